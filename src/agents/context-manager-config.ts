@@ -1,0 +1,123 @@
+/**
+ * Configuration of the context manager (OpenClaw: `agents.defaults.contextManager`).
+ * Every key has a default; `resolveContextManagerConfig` validates a partial
+ * object and throws a `ContextManagerConfigError` naming the offending key.
+ */
+
+export interface ContextManagerConfig {
+  /** master switch; when false no factory is registered */
+  enabled: boolean;
+  /** utilization (0..1) at which the gauge line is injected */
+  gaugeThreshold: number;
+  /** utilization (0..1) at which an auto-80pct checkpoint is written */
+  checkpointThreshold: number;
+  /** an auto checkpoint is skipped when input_tokens moved less than this fraction */
+  dedupDelta: number;
+  /** checkpoints kept per session key */
+  retention: number;
+  /** hard cap of the restore block, in tokens (chars/4) */
+  restoreMaxTokens: number;
+  maxDecisions: number;
+  maxExchanges: number;
+  maxTools: number;
+  maxFiles: number;
+  maxOpenItems: number;
+  maxLearnings: number;
+  maxErrors: number;
+  /** register the agent-facing `context_note` tool (decisions / open items / learnings) */
+  noteTool: boolean;
+  /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
+  stateDir?: string;
+}
+
+export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Object.freeze({
+  enabled: true,
+  gaugeThreshold: 0.7,
+  checkpointThreshold: 0.8,
+  dedupDelta: 0.05,
+  retention: 5,
+  restoreMaxTokens: 800,
+  maxDecisions: 50,
+  maxExchanges: 8,
+  maxTools: 100,
+  maxFiles: 100,
+  maxOpenItems: 20,
+  maxLearnings: 20,
+  maxErrors: 20,
+  noteTool: false,
+});
+
+export class ContextManagerConfigError extends Error {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(`agents.defaults.contextManager.${key}: ${message}`);
+    this.name = "ContextManagerConfigError";
+  }
+}
+
+type NumberRule = { min: number; max: number; integer: boolean };
+
+const NUMBER_RULES: Record<string, NumberRule> = {
+  gaugeThreshold: { min: 0, max: 1, integer: false },
+  checkpointThreshold: { min: 0, max: 1, integer: false },
+  dedupDelta: { min: 0, max: 1, integer: false },
+  retention: { min: 1, max: 10_000, integer: true },
+  restoreMaxTokens: { min: 100, max: 100_000, integer: true },
+  maxDecisions: { min: 1, max: 10_000, integer: true },
+  maxExchanges: { min: 1, max: 1_000, integer: true },
+  maxTools: { min: 1, max: 10_000, integer: true },
+  maxFiles: { min: 1, max: 10_000, integer: true },
+  maxOpenItems: { min: 1, max: 10_000, integer: true },
+  maxLearnings: { min: 1, max: 10_000, integer: true },
+  maxErrors: { min: 1, max: 10_000, integer: true },
+};
+
+const BOOLEAN_KEYS = new Set(["enabled", "noteTool"]);
+
+export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
+  if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
+  if (typeof input !== "object" || Array.isArray(input)) {
+    throw new ContextManagerConfigError("(root)", `expected an object, got ${describe(input)}`);
+  }
+  const out: ContextManagerConfig = { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+    if (value === undefined) continue;
+    if (BOOLEAN_KEYS.has(key)) {
+      if (typeof value !== "boolean") throw new ContextManagerConfigError(key, `expected true or false, got ${describe(value)}`);
+      (out as unknown as Record<string, unknown>)[key] = value;
+    } else if (key in NUMBER_RULES) {
+      const rule = NUMBER_RULES[key]!;
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        throw new ContextManagerConfigError(key, `expected a number, got ${describe(value)}`);
+      }
+      if (rule.integer && !Number.isInteger(value)) throw new ContextManagerConfigError(key, `expected a whole number, got ${value}`);
+      if (value < rule.min || value > rule.max) {
+        throw new ContextManagerConfigError(key, `expected ${rule.min}..${rule.max}, got ${value}`);
+      }
+      (out as unknown as Record<string, unknown>)[key] = value;
+    } else if (key === "stateDir") {
+      if (typeof value !== "string" || value.trim() === "" || value.includes("\0")) {
+        throw new ContextManagerConfigError(key, `expected a non-empty path, got ${describe(value)}`);
+      }
+      out.stateDir = value;
+    } else {
+      throw new ContextManagerConfigError(key, "unknown key");
+    }
+  }
+  if (out.gaugeThreshold > out.checkpointThreshold) {
+    throw new ContextManagerConfigError(
+      "gaugeThreshold",
+      `must not exceed checkpointThreshold (${out.gaugeThreshold} > ${out.checkpointThreshold})`,
+    );
+  }
+  return out;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return `${typeof value} ${String(value)}`;
+}
