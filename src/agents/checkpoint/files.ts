@@ -1,0 +1,69 @@
+/** Reading one checkpoint file and listing the checkpoint files of a session directory. */
+import path from "node:path";
+import { errorCode, nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
+import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { CheckpointError } from "./errors.js";
+import { parseCheckpointFileName } from "./ids.js";
+import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
+import { wellFormed } from "./text.js";
+import { parseCheckpoint } from "./yaml.js";
+
+export interface CheckpointFileEntry {
+  id: string;
+  n: number;
+  /** absolute path */
+  path: string;
+}
+
+function quoteKey(key: string): string {
+  return JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key);
+}
+
+/**
+ * Read and validate one checkpoint file. Also refuses a file whose `meta.checkpoint_id` does not
+ * match its name (cp_004 copied over cp_003) and, when `expectedSessionKey` is given, a
+ * checkpoint of another session key. Every failure is a CheckpointError naming the file.
+ */
+export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (err) {
+    const code = errorCode(err);
+    throw new CheckpointError(file, undefined, code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`, { cause: err });
+  }
+  const cp = parseCheckpoint(text, file);
+  const named = parseCheckpointFileName(path.basename(file));
+  if (named && named.id !== cp.meta.checkpoint_id) {
+    throw new CheckpointError(file, "meta.checkpoint_id", `"${cp.meta.checkpoint_id}" does not match the file name`);
+  }
+  if (expectedSessionKey !== undefined && cp.meta.session_key !== wellFormed(expectedSessionKey)) {
+    throw new CheckpointError(
+      file,
+      "meta.session_key",
+      `checkpoint belongs to session ${quoteKey(cp.meta.session_key)}, expected ${quoteKey(expectedSessionKey)}`,
+    );
+  }
+  return cp;
+}
+
+/** Checkpoint files (cp_N.yaml) in a directory, numeric order; [] when the directory is missing. */
+export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<CheckpointFileEntry[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (err) {
+    if (errorCode(err) === "ENOENT") return [];
+    throw err;
+  }
+  const out: CheckpointFileEntry[] = [];
+  for (const name of names) {
+    const parsed = parseCheckpointFileName(name);
+    if (parsed) out.push({ ...parsed, path: path.join(dir, name) });
+  }
+  return out.sort((a, b) => a.n - b.n);
+}
+
+export async function listCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointFileEntry[]> {
+  return listCheckpointFilesInDir(sessionDirOf(opts, sessionKey), fsOf(opts));
+}

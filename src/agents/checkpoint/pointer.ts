@@ -1,0 +1,62 @@
+/**
+ * `_latest.json`: per-session pointer to the newest checkpoint,
+ * `{ checkpoint_id, path, session_key, updated_at }` with `path` the file name inside the session
+ * directory. It is a hint, written atomically after the checkpoint is durable; readers validate it
+ * (canonical id, path === "<id>.yaml", same session key) and fall back when it is wrong.
+ */
+import path from "node:path";
+import { writeFileAtomic } from "../../infra/atomic-file.js";
+import type { FsOps } from "../../infra/fs-ops.js";
+import { checkpointFileName, parseCheckpointId } from "./ids.js";
+import { wellFormed } from "./text.js";
+
+export const POINTER_FILE = "_latest.json";
+
+export interface LatestPointer {
+  checkpoint_id: string;
+  /** absolute path of the checkpoint file */
+  path: string;
+  /** file name relative to the session dir, as stored */
+  file: string;
+  session_key: string;
+  updated_at: string;
+}
+
+/** Read the pointer of a session dir; null when missing, unreadable, malformed or for another key. */
+export async function readPointerInDir(dir: string, expectedSessionKey: string | null, fs: FsOps): Promise<LatestPointer | null> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(path.join(dir, POINTER_FILE), "utf8");
+  } catch {
+    return null; // missing or unreadable: recovery scans the directory instead
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof data !== "object" || data === null) return null;
+  const { checkpoint_id, path: file, session_key, updated_at } = data as Record<string, unknown>;
+  if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) return null;
+  if (typeof file !== "string" || file !== checkpointFileName(checkpoint_id)) return null;
+  if (typeof session_key !== "string") return null;
+  if (expectedSessionKey !== null && wellFormed(session_key) !== wellFormed(expectedSessionKey)) return null;
+  return {
+    checkpoint_id,
+    path: path.join(dir, file),
+    file,
+    session_key,
+    updated_at: typeof updated_at === "string" ? updated_at : "",
+  };
+}
+
+export async function writePointerInDir(dir: string, checkpointId: string, sessionKey: string, fs: FsOps, now = new Date()): Promise<void> {
+  const body = {
+    checkpoint_id: checkpointId,
+    path: checkpointFileName(checkpointId),
+    session_key: wellFormed(sessionKey),
+    updated_at: now.toISOString(),
+  };
+  await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs });
+}

@@ -1,0 +1,85 @@
+/**
+ * Finding the latest valid checkpoint of a session directory, without ever throwing for a
+ * corrupt file. Order:
+ *   1. the pointer's checkpoint, unless a NEWER valid file exists (a writer made it durable and
+ *      died, or lost a race, before moving the pointer): then that newer file;
+ *   2. the pointer's file is missing/corrupt/foreign: follow `meta.previous_checkpoint` from what
+ *      can still be read of it (a torn file often keeps its meta block), file by file;
+ *   3. scan the directory, newest id first (numeric order), for the first valid checkpoint.
+ * A checkpoint of another session key is never returned.
+ */
+import path from "node:path";
+import { parseDocument } from "yaml";
+import type { FsOps } from "../../infra/fs-ops.js";
+import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { sessionDirName } from "../session-dir.js";
+import { listCheckpointFilesInDir, readCheckpointFile } from "./files.js";
+import { checkpointFileName, parseCheckpointId } from "./ids.js";
+import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
+import { readPointerInDir } from "./pointer.js";
+
+const MAX_CHAIN_STEPS = 64;
+
+/**
+ * Read a checkpoint that belongs in `dir`: same key as `expectedKey`, or (key unknown, e.g. when
+ * listing sessions) a key whose directory name is this directory. null instead of throwing.
+ */
+async function readValid(file: string, dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
+  try {
+    const cp = await readCheckpointFile(file, expectedKey ?? undefined, fs);
+    if (expectedKey === null && sessionDirName(cp.meta.session_key) !== path.basename(dir)) return null;
+    return cp;
+  } catch {
+    return null;
+  }
+}
+
+/** `meta.previous_checkpoint` of a file that failed validation, if what is left of it says so. */
+async function previousHint(file: string, fs: FsOps): Promise<string | null> {
+  try {
+    const data = parseDocument(await fs.readFile(file, "utf8")).toJS({ maxAliasCount: 0 }) as unknown;
+    const meta = (data as { meta?: unknown } | null)?.meta;
+    const prev = (meta as { previous_checkpoint?: unknown } | null | undefined)?.previous_checkpoint;
+    return typeof prev === "string" && parseCheckpointId(prev) !== null ? prev : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function readLatestInDir(dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
+  const files = await listCheckpointFilesInDir(dir, fs);
+  const newestFirst = [...files].reverse();
+  const tried = new Set<string>();
+  const attempt = async (id: string): Promise<Checkpoint | null> => {
+    if (tried.has(id)) return null;
+    tried.add(id);
+    return readValid(path.join(dir, checkpointFileName(id)), dir, expectedKey, fs);
+  };
+
+  const pointer = await readPointerInDir(dir, expectedKey, fs);
+  if (pointer) {
+    const pointerN = parseCheckpointId(pointer.checkpoint_id) ?? 0;
+    for (const f of newestFirst) {
+      if (f.n <= pointerN) break;
+      const newer = await attempt(f.id);
+      if (newer) return newer;
+    }
+    const named = await attempt(pointer.checkpoint_id);
+    if (named) return named;
+    let hint = await previousHint(pointer.path, fs);
+    for (let step = 0; hint && step < MAX_CHAIN_STEPS; step++) {
+      const prev = await attempt(hint);
+      if (prev) return prev;
+      hint = await previousHint(path.join(dir, checkpointFileName(hint)), fs);
+    }
+  }
+  for (const f of newestFirst) {
+    const cp = await attempt(f.id);
+    if (cp) return cp;
+  }
+  return null;
+}
+
+export async function readLatestCheckpoint(opts: CheckpointStoreOptions, sessionKey: string): Promise<Checkpoint | null> {
+  return readLatestInDir(sessionDirOf(opts, sessionKey), sessionKey, fsOf(opts));
+}

@@ -1,0 +1,59 @@
+/**
+ * Retention (spec §5.5): keep the newest N checkpoints by NUMERIC id, delete older files only,
+ * never the one the pointer names. Also sweeps temp files left by a crashed writer once they are
+ * older than a minute (a live writer's temp file is younger than that).
+ */
+import path from "node:path";
+import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
+import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+import { listCheckpointFilesInDir } from "./files.js";
+import { fsOf, retentionOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
+import { readPointerInDir } from "./pointer.js";
+
+export const STALE_TEMP_MS = 60_000;
+
+/** Returns the ids of the deleted checkpoints (numeric order). */
+export async function pruneCheckpointsInDir(dir: string, keep: number, fs: FsOps, now = Date.now()): Promise<string[]> {
+  const files = await listCheckpointFilesInDir(dir, fs);
+  const pointer = await readPointerInDir(dir, null, fs);
+  const doomed = files.slice(0, Math.max(0, files.length - keep)).filter((f) => f.id !== pointer?.checkpoint_id);
+  const deleted: string[] = [];
+  for (const f of doomed) {
+    try {
+      await fs.unlink(f.path);
+      deleted.push(f.id);
+    } catch (err) {
+      if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
+    }
+  }
+  await sweepStaleTempFiles(dir, fs, now);
+  return deleted;
+}
+
+export async function sweepStaleTempFiles(dir: string, fs: FsOps, now = Date.now()): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!TEMP_FILE_RE.test(name)) continue;
+    const file = path.join(dir, name);
+    try {
+      const st = await fs.stat(file);
+      if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) {
+        await fs.unlink(file);
+        removed.push(name);
+      }
+    } catch {
+      // vanished or not ours to remove: leave it
+    }
+  }
+  return removed;
+}
+
+export async function pruneCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<string[]> {
+  return pruneCheckpointsInDir(sessionDirOf(opts, sessionKey), retentionOf(opts), fsOf(opts));
+}

@@ -1,0 +1,127 @@
+/**
+ * Writing a checkpoint (spec §5.2, §5.5, §12):
+ *  1. validate the draft before touching disk;
+ *  2. dedup: an `auto-80pct` draft is skipped when input_tokens moved less than `delta`
+ *     (default 0.05) from the latest checkpoint of the SAME session id; `compaction` and
+ *     `session-end` are never skipped;
+ *  3. id = 1 + max(pointer id, highest cp_N on disk), so a lost pointer never restarts at cp_001;
+ *  4. publish exclusively (never overwrite); when another writer took the id, take the next one;
+ *  5. move the pointer only after the file is durable, and never backwards;
+ *  6. retention.
+ * Steps 5 and 6 failing does not undo a durable checkpoint: they are reported in `warnings`
+ * (readers find a checkpoint newer than the pointer on their own).
+ */
+import path from "node:path";
+import { createFileExclusive, ensurePrivateDir } from "../../infra/atomic-file.js";
+import type { Checkpoint, CheckpointDraft } from "../context-checkpoint-schema.js";
+import { checkpointSessionDir } from "../session-dir.js";
+import { CheckpointError } from "./errors.js";
+import { listCheckpointFilesInDir } from "./files.js";
+import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
+import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
+import { readPointerInDir, writePointerInDir } from "./pointer.js";
+import { readLatestInDir } from "./recovery.js";
+import { pruneCheckpointsInDir } from "./retention.js";
+import { validateCheckpoint } from "./validate.js";
+import { serializeCheckpointChecked } from "./yaml.js";
+
+export const DEFAULT_DEDUP_DELTA = 0.05;
+const MAX_ID_ATTEMPTS = 1000;
+
+export type WriteCheckpointResult =
+  | { written: true; id: string; path: string; checkpoint: Checkpoint; pruned: string[]; warnings: string[] }
+  | { written: false; reason: "dedup"; latest: Checkpoint };
+
+function withId(draft: CheckpointDraft, id: string, previous: string | null): Checkpoint {
+  const { session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, channel, agent_id } = draft.meta;
+  return {
+    ...draft,
+    meta: {
+      checkpoint_id: id,
+      session_key,
+      session_id,
+      session_file,
+      created_at,
+      trigger,
+      compaction_count,
+      token_usage,
+      previous_checkpoint: previous,
+      channel,
+      agent_id,
+    },
+  };
+}
+
+/** True when an auto checkpoint would repeat `latest` (token count moved less than `delta`). */
+export function isDuplicateAutoCheckpoint(draft: CheckpointDraft, latest: Checkpoint | null, delta: number): boolean {
+  if (draft.meta.trigger !== "auto-80pct" || latest === null) return false;
+  if ((latest.meta.session_id ?? null) !== (draft.meta.session_id ?? null)) return false;
+  const before = latest.meta.token_usage.input_tokens;
+  const now = draft.meta.token_usage.input_tokens;
+  return Math.abs(now - before) / Math.max(before, 1) < delta;
+}
+
+async function highestIdOnDisk(dir: string, opts: CheckpointStoreOptions): Promise<number> {
+  const files = await listCheckpointFilesInDir(dir, fsOf(opts));
+  return files.at(-1)?.n ?? 0;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function writeCheckpoint(
+  opts: CheckpointStoreOptions,
+  draft: CheckpointDraft,
+  dedup?: { delta: number },
+): Promise<WriteCheckpointResult> {
+  const fs = fsOf(opts);
+  const retention = retentionOf(opts);
+  const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
+  if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);
+  validateCheckpoint(withId(draft, "cp_001", null), "draft");
+  const key = draft.meta.session_key;
+  const dir = checkpointSessionDir(opts.stateDir, key);
+  await ensurePrivateDir(dir, fs);
+
+  const latest = await readLatestInDir(dir, key, fs);
+  if (isDuplicateAutoCheckpoint(draft, latest, delta) && latest) return { written: false, reason: "dedup", latest };
+
+  const pointer = await readPointerInDir(dir, null, fs);
+  const pointerN = pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : 0;
+  let n = 1 + Math.max(pointerN, await highestIdOnDisk(dir, opts));
+  let previous = latest?.meta.checkpoint_id ?? null;
+  let published: { id: string; file: string; checkpoint: Checkpoint } | null = null;
+  for (let attempt = 0; attempt < MAX_ID_ATTEMPTS && !published; attempt++) {
+    const id = formatCheckpointId(n);
+    const { text, checkpoint } = serializeCheckpointChecked(withId(draft, id, previous));
+    const file = path.join(dir, checkpointFileName(id));
+    if (await createFileExclusive(file, text, { fs })) {
+      published = { id, file, checkpoint };
+    } else {
+      // another writer published this id meanwhile: it is now the latest, link to it and go past it
+      const top = Math.max(n, await highestIdOnDisk(dir, opts));
+      previous = formatCheckpointId(top);
+      n = top + 1;
+    }
+  }
+  if (!published) {
+    throw new CheckpointError(dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
+  }
+
+  const warnings: string[] = [];
+  try {
+    const current = await readPointerInDir(dir, null, fs);
+    const currentN = current ? (parseCheckpointId(current.checkpoint_id) ?? 0) : 0;
+    if (currentN < (parseCheckpointId(published.id) ?? 0)) await writePointerInDir(dir, published.id, key, fs);
+  } catch (err) {
+    warnings.push(`pointer not updated: ${describe(err)}`);
+  }
+  let pruned: string[] = [];
+  try {
+    pruned = await pruneCheckpointsInDir(dir, retention, fs);
+  } catch (err) {
+    warnings.push(`retention failed: ${describe(err)}`);
+  }
+  return { written: true, id: published.id, path: published.file, checkpoint: published.checkpoint, pruned, warnings };
+}

@@ -1,0 +1,9 @@
+const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The string as UTF-8 files can hold it: lone UTF-16 surrogates (not valid Unicode) become U+FFFD.
+ * Applied wherever a string is stored or compared with a stored one, session keys included.
+ */
+export function wellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE_RE, "\uFFFD");
+}

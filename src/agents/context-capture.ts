@@ -1,0 +1,324 @@
+/**
+ * Pure extraction rules for incremental state capture (spec §7.2, §11).
+ * Layer A: one `tool_result` event -> tool, target, file access, failure.
+ * Layer B: one message -> what it means structurally (user text, assistant text,
+ * tool calls, task-list items, status). No English keyword matching anywhere:
+ * only roles, lengths, stop reasons, markdown structure and Unicode punctuation.
+ * Every string that leaves this module is redacted and gisted.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AssistantMessage, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
+import { redactSecrets } from "./redact.js";
+import { codePointLength, gist, gistTail } from "./text-gist.js";
+
+/** Custom message types this package injects itself: never captured as conversation. */
+export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore"]);
+
+export const GIST = {
+  topic: 100,
+  exchange: 120,
+  error: 160,
+  command: 120,
+  params: 120,
+  decisionProposal: 100,
+  decisionReply: 60,
+  item: 160,
+} as const;
+
+/** A reply shorter than this (code points) after a long answer is a decision point (spec §7.2). */
+export const DECISION_REPLY_MAX = 50;
+/** An assistant answer longer than this (code points) is "long" (spec §11.2). */
+export const LONG_ANSWER_MIN = 500;
+
+/** Redact on a bounded window first (cheap on huge tool output), then gist. */
+export function safeGist(text: string, maxChars: number): string {
+  if (!text) return "";
+  return gist(redactSecrets(gist(text, maxChars * 4 + 256)), maxChars);
+}
+
+// ---------------------------------------------------------------- Layer A
+
+export interface ToolResultEventLike {
+  toolName: string;
+  toolCallId?: string;
+  input: unknown;
+  content: unknown;
+  isError: boolean;
+}
+
+export type FileAccess = "read" | "modified";
+
+export interface ToolResultCapture {
+  tool: string;
+  /** normalized path, command gist, or "" */
+  target: string;
+  /** the file touched, only when the call succeeded and a path was given */
+  file: { path: string; access: FileAccess } | null;
+  failure: ToolFailure | null;
+}
+
+const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
+const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
+
+/**
+ * The path argument of a tool call, or null: one of PATH_KEYS holding a non-empty
+ * string, and if several hold strings they must agree (otherwise ambiguous -> null).
+ */
+export function toolPathArg(input: unknown): string | null {
+  if (!input || typeof input !== "object") return null;
+  const args = input as Record<string, unknown>;
+  let found: string | null = null;
+  for (const key of PATH_KEYS) {
+    const v = args[key];
+    if (typeof v !== "string" || v.trim() === "") continue;
+    if (found !== null && found !== v) return null;
+    found = v;
+  }
+  return found;
+}
+
+/**
+ * Path relative to cwd (like pi's tools resolve it: "@" prefix dropped, "~" expanded);
+ * a path outside cwd stays absolute. Redacted, single line.
+ */
+export function normalizeToolPath(raw: string, cwd: string): string {
+  let p = raw.trim();
+  if (p.startsWith("@")) p = p.slice(1);
+  if (p === "~") p = os.homedir();
+  else if (p.startsWith("~/")) p = os.homedir() + p.slice(1);
+  const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(cwd, p);
+  const rel = path.relative(cwd, abs);
+  const out = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel;
+  return safeGist(out.split(path.sep).join("/"), 400);
+}
+
+/** Plain text of tool content (string or text blocks), bounded. */
+export function contentText(content: unknown, maxChars = 4000): string {
+  if (typeof content === "string") return content.slice(0, maxChars);
+  if (!Array.isArray(content)) return "";
+  let out = "";
+  for (const block of content) {
+    if (out.length >= maxChars) break;
+    if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") {
+      const t = (block as { text?: unknown }).text;
+      if (typeof t === "string") out += (out ? "\n" : "") + t.slice(0, maxChars - out.length);
+    }
+  }
+  return out;
+}
+
+/** First non-blank line of an error text, gisted. */
+export function errorGist(text: string): string {
+  for (const line of text.split(/\r\n|\r|\n|\u2028|\u2029/)) {
+    if (line.trim()) return safeGist(line, GIST.error);
+  }
+  return "";
+}
+
+/**
+ * Layer A rules:
+ * - read/ls/grep/find with a path -> file read; write/edit -> file modified;
+ * - any other tool with an unambiguous path argument -> file read (we cannot know
+ *   that it writes; "read" keeps the file visible without claiming a change);
+ * - bash -> target is the command gist, no file;
+ * - a failed call (isError) records no file access, only a failure with its target
+ *   and the first line of the error.
+ */
+export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): ToolResultCapture {
+  const tool = safeGist(String(ev.toolName ?? ""), 80) || "(unknown)";
+  const rawPath = toolPathArg(ev.input);
+  const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
+  let target = filePath ?? "";
+  if (!filePath && ev.input && typeof ev.input === "object") {
+    const cmd = (ev.input as Record<string, unknown>).command;
+    if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
+  }
+  if (ev.isError) {
+    const error = errorGist(contentText(ev.content)) || "(no error text)";
+    return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
+  }
+  let file: ToolResultCapture["file"] = null;
+  // read/ls/grep/find and unknown tools with a path: "read"
+  if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(ev.toolName) ? "modified" : "read" };
+  return { tool, target, file, failure: null };
+}
+
+/** Key under which a failure stays open until the same tool succeeds on the same target. */
+export function failureKey(tool: string, target: string): string {
+  return `fail\u0000${tool}\u0000${target}`;
+}
+
+export function failureItemText(f: ToolFailure): string {
+  return gist(`Unresolved failure: ${f.tool}${f.target ? ` ${f.target}` : ""}: ${f.error}`, GIST.item);
+}
+
+// ---------------------------------------------------------------- Layer B
+
+const SYSTEM_LINE = /^System(?: \(untrusted\))?:/;
+
+/**
+ * Drops the block of `System:` / `System (untrusted):` lines an OpenClaw host prepends
+ * to a user message (system events), plus the blank line(s) after it.
+ */
+export function stripHostSystemLines(text: string): string {
+  if (!SYSTEM_LINE.test(text)) return text;
+  const lines = text.split(/\r\n|\r|\n/);
+  let i = 0;
+  while (i < lines.length && SYSTEM_LINE.test(lines[i]!)) i++;
+  while (i < lines.length && lines[i]!.trim() === "") i++;
+  return lines.slice(i).join("\n");
+}
+
+/** The user's own text (host system lines stripped), or "" (image-only, empty, not a user message). */
+export function userText(msg: AgentMessage): string {
+  if (msg.role !== "user") return "";
+  const content = (msg as UserMessage).content;
+  const raw = typeof content === "string" ? content : contentText(content, 20_000);
+  return stripHostSystemLines(raw).trim();
+}
+
+/** Text blocks of an assistant message only (no thinking, no tool calls). */
+export function assistantText(msg: AssistantMessage): string {
+  let out = "";
+  for (const block of msg.content ?? []) {
+    if (block.type === "text" && block.text) out += (out ? "\n" : "") + block.text;
+  }
+  return out.trim();
+}
+
+export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: string; arguments: unknown }> {
+  const out: Array<{ id: string; name: string; arguments: unknown }> = [];
+  for (const block of msg.content ?? []) if (block.type === "toolCall") out.push(block);
+  return out;
+}
+
+/** "<name> <path or command or compact JSON of args>", redacted and gisted. */
+export function summarizeToolCall(name: string, args: unknown, cwd?: string): LastToolCall {
+  const p = toolPathArg(args);
+  let summary: string;
+  if (p !== null) summary = cwd ? normalizeToolPath(p, cwd) : safeGist(p, GIST.params);
+  else if (args && typeof args === "object" && typeof (args as Record<string, unknown>).command === "string") {
+    summary = safeGist((args as Record<string, string>).command!, GIST.params);
+  } else {
+    let json = "";
+    try {
+      json = JSON.stringify(args) ?? "";
+    } catch {
+      json = "";
+    }
+    summary = safeGist(json, GIST.params);
+  }
+  return { name: safeGist(name, 80), params_summary: summary };
+}
+
+/** Question marks of several scripts: ? ？(fullwidth) ؟(Arabic) ⸮(reversed) ‽(interrobang). */
+const QUESTION_MARKS: ReadonlySet<string> = new Set(["?", "\uFF1F", "\u061F", "\u2E2E", "\u203D"]);
+/** Closing punctuation / markdown emphasis that may follow the question mark. */
+const TRAILING_CLOSERS = /[\s)\]}"'`*_»”’」』）》〉]+$/u;
+
+/** Does the text end with a question mark (any script), ignoring trailing closers like `**`, `)`, `」`? */
+export function endsWithQuestion(text: string): boolean {
+  const t = text.replace(TRAILING_CLOSERS, "");
+  if (!t) return false;
+  const last = String.fromCodePoint(t.codePointAt(t.length - 1) ?? 0);
+  return QUESTION_MARKS.has(t.slice(-1)) || QUESTION_MARKS.has(last);
+}
+
+export interface TaskListItems {
+  open: string[];
+  done: string[];
+}
+
+const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.+)$/;
+
+/** Markdown task-list items: `- [ ] text` is open, `- [x] text` is done (same text closes it). */
+export function taskListItems(text: string): TaskListItems {
+  const out: TaskListItems = { open: [], done: [] };
+  if (!text.includes("[")) return out;
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const m = TASK_LINE.exec(line);
+    if (!m) continue;
+    const item = safeGist(m[2]!, GIST.item);
+    if (!item) continue;
+    (m[1] === " " ? out.open : out.done).push(item);
+  }
+  return out;
+}
+
+/** Key for matching an item's text against a later "done" mark (case and width folded). */
+export function itemKey(text: string): string {
+  return gist(text, GIST.item).normalize("NFKC").toLowerCase();
+}
+
+/**
+ * The proposal part of a long answer, ~100 chars: its head and its last non-blank line
+ * (where an answer usually puts the choice it asks the user about).
+ */
+export function proposalGist(text: string): string {
+  if (codePointLength(text, GIST.decisionProposal + 1) <= GIST.decisionProposal) return safeGist(text, GIST.decisionProposal);
+  const lines = text.split(/\r\n|\r|\n/);
+  let lastLine = "";
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]!.trim()) {
+      lastLine = lines[i]!;
+      break;
+    }
+  }
+  const firstLineEnd = text.search(/\r|\n/);
+  const isSingleLine = firstLineEnd < 0 || lastLine === text.slice(0, firstLineEnd);
+  if (isSingleLine) return safeGist(text, GIST.decisionProposal);
+  const head = safeGist(text, 55).replace(/…$/, "");
+  // the last line is bounded before redaction so a huge single line stays cheap
+  return `${head} … ${gistTail(redactSecrets(gistTail(lastLine, 400)), 42)}`;
+}
+
+export function decisionText(assistantProposal: string, userReply: string): string {
+  return `${assistantProposal} → ${safeGist(userReply, GIST.decisionReply)}`;
+}
+
+/** What the last conversational message says about the working status. */
+export interface LastMessageInfo {
+  role: "user" | "assistant" | "toolResult";
+  stopReason: string | null;
+  hasToolCalls: boolean;
+  endsWithQuestion: boolean;
+  /** last non-blank line of the last assistant text (for "wait for reply to ..."), gisted */
+  tail: string;
+}
+
+/**
+ * Status rules:
+ * - toolResult last, or assistant with tool calls / stopReason "toolUse" -> in_progress;
+ * - assistant "stop" whose text ends with a question mark (any script) -> waiting_for_user;
+ * - assistant "stop" otherwise -> idle;
+ * - assistant "aborted" / "error" / "length" -> in_progress (the turn did not finish);
+ * - user last -> in_progress (a reply is owed);
+ * - nothing seen -> idle.
+ */
+export function statusOf(last: LastMessageInfo | null): WorkingStatus {
+  if (!last) return "idle";
+  if (last.role !== "assistant") return "in_progress";
+  if (last.hasToolCalls || last.stopReason === "toolUse") return "in_progress";
+  if (last.stopReason === "stop") return last.endsWithQuestion ? "waiting_for_user" : "idle";
+  return "in_progress";
+}
+
+export function isInterruptStop(stopReason: string | null | undefined): boolean {
+  return stopReason === "aborted" || stopReason === "error";
+}
+
+/** The message is one of ours (gauge / restore) and must never be captured. */
+export function isInjectedMessage(msg: AgentMessage): boolean {
+  return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
+}
+
+export function lastNonBlankLine(text: string): string {
+  const lines = text.split(/\r\n|\r|\n/);
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.trim()) return lines[i]!;
+  return "";
+}
+
+export type { AssistantMessage, ToolResultMessage };

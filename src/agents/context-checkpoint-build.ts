@@ -1,0 +1,196 @@
+/**
+ * Builds a checkpoint draft (spec §11) from the captured state, pure computation.
+ *
+ * Checkpoints are cumulative within one session although state is reset after each
+ * write: the previous checkpoint of the SAME session id is carried forward and the
+ * state delta merged into it (dedup, caps keep the newest). compaction fileOps are
+ * folded in as the authoritative file lists of the compacted span.
+ */
+import type {
+  Checkpoint,
+  CheckpointDraft,
+  CheckpointTrigger,
+  Decision,
+  KeyExchange,
+  LastToolCall,
+  ToolFailure,
+} from "./context-checkpoint-schema.js";
+import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
+import { GIST, itemKey, normalizeToolPath, safeGist } from "./context-capture.js";
+import type { GaugeReading } from "./context-gauge.js";
+import type { ContextManagerConfig } from "./context-manager-config.js";
+import type { ContextStateSnapshot } from "./context-state.js";
+import { keepNewest } from "./state/lru.js";
+import { gist } from "./text-gist.js";
+
+export interface CheckpointRuntime {
+  sessionKey: string;
+  sessionId: string | null;
+  sessionFile: string | null;
+  agentId: string | null;
+  channel: string | null;
+}
+
+export interface CompactionFileOps {
+  read: Iterable<string>;
+  written: Iterable<string>;
+  edited: Iterable<string>;
+}
+
+export interface SplitTurnInfo {
+  isSplitTurn: boolean;
+  lastToolCall: LastToolCall | null;
+}
+
+export interface BuildCheckpointParams {
+  state: ContextStateSnapshot;
+  /** latest checkpoint of this key; carried forward only when it has the same session id */
+  previous: Checkpoint | null;
+  trigger: CheckpointTrigger;
+  reading: GaugeReading;
+  runtime: CheckpointRuntime;
+  compactionCount: number;
+  fileOps?: CompactionFileOps;
+  splitTurn?: SplitTurnInfo;
+  config: Pick<ContextManagerConfig, "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors">;
+  now?: Date;
+  /** to make fileOps paths relative like the captured ones; without it they are only redacted */
+  cwd?: string;
+}
+
+const SUMMARY_PART = 100;
+
+/** Ordered union where a repeated key moves to the end (most recent), then the newest `cap`. */
+function mergeNewest<T>(lists: Iterable<T>[], keyOf: (t: T) => string, cap: number): T[] {
+  const m = new Map<string, T>();
+  for (const list of lists) {
+    for (const item of list) {
+      const k = keyOf(item);
+      m.delete(k);
+      m.set(k, item);
+    }
+  }
+  return keepNewest([...m.values()], cap);
+}
+
+function sameSession(previous: Checkpoint | null, runtime: CheckpointRuntime): previous is Checkpoint {
+  return (
+    previous !== null &&
+    previous.meta.session_key === runtime.sessionKey &&
+    (previous.meta.session_id ?? null) === (runtime.sessionId ?? null)
+  );
+}
+
+export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft {
+  const { state, runtime, config } = p;
+  const now = p.now ?? new Date();
+  const prev = sameSession(p.previous, runtime) ? p.previous : null;
+
+  // --- decisions: previous ids kept, new ones numbered after the highest
+  let nextId = 1;
+  for (const d of prev?.decisions ?? []) {
+    const n = /^d(\d+)$/.exec(d.id);
+    if (n) nextId = Math.max(nextId, Number(n[1]) + 1);
+  }
+  const prevWhat = new Set((prev?.decisions ?? []).map((d) => d.what));
+  const fresh: Decision[] = [];
+  for (const d of state.decisions) {
+    if (prevWhat.has(d.what)) continue;
+    prevWhat.add(d.what);
+    fresh.push({ id: `d${nextId++}`, what: d.what, when: d.when });
+  }
+  const decisions = keepNewest([...(prev?.decisions ?? []), ...fresh], config.maxDecisions);
+
+  // --- resources: written+edited -> modified; a modified file is not also listed as read
+  const norm = (f: string): string => (p.cwd ? normalizeToolPath(f, p.cwd) : safeGist(f, 400));
+  const opsRead = p.fileOps ? [...p.fileOps.read].map(norm) : [];
+  const opsModified = p.fileOps ? [...p.fileOps.written, ...p.fileOps.edited].map(norm) : [];
+  const filesModified = mergeNewest(
+    [prev?.resources.files_modified ?? [], opsModified, state.resources.files_modified],
+    (s) => s,
+    config.maxFiles,
+  );
+  const allModified = new Set([...(prev?.resources.files_modified ?? []), ...opsModified, ...state.resources.files_modified]);
+  const filesRead = mergeNewest(
+    [prev?.resources.files_read ?? [], opsRead, state.resources.files_read].map((l) => l.filter((f) => !allModified.has(f))),
+    (s) => s,
+    config.maxFiles,
+  );
+  const toolsUsed = mergeNewest([prev?.resources.tools_used ?? [], state.resources.tools_used], (s) => s, config.maxTools);
+
+  // --- thread
+  const prevFirst = prev?.thread.key_exchanges[0]?.role === "user" ? prev.thread.key_exchanges[0] : undefined;
+  const firstUser = state.firstUser ?? (prevFirst ? gist(prevFirst.gist, SUMMARY_PART) : null);
+  const lastUser = state.lastUser ?? (prev?.working.topic || null);
+  const summary = threadSummary(firstUser, lastUser);
+  const keyExchanges = mergeExchanges(prev?.thread.key_exchanges ?? [], state.keyExchanges, config.maxExchanges);
+  const errors = mergeNewest<ToolFailure>(
+    [prev?.thread.errors ?? [], state.errors],
+    (e) => `${e.tool}\u0000${e.target}\u0000${e.error}`,
+    config.maxErrors,
+  );
+
+  // --- open items: carried forward minus the ones closed since, plus the current ones
+  const closed = new Set(state.closedItems.map(itemKey));
+  const carried = (prev?.open_items ?? []).filter((t) => !closed.has(itemKey(t)));
+  const openItems = mergeNewest([carried, state.openItems], itemKey, config.maxOpenItems);
+  const learnings = mergeNewest([prev?.learnings ?? [], state.learnings], itemKey, config.maxLearnings);
+
+  // --- working
+  const interrupted = (p.splitTurn?.isSplitTurn ?? false) || state.interrupted;
+  const lastToolCall = interrupted ? (p.splitTurn?.lastToolCall ?? state.lastToolCall) : null;
+  const useState = state.hasActivity || !prev;
+  const working = {
+    topic: lastUser ? gist(lastUser, GIST.topic) : (prev?.working.topic ?? ""),
+    status: useState ? state.status : prev.working.status,
+    interrupted,
+    last_tool_call: lastToolCall,
+    next_action: useState ? state.nextAction : prev.working.next_action,
+  };
+
+  const window = p.reading.contextWindow;
+  return {
+    schema: CHECKPOINT_SCHEMA,
+    schema_version: CHECKPOINT_SCHEMA_VERSION,
+    meta: {
+      session_key: runtime.sessionKey,
+      session_id: runtime.sessionId,
+      session_file: runtime.sessionFile,
+      created_at: now.toISOString(),
+      trigger: p.trigger,
+      compaction_count: p.compactionCount,
+      token_usage: {
+        input_tokens: Math.max(0, Math.round(p.reading.tokens)),
+        context_window: Math.max(0, Math.round(window)),
+        utilization: Math.round(p.reading.utilization * 10_000) / 10_000,
+      },
+      channel: runtime.channel,
+      agent_id: runtime.agentId,
+    },
+    working,
+    decisions,
+    resources: { files_read: filesRead, files_modified: filesModified, tools_used: toolsUsed },
+    thread: { summary, key_exchanges: keyExchanges, errors },
+    open_items: openItems,
+    learnings,
+  };
+}
+
+/** spec §11.2: first user message (100) + " ... " + last user message (100); just the first when equal. */
+export function threadSummary(firstUser: string | null, lastUser: string | null): string {
+  const first = firstUser ? gist(firstUser, SUMMARY_PART) : "";
+  const last = lastUser ? gist(lastUser, SUMMARY_PART) : "";
+  if (!first) return last;
+  if (!last || last === first) return first;
+  return `${first} ... ${last}`;
+}
+
+/** Previous exchanges then the new ones, dedup by role+gist (latest position), first user entry kept, newest within the cap. */
+function mergeExchanges(previous: KeyExchange[], current: KeyExchange[], cap: number): KeyExchange[] {
+  const all = [...previous, ...current];
+  const first = all[0]?.role === "user" ? all[0] : undefined;
+  const key = (e: KeyExchange) => `${e.role}\u0000${e.gist}`;
+  const rest = all.slice(first ? 1 : 0).filter((e) => !first || key(e) !== key(first));
+  const kept = mergeNewest([rest], key, Math.max(0, cap - (first ? 1 : 0)));
+  return first ? [first, ...kept] : kept;
+}

@@ -1,0 +1,83 @@
+/**
+ * The restore seams core calls at its injection site (spec §8.2, §10.3):
+ * read the latest checkpoint of a session key and render the block the agent
+ * receives, after a compaction or when a new session starts on the same key.
+ * Core passes its own `enqueueSystemEvent`, so this package never imports
+ * OpenClaw internals. Never throws: a failure means "no block".
+ */
+import { readLatestCheckpoint } from "./context-checkpoint.js";
+import type { Checkpoint } from "./context-checkpoint-schema.js";
+import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
+import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
+import type { FsOps } from "../infra/fs-ops.js";
+
+export type RestoreKind = "post-compaction" | "resume";
+export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
+
+export interface RestoreParams {
+  stateDir: string;
+  config?: ContextManagerConfig | unknown;
+  fs?: FsOps;
+}
+
+export interface RestoreBlock {
+  text: string;
+  tokens: number;
+  checkpoint: Checkpoint;
+}
+
+function configOf(p: RestoreParams): ContextManagerConfig {
+  const c = p.config as ContextManagerConfig | undefined;
+  return c && typeof c === "object" && "restoreMaxTokens" in c ? c : resolveContextManagerConfig(p.config ?? {});
+}
+
+/** The rendered block of the latest checkpoint of `sessionKey`, or null. */
+export async function readCheckpointForInjection(
+  sessionKey: string,
+  params: RestoreParams & { kind: RestoreKind; accept?: (cp: Checkpoint) => boolean },
+): Promise<RestoreBlock | null> {
+  try {
+    const config = configOf(params);
+    if (!config.enabled) return null;
+    const cp = await readLatestCheckpoint({ stateDir: params.stateDir, fs: params.fs }, sessionKey);
+    if (!cp || (params.accept && !params.accept(cp))) return null;
+    const rendered = renderCheckpointRestore(cp, { kind: params.kind, maxTokens: config.restoreMaxTokens });
+    return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * After any compaction (auto, overflow retry, manual): enqueue the block of the
+ * compaction checkpoint this session just wrote. A checkpoint of another
+ * session, or one older than the compaction, is never passed off as
+ * post-compaction state.
+ */
+export async function onCompactionCompleted(
+  params: RestoreParams & { sessionKey: string; sessionId: string; since: number; enqueue: Enqueue },
+): Promise<RestoreBlock | null> {
+  const block = await readCheckpointForInjection(params.sessionKey, {
+    ...params,
+    kind: "post-compaction",
+    accept: (cp) =>
+      cp.meta.session_id === params.sessionId &&
+      cp.meta.trigger === "compaction" &&
+      Date.parse(cp.meta.created_at) >= params.since - 1000,
+  });
+  if (block) params.enqueue(block.text, { sessionKey: params.sessionKey });
+  return block;
+}
+
+/** First turn of a new session id on a key that has a checkpoint from an earlier session. */
+export async function onSessionStarted(
+  params: RestoreParams & { sessionKey: string; sessionId: string; enqueue: Enqueue },
+): Promise<RestoreBlock | null> {
+  const block = await readCheckpointForInjection(params.sessionKey, {
+    ...params,
+    kind: "resume",
+    accept: (cp) => cp.meta.session_id !== params.sessionId,
+  });
+  if (block) params.enqueue(block.text, { sessionKey: params.sessionKey });
+  return block;
+}

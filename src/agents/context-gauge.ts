@@ -1,0 +1,108 @@
+/**
+ * Token gauge (spec §6): how full the context window is, the action that level
+ * calls for, and the one-line text injected for the agent.
+ *
+ * Primary source is `ctx.getContextUsage()` (API usage metadata); when it is
+ * missing or null (before the first reply and after EVERY compaction) the gauge
+ * falls back to an estimate from the message array.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
+import { calculateContextTokens, estimateTokens, type ContextUsage } from "@mariozechner/pi-coding-agent";
+import type { ContextManagerConfig } from "./context-manager-config.js";
+
+export interface GaugeReading {
+  tokens: number;
+  contextWindow: number;
+  /** 0..1, may exceed 1 on overflow; 0 when the window is unknown */
+  utilization: number;
+  source: "sdk" | "estimate";
+}
+
+export type GaugeAction = "none" | "gauge" | "checkpoint";
+
+export const GAUGE_CUSTOM_TYPE = "context-gauge";
+
+/** Fixed advisory appended at/above the checkpoint threshold (no claim that the write succeeded). */
+export const GAUGE_ADVISORY =
+  "Note: the context window is nearly full and compaction may run soon; keep outputs concise and finish the current step.";
+
+/** Usage of an assistant reply that counts (pi skips aborted and error replies the same way). */
+function usableUsage(message: AgentMessage): Usage | undefined {
+  if (message.role !== "assistant") return undefined;
+  const a = message as AssistantMessage;
+  if (a.stopReason === "aborted" || a.stopReason === "error" || !a.usage) return undefined;
+  return a.usage;
+}
+
+/**
+ * Own version of pi's (unexported) estimateContextTokens: total tokens of the last
+ * usable assistant reply + chars/4 of every later message; chars/4 of everything when
+ * no reply has usage yet.
+ */
+export function estimateContextTokens(messages: readonly AgentMessage[]): number {
+  // Replies kept across a compaction carry the usage of the OLD, larger context:
+  // only usage newer than the compaction summary (pi puts it first) is trusted.
+  const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
+  const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;
+  let i = messages.length - 1;
+  let usageTokens = 0;
+  for (; i >= 0; i--) {
+    const m = messages[i]!;
+    const usage = usableUsage(m);
+    if (usage && (m as { timestamp?: number }).timestamp! > cutoff) {
+      usageTokens = calculateContextTokens(usage);
+      break;
+    }
+  }
+  let trailing = 0;
+  for (let j = i + 1; j < messages.length; j++) trailing += estimateTokens(messages[j]!);
+  return usageTokens + trailing;
+}
+
+export function readGauge(usage: ContextUsage | undefined, messages: readonly AgentMessage[], fallbackWindow: number): GaugeReading {
+  const contextWindow = usage && usage.contextWindow > 0 ? usage.contextWindow : Math.max(0, fallbackWindow);
+  if (usage && usage.tokens != null && usage.percent != null && Number.isFinite(usage.percent)) {
+    return { tokens: usage.tokens, contextWindow, utilization: usage.percent / 100, source: "sdk" };
+  }
+  const tokens = estimateContextTokens(messages);
+  return { tokens, contextWindow, utilization: contextWindow > 0 ? tokens / contextWindow : 0, source: "estimate" };
+}
+
+export function gaugeAction(r: GaugeReading, cfg: Pick<ContextManagerConfig, "gaugeThreshold" | "checkpointThreshold">): GaugeAction {
+  if (r.utilization >= cfg.checkpointThreshold) return "checkpoint";
+  if (r.utilization >= cfg.gaugeThreshold) return "gauge";
+  return "none";
+}
+
+/**
+ * Compact token count: below 1,000 as is ("850"); below 1,000,000 as rounded
+ * thousands ("162k"; 999,600 -> "1000k"); from 1,000,000 as millions with at most
+ * one decimal ("1M", "1.5M").
+ */
+export function formatTokenCount(n: number): string {
+  const v = Math.max(0, Math.round(n));
+  if (v < 1000) return String(v);
+  if (v < 1_000_000) return `${Math.round(v / 1000)}k`;
+  const m = Math.round(v / 100_000) / 10;
+  return `${Number.isInteger(m) ? m.toFixed(0) : m.toFixed(1)}M`;
+}
+
+/** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved. Percent is rounded. */
+export function formatGaugeLine(r: GaugeReading, checkpointSaved: boolean): string {
+  const percent = Math.round(r.utilization * 100);
+  const saved = checkpointSaved ? " | Checkpoint saved" : "";
+  return `[Context: ${percent}% | ${formatTokenCount(r.tokens)}/${formatTokenCount(r.contextWindow)} tokens${saved}]`;
+}
+
+/** The injected text for an action: "" for none, the line for gauge, line + "\n" + advisory for checkpoint. */
+export function formatGaugeText(r: GaugeReading, action: GaugeAction, checkpointSaved: boolean): string {
+  if (action === "none") return "";
+  const line = formatGaugeLine(r, checkpointSaved);
+  return action === "checkpoint" ? `${line}\n${GAUGE_ADVISORY}` : line;
+}
+
+/** A custom message (sent to the model as user content, hidden in UIs); append it at the END of the messages. */
+export function gaugeMessage(text: string, now: number = Date.now()): AgentMessage {
+  return { role: "custom", customType: GAUGE_CUSTOM_TYPE, content: text, display: false, timestamp: now };
+}

@@ -1,0 +1,850 @@
+/**
+ * Incremental state capture (spec §7): an in-memory accumulator fed by the
+ * extension's `tool_result` (Layer A) and `context` (Layer B) events, persisted as
+ * five small JSON files under `stateSessionDir(stateDir, key)`.
+ *
+ * Hot path model: `captureMessages` only looks at messages it has not seen (cursor:
+ * index + identity + timestamp of the last seen message), every collection is a Map
+ * with O(1) dedup and oldest-first eviction, and `flush` rewrites only the files that
+ * changed, atomically. Rules are documented in docs/capture-rules.md.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
+import {
+  GIST,
+  LONG_ANSWER_MIN,
+  DECISION_REPLY_MAX,
+  assistantText,
+  decisionText,
+  endsWithQuestion,
+  extractToolResult,
+  failureItemText,
+  failureKey,
+  isInjectedMessage,
+  isInterruptStop,
+  itemKey,
+  lastNonBlankLine,
+  proposalGist,
+  safeGist,
+  statusOf,
+  summarizeToolCall,
+  taskListItems,
+  toolCallsOf,
+  userText,
+  type LastMessageInfo,
+  type ToolResultEventLike,
+} from "./context-capture.js";
+import type { ContextManagerConfig } from "./context-manager-config.js";
+import { OnceLogger, consoleWarnLogger, type WarnLogger } from "./log-once.js";
+import { stateSessionDir } from "./session-dir.js";
+import { LruMap, keepNewest } from "./state/lru.js";
+import {
+  STATE_FILE_NAMES,
+  STATE_FILE_VERSION,
+  StateDataError,
+  asArray,
+  asNumber,
+  asObject,
+  asString,
+  asStringArray,
+  asStringOrNull,
+  moveAside,
+  readStateFile,
+  stateFilePath,
+  type StateEnvelope,
+  type StateFileName,
+} from "./state/state-files.js";
+import { codePointLength } from "./text-gist.js";
+import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
+import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
+
+export type CaptureCaps = Pick<
+  ContextManagerConfig,
+  "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
+>;
+
+export interface ContextStateOptions {
+  stateDir: string;
+  sessionKey: string;
+  sessionId: string | null;
+  config: CaptureCaps;
+  fs?: FsOps;
+  /** created_at of the latest checkpoint of this key: state files older than it are stale */
+  latestCheckpointAt?: string | null;
+  logger?: WarnLogger;
+}
+
+export interface CapturedDecision {
+  what: string;
+  /** ISO-8601 UTC */
+  when: string;
+}
+
+/** Everything the checkpoint builder needs, as plain data (already redacted and gisted). */
+export interface ContextStateSnapshot {
+  sessionKey: string;
+  sessionId: string | null;
+  /** first user message of the session, gist 100 (kept across reset) */
+  firstUser: string | null;
+  /** last user message, gist 100 (kept across reset) */
+  lastUser: string | null;
+  /** = lastUser ?? "" (spec §11.1: working.topic) */
+  topic: string;
+  /** first user message + pivots + last 2 pairs, in order, capped (since the last reset) */
+  keyExchanges: KeyExchange[];
+  /** tool failures since the last reset, oldest first */
+  errors: ToolFailure[];
+  /** decisions since the last reset, oldest first */
+  decisions: CapturedDecision[];
+  /** since the last reset; LRU order (most recently touched last) */
+  resources: Resources;
+  /** currently open items (kept across reset), oldest first */
+  openItems: string[];
+  /** items closed since the last reset: remove them from a carried-forward checkpoint */
+  closedItems: string[];
+  /** since the last reset */
+  learnings: string[];
+  status: WorkingStatus;
+  nextAction: string;
+  /** the last assistant reply was aborted / errored */
+  interrupted: boolean;
+  /** the most recent tool call seen in the messages, or null */
+  lastToolCall: LastToolCall | null;
+  /** false until any conversational message has been captured (nothing to say about status) */
+  hasActivity: boolean;
+  /** messages processed by the cursor so far (diagnostics) */
+  messagesSeen: number;
+}
+
+export type NoteKind = "decision" | "open_item" | "learning" | "close_item";
+
+interface Exchange {
+  seq: number;
+  role: KeyExchange["role"];
+  gist: string;
+}
+
+interface Cursor {
+  /** index of the last seen (non-injected) message in the last array, -1 before any */
+  lastIndex: number;
+  lastId: string | null;
+  lastTs: number | null;
+  /** identities of the seen messages that share lastTs (same-millisecond siblings) */
+  idsAtLastTs: string[];
+  /** total messages processed so far */
+  processed: number;
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  params_summary: string;
+}
+
+interface ThreadData {
+  first_user: string | null;
+  first_exchange: Exchange | null;
+  last_user: string | null;
+  pivots: Exchange[];
+  recent: Exchange[];
+  errors: ToolFailure[];
+  seq: number;
+  prev_assistant: { long: boolean; proposal: string } | null;
+  last: LastMessageInfo | null;
+  interrupted: boolean;
+  last_tool_call: LastToolCall | null;
+  pending_calls: PendingCall[];
+  cursor: Cursor;
+}
+
+/** Recent user/agent entries kept for "always include the last 2 exchange pairs" (spec §11.2). */
+const RECENT_ENTRIES = 4;
+const CLOSED_ITEMS_FACTOR = 4;
+
+function emptyCursor(): Cursor {
+  return { lastIndex: -1, lastId: null, lastTs: null, idsAtLastTs: [], processed: 0 };
+}
+
+function timestampOf(m: AgentMessage): number {
+  const t = (m as { timestamp?: unknown }).timestamp;
+  return typeof t === "number" && Number.isFinite(t) ? t : 0;
+}
+
+/** Cheap identity of a message that survives pi's structured clone and a process restart. */
+export function messageIdentity(m: AgentMessage): string {
+  const ts = timestampOf(m);
+  switch (m.role) {
+    case "toolResult":
+      return `r|${ts}|${(m as ToolResultMessage).toolCallId}`;
+    case "assistant": {
+      const a = m as AssistantMessage;
+      return `a|${ts}|${a.responseId ?? ""}|${a.content?.length ?? 0}|${a.stopReason}`;
+    }
+    case "user": {
+      const c = (m as { content?: unknown }).content;
+      return `u|${ts}|${typeof c === "string" ? c.length : Array.isArray(c) ? c.length : 0}`;
+    }
+    case "custom":
+      return `c|${ts}|${(m as { customType?: string }).customType ?? ""}`;
+    default:
+      return `${m.role}|${ts}`;
+  }
+}
+
+export class ContextState {
+  readonly dir: string;
+  private readonly fs: FsOps;
+  private readonly log: OnceLogger;
+  private readonly caps: CaptureCaps;
+  private readonly dirtyFiles = new Set<StateFileName>();
+  private flushChain: Promise<void> = Promise.resolve();
+
+  // decisions.json
+  private readonly decisions: LruMap<string, CapturedDecision>;
+  // resources.json
+  private readonly filesRead: LruMap<string, true>;
+  private readonly filesModified: LruMap<string, true>;
+  private readonly toolsUsed: LruMap<string, true>;
+  // open_items.json: key -> text
+  private readonly openItems: LruMap<string, string>;
+  private readonly closedItems: LruMap<string, string>;
+  // learnings.json
+  private readonly learnings: LruMap<string, string>;
+  // thread.json
+  private readonly errors: LruMap<string, ToolFailure>;
+  private thread: Omit<ThreadData, "errors">;
+
+  private constructor(
+    private readonly opts: ContextStateOptions,
+    private readonly sink: WarnLogger,
+  ) {
+    this.dir = stateSessionDir(opts.stateDir, opts.sessionKey);
+    this.fs = opts.fs ?? nodeFsOps;
+    this.log = new OnceLogger(sink);
+    const c = opts.config;
+    this.caps = c;
+    this.decisions = new LruMap(c.maxDecisions);
+    this.filesRead = new LruMap(c.maxFiles);
+    this.filesModified = new LruMap(c.maxFiles);
+    this.toolsUsed = new LruMap(c.maxTools);
+    this.openItems = new LruMap(c.maxOpenItems);
+    this.closedItems = new LruMap(c.maxOpenItems * CLOSED_ITEMS_FACTOR);
+    this.learnings = new LruMap(c.maxLearnings);
+    this.errors = new LruMap(c.maxErrors);
+    this.thread = ContextState.emptyThread();
+  }
+
+  private static emptyThread(): Omit<ThreadData, "errors"> {
+    return {
+      first_user: null,
+      first_exchange: null,
+      last_user: null,
+      pivots: [],
+      recent: [],
+      seq: 0,
+      prev_assistant: null,
+      last: null,
+      interrupted: false,
+      last_tool_call: null,
+      pending_calls: [],
+      cursor: emptyCursor(),
+    };
+  }
+
+  /**
+   * Creates the state directory and reloads what an earlier process of the SAME session
+   * captured. Files of another session id, older than `latestCheckpointAt`, unreadable or
+   * invalid are moved to `<dir>/stale/` (never merged) and logged in one line.
+   */
+  static async load(opts: ContextStateOptions): Promise<ContextState> {
+    const st = new ContextState(opts, opts.logger ?? consoleWarnLogger);
+    try {
+      await ensurePrivateDir(st.dir, st.fs);
+    } catch (err) {
+      st.log.fail("state directory", err);
+      return st;
+    }
+    const exp = { sessionKey: opts.sessionKey, sessionId: opts.sessionId, latestCheckpointAt: opts.latestCheckpointAt ?? null };
+    const movedAside: string[] = [];
+    const now = new Date();
+    for (const name of STATE_FILE_NAMES) {
+      const loaded = await readStateFile(st.fs, st.dir, name, exp);
+      if (loaded.kind === "missing") continue;
+      let reason = loaded.kind === "stale" ? loaded.reason : null;
+      if (loaded.kind === "ok") {
+        try {
+          st.apply(name, loaded.data);
+        } catch (err) {
+          st.clearFile(name);
+          reason = `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;
+        }
+      }
+      if (reason !== null) {
+        await moveAside(st.fs, st.dir, name, now);
+        movedAside.push(`${name}.json (${reason})`);
+      }
+    }
+    if (movedAside.length > 0) {
+      try {
+        st.sink.warn(`[context-manager] state not merged, moved to ${st.dir}/stale: ${movedAside.join("; ")}`);
+      } catch {
+        // a broken logger must not break loading
+      }
+    }
+    return st;
+  }
+
+  get sessionKey(): string {
+    return this.opts.sessionKey;
+  }
+
+  get sessionId(): string | null {
+    return this.opts.sessionId;
+  }
+
+  /** Some file has changes not yet flushed. */
+  get dirty(): boolean {
+    return this.dirtyFiles.size > 0;
+  }
+
+  /** Names of the files the next flush will write (tests, diagnostics). */
+  get dirtyFileNames(): StateFileName[] {
+    return [...this.dirtyFiles];
+  }
+
+  // ------------------------------------------------------------ Layer A
+
+  captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
+    const cap = extractToolResult(ev, cwd, now);
+    this.touchTool(cap.tool);
+    const fkey = failureKey(cap.tool, cap.target);
+    if (cap.failure) {
+      const f = cap.failure;
+      this.errors.touch(`${f.tool}\u0000${f.target}\u0000${f.error}`, f);
+      this.mark("thread");
+      this.openItem(fkey, failureItemText(f));
+    } else {
+      this.closeItem(fkey);
+    }
+    if (cap.file) this.touchFile(cap.file.path, cap.file.access);
+  }
+
+  // ------------------------------------------------------------ Layer B
+
+  /**
+   * Called with the whole (cloned) message array on each context event. Only messages
+   * after the last seen one are processed: O(new messages), also after a compaction
+   * replaced the array and after a restart (the cursor is persisted in thread.json).
+   */
+  captureMessages(messages: readonly AgentMessage[]): void {
+    const start = this.resumeIndex(messages);
+    if (start >= messages.length) {
+      this.updateCursorIndex(messages);
+      return;
+    }
+    for (let i = start; i < messages.length; i++) this.processMessage(messages[i]!);
+    this.updateCursorIndex(messages, messages.length - start);
+  }
+
+  private resumeIndex(messages: readonly AgentMessage[]): number {
+    const c = this.thread.cursor;
+    if (c.lastId === null || c.lastTs === null) return 0;
+    // fast path: the array only grew
+    const at = messages[c.lastIndex];
+    if (at && messageIdentity(at) === c.lastId) return c.lastIndex + 1;
+    // scan back from the end until the last seen message, or one older than it
+    const siblings = new Set(c.idsAtLastTs);
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i]!;
+      if (isInjectedMessage(m)) continue;
+      const id = messageIdentity(m);
+      if (id === c.lastId) return i + 1;
+      const ts = timestampOf(m);
+      if (ts < c.lastTs || (ts === c.lastTs && siblings.has(id))) return i + 1;
+    }
+    return 0;
+  }
+
+  /** Points the cursor at the last non-injected message of this array. */
+  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0): void {
+    const c = this.thread.cursor;
+    let lastIndex = -1;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (!isInjectedMessage(messages[i]!)) {
+        lastIndex = i;
+        break;
+      }
+    }
+    if (lastIndex < 0) return;
+    const last = messages[lastIndex]!;
+    const lastId = messageIdentity(last);
+    if (lastIndex === c.lastIndex && lastId === c.lastId && processedNow === 0) return;
+    const lastTs = timestampOf(last);
+    const ids: string[] = [];
+    for (let i = lastIndex; i >= 0; i--) {
+      const m = messages[i]!;
+      if (isInjectedMessage(m)) continue;
+      if (timestampOf(m) !== lastTs) break;
+      ids.push(messageIdentity(m));
+    }
+    this.thread.cursor = { lastIndex, lastId, lastTs, idsAtLastTs: ids, processed: c.processed + processedNow };
+    this.mark("thread");
+  }
+
+  private processMessage(m: AgentMessage): void {
+    if (isInjectedMessage(m)) return;
+    switch (m.role) {
+      case "user":
+        this.onUser(m);
+        break;
+      case "assistant":
+        this.onAssistant(m as AssistantMessage);
+        break;
+      case "toolResult":
+        this.onToolResultMessage(m as ToolResultMessage);
+        break;
+      default:
+        // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
+        break;
+    }
+  }
+
+  private onUser(m: AgentMessage): void {
+    const text = userText(m);
+    const t = this.thread;
+    // a tool call that never got its result before the user spoke again: interrupted
+    for (const call of t.pending_calls) {
+      this.openItem(`pending\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
+    }
+    t.pending_calls = [];
+    if (!text) {
+      t.prev_assistant = null;
+      this.mark("thread");
+      return;
+    }
+    const seq = ++t.seq;
+    const topic = safeGist(text, GIST.topic);
+    const ex: Exchange = { seq, role: "user", gist: safeGist(text, GIST.exchange) };
+    if (t.first_user === null) {
+      t.first_user = topic;
+      t.first_exchange = ex;
+    }
+    t.last_user = topic;
+    const prev = t.prev_assistant;
+    if (prev?.long) {
+      // spec §11.2: a user message after a long answer is a pivot of the thread
+      t.pivots = keepNewest([...t.pivots, ex], this.caps.maxExchanges);
+      if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX) {
+        const what = decisionText(prev.proposal, text);
+        this.decisions.touch(what, { what, when: isoOf(timestampOf(m)) });
+        this.mark("decisions");
+      }
+    }
+    t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
+    t.prev_assistant = null;
+    t.last = { role: "user", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+    this.mark("thread");
+  }
+
+  private onAssistant(m: AssistantMessage): void {
+    const t = this.thread;
+    const text = assistantText(m);
+    const calls = toolCallsOf(m);
+    if (text) {
+      const seq = ++t.seq;
+      const ex: Exchange = { seq, role: "agent", gist: safeGist(text, GIST.exchange) };
+      const lastRecent = t.recent[t.recent.length - 1];
+      // several text replies in one turn: the latest stands for the turn
+      t.recent = lastRecent?.role === "agent" ? [...t.recent.slice(0, -1), ex] : keepNewest([...t.recent, ex], RECENT_ENTRIES);
+      const long = codePointLength(text, LONG_ANSWER_MIN + 1) > LONG_ANSWER_MIN;
+      t.prev_assistant = { long, proposal: long ? proposalGist(text) : "" };
+      const tasks = taskListItems(text);
+      for (const item of tasks.open) this.openItem(`task\u0000${itemKey(item)}`, item);
+      for (const item of tasks.done) this.closeItem(`task\u0000${itemKey(item)}`);
+    }
+    for (const call of calls) {
+      const s = summarizeToolCall(call.name, call.arguments);
+      t.last_tool_call = s;
+      t.pending_calls.push({ id: call.id, ...s });
+    }
+    if (t.pending_calls.length > this.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.caps.maxTools);
+    if (isInterruptStop(m.stopReason)) {
+      t.interrupted = true;
+      const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
+      this.openItem(`interrupted\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
+    } else if (m.stopReason === "stop") {
+      // the agent completed a turn after the interruption: it has resumed
+      if (t.interrupted) {
+        t.interrupted = false;
+        for (const key of this.openItems.keys()) if (key.startsWith("interrupted\u0000")) this.closeItem(key);
+      }
+    }
+    t.last = {
+      role: "assistant",
+      stopReason: m.stopReason ?? null,
+      hasToolCalls: calls.length > 0,
+      endsWithQuestion: text ? endsWithQuestion(text) : false,
+      tail: text ? safeGist(lastNonBlankLine(text), GIST.topic) : "",
+    };
+    this.mark("thread");
+  }
+
+  private onToolResultMessage(m: ToolResultMessage): void {
+    const t = this.thread;
+    if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
+    t.last = { role: "toolResult", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+    this.mark("thread");
+  }
+
+  // ------------------------------------------------------------ notes (context_note tool)
+
+  /** Records an agent-provided note. Returns a short confirmation for the tool result. */
+  addNote(kind: NoteKind, rawText: string, now: Date = new Date()): string {
+    const text = safeGist(rawText, GIST.item);
+    if (!text) return "Nothing recorded: empty text.";
+    switch (kind) {
+      case "decision":
+        this.decisions.touch(text, { what: text, when: now.toISOString() });
+        this.mark("decisions");
+        return "Decision recorded.";
+      case "learning":
+        this.learnings.touch(itemKey(text), text);
+        this.mark("learnings");
+        return "Learning recorded.";
+      case "open_item":
+        this.openItem(`note\u0000${itemKey(text)}`, text);
+        return "Open item recorded.";
+      case "close_item": {
+        const k = itemKey(text);
+        let closed = 0;
+        for (const [key, value] of this.openItems.entries()) {
+          if (itemKey(value) === k) {
+            this.closeItem(key);
+            closed++;
+          }
+        }
+        // also closes the same item carried forward from an earlier checkpoint
+        if (closed === 0) {
+          this.closedItems.touch(k, text);
+          this.mark("open_items");
+        }
+        return closed > 0 ? "Open item closed." : "Marked as closed.";
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ accumulators
+
+  private touchTool(tool: string): void {
+    if (this.toolsUsed.isNewest(tool)) return;
+    this.toolsUsed.touch(tool, true);
+    this.mark("resources");
+  }
+
+  private touchFile(p: string, access: "read" | "modified"): void {
+    // already the most recent entry of its list: nothing changes, nothing to write
+    if (this.filesModified.isNewest(p) || (access === "read" && this.filesRead.isNewest(p))) return;
+    if (access === "modified") {
+      this.filesRead.delete(p);
+      this.filesModified.touch(p, true);
+    } else if (this.filesModified.has(p)) {
+      // a modified file stays listed as modified only; a later read refreshes its recency
+      this.filesModified.touch(p, true);
+    } else {
+      this.filesRead.touch(p, true);
+    }
+    this.mark("resources");
+  }
+
+  private openItem(key: string, text: string): void {
+    if (!text) return;
+    if (this.openItems.get(key) === text) return;
+    this.openItems.touch(key, text);
+    this.closedItems.delete(itemKey(text));
+    this.mark("open_items");
+  }
+
+  private closeItem(key: string): void {
+    const text = this.openItems.get(key);
+    if (text === undefined) return;
+    this.openItems.delete(key);
+    this.closedItems.touch(itemKey(text), text);
+    this.mark("open_items");
+  }
+
+  private mark(name: StateFileName): void {
+    this.dirtyFiles.add(name);
+  }
+
+  // ------------------------------------------------------------ snapshot
+
+  snapshot(): ContextStateSnapshot {
+    const t = this.thread;
+    const openItems = this.openItems.values();
+    const status = statusOf(t.last);
+    return {
+      sessionKey: this.opts.sessionKey,
+      sessionId: this.opts.sessionId,
+      firstUser: t.first_user,
+      lastUser: t.last_user,
+      topic: t.last_user ?? "",
+      keyExchanges: this.keyExchanges(),
+      errors: this.errors.values(),
+      decisions: this.decisions.values(),
+      resources: {
+        files_read: this.filesRead.keys(),
+        files_modified: this.filesModified.keys(),
+        tools_used: this.toolsUsed.keys(),
+      },
+      openItems,
+      closedItems: this.closedItems.values(),
+      learnings: this.learnings.values(),
+      status,
+      nextAction: this.nextAction(status, openItems),
+      interrupted: t.interrupted,
+      lastToolCall: t.last_tool_call,
+      hasActivity: t.last !== null,
+      messagesSeen: t.cursor.processed,
+    };
+  }
+
+  /** spec §11.2: first user message, pivots, last 2 pairs; in order; first + newest within the cap. */
+  private keyExchanges(): KeyExchange[] {
+    const t = this.thread;
+    const bySeq = new Map<number, Exchange>();
+    for (const e of t.pivots) bySeq.set(e.seq, e);
+    for (const e of t.recent) bySeq.set(e.seq, e);
+    const first = t.first_exchange;
+    if (first) bySeq.delete(first.seq);
+    const rest = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+    const room = Math.max(0, this.caps.maxExchanges - (first ? 1 : 0));
+    const kept = keepNewest(rest, room);
+    const out = first ? [first, ...kept] : kept;
+    return out.map((e) => ({ role: e.role, gist: e.gist }));
+  }
+
+  /**
+   * next_action rules (fixed templates, no content matching):
+   * user spoke last -> "Respond to: …"; interrupted -> "Resume the interrupted turn: …";
+   * tool loop running -> "Continue: … (last tool: …)"; question asked -> "Wait for the
+   * user's answer to: …"; otherwise the first open item; otherwise "Wait for the next user message".
+   */
+  private nextAction(status: WorkingStatus, openItems: string[]): string {
+    const t = this.thread;
+    const lastUser = t.last_user ?? "";
+    if (t.last?.role === "user") return lastUser ? `Respond to: ${lastUser}` : "Respond to the user's last message";
+    if (t.interrupted) return `Resume the interrupted turn: ${lastUser}`.trim();
+    if (status === "in_progress") {
+      const tool = t.last_tool_call ? ` (last tool: ${t.last_tool_call.name} ${t.last_tool_call.params_summary})` : "";
+      return `Continue: ${lastUser}${tool}`.trim();
+    }
+    if (status === "waiting_for_user") return `Wait for the user's answer to: ${t.last?.tail ?? ""}`.trim();
+    if (openItems.length > 0) return `Open item: ${openItems[0]}`;
+    return "Wait for the next user message";
+  }
+
+  // ------------------------------------------------------------ persistence
+
+  /**
+   * Writes the changed files (each atomically). Never throws: a failure is logged once
+   * and the files stay dirty for the next flush. Calls are serialized.
+   */
+  flush(): Promise<void> {
+    this.flushChain = this.flushChain.then(() => this.flushNow());
+    return this.flushChain;
+  }
+
+  private async flushNow(): Promise<void> {
+    if (this.dirtyFiles.size === 0) return;
+    const names = [...this.dirtyFiles];
+    this.dirtyFiles.clear();
+    const now = new Date().toISOString();
+    for (const name of names) {
+      const env: StateEnvelope<unknown> = {
+        version: STATE_FILE_VERSION,
+        session_id: this.opts.sessionId,
+        session_key: this.opts.sessionKey,
+        updated_at: now,
+        data: this.dataOf(name),
+      };
+      try {
+        await writeFileAtomic(stateFilePath(this.dir, name), `${JSON.stringify(env, null, 1)}\n`, { fs: this.fs });
+        this.log.clear("state write");
+      } catch (err) {
+        this.dirtyFiles.add(name);
+        this.log.fail("state write", err);
+      }
+    }
+  }
+
+  /**
+   * After a checkpoint is written: clears what the checkpoint now holds (decisions,
+   * resources, errors, learnings, key exchanges except the first user message, closed
+   * items) and flushes every file. Keeps the cursor (the messages were seen), the first
+   * and last user message (thread summary/topic), the open items and pending tool calls
+   * (they are the current situation, not a delta: a later success must still close them),
+   * and the last-message facts behind status and next_action.
+   */
+  async reset(): Promise<void> {
+    this.decisions.clear();
+    this.filesRead.clear();
+    this.filesModified.clear();
+    this.toolsUsed.clear();
+    this.errors.clear();
+    this.learnings.clear();
+    this.closedItems.clear();
+    this.thread.pivots = [];
+    this.thread.recent = [];
+    for (const name of STATE_FILE_NAMES) this.mark(name);
+    await this.flush();
+  }
+
+  private dataOf(name: StateFileName): unknown {
+    switch (name) {
+      case "decisions":
+        return { items: this.decisions.values() };
+      case "resources":
+        return { files_read: this.filesRead.keys(), files_modified: this.filesModified.keys(), tools_used: this.toolsUsed.keys() };
+      case "open_items":
+        return { open: this.openItems.entries().map(([key, text]) => ({ key, text })), closed: this.closedItems.values() };
+      case "learnings":
+        return { items: this.learnings.values() };
+      case "thread":
+        return { ...this.thread, errors: this.errors.values() } satisfies ThreadData;
+    }
+  }
+
+  private clearFile(name: StateFileName): void {
+    switch (name) {
+      case "decisions":
+        this.decisions.clear();
+        break;
+      case "resources":
+        this.filesRead.clear();
+        this.filesModified.clear();
+        this.toolsUsed.clear();
+        break;
+      case "open_items":
+        this.openItems.clear();
+        this.closedItems.clear();
+        break;
+      case "learnings":
+        this.learnings.clear();
+        break;
+      case "thread":
+        this.errors.clear();
+        this.thread = ContextState.emptyThread();
+        break;
+    }
+  }
+
+  /** Loads one file's data; throws StateDataError naming the field on a bad shape. */
+  private apply(name: StateFileName, raw: unknown): void {
+    const d = asObject(raw, "data");
+    switch (name) {
+      case "decisions":
+        for (const [i, v] of asArray(d.items, "items").entries()) {
+          const o = asObject(v, `items[${i}]`);
+          const what = asString(o.what, `items[${i}].what`);
+          this.decisions.touch(what, { what, when: asString(o.when, `items[${i}].when`) });
+        }
+        break;
+      case "resources":
+        for (const p of asStringArray(d.files_read, "files_read")) this.filesRead.touch(p, true);
+        for (const p of asStringArray(d.files_modified, "files_modified")) this.filesModified.touch(p, true);
+        for (const p of asStringArray(d.tools_used, "tools_used")) this.toolsUsed.touch(p, true);
+        break;
+      case "open_items":
+        for (const [i, v] of asArray(d.open, "open").entries()) {
+          const o = asObject(v, `open[${i}]`);
+          this.openItems.touch(asString(o.key, `open[${i}].key`), asString(o.text, `open[${i}].text`));
+        }
+        for (const text of asStringArray(d.closed, "closed")) this.closedItems.touch(itemKey(text), text);
+        break;
+      case "learnings":
+        for (const text of asStringArray(d.items, "items")) this.learnings.touch(itemKey(text), text);
+        break;
+      case "thread":
+        this.applyThread(d);
+        break;
+    }
+  }
+
+  private applyThread(d: Record<string, unknown>): void {
+    const exchange = (v: unknown, f: string): Exchange => {
+      const o = asObject(v, f);
+      const role = asString(o.role, `${f}.role`);
+      if (role !== "user" && role !== "agent") throw new StateDataError(`${f}.role: expected user or agent`);
+      return { seq: asNumber(o.seq, `${f}.seq`), role, gist: asString(o.gist, `${f}.gist`) };
+    };
+    const toolCall = (v: unknown, f: string): LastToolCall | null => {
+      if (v === null || v === undefined) return null;
+      const o = asObject(v, f);
+      return { name: asString(o.name, `${f}.name`), params_summary: asString(o.params_summary, `${f}.params_summary`) };
+    };
+    const c = asObject(d.cursor, "cursor");
+    const lastTs = c.lastTs;
+    const cursor: Cursor = {
+      lastIndex: asNumber(c.lastIndex, "cursor.lastIndex"),
+      lastId: asStringOrNull(c.lastId, "cursor.lastId"),
+      lastTs: lastTs === null || lastTs === undefined ? null : asNumber(lastTs, "cursor.lastTs"),
+      idsAtLastTs: asStringArray(c.idsAtLastTs, "cursor.idsAtLastTs"),
+      processed: asNumber(c.processed, "cursor.processed"),
+    };
+    let last: LastMessageInfo | null = null;
+    if (d.last !== null && d.last !== undefined) {
+      const o = asObject(d.last, "last");
+      const role = asString(o.role, "last.role");
+      if (role !== "user" && role !== "assistant" && role !== "toolResult") throw new StateDataError("last.role: unknown role");
+      last = {
+        role,
+        stopReason: asStringOrNull(o.stopReason, "last.stopReason"),
+        hasToolCalls: o.hasToolCalls === true,
+        endsWithQuestion: o.endsWithQuestion === true,
+        tail: typeof o.tail === "string" ? o.tail : "",
+      };
+    }
+    let prevAssistant: ThreadData["prev_assistant"] = null;
+    if (d.prev_assistant !== null && d.prev_assistant !== undefined) {
+      const o = asObject(d.prev_assistant, "prev_assistant");
+      prevAssistant = { long: o.long === true, proposal: asString(o.proposal, "prev_assistant.proposal") };
+    }
+    const errors = asArray(d.errors, "errors").map((v, i) => {
+      const o = asObject(v, `errors[${i}]`);
+      return {
+        tool: asString(o.tool, `errors[${i}].tool`),
+        target: asString(o.target, `errors[${i}].target`),
+        error: asString(o.error, `errors[${i}].error`),
+        when: asString(o.when, `errors[${i}].when`),
+      };
+    });
+    this.thread = {
+      first_user: asStringOrNull(d.first_user, "first_user"),
+      first_exchange: d.first_exchange ? exchange(d.first_exchange, "first_exchange") : null,
+      last_user: asStringOrNull(d.last_user, "last_user"),
+      pivots: keepNewest(asArray(d.pivots, "pivots").map((v, i) => exchange(v, `pivots[${i}]`)), this.caps.maxExchanges),
+      recent: keepNewest(asArray(d.recent, "recent").map((v, i) => exchange(v, `recent[${i}]`)), RECENT_ENTRIES),
+      seq: asNumber(d.seq, "seq"),
+      prev_assistant: prevAssistant,
+      last,
+      interrupted: d.interrupted === true,
+      last_tool_call: toolCall(d.last_tool_call, "last_tool_call"),
+      pending_calls: asArray(d.pending_calls, "pending_calls").map((v, i) => {
+        const o = asObject(v, `pending_calls[${i}]`);
+        return {
+          id: asString(o.id, `pending_calls[${i}].id`),
+          name: asString(o.name, `pending_calls[${i}].name`),
+          params_summary: asString(o.params_summary, `pending_calls[${i}].params_summary`),
+        };
+      }),
+      cursor,
+    };
+    for (const e of errors) this.errors.touch(`${e.tool}\u0000${e.target}\u0000${e.error}`, e);
+  }
+}
+
+function isoOf(ts: number): string {
+  const d = ts > 0 ? new Date(ts) : new Date();
+  return Number.isNaN(d.getTime()) ? new Date().toISOString() : d.toISOString();
+}

@@ -1,0 +1,40 @@
+/**
+ * One log line per failure kind, not per event: the context manager runs before
+ * every LLM call, and a read-only disk must not flood the host's log. A kind
+ * logs again after it has recovered (`clear`) and failed anew.
+ */
+export interface WarnLogger {
+  warn(message: string): void;
+}
+
+export const consoleWarnLogger: WarnLogger = { warn: (m) => console.warn(m) };
+
+export class OnceLogger {
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly sink: WarnLogger,
+    private readonly prefix = "[context-manager]",
+  ) {}
+
+  /** Logs `kind` once until `clear(kind)`; returns whether it logged. */
+  fail(kind: string, error: unknown): boolean {
+    if (this.active.has(kind)) return false;
+    this.active.add(kind);
+    const detail = error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}` : String(error);
+    try {
+      this.sink.warn(`${this.prefix} ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
+    } catch {
+      // a broken logger must not break the agent either
+    }
+    return true;
+  }
+
+  clear(kind: string): void {
+    this.active.delete(kind);
+  }
+
+  isFailing(kind: string): boolean {
+    return this.active.has(kind);
+  }
+}

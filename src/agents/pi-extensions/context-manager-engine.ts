@@ -1,0 +1,246 @@
+/**
+ * The context manager's per-run engine: owns the incremental state of one
+ * session, answers the `context` and `tool_result` events, and writes the
+ * auto-80pct and compaction checkpoints. One engine per SessionManager (i.e.
+ * per OpenClaw run, or per pi CLI session); everything lasting is on disk.
+ *
+ * Every public method is total: failures are logged once per kind and the
+ * agent loop carries on (errors never reach pi).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import { buildCheckpointDraft } from "../context-checkpoint-build.js";
+import { type Checkpoint, readLatestCheckpoint, writeCheckpoint } from "../context-checkpoint.js";
+import type { CheckpointTrigger } from "../context-checkpoint-schema.js";
+import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
+import { ContextState } from "../context-state.js";
+import { redactSecrets } from "../redact.js";
+import { gist } from "../text-gist.js";
+import { consoleWarnLogger, OnceLogger } from "../log-once.js";
+import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
+import type { FsOps } from "../../infra/fs-ops.js";
+
+export interface EngineIdentity {
+  sessionId: string;
+  sessionFile: string | null;
+  /** compaction entries already in this session (used when the host passes none) */
+  compactionsSoFar: number;
+}
+
+export interface ContextDecision {
+  /** messages to send instead of the original (gauge appended), or undefined to leave them */
+  messages: AgentMessage[] | undefined;
+  reading: GaugeReading;
+  checkpoint: Checkpoint | null;
+}
+
+export class ContextManagerEngine {
+  private state: ContextState | null = null;
+  private previous: Checkpoint | null | undefined = undefined;
+  private compactionCount: number;
+  private readonly log: OnceLogger;
+
+  constructor(
+    readonly runtime: ContextManagerRuntimeValue,
+    readonly identity: EngineIdentity,
+    private readonly fs?: FsOps,
+  ) {
+    this.compactionCount = runtime.compactionCount ?? identity.compactionsSoFar;
+    this.log = new OnceLogger(runtime.logger ?? consoleWarnLogger);
+  }
+
+  get sessionKey(): string {
+    return this.runtime.sessionKey;
+  }
+
+  get compactions(): number {
+    return this.compactionCount;
+  }
+
+  private storeOpts() {
+    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
+  }
+
+  /** Loads state (and the latest checkpoint of this session) lazily; retried after a failure. */
+  private async ensureState(): Promise<ContextState | null> {
+    if (this.state) return this.state;
+    try {
+      if (this.previous === undefined) {
+        const latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
+        this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
+        this.latestCheckpointAt = latest?.meta.created_at ?? null;
+      }
+      this.state = await ContextState.load({
+        stateDir: this.runtime.stateDir,
+        sessionKey: this.sessionKey,
+        sessionId: this.identity.sessionId,
+        config: this.runtime.config,
+        fs: this.fs,
+        latestCheckpointAt: this.latestCheckpointAt,
+        logger: this.runtime.logger ?? consoleWarnLogger,
+      });
+      this.log.clear("state load");
+      return this.state;
+    } catch (e) {
+      this.log.fail("state load", e);
+      return null;
+    }
+  }
+  private latestCheckpointAt: string | null = null;
+
+  private async flush(state: ContextState): Promise<void> {
+    try {
+      await state.flush();
+      this.log.clear("state write");
+    } catch (e) {
+      this.log.fail("state write", e);
+    }
+  }
+
+  /** `context` event: capture new messages, gauge, and the auto checkpoint at the threshold. */
+  async onContext(messages: AgentMessage[], usage: ContextUsage | undefined): Promise<ContextDecision> {
+    const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
+    let checkpoint: Checkpoint | null = null;
+    try {
+      const state = await this.ensureState();
+      if (state) state.captureMessages(messages);
+      const action = gaugeAction(reading, this.runtime.config);
+      if (action === "checkpoint" && state && !this.isDuplicate(reading)) {
+        checkpoint = await this.writeCheckpoint(state, "auto-80pct", reading);
+      }
+      if (state) await this.flush(state);
+      const text = formatGaugeText(reading, action, checkpoint !== null);
+      return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint };
+    } catch (e) {
+      this.log.fail("context handler", e);
+      return { messages: undefined, reading, checkpoint };
+    }
+  }
+
+  /** In-memory pre-check of the 5% dedup so calls above 80% cost no disk I/O. */
+  private isDuplicate(reading: GaugeReading): boolean {
+    const last = this.previous?.meta.token_usage.input_tokens;
+    if (last === undefined) return false;
+    return Math.abs(reading.tokens - last) / Math.max(last, 1) < this.runtime.config.dedupDelta;
+  }
+
+  /** `tool_result` event: Layer A capture. */
+  async onToolResult(
+    event: { toolName: string; toolCallId?: string; input: unknown; content: unknown; isError: boolean },
+    cwd: string,
+  ): Promise<void> {
+    try {
+      const state = await this.ensureState();
+      if (!state) return;
+      state.captureToolResult(event, cwd);
+      await this.flush(state);
+    } catch (e) {
+      this.log.fail("tool_result handler", e);
+    }
+  }
+
+  /**
+   * Inside compaction-safeguard, before summarization: fold in the messages not
+   * yet seen, pi's fileOps and the split-turn flag, and write the compaction
+   * checkpoint (never deduplicated). Returns the checkpoint, or null on failure.
+   */
+  async onBeforeCompact(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
+    try {
+      const state = await this.ensureState();
+      if (!state) return null;
+      const branchMessages: AgentMessage[] = [];
+      for (const entry of event.branchEntries) if (entry.type === "message") branchMessages.push(entry.message);
+      state.captureMessages(branchMessages);
+      const p = event.preparation;
+      const window = this.runtime.contextWindowTokens;
+      const reading: GaugeReading = {
+        tokens: p.tokensBefore,
+        contextWindow: window,
+        utilization: window > 0 ? p.tokensBefore / window : 0,
+        source: "sdk",
+      };
+      const checkpoint = await this.writeCheckpoint(state, "compaction", reading, {
+        fileOps: p.fileOps,
+        splitTurn: { isSplitTurn: p.isSplitTurn, lastToolCall: lastToolCallOf(p.turnPrefixMessages) },
+        compactionCount: this.compactionCount + 1,
+        cwd,
+      });
+      await this.flush(state);
+      return checkpoint;
+    } catch (e) {
+      this.log.fail("compaction checkpoint", e);
+      return null;
+    }
+  }
+
+  /** pi's `session_compact`: one more compaction in this session. */
+  onCompacted(): void {
+    this.compactionCount += 1;
+  }
+
+  private async writeCheckpoint(
+    state: ContextState,
+    trigger: CheckpointTrigger,
+    reading: GaugeReading,
+    extra: {
+      fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+      splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
+      compactionCount?: number;
+      cwd?: string;
+    } = {},
+  ): Promise<Checkpoint | null> {
+    try {
+      const draft = buildCheckpointDraft({
+        state: state.snapshot(),
+        previous: this.previous ?? null,
+        trigger,
+        reading,
+        runtime: {
+          sessionKey: this.sessionKey,
+          sessionId: this.identity.sessionId,
+          sessionFile: this.identity.sessionFile,
+          agentId: this.runtime.agentId ?? null,
+          channel: this.runtime.channel ?? null,
+        },
+        compactionCount: extra.compactionCount ?? this.compactionCount,
+        fileOps: extra.fileOps,
+        splitTurn: extra.splitTurn,
+        config: this.runtime.config,
+        cwd: extra.cwd,
+      });
+      const result = await writeCheckpoint(this.storeOpts(), draft, { delta: this.runtime.config.dedupDelta });
+      this.log.clear(`checkpoint write`);
+      if (!result.written) {
+        if (result.latest.meta.session_id === this.identity.sessionId) this.previous = result.latest;
+        return null;
+      }
+      this.previous = result.checkpoint;
+      await state.reset();
+      return result.checkpoint;
+    } catch (e) {
+      this.log.fail("checkpoint write", e);
+      return null;
+    }
+  }
+}
+
+/** The last tool call of an interrupted turn, for working.last_tool_call. */
+function lastToolCallOf(messages: readonly AgentMessage[]): { name: string; params_summary: string } | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    for (let j = m.content.length - 1; j >= 0; j--) {
+      const block = m.content[j]!;
+      if (block.type === "toolCall") {
+        let params = "";
+        try {
+          params = JSON.stringify(block.arguments ?? {});
+        } catch {
+          params = "(unserializable arguments)";
+        }
+        return { name: gist(redactSecrets(block.name), 80), params_summary: gist(redactSecrets(params), 200) };
+      }
+    }
+  }
+  return null;
+}

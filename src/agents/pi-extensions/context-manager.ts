@@ -1,0 +1,207 @@
+/**
+ * The context-manager Pi extension (spec §8.3): `context` (gauge, Layer B
+ * capture, auto-80pct checkpoint) and `tool_result` (Layer A capture).
+ *
+ * Two modes:
+ * - hosted (OpenClaw): the host sets runtime values per run with
+ *   setContextManagerRuntime() and delivers restore blocks itself with
+ *   enqueueSystemEvent (hostInjectsRestore: true);
+ * - standalone (`pi -e`, `pi install`): no host; the session key is derived
+ *   from the workspace, and the extension delivers the restore block with
+ *   pi.sendMessage(…, { deliverAs: "nextTurn" }) after a compaction and on
+ *   the first turn of a new session on the same key.
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
+import { readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
+import { type ContextManagerConfig, resolveContextManagerConfig } from "../context-manager-config.js";
+import type { WarnLogger } from "../log-once.js";
+import { ContextManagerEngine } from "./context-manager-engine.js";
+import {
+  type ContextManagerRuntimeValue,
+  getContextManagerRuntime,
+  setContextManagerRuntime,
+} from "./context-manager-runtime.js";
+
+export const RESTORE_CUSTOM_TYPE = "context-restore";
+
+const ENGINES_KEY = Symbol.for("openclaw.contextManager.engines");
+type Engines = WeakMap<object, Promise<ContextManagerEngine>>;
+
+function engines(): Engines {
+  const g = globalThis as unknown as Record<symbol, Engines | undefined>;
+  let e = g[ENGINES_KEY];
+  if (!e) {
+    e = new WeakMap();
+    g[ENGINES_KEY] = e;
+  }
+  return e;
+}
+
+/** OpenClaw's default state dir: OPENCLAW_STATE_DIR, else ~/.openclaw. */
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.OPENCLAW_STATE_DIR?.trim() ? resolve(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
+}
+
+/** Runtime for a pi CLI session with no host: one session key per workspace. */
+export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): ContextManagerRuntimeValue {
+  const cfg = config ?? resolveContextManagerConfig({});
+  return {
+    sessionKey: `pi:${resolve(cwd)}`,
+    contextWindowTokens: 0, // 0: take the window from ctx.getContextUsage()
+    stateDir: cfg.stateDir ?? defaultStateDir(),
+    config: cfg,
+    agentId: "pi",
+    channel: "pi",
+    hostInjectsRestore: false,
+  };
+}
+
+/** The engine of this session manager (one per run); null when the manager is disabled. */
+export async function engineFor(ctx: Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">, fallback?: ContextManagerRuntimeValue): Promise<ContextManagerEngine | null> {
+  const sm = ctx.sessionManager as object;
+  const runtime = getContextManagerRuntime(sm) ?? fallback;
+  if (!runtime || !runtime.config.enabled) return null;
+  let engine = engines().get(sm);
+  if (!engine) {
+    engine = Promise.resolve().then(() => {
+      const entries = ctx.sessionManager.getEntries();
+      let compactionsSoFar = 0;
+      for (const e of entries) if (e.type === "compaction") compactionsSoFar++;
+      const window = runtime.contextWindowTokens || ctx.getContextUsage()?.contextWindow || 0;
+      return new ContextManagerEngine(
+        { ...runtime, contextWindowTokens: window },
+        {
+          sessionId: runtime.sessionId ?? ctx.sessionManager.getSessionId(),
+          sessionFile: runtime.sessionFile ?? ctx.sessionManager.getSessionFile() ?? null,
+          compactionsSoFar,
+        },
+      );
+    });
+    engines().set(sm, engine);
+  }
+  return engine;
+}
+
+export interface ContextManagerExtensionOptions {
+  /** used when no host set a runtime for the session manager (standalone pi) */
+  standalone?: boolean;
+  config?: ContextManagerConfig;
+}
+
+export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
+  return (pi: ExtensionAPI) => {
+    const fallback = (ctx: ExtensionContext) => (opts.standalone ? standaloneRuntime(ctx.cwd, opts.config) : undefined);
+    const get = (ctx: ExtensionContext) => engineFor(ctx, fallback(ctx));
+
+    pi.on("context", async (event, ctx) => {
+      const engine = await get(ctx).catch(() => null);
+      if (!engine) return undefined;
+      const decision = await engine.onContext(event.messages, safeUsage(ctx));
+      return decision.messages ? { messages: decision.messages } : undefined;
+    });
+
+    pi.on("tool_result", async (event, ctx) => {
+      const engine = await get(ctx).catch(() => null);
+      if (engine) await engine.onToolResult(event, ctx.cwd);
+      return undefined;
+    });
+
+    if (opts.standalone) {
+      // Without OpenClaw's safeguard, the extension observes compaction itself and
+      // returns undefined so pi's own summarization still runs.
+      pi.on("session_before_compact", async (event, ctx) => {
+        const engine = await get(ctx).catch(() => null);
+        if (engine && !engine.runtime.hostInjectsRestore) await engine.onBeforeCompact(event, ctx.cwd);
+        return undefined;
+      });
+    }
+
+    pi.on("session_compact", async (_event, ctx) => {
+      const engine = await get(ctx).catch(() => null);
+      if (!engine) return;
+      engine.onCompacted();
+      if (!engine.runtime.hostInjectsRestore) await deliverStandalone(pi, engine, "post-compaction");
+    });
+
+    pi.on("session_start", async (event, ctx) => {
+      const engine = await get(ctx).catch(() => null);
+      if (!engine || engine.runtime.hostInjectsRestore) return;
+      if (event.reason === "startup" || event.reason === "new") {
+        // a resume only for a brand-new session (no messages yet) on a key with an earlier checkpoint
+        if (ctx.sessionManager.getEntries().some((e) => e.type === "message")) return;
+        await deliverStandalone(pi, engine, "resume");
+      }
+    });
+  };
+}
+
+function safeUsage(ctx: ExtensionContext) {
+  try {
+    return ctx.getContextUsage();
+  } catch {
+    return undefined;
+  }
+}
+
+async function deliverStandalone(pi: ExtensionAPI, engine: ContextManagerEngine, kind: RestoreKind): Promise<void> {
+  const sessionId = engine.identity.sessionId;
+  const block = await readCheckpointForInjection(engine.sessionKey, {
+    stateDir: engine.runtime.stateDir,
+    config: engine.runtime.config,
+    kind,
+    accept: (cp) => (kind === "resume" ? cp.meta.session_id !== sessionId : cp.meta.session_id === sessionId && cp.meta.trigger === "compaction"),
+  });
+  if (!block) return;
+  try {
+    pi.sendMessage({ customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false }, { deliverAs: "nextTurn" });
+  } catch {
+    // the agent continues without the block
+  }
+}
+
+/**
+ * The seam OpenClaw core calls in buildEmbeddedExtensionFactories(): stores the
+ * run's runtime values and returns the factories, or [] when disabled. An
+ * invalid config is reported once and disables the manager for the run; it
+ * never breaks the run.
+ */
+export function buildContextManagerExtensionFactories(params: {
+  cfg: unknown;
+  sessionManager: object;
+  sessionKey: string;
+  contextWindowTokens: number;
+  stateDir: string;
+  agentId?: string | null;
+  channel?: string | null;
+  compactionCount?: number;
+  hostInjectsRestore?: boolean;
+  logger?: WarnLogger;
+}): ExtensionFactory[] {
+  let config: ContextManagerConfig;
+  try {
+    config = resolveContextManagerConfig(params.cfg ?? {});
+  } catch (e) {
+    params.logger?.warn(`[context-manager] disabled: ${(e as Error).message}`);
+    return [];
+  }
+  if (!config.enabled) return [];
+  setContextManagerRuntime(params.sessionManager, {
+    sessionKey: params.sessionKey,
+    contextWindowTokens: params.contextWindowTokens,
+    stateDir: config.stateDir ?? params.stateDir,
+    config,
+    agentId: params.agentId ?? null,
+    channel: params.channel ?? null,
+    compactionCount: params.compactionCount,
+    hostInjectsRestore: params.hostInjectsRestore ?? true,
+    logger: params.logger,
+  });
+  return [createContextManagerExtension()];
+}
+
+/** Default export for `pi -e` and the package's `pi.extensions`: standalone mode. */
+export default function contextManagerPiExtension(pi: ExtensionAPI): void {
+  createContextManagerExtension({ standalone: true })(pi);
+}

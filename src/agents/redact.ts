@@ -1,0 +1,300 @@
+/**
+ * Secret redaction for every string the context manager captures or renders.
+ *
+ * `redactSecrets` replaces credentials with `[REDACTED:<class>]`. It runs on untrusted
+ * text of any size on the agent's hot path, so every pattern is written to be linear:
+ * - each unbounded run is anchored by a lookbehind that only lets it start at the
+ *   beginning of a run of its own character class (no restart inside a run), and
+ * - no unbounded run is followed by a condition that could force it to backtrack
+ *   over the whole run from many start positions; checks that need the whole match
+ *   ("looks random", "has a digit") are done in the replacement callback instead.
+ *
+ * The output is a fixpoint (`redactSecrets(redactSecrets(x)) === redactSecrets(x)`):
+ * every pattern refuses to match the `[REDACTED:…]` marker, and the passes are
+ * repeated until nothing changes (in practice the second pass is the check).
+ *
+ * Kept on purpose (not secrets, and an agent needs them to refer to things):
+ * UUIDs (36 chars with dashes: below the 40-char base64 threshold and no 32-hex
+ * run), short git SHAs (7-12 hex), file paths and identifiers (low character-class
+ * "randomness"). Full 40-char SHAs and other hex runs of 32+ are redacted: they are
+ * indistinguishable from hex-encoded keys.
+ */
+
+export type SecretClass =
+  | "private_key"
+  | "url_password"
+  | "bearer"
+  | "basic_auth"
+  | "authorization"
+  | "anthropic"
+  | "openai"
+  | "stripe"
+  | "github"
+  | "slack"
+  | "google"
+  | "aws_access_key"
+  | "aws_secret"
+  | "secret"
+  | "jwt"
+  | "hex"
+  | "base64";
+
+/** Every class `redactSecrets` can emit, with what it catches (for docs and `--help`). */
+export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readonly description: string }> = [
+  { class: "private_key", description: "PEM private-key blocks (-----BEGIN … PRIVATE KEY----- … END), also truncated ones" },
+  { class: "url_password", description: "password in a URL with user:password@ credentials" },
+  { class: "bearer", description: "Authorization: Bearer <token> and a bare `Bearer <token>`" },
+  { class: "basic_auth", description: "Authorization: Basic <base64>" },
+  { class: "authorization", description: "any other Authorization header value" },
+  { class: "anthropic", description: "Anthropic API keys (sk-ant-…)" },
+  { class: "openai", description: "OpenAI-style keys (sk-…, sk-proj-…, sk-svcacct-…)" },
+  { class: "stripe", description: "Stripe secret / restricted keys (sk_live_, rk_live_, sk_test_, rk_test_)" },
+  { class: "github", description: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)" },
+  { class: "slack", description: "Slack tokens (xoxa-, xoxb-, xoxp-, xoxr-, xoxs-)" },
+  { class: "google", description: "Google API keys (AIza…)" },
+  { class: "aws_access_key", description: "AWS access key ids (AKIA… / ASIA… + 16 upper-case alphanumerics)" },
+  { class: "aws_secret", description: "AWS secret access keys after aws_secret_access_key" },
+  {
+    class: "secret",
+    description:
+      "value of key=value, key: value or \"key\": \"value\" where the key ends in api_key, apikey, secret, secret_key, token, password, passwd, access_key or private_key (the key is kept)",
+  },
+  { class: "jwt", description: "JSON Web Tokens (eyJ….….…)" },
+  { class: "hex", description: "hex runs of 32+ characters (optionally 0x-prefixed)" },
+  { class: "base64", description: "base64 / base64url runs of 40+ characters that look random (mixed case and digits)" },
+];
+
+const MARKER_PREFIX = "[REDACTED:";
+const marker = (cls: SecretClass): string => `${MARKER_PREFIX}${cls}]`;
+const isMarker = (s: string): boolean => s.startsWith(MARKER_PREFIX);
+
+type Replacer = (text: string) => string;
+
+// --- PEM private keys --------------------------------------------------------
+// Scanned with two bounded marker regexes and index arithmetic: the body between
+// BEGIN and END can be any size and is never matched by a regex quantifier.
+const PEM_BEGIN = /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_END = /-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
+
+const redactPrivateKeys: Replacer = (text) => {
+  if (!text.includes("PRIVATE KEY")) return text;
+  let out = "";
+  let pos = 0;
+  PEM_BEGIN.lastIndex = 0;
+  for (let m = PEM_BEGIN.exec(text); m; m = PEM_BEGIN.exec(text)) {
+    PEM_END.lastIndex = m.index + m[0].length;
+    const end = PEM_END.exec(text);
+    out += text.slice(pos, m.index) + marker("private_key");
+    // A truncated key (no END marker) is redacted to the end of the text: there is
+    // no reliable end of its body, and leaking a key prefix is worse than losing prose.
+    pos = end ? end.index + end[0].length : text.length;
+    PEM_BEGIN.lastIndex = pos;
+    if (!end) break;
+  }
+  return out + text.slice(pos);
+};
+
+// --- URL credentials ---------------------------------------------------------
+// User and password runs stop at "/", so one scan never crosses into the next URL.
+const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/)([^\s/?#@:]*):([^\s/?#@]+)@/g;
+
+const redactUrlCredentials: Replacer = (text) =>
+  text.includes("://")
+    ? text.replace(URL_CREDENTIALS, (all, scheme: string, user: string, pass: string) =>
+        isMarker(pass) ? all : `${scheme}${user}:${marker("url_password")}@`,
+      )
+    : text;
+
+// --- Authorization headers and bare Bearer tokens -----------------------------
+const AUTH_HEADER =
+  /(?<![A-Za-z0-9_-])(authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)(?:(bearer|basic|token|bot|digest|apikey)([ \t]{1,5}))?([^\s"',;]+)/gi;
+const BARE_BEARER = /(?<![A-Za-z0-9_-])(bearer[ \t]{1,5})([A-Za-z0-9._~+/=-]{8,})/gi;
+
+const hasDigit = (s: string): boolean => /[0-9]/.test(s);
+const hasUpperAndLower = (s: string): boolean => /[A-Z]/.test(s) && /[a-z]/.test(s);
+/** A credential, not a word: contains a digit, or is long and mixed-case. */
+const looksLikeToken = (s: string): boolean => hasDigit(s) || (s.length >= 20 && hasUpperAndLower(s));
+
+const redactAuthorization: Replacer = (text) => {
+  let out = text;
+  if (/authorization/i.test(out)) {
+    out = out.replace(
+      AUTH_HEADER,
+      (all, head: string, scheme: string | undefined, gap: string | undefined, value: string) => {
+        if (isMarker(value)) return all;
+        const s = scheme?.toLowerCase();
+        if (!s && !looksLikeToken(value)) return all;
+        const cls: SecretClass = s === "bearer" ? "bearer" : s === "basic" ? "basic_auth" : "authorization";
+        return `${head}${scheme ? scheme + gap : ""}${marker(cls)}`;
+      },
+    );
+  }
+  if (/bearer/i.test(out)) {
+    out = out.replace(BARE_BEARER, (all, head: string, token: string) =>
+      looksLikeToken(token) ? `${head}${marker("bearer")}` : all,
+    );
+  }
+  return out;
+};
+
+// --- Provider key formats (prefix-anchored) ------------------------------------
+interface PrefixRule {
+  cls: SecretClass;
+  re: RegExp;
+  /** cheap substring test that must hold for the rule to possibly match */
+  hint: string;
+  /** optional whole-match check (done here, not as a regex tail, to stay linear) */
+  accept?: (match: string) => boolean;
+}
+
+const PREFIX_RULES: PrefixRule[] = [
+  { cls: "anthropic", hint: "sk-ant-", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}/g },
+  {
+    cls: "openai",
+    hint: "sk-",
+    re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}/g,
+    // "sk-learn-…"-style words are not keys: a key body has digits and letters.
+    accept: (m) => hasDigit(m.slice(3)) && /[A-Za-z]/.test(m.slice(3)),
+  },
+  { cls: "stripe", hint: "k_", re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
+  { cls: "github", hint: "_", re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{20,}/g },
+  { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{20,}/g },
+  { cls: "slack", hint: "xox", re: /(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g },
+  { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
+  { cls: "aws_access_key", hint: "A", re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16,}/g },
+];
+
+const redactProviderKeys: Replacer = (text) => {
+  let out = text;
+  for (const rule of PREFIX_RULES) {
+    if (!out.includes(rule.hint)) continue;
+    const accept = rule.accept;
+    out = out.replace(rule.re, (m) => (accept && !accept(m) ? m : marker(rule.cls)));
+  }
+  return out;
+};
+
+// --- key = value secrets ----------------------------------------------------------
+// The key must END in one of the secret words, so `max_tokens: 4096` or
+// `tokens: 12` are left alone while `GITHUB_TOKEN=…` and `"apiKey": "…"` are not.
+// Key chars are excluded from the lookbehind so a key run is tried from its start only.
+const KEY_WORDS =
+  "(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|access[_-]?key|private[_-]?key)";
+const KEY_VALUE = new RegExp(
+  String.raw`(?<![A-Za-z0-9_.-])(["']?[A-Za-z0-9_.-]{0,40}?` +
+    KEY_WORDS +
+    String.raw`["']?[ \t]{0,5}[:=][ \t]{0,5})` +
+    // double-quoted (with escapes) | single-quoted | bare value
+    // Runs are unbounded on purpose (a bounded run would leave the tail of a long secret);
+    // a quoted run stops at its closing quote or the line end, so scans cannot overlap.
+    String.raw`(?:"((?:[^"\\\r\n]|\\.)+)"|'([^'\r\n]+)'|([^\s"'\x60,;(){}\[\]<>]+))`,
+  "gi",
+);
+const AWS_SECRET =
+  /(?<![A-Za-z0-9_.-])(["']?(?:aws_?)?secret_?access_?key["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi;
+
+/** Code-literal values that are not secrets (not language heuristics: these are syntax). */
+const LITERALS = new Set(["null", "true", "false", "undefined", "none", "nil"]);
+
+const redactKeyValues: Replacer = (text) => {
+  if (!/secret|token|passw|key/i.test(text)) return text;
+  let out = text.replace(AWS_SECRET, (all, head: string, value: string) =>
+    isMarker(value) ? all : `${head}${marker("aws_secret")}`,
+  );
+  out = out.replace(
+    KEY_VALUE,
+    (all, head: string, dq: string | undefined, sq: string | undefined, bare: string | undefined, offset: number, whole: string) => {
+      if (dq !== undefined) return isMarker(dq) ? all : `${head}"${marker("secret")}"`;
+      if (sq !== undefined) return isMarker(sq) ? all : `${head}'${marker("secret")}'`;
+      const value = bare ?? "";
+      if (value.length < 4 || LITERALS.has(value.toLowerCase())) return all;
+      // `token = getToken()`: code calling a function, not a secret literal.
+      if (whole.charAt(offset + all.length) === "(") return all;
+      return `${head}${marker("secret")}`;
+    },
+  );
+  return out;
+};
+
+// --- JWT -------------------------------------------------------------------------
+const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g;
+const redactJwts: Replacer = (text) => (text.includes("eyJ") ? text.replace(JWT, marker("jwt")) : text);
+
+// --- Long hex / base64 runs ---------------------------------------------------------
+// One maximal run of the base64/base64url alphabet, classified in the callback.
+const LONG_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}/g;
+const HEX_ONLY = /^(?:0[xX])?[0-9a-fA-F]{32,}$/;
+const HEX_INSIDE = /(?<![A-Za-z0-9])(?:0[xX])?[0-9a-fA-F]{32,}(?![A-Za-z0-9])/g;
+
+const charKind = (c: number): number =>
+  c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0;
+
+/** Expected number of distinct symbols in `n` uniform draws from an alphabet of `a`. */
+const expectedDistinct = (n: number, a: number): number => a * (1 - Math.pow(1 - 1 / a, n));
+
+/**
+ * Random-looking: 40+ chars with digits and letters, and
+ * - frequent switches between upper / lower / digit (about 0.4-0.65 per char for random
+ *   base64 or base36, near 0 for lower-case identifiers and paths; separators ignored), and
+ * - nearly as many distinct characters as a random draw from the alphabet it uses
+ *   (camelCase identifiers switch case often but repeat letters a lot: 25 distinct in
+ *   56 chars against about 37 for random base64).
+ */
+function looksRandomBase64(run: string): boolean {
+  if (run.length < 40) return false;
+  let alnum = 0;
+  let switches = 0;
+  let prev = 0;
+  const seen = new Set<number>();
+  const kinds = [0, 0, 0, 0];
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i);
+    const k = charKind(c);
+    seen.add(c);
+    kinds[k] = 1;
+    if (k === 0) continue;
+    if (prev !== 0 && k !== prev) switches++;
+    prev = k;
+    alnum++;
+  }
+  const [symbols, digits, upper, lower] = kinds as [number, number, number, number];
+  if (!digits || !(upper || lower) || alnum < 32 || switches / alnum < 0.3) return false;
+  let symbolKinds = 0;
+  if (symbols) for (const c of seen) if (charKind(c) === 0) symbolKinds++;
+  const alphabet = 10 * digits + 26 * upper + 26 * lower + symbolKinds;
+  return seen.size >= 0.8 * expectedDistinct(run.length, alphabet);
+}
+
+const redactLongRuns: Replacer = (text) =>
+  text.replace(LONG_RUN, (run) => {
+    if (HEX_ONLY.test(run)) return marker("hex");
+    if (looksRandomBase64(run)) return marker("base64");
+    return run.replace(HEX_INSIDE, marker("hex"));
+  });
+
+// Order matters: specific classes first so the marker says what was found, and the
+// generic key=value rule then sees a marker (and leaves it) instead of the raw key.
+const PASSES: Replacer[] = [
+  redactPrivateKeys,
+  redactUrlCredentials,
+  redactAuthorization,
+  redactProviderKeys,
+  redactKeyValues,
+  redactJwts,
+  redactLongRuns,
+];
+
+const MAX_ROUNDS = 4;
+
+/** Replace every recognised secret in `text` with `[REDACTED:<class>]`. Linear time, idempotent. */
+export function redactSecrets(text: string): string {
+  if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
+  let current = text;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    let next = current;
+    for (const pass of PASSES) next = pass(next);
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}

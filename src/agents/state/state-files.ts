@@ -1,0 +1,153 @@
+/**
+ * On-disk envelope of the incremental state files and the "move aside" rule for
+ * files that must not be merged (another session, older than the latest checkpoint,
+ * unreadable or invalid). Each file: `{ version: 1, session_id, session_key, updated_at, data }`.
+ */
+import path from "node:path";
+import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+
+export const STATE_FILE_VERSION = 1 as const;
+export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings"] as const;
+export type StateFileName = (typeof STATE_FILE_NAMES)[number];
+/** Moved-aside copies kept per file name in `<dir>/stale/`. */
+export const STALE_KEEP_PER_NAME = 3;
+
+export interface StateEnvelope<T> {
+  version: typeof STATE_FILE_VERSION;
+  session_id: string | null;
+  session_key: string;
+  updated_at: string;
+  data: T;
+}
+
+/** Thrown by data validators; the message names the field. */
+export class StateDataError extends Error {}
+
+export type LoadedFile =
+  | { kind: "missing" }
+  | { kind: "ok"; data: unknown; updatedAt: string }
+  | { kind: "stale"; reason: string };
+
+export interface LoadExpectations {
+  sessionKey: string;
+  sessionId: string | null;
+  latestCheckpointAt: string | null;
+}
+
+export function stateFilePath(dir: string, name: StateFileName): string {
+  return path.join(dir, `${name}.json`);
+}
+
+/** Reads one state file and decides whether it may be merged. Never throws. */
+export async function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: LoadExpectations): Promise<LoadedFile> {
+  let text: string;
+  try {
+    text = await fs.readFile(stateFilePath(dir, name), "utf8");
+  } catch (err) {
+    if (errorCode(err) === "ENOENT") return { kind: "missing" };
+    return { kind: "stale", reason: `unreadable: ${errorCode(err) ?? String(err)}` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: "stale", reason: text.trim() === "" ? "empty file" : "invalid JSON (truncated?)" };
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { kind: "stale", reason: "not an object" };
+  const env = parsed as Partial<StateEnvelope<unknown>>;
+  if (env.version !== STATE_FILE_VERSION) return { kind: "stale", reason: `unknown version ${JSON.stringify(env.version)}` };
+  if (env.session_key !== exp.sessionKey) return { kind: "stale", reason: "another session key" };
+  const fileSessionId = env.session_id ?? null;
+  if (exp.sessionId !== null && fileSessionId !== exp.sessionId) {
+    return { kind: "stale", reason: `another session (${fileSessionId ?? "none"})` };
+  }
+  const updated = typeof env.updated_at === "string" ? Date.parse(env.updated_at) : Number.NaN;
+  if (!Number.isFinite(updated)) return { kind: "stale", reason: "missing updated_at" };
+  if (exp.latestCheckpointAt) {
+    const cp = Date.parse(exp.latestCheckpointAt);
+    if (Number.isFinite(cp) && updated < cp) return { kind: "stale", reason: "older than the latest checkpoint" };
+  }
+  if (!("data" in env)) return { kind: "stale", reason: "no data" };
+  return { kind: "ok", data: env.data, updatedAt: env.updated_at as string };
+}
+
+/** Windows-safe timestamp for file names: 20260224T153000123Z */
+export function fileStamp(d: Date): string {
+  return d.toISOString().replace(/[-:.]/g, "");
+}
+
+/**
+ * Moves `<dir>/<name>.json` to `<dir>/stale/<name>.<ts>.json` and prunes older copies of
+ * the same name beyond STALE_KEEP_PER_NAME. Returns false when the move failed.
+ */
+export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now: Date): Promise<boolean> {
+  const staleDir = path.join(dir, "stale");
+  try {
+    await fs.mkdir(staleDir, { recursive: true, mode: 0o700 });
+    let dest = path.join(staleDir, `${name}.${fileStamp(now)}.json`);
+    for (let i = 1; await exists(fs, dest); i++) dest = path.join(staleDir, `${name}.${fileStamp(now)}-${i}.json`);
+    await fs.rename(stateFilePath(dir, name), dest);
+  } catch {
+    // cannot move it: delete it rather than merge it (a stale file must never be merged)
+    try {
+      await fs.unlink(stateFilePath(dir, name));
+    } catch {
+      return false;
+    }
+    return true;
+  }
+  await pruneStale(fs, staleDir, name);
+  return true;
+}
+
+async function exists(fs: FsOps, p: string): Promise<boolean> {
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function pruneStale(fs: FsOps, staleDir: string, name: StateFileName): Promise<void> {
+  try {
+    const prefix = `${name}.`;
+    // fixed-width stamps: lexical order is chronological
+    const mine = (await fs.readdir(staleDir)).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
+    for (const f of mine.slice(0, Math.max(0, mine.length - STALE_KEEP_PER_NAME))) {
+      await fs.unlink(path.join(staleDir, f)).catch(() => undefined);
+    }
+  } catch {
+    // pruning is housekeeping only
+  }
+}
+
+// ---- small validators for the data part (throw StateDataError naming the field)
+
+export function asObject(v: unknown, field: string): Record<string, unknown> {
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new StateDataError(`${field}: expected an object`);
+  return v as Record<string, unknown>;
+}
+
+export function asString(v: unknown, field: string): string {
+  if (typeof v !== "string") throw new StateDataError(`${field}: expected a string`);
+  return v;
+}
+
+export function asStringOrNull(v: unknown, field: string): string | null {
+  return v === null || v === undefined ? null : asString(v, field);
+}
+
+export function asNumber(v: unknown, field: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new StateDataError(`${field}: expected a number`);
+  return v;
+}
+
+export function asArray(v: unknown, field: string): unknown[] {
+  if (!Array.isArray(v)) throw new StateDataError(`${field}: expected an array`);
+  return v;
+}
+
+export function asStringArray(v: unknown, field: string): string[] {
+  return asArray(v, field).map((x, i) => asString(x, `${field}[${i}]`));
+}

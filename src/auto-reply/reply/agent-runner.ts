@@ -1,0 +1,297 @@
+/**
+ * HOST STAND-IN for OpenClaw core `src/auto-reply/reply/agent-runner.ts`.
+ *
+ * Handles one inbound message for a session key, the way OpenClaw's embedded
+ * runner does: drains queued system events and prepends them as `System:`
+ * lines, opens the session file for this run (a NEW SessionManager every run),
+ * registers the embedded extensions, runs the turn, waits for auto-compaction
+ * to finish, and after ANY compaction (threshold, overflow retry, manual
+ * `/compact`) enqueues the checkpoint restore block — the spec's addition
+ * beside core's post-compaction AGENTS.md refresh. `/new` starts a new
+ * session id on the same key; its first turn gets the resume block.
+ */
+import { join } from "node:path";
+import type { Model } from "@mariozechner/pi-ai";
+import {
+  type AgentSession,
+  type AgentSessionEvent,
+  AuthStorage,
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionFactory,
+  ModelRegistry,
+  SessionManager,
+  SettingsManager,
+} from "@mariozechner/pi-coding-agent";
+import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../agents/pi-embedded-runner/extensions.js";
+import { onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
+import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
+import { consoleWarnLogger, type WarnLogger } from "../../agents/log-once.js";
+import { drainSystemEvents, enqueueSystemEvent, prependSystemEvents } from "../../infra/system-events.js";
+import { SessionStore, type SessionStoreEntry } from "./session-store.js";
+
+export type CompactionTrigger = "threshold" | "overflow" | "manual";
+
+export interface AgentRunnerOptions {
+  /** OpenClaw state dir: sessions under <stateDir>/agents/<agentId>/sessions, context data under <stateDir>/context */
+  stateDir: string;
+  workspaceDir: string;
+  model: Model<any>;
+  authStorage: AuthStorage;
+  agentId?: string;
+  cfg?: EmbeddedRunConfig;
+  compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
+  systemPrompt?: string;
+  tools?: string[];
+  /** extra factories loaded before the embedded ones (e.g. the faux usage fix) */
+  extraExtensionFactories?: ExtensionFactory[];
+  logger?: WarnLogger;
+  onEvent?: (event: RunnerEvent) => void;
+}
+
+export type RunnerEvent =
+  | { type: "turn_start"; sessionKey: string; sessionId: string; prompt: string; systemEvents: string[] }
+  | { type: "session_event"; sessionKey: string; event: AgentSessionEvent }
+  | { type: "compaction"; sessionKey: string; trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; restore: RestoreBlock | null }
+  | { type: "resume"; sessionKey: string; sessionId: string; restore: RestoreBlock }
+  | { type: "new_session"; sessionKey: string; sessionId: string };
+
+export interface CompactionReport {
+  trigger: CompactionTrigger;
+  tokensBefore: number;
+  tokensAfter: number | null;
+  restore: RestoreBlock | null;
+}
+
+export interface TurnReport {
+  sessionKey: string;
+  sessionId: string;
+  sessionFile: string;
+  command: "prompt" | "compact" | "new";
+  /** the user message as sent to the agent (System: lines included) */
+  prompt: string | null;
+  compactions: CompactionReport[];
+  resume: RestoreBlock | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class AgentRunner {
+  readonly agentId: string;
+  readonly sessionsDir: string;
+  readonly store: SessionStore;
+  readonly contextManagerConfig: ContextManagerConfig;
+  private readonly logger: WarnLogger;
+
+  constructor(private readonly opts: AgentRunnerOptions) {
+    this.agentId = opts.agentId ?? "main";
+    this.sessionsDir = join(opts.stateDir, "agents", this.agentId, "sessions");
+    this.store = new SessionStore(this.sessionsDir);
+    this.contextManagerConfig = resolveContextManagerConfig(opts.cfg?.agents?.defaults?.contextManager ?? {});
+    this.logger = opts.logger ?? consoleWarnLogger;
+  }
+
+  /** One inbound message: `/new [text]`, `/compact [instructions]`, or a prompt. */
+  async handleInbound(sessionKey: string, text: string): Promise<TurnReport> {
+    const trimmed = text.trim();
+    const command = /^\/(new|compact)(?:\s+([\s\S]*))?$/.exec(trimmed);
+    if (command?.[1] === "new") {
+      const entry = await this.startNewSession(sessionKey);
+      const rest = command[2]?.trim();
+      if (!rest) return { sessionKey, ...this.ids(entry), command: "new", prompt: null, compactions: [], resume: null };
+      return this.runPrompt(sessionKey, rest);
+    }
+    if (command?.[1] === "compact") return this.runCompact(sessionKey, command[2]?.trim() || undefined);
+    return this.runPrompt(sessionKey, text);
+  }
+
+  private ids(entry: SessionStoreEntry) {
+    return { sessionId: entry.sessionId, sessionFile: entry.sessionFile };
+  }
+
+  private async startNewSession(sessionKey: string): Promise<SessionStoreEntry> {
+    const sm = SessionManager.create(this.opts.workspaceDir, this.sessionsDir);
+    const entry: SessionStoreEntry = {
+      sessionId: sm.getSessionId(),
+      sessionFile: sm.getSessionFile() ?? join(this.sessionsDir, `${sm.getSessionId()}.jsonl`),
+      updatedAt: Date.now(),
+      compactionCount: 0,
+      resumeChecked: false,
+    };
+    await this.store.set(sessionKey, entry);
+    this.opts.onEvent?.({ type: "new_session", sessionKey, sessionId: entry.sessionId });
+    return entry;
+  }
+
+  private async currentEntry(sessionKey: string): Promise<SessionStoreEntry> {
+    return (await this.store.get(sessionKey)) ?? (await this.startNewSession(sessionKey));
+  }
+
+  /** A fresh SessionManager on this session's file, as OpenClaw opens one per run. */
+  private openSessionManager(entry: SessionStoreEntry): SessionManager {
+    const sm = SessionManager.open(entry.sessionFile, this.sessionsDir, this.opts.workspaceDir);
+    // pi writes the file only after the first assistant reply; until then keep our id.
+    if (sm.getSessionId() !== entry.sessionId) sm.newSession({ id: entry.sessionId });
+    return sm;
+  }
+
+  private async runPrompt(sessionKey: string, text: string): Promise<TurnReport> {
+    const entry = await this.currentEntry(sessionKey);
+    let resume: RestoreBlock | null = null;
+    if (!entry.resumeChecked) {
+      resume = await onSessionStarted({
+        sessionKey,
+        sessionId: entry.sessionId,
+        stateDir: this.opts.stateDir,
+        config: this.contextManagerConfig,
+        enqueue: enqueueSystemEvent,
+      });
+      entry.resumeChecked = true;
+      await this.store.set(sessionKey, entry);
+      if (resume) this.opts.onEvent?.({ type: "resume", sessionKey, sessionId: entry.sessionId, restore: resume });
+    }
+    const events = drainSystemEvents(sessionKey);
+    const prompt = prependSystemEvents(events, text);
+    this.opts.onEvent?.({ type: "turn_start", sessionKey, sessionId: entry.sessionId, prompt, systemEvents: events });
+
+    const run = await this.openRun(sessionKey, entry);
+    try {
+      await run.session.prompt(prompt);
+      await run.settled();
+    } finally {
+      run.dispose();
+    }
+    const compactions = await this.afterCompactions(sessionKey, entry, run.compactions);
+    entry.updatedAt = Date.now();
+    if (run.session.sessionFile) entry.sessionFile = run.session.sessionFile;
+    await this.store.set(sessionKey, entry);
+    return { sessionKey, ...this.ids(entry), command: "prompt", prompt, compactions, resume };
+  }
+
+  private async runCompact(sessionKey: string, instructions: string | undefined): Promise<TurnReport> {
+    const entry = await this.currentEntry(sessionKey);
+    const run = await this.openRun(sessionKey, entry);
+    try {
+      await run.session.compact(instructions);
+      await run.settled();
+    } catch (e) {
+      this.logger.warn(`[agent-runner] /compact failed: ${(e as Error).message}`);
+    } finally {
+      run.dispose();
+    }
+    const compactions = await this.afterCompactions(sessionKey, entry, run.compactions);
+    entry.updatedAt = Date.now();
+    await this.store.set(sessionKey, entry);
+    return { sessionKey, ...this.ids(entry), command: "compact", prompt: null, compactions, resume: null };
+  }
+
+  /** The spec's addition beside core's readPostCompactionContext(): one restore block per completed compaction. */
+  private async afterCompactions(
+    sessionKey: string,
+    entry: SessionStoreEntry,
+    done: Array<{ trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number }>,
+  ): Promise<CompactionReport[]> {
+    const reports: CompactionReport[] = [];
+    for (const c of done) {
+      entry.compactionCount += 1;
+      const restore = await onCompactionCompleted({
+        sessionKey,
+        sessionId: entry.sessionId,
+        since: c.startedAt,
+        stateDir: this.opts.stateDir,
+        config: this.contextManagerConfig,
+        enqueue: enqueueSystemEvent,
+      });
+      reports.push({ trigger: c.trigger, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, restore });
+      this.opts.onEvent?.({ type: "compaction", sessionKey, ...reports[reports.length - 1]! });
+    }
+    return reports;
+  }
+
+  private async openRun(sessionKey: string, entry: SessionStoreEntry) {
+    const sessionManager = this.openSessionManager(entry);
+    const settingsManager = SettingsManager.inMemory({
+      compaction: {
+        enabled: this.opts.compaction?.enabled ?? true,
+        reserveTokens: this.opts.compaction?.reserveTokens ?? 16_384,
+        keepRecentTokens: this.opts.compaction?.keepRecentTokens ?? 20_000,
+      },
+      retry: { enabled: false },
+    });
+    const factories = [
+      ...(this.opts.extraExtensionFactories ?? []),
+      ...buildEmbeddedExtensionFactories({
+        cfg: this.opts.cfg ?? {},
+        sessionManager,
+        provider: this.opts.model.provider,
+        modelId: this.opts.model.id,
+        model: this.opts.model,
+        sessionKey,
+        stateDir: this.opts.stateDir,
+        agentId: this.agentId,
+        channel: sessionKey.split(":")[2] ?? null,
+        compactionCount: entry.compactionCount,
+        logger: this.logger,
+      }),
+    ];
+    const agentDir = join(this.opts.stateDir, "agents", this.agentId, "agent");
+    const resourceLoader = new DefaultResourceLoader({
+      cwd: this.opts.workspaceDir,
+      agentDir,
+      settingsManager,
+      extensionFactories: factories,
+      noExtensions: true,
+      noSkills: true,
+      noPromptTemplates: true,
+      noThemes: true,
+      noContextFiles: true,
+      systemPromptOverride: () => this.opts.systemPrompt ?? "You are a coding agent working in the user's workspace.",
+    });
+    await resourceLoader.reload();
+    const { session } = await createAgentSession({
+      cwd: this.opts.workspaceDir,
+      agentDir,
+      model: this.opts.model,
+      thinkingLevel: "off",
+      tools: this.opts.tools ?? ["read", "write", "edit", "bash"],
+      authStorage: this.opts.authStorage,
+      modelRegistry: ModelRegistry.inMemory(this.opts.authStorage),
+      resourceLoader,
+      sessionManager,
+      settingsManager,
+    });
+    await session.bindExtensions({ onError: (e) => this.logger.warn(`[agent-runner] extension error: ${e.error}`) });
+    return watchRun(session, sessionKey, this.opts.onEvent);
+  }
+}
+
+/** Subscribes to a session's events: completed compactions, and a settled() that waits for auto-compaction. */
+function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunnerOptions["onEvent"]) {
+  const compactions: Array<{ trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number }> = [];
+  let startedAt = Date.now();
+  const unsubscribe = session.subscribe((event) => {
+    onEvent?.({ type: "session_event", sessionKey, event });
+    if (event.type === "compaction_start") startedAt = Date.now();
+    if (event.type === "compaction_end" && event.result && !event.aborted) {
+      compactions.push({
+        trigger: event.reason,
+        tokensBefore: event.result.tokensBefore,
+        tokensAfter: session.getContextUsage()?.tokens ?? null,
+        startedAt,
+      });
+    }
+  });
+  return {
+    session,
+    compactions,
+    // prompt() can resolve before auto-compaction (run after agent_end) has finished.
+    async settled() {
+      await new Promise((r) => setImmediate(r));
+      while (session.isCompacting || session.isStreaming) await sleep(5);
+    },
+    dispose() {
+      unsubscribe();
+      session.dispose();
+    },
+  };
+}

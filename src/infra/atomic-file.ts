@@ -1,0 +1,166 @@
+/**
+ * Durable file writes:
+ * - `writeFileAtomic`: replace a file's contents all-or-nothing (tmp -> fsync -> rename -> fsync dir);
+ * - `createFileExclusive`: publish a new file that must never overwrite an existing one
+ *   (tmp -> fsync -> link, which fails with EEXIST instead of replacing).
+ * Temp files live in the target's directory (rename/link must not cross devices), are named
+ * `.<base>.<pid>.<random>.tmp` so no reader mistakes them for real files, and are removed on failure.
+ */
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { errorCode, nodeFsOps, type FsOps } from "./fs-ops.js";
+
+export interface AtomicWriteOptions {
+  fs?: FsOps;
+  /** file mode, default 0o600 (checkpoints and state may hold conversation text) */
+  mode?: number;
+}
+
+const DEFAULT_FILE_MODE = 0o600;
+const DEFAULT_DIR_MODE = 0o700;
+/** Windows reports a rename onto a file held open by a scanner/indexer as EPERM/EBUSY/EACCES for a moment. */
+const TRANSIENT_RENAME_CODES = new Set(["EPERM", "EBUSY", "EACCES"]);
+/** link() is unsupported on some file systems (FAT, some network and Android mounts). */
+const LINK_UNSUPPORTED_CODES = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EINVAL"]);
+const RENAME_RETRIES = 5;
+
+/** Name of a temp file next to `target`; matches TEMP_FILE_RE. */
+export function tempPathFor(target: string): string {
+  const dir = path.dirname(target);
+  const base = path.basename(target);
+  return path.join(dir, `.${base}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+}
+
+/** Temp files created by this module (used by cleanup of stale leftovers after a crash). */
+export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number): Promise<void> {
+  const fh = await fs.open(tmp, "wx", mode);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function unlinkQuietly(fs: FsOps, file: string): Promise<void> {
+  try {
+    await fs.unlink(file);
+  } catch {
+    // already gone, or cleanup is impossible: the stale-temp sweep will retry later
+  }
+}
+
+/** fsync a directory so a rename/link inside it survives power loss. Not possible on Windows: best effort. */
+export async function syncDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
+  try {
+    const fh = await fs.open(dir, "r");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // best effort by design
+  }
+}
+
+async function renameWithRetry(fs: FsOps, from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.rename(from, to);
+      return;
+    } catch (err) {
+      const code = errorCode(err);
+      if (!code || !TRANSIENT_RENAME_CODES.has(code) || attempt >= RENAME_RETRIES) throw err;
+      await sleep(10 * 2 ** attempt);
+    }
+  }
+}
+
+/**
+ * Replace `target` with `data` atomically. On a persistent EPERM/EBUSY/EACCES from rename
+ * (Windows, file locked by another process) falls back to rewriting the target in place:
+ * not atomic, but readers of our files validate and fall back on a torn write.
+ */
+export async function writeFileAtomic(target: string, data: string, opts: AtomicWriteOptions = {}): Promise<void> {
+  const fs = opts.fs ?? nodeFsOps;
+  const mode = opts.mode ?? DEFAULT_FILE_MODE;
+  const tmp = tempPathFor(target);
+  try {
+    await writeDurableTemp(fs, tmp, data, mode);
+    try {
+      await renameWithRetry(fs, tmp, target);
+    } catch (err) {
+      const code = errorCode(err);
+      if (!code || !TRANSIENT_RENAME_CODES.has(code)) throw err;
+      await fs.writeFile(target, data, { mode });
+      await unlinkQuietly(fs, tmp);
+    }
+  } catch (err) {
+    await unlinkQuietly(fs, tmp);
+    throw err;
+  }
+  await syncDir(path.dirname(target), fs);
+}
+
+/**
+ * Create `target` with `data`, durably, never overwriting. Returns false when `target` exists.
+ * Primary path: link(tmp, target), atomic and exclusive. Where link is unsupported: claim the
+ * name with an exclusive empty create, then rename the full temp file over our own claim
+ * (a crash in between leaves an empty file, which readers reject as invalid and skip).
+ */
+export async function createFileExclusive(target: string, data: string, opts: AtomicWriteOptions = {}): Promise<boolean> {
+  const fs = opts.fs ?? nodeFsOps;
+  const mode = opts.mode ?? DEFAULT_FILE_MODE;
+  const tmp = tempPathFor(target);
+  let created = false;
+  try {
+    await writeDurableTemp(fs, tmp, data, mode);
+    try {
+      await fs.link(tmp, target);
+      created = true;
+    } catch (err) {
+      const code = errorCode(err);
+      if (code === "EEXIST") return false;
+      if (!code || !LINK_UNSUPPORTED_CODES.has(code)) throw err;
+      created = await claimThenRename(fs, tmp, target, mode);
+    }
+  } finally {
+    await unlinkQuietly(fs, tmp);
+  }
+  if (created) await syncDir(path.dirname(target), fs);
+  return created;
+}
+
+async function claimThenRename(fs: FsOps, tmp: string, target: string, mode: number): Promise<boolean> {
+  try {
+    const claim = await fs.open(target, "wx", mode);
+    await claim.close();
+  } catch (err) {
+    if (errorCode(err) === "EEXIST") return false;
+    throw err;
+  }
+  try {
+    await renameWithRetry(fs, tmp, target);
+  } catch (err) {
+    await unlinkQuietly(fs, target); // our own empty claim: do not leave it behind
+    throw err;
+  }
+  return true;
+}
+
+/** mkdir -p; the leaf gets mode 0700 (parents created on the way too; existing parents untouched). */
+export async function ensurePrivateDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: DEFAULT_DIR_MODE });
+  if (process.platform !== "win32") {
+    try {
+      await fs.chmod(dir, DEFAULT_DIR_MODE);
+    } catch {
+      // not our directory to fix (e.g. owned by another user): writes will report the real problem
+    }
+  }
+}

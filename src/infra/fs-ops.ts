@@ -1,0 +1,66 @@
+/**
+ * Injectable file-system layer: the subset of `node:fs/promises` this package uses.
+ * Everything that touches disk goes through an `FsOps`, so tests can wrap
+ * `nodeFsOps` and inject ENOSPC / EACCES / EIO / EPERM at any single call.
+ */
+import { promises as fsp } from "node:fs";
+
+/** The part of a `FileHandle` we use: write, fsync, close. */
+export interface FileHandleOps {
+  writeFile(data: string | Uint8Array): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StatResult {
+  size: number;
+  mtimeMs: number;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+export interface FsOps {
+  mkdir(path: string, opts: { recursive?: boolean; mode?: number }): Promise<string | undefined>;
+  /** flags as in `fs.open` ("wx", "r", ...) */
+  open(path: string, flags: string, mode?: number): Promise<FileHandleOps>;
+  writeFile(path: string, data: string, opts?: { mode?: number; flag?: string }): Promise<void>;
+  readFile(path: string, encoding: "utf8"): Promise<string>;
+  rename(from: string, to: string): Promise<void>;
+  link(existing: string, newPath: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  stat(path: string): Promise<StatResult>;
+  chmod(path: string, mode: number): Promise<void>;
+  rm(path: string, opts?: { recursive?: boolean; force?: boolean }): Promise<void>;
+}
+
+/** The real thing. Each method calls through `fsp` at call time, so spies on `fsp` still work. */
+export const nodeFsOps: FsOps = {
+  mkdir: (path, opts) => fsp.mkdir(path, opts),
+  open: async (path, flags, mode) => {
+    const fh = await fsp.open(path, flags, mode);
+    return {
+      writeFile: (data) => fh.writeFile(data),
+      sync: () => fh.sync(),
+      close: () => fh.close(),
+    };
+  },
+  writeFile: (path, data, opts) => fsp.writeFile(path, data, opts),
+  readFile: (path, encoding) => fsp.readFile(path, encoding),
+  rename: (from, to) => fsp.rename(from, to),
+  link: (existing, newPath) => fsp.link(existing, newPath),
+  unlink: (path) => fsp.unlink(path),
+  readdir: (path) => fsp.readdir(path),
+  stat: (path) => fsp.stat(path),
+  chmod: (path, mode) => fsp.chmod(path, mode),
+  rm: (path, opts) => fsp.rm(path, opts),
+};
+
+/** `err.code` of a Node system error, or undefined. */
+export function errorCode(err: unknown): string | undefined {
+  if (typeof err === "object" && err !== null && "code" in err) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}

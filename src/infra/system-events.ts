@@ -1,0 +1,76 @@
+/**
+ * HOST STAND-IN for OpenClaw core `src/infra/system-events.ts`.
+ *
+ * An in-memory, per-session-key queue of system events with OpenClaw's
+ * semantics: text is trimmed, empty text is ignored, an event identical to the
+ * previous one is dropped, at most 20 are kept (oldest dropped), and a drain
+ * returns and clears. The agent runner prepends drained events to the next
+ * inbound user message as `System:` lines.
+ */
+
+export interface SystemEvent {
+  text: string;
+  enqueuedAt: number;
+}
+
+export const MAX_SYSTEM_EVENTS_PER_SESSION = 20;
+
+const QUEUES_KEY = Symbol.for("openclaw.systemEvents.queues");
+type Queues = Map<string, SystemEvent[]>;
+
+// Keyed on globalThis: bundlers duplicate modules and pi loads disk extensions
+// without a module cache, so module-level state could exist twice.
+function queues(): Queues {
+  const g = globalThis as unknown as Record<symbol, Queues | undefined>;
+  let q = g[QUEUES_KEY];
+  if (!q) {
+    q = new Map();
+    g[QUEUES_KEY] = q;
+  }
+  return q;
+}
+
+export function enqueueSystemEvent(text: string, opts: { sessionKey: string }): boolean {
+  const trimmed = typeof text === "string" ? text.trim() : "";
+  if (!trimmed) return false;
+  const all = queues();
+  const queue = all.get(opts.sessionKey) ?? [];
+  if (queue.length > 0 && queue[queue.length - 1]!.text === trimmed) return false;
+  queue.push({ text: trimmed, enqueuedAt: Date.now() });
+  while (queue.length > MAX_SYSTEM_EVENTS_PER_SESSION) queue.shift();
+  all.set(opts.sessionKey, queue);
+  return true;
+}
+
+export function drainSystemEventEntries(sessionKey: string): SystemEvent[] {
+  const all = queues();
+  const queue = all.get(sessionKey) ?? [];
+  all.delete(sessionKey);
+  return queue;
+}
+
+export function drainSystemEvents(sessionKey: string): string[] {
+  return drainSystemEventEntries(sessionKey).map((e) => e.text);
+}
+
+export function peekSystemEvents(sessionKey: string): string[] {
+  return (queues().get(sessionKey) ?? []).map((e) => e.text);
+}
+
+/** Test helper: forget every queue. */
+export function resetSystemEventsForTest(): void {
+  queues().clear();
+}
+
+/**
+ * Prepends events to a user message the way OpenClaw does: every line of every
+ * event prefixed with `System: `, then a blank line, then the user's text.
+ */
+export function prependSystemEvents(events: readonly string[], userText: string): string {
+  if (events.length === 0) return userText;
+  const lines: string[] = [];
+  for (const event of events) {
+    for (const line of event.split(/\r\n|\r|\n|\u2028|\u2029/)) lines.push(line ? `System: ${line}` : "System:");
+  }
+  return `${lines.join("\n")}\n\n${userText}`;
+}

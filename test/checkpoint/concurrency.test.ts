@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  checkpointSessionDir,
+  listCheckpoints,
+  parseCheckpointFileName,
+  POINTER_FILE,
+  readCheckpointFile,
+  readLatestCheckpoint,
+  readLatestPointer,
+  writeCheckpoint,
+} from "../../src/agents/context-checkpoint.js";
+import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const WRITER = path.join(HERE, "fixtures", "writer.ts");
+const ROOT = path.resolve(HERE, "..", "..");
+const KEY = "agent:main:telegram:42";
+
+function startWriter(stateDir: string, count: number | "forever", tag: string, retention: number) {
+  const child = spawn(process.execPath, ["--import", "tsx", WRITER, stateDir, KEY, String(count), tag, String(retention)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const ready = new Promise<void>((resolve, reject) => {
+    const check = () => (out.startsWith("ready\n") ? resolve() : undefined);
+    child.stdout.on("data", check);
+    child.once("exit", () => (out.startsWith("ready\n") ? resolve() : reject(new Error(`writer exited before ready: ${err}`))));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, ready, exited, output: () => out, errors: () => err };
+}
+
+const ids = (out: string) => out.split("\n").filter((l) => l.startsWith("cp_"));
+
+let stateDir: string;
+const children: ChildProcess[] = [];
+beforeEach(async () => {
+  stateDir = await makeTempDir("cp-conc-");
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await removeDir(stateDir);
+});
+
+describe("concurrent and crashing writers", () => {
+  it("two processes writing 50 checkpoints each for the same key: 100 distinct files, unique ids, valid pointer", async () => {
+    const a = startWriter(stateDir, 50, "A", 1000);
+    const b = startWriter(stateDir, 50, "B", 1000);
+    children.push(a.child, b.child);
+    const [codeA, codeB] = await Promise.all([a.exited, b.exited]);
+    expect([codeA, codeB, a.errors(), b.errors()]).toEqual([0, 0, "", ""]);
+    const all = [...ids(a.output()), ...ids(b.output())];
+    expect(all).toHaveLength(100);
+    expect(new Set(all).size).toBe(100);
+    const files = await listCheckpoints({ stateDir }, KEY);
+    expect(files).toHaveLength(100);
+    const topics = new Set<string>();
+    for (const f of files) topics.add((await readCheckpointFile(f.path, KEY)).working.topic.split(" ").slice(0, 2).join(" "));
+    expect(topics.size).toBe(100); // no write replaced another one
+    const pointer = await readLatestPointer({ stateDir }, KEY);
+    expect(pointer).not.toBeNull();
+    await readCheckpointFile(pointer!.path, KEY);
+    const latest = await readLatestCheckpoint({ stateDir }, KEY);
+    expect(latest?.meta.checkpoint_id).toBe(files.at(-1)?.id);
+  });
+
+  it("SIGKILL during a write loop, 15 times: every cp file parses, pointer valid, ids never reused", async () => {
+    const seen: string[] = [];
+    const dir = checkpointSessionDir(stateDir, KEY);
+    for (let round = 0; round < 15; round++) {
+      const w = startWriter(stateDir, "forever", `R${round}`, 4);
+      children.push(w.child);
+      await w.ready;
+      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 60)));
+      w.child.kill("SIGKILL");
+      await w.exited;
+      seen.push(...ids(w.output()));
+
+      for (const name of await fsp.readdir(dir)) {
+        if (name === POINTER_FILE) continue;
+        const parsed = parseCheckpointFileName(name);
+        if (!parsed) {
+          expect(name).toMatch(/^\..*\.tmp$/); // a temp file left by the kill, never named like a checkpoint
+          continue;
+        }
+        await readCheckpointFile(path.join(dir, name), KEY); // throws if torn
+      }
+      const pointer = await readLatestPointer({ stateDir }, KEY);
+      if (pointer) await readCheckpointFile(pointer.path, KEY);
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen).size).toBe(seen.length);
+    const files = await listCheckpoints({ stateDir }, KEY);
+    // stale temp files are not checkpoints
+    expect(files.every((f) => /^cp_\d{3,}\.yaml$/.test(path.basename(f.path)))).toBe(true);
+    const after = await writeCheckpoint({ stateDir, retention: 4 }, makeDraft({ sessionKey: KEY, topic: "after the storm" }));
+    expect(after.written).toBe(true);
+    if (after.written) {
+      const lastSeen = Math.max(...seen.map((id) => Number(id.slice(3))));
+      expect(Number(after.id.slice(3))).toBeGreaterThan(lastSeen);
+    }
+    expect((await readLatestCheckpoint({ stateDir }, KEY))?.working.topic).toBe("after the storm");
+  });
+});
