@@ -393,8 +393,10 @@ function assemble(
 }
 
 /**
- * Render `cp` as a restore block of at most `maxTokens` tokens (chars / 4). When even the
- * header and end marker do not fit, the text is empty (callers then inject nothing).
+ * Render `cp` as a restore block of at most `maxTokens` tokens (chars / 4). Optional sections
+ * go first (RESTORE_DROP_PLAN); then the kept lines are squeezed (shorter working fields,
+ * compact meta/warning/note; about 65 tokens still hold the working lines and the warning);
+ * below that only header + end marker remain, and below ~16 tokens the text is empty.
  */
 export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptions): RenderedRestore {
   const maxChars = Number.isFinite(opts.maxTokens) ? Math.max(0, Math.floor(opts.maxTokens)) * 4 : 0;

@@ -7,6 +7,7 @@
  * run only; everything that must last between turns is on disk.
  */
 import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { FsOps } from "../../infra/fs-ops.js";
 
 export interface ContextManagerRuntimeValue {
   sessionKey: string;
@@ -27,6 +28,8 @@ export interface ContextManagerRuntimeValue {
   /** compactions of this session so far, when the host tracks them */
   compactionCount?: number;
   logger?: ContextManagerLogger;
+  /** file-system layer (tests inject faults: ENOSPC, EACCES, EIO) */
+  fs?: FsOps;
 }
 
 export interface ContextManagerLogger {

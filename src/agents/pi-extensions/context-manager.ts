@@ -77,6 +77,7 @@ export async function engineFor(ctx: Pick<ExtensionContext, "sessionManager" | "
           sessionFile: runtime.sessionFile ?? ctx.sessionManager.getSessionFile() ?? null,
           compactionsSoFar,
         },
+        runtime.fs,
       );
     });
     engines().set(sm, engine);
