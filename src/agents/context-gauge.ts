@@ -88,9 +88,11 @@ export function formatTokenCount(n: number): string {
   return `${Number.isInteger(m) ? m.toFixed(0) : m.toFixed(1)}M`;
 }
 
-/** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved. Percent is rounded. */
+/** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved.
+ * The percent is floored (79.6% shows 79%), so the line never claims a threshold
+ * that has not been reached; the epsilon absorbs float noise (0.29 * 100). */
 export function formatGaugeLine(r: GaugeReading, checkpointSaved: boolean): string {
-  const percent = Math.round(r.utilization * 100);
+  const percent = Math.floor(r.utilization * 100 + 1e-9);
   const saved = checkpointSaved ? " | Checkpoint saved" : "";
   return `[Context: ${percent}% | ${formatTokenCount(r.tokens)}/${formatTokenCount(r.contextWindow)} tokens${saved}]`;
 }

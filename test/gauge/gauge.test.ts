@@ -22,9 +22,12 @@ describe("formatGaugeLine", () => {
     expect(formatGaugeLine(r, false)).toBe("[Context: 81% | 162k/200k tokens]");
     expect(formatGaugeLine(r, true)).toBe("[Context: 81% | 162k/200k tokens | Checkpoint saved]");
   });
-  it("rounds the percent and formats small and million counts", () => {
+  it("floors the percent and formats small and million counts", () => {
     expect(formatGaugeLine({ tokens: 149_500, contextWindow: 200_000, utilization: 0.7475, source: "estimate" }, false)).toBe(
-      "[Context: 75% | 150k/200k tokens]",
+      "[Context: 74% | 150k/200k tokens]",
+    );
+    expect(formatGaugeLine({ tokens: 58_000, contextWindow: 200_000, utilization: 0.29, source: "sdk" }, false)).toBe(
+      "[Context: 29% | 58k/200k tokens]",
     );
     expect(formatTokenCount(850)).toBe("850");
     expect(formatTokenCount(1_000_000)).toBe("1M");

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AuthStorage } from "@mariozechner/pi-coding-agent";
+import { AuthStorage, type ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { fauxAssistantMessage, fauxToolCall, type Context } from "@mariozechner/pi-ai";
 import { AgentRunner, type RunnerEvent } from "../../src/auto-reply/reply/agent-runner.js";
 import { fauxUsageFixExtension, messageText, registerFauxModel } from "../../src/faux/faux-model.js";
@@ -16,6 +16,10 @@ export interface HostOptions {
   contextManager?: Record<string, unknown>;
   stateDir?: string;
   root?: string;
+  /** loaded before the embedded factories (after the faux usage fix), for every runner */
+  extraExtensionFactories?: ExtensionFactory[];
+  /** the host's compaction mode ("default" = pi's own summary, no safeguard) */
+  compactionMode?: "safeguard" | "default";
 }
 
 export function filler(label: string, chars: number): string {
@@ -43,13 +47,13 @@ export async function makeHost(opts: HostOptions = {}) {
       workspaceDir: workspace,
       model: faux.model,
       authStorage,
-      cfg: { agents: { defaults: { contextManager: opts.contextManager ?? {} } } },
+      cfg: { agents: { defaults: { contextManager: opts.contextManager ?? {}, compaction: { mode: opts.compactionMode ?? "safeguard" } } } },
       compaction: {
         enabled: true,
         reserveTokens: opts.reserveTokens ?? 2_000,
         keepRecentTokens: opts.keepRecentTokens ?? 3_000,
       },
-      extraExtensionFactories: [fauxUsageFixExtension(faux.registration.api)],
+      extraExtensionFactories: [fauxUsageFixExtension(faux.registration.api), ...(opts.extraExtensionFactories ?? [])],
       logger: { warn: (m) => warnings.push(m) },
       onEvent: (e) => events.push(e),
       systemPrompt: "You are a faux coding agent used in tests.",
@@ -61,6 +65,7 @@ export async function makeHost(opts: HostOptions = {}) {
     stateDir,
     faux,
     agent,
+    authStorage,
     runner,
     makeRunner,
     warnings,
