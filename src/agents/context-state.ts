@@ -57,7 +57,7 @@ import {
 } from "./state/state-files.js";
 import { codePointLength } from "./text-gist.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
-import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
+import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 
 export type CaptureCaps = Pick<
   ContextManagerConfig,
@@ -669,12 +669,28 @@ export class ContextState {
         data: this.dataOf(name),
       };
       try {
-        await writeFileAtomic(stateFilePath(this.dir, name), `${JSON.stringify(env, null, 1)}\n`, { fs: this.fs });
+        await this.writeStateFile(name, `${JSON.stringify(env, null, 1)}\n`);
         this.log.clear("state write");
       } catch (err) {
         this.dirtyFiles.add(name);
         this.log.fail("state write", err);
       }
+    }
+  }
+
+  /**
+   * Atomic write of one state file. The directory may have vanished since load (deleted
+   * mid-session, or it could not be created on a full disk): recreate it once and retry,
+   * so capture resumes on its own when the fault clears.
+   */
+  private async writeStateFile(name: StateFileName, text: string): Promise<void> {
+    const file = stateFilePath(this.dir, name);
+    try {
+      await writeFileAtomic(file, text, { fs: this.fs });
+    } catch (err) {
+      if (errorCode(err) !== "ENOENT") throw err;
+      await ensurePrivateDir(this.dir, this.fs);
+      await writeFileAtomic(file, text, { fs: this.fs });
     }
   }
 

@@ -45,6 +45,8 @@ export interface AgentRunnerOptions {
   tools?: string[];
   /** extra factories loaded before the embedded ones (e.g. the faux usage fix) */
   extraExtensionFactories?: ExtensionFactory[];
+  /** wraps every extension factory of a run, embedded ones included (the replay times handlers with it) */
+  wrapExtensionFactory?: (factory: ExtensionFactory) => ExtensionFactory;
   logger?: WarnLogger;
   onEvent?: (event: RunnerEvent) => void;
 }
@@ -218,6 +220,7 @@ export class AgentRunner {
       },
       retry: { enabled: false },
     });
+    const wrap = this.opts.wrapExtensionFactory ?? ((f: ExtensionFactory) => f);
     const factories = [
       ...(this.opts.extraExtensionFactories ?? []),
       ...buildEmbeddedExtensionFactories({
@@ -233,7 +236,7 @@ export class AgentRunner {
         compactionCount: entry.compactionCount,
         logger: this.logger,
       }),
-    ];
+    ].map(wrap);
     const agentDir = join(this.opts.stateDir, "agents", this.agentId, "agent");
     const resourceLoader = new DefaultResourceLoader({
       cwd: this.opts.workspaceDir,

@@ -1,0 +1,36 @@
+/**
+ * Optional agent-facing tool `context_note` (config `noteTool`, default off):
+ * lets the agent record a decision, an open item, a learning, or close an open
+ * item, explicitly, instead of relying only on the structural capture rules.
+ *
+ * Why off by default: its schema and description cost about 150 prompt tokens
+ * on EVERY request, and the structural rules already capture decisions and
+ * open items without the agent's help. Turn it on for long sessions where
+ * explicit notes are worth that price.
+ */
+import { Type } from "@mariozechner/pi-ai";
+import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
+
+export const NOTE_TOOL_NAME = "context_note";
+export const NOTE_KINDS = ["decision", "open_item", "learning", "close_item"] as const;
+export type NoteKind = (typeof NOTE_KINDS)[number];
+
+const parameters = Type.Object({
+  kind: Type.Union(NOTE_KINDS.map((k) => Type.Literal(k))),
+  text: Type.String({ description: "One short line." }),
+});
+
+/** `record` stores the note and returns the confirmation shown to the agent. */
+export function createContextNoteTool(record: (kind: NoteKind, text: string) => Promise<string>): ToolDefinition<typeof parameters> {
+  return {
+    name: NOTE_TOOL_NAME,
+    label: "Context note",
+    description:
+      "Record a decision, an open item, or a learning so it survives context compaction; close_item marks an open item done.",
+    parameters,
+    async execute(_id, params) {
+      const message = await record(params.kind, params.text);
+      return { content: [{ type: "text", text: message }], details: undefined };
+    },
+  };
+}

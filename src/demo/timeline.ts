@@ -1,0 +1,85 @@
+/** Human-readable timeline of the demo: one block per turn, checkpoints, compactions, restore blocks. */
+import { relative } from "node:path";
+import type { Checkpoint } from "../agents/context-checkpoint.js";
+import { formatTokenCount } from "../agents/context-gauge.js";
+import { gist } from "../agents/text-gist.js";
+
+export type Print = (line: string) => void;
+
+const pct = (tokens: number, window: number) => (window > 0 ? `${Math.round((tokens / window) * 100)}%` : "?%");
+const k = formatTokenCount;
+
+export class TimelinePrinter {
+  constructor(
+    private readonly print: Print,
+    private readonly stateDir: string,
+  ) {}
+
+  banner(lines: string[]): void {
+    for (const l of lines) this.print(l);
+  }
+
+  turnHeader(label: string, userText: string): void {
+    this.print("");
+    this.print(`── ${label} ${"─".repeat(Math.max(4, 60 - label.length))}`);
+    this.print(`  user   › ${gist(userText, 110)}`);
+  }
+
+  /** The System: lines prepended to this turn's user message, verbatim. */
+  delivered(prompt: string, userText: string): void {
+    const injected = prompt.endsWith(userText) ? prompt.slice(0, prompt.length - userText.length).trimEnd() : prompt;
+    this.print("  the agent receives this user message (system events first):");
+    for (const line of injected.split("\n")) this.print(`    │ ${line}`);
+    this.print(`    │`);
+    this.print(`    │ ${gist(userText, 100)}`);
+  }
+
+  tool(name: string, target: string, isError: boolean, errorText: string): void {
+    const status = isError ? `✗ ${gist(errorText, 70)}` : "✓";
+    this.print(`  tool   ${name.padEnd(5)} ${gist(target, 60)} ${status}`);
+  }
+
+  gauge(line: string): void {
+    this.print(`  gauge  ${line}   (appended for the agent before this model call)`);
+  }
+
+  agentReply(text: string): void {
+    if (text.trim()) this.print(`  agent  › ${gist(text, 110)}`);
+  }
+
+  usage(tokens: number | null, window: number): void {
+    if (tokens === null) this.print(`  context after turn: unknown (no usage reported yet)`);
+    else this.print(`  context after turn: ${pct(tokens, window)} (${k(tokens)}/${k(window)} tokens, session usage)`);
+  }
+
+  checkpoint(cp: Checkpoint, path: string, sizeTokens: number): void {
+    const u = cp.meta.token_usage;
+    this.print(
+      `  ✎ checkpoint ${cp.meta.checkpoint_id} written  trigger=${cp.meta.trigger}  size=${sizeTokens} tokens  ` +
+        `at ${Math.round(u.utilization * 100)}% (${k(u.input_tokens)}/${k(u.context_window)})  compactions=${cp.meta.compaction_count}`,
+    );
+    this.print(`      ${relative(this.stateDir, path)}`);
+  }
+
+  compaction(trigger: string, before: number, after: number | null, restore: { tokens: number; checkpoint: Checkpoint } | null): void {
+    const afterText = after === null ? "after: reported with the next reply" : `after: ${k(after)} tokens`;
+    this.print(`  ⇣ compaction (${trigger}): before: ${k(before)} tokens, ${afterText}`);
+    if (restore) {
+      this.print(
+        `      restore block from ${restore.checkpoint.meta.checkpoint_id} (${restore.tokens} tokens) queued as a system event for the next message`,
+      );
+    } else this.print("      no restore block (no compaction checkpoint of this session)");
+  }
+
+  resume(checkpointId: string, tokens: number): void {
+    this.print(`  ⟲ resume block from ${checkpointId} (${tokens} tokens) queued for the first message of the new session`);
+  }
+
+  newSession(sessionId: string): void {
+    this.print(`  new session id ${sessionId} on the same key`);
+  }
+
+  note(text: string): void {
+    this.print(`  ${text}`);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * A recorded transcript (JSON array of Pi messages) cut into what the replay
+ * needs: the inbound user texts in order, the assistant replies that answered
+ * each, and the recorded tool results by toolCallId.
+ */
+import { readFileSync } from "node:fs";
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+
+export interface RecordedMessage {
+  role: string;
+  content?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ReplaySegment {
+  /** the inbound text (consecutive user messages joined: the agent saw them together) */
+  text: string;
+  /** recorded assistant replies of this turn, in order */
+  replies: AssistantMessage[];
+}
+
+export interface RecordedToolResult {
+  toolCallId: string;
+  toolName: string;
+  content: ToolResultMessage["content"];
+  isError: boolean;
+  /** arguments of the tool call that produced it ({} when the call was not found) */
+  input: Record<string, unknown>;
+}
+
+export interface Transcript {
+  name: string;
+  messages: RecordedMessage[];
+  segments: ReplaySegment[];
+  results: Map<string, RecordedToolResult>;
+  toolNames: string[];
+  /** tool calls whose result is missing (interrupted turns) */
+  orphanToolCalls: number;
+}
+
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((b: { type?: string; text?: string }) => (b && b.type === "text" && typeof b.text === "string" ? b.text : ""))
+    .join("");
+}
+
+type ToolCallBlock = { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> };
+
+export function toolCallsOf(m: RecordedMessage): ToolCallBlock[] {
+  if (m.role !== "assistant" || !Array.isArray(m.content)) return [];
+  return (m.content as Array<{ type?: string }>).filter((b): b is ToolCallBlock => b?.type === "toolCall");
+}
+
+export function loadTranscript(path: string): Transcript {
+  const raw: unknown = JSON.parse(readFileSync(path, "utf8"));
+  if (!Array.isArray(raw)) throw new Error(`${path}: expected a JSON array of Pi messages`);
+  const name = path.replace(/^.*[\\/]/, "").replace(/\.json$/, "");
+  return parseTranscript(name, raw as RecordedMessage[]);
+}
+
+export function parseTranscript(name: string, messages: RecordedMessage[]): Transcript {
+  const calls = new Map<string, ToolCallBlock>();
+  const toolNames = new Set<string>();
+  for (const m of messages) {
+    for (const c of toolCallsOf(m)) {
+      calls.set(c.id, c);
+      toolNames.add(c.name);
+    }
+  }
+  const results = new Map<string, RecordedToolResult>();
+  for (const m of messages) {
+    if (m.role !== "toolResult") continue;
+    const r = m as unknown as ToolResultMessage;
+    toolNames.add(r.toolName);
+    results.set(r.toolCallId, {
+      toolCallId: r.toolCallId,
+      toolName: r.toolName,
+      content: Array.isArray(r.content) ? r.content : [{ type: "text", text: textOf(r.content) }],
+      isError: r.isError === true,
+      input: calls.get(r.toolCallId)?.arguments ?? {},
+    });
+  }
+  let orphanToolCalls = 0;
+  for (const id of calls.keys()) if (!results.has(id)) orphanToolCalls++;
+
+  const segments: ReplaySegment[] = [];
+  let current: ReplaySegment | null = null;
+  for (const m of messages) {
+    if (m.role === "user") {
+      const text = textOf(m.content);
+      if (current && current.replies.length === 0) current.text += `\n\n${text}`;
+      else segments.push((current = { text, replies: [] }));
+    } else if (m.role === "assistant") {
+      if (!current) segments.push((current = { text: "(replay: transcript starts with an assistant reply)", replies: [] }));
+      current.replies.push(toReplay(m, results));
+    }
+  }
+  for (const s of segments) if (s.text.trim() === "") s.text = "(empty message)";
+  return { name, messages, segments, results, toolNames: [...toolNames].sort(), orphanToolCalls };
+}
+
+/**
+ * The reply the faux model returns: recorded content and stop reason; usage and
+ * timestamp dropped (the faux provider computes usage for the simulated window,
+ * and a recorded timestamp would sit in the past next to live ones). A turn whose
+ * tool calls all lack results was interrupted: it is replayed as aborted, so pi
+ * runs none of them, as in the recording.
+ */
+function toReplay(m: RecordedMessage, results: Map<string, RecordedToolResult>): AssistantMessage {
+  const { usage: _u, timestamp: _t, ...rest } = m as Record<string, unknown>;
+  const reply = { ...rest, content: Array.isArray(m.content) ? m.content : [] } as unknown as AssistantMessage;
+  const calls = toolCallsOf(m);
+  if (calls.length > 0 && calls.every((c) => !results.has(c.id))) {
+    return { ...reply, stopReason: "aborted", errorMessage: reply.errorMessage ?? "interrupted (no recorded tool results)" };
+  }
+  if (!reply.stopReason) reply.stopReason = calls.length > 0 ? "toolUse" : "stop";
+  return reply;
+}
