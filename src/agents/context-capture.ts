@@ -12,7 +12,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
 import { redactSecrets } from "./redact.js";
-import { codePointLength, gist, gistTail } from "./text-gist.js";
+import { asText, codePointLength, gist, gistTail } from "./text-gist.js";
 
 /** Custom message types this package injects itself: never captured as conversation. */
 export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore"]);
@@ -35,6 +35,7 @@ export const LONG_ANSWER_MIN = 500;
 
 /** Redact on a bounded window first (cheap on huge tool output), then gist. */
 export function safeGist(text: string, maxChars: number): string {
+  if (typeof text !== "string") text = asText(text);
   if (!text) return "";
   return gist(redactSecrets(gist(text, maxChars * 4 + 256)), maxChars);
 }
@@ -128,7 +129,7 @@ export function errorGist(text: string): string {
  *   and the first line of the error.
  */
 export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): ToolResultCapture {
-  const tool = safeGist(String(ev.toolName ?? ""), 80) || "(unknown)";
+  const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
   const rawPath = toolPathArg(ev.input);
   const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
   let target = filePath ?? "";
@@ -142,7 +143,7 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
   }
   let file: ToolResultCapture["file"] = null;
   // read/ls/grep/find and unknown tools with a path: "read"
-  if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(ev.toolName) ? "modified" : "read" };
+  if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read" };
   return { tool, target, file, failure: null };
 }
 
@@ -174,7 +175,7 @@ export function stripHostSystemLines(text: string): string {
 
 /** The user's own text (host system lines stripped), or "" (image-only, empty, not a user message). */
 export function userText(msg: AgentMessage): string {
-  if (msg.role !== "user") return "";
+  if (!msg || msg.role !== "user") return "";
   const content = (msg as UserMessage).content;
   const raw = typeof content === "string" ? content : contentText(content, 20_000);
   return stripHostSystemLines(raw).trim();
@@ -182,16 +183,35 @@ export function userText(msg: AgentMessage): string {
 
 /** Text blocks of an assistant message only (no thinking, no tool calls). */
 export function assistantText(msg: AssistantMessage): string {
+  const content: unknown = msg.content;
+  if (typeof content === "string") return content.slice(0, ASSISTANT_TEXT_MAX).trim();
+  if (!Array.isArray(content)) return "";
   let out = "";
-  for (const block of msg.content ?? []) {
-    if (block.type === "text" && block.text) out += (out ? "\n" : "") + block.text;
+  for (const block of content as unknown[]) {
+    if (out.length >= ASSISTANT_TEXT_MAX) break;
+    if (!block || typeof block !== "object") continue;
+    const b = block as { type?: unknown; text?: unknown };
+    if (b.type === "text" && typeof b.text === "string" && b.text) {
+      out += (out ? "\n" : "") + b.text.slice(0, ASSISTANT_TEXT_MAX - out.length);
+    }
   }
   return out.trim();
 }
 
+/** Assistant text looked at per message (gists are far shorter; bounds work on huge replies). */
+const ASSISTANT_TEXT_MAX = 200_000;
+
 export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: string; arguments: unknown }> {
   const out: Array<{ id: string; name: string; arguments: unknown }> = [];
-  for (const block of msg.content ?? []) if (block.type === "toolCall") out.push(block);
+  const content: unknown = msg.content;
+  if (!Array.isArray(content)) return out;
+  for (const block of content as unknown[]) {
+    if (!block || typeof block !== "object") continue;
+    const b = block as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
+    if (b.type !== "toolCall") continue;
+    // hostile or malformed blocks: ids and names are strings from here on
+    out.push({ id: asText(b.id), name: asText(b.name), arguments: b.arguments });
+  }
   return out;
 }
 
@@ -203,15 +223,53 @@ export function summarizeToolCall(name: string, args: unknown, cwd?: string): La
   else if (args && typeof args === "object" && typeof (args as Record<string, unknown>).command === "string") {
     summary = safeGist((args as Record<string, string>).command!, GIST.params);
   } else {
-    let json = "";
-    try {
-      json = JSON.stringify(args) ?? "";
-    } catch {
-      json = "";
-    }
-    summary = safeGist(json, GIST.params);
+    summary = safeGist(boundedJson(args, GIST.params * 4), GIST.params);
   }
   return { name: safeGist(name, 80), params_summary: summary };
+}
+
+const JSON_MAX_DEPTH = 6;
+
+/**
+ * Compact JSON-like text of `value`, at most about `maxChars` long. Total: bounded depth
+ * (deeper parts become "…"), cycles, getters that throw and huge strings cannot make it
+ * throw or run long (JSON.stringify would throw RangeError on deep nesting and copy a
+ * 10 MB argument whole).
+ */
+export function boundedJson(value: unknown, maxChars: number): string {
+  let out = "";
+  const seen = new Set<object>();
+  const emit = (s: string): boolean => {
+    out += s.length > maxChars - out.length ? s.slice(0, Math.max(0, maxChars - out.length)) : s;
+    return out.length < maxChars;
+  };
+  const walk = (v: unknown, depth: number): boolean => {
+    if (typeof v === "string") return emit(JSON.stringify(v.length > maxChars ? v.slice(0, maxChars) : v));
+    if (typeof v === "number" || typeof v === "boolean") return emit(String(v));
+    if (v === null || typeof v !== "object") return emit(v === null ? "null" : typeof v === "bigint" ? String(v) : "null");
+    if (depth >= JSON_MAX_DEPTH || seen.has(v)) return emit("…");
+    seen.add(v);
+    try {
+      if (Array.isArray(v)) {
+        if (!emit("[")) return false;
+        for (let i = 0; i < v.length; i++) if ((i > 0 && !emit(",")) || !walk(v[i], depth + 1)) return false;
+        return emit("]");
+      }
+      if (!emit("{")) return false;
+      let first = true;
+      for (const k of Object.keys(v)) {
+        if ((!first && !emit(",")) || !emit(`${JSON.stringify(k)}:`) || !walk((v as Record<string, unknown>)[k], depth + 1)) return false;
+        first = false;
+      }
+      return emit("}");
+    } catch {
+      return emit("…"); // a throwing getter or proxy
+    } finally {
+      seen.delete(v);
+    }
+  };
+  walk(value, 0);
+  return out;
 }
 
 /** Question marks of several scripts: ? ？(fullwidth) ؟(Arabic) ⸮(reversed) ‽(interrobang). */
@@ -312,6 +370,7 @@ export function isInterruptStop(stopReason: string | null | undefined): boolean 
 
 /** The message is one of ours (gauge / restore) and must never be captured. */
 export function isInjectedMessage(msg: AgentMessage): boolean {
+  if (!msg || typeof msg !== "object") return false;
   return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
 }
 

@@ -55,7 +55,7 @@ import {
   type StateEnvelope,
   type StateFileName,
 } from "./state/state-files.js";
-import { codePointLength } from "./text-gist.js";
+import { asText, codePointLength, gist } from "./text-gist.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 
@@ -167,28 +167,30 @@ function emptyCursor(): Cursor {
 }
 
 function timestampOf(m: AgentMessage): number {
+  if (!m || typeof m !== "object") return 0;
   const t = (m as { timestamp?: unknown }).timestamp;
   return typeof t === "number" && Number.isFinite(t) ? t : 0;
 }
 
 /** Cheap identity of a message that survives pi's structured clone and a process restart. */
 export function messageIdentity(m: AgentMessage): string {
+  if (!m || typeof m !== "object") return `?|${typeof m}`;
   const ts = timestampOf(m);
   switch (m.role) {
     case "toolResult":
-      return `r|${ts}|${(m as ToolResultMessage).toolCallId}`;
+      return `r|${ts}|${asText((m as ToolResultMessage).toolCallId)}`;
     case "assistant": {
       const a = m as AssistantMessage;
-      return `a|${ts}|${a.responseId ?? ""}|${a.content?.length ?? 0}|${a.stopReason}`;
+      return `a|${ts}|${asText(a.responseId)}|${Array.isArray(a.content) ? a.content.length : 0}|${asText(a.stopReason)}`;
     }
     case "user": {
       const c = (m as { content?: unknown }).content;
       return `u|${ts}|${typeof c === "string" ? c.length : Array.isArray(c) ? c.length : 0}`;
     }
     case "custom":
-      return `c|${ts}|${(m as { customType?: string }).customType ?? ""}`;
+      return `c|${ts}|${asText((m as { customType?: unknown }).customType)}`;
     default:
-      return `${m.role}|${ts}`;
+      return `${asText(m.role)}|${ts}`;
   }
 }
 
@@ -343,7 +345,14 @@ export class ContextState {
       this.updateCursorIndex(messages);
       return;
     }
-    for (let i = start; i < messages.length; i++) this.processMessage(messages[i]!);
+    for (let i = start; i < messages.length; i++) {
+      try {
+        this.processMessage(messages[i]!);
+      } catch (err) {
+        // one malformed message must not stop capture of the ones after it (the cursor moves on)
+        this.log.fail("message capture", err);
+      }
+    }
     this.updateCursorIndex(messages, messages.length - start);
   }
 
@@ -393,7 +402,7 @@ export class ContextState {
   }
 
   private processMessage(m: AgentMessage): void {
-    if (isInjectedMessage(m)) return;
+    if (!m || typeof m !== "object" || isInjectedMessage(m)) return;
     switch (m.role) {
       case "user":
         this.onUser(m);
@@ -482,7 +491,7 @@ export class ContextState {
     }
     t.last = {
       role: "assistant",
-      stopReason: m.stopReason ?? null,
+      stopReason: typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null,
       hasToolCalls: calls.length > 0,
       endsWithQuestion: text ? endsWithQuestion(text) : false,
       tail: text ? safeGist(lastNonBlankLine(text), GIST.topic) : "",

@@ -6,14 +6,20 @@
 
 const ELLIPSIS = "…";
 
-/** Whitespace per `\s` (includes \r \n \t, U+2028, U+2029, NBSP and the other Unicode spaces). */
-const WS = /\s/u;
+/**
+ * Whitespace per `\s` (includes \r \n \t, U+2028, U+2029, NBSP and the other Unicode spaces)
+ * plus U+0085 (NEL), a line break for YAML 1.1 and many terminals that `\s` does not cover.
+ */
+const WS = /[\s\u0085]/u;
+/** Other C0/C1 control characters: dropped (they can move a terminal's cursor or hide text). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /**
  * Single line (every whitespace run, line and paragraph separators included, becomes one
  * space), trimmed, at most `maxChars` code points; a cut text ends with "…" (counted).
  */
 export function gist(text: string, maxChars: number): string {
+  if (typeof text !== "string") text = asText(text);
   if (!text || !(maxChars > 0)) return "";
   const limit = Math.floor(maxChars);
   const out: string[] = [];
@@ -23,6 +29,7 @@ export function gist(text: string, maxChars: number): string {
       pendingSpace = out.length > 0;
       continue;
     }
+    if (CONTROL.test(ch)) continue;
     if (pendingSpace) {
       out.push(" ");
       pendingSpace = false;
@@ -37,6 +44,24 @@ export function gist(text: string, maxChars: number): string {
   return kept.join("") + ELLIPSIS;
 }
 
+/**
+ * A string for a value that should have been one (hostile or malformed input): numbers,
+ * booleans and bigints print as themselves, anything else (objects, symbols, null) is "".
+ * Never throws (no user-defined toString is called).
+ */
+export function asText(v: unknown): string {
+  switch (typeof v) {
+    case "string":
+      return v;
+    case "number":
+    case "boolean":
+    case "bigint":
+      return String(v);
+    default:
+      return "";
+  }
+}
+
 /** Number of code points in `text`, counting at most `cap` (so long texts stay cheap). */
 export function codePointLength(text: string, cap = Number.POSITIVE_INFINITY): number {
   let n = 0;
@@ -49,6 +74,7 @@ export function codePointLength(text: string, cap = Number.POSITIVE_INFINITY): n
 
 /** Like `gist` but keeps the END of the text: "…" + the last `maxChars - 1` code points. */
 export function gistTail(text: string, maxChars: number): string {
+  if (typeof text !== "string") text = asText(text);
   const full = gist(text, Number.MAX_SAFE_INTEGER);
   const cps = Array.from(full);
   if (cps.length <= maxChars) return full;

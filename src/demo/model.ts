@@ -1,8 +1,10 @@
 /** The model the demo runs on: the embedded faux model (scripted agent), or a real provider via pi-ai. */
-import { type Context, getEnvApiKey, getModel, type Model } from "@mariozechner/pi-ai";
+import { type Context, getModel, type Model } from "@mariozechner/pi-ai";
 import { AuthStorage, type ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { fauxUsageFixExtension, messageText, registerFauxModel } from "../faux/faux-model.js";
 import { createScriptedAgent, type ScriptedAgent } from "../faux/scripted-agent.js";
+import { DemoModelError } from "./errors.js";
+import { assertProviderKey } from "./provider-key.js";
 
 export const GAUGE_LINE_RE = /\[Context: \d+% \| [^\]\n]*\]/;
 
@@ -17,7 +19,6 @@ export interface DemoModel {
   dispose(): void;
 }
 
-export class DemoModelError extends Error {}
 
 /** The gauge line the model saw: the last message whose text starts with "[Context:". */
 export function gaugeLineOf(context: Context): string | null {
@@ -50,8 +51,7 @@ export function fauxDemoModel(contextWindow: number): DemoModel {
 }
 
 export function realDemoModel(provider: string, modelId: string, contextWindow: number | null): DemoModel {
-  const apiKey = getEnvApiKey(provider);
-  if (!apiKey) throw new DemoModelError(`no API key for provider "${provider}" in the environment (set the provider's API key variable, e.g. ANTHROPIC_API_KEY)`);
+  const apiKey = assertProviderKey(provider);
   let model: Model<any> | undefined;
   try {
     model = getModel(provider as never, modelId as never) as Model<any> | undefined;

@@ -47,9 +47,10 @@ export class TimelinePrinter {
     if (text.trim()) this.print(`  agent  › ${gist(text, 110)}`);
   }
 
-  usage(tokens: number | null, window: number): void {
-    if (tokens === null) this.print(`  context after turn: unknown (no usage reported yet)`);
-    else this.print(`  context after turn: ${pct(tokens, window)} (${k(tokens)}/${k(window)} tokens, session usage)`);
+  usage(tokens: number | null, window: number, compacted: boolean): void {
+    const label = compacted ? "context at the last reply (before the compaction)" : "context after turn";
+    if (tokens === null) this.print(`  ${label}: unknown (no usage reported)`);
+    else this.print(`  ${label}: ${pct(tokens, window)} (${k(tokens)}/${k(window)} tokens, session usage)`);
   }
 
   checkpoint(cp: Checkpoint, path: string, sizeTokens: number): void {

@@ -12,7 +12,7 @@ function designDoc(n: number): string {
   const topics = ["tokenizer", "parser", "evaluator", "error reporting", "number formatting"];
   const topic = topics[n % topics.length]!;
   const lines = [`# Design note ${n}: ${topic}`, ""];
-  for (let i = 1; lines.join("\n").length < 5400; i++) {
+  for (let i = 1; lines.join("\n").length < 6400; i++) {
     lines.push(
       `${i}. The ${topic} keeps its state in plain objects; rule ${n}.${i} says every public function validates its input, ` +
         `returns a new value instead of mutating, and reports failures with the offending position.`,

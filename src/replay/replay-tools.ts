@@ -21,9 +21,11 @@ export interface ReplayToolsHooks {
 
 export function replayToolsExtension(
   toolNames: readonly string[],
-  results: ReadonlyMap<string, RecordedToolResult>,
+  results: ReadonlyMap<string, readonly RecordedToolResult[]>,
   hooks: ReplayToolsHooks,
 ): ExtensionFactory {
+  // shared by every run (the factory runs once per inbound): a repeated id takes the next recorded result
+  const used = new Map<string, number>();
   return (pi) => {
     for (const name of toolNames) {
       pi.registerTool({
@@ -32,7 +34,9 @@ export function replayToolsExtension(
         description: `Replayed tool ${name}: returns the recorded result.`,
         parameters: Type.Object({}, { additionalProperties: true }),
         async execute(toolCallId, params) {
-          const result = results.get(toolCallId);
+          const n = used.get(toolCallId) ?? 0;
+          const result = results.get(toolCallId)?.[n];
+          used.set(toolCallId, n + 1);
           if (!result) {
             hooks.onMissing(name, toolCallId);
             throw new Error("[replay] no recorded result for this tool call (interrupted in the recording)");

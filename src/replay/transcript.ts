@@ -32,7 +32,9 @@ export interface Transcript {
   name: string;
   messages: RecordedMessage[];
   segments: ReplaySegment[];
-  results: Map<string, RecordedToolResult>;
+  /** recorded results by toolCallId, in recording order (ids may repeat) */
+  results: Map<string, RecordedToolResult[]>;
+  resultCount: number;
   toolNames: string[];
   /** tool calls whose result is missing (interrupted turns) */
   orphanToolCalls: number;
@@ -61,44 +63,56 @@ export function loadTranscript(path: string): Transcript {
 }
 
 export function parseTranscript(name: string, messages: RecordedMessage[]): Transcript {
-  const calls = new Map<string, ToolCallBlock>();
+  // Tool call ids are not unique in every recording (SWE-agent reuses them):
+  // results are paired with the calls of the assistant message they follow.
+  const results = new Map<string, RecordedToolResult[]>();
   const toolNames = new Set<string>();
-  for (const m of messages) {
-    for (const c of toolCallsOf(m)) {
-      calls.set(c.id, c);
-      toolNames.add(c.name);
+  const answered = new Set<number>(); // indexes of assistant messages with at least one result
+  let orphanToolCalls = 0;
+  let lastAssistant = -1;
+  let pending = new Map<string, ToolCallBlock>();
+  const closeTurn = () => (orphanToolCalls += pending.size);
+  for (const [i, m] of messages.entries()) {
+    if (m.role === "assistant") {
+      closeTurn();
+      lastAssistant = i;
+      pending = new Map(toolCallsOf(m).map((c) => [c.id, c]));
+      for (const c of pending.values()) toolNames.add(c.name);
+    } else if (m.role === "toolResult") {
+      const r = m as unknown as ToolResultMessage;
+      toolNames.add(r.toolName);
+      const call = pending.get(r.toolCallId);
+      pending.delete(r.toolCallId);
+      if (call) answered.add(lastAssistant);
+      const list = results.get(r.toolCallId) ?? [];
+      list.push({
+        toolCallId: r.toolCallId,
+        toolName: r.toolName,
+        content: Array.isArray(r.content) ? r.content : [{ type: "text", text: textOf(r.content) }],
+        isError: r.isError === true,
+        input: call?.arguments ?? {},
+      });
+      results.set(r.toolCallId, list);
     }
   }
-  const results = new Map<string, RecordedToolResult>();
-  for (const m of messages) {
-    if (m.role !== "toolResult") continue;
-    const r = m as unknown as ToolResultMessage;
-    toolNames.add(r.toolName);
-    results.set(r.toolCallId, {
-      toolCallId: r.toolCallId,
-      toolName: r.toolName,
-      content: Array.isArray(r.content) ? r.content : [{ type: "text", text: textOf(r.content) }],
-      isError: r.isError === true,
-      input: calls.get(r.toolCallId)?.arguments ?? {},
-    });
-  }
-  let orphanToolCalls = 0;
-  for (const id of calls.keys()) if (!results.has(id)) orphanToolCalls++;
+  closeTurn();
 
   const segments: ReplaySegment[] = [];
   let current: ReplaySegment | null = null;
-  for (const m of messages) {
+  for (const [i, m] of messages.entries()) {
     if (m.role === "user") {
       const text = textOf(m.content);
       if (current && current.replies.length === 0) current.text += `\n\n${text}`;
       else segments.push((current = { text, replies: [] }));
     } else if (m.role === "assistant") {
       if (!current) segments.push((current = { text: "(replay: transcript starts with an assistant reply)", replies: [] }));
-      current.replies.push(toReplay(m, results));
+      current.replies.push(toReplay(m, answered.has(i)));
     }
   }
   for (const s of segments) if (s.text.trim() === "") s.text = "(empty message)";
-  return { name, messages, segments, results, toolNames: [...toolNames].sort(), orphanToolCalls };
+  let resultCount = 0;
+  for (const l of results.values()) resultCount += l.length;
+  return { name, messages, segments, results, resultCount, toolNames: [...toolNames].sort(), orphanToolCalls };
 }
 
 /**
@@ -108,11 +122,11 @@ export function parseTranscript(name: string, messages: RecordedMessage[]): Tran
  * tool calls all lack results was interrupted: it is replayed as aborted, so pi
  * runs none of them, as in the recording.
  */
-function toReplay(m: RecordedMessage, results: Map<string, RecordedToolResult>): AssistantMessage {
+function toReplay(m: RecordedMessage, answered: boolean): AssistantMessage {
   const { usage: _u, timestamp: _t, ...rest } = m as Record<string, unknown>;
   const reply = { ...rest, content: Array.isArray(m.content) ? m.content : [] } as unknown as AssistantMessage;
   const calls = toolCallsOf(m);
-  if (calls.length > 0 && calls.every((c) => !results.has(c.id))) {
+  if (calls.length > 0 && !answered) {
     return { ...reply, stopReason: "aborted", errorMessage: reply.errorMessage ?? "interrupted (no recorded tool results)" };
   }
   if (!reply.stopReason) reply.stopReason = calls.length > 0 ? "toolUse" : "stop";

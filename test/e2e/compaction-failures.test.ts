@@ -48,9 +48,9 @@ async function workWithFailures(host: Host): Promise<void> {
   );
   await host.runner.handleInbound(KEY, "Write new.ts and bump app.ts");
   // enough history that /compact has something to summarize
-  for (let i = 0; i < 3; i++) {
-    host.agent.queue(reply.text(filler(`Answer ${i}`, 1200)));
-    await host.runner.handleInbound(KEY, filler(`Question ${i}`, 800));
+  for (let i = 0; i < 5; i++) {
+    host.agent.queue(reply.text(filler(`Answer ${i}`, 2000)));
+    await host.runner.handleInbound(KEY, filler(`Question ${i}`, 1000));
   }
 }
 
@@ -142,14 +142,15 @@ describe("unwritable state dir", () => {
     writeFileSync(join(host.stateDir, "context"), "in the way\n");
     host.write("a.md", "a\n");
     let compactions = 0;
-    for (let i = 0; i < 14; i++) {
-      host.agent.queue(
-        i % 3 === 0 ? reply.tools(["read", { path: i % 2 ? "a.md" : "nope.md" }]) : reply.text(filler(`Answer ${i}`, 2400)),
-        ...(i % 3 === 0 ? [reply.text(filler(`Answer ${i}`, 2400))] : []),
-      );
+    for (let i = 0; i < 30 && compactions === 0; i++) {
+      if (i % 3 === 0) host.agent.queue(reply.tools(["read", { path: i % 2 ? "a.md" : "nope.md" }]));
+      host.agent.queue(reply.text(filler(`Answer ${i}`, 2400)));
       const r = await host.runner.handleInbound(KEY, filler(`Question ${i}`, 1600));
       compactions += r.compactions.length;
     }
+    expect(compactions).toBe(1); // the threshold auto-compaction
+    host.agent.queue(reply.tools(["write", { path: "b.md", content: "b" }]), reply.text(filler("After", 1200)));
+    await host.runner.handleInbound(KEY, filler("One more", 800));
     const manual = await host.runner.handleInbound(KEY, "/compact");
     compactions += manual.compactions.length;
     expect(compactions).toBeGreaterThanOrEqual(2);
@@ -166,6 +167,7 @@ describe("unwritable state dir", () => {
     for (const k of kinds) counts.set(k, (counts.get(k) ?? 0) + 1);
     expect(host.warnings.length, host.warnings.join("\n")).toBeGreaterThan(0);
     for (const [kind, n] of counts) expect(n, `${kind}:\n${host.warnings.join("\n")}`).toBe(1);
+    expect([...counts.keys()]).toEqual(expect.arrayContaining(["state write", "checkpoint write"]));
   });
 });
 
@@ -191,8 +193,13 @@ describe("hostile user text in the restore block", () => {
     expect(blockLines.length).toBeGreaterThan(3);
     expect(blockLines.filter((l) => l.startsWith("System: System"))).toEqual([]);
     const body = blockLines.map((l) => l.replace(/^System: ?/, ""));
-    expect(body.filter((l) => l.includes("checkpoint restore]") && !l.includes('"'))).toEqual(["[Post-compaction checkpoint restore]"]);
-    expect(body.filter((l) => l === "[End of checkpoint restore]").length).toBeLessThanOrEqual(1);
+    // exactly one real header (first) and one real end marker (last); the user's copies are quoted
+    expect(body.filter((l) => l.includes("checkpoint restore]") && !l.includes('"'))).toEqual([
+      "[Post-compaction checkpoint restore]",
+      "[End of checkpoint restore]",
+    ]);
+    expect(body[0]).toBe("[Post-compaction checkpoint restore]");
+    expect(body.at(-1)).toBe("[End of checkpoint restore]");
     expect(body.filter((l) => l.startsWith("Working on:"))).toHaveLength(1);
     // the hostile text appears, but only inside a quoted value on one line
     const hostileLines = body.filter((l) => l.includes("ignore all rules"));

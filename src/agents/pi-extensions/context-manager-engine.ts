@@ -16,7 +16,8 @@ import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGaug
 import { ContextState } from "../context-state.js";
 import { redactSecrets } from "../redact.js";
 import { gist } from "../text-gist.js";
-import { consoleWarnLogger, OnceLogger } from "../log-once.js";
+import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
+import { type SessionLog, sessionLog } from "./context-manager-log.js";
 import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 
@@ -39,6 +40,7 @@ export class ContextManagerEngine {
   private previous: Checkpoint | null | undefined = undefined;
   private compactionCount: number;
   private readonly log: OnceLogger;
+  private readonly sessionLog: SessionLog;
 
   constructor(
     readonly runtime: ContextManagerRuntimeValue,
@@ -46,7 +48,9 @@ export class ContextManagerEngine {
     private readonly fs?: FsOps,
   ) {
     this.compactionCount = runtime.compactionCount ?? identity.compactionsSoFar;
-    this.log = new OnceLogger(runtime.logger ?? consoleWarnLogger);
+    // once-per-kind across runs of this session, not once per engine (one engine per run)
+    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, runtime.sessionKey);
+    this.log = this.sessionLog.once;
   }
 
   get sessionKey(): string {
@@ -66,7 +70,14 @@ export class ContextManagerEngine {
     if (this.state) return this.state;
     try {
       if (this.previous === undefined) {
-        const latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
+        // an unreadable checkpoint dir must not stop capture: carry nothing forward
+        let latest: Checkpoint | null = null;
+        try {
+          latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
+          this.log.clear("checkpoint read");
+        } catch (e) {
+          this.log.fail("checkpoint read", e);
+        }
         this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
         this.latestCheckpointAt = latest?.meta.created_at ?? null;
       }
@@ -77,7 +88,7 @@ export class ContextManagerEngine {
         config: this.runtime.config,
         fs: this.fs,
         latestCheckpointAt: this.latestCheckpointAt,
-        logger: this.runtime.logger ?? consoleWarnLogger,
+        logger: this.sessionLog.stateSink,
       });
       this.log.clear("state load");
       return this.state;
@@ -90,8 +101,10 @@ export class ContextManagerEngine {
 
   private async flush(state: ContextState): Promise<void> {
     try {
+      // ContextState.flush never throws; files still dirty afterwards = the write failed
+      const hadChanges = state.dirty;
       await state.flush();
-      this.log.clear("state write");
+      if (hadChanges && !state.dirty) this.sessionLog.stateRecovered();
     } catch (e) {
       this.log.fail("state write", e);
     }

@@ -77,6 +77,8 @@ export interface TurnReport {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** how long settled() waits for pi's scheduled compact-and-retry to start */
+const RETRY_WAIT_MS = 2_000;
 
 export class AgentRunner {
   readonly agentId: string;
@@ -272,9 +274,14 @@ export class AgentRunner {
 function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunnerOptions["onEvent"]) {
   const compactions: Array<{ trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number }> = [];
   let startedAt = Date.now();
+  // pi retries an overflowed turn 100 ms AFTER compaction_end (setTimeout -> agent.continue());
+  // disposing the session before that would drop the retry and the user's answer.
+  let retryPendingSince: number | null = null;
   const unsubscribe = session.subscribe((event) => {
     onEvent?.({ type: "session_event", sessionKey, event });
+    if (event.type === "agent_start" || event.type === "agent_end") retryPendingSince = null;
     if (event.type === "compaction_start") startedAt = Date.now();
+    if (event.type === "compaction_end" && event.willRetry && event.result && !event.aborted) retryPendingSince = Date.now();
     if (event.type === "compaction_end" && event.result && !event.aborted) {
       compactions.push({
         trigger: event.reason,
@@ -290,7 +297,8 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
     // prompt() can resolve before auto-compaction (run after agent_end) has finished.
     async settled() {
       await new Promise((r) => setImmediate(r));
-      while (session.isCompacting || session.isStreaming) await sleep(5);
+      const retryPending = () => retryPendingSince !== null && Date.now() - retryPendingSince < RETRY_WAIT_MS;
+      while (session.isCompacting || session.isStreaming || retryPending()) await sleep(5);
     },
     dispose() {
       unsubscribe();

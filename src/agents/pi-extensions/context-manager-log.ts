@@ -1,0 +1,61 @@
+/**
+ * "One log line per failure kind" across runs. OpenClaw builds a new engine
+ * (and a new ContextState) for every run, so a per-object OnceLogger would log
+ * a read-only disk again on every turn. This keeps the once-state per host
+ * logger and session (stateDir + key) for the life of the process, keyed on
+ * globalThis like the other registries (modules may be loaded twice).
+ */
+import { OnceLogger, type WarnLogger } from "../log-once.js";
+
+export interface SessionLog {
+  /** the engine's logger: fail(kind) logs once until clear(kind) */
+  once: OnceLogger;
+  /** sink for ContextState: drops a "<kind> failed" line already logged and not yet recovered */
+  stateSink: WarnLogger;
+  /** the state files were written again: their failure kinds may log anew */
+  stateRecovered(): void;
+}
+
+const KEY = Symbol.for("openclaw.contextManager.sessionLogs");
+type Logs = WeakMap<WarnLogger, Map<string, SessionLog>>;
+
+function logs(): Logs {
+  const g = globalThis as unknown as Record<symbol, Logs | undefined>;
+  let l = g[KEY];
+  if (!l) {
+    l = new WeakMap();
+    g[KEY] = l;
+  }
+  return l;
+}
+
+const FAILURE_LINE = /^\[context-manager\] (.+?) failed \(/;
+
+export function sessionLog(sink: WarnLogger, stateDir: string, sessionKey: string): SessionLog {
+  let bySession = logs().get(sink);
+  if (!bySession) {
+    bySession = new Map();
+    logs().set(sink, bySession);
+  }
+  const id = `${stateDir}\u0000${sessionKey}`;
+  let log = bySession.get(id);
+  if (!log) {
+    const seen = new Set<string>();
+    log = {
+      once: new OnceLogger(sink),
+      stateSink: {
+        warn(message: string) {
+          const kind = FAILURE_LINE.exec(message)?.[1];
+          if (kind !== undefined) {
+            if (seen.has(kind)) return;
+            seen.add(kind);
+          }
+          sink.warn(message);
+        },
+      },
+      stateRecovered: () => seen.clear(),
+    };
+    bySession.set(id, log);
+  }
+  return log;
+}

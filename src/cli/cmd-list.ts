@@ -1,0 +1,50 @@
+/** `list`: sessions and their checkpoints. */
+import type { CliArgs } from "./args.js";
+import type { Output } from "./output.js";
+import { readSessionFiles, selectSessions } from "./sessions.js";
+
+export async function runList(args: CliArgs, out: Output): Promise<number> {
+  const sessions = await selectSessions(args.stateDir, args.sessionKey);
+  const report = [];
+  for (const s of sessions) {
+    const files = await readSessionFiles(s);
+    report.push({
+      session_key: s.sessionKey,
+      dir: s.path,
+      checkpoints: files.map((f) =>
+        f.checkpoint
+          ? {
+              id: f.id,
+              trigger: f.checkpoint.meta.trigger,
+              created_at: f.checkpoint.meta.created_at,
+              input_tokens: f.checkpoint.meta.token_usage.input_tokens,
+              context_window: f.checkpoint.meta.token_usage.context_window,
+              utilization: f.checkpoint.meta.token_usage.utilization,
+              path: f.path,
+            }
+          : { id: f.id, error: f.error, path: f.path },
+      ),
+    });
+  }
+  if (args.json) {
+    out.json({ state_dir: args.stateDir, sessions: report });
+    return 0;
+  }
+  if (report.length === 0) {
+    out.line(`no checkpoint sessions in ${args.stateDir}`);
+    return 0;
+  }
+  for (const s of report) {
+    out.line(`${s.session_key ?? "(no valid checkpoint: key unknown)"}`);
+    out.line(`  dir ${s.dir}`);
+    for (const c of s.checkpoints) {
+      if ("error" in c) out.line(`  ${c.id}  INVALID  ${c.error}`);
+      else
+        out.line(
+          `  ${c.id}  ${c.trigger.padEnd(10)}  ${c.created_at}  ${c.input_tokens}/${c.context_window} tokens (${Math.round(c.utilization * 100)}%)`,
+        );
+    }
+    if (s.checkpoints.length === 0) out.line("  (no checkpoints)");
+  }
+  return 0;
+}

@@ -1,0 +1,52 @@
+/**
+ * `openclaw-context`: inspect the context manager's checkpoints in an OpenClaw state dir.
+ * Every failure is one line on stderr and a non-zero exit (1: data problem, 2: bad command
+ * line); a stack trace is never printed.
+ */
+import { pathToFileURL } from "node:url";
+import { type CliArgs, type CommandName, parseCliArgs, USAGE } from "./args.js";
+import { CliError, EXIT_PROBLEM, EXIT_USAGE } from "./errors.js";
+import { type Output, processOutput } from "./output.js";
+
+type Runner = (args: CliArgs, out: Output) => Promise<number>;
+
+// Loaded on demand: `status` formats with the gauge module, which loads the Pi SDK (~2 s).
+const RUNNERS: Record<CommandName, () => Promise<Runner>> = {
+  list: async () => (await import("./cmd-list.js")).runList,
+  show: async () => (await import("./cmd-show.js")).runShow,
+  restore: async () => (await import("./cmd-restore.js")).runRestore,
+  status: async () => (await import("./cmd-status.js")).runStatus,
+  verify: async () => (await import("./cmd-verify.js")).runVerify,
+  prune: async () => (await import("./cmd-prune.js")).runPrune,
+};
+
+export async function runCli(argv: string[], out: Output = processOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    const args = parseCliArgs(argv, env);
+    if (args.help) {
+      out.line(USAGE);
+      return 0;
+    }
+    if (args.command === null) {
+      out.warn("missing command (try --help)");
+      return EXIT_USAGE;
+    }
+    return await (await RUNNERS[args.command]())(args, out);
+  } catch (e) {
+    if (e instanceof CliError) {
+      out.warn(e.message);
+      return e.exitCode;
+    }
+    const err = e as NodeJS.ErrnoException;
+    out.warn(`unexpected error: ${err?.code ? `${err.code} ` : ""}${err?.message ?? String(e)}`.split("\n")[0]!);
+    return EXIT_PROBLEM;
+  }
+}
+
+// Run when executed directly (tsx src/cli/main.ts, or the bin shim), not when imported by tests.
+const invoked = process.argv[1] ? pathToFileURL(process.argv[1]).href : "";
+if (import.meta.url === invoked) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact]`
+ * Replays a recorded Pi transcript through the real host runner and reports
+ * handler cost, checkpoints, compactions, restore blocks and fidelity.
+ */
+import { writeFileSync } from "node:fs";
+import { loadTranscript } from "./transcript.js";
+import { replayTranscript } from "./replayer.js";
+import { formatSummary } from "./summary.js";
+
+function usage(msg?: string): never {
+  if (msg) console.error(`replay: ${msg}`);
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact]");
+  process.exit(2);
+}
+
+function intArg(v: string | undefined, flag: string): number {
+  const n = Number(v);
+  if (!v || !Number.isInteger(n) || n <= 0) usage(`${flag} expects a positive whole number, got ${v ?? "nothing"}`);
+  return n;
+}
+
+async function main(argv: string[]) {
+  let file: string | undefined;
+  let window: number | undefined;
+  let reserve: number | undefined;
+  let keepRecent: number | undefined;
+  let json: string | undefined;
+  let finalCompact = true;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--window") window = intArg(argv[++i], a);
+    else if (a === "--reserve") reserve = intArg(argv[++i], a);
+    else if (a === "--keep-recent") keepRecent = intArg(argv[++i], a);
+    else if (a === "--json") json = argv[++i] ?? usage("--json expects a file name");
+    else if (a === "--no-final-compact") finalCompact = false;
+    else if (a.startsWith("--")) usage(`unknown option ${a}`);
+    else if (!file) file = a;
+    else usage(`unexpected argument ${a}`);
+  }
+  if (!file) usage("missing transcript file");
+  const transcript = loadTranscript(file);
+  const report = await replayTranscript(transcript, {
+    contextWindow: window,
+    reserveTokens: reserve,
+    keepRecentTokens: keepRecent,
+    finalCompact,
+    onProgress: (done, total) => {
+      if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);
+    },
+  });
+  if (process.stderr.isTTY) process.stderr.write("\n");
+  console.log(formatSummary(report));
+  if (json) {
+    writeFileSync(json, `${JSON.stringify(report, null, 1)}\n`);
+    console.log(`  JSON: ${json}`);
+  }
+  if (report.errors.length) process.exitCode = 1;
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  console.error(`replay failed: ${(e as Error).stack ?? e}`);
+  process.exit(1);
+});

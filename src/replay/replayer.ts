@@ -1,0 +1,335 @@
+/**
+ * Replays a recorded transcript through the REAL host runner (AgentRunner with
+ * the compaction-safeguard and the context manager, as in production) on the
+ * faux model: user messages are sent in order as inbound messages, each chat
+ * request is answered with the next recorded assistant reply, tools return the
+ * recorded results, and compactions happen on their own at the chosen window.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type AssistantMessage, fauxAssistantMessage } from "@mariozechner/pi-ai";
+import { AuthStorage } from "@mariozechner/pi-coding-agent";
+import { AgentRunner, type RunnerEvent } from "../auto-reply/reply/agent-runner.js";
+import { parseCheckpoint } from "../agents/context-checkpoint.js";
+import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
+import { RESTORE_HEADER_POST_COMPACTION } from "../agents/context-checkpoint-inject.js";
+import { GAUGE_CUSTOM_TYPE } from "../agents/context-gauge.js";
+import { checkpointSessionDir } from "../agents/session-dir.js";
+import { estimateTextTokens } from "../agents/token-estimate.js";
+import { fauxUsageFixExtension, isSummarizerRequest, registerFauxModel } from "../faux/faux-model.js";
+import { resetSystemEventsForTest } from "../infra/system-events.js";
+import { checkpointFidelity, type Fidelity, groundTruth, restoreMentions } from "./fidelity.js";
+import { type HandlerSample, timedFactory } from "./handler-timing.js";
+import { replayToolsExtension, type ToolDelivery } from "./replay-tools.js";
+import { bucketLabel, latencyStats, type LatencyStats, MESSAGE_BUCKETS } from "./stats.js";
+import type { Transcript } from "./transcript.js";
+
+export interface ReplayOptions {
+  /** simulated context window in tokens (default 32k) */
+  contextWindow?: number;
+  /** defaults: production's 16,384 / 20,000 at 200k, scaled to the window */
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+  /** a final manual /compact after the last message, so the whole run is checkpointed (default true) */
+  finalCompact?: boolean;
+  /** keep the temp dir (default false) */
+  keepDir?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface CheckpointRecord {
+  id: string;
+  trigger: string;
+  tokens: number;
+  chars: number;
+  /** auto-80pct: the context call that wrote it; compaction: session_before_compact to the summarizer request */
+  writeMs: number | null;
+}
+
+export interface CompactionRecord {
+  trigger: string;
+  final: boolean;
+  tokensBefore: number;
+  tokensAfter: number | null;
+  messagesBefore: number;
+  checkpointId: string | null;
+  restoreTokens: number | null;
+  restoreDelivered: boolean;
+  lastUserRequest: string;
+  lastUserInRestore: boolean | null;
+  /** the rendered restore block (JSON report only) */
+  restoreText: string | null;
+  fidelity: Fidelity | null;
+}
+
+export interface ReplayReport {
+  transcript: string;
+  contextWindow: number;
+  reserveTokens: number;
+  keepRecentTokens: number;
+  durationMs: number;
+  recorded: { messages: number; segments: number; replies: number; toolResults: number; orphanToolCalls: number };
+  replay: {
+    chatRequests: number;
+    summarizerRequests: number;
+    syntheticReplies: number;
+    skippedReplies: number;
+    toolResultsDelivered: number;
+    missingToolResults: number;
+    maxMessagesInContext: number;
+  };
+  handler: LatencyStats & { byMessages: Array<{ messages: string } & LatencyStats> };
+  handlerWithCheckpoint: LatencyStats;
+  checkpoints: CheckpointRecord[];
+  checkpointWrite: { auto: LatencyStats; compaction: LatencyStats };
+  compactions: CompactionRecord[];
+  restore: { blocks: number; delivered: number; tokens: LatencyStats };
+  fidelity: Fidelity | null;
+  warnings: string[];
+  errors: string[];
+}
+
+/** small enough that every long transcript compacts several times */
+export const DEFAULT_REPLAY_WINDOW = 32_000;
+const SESSION_KEY = "agent:main:replay:direct:1";
+const SUMMARY = "## Goal\nReplay summary (faux summarizer).\n";
+
+export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}): Promise<ReplayReport> {
+  const window = opts.contextWindow ?? DEFAULT_REPLAY_WINDOW;
+  const reserve = opts.reserveTokens ?? Math.round((16_384 * window) / 200_000);
+  const keepRecent = opts.keepRecentTokens ?? Math.round((20_000 * window) / 200_000);
+  const root = mkdtempSync(join(tmpdir(), "cm-replay-"));
+  const workspace = join(root, "workspace");
+  const stateDir = join(root, "state");
+  mkdirSync(workspace, { recursive: true });
+  resetSystemEventsForTest();
+
+  const faux = registerFauxModel({ provider: `replay-${process.pid}-${Date.now()}`, contextWindow: window, maxTokens: 8192 });
+  const authStorage = AuthStorage.inMemory();
+  authStorage.setRuntimeApiKey(faux.provider, "replay-key");
+
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const delivered: ToolDelivery[] = [];
+  let missingToolResults = 0;
+  let chatRequests = 0;
+  let summarizerRequests = 0;
+  let syntheticReplies = 0;
+  let skippedReplies = 0;
+  let maxMessages = 0;
+  let queue: AssistantMessage[] = [];
+
+  // handler timing
+  const contextSamples: HandlerSample[] = [];
+  const savingSamples = new Set<HandlerSample>();
+  const autoWriteMs: number[] = [];
+  const compactionWriteMs: number[] = [];
+  let compactStartedAt: number | null = null;
+  let deliveredAtCompact: number[] = [];
+  let messagesAtCompact: number[] = [];
+  let lastContextMessages = 0;
+  // the user request the agent had last seen: a compaction checked before prompt() runs
+  // before the new user message joins the history, so that one cannot be in its checkpoint
+  let currentUser = "";
+  let lastUserSeen = "";
+  const userAtCompact: string[] = [];
+
+  // checkpoints, read as soon as they appear (retention prunes old ones)
+  const cpDir = checkpointSessionDir(stateDir, SESSION_KEY);
+  const checkpoints = new Map<string, { record: CheckpointRecord; cp: Checkpoint }>();
+  const pendingCompactionWrites: number[] = [];
+  const scanCheckpoints = (autoMs: number | null) => {
+    let names: string[] = [];
+    try {
+      names = readdirSync(cpDir).filter((f) => /^cp_\d+\.yaml$/.test(f));
+    } catch {
+      return;
+    }
+    names.sort((a, b) => Number(a.slice(3, -5)) - Number(b.slice(3, -5)));
+    for (const f of names) {
+      const id = f.slice(0, -5);
+      if (checkpoints.has(id)) continue;
+      try {
+        const text = readFileSync(join(cpDir, f), "utf8");
+        const cp = parseCheckpoint(text, f);
+        const writeMs = cp.meta.trigger === "compaction" ? (pendingCompactionWrites.shift() ?? null) : autoMs;
+        checkpoints.set(id, { record: { id, trigger: cp.meta.trigger, tokens: estimateTextTokens(text), chars: text.length, writeMs }, cp });
+      } catch (e) {
+        errors.push(`checkpoint ${f}: ${(e as Error).message}`);
+      }
+    }
+  };
+
+  faux.setResponder((context) => {
+    if (isSummarizerRequest(context)) {
+      summarizerRequests++;
+      if (compactStartedAt !== null) {
+        const ms = performance.now() - compactStartedAt;
+        compactionWriteMs.push(ms);
+        pendingCompactionWrites.push(ms);
+        compactStartedAt = null;
+      }
+      return fauxAssistantMessage(SUMMARY);
+    }
+    chatRequests++;
+    const next = queue.shift();
+    if (next) return structuredClone(next);
+    syntheticReplies++;
+    return fauxAssistantMessage("(replay: no recorded reply for this request)");
+  });
+
+  const timedEvents = new Set(["context", "session_before_compact"]);
+  const wrap = (f: Parameters<typeof timedFactory>[0]) =>
+    timedFactory(
+      f,
+      timedEvents,
+      (event) => {
+        if (event === "session_before_compact") {
+          compactStartedAt = performance.now();
+          deliveredAtCompact.push(delivered.length);
+          messagesAtCompact.push(lastContextMessages);
+          userAtCompact.push(lastUserSeen);
+        }
+      },
+      (s) => {
+        if (s.event !== "context") return;
+        lastContextMessages = s.messages;
+        lastUserSeen = currentUser;
+        maxMessages = Math.max(maxMessages, s.messages);
+        contextSamples.push(s);
+        const msgs = (s.result as { messages?: Array<{ role: string; customType?: string; content?: unknown }> } | undefined)?.messages;
+        const gauge = msgs?.at(-1);
+        const saved = gauge?.role === "custom" && gauge.customType === GAUGE_CUSTOM_TYPE && String(gauge.content).includes("Checkpoint saved");
+        if (saved) {
+          autoWriteMs.push(s.ms);
+          savingSamples.add(s);
+        }
+        scanCheckpoints(saved ? s.ms : null);
+      },
+    );
+
+  const events: RunnerEvent[] = [];
+  const runner = new AgentRunner({
+    stateDir,
+    workspaceDir: workspace,
+    model: faux.model,
+    authStorage,
+    cfg: { agents: { defaults: { contextManager: {} } } },
+    compaction: { enabled: true, reserveTokens: reserve, keepRecentTokens: keepRecent },
+    tools: t.toolNames,
+    extraExtensionFactories: [
+      fauxUsageFixExtension(faux.registration.api),
+      replayToolsExtension(t.toolNames, t.results, {
+        onDelivered: (d) => delivered.push(d),
+        onMissing: () => missingToolResults++,
+      }),
+    ],
+    wrapExtensionFactory: wrap,
+    logger: { warn: (m) => warnings.push(m) },
+    onEvent: (e) => {
+      if (e.type !== "session_event") events.push(e);
+    },
+    systemPrompt: "You are a coding agent. (transcript replay)",
+  });
+
+  const compactions: CompactionRecord[] = [];
+  const started = performance.now();
+  const recordCompactions = (final: boolean) => {
+    scanCheckpoints(null);
+    for (const e of events.splice(0)) {
+      if (e.type !== "compaction") continue;
+      const at = deliveredAtCompact.shift() ?? delivered.length;
+      const messagesBefore = messagesAtCompact.shift() ?? 0;
+      const lastUser = userAtCompact.shift() ?? lastUserSeen;
+      const cpId = e.restore?.checkpoint.meta.checkpoint_id ?? null;
+      const cp = (cpId && checkpoints.get(cpId)?.cp) || e.restore?.checkpoint || null;
+      compactions.push({
+        trigger: e.trigger,
+        final,
+        tokensBefore: e.tokensBefore,
+        tokensAfter: e.tokensAfter,
+        messagesBefore,
+        checkpointId: cpId,
+        restoreTokens: e.restore?.tokens ?? null,
+        restoreDelivered: false,
+        lastUserRequest: lastUser,
+        lastUserInRestore: e.restore ? restoreMentions(e.restore.text, lastUser) : null,
+        restoreText: e.restore?.text ?? null,
+        fidelity: cp ? checkpointFidelity(groundTruth(delivered.slice(0, at), workspace), cp, runner.contextManagerConfig) : null,
+      });
+    }
+  };
+
+  try {
+    for (const [i, seg] of t.segments.entries()) {
+      queue = seg.replies.slice();
+      currentUser = seg.text;
+      try {
+        const report = await runner.handleInbound(SESSION_KEY, seg.text);
+        if (report.prompt?.includes(RESTORE_HEADER_POST_COMPACTION)) {
+          const waiting = compactions.find((c) => c.restoreTokens !== null && !c.restoreDelivered);
+          if (waiting) waiting.restoreDelivered = true;
+        }
+      } catch (e) {
+        errors.push(`segment ${i}: ${(e as Error).message}`);
+      }
+      skippedReplies += queue.length;
+      queue = [];
+      recordCompactions(false);
+      opts.onProgress?.(i + 1, t.segments.length);
+    }
+    if (opts.finalCompact ?? true) {
+      await runner.handleInbound(SESSION_KEY, "/compact");
+      recordCompactions(true);
+    }
+  } finally {
+    faux.unregister();
+    if (!opts.keepDir) rmSync(root, { recursive: true, force: true });
+  }
+
+  const durationMs = performance.now() - started;
+  const finalCp = [...compactions].reverse().find((c) => c.fidelity);
+  const cpRecords = [...checkpoints.values()].map((c) => c.record);
+  const restoreTokens = compactions.flatMap((c) => (c.restoreTokens === null ? [] : [c.restoreTokens]));
+  const plain = contextSamples.filter((s) => !savingSamples.has(s));
+  return {
+    transcript: t.name,
+    contextWindow: window,
+    reserveTokens: reserve,
+    keepRecentTokens: keepRecent,
+    durationMs: Math.round(durationMs),
+    recorded: {
+      messages: t.messages.length,
+      segments: t.segments.length,
+      replies: t.segments.reduce((n, s) => n + s.replies.length, 0),
+      toolResults: t.resultCount,
+      orphanToolCalls: t.orphanToolCalls,
+    },
+    replay: {
+      chatRequests,
+      summarizerRequests,
+      syntheticReplies,
+      skippedReplies,
+      toolResultsDelivered: delivered.length,
+      missingToolResults,
+      maxMessagesInContext: maxMessages,
+    },
+    handler: {
+      ...latencyStats(plain.map((s) => s.ms)),
+      byMessages: MESSAGE_BUCKETS.map((b) => ({
+        messages: bucketLabel(b),
+        ...latencyStats(plain.filter((s) => s.messages >= b[0] && s.messages < b[1]).map((s) => s.ms)),
+      })).filter((b) => b.n > 0),
+    },
+    handlerWithCheckpoint: latencyStats(autoWriteMs),
+    checkpoints: cpRecords,
+    checkpointWrite: { auto: latencyStats(autoWriteMs), compaction: latencyStats(compactionWriteMs) },
+    compactions,
+    restore: { blocks: restoreTokens.length, delivered: compactions.filter((c) => c.restoreDelivered).length, tokens: latencyStats(restoreTokens) },
+    fidelity: finalCp?.fidelity ?? null,
+    warnings,
+    errors,
+  };
+}

@@ -1,0 +1,30 @@
+/** The short human summary of a replay, printed on stdout. */
+import type { ReplayReport } from "./replayer.js";
+import type { Recall } from "./fidelity.js";
+
+const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(3)} ms` : "n/a");
+const pct = (r: Recall) => `${(r.recall * 100).toFixed(0)}% (${r.found}/${r.expected})`;
+
+export function formatSummary(r: ReplayReport): string {
+  const lines: string[] = [];
+  lines.push(`Replay of ${r.transcript}: ${r.recorded.messages} messages, ${r.recorded.segments} inbound turns, window ${r.contextWindow} (reserve ${r.reserveTokens}, keepRecent ${r.keepRecentTokens}), ${(r.durationMs / 1000).toFixed(1)} s`);
+  lines.push(`  requests: ${r.replay.chatRequests} chat, ${r.replay.summarizerRequests} summarizer; tool results delivered ${r.replay.toolResultsDelivered}/${r.recorded.toolResults}; synthetic replies ${r.replay.syntheticReplies}, skipped replies ${r.replay.skippedReplies}, missing results ${r.replay.missingToolResults}; max messages in context ${r.replay.maxMessagesInContext}`);
+  lines.push(`  context handler (no checkpoint write): ${r.handler.n} calls, median ${ms(r.handler.median)}, p99 ${ms(r.handler.p99)}, max ${ms(r.handler.max)}`);
+  for (const b of r.handler.byMessages) lines.push(`    ${b.messages.padStart(9)} msgs: ${String(b.n).padStart(5)} calls, median ${ms(b.median)}, p99 ${ms(b.p99)}`);
+  const byTrigger = new Map<string, number[]>();
+  for (const c of r.checkpoints) byTrigger.set(c.trigger, [...(byTrigger.get(c.trigger) ?? []), c.tokens]);
+  lines.push(`  checkpoints: ${r.checkpoints.length} (${[...byTrigger].map(([t, v]) => `${t} ${v.length}, ${Math.min(...v)}-${Math.max(...v)} tok`).join("; ") || "none"})`);
+  lines.push(`  checkpoint write: auto-80pct median ${ms(r.checkpointWrite.auto.median)} p99 ${ms(r.checkpointWrite.auto.p99)} (n=${r.checkpointWrite.auto.n}); compaction median ${ms(r.checkpointWrite.compaction.median)} p99 ${ms(r.checkpointWrite.compaction.p99)} (n=${r.checkpointWrite.compaction.n})`);
+  const natural = r.compactions.filter((c) => !c.final);
+  lines.push(`  compactions: ${natural.length} natural + ${r.compactions.length - natural.length} final /compact; restore blocks ${r.restore.blocks} (delivered on a next turn ${r.restore.delivered}), tokens median ${r.restore.tokens.median} max ${r.restore.tokens.max}`);
+  const inRestore = r.compactions.filter((c) => c.lastUserInRestore !== null);
+  lines.push(`  last user request in restore block: ${inRestore.filter((c) => c.lastUserInRestore).length}/${inRestore.length}`);
+  if (r.fidelity) {
+    lines.push(`  fidelity (final checkpoint): modified files ${pct(r.fidelity.modifiedFiles)}, tools ${pct(r.fidelity.toolsUsed)}, tool failures ${pct(r.fidelity.toolFailures)}`);
+    const missing = [...r.fidelity.modifiedFiles.missing, ...r.fidelity.toolsUsed.missing, ...r.fidelity.toolFailures.missing];
+    if (missing.length) lines.push(`    missing: ${missing.slice(0, 8).join(" | ")}`);
+  }
+  if (r.warnings.length) lines.push(`  warnings: ${r.warnings.length} (first: ${r.warnings[0]})`);
+  if (r.errors.length) lines.push(`  ERRORS: ${r.errors.join(" | ")}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,61 @@
+/**
+ * `npm run demo` smoke test: the demo as a child process on the faux model crosses the gauge,
+ * the auto-80pct checkpoint and a compaction, shows both restore blocks, and leaves a state dir
+ * the CLI verifies. Also: a real provider without its key is refused with exit 2 (no network).
+ */
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cli, REPO, run, STACK_TRACE_RE } from "../cli/run.js";
+
+const TSX = join(REPO, "node_modules", ".bin", "tsx");
+
+describe("npm run demo", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("runs the scripted session through gauge, checkpoints, compaction, /compact and /new", async () => {
+    const root = await mkdtemp(join(tmpdir(), "cm-demo-"));
+    dirs.push(root);
+    const stateDir = join(root, "state");
+    const started = Date.now();
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!/ANTHROPIC/i.test(k)) env[k] = v;
+    // the key refusal runs beside the demo (both are child processes; no network either way)
+    const [r, refused] = await Promise.all([
+      run(TSX, ["src/demo/main.ts", "--state-dir", stateDir, "--turns", "14"]),
+      run(TSX, ["src/demo/main.ts", "--provider", "anthropic", "--model", "claude-sonnet-4-5"], { env }),
+    ]);
+    // a real provider without its API key: one line, exit 2
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).not.toMatch(STACK_TRACE_RE);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain('no API key for provider "anthropic"');
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const out = r.stdout;
+    expect(out).toMatch(/gauge +\[Context: 7\d% \| \d+k\/16k tokens\]/);
+    expect(out).toMatch(/gauge +\[Context: \d+% \| \d+k\/16k tokens \| Checkpoint saved\]/);
+    expect(out).toContain("trigger=auto-80pct");
+    expect(out).toMatch(/compaction \(threshold\): before: \d+k tokens/);
+    expect(out).toMatch(/compaction \(manual\)/);
+    expect(out).toContain("│ System: [Post-compaction checkpoint restore]");
+    expect(out).toContain("│ System: [Session resume checkpoint restore]");
+    expect(out).toMatch(/tool +read +src\/maths\.ts ✗ ENOENT/);
+    expect(out).toMatch(/tool +edit +src\/math\.ts ✓/);
+    // the state dir it names is the one we passed, and it verifies
+    const named = /state dir \(kept\): (.+)$/m.exec(out)?.[1];
+    expect(named).toBe(stateDir);
+    const verify = await cli(["verify", "--state-dir", named!]);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(/^ok +agent:main:demo:direct:1 \(\d+ checkpoints, latest cp_\d{3}\)$/m);
+    // the CLI commands the demo prints are ones the CLI accepts
+    expect(out).toContain(`npm run cli -- verify --state-dir ${stateDir}`);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * CI smoke test: the two short SWE-agent transcripts replay through the real
+ * host runner without errors, and the checkpoints remember every modified file
+ * and every tool failure. At a small window the first one compacts mid-run,
+ * and the restore block must carry the last user request.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadTranscript } from "../../src/replay/transcript.js";
+import { replayTranscript } from "../../src/replay/replayer.js";
+
+const REPO = resolve(import.meta.dirname, "../..");
+const TRANSCRIPTS = resolve(REPO, "../shared/transcripts");
+const SHORT = [
+  "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.json",
+  "SWE-agent__SWE-agent__pydicom__pydicom-1458.json",
+];
+const available = SHORT.every((f) => existsSync(join(TRANSCRIPTS, f)));
+if (!available) console.warn(`[replay test] skipped: transcripts not found under ${TRANSCRIPTS} (../shared is absent)`);
+
+describe.skipIf(!available)("transcript replay smoke test", () => {
+  for (const file of SHORT) {
+    it(`replays ${file} with full recall of modified files and tool failures`, async () => {
+      const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, file)));
+      expect(report.errors).toEqual([]);
+      expect(report.replay.toolResultsDelivered).toBe(report.recorded.toolResults);
+      expect(report.fidelity).not.toBeNull();
+      expect(report.fidelity!.modifiedFiles.expected).toBeGreaterThan(0);
+      expect(report.fidelity!.modifiedFiles.recall).toBe(1);
+      expect(report.fidelity!.toolFailures.recall).toBe(1);
+      expect(report.handler.n).toBeGreaterThan(0);
+    }, 20_000);
+  }
+
+  it("compacts at a small window and the restore block carries the last user request", async () => {
+    const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, SHORT[0]!)), { contextWindow: 8_000 });
+    expect(report.errors).toEqual([]);
+    const natural = report.compactions.filter((c) => !c.final);
+    expect(natural.length).toBeGreaterThan(0);
+    for (const c of natural) {
+      expect(c.restoreTokens).not.toBeNull();
+      expect(c.lastUserInRestore).toBe(true);
+      expect(c.fidelity?.modifiedFiles.recall).toBe(1);
+    }
+  }, 20_000);
+});
