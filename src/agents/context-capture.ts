@@ -70,15 +70,24 @@ const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
  */
 export function toolPathArg(input: unknown): string | null {
   if (!input || typeof input !== "object") return null;
-  const args = input as Record<string, unknown>;
   let found: string | null = null;
   for (const key of PATH_KEYS) {
-    const v = args[key];
+    const v = prop(input, key);
     if (typeof v !== "string" || v.trim() === "") continue;
     if (found !== null && found !== v) return null;
     found = v;
   }
   return found;
+}
+
+/** `obj[key]`, or undefined when reading it throws (a getter or proxy in hostile input). */
+export function prop(obj: unknown, key: string): unknown {
+  if (!obj || typeof obj !== "object") return undefined;
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -133,8 +142,8 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
   const rawPath = toolPathArg(ev.input);
   const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
   let target = filePath ?? "";
-  if (!filePath && ev.input && typeof ev.input === "object") {
-    const cmd = (ev.input as Record<string, unknown>).command;
+  if (!filePath) {
+    const cmd = prop(ev.input, "command");
     if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
   }
   if (ev.isError) {
@@ -220,8 +229,8 @@ export function summarizeToolCall(name: string, args: unknown, cwd?: string): La
   const p = toolPathArg(args);
   let summary: string;
   if (p !== null) summary = cwd ? normalizeToolPath(p, cwd) : safeGist(p, GIST.params);
-  else if (args && typeof args === "object" && typeof (args as Record<string, unknown>).command === "string") {
-    summary = safeGist((args as Record<string, string>).command!, GIST.params);
+  else if (typeof prop(args, "command") === "string") {
+    summary = safeGist(prop(args, "command") as string, GIST.params);
   } else {
     summary = safeGist(boundedJson(args, GIST.params * 4), GIST.params);
   }
@@ -270,6 +279,21 @@ export function boundedJson(value: unknown, maxChars: number): string {
   };
   walk(value, 0);
   return out;
+}
+
+/**
+ * The last tool call in `messages` (an interrupted turn's prefix), summarized like every
+ * other captured call: redacted, gisted, bounded JSON. Total on malformed messages.
+ */
+export function lastToolCallOf(messages: readonly AgentMessage[]): LastToolCall | null {
+  if (!Array.isArray(messages)) return null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!m || typeof m !== "object" || m.role !== "assistant") continue;
+    const call = toolCallsOf(m as AssistantMessage).at(-1);
+    if (call) return summarizeToolCall(call.name, call.arguments);
+  }
+  return null;
 }
 
 /** Question marks of several scripts: ? ？(fullwidth) ؟(Arabic) ⸮(reversed) ‽(interrobang). */

@@ -286,9 +286,45 @@ const PASSES: Replacer[] = [
 
 const MAX_ROUNDS = 4;
 
-/** Replace every recognised secret in `text` with `[REDACTED:<class>]`. Linear time, idempotent. */
+/**
+ * Replace every recognised secret in `text` with `[REDACTED:<class>]`. Linear time, idempotent.
+ * Total: a single match of several MB (one 10 MB token) exhausts V8's regexp backtrack stack
+ * (RangeError); such input is then redacted in chunks of CHUNK chars, cut at whitespace where
+ * possible. Only a secret straddling a cut could be missed there, and every caller in this
+ * package bounds its input long before that size (see docs/security.md).
+ */
 export function redactSecrets(text: string): string {
   if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
+  try {
+    return redactWhole(text);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return redactChunked(text);
+  }
+}
+
+const CHUNK = 256 * 1024;
+/** How far back from a chunk's end a whitespace cut is looked for. */
+const CUT_WINDOW = 4096;
+
+function redactChunked(text: string): string {
+  let out = "";
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + CHUNK);
+    if (end < text.length) {
+      const ws = text.slice(end - CUT_WINDOW, end).search(/\s[^\s]*$/);
+      if (ws >= 0) end = end - CUT_WINDOW + ws + 1;
+      // never split a surrogate pair
+      const c = text.charCodeAt(end - 1);
+      if (c >= 0xd800 && c <= 0xdbff) end -= 1;
+    }
+    out += redactWhole(text.slice(start, end));
+    start = end;
+  }
+  return out;
+}
+
+function redactWhole(text: string): string {
   let current = text;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let next = current;

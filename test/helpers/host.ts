@@ -41,7 +41,7 @@ export async function makeHost(opts: HostOptions = {}) {
   authStorage.setRuntimeApiKey(faux.provider, "faux-key");
   const warnings: string[] = [];
   const events: RunnerEvent[] = [];
-  const makeRunner = () =>
+  const makeRunner = (over: { compactionEnabled?: boolean } = {}) =>
     new AgentRunner({
       stateDir,
       workspaceDir: workspace,
@@ -49,7 +49,7 @@ export async function makeHost(opts: HostOptions = {}) {
       authStorage,
       cfg: { agents: { defaults: { contextManager: opts.contextManager ?? {}, compaction: { mode: opts.compactionMode ?? "safeguard" } } } },
       compaction: {
-        enabled: true,
+        enabled: over.compactionEnabled ?? true,
         reserveTokens: opts.reserveTokens ?? 2_000,
         keepRecentTokens: opts.keepRecentTokens ?? 3_000,
       },

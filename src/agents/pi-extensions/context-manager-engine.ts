@@ -14,8 +14,7 @@ import { type Checkpoint, readLatestCheckpoint, writeCheckpoint } from "../conte
 import type { CheckpointTrigger } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
-import { redactSecrets } from "../redact.js";
-import { gist } from "../text-gist.js";
+import { lastToolCallOf } from "../context-capture.js";
 import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
 import { type SessionLog, sessionLog } from "./context-manager-log.js";
 import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
@@ -235,25 +234,4 @@ export class ContextManagerEngine {
       return null;
     }
   }
-}
-
-/** The last tool call of an interrupted turn, for working.last_tool_call. */
-function lastToolCallOf(messages: readonly AgentMessage[]): { name: string; params_summary: string } | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== "assistant") continue;
-    for (let j = m.content.length - 1; j >= 0; j--) {
-      const block = m.content[j]!;
-      if (block.type === "toolCall") {
-        let params = "";
-        try {
-          params = JSON.stringify(block.arguments ?? {});
-        } catch {
-          params = "(unserializable arguments)";
-        }
-        return { name: gist(redactSecrets(block.name), 80), params_summary: gist(redactSecrets(params), 200) };
-      }
-    }
-  }
-  return null;
 }

@@ -22,6 +22,7 @@ import {
   ModelRegistry,
   SessionManager,
   SettingsManager,
+  shouldCompact,
 } from "@mariozechner/pi-coding-agent";
 import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../agents/pi-embedded-runner/extensions.js";
 import { onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
@@ -154,18 +155,25 @@ export class AgentRunner {
       await this.store.set(sessionKey, entry);
       if (resume) this.opts.onEvent?.({ type: "resume", sessionKey, sessionId: entry.sessionId, restore: resume });
     }
-    const events = drainSystemEvents(sessionKey);
-    const prompt = prependSystemEvents(events, text);
-    this.opts.onEvent?.({ type: "turn_start", sessionKey, sessionId: entry.sessionId, prompt, systemEvents: events });
-
     const run = await this.openRun(sessionKey, entry);
+    const compactions: CompactionReport[] = [];
+    let prompt: string;
     try {
+      // pi would compact before this prompt anyway (last usage above the threshold);
+      // compacting first lets the restore block ride on this very prompt instead of the next.
+      if (this.overThreshold(run.session)) {
+        await this.compactQuietly(run, undefined);
+        compactions.push(...(await this.afterCompactions(sessionKey, entry, run.take(), "threshold")));
+      }
+      const events = drainSystemEvents(sessionKey);
+      prompt = prependSystemEvents(events, text);
+      this.opts.onEvent?.({ type: "turn_start", sessionKey, sessionId: entry.sessionId, prompt, systemEvents: events });
       await run.session.prompt(prompt);
       await run.settled();
     } finally {
       run.dispose();
     }
-    const compactions = await this.afterCompactions(sessionKey, entry, run.compactions);
+    compactions.push(...(await this.afterCompactions(sessionKey, entry, run.take())));
     entry.updatedAt = Date.now();
     if (run.session.sessionFile) entry.sessionFile = run.session.sessionFile;
     await this.store.set(sessionKey, entry);
@@ -176,17 +184,39 @@ export class AgentRunner {
     const entry = await this.currentEntry(sessionKey);
     const run = await this.openRun(sessionKey, entry);
     try {
-      await run.session.compact(instructions);
-      await run.settled();
-    } catch (e) {
-      this.logger.warn(`[agent-runner] /compact failed: ${(e as Error).message}`);
+      await this.compactQuietly(run, instructions);
     } finally {
       run.dispose();
     }
-    const compactions = await this.afterCompactions(sessionKey, entry, run.compactions);
+    const compactions = await this.afterCompactions(sessionKey, entry, run.take());
     entry.updatedAt = Date.now();
     await this.store.set(sessionKey, entry);
     return { sessionKey, ...this.ids(entry), command: "compact", prompt: null, compactions, resume: null };
+  }
+
+  private compactionSettings() {
+    return {
+      enabled: this.opts.compaction?.enabled ?? true,
+      reserveTokens: this.opts.compaction?.reserveTokens ?? 16_384,
+      keepRecentTokens: this.opts.compaction?.keepRecentTokens ?? 20_000,
+    };
+  }
+
+  private overThreshold(session: AgentSession): boolean {
+    const settings = this.compactionSettings();
+    const usage = session.getContextUsage();
+    return settings.enabled && usage?.tokens != null && shouldCompact(usage.tokens, usage.contextWindow, settings);
+  }
+
+  /** session.compact(); "nothing to compact" (e.g. right after an auto-compaction) is not a failure. */
+  private async compactQuietly(run: { session: AgentSession; settled(): Promise<void> }, instructions: string | undefined) {
+    try {
+      await run.session.compact(instructions);
+      await run.settled();
+    } catch (e) {
+      const message = (e as Error).message ?? String(e);
+      if (!/already compacted|nothing to compact/i.test(message)) this.logger.warn(`[agent-runner] compaction failed: ${message}`);
+    }
   }
 
   /** The spec's addition beside core's readPostCompactionContext(): one restore block per completed compaction. */
@@ -194,9 +224,11 @@ export class AgentRunner {
     sessionKey: string,
     entry: SessionStoreEntry,
     done: Array<{ trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number }>,
+    triggerOverride?: CompactionTrigger,
   ): Promise<CompactionReport[]> {
     const reports: CompactionReport[] = [];
     for (const c of done) {
+      if (triggerOverride) c.trigger = triggerOverride;
       entry.compactionCount += 1;
       const restore = await onCompactionCompleted({
         sessionKey,
@@ -215,11 +247,7 @@ export class AgentRunner {
   private async openRun(sessionKey: string, entry: SessionStoreEntry) {
     const sessionManager = this.openSessionManager(entry);
     const settingsManager = SettingsManager.inMemory({
-      compaction: {
-        enabled: this.opts.compaction?.enabled ?? true,
-        reserveTokens: this.opts.compaction?.reserveTokens ?? 16_384,
-        keepRecentTokens: this.opts.compaction?.keepRecentTokens ?? 20_000,
-      },
+      compaction: this.compactionSettings(),
       retry: { enabled: false },
     });
     const wrap = this.opts.wrapExtensionFactory ?? ((f: ExtensionFactory) => f);
@@ -293,7 +321,8 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
   });
   return {
     session,
-    compactions,
+    /** completed compactions not yet handled, oldest first */
+    take: () => compactions.splice(0),
     // prompt() can resolve before auto-compaction (run after agent_end) has finished.
     async settled() {
       await new Promise((r) => setImmediate(r));
