@@ -93,48 +93,82 @@ export interface ContextManagerExtensionOptions {
 
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
-    const fallback = (ctx: ExtensionContext) => (opts.standalone ? standaloneRuntime(ctx.cwd, opts.config) : undefined);
-    const get = (ctx: ExtensionContext) => engineFor(ctx, fallback(ctx));
+    // Every handler is total: even touching a stale ctx (pi invalidates it when a
+    // print-mode run ends while auto-compaction is still finishing) must not
+    // surface as an extension error in the agent loop.
+    const get = async (ctx: ExtensionContext) => {
+      try {
+        return await engineFor(ctx, opts.standalone ? standaloneRuntime(ctx.cwd, opts.config) : undefined);
+      } catch {
+        return null;
+      }
+    };
+    const guard =
+      <E, R>(handler: (event: E, ctx: ExtensionContext) => Promise<R | undefined>) =>
+      async (event: E, ctx: ExtensionContext): Promise<R | undefined> => {
+        try {
+          return await handler(event, ctx);
+        } catch {
+          return undefined;
+        }
+      };
 
-    pi.on("context", async (event, ctx) => {
-      const engine = await get(ctx).catch(() => null);
-      if (!engine) return undefined;
-      const decision = await engine.onContext(event.messages, safeUsage(ctx));
-      return decision.messages ? { messages: decision.messages } : undefined;
-    });
+    pi.on(
+      "context",
+      guard(async (event, ctx) => {
+        const engine = await get(ctx);
+        if (!engine) return undefined;
+        const decision = await engine.onContext(event.messages, safeUsage(ctx));
+        return decision.messages ? { messages: decision.messages } : undefined;
+      }),
+    );
 
-    pi.on("tool_result", async (event, ctx) => {
-      const engine = await get(ctx).catch(() => null);
-      if (engine) await engine.onToolResult(event, ctx.cwd);
-      return undefined;
-    });
+    pi.on(
+      "tool_result",
+      guard(async (event, ctx) => {
+        const engine = await get(ctx);
+        if (engine) await engine.onToolResult(event, ctx.cwd);
+        return undefined;
+      }),
+    );
 
     if (opts.standalone) {
       // Without OpenClaw's safeguard, the extension observes compaction itself and
       // returns undefined so pi's own summarization still runs.
-      pi.on("session_before_compact", async (event, ctx) => {
-        const engine = await get(ctx).catch(() => null);
-        if (engine && !engine.runtime.hostInjectsRestore) await engine.onBeforeCompact(event, ctx.cwd);
-        return undefined;
-      });
+      pi.on(
+        "session_before_compact",
+        guard(async (event, ctx) => {
+          const engine = await get(ctx);
+          if (engine && !engine.runtime.hostInjectsRestore) await engine.onBeforeCompact(event, ctx.cwd);
+          return undefined;
+        }),
+      );
     }
 
-    pi.on("session_compact", async (_event, ctx) => {
-      const engine = await get(ctx).catch(() => null);
-      if (!engine) return;
-      engine.onCompacted();
-      if (!engine.runtime.hostInjectsRestore) await deliverStandalone(pi, engine, "post-compaction");
-    });
+    pi.on(
+      "session_compact",
+      guard(async (_event, ctx) => {
+        const engine = await get(ctx);
+        if (!engine) return undefined;
+        engine.onCompacted();
+        if (!engine.runtime.hostInjectsRestore) await deliverStandalone(pi, engine, "post-compaction");
+        return undefined;
+      }),
+    );
 
-    pi.on("session_start", async (event, ctx) => {
-      const engine = await get(ctx).catch(() => null);
-      if (!engine || engine.runtime.hostInjectsRestore) return;
-      if (event.reason === "startup" || event.reason === "new") {
-        // a resume only for a brand-new session (no messages yet) on a key with an earlier checkpoint
-        if (ctx.sessionManager.getEntries().some((e) => e.type === "message")) return;
-        await deliverStandalone(pi, engine, "resume");
-      }
-    });
+    pi.on(
+      "session_start",
+      guard(async (event, ctx) => {
+        const engine = await get(ctx);
+        if (!engine || engine.runtime.hostInjectsRestore) return undefined;
+        if (event.reason === "startup" || event.reason === "new") {
+          // a resume only for a brand-new session (no messages yet) on a key with an earlier checkpoint
+          if (ctx.sessionManager.getEntries().some((e) => e.type === "message")) return undefined;
+          await deliverStandalone(pi, engine, "resume");
+        }
+        return undefined;
+      }),
+    );
   };
 }
 
