@@ -35,7 +35,7 @@ function engine() {
 
 function deep(depth: number): unknown {
   let v: unknown = { leaf: "x" };
-  for (let i = 0; i < depth; i++) v = { a: v, arr: [v] };
+  for (let i = 0; i < depth; i++) v = i % 2 ? { a: v, n: i } : [v, i];
   return v;
 }
 

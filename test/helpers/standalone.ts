@@ -37,6 +37,7 @@ export async function makeStandalone(opts: { contextWindow?: number; contextMana
   const config = resolveContextManagerConfig({ ...(opts.contextManager ?? {}), stateDir });
   const errors: string[] = [];
   const compactions: Array<{ reason: string; ok: boolean }> = [];
+  const runsOpen = new Set<AgentSession>();
 
   async function open(sessionManager: SessionManager = SessionManager.inMemory(cwd)): Promise<AgentSession> {
     const settingsManager = SettingsManager.inMemory({
@@ -69,6 +70,9 @@ export async function makeStandalone(opts: { contextWindow?: number; contextMana
       settingsManager,
     });
     session.subscribe((e) => {
+      // listeners hear agent_end after the extensions' agent_end handlers; auto-compaction is checked after that
+      if (e.type === "agent_start") runsOpen.add(session);
+      if (e.type === "agent_end") runsOpen.delete(session);
       if (e.type === "compaction_end") compactions.push({ reason: e.reason, ok: Boolean(e.result) && !e.aborted });
     });
     await session.bindExtensions({ onError: (e) => errors.push(String(e.error)) });
@@ -79,7 +83,9 @@ export async function makeStandalone(opts: { contextWindow?: number; contextMana
   async function prompt(session: AgentSession, text: string): Promise<void> {
     await session.prompt(text);
     await new Promise((r) => setImmediate(r));
-    while (session.isCompacting || session.isStreaming) await sleep(5);
+    while (session.isCompacting || session.isStreaming || runsOpen.has(session)) await sleep(5);
+    await new Promise((r) => setImmediate(r));
+    while (session.isCompacting) await sleep(5);
   }
 
   return {

@@ -20,6 +20,9 @@ import { type SessionLog, sessionLog } from "./context-manager-log.js";
 import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 
+/** Longest a captured item waits in memory before it is written (see scheduleFlush). */
+export const FLUSH_DEBOUNCE_MS = 1000;
+
 export interface EngineIdentity {
   sessionId: string;
   sessionFile: string | null;
@@ -98,6 +101,32 @@ export class ContextManagerEngine {
   }
   private latestCheckpointAt: string | null = null;
 
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * The hot path never waits for the disk: captured state is written by a
+   * debounced flush (and awaited at agent_end, before a checkpoint, and at
+   * compaction), so a `context` call costs only the in-memory capture of the
+   * messages it has not seen. A crash loses at most FLUSH_DEBOUNCE_MS of capture.
+   */
+  private scheduleFlush(state: ContextState): void {
+    if (this.flushTimer || !state.dirty) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      void this.flush(state);
+    }, FLUSH_DEBOUNCE_MS);
+    this.flushTimer.unref?.();
+  }
+
+  /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
+  async flushNow(): Promise<void> {
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    if (this.state) await this.flush(this.state);
+  }
+
   private async flush(state: ContextState): Promise<void> {
     try {
       // ContextState.flush never throws; files still dirty afterwards = the write failed
@@ -120,7 +149,7 @@ export class ContextManagerEngine {
       if (action === "checkpoint" && state && !this.isDuplicate(reading)) {
         checkpoint = await this.writeCheckpoint(state, "auto-80pct", reading);
       }
-      if (state) await this.flush(state);
+      if (state) this.scheduleFlush(state);
       const text = formatGaugeText(reading, action, checkpoint !== null);
       return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint };
     } catch (e) {
@@ -145,7 +174,7 @@ export class ContextManagerEngine {
       const state = await this.ensureState();
       if (!state) return;
       state.captureToolResult(event, cwd);
-      await this.flush(state);
+      this.scheduleFlush(state);
     } catch (e) {
       this.log.fail("tool_result handler", e);
     }

@@ -132,6 +132,15 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }),
     );
 
+    // The end of an agent run (and of a session) makes captured state durable.
+    const flush = guard(async (_event: unknown, ctx: ExtensionContext) => {
+      const engine = await get(ctx);
+      await engine?.flushNow();
+      return undefined;
+    });
+    pi.on("agent_end", flush);
+    pi.on("session_shutdown", flush);
+
     if (opts.standalone) {
       // Without OpenClaw's safeguard, the extension observes compaction itself and
       // returns undefined so pi's own summarization still runs.

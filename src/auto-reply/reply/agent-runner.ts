@@ -305,9 +305,13 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
   // pi retries an overflowed turn 100 ms AFTER compaction_end (setTimeout -> agent.continue());
   // disposing the session before that would drop the retry and the user's answer.
   let retryPendingSince: number | null = null;
+  let runsOpen = 0;
   const unsubscribe = session.subscribe((event) => {
     onEvent?.({ type: "session_event", sessionKey, event });
     if (event.type === "agent_start" || event.type === "agent_end") retryPendingSince = null;
+    // listeners hear agent_end after the extensions' agent_end handlers (the state flush) finished
+    if (event.type === "agent_start") runsOpen++;
+    if (event.type === "agent_end") runsOpen = Math.max(0, runsOpen - 1);
     if (event.type === "compaction_start") startedAt = Date.now();
     if (event.type === "compaction_end" && event.willRetry && event.result && !event.aborted) retryPendingSince = Date.now();
     if (event.type === "compaction_end" && event.result && !event.aborted) {
@@ -327,7 +331,12 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
     async settled() {
       await new Promise((r) => setImmediate(r));
       const retryPending = () => retryPendingSince !== null && Date.now() - retryPendingSince < RETRY_WAIT_MS;
-      while (session.isCompacting || session.isStreaming || retryPending()) await sleep(5);
+      const deadline = Date.now() + 30_000;
+      const busy = () => session.isCompacting || session.isStreaming || retryPending() || runsOpen > 0;
+      while (busy() && Date.now() < deadline) await sleep(5);
+      // auto-compaction is checked right after the agent_end listeners: give it a tick to start
+      await new Promise((r) => setImmediate(r));
+      while (busy() && Date.now() < deadline) await sleep(5);
     },
     dispose() {
       unsubscribe();
