@@ -61,7 +61,9 @@ describe("size bounds", () => {
         if (i % 1000 === 999) await t.engine.onContext(messages, usageAt(0.3, 1_000_000));
       }
       await t.engine.onContext(messages, usageAt(0.3, 1_000_000));
+      await t.engine.flushNow();
       const before = expectBounded(stateDir);
+      expect(before.maxState).toBeGreaterThan(0);
       for (let k = 0; k < 3; k++) expect(await t.engine.onBeforeCompact(compactEvent(900_000, { messages: [] }), "/ws")).not.toBeNull();
       const after = expectBounded(stateDir);
       console.log(`[bounds] ${label}: largest state file ${(before.maxState / 1024).toFixed(1)} KB, largest checkpoint ${(after.maxCheckpoint / 1024).toFixed(1)} KB`);

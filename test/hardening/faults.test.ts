@@ -62,6 +62,7 @@ async function runTurns(
     messages.push(toolResultMsg(id, "read", "file body"));
     await t.engine.onContext(messages, usageAt(fraction + i * 0.01 + 0.005));
     messages.push(assistantMsg([{ type: "text", text: `${label} answer ${i}` }]));
+    await t.engine.flushNow(); // agent_end: the debounced state flush is awaited
   }
 }
 
