@@ -70,7 +70,7 @@ describe("concurrent and crashing writers", () => {
     await readCheckpointFile(pointer!.path, KEY);
     const latest = await readLatestCheckpoint({ stateDir }, KEY);
     expect(latest?.meta.checkpoint_id).toBe(files.at(-1)?.id);
-  });
+  }, 180_000);
 
   it("SIGKILL during a write loop, 15 times: every cp file parses, pointer valid, ids never reused", async () => {
     const seen: string[] = [];
@@ -108,5 +108,5 @@ describe("concurrent and crashing writers", () => {
       expect(Number(after.id.slice(3))).toBeGreaterThan(lastSeen);
     }
     expect((await readLatestCheckpoint({ stateDir }, KEY))?.working.topic).toBe("after the storm");
-  });
+  }, 180_000);
 });
