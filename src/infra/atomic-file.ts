@@ -14,6 +14,12 @@ export interface AtomicWriteOptions {
   fs?: FsOps;
   /** file mode, default 0o600 (checkpoints and state may hold conversation text) */
   mode?: number;
+  /**
+   * default true: fsync the data and the directory (survives power loss). false: still
+   * all-or-nothing against a process crash (tmp + rename), without the fsyncs — for hints
+   * and best-effort files whose readers recover when they are stale.
+   */
+  durable?: boolean;
 }
 
 const DEFAULT_FILE_MODE = 0o600;
@@ -36,11 +42,11 @@ export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number): Promise<void> {
+async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number, durable = true): Promise<void> {
   const fh = await fs.open(tmp, "wx", mode);
   try {
     await fh.writeFile(data);
-    await fh.sync();
+    if (durable) await fh.sync();
   } finally {
     await fh.close();
   }
@@ -89,9 +95,10 @@ async function renameWithRetry(fs: FsOps, from: string, to: string): Promise<voi
 export async function writeFileAtomic(target: string, data: string, opts: AtomicWriteOptions = {}): Promise<void> {
   const fs = opts.fs ?? nodeFsOps;
   const mode = opts.mode ?? DEFAULT_FILE_MODE;
+  const durable = opts.durable ?? true;
   const tmp = tempPathFor(target);
   try {
-    await writeDurableTemp(fs, tmp, data, mode);
+    await writeDurableTemp(fs, tmp, data, mode, durable);
     try {
       await renameWithRetry(fs, tmp, target);
     } catch (err) {
@@ -104,7 +111,7 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
     await unlinkQuietly(fs, tmp);
     throw err;
   }
-  await syncDir(path.dirname(target), fs);
+  if (durable) await syncDir(path.dirname(target), fs);
 }
 
 /**

@@ -347,3 +347,20 @@ describe("fault injection through FsOps", () => {
     expect((await write({ topic: "c" })).id).toBe("cp_003");
   });
 });
+
+describe("write path cost", () => {
+  it("with a valid pointer, a write reads no checkpoint YAML; a torn latest falls back to the recovering read", async () => {
+    for (let i = 0; i < 3; i++) await write({ topic: `t${i}` });
+    const reads: string[] = [];
+    const counting: FsOps = { ...nodeFsOps, readFile: ((p: string, enc: BufferEncoding) => (reads.push(path.basename(p)), nodeFsOps.readFile(p, enc))) as FsOps["readFile"] };
+    const fourth = await write({ topic: "t3" }, { ...opts, fs: counting });
+    expect(reads.filter((r) => r.endsWith(".yaml"))).toEqual([]);
+    expect(fourth.checkpoint.meta.previous_checkpoint).toBe("cp_003");
+    // tear the latest: its size no longer matches the pointer, so the writer parses and links past it
+    await fsp.writeFile(fourth.path, "schema: [");
+    reads.length = 0;
+    const fifth = await write({ topic: "t4" }, { ...opts, fs: counting });
+    expect(reads.some((r) => r.endsWith(".yaml"))).toBe(true);
+    expect(fifth.checkpoint.meta.previous_checkpoint).toBe("cp_003");
+  });
+});

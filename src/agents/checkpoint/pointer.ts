@@ -20,6 +20,17 @@ export interface LatestPointer {
   file: string;
   session_key: string;
   updated_at: string;
+  /** what the writer needs of the latest checkpoint (dedup, back link) without parsing its YAML */
+  session_id?: string | null;
+  input_tokens?: number;
+  /** byte size of the checkpoint file when it was published */
+  bytes?: number;
+}
+
+export interface PointerMeta {
+  session_id: string | null;
+  input_tokens: number;
+  bytes: number;
 }
 
 /** Read the pointer of a session dir; null when missing, unreadable, malformed or for another key. */
@@ -37,7 +48,7 @@ export async function readPointerInDir(dir: string, expectedSessionKey: string |
     return null;
   }
   if (typeof data !== "object" || data === null) return null;
-  const { checkpoint_id, path: file, session_key, updated_at } = data as Record<string, unknown>;
+  const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes } = data as Record<string, unknown>;
   if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) return null;
   if (typeof file !== "string" || file !== checkpointFileName(checkpoint_id)) return null;
   if (typeof session_key !== "string") return null;
@@ -48,15 +59,31 @@ export async function readPointerInDir(dir: string, expectedSessionKey: string |
     file,
     session_key,
     updated_at: typeof updated_at === "string" ? updated_at : "",
+    ...(typeof input_tokens === "number" && Number.isFinite(input_tokens) && (session_id === null || typeof session_id === "string")
+      ? { session_id, input_tokens }
+      : {}),
+    ...(typeof bytes === "number" && Number.isInteger(bytes) && bytes >= 0 ? { bytes } : {}),
   };
 }
 
-export async function writePointerInDir(dir: string, checkpointId: string, sessionKey: string, fs: FsOps, now = new Date()): Promise<void> {
+/**
+ * The pointer is a hint: readers validate it and look for newer files on disk, so it is
+ * written atomically but without fsync (a power loss can only leave it one step behind).
+ */
+export async function writePointerInDir(
+  dir: string,
+  checkpointId: string,
+  sessionKey: string,
+  fs: FsOps,
+  now = new Date(),
+  meta?: PointerMeta,
+): Promise<void> {
   const body = {
     checkpoint_id: checkpointId,
     path: checkpointFileName(checkpointId),
     session_key: wellFormed(sessionKey),
     updated_at: now.toISOString(),
+    ...(meta ? { session_id: meta.session_id, input_tokens: meta.input_tokens, bytes: meta.bytes } : {}),
   };
-  await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs });
+  await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs, durable: false });
 }

@@ -6,17 +6,25 @@
 import path from "node:path";
 import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
-import { listCheckpointFilesInDir } from "./files.js";
+import { type CheckpointFileEntry, listCheckpointFilesInDir } from "./files.js";
 import { fsOf, retentionOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir } from "./pointer.js";
 
 export const STALE_TEMP_MS = 60_000;
 
 /** Returns the ids of the deleted checkpoints (numeric order). */
-export async function pruneCheckpointsInDir(dir: string, keep: number, fs: FsOps, now = Date.now()): Promise<string[]> {
-  const files = await listCheckpointFilesInDir(dir, fs);
-  const pointer = await readPointerInDir(dir, null, fs);
-  const doomed = files.slice(0, Math.max(0, files.length - keep)).filter((f) => f.id !== pointer?.checkpoint_id);
+export async function pruneCheckpointsInDir(
+  dir: string,
+  keep: number,
+  fs: FsOps,
+  now = Date.now(),
+  known?: { files: CheckpointFileEntry[]; pointerId: string | null },
+): Promise<string[]> {
+  // The writer passes what it already listed (numeric order, its own file included) to save
+  // a directory scan and a pointer read on every write.
+  const files = known?.files ?? (await listCheckpointFilesInDir(dir, fs));
+  const pointerId = known ? known.pointerId : ((await readPointerInDir(dir, null, fs))?.checkpoint_id ?? null);
+  const doomed = files.slice(0, Math.max(0, files.length - keep)).filter((f) => f.id !== pointerId);
   const deleted: string[] = [];
   for (const f of doomed) {
     try {

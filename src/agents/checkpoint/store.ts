@@ -19,7 +19,8 @@ import { CheckpointError } from "./errors.js";
 import { listCheckpointFilesInDir } from "./files.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
 import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
-import { readPointerInDir, writePointerInDir } from "./pointer.js";
+import { type LatestPointer, readPointerInDir, writePointerInDir } from "./pointer.js";
+import type { FsOps } from "../../infra/fs-ops.js";
 import { readLatestInDir } from "./recovery.js";
 import { pruneCheckpointsInDir } from "./retention.js";
 import { validateCheckpoint } from "./validate.js";
@@ -66,6 +67,15 @@ async function highestIdOnDisk(dir: string, opts: CheckpointStoreOptions): Promi
   return files.at(-1)?.n ?? 0;
 }
 
+/** The pointer's file still has the size it was written with (a torn or replaced file does not). */
+async function sizeMatches(pointer: LatestPointer, fs: FsOps): Promise<boolean> {
+  try {
+    return pointer.bytes !== undefined && (await fs.stat(pointer.path)).size === pointer.bytes;
+  } catch {
+    return false;
+  }
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -84,20 +94,37 @@ export async function writeCheckpoint(
   const dir = checkpointSessionDir(opts.stateDir, key);
   await ensurePrivateDir(dir, fs);
 
-  const latest = await readLatestInDir(dir, key, fs);
-  if (isDuplicateAutoCheckpoint(draft, latest, delta) && latest) return { written: false, reason: "dedup", latest };
-
-  const pointer = await readPointerInDir(dir, null, fs);
+  // Fast path: a valid pointer that names the newest file on disk carries what the writer
+  // needs of the latest checkpoint (id, session id, tokens), so no YAML is parsed. Anything
+  // else (no pointer, an older pointer format, a newer file left by a crashed writer) takes
+  // the recovering read.
+  const files = await listCheckpointFilesInDir(dir, fs);
+  const top = files.at(-1)?.n ?? 0;
+  const pointer = await readPointerInDir(dir, key, fs);
   const pointerN = pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : 0;
-  let n = 1 + Math.max(pointerN, await highestIdOnDisk(dir, opts));
-  let previous = latest?.meta.checkpoint_id ?? null;
-  let published: { id: string; file: string; checkpoint: Checkpoint } | null = null;
+  let latestId: string | null;
+  if (pointer && pointer.input_tokens !== undefined && pointerN === top && (await sizeMatches(pointer, fs))) {
+    latestId = pointer.checkpoint_id;
+    const sameSession = (pointer.session_id ?? null) === (draft.meta.session_id ?? null);
+    const moved = Math.abs(draft.meta.token_usage.input_tokens - pointer.input_tokens) / Math.max(pointer.input_tokens, 1);
+    if (draft.meta.trigger === "auto-80pct" && sameSession && moved < delta) {
+      const latest = await readLatestInDir(dir, key, fs);
+      if (latest && isDuplicateAutoCheckpoint(draft, latest, delta)) return { written: false, reason: "dedup", latest };
+    }
+  } else {
+    const latest = await readLatestInDir(dir, key, fs);
+    if (isDuplicateAutoCheckpoint(draft, latest, delta) && latest) return { written: false, reason: "dedup", latest };
+    latestId = latest?.meta.checkpoint_id ?? null;
+  }
+  let n = 1 + Math.max(pointerN, top);
+  let previous = latestId;
+  let published: { id: string; file: string; checkpoint: Checkpoint; text: string } | null = null;
   for (let attempt = 0; attempt < MAX_ID_ATTEMPTS && !published; attempt++) {
     const id = formatCheckpointId(n);
     const { text, checkpoint } = serializeCheckpointChecked(withId(draft, id, previous));
     const file = path.join(dir, checkpointFileName(id));
     if (await createFileExclusive(file, text, { fs })) {
-      published = { id, file, checkpoint };
+      published = { id, file, checkpoint, text };
     } else {
       // another writer published this id meanwhile: it is now the latest, link to it and go past it
       const top = Math.max(n, await highestIdOnDisk(dir, opts));
@@ -110,16 +137,30 @@ export async function writeCheckpoint(
   }
 
   const warnings: string[] = [];
+  const publishedN = parseCheckpointId(published.id) ?? 0;
+  let pointerId: string | null = pointer?.checkpoint_id ?? null;
   try {
     const current = await readPointerInDir(dir, null, fs);
     const currentN = current ? (parseCheckpointId(current.checkpoint_id) ?? 0) : 0;
-    if (currentN < (parseCheckpointId(published.id) ?? 0)) await writePointerInDir(dir, published.id, key, fs);
+    pointerId = current?.checkpoint_id ?? null;
+    if (currentN < publishedN) {
+      const meta = published.checkpoint.meta;
+      await writePointerInDir(dir, published.id, key, fs, new Date(), {
+        session_id: meta.session_id,
+        input_tokens: meta.token_usage.input_tokens,
+        bytes: Buffer.byteLength(published.text, "utf8"),
+      });
+      pointerId = published.id;
+    }
   } catch (err) {
     warnings.push(`pointer not updated: ${describe(err)}`);
   }
   let pruned: string[] = [];
   try {
-    pruned = await pruneCheckpointsInDir(dir, retention, fs);
+    const listed = [...files.filter((f) => f.n !== publishedN), { id: published.id, n: publishedN, path: published.file }].sort(
+      (a, b) => a.n - b.n,
+    );
+    pruned = await pruneCheckpointsInDir(dir, retention, fs, Date.now(), { files: listed, pointerId });
   } catch (err) {
     warnings.push(`retention failed: ${describe(err)}`);
   }
