@@ -352,7 +352,7 @@ describe("write path cost", () => {
   it("with a valid pointer, a write reads no checkpoint YAML; a torn latest falls back to the recovering read", async () => {
     for (let i = 0; i < 3; i++) await write({ topic: `t${i}` });
     const reads: string[] = [];
-    const counting: FsOps = { ...nodeFsOps, readFile: ((p: string, enc: BufferEncoding) => (reads.push(path.basename(p)), nodeFsOps.readFile(p, enc))) as FsOps["readFile"] };
+    const counting: FsOps = { ...nodeFsOps, readFile: ((p: string, enc: "utf8") => (reads.push(path.basename(p)), nodeFsOps.readFile(p, enc))) as FsOps["readFile"] };
     const fourth = await write({ topic: "t3" }, { ...opts, fs: counting });
     expect(reads.filter((r) => r.endsWith(".yaml"))).toEqual([]);
     expect(fourth.checkpoint.meta.previous_checkpoint).toBe("cp_003");

@@ -202,7 +202,7 @@ export class ContextManagerEngine {
       };
       const checkpoint = await this.writeCheckpoint(state, "compaction", reading, {
         fileOps: p.fileOps,
-        splitTurn: { isSplitTurn: p.isSplitTurn, lastToolCall: lastToolCallOf(p.turnPrefixMessages) },
+        splitTurn: interruption(p.isSplitTurn, p.turnPrefixMessages, branchMessages),
         compactionCount: this.compactionCount + 1,
         cwd,
       });
@@ -263,4 +263,22 @@ export class ContextManagerEngine {
       return null;
     }
   }
+}
+
+/**
+ * working.interrupted and last_tool_call. pi's isSplitTurn says where the cut falls, not
+ * whether work was cut off: a threshold or manual compaction of a FINISHED run (last reply
+ * ended with stop) is no interruption even when the cut splits a turn, while a run stopped by
+ * an overflow or an abort is one. So: interrupted when the run's last message is not a
+ * finished reply; the last tool call comes from the split turn's prefix, else the branch.
+ */
+export function interruption(
+  isSplitTurn: boolean,
+  turnPrefix: readonly AgentMessage[],
+  branch: readonly AgentMessage[],
+): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
+  const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
+  const finished = last?.role === "assistant" && last.stopReason === "stop";
+  if (finished || !last) return { isSplitTurn: false, lastToolCall: null };
+  return { isSplitTurn: true, lastToolCall: lastToolCallOf(isSplitTurn && turnPrefix.length > 0 ? turnPrefix : branch) };
 }
