@@ -3,13 +3,14 @@
  * lets the agent record a decision, an open item, a learning, or close an open
  * item, explicitly, instead of relying only on the structural capture rules.
  *
- * Why off by default: its schema and description cost about 150 prompt tokens
+ * Why off by default: its schema and description cost about 115 prompt tokens (chars/4 of
+ * the JSON the provider receives)
  * on EVERY request, and the structural rules already capture decisions and
  * open items without the agent's help. Turn it on for long sessions where
  * explicit notes are worth that price.
  */
 import { Type } from "@mariozechner/pi-ai";
-import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
+import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 
 export const NOTE_TOOL_NAME = "context_note";
 export const NOTE_KINDS = ["decision", "open_item", "learning", "close_item"] as const;
@@ -21,15 +22,17 @@ const parameters = Type.Object({
 });
 
 /** `record` stores the note and returns the confirmation shown to the agent. */
-export function createContextNoteTool(record: (kind: NoteKind, text: string) => Promise<string>): ToolDefinition<typeof parameters> {
+export function createContextNoteTool(
+  record: (kind: NoteKind, text: string, ctx: ExtensionContext) => Promise<string>,
+): ToolDefinition<typeof parameters> {
   return {
     name: NOTE_TOOL_NAME,
     label: "Context note",
     description:
       "Record a decision, an open item, or a learning so it survives context compaction; close_item marks an open item done.",
     parameters,
-    async execute(_id, params) {
-      const message = await record(params.kind, params.text);
+    async execute(_id, params, _signal, _onUpdate, ctx) {
+      const message = await record(params.kind, params.text, ctx);
       return { content: [{ type: "text", text: message }], details: undefined };
     },
   };

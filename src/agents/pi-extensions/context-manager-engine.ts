@@ -15,6 +15,7 @@ import type { CheckpointTrigger } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
 import { lastToolCallOf } from "../context-capture.js";
+import type { NoteKind } from "../context-note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
 import { type SessionLog, sessionLog } from "./context-manager-log.js";
 import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
@@ -211,6 +212,20 @@ export class ContextManagerEngine {
     } catch (e) {
       this.log.fail("compaction checkpoint", e);
       return null;
+    }
+  }
+
+  /** The context_note tool: an explicit decision / open item / learning from the agent. */
+  async recordNote(kind: NoteKind, text: string): Promise<string> {
+    try {
+      const state = await this.ensureState();
+      if (!state) return "Not recorded: the context state is unavailable right now.";
+      const message = state.addNote(kind, text);
+      this.scheduleFlush(state);
+      return message;
+    } catch (e) {
+      this.log.fail("context_note", e);
+      return "Not recorded.";
     }
   }
 

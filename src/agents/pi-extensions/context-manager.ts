@@ -18,6 +18,7 @@ import { readCheckpointForInjection, type RestoreKind } from "../context-checkpo
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../context-manager-config.js";
 import type { WarnLogger } from "../log-once.js";
 import { ContextManagerEngine } from "./context-manager-engine.js";
+import { createContextNoteTool } from "../context-note-tool.js";
 import {
   type ContextManagerRuntimeValue,
   getContextManagerRuntime,
@@ -89,6 +90,8 @@ export interface ContextManagerExtensionOptions {
   /** used when no host set a runtime for the session manager (standalone pi) */
   standalone?: boolean;
   config?: ContextManagerConfig;
+  /** register the agent-facing context_note tool (config `noteTool`) */
+  noteTool?: boolean;
 }
 
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
@@ -131,6 +134,15 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         return undefined;
       }),
     );
+
+    if (opts.noteTool ?? opts.config?.noteTool) {
+      pi.registerTool(
+        createContextNoteTool(async (kind, text, ctx) => {
+          const engine = await get(ctx);
+          return engine ? engine.recordNote(kind, text) : "The context manager is not active in this session.";
+        }),
+      );
+    }
 
     // The end of an agent run (and of a session) makes captured state durable.
     const flush = guard(async (_event: unknown, ctx: ExtensionContext) => {
@@ -242,7 +254,7 @@ export function buildContextManagerExtensionFactories(params: {
     hostInjectsRestore: params.hostInjectsRestore ?? true,
     logger: params.logger,
   });
-  return [createContextManagerExtension()];
+  return [createContextManagerExtension({ noteTool: config.noteTool })];
 }
 
 /** Default export for `pi -e` and the package's `pi.extensions`: standalone mode. */

@@ -28,6 +28,7 @@ import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../a
 import { onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
 import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../agents/log-once.js";
+import { NOTE_TOOL_NAME } from "../../agents/context-note-tool.js";
 import { drainSystemEvents, enqueueSystemEvent, prependSystemEvents } from "../../infra/system-events.js";
 import { SessionStore, type SessionStoreEntry } from "./session-store.js";
 
@@ -286,7 +287,10 @@ export class AgentRunner {
       agentDir,
       model: this.opts.model,
       thinkingLevel: "off",
-      tools: this.opts.tools ?? ["read", "write", "edit", "bash"],
+      tools: [
+        ...(this.opts.tools ?? ["read", "write", "edit", "bash"]),
+        ...(this.contextManagerConfig.noteTool ? [NOTE_TOOL_NAME] : []),
+      ],
       authStorage: this.opts.authStorage,
       modelRegistry: ModelRegistry.inMemory(this.opts.authStorage),
       resourceLoader,
