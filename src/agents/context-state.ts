@@ -173,6 +173,9 @@ function timestampOf(m: AgentMessage): number {
 }
 
 /** Cheap identity of a message that survives pi's structured clone and a process restart. */
+/** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */
+export const CURSOR_CLOCK_SKEW_MS = 60_000;
+
 export function messageIdentity(m: AgentMessage): string {
   if (!m || typeof m !== "object") return `?|${typeof m}`;
   const ts = timestampOf(m);
@@ -370,7 +373,11 @@ export class ContextState {
       const id = messageIdentity(m);
       if (id === c.lastId) return i + 1;
       const ts = timestampOf(m);
-      if (ts < c.lastTs || (ts === c.lastTs && siblings.has(id))) return i + 1;
+      // a message clearly older than the last seen one ends the scan (O(new messages) when the
+      // last seen message is gone, e.g. compacted away); the skew keeps a reply stamped a little
+      // before the tool result it follows (clock skew, a provider stamping at request time) from
+      // being taken for an old one
+      if (ts < c.lastTs - CURSOR_CLOCK_SKEW_MS || (ts === c.lastTs && siblings.has(id))) return i + 1;
     }
     return 0;
   }

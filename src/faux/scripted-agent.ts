@@ -33,7 +33,9 @@ export function createScriptedAgent(defaultReply = "Done."): ScriptedAgent {
       }
       chatRequests.push(context);
       chatHook?.(context);
-      return replies.shift() ?? fauxAssistantMessage(defaultReply);
+      // stamped at response time, as a real provider's reply is (replies are often queued earlier)
+      const next = replies.shift() ?? fauxAssistantMessage(defaultReply);
+      return { ...next, timestamp: Date.now() };
     },
     queue: (...r) => void replies.push(...r),
     pending: () => replies.length,
