@@ -7,6 +7,7 @@
  * returns and clears. The agent runner prepends drained events to the next
  * inbound user message as `System:` lines.
  */
+import { globalSingleton } from "./global-singleton.js";
 
 export interface SystemEvent {
   text: string;
@@ -15,20 +16,9 @@ export interface SystemEvent {
 
 export const MAX_SYSTEM_EVENTS_PER_SESSION = 20;
 
-const QUEUES_KEY = Symbol.for("openclaw.systemEvents.queues");
 type Queues = Map<string, SystemEvent[]>;
 
-// Keyed on globalThis: bundlers duplicate modules and pi loads disk extensions
-// without a module cache, so module-level state could exist twice.
-function queues(): Queues {
-  const g = globalThis as unknown as Record<symbol, Queues | undefined>;
-  let q = g[QUEUES_KEY];
-  if (!q) {
-    q = new Map();
-    g[QUEUES_KEY] = q;
-  }
-  return q;
-}
+const queues = (): Queues => globalSingleton("openclaw.systemEvents.queues", () => new Map());
 
 export function enqueueSystemEvent(text: string, opts: { sessionKey: string }): boolean {
   const trimmed = typeof text === "string" ? text.trim() : "";

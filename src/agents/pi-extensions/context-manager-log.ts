@@ -6,6 +6,7 @@
  * globalThis like the other registries (modules may be loaded twice).
  */
 import { OnceLogger, type WarnLogger } from "../log-once.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 
 export interface SessionLog {
   /** the engine's logger: fail(kind) logs once until clear(kind) */
@@ -16,18 +17,9 @@ export interface SessionLog {
   stateRecovered(): void;
 }
 
-const KEY = Symbol.for("openclaw.contextManager.sessionLogs");
 type Logs = WeakMap<WarnLogger, Map<string, SessionLog>>;
 
-function logs(): Logs {
-  const g = globalThis as unknown as Record<symbol, Logs | undefined>;
-  let l = g[KEY];
-  if (!l) {
-    l = new WeakMap();
-    g[KEY] = l;
-  }
-  return l;
-}
+const logs = (): Logs => globalSingleton("openclaw.contextManager.sessionLogs", () => new WeakMap());
 
 const FAILURE_LINE = /^\[context-manager\] (.+?) failed \(/;
 

@@ -8,6 +8,7 @@
  */
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 
 export interface ContextManagerRuntimeValue {
   sessionKey: string;
@@ -37,18 +38,9 @@ export interface ContextManagerLogger {
   info?(message: string): void;
 }
 
-const REGISTRY_KEY = Symbol.for("openclaw.contextManager.runtime");
 type Registry = WeakMap<object, ContextManagerRuntimeValue>;
 
-function registry(): Registry {
-  const g = globalThis as unknown as Record<symbol, Registry | undefined>;
-  let r = g[REGISTRY_KEY];
-  if (!r) {
-    r = new WeakMap();
-    g[REGISTRY_KEY] = r;
-  }
-  return r;
-}
+const registry = (): Registry => globalSingleton("openclaw.contextManager.runtime", () => new WeakMap());
 
 export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue | null): void {
   if (value === null) registry().delete(sessionManager);

@@ -24,21 +24,14 @@ import {
   getContextManagerRuntime,
   setContextManagerRuntime,
 } from "./context-manager-runtime.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 
 export const RESTORE_CUSTOM_TYPE = "context-restore";
 
-const ENGINES_KEY = Symbol.for("openclaw.contextManager.engines");
 type Engines = WeakMap<object, Promise<ContextManagerEngine>>;
 
-function engines(): Engines {
-  const g = globalThis as unknown as Record<symbol, Engines | undefined>;
-  let e = g[ENGINES_KEY];
-  if (!e) {
-    e = new WeakMap();
-    g[ENGINES_KEY] = e;
-  }
-  return e;
-}
+/** one engine per SessionManager, shared by every copy of this module */
+const engines = (): Engines => globalSingleton("openclaw.contextManager.engines", () => new WeakMap());
 
 /** OpenClaw's default state dir: OPENCLAW_STATE_DIR, else ~/.openclaw. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
