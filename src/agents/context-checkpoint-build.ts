@@ -103,7 +103,13 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
 
   // --- resources: written+edited -> modified; a modified file is not also listed as read
   const norm = (f: string): string => (p.cwd ? normalizeToolPath(f, p.cwd) : safeGist(f, 400));
-  const opsRead = p.fileOps ? [...p.fileOps.read].map(norm) : [];
+  // pi's fileOps come from tool CALLS, so they also list reads that failed (ENOENT…): a path
+  // whose read only ever failed is a tool failure (thread.errors), not a file read
+  const readOk = new Set([...(prev?.resources.files_read ?? []), ...state.resources.files_read]);
+  const readFailed = new Set(
+    [...(prev?.thread.errors ?? []), ...state.errors].filter((e) => e.tool === "read").map((e) => e.target),
+  );
+  const opsRead = p.fileOps ? [...p.fileOps.read].map(norm).filter((f) => readOk.has(f) || !readFailed.has(f)) : [];
   const opsModified = p.fileOps ? [...p.fileOps.written, ...p.fileOps.edited].map(norm) : [];
   const filesModified = mergeNewest(
     [prev?.resources.files_modified ?? [], opsModified, state.resources.files_modified],

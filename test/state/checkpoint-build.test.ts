@@ -82,6 +82,20 @@ describe("buildCheckpointDraft", () => {
     expect(d.working.last_tool_call).toEqual({ name: "edit", params_summary: "d.ts" });
   });
 
+  it("a path pi's fileOps lists as read but whose read only failed is a failure, not a file read", async () => {
+    const st = await load();
+    st.captureToolResult({ toolName: "read", input: { path: "missing.ts" }, content: [{ type: "text", text: "ENOENT" }], isError: true }, "/w");
+    st.captureToolResult({ toolName: "read", input: { path: "retry.ts" }, content: [{ type: "text", text: "EACCES" }], isError: true }, "/w");
+    st.captureToolResult({ toolName: "read", input: { path: "retry.ts" }, content: [], isError: false }, "/w");
+    const d = buildCheckpointDraft({
+      state: st.snapshot(), previous: null, trigger: "compaction", reading, runtime, compactionCount: 1, config: CONFIG, now, cwd: "/w",
+      fileOps: { read: new Set(["/w/missing.ts", "/w/retry.ts", "/w/ok.ts"]), written: new Set(), edited: new Set() },
+    });
+    expect(d.resources.files_read).not.toContain("missing.ts");
+    expect(d.resources.files_read).toEqual(expect.arrayContaining(["retry.ts", "ok.ts"]));
+    expect(d.thread.errors.map((e) => e.target)).toContain("missing.ts");
+  });
+
   it("caps keep the newest; summary is just the first message when first = last", async () => {
     const st = await load();
     st.captureMessages([user("only one")]);
