@@ -56,6 +56,7 @@ import {
   type StateFileName,
 } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text-gist.js";
+import { advanceCursor, type Cursor, emptyCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 
@@ -125,17 +126,6 @@ interface Exchange {
   gist: string;
 }
 
-interface Cursor {
-  /** index of the last seen (non-injected) message in the last array, -1 before any */
-  lastIndex: number;
-  lastId: string | null;
-  lastTs: number | null;
-  /** identities of the seen messages that share lastTs (same-millisecond siblings) */
-  idsAtLastTs: string[];
-  /** total messages processed so far */
-  processed: number;
-}
-
 interface PendingCall {
   id: string;
   name: string;
@@ -161,41 +151,6 @@ interface ThreadData {
 /** Recent user/agent entries kept for "always include the last 2 exchange pairs" (spec §11.2). */
 const RECENT_ENTRIES = 4;
 const CLOSED_ITEMS_FACTOR = 4;
-
-function emptyCursor(): Cursor {
-  return { lastIndex: -1, lastId: null, lastTs: null, idsAtLastTs: [], processed: 0 };
-}
-
-function timestampOf(m: AgentMessage): number {
-  if (!m || typeof m !== "object") return 0;
-  const t = (m as { timestamp?: unknown }).timestamp;
-  return typeof t === "number" && Number.isFinite(t) ? t : 0;
-}
-
-/** Cheap identity of a message that survives pi's structured clone and a process restart. */
-/** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */
-export const CURSOR_CLOCK_SKEW_MS = 60_000;
-
-export function messageIdentity(m: AgentMessage): string {
-  if (!m || typeof m !== "object") return `?|${typeof m}`;
-  const ts = timestampOf(m);
-  switch (m.role) {
-    case "toolResult":
-      return `r|${ts}|${asText((m as ToolResultMessage).toolCallId)}`;
-    case "assistant": {
-      const a = m as AssistantMessage;
-      return `a|${ts}|${asText(a.responseId)}|${Array.isArray(a.content) ? a.content.length : 0}|${asText(a.stopReason)}`;
-    }
-    case "user": {
-      const c = (m as { content?: unknown }).content;
-      return `u|${ts}|${typeof c === "string" ? c.length : Array.isArray(c) ? c.length : 0}`;
-    }
-    case "custom":
-      return `c|${ts}|${asText((m as { customType?: unknown }).customType)}`;
-    default:
-      return `${asText(m.role)}|${ts}`;
-  }
-}
 
 export class ContextState {
   readonly dir: string;
@@ -360,51 +315,14 @@ export class ContextState {
   }
 
   private resumeIndex(messages: readonly AgentMessage[]): number {
-    const c = this.thread.cursor;
-    if (c.lastId === null || c.lastTs === null) return 0;
-    // fast path: the array only grew
-    const at = messages[c.lastIndex];
-    if (at && messageIdentity(at) === c.lastId) return c.lastIndex + 1;
-    // scan back from the end until the last seen message, or one older than it
-    const siblings = new Set(c.idsAtLastTs);
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i]!;
-      if (isInjectedMessage(m)) continue;
-      const id = messageIdentity(m);
-      if (id === c.lastId) return i + 1;
-      const ts = timestampOf(m);
-      // a message clearly older than the last seen one ends the scan (O(new messages) when the
-      // last seen message is gone, e.g. compacted away); the skew keeps a reply stamped a little
-      // before the tool result it follows (clock skew, a provider stamping at request time) from
-      // being taken for an old one
-      if (ts < c.lastTs - CURSOR_CLOCK_SKEW_MS || (ts === c.lastTs && siblings.has(id))) return i + 1;
-    }
-    return 0;
+    return resumeIndex(this.thread.cursor, messages);
   }
 
   /** Points the cursor at the last non-injected message of this array. */
   private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0): void {
-    const c = this.thread.cursor;
-    let lastIndex = -1;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      if (!isInjectedMessage(messages[i]!)) {
-        lastIndex = i;
-        break;
-      }
-    }
-    if (lastIndex < 0) return;
-    const last = messages[lastIndex]!;
-    const lastId = messageIdentity(last);
-    if (lastIndex === c.lastIndex && lastId === c.lastId && processedNow === 0) return;
-    const lastTs = timestampOf(last);
-    const ids: string[] = [];
-    for (let i = lastIndex; i >= 0; i--) {
-      const m = messages[i]!;
-      if (isInjectedMessage(m)) continue;
-      if (timestampOf(m) !== lastTs) break;
-      ids.push(messageIdentity(m));
-    }
-    this.thread.cursor = { lastIndex, lastId, lastTs, idsAtLastTs: ids, processed: c.processed + processedNow };
+    const next = advanceCursor(this.thread.cursor, messages, processedNow);
+    if (!next) return;
+    this.thread.cursor = next;
     this.mark("thread");
   }
 
@@ -880,3 +798,4 @@ function isoOf(ts: number): string {
   const d = ts > 0 ? new Date(ts) : new Date();
   return Number.isNaN(d.getTime()) ? new Date().toISOString() : d.toISOString();
 }
+export { CURSOR_CLOCK_SKEW_MS, messageIdentity } from "./state/message-cursor.js";

@@ -1,0 +1,107 @@
+/**
+ * The capture cursor: which messages of pi's (cloned, sometimes compacted) array the
+ * state has already processed, so every `context` event costs O(new messages).
+ *
+ * It stores the index, identity and timestamp of the last seen message, plus the
+ * identities of seen messages sharing that timestamp. Fast path: the message at the
+ * stored index is still the last seen one (the array only grew). Otherwise scan back from
+ * the end to the last seen message, a seen same-millisecond sibling, or the first message
+ * clearly older than it. The cursor is persisted in thread.json across restarts.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { isInjectedMessage } from "../context-capture.js";
+import { asText } from "../text-gist.js";
+
+export interface Cursor {
+  /** index of the last seen (non-injected) message in the last array, -1 before any */
+  lastIndex: number;
+  lastId: string | null;
+  lastTs: number | null;
+  /** identities of the seen messages that share lastTs (same-millisecond siblings) */
+  idsAtLastTs: string[];
+  /** total messages processed so far */
+  processed: number;
+}
+
+/** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */
+export const CURSOR_CLOCK_SKEW_MS = 60_000;
+
+export function emptyCursor(): Cursor {
+  return { lastIndex: -1, lastId: null, lastTs: null, idsAtLastTs: [], processed: 0 };
+}
+
+export function timestampOf(m: AgentMessage): number {
+  if (!m || typeof m !== "object") return 0;
+  const t = (m as { timestamp?: unknown }).timestamp;
+  return typeof t === "number" && Number.isFinite(t) ? t : 0;
+}
+
+/** Cheap identity of a message that survives pi's structured clone and a process restart. */
+export function messageIdentity(m: AgentMessage): string {
+  if (!m || typeof m !== "object") return `?|${typeof m}`;
+  const ts = timestampOf(m);
+  switch (m.role) {
+    case "toolResult":
+      return `r|${ts}|${asText((m as ToolResultMessage).toolCallId)}`;
+    case "assistant": {
+      const a = m as AssistantMessage;
+      return `a|${ts}|${asText(a.responseId)}|${Array.isArray(a.content) ? a.content.length : 0}|${asText(a.stopReason)}`;
+    }
+    case "user": {
+      const c = (m as { content?: unknown }).content;
+      return `u|${ts}|${typeof c === "string" ? c.length : Array.isArray(c) ? c.length : 0}`;
+    }
+    case "custom":
+      return `c|${ts}|${asText((m as { customType?: unknown }).customType)}`;
+    default:
+      return `${asText(m.role)}|${ts}`;
+  }
+}
+
+/** Index of the first message of `messages` not seen yet. */
+export function resumeIndex(c: Cursor, messages: readonly AgentMessage[]): number {
+  if (c.lastId === null || c.lastTs === null) return 0;
+  // fast path: the array only grew
+  const at = messages[c.lastIndex];
+  if (at && messageIdentity(at) === c.lastId) return c.lastIndex + 1;
+  // scan back from the end until the last seen message, or one clearly older than it
+  const siblings = new Set(c.idsAtLastTs);
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInjectedMessage(m)) continue;
+    const id = messageIdentity(m);
+    if (id === c.lastId) return i + 1;
+    const ts = timestampOf(m);
+    // a message clearly older than the last seen one ends the scan (O(new messages) when the
+    // last seen message is gone, e.g. compacted away); the skew keeps a reply stamped a little
+    // before the tool result it follows (clock skew, a provider stamping at request time) from
+    // being taken for an old one
+    if (ts < c.lastTs - CURSOR_CLOCK_SKEW_MS || (ts === c.lastTs && siblings.has(id))) return i + 1;
+  }
+  return 0;
+}
+
+/** The cursor after `messages` were processed, or null when it does not move. */
+export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], processedNow = 0): Cursor | null {
+  let lastIndex = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (!isInjectedMessage(messages[i]!)) {
+      lastIndex = i;
+      break;
+    }
+  }
+  if (lastIndex < 0) return null;
+  const last = messages[lastIndex]!;
+  const lastId = messageIdentity(last);
+  if (lastIndex === c.lastIndex && lastId === c.lastId && processedNow === 0) return null;
+  const lastTs = timestampOf(last);
+  const ids: string[] = [];
+  for (let i = lastIndex; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInjectedMessage(m)) continue;
+    if (timestampOf(m) !== lastTs) break;
+    ids.push(messageIdentity(m));
+  }
+  return { lastIndex, lastId, lastTs, idsAtLastTs: ids, processed: c.processed + processedNow };
+}
