@@ -158,7 +158,9 @@ export class AgentRunner {
     }
     const run = await this.openRun(sessionKey, entry);
     const compactions: CompactionReport[] = [];
-    let prompt: string;
+    let prompt: string | null = null;
+    let events: string[] = [];
+    let failure: { error: unknown } | null = null;
     try {
       // pi would compact before this prompt anyway (last usage above the threshold);
       // compacting first lets the restore block ride on this very prompt instead of the next.
@@ -166,11 +168,15 @@ export class AgentRunner {
         await this.compactQuietly(run, undefined);
         compactions.push(...(await this.afterCompactions(sessionKey, entry, run.take(), "threshold")));
       }
-      const events = drainSystemEvents(sessionKey);
+      events = drainSystemEvents(sessionKey);
       prompt = prependSystemEvents(events, text);
       this.opts.onEvent?.({ type: "turn_start", sessionKey, sessionId: entry.sessionId, prompt, systemEvents: events });
       await run.session.prompt(prompt);
       await run.settled();
+    } catch (error) {
+      // the turn never reached the agent: its system events (a restore block) go back in the queue
+      for (const event of events) enqueueSystemEvent(event, { sessionKey });
+      failure = { error };
     } finally {
       run.dispose();
     }
@@ -178,6 +184,7 @@ export class AgentRunner {
     entry.updatedAt = Date.now();
     if (run.session.sessionFile) entry.sessionFile = run.session.sessionFile;
     await this.store.set(sessionKey, entry);
+    if (failure) throw failure.error;
     return { sessionKey, ...this.ids(entry), command: "prompt", prompt, compactions, resume };
   }
 
