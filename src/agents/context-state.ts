@@ -56,7 +56,8 @@ import {
   type StateFileName,
 } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text-gist.js";
-import { advanceCursor, type Cursor, emptyCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
+import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
+import { emptyThread, type Exchange, parseThreadData, RECENT_ENTRIES, type ThreadData } from "./state/thread-data.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 
@@ -120,36 +121,6 @@ export interface ContextStateSnapshot {
 
 export type NoteKind = "decision" | "open_item" | "learning" | "close_item";
 
-interface Exchange {
-  seq: number;
-  role: KeyExchange["role"];
-  gist: string;
-}
-
-interface PendingCall {
-  id: string;
-  name: string;
-  params_summary: string;
-}
-
-interface ThreadData {
-  first_user: string | null;
-  first_exchange: Exchange | null;
-  last_user: string | null;
-  pivots: Exchange[];
-  recent: Exchange[];
-  errors: ToolFailure[];
-  seq: number;
-  prev_assistant: { long: boolean; proposal: string } | null;
-  last: LastMessageInfo | null;
-  interrupted: boolean;
-  last_tool_call: LastToolCall | null;
-  pending_calls: PendingCall[];
-  cursor: Cursor;
-}
-
-/** Recent user/agent entries kept for "always include the last 2 exchange pairs" (spec §11.2). */
-const RECENT_ENTRIES = 4;
 const CLOSED_ITEMS_FACTOR = 4;
 
 export class ContextState {
@@ -192,24 +163,7 @@ export class ContextState {
     this.closedItems = new LruMap(c.maxOpenItems * CLOSED_ITEMS_FACTOR);
     this.learnings = new LruMap(c.maxLearnings);
     this.errors = new LruMap(c.maxErrors);
-    this.thread = ContextState.emptyThread();
-  }
-
-  private static emptyThread(): Omit<ThreadData, "errors"> {
-    return {
-      first_user: null,
-      first_exchange: null,
-      last_user: null,
-      pivots: [],
-      recent: [],
-      seq: 0,
-      prev_assistant: null,
-      last: null,
-      interrupted: false,
-      last_tool_call: null,
-      pending_calls: [],
-      cursor: emptyCursor(),
-    };
+    this.thread = emptyThread();
   }
 
   /**
@@ -684,7 +638,7 @@ export class ContextState {
         break;
       case "thread":
         this.errors.clear();
-        this.thread = ContextState.emptyThread();
+        this.thread = emptyThread();
         break;
     }
   }
@@ -722,74 +676,8 @@ export class ContextState {
   }
 
   private applyThread(d: Record<string, unknown>): void {
-    const exchange = (v: unknown, f: string): Exchange => {
-      const o = asObject(v, f);
-      const role = asString(o.role, `${f}.role`);
-      if (role !== "user" && role !== "agent") throw new StateDataError(`${f}.role: expected user or agent`);
-      return { seq: asNumber(o.seq, `${f}.seq`), role, gist: asString(o.gist, `${f}.gist`) };
-    };
-    const toolCall = (v: unknown, f: string): LastToolCall | null => {
-      if (v === null || v === undefined) return null;
-      const o = asObject(v, f);
-      return { name: asString(o.name, `${f}.name`), params_summary: asString(o.params_summary, `${f}.params_summary`) };
-    };
-    const c = asObject(d.cursor, "cursor");
-    const lastTs = c.lastTs;
-    const cursor: Cursor = {
-      lastIndex: asNumber(c.lastIndex, "cursor.lastIndex"),
-      lastId: asStringOrNull(c.lastId, "cursor.lastId"),
-      lastTs: lastTs === null || lastTs === undefined ? null : asNumber(lastTs, "cursor.lastTs"),
-      idsAtLastTs: asStringArray(c.idsAtLastTs, "cursor.idsAtLastTs"),
-      processed: asNumber(c.processed, "cursor.processed"),
-    };
-    let last: LastMessageInfo | null = null;
-    if (d.last !== null && d.last !== undefined) {
-      const o = asObject(d.last, "last");
-      const role = asString(o.role, "last.role");
-      if (role !== "user" && role !== "assistant" && role !== "toolResult") throw new StateDataError("last.role: unknown role");
-      last = {
-        role,
-        stopReason: asStringOrNull(o.stopReason, "last.stopReason"),
-        hasToolCalls: o.hasToolCalls === true,
-        endsWithQuestion: o.endsWithQuestion === true,
-        tail: typeof o.tail === "string" ? o.tail : "",
-      };
-    }
-    let prevAssistant: ThreadData["prev_assistant"] = null;
-    if (d.prev_assistant !== null && d.prev_assistant !== undefined) {
-      const o = asObject(d.prev_assistant, "prev_assistant");
-      prevAssistant = { long: o.long === true, proposal: asString(o.proposal, "prev_assistant.proposal") };
-    }
-    const errors = asArray(d.errors, "errors").map((v, i) => {
-      const o = asObject(v, `errors[${i}]`);
-      return {
-        tool: asString(o.tool, `errors[${i}].tool`),
-        target: asString(o.target, `errors[${i}].target`),
-        error: asString(o.error, `errors[${i}].error`),
-        when: asString(o.when, `errors[${i}].when`),
-      };
-    });
-    this.thread = {
-      first_user: asStringOrNull(d.first_user, "first_user"),
-      first_exchange: d.first_exchange ? exchange(d.first_exchange, "first_exchange") : null,
-      last_user: asStringOrNull(d.last_user, "last_user"),
-      pivots: keepNewest(asArray(d.pivots, "pivots").map((v, i) => exchange(v, `pivots[${i}]`)), this.caps.maxExchanges),
-      recent: keepNewest(asArray(d.recent, "recent").map((v, i) => exchange(v, `recent[${i}]`)), RECENT_ENTRIES),
-      seq: asNumber(d.seq, "seq"),
-      prev_assistant: prevAssistant,
-      last,
-      interrupted: d.interrupted === true,
-      last_tool_call: toolCall(d.last_tool_call, "last_tool_call"),
-      pending_calls: asArray(d.pending_calls, "pending_calls").map((v, i) => {
-        const o = asObject(v, `pending_calls[${i}]`);
-        return {
-          id: asString(o.id, `pending_calls[${i}].id`),
-          name: asString(o.name, `pending_calls[${i}].name`),
-          params_summary: asString(o.params_summary, `pending_calls[${i}].params_summary`),
-        };
-      }),
-      cursor,
-    };
+    const { thread, errors } = parseThreadData(d, this.caps.maxExchanges);
+    this.thread = thread;
     for (const e of errors) this.errors.touch(`${e.tool}\u0000${e.target}\u0000${e.error}`, e);
   }
 }
