@@ -64,3 +64,13 @@ export function errorCode(err: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Entries of a directory; [] when it does not exist (other errors are thrown). */
+export async function readdirOrEmpty(fs: FsOps, dir: string): Promise<string[]> {
+  try {
+    return await fs.readdir(dir);
+  } catch (err) {
+    if (errorCode(err) === "ENOENT") return [];
+    throw err;
+  }
+}

@@ -5,15 +5,16 @@
  * reading right after a compaction, caps/eviction, stale state of another session,
  * and a second runner (restart) continuing the same session.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextUsage, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { type Checkpoint, parseCheckpoint } from "../../src/agents/context-checkpoint.js";
-import { checkpointSessionDir, stateSessionDir } from "../../src/agents/session-dir.js";
+import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
+import { stateSessionDir } from "../../src/agents/session-dir.js";
 import { messageText } from "../../src/faux/faux-model.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:77";
 const GAUGE_RE = /^\[Context: (\d+)% \| (\d+(?:\.\d)?[kM]?)\/(\d+k) tokens( \| Checkpoint saved)?\]/;
@@ -31,12 +32,7 @@ function readState(host: Host, name: string): StateEnvelope {
 }
 
 function checkpointsOnDisk(host: Host, key = KEY): Checkpoint[] {
-  const dir = checkpointSessionDir(host.stateDir, key);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort((a, b) => Number(a.slice(3, -5)) - Number(b.slice(3, -5)))
-    .map((f) => parseCheckpoint(readFileSync(join(dir, f), "utf8"), f));
+  return readCheckpointsOnDisk(host.stateDir, key);
 }
 
 /** The gauge line of a request: the last message, when it is one. */

@@ -5,26 +5,21 @@
  * line per failure kind; hostile user text reaches the restore block only as a
  * quoted, redacted value.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { type Checkpoint, parseCheckpoint } from "../../src/agents/context-checkpoint.js";
-import { checkpointSessionDir } from "../../src/agents/session-dir.js";
+import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
 import { FALLBACK_SUMMARY } from "../../src/agents/pi-extensions/compaction-safeguard-summary.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:discord:group:9";
 const FAKE_KEY = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 function checkpointsOnDisk(host: Host): Checkpoint[] {
-  const dir = checkpointSessionDir(host.stateDir, KEY);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort((a, b) => Number(a.slice(3, -5)) - Number(b.slice(3, -5)))
-    .map((f) => parseCheckpoint(readFileSync(join(dir, f), "utf8"), f));
+  return readCheckpointsOnDisk(host.stateDir, KEY);
 }
 
 /** The compaction entries pi wrote to the session transcript. */

@@ -5,26 +5,21 @@
  * manual /compact, the death-spiral warning, /new resume once, and a second
  * runner on the same key.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
-import { checkpointSessionDir } from "../../src/agents/session-dir.js";
-import { parseCheckpoint, type Checkpoint } from "../../src/agents/context-checkpoint.js";
+import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
 import { estimateTextTokens } from "../../src/agents/token-estimate.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:42";
 const GAUGE_RE = /^\[Context: (\d+)% \| \d+k\/\d+k tokens( \| Checkpoint saved)?\]/m;
 
 function checkpointsOnDisk(host: Host): Checkpoint[] {
-  const dir = checkpointSessionDir(host.stateDir, KEY);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort((a, b) => Number(a.slice(3, -5)) - Number(b.slice(3, -5)))
-    .map((f) => parseCheckpoint(readFileSync(join(dir, f), "utf8"), f));
+  return readCheckpointsOnDisk(host.stateDir, KEY);
 }
 
 function lastUserText(host: Host): string {

@@ -5,25 +5,19 @@
  * pi.sendMessage(nextTurn), and the resume block on the first request of a new
  * session on the same workspace (and only there).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "@mariozechner/pi-ai";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
-import { type Checkpoint, parseCheckpoint } from "../../src/agents/context-checkpoint.js";
+import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
-import { checkpointSessionDir } from "../../src/agents/session-dir.js";
 import { RESTORE_CUSTOM_TYPE } from "../../src/agents/pi-extensions/context-manager.js";
 import { filler, reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 function checkpointsOnDisk(s: Standalone): Checkpoint[] {
-  const dir = checkpointSessionDir(s.stateDir, `pi:${resolve(s.cwd)}`);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort((a, b) => Number(a.slice(3, -5)) - Number(b.slice(3, -5)))
-    .map((f) => parseCheckpoint(readFileSync(join(dir, f), "utf8"), f));
+  return readCheckpointsOnDisk(s.stateDir, `pi:${resolve(s.cwd)}`);
 }
 
 const countWith = (req: Context, header: string) => requestTexts(req).filter((t) => t.startsWith(header)).length;

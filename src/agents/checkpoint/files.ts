@@ -1,6 +1,6 @@
 /** Reading one checkpoint file and listing the checkpoint files of a session directory. */
 import path from "node:path";
-import { errorCode, nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
+import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointFileName } from "./ids.js";
@@ -49,13 +49,7 @@ export async function readCheckpointFile(file: string, expectedSessionKey?: stri
 
 /** Checkpoint files (cp_N.yaml) in a directory, numeric order; [] when the directory is missing. */
 export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<CheckpointFileEntry[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return [];
-    throw err;
-  }
+  const names = await readdirOrEmpty(fs, dir);
   const out: CheckpointFileEntry[] = [];
   for (const name of names) {
     const parsed = parseCheckpointFileName(name);

@@ -1,6 +1,6 @@
 /** Session directories under `<stateDir>/context/checkpoints`, for the CLI. */
 import path from "node:path";
-import { errorCode, nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
+import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { checkpointsRoot } from "../session-dir.js";
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir, type LatestPointer } from "./pointer.js";
@@ -17,13 +17,7 @@ export interface CheckpointSessionEntry {
 
 export async function listCheckpointSessions(stateDir: string, fs: FsOps = nodeFsOps): Promise<CheckpointSessionEntry[]> {
   const root = checkpointsRoot(stateDir);
-  let names: string[];
-  try {
-    names = await fs.readdir(root);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return [];
-    throw err;
-  }
+  const names = await readdirOrEmpty(fs, root);
   const out: CheckpointSessionEntry[] = [];
   for (const name of names.sort()) {
     const dir = path.join(root, name);
