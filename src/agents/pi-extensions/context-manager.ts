@@ -53,12 +53,16 @@ export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): C
 }
 
 /** The engine of this session manager (one per run); null when the manager is disabled. */
-export async function engineFor(ctx: Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">, fallback?: ContextManagerRuntimeValue): Promise<ContextManagerEngine | null> {
+export async function engineFor(
+  ctx: Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">,
+  fallback?: () => ContextManagerRuntimeValue | undefined,
+): Promise<ContextManagerEngine | null> {
   const sm = ctx.sessionManager as object;
-  const runtime = getContextManagerRuntime(sm) ?? fallback;
-  if (!runtime || !runtime.config.enabled) return null;
+  // hot path: the engine of this session manager already exists
   let engine = engines().get(sm);
   if (!engine) {
+    const runtime = getContextManagerRuntime(sm) ?? fallback?.();
+    if (!runtime || !runtime.config.enabled) return null;
     engine = Promise.resolve().then(() => {
       const entries = ctx.sessionManager.getEntries();
       let compactionsSoFar = 0;
@@ -94,7 +98,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     // surface as an extension error in the agent loop.
     const get = async (ctx: ExtensionContext) => {
       try {
-        return await engineFor(ctx, opts.standalone ? standaloneRuntime(ctx.cwd, opts.config) : undefined);
+        return await engineFor(ctx, opts.standalone ? () => standaloneRuntime(ctx.cwd, opts.config) : undefined);
       } catch {
         return null;
       }
