@@ -9,7 +9,7 @@ export { serializeCheckpoint, parseCheckpoint } from "./checkpoint/yaml.js";
 export { validateCheckpoint } from "./checkpoint/validate.js";
 export { formatCheckpointId, parseCheckpointId, parseCheckpointFileName, checkpointFileName } from "./checkpoint/ids.js";
 export { DEFAULT_RETENTION, type CheckpointStoreOptions } from "./checkpoint/options.js";
-export { readCheckpointFile, listCheckpoints, type CheckpointFileEntry } from "./checkpoint/files.js";
+export { readCheckpointFile, listCheckpoints, listCheckpointFilesInDir, type CheckpointFileEntry } from "./checkpoint/files.js";
 export { POINTER_FILE, type LatestPointer } from "./checkpoint/pointer.js";
 export { readLatestCheckpoint } from "./checkpoint/recovery.js";
 export { pruneCheckpoints, STALE_TEMP_MS } from "./checkpoint/retention.js";

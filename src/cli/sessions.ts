@@ -5,13 +5,14 @@ import {
   type Checkpoint,
   CheckpointError,
   checkpointSessionDir,
+  type CheckpointFileEntry,
+  listCheckpointFilesInDir,
   listCheckpointSessions,
-  parseCheckpointFileName,
   parseCheckpointId,
   readCheckpointFile,
   sessionDirName,
 } from "../agents/context-checkpoint.js";
-import { readdir } from "node:fs/promises";
+import { nodeFsOps } from "../infra/fs-ops.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 
 export interface SessionRef {
@@ -66,19 +67,15 @@ export function requireSessionKey(key: string | null, command: string): string {
 
 /** Every cp_N.yaml of a session directory in numeric order, each read and validated. */
 export async function readSessionFiles(session: SessionRef): Promise<FileResult[]> {
-  let names: string[];
+  let files: CheckpointFileEntry[];
   try {
-    names = await readdir(session.path);
+    files = await listCheckpointFilesInDir(session.path, nodeFsOps);
   } catch (e) {
     throw new CliError(`cannot read ${session.path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-  const files = names
-    .map((name) => parseCheckpointFileName(name))
-    .filter((f): f is { id: string; n: number } => f !== null)
-    .sort((a, b) => a.n - b.n);
   const out: FileResult[] = [];
-  for (const f of files) {
-    const path = join(session.path, `${f.id}.yaml`);
+  for (const { id, n, path } of files) {
+    const f = { id, n };
     try {
       const checkpoint = await readCheckpointFile(path, session.sessionKey ?? undefined);
       const error = sessionDirName(checkpoint.meta.session_key) === session.dir ? null : `${f.id}.yaml: meta.session_key: belongs to another session directory`;
