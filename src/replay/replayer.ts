@@ -21,6 +21,7 @@ import { estimateTextTokens } from "../agents/token-estimate.js";
 import { fauxUsageFixExtension, isSummarizerRequest, registerFauxModel } from "../faux/faux-model.js";
 import { resetSystemEventsForTest } from "../infra/system-events.js";
 import { checkpointFidelity, type Fidelity, groundTruth, restoreMentions } from "./fidelity.js";
+import { type FidelityV2, fidelityV2 } from "./fidelity-v2.js";
 import { type HandlerSample, timedFactory } from "./handler-timing.js";
 import { replayToolsExtension, type ToolDelivery } from "./replay-tools.js";
 import { bucketLabel, latencyStats, type LatencyStats, MESSAGE_BUCKETS } from "./stats.js";
@@ -61,7 +62,11 @@ export interface CompactionRecord {
   lastUserInRestore: boolean | null;
   /** the rendered restore block (JSON report only) */
   restoreText: string | null;
+  /** how many messages of the transcript had been replayed (sent, answered or delivered) before it */
+  deliveredMessages: number;
   fidelity: Fidelity | null;
+  /** measured on restoreText against the transcript's first deliveredMessages messages */
+  fidelityV2: FidelityV2 | null;
 }
 
 export interface ReplayReport {
@@ -76,6 +81,8 @@ export interface ReplayReport {
     summarizerRequests: number;
     syntheticReplies: number;
     skippedReplies: number;
+    /** chat requests the faux model rejected as over the window (pi then compacts and retries) */
+    overflowRejections: number;
     toolResultsDelivered: number;
     missingToolResults: number;
     maxMessagesInContext: number;
@@ -106,7 +113,12 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   mkdirSync(workspace, { recursive: true });
   resetSystemEventsForTest();
 
-  const faux = registerFauxModel({ provider: `replay-${process.pid}-${Date.now()}`, contextWindow: window, maxTokens: 8192 });
+  const faux = registerFauxModel({
+    provider: `replay-${process.pid}-${Date.now()}`,
+    contextWindow: window,
+    maxTokens: 8192,
+    enforceWindow: true,
+  });
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "replay-key");
 
@@ -119,7 +131,14 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   let syntheticReplies = 0;
   let skippedReplies = 0;
   let maxMessages = 0;
-  let queue: AssistantMessage[] = [];
+  let queue: Array<{ reply: AssistantMessage; index: number }> = [];
+  // transcript messages replayed so far: user message in context, replies served, results delivered
+  let replayedUpTo = 0;
+  let currentUserIndex = -1;
+  const advance = (index: number) => {
+    replayedUpTo = Math.max(replayedUpTo, index + 1);
+  };
+  const replayedAtCompact: number[] = [];
 
   // handler timing
   const contextSamples: HandlerSample[] = [];
@@ -175,7 +194,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
     chatRequests++;
     const next = queue.shift();
-    if (next) return structuredClone(next);
+    if (next) {
+      advance(next.index);
+      return structuredClone(next.reply);
+    }
     syntheticReplies++;
     return fauxAssistantMessage("(replay: no recorded reply for this request)");
   });
@@ -191,12 +213,14 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
           deliveredAtCompact.push(delivered.length);
           messagesAtCompact.push(lastContextMessages);
           userAtCompact.push(lastUserSeen);
+          replayedAtCompact.push(replayedUpTo);
         }
       },
       (s) => {
         if (s.event !== "context") return;
         lastContextMessages = s.messages;
         lastUserSeen = currentUser;
+        advance(currentUserIndex);
         maxMessages = Math.max(maxMessages, s.messages);
         contextSamples.push(s);
         const msgs = (s.result as { messages?: Array<{ role: string; customType?: string; content?: unknown }> } | undefined)?.messages;
@@ -222,7 +246,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
       replayToolsExtension(t.toolNames, t.results, {
-        onDelivered: (d) => delivered.push(d),
+        onDelivered: (d) => {
+          delivered.push(d);
+          advance(d.result.index);
+        },
         onMissing: () => missingToolResults++,
       }),
     ],
@@ -243,6 +270,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       const at = deliveredAtCompact.shift() ?? delivered.length;
       const messagesBefore = messagesAtCompact.shift() ?? 0;
       const lastUser = userAtCompact.shift() ?? lastUserSeen;
+      const deliveredMessages = replayedAtCompact.shift() ?? replayedUpTo;
+      const restoreText = e.restore?.text ?? null;
       const cpId = e.restore?.checkpoint.meta.checkpoint_id ?? null;
       const cp = (cpId && checkpoints.get(cpId)?.cp) || e.restore?.checkpoint || null;
       compactions.push({
@@ -256,7 +285,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         restoreDelivered: false,
         lastUserRequest: lastUser,
         lastUserInRestore: e.restore ? restoreMentions(e.restore.text, lastUser) : null,
-        restoreText: e.restore?.text ?? null,
+        restoreText,
+        deliveredMessages,
+        fidelityV2: restoreText === null ? null : fidelityV2(t.messages, deliveredMessages, restoreText),
         fidelity: cp ? checkpointFidelity(groundTruth(delivered.slice(0, at), workspace), cp, runner.contextManagerConfig) : null,
       });
     }
@@ -264,8 +295,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
 
   try {
     for (const [i, seg] of t.segments.entries()) {
-      queue = seg.replies.slice();
+      queue = seg.replies.map((reply, k) => ({ reply, index: seg.replyIndexes[k]! }));
       currentUser = seg.text;
+      currentUserIndex = seg.userIndex;
       try {
         const report = await runner.handleInbound(SESSION_KEY, seg.text);
         if (report.prompt?.includes(RESTORE_HEADER_POST_COMPACTION)) {
@@ -312,6 +344,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       summarizerRequests,
       syntheticReplies,
       skippedReplies,
+      overflowRejections: faux.overflowRejections,
       toolResultsDelivered: delivered.length,
       missingToolResults,
       maxMessagesInContext: maxMessages,

@@ -1,6 +1,7 @@
 /** The short human summary of a replay, printed on stdout. */
 import type { ReplayReport } from "./replayer.js";
 import type { Recall } from "./fidelity.js";
+import type { FidelityV2 } from "./fidelity-v2.js";
 
 const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(3)} ms` : "n/a");
 const pct = (r: Recall) => `${(r.recall * 100).toFixed(0)}% (${r.found}/${r.expected})`;
@@ -24,7 +25,36 @@ export function formatSummary(r: ReplayReport): string {
     const missing = [...r.fidelity.modifiedFiles.missing, ...r.fidelity.toolsUsed.missing, ...r.fidelity.toolFailures.missing];
     if (missing.length) lines.push(`    missing: ${missing.slice(0, 8).join(" | ")}`);
   }
+  const v2 = r.compactions.flatMap((c) => (c.fidelityV2 ? [c.fidelityV2] : []));
+  if (v2.length) {
+    const a = aggregateV2(v2);
+    lines.push(`  fidelity v2 (restore text, ${v2.length} blocks): modified-file recall min ${a.fileRecallMin} (all ${a.fileFound}/${a.fileExpected}); listed failures unresolved ${a.failUnresolved}/${a.failListed}; stale next actions ${a.stale}; last-3 requests in ${a.last3Blocks}/${v2.length} blocks; tokens max ${a.tokensMax}; overflow rejections ${r.replay.overflowRejections}`);
+  }
   if (r.warnings.length) lines.push(`  warnings: ${r.warnings.length} (first: ${r.warnings[0]})`);
   if (r.errors.length) lines.push(`  ERRORS: ${r.errors.join(" | ")}`);
   return lines.join("\n");
+}
+
+export interface V2Aggregate {
+  fileRecallMin: string;
+  fileFound: number;
+  fileExpected: number;
+  failListed: number;
+  failUnresolved: number;
+  stale: number;
+  last3Blocks: number;
+  tokensMax: number;
+}
+
+export function aggregateV2(v2: readonly FidelityV2[]): V2Aggregate {
+  return {
+    fileRecallMin: `${(Math.min(...v2.map((f) => f.modifiedFiles.recall)) * 100).toFixed(0)}%`,
+    fileFound: v2.reduce((n, f) => n + f.modifiedFiles.found, 0),
+    fileExpected: v2.reduce((n, f) => n + f.modifiedFiles.expected, 0),
+    failListed: v2.reduce((n, f) => n + f.failures.listed, 0),
+    failUnresolved: v2.reduce((n, f) => n + f.failures.unresolved, 0),
+    stale: v2.filter((f) => f.nextAction.stale).length,
+    last3Blocks: v2.filter((f) => f.lastRequests.found === f.lastRequests.expected).length,
+    tokensMax: Math.max(...v2.map((f) => f.tokens)),
+  };
 }

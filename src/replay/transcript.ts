@@ -17,6 +17,10 @@ export interface ReplaySegment {
   text: string;
   /** recorded assistant replies of this turn, in order */
   replies: AssistantMessage[];
+  /** index in the transcript of the segment's last user message */
+  userIndex: number;
+  /** index in the transcript of each reply */
+  replyIndexes: number[];
 }
 
 export interface RecordedToolResult {
@@ -26,6 +30,8 @@ export interface RecordedToolResult {
   isError: boolean;
   /** arguments of the tool call that produced it ({} when the call was not found) */
   input: Record<string, unknown>;
+  /** index of this result in the transcript */
+  index: number;
 }
 
 export interface Transcript {
@@ -91,6 +97,7 @@ export function parseTranscript(name: string, messages: RecordedMessage[]): Tran
         content: Array.isArray(r.content) ? r.content : [{ type: "text", text: textOf(r.content) }],
         isError: r.isError === true,
         input: call?.arguments ?? {},
+        index: i,
       });
       results.set(r.toolCallId, list);
     }
@@ -102,11 +109,16 @@ export function parseTranscript(name: string, messages: RecordedMessage[]): Tran
   for (const [i, m] of messages.entries()) {
     if (m.role === "user") {
       const text = textOf(m.content);
-      if (current && current.replies.length === 0) current.text += `\n\n${text}`;
-      else segments.push((current = { text, replies: [] }));
+      if (current && current.replies.length === 0) {
+        current.text += `\n\n${text}`;
+        current.userIndex = i;
+      } else segments.push((current = { text, replies: [], userIndex: i, replyIndexes: [] }));
     } else if (m.role === "assistant") {
-      if (!current) segments.push((current = { text: "(replay: transcript starts with an assistant reply)", replies: [] }));
+      if (!current) {
+        segments.push((current = { text: "(replay: transcript starts with an assistant reply)", replies: [], userIndex: -1, replyIndexes: [] }));
+      }
       current.replies.push(toReplay(m, answered.has(i)));
+      current.replyIndexes.push(i);
     }
   }
   for (const s of segments) if (s.text.trim() === "") s.text = "(empty message)";

@@ -42,6 +42,12 @@ describe.skipIf(!available)("transcript replay smoke test", () => {
       expect(c.restoreTokens).not.toBeNull();
       expect(c.lastUserInRestore).toBe(true);
       expect(c.fidelity?.modifiedFiles.recall).toBe(1);
+      // ground truth can be recomputed from the transcript: how far the replay had got, and the text
+      expect(c.deliveredMessages).toBeGreaterThan(0);
+      expect(c.restoreText).toContain("[Post-compaction checkpoint restore]");
+      expect(c.fidelityV2?.tokens).toBeLessThanOrEqual(800);
     }
+    const delivered = report.compactions.map((c) => c.deliveredMessages);
+    expect(delivered).toEqual([...delivered].sort((a, b) => a - b));
   }, 20_000);
 });
