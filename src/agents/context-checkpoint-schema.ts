@@ -8,6 +8,10 @@
  *   go to the thread's errors so a resumed agent does not retry them blindly).
  */
 
+import type { WorkspaceSnapshot } from "./drift/workspace-types.js";
+
+export type { WorkspaceSnapshot } from "./drift/workspace-types.js";
+
 export const CHECKPOINT_SCHEMA = "openclaw/checkpoint" as const;
 export const CHECKPOINT_SCHEMA_VERSION = 1 as const;
 
@@ -100,6 +104,8 @@ export interface Checkpoint {
   thread: Thread;
   open_items: string[];
   learnings: string[];
+  /** additive, optional (issue 17): the workspace as it was at checkpoint time; absent in older files */
+  workspace?: WorkspaceSnapshot;
 }
 
 /** What a caller hands to the store: the store assigns the id and the back link. */

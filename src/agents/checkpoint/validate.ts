@@ -22,6 +22,7 @@ import {
 } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
+import { validateWorkspace } from "../drift/validate-workspace.js";
 
 const EXCHANGE_ROLES = ["user", "agent"] as const;
 /** ISO-8601 date-time with seconds and an explicit zone, as produced by Date#toISOString. */
@@ -226,6 +227,7 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
   if (root.schema_version !== CHECKPOINT_SCHEMA_VERSION) {
     r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
   }
+  const workspace = validateWorkspace(root, file);
   return {
     schema: CHECKPOINT_SCHEMA,
     schema_version: CHECKPOINT_SCHEMA_VERSION,
@@ -236,5 +238,6 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
     thread: readThread(r, root),
     open_items: readStrings(r, root, "open_items", "open_items"),
     learnings: readStrings(r, root, "learnings", "learnings"),
+    ...(workspace ? { workspace } : {}),
   };
 }

@@ -63,6 +63,25 @@ class NodeBuilder {
   }
 }
 
+/** The optional `workspace` block (issue 17): paths and names quoted, numbers/booleans plain. */
+function workspaceNode(b: NodeBuilder, w: NonNullable<Checkpoint["workspace"]>): Node {
+  return b.map({
+    cwd: b.q(w.cwd),
+    files: b.seq(w.files, (f) =>
+      b.map({
+        path: b.q(f.path),
+        state: b.q(f.state),
+        size: b.plain(f.size),
+        mtime_ms: b.plain(f.mtime_ms),
+        hash: b.qOrNull(f.hash),
+        hash_scope: b.q(f.hash_scope),
+      }),
+    ),
+    files_omitted: b.plain(w.files_omitted),
+    git: w.git === null ? b.plain(null) : b.map({ branch: b.qOrNull(w.git.branch), head: b.qOrNull(w.git.head), dirty: b.plain(w.git.dirty) }),
+  });
+}
+
 function buildDocument(cp: Checkpoint, textStyle: TextStyle): Document {
   const doc = new Document();
   const b = new NodeBuilder(doc, textStyle);
@@ -111,6 +130,7 @@ function buildDocument(cp: Checkpoint, textStyle: TextStyle): Document {
     }),
     open_items: b.seq(cp.open_items, (s) => b.text(s)),
     learnings: b.seq(cp.learnings, (s) => b.text(s)),
+    ...(cp.workspace ? { workspace: workspaceNode(b, cp.workspace) } : {}),
   });
   doc.commentBefore = HEADER_COMMENT;
   return doc;

@@ -15,6 +15,7 @@ import type { CheckpointTrigger } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
 import { lastToolCallOf } from "../context-capture.js";
+import { recordWorkspace } from "../drift/record.js";
 import type { NoteKind } from "../context-note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
 import { type SessionLog, sessionLog } from "./context-manager-log.js";
@@ -29,6 +30,8 @@ export interface EngineIdentity {
   sessionFile: string | null;
   /** compaction entries already in this session (used when the host passes none) */
   compactionsSoFar: number;
+  /** the session's working directory (workspace drift record); absent: not recorded */
+  cwd?: string | null;
 }
 
 export interface ContextDecision {
@@ -264,6 +267,8 @@ export class ContextManagerEngine {
         config: this.runtime.config,
         cwd: extra.cwd,
       });
+      const workspace = recordWorkspace(extra.cwd ?? this.identity.cwd, draft.resources.files_modified);
+      if (workspace) draft.workspace = workspace;
       const result = await writeCheckpoint(this.storeOpts(), draft, { delta: this.runtime.config.dedupDelta });
       this.log.clear(`checkpoint write`);
       if (!result.written) {

@@ -74,6 +74,7 @@ export async function engineFor(
           sessionId: runtime.sessionId ?? ctx.sessionManager.getSessionId(),
           sessionFile: runtime.sessionFile ?? ctx.sessionManager.getSessionFile() ?? null,
           compactionsSoFar,
+          cwd: cwdOf(ctx),
         },
         runtime.fs,
       );
@@ -81,6 +82,15 @@ export async function engineFor(
     engines().set(sm, engine);
   }
   return engine;
+}
+
+/** ctx.cwd, read while the event's ctx is live (a stale ctx throws) */
+function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
+  try {
+    return typeof ctx.cwd === "string" ? ctx.cwd : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface ContextManagerExtensionOptions {

@@ -1,0 +1,110 @@
+/**
+ * Compares a checkpoint's recorded workspace with the workspace now. Only differences are
+ * reported; an unchanged workspace gives a report with `drifted: false`. Never throws: a missing
+ * workspace or an unreadable file is part of the report.
+ *
+ * Rules: a file with the same content hash is unchanged whatever its mtime (touch, rewrite with the
+ * same bytes, checkout of the same blob); a sampled hash (large file) is backed by size and mtime.
+ * The dirty flag counts only when known at both ends; HEAD moves are counted along loose first parents.
+ */
+import { fingerprintFile } from "./fingerprint.js";
+import { headMove } from "./git-history.js";
+import { workTreeDirty } from "./git-index.js";
+import { findGitRepo, readGitHead } from "./git-repo.js";
+import { isDirectory, repoRelative } from "./record.js";
+import type { WorkspaceFile, WorkspaceSnapshot } from "./workspace-types.js";
+
+export type FileChange = "changed" | "deleted" | "created" | "unreadable";
+/** session: the session's own later work touched it (per its capture); outside: no record of the session touching it */
+export type ChangeSource = "session" | "outside";
+
+export interface FileDrift {
+  path: string;
+  change: FileChange;
+  /** null when nothing is known about later work */
+  by: ChangeSource | null;
+}
+
+export interface GitDrift {
+  /** the checkout that was there is gone (no git work tree at cwd any more) */
+  repoGone: boolean;
+  branch: { from: string | null; to: string | null } | null;
+  head: { from: string | null; to: string | null; ahead: number | null; behind: number | null } | null;
+  dirty: { from: boolean; to: boolean } | null;
+  /** dirty flag now (null: unknown); context for the render */
+  dirtyNow: boolean | null;
+}
+
+export interface DriftReport {
+  cwd: string;
+  /** false: the recorded working directory no longer exists */
+  workspaceFound: boolean;
+  files: FileDrift[];
+  filesChecked: number;
+  git: GitDrift | null;
+  /** true when anything above is a difference worth telling */
+  drifted: boolean;
+}
+
+export interface CompareOptions {
+  /** paths the session touched after the checkpoint, when its capture knows (else null) */
+  laterWork?: ReadonlySet<string> | null;
+}
+
+function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | null {
+  if (before.state === "unreadable") return null; // nothing to compare against
+  if (now.state === "unreadable") return "unreadable";
+  if (before.state === "present") {
+    if (now.state === "missing") return "deleted";
+    if (now.state !== "present") return "changed";
+    if (now.size !== before.size || now.hash !== before.hash) return "changed";
+    if (before.hash_scope === "sampled" && now.mtime_ms !== before.mtime_ms) return "changed";
+    return null;
+  }
+  // missing or not a regular file at checkpoint time
+  if (now.state === "present") return "created";
+  return null;
+}
+
+export function compareWorkspace(snapshot: WorkspaceSnapshot, opts: CompareOptions = {}): DriftReport {
+  const cwd = snapshot.cwd;
+  const report: DriftReport = { cwd, workspaceFound: true, files: [], filesChecked: 0, git: null, drifted: false };
+  if (!isDirectory(cwd)) {
+    report.workspaceFound = false;
+    report.drifted = true;
+    return report;
+  }
+  const later = opts.laterWork ?? null;
+  for (const before of snapshot.files) {
+    const now = fingerprintFile(cwd, before.path);
+    report.filesChecked++;
+    const change = fileChange(before, now);
+    if (change) report.files.push({ path: before.path, change, by: later ? (later.has(before.path) ? "session" : "outside") : null });
+  }
+  if (snapshot.git) report.git = compareGit(cwd, snapshot);
+  const g = report.git;
+  report.drifted = report.files.length > 0 || (g !== null && (g.repoGone || g.branch !== null || g.head !== null || g.dirty !== null));
+  return report;
+}
+
+function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
+  const was = snapshot.git!;
+  const repo = findGitRepo(cwd);
+  if (!repo) return { repoGone: true, branch: null, head: null, dirty: null, dirtyNow: null };
+  const { branch, head } = readGitHead(repo);
+  const oidBytes = head && head.length === 64 ? 32 : 20;
+  const priority = repoRelative(repo, cwd, snapshot.files.map((f) => f.path));
+  const dirtyNow = workTreeDirty(repo.gitDir, repo.workTree, priority, oidBytes).dirty;
+  let headDrift: GitDrift["head"] = null;
+  if (head !== was.head && (head !== null || was.head !== null)) {
+    const move = head && was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };
+    headDrift = { from: was.head, to: head, ...move };
+  }
+  return {
+    repoGone: false,
+    branch: branch !== was.branch ? { from: was.branch, to: branch } : null,
+    head: headDrift,
+    dirty: was.dirty !== null && dirtyNow !== null && was.dirty !== dirtyNow ? { from: was.dirty, to: dirtyNow } : null,
+    dirtyNow,
+  };
+}

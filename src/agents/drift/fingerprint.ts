@@ -1,0 +1,69 @@
+/**
+ * A file's fingerprint: state, size, mtime and a content hash. Files up to HASH_FULL_MAX_BYTES are
+ * hashed whole ("full"); larger ones by their size, first and last SAMPLE_BYTES ("sampled": an edit
+ * in the middle that keeps the size is caught by the mtime only). Only regular files are opened,
+ * with O_NONBLOCK, so a path naming a FIFO or a device never blocks or streams forever.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import path from "node:path";
+import type { WorkspaceFile } from "./workspace-types.js";
+
+export const HASH_FULL_MAX_BYTES = 256 * 1024;
+export const SAMPLE_BYTES = 16 * 1024;
+
+/** Absolute path of a `files_modified` entry (relative entries are relative to cwd). */
+export function resolveWorkspacePath(cwd: string, p: string): string {
+  return path.isAbsolute(p) ? p : path.resolve(cwd, p);
+}
+
+function readAt(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let off = 0;
+  while (off < len) {
+    const n = readSync(fd, buf, off, len - off, pos + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
+}
+
+function errCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | null)?.code;
+}
+
+export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
+  const base = { path: p, size: null, mtime_ms: null, hash: null, hash_scope: "none" as const };
+  const abs = resolveWorkspacePath(cwd, p);
+  try {
+    const st = statSync(abs, { throwIfNoEntry: false });
+    if (!st) return { ...base, state: "missing" };
+    if (!st.isFile()) return { ...base, state: "other" };
+  } catch (e) {
+    const code = errCode(e);
+    return { ...base, state: code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable" };
+  }
+  let fd: number | null = null;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { ...base, state: "other" };
+    const size = st.size;
+    const h = createHash("sha1");
+    let scope: "full" | "sampled";
+    if (size <= HASH_FULL_MAX_BYTES) {
+      h.update(readAt(fd, 0, size));
+      scope = "full";
+    } else {
+      h.update(`${size}\0`);
+      h.update(readAt(fd, 0, SAMPLE_BYTES));
+      h.update(readAt(fd, size - SAMPLE_BYTES, SAMPLE_BYTES));
+      scope = "sampled";
+    }
+    return { path: p, state: "present", size, mtime_ms: Math.floor(st.mtimeMs), hash: `sha1:${h.digest("hex")}`, hash_scope: scope };
+  } catch {
+    return { ...base, state: "unreadable" };
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * "Is the work tree dirty?" without spawning git: parse `<gitDir>/index` (versions 2, 3, 4) and
+ * compare each tracked file's stat data (size, mtime to the nanosecond) with the index entry, as
+ * `git status` does before it looks at contents. A stat mismatch with the same size is settled by
+ * hashing the file as a blob (touch or a same-content rewrite is not a change).
+ *
+ * Meaning of dirty here: a tracked file is modified, deleted or replaced, or the index holds a merge
+ * conflict or an intent-to-add entry. Not counted: untracked files, and changes that are staged but
+ * not committed (that would need HEAD's tree). Bounded: the index is read up to INDEX_MAX_BYTES and at
+ * most DIRTY_MAX_STATS files are examined (the caller's priority paths first, so a session's own edits
+ * are found at once); past either bound without a finding the answer is null, never a guess of clean.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync } from "node:fs";
+import path from "node:path";
+
+export const INDEX_MAX_BYTES = 4 * 1024 * 1024;
+export const DIRTY_MAX_STATS = 1000;
+/** A same-size stat mismatch on a larger file is not hashed: the answer becomes unknown. */
+const BLOB_HASH_MAX_BYTES = 8 * 1024 * 1024;
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const S_IFGITLINK = 0o160000;
+
+export interface IndexEntry {
+  path: string;
+  mode: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  size: number;
+  oid: Buffer;
+  stage: number;
+  /** assume-unchanged or skip-worktree: git itself does not look at the file */
+  ignoreWorktree: boolean;
+  intentToAdd: boolean;
+}
+
+/** Reads a whole regular file (no FIFO can block: O_NONBLOCK), at most `max` bytes, else null. */
+export function readRegularFile(file: string, max: number): Buffer | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > max) return null;
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === st.size ? buf : buf.subarray(0, off);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/** git's offset varint (index v4 path prefix compression). */
+function readVarint(buf: Buffer, pos: number): [number, number] {
+  let c = buf[pos++]!;
+  let val = c & 127;
+  while (c & 128) {
+    if (pos >= buf.length) throw new Error("truncated varint");
+    c = buf[pos++]!;
+    val = (val + 1) * 128 + (c & 127);
+  }
+  return [val, pos];
+}
+
+/** Index entries, or null when the file is not an index this code understands. */
+export function parseGitIndex(buf: Buffer, oidBytes: number): IndexEntry[] | null {
+  try {
+    if (buf.length < 12 || buf.toString("latin1", 0, 4) !== "DIRC") return null;
+    const version = buf.readUInt32BE(4);
+    if (version < 2 || version > 4) return null;
+    const count = buf.readUInt32BE(8);
+    const entries: IndexEntry[] = [];
+    let pos = 12;
+    let prev = "";
+    for (let i = 0; i < count; i++) {
+      const start = pos;
+      if (pos + 40 + oidBytes + 2 > buf.length) return null;
+      const mtimeSec = buf.readUInt32BE(pos + 8);
+      const mtimeNsec = buf.readUInt32BE(pos + 12);
+      const mode = buf.readUInt32BE(pos + 24);
+      const size = buf.readUInt32BE(pos + 36);
+      const oid = buf.subarray(pos + 40, pos + 40 + oidBytes);
+      pos += 40 + oidBytes;
+      const flags = buf.readUInt16BE(pos);
+      pos += 2;
+      let flags2 = 0;
+      if (flags & 0x4000) {
+        if (version < 3) return null;
+        flags2 = buf.readUInt16BE(pos);
+        pos += 2;
+      }
+      let name: string;
+      if (version === 4) {
+        const [strip, p] = readVarint(buf, pos);
+        const end = buf.indexOf(0, p);
+        if (end < 0 || strip > prev.length) return null;
+        name = prev.slice(0, prev.length - strip) + buf.toString("utf8", p, end);
+        pos = end + 1;
+      } else {
+        const end = buf.indexOf(0, pos);
+        if (end < 0) return null;
+        name = buf.toString("utf8", pos, end);
+        pos = start + ((end - start + 8) & ~7);
+      }
+      prev = name;
+      entries.push({
+        path: name,
+        mode,
+        mtimeSec,
+        mtimeNsec,
+        size,
+        oid,
+        stage: (flags >> 12) & 3,
+        ignoreWorktree: (flags & 0x8000) !== 0 || (flags2 & 0x4000) !== 0,
+        intentToAdd: (flags2 & 0x2000) !== 0,
+      });
+    }
+    return entries;
+  } catch {
+    return null;
+  }
+}
+
+function blobId(content: Buffer, oidBytes: number): Buffer {
+  const h = createHash(oidBytes === 32 ? "sha256" : "sha1");
+  h.update(`blob ${content.length}\0`);
+  h.update(content);
+  return h.digest();
+}
+
+/** true: the file differs from its entry; false: same; null: could not tell. */
+function entryChanged(workTree: string, e: IndexEntry, oidBytes: number): boolean | null {
+  const file = path.join(workTree, ...e.path.split("/"));
+  let st;
+  try {
+    st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (!st) return true; // deleted
+  const kind = e.mode & S_IFMT;
+  if (kind === S_IFLNK ? !st.isSymbolicLink() : !st.isFile()) return true;
+  const size = Number(st.size % 4294967296n);
+  if (size !== e.size) return true;
+  const sec = Number((st.mtimeNs / 1_000_000_000n) % 4294967296n);
+  const nsec = Number(st.mtimeNs % 1_000_000_000n);
+  if (sec === e.mtimeSec && (nsec === e.mtimeNsec || e.mtimeNsec === 0)) return false;
+  // stat differs, size the same: compare contents the way git does
+  let content: Buffer | null;
+  if (kind === S_IFLNK) {
+    try {
+      content = Buffer.from(readlinkSync(file, { encoding: "buffer" }));
+    } catch {
+      content = null;
+    }
+  } else {
+    content = readRegularFile(file, BLOB_HASH_MAX_BYTES);
+  }
+  if (!content) return null;
+  return !blobId(content, oidBytes).equals(e.oid);
+}
+
+export interface DirtyResult {
+  dirty: boolean | null;
+  /** files examined */
+  checked: number;
+}
+
+/**
+ * Dirty flag of the work tree. `priority`: work-tree-relative paths (forward slashes) checked
+ * first; `oidBytes`: 20 (SHA-1 repositories) or 32 (SHA-256).
+ */
+export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number): DirtyResult {
+  const buf = readRegularFile(path.join(gitDir, "index"), INDEX_MAX_BYTES);
+  if (!buf) return { dirty: null, checked: 0 };
+  const entries = parseGitIndex(buf, oidBytes);
+  if (!entries) return { dirty: null, checked: 0 };
+  if (entries.some((e) => e.stage !== 0 || e.intentToAdd)) return { dirty: true, checked: 0 };
+  const wanted = new Set(priority);
+  const ordered = [...entries.filter((e) => wanted.has(e.path)), ...entries.filter((e) => !wanted.has(e.path))];
+  let checked = 0;
+  let unknown = false;
+  for (const e of ordered) {
+    if (e.ignoreWorktree || (e.mode & S_IFMT) === S_IFGITLINK) continue;
+    if (checked >= DIRTY_MAX_STATS) return { dirty: null, checked };
+    checked++;
+    const changed = entryChanged(workTree, e, oidBytes);
+    if (changed === true) return { dirty: true, checked };
+    if (changed === null) unknown = true;
+  }
+  return { dirty: unknown ? null : false, checked };
+}

@@ -1,0 +1,116 @@
+/**
+ * Reads a git checkout's location, branch and HEAD commit straight from its files, without
+ * spawning git: `.git` (a directory, or a file `gitdir: <path>` for worktrees and submodules),
+ * `commondir` (a worktree's shared repository), `HEAD`, loose refs and `packed-refs`.
+ * Everything is bounded and never throws; what cannot be read is null.
+ */
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+
+export interface GitRepo {
+  /** the work tree root (the directory holding `.git`) */
+  workTree: string;
+  /** per-worktree git dir (HEAD, index) */
+  gitDir: string;
+  /** shared git dir (refs, packed-refs, objects); equal to gitDir outside linked worktrees */
+  commonDir: string;
+}
+
+export interface GitHead {
+  branch: string | null;
+  head: string | null;
+}
+
+/** How many parent directories are searched for `.git`. */
+const MAX_ASCENT = 64;
+/** Files read here are tiny; anything larger is not a git file. */
+const SMALL_FILE_MAX = 64 * 1024;
+/** packed-refs can be large in big repositories; beyond this a packed branch is "unknown". */
+const PACKED_REFS_MAX = 8 * 1024 * 1024;
+const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+function readSmall(file: string, max = SMALL_FILE_MAX): string | null {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > max) return null;
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** The git dir a `.git` entry designates: the directory itself or the target of a `gitdir:` file. */
+function gitDirOf(dotGit: string): string | null {
+  if (isDir(dotGit)) return dotGit;
+  const text = readSmall(dotGit);
+  const m = text ? /^gitdir:[ \t]*(.+?)[ \t]*\r?$/m.exec(text) : null;
+  if (!m?.[1]) return null;
+  const target = path.resolve(path.dirname(dotGit), m[1]);
+  return isDir(target) ? target : null;
+}
+
+/** The repository whose work tree contains `cwd`, or null. */
+export function findGitRepo(cwd: string): GitRepo | null {
+  let dir = path.resolve(cwd);
+  for (let i = 0; i < MAX_ASCENT; i++) {
+    const dotGit = path.join(dir, ".git");
+    const gitDir = gitDirOf(dotGit);
+    if (gitDir && readSmall(path.join(gitDir, "HEAD")) !== null) {
+      const common = readSmall(path.join(gitDir, "commondir"))?.trim();
+      const commonDir = common ? path.resolve(gitDir, common) : gitDir;
+      return { workTree: dir, gitDir, commonDir: isDir(commonDir) ? commonDir : gitDir };
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  return null;
+}
+
+function packedRef(repo: GitRepo, ref: string): string | null {
+  const text = readSmall(path.join(repo.commonDir, "packed-refs"), PACKED_REFS_MAX);
+  if (!text) return null;
+  const suffix = ` ${ref}`;
+  for (const line of text.split("\n")) {
+    const l = line.endsWith("\r") ? line.slice(0, -1) : line;
+    if (l.endsWith(suffix)) {
+      const oid = l.slice(0, l.length - suffix.length);
+      if (OID_RE.test(oid)) return oid;
+    }
+  }
+  return null;
+}
+
+/** A ref's commit id: loose in the worktree's git dir, then the shared one, then packed-refs. */
+export function resolveRef(repo: GitRepo, ref: string, depth = 0): string | null {
+  if (depth > 5 || !/^refs\/[^\0\s]+$/.test(ref) || ref.split("/").includes("..")) return null;
+  for (const dir of repo.gitDir === repo.commonDir ? [repo.gitDir] : [repo.gitDir, repo.commonDir]) {
+    const text = readSmall(path.join(dir, ref))?.trim();
+    if (!text) continue;
+    if (OID_RE.test(text)) return text;
+    const sym = /^ref:\s*(\S+)$/.exec(text);
+    if (sym?.[1]) return resolveRef(repo, sym[1], depth + 1);
+  }
+  return packedRef(repo, ref);
+}
+
+/** Branch and commit of HEAD. A detached HEAD has branch null; an unborn branch has head null. */
+export function readGitHead(repo: GitRepo): GitHead {
+  const text = readSmall(path.join(repo.gitDir, "HEAD"))?.trim() ?? "";
+  if (OID_RE.test(text)) return { branch: null, head: text };
+  const m = /^ref:\s*(\S+)$/.exec(text);
+  if (!m?.[1]) return { branch: null, head: null };
+  const ref = m[1];
+  // reftable repositories keep HEAD pointing at this placeholder; their refs are not read here
+  if (ref === "refs/heads/.invalid") return { branch: null, head: null };
+  const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
+  return { branch, head: resolveRef(repo, ref) };
+}

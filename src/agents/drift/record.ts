@@ -1,0 +1,57 @@
+/**
+ * Records the workspace at checkpoint time: a fingerprint of each modified file (the newest
+ * DRIFT_MAX_FILES) and, inside a git work tree, branch, HEAD and the dirty flag. Synchronous,
+ * bounded file-system reads only (no process is spawned); about a millisecond for 30 small files.
+ * Never throws: a cwd that is not a directory records nothing (null).
+ */
+import { statSync } from "node:fs";
+import path from "node:path";
+import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
+import { workTreeDirty } from "./git-index.js";
+import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
+import type { WorkspaceGit, WorkspaceSnapshot } from "./workspace-types.js";
+
+/** Modified files fingerprinted per checkpoint (the newest ones). */
+export const DRIFT_MAX_FILES = 30;
+
+export function isDirectory(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** Work-tree-relative, forward-slash form of the paths inside the work tree. */
+export function repoRelative(repo: GitRepo, cwd: string, paths: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    const rel = path.relative(repo.workTree, resolveWorkspacePath(cwd, p));
+    if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join("/"));
+  }
+  return out;
+}
+
+export function readGitState(cwd: string, priority: readonly string[]): WorkspaceGit | null {
+  const repo = findGitRepo(cwd);
+  if (!repo) return null;
+  const { branch, head } = readGitHead(repo);
+  const oidBytes = head && head.length === 64 ? 32 : 20;
+  const { dirty } = workTreeDirty(repo.gitDir, repo.workTree, repoRelative(repo, cwd, priority), oidBytes);
+  return { branch, head, dirty };
+}
+
+export function recordWorkspace(cwd: string | null | undefined, filesModified: readonly string[], maxFiles = DRIFT_MAX_FILES): WorkspaceSnapshot | null {
+  try {
+    if (!cwd || !path.isAbsolute(cwd) || !isDirectory(cwd)) return null;
+    const chosen = filesModified.slice(Math.max(0, filesModified.length - Math.max(0, maxFiles)));
+    return {
+      cwd,
+      files: chosen.map((p) => fingerprintFile(cwd, p)),
+      files_omitted: filesModified.length - chosen.length,
+      git: readGitState(cwd, chosen),
+    };
+  } catch {
+    return null;
+  }
+}
