@@ -10,6 +10,8 @@ import type { Checkpoint } from "./context-checkpoint-schema.js";
 import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
 import type { FsOps } from "../infra/fs-ops.js";
+import type { DriftReport } from "./drift/compare.js";
+import { driftOf, renderWithDrift } from "./drift/restore-section.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
@@ -24,6 +26,8 @@ export interface RestoreBlock {
   text: string;
   tokens: number;
   checkpoint: Checkpoint;
+  /** the workspace compared with the checkpoint's record (null: no record) */
+  drift?: DriftReport | null;
 }
 
 function configOf(p: RestoreParams): ContextManagerConfig {
@@ -41,8 +45,14 @@ export async function readCheckpointForInjection(
     if (!config.enabled) return null;
     const cp = await readLatestCheckpoint({ stateDir: params.stateDir, fs: params.fs }, sessionKey);
     if (!cp || (params.accept && !params.accept(cp))) return null;
-    const rendered = renderCheckpointRestore(cp, { kind: params.kind, maxTokens: config.restoreMaxTokens });
-    return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp };
+    let drift: DriftReport | null = null;
+    try {
+      drift = driftOf(cp, { stateDir: params.stateDir });
+    } catch {
+      drift = null; // the block goes out without the drift section
+    }
+    const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens) => renderCheckpointRestore(cp, { kind: params.kind, maxTokens }));
+    return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
   } catch {
     return null;
   }

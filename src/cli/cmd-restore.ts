@@ -5,6 +5,7 @@ import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config
 import type { CliArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
+import { driftOf, renderWithDrift } from "../agents/drift/restore-section.js";
 import { loadCheckpoint, requireSessionKey, resolveCheckpointRef, selectSessions } from "./sessions.js";
 
 export async function runRestore(args: CliArgs, out: Output): Promise<number> {
@@ -21,7 +22,10 @@ export async function runRestore(args: CliArgs, out: Output): Promise<number> {
     if (!latest) throw new CliError(`no valid checkpoint for session key ${JSON.stringify(key)} (run "verify")`);
     checkpoint = latest;
   }
-  const rendered = renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens: DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens });
+  // with the workspace drift section, as the host renders it
+  const rendered = renderWithDrift(driftOf(checkpoint, { stateDir: args.stateDir }), DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, (maxTokens) =>
+    renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens }),
+  );
   if (args.json) out.json({ checkpoint_id: checkpoint.meta.checkpoint_id, kind: args.kind, tokens: rendered.tokens, omitted: rendered.omitted, text: rendered.text });
   else out.line(rendered.text);
   return 0;

@@ -5,6 +5,7 @@ import type { CliArgs } from "./args.js";
 import { CliError } from "./errors.js";
 import { formatAge, type Output } from "./output.js";
 import { selectSessions } from "./sessions.js";
+import { driftStatus, driftStatusLines } from "./drift-status.js";
 
 export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   const sessions = await selectSessions(args.stateDir, args.sessionKey);
@@ -36,10 +37,12 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       },
       topic: cp.working.topic,
       status: cp.working.status,
+      drift: driftStatus(cp, args.stateDir),
+      cp,
     });
   }
   if (args.json) {
-    out.json({ state_dir: args.stateDir, sessions: report });
+    out.json({ state_dir: args.stateDir, sessions: report.map(({ cp: _cp, ...r }) => r) });
     return 0;
   }
   if (report.length === 0) out.line(`no valid checkpoints in ${args.stateDir}`);
@@ -51,6 +54,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
     out.line(
       `  ${c.decisions} decisions · ${c.files_read} files read · ${c.files_modified} modified · ${c.tools_used} tools · ${c.errors} errors · ${c.open_items} open items · ${c.learnings} learnings`,
     );
+    for (const l of driftStatusLines(r.cp, r.drift)) out.line(l);
   }
   return 0;
 }

@@ -1,0 +1,75 @@
+/**
+ * The drift section of a restore block: one compact section, or no lines when nothing moved.
+ * Paths and branch names come from disk and may be anything, so they are quoted like captured
+ * text (quoteUntrusted: redacted, one line, no invisible characters); commit ids are validated hex.
+ * Bounded: at most `maxChars` characters (lists shortened to "+N more", then counts only).
+ */
+import { quoteUntrusted } from "../context-checkpoint-inject.js";
+import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
+
+export const DRIFT_TITLE = "Workspace changed since this checkpoint (check before relying on it):";
+const PATH_CAP = 120;
+const KINDS: readonly FileChange[] = ["changed", "deleted", "created", "unreadable"];
+const LIST_LIMITS = [Infinity, 8, 4, 2, 1, 0];
+
+const short = (oid: string | null): string => (oid && /^[0-9a-f]{7,64}$/.test(oid) ? oid.slice(0, 7) : "none");
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+function fileEntry(f: FileDrift): string {
+  const who = f.by === "session" ? " (by the session's later work)" : f.by === "outside" ? " (not by the session)" : "";
+  return `${quoteUntrusted(f.path, PATH_CAP)}${f.change === "changed" ? who : ""}`;
+}
+
+function gitLine(g: GitDrift): string | null {
+  if (g.repoGone) return "- git: the repository is no longer there";
+  const parts: string[] = [];
+  if (g.branch) {
+    const name = (b: string | null) => (b === null ? "detached HEAD" : `branch ${quoteUntrusted(b, 80)}`);
+    parts.push(`${name(g.branch.from)} -> ${name(g.branch.to)}`);
+  }
+  if (g.head) {
+    const ids = `${short(g.head.from)} -> ${short(g.head.to)}`;
+    if (g.head.ahead !== null) parts.push(`HEAD +${plural(g.head.ahead, "commit")} (${ids})`);
+    else if (g.head.behind !== null) parts.push(`HEAD back ${plural(g.head.behind, "commit")} (${ids})`);
+    else parts.push(`HEAD moved (${ids})`);
+  }
+  if (g.dirty) parts.push(`tree was ${g.dirty.from ? "dirty" : "clean"}, now ${g.dirty.to ? "dirty" : "clean"}`);
+  else if (parts.length > 0 && g.dirtyNow !== null) parts.push(`tree ${g.dirtyNow ? "dirty" : "clean"}`);
+  return parts.length > 0 ? `- git: ${parts.join("; ")}` : null;
+}
+
+function linesAt(report: DriftReport, limit: number): string[] {
+  const lines = [DRIFT_TITLE];
+  for (const kind of KINDS) {
+    const files = report.files.filter((f) => f.change === kind);
+    if (files.length === 0) continue;
+    if (limit === 0) {
+      lines.push(`- ${kind}: ${plural(files.length, "file")}`);
+      continue;
+    }
+    const shown = files.slice(0, limit).map(fileEntry);
+    const more = files.length - shown.length;
+    lines.push(`- ${kind}: ${shown.join(", ")}${more > 0 ? `, +${more} more` : ""}`);
+  }
+  const g = report.git ? gitLine(report.git) : null;
+  if (g) lines.push(g);
+  return lines;
+}
+
+const length = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0) - 1;
+
+/** The section's lines within `maxChars` (joined with "\n"), or [] when nothing changed or nothing fits. */
+export function renderDriftSection(report: DriftReport, maxChars: number): string[] {
+  if (!report.drifted) return [];
+  if (!report.workspaceFound) {
+    const full = [`Workspace changed since this checkpoint: the working directory ${quoteUntrusted(report.cwd, 160)} no longer exists.`];
+    if (length(full) <= maxChars) return full;
+    const bare = ["Workspace changed since this checkpoint: the working directory no longer exists."];
+    return length(bare) <= maxChars ? bare : [];
+  }
+  for (const limit of LIST_LIMITS) {
+    const lines = linesAt(report, limit);
+    if (length(lines) <= maxChars) return lines;
+  }
+  return [];
+}
