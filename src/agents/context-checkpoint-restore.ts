@@ -62,16 +62,18 @@ export async function readCheckpointForInjection(
  * After any compaction (auto, overflow retry, manual): enqueue the block of the
  * compaction checkpoint this session just wrote. A checkpoint of another
  * session, or one older than the compaction, is never passed off as
- * post-compaction state.
+ * post-compaction state. OpenClaw 2026.9 can rotate the transcript during
+ * compaction: `sessionId` is then the successor and `previousSessionId` the
+ * session that wrote the checkpoint; both are "this session".
  */
 export async function onCompactionCompleted(
-  params: RestoreParams & { sessionKey: string; sessionId: string; since: number; enqueue: Enqueue },
+  params: RestoreParams & { sessionKey: string; sessionId: string; previousSessionId?: string; since: number; enqueue: Enqueue },
 ): Promise<RestoreBlock | null> {
   const block = await readCheckpointForInjection(params.sessionKey, {
     ...params,
     kind: "post-compaction",
     accept: (cp) =>
-      cp.meta.session_id === params.sessionId &&
+      (cp.meta.session_id === params.sessionId || (!!params.previousSessionId && cp.meta.session_id === params.previousSessionId)) &&
       cp.meta.trigger === "compaction" &&
       Date.parse(cp.meta.created_at) >= params.since - 1000,
   });

@@ -1,17 +1,34 @@
 /**
- * HOST STAND-IN for OpenClaw core `src/infra/system-events.ts`.
+ * HOST STAND-IN for OpenClaw core (openclaw@2026.9.6) `src/infra/system-events.ts`,
+ * with the owner scoping of `src/infra/system-event-ownership.ts` and the
+ * `System:` formatting of `src/auto-reply/reply/session-system-events.ts`.
  *
- * An in-memory, per-session-key queue of system events with OpenClaw's
- * semantics: text is trimmed, empty text is ignored, an event identical to the
- * previous one is dropped, at most 20 are kept (oldest dropped), and a drain
- * returns and clears. The agent runner prepends drained events to the next
- * inbound user message as `System:` lines.
+ * An in-memory queue of system events per OWNER-SCOPED session key, with the
+ * real semantics this project depends on:
+ * - keys must be agent-qualified (`agent:<agentId>:<rest>`); a bare key throws,
+ *   so core callers wrap options in `withSystemEventOwner({ sessionKey }, agentId)`;
+ * - text is trimmed, empty text is ignored, an event identical to the last one
+ *   (same contextKey) is dropped, `replace` swaps the event of a contextKey,
+ *   at most 20 are kept (oldest dropped); `enqueueSystemEvent` returns a boolean;
+ * - a drain returns and clears; each event carries its enqueue time `ts`, which
+ *   the drained `System:` lines show.
+ * Not modelled: delivery contexts, session-store ownership (sessionStorePath),
+ * heartbeat filtering.
  */
 import { globalSingleton } from "./global-singleton.js";
 
 export interface SystemEvent {
   text: string;
-  enqueuedAt: number;
+  /** enqueue time, ms since epoch (real field name) */
+  ts: number;
+  contextKey: string | null;
+}
+
+export interface SystemEventOptions {
+  sessionKey: string;
+  contextKey?: string | null;
+  /** replace the queued event of the same contextKey instead of appending */
+  replace?: boolean;
 }
 
 export const MAX_SYSTEM_EVENTS_PER_SESSION = 20;
@@ -20,22 +37,57 @@ type Queues = Map<string, SystemEvent[]>;
 
 const queues = (): Queues => globalSingleton("openclaw.systemEvents.queues", () => new Map());
 
-export function enqueueSystemEvent(text: string, opts: { sessionKey: string }): boolean {
+const AGENT_KEY = /^agent:([^:]+):(.+)$/i;
+const DEFAULT_AGENT_ID = "main";
+
+/** `agent:<id>:<rest>` with a lower-cased id, or throws (core's requireSessionKey). */
+function requireSessionKey(sessionKey: string): string {
+  const m = AGENT_KEY.exec(typeof sessionKey === "string" ? sessionKey.trim() : "");
+  if (!m) throw new Error("system events require an agent-qualified sessionKey");
+  return `agent:${m[1]!.toLowerCase()}:${m[2]}`;
+}
+
+/** The queue a session key's events live in, scoped to its owning agent. */
+export function resolveSystemEventQueueKey(sessionKey: string, agentId?: string | null): string {
+  if (!sessionKey.trim()) throw new Error("system events require a sessionKey");
+  const m = AGENT_KEY.exec(sessionKey.trim());
+  const owner = (m ? m[1]! : (agentId ?? DEFAULT_AGENT_ID)).toLowerCase();
+  if (agentId && owner !== agentId.toLowerCase()) throw new Error("System event owner does not match its session key.");
+  return m ? `agent:${owner}:${m[2]}` : `agent:${owner}:${sessionKey.trim()}`;
+}
+
+/** Options with the session key rewritten to its owner-scoped queue key (how core enqueues). */
+export function withSystemEventOwner<T extends { sessionKey: string }>(options: T, agentId?: string | null): T {
+  return { ...options, sessionKey: resolveSystemEventQueueKey(options.sessionKey, agentId) };
+}
+
+export function enqueueSystemEvent(text: string, opts: SystemEventOptions): boolean {
+  const key = requireSessionKey(opts.sessionKey);
   const trimmed = typeof text === "string" ? text.trim() : "";
   if (!trimmed) return false;
+  const contextKey = opts.contextKey?.trim().toLowerCase() || null;
   const all = queues();
-  const queue = all.get(opts.sessionKey) ?? [];
-  if (queue.length > 0 && queue[queue.length - 1]!.text === trimmed) return false;
-  queue.push({ text: trimmed, enqueuedAt: Date.now() });
+  let queue = all.get(key) ?? [];
+  if (opts.replace) {
+    if (contextKey === null) throw new Error("replaced system events require a contextKey");
+    const same = queue.filter((e) => e.contextKey === contextKey);
+    if (same.length === 1 && same[0]!.text === trimmed) return false;
+    queue = queue.filter((e) => e.contextKey !== contextKey);
+  } else {
+    const last = queue[queue.length - 1];
+    if (last && last.text === trimmed && last.contextKey === contextKey) return false;
+  }
+  queue.push({ text: trimmed, ts: Date.now(), contextKey });
   while (queue.length > MAX_SYSTEM_EVENTS_PER_SESSION) queue.shift();
-  all.set(opts.sessionKey, queue);
+  all.set(key, queue);
   return true;
 }
 
 export function drainSystemEventEntries(sessionKey: string): SystemEvent[] {
+  const key = requireSessionKey(sessionKey);
   const all = queues();
-  const queue = all.get(sessionKey) ?? [];
-  all.delete(sessionKey);
+  const queue = all.get(key) ?? [];
+  all.delete(key);
   return queue;
 }
 
@@ -44,7 +96,7 @@ export function drainSystemEvents(sessionKey: string): string[] {
 }
 
 export function peekSystemEvents(sessionKey: string): string[] {
-  return (queues().get(sessionKey) ?? []).map((e) => e.text);
+  return (queues().get(requireSessionKey(sessionKey)) ?? []).map((e) => e.text);
 }
 
 /** Test helper: forget every queue. */
@@ -52,15 +104,27 @@ export function resetSystemEventsForTest(): void {
   queues().clear();
 }
 
+/** `[2026-09-30T12:00:00Z]`: core prints the enqueue time (in the configured zone) before an event's first line. */
+export function formatSystemEventTimestamp(ts: number): string {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? "unknown-time" : `${date.toISOString().slice(0, 19)}Z`;
+}
+
 /**
  * Prepends events to a user message the way OpenClaw does: every line of every
- * event prefixed with `System: `, then a blank line, then the user's text.
+ * event prefixed with `System: `, the first line of a timed event also with its
+ * `[timestamp]`, then a blank line, then the user's text.
  */
-export function prependSystemEvents(events: readonly string[], userText: string): string {
+export function prependSystemEvents(events: ReadonlyArray<string | SystemEvent>, userText: string): string {
   if (events.length === 0) return userText;
   const lines: string[] = [];
   for (const event of events) {
-    for (const line of event.split(/\r\n|\r|\n|\u2028|\u2029/)) lines.push(line ? `System: ${line}` : "System:");
+    const text = typeof event === "string" ? event : event.text;
+    const stamp = typeof event === "string" ? "" : `[${formatSystemEventTimestamp(event.ts)}] `;
+    text.split(/\r\n|\r|\n|\u2028|\u2029/).forEach((line, i) => {
+      const body = i === 0 ? `${stamp}${line}` : line;
+      lines.push(body ? `System: ${body}` : "System:");
+    });
   }
   return `${lines.join("\n")}\n\n${userText}`;
 }

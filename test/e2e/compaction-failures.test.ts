@@ -105,7 +105,7 @@ describe("compaction when summarization fails", () => {
     // the agent continues after the compaction, with the restore block
     host.agent.queue(reply.text("Continuing."));
     await host.runner.handleInbound(KEY, "go on");
-    expect(requestTexts(host.agent.chatRequests.at(-1)!).some((t) => t.startsWith("System: [Post-compaction checkpoint restore]"))).toBe(true);
+    expect(requestTexts(host.agent.chatRequests.at(-1)!).some((t) => /^System: \[[0-9T:-]+Z\] \[Post-compaction checkpoint restore\]/.test(t))).toBe(true);
   });
 
   it("no API key for the compaction model: fallback summary without a summarizer call", async () => {
@@ -184,10 +184,10 @@ describe("hostile user text in the restore block", () => {
     const req = host.agent.chatRequests.at(-1)!;
     const sent = requestTexts(req).filter((t, i) => req.messages[i]!.role === "user").at(-1)!;
     const blockLines = sent.split("\n").filter((l) => l.startsWith("System:"));
-    expect(blockLines[0]).toBe("System: [Post-compaction checkpoint restore]");
+    expect(blockLines[0]).toMatch(/^System: \[[0-9T:-]+Z\] \[Post-compaction checkpoint restore\]$/);
     expect(blockLines.length).toBeGreaterThan(3);
     expect(blockLines.filter((l) => l.startsWith("System: System"))).toEqual([]);
-    const body = blockLines.map((l) => l.replace(/^System: ?/, ""));
+    const body = blockLines.map((l) => l.replace(/^System: ?(\[[0-9T:-]+Z\] )?/, ""));
     // exactly one real header (first) and one real end marker (last); the user's copies are quoted
     expect(body.filter((l) => l.includes("checkpoint restore]") && !l.includes('"'))).toEqual([
       "[Post-compaction checkpoint restore]",

@@ -109,7 +109,7 @@ describe("context manager lifecycle on the real host", () => {
     host.agent.queue(reply.text("Continuing."));
     const report = await host.runner.handleInbound(KEY, "Where were we?");
     const sent = lastUserText(host);
-    expect(sent).toMatch(/^System: \[Post-compaction checkpoint restore\]/);
+    expect(sent).toMatch(/^System: \[[0-9T:-]+Z\] \[Post-compaction checkpoint restore\]/);
     expect(sent).toContain("app.ts");
     expect(sent).toContain("missing.md");
     expect(sent.endsWith("Where were we?")).toBe(true);
@@ -148,7 +148,7 @@ describe("context manager lifecycle on the real host", () => {
     const first = await host.runner.handleInbound(KEY, "Let's continue");
     expect(first.resume).not.toBeNull();
     const sent = lastUserText(host);
-    expect(sent).toMatch(/^System: \[Session resume checkpoint restore\]/);
+    expect(sent).toMatch(/^System: \[[0-9T:-]+Z\] \[Session resume checkpoint restore\]/);
     expect(sent).toContain("app.ts");
 
     host.agent.queue(reply.text("Next."));

@@ -24,7 +24,7 @@ describe("pre-prompt compaction in the runner", () => {
     expect(report.compactions.map((c) => c.trigger)).toEqual(["threshold"]);
     expect(report.compactions[0]!.restore).not.toBeNull();
     const sent = requestTexts(host.agent.chatRequests.at(-1)!).filter((t) => !t.startsWith("[Context: ")).at(-1)!;
-    expect(sent).toMatch(/^System: \[Post-compaction checkpoint restore\]/);
+    expect(sent).toMatch(/^System: \[[0-9T:-]+Z\] \[Post-compaction checkpoint restore\]/);
     expect(sent.endsWith("What is the status?")).toBe(true);
   });
 });

@@ -22,7 +22,7 @@ describe("prompt failure", () => {
     host.agent.queue(reply.text("yes"));
     await host.runner.handleInbound(KEY, "are you there now?");
     const sent = requestTexts(host.agent.chatRequests.at(-1)!).filter((t) => !t.startsWith("[Context: ")).at(-1)!;
-    expect(sent).toMatch(/^System: \[Post-compaction checkpoint restore\]/);
+    expect(sent).toMatch(/^System: \[[0-9T:-]+Z\] \[Post-compaction checkpoint restore\]/);
     expect(sent.endsWith("are you there now?")).toBe(true);
   });
 });

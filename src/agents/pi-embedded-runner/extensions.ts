@@ -1,9 +1,15 @@
 /**
- * HOST STAND-IN for OpenClaw core `src/agents/pi-embedded-runner/extensions.ts`.
+ * HOST STAND-IN for OpenClaw core (openclaw@2026.9.6)
+ * `src/agents/embedded-agent-runner/extensions.ts` (before 2026.9:
+ * `src/agents/pi-embedded-runner/extensions.ts`, the path this file keeps).
  *
  * `buildEmbeddedExtensionFactories()` returns the extension factories of one
- * embedded run: the compaction-safeguard (as core does in "safeguard" mode) and
- * — the one import and one push the spec adds — the context manager.
+ * embedded run: the compaction-safeguard (in "safeguard" mode) and — the one
+ * import and one push this project adds — the context manager. The params are
+ * the real ones (attempt-session-prepare.ts and compaction-session-execution.ts
+ * pass exactly these); `stateDir` and `logger` are what core gets from
+ * `resolveStateDir()` and `createSubsystemLogger()`, injected here so tests run
+ * in temp dirs. Core's tool-result middleware factory is not modelled.
  */
 import type { Model } from "@mariozechner/pi-ai";
 import type { ExtensionFactory, SessionManager } from "@mariozechner/pi-coding-agent";
@@ -13,12 +19,13 @@ import type { WarnLogger } from "../log-once.js";
 
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 200_000;
 
-/** The slice of OpenClaw's config this stand-in reads. */
+/** The slice of OpenClaw's config (`OpenClawConfig`) this stand-in reads. */
 export interface EmbeddedRunConfig {
   agents?: {
     defaults?: {
       contextTokens?: number;
       compaction?: { mode?: "safeguard" | "default" };
+      /** accepted only with the schema/type extension (docs/openclaw-integration.md §1) */
       contextManager?: unknown;
     };
   };
@@ -30,17 +37,26 @@ export interface BuildEmbeddedExtensionFactoriesParams {
   provider: string;
   modelId: string;
   model: Model<any> | undefined;
-  /** the OpenClaw session key of this run (routing identity, e.g. agent:main:main) */
-  sessionKey: string;
+  /** the attempt's resolved context budget; core falls back to resolveContextWindowInfo() */
+  contextTokenBudget?: number;
+  agentId?: string;
+  sessionId?: string;
+  /** the OpenClaw session key of this run (e.g. agent:main:main); undefined for keyless runs */
+  sessionKey?: string;
+  runId?: string;
+  /** stand-in injection: core's resolveStateDir() (OPENCLAW_STATE_DIR or ~/.openclaw) */
   stateDir: string;
-  agentId: string;
-  channel?: string | null;
-  compactionCount?: number;
+  /** stand-in injection: core's createSubsystemLogger("context-manager") */
   logger?: WarnLogger;
 }
 
-/** Model window, capped by agents.defaults.contextTokens (OpenClaw's resolveContextWindowTokens). */
-export function resolveContextWindowTokens(cfg: EmbeddedRunConfig, model: Model<any> | undefined): number {
+/** contextTokenBudget, else the model window capped by agents.defaults.contextTokens (resolveContextWindowInfo). */
+export function resolveContextWindowTokens(
+  cfg: EmbeddedRunConfig,
+  model: Model<any> | undefined,
+  contextTokenBudget?: number,
+): number {
+  if (typeof contextTokenBudget === "number" && contextTokenBudget > 0) return contextTokenBudget;
   const window = model?.contextWindow && model.contextWindow > 0 ? model.contextWindow : DEFAULT_CONTEXT_WINDOW_TOKENS;
   const cap = cfg.agents?.defaults?.contextTokens;
   return typeof cap === "number" && cap > 0 ? Math.min(window, cap) : window;
@@ -55,20 +71,21 @@ export function buildEmbeddedExtensionFactories(params: BuildEmbeddedExtensionFa
       }),
     );
   }
-  // --- the lines the spec adds to core (spec §8.3) ---
-  factories.push(
-    ...buildContextManagerExtensionFactories({
-      cfg: params.cfg.agents?.defaults?.contextManager,
-      sessionManager: params.sessionManager,
-      sessionKey: params.sessionKey,
-      contextWindowTokens: resolveContextWindowTokens(params.cfg, params.model),
-      stateDir: params.stateDir,
-      agentId: params.agentId,
-      channel: params.channel ?? null,
-      compactionCount: params.compactionCount,
-      hostInjectsRestore: true,
-      logger: params.logger,
-    }),
-  );
+  // --- the lines this project adds to core (docs/openclaw-integration.md §2) ---
+  if (params.sessionKey) {
+    factories.push(
+      ...buildContextManagerExtensionFactories({
+        cfg: params.cfg.agents?.defaults?.contextManager,
+        sessionManager: params.sessionManager,
+        sessionKey: params.sessionKey,
+        contextWindowTokens: resolveContextWindowTokens(params.cfg, params.model, params.contextTokenBudget),
+        stateDir: params.stateDir,
+        agentId: params.agentId ?? null,
+        channel: params.sessionKey.split(":")[2] ?? null,
+        hostInjectsRestore: true,
+        logger: params.logger,
+      }),
+    );
+  }
   return factories;
 }

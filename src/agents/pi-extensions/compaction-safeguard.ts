@@ -1,14 +1,19 @@
 /**
- * HOST STAND-IN for OpenClaw core `src/agents/pi-extensions/compaction-safeguard.ts`.
+ * HOST STAND-IN for OpenClaw core (openclaw@2026.9.6)
+ * `src/agents/agent-hooks/compaction-safeguard.ts` (before 2026.9:
+ * `src/agents/pi-extensions/compaction-safeguard.ts`, the path this file keeps).
  *
  * A faithful minimal safeguard: its `session_before_compact` handler
- *   1. FIRST awaits the context manager's checkpoint hook (the one line the spec
- *      adds to core, spec §8.1), before any early return, so the structured state
+ *   1. FIRST awaits the context manager's checkpoint hook (the one line this
+ *      project adds to core), before any early return, so the structured state
  *      is on disk even when summarization later fails;
  *   2. summarizes with the session's model and key (pi's generateSummary);
- *   3. falls back to a fixed summary when there is no model/key or the call fails;
- *   4. appends tool failures and the read/modified file lists, and returns a
+ *   3. appends tool failures and the read/modified file lists, and returns a
  *      CompactionResult with details { readFiles, modifiedFiles }.
+ * Simplified: on a missing model/key or a failed summary this stand-in uses a
+ * fixed fallback summary, where 2026.9 returns `{ cancel: true }` (history
+ * kept); its quality guard, staged summaries, preserved recent turns and
+ * workspace sections are not modelled. The checkpoint is written either way.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type ExtensionFactory, generateSummary } from "@mariozechner/pi-coding-agent";

@@ -1,14 +1,20 @@
 /**
- * HOST STAND-IN for OpenClaw core `src/auto-reply/reply/agent-runner.ts`.
+ * HOST STAND-IN for OpenClaw core (openclaw@2026.9.6) `src/auto-reply/reply/`:
+ * the reply run of `agent-runner.ts`, the system-event drain of
+ * `session-system-events.ts` (`drainFormattedSystemEvents`) and the
+ * post-compaction injection of `agent-runner-result-complete.ts`
+ * (`completeReplyAgentRun`, beside `readPostCompactionContext()`).
  *
- * Handles one inbound message for a session key, the way OpenClaw's embedded
- * runner does: drains queued system events and prepends them as `System:`
- * lines, opens the session file for this run (a NEW SessionManager every run),
- * registers the embedded extensions, runs the turn, waits for auto-compaction
- * to finish, and after ANY compaction (threshold, overflow retry, manual
- * `/compact`) enqueues the checkpoint restore block — the spec's addition
- * beside core's post-compaction AGENTS.md refresh. `/new` starts a new
- * session id on the same key; its first turn gets the resume block.
+ * Handles one inbound message for a session key: drains the key's queued
+ * system events (owner-scoped queue) and prepends them as timestamped
+ * `System:` lines, opens the session for this run (a NEW SessionManager every
+ * run), registers the embedded extensions, runs the turn, waits for
+ * auto-compaction to finish, and after ANY compaction (threshold, overflow
+ * retry, manual `/compact`) enqueues the checkpoint restore block through
+ * `withSystemEventOwner`. `/new` starts a new session id on the same key; its
+ * first turn gets the resume block. Sessions are JSONL files here; 2026.9
+ * keeps them in SQLite and can rotate the session id on compaction (the
+ * restore call then passes the previous id too).
  */
 import { join } from "node:path";
 import type { Model } from "@mariozechner/pi-ai";
@@ -25,11 +31,17 @@ import {
   shouldCompact,
 } from "@mariozechner/pi-coding-agent";
 import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../agents/pi-embedded-runner/extensions.js";
-import { onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
+import { type Enqueue, onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
 import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../agents/log-once.js";
 import { NOTE_TOOL_NAME } from "../../agents/context-note-tool.js";
-import { drainSystemEvents, enqueueSystemEvent, prependSystemEvents } from "../../infra/system-events.js";
+import {
+  drainSystemEventEntries,
+  enqueueSystemEvent,
+  prependSystemEvents,
+  resolveSystemEventQueueKey,
+  withSystemEventOwner,
+} from "../../infra/system-events.js";
 import { SessionStore, type SessionStoreEntry } from "./session-store.js";
 
 export type CompactionTrigger = "threshold" | "overflow" | "manual";
@@ -97,6 +109,9 @@ export class AgentRunner {
     this.logger = opts.logger ?? consoleWarnLogger;
   }
 
+  /** core: enqueueSystemEvent(text, withSystemEventOwner({ sessionKey }, agentId)) */
+  private readonly enqueue: Enqueue = (text, o) => enqueueSystemEvent(text, withSystemEventOwner({ sessionKey: o.sessionKey }, this.agentId));
+
   /** One inbound message: `/new [text]`, `/compact [instructions]`, or a prompt. */
   async handleInbound(sessionKey: string, text: string): Promise<TurnReport> {
     const trimmed = text.trim();
@@ -150,7 +165,7 @@ export class AgentRunner {
         sessionId: entry.sessionId,
         stateDir: this.opts.stateDir,
         config: this.contextManagerConfig,
-        enqueue: enqueueSystemEvent,
+        enqueue: this.enqueue,
       });
       entry.resumeChecked = true;
       await this.store.set(sessionKey, entry);
@@ -168,14 +183,15 @@ export class AgentRunner {
         await this.compactQuietly(run, undefined);
         compactions.push(...(await this.afterCompactions(sessionKey, entry, run.take(), "threshold")));
       }
-      events = drainSystemEvents(sessionKey);
-      prompt = prependSystemEvents(events, text);
+      const entries = drainSystemEventEntries(resolveSystemEventQueueKey(sessionKey, this.agentId));
+      events = entries.map((e) => e.text);
+      prompt = prependSystemEvents(entries, text);
       this.opts.onEvent?.({ type: "turn_start", sessionKey, sessionId: entry.sessionId, prompt, systemEvents: events });
       await run.session.prompt(prompt);
       await run.settled();
     } catch (error) {
       // the turn never reached the agent: its system events (a restore block) go back in the queue
-      for (const event of events) enqueueSystemEvent(event, { sessionKey });
+      for (const event of events) this.enqueue(event, { sessionKey });
       failure = { error };
     } finally {
       run.dispose();
@@ -241,10 +257,12 @@ export class AgentRunner {
       const restore = await onCompactionCompleted({
         sessionKey,
         sessionId: entry.sessionId,
+        // 2026.9: accounting.expectedSession.sessionId when compaction rotated the session
+        previousSessionId: entry.sessionId,
         since: c.startedAt,
         stateDir: this.opts.stateDir,
         config: this.contextManagerConfig,
-        enqueue: enqueueSystemEvent,
+        enqueue: this.enqueue,
       });
       reports.push({ trigger: c.trigger, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, restore });
       this.opts.onEvent?.({ type: "compaction", sessionKey, ...reports[reports.length - 1]! });
@@ -267,11 +285,11 @@ export class AgentRunner {
         provider: this.opts.model.provider,
         modelId: this.opts.model.id,
         model: this.opts.model,
-        sessionKey,
-        stateDir: this.opts.stateDir,
         agentId: this.agentId,
-        channel: sessionKey.split(":")[2] ?? null,
-        compactionCount: entry.compactionCount,
+        sessionId: entry.sessionId,
+        sessionKey,
+        runId: `run-${Date.now().toString(36)}`,
+        stateDir: this.opts.stateDir,
         logger: this.logger,
       }),
     ].map(wrap);

@@ -1,0 +1,46 @@
+/**
+ * The compaction checkpoint for OpenClaw's SERVER-SIDE compaction (2026.9:
+ * OpenAI Responses / xAI `/responses/compact`, run by
+ * `attemptServerEndpointCompaction()` in
+ * `src/agents/embedded-agent-runner/compaction-session-execution.ts`). That
+ * path never emits pi's `session_before_compact`, so the safeguard hook does
+ * not run; core calls this right after the endpoint compaction committed.
+ *
+ * The endpoint only compacts a finished run (last message from the
+ * assistant), so there is no split turn; pi's fileOps are not available and
+ * the file lists come from the captured tool calls. Never throws.
+ */
+import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { engineFor } from "./context-manager.js";
+
+export interface ServerCompactionParams {
+  sessionManager: ExtensionContext["sessionManager"];
+  /** the run's working directory (core: effectiveCwd) */
+  cwd: string;
+  /** input tokens the endpoint compacted (core: the compacted usage's input_tokens) */
+  tokensBefore: number;
+}
+
+export async function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
+  try {
+    const engine = await engineFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
+    if (!engine) return null;
+    const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
+    // the fields of pi's event that the engine reads; nothing is summarized here
+    const event = {
+      type: "session_before_compact",
+      branchEntries: params.sessionManager.getBranch(),
+      preparation: {
+        tokensBefore,
+        isSplitTurn: false,
+        turnPrefixMessages: [],
+        messagesToSummarize: [],
+        fileOps: { read: new Set<string>(), written: new Set<string>(), edited: new Set<string>() },
+      },
+    } as unknown as SessionBeforeCompactEvent;
+    return await engine.onBeforeCompact(event, params.cwd);
+  } catch {
+    return null;
+  }
+}
