@@ -11,6 +11,7 @@ import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
+import { cutHead, cutTail } from "./cut-text.js";
 import { redactSecrets } from "./redact.js";
 import { asText, codePointLength, gist, gistTail } from "./text-gist.js";
 
@@ -33,11 +34,16 @@ export const DECISION_REPLY_MAX = 50;
 /** An assistant answer longer than this (code points) is "long" (spec §11.2). */
 export const LONG_ANSWER_MIN = 500;
 
-/** Redact on a bounded window first (cheap on huge tool output), then gist. */
+/**
+ * Redact the raw text first (a bounded window cut between tokens: cheap on huge tool output,
+ * and no secret is cut in half), then gist; redact again after the gist's normalization (it
+ * removes invisible characters that could have split a token), then cut to `maxChars`.
+ */
 export function safeGist(text: string, maxChars: number): string {
   if (typeof text !== "string") text = asText(text);
   if (!text) return "";
-  return gist(redactSecrets(gist(text, maxChars * 4 + 256)), maxChars);
+  const raw = redactSecrets(cutHead(text, maxChars * 16 + 4096));
+  return gist(redactSecrets(gist(raw, maxChars * 4 + 256)), maxChars);
 }
 
 // ---------------------------------------------------------------- Layer A
@@ -95,7 +101,8 @@ export function prop(obj: unknown, key: string): unknown {
  * a path outside cwd stays absolute. Redacted, single line.
  */
 export function normalizeToolPath(raw: string, cwd: string): string {
-  let p = raw.trim();
+  // redact BEFORE normalizing: path.resolve turns `https://user:pass@host` into `https:/user:pass@host`
+  let p = redactSecrets(cutHead(raw, 8192)).trim();
   if (p.startsWith("@")) p = p.slice(1);
   if (p === "~") p = os.homedir();
   else if (p.startsWith("~/")) p = os.homedir() + p.slice(1);
@@ -107,14 +114,14 @@ export function normalizeToolPath(raw: string, cwd: string): string {
 
 /** Plain text of tool content (string or text blocks), bounded. */
 export function contentText(content: unknown, maxChars = 4000): string {
-  if (typeof content === "string") return content.slice(0, maxChars);
+  if (typeof content === "string") return cutHead(content, maxChars);
   if (!Array.isArray(content)) return "";
   let out = "";
   for (const block of content) {
     if (out.length >= maxChars) break;
     if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") {
       const t = (block as { text?: unknown }).text;
-      if (typeof t === "string") out += (out ? "\n" : "") + t.slice(0, maxChars - out.length);
+      if (typeof t === "string") out += (out ? "\n" : "") + cutHead(t, maxChars - out.length);
     }
   }
   return out;
@@ -193,7 +200,7 @@ export function userText(msg: AgentMessage): string {
 /** Text blocks of an assistant message only (no thinking, no tool calls). */
 export function assistantText(msg: AssistantMessage): string {
   const content: unknown = msg.content;
-  if (typeof content === "string") return content.slice(0, ASSISTANT_TEXT_MAX).trim();
+  if (typeof content === "string") return cutHead(content, ASSISTANT_TEXT_MAX).trim();
   if (!Array.isArray(content)) return "";
   let out = "";
   for (const block of content as unknown[]) {
@@ -201,7 +208,7 @@ export function assistantText(msg: AssistantMessage): string {
     if (!block || typeof block !== "object") continue;
     const b = block as { type?: unknown; text?: unknown };
     if (b.type === "text" && typeof b.text === "string" && b.text) {
-      out += (out ? "\n" : "") + b.text.slice(0, ASSISTANT_TEXT_MAX - out.length);
+      out += (out ? "\n" : "") + cutHead(b.text, ASSISTANT_TEXT_MAX - out.length);
     }
   }
   return out.trim();
@@ -249,11 +256,11 @@ export function boundedJson(value: unknown, maxChars: number): string {
   let out = "";
   const seen = new Set<object>();
   const emit = (s: string): boolean => {
-    out += s.length > maxChars - out.length ? s.slice(0, Math.max(0, maxChars - out.length)) : s;
+    out += s.length > maxChars - out.length ? cutHead(s, Math.max(0, maxChars - out.length)) : s;
     return out.length < maxChars;
   };
   const walk = (v: unknown, depth: number): boolean => {
-    if (typeof v === "string") return emit(JSON.stringify(v.length > maxChars ? v.slice(0, maxChars) : v));
+    if (typeof v === "string") return emit(JSON.stringify(v.length > maxChars ? cutHead(v, maxChars) : v));
     if (typeof v === "number" || typeof v === "boolean") return emit(String(v));
     if (v === null || typeof v !== "object") return emit(v === null ? "null" : typeof v === "bigint" ? String(v) : "null");
     if (depth >= JSON_MAX_DEPTH || seen.has(v)) return emit("…");
@@ -354,7 +361,7 @@ export function proposalGist(text: string): string {
   if (isSingleLine) return safeGist(text, GIST.decisionProposal);
   const head = safeGist(text, 55).replace(/…$/, "");
   // the last line is bounded before redaction so a huge single line stays cheap
-  return `${head} … ${gistTail(redactSecrets(gistTail(lastLine, 400)), 42)}`;
+  return `${head} … ${gistTail(redactSecrets(gistTail(redactSecrets(cutTail(lastLine, 4096)), 400)), 42)}`;
 }
 
 export function decisionText(assistantProposal: string, userReply: string): string {

@@ -13,6 +13,7 @@
 
 import type { Checkpoint, Decision, KeyExchange, ToolFailure } from "./context-checkpoint-schema.js";
 import { redactSecrets } from "./redact.js";
+import { visibleText } from "./visible-text.js";
 import { estimateTextTokens } from "./token-estimate.js";
 
 export const RESTORE_HEADER_POST_COMPACTION = "[Post-compaction checkpoint restore]";
@@ -97,17 +98,13 @@ const ELLIPSIS = "…";
 
 /** Line breaks of every kind plus tab/vertical tab/form feed: become a space. */
 const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]/g;
-/** Other C0/C1 controls, zero-width and bidi formatting characters, BOM: removed. */
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
-/** Lone surrogates: replaced so the block is valid UTF-8/UTF-16. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** Collapse to one trimmed line with no control or invisible characters. */
+/**
+ * Collapse to one trimmed line that shows only what a person would see: every invisible or
+ * format code point removed by Unicode class (see visible-text.ts), lone surrogates -> U+FFFD.
+ */
 export function toSingleLine(text: string): string {
-  return text
-    .replace(LONE_SURROGATE, "\ufffd")
-    .replace(LINE_BREAKS, " ")
-    .replace(INVISIBLE, "")
+  return visibleText(text.replace(LINE_BREAKS, " "))
     .replace(/\s+/g, " ")
     .trim();
 }
@@ -131,7 +128,8 @@ function truncateCodePoints(text: string, max: number): string {
 /** Redacted, single-line, capped, JSON-style double-quoted. Safe to put anywhere in a line. */
 export function quoteUntrusted(value: unknown, maxCodePoints: number): string {
   const raw = typeof value === "string" ? value : value == null ? "" : String(value);
-  const line = truncateCodePoints(redactSecrets(toSingleLine(raw)), Math.max(1, maxCodePoints));
+  // redacted before and after normalization (removing invisible characters can join a token)
+  const line = truncateCodePoints(redactSecrets(toSingleLine(redactSecrets(raw))), Math.max(1, maxCodePoints));
   return `"${line.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 

@@ -31,10 +31,15 @@ export type SecretClass =
   | "stripe"
   | "github"
   | "slack"
+  | "slack_webhook"
+  | "gitlab"
+  | "huggingface"
+  | "npm"
   | "google"
   | "aws_access_key"
   | "aws_secret"
   | "secret"
+  | "password"
   | "jwt"
   | "hex"
   | "base64";
@@ -42,7 +47,7 @@ export type SecretClass =
 /** Every class `redactSecrets` can emit, with what it catches (for docs and `--help`). */
 export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readonly description: string }> = [
   { class: "private_key", description: "PEM private-key blocks (-----BEGIN … PRIVATE KEY----- … END), also truncated ones" },
-  { class: "url_password", description: "password in a URL with user:password@ credentials" },
+  { class: "url_password", description: "password in a URL with user:password@ credentials (also `scheme:/` as a normalized path leaves it)" },
   { class: "bearer", description: "Authorization: Bearer <token> and a bare `Bearer <token>`" },
   { class: "basic_auth", description: "Authorization: Basic <base64>" },
   { class: "authorization", description: "any other Authorization header value" },
@@ -51,13 +56,21 @@ export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readon
   { class: "stripe", description: "Stripe secret / restricted keys (sk_live_, rk_live_, sk_test_, rk_test_)" },
   { class: "github", description: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)" },
   { class: "slack", description: "Slack tokens (xoxa-, xoxb-, xoxp-, xoxr-, xoxs-)" },
+  { class: "slack_webhook", description: "Slack and Discord webhook URLs (the path after hooks.slack.com/ or /api/webhooks/)" },
+  { class: "gitlab", description: "GitLab tokens (glpat-, glptt-, gldt-, glrt-, glft-, glimt-, glcbt-, glsoat-, gloas-, glagent-)" },
+  { class: "huggingface", description: "Hugging Face tokens (hf_…)" },
+  { class: "npm", description: "npm access tokens (npm_…)" },
   { class: "google", description: "Google API keys (AIza…)" },
   { class: "aws_access_key", description: "AWS access key ids (AKIA… / ASIA… + 16 upper-case alphanumerics)" },
   { class: "aws_secret", description: "AWS secret access keys after aws_secret_access_key" },
   {
     class: "secret",
     description:
-      "value of key=value, key: value or \"key\": \"value\" where the key ends in api_key, apikey, secret, secret_key, token, password, passwd, access_key or private_key (the key is kept)",
+      "value of key=value, key: value or \"key\": \"value\" where the key ends in api_key, apikey, secret, secret_key, token, password, passwd, passphrase, pass, pwd, access_key or private_key (the key is kept; `pass`/`pwd` only as a whole word: DB_PASS, dbPass, MYSQL_PWD, PGPASS, not compass)",
+  },
+  {
+    class: "password",
+    description: "command-line passwords: --password X (and --token, --secret, --passphrase, --api-key … X), mysql/mariadb -pX, sshpass -p X",
   },
   { class: "jwt", description: "JSON Web Tokens (eyJ….….…)" },
   { class: "hex", description: "hex runs of 32+ characters (optionally 0x-prefixed)" },
@@ -96,10 +109,11 @@ const redactPrivateKeys: Replacer = (text) => {
 
 // --- URL credentials ---------------------------------------------------------
 // User and password runs stop at "/", so one scan never crosses into the next URL.
-const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/)([^\s/?#@:]*):([^\s/?#@]+)@/g;
+// One slash too: a path normalization (pi's tools, path.resolve) turns `https://` into `https:/`.
+const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/?)([^\s/?#@:]*):([^\s/?#@]+)@/g;
 
 const redactUrlCredentials: Replacer = (text) =>
-  text.includes("://")
+  text.includes(":/")
     ? text.replace(URL_CREDENTIALS, (all, scheme: string, user: string, pass: string) =>
         isMarker(pass) ? all : `${scheme}${user}:${marker("url_password")}@`,
       )
@@ -153,16 +167,39 @@ const PREFIX_RULES: PrefixRule[] = [
     cls: "openai",
     hint: "sk-",
     re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}/g,
-    // "sk-learn-…"-style words are not keys: a key body has digits and letters.
-    accept: (m) => hasDigit(m.slice(3)) && /[A-Za-z]/.test(m.slice(3)),
+    // "sk-learn-pipeline-2024" is a name, not a key: a key body is random (mixed case and
+    // digits, or one long run of letters and digits), a name is short dash-separated words.
+    accept: (m) => {
+      const body = m.slice(3);
+      if (hasDigit(body) && hasUpperAndLower(body)) return true;
+      return body.split(/[_-]/).some((run) => run.length >= 20 && hasDigit(run) && /[A-Za-z]/.test(run));
+    },
   },
   { cls: "stripe", hint: "k_", re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
   { cls: "github", hint: "_", re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{20,}/g },
   { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{20,}/g },
   { cls: "slack", hint: "xox", re: /(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g },
+  {
+    cls: "gitlab",
+    hint: "gl",
+    re: /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{20,}/g,
+  },
+  { cls: "huggingface", hint: "hf_", re: /(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{30,}/g },
+  { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{36,}/g },
   { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
   { cls: "aws_access_key", hint: "A", re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16,}/g },
 ];
+
+// Webhook URLs are credentials in their path: keep the host (to say what it was), drop the path.
+const SLACK_WEBHOOK = /(hooks\.slack\.com\/)(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{8,}/g;
+const DISCORD_WEBHOOK = /(discord(?:app)?\.com\/api\/webhooks\/)[0-9]{5,}\/[A-Za-z0-9_-]{20,}/g;
+
+const redactWebhooks: Replacer = (text) => {
+  let out = text;
+  if (out.includes("hooks.slack.com/")) out = out.replace(SLACK_WEBHOOK, (_all, host: string) => `${host}${marker("slack_webhook")}`);
+  if (out.includes("/api/webhooks/")) out = out.replace(DISCORD_WEBHOOK, (_all, host: string) => `${host}${marker("slack_webhook")}`);
+  return out;
+};
 
 const redactProviderKeys: Replacer = (text) => {
   let out = text;
@@ -179,7 +216,7 @@ const redactProviderKeys: Replacer = (text) => {
 // `tokens: 12` are left alone while `GITHUB_TOKEN=…` and `"apiKey": "…"` are not.
 // Key chars are excluded from the lookbehind so a key run is tried from its start only.
 const KEY_WORDS =
-  "(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|access[_-]?key|private[_-]?key)";
+  "(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|passw(?:or)?d|pass(?:phrase)?|pwd|access[_-]?key|private[_-]?key)";
 const KEY_VALUE = new RegExp(
   String.raw`(?<![A-Za-z0-9_.-])(["']?[A-Za-z0-9_.-]{0,40}?` +
     KEY_WORDS +
@@ -187,32 +224,81 @@ const KEY_VALUE = new RegExp(
     // double-quoted (with escapes) | single-quoted | bare value
     // Runs are unbounded on purpose (a bounded run would leave the tail of a long secret);
     // a quoted run stops at its closing quote or the line end, so scans cannot overlap.
-    String.raw`(?:"((?:[^"\\\r\n]|\\.)+)"|'([^'\r\n]+)'|([^\s"'\x60,;(){}\[\]<>]+))`,
+    // A quote left open (the text was cut inside the value) runs to the line end: a cut value is still a secret.
+    String.raw`(?:"((?:[^"\\\r\n]|\\.)+)(?:"|(?=[\r\n]|$))|'([^'\r\n]+)(?:'|(?=[\r\n]|$))|([^\s"'\x60,;(){}\[\]<>]+))`,
   "gi",
 );
 const AWS_SECRET =
   /(?<![A-Za-z0-9_.-])(["']?(?:aws_?)?secret_?access_?key["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi;
 
-/** Code-literal values that are not secrets (not language heuristics: these are syntax). */
-const LITERALS = new Set(["null", "true", "false", "undefined", "none", "nil"]);
+/** Code-literal values and type names that are not secrets (not language heuristics: these are syntax). */
+const LITERALS = new Set(["null", "true", "false", "undefined", "none", "nil", "string", "str", "number", "boolean", "bytes"]);
+
+/** `req.body.password`, `process.env.DB_PASS`, `this.token`: a member access in code, not a literal. */
+const MEMBER_ACCESS = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$/;
+
+/**
+ * A key ending in the short words `pass` / `pwd` names a password only as a whole word:
+ * `pass`, `DB_PASS`, `db.pass`, `dbPass`, `MYSQL_PWD`, `PGPASS` (upper-case env name), not
+ * `compass` or `bypass`. The longer words (password, passphrase, token…) count anywhere.
+ */
+function isSecretKeyName(head: string): boolean {
+  const key = head.replace(/["'\s:=]+/g, "");
+  const m = /(pass|pwd)$/i.exec(key);
+  if (!m) return true;
+  const before = key.slice(0, m.index);
+  if (before === "" || /[_.-]$/.test(before)) return true;
+  if (key === key.toUpperCase()) return true; // env-var style: PGPASS, DBPWD
+  return /[a-z0-9]$/.test(before) && /^[A-Z]/.test(m[1]!); // camelCase: dbPass
+}
+
+/** A bare value that reads like a credential rather than a word: has a digit or a symbol, or is long and mixed-case. */
+const looksLikeCredential = (v: string): boolean => /[^A-Za-z]/.test(v) || (v.length >= 8 && hasUpperAndLower(v));
 
 const redactKeyValues: Replacer = (text) => {
-  if (!/secret|token|passw|key/i.test(text)) return text;
+  if (!/secret|token|pass|pwd|key/i.test(text)) return text;
   let out = text.replace(AWS_SECRET, (all, head: string, value: string) =>
     isMarker(value) ? all : `${head}${marker("aws_secret")}`,
   );
   out = out.replace(
     KEY_VALUE,
     (all, head: string, dq: string | undefined, sq: string | undefined, bare: string | undefined, offset: number, whole: string) => {
+      if (!isSecretKeyName(head)) return all;
       if (dq !== undefined) return isMarker(dq) ? all : `${head}"${marker("secret")}"`;
       if (sq !== undefined) return isMarker(sq) ? all : `${head}'${marker("secret")}'`;
       const value = bare ?? "";
-      if (value.length < 4 || LITERALS.has(value.toLowerCase())) return all;
+      if (value.length < 4 || LITERALS.has(value.toLowerCase()) || isMarker(value)) return all;
       // `token = getToken()`: code calling a function, not a secret literal.
       if (whole.charAt(offset + all.length) === "(") return all;
+      if (MEMBER_ACCESS.test(value) && !hasDigit(value)) return all;
+      // `the secret: keep functions small`: after `key:` a plain word followed by more words
+      // on the same line is prose; a credential has digits, symbols or mixed case.
+      if (!head.includes("=") && !looksLikeCredential(value) && /^[ \t]+\S/.test(whole.slice(offset + all.length, offset + all.length + 8))) {
+        return all;
+      }
       return `${head}${marker("secret")}`;
     },
   );
+  return out;
+};
+
+// --- command-line passwords ---------------------------------------------------------
+// `--password X` (space-separated; `--password=X` is a key=value above). A value starting with
+// `-` is the next flag, one starting with `$` a shell variable (not the secret itself).
+const CLI_FLAG =
+  /(?<![A-Za-z0-9_-])(--?(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-?key|private-?key)[ \t]+)(?![-$])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/gi;
+// mysql/mariadb take the password glued to -p (`-p secret` prompts and names a database);
+// sshpass takes it after -p. Scanned within one command (up to a newline, ;, | or &).
+const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+
+const redactCliPasswords: Replacer = (text) => {
+  let out = text;
+  const keep = (all: string, head: string, value: string): string =>
+    isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}`;
+  if (/-(?:-|[a-z])/i.test(out)) out = out.replace(CLI_FLAG, keep);
+  if (/mysql|mariadb/.test(out)) out = out.replace(MYSQL_P, keep);
+  if (out.includes("sshpass")) out = out.replace(SSHPASS_P, keep);
   return out;
 };
 
@@ -277,8 +363,10 @@ const redactLongRuns: Replacer = (text) =>
 const PASSES: Replacer[] = [
   redactPrivateKeys,
   redactUrlCredentials,
+  redactWebhooks,
   redactAuthorization,
   redactProviderKeys,
+  redactCliPasswords,
   redactKeyValues,
   redactJwts,
   redactLongRuns,

@@ -4,6 +4,8 @@
  * huge inputs: it walks code points and stops as soon as the budget is spent.
  */
 
+import { isInvisible } from "./visible-text.js";
+
 const ELLIPSIS = "…";
 
 /**
@@ -11,8 +13,6 @@ const ELLIPSIS = "…";
  * plus U+0085 (NEL), a line break for YAML 1.1 and many terminals that `\s` does not cover.
  */
 const WS = /[\s\u0085]/u;
-/** Other C0/C1 control characters: dropped (they can move a terminal's cursor or hide text). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /**
  * Single line (every whitespace run, line and paragraph separators included, becomes one
@@ -25,11 +25,12 @@ export function gist(text: string, maxChars: number): string {
   const out: string[] = [];
   let pendingSpace = false;
   for (const ch of text) {
+    // invisible characters (controls, format, tags, variation selectors, fillers): dropped
+    if (isInvisible(ch)) continue;
     if (WS.test(ch)) {
       pendingSpace = out.length > 0;
       continue;
     }
-    if (CONTROL.test(ch)) continue;
     if (pendingSpace) {
       out.push(" ");
       pendingSpace = false;

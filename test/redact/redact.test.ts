@@ -167,6 +167,11 @@ describe("redactSecrets: each class", () => {
       "Authorization: token abc12345",
       "password=hunter22",
       "https://u:p@h",
+      "psql --password hunter22",
+      j("https://hooks.slack.com/services/", "T0AB12CD3/B0EF45GH6/q8Lm2Nx7Pv4Rt1Ks9Jd3Hf6G"),
+      j("glpat-", "xR7vK2mQ9pL4wN8sT1zY"),
+      j("hf_", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+      j("npm_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
     ].join(" \n ");
     for (const m of redactSecrets(all).matchAll(/\[REDACTED:([a-z0-9_]+)\]/g)) emitted.add(m[1] ?? "");
     for (const cls of emitted) expect(documented.has(cls as never)).toBe(true);
