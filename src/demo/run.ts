@@ -16,7 +16,7 @@ import { CheckpointWatcher } from "./checkpoint-watch.js";
 import { fauxDemoModel, realDemoModel, type DemoModel } from "./model.js";
 import { AFTER_COMPACT_PROMPT, AFTER_NEW_PROMPT, AFTER_PROMPT_REPLY, buildScript } from "./script.js";
 import { type Print, TimelinePrinter } from "./timeline.js";
-import { seedWorkspace } from "./workspace.js";
+import { editOutsideSession, OUTSIDE_EDIT_FILE, seedWorkspace } from "./workspace.js";
 
 const FAUX_CONTEXT_WINDOW = 16_000;
 
@@ -56,7 +56,11 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
   const onEvent = (e: RunnerEvent) => {
     if (e.type === "turn_start" && e.systemEvents.length > 0) timeline.delivered(e.prompt, userText);
     else if (e.type === "new_session") timeline.newSession(e.sessionId);
-    else if (e.type === "resume") timeline.resume(e.restore.checkpoint.meta.checkpoint_id, e.restore.tokens);
+    else if (e.type === "resume") {
+      timeline.resume(e.restore.checkpoint.meta.checkpoint_id, e.restore.tokens);
+      const drift = e.restore.drift;
+      if (drift?.drifted) timeline.note(`    workspace drift since the checkpoint: ${drift.files.map((f) => `${f.change} ${f.path}`).join(", ") || "git state"}`);
+    }
     else if (e.type === "compaction") {
       checkpoints.scan();
       timeline.compaction(e.trigger, e.tokensBefore, e.tokensAfter, e.restore);
@@ -120,6 +124,8 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
     await send("/compact (manual)", "/compact");
     await send("After /compact", AFTER_COMPACT_PROMPT, fauxReply);
     await send("/new (same session key)", "/new");
+    editOutsideSession(dirs.workspace);
+    timeline.note(`outside  ${OUTSIDE_EDIT_FILE} edited outside the session (no agent involved) before the next message`);
     await send("First message of the new session", AFTER_NEW_PROMPT, fauxReply);
   } finally {
     demo.dispose();

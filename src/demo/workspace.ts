@@ -1,5 +1,5 @@
 /** Seeds the demo's temp workspace: a tiny project with a bug, its test, and design notes to read. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const BUGGY_AVERAGE = "return total / (xs.length - 1);";
@@ -37,3 +37,12 @@ export function seedWorkspace(dir: string): void {
   );
   for (let n = 1; n <= DESIGN_DOCS; n++) writeFileSync(join(dir, "docs", `design-${String(n).padStart(2, "0")}.md`), designDoc(n));
 }
+
+/** The file the demo changes behind the agent's back between /new and the resume. */
+export const OUTSIDE_EDIT_FILE = "src/math.ts";
+
+/** A change made outside any session (a colleague, the user's editor): the resume block must notice it. */
+export function editOutsideSession(dir: string): void {
+  appendFileSync(join(dir, OUTSIDE_EDIT_FILE), "\nexport function median(xs: number[]): number {\n  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;\n}\n");
+}
+
