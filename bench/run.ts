@@ -27,6 +27,7 @@ import { loadSourceMessages, MessageFactory } from "./messages.js";
 import { timeIt } from "./timer.js";
 import { countingFs, perWrite } from "./counting-fs.js";
 import { open } from "node:fs/promises";
+import { benchDrift } from "./drift.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SIZES = [100, 1_000, 5_000, 20_000];
@@ -204,6 +205,8 @@ async function main() {
   const checkpoint = await checkpointBench(source);
   log(`checkpoint build+write: median ${checkpoint.buildAndWrite.median} ms p99 ${checkpoint.buildAndWrite.p99} ms (build ${checkpoint.buildOnly.median}); one fsync'd file write ${checkpoint.fsyncBaseline.median} ms; parse ${checkpoint.yamlParse.median} ms; render ${checkpoint.restoreRender.median} ms`);
   log(`  fs ops per checkpoint write: ${JSON.stringify(checkpoint.fsOpsPerWrite)}`);
+  const drift = await benchDrift();
+  log(`drift: record 30 files ${drift.record30Files230Tracked.median} ms, compare ${drift.compareUnchanged30Files.median} ms (unchanged) / ${drift.compareAfterEditsDeleteAnd5Commits.median} ms (moved)`);
   const cpu = cpus();
   const results = {
     date: new Date().toISOString(),
@@ -218,6 +221,7 @@ async function main() {
     handler,
     structuredClone: clone,
     checkpoint,
+    drift,
     warnings,
     durationS: Math.round((performance.now() - started) / 100) / 10,
   };

@@ -141,18 +141,19 @@ function entryChanged(workTree: string, e: IndexEntry, oidBytes: number): boolea
   const file = path.join(workTree, ...e.path.split("/"));
   let st;
   try {
-    st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    // number stats (half the cost of bigint ones): mtimeMs carries the nanoseconds to within
+    // ~0.25 µs, so they are compared with a 1 µs tolerance
+    st = lstatSync(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
   if (!st) return true; // deleted
   const kind = e.mode & S_IFMT;
   if (kind === S_IFLNK ? !st.isSymbolicLink() : !st.isFile()) return true;
-  const size = Number(st.size % 4294967296n);
-  if (size !== e.size) return true;
-  const sec = Number((st.mtimeNs / 1_000_000_000n) % 4294967296n);
-  const nsec = Number(st.mtimeNs % 1_000_000_000n);
-  if (sec === e.mtimeSec && (nsec === e.mtimeNsec || e.mtimeNsec === 0)) return false;
+  if (st.size % 4294967296 !== e.size) return true;
+  const secs = Math.floor(st.mtimeMs / 1000);
+  const nsec = (st.mtimeMs - secs * 1000) * 1e6;
+  if (secs % 4294967296 === e.mtimeSec && (e.mtimeNsec === 0 || Math.abs(nsec - e.mtimeNsec) < 1000)) return false;
   // stat differs, size the same: compare contents the way git does
   let content: Buffer | null;
   if (kind === S_IFLNK) {
