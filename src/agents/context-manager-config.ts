@@ -26,6 +26,18 @@ export interface ContextManagerConfig {
   maxErrors: number;
   /** register the agent-facing `context_note` tool (decisions / open items / learnings) */
   noteTool: boolean;
+  /** large tool outputs off the prompt: stash + handle + preview, and the artifact_fetch tool (docs/artifacts.md) */
+  offload: boolean;
+  /** a text tool result longer than this many chars is stashed … */
+  offloadMinChars: number;
+  /** … or one with more lines than this … */
+  offloadMinLines: number;
+  /** … or a JSON / HTML one longer than this */
+  offloadStructuredMinChars: number;
+  /** head + tail preview left in the prompt, in chars (seed 004 caps it at 800) */
+  offloadPreviewChars: number;
+  /** artifact_fetch's default maxChars (a call may ask for up to 20,000) */
+  fetchMaxChars: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
 }
@@ -45,6 +57,12 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   maxLearnings: 20,
   maxErrors: 20,
   noteTool: false,
+  offload: true,
+  offloadMinChars: 8_000,
+  offloadMinLines: 200,
+  offloadStructuredMinChars: 4_000,
+  offloadPreviewChars: 600,
+  fetchMaxChars: 8_000,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -72,9 +90,14 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   maxOpenItems: { min: 1, max: 10_000, integer: true },
   maxLearnings: { min: 1, max: 10_000, integer: true },
   maxErrors: { min: 1, max: 10_000, integer: true },
+  offloadMinChars: { min: 1_200, max: 100_000_000, integer: true },
+  offloadMinLines: { min: 10, max: 10_000_000, integer: true },
+  offloadStructuredMinChars: { min: 1_200, max: 100_000_000, integer: true },
+  offloadPreviewChars: { min: 0, max: 800, integer: true },
+  fetchMaxChars: { min: 500, max: 20_000, integer: true },
 };
 
-const BOOLEAN_KEYS = new Set(["enabled", "noteTool"]);
+const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload"]);
 
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };

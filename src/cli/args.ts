@@ -30,6 +30,7 @@ Commands:
   status                    gauge-style summary of the latest checkpoint
   verify                    validate every checkpoint, pointer and previous_checkpoint chain
   prune                     delete old checkpoints, keeping the newest --keep N (default 5)
+  artifact <sub>            stored tool outputs: stash | fetch | peek | list | gc (artifact --help)
 
 Options:
   --state-dir <dir>         state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)

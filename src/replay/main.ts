@@ -10,7 +10,7 @@ import { formatSummary } from "./summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off]");
   process.exit(2);
 }
 
@@ -27,6 +27,7 @@ async function main(argv: string[]) {
   let keepRecent: number | undefined;
   let json: string | undefined;
   let finalCompact = true;
+  let offload: boolean | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--window") window = intArg(argv[++i], a);
@@ -34,6 +35,11 @@ async function main(argv: string[]) {
     else if (a === "--keep-recent") keepRecent = intArg(argv[++i], a);
     else if (a === "--json") json = argv[++i] ?? usage("--json expects a file name");
     else if (a === "--no-final-compact") finalCompact = false;
+    else if (a === "--offload") {
+      const v = argv[++i];
+      if (v !== "on" && v !== "off") usage(`--offload expects on or off, got ${v ?? "nothing"}`);
+      offload = v === "on";
+    }
     else if (a.startsWith("--")) usage(`unknown option ${a}`);
     else if (!file) file = a;
     else usage(`unexpected argument ${a}`);
@@ -45,6 +51,7 @@ async function main(argv: string[]) {
     reserveTokens: reserve,
     keepRecentTokens: keepRecent,
     finalCompact,
+    offload,
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);
     },

@@ -26,6 +26,10 @@ import { type HandlerSample, timedFactory } from "./handler-timing.js";
 import { replayToolsExtension, type ToolDelivery } from "./replay-tools.js";
 import { bucketLabel, latencyStats, type LatencyStats, MESSAGE_BUCKETS } from "./stats.js";
 import type { Transcript } from "./transcript.js";
+import { offloadProbe, type OffloadReport } from "./offload-metrics.js";
+import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
+import { offloadSettings } from "../agents/artifacts/offload.js";
+import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
 
 export interface ReplayOptions {
   /** simulated context window in tokens (default 32k) */
@@ -38,6 +42,8 @@ export interface ReplayOptions {
   /** keep the temp dir (default false) */
   keepDir?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** large tool outputs off the prompt (config `offload`); default: the config default */
+  offload?: boolean;
 }
 
 export interface CheckpointRecord {
@@ -94,6 +100,11 @@ export interface ReplayReport {
   compactions: CompactionRecord[];
   restore: { blocks: number; delivered: number; tokens: LatencyStats };
   fidelity: Fidelity | null;
+  /** chars/4 of every chat request as the provider received it, summed over the session */
+  inputTokensTotal: number;
+  /** natural compactions (the final /compact not counted) */
+  compactionCount: number;
+  offload: OffloadReport;
   warnings: string[];
   errors: string[];
 }
@@ -122,6 +133,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "replay-key");
 
+  const cmConfig = opts.offload === undefined ? {} : { offload: opts.offload };
+  const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
   const warnings: string[] = [];
   const errors: string[] = [];
   const delivered: ToolDelivery[] = [];
@@ -193,6 +206,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       return fauxAssistantMessage(SUMMARY);
     }
     chatRequests++;
+    offload.onChatRequest(context);
     const next = queue.shift();
     if (next) {
       advance(next.index);
@@ -240,7 +254,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     workspaceDir: workspace,
     model: faux.model,
     authStorage,
-    cfg: { agents: { defaults: { contextManager: {} } } },
+    cfg: { agents: { defaults: { contextManager: cmConfig } } },
     compaction: { enabled: true, reserveTokens: reserve, keepRecentTokens: keepRecent },
     tools: t.toolNames,
     extraExtensionFactories: [
@@ -362,6 +376,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     compactions,
     restore: { blocks: restoreTokens.length, delivered: compactions.filter((c) => c.restoreDelivered).length, tokens: latencyStats(restoreTokens) },
     fidelity: finalCp?.fidelity ?? null,
+    inputTokensTotal: offload.inputTokensTotal,
+    compactionCount: compactions.filter((c) => !c.final).length,
+    offload: offload.report(),
     warnings,
     errors,
   };

@@ -30,6 +30,11 @@ export function formatSummary(r: ReplayReport): string {
     const a = aggregateV2(v2);
     lines.push(`  fidelity v2 (restore text, ${v2.length} blocks): modified-file recall min ${a.fileRecallMin} (all ${a.fileFound}/${a.fileExpected}); listed failures unresolved ${a.failUnresolved}/${a.failListed}; stale next actions ${a.stale}; last-3 requests in ${a.last3Blocks}/${v2.length} blocks; tokens max ${a.tokensMax}; overflow rejections ${r.replay.overflowRejections}`);
   }
+  const o = r.offload;
+  lines.push(
+    `  input tokens over the session: ${r.inputTokensTotal.toLocaleString("en-US")}; compactions ${r.compactionCount}; offload ${o.enabled ? "on" : "off"}: ${o.stashed} stashed (${o.bytes.toLocaleString("en-US")} bytes, ${o.originalTokens.toLocaleString("en-US")} tok -> previews ${o.previewTokens.toLocaleString("en-US")} tok), fetch tool ${o.fetchToolTokensPerRequest} tok/request (${o.fetchToolTokensTotal.toLocaleString("en-US")} total)`,
+  );
+  lines.push(`  fetch-need estimate: ${o.fetchNeed.needed}/${o.fetchNeed.stashed} stashed results later quoted from their omitted part (${(o.fetchNeed.rate * 100).toFixed(1)}%)`);
   if (r.warnings.length) lines.push(`  warnings: ${r.warnings.length} (first: ${r.warnings[0]})`);
   if (r.errors.length) lines.push(`  ERRORS: ${r.errors.join(" | ")}`);
   return lines.join("\n");

@@ -22,7 +22,7 @@ import { createScriptedAgent } from "../../src/faux/scripted-agent.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function makeStandalone(opts: { contextWindow?: number; contextManager?: Record<string, unknown> } = {}) {
+export async function makeStandalone(opts: { contextWindow?: number; contextManager?: Record<string, unknown>; tools?: string[] } = {}) {
   const root = mkdtempSync(join(tmpdir(), "cm-standalone-"));
   const cwd = join(root, "project");
   const agentDir = join(root, "agent");
@@ -62,7 +62,7 @@ export async function makeStandalone(opts: { contextWindow?: number; contextMana
       agentDir,
       model: faux.model,
       thinkingLevel: "off",
-      tools: ["read", "write", "edit", "bash"],
+      tools: opts.tools ?? ["read", "write", "edit", "bash"],
       authStorage,
       modelRegistry: ModelRegistry.inMemory(authStorage),
       resourceLoader,

@@ -25,6 +25,7 @@ import {
   setContextManagerRuntime,
 } from "./context-manager-runtime.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
+import { offloadPatch, registerArtifactFetchTool } from "../artifacts/extension-hooks.js";
 
 export const RESTORE_CUSTOM_TYPE = "context-restore";
 
@@ -99,6 +100,8 @@ export interface ContextManagerExtensionOptions {
   config?: ContextManagerConfig;
   /** register the agent-facing context_note tool (config `noteTool`) */
   noteTool?: boolean;
+  /** large tool outputs off the prompt + the artifact_fetch tool (config `offload`, default on) */
+  offload?: boolean;
 }
 
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
@@ -138,9 +141,11 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       guard(async (event, ctx) => {
         const engine = await get(ctx);
         if (engine) await engine.onToolResult(event, ctx.cwd);
-        return undefined;
+        return offloadPatch(event, engine); // docs/artifacts.md
       }),
     );
+
+    if (opts.offload ?? opts.config?.offload ?? true) registerArtifactFetchTool(pi, get, opts.config?.fetchMaxChars);
 
     if (opts.noteTool ?? opts.config?.noteTool) {
       pi.registerTool(
@@ -261,7 +266,7 @@ export function buildContextManagerExtensionFactories(params: {
     hostInjectsRestore: params.hostInjectsRestore ?? true,
     logger: params.logger,
   });
-  return [createContextManagerExtension({ noteTool: config.noteTool })];
+  return [createContextManagerExtension({ noteTool: config.noteTool, offload: config.offload, config })];
 }
 
 /** Default export for `pi -e` and the package's `pi.extensions`: standalone mode. */

@@ -35,6 +35,7 @@ import { type Enqueue, onCompactionCompleted, onSessionStarted, type RestoreBloc
 import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../agents/log-once.js";
 import { NOTE_TOOL_NAME } from "../../agents/context-note-tool.js";
+import { FETCH_TOOL_NAME } from "../../agents/artifacts/preview.js";
 import {
   drainSystemEventEntries,
   enqueueSystemEvent,
@@ -315,6 +316,7 @@ export class AgentRunner {
       tools: [
         ...(this.opts.tools ?? ["read", "write", "edit", "bash"]),
         ...(this.contextManagerConfig.noteTool ? [NOTE_TOOL_NAME] : []),
+        ...(this.contextManagerConfig.enabled && this.contextManagerConfig.offload ? [FETCH_TOOL_NAME] : []),
       ],
       authStorage: this.opts.authStorage,
       modelRegistry: ModelRegistry.inMemory(this.opts.authStorage),

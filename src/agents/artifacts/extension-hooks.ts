@@ -1,0 +1,53 @@
+/**
+ * The two lines the pi extension needs for offload: the tool_result patch and the
+ * artifact_fetch registration. Kept here so the extension file stays a thin shell.
+ * Failures (a full or read-only disk) keep the original result: nothing is lost,
+ * and the failure is logged once per session (see log-once.ts).
+ */
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { consoleWarnLogger, OnceLogger } from "../log-once.js";
+import type { ContextManagerEngine } from "../pi-extensions/context-manager-engine.js";
+import { createArtifactFetchTool } from "./fetch-tool.js";
+import { offloadSettings, offloadToolResult, type ToolResultLike } from "./offload.js";
+import { recordStash } from "./session-stashes.js";
+
+const loggers = new WeakMap<ContextManagerEngine, OnceLogger>();
+function logFor(engine: ContextManagerEngine): OnceLogger {
+  let log = loggers.get(engine);
+  if (!log) {
+    log = new OnceLogger(engine.runtime.logger ?? consoleWarnLogger);
+    loggers.set(engine, log);
+  }
+  return log;
+}
+
+/** The patch for pi's tool_result event, or undefined to leave the result as it is. */
+export function offloadPatch(
+  event: ToolResultLike & { input?: unknown },
+  engine: ContextManagerEngine | null,
+): { content: Array<{ type: "text"; text: string }> } | undefined {
+  if (!engine || !engine.runtime.config.offload) return undefined;
+  try {
+    const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
+    logFor(engine).clear("artifact stash");
+    if (!out) return undefined;
+    recordStash(engine.sessionKey, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
+    return out.patch;
+  } catch (e) {
+    logFor(engine).fail("artifact stash", e);
+    return undefined;
+  }
+}
+
+export function registerArtifactFetchTool(
+  pi: ExtensionAPI,
+  engineOf: (ctx: ExtensionContext) => Promise<ContextManagerEngine | null>,
+  defaultMaxChars?: number,
+): void {
+  pi.registerTool(
+    createArtifactFetchTool({
+      stateDir: async (ctx) => (await engineOf(ctx as ExtensionContext))?.runtime.stateDir ?? null,
+      defaultMaxChars,
+    }),
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * The agent tool `artifact_fetch`: a bounded excerpt of a stashed tool output by
+ * handle. Registered by the extension when offload is on. Its schema and
+ * description are sent with every request, so both are kept short:
+ * `fetchToolPromptTokens()` measures them (docs/artifacts.md quotes the figure).
+ */
+import { Type } from "@mariozechner/pi-ai";
+import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
+import { estimateTextTokens } from "../token-estimate.js";
+import { FETCH_TOOL_NAME } from "./preview.js";
+import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, type FetchMode, selectFromArtifact } from "./select.js";
+import { readArtifact } from "./store.js";
+
+const parameters = Type.Object({
+  handle: Type.String({ description: "ocm_artifact:v1:sha256:… from a stored output" }),
+  mode: Type.Optional(Type.Union([Type.Literal("headtail"), Type.Literal("range"), Type.Literal("grep"), Type.Literal("json")])),
+  startLine: Type.Optional(Type.Integer()),
+  endLine: Type.Optional(Type.Integer()),
+  pattern: Type.Optional(Type.String({ description: "regex" })),
+  context: Type.Optional(Type.Integer()),
+  path: Type.Optional(Type.String({ description: "JSON path, e.g. items[0].id" })),
+  maxChars: Type.Optional(Type.Integer()),
+});
+
+const DESCRIPTION = `Read part of a tool output stored off the prompt. Modes: headtail, range (lines), grep (regex, context lines), json (path). maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
+
+export interface FetchToolOptions {
+  /** state dir of the running session (may differ per session; resolved per call) */
+  stateDir: (ctx: unknown) => string | Promise<string | null> | null;
+  defaultMaxChars?: number;
+}
+
+export function createArtifactFetchTool(opts: FetchToolOptions): ToolDefinition<typeof parameters> {
+  return {
+    name: FETCH_TOOL_NAME,
+    label: "Artifact fetch",
+    description: DESCRIPTION,
+    parameters,
+    async execute(_id, params, _signal, _onUpdate, ctx) {
+      const stateDir = await opts.stateDir(ctx);
+      if (!stateDir) throw new Error("artifact_fetch: the context manager is not active in this session");
+      // models sometimes pad what they copy; the handle itself is still parsed strictly
+      const handle = typeof params.handle === "string" ? params.handle.trim() : params.handle;
+      const text = readArtifact(stateDir, handle);
+      const sel = selectFromArtifact(
+        handle,
+        text,
+        {
+          mode: params.mode as FetchMode | undefined,
+          startLine: params.startLine,
+          endLine: params.endLine,
+          pattern: params.pattern,
+          context: params.context,
+          path: params.path,
+          maxChars: params.maxChars,
+        },
+        opts.defaultMaxChars,
+      );
+      return { content: [{ type: "text", text: sel.text }], details: { selector: sel.selector, truncated: sel.truncated } };
+    },
+  };
+}
+
+/** chars/4 of what a provider receives for this tool (name, description, JSON schema). */
+export function fetchToolPromptTokens(): number {
+  const t = createArtifactFetchTool({ stateDir: () => null });
+  return estimateTextTokens(JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }));
+}

@@ -1,0 +1,165 @@
+/**
+ * Artifact gc, tied to checkpoint retention: an artifact stays while something can
+ * still point at it. Kept when
+ *  1. a kept checkpoint or a live capture-state file names its handle (text scan of
+ *     <stateDir>/context/checkpoints/** and context/state/**: checkpoint retention
+ *     decides what is kept, gc follows), or
+ *  2. a session stashed it after that session's newest checkpoint, or it is among the
+ *     session's last MAX_STASHES_PER_SESSION stashes (the live session's window and
+ *     pi's keep-recent tail after a compaction), or the session has no checkpoint yet, or
+ *  3. it is younger than minAgeSeconds (a concurrent stash may not have logged its ref yet).
+ * Everything else is removed (blob and meta); the refs logs are rewritten without them.
+ */
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
+import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
+import { blobPath, listArtifactDigests, readdirOrEmpty, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
+
+export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
+
+export interface GcOptions {
+  dryRun?: boolean;
+  /** default 3600 */
+  minAgeSeconds?: number;
+  now?: number;
+}
+
+export interface GcReceipt {
+  schema: typeof GC_SCHEMA;
+  dryRun: boolean;
+  scanned: number;
+  kept: number;
+  keptBecause: { checkpoint: number; liveSession: number; young: number };
+  removed: string[];
+  bytesFreed: number;
+}
+
+/** Files under dir, recursively (small trees: checkpoints and state files). */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+function handlesIn(files: readonly string[], into: Set<string>): void {
+  for (const f of files) {
+    let text: string;
+    try {
+      text = readFileSync(f, "utf8");
+    } catch {
+      continue;
+    }
+    if (!text.includes("ocm_artifact:")) continue;
+    for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
+  }
+}
+
+function newestCheckpointMs(stateDir: string, sessionDir: string): number | null {
+  const dir = path.join(stateDir, "context", "checkpoints", sessionDir);
+  let newest: number | null = null;
+  for (const name of readdirOrEmpty(dir)) {
+    if (!/^cp_\d+\.yaml$/.test(name)) continue;
+    try {
+      const t = statSync(path.join(dir, name)).mtimeMs;
+      if (newest === null || t > newest) newest = t;
+    } catch {
+      // pruned meanwhile
+    }
+  }
+  return newest;
+}
+
+interface RefLine {
+  at: number;
+  hex: string;
+  raw: string;
+}
+
+function readRefs(file: string): RefLine[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const out: RefLine[] = [];
+  for (const raw of text.split("\n")) {
+    const m = /^(\S+) ([0-9a-f]{64})$/.exec(raw);
+    if (!m) continue; // a torn last line after a crash is simply ignored
+    const at = Date.parse(m[1]!);
+    if (Number.isFinite(at)) out.push({ at, hex: m[2]!, raw });
+  }
+  return out;
+}
+
+export function gcArtifacts(stateDir: string, opts: GcOptions = {}): GcReceipt {
+  const now = opts.now ?? Date.now();
+  const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
+  const digests = listArtifactDigests(stateDir);
+
+  const byCheckpoint = new Set<string>();
+  handlesIn(filesUnder(path.join(stateDir, "context", "checkpoints")), byCheckpoint);
+  handlesIn(filesUnder(path.join(stateDir, "context", "state")), byCheckpoint);
+
+  const live = new Set<string>();
+  const refs = new Map<string, RefLine[]>();
+  for (const name of readdirOrEmpty(refsDir(stateDir))) {
+    if (!name.endsWith(".log")) continue;
+    const file = path.join(refsDir(stateDir), name);
+    const lines = readRefs(file);
+    refs.set(file, lines);
+    const cpAt = newestCheckpointMs(stateDir, name.slice(0, -4));
+    const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
+    for (const l of lines) if (cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
+  }
+
+  const receipt: GcReceipt = {
+    schema: GC_SCHEMA,
+    dryRun: opts.dryRun === true,
+    scanned: digests.length,
+    kept: 0,
+    keptBecause: { checkpoint: 0, liveSession: 0, young: 0 },
+    removed: [],
+    bytesFreed: 0,
+  };
+  const removed = new Set<string>();
+  for (const hex of digests) {
+    if (byCheckpoint.has(hex)) receipt.keptBecause.checkpoint++;
+    else if (live.has(hex)) receipt.keptBecause.liveSession++;
+    else {
+      let st: import("node:fs").Stats | null = null;
+      try {
+        st = statSync(blobPath(stateDir, hex));
+      } catch {
+        continue;
+      }
+      if (now - st.mtimeMs < minAgeMs) receipt.keptBecause.young++;
+      else {
+        if (!receipt.dryRun) removeArtifact(stateDir, hex);
+        removed.add(hex);
+        receipt.removed.push(formatHandle(hex));
+        receipt.bytesFreed += st.size;
+        continue;
+      }
+    }
+    receipt.kept++;
+  }
+  if (!receipt.dryRun && removed.size > 0) {
+    for (const [file, lines] of refs) {
+      const keep = lines.filter((l) => !removed.has(l.hex));
+      if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l.raw}\n`).join(""));
+    }
+  }
+  return receipt;
+}

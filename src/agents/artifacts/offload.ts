@@ -1,0 +1,98 @@
+/**
+ * The tool_result patch (seed 004 §6.1, done inside the extension): a large text
+ * result is stashed and the model gets the handle + a bounded preview instead.
+ * Never stashed: errors (the agent needs the whole failure), results with images
+ * or other non-text blocks, results of the fetch tool itself, and results that
+ * already are a replacement (no self-ingest loop).
+ */
+import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
+import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
+
+export interface OffloadSettings {
+  enabled: boolean;
+  /** stash a result longer than this many chars … */
+  minChars: number;
+  /** … or with more lines than this … */
+  minLines: number;
+  /** … or structured (JSON / HTML) and longer than this */
+  structuredMinChars: number;
+  /** head + tail preview budget (≤ 800, seed 004) */
+  previewChars: number;
+}
+
+export interface OffloadConfigKeys {
+  offload: boolean;
+  offloadMinChars: number;
+  offloadMinLines: number;
+  offloadStructuredMinChars: number;
+  offloadPreviewChars: number;
+}
+
+export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
+  enabled: c.offload,
+  minChars: c.offloadMinChars,
+  minLines: c.offloadMinLines,
+  structuredMinChars: c.offloadStructuredMinChars,
+  previewChars: c.offloadPreviewChars,
+});
+
+export interface ToolResultLike {
+  toolName: string;
+  toolCallId?: string;
+  content: unknown;
+  isError: boolean;
+}
+
+/** Payloads smaller than this are never worth a handle (the replacement would not be much smaller). */
+const FLOOR_CHARS = 1_200;
+
+/** The text to stash, or null when this result stays as it is. */
+export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): { text: string; contentType: ArtifactContentType } | null {
+  if (!s.enabled || event.isError || event.toolName === FETCH_TOOL_NAME) return null;
+  if (!Array.isArray(event.content) || event.content.length === 0) return null;
+  const parts: string[] = [];
+  for (const block of event.content as Array<{ type?: unknown; text?: unknown }>) {
+    if (!block || block.type !== "text" || typeof block.text !== "string") return null; // images etc.
+    parts.push(block.text);
+  }
+  const text = parts.join("\n");
+  if (text.length < Math.max(FLOOR_CHARS, s.previewChars + 400) || text.startsWith(STASHED_MARKER)) return null;
+  const contentType = sniffContentType(text);
+  if (text.length > s.minChars) return { text, contentType };
+  if (contentType !== "text" && text.length > s.structuredMinChars) return { text, contentType };
+  if (lineCountExceeds(text, s.minLines)) return { text, contentType };
+  return null;
+}
+
+function lineCountExceeds(text: string, limit: number): boolean {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) if (++n > limit) return true;
+  return false;
+}
+
+export interface OffloadOutcome {
+  /** the patch for pi's tool_result event */
+  patch: { content: Array<{ type: "text"; text: string }> };
+  receipt: StashReceipt;
+  /** chars the model no longer sees */
+  savedChars: number;
+}
+
+/** Stashes and builds the patch; null when the result stays. Throws on I/O errors (the caller keeps the original). */
+export function offloadToolResult(
+  event: ToolResultLike,
+  where: { stateDir: string; sessionKey: string },
+  s: OffloadSettings,
+): OffloadOutcome | null {
+  const candidate = offloadCandidate(event, s);
+  if (!candidate) return null;
+  const { receipt, stored, meta } = stashArtifact(where.stateDir, {
+    text: candidate.text,
+    kind: "tool_output",
+    tool: event.toolName,
+    sessionKey: where.sessionKey,
+    toolCallId: event.toolCallId,
+  });
+  const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool: event.toolName, previewChars: s.previewChars });
+  return { patch: { content: [{ type: "text", text }] }, receipt, savedChars: candidate.text.length - text.length };
+}

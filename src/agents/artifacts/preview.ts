@@ -1,0 +1,90 @@
+/**
+ * What the model sees instead of a stashed tool output: the handle, the size, a
+ * bounded head/tail preview (seed 004: peek.previewChars 300–800) and one line on
+ * how to fetch more. Cut from the REDACTED payload, so a secret in a tool output
+ * reaches neither the disk nor the prompt through this path.
+ */
+import { cutChars } from "./select.js";
+
+export const PREVIEW_MAX_CHARS = 800;
+export const FETCH_TOOL_NAME = "artifact_fetch";
+/** First line of every replacement: marks a patched result (and keeps it from being stashed again). */
+export const STASHED_MARKER = "[tool output stored off the prompt:";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+export interface PreviewParts {
+  head: string;
+  tail: string;
+  headLines: number;
+  tailLines: number;
+  omittedChars: number;
+  omittedLines: number;
+}
+
+/** Head gets two thirds of the budget, tail the rest; whole lines where they fit, a cut line otherwise. */
+export function previewParts(text: string, previewChars: number): PreviewParts {
+  const budget = Math.max(0, Math.min(PREVIEW_MAX_CHARS, previewChars));
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const headBudget = Math.ceil((budget * 2) / 3);
+  const head: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length + 1 > headBudget) {
+      if (head.length === 0 && headBudget > 0) {
+        head.push(`${cutChars(line, headBudget - 1)}…`);
+        used = headBudget;
+      }
+      break;
+    }
+    head.push(line);
+    used += line.length + 1;
+  }
+  const tailBudget = budget - used;
+  const tail: string[] = [];
+  let tailUsed = 0;
+  for (let i = lines.length - 1; i >= head.length; i--) {
+    const line = lines[i]!;
+    if (tailUsed + line.length + 1 > tailBudget) {
+      if (tail.length === 0 && tailBudget > 40) {
+        const cut = line.slice(line.length - (tailBudget - 2));
+        tail.unshift(`…${cut}`);
+        tailUsed = tailBudget;
+      }
+      break;
+    }
+    tail.unshift(line);
+    tailUsed += line.length + 1;
+  }
+  const shown = Math.min(text.length, used + tailUsed);
+  return {
+    head: head.join("\n"),
+    tail: tail.join("\n"),
+    headLines: head.length,
+    tailLines: tail.length,
+    omittedChars: Math.max(0, text.length - shown),
+    omittedLines: Math.max(0, lines.length - head.length - tail.length),
+  };
+}
+
+export interface ReplacementInput {
+  handle: string;
+  text: string;
+  lines: number;
+  tool?: string;
+  previewChars: number;
+}
+
+export function replacementText(r: ReplacementInput): string {
+  const p = previewParts(r.text, r.previewChars);
+  const out = [
+    `${STASHED_MARKER} ${fmt(r.text.length)} chars, ${fmt(r.lines)} lines${r.tool ? ` from ${r.tool}` : ""}]`,
+    `handle: ${r.handle}`,
+  ];
+  if (p.head) out.push(p.head);
+  if (p.omittedLines > 0 || p.omittedChars > 0) out.push(`[… ${fmt(p.omittedLines)} lines (${fmt(p.omittedChars)} chars) not shown …]`);
+  if (p.tail) out.push(p.tail);
+  out.push(`[more: ${FETCH_TOOL_NAME} with this handle and mode headtail | range (startLine, endLine) | grep (pattern) | json (path)]`);
+  return out.join("\n");
+}

@@ -1,0 +1,345 @@
+/**
+ * Bounded, deterministic retrieval from a stashed payload (seed 004 §5.3): no LLM,
+ * every reply fits `maxChars` (default 8,000, hard max 20,000) INCLUDING its header,
+ * and the header says what was left out.
+ *
+ * Modes: headtail (default), range (1-based inclusive line numbers), grep (a
+ * JavaScript regex, matched per line, with context lines), json (a path such as
+ * `items[3].name` or `$.a.b`).
+ */
+
+export const FETCH_DEFAULT_MAX_CHARS = 8_000;
+export const FETCH_HARD_MAX_CHARS = 20_000;
+export const FETCH_MIN_MAX_CHARS = 500;
+export const FETCH_MODES = ["headtail", "range", "grep", "json"] as const;
+export type FetchMode = (typeof FETCH_MODES)[number];
+
+export interface FetchSelector {
+  mode?: FetchMode;
+  maxChars?: number;
+  /** range: first line (1-based), default 1 */
+  startLine?: number;
+  /** range: last line (inclusive), default: as many as fit */
+  endLine?: number;
+  /** grep: regex (JavaScript syntax) */
+  pattern?: string;
+  /** grep: case-insensitive (default false) */
+  ignoreCase?: boolean;
+  /** grep: lines of context before and after each match (default 2, max 20) */
+  context?: number;
+  /** json: path */
+  path?: string;
+}
+
+export interface ResolvedSelector {
+  mode: FetchMode;
+  maxChars: number;
+  startLine?: number;
+  endLine?: number;
+  pattern?: string;
+  ignoreCase?: boolean;
+  context?: number;
+  path?: string;
+}
+
+export interface Selection {
+  selector: ResolvedSelector;
+  /** header + body, never longer than selector.maxChars */
+  text: string;
+  totalChars: number;
+  totalLines: number;
+  /** true when anything of the payload (or of the selection) was left out */
+  truncated: boolean;
+}
+
+export class FetchSelectorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FetchSelectorError";
+  }
+}
+
+const MAX_PATTERN = 300;
+/** grep matches per line only against this many chars (a minified line can be megabytes) */
+const GREP_LINE_SCAN = 10_000;
+
+function positiveInt(v: unknown, name: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw new FetchSelectorError(`${name} must be a whole number >= 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+export function resolveSelector(sel: FetchSelector = {}, defaultMaxChars = FETCH_DEFAULT_MAX_CHARS): ResolvedSelector {
+  const mode = sel.mode ?? (sel.pattern !== undefined ? "grep" : sel.path !== undefined ? "json" : sel.startLine !== undefined || sel.endLine !== undefined ? "range" : "headtail");
+  if (!(FETCH_MODES as readonly string[]).includes(mode)) throw new FetchSelectorError(`mode must be one of ${FETCH_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+  const requested = positiveInt(sel.maxChars, "maxChars") ?? defaultMaxChars;
+  // a request above the hard max is clamped (and says so in the header), not refused
+  const maxChars = Math.max(FETCH_MIN_MAX_CHARS, Math.min(FETCH_HARD_MAX_CHARS, requested));
+  const out: ResolvedSelector = { mode, maxChars };
+  if (mode === "range") {
+    const start = positiveInt(sel.startLine, "startLine") ?? 1;
+    const end = positiveInt(sel.endLine, "endLine");
+    if (start < 1) throw new FetchSelectorError("startLine is 1-based");
+    if (end !== undefined && end < start) throw new FetchSelectorError(`endLine (${end}) is before startLine (${start})`);
+    out.startLine = start;
+    if (end !== undefined) out.endLine = end;
+  } else if (mode === "grep") {
+    if (typeof sel.pattern !== "string" || sel.pattern.length === 0) throw new FetchSelectorError("grep needs a non-empty pattern");
+    if (sel.pattern.length > MAX_PATTERN) throw new FetchSelectorError(`pattern too long (${sel.pattern.length} > ${MAX_PATTERN} chars)`);
+    try {
+      new RegExp(sel.pattern);
+    } catch (e) {
+      throw new FetchSelectorError(`invalid regex: ${(e as Error).message}`);
+    }
+    out.pattern = sel.pattern;
+    out.ignoreCase = sel.ignoreCase === true;
+    out.context = Math.min(20, positiveInt(sel.context, "context") ?? 2);
+  } else if (mode === "json") {
+    if (typeof sel.path !== "string") throw new FetchSelectorError("json needs a path (e.g. items[0].name, or $ for the root)");
+    parseJsonPath(sel.path);
+    out.path = sel.path;
+  }
+  return out;
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** Cuts `s` to at most n chars without splitting a surrogate pair. */
+export function cutChars(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let end = Math.max(0, n);
+  const c = s.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return s.slice(0, end);
+}
+
+function cutCharsFromEnd(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let start = s.length - Math.max(0, n);
+  const c = s.charCodeAt(start);
+  if (c >= 0xdc00 && c <= 0xdfff) start++;
+  return s.slice(start);
+}
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+function assemble(header: string, body: string, maxChars: number): { text: string; cut: boolean } {
+  const room = maxChars - header.length - 1;
+  if (body.length <= room) return { text: `${header}\n${body}`, cut: false };
+  const note = "\n[… cut at maxChars]";
+  return { text: `${header}\n${cutChars(body, Math.max(0, room - note.length))}${note}`, cut: true };
+}
+
+export function selectFromArtifact(handle: string, text: string, input: FetchSelector = {}, defaultMaxChars?: number): Selection {
+  const s = select(handle, text, input, defaultMaxChars);
+  // the bound is a guarantee, not a best effort: a long header cannot push a reply over it
+  if (s.text.length > s.selector.maxChars) return { ...s, text: cutChars(s.text, s.selector.maxChars), truncated: true };
+  return s;
+}
+
+function select(handle: string, text: string, input: FetchSelector, defaultMaxChars?: number): Selection {
+  const selector = resolveSelector(input, defaultMaxChars);
+  const lines = splitLines(text);
+  const base = { selector, totalChars: text.length, totalLines: lines.length };
+  const clamped = input.maxChars !== undefined && input.maxChars > FETCH_HARD_MAX_CHARS ? ` (maxChars clamped to ${FETCH_HARD_MAX_CHARS})` : "";
+  const head = (what: string) => `[${handle} · ${fmt(text.length)} chars, ${fmt(lines.length)} lines · ${what}${clamped}]`;
+
+  switch (selector.mode) {
+    case "headtail": {
+      // header size is bounded (~200 chars); size the halves after it
+      const probe = head(`headtail: lines 1-${fmt(lines.length)} of ${fmt(lines.length)}, nothing omitted`);
+      const room = selector.maxChars - probe.length - 80;
+      if (text.length <= room) return { ...base, text: `${probe}\n${text}`, truncated: false };
+      const headPart = takeLinesFromStart(lines, Math.ceil(room / 2));
+      const tailPart = takeLinesFromEnd(lines, room - headPart.chars, headPart.count);
+      const omittedLines = lines.length - headPart.count - tailPart.count;
+      const omittedChars = Math.max(0, text.length - headPart.chars - tailPart.chars);
+      const gap = `[… ${fmt(omittedLines)} lines (${fmt(omittedChars)} chars) omitted; use mode range or grep for them …]`;
+      const h = head(
+        `headtail: head lines 1-${fmt(headPart.count)}, tail lines ${fmt(lines.length - tailPart.count + 1)}-${fmt(lines.length)}; omitted ${fmt(omittedChars)} chars`,
+      );
+      const { text: out } = assemble(h, `${headPart.text}\n${gap}\n${tailPart.text}`, selector.maxChars);
+      return { ...base, text: out, truncated: true };
+    }
+    case "range": {
+      const start = selector.startLine!;
+      if (start > lines.length) return { ...base, text: head(`range: startLine ${fmt(start)} is past the last line (${fmt(lines.length)})`), truncated: false };
+      const last = Math.min(selector.endLine ?? lines.length, lines.length);
+      const bodyLines: string[] = [];
+      let used = 0;
+      const budget = selector.maxChars - 200;
+      let shownTo = start - 1;
+      for (let i = start - 1; i < last; i++) {
+        const numbered = `${i + 1}: ${lines[i]}`;
+        if (used + numbered.length + 1 > budget) {
+          if (bodyLines.length === 0) {
+            bodyLines.push(cutChars(numbered, budget));
+            shownTo = i + 1;
+          }
+          break;
+        }
+        bodyLines.push(numbered);
+        used += numbered.length + 1;
+        shownTo = i + 1;
+      }
+      const lineCut = bodyLines.length === 1 && bodyLines[0]!.length < `${shownTo}: ${lines[shownTo - 1]}`.length;
+      const rest = last - shownTo;
+      const what =
+        `range: lines ${fmt(start)}-${fmt(shownTo)}` +
+        (rest > 0 ? `; ${fmt(rest)} requested lines not shown (maxChars), continue with startLine ${fmt(shownTo + 1)}` : "") +
+        (lineCut ? `; line ${fmt(shownTo)} cut` : "") +
+        (last < lines.length || start > 1 ? `; lines outside ${fmt(start)}-${fmt(last)} not requested` : "");
+      const { text: out, cut } = assemble(head(what), bodyLines.join("\n"), selector.maxChars);
+      return { ...base, text: out, truncated: rest > 0 || lineCut || cut || start > 1 || last < lines.length };
+    }
+    case "grep": {
+      const re = new RegExp(selector.pattern!, selector.ignoreCase ? "i" : "");
+      const ctx = selector.context!;
+      const matches: number[] = [];
+      for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!.length > GREP_LINE_SCAN ? lines[i]!.slice(0, GREP_LINE_SCAN) : lines[i]!)) matches.push(i);
+      if (matches.length === 0) return { ...base, text: head(`grep /${selector.pattern}/: no match`), truncated: false };
+      const budget = selector.maxChars - 240;
+      const out: string[] = [];
+      let used = 0;
+      let shownMatches = 0;
+      let lastPrinted = -1;
+      let full = false;
+      for (const m of matches) {
+        const from = Math.max(m - ctx, lastPrinted + 1);
+        const to = Math.min(lines.length - 1, m + ctx);
+        const block: string[] = [];
+        if (lastPrinted >= 0 && from > lastPrinted + 1) block.push("--");
+        for (let i = from; i <= to; i++) {
+          const line = lines[i]!.length > 500 ? `${cutChars(lines[i]!, 500)}…` : lines[i]!;
+          block.push(`${i + 1}${i === m ? ":" : "-"} ${line}`);
+        }
+        const blockText = block.join("\n");
+        if (used + blockText.length + 1 > budget) {
+          full = true;
+          break;
+        }
+        out.push(blockText);
+        used += blockText.length + 1;
+        shownMatches++;
+        lastPrinted = Math.max(lastPrinted, to);
+      }
+      const notShown = matches.length - shownMatches;
+      const what =
+        `grep /${cutChars(selector.pattern!, 60)}/${selector.ignoreCase ? "i" : ""} ±${ctx}: ${fmt(matches.length)} matching lines` +
+        (notShown > 0 ? `, ${fmt(notShown)} not shown (maxChars; next match at line ${fmt(matches[shownMatches]! + 1)})` : ", all shown") +
+        "; long lines cut at 500 chars";
+      if (out.length === 0) return { ...base, text: head(what), truncated: true };
+      const { text: body, cut } = assemble(head(what), out.join("\n"), selector.maxChars);
+      return { ...base, text: body, truncated: full || cut || notShown > 0 };
+    }
+    case "json": {
+      let doc: unknown;
+      try {
+        doc = JSON.parse(text);
+      } catch {
+        throw new FetchSelectorError("this artifact is not valid JSON: use headtail, range or grep");
+      }
+      const value = getJsonPath(doc, parseJsonPath(selector.path!));
+      if (value === undefined) return { ...base, text: head(`json ${selector.path}: no such path`), truncated: false };
+      const rendered = JSON.stringify(value, null, 1) ?? "null";
+      const shape = Array.isArray(value)
+        ? `array of ${fmt(value.length)}`
+        : value !== null && typeof value === "object"
+          ? `object with keys ${cutChars(Object.keys(value).join(", "), 200)}`
+          : typeof value;
+      const what = `json ${cutChars(selector.path!, 80)}: ${shape}, ${fmt(rendered.length)} chars`;
+      const { text: out, cut } = assemble(head(what), rendered, selector.maxChars);
+      return { ...base, text: out, truncated: cut };
+    }
+  }
+}
+
+function takeLinesFromStart(lines: readonly string[], budget: number): { text: string; count: number; chars: number } {
+  const taken: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    if (chars + line.length + 1 > budget) {
+      if (taken.length === 0) {
+        const cut = cutChars(line, Math.max(0, budget - 2));
+        return { text: `${cut}…`, count: 1, chars: cut.length };
+      }
+      break;
+    }
+    taken.push(line);
+    chars += line.length + 1;
+  }
+  return { text: taken.join("\n"), count: taken.length, chars };
+}
+
+function takeLinesFromEnd(lines: readonly string[], budget: number, notBefore: number): { text: string; count: number; chars: number } {
+  const taken: string[] = [];
+  let chars = 0;
+  for (let i = lines.length - 1; i >= notBefore; i--) {
+    const line = lines[i]!;
+    if (chars + line.length + 1 > budget) {
+      if (taken.length === 0 && budget > 20) {
+        const cut = cutCharsFromEnd(line, budget - 2);
+        return { text: `…${cut}`, count: 1, chars: cut.length };
+      }
+      break;
+    }
+    taken.unshift(line);
+    chars += line.length + 1;
+  }
+  return { text: taken.join("\n"), count: taken.length, chars };
+}
+
+export type JsonPathStep = string | number;
+
+/** `$`, `$.a.b[0]`, `a.b[0]["odd key"]` → steps. Throws FetchSelectorError on bad syntax. */
+export function parseJsonPath(p: string): JsonPathStep[] {
+  if (p.length > 500) throw new FetchSelectorError("json path too long");
+  let s = p.trim();
+  if (s.startsWith("$")) s = s.slice(1);
+  const steps: JsonPathStep[] = [];
+  let i = 0;
+  while (i < s.length) {
+    if (s[i] === ".") {
+      i++;
+      const m = /^[^.[\]]+/.exec(s.slice(i));
+      if (!m) throw new FetchSelectorError(`bad json path ${JSON.stringify(p)}: a name must follow "."`);
+      steps.push(m[0]);
+      i += m[0].length;
+    } else if (s[i] === "[") {
+      const rest = s.slice(i);
+      const idx = /^\[(\d+)\]/.exec(rest);
+      const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
+      if (idx) {
+        steps.push(Number(idx[1]));
+        i += idx[0].length;
+      } else if (quoted) {
+        steps.push(JSON.parse(quoted[1]!) as string);
+        i += quoted[0].length;
+      } else throw new FetchSelectorError(`bad json path ${JSON.stringify(p)}: use [N] or ["key"]`);
+    } else if (steps.length === 0 && i === 0) {
+      const m = /^[^.[\]]+/.exec(s);
+      steps.push(m![0]);
+      i += m![0].length;
+    } else throw new FetchSelectorError(`bad json path ${JSON.stringify(p)} at ${JSON.stringify(s.slice(i, i + 10))}`);
+  }
+  return steps;
+}
+
+function getJsonPath(doc: unknown, steps: readonly JsonPathStep[]): unknown {
+  let cur: unknown = doc;
+  for (const step of steps) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    if (typeof step === "number") {
+      if (!Array.isArray(cur)) return undefined;
+      cur = cur[step];
+    } else {
+      if (Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, step)) return undefined;
+      cur = (cur as Record<string, unknown>)[step];
+    }
+  }
+  return cur;
+}

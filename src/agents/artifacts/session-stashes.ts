@@ -1,0 +1,44 @@
+/**
+ * The outputs stashed in each live session (newest last, bounded), so a checkpoint can
+ * record their handles and a restore block can point at them. Process-wide (one
+ * registry shared by every copy of this module, as pi may load the extension twice).
+ */
+import { globalSingleton } from "../../infra/global-singleton.js";
+import { redactSecrets } from "../redact.js";
+
+export interface SessionStash {
+  handle: string;
+  tool: string;
+  /** path / command the tool was aimed at ("" when unknown), redacted and cut */
+  target: string;
+  bytes: number;
+}
+
+/** enough to cover pi's keep-recent tail after a compaction */
+export const MAX_STASHES_PER_SESSION = 30;
+
+const registry = (): Map<string, SessionStash[]> => globalSingleton("openclaw.contextManager.artifactStashes", () => new Map());
+
+function targetOf(input: unknown): string {
+  if (!input || typeof input !== "object") return "";
+  const o = input as Record<string, unknown>;
+  const v = o.path ?? o.file_path ?? o.command ?? o.pattern ?? o.url ?? "";
+  return typeof v === "string" ? redactSecrets(v).replace(/\s+/g, " ").slice(0, 160) : "";
+}
+
+export function recordStash(sessionKey: string, s: { handle: string; tool: string; input: unknown; bytes: number }): void {
+  const list = registry().get(sessionKey) ?? [];
+  const i = list.findIndex((x) => x.handle === s.handle);
+  if (i !== -1) list.splice(i, 1);
+  list.push({ handle: s.handle, tool: s.tool, target: targetOf(s.input), bytes: s.bytes });
+  if (list.length > MAX_STASHES_PER_SESSION) list.splice(0, list.length - MAX_STASHES_PER_SESSION);
+  registry().set(sessionKey, list);
+}
+
+export function sessionStashes(sessionKey: string): readonly SessionStash[] {
+  return registry().get(sessionKey) ?? [];
+}
+
+export function clearSessionStashesForTest(): void {
+  registry().clear();
+}

@@ -1,0 +1,287 @@
+/**
+ * The content-addressed artifact store (seed 004 §5.2), under the state dir:
+ *   <stateDir>/context/artifacts/blobs/sha256/ab/cd/<64 hex>.txt   the payload (redacted)
+ *   <stateDir>/context/artifacts/meta/sha256/ab/cd/<64 hex>.json   metadata, never the payload
+ *   <stateDir>/context/artifacts/refs/<session dir>.log            "<ISO time> <hex>" per stash (gc's live set)
+ * Files are 0600, directories 0700. The payload is redacted BEFORE it is hashed, so the
+ * handle names exactly the bytes on disk and a read verifies them against it.
+ *
+ * Writes are tmp + rename without fsync: a crash can lose a blob but never leaves a
+ * torn one under its final name (content addressing makes a half-written file
+ * detectable anyway: reads re-hash). Synchronous fs calls on purpose: the whole stash
+ * of a 50 KB output is well under a millisecond, less than the thread-pool hops of
+ * the async API (bench/artifacts.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import { redactSecrets } from "../redact.js";
+import { sessionDirName } from "../session-dir.js";
+import { formatHandle, parseHandle } from "./handle.js";
+
+export const STASH_SCHEMA = "openclaw-mem.artifact.stash.v1";
+export const META_SCHEMA = "openclaw-context.artifact.meta.v1";
+
+export type ArtifactContentType = "text" | "json" | "html";
+
+export interface ArtifactMeta {
+  schema: typeof META_SCHEMA;
+  sha256: string;
+  /** UTF-8 bytes of the stored (redacted) payload */
+  bytes: number;
+  chars: number;
+  lines: number;
+  createdAt: string;
+  kind: string;
+  contentType: ArtifactContentType;
+  /** secrets replaced by [REDACTED:…] before the payload reached disk */
+  redactions: number;
+  meta: { tool?: string; sessionKey?: string; toolCallId?: string };
+}
+
+/** The seed's artifact.stash.v1 receipt. */
+export interface StashReceipt {
+  schema: typeof STASH_SCHEMA;
+  handle: string;
+  sha256: string;
+  bytes: number;
+  createdAt: string;
+  kind: string;
+  meta: ArtifactMeta["meta"];
+  /** false when the same content was already stored */
+  created: boolean;
+}
+
+export interface StashInput {
+  text: string;
+  kind?: string;
+  tool?: string;
+  sessionKey?: string;
+  toolCallId?: string;
+  now?: Date;
+}
+
+export interface StashResult {
+  receipt: StashReceipt;
+  /** the redacted text that was stored (previews are cut from it, never from the raw input) */
+  stored: string;
+  meta: ArtifactMeta;
+}
+
+export class ArtifactNotFoundError extends Error {
+  constructor(readonly handle: string) {
+    super(`no artifact ${handle} in this state dir (never stored, or removed by gc)`);
+    this.name = "ArtifactNotFoundError";
+  }
+}
+
+export class ArtifactCorruptError extends Error {
+  constructor(readonly handle: string) {
+    super(`artifact ${handle} is damaged on disk (its content no longer matches its sha256)`);
+    this.name = "ArtifactCorruptError";
+  }
+}
+
+export const artifactsRoot = (stateDir: string): string => path.join(stateDir, "context", "artifacts");
+const shard = (hex: string) => [hex.slice(0, 2), hex.slice(2, 4)];
+export const blobPath = (stateDir: string, hex: string): string =>
+  path.join(artifactsRoot(stateDir), "blobs", "sha256", ...shard(hex), `${hex}.txt`);
+export const metaPath = (stateDir: string, hex: string): string =>
+  path.join(artifactsRoot(stateDir), "meta", "sha256", ...shard(hex), `${hex}.json`);
+export const refsDir = (stateDir: string): string => path.join(artifactsRoot(stateDir), "refs");
+export const refsPath = (stateDir: string, sessionKey: string): string => path.join(refsDir(stateDir), `${sessionDirName(sessionKey)}.log`);
+
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+const madeDirs = new Set<string>();
+
+function ensureDir(dir: string): void {
+  if (madeDirs.has(dir)) return;
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  madeDirs.add(dir);
+}
+
+/** tmp (exclusive, 0600) + rename: readers see the whole file or none. */
+export function writeFileReplacing(file: string, data: string): void {
+  ensureDir(path.dirname(file));
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const fd = openSync(tmp, "wx", FILE_MODE);
+  try {
+    writeSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing left to clean
+    }
+    throw e;
+  }
+}
+
+export function sniffContentType(text: string): ArtifactContentType {
+  const head = text.slice(0, 200).trimStart();
+  if (head.startsWith("{") || head.startsWith("[")) {
+    const tail = text.trimEnd().slice(-1);
+    if (tail === "}" || tail === "]") return "json";
+  }
+  if (/^<(?:!doctype html|html|head|body|div|\?xml)/i.test(head)) return "html";
+  return "text";
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text.endsWith("\n") ? n - 1 : n;
+}
+
+const countMarkers = (s: string): number => s.split("[REDACTED:").length - 1;
+
+/** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure. */
+export function stashArtifact(stateDir: string, input: StashInput): StashResult {
+  const stored = redactSecrets(input.text);
+  const hex = createHash("sha256").update(stored, "utf8").digest("hex");
+  const handle = formatHandle(hex);
+  const blob = blobPath(stateDir, hex);
+  const metaFile = metaPath(stateDir, hex);
+  const createdAt = (input.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const metaFields: ArtifactMeta["meta"] = {};
+  if (input.tool) metaFields.tool = redactSecrets(input.tool).slice(0, 200);
+  if (input.sessionKey) metaFields.sessionKey = redactSecrets(input.sessionKey).slice(0, 500);
+  if (input.toolCallId) metaFields.toolCallId = redactSecrets(input.toolCallId).slice(0, 200);
+
+  let created = false;
+  let meta: ArtifactMeta | null = existsSync(blob) ? readMetaFile(metaFile) : null;
+  if (!meta) {
+    if (!existsSync(blob)) {
+      writeFileReplacing(blob, stored);
+      created = true;
+    }
+    meta = {
+      schema: META_SCHEMA,
+      sha256: hex,
+      bytes: Buffer.byteLength(stored, "utf8"),
+      chars: stored.length,
+      lines: countLines(stored),
+      createdAt,
+      kind: input.kind ?? "tool_output",
+      contentType: sniffContentType(stored),
+      redactions: Math.max(0, countMarkers(stored) - countMarkers(input.text)),
+      meta: metaFields,
+    };
+    writeFileReplacing(metaFile, `${JSON.stringify(meta)}\n`);
+  }
+  if (input.sessionKey) {
+    const refs = refsPath(stateDir, input.sessionKey);
+    ensureDir(path.dirname(refs));
+    appendFileSync(refs, `${new Date().toISOString()} ${hex}\n`, { mode: FILE_MODE });
+  }
+  return {
+    receipt: { schema: STASH_SCHEMA, handle, sha256: hex, bytes: meta.bytes, createdAt: meta.createdAt, kind: meta.kind, meta: meta.meta, created },
+    stored,
+    meta,
+  };
+}
+
+function readMetaFile(file: string): ArtifactMeta | null {
+  try {
+    const m = JSON.parse(readFileSync(file, "utf8")) as ArtifactMeta;
+    return m && m.schema === META_SCHEMA && typeof m.sha256 === "string" ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The stored payload of `handle`, verified against its digest. Throws ArtifactHandleError / NotFound / Corrupt. */
+export function readArtifact(stateDir: string, handle: string): string {
+  const hex = parseHandle(handle);
+  let text: string;
+  try {
+    text = readFileSync(blobPath(stateDir, hex), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new ArtifactNotFoundError(handle);
+    throw e;
+  }
+  if (createHash("sha256").update(text, "utf8").digest("hex") !== hex) throw new ArtifactCorruptError(handle);
+  return text;
+}
+
+/** Metadata of `handle`; rebuilt from the blob when the meta file is missing or damaged. */
+export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta {
+  const hex = parseHandle(handle);
+  const meta = readMetaFile(metaPath(stateDir, hex));
+  if (meta && meta.sha256 === hex) return meta;
+  const text = readArtifact(stateDir, handle);
+  let createdAt = new Date(0).toISOString();
+  try {
+    createdAt = statSync(blobPath(stateDir, hex)).mtime.toISOString();
+  } catch {
+    // keep the epoch
+  }
+  return {
+    schema: META_SCHEMA,
+    sha256: hex,
+    bytes: Buffer.byteLength(text, "utf8"),
+    chars: text.length,
+    lines: countLines(text),
+    createdAt: createdAt.replace(/\.\d{3}Z$/, "Z"),
+    kind: "unknown",
+    contentType: sniffContentType(text),
+    redactions: 0,
+    meta: {},
+  };
+}
+
+/** Every stored digest (walks the two shard levels; ignores anything that is not a blob name). */
+export function listArtifactDigests(stateDir: string): string[] {
+  const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
+  const out: string[] = [];
+  for (const a of readdirOrEmpty(root)) {
+    if (!/^[0-9a-f]{2}$/.test(a)) continue;
+    for (const b of readdirOrEmpty(path.join(root, a))) {
+      if (!/^[0-9a-f]{2}$/.test(b)) continue;
+      for (const f of readdirOrEmpty(path.join(root, a, b))) {
+        const m = /^([0-9a-f]{64})\.txt$/.exec(f);
+        if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
+      }
+    }
+  }
+  return out.sort();
+}
+
+export function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw e;
+  }
+}
+
+/** Removes a blob and its meta (gc). */
+export function removeArtifact(stateDir: string, hex: string): void {
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
+    try {
+      unlinkSync(f);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Offload figures for the replay (`--offload on|off`, docs/artifacts.md):
+ * - promptTokens: chars/4 of a chat request as a provider receives it (system prompt,
+ *   messages, tool schemas), the same serialization pi-ai's faux provider bills;
+ * - OffloadCounter: what the patched tool results cost in the requests;
+ * - estimateFetchNeed: from the TRANSCRIPT alone, how often the recorded agent later
+ *   used content that only the stashed part held: an assistant message (text, or a
+ *   tool call's arguments) quotes a line (trimmed, >= 16 chars) that was omitted from a
+ *   stashed result's preview and was not visible anywhere else in the conversation
+ *   by then. Each such stash is a fetch a real agent would have had to make.
+ */
+import type { Context } from "@mariozechner/pi-ai";
+import { offloadCandidate, type OffloadSettings } from "../agents/artifacts/offload.js";
+import { previewParts, STASHED_MARKER } from "../agents/artifacts/preview.js";
+import { redactSecrets } from "../agents/redact.js";
+import { estimateTextTokens } from "../agents/token-estimate.js";
+import type { RecordedMessage } from "./transcript.js";
+
+type Block = { type?: string; text?: string; thinking?: string; name?: string; arguments?: unknown; mimeType?: string; data?: string };
+
+function blocksText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Block[])
+    .map((b) => (b.type === "text" ? (b.text ?? "") : b.type === "image" ? `[image:${b.mimeType}:${b.data?.length ?? 0}]` : ""))
+    .join("\n");
+}
+
+function assistantText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return (content as Block[])
+    .map((b) => (b.type === "text" ? (b.text ?? "") : b.type === "thinking" ? (b.thinking ?? "") : b.type === "toolCall" ? `${b.name}:${JSON.stringify(b.arguments)}` : ""))
+    .join("\n");
+}
+
+/** chars/4 of the request as pi-ai's faux provider serializes it (what a real provider would bill as input). */
+export function promptTokens(context: Context): number {
+  let chars = context.systemPrompt ? `system:${context.systemPrompt}`.length : 0;
+  for (const m of context.messages as Array<{ role: string; content: unknown; toolName?: string }>) {
+    const body = m.role === "assistant" ? assistantText(m.content) : m.role === "toolResult" ? `${m.toolName}\n${blocksText(m.content)}` : blocksText(m.content);
+    chars += m.role.length + 1 + body.length + 2;
+  }
+  if (context.tools?.length) chars += `tools:${JSON.stringify(context.tools)}`.length;
+  return Math.ceil(chars / 4);
+}
+
+/** Counts the stashed results the model saw (each once, by toolCallId). */
+export class OffloadCounter {
+  readonly seen = new Set<string>();
+  stashed = 0;
+  /** bytes of the original (recorded) outputs that were stashed */
+  bytes = 0;
+  previewTokens = 0;
+  /** tokens the original outputs would have cost */
+  originalTokens = 0;
+
+  observe(context: Context, originalOf: (toolCallId: string) => string | undefined): void {
+    // new results sit at the end: walk back to the last assistant message
+    for (let i = context.messages.length - 1; i >= 0; i--) {
+      const m = context.messages[i] as { role: string; toolCallId?: string; content: unknown };
+      if (m.role === "assistant") break;
+      if (m.role !== "toolResult" || !m.toolCallId || this.seen.has(m.toolCallId)) continue;
+      this.seen.add(m.toolCallId);
+      const text = blocksText(m.content);
+      if (!text.startsWith(STASHED_MARKER)) continue;
+      const original = originalOf(m.toolCallId) ?? "";
+      this.stashed++;
+      this.bytes += Buffer.byteLength(original, "utf8");
+      this.previewTokens += estimateTextTokens(text);
+      this.originalTokens += estimateTextTokens(original);
+    }
+  }
+}
+
+export interface FetchNeed {
+  /** results the offload rule stashes in this transcript */
+  stashed: number;
+  /** of those, how many the recorded agent later quoted from the omitted part */
+  needed: number;
+  /** needed / stashed */
+  rate: number;
+  /** quoted omitted lines in total */
+  quotedLines: number;
+  definition: string;
+}
+
+const MIN_LINE = 16;
+
+function linesOf(text: string, into: (line: string) => void): void {
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line.length >= MIN_LINE) into(line);
+  }
+}
+
+function stringsIn(value: unknown, out: string[], depth = 0): void {
+  if (depth > 20) return;
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out, depth + 1);
+  else if (value && typeof value === "object") for (const v of Object.values(value)) stringsIn(v, out, depth + 1);
+}
+
+export function estimateFetchNeed(messages: readonly RecordedMessage[], settings: OffloadSettings): FetchNeed {
+  const visible = new Set<string>();
+  /** omitted line -> index of the stash that holds it */
+  const hidden = new Map<string, number>();
+  const needed = new Set<number>();
+  let stashed = 0;
+  let quotedLines = 0;
+  for (const m of messages) {
+    if (m.role === "toolResult") {
+      const r = m as unknown as { toolName: string; content: unknown; isError?: boolean };
+      const candidate = offloadCandidate({ toolName: r.toolName, content: r.content, isError: r.isError === true }, settings);
+      if (!candidate) {
+        linesOf(blocksText(r.content), (l) => visible.add(l));
+        continue;
+      }
+      const id = stashed++;
+      const stored = redactSecrets(candidate.text);
+      const p = previewParts(stored, settings.previewChars);
+      const shown = new Set<string>();
+      linesOf(`${p.head}\n${p.tail}`, (l) => {
+        shown.add(l);
+        visible.add(l);
+      });
+      linesOf(candidate.text, (l) => {
+        if (!shown.has(l) && !visible.has(l)) hidden.set(l, id);
+      });
+    } else if (m.role === "assistant") {
+      const texts: string[] = [];
+      for (const b of (Array.isArray(m.content) ? m.content : []) as Block[]) {
+        if (b.type === "text" && b.text) texts.push(b.text);
+        else if (b.type === "toolCall") stringsIn(b.arguments, texts);
+      }
+      const lines: string[] = [];
+      for (const t of texts) linesOf(t, (l) => lines.push(l));
+      for (const l of lines) {
+        const id = hidden.get(l);
+        if (id !== undefined && !visible.has(l)) {
+          needed.add(id);
+          quotedLines++;
+        }
+      }
+      for (const l of lines) visible.add(l);
+    } else {
+      linesOf(blocksText(m.content), (l) => visible.add(l));
+    }
+  }
+  return {
+    stashed,
+    needed: needed.size,
+    rate: stashed ? Math.round((needed.size / stashed) * 1000) / 1000 : 0,
+    quotedLines,
+    definition: `a stashed result counts as needing a fetch when a later assistant message (text or tool-call arguments) contains, as a whole trimmed line of >= ${MIN_LINE} chars, a line that was only in the result's omitted part (not in its preview, not visible anywhere else before)`,
+  };
+}
+
+export interface OffloadReport {
+  enabled: boolean;
+  stashed: number;
+  bytes: number;
+  previewTokens: number;
+  /** tokens the stashed outputs would have cost where they first appeared */
+  originalTokens: number;
+  /** chars/4 of the artifact_fetch schema, sent with every chat request when on */
+  fetchToolTokensPerRequest: number;
+  fetchToolTokensTotal: number;
+  fetchNeed: FetchNeed;
+}
+
+/** The replay's hook: call onChatRequest for every chat request, then report(). */
+export function offloadProbe(
+  results: ReadonlyMap<string, ReadonlyArray<{ content: unknown }>>,
+  messages: readonly RecordedMessage[],
+  settings: OffloadSettings,
+  fetchToolTokens: number,
+) {
+  const counter = new OffloadCounter();
+  let inputTokensTotal = 0;
+  let requests = 0;
+  const originalOf = (id: string) => {
+    const r = results.get(id)?.[0];
+    return r ? blocksText(r.content) : undefined;
+  };
+  return {
+    onChatRequest(context: Context): void {
+      requests++;
+      inputTokensTotal += promptTokens(context);
+      counter.observe(context, originalOf);
+    },
+    get inputTokensTotal() {
+      return inputTokensTotal;
+    },
+    report(): OffloadReport {
+      const perRequest = settings.enabled ? fetchToolTokens : 0;
+      return {
+        enabled: settings.enabled,
+        stashed: counter.stashed,
+        bytes: counter.bytes,
+        previewTokens: counter.previewTokens,
+        originalTokens: counter.originalTokens,
+        fetchToolTokensPerRequest: perRequest,
+        fetchToolTokensTotal: perRequest * requests,
+        fetchNeed: estimateFetchNeed(messages, { ...settings, enabled: true }),
+      };
+    },
+  };
+}

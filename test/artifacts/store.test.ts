@@ -1,0 +1,89 @@
+/** The store on real files: content addressing, permissions, metadata without content, no secret on disk. */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import {
+  ArtifactCorruptError,
+  ArtifactNotFoundError,
+  blobPath,
+  listArtifactDigests,
+  metaPath,
+  readArtifact,
+  readArtifactMeta,
+  stashArtifact,
+} from "../../src/agents/artifacts/store.js";
+
+/** [line planted in the output, the secret part that must not reach disk] */
+const PLANTED: Array<[string, string]> = [
+  ["key=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"],
+  ["token ghp_1234567890abcdefghijABCDEFGHIJ123456", "1234567890abcdefghijABCDEFGHIJ123456"],
+  ["aws AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"],
+  ["postgres://admin:hunter2hunter2@db.internal:5432/app", "hunter2hunter2"],
+  ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "dozjgNryP4J3jVmNHl0w5N"],
+  ['"api_key": "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0"', "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0"],
+];
+const SECRETS = PLANTED.map(([line]) => line);
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...walk(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+describe("artifact store", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "cm-art-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("stores content-addressed by full sha256 with 0600 files, and reads it back verified", () => {
+    const text = "line\n".repeat(3000);
+    const { receipt } = stashArtifact(dir, { text, tool: "bash", sessionKey: "agent:main:x" });
+    const hex = createHash("sha256").update(text).digest("hex");
+    expect(receipt).toMatchObject({ schema: "openclaw-mem.artifact.stash.v1", handle: `ocm_artifact:v1:sha256:${hex}`, sha256: hex, bytes: text.length, kind: "tool_output", created: true });
+    expect(receipt.meta).toEqual({ tool: "bash", sessionKey: "agent:main:x" });
+    expect(blobPath(dir, hex)).toBe(join(dir, "context", "artifacts", "blobs", "sha256", hex.slice(0, 2), hex.slice(2, 4), `${hex}.txt`));
+    for (const f of walk(join(dir, "context", "artifacts"))) expect(statSync(f).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "context", "artifacts", "blobs")).mode & 0o777).toBe(0o700);
+    expect(readArtifact(dir, receipt.handle)).toBe(text);
+    expect(listArtifactDigests(dir)).toEqual([hex]);
+    // the same content again: same handle, not rewritten
+    expect(stashArtifact(dir, { text }).receipt).toMatchObject({ handle: receipt.handle, created: false });
+  });
+
+  it("metadata never holds the content", () => {
+    const text = Array.from({ length: 400 }, (_, i) => `distinctive-payload-line-${i}`).join("\n");
+    const { receipt } = stashArtifact(dir, { text, tool: "read" });
+    const meta = readFileSync(metaPath(dir, receipt.sha256), "utf8");
+    expect(meta).not.toContain("distinctive-payload-line");
+    expect(meta.length).toBeLessThan(600);
+    expect(readArtifactMeta(dir, receipt.handle)).toMatchObject({ chars: text.length, lines: 400, contentType: "text", meta: { tool: "read" } });
+  });
+
+  it("redacts planted secrets before anything touches disk (blob, meta and refs)", () => {
+    const text = SECRETS.map((s, i) => `config ${i}: ${s}`).join("\n") + "\n" + "filler line\n".repeat(900);
+    const { receipt, meta } = stashArtifact(dir, { text, tool: "bash", sessionKey: `agent:${PLANTED[1]![0]}` });
+    expect(meta.redactions).toBeGreaterThanOrEqual(SECRETS.length);
+    for (const f of walk(dir)) {
+      const body = readFileSync(f, "utf8");
+      for (const [, secret] of PLANTED) expect(body, `${f} holds ${secret}`).not.toContain(secret);
+    }
+    expect(readArtifact(dir, receipt.handle)).toContain("[REDACTED:");
+  });
+
+  it("clear errors for a missing or damaged artifact", () => {
+    const missing = `ocm_artifact:v1:sha256:${"ab".repeat(32)}`;
+    expect(() => readArtifact(dir, missing)).toThrow(ArtifactNotFoundError);
+    const { receipt } = stashArtifact(dir, { text: "x".repeat(5000) });
+    writeFileSync(blobPath(dir, receipt.sha256), "tampered");
+    expect(() => readArtifact(dir, receipt.handle)).toThrow(ArtifactCorruptError);
+    expect(() => readArtifact(dir, "../../etc/passwd")).toThrow(/not an artifact handle/);
+  });
+});
