@@ -44,6 +44,8 @@ export interface ReplayOptions {
   onProgress?: (done: number, total: number) => void;
   /** large tool outputs off the prompt (config `offload`); default: the config default */
   offload?: boolean;
+  /** other context-manager config keys for the run (thresholds) */
+  contextManager?: Record<string, unknown>;
 }
 
 export interface CheckpointRecord {
@@ -133,7 +135,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "replay-key");
 
-  const cmConfig = opts.offload === undefined ? {} : { offload: opts.offload };
+  const cmConfig = { ...opts.contextManager, ...(opts.offload === undefined ? {} : { offload: opts.offload }) };
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
   const warnings: string[] = [];
   const errors: string[] = [];

@@ -1,0 +1,11 @@
+import { loadTranscript } from "./src/replay/transcript.ts";
+import { replayTranscript } from "./src/replay/replayer.ts";
+const [file, window, offload, minChars, minLines, preview] = process.argv.slice(2);
+const t = loadTranscript(file!);
+const cm: Record<string, unknown> = {};
+if (minChars) cm.offloadMinChars = Number(minChars);
+if (minLines) cm.offloadMinLines = Number(minLines);
+if (preview) cm.offloadPreviewChars = Number(preview);
+if (minChars) cm.offloadStructuredMinChars = Math.min(4000, Number(minChars));
+const r = await replayTranscript(t, { contextWindow: Number(window), offload: offload === "on", contextManager: cm });
+console.log(JSON.stringify({ file: t.name, window, offload, cm, inputTokensTotal: r.inputTokensTotal, compactionCount: r.compactionCount, chat: r.replay.chatRequests, o: { ...r.offload, fetchNeed: { ...r.offload.fetchNeed, definition: undefined } }, ms: r.durationMs, errors: r.errors.length }));
