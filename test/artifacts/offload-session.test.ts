@@ -45,7 +45,7 @@ describe("offload in a real AgentSession", () => {
   afterEach(() => s?.cleanup());
 
   it("stashes a large bash output, the model sees a bounded preview, artifact_fetch greps it", async () => {
-    s = await makeStandalone({ contextWindow: 200_000, tools: TOOLS });
+    s = await makeStandalone({ contextWindow: 200_000, contextManager: { offload: true }, tools: TOOLS });
     const log = bigLog();
     writeFileSync(join(s.cwd, "build.log"), log);
     const seen: Context[] = [];

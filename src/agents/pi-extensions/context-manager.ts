@@ -15,7 +15,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
-import { type ContextManagerConfig, resolveContextManagerConfig } from "../context-manager-config.js";
+import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
 import type { WarnLogger } from "../log-once.js";
 import { ContextManagerEngine } from "./context-manager-engine.js";
 import { createContextNoteTool } from "../context-note-tool.js";
@@ -145,7 +145,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }),
     );
 
-    if (opts.offload ?? opts.config?.offload ?? true) registerArtifactFetchTool(pi, get, opts.config?.fetchMaxChars);
+    if (opts.offload ?? opts.config?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) registerArtifactFetchTool(pi, get, opts.config?.fetchMaxChars);
 
     if (opts.noteTool ?? opts.config?.noteTool) {
       pi.registerTool(
