@@ -1,0 +1,189 @@
+/**
+ * The context manager as an OpenClaw context engine (openclaw ≥ 2026.9,
+ * `plugins.slots.contextEngine`): the no-patch route. A thin shell over the
+ * same ContextManagerEngine the pi extension uses, one per session id.
+ *
+ * - `assemble`: captures the messages it has not seen, appends the gauge, and
+ *   while a restore is pending (after a compaction, or the first turn of a new
+ *   session on a key with an earlier checkpoint) returns the restore block as
+ *   `systemPromptAddition`, for every model call of that turn;
+ * - `ingest`: acknowledges (capture reads the history in assemble/afterTurn,
+ *   which costs O(new messages) through the engine's cursor);
+ * - `afterTurn`: captures the finished turn, writes the auto-80pct checkpoint
+ *   at the threshold, flushes state, and ends a pending restore;
+ * - `compact`: writes the compaction checkpoint, then delegates to OpenClaw's
+ *   runtime compaction; a rotated (successor) session id inherits the engine.
+ *
+ * `ownsCompaction: false`: in-attempt auto-compaction stays with the runtime
+ * and does not call compact() (docs/openclaw-integration.md §6). Every method
+ * is total: an error never reaches the host (which would quarantine the engine).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
+import type { ContextManagerConfig } from "../agents/context-manager-config.js";
+import { estimateContextTokens } from "../agents/context-gauge.js";
+import type { WarnLogger } from "../agents/log-once.js";
+import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
+import type {
+  AssembleResult,
+  CompactParams,
+  CompactResult,
+  ContextEngineShape,
+  DelegateCompaction,
+} from "./engine-types.js";
+
+export const CONTEXT_ENGINE_ID = "context-manager";
+const DEFAULT_WINDOW = 200_000;
+
+export interface ContextManagerContextEngineOptions {
+  config: ContextManagerConfig;
+  stateDir: string;
+  /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
+  delegateCompaction: DelegateCompaction;
+  agentId?: string | null;
+  logger?: WarnLogger;
+}
+
+interface SessionSlot {
+  engine: ContextManagerEngine;
+  sessionKey: string;
+  /** history seen by the last assemble/afterTurn (compact() receives no messages) */
+  lastMessages: AgentMessage[];
+  /** the gauge's last token reading, when compact() gets no currentTokenCount */
+  lastTokens: number;
+  /** restore block delivered in systemPromptAddition until the turn ends */
+  pendingRestore: string | null;
+  /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
+  previousIds: Set<string>;
+  resumeChecked: boolean;
+}
+
+export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
+  const sessions = new Map<string, SessionSlot>();
+
+  const slotFor = (sessionId: string, sessionKey: string | undefined, tokenBudget?: number): SessionSlot => {
+    let slot = sessions.get(sessionId);
+    if (slot) return slot;
+    const key = sessionKey?.trim() || `openclaw:${sessionId}`;
+    const engine = new ContextManagerEngine(
+      {
+        sessionKey: key,
+        contextWindowTokens: tokenBudget && tokenBudget > 0 ? tokenBudget : DEFAULT_WINDOW,
+        stateDir: opts.stateDir,
+        config: opts.config,
+        agentId: opts.agentId ?? key.match(/^agent:([^:]+):/)?.[1] ?? null,
+        channel: key.startsWith("agent:") ? (key.split(":")[2] ?? null) : null,
+        hostInjectsRestore: true,
+        logger: opts.logger,
+      },
+      { sessionId, sessionFile: null, compactionsSoFar: 0 },
+    );
+    slot = { engine, sessionKey: key, lastMessages: [], lastTokens: 0, pendingRestore: null, previousIds: new Set(), resumeChecked: false };
+    sessions.set(sessionId, slot);
+    return slot;
+  };
+
+  const restoreBlock = async (slot: SessionSlot, sessionId: string, kind: RestoreKind): Promise<string | null> => {
+    const mine = (id: string | null) => id !== null && (id === sessionId || slot.previousIds.has(id));
+    const block = await readCheckpointForInjection(slot.sessionKey, {
+      stateDir: opts.stateDir,
+      config: opts.config,
+      kind,
+      accept: (cp) => (kind === "resume" ? !mine(cp.meta.session_id) : mine(cp.meta.session_id) && cp.meta.trigger === "compaction"),
+    });
+    return block?.text ?? null;
+  };
+
+  const warn = (what: string, e: unknown) => opts.logger?.warn(`[context-manager] ${what} failed: ${(e as Error)?.message ?? String(e)}`);
+
+  return {
+    info: { id: CONTEXT_ENGINE_ID, name: "Context manager (gauge, checkpoints, restore)", ownsCompaction: false },
+
+    async ingest() {
+      return { ingested: false };
+    },
+
+    async assemble(params): Promise<AssembleResult> {
+      const messages = params.messages;
+      if (!opts.config.enabled) return { messages, estimatedTokens: estimateContextTokens(messages) };
+      try {
+        const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        slot.lastMessages = messages;
+        if (!slot.resumeChecked) {
+          slot.resumeChecked = true;
+          // a new session: no reply in its history yet
+          if (!messages.some((m) => m.role === "assistant")) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "resume");
+        }
+        const decision = await slot.engine.onContext(messages, undefined);
+        slot.lastTokens = decision.reading.tokens;
+        const out = decision.messages ?? messages;
+        return {
+          messages: out,
+          estimatedTokens: decision.reading.tokens,
+          ...(slot.pendingRestore ? { systemPromptAddition: slot.pendingRestore } : {}),
+        };
+      } catch (e) {
+        warn("assemble", e);
+        return { messages, estimatedTokens: estimateContextTokens(messages) };
+      }
+    },
+
+    async afterTurn(params) {
+      if (!opts.config.enabled) return;
+      try {
+        const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        slot.lastMessages = params.messages;
+        slot.lastTokens = (await slot.engine.onContext(params.messages, undefined)).reading.tokens;
+        await slot.engine.flushNow();
+        slot.pendingRestore = null;
+      } catch (e) {
+        warn("afterTurn", e);
+      }
+    },
+
+    async compact(params: CompactParams): Promise<CompactResult> {
+      if (!opts.config.enabled) return opts.delegateCompaction(params);
+      const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+      try {
+        const tokensBefore = params.currentTokenCount ?? slot.lastTokens;
+        const event = {
+          type: "session_before_compact",
+          branchEntries: slot.lastMessages.map((message) => ({ type: "message", message })),
+          preparation: {
+            tokensBefore,
+            isSplitTurn: false,
+            turnPrefixMessages: [],
+            messagesToSummarize: [],
+            fileOps: { read: new Set<string>(), written: new Set<string>(), edited: new Set<string>() },
+          },
+        } as unknown as SessionBeforeCompactEvent;
+        await slot.engine.onBeforeCompact(event, String(params.runtimeContext?.cwd ?? process.cwd()));
+      } catch (e) {
+        warn("compaction checkpoint", e);
+      }
+      // the runtime's result (or its error) is the host's business, exactly as without us
+      const result = await opts.delegateCompaction(params);
+      try {
+        if (result.ok && result.compacted) {
+          slot.engine.onCompacted();
+          const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
+          if (successor && successor !== params.sessionId) {
+            slot.previousIds.add(params.sessionId);
+            slot.resumeChecked = true;
+            sessions.set(successor, slot);
+          }
+          slot.pendingRestore = await restoreBlock(slot, successor ?? params.sessionId, "post-compaction");
+        }
+      } catch (e) {
+        warn("post-compaction restore", e);
+      }
+      return result;
+    },
+
+    async dispose() {
+      for (const slot of new Set(sessions.values())) await slot.engine.flushNow().catch(() => undefined);
+      sessions.clear();
+    },
+  };
+}

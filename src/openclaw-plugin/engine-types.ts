@@ -1,0 +1,100 @@
+/**
+ * The slice of OpenClaw's context-engine contract this plugin implements
+ * (openclaw@2026.9.6 `src/context-engine/types.ts`: ContextEngine,
+ * AssembleResult, CompactResult; `OpenClawPluginApi.registerContextEngine`).
+ * Structural copies, so the main install does not need the 300 MB openclaw
+ * package; compat/ typechecks this plugin against the published types.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+
+export interface ContextEngineInfo {
+  id: string;
+  name: string;
+  version?: string;
+  ownsCompaction?: boolean;
+}
+
+export interface AssembleParams {
+  sessionId: string;
+  sessionKey?: string;
+  messages: AgentMessage[];
+  tokenBudget?: number;
+  prompt?: string;
+}
+
+export interface AssembleResult {
+  messages: AgentMessage[];
+  estimatedTokens: number;
+  systemPromptAddition?: string;
+}
+
+export interface AfterTurnParams {
+  sessionId: string;
+  sessionKey?: string;
+  sessionFile: string;
+  messages: AgentMessage[];
+  prePromptMessageCount: number;
+  tokenBudget?: number;
+}
+
+export interface SessionTarget {
+  agentId?: string;
+  sessionId?: string;
+  sessionKey?: string;
+  storePath?: string;
+}
+
+export interface CompactParams {
+  sessionId: string;
+  sessionKey: string;
+  agentId?: string;
+  sessionTarget?: SessionTarget;
+  tokenBudget?: number;
+  force?: boolean;
+  currentTokenCount?: number;
+  compactionTarget?: "budget" | "threshold";
+  customInstructions?: string;
+  runtimeContext?: Record<string, unknown>;
+  abortSignal?: AbortSignal;
+}
+
+export interface CompactResult {
+  ok: boolean;
+  compacted: boolean;
+  reason?: string;
+  result?: {
+    summary?: string;
+    firstKeptEntryId?: string;
+    tokensBefore: number;
+    tokensAfter?: number;
+    details?: unknown;
+    /** the successor session id when the runtime rotated the transcript */
+    sessionId?: string;
+    sessionTarget?: SessionTarget;
+  };
+}
+
+export type DelegateCompaction = (params: CompactParams) => Promise<CompactResult>;
+
+export interface ContextEngineShape {
+  readonly info: ContextEngineInfo;
+  ingest(params: { sessionId: string; sessionKey?: string; message: AgentMessage }): Promise<{ ingested: boolean }>;
+  assemble(params: AssembleParams): Promise<AssembleResult>;
+  afterTurn(params: AfterTurnParams): Promise<void>;
+  compact(params: CompactParams): Promise<CompactResult>;
+  dispose(): Promise<void>;
+}
+
+export interface ContextEngineFactoryContext {
+  config?: unknown;
+  agentDir?: string;
+  workspaceDir?: string;
+}
+
+/** The part of `OpenClawPluginApi` the entry uses. */
+export interface PluginApiShape {
+  id: string;
+  pluginConfig?: Record<string, unknown>;
+  logger?: { warn(message: string): void };
+  registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
+}

@@ -1,0 +1,50 @@
+/**
+ * OpenClaw plugin entry (openclaw ≥ 2026.9): registers the `context-manager`
+ * context engine. Its manifest is `openclaw.plugin.json` beside this file, so
+ * this directory is the plugin root:
+ *   openclaw plugins install -l <package>/src/openclaw-plugin
+ * and select it with `plugins.slots.contextEngine: "context-manager"`
+ * (docs/openclaw-integration.md §6). The plugin's config is
+ * `plugins.entries["context-manager"].config`, the same keys as
+ * `agents.defaults.contextManager` (docs/configuration.md).
+ */
+import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
+import { defaultStateDir } from "../agents/pi-extensions/context-manager.js";
+import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
+import type { CompactParams, DelegateCompaction, PluginApiShape } from "./engine-types.js";
+
+// OpenClaw aliases this specifier to its own SDK for the plugins it loads; kept in a
+// variable so this package builds without the openclaw package installed.
+const PLUGIN_SDK_CORE = "openclaw/plugin-sdk/core";
+
+const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
+  const sdk = (await import(PLUGIN_SDK_CORE)) as { delegateCompactionToRuntime: DelegateCompaction };
+  return sdk.delegateCompactionToRuntime(params);
+};
+
+export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
+  api.registerContextEngine(CONTEXT_ENGINE_ID, () => {
+    let config = resolveContextManagerConfig({});
+    try {
+      config = resolveContextManagerConfig(api.pluginConfig ?? {});
+    } catch (e) {
+      // an invalid config falls back to the defaults (the manifest schema already rejects most)
+      api.logger?.warn(`[context-manager] invalid plugin config, using defaults: ${(e as Error).message}`);
+    }
+    return createContextManagerContextEngine({
+      config,
+      stateDir: config.stateDir ?? defaultStateDir(),
+      delegateCompaction,
+      logger: api.logger,
+    });
+  });
+}
+
+export default {
+  id: CONTEXT_ENGINE_ID,
+  name: "Context manager",
+  description: "LLM-free token gauge, YAML checkpoints at 80% and in compaction, restore after compaction and on resume.",
+  register(api: PluginApiShape): void {
+    registerContextManagerPlugin(api);
+  },
+};

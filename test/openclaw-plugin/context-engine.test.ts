@@ -1,0 +1,125 @@
+/**
+ * The OpenClaw context-engine plugin, driven through its registration the way
+ * OpenClaw's registry calls it (register → factory → lifecycle methods), with
+ * real checkpoints in a temp dir. The runtime compaction it delegates to lives
+ * in OpenClaw; here a recording delegate stands in for it (the real one runs in
+ * the compat suite, compat/).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { describe, expect, it } from "vitest";
+import plugin from "../../src/openclaw-plugin/index.js";
+import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
+import type { CompactParams, CompactResult, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+
+const KEY = "agent:main:telegram:direct:9";
+
+function user(text: string, t: number): AgentMessage {
+  return { role: "user", content: text, timestamp: t } as AgentMessage;
+}
+function assistant(text: string, t: number, input = 0): AgentMessage {
+  return {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    api: "faux",
+    provider: "faux",
+    model: "faux",
+    usage: { input, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: input + 10, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "stop",
+    timestamp: t,
+  } as AgentMessage;
+}
+
+async function setup(delegate: (p: CompactParams) => Promise<CompactResult>) {
+  const stateDir = mkdtempSync(join(tmpdir(), "cm-ocplugin-"));
+  let registered: { id: string; engine: ContextEngineShape } | null = null;
+  const api: PluginApiShape = {
+    id: "context-manager",
+    pluginConfig: { stateDir },
+    registerContextEngine: (id, factory) => {
+      registered = { id, engine: factory({}) as ContextEngineShape };
+    },
+  };
+  registerContextManagerPlugin(api, delegate);
+  expect(registered).not.toBeNull();
+  return { stateDir, ...registered! };
+}
+
+describe("OpenClaw context-engine plugin", () => {
+  it("has the entry shape OpenClaw's loader expects", () => {
+    expect(plugin.id).toBe("context-manager");
+    expect(typeof plugin.register).toBe("function");
+  });
+
+  it("gauge and 80% checkpoint, compaction checkpoint before the runtime compacts, restore on the successor, resume on /new", async () => {
+    const calls: Array<{ params: CompactParams; checkpointsAtCall: string[] }> = [];
+    let stateDirRef = "";
+    const { id, engine, stateDir } = await setup(async (params) => {
+      calls.push({ params, checkpointsAtCall: readCheckpointsOnDisk(stateDirRef, KEY).map((c) => c.meta.trigger) });
+      return { ok: true, compacted: true, result: { tokensBefore: 1700, tokensAfter: 300, sessionId: "s1-successor" } };
+    });
+    stateDirRef = stateDir;
+    expect(id).toBe("context-manager");
+    expect(engine.info.ownsCompaction).toBe(false);
+
+    const t = Date.now();
+    const history = [user("Fix the parser in src/parse.ts", t), assistant("Working on the parser.", t + 1, 1700)];
+    const assembled = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: history, tokenBudget: 2000 });
+    expect(assembled.messages.length).toBe(history.length + 1); // the gauge
+    expect(JSON.stringify(assembled.messages.at(-1))).toMatch(/85%|8\d%/);
+    expect(assembled.systemPromptAddition).toBeUndefined();
+
+    await engine.afterTurn({ sessionId: "s1", sessionKey: KEY, sessionFile: "sqlite:main:s1:/tmp/s.db", messages: history, prePromptMessageCount: 0, tokenBudget: 2000 });
+    expect(readCheckpointsOnDisk(stateDir, KEY).map((c) => c.meta.trigger)).toContain("auto-80pct");
+
+    const result = await engine.compact({ sessionId: "s1", sessionKey: KEY, tokenBudget: 2000, currentTokenCount: 1700 });
+    expect(result).toEqual({ ok: true, compacted: true, result: { tokensBefore: 1700, tokensAfter: 300, sessionId: "s1-successor" } });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.checkpointsAtCall.at(-1)).toBe("compaction");
+
+    // the successor session gets the block of the checkpoint its predecessor wrote, for the whole turn
+    const after = await engine.assemble({ sessionId: "s1-successor", sessionKey: KEY, messages: [user("Where were we?", t + 5)], tokenBudget: 2000 });
+    expect(after.systemPromptAddition).toMatch(/^\[Post-compaction checkpoint restore\]/);
+    expect(after.systemPromptAddition).toContain("parse.ts");
+    const again = await engine.assemble({ sessionId: "s1-successor", sessionKey: KEY, messages: [user("Where were we?", t + 5)], tokenBudget: 2000 });
+    expect(again.systemPromptAddition).toBe(after.systemPromptAddition);
+    await engine.afterTurn({ sessionId: "s1-successor", sessionKey: KEY, sessionFile: "", messages: [user("Where were we?", t + 5), assistant("Here.", t + 6, 300)], prePromptMessageCount: 0, tokenBudget: 2000 });
+    const later = await engine.assemble({ sessionId: "s1-successor", sessionKey: KEY, messages: [user("next", t + 7)], tokenBudget: 2000 });
+    expect(later.systemPromptAddition).toBeUndefined();
+
+    // a new session id on the same key (/new) resumes from the latest checkpoint
+    const fresh = await engine.assemble({ sessionId: "s2", sessionKey: KEY, messages: [user("Hi again", t + 9)], tokenBudget: 2000 });
+    expect(fresh.systemPromptAddition).toMatch(/^\[Session resume checkpoint restore\]/);
+    await engine.dispose();
+  });
+
+  it("a failed runtime compaction is returned as is and sends no restore", async () => {
+    const { engine, stateDir } = await setup(async () => ({ ok: false, compacted: false, reason: "session not found" }));
+    const t = Date.now();
+    await engine.assemble({ sessionId: "x", sessionKey: KEY, messages: [user("a", t), assistant("b", t + 1, 100)], tokenBudget: 2000 });
+    const r = await engine.compact({ sessionId: "x", sessionKey: KEY, currentTokenCount: 100 });
+    expect(r).toEqual({ ok: false, compacted: false, reason: "session not found" });
+    expect(readCheckpointsOnDisk(stateDir, KEY).at(-1)?.meta.trigger).toBe("compaction");
+    const next = await engine.assemble({ sessionId: "x", sessionKey: KEY, messages: [user("a", t), assistant("b", t + 1, 100)], tokenBudget: 2000 });
+    expect(next.systemPromptAddition).toBeUndefined();
+  });
+
+  it("disabled: messages pass through and compaction goes straight to the runtime", async () => {
+    let delegated = 0;
+    let engine: ContextEngineShape | null = null;
+    registerContextManagerPlugin(
+      { id: "context-manager", pluginConfig: { enabled: false }, registerContextEngine: (_id, f) => void (engine = f({}) as ContextEngineShape) },
+      async () => {
+        delegated++;
+        return { ok: true, compacted: false };
+      },
+    );
+    const msgs = [user("a", 1)];
+    expect((await engine!.assemble({ sessionId: "d", messages: msgs, tokenBudget: 10 })).messages).toBe(msgs);
+    await engine!.compact({ sessionId: "d", sessionKey: KEY });
+    expect(delegated).toBe(1);
+  });
+});
