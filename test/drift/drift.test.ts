@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { compareWorkspace, type DriftReport } from "../../src/agents/drift/compare.js";
+import { COMPARE_MAX_FILES, compareWorkspace, type DriftReport } from "../../src/agents/drift/compare.js";
 import { HASH_FULL_MAX_BYTES } from "../../src/agents/drift/fingerprint.js";
 import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { workTreeDirty } from "../../src/agents/drift/git-index.js";
@@ -202,6 +202,15 @@ describe("compareWorkspace: the 100% / 0 targets", () => {
     rmSync(f.dir, { recursive: true, force: true });
     const gone = compareWorkspace(snap);
     expect(gone).toMatchObject({ workspaceFound: false, drifted: true, files: [] });
+  });
+
+  it("a hand-made record cannot make a restore slow or read against the wrong directory", () => {
+    const f = sessionRepo();
+    const snap = record(f);
+    const huge = { ...snap, files: Array.from({ length: 100_000 }, (_, i) => ({ ...snap.files[0]!, path: `x${i}` })) };
+    const r = compareWorkspace(huge);
+    expect(r.filesChecked).toBe(COMPARE_MAX_FILES);
+    expect(compareWorkspace({ ...snap, cwd: "repo" })).toMatchObject({ workspaceFound: false, drifted: true });
   });
 
   it("index version 4 (path compression) gives the same dirty answer as git", () => {

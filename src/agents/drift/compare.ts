@@ -7,12 +7,16 @@
  * same bytes, checkout of the same blob); a sampled hash (large file) is backed by size and mtime.
  * The dirty flag counts only when known at both ends; HEAD moves are counted along loose first parents.
  */
+import path from "node:path";
 import { fingerprintFile } from "./fingerprint.js";
 import { headMove } from "./git-history.js";
 import { workTreeDirty } from "./git-index.js";
 import { findGitRepo, readGitHead } from "./git-repo.js";
 import { isDirectory, repoRelative } from "./record.js";
 import type { WorkspaceFile, WorkspaceSnapshot } from "./workspace-types.js";
+
+/** Files compared at most (the newest), whatever a checkpoint lists. */
+export const COMPARE_MAX_FILES = 100;
 
 export type FileChange = "changed" | "deleted" | "created" | "unreadable";
 /** session: the session's own later work touched it (per its capture); outside: no record of the session touching it */
@@ -69,13 +73,15 @@ function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | nul
 export function compareWorkspace(snapshot: WorkspaceSnapshot, opts: CompareOptions = {}): DriftReport {
   const cwd = snapshot.cwd;
   const report: DriftReport = { cwd, workspaceFound: true, files: [], filesChecked: 0, git: null, drifted: false };
-  if (!isDirectory(cwd)) {
+  // a relative cwd (only a hand-made file has one) would be read against this process's cwd
+  if (!path.isAbsolute(cwd) || !isDirectory(cwd)) {
     report.workspaceFound = false;
     report.drifted = true;
     return report;
   }
   const later = opts.laterWork ?? null;
-  for (const before of snapshot.files) {
+  // the writer records at most DRIFT_MAX_FILES; a hand-edited file cannot make a restore slow
+  for (const before of snapshot.files.slice(-COMPARE_MAX_FILES)) {
     const now = fingerprintFile(cwd, before.path);
     report.filesChecked++;
     const change = fileChange(before, now);
@@ -93,7 +99,7 @@ function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
   if (!repo) return { repoGone: true, branch: null, head: null, dirty: null, dirtyNow: null };
   const { branch, head } = readGitHead(repo);
   const oidBytes = head && head.length === 64 ? 32 : 20;
-  const priority = repoRelative(repo, cwd, snapshot.files.map((f) => f.path));
+  const priority = repoRelative(repo, cwd, snapshot.files.slice(-COMPARE_MAX_FILES).map((f) => f.path));
   const dirtyNow = workTreeDirty(repo.gitDir, repo.workTree, priority, oidBytes).dirty;
   let headDrift: GitDrift["head"] = null;
   if (head !== was.head && (head !== null || was.head !== null)) {
