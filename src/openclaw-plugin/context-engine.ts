@@ -43,6 +43,8 @@ export interface ContextManagerContextEngineOptions {
   delegateCompaction: DelegateCompaction;
   agentId?: string | null;
   logger?: WarnLogger;
+  /** the agent's workspace (factory context): checkpoints record its drift state (issue 17) */
+  workspaceDir?: string | null;
 }
 
 interface SessionSlot {
@@ -77,7 +79,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         hostInjectsRestore: true,
         logger: opts.logger,
       },
-      { sessionId, sessionFile: null, compactionsSoFar: 0 },
+      { sessionId, sessionFile: null, compactionsSoFar: 0, cwd: opts.workspaceDir ?? null },
     );
     slot = { engine, sessionKey: key, lastMessages: [], lastTokens: 0, pendingRestore: null, previousIds: new Set(), resumeChecked: false };
     sessions.set(sessionId, slot);

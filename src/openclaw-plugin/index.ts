@@ -23,7 +23,7 @@ const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
 };
 
 export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
-  api.registerContextEngine(CONTEXT_ENGINE_ID, () => {
+  api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
     let config = resolveContextManagerConfig({});
     try {
       config = resolveContextManagerConfig(api.pluginConfig ?? {});
@@ -36,6 +36,7 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
       stateDir: config.stateDir ?? defaultStateDir(),
       delegateCompaction,
       logger: api.logger,
+      workspaceDir: ctx?.workspaceDir ?? null,
     });
   });
 }
