@@ -38,6 +38,8 @@ export interface ContextManagerConfig {
   offloadPreviewChars: number;
   /** artifact_fetch's default maxChars (a call may ask for up to 20,000) */
   fetchMaxChars: number;
+  /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
+  debug: boolean;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
 }
@@ -63,6 +65,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   offloadStructuredMinChars: 4_000,
   offloadPreviewChars: 600,
   fetchMaxChars: 8_000,
+  debug: false,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -97,7 +100,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   fetchMaxChars: { min: 500, max: 20_000, integer: true },
 };
 
-const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload"]);
+const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "debug"]);
 
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };

@@ -37,6 +37,7 @@ import {
 } from "./context-capture.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
 import { OnceLogger, consoleWarnLogger, type WarnLogger } from "./log-once.js";
+import { debugLog } from "./debug-log.js";
 import { stateSessionDir } from "./session-dir.js";
 import { LruMap, keepNewest } from "./state/lru.js";
 import {
@@ -49,6 +50,7 @@ import {
   asString,
   asStringArray,
   asStringOrNull,
+  isExpectedStaleReason,
   moveAside,
   readStateFile,
   stateFilePath,
@@ -181,6 +183,7 @@ export class ContextState {
     }
     const exp = { sessionKey: opts.sessionKey, sessionId: opts.sessionId, latestCheckpointAt: opts.latestCheckpointAt ?? null };
     const movedAside: string[] = [];
+    let expectedOnly = true;
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
       const loaded = await readStateFile(st.fs, st.dir, name, exp);
@@ -195,13 +198,17 @@ export class ContextState {
         }
       }
       if (reason !== null) {
+        if (loaded.kind !== "stale" || !isExpectedStaleReason(reason)) expectedOnly = false;
         await moveAside(st.fs, st.dir, name, now);
         movedAside.push(`${name}.json (${reason})`);
       }
     }
     if (movedAside.length > 0) {
       try {
-        st.sink.warn(`[context-manager] state not merged, moved to ${st.dir}/stale: ${movedAside.join("; ")}`);
+        const line = `[context-manager] state not merged, moved to ${st.dir}/stale: ${movedAside.join("; ")}`;
+        // an earlier session's (or an already checkpointed) state is the normal path of a new session: debug level
+        if (expectedOnly) (st.sink.debug ?? ((m: string) => debugLog(m)))(line);
+        else st.sink.warn(line);
       } catch {
         // a broken logger must not break loading
       }

@@ -3,11 +3,15 @@
  * every LLM call, and a read-only disk must not flood the host's log. A kind
  * logs again after it has recovered (`clear`) and failed anew.
  */
+import { debugLog } from "./debug-log.js";
+
 export interface WarnLogger {
   warn(message: string): void;
+  /** expected paths (quiet unless the debug switch is on); optional for host loggers */
+  debug?(message: string): void;
 }
 
-export const consoleWarnLogger: WarnLogger = { warn: (m) => console.warn(m) };
+export const consoleWarnLogger: WarnLogger = { warn: (m) => console.warn(m), debug: (m) => debugLog(m.replace(/^\[context-manager\] /, "")) };
 
 export class OnceLogger {
   private readonly active = new Set<string>();

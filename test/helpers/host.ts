@@ -40,6 +40,7 @@ export async function makeHost(opts: HostOptions = {}) {
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "faux-key");
   const warnings: string[] = [];
+  const debugs: string[] = [];
   const events: RunnerEvent[] = [];
   const makeRunner = (over: { compactionEnabled?: boolean } = {}) =>
     new AgentRunner({
@@ -54,7 +55,7 @@ export async function makeHost(opts: HostOptions = {}) {
         keepRecentTokens: opts.keepRecentTokens ?? 3_000,
       },
       extraExtensionFactories: [fauxUsageFixExtension(faux.registration.api), ...(opts.extraExtensionFactories ?? [])],
-      logger: { warn: (m) => warnings.push(m) },
+      logger: { warn: (m) => warnings.push(m), debug: (m) => debugs.push(m) },
       onEvent: (e) => events.push(e),
       systemPrompt: "You are a faux coding agent used in tests.",
     });
@@ -69,6 +70,7 @@ export async function makeHost(opts: HostOptions = {}) {
     runner,
     makeRunner,
     warnings,
+    debugs,
     events,
     write(rel: string, text: string) {
       writeFileSync(join(workspace, rel), text);

@@ -11,6 +11,7 @@ import {
   AuthStorage,
   createAgentSession,
   DefaultResourceLoader,
+  type ExtensionFactory,
   ModelRegistry,
   SessionManager,
   SettingsManager,
@@ -22,7 +23,9 @@ import { createScriptedAgent } from "../../src/faux/scripted-agent.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function makeStandalone(opts: { contextWindow?: number; contextManager?: Record<string, unknown>; tools?: string[] } = {}) {
+export async function makeStandalone(
+  opts: { contextWindow?: number; contextManager?: Record<string, unknown>; tools?: string[]; extraExtensionFactories?: ExtensionFactory[] } = {},
+) {
   const root = mkdtempSync(join(tmpdir(), "cm-standalone-"));
   const cwd = join(root, "project");
   const agentDir = join(root, "agent");
@@ -48,7 +51,7 @@ export async function makeStandalone(opts: { contextWindow?: number; contextMana
       cwd,
       agentDir,
       settingsManager,
-      extensionFactories: [fauxUsageFixExtension(faux.registration.api), createContextManagerExtension({ standalone: true, config })],
+      extensionFactories: [fauxUsageFixExtension(faux.registration.api), createContextManagerExtension({ standalone: true, config }), ...(opts.extraExtensionFactories ?? [])],
       noExtensions: true,
       noSkills: true,
       noPromptTemplates: true,

@@ -8,11 +8,13 @@ import { CONFIG, assistant, rmDir, tempDir, tick, toolResult, user } from "./fix
 
 let stateDir: string;
 const logs: string[] = [];
-const logger = { warn: (m: string) => logs.push(m) };
+const debugs: string[] = [];
+const logger = { warn: (m: string) => logs.push(m), debug: (m: string) => debugs.push(m) };
 
 beforeEach(async () => {
   stateDir = await tempDir();
   logs.length = 0;
+  debugs.length = 0;
 });
 afterEach(async () => {
   await rmDir(stateDir);
@@ -230,8 +232,10 @@ describe("persistence", () => {
     const fresh = await load({ sessionId: "s2" });
     expect(fresh.snapshot().decisions).toEqual([]);
     expect(fresh.snapshot().firstUser).toBeNull();
-    expect(logs).toHaveLength(1);
-    expect(logs[0]).toContain("another session");
+    // the normal path of a new session: debug level, no warning
+    expect(logs).toEqual([]);
+    expect(debugs).toHaveLength(1);
+    expect(debugs[0]).toContain("another session");
     const stale = await fs.readdir(path.join(fresh.dir, "stale"));
     expect(stale.some((f) => f.startsWith("decisions."))).toBe(true);
     expect(stale.some((f) => f.startsWith("thread."))).toBe(true);
@@ -244,7 +248,8 @@ describe("persistence", () => {
     const later = new Date(Date.now() + 60_000).toISOString();
     const again = await load({ latestCheckpointAt: later });
     expect(again.snapshot().decisions).toEqual([]);
-    expect(logs[0]).toContain("older than the latest checkpoint");
+    expect(logs).toEqual([]);
+    expect(debugs[0]).toContain("older than the latest checkpoint");
   });
   it("a truncated file is moved aside (not silently empty) and logged once", async () => {
     const st = await load();

@@ -7,6 +7,7 @@
  */
 import { OnceLogger, type WarnLogger } from "../log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
+import { debugLog } from "../debug-log.js";
 
 export interface SessionLog {
   /** the engine's logger: fail(kind) logs once until clear(kind) */
@@ -44,6 +45,7 @@ export function sessionLog(sink: WarnLogger, stateDir: string, sessionKey: strin
           }
           sink.warn(message);
         },
+        debug: (message: string) => (sink.debug ? sink.debug(message) : debugLog(message.replace(/^\[context-manager\] /, ""))),
       },
       stateRecovered: () => seen.clear(),
     };

@@ -7,16 +7,23 @@
  *   setContextManagerRuntime() and delivers restore blocks itself with
  *   enqueueSystemEvent (hostInjectsRestore: true);
  * - standalone (`pi -e`, `pi install`): no host; the session key is derived
- *   from the workspace, and the extension delivers the restore block with
- *   pi.sendMessage(…, { deliverAs: "nextTurn" }) after a compaction and on
- *   the first turn of a new session on the same key.
+ *   from the workspace, settings come from pi's settings files, and the
+ *   extension attaches the restore block to the next prompt (before_agent_start)
+ *   after a compaction and on the first prompt of a new session on the same key.
+ *
+ * No handler keeps a ctx past its event: pi invalidates ctx objects on session
+ * replacement and when print mode disposes the session during a compaction.
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
-import type { WarnLogger } from "../log-once.js";
+import { consoleWarnLogger, type WarnLogger } from "../log-once.js";
+import { debugLog, enableDebugFromConfig } from "../debug-log.js";
+import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
+import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
+import { RESTORE_CUSTOM_TYPE, restoreDue, withoutSuperseded } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "./context-manager-engine.js";
 import { createContextNoteTool } from "../context-note-tool.js";
 import {
@@ -27,7 +34,7 @@ import {
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { offloadPatch, registerArtifactFetchTool } from "../artifacts/extension-hooks.js";
 
-export const RESTORE_CUSTOM_TYPE = "context-restore";
+export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
 
 type Engines = WeakMap<object, Promise<ContextManagerEngine>>;
 
@@ -44,7 +51,7 @@ export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): C
   const cfg = config ?? resolveContextManagerConfig({});
   return {
     sessionKey: `pi:${resolve(cwd)}`,
-    contextWindowTokens: 0, // 0: take the window from ctx.getContextUsage()
+    contextWindowTokens: 0, // 0: take the window from the model at engine creation
     stateDir: cfg.stateDir ?? defaultStateDir(),
     config: cfg,
     agentId: "pi",
@@ -53,29 +60,39 @@ export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): C
   };
 }
 
+/** What engine creation needs, captured while an event runs (see context-manager-capture.ts). */
+export interface EngineSessionView {
+  sessionManager: Pick<ReadonlySessionManager, "getEntries" | "getSessionId" | "getSessionFile">;
+  /** the workspace, when known (the engine records workspace drift against it) */
+  cwd: string | null;
+  /** the context window when the runtime has none (standalone) */
+  contextWindow: () => number;
+}
+
 /** The engine of this session manager (one per run); null when the manager is disabled. */
-export async function engineFor(
-  ctx: Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">,
+export async function engineForSession(
+  view: EngineSessionView,
   fallback?: () => ContextManagerRuntimeValue | undefined,
 ): Promise<ContextManagerEngine | null> {
-  const sm = ctx.sessionManager as object;
+  const sm = view.sessionManager as object;
   // hot path: the engine of this session manager already exists
   let engine = engines().get(sm);
   if (!engine) {
     const runtime = getContextManagerRuntime(sm) ?? fallback?.();
     if (!runtime || !runtime.config.enabled) return null;
+    enableDebugFromConfig(runtime.config.debug);
     engine = Promise.resolve().then(() => {
-      const entries = ctx.sessionManager.getEntries();
+      const entries = view.sessionManager.getEntries();
       let compactionsSoFar = 0;
       for (const e of entries) if (e.type === "compaction") compactionsSoFar++;
-      const window = runtime.contextWindowTokens || ctx.getContextUsage()?.contextWindow || 0;
+      const window = runtime.contextWindowTokens || view.contextWindow();
       return new ContextManagerEngine(
         { ...runtime, contextWindowTokens: window },
         {
-          sessionId: runtime.sessionId ?? ctx.sessionManager.getSessionId(),
-          sessionFile: runtime.sessionFile ?? ctx.sessionManager.getSessionFile() ?? null,
+          sessionId: runtime.sessionId ?? view.sessionManager.getSessionId(),
+          sessionFile: runtime.sessionFile ?? view.sessionManager.getSessionFile() ?? null,
           compactionsSoFar,
-          cwd: cwdOf(ctx),
+          cwd: view.cwd,
         },
         runtime.fs,
       );
@@ -83,6 +100,17 @@ export async function engineFor(
     engines().set(sm, engine);
   }
   return engine;
+}
+
+/** engineForSession for a LIVE ctx (OpenClaw's safeguard hook calls this inside its event). */
+export function engineFor(
+  ctx: Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">,
+  fallback?: () => ContextManagerRuntimeValue | undefined,
+): Promise<ContextManagerEngine | null> {
+  return engineForSession(
+    { sessionManager: ctx.sessionManager, cwd: cwdOf(ctx), contextWindow: () => ctx.getContextUsage()?.contextWindow ?? 0 },
+    fallback,
+  );
 }
 
 /** ctx.cwd, read while the event's ctx is live (a stale ctx throws) */
@@ -97,108 +125,168 @@ function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
 export interface ContextManagerExtensionOptions {
   /** used when no host set a runtime for the session manager (standalone pi) */
   standalone?: boolean;
+  /** standalone: the config to use instead of pi's settings files */
   config?: ContextManagerConfig;
   /** register the agent-facing context_note tool (config `noteTool`) */
   noteTool?: boolean;
   /** large tool outputs off the prompt + the artifact_fetch tool (config `offload`, default on) */
   offload?: boolean;
+  /** standalone: where invalid settings are reported (default: console.warn) */
+  logger?: WarnLogger;
 }
 
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
-    // Every handler is total: even touching a stale ctx (pi invalidates it when a
-    // print-mode run ends while auto-compaction is still finishing) must not
-    // surface as an extension error in the agent loop.
-    const get = async (ctx: ExtensionContext) => {
+    // Values read from each ctx while its event runs; never a ctx kept past its event.
+    const seen = new SessionCapture();
+    // restore deliveries already tried in this process, per session manager (a checkpoint that
+    // is missing or rejected is not looked up again on every prompt)
+    const tried = new WeakMap<object, Set<string>>();
+    let settings: { cwd: string; config: ContextManagerConfig | null } | null = null;
+
+    const standaloneConfig = (cwd: string): ContextManagerConfig | null => {
+      if (opts.config) return opts.config;
+      if (settings?.cwd !== cwd) {
+        try {
+          settings = { cwd, config: loadPiContextManagerConfig(cwd) };
+        } catch (e) {
+          // the user must fix the file: say so once, and stay out of the way until then
+          (opts.logger ?? consoleWarnLogger).warn(`[context-manager] disabled: ${(e as Error).message}`);
+          settings = { cwd, config: null };
+        }
+      }
+      return settings.config;
+    };
+
+    const engineOf = async (session: CapturedSession | null) => {
+      if (!session) return null;
       try {
-        return await engineFor(ctx, opts.standalone ? () => standaloneRuntime(ctx.cwd, opts.config) : undefined);
-      } catch {
+        return await engineForSession(
+          { sessionManager: session.sessionManager, cwd: session.cwd, contextWindow: () => session.contextWindow },
+          opts.standalone
+            ? () => {
+                const config = standaloneConfig(session.cwd);
+                return config ? standaloneRuntime(session.cwd, config) : undefined;
+              }
+            : undefined,
+        );
+      } catch (e) {
+        debugLog("engine", e);
         return null;
       }
     };
+    const get = (ctx: ExtensionContext, event: string) => engineOf(seen.from(ctx, event));
+
+    // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
     const guard =
-      <E, R>(handler: (event: E, ctx: ExtensionContext) => Promise<R | undefined>) =>
-      async (event: E, ctx: ExtensionContext): Promise<R | undefined> => {
+      <E, R>(event: string, handler: (event: E, ctx: ExtensionContext) => Promise<R | undefined>) =>
+      async (e: E, ctx: ExtensionContext): Promise<R | undefined> => {
         try {
-          return await handler(event, ctx);
-        } catch {
+          return await handler(e, ctx);
+        } catch (err) {
+          debugLog(`${event} handler`, err);
           return undefined;
         }
       };
 
     pi.on(
+      "session_start",
+      guard("session_start", async (_event, ctx) => {
+        await get(ctx, "session_start"); // capture cwd/session now; load settings early
+        return undefined;
+      }),
+    );
+
+    pi.on(
       "context",
-      guard(async (event, ctx) => {
-        const engine = await get(ctx);
+      guard("context", async (event, ctx) => {
+        const engine = await get(ctx, "context");
         if (!engine) return undefined;
         const decision = await engine.onContext(event.messages, safeUsage(ctx));
-        return decision.messages ? { messages: decision.messages } : undefined;
+        const out = withoutSuperseded(decision.messages ?? event.messages);
+        return out !== event.messages ? { messages: out } : undefined;
       }),
     );
 
     pi.on(
       "tool_result",
-      guard(async (event, ctx) => {
-        const engine = await get(ctx);
-        if (engine) await engine.onToolResult(event, ctx.cwd);
+      guard("tool_result", async (event, ctx) => {
+        const session = seen.from(ctx, "tool_result");
+        const engine = await engineOf(session);
+        if (engine && session) await engine.onToolResult(event, session.cwd);
         return offloadPatch(event, engine); // docs/artifacts.md
       }),
     );
 
-    if (opts.offload ?? opts.config?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) registerArtifactFetchTool(pi, get, opts.config?.fetchMaxChars);
+    // tools are registered now, before any event: standalone reads pi's settings for the
+    // process's cwd here (pi runs sessions in it); events re-read them for their own cwd
+    const toolConfig = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null);
+    if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
+      registerArtifactFetchTool(pi, (ctx) => get(ctx, "artifact_fetch"), toolConfig?.fetchMaxChars);
+    }
 
-    if (opts.noteTool ?? opts.config?.noteTool) {
+    if (opts.noteTool ?? toolConfig?.noteTool) {
       pi.registerTool(
         createContextNoteTool(async (kind, text, ctx) => {
-          const engine = await get(ctx);
+          const engine = await get(ctx, "context_note");
           return engine ? engine.recordNote(kind, text) : "The context manager is not active in this session.";
         }),
       );
     }
 
     // The end of an agent run (and of a session) makes captured state durable.
-    const flush = guard(async (_event: unknown, ctx: ExtensionContext) => {
-      const engine = await get(ctx);
-      await engine?.flushNow();
-      return undefined;
-    });
-    pi.on("agent_end", flush);
-    pi.on("session_shutdown", flush);
+    const flush = (event: string) =>
+      guard(event, async (_event: unknown, ctx: ExtensionContext) => {
+        const engine = await get(ctx, event);
+        await engine?.flushNow();
+        return undefined;
+      });
+    pi.on("agent_end", flush("agent_end"));
+    pi.on("session_shutdown", flush("session_shutdown"));
 
     if (opts.standalone) {
       // Without OpenClaw's safeguard, the extension observes compaction itself and
       // returns undefined so pi's own summarization still runs.
       pi.on(
         "session_before_compact",
-        guard(async (event, ctx) => {
-          const engine = await get(ctx);
-          if (engine && !engine.runtime.hostInjectsRestore) await engine.onBeforeCompact(event, ctx.cwd);
+        guard("session_before_compact", async (event, ctx) => {
+          const session = seen.from(ctx, "session_before_compact");
+          const engine = await engineOf(session);
+          if (engine && session && !engine.runtime.hostInjectsRestore) await engine.onBeforeCompact(event, session.cwd);
           return undefined;
+        }),
+      );
+
+      // The restore block rides on the prompt it belongs to, decided from the session's
+      // entries (see restoreDue): one per compaction and per new session, across processes.
+      pi.on(
+        "before_agent_start",
+        guard("before_agent_start", async (_event, ctx) => {
+          const session = seen.from(ctx, "before_agent_start");
+          const engine = await engineOf(session);
+          if (!engine || !session || engine.runtime.hostInjectsRestore) return undefined;
+          const due = restoreDue(session.sessionManager.getBranch());
+          if (!due) return undefined;
+          const sm = session.sessionManager as object;
+          const done = tried.get(sm) ?? new Set<string>();
+          tried.set(sm, done);
+          if (done.has(due.key)) return undefined;
+          done.add(due.key);
+          const block = await standaloneBlock(engine, due.kind);
+          if (!block) {
+            debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
+            return undefined;
+          }
+          return { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } };
         }),
       );
     }
 
     pi.on(
       "session_compact",
-      guard(async (_event, ctx) => {
-        const engine = await get(ctx);
-        if (!engine) return undefined;
-        engine.onCompacted();
-        if (!engine.runtime.hostInjectsRestore) await deliverStandalone(pi, engine, "post-compaction");
-        return undefined;
-      }),
-    );
-
-    pi.on(
-      "session_start",
-      guard(async (event, ctx) => {
-        const engine = await get(ctx);
-        if (!engine || engine.runtime.hostInjectsRestore) return undefined;
-        if (event.reason === "startup" || event.reason === "new") {
-          // a resume only for a brand-new session (no messages yet) on a key with an earlier checkpoint
-          if (ctx.sessionManager.getEntries().some((e) => e.type === "message")) return undefined;
-          await deliverStandalone(pi, engine, "resume");
-        }
+      guard("session_compact", async (_event, ctx) => {
+        const engine = await get(ctx, "session_compact");
+        engine?.onCompacted();
         return undefined;
       }),
     );
@@ -208,25 +296,21 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
 function safeUsage(ctx: ExtensionContext) {
   try {
     return ctx.getContextUsage();
-  } catch {
+  } catch (e) {
+    debugLog("getContextUsage", e);
     return undefined;
   }
 }
 
-async function deliverStandalone(pi: ExtensionAPI, engine: ContextManagerEngine, kind: RestoreKind): Promise<void> {
+/** The block a standalone session would receive now (also shown by /context). */
+export function standaloneBlock(engine: ContextManagerEngine, kind: RestoreKind) {
   const sessionId = engine.identity.sessionId;
-  const block = await readCheckpointForInjection(engine.sessionKey, {
+  return readCheckpointForInjection(engine.sessionKey, {
     stateDir: engine.runtime.stateDir,
     config: engine.runtime.config,
     kind,
     accept: (cp) => (kind === "resume" ? cp.meta.session_id !== sessionId : cp.meta.session_id === sessionId && cp.meta.trigger === "compaction"),
   });
-  if (!block) return;
-  try {
-    pi.sendMessage({ customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false }, { deliverAs: "nextTurn" });
-  } catch {
-    // the agent continues without the block
-  }
 }
 
 /**

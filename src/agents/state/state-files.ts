@@ -38,6 +38,11 @@ export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
 }
 
+/** Reasons that are the normal life of a key (a new session, state already checkpointed), not damage. */
+export function isExpectedStaleReason(reason: string): boolean {
+  return reason.startsWith("another session (") || reason === "older than the latest checkpoint";
+}
+
 /** Reads one state file and decides whether it may be merged. Never throws. */
 export async function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: LoadExpectations): Promise<LoadedFile> {
   let text: string;

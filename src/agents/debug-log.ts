@@ -1,0 +1,35 @@
+/**
+ * The debug switch: OPENCLAW_CONTEXT_DEBUG=1 (or the `debug` config key) prints what the
+ * guards swallowed and the expected paths that are otherwise quiet (a stale ctx, state of an
+ * earlier session moved aside). Off by default: these lines are for someone investigating,
+ * not for a user who has nothing to act on.
+ */
+import { globalSingleton } from "../infra/global-singleton.js";
+
+const switchState = () => globalSingleton("openclaw.contextManager.debug", () => ({ fromConfig: false }));
+
+export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.OPENCLAW_CONTEXT_DEBUG?.trim().toLowerCase();
+  return (v !== undefined && v !== "" && v !== "0" && v !== "false" && v !== "off") || switchState().fromConfig;
+}
+
+/** A config with `debug: true` turns the switch on for the process (it is never turned off again). */
+export function enableDebugFromConfig(on: boolean | undefined): void {
+  if (on) switchState().fromConfig = true;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** One debug line on stderr (stdout may be pi's print-mode output): `[context-manager] debug: <where>: <what>`. */
+export function debugLog(where: string, detail?: unknown): void {
+  if (!debugEnabled()) return;
+  try {
+    const text = detail === undefined ? "" : `: ${typeof detail === "string" ? detail : describeError(detail)}`;
+    process.stderr.write(`[context-manager] debug: ${where}${text}\n`);
+  } catch {
+    // never let logging break the agent
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Settings for standalone pi users: the `contextManager` key of pi's own settings files,
+ * `<agentDir>/settings.json` (global; PI_CODING_AGENT_DIR moves it) and `<cwd>/.pi/settings.json`
+ * (project, wins key by key). Same keys and validation as OpenClaw's
+ * `agents.defaults.contextManager` (resolveContextManagerConfig). pi keeps keys it does not
+ * know when it rewrites these files, so the setting survives `/settings` changes.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { getAgentDir } from "@mariozechner/pi-coding-agent";
+import { type ContextManagerConfig, ContextManagerConfigError, resolveContextManagerConfig } from "../context-manager-config.js";
+
+export const PI_SETTINGS_KEY = "contextManager";
+
+export class PiSettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PiSettingsError";
+  }
+}
+
+export function piSettingsFiles(cwd: string, agentDir: string = getAgentDir()): string[] {
+  return [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
+}
+
+function readSection(file: string): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined; // no file: nothing set there
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    // pi itself reports a broken settings file; we only say that ours is not read from it
+    throw new PiSettingsError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const section = (parsed as Record<string, unknown> | null)?.[PI_SETTINGS_KEY];
+  if (section === undefined) return undefined;
+  try {
+    resolveContextManagerConfig(section); // names the file of a bad key, before merging
+  } catch (e) {
+    if (e instanceof ContextManagerConfigError) {
+      throw new PiSettingsError(`${file}: ${PI_SETTINGS_KEY}.${e.message.replace(/^agents\.defaults\.contextManager\./, "")}`);
+    }
+    throw e;
+  }
+  return section as Record<string, unknown>;
+}
+
+/** The merged config for a pi session in `cwd`; throws PiSettingsError naming the file and key. */
+export function loadPiContextManagerConfig(cwd: string, agentDir?: string): ContextManagerConfig {
+  const merged: Record<string, unknown> = {};
+  for (const file of piSettingsFiles(cwd, agentDir)) Object.assign(merged, readSection(file));
+  try {
+    return resolveContextManagerConfig(merged);
+  } catch (e) {
+    // a cross-key rule broken only by the merge (gaugeThreshold > checkpointThreshold)
+    throw new PiSettingsError(`${piSettingsFiles(cwd, agentDir).join(" + ")}: ${(e as Error).message.replace(/^agents\.defaults\.contextManager\./, `${PI_SETTINGS_KEY}.`)}`);
+  }
+}
