@@ -51,5 +51,5 @@ describe("pi -p -c across processes", () => {
     }
     expect(startsWith(reqs[firstAfterSummary]!, RESTORE_HEADER_POST_COMPACTION)[0]).toContain(cps[0]!.meta.checkpoint_id);
     for (const r of reqs) expect(startsWith(r, RESTORE_HEADER_RESUME)).toHaveLength(0);
-  });
+  }, 180_000);
 });

@@ -46,5 +46,5 @@ describe("pi --mode rpc", () => {
     await rpc.command({ type: "prompt", message: "Seventh." });
     expect(startsWith(home.requests().at(-1)!, RESTORE_HEADER_RESUME)).toHaveLength(1);
     expect(rpc.stderr).not.toMatch(/Extension error/);
-  });
+  }, 180_000);
 });

@@ -78,5 +78,5 @@ describe("pi settings (contextManager key)", () => {
     expect(warnings).toEqual([
       `[context-manager] disabled: ${join(bad.agentDir, "settings.json")}: contextManager.gaugeThreshold: expected a number, got the string "high"`,
     ]);
-  });
+  }, 120_000);
 });
