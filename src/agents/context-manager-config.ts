@@ -40,6 +40,20 @@ export interface ContextManagerConfig {
   fetchMaxChars: number;
   /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
   debug: boolean;
+  /** archive the compacted span at every compaction (docs/archive.md) */
+  archive: boolean;
+  /** most segments kept per session key; the oldest are evicted */
+  archiveMaxSegments: number;
+  /** archived segments older than this many days are dropped */
+  archiveRetentionDays: number;
+  /** register the agent-facing `context_search` tool over the archive */
+  searchTool: boolean;
+  /** after a compaction, inject matching archive fragments before the latest user message */
+  autoRecall: boolean;
+  /** hard cap of the automatic recall block, in tokens; also never above 10% of the window */
+  recallMaxTokens: number;
+  /** minimum score (BM25 x recency) of a fragment the automatic recall injects */
+  recallMinScore: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
 }
@@ -66,6 +80,13 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   offloadPreviewChars: 600,
   fetchMaxChars: 8_000,
   debug: false,
+  archive: true,
+  archiveMaxSegments: 20_000,
+  archiveRetentionDays: 30,
+  searchTool: true,
+  autoRecall: false,
+  recallMaxTokens: 1000,
+  recallMinScore: 6,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -98,9 +119,13 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   offloadStructuredMinChars: { min: 1_200, max: 100_000_000, integer: true },
   offloadPreviewChars: { min: 0, max: 800, integer: true },
   fetchMaxChars: { min: 500, max: 20_000, integer: true },
+  archiveMaxSegments: { min: 100, max: 1_000_000, integer: true },
+  archiveRetentionDays: { min: 1, max: 3650, integer: true },
+  recallMaxTokens: { min: 50, max: 100_000, integer: true },
+  recallMinScore: { min: 0, max: 1000, integer: false },
 };
 
-const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "debug"]);
+const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "debug", "archive", "searchTool", "autoRecall"]);
 
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };

@@ -26,6 +26,8 @@ import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { RESTORE_CUSTOM_TYPE, restoreDue, withoutSuperseded } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "./context-manager-engine.js";
 import { createContextNoteTool } from "../context-note-tool.js";
+import { archiveCompactedSpan, searchForAgent, withAutoRecall } from "../archive/archive-session.js";
+import { createContextSearchTool } from "../archive/search-tool.js";
 import {
   type ContextManagerRuntimeValue,
   getContextManagerRuntime,
@@ -133,6 +135,8 @@ export interface ContextManagerExtensionOptions {
   offload?: boolean;
   /** standalone: where invalid settings are reported (default: console.warn) */
   logger?: WarnLogger;
+  /** register the agent-facing context_search tool (config `searchTool` and `archive`) */
+  searchTool?: boolean;
 }
 
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
@@ -203,7 +207,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         const engine = await get(ctx, "context");
         if (!engine) return undefined;
         const decision = await engine.onContext(event.messages, safeUsage(ctx));
-        const out = withoutSuperseded(decision.messages ?? event.messages);
+        const base = withoutSuperseded(decision.messages ?? event.messages);
+        // after a compaction: archived fragments matching the latest requests (config autoRecall)
+        const out = withAutoRecall(engine, base, decision.reading.contextWindow)?.messages ?? base;
         return out !== event.messages ? { messages: out } : undefined;
       }),
     );
@@ -234,6 +240,16 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       );
     }
 
+    const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
+    if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
+      pi.registerTool(
+        createContextSearchTool(async (params, ctx) => {
+          const engine = await get(ctx, "context_search");
+          return engine ? searchForAgent(engine, params) : "The context manager is not active in this session.";
+        }),
+      );
+    }
+
     // The end of an agent run (and of a session) makes captured state durable.
     const flush = (event: string) =>
       guard(event, async (_event: unknown, ctx: ExtensionContext) => {
@@ -252,7 +268,10 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         guard("session_before_compact", async (event, ctx) => {
           const session = seen.from(ctx, "session_before_compact");
           const engine = await engineOf(session);
-          if (engine && session && !engine.runtime.hostInjectsRestore) await engine.onBeforeCompact(event, session.cwd);
+          if (engine && session && !engine.runtime.hostInjectsRestore) {
+            await engine.onBeforeCompact(event, session.cwd);
+            await archiveCompactedSpan(engine, event); // after the checkpoint, same awaited hook
+          }
           return undefined;
         }),
       );
@@ -350,7 +369,9 @@ export function buildContextManagerExtensionFactories(params: {
     hostInjectsRestore: params.hostInjectsRestore ?? true,
     logger: params.logger,
   });
-  return [createContextManagerExtension({ noteTool: config.noteTool, offload: config.offload, config })];
+  return [
+    createContextManagerExtension({ noteTool: config.noteTool, offload: config.offload, searchTool: config.searchTool && config.archive, config }),
+  ];
 }
 
 /** Default export for `pi -e` and the package's `pi.extensions`: standalone mode. */

@@ -36,6 +36,7 @@ import { resolveContextManagerConfig, type ContextManagerConfig } from "../../ag
 import { consoleWarnLogger, type WarnLogger } from "../../agents/log-once.js";
 import { NOTE_TOOL_NAME } from "../../agents/context-note-tool.js";
 import { FETCH_TOOL_NAME } from "../../agents/artifacts/preview.js";
+import { SEARCH_TOOL_NAME } from "../../agents/archive/search-tool.js";
 import {
   drainSystemEventEntries,
   enqueueSystemEvent,
@@ -317,6 +318,7 @@ export class AgentRunner {
         ...(this.opts.tools ?? ["read", "write", "edit", "bash"]),
         ...(this.contextManagerConfig.noteTool ? [NOTE_TOOL_NAME] : []),
         ...(this.contextManagerConfig.enabled && this.contextManagerConfig.offload ? [FETCH_TOOL_NAME] : []),
+        ...(this.contextManagerConfig.searchTool && this.contextManagerConfig.archive ? [SEARCH_TOOL_NAME] : []),
       ],
       authStorage: this.opts.authStorage,
       modelRegistry: ModelRegistry.inMemory(this.opts.authStorage),

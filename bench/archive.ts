@@ -1,0 +1,129 @@
+/**
+ * `npm run bench:archive`: the archive of compacted context (docs/archive.md), written to
+ * bench/archive-results.json.
+ *
+ * Corpus: the messages of the long recorded transcripts, cut into segments by the real
+ * extractor (segmentsOf), cycled with a copy number so every segment is distinct, and
+ * archived through SessionArchive.append in spans of 100 messages, as compactions do.
+ * - append: one 100-message span (redaction, hashing, fsync'd append, index update)
+ *   into an archive of ~1k and ~20k segments;
+ * - search: context_search's query path (limit 5) at 1k and 20k segments, queries are the
+ *   transcripts' own user requests (first 400 chars);
+ * - cold load of a 20k archive from disk (first search of a new process);
+ * - file bytes per 1,000 archived messages and the index size.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, platform, release, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { SessionArchive } from "../src/agents/archive/archive.js";
+import { segmentsOf } from "../src/agents/archive/segments.js";
+import { userText } from "../src/agents/context-capture.js";
+import { latencyStats } from "../src/replay/stats.js";
+
+const REPO = resolve(import.meta.dirname, "..");
+const SOURCES = [
+  "badlogic__pi-mono__before-compaction.json",
+  "badlogic__pi-mono__large-session.json",
+  "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json",
+];
+const SPAN = 100;
+
+function load(): AgentMessage[] {
+  const out: AgentMessage[] = [];
+  for (const f of SOURCES) {
+    try {
+      out.push(...(JSON.parse(readFileSync(resolve(REPO, "../shared/transcripts", f), "utf8")) as AgentMessage[]));
+    } catch {
+      // a missing transcript: the others still make a corpus
+    }
+  }
+  if (out.length === 0) throw new Error("no transcripts found in ../shared/transcripts");
+  return out;
+}
+
+/** Message i of an endless cycle; copy n > 0 gets a marker so its segments hash differently. */
+function messageAt(src: readonly AgentMessage[], i: number): AgentMessage {
+  const m = src[i % src.length]!;
+  const copy = Math.floor(i / src.length);
+  if (copy === 0) return m;
+  const c = structuredClone(m) as { content?: unknown };
+  if (typeof c.content === "string") c.content = `${c.content}\n(copy ${copy})`;
+  else if (Array.isArray(c.content)) c.content.push({ type: "text", text: `(copy ${copy})` });
+  return c as AgentMessage;
+}
+
+async function fill(archive: SessionArchive, src: readonly AgentMessage[], from: number, untilSegments: number): Promise<{ next: number; appendMs: number[] }> {
+  const appendMs: number[] = [];
+  let i = from;
+  let c = 1;
+  while (archive.size < untilSegments) {
+    const span: AgentMessage[] = [];
+    for (let k = 0; k < SPAN; k++) span.push(messageAt(src, i++));
+    const t0 = performance.now();
+    await archive.append(segmentsOf(span), { session: "bench", compaction: c++ });
+    appendMs.push(performance.now() - t0);
+  }
+  return { next: i, appendMs };
+}
+
+function searchTimes(archive: SessionArchive, queries: readonly string[], rounds: number): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const q of queries) {
+      const t0 = performance.now();
+      archive.search(q, { limit: 5 });
+      out.push(performance.now() - t0);
+    }
+  }
+  return out;
+}
+
+async function main() {
+  const src = load();
+  const queries = src.map((m) => userText(m).slice(0, 400)).filter((q) => q.length > 0);
+  const dir = mkdtempSync(join(tmpdir(), "cm-archive-bench-"));
+  try {
+    const limits = { maxSegments: 1_000_000, retentionDays: 3650 };
+    const archive = new SessionArchive(dir, "bench:archive", limits);
+    await archive.load();
+    const first = await fill(archive, src, 0, 1_000);
+    for (const q of queries.slice(0, 20)) archive.search(q); // warm-up
+    const at1k = { segments: archive.size, search: latencyStats(searchTimes(archive, queries, 3)) };
+    const append1k = latencyStats(first.appendMs.slice(1));
+    const messages1k = first.next;
+    const bytes1k = statSync(archive.file).size;
+    const second = await fill(archive, src, first.next, 20_000);
+    const append20k = latencyStats(second.appendMs.slice(-20));
+    const at20k = { segments: archive.size, search: latencyStats(searchTimes(archive, queries, 3)) };
+    const fileBytes = statSync(archive.file).size;
+    const messages = second.next;
+    const indexBytes = archive.indexBytes();
+    const heapMiB = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+
+    const cold = new SessionArchive(dir, "bench:archive", limits);
+    const t0 = performance.now();
+    await cold.load();
+    const coldLoadMs = performance.now() - t0;
+
+    const results = {
+      date: new Date().toISOString(),
+      machine: { cpu: cpus()[0]?.model ?? "?", cores: cpus().length, node: process.version, platform: `${platform()} ${release()}` },
+      engine: "minisearch 7.2.0 (BM25, in memory) + JSONL file",
+      corpus: { transcripts: SOURCES, sourceMessages: src.length, queries: queries.length, spanMessages: SPAN },
+      targets: { searchMedianMsAt20k: 10, appendSpanMs: 20 },
+      at1k: { ...at1k, appendSpan: append1k, fileBytes: bytes1k, messages: messages1k },
+      at20k: { ...at20k, appendSpan: append20k, fileBytes, messages, indexJsonBytes: indexBytes, heapMiB, coldLoadMs: Math.round(coldLoadMs) },
+      bytesPer1000Messages: Math.round((fileBytes / messages) * 1000),
+    };
+    writeFileSync(resolve(REPO, "bench/archive-results.json"), `${JSON.stringify(results, null, 1)}\n`);
+    console.log(JSON.stringify(results, null, 1));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

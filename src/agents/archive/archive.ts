@@ -1,0 +1,255 @@
+/**
+ * SessionArchive: the archive of one session key, on disk (store.ts) and indexed in
+ * memory (search-index.ts). One instance per (state dir, session key) per process; it
+ * follows appends by other processes by reading only the new tail of the file.
+ */
+import path from "node:path";
+import { globalSingleton } from "../../infra/global-singleton.js";
+import { LruMap } from "../state/lru.js";
+import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
+import type { SegmentDraft, SegmentRole } from "./segments.js";
+import {
+  ARCHIVE_FILE,
+  type ArchiveRecord,
+  appendLines,
+  archiveDir,
+  readArchiveFile,
+  rewriteArchiveFile,
+  segmentId,
+  serialize,
+  statArchive,
+  withArchiveLock,
+} from "./store.js";
+
+export interface ArchiveLimits {
+  /** most segments kept; beyond it the oldest go (down to 90% so eviction is not per append) */
+  maxSegments: number;
+  /** segments archived longer ago than this are dropped */
+  retentionDays: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
+
+export interface AppendResult {
+  added: number;
+  duplicates: number;
+  evicted: number;
+}
+
+export interface ArchiveStats {
+  segments: number;
+  bytes: number;
+  badLines: number;
+  sessions: number;
+  compactions: number;
+  oldest: number | null;
+  newest: number | null;
+  byRole: Record<SegmentRole, number>;
+}
+
+const DAY_MS = 86_400_000;
+
+export class SessionArchive {
+  readonly dir: string;
+  readonly file: string;
+  private index = new SearchIndex();
+  private offset = 0;
+  private ino = 0;
+  private nextSeq = 1;
+  private badLines = 0;
+  private loaded = false;
+  /** the file holds expired records (not indexed): the next append rewrites it */
+  private expiredOnDisk = false;
+  private loading: Promise<void> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly stateDir: string,
+    readonly sessionKey: string,
+    private limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.dir = archiveDir(stateDir, sessionKey);
+    this.file = path.join(this.dir, ARCHIVE_FILE);
+  }
+
+  setLimits(limits: ArchiveLimits): void {
+    this.limits = limits;
+  }
+
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  private expired(r: ArchiveRecord): boolean {
+    return r.at < this.now() - this.limits.retentionDays * DAY_MS;
+  }
+
+  private ingest(records: readonly ArchiveRecord[]): void {
+    const fresh: ArchiveRecord[] = [];
+    for (const r of records) {
+      if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
+      if (!this.expired(r)) fresh.push(r);
+      else this.expiredOnDisk = true;
+    }
+    this.index.add(fresh);
+  }
+
+  private async reloadAll(): Promise<void> {
+    const res = await readArchiveFile(this.file);
+    this.index = new SearchIndex();
+    this.nextSeq = 1;
+    this.expiredOnDisk = false;
+    this.ingest(res.records);
+    this.offset = res.offset;
+    this.ino = res.ino;
+    this.badLines = res.badLines;
+    this.loaded = true;
+  }
+
+  /** Loads the file once (concurrent callers share the load). */
+  async load(): Promise<void> {
+    if (this.loaded) return;
+    this.loading ??= this.reloadAll().finally(() => {
+      this.loading = null;
+    });
+    await this.loading;
+  }
+
+  /** Brings the index up to date with the file: the new tail only, or all after a rewrite. */
+  async refresh(): Promise<void> {
+    if (!this.loaded) return this.load();
+    const st = await statArchive(this.file);
+    if (!st) {
+      if (this.index.size > 0 || this.offset > 0) {
+        this.index = new SearchIndex();
+        this.offset = 0;
+        this.ino = 0;
+      }
+      return;
+    }
+    if (st.ino !== this.ino || st.size < this.offset) return this.reloadAll();
+    if (st.size === this.offset) return;
+    const res = await readArchiveFile(this.file, this.offset);
+    if (res.ino !== this.ino) return this.reloadAll();
+    this.ingest(res.records);
+    this.offset = res.offset;
+    this.badLines += res.badLines;
+  }
+
+  /** Serializes writes of this process (the lock file serializes processes). */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
+  append(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult> {
+    return this.serial(() =>
+      withArchiveLock(this.dir, async () => {
+        await this.refresh();
+        const at = this.now();
+        const records: ArchiveRecord[] = [];
+        const seen = new Set<string>();
+        let duplicates = 0;
+        for (const d of drafts) {
+          const id = segmentId(d);
+          if (this.index.has(id) || seen.has(id)) {
+            duplicates++;
+            continue;
+          }
+          seen.add(id);
+          records.push({ v: 1, id, seq: this.nextSeq++, ...d, at, session: origin.session, compaction: origin.compaction });
+        }
+        if (records.length > 0) {
+          const before = await statArchive(this.file);
+          const size = await appendLines(this.file, serialize(records));
+          // the file was exactly what we had read (we hold the lock): our view stays in step
+          if (!before || before.size === this.offset) {
+            this.offset = size;
+            if (!before) this.ino = (await statArchive(this.file))?.ino ?? 0;
+          }
+          this.index.add(records);
+        }
+        const evicted = await this.compactFile();
+        return { added: records.length, duplicates, evicted };
+      }),
+    );
+  }
+
+  /** Rewrites the file without torn lines, expired records and what exceeds maxSegments; returns how many went. */
+  private async compactFile(): Promise<number> {
+    const all = [...this.index.values()];
+    let expired = 0;
+    while (expired < all.length && this.expired(all[expired]!)) expired++;
+    const over = all.length - expired > this.limits.maxSegments;
+    if (!this.expiredOnDisk && this.badLines === 0 && expired === 0 && !over) return 0;
+    const keepCount = over ? Math.floor(this.limits.maxSegments * 0.9) : all.length - expired;
+    const kept = all.slice(all.length - keepCount);
+    const dropped = all.slice(0, all.length - keepCount);
+    await rewriteArchiveFile(this.file, kept);
+    this.index.remove(dropped.map((r) => r.id));
+    const st = await statArchive(this.file);
+    this.offset = st?.size ?? 0;
+    this.ino = st?.ino ?? 0;
+    this.badLines = 0;
+    this.expiredOnDisk = false;
+    return dropped.length;
+  }
+
+  search(query: string, opts?: SearchOptions): SearchHit[] {
+    return this.index.search(query, opts);
+  }
+
+  stats(): ArchiveStats {
+    const byRole: Record<SegmentRole, number> = { user: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
+    const sessions = new Set<string>();
+    const compactions = new Set<string>();
+    let oldest: number | null = null;
+    let newest: number | null = null;
+    for (const r of this.index.values()) {
+      byRole[r.role]++;
+      sessions.add(r.session);
+      compactions.add(`${r.session}\0${r.compaction}`);
+      const t = r.t || r.at;
+      if (oldest === null || t < oldest) oldest = t;
+      if (newest === null || t > newest) newest = t;
+    }
+    return {
+      segments: this.index.size,
+      bytes: this.offset,
+      badLines: this.badLines,
+      sessions: sessions.size,
+      compactions: compactions.size,
+      oldest,
+      newest,
+      byRole,
+    };
+  }
+
+  /** Serialized size of the in-memory index (bench/stats). */
+  indexBytes(): number {
+    return this.index.serializedBytes();
+  }
+}
+
+/** Archives kept in memory per process (each holds its index; 20k segments are tens of MB). */
+const CACHE_SIZE = 8;
+
+const cache = (): LruMap<string, SessionArchive> =>
+  globalSingleton("openclaw.contextManager.archives", () => new LruMap<string, SessionArchive>(CACHE_SIZE));
+
+/** The process-wide archive of a session key (created unloaded). */
+export function archiveFor(stateDir: string, sessionKey: string, limits?: ArchiveLimits): SessionArchive {
+  const key = `${path.resolve(stateDir)}\0${sessionKey}`;
+  let a = cache().get(key);
+  if (!a) a = new SessionArchive(stateDir, sessionKey, limits);
+  else if (limits) a.setLimits(limits);
+  cache().touch(key, a);
+  return a;
+}

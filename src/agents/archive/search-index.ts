@@ -1,0 +1,173 @@
+/**
+ * Full-text index of one archive: MiniSearch (BM25 ranking; pure JS, no native build)
+ * with the archive tokenizer, then a recency decay on top. Scores are BM25 in idf units:
+ * one rare term matched once scores about its idf (ln of the archive size over its
+ * document frequency), so a threshold means "at least this specific a match".
+ */
+import MiniSearch from "minisearch";
+import type { ArchiveRecord } from "./store.js";
+import { queryTerms, tokenize } from "./tokenize.js";
+
+export interface SearchHit {
+  record: ArchiveRecord;
+  /** BM25 score times recency */
+  score: number;
+  /** BM25 score alone */
+  bm25: number;
+  /** query terms that matched */
+  terms: string[];
+}
+
+export interface SearchOptions {
+  limit?: number;
+  /** hits below this final score are dropped */
+  minScore?: number;
+  /** only segments of this session id */
+  session?: string;
+}
+
+/** Age at which the recency factor has halved; measured from the newest archived segment. */
+export const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
+/** Lowest recency factor: an old exact match still beats a new loose one. */
+export const RECENCY_FLOOR = 0.5;
+
+/** Query terms used (the rarest ones). */
+export const MAX_QUERY_TERMS = 12;
+/** A term in more than this share of the segments is too common to rank by. */
+export const COMMON_TERM_SHARE = 0.05;
+
+export function recencyFactor(t: number, newest: number): number {
+  const age = Math.max(0, newest - t);
+  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
+}
+
+interface Doc {
+  id: string;
+  text: string;
+  tool: string;
+  target: string;
+}
+
+export class SearchIndex {
+  private readonly ms = new MiniSearch<Doc>({
+    idField: "id",
+    fields: ["text", "tool", "target"],
+    // add() has tokenized the document already (for df): reuse those tokens
+    tokenize: (text) => this.pending.get(text) ?? tokenize(text),
+    processTerm: (term) => term,
+    searchOptions: { combineWith: "OR", boost: { target: 2, tool: 1 } },
+    autoVacuum: { batchSize: 5000, batchWait: 0, minDirtCount: 100, minDirtFactor: 0.05 },
+  });
+  private readonly records = new Map<string, ArchiveRecord>();
+  /** document frequency per term: picks the specific terms of a query */
+  private readonly df = new Map<string, number>();
+  private readonly pending = new Map<string, string[]>();
+  private newest = 0;
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  get(id: string): ArchiveRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** All records, oldest first (insertion order = archive order). */
+  values(): IterableIterator<ArchiveRecord> {
+    return this.records.values();
+  }
+
+  private countTerms(r: ArchiveRecord, delta: 1 | -1, tokens?: Map<string, string[]>): void {
+    const distinct = new Set<string>();
+    for (const field of [r.text, r.tool ?? "", r.target ?? ""]) {
+      const t = tokenize(field);
+      tokens?.set(field, t);
+      for (const term of t) distinct.add(term);
+    }
+    for (const term of distinct) {
+      const n = (this.df.get(term) ?? 0) + delta;
+      if (n > 0) this.df.set(term, n);
+      else this.df.delete(term);
+    }
+  }
+
+  add(records: readonly ArchiveRecord[]): void {
+    for (const r of records) {
+      if (this.records.has(r.id)) continue;
+      this.records.set(r.id, r);
+      this.countTerms(r, 1, this.pending);
+      try {
+        this.ms.add({ id: r.id, text: r.text, tool: r.tool ?? "", target: r.target ?? "" });
+      } finally {
+        this.pending.clear();
+      }
+      const t = r.t || r.at;
+      if (t > this.newest) this.newest = t;
+    }
+  }
+
+  remove(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const r = this.records.get(id);
+      if (!r) continue;
+      this.records.delete(id);
+      this.countTerms(r, -1);
+      this.ms.discard(id);
+    }
+  }
+
+  /**
+   * The query's most specific terms: known to the index, rarest first, at most
+   * MAX_QUERY_TERMS, and none found in more than COMMON_TERM_SHARE of the segments
+   * (unless only such terms are left). A pasted request of 80 words costs a dozen
+   * posting-list walks, and words every segment has cannot flood the ranking.
+   */
+  specificTerms(query: string): string[] {
+    const n = this.records.size;
+    const known = queryTerms(query, 256)
+      .map((term) => ({ term, df: this.df.get(term) ?? 0 }))
+      .filter((x) => x.df > 0)
+      .sort((a, b) => a.df - b.df);
+    const specific = known.filter((x) => x.df <= COMMON_TERM_SHARE * n);
+    return (specific.length > 0 ? specific : known.slice(0, 1)).slice(0, MAX_QUERY_TERMS).map((x) => x.term);
+  }
+
+  search(query: string, opts: SearchOptions = {}): SearchHit[] {
+    const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
+    if (this.records.size === 0) return [];
+    const terms = this.specificTerms(query);
+    if (terms.length === 0) return [];
+    const filter = opts.session ? (r: { id: string }) => this.records.get(r.id)?.session === opts.session : undefined;
+    // terms are tokens already: MiniSearch must not split them again
+    const results = this.ms.search({ combineWith: "OR", queries: terms }, { tokenize: (t) => [t], ...(filter ? { filter } : {}) });
+    const hits: SearchHit[] = [];
+    // Results come sorted by BM25 and recency only lowers a score (factor <= 1), so once a
+    // result's BM25 is below the k-th best final score (or below minScore), no later one
+    // can enter the top k: stop there instead of scoring every match.
+    const topK: number[] = []; // best final scores so far, descending, at most `limit`
+    for (const res of results) {
+      if (topK.length >= limit && res.score < topK[limit - 1]!) break;
+      if (opts.minScore !== undefined && res.score < opts.minScore) break;
+      const record = this.records.get(res.id as string);
+      if (!record) continue;
+      const score = res.score * recencyFactor(record.t || record.at, this.newest);
+      if (opts.minScore !== undefined && score < opts.minScore) continue;
+      hits.push({ record, score, bm25: res.score, terms: res.queryTerms });
+      let i = topK.length;
+      while (i > 0 && topK[i - 1]! < score) i--;
+      topK.splice(i, 0, score);
+      if (topK.length > limit) topK.pop();
+    }
+    hits.sort((a, b) => b.score - a.score || b.record.seq - a.record.seq);
+    return hits.slice(0, limit);
+  }
+
+  /** Approximate serialized size of the index (MiniSearch's own JSON form), in bytes. */
+  serializedBytes(): number {
+    return Buffer.byteLength(JSON.stringify(this.ms));
+  }
+}

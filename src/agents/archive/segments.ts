@@ -1,0 +1,242 @@
+/**
+ * Messages of a compacted span -> archive segments (pure; no I/O).
+ *
+ * One segment per user message, assistant reply text, tool call and tool result
+ * (`!cmd` bash executions too), each with its role and time; tool segments carry the
+ * tool name and target (path, command or pattern). Every text is redacted before it
+ * leaves this function and bounded (SEGMENT_BOUNDS). Never archived: our own injected
+ * messages (gauge, restore, recall), restore or recall blocks a host folded into a
+ * user message, host `System:` lines, thinking blocks, compaction summaries.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import {
+  type AssistantMessage,
+  assistantText,
+  contentText,
+  prop,
+  toolCallsOf,
+  toolPathArg,
+  stripHostSystemLines,
+  boundedJson,
+} from "../context-capture.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../context-checkpoint-inject.js";
+import { redactSecrets } from "../redact.js";
+import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
+
+export type SegmentRole = "user" | "assistant" | "tool_call" | "tool_result" | "bash";
+
+/** A segment before it gets its archive id, sequence number and archive time. */
+export interface SegmentDraft {
+  role: SegmentRole;
+  /** message time, ms since epoch (0 when the message had none) */
+  t: number;
+  tool?: string;
+  target?: string;
+  /** tool result was an error */
+  error?: boolean;
+  text: string;
+}
+
+/** Character bounds of a segment's text (after redaction). */
+export const SEGMENT_BOUNDS = {
+  /** user and assistant text */
+  message: 4000,
+  /** tool output: head and tail kept, the middle elided */
+  resultHead: 1600,
+  resultTail: 400,
+  /** tool call arguments (compact JSON, target removed) */
+  callArgs: 800,
+  target: 300,
+  tool: 80,
+} as const;
+
+/** Text looked at per message before redaction (redaction is linear, but a 10 MB output is not worth it). */
+const SCAN_MAX = 64_000;
+
+const ELIDED = "\n…\n";
+
+function bound(text: string, head: number, tail = 0): string {
+  if (text.length <= head + tail + ELIDED.length) return text;
+  return tail > 0 ? text.slice(0, head) + ELIDED + text.slice(text.length - tail) : `${text.slice(0, head)}…`;
+}
+
+/**
+ * Head and tail of a huge text, each cut at whitespace so no token (a secret has no
+ * spaces) is split into a piece the redaction patterns could no longer recognise; a
+ * partial token at a cut is dropped whole.
+ */
+function scanWindow(text: string): string {
+  if (text.length <= SCAN_MAX) return text;
+  let head = text.slice(0, SCAN_MAX / 2);
+  const h = head.search(/\s\S*$/);
+  head = h >= 0 ? head.slice(0, h) : "";
+  let tail = text.slice(text.length - SCAN_MAX / 2);
+  const t = tail.search(/\s/);
+  tail = t >= 0 ? tail.slice(t) : "";
+  return head + ELIDED + tail;
+}
+
+/** Text cut at `cap` by an extractor: its last token may be a cut secret, so it goes. */
+function dropCutToken(text: string, cap: number): string {
+  if (text.length < cap) return text;
+  const i = text.search(/\s\S*$/);
+  return i >= 0 ? text.slice(0, i) : "";
+}
+
+/** Caps of the shared extractors (contentText's is ours to pass, assistantText's is its own). */
+const CONTENT_CAP = 4 * SCAN_MAX;
+const ASSISTANT_CAP = 200_000;
+
+/** The user's own text: host `System:` lines and our injected blocks removed, no cut token. */
+function userTextOf(msg: AgentMessage): string {
+  const content = (msg as { content?: unknown }).content;
+  const raw = typeof content === "string" ? content : dropCutToken(contentText(content, CONTENT_CAP), CONTENT_CAP);
+  return stripInjectedBlocks(stripHostSystemLines(raw)).trim();
+}
+
+/**
+ * Stricter than redactSecrets, for the verbatim archive only: a bare run of 20+ letters
+ * and digits that mixes upper case, lower case and digits and switches between them on
+ * at least 35% of its characters is a random token (an API key with no recognisable
+ * prefix or key name), not an identifier: camelCase names switch case a few times per
+ * word ("computeInvoiceTotal2": 3 switches in 20 chars).
+ */
+const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
+const kindOf = (c: number): number => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);
+
+export function looksLikeRandomToken(run: string): boolean {
+  let switches = 0;
+  let alnum = 0;
+  let prev = 0;
+  const kinds = [0, 0, 0, 0];
+  for (let i = 0; i < run.length; i++) {
+    const k = kindOf(run.charCodeAt(i));
+    kinds[k] = 1;
+    if (k === 0) continue;
+    if (prev !== 0 && k !== prev) switches++;
+    prev = k;
+    alnum++;
+  }
+  return kinds[1] === 1 && kinds[2] === 1 && kinds[3] === 1 && alnum >= 20 && switches / alnum >= 0.35;
+}
+
+function redactRandomTokens(text: string): string {
+  return text.replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run));
+}
+
+/** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
+function clean(text: string, head: number, tail = 0): string {
+  return bound(redactRandomTokens(redactSecrets(scanWindow(text))), head, tail).trim();
+}
+
+/** Removes restore and recall blocks (header line .. end marker) from a text. */
+export function stripInjectedBlocks(text: string): string {
+  let out = text;
+  for (const [start, end] of [
+    [RESTORE_HEADER_POST_COMPACTION, RESTORE_END_MARKER],
+    [RESTORE_HEADER_RESUME, RESTORE_END_MARKER],
+    [RECALL_HEADER, RECALL_END],
+  ] as const) {
+    for (let i = out.indexOf(start); i >= 0; i = out.indexOf(start)) {
+      const j = out.indexOf(end, i + start.length);
+      out = out.slice(0, i) + (j < 0 ? "" : out.slice(j + end.length));
+    }
+  }
+  return out;
+}
+
+const TARGET_KEYS = ["command", "pattern", "query", "url"] as const;
+
+/** The thing a tool call acted on: its path, else its command / pattern / query / url. */
+export function toolTarget(args: unknown): string {
+  const p = toolPathArg(args);
+  if (p !== null) return p;
+  for (const key of TARGET_KEYS) {
+    const v = prop(args, key);
+    if (typeof v === "string" && v.trim()) return v;
+  }
+  return "";
+}
+
+function argsWithoutTarget(args: unknown, target: string): unknown {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return args;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(args)) {
+    const v = prop(args, key);
+    if (v === target) continue;
+    out[key] = v;
+  }
+  return out;
+}
+
+function timeOf(msg: AgentMessage): number {
+  const t = (msg as { timestamp?: unknown }).timestamp;
+  return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
+}
+
+const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall"]);
+
+/** Segments of `messages`, in order. Total: malformed messages are skipped. */
+export function segmentsOf(messages: readonly AgentMessage[]): SegmentDraft[] {
+  const out: SegmentDraft[] = [];
+  const calls = new Map<string, { tool: string; target: string }>();
+  for (const msg of messages) {
+    try {
+      pushMessage(out, calls, msg);
+    } catch {
+      // a hostile message (throwing getter, odd shape) is skipped, the rest archived
+    }
+  }
+  return out;
+}
+
+function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage): void {
+  if (!msg || typeof msg !== "object") return;
+  const t = timeOf(msg);
+  switch (msg.role) {
+    case "user": {
+      const text = clean(userTextOf(msg), SEGMENT_BOUNDS.message);
+      if (text) out.push({ role: "user", t, text });
+      return;
+    }
+    case "assistant": {
+      const a = msg as AssistantMessage;
+      const text = clean(stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)), SEGMENT_BOUNDS.message);
+      if (text) out.push({ role: "assistant", t, text });
+      for (const call of toolCallsOf(a)) {
+        const rawTarget = toolTarget(call.arguments);
+        const tool = clean(call.name, SEGMENT_BOUNDS.tool) || "tool";
+        const target = clean(rawTarget.replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
+        calls.set(call.id, { tool, target });
+        const args = boundedJson(argsWithoutTarget(call.arguments, rawTarget), SEGMENT_BOUNDS.callArgs * 2);
+        const argText = args === "{}" ? "" : clean(args, SEGMENT_BOUNDS.callArgs);
+        out.push({ role: "tool_call", t, tool, ...(target ? { target } : {}), text: argText });
+      }
+      return;
+    }
+    case "toolResult": {
+      const r = msg as { toolCallId?: unknown; toolName?: unknown; content?: unknown; isError?: unknown };
+      const call = calls.get(String(r.toolCallId ?? ""));
+      const tool = call?.tool ?? (clean(String(r.toolName ?? ""), SEGMENT_BOUNDS.tool) || "tool");
+      const text = clean(dropCutToken(contentText(r.content, CONTENT_CAP), CONTENT_CAP), SEGMENT_BOUNDS.resultHead, SEGMENT_BOUNDS.resultTail);
+      const seg: SegmentDraft = { role: "tool_result", t, tool, text };
+      if (call?.target) seg.target = call.target;
+      if (r.isError === true) seg.error = true;
+      if (text || seg.target) out.push(seg);
+      return;
+    }
+    case "bashExecution": {
+      const b = msg as { command?: unknown; output?: unknown };
+      const target = clean(String(b.command ?? "").replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
+      const text = clean(String(b.output ?? ""), SEGMENT_BOUNDS.resultHead, SEGMENT_BOUNDS.resultTail);
+      if (target || text) out.push({ role: "bash", t, tool: "bash", ...(target ? { target } : {}), text });
+      return;
+    }
+    case "custom": {
+      if (OUR_CUSTOM_TYPES.has(String((msg as { customType?: unknown }).customType))) return;
+      return; // other extensions' injected messages are theirs to keep
+    }
+    default:
+      return; // compactionSummary, branchSummary: summaries of what is archived already
+  }
+}

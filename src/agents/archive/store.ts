@@ -1,0 +1,210 @@
+/**
+ * The archive file of one session key: `<stateDir>/context/archive/<dir>/segments.jsonl`,
+ * one JSON record per line (docs/archive.md).
+ *
+ * Crash safety: records are only ever appended, whole lines in one write; a reader takes
+ * only newline-terminated lines and skips a line that does not parse, and the next append
+ * after a torn write starts on a fresh line. So an interrupted append can lose at most the
+ * records it was writing, never what was there. Rewrites (eviction, retention) go through
+ * writeFileAtomic (tmp + fsync + rename). Appends and rewrites of one file are serialized
+ * across processes by a lock file, so a rewrite never drops another writer's append.
+ */
+import { createHash } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { writeFileAtomic } from "../../infra/atomic-file.js";
+import { sessionDirName } from "../session-dir.js";
+import type { SegmentDraft, SegmentRole } from "./segments.js";
+
+export const ARCHIVE_FILE = "segments.jsonl";
+const LOCK_FILE = "segments.lock";
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/** One archived segment, as stored (one line of segments.jsonl). */
+export interface ArchiveRecord extends SegmentDraft {
+  /** record format version */
+  v: 1;
+  /** 16 hex of sha256 over role, tool, target and text: the dedup key */
+  id: string;
+  /** position in this archive, increasing */
+  seq: number;
+  /** when it was archived, ms since epoch (retention) */
+  at: number;
+  /** pi session id the message came from */
+  session: string;
+  /** the compaction of that session that archived it (1 = first) */
+  compaction: number;
+}
+
+const ROLES: ReadonlySet<SegmentRole> = new Set(["user", "assistant", "tool_call", "tool_result", "bash"]);
+
+export function archiveRoot(stateDir: string): string {
+  return path.join(stateDir, "context", "archive");
+}
+
+export function archiveDir(stateDir: string, sessionKey: string): string {
+  return path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
+}
+
+export function segmentId(d: Pick<SegmentDraft, "role" | "tool" | "target" | "text">): string {
+  return createHash("sha256")
+    .update(`${d.role}\0${d.tool ?? ""}\0${d.target ?? ""}\0${d.text}`, "utf8")
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** A parsed line, or null when it is not a valid record (torn write, hand edit, other version). */
+export function parseRecord(line: string): ArchiveRecord | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!v || typeof v !== "object") return null;
+  const r = v as Record<string, unknown>;
+  if (r.v !== 1 || typeof r.id !== "string" || !/^[0-9a-f]{16}$/.test(r.id)) return null;
+  if (typeof r.text !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
+  for (const k of ["seq", "t", "at", "compaction"]) if (typeof r[k] !== "number" || !Number.isFinite(r[k])) return null;
+  if (typeof r.session !== "string") return null;
+  for (const k of ["tool", "target"]) if (r[k] !== undefined && typeof r[k] !== "string") return null;
+  return r as unknown as ArchiveRecord;
+}
+
+export interface ReadResult {
+  records: ArchiveRecord[];
+  /** lines that did not parse (torn or corrupt), skipped */
+  badLines: number;
+  /** bytes consumed: up to and including the last newline */
+  offset: number;
+  /** inode of the file read (a rewrite replaces it) */
+  ino: number;
+}
+
+/** Parses the complete lines of `buf`; the bytes after the last newline are left unconsumed. */
+export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: number; consumed: number } {
+  const end = buf.lastIndexOf(0x0a);
+  const records: ArchiveRecord[] = [];
+  let badLines = 0;
+  if (end < 0) return { records, badLines, consumed: 0 };
+  for (const line of buf.toString("utf8", 0, end).split("\n")) {
+    if (!line) continue;
+    const r = parseRecord(line);
+    if (r) records.push(r);
+    else badLines++;
+  }
+  return { records, badLines, consumed: end + 1 };
+}
+
+/** Reads the archive from byte `from` (0: whole file). A missing file reads as empty. */
+export async function readArchiveFile(file: string, from = 0): Promise<ReadResult> {
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(file, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { records: [], badLines: 0, offset: 0, ino: 0 };
+    throw e;
+  }
+  try {
+    const st = await fh.stat();
+    const size = st.size - from;
+    if (size <= 0) return { records: [], badLines: 0, offset: from, ino: st.ino };
+    const buf = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await fh.read(buf, read, size - read, from + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    const parsed = parseLines(read < size ? buf.subarray(0, read) : buf);
+    return { records: parsed.records, badLines: parsed.badLines, offset: from + parsed.consumed, ino: st.ino };
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function statArchive(file: string): Promise<{ size: number; ino: number } | null> {
+  try {
+    const st = await fsp.stat(file);
+    return { size: st.size, ino: st.ino };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+export function serialize(records: readonly ArchiveRecord[]): string {
+  let out = "";
+  for (const r of records) out += `${JSON.stringify(r)}\n`;
+  return out;
+}
+
+/**
+ * Appends whole lines in one write (fsync'd). When the file does not end with a newline
+ * (a torn earlier write), a newline goes first so the torn line stays one bad line.
+ * Returns the file size after the write.
+ */
+export async function appendLines(file: string, data: string): Promise<number> {
+  await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+  const fh = await fsp.open(file, "a+", FILE_MODE);
+  try {
+    const st = await fh.stat();
+    let prefix = "";
+    if (st.size > 0) {
+      const last = Buffer.alloc(1);
+      await fh.read(last, 0, 1, st.size - 1);
+      if (last[0] !== 0x0a) prefix = "\n";
+    }
+    const bytes = Buffer.from(prefix + data, "utf8");
+    await fh.write(bytes, 0, bytes.length);
+    await fh.datasync();
+    return st.size + bytes.length;
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function rewriteArchiveFile(file: string, records: readonly ArchiveRecord[]): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+  await writeFileAtomic(file, serialize(records), { mode: FILE_MODE });
+}
+
+const LOCK_STALE_MS = 10_000;
+const LOCK_WAIT_MS = 5_000;
+
+/**
+ * Runs `fn` holding `<dir>/segments.lock` (O_EXCL create). A lock older than
+ * LOCK_STALE_MS is a crashed holder's and is taken over; after LOCK_WAIT_MS of waiting the
+ * call fails (the caller logs and skips this archive write; nothing on disk is harmed).
+ */
+export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  const lock = path.join(dir, LOCK_FILE);
+  const started = Date.now();
+  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      const fh = await fsp.open(lock, "wx", FILE_MODE);
+      await fh.close();
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      try {
+        const st = await fsp.stat(lock);
+        if (Date.now() - st.mtimeMs > LOCK_STALE_MS) {
+          await fsp.unlink(lock).catch(() => undefined);
+          continue;
+        }
+      } catch {
+        continue; // released meanwhile
+      }
+      if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`archive lock busy: ${lock}`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fsp.unlink(lock).catch(() => undefined);
+  }
+}

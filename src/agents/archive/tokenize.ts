@@ -1,0 +1,106 @@
+/**
+ * Tokenizer of the archive's full-text index (documents and queries alike), so that
+ * code and CJK text match the way people refer to them:
+ * - words are runs of letters/digits/underscore; each is indexed lower-cased, and also
+ *   split at snake_case underscores, camelCase humps and letter/digit boundaries
+ *   (`parseCheckpointFile` -> parsecheckpointfile, parse, checkpoint, file);
+ * - path-like runs (`src/agents/redact.ts`, `foo.test.ts`) add their file name with its
+ *   extension (`redact.ts`) so a query naming a file ranks that file above loose words;
+ * - CJK runs (Han, Kana, Hangul) have no spaces: indexed as overlapping bigrams plus
+ *   single characters, the usual n-gram approach of search engines.
+ * No stop words and no stemming: both are language-specific, and BM25's idf already
+ * gives frequent words little weight.
+ */
+
+/** Longest token kept (longer runs are hashes or blobs, not words anyone searches). */
+const MAX_TOKEN = 64;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+/** A run of word and path characters: words, identifiers, paths, dotted names. */
+const RUN = /[\p{L}\p{N}_][\p{L}\p{N}_./\\-]*/gu;
+const WORD = /[\p{L}\p{N}_]+/gu;
+/** camelCase humps, ACRONYMWords, digits: "parseHTTPResponse2x" -> parse HTTP Response 2 x */
+const PARTS = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|\p{L}+/gu;
+/** file name with an extension at the end of a run: "redact.ts", "foo.test.ts" */
+const FILE_NAME = /[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)*\.\p{L}[\p{L}\p{N}]{0,7}$/u;
+
+const PLAIN_LOWER = /^[a-z][a-z]*$/;
+const PLAIN_CAPITALIZED = /^[A-Z]?[a-z]*$/;
+/** any char at or above U+2E80 (CJK radicals and up): only then the script regex runs */
+const MAYBE_CJK = /[\u2e80-\uffff]/;
+
+function pushWord(out: string[], word: string): void {
+  if (word.length > MAX_TOKEN) return;
+  // fast path: most words are plain lower-case or capitalized ASCII
+  if (PLAIN_LOWER.test(word)) {
+    out.push(word);
+    return;
+  }
+  const lower = word.toLowerCase();
+  out.push(lower);
+  if (PLAIN_CAPITALIZED.test(word)) return;
+  if (!/[_\p{Lu}\p{N}]/u.test(word.slice(1)) && !word.includes("_")) return;
+  for (const piece of word.split("_")) {
+    if (!piece) continue;
+    const parts = piece.match(PARTS);
+    if (!parts) continue;
+    if (parts.length === 1 && piece.toLowerCase() === lower) continue;
+    for (const p of parts) {
+      const l = p.toLowerCase();
+      if (l !== lower) out.push(l);
+    }
+  }
+}
+
+function pushCjk(out: string[], run: string): void {
+  const chars = Array.from(run);
+  for (let i = 0; i < chars.length; i++) {
+    out.push(chars[i]!);
+    if (i + 1 < chars.length) out.push(chars[i]! + chars[i + 1]!);
+  }
+}
+
+/** Tokens of `text`, in order, with repeats (term frequency matters to BM25). */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  if (typeof text !== "string" || text.length === 0) return out;
+  for (const m of text.matchAll(RUN)) {
+    let run = m[0].replace(/[./\\-]+$/, "");
+    if (!run) continue;
+    if (MAYBE_CJK.test(run) && CJK.test(run)) {
+      // split the run into CJK and non-CJK pieces
+      let last = 0;
+      for (const c of run.matchAll(CJK_RUN)) {
+        if (c.index! > last) tokenizeRun(out, run.slice(last, c.index));
+        pushCjk(out, c[0]);
+        last = c.index! + c[0].length;
+      }
+      if (last < run.length) tokenizeRun(out, run.slice(last));
+      continue;
+    }
+    tokenizeRun(out, run);
+  }
+  return out;
+}
+
+function tokenizeRun(out: string[], run: string): void {
+  if (PLAIN_LOWER.test(run)) {
+    if (run.length <= MAX_TOKEN) out.push(run);
+    return;
+  }
+  if (/[./\\]/.test(run)) {
+    const file = run.match(FILE_NAME);
+    if (file && file[0].length <= MAX_TOKEN && /\p{L}/u.test(file[0])) out.push(file[0].toLowerCase());
+  }
+  for (const w of run.matchAll(WORD)) pushWord(out, w[0]);
+}
+
+/** Distinct query terms, capped (a pasted page as a query must not cost a page of lookups). */
+export function queryTerms(text: string, max = 48): string[] {
+  const seen = new Set<string>();
+  for (const t of tokenize(text)) {
+    if (seen.size >= max) break;
+    seen.add(t);
+  }
+  return [...seen];
+}

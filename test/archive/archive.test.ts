@@ -1,0 +1,192 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { SessionArchive } from "../../src/agents/archive/archive.js";
+import { segmentsOf } from "../../src/agents/archive/segments.js";
+import { parseRecord } from "../../src/agents/archive/store.js";
+import { tokenize } from "../../src/agents/archive/tokenize.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/context-checkpoint-inject.js";
+
+const dirs: string[] = [];
+function tempState(): string {
+  const d = mkdtempSync(join(tmpdir(), "cm-archive-"));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const SECRET = "sk-ant-api03-AbCdEf0123456789GhIjKl";
+let ts = 1_700_000_000_000;
+const user = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: ts++ }) as AgentMessage;
+const assistant = (text: string, calls: Array<{ id: string; name: string; arguments: unknown }> = []): AgentMessage =>
+  ({
+    role: "assistant",
+    content: [{ type: "text", text }, ...calls.map((c) => ({ type: "toolCall", ...c }))],
+    stopReason: calls.length ? "toolUse" : "stop",
+    timestamp: ts++,
+  }) as unknown as AgentMessage;
+const result = (id: string, name: string, text: string, isError = false): AgentMessage =>
+  ({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError, timestamp: ts++ }) as AgentMessage;
+
+function span(n: number, tag: string): AgentMessage[] {
+  const out: AgentMessage[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(user(`${tag} request ${i}: look at module${tag}${i}`));
+    out.push(assistant(`Reading src/${tag}/file${i}.ts`, [{ id: `${tag}-${i}`, name: "read", arguments: { path: `src/${tag}/file${i}.ts` } }]));
+    out.push(result(`${tag}-${i}`, "read", `export function helper${tag}${i}() { return ${i}; }`));
+  }
+  return out;
+}
+
+describe("tokenizer", () => {
+  it("splits camelCase, snake_case, paths and CJK", () => {
+    expect(tokenize("parseCheckpointFile")).toEqual(["parsecheckpointfile", "parse", "checkpoint", "file"]);
+    expect(tokenize("max_segments")).toEqual(["max_segments", "max", "segments"]);
+    expect(tokenize("see src/agents/redact.ts")).toEqual(expect.arrayContaining(["redact.ts", "src", "agents", "redact", "ts"]));
+    expect(tokenize("压缩后")).toEqual(["压", "压缩", "缩", "缩后", "后"]);
+  });
+});
+
+describe("segmentsOf", () => {
+  it("keeps role, time, tool, target and a redacted bounded body; skips injected text", () => {
+    const msgs: AgentMessage[] = [
+      user(`System: [Post-compaction checkpoint restore]\nSystem: old\n\nplease deploy with key ${SECRET}`),
+      user(`${RESTORE_HEADER_POST_COMPACTION}\nWorking on: "x"\n${RESTORE_END_MARKER}\nfix parseConfig`),
+      { role: "custom", customType: "context-gauge", content: "[Context: 80%]", display: false, timestamp: ts++ } as unknown as AgentMessage,
+      { role: "custom", customType: "context-recall", content: "recalled", display: false, timestamp: ts++ } as unknown as AgentMessage,
+      assistant("Running the build", [{ id: "c1", name: "bash", arguments: { command: "npm run build", timeout: 60 } }]),
+      result("c1", "bash", `error TS2304 ${"x".repeat(10_000)} tail-marker`, true),
+    ];
+    const segs = segmentsOf(msgs);
+    expect(segs.map((s) => s.role)).toEqual(["user", "user", "assistant", "tool_call", "tool_result"]);
+    expect(segs[0]!.text).toBe("please deploy with key [REDACTED:anthropic]");
+    expect(segs[1]!.text).toBe("fix parseConfig");
+    expect(segs[3]).toMatchObject({ tool: "bash", target: "npm run build", text: '{"timeout":60}' });
+    const res = segs[4]!;
+    expect(res).toMatchObject({ tool: "bash", target: "npm run build", error: true });
+    expect(res.text.length).toBeLessThan(2100);
+    expect(res.text).toContain("error TS2304");
+    expect(res.text).toContain("tail-marker");
+    expect(segs[0]!.t).toBeGreaterThan(0);
+    expect(JSON.stringify(segs)).not.toContain("Working on");
+  });
+});
+
+describe("SessionArchive", () => {
+  it("archives to disk without secrets, dedups by content and finds identifiers, paths and CJK", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "agent:main:test");
+    const msgs = [
+      ...span(20, "alpha"),
+      user(`the token is ${SECRET}`),
+      user("修复压缩后的检索问题"),
+      assistant("Renamed parseCheckpointFile to loadCheckpoint in src/agents/checkpoint/store.ts"),
+    ];
+    const r1 = await a.append(segmentsOf(msgs), { session: "s1", compaction: 1 });
+    expect(r1.added).toBe(83); // 4 segments per read round trip (user, text, call, result)
+    const r2 = await a.append(segmentsOf(msgs), { session: "s1", compaction: 2 });
+    expect(r2).toMatchObject({ added: 0, duplicates: 83 });
+
+    const raw = readFileSync(a.file, "utf8");
+    expect(raw).not.toContain(SECRET);
+    expect(raw.trim().split("\n")).toHaveLength(83);
+
+    expect(a.search("where is parse_checkpoint_file now?")[0]!.record.text).toContain("parseCheckpointFile");
+    expect(a.search("store.ts")[0]!.record.text).toContain("src/agents/checkpoint/store.ts");
+    const file7 = a.search("what did file7.ts in alpha contain", { limit: 3 });
+    expect(file7[0]!.record.target ?? file7[0]!.record.text).toContain("file7.ts");
+    expect(a.search("压缩")[0]!.record.text).toBe("修复压缩后的检索问题");
+    expect(a.search("helperalpha13")[0]!.record.text).toContain("helperalpha13()");
+
+    // a new process sees the same archive
+    const b = new SessionArchive(stateDir, "agent:main:test");
+    await b.load();
+    expect(b.size).toBe(83);
+    expect(b.search("helperalpha13")[0]!.record.id).toBe(a.search("helperalpha13")[0]!.record.id);
+  });
+
+  it("survives a torn append: earlier records intact, the torn line skipped, later appends readable", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    await a.append(segmentsOf(span(3, "one")), { session: "s", compaction: 1 });
+    const before = readFileSync(a.file, "utf8");
+    // a crash in the middle of writing a record
+    appendFileSync(a.file, '{"v":1,"id":"00112233445566','utf8');
+    const b = new SessionArchive(stateDir, "k");
+    await b.load();
+    expect(b.size).toBe(12);
+    await b.append(segmentsOf(span(3, "two")), { session: "s", compaction: 2 });
+    const c = new SessionArchive(stateDir, "k");
+    await c.load();
+    expect(c.size).toBe(24);
+    expect(c.search("helpertwo2")[0]!.record.text).toContain("helpertwo2");
+    // every earlier line byte for byte; the torn record stays one unreadable line of its own
+    const after = readFileSync(a.file, "utf8");
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.split("\n").filter(Boolean).filter((l) => !parseRecord(l))).toEqual(['{"v":1,"id":"00112233445566']);
+    expect(c.stats().badLines).toBe(1);
+  });
+
+  it("a corrupt file loads what parses and never throws", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    await a.append(segmentsOf(span(2, "x")), { session: "s", compaction: 1 });
+    writeFileSync(a.file, `garbage\n\u0000\u0001\n${readFileSync(a.file, "utf8")}{"v":2}\n`);
+    const b = new SessionArchive(stateDir, "k");
+    await b.load();
+    expect(b.size).toBe(8);
+    expect(b.stats().badLines).toBe(3);
+  });
+
+  it("keeps at most maxSegments, evicting the oldest", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k", { maxSegments: 50, retentionDays: 30 });
+    for (let c = 1; c <= 5; c++) await a.append(segmentsOf(span(5, `c${c}x`)), { session: "s", compaction: c });
+    expect(a.size).toBeLessThanOrEqual(50);
+    const b = new SessionArchive(stateDir, "k", { maxSegments: 50, retentionDays: 30 });
+    await b.load();
+    expect(b.size).toBe(a.size);
+    expect(b.search("helperc5x4").length).toBeGreaterThan(0);
+    const texts = (q: string) => b.search(q, { limit: 100 }).map((h) => h.record.text);
+    expect(texts("helperc1x0").some((t) => t.includes("helperc1x0"))).toBe(false);
+  });
+
+  it("drops segments past the retention period", async () => {
+    const stateDir = tempState();
+    let now = Date.UTC(2026, 0, 1);
+    const a = new SessionArchive(stateDir, "k", { maxSegments: 1000, retentionDays: 7 }, () => now);
+    await a.append(segmentsOf(span(2, "old")), { session: "s", compaction: 1 });
+    now += 8 * 86_400_000;
+    await a.append(segmentsOf(span(2, "new")), { session: "s", compaction: 2 });
+    expect(a.search("helperold1", { limit: 100 }).some((h) => h.record.text.includes("helperold1"))).toBe(false);
+    expect(readFileSync(a.file, "utf8")).not.toContain("helperold1");
+    expect(a.size).toBe(8);
+  });
+
+  it("two writers on one key lose nothing", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    const b = new SessionArchive(stateDir, "k");
+    await Promise.all([
+      ...[1, 2, 3].map((c) => a.append(segmentsOf(span(4, `a${c}q`)), { session: "a", compaction: c })),
+      ...[1, 2, 3].map((c) => b.append(segmentsOf(span(4, `b${c}q`)), { session: "b", compaction: c })),
+    ]);
+    const c = new SessionArchive(stateDir, "k");
+    await c.load();
+    expect(c.size).toBe(96);
+    await a.refresh();
+    expect(a.size).toBe(96);
+  });
+});
+
+describe("archive redaction", () => {
+  it("also removes bare random tokens that redactSecrets alone keeps, and keeps identifiers", () => {
+    const token = ["eAq7", "Zt2Xy9Lp4Vb8Nc1Rd6Hf3Km0"].join("");
+    const [seg] = segmentsOf([user(`use ${token} with computeInvoiceTotal2 and parseHTTPResponse2x, uuid 123e4567-e89b-12d3-a456-426614174000`)]);
+    expect(seg!.text).toBe("use [REDACTED:token] with computeInvoiceTotal2 and parseHTTPResponse2x, uuid 123e4567-e89b-12d3-a456-426614174000");
+  });
+});
