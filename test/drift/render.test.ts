@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
 import type { DriftReport } from "../../src/agents/drift/compare.js";
-import { DRIFT_TITLE, renderDriftSection } from "../../src/agents/drift/render.js";
+import { DRIFT_EXTRA_TITLE, DRIFT_TITLE, driftExtraSection, renderDriftSection } from "../../src/agents/drift/render.js";
 import { renderWithDrift } from "../../src/agents/drift/restore-section.js";
 import { makeCheckpoint } from "../checkpoint/helpers.js";
 
@@ -84,5 +84,25 @@ describe("renderDriftSection", () => {
     // right after the working lines, before the optional sections
     const lines = full.text.split("\n");
     expect(lines[lines.indexOf(DRIFT_TITLE) - 2]).toMatch(/^(Next action|Interrupted):/);
+  });
+});
+
+describe("driftExtraSection (entries for the renderer's extra-section slot)", () => {
+  it("plain entries per kind and git, lists shortened below the renderer's cap; null when nothing moved", () => {
+    expect(driftExtraSection(base)).toBeNull();
+    const files = Array.from({ length: 40 }, (_, i) => ({ path: `src/m${i}/f${i}.ts`, change: "changed" as const, by: "outside" as const }));
+    const r: DriftReport = {
+      ...base,
+      drifted: true,
+      files: [...files, { path: "old.md", change: "deleted", by: null }],
+      git: { repoGone: false, branch: { from: "main", to: "feature" }, head: { from: A, to: B, ahead: 2, behind: null }, dirty: null, dirtyNow: true },
+    };
+    const x = driftExtraSection(r)!;
+    expect(x.title).toBe(DRIFT_EXTRA_TITLE);
+    expect(x.lines[0]).toMatch(/^changed: src\/m0\/f0\.ts \(not by the session\), .*, \+\d+ more$/);
+    expect(x.lines[0]!.length).toBeLessThanOrEqual(200);
+    expect(x.lines[1]).toBe("deleted: old.md");
+    expect(x.lines[2]).toBe("git: branch main -> branch feature; HEAD +2 commits (aaaaaaa -> bbbbbbb); tree dirty");
+    expect(driftExtraSection({ ...base, drifted: true, workspaceFound: false })!.lines).toEqual(["the working directory /w no longer exists"]);
   });
 });

@@ -20,11 +20,14 @@ function fileEntry(f: FileDrift): string {
   return `${quoteUntrusted(f.path, PATH_CAP)}${f.change === "changed" ? who : ""}`;
 }
 
-function gitLine(g: GitDrift): string | null {
+const quoted = (s: string): string => quoteUntrusted(s, 80);
+
+/** `show` renders a branch name: quoted for our own lines, as is when the renderer quotes the whole entry. */
+function gitLine(g: GitDrift, show: (name: string) => string = quoted): string | null {
   if (g.repoGone) return "- git: the repository is no longer there";
   const parts: string[] = [];
   if (g.branch) {
-    const name = (b: string | null) => (b === null ? "detached HEAD" : `branch ${quoteUntrusted(b, 80)}`);
+    const name = (b: string | null) => (b === null ? "detached HEAD" : `branch ${show(b)}`);
     parts.push(`${name(g.branch.from)} -> ${name(g.branch.to)}`);
   }
   if (g.head) {
@@ -72,4 +75,44 @@ export function renderDriftSection(report: DriftReport, maxChars: number): strin
     if (length(lines) <= maxChars) return lines;
   }
   return [];
+}
+
+// --- as an extra section of the renderer's priority plan (RenderRestoreOptions.extraSections) ---
+
+/** Title of the drift section when the renderer lays it out (plain text ending in ":"). */
+export const DRIFT_EXTRA_TITLE = "Workspace changed since the checkpoint:";
+/** The renderer quotes and caps each entry at 200 code points; lists are shortened to fit below that. */
+const EXTRA_LINE_MAX = 180;
+
+function plainList(items: readonly string[], head: string): string {
+  let line = head;
+  let shown = 0;
+  for (const item of items) {
+    const next = `${line}${shown > 0 ? ", " : " "}${item}`;
+    const rest = items.length - shown - 1;
+    if (next.length + (rest > 0 ? 12 : 0) > EXTRA_LINE_MAX && shown > 0) break;
+    line = next;
+    shown++;
+  }
+  return shown < items.length ? `${line}, +${items.length - shown} more` : line;
+}
+
+/**
+ * The drift report as entries for the renderer's extra-section slot (the renderer quotes each
+ * entry as a whole, so names are given plain here), or null when nothing moved.
+ */
+export function driftExtraSection(report: DriftReport): { title: string; lines: string[] } | null {
+  if (!report.drifted) return null;
+  if (!report.workspaceFound) return { title: DRIFT_EXTRA_TITLE, lines: [`the working directory ${report.cwd} no longer exists`] };
+  const lines: string[] = [];
+  for (const kind of KINDS) {
+    const files = report.files.filter((f) => f.change === kind);
+    if (files.length === 0) continue;
+    const who = (f: FileDrift) =>
+      f.change === "changed" && f.by === "session" ? " (by the session's later work)" : f.change === "changed" && f.by === "outside" ? " (not by the session)" : "";
+    lines.push(plainList(files.map((f) => `${f.path}${who(f)}`), `${kind}:`));
+  }
+  const g = report.git ? gitLine(report.git, (b) => b) : null;
+  if (g) lines.push(g.slice(2));
+  return lines.length > 0 ? { title: DRIFT_EXTRA_TITLE, lines } : null;
 }
