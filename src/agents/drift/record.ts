@@ -6,6 +6,7 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
+import { debugLog } from "../debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
 import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
@@ -51,7 +52,8 @@ export function recordWorkspace(cwd: string | null | undefined, filesModified: r
       files_omitted: filesModified.length - chosen.length,
       git: readGitState(cwd, chosen),
     };
-  } catch {
+  } catch (e) {
+    debugLog("workspace drift record", e);
     return null;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import type { RenderedRestore } from "../context-checkpoint-inject.js";
+import { debugLog } from "../debug-log.js";
 import { estimateTextTokens } from "../token-estimate.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";
 import { readLaterWork } from "./later-work.js";
@@ -24,7 +25,8 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
     if (!cp.workspace) return null;
     const later = readLaterWork(ctx.stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
     return compareWorkspace(cp.workspace, { laterWork: later });
-  } catch {
+  } catch (e) {
+    debugLog("workspace drift compare", e);
     return null;
   }
 }
