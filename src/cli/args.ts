@@ -30,6 +30,8 @@ Commands:
   status                    gauge-style summary of the latest checkpoint
   verify                    validate every checkpoint, pointer and previous_checkpoint chain
   prune                     delete old checkpoints, keeping the newest --keep N (default 5)
+  search <query>            archived fragments of compacted context (--session-key; search --help)
+  archive stats             size and contents of the archives of compacted context
   artifact <sub>            stored tool outputs: stash | fetch | peek | list | gc (artifact --help)
 
 Options:

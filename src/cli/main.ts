@@ -22,6 +22,7 @@ const RUNNERS: Record<CommandName, () => Promise<Runner>> = {
 
 export async function runCli(argv: string[], out: Output = processOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
+    if (argv[0] === "search" || argv[0] === "archive") return await (await import("./cmd-search.js")).runArchiveCli(argv, out, env);
     if (argv[0] === "artifact") return await (await import("./cmd-artifact.js")).runArtifact(argv.slice(1), out, env);
     const args = parseCliArgs(argv, env);
     if (args.help) {

@@ -68,8 +68,10 @@ export class SessionArchive {
     readonly sessionKey: string,
     private limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
     private readonly now: () => number = Date.now,
+    /** the archive's directory (default: from state dir and key; the CLI opens one by directory) */
+    dir?: string,
   ) {
-    this.dir = archiveDir(stateDir, sessionKey);
+    this.dir = dir ?? archiveDir(stateDir, sessionKey);
     this.file = path.join(this.dir, ARCHIVE_FILE);
   }
 
