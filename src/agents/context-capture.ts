@@ -14,6 +14,7 @@ import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpo
 import { cutHead, cutTail } from "./cut-text.js";
 import { redactSecrets } from "./redact.js";
 import { asText, codePointLength, gist, gistTail } from "./text-gist.js";
+import { informativeErrorLine } from "./tool-outcome.js";
 
 /** Custom message types this package injects itself: never captured as conversation. */
 export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore"]);
@@ -27,6 +28,8 @@ export const GIST = {
   decisionProposal: 100,
   decisionReply: 60,
   item: 160,
+  change: 110,
+  report: 200,
 } as const;
 
 /** A reply shorter than this (code points) after a long answer is a decision point (spec §7.2). */
@@ -127,12 +130,15 @@ export function contentText(content: unknown, maxChars = 4000): string {
   return out;
 }
 
-/** First non-blank line of an error text, gisted. */
+/** The most informative line of an error text (tool-outcome.ts rules), redacted and gisted. */
 export function errorGist(text: string): string {
-  for (const line of text.split(/\r\n|\r|\n|\u2028|\u2029/)) {
-    if (line.trim()) return safeGist(line, GIST.error);
-  }
-  return "";
+  return safeGist(informativeErrorLine(text, GIST.error * 2), GIST.error);
+}
+
+/** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
+export function contentHeadTail(content: unknown, each = 4000): string {
+  const all = contentText(content, 400_000);
+  return all.length <= each * 2 ? all : `${all.slice(0, each)}\n${all.slice(-each)}`;
 }
 
 /**
@@ -154,7 +160,7 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
     if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
   }
   if (ev.isError) {
-    const error = errorGist(contentText(ev.content)) || "(no error text)";
+    const error = errorGist(contentHeadTail(ev.content)) || "(no error text)";
     return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
   }
   let file: ToolResultCapture["file"] = null;
@@ -189,12 +195,27 @@ export function stripHostSystemLines(text: string): string {
   return lines.slice(i).join("\n");
 }
 
-/** The user's own text (host system lines stripped), or "" (image-only, empty, not a user message). */
+/**
+ * Removes host-injected tagged blocks: a block that starts a line with `<name …>` and ends a
+ * line with `</name>`, where `name` is a lower-case hyphenated (or underscored) identifier,
+ * the shape hosts use for notifications and command echoes (`<task-notification>`,
+ * `<system-reminder>`, `<local-command-stdout>`, `<command-name>`). Plain HTML tags have
+ * no hyphen and stay. Structural only: no word of the block is looked at.
+ */
+export function stripHostBlocks(text: string): string {
+  if (!text.includes("</")) return text;
+  return text.replace(/^[ \t]*<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>[\s\S]*?<\/\1>[ \t]*$/gm, "").trim();
+}
+
+/**
+ * The user's own text (host system lines and host-injected tagged blocks stripped), or ""
+ * (image-only, empty, only host-injected content, not a user message).
+ */
 export function userText(msg: AgentMessage): string {
   if (!msg || msg.role !== "user") return "";
   const content = (msg as UserMessage).content;
   const raw = typeof content === "string" ? content : contentText(content, 20_000);
-  return stripHostSystemLines(raw).trim();
+  return stripHostBlocks(stripHostSystemLines(raw)).trim();
 }
 
 /** Text blocks of an assistant message only (no thinking, no tool calls). */

@@ -14,6 +14,7 @@ import type {
   KeyExchange,
   LastToolCall,
   ToolFailure,
+  WorkLedger,
 } from "./context-checkpoint-schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
 import { GIST, itemKey, normalizeToolPath, safeGist } from "./context-capture.js";
@@ -138,7 +139,8 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
 
   // --- open items: carried forward minus the ones closed since, plus the current ones
   const closed = new Set(state.closedItems.map(itemKey));
-  const carried = (prev?.open_items ?? []).filter((t) => !closed.has(itemKey(t)));
+  // failures live in work.open_failures now; items of that form from older writers are dropped
+  const carried = (prev?.open_items ?? []).filter((t) => !closed.has(itemKey(t)) && !t.startsWith(LEGACY_FAILURE_ITEM));
   const openItems = mergeNewest([carried, state.openItems], itemKey, config.maxOpenItems);
   const learnings = mergeNewest([prev?.learnings ?? [], state.learnings], itemKey, config.maxLearnings);
 
@@ -154,6 +156,7 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
     next_action: useState ? state.nextAction : prev.working.next_action,
   };
 
+  const work = mergeWork(prev?.work, state.work);
   const window = p.reading.contextWindow;
   return {
     schema: CHECKPOINT_SCHEMA,
@@ -179,6 +182,29 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
     thread: { summary, key_exchanges: keyExchanges, errors },
     open_items: openItems,
     learnings,
+    work,
+  };
+}
+
+const LEGACY_FAILURE_ITEM = "Unresolved failure: ";
+
+/**
+ * The ledger is session-long in the state; the previous checkpoint's only fills what the
+ * state no longer knows (state files moved aside after a crash): its files not in the
+ * state, and everything when the state has seen no request yet.
+ */
+function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
+  if (!prev) return cur;
+  const hasCur = cur.requests.length > 0 || cur.files.length > 0 || cur.commands.length > 0;
+  if (!hasCur) return prev;
+  const known = new Set(cur.files.map((f) => f.path));
+  const knownCmd = new Set(cur.commands.map((c) => c.family));
+  return {
+    ...cur,
+    files: [...cur.files, ...prev.files.filter((f) => !known.has(f.path))],
+    commands: [...cur.commands, ...prev.commands.filter((c) => !knownCmd.has(c.family))],
+    requests: cur.requests.length > 0 ? cur.requests : prev.requests,
+    last_report: cur.last_report || prev.last_report,
   };
 }
 

@@ -11,7 +11,8 @@
  *   (or whole list entries) by priority, and the block says what was left out.
  */
 
-import type { Checkpoint, Decision, KeyExchange, ToolFailure } from "./context-checkpoint-schema.js";
+import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "./context-checkpoint-schema.js";
+import { BARE_PATH, commonRoot, foldPaths } from "./path-fold.js";
 import { redactSecrets } from "./redact.js";
 import { visibleText } from "./visible-text.js";
 import { estimateTextTokens } from "./token-estimate.js";
@@ -22,11 +23,23 @@ export const RESTORE_END_MARKER = "[End of checkpoint restore]";
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
 
+export interface RestoreExtraSection {
+  /** a short title; printed as given when it is plain text ending in ":", else quoted */
+  title: string;
+  /** entries, each rendered as `- "<quoted, redacted, capped>"` */
+  lines: string[];
+}
+
 export interface RenderRestoreOptions {
   kind: "post-compaction" | "resume";
   maxTokens: number;
   /** IANA zone for times (default UTC); an unknown zone falls back to UTC */
   timeZone?: string;
+  /**
+   * Optional sections from other features (e.g. workspace drift), placed after the working
+   * lines and budgeted by the same plan: they go before the ledger's details when space runs out.
+   */
+  extraSections?: RestoreExtraSection[];
 }
 
 export interface RenderedRestore {
@@ -38,6 +51,14 @@ export interface RenderedRestore {
 
 /** Sections that may be trimmed, in the order they appear in the block. */
 export type RestoreSection =
+  | "last_report"
+  | "goal"
+  | "requests"
+  | "extras"
+  | "files_changed"
+  | "changes"
+  | "commands"
+  | "open_failures"
   | "decisions"
   | "thread_summary"
   | "key_exchanges"
@@ -49,32 +70,66 @@ export type RestoreSection =
   | "learnings";
 
 /**
- * Drop plan, lowest priority first: each step drops entries of one section (oldest
- * first, or from the end for learnings and open items, whose first entries matter most)
- * until only `keep` remain or the block fits. Working state, header, warning and end
- * marker are never in the plan.
+ * Priority plan, lowest priority first. Each step drops entries of one section until only
+ * `keep` remain or the block fits its budget: "soft" steps aim at SOFT_SHARE of the cap
+ * (the block's typical size), "hard" steps at the cap itself. Working state, header, warning
+ * and end marker are never in the plan. With a work ledger the block keeps, in this order of
+ * importance: working state and next action, every changed file (up to 30, folded), open
+ * failures, the user's requests, the agent's last report, the main changes, decisions.
  */
-export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number }> = [
-  { section: "files_read", keep: 0 },
-  { section: "tools_used", keep: 0 },
-  { section: "key_exchanges", keep: 0 },
-  { section: "learnings", keep: 2 },
-  { section: "thread_summary", keep: 0 },
-  { section: "decisions", keep: 5 },
-  { section: "errors", keep: 3 },
-  { section: "files_modified", keep: 5 },
-  { section: "open_items", keep: 3 },
-  { section: "learnings", keep: 0 },
-  { section: "files_modified", keep: 0 },
-  { section: "decisions", keep: 2 },
-  { section: "errors", keep: 0 },
-  { section: "open_items", keep: 1 },
-  { section: "decisions", keep: 0 },
-  { section: "open_items", keep: 0 },
+export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
+  { section: "files_read", keep: 0, budget: "soft" },
+  { section: "tools_used", keep: 0, budget: "soft" },
+  { section: "key_exchanges", keep: 2, budget: "soft" },
+  { section: "thread_summary", keep: 0, budget: "soft" },
+  { section: "learnings", keep: 2, budget: "soft" },
+  { section: "decisions", keep: 3, budget: "soft" },
+  { section: "open_items", keep: 3, budget: "soft" },
+  { section: "errors", keep: 3, budget: "soft" },
+  { section: "key_exchanges", keep: 0, budget: "soft" },
+  { section: "commands", keep: 3, budget: "soft" },
+  { section: "changes", keep: 4, budget: "soft" },
+  { section: "requests", keep: 5, budget: "soft" },
+  { section: "decisions", keep: 1, budget: "soft" },
+  { section: "open_items", keep: 1, budget: "soft" },
+  { section: "learnings", keep: 0, budget: "soft" },
+  { section: "files_modified", keep: 5, budget: "soft" },
+  { section: "changes", keep: 3, budget: "soft" },
+  { section: "errors", keep: 1, budget: "soft" },
+  { section: "commands", keep: 2, budget: "hard" },
+  { section: "requests", keep: 3, budget: "hard" },
+  { section: "open_failures", keep: 4, budget: "hard" },
+  { section: "errors", keep: 0, budget: "hard" },
+  { section: "extras", keep: 0, budget: "hard" },
+  { section: "decisions", keep: 0, budget: "hard" },
+  { section: "changes", keep: 0, budget: "hard" },
+  { section: "commands", keep: 0, budget: "hard" },
+  { section: "open_items", keep: 0, budget: "hard" },
+  { section: "last_report", keep: 0, budget: "hard" },
+  { section: "open_failures", keep: 2, budget: "hard" },
+  { section: "files_changed", keep: 30, budget: "hard" },
+  { section: "files_modified", keep: 0, budget: "hard" },
+  { section: "requests", keep: 2, budget: "hard" },
+  { section: "goal", keep: 0, budget: "hard" },
+  { section: "requests", keep: 0, budget: "hard" },
+  { section: "open_failures", keep: 0, budget: "hard" },
+  { section: "files_changed", keep: 10, budget: "hard" },
+  { section: "files_changed", keep: 0, budget: "hard" },
 ];
 
-/** Sections whose LAST entries go first (the first ones are the most important). */
-const DROP_FROM_END: ReadonlySet<RestoreSection> = new Set(["learnings", "open_items"]);
+/** The soft budget: the block's typical size (600-750 tokens at the default cap of 800). */
+export const SOFT_SHARE = 0.93;
+
+/** Sections whose LAST entries go first (their first entries matter most). */
+const DROP_FROM_END: ReadonlySet<RestoreSection> = new Set([
+  "learnings",
+  "open_items",
+  "requests",
+  "files_changed",
+  "changes",
+  "commands",
+  "decisions",
+]);
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */
 const CAP = {
@@ -90,8 +145,15 @@ const CAP = {
   error: 160,
   openItem: 200,
   learning: 200,
+  goal: 160,
+  request: 110,
+  report: 200,
+  change: 110,
+  command: 60,
+  failureTarget: 80,
+  failureError: 150,
+  extra: 200,
 } as const;
-
 const ELLIPSIS = "…";
 
 // --- untrusted text → one safe quoted token -------------------------------------------
@@ -196,15 +258,35 @@ function bareOrQuoted(value: unknown, allowed: RegExp): string {
 // --- model of the block ----------------------------------------------------------------
 
 interface SectionState {
-  /** full rendered lines (list sections) or entries (inline sections) */
+  /** full rendered lines (list sections), entries (inline/fold sections) or one block (raw) */
   entries: string[];
   dropped: number;
 }
 
-type Layout = "list" | "inline" | "single";
+type Layout = "list" | "inline" | "single" | "fold" | "raw";
 
-const SECTION_SPEC: Record<RestoreSection, { title: string; layout: Layout; omittedLabel: string }> = {
-  decisions: { title: "Decisions made:", layout: "list", omittedLabel: "decisions" },
+interface SectionSpec {
+  title: string;
+  layout: Layout;
+  omittedLabel: string;
+  /** separator of inline entries */
+  sep?: string;
+}
+
+const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
+  last_report: { title: "Agent's last report: ", layout: "single", omittedLabel: "last report" },
+  goal: { title: "Goal (first request): ", layout: "single", omittedLabel: "goal" },
+  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests" },
+  extras: { title: "", layout: "raw", omittedLabel: "extra sections" },
+  files_changed: { title: "Files changed: ", layout: "fold", omittedLabel: "changed files" },
+  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes" },
+  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands" },
+  open_failures: {
+    title: "Open failures (unresolved at this point; do not retry blindly):",
+    layout: "list",
+    omittedLabel: "open failures",
+  },
+  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions" },
   thread_summary: { title: "Thread: ", layout: "single", omittedLabel: "thread summary" },
   key_exchanges: { title: "Key exchanges:", layout: "list", omittedLabel: "exchanges" },
   files_modified: { title: "Files modified: ", layout: "inline", omittedLabel: "modified files" },
@@ -220,6 +302,14 @@ const SECTION_SPEC: Record<RestoreSection, { title: string; layout: Layout; omit
 };
 
 const SECTION_ORDER: readonly RestoreSection[] = [
+  "last_report",
+  "goal",
+  "requests",
+  "extras",
+  "files_changed",
+  "changes",
+  "commands",
+  "open_failures",
   "decisions",
   "thread_summary",
   "key_exchanges",
@@ -233,12 +323,59 @@ const SECTION_ORDER: readonly RestoreSection[] = [
 
 const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
 
-function sectionLines(name: RestoreSection, s: SectionState): string[] {
+/** The folded "Files changed" line: bare paths folded under the root, others quoted after them. */
+class FileFold {
+  constructor(readonly root: string | null) {}
+
+  static of(paths: readonly string[]): FileFold {
+    const bare = paths.filter((p) => BARE_PATH.test(p));
+    return new FileFold(commonRoot(bare));
+  }
+
+  rel(p: string): string {
+    return this.root && p.startsWith(this.root) && BARE_PATH.test(p) ? p.slice(this.root.length) : p;
+  }
+
+  /** A path as printed in a list line: bare relative path, or quoted. */
+  display(p: string): string {
+    return BARE_PATH.test(p) ? this.rel(p) : quoteUntrusted(p, CAP.file);
+  }
+
+  line(paths: readonly string[], total: number): string {
+    const bare = paths.filter((p) => BARE_PATH.test(p)).map((p) => this.rel(p));
+    const quoted = paths.filter((p) => !BARE_PATH.test(p)).map((p) => quoteUntrusted(p, CAP.file));
+    const body = [bare.length > 0 ? foldPaths(bare) : "", ...quoted].filter(Boolean).join(", ");
+    const head = `Files changed (${total}${this.root ? `, root ${this.root}` : ""}): `;
+    return head + body;
+  }
+}
+
+interface Model {
+  sections: Record<RestoreSection, SectionState>;
+  fold: FileFold | null;
+  filesTotal: number;
+}
+
+function sectionLines(name: RestoreSection, s: SectionState, m: Model): string[] {
   if (s.entries.length === 0) return [];
   const spec = SECTION_SPEC[name];
-  if (spec.layout === "list") return [spec.title, ...s.entries];
-  if (spec.layout === "inline") return [spec.title + s.entries.join(", ")];
-  return [spec.title + (s.entries[0] ?? "")];
+  switch (spec.layout) {
+    case "list":
+      return [spec.title, ...s.entries];
+    case "inline":
+      return [spec.title + s.entries.join(spec.sep ?? ", ")];
+    case "single":
+      return [spec.title + (s.entries[0] ?? "")];
+    case "fold":
+      return [(m.fold ?? new FileFold(null)).line(s.entries, m.filesTotal)];
+    case "raw":
+      return s.entries.flatMap((e) => e.split("\n"));
+  }
+}
+
+function sectionLength(name: RestoreSection, s: SectionState, m: Model): number {
+  if (s.entries.length === 0) return 0;
+  return joinedLength(sectionLines(name, s, m));
 }
 
 function omittedLine(sections: Record<RestoreSection, SectionState>, compact: boolean): string | null {
@@ -247,7 +384,8 @@ function omittedLine(sections: Record<RestoreSection, SectionState>, compact: bo
     const s = sections[name];
     if (s.dropped === 0) continue;
     const label = SECTION_SPEC[name].omittedLabel;
-    parts.push(name === "thread_summary" ? label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${label}`);
+    const whole = SECTION_SPEC[name].layout === "single" || name === "extras";
+    parts.push(whole ? label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${label}`);
   }
   if (parts.length === 0) return null;
   return compact ? `(more not shown: ${SHOW_HINT})` : `(not shown: ${parts.join(", ")}; ${SHOW_HINT})`;
@@ -319,26 +457,42 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
   return lines;
 }
 
+/**
+ * spec §5.5's rule (more than DEATH_SPIRAL_COMPACTIONS compactions) with what it measured: the
+ * count alone does not make a session unhealthy, so the note says when /new is worth it
+ * (compactions every turn or two) instead of telling the agent to abandon the session.
+ */
 function warningLine(cp: Checkpoint, opts: RenderRestoreOptions, sq: Squeeze): string | null {
   const n = safeCount(cp.meta?.compaction_count);
   // Only meaningful inside the compacting session; a resumed session starts at zero.
   if (opts.kind !== "post-compaction" || n <= DEATH_SPIRAL_COMPACTIONS) return null;
   return sq.compact
-    ? `WARNING: ${n} compactions this session; finish this step, then /new.`
-    : `WARNING: this session has compacted ${n} times and is at risk of a compaction loop. Finish the current step, save anything important, and start a fresh session with /new.`;
+    ? `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}).`
+    : `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}). A long session compacts often; only if compactions now come every turn or two, finish the current step and suggest /new to the user.`;
 }
 
-function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null): Record<RestoreSection, SectionState> {
+/** Read-only programs whose runs say nothing about the state of the work. */
+const VIEW_PROGRAMS: ReadonlySet<string> = new Set([
+  "grep", "rg", "egrep", "fgrep", "ag", "cat", "head", "tail", "less", "ls", "find", "fd", "sed", "awk", "wc",
+  "echo", "printf", "pwd", "which", "sleep", "tree", "file", "stat", "diff", "sort", "uniq", "cut", "jq", "true",
+]);
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null, extras: readonly RestoreExtraSection[]): Model {
   const st = (entries: string[]): SectionState => ({ entries, dropped: 0 });
   const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
+  const timeOf = (iso: unknown): string => {
+    const when = parseDate(iso);
+    if (!when) return "";
+    const { date, time } = clock.parts(when);
+    return date === createdDate ? time : `${date} ${time}`;
+  };
   const decisionLine = (d: Decision): string => {
-    const when = parseDate(d?.when);
-    let suffix = "";
-    if (when) {
-      const { date, time } = clock.parts(when);
-      suffix = date === createdDate ? ` (${time})` : ` (${date} ${time})`;
-    }
-    return `- ${quoteUntrusted(d?.what, CAP.decision)}${suffix}`;
+    const t = timeOf(d?.when);
+    return `- ${quoteUntrusted(d?.what, CAP.decision)}${t ? ` (${t})` : ""}`;
   };
   const exchangeLine = (x: KeyExchange): string =>
     `- ${x?.role === "user" ? "user" : "agent"}: ${quoteUntrusted(x?.gist, CAP.exchange)}`;
@@ -346,18 +500,75 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null)
     const target = e?.target ? ` ${quoteUntrusted(e.target, CAP.errorTarget)}` : "";
     return `- ${quoteUntrusted(e?.tool, CAP.tool)}${target}: ${quoteUntrusted(e?.error, CAP.error)}`;
   };
-  const summary = cp.thread?.summary ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
-  return {
-    decisions: st(arr(cp.decisions).map(decisionLine)),
+  const work = cp.work && typeof cp.work === "object" ? cp.work : null;
+  const topic = typeof cp.working?.topic === "string" ? cp.working.topic : "";
+
+  // --- ledger
+  const ledgerFiles = work ? arr(work.files).filter((f) => f && typeof f.path === "string") : [];
+  const ledgerPaths = ledgerFiles.map((f) => f.path);
+  const known = new Set(ledgerPaths);
+  // files the ledger missed (fileOps of a host without tool_result) still count as changed
+  const extraModified = work ? arr(cp.resources?.files_modified).filter((p) => typeof p === "string" && !known.has(p)).reverse() : [];
+  const changedPaths = [...ledgerPaths, ...extraModified];
+  const fold = work ? FileFold.of(changedPaths) : null;
+  const changeLine = (f: WorkFile): string => {
+    const counts: string[] = [];
+    if (safeCount(f.writes) > 0) counts.push(plural(safeCount(f.writes), "write"));
+    if (safeCount(f.edits) > 0) counts.push(plural(safeCount(f.edits), "edit"));
+    if (safeCount(f.mentions) > 0) counts.push(`named in ${plural(safeCount(f.mentions), "request")}`);
+    const t = timeOf(f.last);
+    if (t) counts.push(`last ${t}`);
+    const change = f.change ? `: ${quoteUntrusted(f.change, CAP.change)}` : "";
+    return `- ${fold!.display(f.path)}: ${counts.join(", ")}${change}`;
+  };
+  const commandEntry = (c: WorkCommand): string => {
+    const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";
+    const n = safeCount(c.runs);
+    const failed = safeCount(c.failures);
+    const runs = n > 1 ? ` ×${n}${failed > 0 ? ` (${failed} failed)` : ""}` : "";
+    return `${quoteUntrusted(c.family, CAP.command)} ${outcome}${runs}`;
+  };
+  const commands = work
+    ? arr(work.commands).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.has(c.family.split(" ")[0] ?? ""))
+    : [];
+  const failureLine = (e: ToolFailure): string => {
+    const tool = typeof e?.tool === "string" && /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/.test(e.tool) ? e.tool : quoteUntrusted(e?.tool, CAP.tool);
+    const target = e?.target ? ` ${quoteUntrusted(e.target, CAP.failureTarget)}` : "";
+    return `- ${tool}${target}: ${quoteUntrusted(e?.error, CAP.failureError)}`;
+  };
+  const requests = work ? arr(work.requests).filter((r) => typeof r === "string" && r) : [];
+  const goal = requests.length > 1 ? requests[requests.length - 1]! : "";
+  // newest first, without the first request (Goal) and the latest one when it is the topic (Working on)
+  const earlier = requests.slice(0, goal ? -1 : requests.length).filter((r, i) => !(i === 0 && r === topic));
+
+  const extraBlocks = extras
+    .filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0)
+    .map((x) => {
+      const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9 ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
+      return [title, ...x.lines.map((l) => `- ${quoteUntrusted(l, CAP.extra)}`)].join("\n");
+    });
+
+  const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
+  const sections: Record<RestoreSection, SectionState> = {
+    last_report: st(work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : []),
+    goal: st(goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal)] : []),
+    requests: st(earlier.map((r) => `- ${quoteUntrusted(r, CAP.request)}`)),
+    extras: st(extraBlocks),
+    files_changed: st(changedPaths),
+    changes: st(ledgerFiles.map(changeLine)),
+    commands: st(commands.map(commandEntry)),
+    open_failures: st(work ? arr(work.open_failures).map(failureLine) : []),
+    decisions: st([...arr(cp.decisions)].reverse().map(decisionLine)),
     thread_summary: st(summary),
     key_exchanges: st(arr(cp.thread?.key_exchanges).map(exchangeLine)),
-    files_modified: st(arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file))),
+    files_modified: st(work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file))),
     files_read: st(arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file))),
     tools_used: st(arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool))),
-    errors: st(arr(cp.thread?.errors).map(errorLine)),
+    errors: st(work ? [] : arr(cp.thread?.errors).map(errorLine)),
     open_items: st(arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`)),
     learnings: st(arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`)),
   };
+  return { sections, fold, filesTotal: changedPaths.length };
 }
 
 // --- budgeted assembly ---------------------------------------------------------------------
@@ -366,22 +577,8 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null)
 const joinedLength = (lines: readonly string[]): number =>
   lines.reduce((n, l) => n + l.length, 0) + Math.max(0, lines.length - 1);
 
-function sectionLength(name: RestoreSection, s: SectionState): number {
-  if (s.entries.length === 0) return 0;
-  const spec = SECTION_SPEC[name];
-  const entries = s.entries.reduce((n, e) => n + e.length, 0);
-  if (spec.layout === "list") return spec.title.length + entries + s.entries.length; // + newlines between
-  if (spec.layout === "inline") return spec.title.length + entries + 2 * (s.entries.length - 1);
-  return spec.title.length + entries;
-}
-
-function assemble(
-  top: string[],
-  sections: Record<RestoreSection, SectionState>,
-  warning: string | null,
-  omitted: string | null,
-): string[] {
-  const body = SECTION_ORDER.flatMap((name) => sectionLines(name, sections[name]));
+function assemble(top: string[], m: Model, warning: string | null, omitted: string | null): string[] {
+  const body = SECTION_ORDER.flatMap((name) => sectionLines(name, m.sections[name], m));
   const lines = [...top];
   if (body.length > 0) lines.push("", ...body);
   if (warning) lines.push(warning);
@@ -392,15 +589,18 @@ function assemble(
 
 /**
  * Render `cp` as a restore block of at most `maxTokens` tokens (chars / 4). Optional sections
- * go first (RESTORE_DROP_PLAN); then the kept lines are squeezed (shorter working fields,
- * compact meta/warning/note; about 65 tokens still hold the working lines and the warning);
- * below that only header + end marker remain, and below ~16 tokens the text is empty.
+ * go first, by RESTORE_DROP_PLAN (soft steps down to SOFT_SHARE of the cap, hard steps down
+ * to the cap); then the kept lines are squeezed (shorter working fields, compact
+ * meta/warning/note); below that only header + end marker remain, and below ~16 tokens the
+ * text is empty.
  */
 export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptions): RenderedRestore {
   const maxChars = Number.isFinite(opts.maxTokens) ? Math.max(0, Math.floor(opts.maxTokens)) * 4 : 0;
+  const softChars = Math.floor(maxChars * SOFT_SHARE);
   const clock = makeClock(opts.timeZone);
   const created = parseDate(cp.meta?.created_at);
-  const sections = buildSections(cp, clock, created ? clock.parts(created).date : null);
+  const model = buildSections(cp, clock, created ? clock.parts(created).date : null, opts.extraSections ?? []);
+  const sections = model.sections;
 
   let sq: Squeeze = SQUEEZE_LEVELS[0] as Squeeze;
   const top = renderFixedTop(cp, opts, clock, sq);
@@ -408,10 +608,12 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
 
   // Length of everything except the omitted line, kept up to date as entries are dropped.
   const fixedLen = joinedLength(top) + (warning ? warning.length + 1 : 0) + 1 + RESTORE_END_MARKER.length;
+  const lens = new Map<RestoreSection, number>();
   let bodyLen = 0;
   let bodyLines = 0;
   for (const name of SECTION_ORDER) {
-    const n = sectionLength(name, sections[name]);
+    const n = sectionLength(name, sections[name], model);
+    lens.set(name, n);
     if (n > 0) {
       bodyLen += n;
       bodyLines++;
@@ -426,23 +628,25 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
 
   for (const step of RESTORE_DROP_PLAN) {
     const s = sections[step.section];
-    while (s.entries.length > step.keep && total() > maxChars) {
-      const before = sectionLength(step.section, s);
+    const limit = step.budget === "soft" ? softChars : maxChars;
+    while (s.entries.length > step.keep && total() > limit) {
+      const before = lens.get(step.section) ?? 0;
       if (DROP_FROM_END.has(step.section)) s.entries.pop();
       else s.entries.shift();
       s.dropped++;
-      const after = sectionLength(step.section, s);
+      const after = sectionLength(step.section, s, model);
+      lens.set(step.section, after);
       bodyLen += after - before;
-      if (after === 0) bodyLines--;
+      if (after === 0 && before > 0) bodyLines--;
     }
   }
 
-  let lines = assemble(top, sections, warning, omittedLine(sections, false));
+  let lines = assemble(top, model, warning, omittedLine(sections, false));
   // Only the always-kept lines are left: squeeze them, level by level.
   for (let i = 1; i < SQUEEZE_LEVELS.length && joinedLength(lines) > maxChars; i++) {
     sq = SQUEEZE_LEVELS[i] as Squeeze;
     const note = sq.noNote ? null : omittedLine(sections, sq.compact);
-    lines = assemble(renderFixedTop(cp, opts, clock, sq), sections, warningLine(cp, opts, sq), note);
+    lines = assemble(renderFixedTop(cp, opts, clock, sq), model, warningLine(cp, opts, sq), note);
   }
   const omitted: string[] = SECTION_ORDER.filter((name) => sections[name].dropped > 0);
   if (joinedLength(lines) > maxChars) {

@@ -5,7 +5,10 @@
  * - `meta.session_id`: the Pi session id that wrote the checkpoint (per-session
  *   compaction counting and stale-state detection need it);
  * - `thread.errors`: tool failures captured by `tool_result` (issue: failures
- *   go to the thread's errors so a resumed agent does not retry them blindly).
+ *   go to the thread's errors so a resumed agent does not retry them blindly);
+ * - `work` (optional): the work ledger, what the session did mechanically (files changed
+ *   with a change gist, commands with outcomes, open failures, the user's requests, the
+ *   agent's last report). Readers that predate it ignore it (docs/checkpoint-schema.md).
  */
 
 import type { WorkspaceSnapshot } from "./drift/workspace-types.js";
@@ -94,6 +97,53 @@ export interface Thread {
   errors: ToolFailure[];
 }
 
+/** One modified file of the work ledger. */
+export interface WorkFile {
+  path: string;
+  /** successful edit calls */
+  edits: number;
+  /** successful write calls */
+  writes: number;
+  /** gist of the latest change: "old line → new line", "+ added line", "wrote N lines" */
+  change: string;
+  /** ISO-8601 UTC of the latest change */
+  last: string;
+  /** user requests that named the file (path or file name) */
+  mentions: number;
+}
+
+/** One command family (program + subcommand) of the work ledger. */
+export interface WorkCommand {
+  /** "git push", "npm run check" */
+  family: string;
+  /** the latest command line of the family, gisted */
+  command: string;
+  runs: number;
+  failures: number;
+  /** outcome of the latest run */
+  ok: boolean;
+  /** exit code of the latest run when the tool reported one */
+  exit: number | null;
+  /** ISO-8601 UTC of the latest run */
+  when: string;
+}
+
+/** Optional `work` section: the work ledger (see docs/checkpoint-schema.md). */
+export interface WorkLedger {
+  /** modified files, most important first (edits, recency, mentions in user requests) */
+  files: WorkFile[];
+  /** command families, most recent first */
+  commands: WorkCommand[];
+  /** failures still open at this point (no later success on the same target or command family), oldest first */
+  open_failures: ToolFailure[];
+  /** gists of the user's requests, newest first; the session's first request is always the last entry */
+  requests: string[];
+  /** the agent's latest text to the user, one line ("" when none) */
+  last_report: string;
+  /** true when the agent's latest text came after the latest user request */
+  answered: boolean;
+}
+
 export interface Checkpoint {
   schema: typeof CHECKPOINT_SCHEMA;
   schema_version: typeof CHECKPOINT_SCHEMA_VERSION;
@@ -106,6 +156,8 @@ export interface Checkpoint {
   learnings: string[];
   /** additive, optional (issue 17): the workspace as it was at checkpoint time; absent in older files */
   workspace?: WorkspaceSnapshot;
+  /** optional (additive): absent in files from writers that predate it */
+  work?: WorkLedger;
 }
 
 /** What a caller hands to the store: the store assigns the id and the back link. */

@@ -10,7 +10,8 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
+import { isContextOverflow } from "@mariozechner/pi-ai";
+import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "./context-checkpoint-schema.js";
 import {
   GIST,
   LONG_ANSWER_MIN,
@@ -18,14 +19,14 @@ import {
   assistantText,
   decisionText,
   endsWithQuestion,
+  contentHeadTail,
   extractToolResult,
-  failureItemText,
-  failureKey,
   isInjectedMessage,
   isInterruptStop,
   itemKey,
   lastNonBlankLine,
   proposalGist,
+  prop,
   safeGist,
   statusOf,
   summarizeToolCall,
@@ -60,6 +61,9 @@ import {
 import { asText, codePointLength, gist } from "./text-gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
 import { emptyThread, type Exchange, parseThreadData, RECENT_ENTRIES, type ThreadData } from "./state/thread-data.js";
+import { nextActionOf } from "./state/next-action.js";
+import { FAILURE_SUPERSEDED_AFTER_REQUESTS, WorkLedger } from "./state/work-ledger.js";
+import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "./tool-outcome.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 
@@ -119,6 +123,8 @@ export interface ContextStateSnapshot {
   hasActivity: boolean;
   /** messages processed by the cursor so far (diagnostics) */
   messagesSeen: number;
+  /** the work ledger (whole session, never reset by a checkpoint) */
+  work: WorkLedgerData;
 }
 
 export type NoteKind = "decision" | "open_item" | "learning" | "close_item";
@@ -147,6 +153,8 @@ export class ContextState {
   // thread.json
   private readonly errors: LruMap<string, ToolFailure>;
   private thread: Omit<ThreadData, "errors">;
+  // work.json
+  private work: WorkLedger;
 
   private constructor(
     private readonly opts: ContextStateOptions,
@@ -166,6 +174,7 @@ export class ContextState {
     this.learnings = new LruMap(c.maxLearnings);
     this.errors = new LruMap(c.maxErrors);
     this.thread = emptyThread();
+    this.work = new WorkLedger(workCaps(c));
   }
 
   /**
@@ -236,19 +245,40 @@ export class ContextState {
 
   // ------------------------------------------------------------ Layer A
 
+  /**
+   * Layer A: tool, file access, failure (history in thread.errors), and the work ledger:
+   * file changes with their gist, command outcomes, the failure lifecycle. A grep/rg that
+   * only found nothing is a command run, not a failure.
+   */
   captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
     const cap = extractToolResult(ev, cwd, now);
     this.touchTool(cap.tool);
-    const fkey = failureKey(cap.tool, cap.target);
-    if (cap.failure) {
+    const command = prop(ev.input, "command");
+    const family = typeof command === "string" ? safeGist(commandFamily(command), 60) : "";
+    const output = ev.isError || family ? contentHeadTail(ev.content) : "";
+    const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
+    let workChanged = false;
+    if (cap.failure && !emptySearch) {
       const f = cap.failure;
       this.errors.touch(`${f.tool}\u0000${f.target}\u0000${f.error}`, f);
       this.mark("thread");
-      this.openItem(fkey, failureItemText(f));
+      this.work.onFailure(f, family);
+      workChanged = true;
     } else {
-      this.closeItem(fkey);
+      workChanged = this.work.onSuccess(cap.tool, cap.target, family);
     }
-    if (cap.file) this.touchFile(cap.file.path, cap.file.access);
+    if (family && typeof command === "string") {
+      this.work.onCommand(family, safeGist(command, GIST.command), !cap.failure || emptySearch, exitCodeOf(output) ?? (ev.isError ? null : 0), now);
+      workChanged = true;
+    }
+    if (cap.file) {
+      this.touchFile(cap.file.path, cap.file.access);
+      if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
+        this.work.onFileChanged(cap.file.path, cap.tool, safeGist(changeGist(cap.tool, ev.input), GIST.change), now);
+        workChanged = true;
+      }
+    }
+    if (workChanged) this.mark("work");
   }
 
   // ------------------------------------------------------------ Layer B
@@ -309,8 +339,9 @@ export class ContextState {
     const text = userText(m);
     const t = this.thread;
     // a tool call that never got its result before the user spoke again: interrupted
+    const req = this.work.requestCount;
     for (const call of t.pending_calls) {
-      this.openItem(`pending\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
+      this.openItem(`pending\u0000r${req}\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
     }
     t.pending_calls = [];
     if (!text) {
@@ -320,6 +351,9 @@ export class ContextState {
     }
     const seq = ++t.seq;
     const topic = safeGist(text, GIST.topic);
+    this.work.onUserRequest(topic, text);
+    this.mark("work");
+    this.closeSupersededItems();
     const ex: Exchange = { seq, role: "user", gist: safeGist(text, GIST.exchange) };
     if (t.first_user === null) {
       t.first_user = topic;
@@ -343,6 +377,8 @@ export class ContextState {
   }
 
   private onAssistant(m: AssistantMessage): void {
+    // a provider's context-overflow error: pi drops it, compacts and retries the same turn
+    if (m.stopReason === "error" && isOverflowError(m)) return;
     const t = this.thread;
     const text = assistantText(m);
     const calls = toolCallsOf(m);
@@ -367,8 +403,12 @@ export class ContextState {
     if (isInterruptStop(m.stopReason)) {
       t.interrupted = true;
       const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
-      this.openItem(`interrupted\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
+      this.openItem(`interrupted\u0000r${this.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
     } else if (m.stopReason === "stop") {
+      if (text && calls.length === 0) {
+        this.work.onReport(safeGist(text, GIST.report));
+        this.mark("work");
+      }
       // the agent completed a turn after the interruption: it has resumed
       if (t.interrupted) {
         t.interrupted = false;
@@ -390,6 +430,19 @@ export class ContextState {
     if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
     t.last = { role: "toolResult", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
     this.mark("thread");
+  }
+
+  /**
+   * Interrupted turns and tool calls without a result are about a request the user has
+   * since moved on from: closed once two more requests came after the one they belong to
+   * (the same rule as failures). The request number is part of their key.
+   */
+  private closeSupersededItems(): void {
+    const now = this.work.requestCount;
+    for (const key of this.openItems.keys()) {
+      const m = /^(?:interrupted|pending)\u0000r(\d+)\u0000/.exec(key);
+      if (m && now - Number(m[1]) >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.closeItem(key);
+    }
   }
 
   // ------------------------------------------------------------ notes (context_note tool)
@@ -496,11 +549,20 @@ export class ContextState {
       closedItems: this.closedItems.values(),
       learnings: this.learnings.values(),
       status,
-      nextAction: this.nextAction(status, openItems),
+      nextAction: nextActionOf({
+        status,
+        userSpokeLast: t.last?.role === "user",
+        interrupted: t.interrupted,
+        answered: this.work.answered,
+        latestRequest: t.last_user ?? "",
+        lastToolCall: t.last_tool_call,
+        questionTail: t.last?.tail ?? "",
+      }),
       interrupted: t.interrupted,
       lastToolCall: t.last_tool_call,
       hasActivity: t.last !== null,
       messagesSeen: t.cursor.processed,
+      work: this.work.snapshot(),
     };
   }
 
@@ -517,26 +579,6 @@ export class ContextState {
     const kept = keepNewest(rest, room);
     const out = first ? [first, ...kept] : kept;
     return out.map((e) => ({ role: e.role, gist: e.gist }));
-  }
-
-  /**
-   * next_action rules (fixed templates, no content matching):
-   * user spoke last -> "Respond to: …"; interrupted -> "Resume the interrupted turn: …";
-   * tool loop running -> "Continue: … (last tool: …)"; question asked -> "Wait for the
-   * user's answer to: …"; otherwise the first open item; otherwise "Wait for the next user message".
-   */
-  private nextAction(status: WorkingStatus, openItems: string[]): string {
-    const t = this.thread;
-    const lastUser = t.last_user ?? "";
-    if (t.last?.role === "user") return lastUser ? `Respond to: ${lastUser}` : "Respond to the user's last message";
-    if (t.interrupted) return `Resume the interrupted turn: ${lastUser}`.trim();
-    if (status === "in_progress") {
-      const tool = t.last_tool_call ? ` (last tool: ${t.last_tool_call.name} ${t.last_tool_call.params_summary})` : "";
-      return `Continue: ${lastUser}${tool}`.trim();
-    }
-    if (status === "waiting_for_user") return `Wait for the user's answer to: ${t.last?.tail ?? ""}`.trim();
-    if (openItems.length > 0) return `Open item: ${openItems[0]}`;
-    return "Wait for the next user message";
   }
 
   // ------------------------------------------------------------ persistence
@@ -623,6 +665,8 @@ export class ContextState {
         return { items: this.learnings.values() };
       case "thread":
         return { ...this.thread, errors: this.errors.values() } satisfies ThreadData;
+      case "work":
+        return this.work.toData();
     }
   }
 
@@ -646,6 +690,9 @@ export class ContextState {
       case "thread":
         this.errors.clear();
         this.thread = emptyThread();
+        break;
+      case "work":
+        this.work = new WorkLedger(workCaps(this.caps));
         break;
     }
   }
@@ -679,6 +726,9 @@ export class ContextState {
       case "thread":
         this.applyThread(d);
         break;
+      case "work":
+        this.work = WorkLedger.fromData(d, workCaps(this.caps));
+        break;
     }
   }
 
@@ -686,6 +736,18 @@ export class ContextState {
     const { thread, errors } = parseThreadData(d, this.caps.maxExchanges);
     this.thread = thread;
     for (const e of errors) this.errors.touch(`${e.tool}\u0000${e.target}\u0000${e.error}`, e);
+  }
+}
+
+function workCaps(c: CaptureCaps) {
+  return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
+}
+
+function isOverflowError(m: AssistantMessage): boolean {
+  try {
+    return isContextOverflow(m);
+  } catch {
+    return false;
   }
 }
 

@@ -76,20 +76,27 @@ export function stripTaggedBlocks(text: string): string {
   return text.replace(/^[ \t]*<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>[\s\S]*?<\/\1>[ \t]*$/gm, "").trim();
 }
 
-/** Program + subcommand of a shell command (leading `cd …&&` / env assignments skipped). */
+/**
+ * Program + subcommand of the command's last step (quoted strings blanked, pipes cut,
+ * `cd`/`export`/`source` preludes and env assignments skipped).
+ */
 export function commandFamilyOf(command: string): string {
-  const segments = command.split(/&&|\|\||;|\n/).map((s) => s.trim()).filter(Boolean);
-  for (const seg of segments) {
-    const words = seg.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  const steps = command
+    .replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, "Q")
+    .split(/&&|\|\||;|\n/)
+    .map((s) => s.split("|")[0]!.trim())
+    .filter((s) => s && !s.startsWith("#"));
+  for (let k = steps.length - 1; k >= 0; k--) {
+    const words = steps[k]!.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
     if (words.length === 0) continue;
     const prog = (words[0] ?? "").replace(/^.*\//, "");
-    if (prog === "cd" || prog === "export" || prog === "source" || prog === ".") continue;
+    if ((prog === "cd" || prog === "export" || prog === "source" || prog === ".") && k > 0) continue;
     const sub = words.slice(1).find((w) => !w.startsWith("-"));
     if (["npm", "pnpm", "yarn", "bun"].includes(prog) && sub === "run") {
       const script = words.slice(words.indexOf("run") + 1).find((w) => !w.startsWith("-"));
       return `${prog} run ${script ?? ""}`.trim();
     }
-    return sub && /^[a-z][\w:-]*$/i.test(sub) ? `${prog} ${sub}` : prog;
+    return sub && /^[a-z][\w:.-]*$/i.test(sub) ? `${prog} ${sub}` : prog;
   }
   return command.trim();
 }
@@ -219,9 +226,9 @@ export function expandFolds(text: string): string[] {
   return out;
 }
 
-/** Roots declared as `(root <dir>/` in the text. */
+/** Roots declared as `root <dir>/` (followed by `)`, `,` or `;`) in the text. */
 function rootsOf(text: string): string[] {
-  return [...text.matchAll(/\(root (\S+?\/)[;,)]/g)].map((m) => m[1]!);
+  return [...text.matchAll(/\broot (\S+?\/)[;,)]/g)].map((m) => m[1]!);
 }
 
 function fileFound(file: string, words: ReadonlySet<string>, roots: readonly string[]): boolean {
@@ -289,9 +296,16 @@ export function fidelityV2(messages: readonly RecordedMsg[], delivered: number, 
   const nextFlat = norm(nextLine);
   for (const f of facts.failures) {
     if (f.index >= latestRequest) continue;
+    // derived from the failure: names its target AND quotes a line of its error output
     const target = norm(f.target).slice(0, 30);
-    const errLine = norm(f.error.split("\n").find((l) => l.trim()) ?? "").slice(0, 30);
-    if ((target.length >= 8 && nextFlat.includes(target)) || (errLine.length >= 12 && nextFlat.includes(errLine))) {
+    const errLines = f.error
+      .split("\n")
+      .map((l) => norm(l).slice(0, 24))
+      .filter((l) => l.length >= 10)
+      .slice(0, 8);
+    // (a long target can push the error text past the line's cap: a line that names the
+    // target and says it failed counts too)
+    if (target.length >= 8 && nextFlat.includes(target) && (errLines.some((l) => nextFlat.includes(l)) || /fail/i.test(nextFlat))) {
       staleFailure = `${f.tool} ${norm(f.target).slice(0, 60)}`;
     }
   }

@@ -9,6 +9,8 @@ import { extractToolResult, normalizeToolPath } from "../agents/context-capture.
 import { gist } from "../agents/text-gist.js";
 import { redactSecrets } from "../agents/redact.js";
 import type { ToolDelivery } from "./replay-tools.js";
+import { isEmptySearch } from "../agents/tool-outcome.js";
+import { textOf } from "./transcript.js";
 
 const MODIFY_TOOLS = new Set(["write", "edit"]);
 
@@ -45,7 +47,8 @@ export function groundTruth(delivered: readonly ToolDelivery[], cwd: string): Gr
     tools.add(result.toolName);
     const p = pathArg(input);
     if (!result.isError && MODIFY_TOOLS.has(result.toolName) && p) modified.add(normalizeToolPath(p, cwd));
-    if (result.isError) {
+    // a grep/rg that only found nothing is not a failure (the capture's rule, tool-outcome.ts)
+    if (result.isError && !isEmptySearch(result.toolName, input, textOf(result.content))) {
       const cap = extractToolResult({ toolName: result.toolName, input, content: result.content, isError: true }, cwd);
       const key = failureKeyOf(cap.failure!.tool, cap.failure!.target);
       failures.delete(key); // most recent last

@@ -103,8 +103,10 @@ describe("capture through a real session", () => {
     expect(errors[0]!.tool).toBe("read");
     expect(errors[0]!.target).toBe("missing.md");
     expect(errors[0]!.error).toMatch(/ENOENT|not found|no such file/i);
-    const open = readState(host, "open_items").data.open as Array<{ text: string }>;
-    expect(open.some((o) => o.text.includes("missing.md"))).toBe(true);
+    // the failure is open in the work ledger (one request later it is still unresolved)
+    const work = readState(host, "work").data as { failures: Array<{ tool: string; target: string }>; files: Array<{ path: string }> };
+    expect(work.failures.map((f) => [f.tool, f.target])).toEqual([["read", "missing.md"]]);
+    expect(work.files.map((f) => f.path).sort()).toEqual(["app.ts", "src/new.ts"]);
     expect(thread.data.first_user).toBe("Read notes.md and missing.md");
     expect(thread.data.last_user).toBe("Write src/new.ts and fix app.ts");
 
@@ -119,7 +121,8 @@ describe("capture through a real session", () => {
     expect([...cp.resources.files_modified].sort()).toEqual(["app.ts", "src/new.ts"]);
     expect([...cp.resources.tools_used].sort()).toEqual(["edit", "read", "write"]);
     expect(cp.thread.errors.map((e) => [e.tool, e.target])).toEqual([["read", "missing.md"]]);
-    expect(cp.open_items.some((o) => o.includes("missing.md"))).toBe(true);
+    expect(cp.work?.open_failures.map((e) => [e.tool, e.target])).toEqual([["read", "missing.md"]]);
+    expect(cp.work?.requests).toEqual(["Write src/new.ts and fix app.ts", "Read notes.md and missing.md"]);
     expect(cp.thread.summary).toContain("Read notes.md and missing.md");
     // the checkpoint holds it now: the state delta was reset
     expect(readState(host, "resources").data.files_read).toEqual([]);

@@ -110,8 +110,9 @@ describe("context manager lifecycle on the real host", () => {
     const report = await host.runner.handleInbound(KEY, "Where were we?");
     const sent = lastUserText(host);
     expect(sent).toMatch(/^System: \[[0-9T:-]+Z\] \[Post-compaction checkpoint restore\]/);
-    expect(sent).toContain("app.ts");
-    expect(sent).toContain("missing.md");
+    expect(sent).toMatch(/^System: (?:\[[0-9T:-]+Z\] )?Files changed \(\d+\): .*app\.ts/m);
+    // the failed read of missing.md was followed by many user requests: superseded, not listed as open
+    expect(sent).not.toContain("missing.md");
     expect(sent.endsWith("Where were we?")).toBe(true);
     expect(report.prompt).toBe(sent);
     // the gauge after compaction comes from the fallback estimate (usage is null until a reply)
@@ -129,7 +130,7 @@ describe("context manager lifecycle on the real host", () => {
       expect(restore.checkpoint.meta.trigger).toBe("compaction");
       const count = restore.checkpoint.meta.compaction_count;
       expect(count).toBeGreaterThanOrEqual(n);
-      warned = /WARNING/.test(restore.text);
+      warned = /^Note: \d+ compactions this session/m.test(restore.text);
       expect(warned).toBe(count > 3);
     }
     expect(warned).toBe(true);
@@ -159,7 +160,7 @@ describe("context manager lifecycle on the real host", () => {
     // compaction in the new session counts from 1 again
     const report = await host.runner.handleInbound(KEY, "/compact");
     expect(report.compactions[0]!.restore!.checkpoint.meta.compaction_count).toBe(1);
-    expect(report.compactions[0]!.restore!.text).not.toMatch(/WARNING/);
+    expect(report.compactions[0]!.restore!.text).not.toMatch(/^Note: \d+ compactions/m);
   });
 
   it("a second runner process on the same key neither repeats the resume nor loses state", async () => {

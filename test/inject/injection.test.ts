@@ -52,6 +52,19 @@ function everywhere(value: string): Checkpoint {
   };
   cp.open_items = [value];
   cp.learnings = [value];
+  const when = "2026-02-24T14:00:00Z";
+  cp.work = {
+    files: [
+      { path: value, edits: 2, writes: 1, change: value, last: when, mentions: 1 },
+      { path: `src/${value}`, edits: 1, writes: 0, change: value, last: when, mentions: 0 },
+      { path: "src/ok.ts", edits: 1, writes: 0, change: value, last: when, mentions: 0 },
+    ],
+    commands: [{ family: value, command: value, runs: 2, failures: 1, ok: false, exit: 2, when }],
+    open_failures: [{ tool: value, target: value, error: value, when }],
+    requests: [value, `${value} 2`, value],
+    last_report: value,
+    answered: false,
+  };
   return cp;
 }
 
@@ -59,7 +72,11 @@ describe("renderCheckpointRestore: captured text cannot shape the block", () => 
   for (const attack of ATTACKS) {
     for (const kind of ["post-compaction", "resume"] as const) {
       it(`${kind}: ${JSON.stringify(attack)} in every field`, () => {
-        const r = renderCheckpointRestore(everywhere(attack), { kind, maxTokens: 5000 });
+        const r = renderCheckpointRestore(everywhere(attack), {
+          kind,
+          maxTokens: 5000,
+          extraSections: [{ title: attack, lines: [attack] }],
+        });
         expect(r.omitted).toEqual([]);
         expectWellFormedBlock(r.text, kind);
         const lines = r.text.split("\n");

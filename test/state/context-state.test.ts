@@ -160,16 +160,19 @@ describe("caps and eviction", () => {
 });
 
 describe("open items lifecycle", () => {
-  it("failure opens, success of same tool+target closes", async () => {
+  it("failure opens, success of same tool+target closes; failures are no open items and never the next action", async () => {
     const st = await load();
+    st.captureMessages([user("read x")]);
     st.captureToolResult({ toolName: "read", input: { path: "x.txt" }, content: "ENOENT: no such file", isError: true }, "/w");
-    expect(st.snapshot().openItems).toEqual(["Unresolved failure: read x.txt: ENOENT: no such file"]);
-    st.captureToolResult({ toolName: "read", input: { path: "other.txt" }, content: [], isError: false }, "/w");
-    expect(st.snapshot().openItems).toHaveLength(1);
-    expect(st.snapshot().nextAction).toBe("Open item: Unresolved failure: read x.txt: ENOENT: no such file");
-    st.captureToolResult({ toolName: "read", input: { path: "x.txt" }, content: [], isError: false }, "/w");
+    const open = () => st.snapshot().work.open_failures.map((f) => `${f.tool} ${f.target}: ${f.error}`);
+    expect(open()).toEqual(["read x.txt: ENOENT: no such file"]);
     expect(st.snapshot().openItems).toEqual([]);
-    expect(st.snapshot().closedItems).toEqual(["Unresolved failure: read x.txt: ENOENT: no such file"]);
+    st.captureToolResult({ toolName: "read", input: { path: "other.txt" }, content: [], isError: false }, "/w");
+    expect(open()).toHaveLength(1);
+    expect(st.snapshot().nextAction).toBe("Respond to: read x");
+    st.captureToolResult({ toolName: "read", input: { path: "x.txt" }, content: [], isError: false }, "/w");
+    expect(open()).toEqual([]);
+    expect(st.snapshot().errors).toHaveLength(1); // the history keeps it
   });
   it("task lists, interrupted turns and tool calls without result", async () => {
     const st = await load();
@@ -181,7 +184,7 @@ describe("open items lifecycle", () => {
     const s = st.snapshot();
     expect(s.interrupted).toBe(true);
     expect(s.openItems[1]).toBe("Interrupted turn (aborted): again");
-    expect(s.nextAction).toBe("Resume the interrupted turn: again");
+    expect(s.nextAction).toBe("Resume the interrupted turn: again (check the last step's effect before repeating it)");
     st.captureMessages([user("continue"), assistant("", { toolCalls: [{ id: "c9", name: "read", arguments: { path: "z" } }] }), user("stop that"), assistant("done")]);
     const s2 = st.snapshot();
     expect(s2.interrupted).toBe(false);
@@ -277,7 +280,7 @@ describe("persistence", () => {
     expect((await fs.readdir(path.join(st.dir, "stale"))).filter((f) => f.startsWith("resources.")).length).toBe(3);
     expect(logs[0]).toContain("files_read");
   });
-  it("reset clears the per-checkpoint data, keeps cursor, first/last user and open items", async () => {
+  it("reset clears the per-checkpoint data, keeps cursor, first/last user, open failures and the work ledger", async () => {
     const st = await load();
     const msgs = [user("first thing"), assistant(LONG), user("ok")];
     st.captureMessages(msgs);
@@ -293,7 +296,9 @@ describe("persistence", () => {
     expect(s.keyExchanges).toEqual([{ role: "user", gist: "first thing" }]);
     expect(s.firstUser).toBe("first thing");
     expect(s.lastUser).toBe("ok");
-    expect(s.openItems).toHaveLength(1);
+    expect(s.work.open_failures.map((f) => f.target)).toEqual(["a"]);
+    expect(s.work.files.map((f) => [f.path, f.writes])).toEqual([["b", 1]]);
+    expect(s.work.requests).toEqual(["ok", "first thing"]);
     expect(st.dirty).toBe(false);
     st.captureMessages(structuredClone(msgs));
     expect(st.snapshot().decisions).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * Schema validation: unknown data -> typed `Checkpoint`, or a `CheckpointError` naming the file
  * and the field path. Every field and enum is checked; the two additive fields
- * (`meta.session_id`, `thread.errors`) default to null / [] when absent (files from writers that
+ * (`meta.session_id`, `thread.errors`) default to null / [] when absent, the optional `work`
+ * section is left out when absent (files from writers that
  * predate them). Unknown extra keys are ignored (forward-compatible additions within v1).
  */
 import {
@@ -19,6 +20,9 @@ import {
   type TokenUsage,
   type ToolFailure,
   type WorkingState,
+  type WorkCommand,
+  type WorkFile,
+  type WorkLedger,
 } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
@@ -216,6 +220,55 @@ function readThread(r: Reader, root: Obj): Thread {
   return { summary: r.str(t, "summary", "thread.summary"), key_exchanges, errors };
 }
 
+function readWork(r: Reader, root: Obj): WorkLedger | undefined {
+  if (root.work === undefined || root.work === null) return undefined;
+  const w = r.obj(root, "work", "work");
+  const files: WorkFile[] = r.list(w, "files", "work.files").map((item, i) => {
+    const f = `work.files[${i}]`;
+    const o = r.itemObj(item, f);
+    return {
+      path: r.str(o, "path", `${f}.path`),
+      edits: r.count(o, "edits", `${f}.edits`),
+      writes: r.count(o, "writes", `${f}.writes`),
+      change: r.str(o, "change", `${f}.change`),
+      last: r.timestamp(o, "last", `${f}.last`),
+      mentions: r.count(o, "mentions", `${f}.mentions`),
+    };
+  });
+  const commands: WorkCommand[] = r.list(w, "commands", "work.commands").map((item, i) => {
+    const f = `work.commands[${i}]`;
+    const o = r.itemObj(item, f);
+    const exit = o.exit === null ? null : r.count(o, "exit", `${f}.exit`);
+    return {
+      family: r.str(o, "family", `${f}.family`),
+      command: r.str(o, "command", `${f}.command`),
+      runs: r.count(o, "runs", `${f}.runs`),
+      failures: r.count(o, "failures", `${f}.failures`),
+      ok: r.bool(o, "ok", `${f}.ok`),
+      exit,
+      when: r.timestamp(o, "when", `${f}.when`),
+    };
+  });
+  const open_failures: ToolFailure[] = r.list(w, "open_failures", "work.open_failures").map((item, i) => {
+    const f = `work.open_failures[${i}]`;
+    const e = r.itemObj(item, f);
+    return {
+      tool: r.str(e, "tool", `${f}.tool`),
+      target: r.str(e, "target", `${f}.target`),
+      error: r.str(e, "error", `${f}.error`),
+      when: r.timestamp(e, "when", `${f}.when`),
+    };
+  });
+  return {
+    files,
+    commands,
+    open_failures,
+    requests: readStrings(r, w, "requests", "work.requests"),
+    last_report: r.str(w, "last_report", "work.last_report"),
+    answered: r.bool(w, "answered", "work.answered"),
+  };
+}
+
 /** Validate already-parsed data (YAML -> JS) as a schema v1 checkpoint. */
 export function validateCheckpoint(data: unknown, file: string): Checkpoint {
   const r = new Reader(file);
@@ -228,7 +281,7 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
     r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
   }
   const workspace = validateWorkspace(root, file);
-  return {
+  const cp: Checkpoint = {
     schema: CHECKPOINT_SCHEMA,
     schema_version: CHECKPOINT_SCHEMA_VERSION,
     meta: readMeta(r, root),
@@ -240,4 +293,7 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
     learnings: readStrings(r, root, "learnings", "learnings"),
     ...(workspace ? { workspace } : {}),
   };
+  const work = readWork(r, root);
+  if (work) cp.work = work;
+  return cp;
 }

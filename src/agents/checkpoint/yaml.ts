@@ -12,7 +12,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { Document, Scalar, parseDocument, type Node } from "yaml";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint, WorkLedger } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
@@ -131,9 +131,34 @@ function buildDocument(cp: Checkpoint, textStyle: TextStyle): Document {
     open_items: b.seq(cp.open_items, (s) => b.text(s)),
     learnings: b.seq(cp.learnings, (s) => b.text(s)),
     ...(cp.workspace ? { workspace: workspaceNode(b, cp.workspace) } : {}),
+    ...(cp.work ? { work: workNode(b, cp.work) } : {}),
   });
   doc.commentBefore = HEADER_COMMENT;
   return doc;
+}
+
+/** The optional work ledger (additive; omitted when absent). */
+function workNode(b: NodeBuilder, w: WorkLedger): Node {
+  return b.map({
+    files: b.seq(w.files, (f) =>
+      b.map({ path: b.q(f.path), edits: b.plain(f.edits), writes: b.plain(f.writes), change: b.text(f.change), last: b.q(f.last), mentions: b.plain(f.mentions) }),
+    ),
+    commands: b.seq(w.commands, (c) =>
+      b.map({
+        family: b.q(c.family),
+        command: b.text(c.command),
+        runs: b.plain(c.runs),
+        failures: b.plain(c.failures),
+        ok: b.plain(c.ok),
+        exit: b.plain(c.exit),
+        when: b.q(c.when),
+      }),
+    ),
+    open_failures: b.seq(w.open_failures, (e) => b.map({ tool: b.q(e.tool), target: b.q(e.target), error: b.text(e.error), when: b.q(e.when) })),
+    requests: b.seq(w.requests, (s) => b.text(s)),
+    last_report: b.text(w.last_report),
+    answered: b.plain(w.answered),
+  });
 }
 
 /** Deep copy with every string made well-formed (what the file will actually hold). */

@@ -7,7 +7,7 @@ import path from "node:path";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 
 export const STATE_FILE_VERSION = 1 as const;
-export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings"] as const;
+export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
 export type StateFileName = (typeof STATE_FILE_NAMES)[number];
 /** Moved-aside copies kept per file name in `<dir>/stale/`. */
 export const STALE_KEEP_PER_NAME = 3;

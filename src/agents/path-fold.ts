@@ -1,0 +1,66 @@
+/**
+ * Folds file paths under their common prefixes so 20-30 files fit in a few dozen tokens:
+ * a root line (`root /repo/pkg/`) and brace groups, `src/{core/{a.ts, b.ts}, cli.ts}`.
+ * Only paths made of plain path characters are folded (bare in the text); anything else is
+ * left to the caller to quote, so captured text can never open a brace or a new line.
+ */
+
+/** Characters a path may have to be printed bare (no space, quote, comma, brace, colon). */
+export const BARE_PATH = /^[A-Za-z0-9._\-/@+~%=]+$/;
+
+/** Longest common directory prefix (ending in "/") of at least two paths, or null. */
+export function commonRoot(paths: readonly string[]): string | null {
+  if (paths.length < 2) return null;
+  let prefix = paths[0]!;
+  for (const p of paths) {
+    let i = 0;
+    while (i < prefix.length && i < p.length && prefix[i] === p[i]) i++;
+    prefix = prefix.slice(0, i);
+    if (!prefix) return null;
+  }
+  const cut = prefix.lastIndexOf("/");
+  if (cut <= 0) return null;
+  const root = prefix.slice(0, cut + 1);
+  // a root must leave every path a name of its own
+  return paths.every((p) => p.length > root.length) ? root : null;
+}
+
+interface Node {
+  children: Map<string, Node>;
+  terminal: boolean;
+}
+
+const node = (): Node => ({ children: new Map(), terminal: false });
+
+/**
+ * `src/{a.ts, b/{c.ts, d.ts}}, README.md`: paths in the given order (the first path of a
+ * group decides where the group sits), a directory with one child joined with "/".
+ */
+export function foldPaths(paths: readonly string[]): string {
+  const root = node();
+  for (const p of paths) {
+    let n = root;
+    for (const seg of p.split("/")) {
+      let c = n.children.get(seg);
+      if (!c) n.children.set(seg, (c = node()));
+      n = c;
+    }
+    n.terminal = true;
+  }
+  return renderChildren(root).join(", ");
+}
+
+function renderChildren(n: Node): string[] {
+  const out: string[] = [];
+  for (const [seg, child] of n.children) out.push(...renderNode(seg, child));
+  return out;
+}
+
+function renderNode(seg: string, n: Node): string[] {
+  const out: string[] = [];
+  if (n.terminal) out.push(seg);
+  if (n.children.size === 0) return out;
+  const inner = renderChildren(n);
+  out.push(inner.length === 1 ? `${seg}/${inner[0]}` : `${seg}/{${inner.join(", ")}}`);
+  return out;
+}

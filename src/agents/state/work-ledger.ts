@@ -1,0 +1,279 @@
+/**
+ * The work ledger (issue 10): what the session did, mechanically, kept for the whole
+ * session (never reset by a checkpoint: it is the current picture, not a delta).
+ * - files: per modified file, how often it was edited/written, the latest change gist,
+ *   when, and how many user requests named it;
+ * - commands: per command family (program + subcommand), runs, failures, latest outcome;
+ * - failures: the failure lifecycle (open until a later success on the same target or
+ *   command family, or until two later user requests);
+ * - requests: the user's request gists (first kept, the rest newest first, deduplicated);
+ * - the agent's latest report (its last turn-ending text) and whether it answered the
+ *   latest request.
+ * All strings arrive redacted and gisted. Every operation is O(1) amortized (Maps, caps).
+ */
+import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../context-checkpoint-schema.js";
+import { LruMap } from "./lru.js";
+import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";
+
+export interface WorkLedgerCaps {
+  maxFiles: number;
+  maxCommands: number;
+  maxFailures: number;
+  maxRequests: number;
+}
+
+export const DEFAULT_WORK_CAPS: WorkLedgerCaps = { maxFiles: 100, maxCommands: 30, maxFailures: 20, maxRequests: 12 };
+
+/** User requests after a failure that supersede it (the user moved on). */
+export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
+/** File-name mentions remembered from user requests (bounded). */
+const MAX_MENTIONED_NAMES = 400;
+
+interface OpenFailure extends ToolFailure {
+  /** command family for bash failures, "" otherwise */
+  family: string;
+  /** request sequence number when it happened */
+  seq: number;
+}
+
+interface FileEntry extends WorkFile {
+  /** monotonically increasing touch order (recency without clocks) */
+  order: number;
+}
+
+export class WorkLedger {
+  private readonly files: LruMap<string, FileEntry>;
+  private readonly commands: LruMap<string, WorkCommand>;
+  private readonly failures: LruMap<string, OpenFailure>;
+  private first: string | null = null;
+  /** newest last, deduplicated (excluding the first request) */
+  private recent: string[] = [];
+  private seq = 0;
+  private order = 0;
+  private lastReport = "";
+  private reportSeq = -1;
+  /** file names (basename, lower case) named in user requests -> count */
+  private readonly mentioned: LruMap<string, number>;
+
+  constructor(private readonly caps: WorkLedgerCaps = DEFAULT_WORK_CAPS) {
+    this.files = new LruMap(caps.maxFiles);
+    this.commands = new LruMap(caps.maxCommands);
+    this.failures = new LruMap(caps.maxFailures);
+    this.mentioned = new LruMap(MAX_MENTIONED_NAMES);
+  }
+
+  // ------------------------------------------------------------ events
+
+  /** A user request (host-injected blocks already removed). `rawText` is only scanned for file names. */
+  onUserRequest(requestGist: string, rawText: string): void {
+    if (!requestGist) return;
+    this.seq++;
+    if (this.first === null) this.first = requestGist;
+    else if (requestGist !== this.first) {
+      this.recent = this.recent.filter((r) => r !== requestGist);
+      this.recent.push(requestGist);
+      if (this.recent.length > this.caps.maxRequests) this.recent.shift();
+    }
+    for (const name of fileNamesIn(rawText)) this.mentioned.touch(name, (this.mentioned.get(name) ?? 0) + 1);
+    for (const [key, f] of this.failures.entries()) {
+      if (this.seq - f.seq >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.failures.delete(key);
+    }
+  }
+
+  /** The agent ended a turn with this text (its report to the user). */
+  onReport(reportGist: string): void {
+    if (!reportGist) return;
+    this.lastReport = reportGist;
+    this.reportSeq = this.seq;
+  }
+
+  /** A successful edit/write of `path`. */
+  onFileChanged(path: string, tool: "edit" | "write", change: string, now: Date): void {
+    const prev = this.files.get(path);
+    const entry: FileEntry = {
+      path,
+      edits: (prev?.edits ?? 0) + (tool === "edit" ? 1 : 0),
+      writes: (prev?.writes ?? 0) + (tool === "write" ? 1 : 0),
+      change: change || prev?.change || "",
+      last: now.toISOString(),
+      mentions: this.mentionsOf(path),
+      order: ++this.order,
+    };
+    this.files.touch(path, entry);
+  }
+
+  /** A shell command finished (`ok` false = a real failure; an empty search is ok). */
+  onCommand(family: string, command: string, ok: boolean, exit: number | null, now: Date): void {
+    const prev = this.commands.get(family);
+    this.commands.touch(family, {
+      family,
+      command,
+      runs: (prev?.runs ?? 0) + 1,
+      failures: (prev?.failures ?? 0) + (ok ? 0 : 1),
+      ok,
+      exit,
+      when: now.toISOString(),
+    });
+  }
+
+  onFailure(f: ToolFailure, family: string): void {
+    this.failures.touch(failureKey(f.tool, f.target), { ...f, family, seq: this.seq });
+  }
+
+  /** A later success of the same tool on the same target, or of the same command family, closes failures. */
+  onSuccess(tool: string, target: string, family: string): boolean {
+    if (this.failures.size === 0) return false;
+    let closed = this.failures.delete(failureKey(tool, target));
+    if (!family) return closed;
+    for (const [key, f] of this.failures.entries()) {
+      if (f.tool === tool && f.family === family) closed = this.failures.delete(key) || closed;
+    }
+    return closed;
+  }
+
+  // ------------------------------------------------------------ reading
+
+  get latestRequest(): string | null {
+    return this.recent.at(-1) ?? this.first;
+  }
+
+  get requestCount(): number {
+    return this.seq;
+  }
+
+  /** The latest report came after the latest request. */
+  get answered(): boolean {
+    return this.seq > 0 && this.reportSeq === this.seq;
+  }
+
+  get hasData(): boolean {
+    return this.seq > 0 || this.files.size > 0 || this.commands.size > 0 || this.failures.size > 0 || this.lastReport !== "";
+  }
+
+  openFailures(): ToolFailure[] {
+    return this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when }));
+  }
+
+  /** Ledger in checkpoint form: files by importance, commands newest first, requests newest first. */
+  snapshot(): WorkLedgerData {
+    const requests = [...this.recent].reverse();
+    if (this.first !== null) requests.push(this.first);
+    return {
+      files: rankFiles(this.files.values()).map(({ order: _o, ...f }) => ({ ...f, mentions: Math.max(f.mentions, this.mentionsOf(f.path)) })),
+      commands: this.commands.values().reverse(),
+      open_failures: this.openFailures(),
+      requests,
+      last_report: this.lastReport,
+      answered: this.answered,
+    };
+  }
+
+  private mentionsOf(path: string): number {
+    return this.mentioned.get(baseName(path).toLowerCase()) ?? 0;
+  }
+
+  // ------------------------------------------------------------ persistence (state file "work")
+
+  toData(): unknown {
+    return {
+      seq: this.seq,
+      order: this.order,
+      first: this.first,
+      recent: this.recent,
+      last_report: this.lastReport,
+      report_seq: this.reportSeq,
+      files: this.files.values(),
+      commands: this.commands.values(),
+      failures: this.failures.values(),
+      mentioned: this.mentioned.entries(),
+    };
+  }
+
+  /** Loads persisted data; throws StateDataError naming the field on a bad shape. */
+  static fromData(raw: unknown, caps: WorkLedgerCaps = DEFAULT_WORK_CAPS): WorkLedger {
+    const d = asObject(raw, "data");
+    const w = new WorkLedger(caps);
+    w.seq = asNumber(d.seq, "seq");
+    w.order = asNumber(d.order, "order");
+    w.first = d.first === null ? null : asString(d.first, "first");
+    w.recent = asStringArray(d.recent, "recent");
+    w.lastReport = asString(d.last_report, "last_report");
+    w.reportSeq = asNumber(d.report_seq, "report_seq");
+    for (const [i, v] of asArray(d.files, "files").entries()) {
+      const o = asObject(v, `files[${i}]`);
+      const path = asString(o.path, `files[${i}].path`);
+      w.files.touch(path, {
+        path,
+        edits: asNumber(o.edits, `files[${i}].edits`),
+        writes: asNumber(o.writes, `files[${i}].writes`),
+        change: asString(o.change, `files[${i}].change`),
+        last: asString(o.last, `files[${i}].last`),
+        mentions: asNumber(o.mentions, `files[${i}].mentions`),
+        order: asNumber(o.order, `files[${i}].order`),
+      });
+    }
+    for (const [i, v] of asArray(d.commands, "commands").entries()) {
+      const o = asObject(v, `commands[${i}]`);
+      const family = asString(o.family, `commands[${i}].family`);
+      if (o.exit !== null) asNumber(o.exit, `commands[${i}].exit`);
+      if (typeof o.ok !== "boolean") throw new StateDataError(`commands[${i}].ok: expected a boolean`);
+      w.commands.touch(family, {
+        family,
+        command: asString(o.command, `commands[${i}].command`),
+        runs: asNumber(o.runs, `commands[${i}].runs`),
+        failures: asNumber(o.failures, `commands[${i}].failures`),
+        ok: o.ok,
+        exit: o.exit === null ? null : (o.exit as number),
+        when: asString(o.when, `commands[${i}].when`),
+      });
+    }
+    for (const [i, v] of asArray(d.failures, "failures").entries()) {
+      const o = asObject(v, `failures[${i}]`);
+      const f: OpenFailure = {
+        tool: asString(o.tool, `failures[${i}].tool`),
+        target: asString(o.target, `failures[${i}].target`),
+        error: asString(o.error, `failures[${i}].error`),
+        when: asString(o.when, `failures[${i}].when`),
+        family: asString(o.family, `failures[${i}].family`),
+        seq: asNumber(o.seq, `failures[${i}].seq`),
+      };
+      w.failures.touch(failureKey(f.tool, f.target), f);
+    }
+    for (const [i, v] of asArray(d.mentioned, "mentioned").entries()) {
+      const pair = asArray(v, `mentioned[${i}]`);
+      w.mentioned.touch(asString(pair[0], `mentioned[${i}][0]`), asNumber(pair[1], `mentioned[${i}][1]`));
+    }
+    return w;
+  }
+}
+
+function failureKey(tool: string, target: string): string {
+  return `${tool}\u0000${target}`;
+}
+
+function baseName(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i >= 0 ? p.slice(i + 1) : p;
+}
+
+/** File-name-like tokens (`name.ext`, with or without a directory) in a text, lower-cased basenames. */
+export function fileNamesIn(text: string): string[] {
+  const out = new Set<string>();
+  const bounded = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  for (const m of bounded.matchAll(/[\w@./~-]*?([\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})\b/g)) out.add(m[1]!.toLowerCase());
+  return [...out];
+}
+
+/**
+ * Importance: edits (log scale), a write, mentions in user requests, and recency (rank among
+ * files by last touch). Recency alone would push out the session's central file; counts
+ * alone would bury the file being worked on now.
+ */
+export function rankFiles(files: readonly FileEntry[]): FileEntry[] {
+  const byRecency = [...files].sort((a, b) => b.order - a.order);
+  const recencyRank = new Map(byRecency.map((f, i) => [f.path, i]));
+  const n = Math.max(1, files.length);
+  const score = (f: FileEntry): number =>
+    2 * Math.log2(1 + f.edits + f.writes) + (f.writes > 0 ? 1 : 0) + 1.5 * Math.min(f.mentions, 3) + 4 * (1 - (recencyRank.get(f.path) ?? n) / n);
+  return [...files].sort((a, b) => score(b) - score(a) || b.order - a.order);
+}

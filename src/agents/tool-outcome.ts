@@ -1,0 +1,173 @@
+/**
+ * Pure rules on one tool call's arguments and output (Layer A), used by the work ledger
+ * and the failure lifecycle: the command family, whether a failed search only found
+ * nothing, the most informative error line, the exit code, and a short change gist of an
+ * edit or write. Tool output is program text, not user text: matching error markers in it
+ * is not a heuristic on what users write.
+ */
+import { gist } from "./text-gist.js";
+
+/** `obj[key]`, or undefined when reading it throws (hostile getters and proxies). */
+function prop(obj: unknown, key: string): unknown {
+  if (!obj || typeof obj !== "object") return undefined;
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Programs whose first non-flag argument is a subcommand (`git push`, `npm test`). */
+const RUNNERS: ReadonlySet<string> = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** Leading words that set up a command rather than name it. */
+const PRELUDE: ReadonlySet<string> = new Set(["cd", "export", "source", ".", "set", "pushd"]);
+const SEARCH_PROGRAMS: ReadonlySet<string> = new Set(["grep", "rg", "egrep", "fgrep", "ag"]);
+
+/**
+ * Program + subcommand of a shell command's LAST step (what the command was run for):
+ * `cd /x && git push --set-upstream o b` -> "git push", `npm run check 2>&1 | tail` ->
+ * "npm run check", `git add -A && git commit -m "…"` -> "git commit", `ls -la` -> "ls".
+ * Quoted strings are blanked first (a multi-line commit message is not a step); env
+ * assignments, comments and prelude steps (cd, export, source) are skipped.
+ */
+export function commandFamily(command: string): string {
+  const unquoted = command.slice(0, 4000).replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""');
+  const steps = unquoted
+    .split(/&&|\|\||;|\n/)
+    .map((s) => (s.split("|")[0] ?? "").trim())
+    .filter((s) => s && !s.startsWith("#"));
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const words = steps[i]!.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+    const first = words[0];
+    if (!first) continue;
+    const prog = first.replace(/^.*\//, "");
+    if (PRELUDE.has(prog) && i > 0) continue;
+    const args = words.slice(1);
+    const sub = args.find((w) => !w.startsWith("-"));
+    if (RUNNERS.has(prog) && sub === "run") {
+      const script = args.slice(args.indexOf("run") + 1).find((w) => !w.startsWith("-"));
+      return gist(`${prog} run ${script ?? ""}`, 60);
+    }
+    return gist(sub && /^[A-Za-z][\w:.-]*$/.test(sub) ? `${prog} ${sub}` : prog, 60);
+  }
+  return gist(command, 60);
+}
+
+const EXIT_LINE = /^(?:Command exited with code|Exit code|exit code:?|exited with code) (\d+)\s*$/i;
+
+/** The exit code a shell tool reported in its output ("Command exited with code N"), or null. */
+export function exitCodeOf(output: string): number | null {
+  const lines = output.split(/\r\n|\r|\n/);
+  for (let i = lines.length - 1; i >= 0 && i >= lines.length - 6; i--) {
+    const m = EXIT_LINE.exec(lines[i]!.trim());
+    if (m) return Number(m[1]);
+  }
+  return null;
+}
+
+/** Lines that carry no information about the failure itself. */
+function isNoiseLine(line: string): boolean {
+  const t = line.trim();
+  if (!t) return true;
+  if (EXIT_LINE.test(t) || t === "(no output)") return true;
+  if (/^>\s/.test(t)) return true; // npm script banner: "> pkg@1.0.0 check"
+  if (/^[\s\-=_~*#|┃━─│╭╰╮╯^.·•]+$/.test(t)) return true; // rules and box drawing
+  if (/^<\/?[a-z_-]+>$/.test(t)) return true;
+  return false;
+}
+
+/** Error-prefix shapes: `TypeError:`, `error TS2339:`, `fatal:`, `npm ERR!`, `FAIL`, `E999 SyntaxError:`. */
+const STRONG = /(?:^|[\s(\[:])(?:[A-Z][A-Za-z]*(?:Error|Exception)|error(?: TS\d+)?|fatal|FATAL|ERROR|FAIL(?:ED)?|panic|npm ERR!)(?:\[[^\]]*\])?(?::|!|\s|$)/;
+const WEAK = /error|fail|not found|no such|denied|cannot|can't|could not|couldn't|invalid|unexpected|missing|refused|abort/i;
+
+/**
+ * The most informative line of a failed call's output: the LAST line with an error prefix
+ * (where git, tsc, Python and npm put the cause), else the first line with an error word,
+ * else the last line that is not noise (exit status, npm banner, rules). Gisted.
+ */
+export function informativeErrorLine(output: string, maxChars: number): string {
+  const lines = output
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.replace(/<\/?[a-z_-]+>/g, "").trim())
+    .filter((l) => !isNoiseLine(l));
+  if (lines.length === 0) {
+    const code = exitCodeOf(output);
+    return code === null ? "" : `exit code ${code}`;
+  }
+  let strong: string | undefined;
+  for (const l of lines) if (STRONG.test(l)) strong = l;
+  const pick = strong ?? lines.find((l) => WEAK.test(l)) ?? lines[lines.length - 1]!;
+  return gist(pick, maxChars);
+}
+
+/** A failed search: grep/rg (tool or shell program) with exit 1 and nothing else in its output. */
+export function isEmptySearch(toolName: string, input: unknown, output: string): boolean {
+  const cmd = prop(input, "command");
+  const searchTool = SEARCH_PROGRAMS.has(toolName);
+  const program = typeof cmd === "string" ? commandFamily(cmd).split(" ")[0]! : "";
+  if (!searchTool && !SEARCH_PROGRAMS.has(program)) return false;
+  const code = exitCodeOf(output);
+  if (!searchTool && code !== 1) return false;
+  return output.split(/\r\n|\r|\n/).every((l) => isNoiseLine(l));
+}
+
+/** Text arguments of an edit call: pi's `edits: [{oldText, newText}]` or the legacy pair. */
+function editPairs(input: unknown): Array<{ oldText: string; newText: string }> {
+  const edits = prop(input, "edits");
+  const out: Array<{ oldText: string; newText: string }> = [];
+  if (Array.isArray(edits)) {
+    for (const e of edits.slice(0, 20)) {
+      const o = prop(e, "oldText");
+      const n = prop(e, "newText");
+      if (typeof o === "string" || typeof n === "string") out.push({ oldText: typeof o === "string" ? o : "", newText: typeof n === "string" ? n : "" });
+    }
+  }
+  const o = prop(input, "oldText") ?? prop(input, "old_string");
+  const n = prop(input, "newText") ?? prop(input, "new_string");
+  if (typeof o === "string" || typeof n === "string") out.push({ oldText: typeof o === "string" ? o : "", newText: typeof n === "string" ? n : "" });
+  return out;
+}
+
+const LINE_SPLIT = /\r\n|\r|\n/;
+const SIDE = 48;
+
+/** Number of lines of a text (a trailing newline does not start a line). */
+export function lineCount(text: string): number {
+  if (!text) return 0;
+  let n = 1;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
+  return text.endsWith("\n") ? n - 1 : n;
+}
+
+/**
+ * What one edit/write call changed, in one short line (raw, not yet redacted):
+ * edit -> the first differing line, `old → new` (`+ new` when lines were only added,
+ * `- old` when only removed); write -> "wrote N lines". "" when nothing can be said.
+ */
+export function changeGist(toolName: string, input: unknown): string {
+  if (toolName === "write") {
+    const content = prop(input, "content");
+    if (typeof content !== "string") return "";
+    const n = lineCount(content);
+    return `wrote ${n} line${n === 1 ? "" : "s"}`;
+  }
+  const pair = editPairs(input)[0];
+  if (!pair) return "";
+  const a = pair.oldText.slice(0, 20_000).split(LINE_SPLIT);
+  const b = pair.newText.slice(0, 20_000).split(LINE_SPLIT);
+  let i = 0;
+  while (i < a.length && i < b.length && a[i]!.trim() === b[i]!.trim()) i++;
+  // the first differing line that says something (not a lone brace or a rule)
+  const telling = (l: string) => (l.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 3;
+  const oldLine = a.slice(i).find(telling) ?? a.slice(i).find((l) => l.trim()) ?? "";
+  const newLine = b.slice(i).find(telling) ?? b.slice(i).find((l) => l.trim()) ?? "";
+  if (oldLine && newLine) return `${gist(oldLine, SIDE)} → ${gist(newLine, SIDE)}`;
+  if (newLine) return `+ ${gist(newLine, SIDE * 2)}`;
+  if (oldLine) return `- ${gist(oldLine, SIDE * 2)}`;
+  return "";
+}
+
+/** Replacements in one edit call (1 for the legacy pair). */
+export function editCount(input: unknown): number {
+  return Math.max(1, editPairs(input).length);
+}
