@@ -1,0 +1,106 @@
+// Compat: the context-engine plugin (src/openclaw-plugin) inside the real openclaw 2026.9.x under
+// Node 24: OpenClaw's own plugin loader discovers the plugin root (manifest + entry) from
+// plugins.load.paths and loads the TypeScript entry through its jiti loader; OpenClaw's
+// context-engine registry resolves the engine selected by plugins.slots.contextEngine; the
+// engine is then driven through assemble/afterTurn/compact, where compact() reaches OpenClaw's
+// real delegateCompactionToRuntime (imported by the plugin as openclaw/plugin-sdk/core).
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { importSourceFile, OPENCLAW_VERSION } from "./openclaw-internals.mjs";
+
+const REPO = dirname(dirname(fileURLToPath(import.meta.url)));
+const PLUGIN_ROOT = join(REPO, "src", "openclaw-plugin");
+const KEY = "agent:main:telegram:direct:42";
+
+function checkpointTriggers(stateDir) {
+  const base = join(stateDir, "context", "checkpoints");
+  if (!existsSync(base)) return [];
+  return readdirSync(base).flatMap((d) =>
+    readdirSync(join(base, d))
+      .filter((f) => /^cp_\d+\.yaml$/.test(f))
+      .sort()
+      .map((f) => /trigger: *"?([a-z0-9-]+)/.exec(readFileSync(join(base, d, f), "utf8"))?.[1]),
+  );
+}
+
+const user = (text, t) => ({ role: "user", content: text, timestamp: t });
+const assistant = (text, t, input) => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  api: "openai-responses",
+  provider: "scripted",
+  model: "scripted",
+  usage: { input, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: input + 10, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+  stopReason: "stop",
+  timestamp: t,
+});
+
+describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugin`, () => {
+  const stateDir = mkdtempSync(join(tmpdir(), "cm-compat-oc-"));
+  process.env.OPENCLAW_STATE_DIR = stateDir; // OpenClaw's own state stays in the temp dir too
+  after(() => rmSync(stateDir, { recursive: true, force: true }));
+  const config = {
+    plugins: {
+      load: { paths: [PLUGIN_ROOT] },
+      allow: ["context-manager"],
+      slots: { contextEngine: "context-manager" },
+      entries: { "context-manager": { enabled: true, config: { stateDir } } },
+    },
+  };
+  let engine;
+
+  it("loads through OpenClaw's plugin loader and registers the context engine", async () => {
+    const { loadAndActivateRootPluginRegistry } = await importSourceFile("src/plugins/loader.ts", ["loadAndActivateRootPluginRegistry"]);
+    const registry = loadAndActivateRootPluginRegistry({ config, workspaceDir: stateDir, throwOnLoadError: true, onlyPluginIds: ["context-manager"] });
+    const record = registry.plugins.find((p) => p.id === "context-manager");
+    assert.ok(record, "plugin discovered from plugins.load.paths");
+    assert.equal(record.status, "loaded", JSON.stringify(record.error ?? record));
+    assert.deepEqual([record.kind].flat(), ["context-engine"]);
+    assert.deepEqual(record.contextEngineIds, ["context-manager"]);
+    assert.ok(registry.contextEngines.has("context-manager"));
+  });
+
+  it("OpenClaw's registry resolves it for plugins.slots.contextEngine (no quarantine)", async () => {
+    const { resolveContextEngine, listContextEngineQuarantines } = await importSourceFile("src/context-engine/registry.ts", [
+      "resolveContextEngine",
+      "listContextEngineQuarantines",
+    ]);
+    engine = await resolveContextEngine(config, { workspaceDir: stateDir });
+    assert.equal(engine.info.id, "context-manager", `quarantines: ${JSON.stringify(listContextEngineQuarantines())}`);
+    assert.equal(engine.info.ownsCompaction, false);
+  });
+
+  it("assemble adds the gauge, afterTurn writes the 80% checkpoint, compact writes the compaction checkpoint then delegates to the runtime", async () => {
+    const t = Date.now();
+    const history = [user("Fix the parser in src/parse.ts", t), assistant("Working on the parser.", t + 1, 1700)];
+    const assembled = await engine.assemble({ sessionId: "oc-s1", sessionKey: KEY, messages: history, tokenBudget: 2000, prompt: "go on" });
+    assert.equal(assembled.messages.length, history.length + 1, "gauge appended");
+    assert.match(JSON.stringify(assembled.messages.at(-1)), /\[Context: \d+%/);
+    assert.ok(assembled.estimatedTokens >= 1700);
+
+    await engine.afterTurn({ sessionId: "oc-s1", sessionKey: KEY, sessionFile: `sqlite:main:oc-s1:${join(stateDir, "sessions.db")}`, messages: history, prePromptMessageCount: 0, tokenBudget: 2000 });
+    assert.deepEqual(checkpointTriggers(stateDir), ["auto-80pct"]);
+
+    // No OpenClaw session "oc-s1" exists in this state dir: the runtime's compaction reports
+    // that (or throws); either way our checkpoint was written before the runtime was called.
+    let outcome;
+    try {
+      outcome = await engine.compact({ sessionId: "oc-s1", sessionKey: KEY, tokenBudget: 2000, currentTokenCount: 1700, force: true, runtimeContext: { workspaceDir: stateDir } });
+    } catch (error) {
+      outcome = { threw: String(error?.message ?? error) };
+    }
+    assert.equal(checkpointTriggers(stateDir).at(-1), "compaction", `runtime outcome: ${JSON.stringify(outcome)}`);
+    assert.ok(outcome.threw || outcome.ok === false || outcome.compacted === false, `runtime outcome: ${JSON.stringify(outcome)}`);
+    console.log(`# delegateCompactionToRuntime outcome: ${JSON.stringify(outcome).slice(0, 300)}`);
+  });
+
+  it("a new session id on the key gets the resume block as systemPromptAddition", async () => {
+    const r = await engine.assemble({ sessionId: "oc-s2", sessionKey: KEY, messages: [user("hello again", Date.now())], tokenBudget: 2000 });
+    assert.match(r.systemPromptAddition ?? "", /^\[Session resume checkpoint restore\]/);
+    await engine.dispose?.();
+  });
+});
