@@ -28,6 +28,7 @@ import { timeIt } from "./timer.js";
 import { countingFs, perWrite } from "./counting-fs.js";
 import { open } from "node:fs/promises";
 import { benchDrift } from "./drift.js";
+import { benchArtifacts } from "./artifacts.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SIZES = [100, 1_000, 5_000, 20_000];
@@ -207,6 +208,8 @@ async function main() {
   log(`  fs ops per checkpoint write: ${JSON.stringify(checkpoint.fsOpsPerWrite)}`);
   const drift = await benchDrift();
   log(`drift: record 30 files ${drift.record30Files230Tracked.median} ms, compare ${drift.compareUnchanged30Files.median} ms (unchanged) / ${drift.compareAfterEditsDeleteAnd5Commits.median} ms (moved)`);
+  const artifacts = await benchArtifacts();
+  log(`artifacts: stash+patch 50 KB ${artifacts.stashPatch50KB.median} ms (p99 ${artifacts.stashPatch50KB.p99}); fetch headtail ${artifacts.fetchHeadtail50KB.median} ms, grep ${artifacts.fetchGrep50KB.median} ms`);
   const cpu = cpus();
   const results = {
     date: new Date().toISOString(),
@@ -222,6 +225,7 @@ async function main() {
     structuredClone: clone,
     checkpoint,
     drift,
+    artifacts,
     warnings,
     durationS: Math.round((performance.now() - started) / 100) / 10,
   };
