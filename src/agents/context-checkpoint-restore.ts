@@ -12,6 +12,7 @@ import { type ContextManagerConfig, resolveContextManagerConfig } from "./contex
 import type { FsOps } from "../infra/fs-ops.js";
 import type { DriftReport } from "./drift/compare.js";
 import { driftOf, renderWithDrift } from "./drift/restore-section.js";
+import { renderWithArtifacts } from "./artifacts/checkpoint-artifacts.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
@@ -51,7 +52,9 @@ export async function readCheckpointForInjection(
     } catch {
       drift = null; // the block goes out without the drift section
     }
-    const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens) => renderCheckpointRestore(cp, { kind: params.kind, maxTokens }));
+    const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens) =>
+      renderWithArtifacts(cp.artifacts, maxTokens, (max) => renderCheckpointRestore(cp, { kind: params.kind, maxTokens: max })),
+    );
     return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
   } catch {
     return null;

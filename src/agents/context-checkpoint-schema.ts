@@ -14,6 +14,7 @@
 import type { WorkspaceSnapshot } from "./drift/workspace-types.js";
 
 export type { WorkspaceSnapshot } from "./drift/workspace-types.js";
+import type { ArtifactRef } from "./artifacts/checkpoint-artifacts.js";
 
 export const CHECKPOINT_SCHEMA = "openclaw/checkpoint" as const;
 export const CHECKPOINT_SCHEMA_VERSION = 1 as const;
@@ -158,6 +159,8 @@ export interface Checkpoint {
   workspace?: WorkspaceSnapshot;
   /** optional (additive): absent in files from writers that predate it */
   work?: WorkLedger;
+  /** additive, optional (issue 15): handles of the session's stored tool outputs that matter; absent in older files */
+  artifacts?: ArtifactRef[];
 }
 
 /** What a caller hands to the store: the store assigns the id and the back link. */

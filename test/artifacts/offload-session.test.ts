@@ -11,6 +11,9 @@ import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+import { resolve } from "node:path";
+import { gcArtifacts } from "../../src/agents/artifacts/gc.js";
 
 const SECRET = "ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8";
 /** pi's built-ins plus the extension's tool (pi filters every tool by this list when one is given) */
@@ -115,5 +118,35 @@ describe("offload in a real AgentSession", () => {
     await s.prompt(session, "show me");
     expect(seen[0]!.tools!.map((t) => t.name)).not.toContain("artifact_fetch");
     expect(lastToolText(seen[1]!)).toContain("00750 NEEDLE");
+  });
+
+  it("the compaction checkpoint records the handle of a stashed read of an edited file; the restore block points at it; gc keeps it", async () => {
+    s = await makeStandalone({ contextWindow: 200_000, contextManager: { offload: true }, tools: TOOLS });
+    const big = Array.from({ length: 600 }, (_, i) => `export const v${i} = ${i};`).join("\n");
+    writeFileSync(join(s.cwd, "table.ts"), big);
+    const seen: Context[] = [];
+    s.agent.onChat((c) => seen.push(structuredClone({ messages: c.messages }) as Context));
+    s.agent.queue(
+      reply.tools(["read", { path: "table.ts" }]),
+      reply.tools(["edit", { path: "table.ts", oldText: "export const v0 = 0;", newText: "export const v0 = 42;" }]),
+      reply.text("Edited."),
+    );
+    const session = await s.open();
+    await s.prompt(session, "set v0 to 42");
+    const handle = HANDLE_RE.exec(lastToolText(seen[1]!))?.[0];
+    expect(handle).toBeDefined();
+    await session.compact();
+    const cp = readCheckpointsOnDisk(s.stateDir, `pi:${resolve(s.cwd)}`).at(-1)!;
+    expect(cp.meta.trigger).toBe("compaction");
+    expect(cp.artifacts).toEqual([{ handle, tool: "read", target: "table.ts", bytes: big.length }]);
+    s.agent.queue(reply.text("ok"));
+    await s.prompt(session, "continue");
+    const restore = requestTexts(seen.at(-1)!).find((t) => t.includes("Stored outputs (read with artifact_fetch):"));
+    expect(restore).toBeDefined();
+    expect(restore).toContain(`- "read" "table.ts" (`);
+    expect(restore).toContain(handle!);
+    const gc = gcArtifacts(s.stateDir, { minAgeSeconds: 0 });
+    expect(gc.removed).toEqual([]);
+    expect(gc.keptBecause.checkpoint).toBe(1);
   });
 });

@@ -27,6 +27,7 @@ import {
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "../drift/validate-workspace.js";
+import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
 
 const EXCHANGE_ROLES = ["user", "agent"] as const;
 /** ISO-8601 date-time with seconds and an explicit zone, as produced by Date#toISOString. */
@@ -281,6 +282,7 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
     r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
   }
   const workspace = validateWorkspace(root, file);
+  const artifacts = validateArtifactRefs(root, file);
   const cp: Checkpoint = {
     schema: CHECKPOINT_SCHEMA,
     schema_version: CHECKPOINT_SCHEMA_VERSION,
@@ -292,6 +294,7 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
     open_items: readStrings(r, root, "open_items", "open_items"),
     learnings: readStrings(r, root, "learnings", "learnings"),
     ...(workspace ? { workspace } : {}),
+    ...(artifacts ? { artifacts } : {}),
   };
   const work = readWork(r, root);
   if (work) cp.work = work;

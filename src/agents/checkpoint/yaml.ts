@@ -132,6 +132,7 @@ function buildDocument(cp: Checkpoint, textStyle: TextStyle): Document {
     learnings: b.seq(cp.learnings, (s) => b.text(s)),
     ...(cp.workspace ? { workspace: workspaceNode(b, cp.workspace) } : {}),
     ...(cp.work ? { work: workNode(b, cp.work) } : {}),
+    ...(cp.artifacts ? { artifacts: b.seq(cp.artifacts, (a) => b.map({ handle: b.q(a.handle), tool: b.q(a.tool), target: b.q(a.target), bytes: b.plain(a.bytes) })) } : {}),
   });
   doc.commentBefore = HEADER_COMMENT;
   return doc;

@@ -16,6 +16,7 @@ import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGaug
 import { ContextState } from "../context-state.js";
 import { lastToolCallOf } from "../context-capture.js";
 import { recordWorkspace } from "../drift/record.js";
+import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
 import type { NoteKind } from "../context-note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
 import { type SessionLog, sessionLog } from "./context-manager-log.js";
@@ -269,6 +270,8 @@ export class ContextManagerEngine {
       });
       const workspace = recordWorkspace(extra.cwd ?? this.identity.cwd, draft.resources.files_modified);
       if (workspace) draft.workspace = workspace;
+      const artifacts = checkpointArtifacts(this.sessionKey, { modified: draft.resources.files_modified, read: draft.resources.files_read });
+      if (artifacts.length) draft.artifacts = artifacts;
       const result = await writeCheckpoint(this.storeOpts(), draft, { delta: this.runtime.config.dedupDelta });
       this.log.clear(`checkpoint write`);
       if (!result.written) {
