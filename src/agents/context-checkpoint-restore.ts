@@ -10,6 +10,9 @@ import type { Checkpoint } from "./context-checkpoint-schema.js";
 import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
 import type { FsOps } from "../infra/fs-ops.js";
+import { canonicalSessionKey } from "./session-key.js";
+import { type CompactionOutcome, compactionOutcomeSince } from "./compaction-outcome.js";
+import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
 import type { DriftReport } from "./drift/compare.js";
 import { driftOf, renderWithDrift } from "./drift/restore-section.js";
 import { renderWithArtifacts } from "./artifacts/checkpoint-artifacts.js";
@@ -44,7 +47,7 @@ export async function readCheckpointForInjection(
   try {
     const config = configOf(params);
     if (!config.enabled) return null;
-    const cp = await readLatestCheckpoint({ stateDir: params.stateDir, fs: params.fs }, sessionKey);
+    const cp = await readLatestCheckpoint({ stateDir: params.stateDir, fs: params.fs }, canonicalSessionKey(sessionKey));
     if (!cp || (params.accept && !params.accept(cp))) return null;
     let drift: DriftReport | null = null;
     try {
@@ -68,20 +71,62 @@ export async function readCheckpointForInjection(
  * post-compaction state. OpenClaw 2026.9 can rotate the transcript during
  * compaction: `sessionId` is then the successor and `previousSessionId` the
  * session that wrote the checkpoint; both are "this session".
+ * When the hook ran, only the checkpoint it wrote is sent; when it could not write one,
+ * nothing is sent and that is logged (never an older checkpoint in its place).
  */
 export async function onCompactionCompleted(
-  params: RestoreParams & { sessionKey: string; sessionId: string; previousSessionId?: string; since: number; enqueue: Enqueue },
+  params: RestoreParams & {
+    sessionKey: string;
+    sessionId: string;
+    previousSessionId?: string;
+    since: number;
+    enqueue: Enqueue;
+    logger?: WarnLogger;
+  },
 ): Promise<RestoreBlock | null> {
-  const block = await readCheckpointForInjection(params.sessionKey, {
-    ...params,
-    kind: "post-compaction",
-    accept: (cp) =>
-      (cp.meta.session_id === params.sessionId || (!!params.previousSessionId && cp.meta.session_id === params.previousSessionId)) &&
-      cp.meta.trigger === "compaction" &&
-      Date.parse(cp.meta.created_at) >= params.since - 1000,
-  });
+  const ids = params.previousSessionId ? [params.sessionId, params.previousSessionId] : [params.sessionId];
+  const accept = compactionCheckpointFilter(params.stateDir, params.sessionKey, ids, params.since, params.logger);
+  if (!accept) return null;
+  const block = await readCheckpointForInjection(params.sessionKey, { ...params, kind: "post-compaction", accept });
   if (block) params.enqueue(block.text, { sessionKey: params.sessionKey });
   return block;
+}
+
+/**
+ * Which checkpoint may stand for the compaction that started at `since`, for a session known
+ * by `sessionIds`; null (logged) when the compaction hook ran and could not write one. Without a
+ * record of the hook, only a compaction checkpoint created at or after `since` is accepted.
+ * Shared by the hosted seam above and standalone pi.
+ */
+export function compactionCheckpointFilter(
+  stateDir: string,
+  sessionKey: string,
+  sessionIds: ReadonlyArray<string | null>,
+  since: number,
+  logger: WarnLogger = consoleWarnLogger,
+): ((cp: Checkpoint) => boolean) | null {
+  const stored = canonicalSessionKey(sessionKey);
+  let outcome: CompactionOutcome | null = null;
+  for (const id of sessionIds) {
+    const o = compactionOutcomeSince(stateDir, stored, id, since);
+    if (o && (!outcome || o.at > outcome.at)) outcome = o;
+  }
+  if (outcome && outcome.checkpointId === null) {
+    if (outcome.reported) return null;
+    outcome.reported = true;
+    try {
+      logger.warn(
+        "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
+      );
+    } catch {
+      // a broken logger must not break the host
+    }
+    return null;
+  }
+  const mine = (cp: Checkpoint): boolean => sessionIds.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction";
+  const written = outcome?.checkpointId;
+  if (written) return (cp) => mine(cp) && cp.meta.checkpoint_id === written;
+  return (cp) => mine(cp) && Date.parse(cp.meta.created_at) >= since;
 }
 
 /** First turn of a new session id on a key that has a checkpoint from an earlier session. */

@@ -22,6 +22,8 @@ import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
 import { type SessionLog, sessionLog } from "./context-manager-log.js";
 import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
+import { canonicalSessionKey } from "../session-key.js";
+import { recordCompactionOutcome } from "../compaction-outcome.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -56,13 +58,13 @@ export class ContextManagerEngine {
   ) {
     this.compactionCount = runtime.compactionCount ?? identity.compactionsSoFar;
     // once-per-kind across runs of this session, not once per engine (one engine per run)
-    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, runtime.sessionKey);
+    this.sessionKey = canonicalSessionKey(runtime.sessionKey);
+    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
   }
 
-  get sessionKey(): string {
-    return this.runtime.sessionKey;
-  }
+  /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
+  readonly sessionKey: string;
 
   get compactions(): number {
     return this.compactionCount;
@@ -191,6 +193,13 @@ export class ContextManagerEngine {
    * checkpoint (never deduplicated). Returns the checkpoint, or null on failure.
    */
   async onBeforeCompact(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
+    const checkpoint = await this.writeCompactionCheckpoint(event, cwd);
+    // the post-compaction restore sends this checkpoint or none (never an older one)
+    recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
+    return checkpoint;
+  }
+
+  private async writeCompactionCheckpoint(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
     try {
       const state = await this.ensureState();
       if (!state) return null;

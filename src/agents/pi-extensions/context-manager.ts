@@ -17,7 +17,8 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
+import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
+import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../log-once.js";
 import { debugLog, enableDebugFromConfig } from "../debug-log.js";
@@ -324,11 +325,18 @@ function safeUsage(ctx: ExtensionContext) {
 /** The block a standalone session would receive now (also shown by /context). */
 export function standaloneBlock(engine: ContextManagerEngine, kind: RestoreKind) {
   const sessionId = engine.identity.sessionId;
-  return readCheckpointForInjection(engine.sessionKey, {
+  // post-compaction: the checkpoint this session's compaction hook just wrote, or none
+  const accept =
+    kind === "resume"
+      ? (cp: Checkpoint) => cp.meta.session_id !== sessionId
+      : compactionCheckpointFilter(engine.runtime.stateDir, engine.runtime.sessionKey, [sessionId], 0, engine.runtime.logger);
+  if (!accept) return Promise.resolve(null);
+  // the host key as given: the restore seam maps it to the stored key itself
+  return readCheckpointForInjection(engine.runtime.sessionKey, {
     stateDir: engine.runtime.stateDir,
     config: engine.runtime.config,
     kind,
-    accept: (cp) => (kind === "resume" ? cp.meta.session_id !== sessionId : cp.meta.session_id === sessionId && cp.meta.trigger === "compaction"),
+    accept,
   });
 }
 

@@ -265,6 +265,7 @@ export class AgentRunner {
         stateDir: this.opts.stateDir,
         config: this.contextManagerConfig,
         enqueue: this.enqueue,
+        logger: this.logger,
       });
       reports.push({ trigger: c.trigger, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, restore });
       this.opts.onEvent?.({ type: "compaction", sessionKey, ...reports[reports.length - 1]! });
