@@ -77,7 +77,8 @@ function isNoiseLine(line: string): boolean {
 }
 
 /** Error-prefix shapes: `TypeError:`, `error TS2339:`, `fatal:`, `npm ERR!`, `FAIL`, `E999 SyntaxError:`. */
-const STRONG = /(?:^|[\s(\[:])(?:[A-Z][A-Za-z]*(?:Error|Exception)|error(?: TS\d+)?|fatal|FATAL|ERROR|FAIL(?:ED)?|panic|npm ERR!)(?:\[[^\]]*\])?(?::|!|\s|$)/;
+const STRONG = /(?:^|[\s(\[:])(?:(?:[A-Z][A-Za-z]*)?(?:Error|Exception)|error(?: TS\d+)?|fatal|FATAL|ERROR|FAIL(?:ED)?|panic|npm ERR!)(?:\[[^\]]*\])?(?::|!|\s|$)/;
+const LONG_LINE = 300;
 const WEAK = /error|fail|not found|no such|denied|cannot|can't|could not|couldn't|invalid|unexpected|missing|refused|abort/i;
 
 /**
@@ -94,9 +95,12 @@ export function informativeErrorLine(output: string, maxChars: number): string {
     const code = exitCodeOf(output);
     return code === null ? "" : `exit code ${code}`;
   }
+  // a very long line is minified code or data, not a message
+  const short = lines.filter((l) => l.length <= LONG_LINE);
+  const pool = short.length > 0 ? short : lines;
   let strong: string | undefined;
-  for (const l of lines) if (STRONG.test(l)) strong = l;
-  const pick = strong ?? lines.find((l) => WEAK.test(l)) ?? lines[lines.length - 1]!;
+  for (const l of pool) if (STRONG.test(l)) strong = l;
+  const pick = strong ?? pool.find((l) => WEAK.test(l)) ?? pool[pool.length - 1]!;
   return gist(pick, maxChars);
 }
 

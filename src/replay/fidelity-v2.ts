@@ -16,6 +16,9 @@
  * - tokens (chars / 4, rounded up).
  */
 
+import { homedir } from "node:os";
+import { join } from "node:path";
+
 export interface RecordedMsg {
   role: string;
   content?: unknown;
@@ -233,6 +236,8 @@ function rootsOf(text: string): string[] {
 
 function fileFound(file: string, words: ReadonlySet<string>, roots: readonly string[]): boolean {
   if (words.has(file)) return true;
+  // pi's tools expand "~/" to the home directory of the machine that runs them
+  if (file.startsWith("~/")) return fileFound(join(homedir(), file.slice(2)), words, roots);
   for (const r of roots) if (file.startsWith(r) && words.has(file.slice(r.length))) return true;
   return false;
 }
@@ -301,7 +306,8 @@ export function fidelityV2(messages: readonly RecordedMsg[], delivered: number, 
     const errLines = f.error
       .split("\n")
       .map((l) => norm(l).slice(0, 24))
-      .filter((l) => l.length >= 10)
+      // words, not a bare path (a path also appears in a next action that names a file)
+      .filter((l) => l.length >= 10 && l.includes(" "))
       .slice(0, 8);
     // (a long target can push the error text past the line's cap: a line that names the
     // target and says it failed counts too)
