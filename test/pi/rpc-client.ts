@@ -24,6 +24,10 @@ export class PiRpc {
     });
   }
 
+  get eventCount(): number {
+    return this.events.length;
+  }
+
   /** Waits for the first event after index `from` matching `pred`. */
   async waitFor(pred: (e: Json) => boolean, from = 0, timeoutMs = 60_000): Promise<Json> {
     const deadline = Date.now() + timeoutMs;
@@ -45,7 +49,8 @@ export class PiRpc {
     this.child.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
     const response = await this.waitFor((e) => e.type === "response" && e.id === id, from);
     if (response.success !== true) throw new Error(`rpc ${String(cmd.type)} failed: ${JSON.stringify(response)}`);
-    if (cmd.type === "prompt") await this.waitFor((e) => e.type === "agent_end", from);
+    // an extension command ("/context") runs no agent
+    if (cmd.type === "prompt" && !String(cmd.message).startsWith("/")) await this.waitFor((e) => e.type === "agent_end", from);
     return response;
   }
 

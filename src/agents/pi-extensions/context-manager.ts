@@ -24,6 +24,7 @@ import { consoleWarnLogger, type WarnLogger } from "../log-once.js";
 import { debugLog, enableDebugFromConfig } from "../debug-log.js";
 import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
+import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE, restoreDue, withoutSuperseded } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "./context-manager-engine.js";
 import { createContextNoteTool } from "../context-note-tool.js";
@@ -301,6 +302,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         }),
       );
     }
+
+    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), engine: (ctx) => get(ctx, "/context") });
 
     pi.on(
       "session_compact",

@@ -1,0 +1,78 @@
+/**
+ * `/context` inside pi: the gauge, the latest checkpoint of this workspace's key and the restore
+ * block the extension would inject. Shown as a custom message (display: true) so the TUI renders
+ * it and RPC clients get it as message events; the `context` handler never sends it to the model
+ * (withoutSuperseded drops REPORT_CUSTOM_TYPE). Outside pi: `openclaw-context status`.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { checkpointSessionDir, readLatestCheckpoint } from "../context-checkpoint.js";
+import { readCheckpointForInjection } from "../context-checkpoint-restore.js";
+import { formatGaugeLine, gaugeAction } from "../context-gauge.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { CapturedSession } from "./context-manager-capture.js";
+import { REPORT_CUSTOM_TYPE, restoreDue } from "./context-manager-restore-due.js";
+
+export interface ContextCommandDeps {
+  session(ctx: ExtensionContext): CapturedSession | null;
+  engine(ctx: ExtensionContext): Promise<ContextManagerEngine | null>;
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+export async function contextReport(ctx: ExtensionContext, deps: ContextCommandDeps): Promise<string> {
+  const engine = await deps.engine(ctx);
+  if (!engine) return "[context-manager] not active in this session (disabled, or invalid settings: see the warning printed at startup).";
+  const { config, stateDir } = engine.runtime;
+  const lines = [`[context-manager] session key ${engine.sessionKey}`, `state dir ${stateDir}`];
+
+  let usage: ReturnType<ExtensionContext["getContextUsage"]>;
+  try {
+    usage = ctx.getContextUsage();
+  } catch {
+    usage = undefined;
+  }
+  if (usage && usage.tokens != null && usage.percent != null) {
+    const reading = { tokens: usage.tokens, contextWindow: usage.contextWindow, utilization: usage.percent / 100, source: "sdk" as const };
+    const action = gaugeAction(reading, config);
+    lines.push(`Gauge: ${formatGaugeLine(reading, false)} (the model sees it from ${pct(config.gaugeThreshold)}; checkpoint at ${pct(config.checkpointThreshold)}; now: ${action})`);
+  } else {
+    lines.push(`Gauge: unknown until the next reply (pi reports no usage before the first reply and after a compaction)`);
+  }
+
+  const latest = await readLatestCheckpoint({ stateDir }, engine.sessionKey).catch(() => null);
+  if (!latest) {
+    lines.push("Latest checkpoint: none yet for this key.");
+    return lines.join("\n");
+  }
+  const m = latest.meta;
+  lines.push(
+    `Latest checkpoint: ${m.checkpoint_id} (${m.trigger}, ${m.created_at}, ${m.token_usage.input_tokens} input tokens${m.session_id === engine.identity.sessionId ? ", this session" : ", an earlier session"})`,
+    `  ${checkpointSessionDir(stateDir, engine.sessionKey)}`,
+  );
+  const session = deps.session(ctx);
+  const due = session ? restoreDue(session.sessionManager.getBranch()) : null;
+  const kind = due?.kind ?? (m.session_id === engine.identity.sessionId ? "post-compaction" : "resume");
+  const block = await readCheckpointForInjection(engine.sessionKey, { stateDir, config, kind });
+  if (block) {
+    lines.push(
+      due ? `Restore block due on the next prompt (${kind}, ~${block.tokens} tokens):` : `Restore block (none due now; this is how ${m.checkpoint_id} renders as ${kind}, ~${block.tokens} tokens):`,
+      block.text,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function registerContextCommand(pi: ExtensionAPI, deps: ContextCommandDeps): void {
+  pi.registerCommand("context", {
+    description: "Context manager: gauge, latest checkpoint, and the restore block it would inject",
+    handler: async (_args, ctx) => {
+      let text: string;
+      try {
+        text = await contextReport(ctx, deps);
+      } catch (e) {
+        text = `[context-manager] /context failed: ${(e as Error).message}`;
+      }
+      pi.sendMessage({ customType: REPORT_CUSTOM_TYPE, content: text, display: true });
+    },
+  });
+}

@@ -1,0 +1,24 @@
+/**
+ * Package entry `openclaw-context-manager/openclaw`: the seams OpenClaw core calls
+ * (docs/openclaw-integration.md): extension registration, the compaction checkpoint hooks
+ * (client- and server-side compaction) and the restore injection after a compaction and on a
+ * new session.
+ */
+export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
+export { writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
+export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-server-compaction.js";
+export {
+  onCompactionCompleted,
+  onSessionStarted,
+  readCheckpointForInjection,
+  type Enqueue,
+  type RestoreBlock,
+  type RestoreKind,
+  type RestoreParams,
+} from "./agents/context-checkpoint-restore.js";
+export {
+  type ContextManagerConfig,
+  ContextManagerConfigError,
+  DEFAULT_CONTEXT_MANAGER_CONFIG,
+  resolveContextManagerConfig,
+} from "./agents/context-manager-config.js";

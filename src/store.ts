@@ -1,0 +1,7 @@
+/**
+ * Package entry `openclaw-context-manager/store`: read and write checkpoints without pi
+ * (docs/checkpoint-schema.md): the atomic store, the YAML codec, validation, retention and the
+ * restore renderer. Needs only `yaml` at run time.
+ */
+export * from "./agents/context-checkpoint.js";
+export { renderCheckpointRestore, type RenderedRestore, type RenderRestoreOptions } from "./agents/context-checkpoint-inject.js";

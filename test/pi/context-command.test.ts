@@ -1,0 +1,38 @@
+/**
+ * `/context` inside the real pi (RPC mode): the gauge, the latest checkpoint and the restore
+ * block it would inject, as a displayed custom message that is never sent to the model.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/context-checkpoint-inject.js";
+import { makePiHome, PI, type PiHome } from "./pi-env.js";
+import { PiRpc } from "./rpc-client.js";
+
+describe("/context in pi", () => {
+  let home: PiHome;
+  let rpc: PiRpc | undefined;
+  afterAll(async () => {
+    await rpc?.close();
+    home?.cleanup();
+  });
+
+  it("shows gauge, latest checkpoint and restore block; the model never sees the report", async () => {
+    home = await makePiHome({ window: 4000, replyChars: 200, settings: { compaction: { enabled: false } } });
+    rpc = new PiRpc(PI, home.baseArgs(), { cwd: home.cwd, env: home.env });
+    await rpc.command({ type: "prompt", message: `Review: ${"check every module boundary ".repeat(480)}` });
+    const from = rpc.eventCount;
+    await rpc.command({ type: "prompt", message: "/context" });
+    const end = await rpc.waitFor((e) => e.type === "message_end" && (e.message as { customType?: string })?.customType === "context-report", from);
+    const report = String((end.message as { content: string }).content);
+    expect(report).toMatch(/^\[context-manager\] session key pi:/);
+    expect(report).toMatch(/Gauge: \[Context: \d+% \| \dk\/4k tokens\]/);
+    expect(report).toMatch(/Latest checkpoint: cp_001 \(auto-80pct, .+, this session\)/);
+    expect(report).toContain(`Restore block (none due now; this is how cp_001 renders as post-compaction`);
+    expect(report).toContain(RESTORE_HEADER_POST_COMPACTION);
+
+    await rpc.command({ type: "prompt", message: "Next." });
+    const last = home.requests().at(-1)!;
+    expect(last.texts.at(-1)).not.toContain("[context-manager]");
+    expect(last.texts.some((t) => t.includes("session key pi:"))).toBe(false);
+    expect(rpc.stderr).not.toMatch(/Extension error/);
+  }, 180_000);
+});
