@@ -13,6 +13,6 @@ export { readCheckpointFile, listCheckpoints, listCheckpointFilesInDir, type Che
 export { POINTER_FILE, type LatestPointer } from "./checkpoint/pointer.js";
 export { readLatestCheckpoint } from "./checkpoint/recovery.js";
 export { pruneCheckpoints, STALE_TEMP_MS } from "./checkpoint/retention.js";
-export { writeCheckpoint, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./checkpoint/store.js";
+export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./checkpoint/store.js";
 export { listCheckpointSessions, readLatestPointer, type CheckpointSessionEntry } from "./checkpoint/sessions.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./session-dir.js";

@@ -42,11 +42,11 @@ export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number, durable = true): Promise<void> {
+async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number): Promise<void> {
   const fh = await fs.open(tmp, "wx", mode);
   try {
     await fh.writeFile(data);
-    if (durable) await fh.sync();
+    await fh.sync();
   } finally {
     await fh.close();
   }
@@ -98,7 +98,9 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
   const durable = opts.durable ?? true;
   const tmp = tempPathFor(target);
   try {
-    await writeDurableTemp(fs, tmp, data, mode, durable);
+    // not durable: one call instead of open + write + close
+    if (durable) await writeDurableTemp(fs, tmp, data, mode);
+    else await fs.writeFile(tmp, data, { mode, flag: "wx" });
     try {
       await renameWithRetry(fs, tmp, target);
     } catch (err) {

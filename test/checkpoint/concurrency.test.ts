@@ -20,8 +20,8 @@ const WRITER = path.join(HERE, "fixtures", "writer.ts");
 const ROOT = path.resolve(HERE, "..", "..");
 const KEY = "agent:main:telegram:42";
 
-function startWriter(stateDir: string, count: number | "forever", tag: string, retention: number) {
-  const child = spawn(process.execPath, ["--import", "tsx", WRITER, stateDir, KEY, String(count), tag, String(retention)], {
+function startWriter(stateDir: string, count: number | "forever", tag: string, retention: number, mode: "oneshot" | "engine" = "oneshot") {
+  const child = spawn(process.execPath, ["--import", "tsx", WRITER, stateDir, KEY, String(count), tag, String(retention), mode], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -38,7 +38,17 @@ function startWriter(stateDir: string, count: number | "forever", tag: string, r
   return { child, ready, exited, output: () => out, errors: () => err };
 }
 
-const ids = (out: string) => out.split("\n").filter((l) => l.startsWith("cp_"));
+const ids = (out: string) => writes(out).map((w) => w.id);
+/** `<id> <start> <end>` lines of a writer's output */
+function writes(out: string): Array<{ id: string; n: number; start: number; end: number }> {
+  return out
+    .split("\n")
+    .filter((l) => l.startsWith("cp_"))
+    .map((l) => {
+      const [id = "", start = "0", end = "0"] = l.split(" ");
+      return { id, n: Number(id.slice(3)), start: Number(start), end: Number(end) };
+    });
+}
 
 let stateDir: string;
 const children: ChildProcess[] = [];
@@ -109,4 +119,32 @@ describe("concurrent and crashing writers", () => {
     }
     expect((await readLatestCheckpoint({ stateDir }, KEY))?.working.topic).toBe("after the storm");
   }, 180_000);
+
+  // issue 11 item 3: with retention, a writer that listed the directory before another writer
+  // published (and pruned) past it used to re-create a pruned id: one cp_NNN named two checkpoints,
+  // and the newest checkpoint could get an id lower than an older one's
+  for (const mode of ["oneshot", "engine"] as const) {
+    it(`4 processes (${mode} writers) x 40 checkpoints, retention 5: every id published once, ids follow publish order, newest restored`, async () => {
+      const ws = ["A", "B", "C", "D"].map((tag) => startWriter(stateDir, 40, tag, 5, mode));
+      children.push(...ws.map((w) => w.child));
+      const codes = await Promise.all(ws.map((w) => w.exited));
+      expect([codes, ws.map((w) => w.errors())]).toEqual([[0, 0, 0, 0], ["", "", "", ""]]);
+      const all = ws.flatMap((w) => writes(w.output()));
+      expect(all).toHaveLength(160);
+      const dupes = all.map((w) => w.id).filter((id, i, a) => a.indexOf(id) !== i);
+      expect(dupes).toEqual([]);
+      // a write that finished before another one started has the lower id
+      const byEnd = [...all].sort((a, b) => a.end - b.end);
+      const inversions: string[] = [];
+      for (const later of all) {
+        for (const earlier of byEnd) {
+          if (earlier.end >= later.start) break;
+          if (earlier.n >= later.n) inversions.push(`${earlier.id} (done ${earlier.end}) >= ${later.id} (started ${later.start})`);
+        }
+      }
+      expect(inversions.slice(0, 5)).toEqual([]);
+      expect((await readLatestCheckpoint({ stateDir }, KEY))?.meta.checkpoint_id).toBe(all.reduce((a, b) => (b.n > a.n ? b : a)).id);
+      expect((await listCheckpoints({ stateDir }, KEY)).length).toBeLessThanOrEqual(5 + 4);
+    }, 180_000);
+  }
 });

@@ -339,7 +339,7 @@ describe("fault injection through FsOps", () => {
 
   it("pointer write failing (EACCES) keeps the durable checkpoint and reports a warning", async () => {
     await write({ topic: "a" });
-    const fs = failing("open", "EACCES", (args) => String(args[0]).includes("_latest.json"));
+    const fs = failing("writeFile", "EACCES", (args) => String(args[0]).includes("_latest.json"));
     const res = await write({ topic: "b" }, { stateDir, fs });
     expect(res.warnings.join()).toMatch(/pointer not updated: EACCES/);
     expect((await pointerJson()).checkpoint_id).toBe("cp_001");

@@ -3,7 +3,8 @@ import path from "node:path";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
-import { parseCheckpointFileName } from "./ids.js";
+import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
+import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.js";
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { wellFormed } from "./text.js";
 import { parseCheckpoint } from "./yaml.js";
@@ -56,6 +57,29 @@ export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<
     if (parsed) out.push({ ...parsed, path: path.join(dir, name) });
   }
   return out.sort((a, b) => a.n - b.n);
+}
+
+export interface SessionDirScan {
+  /** checkpoint files, numeric order */
+  files: CheckpointFileEntry[];
+  /** temp files of the atomic writers (names) */
+  temps: string[];
+  /** names shaped like checkpoint files with an id out of range: ignored as corrupt */
+  outOfRange: string[];
+}
+
+/** One readdir of a session directory, sorted into what the writer needs; empty when missing. */
+export async function scanSessionDir(dir: string, fs: FsOps): Promise<SessionDirScan> {
+  const names = await readdirOrEmpty(fs, dir);
+  const scan: SessionDirScan = { files: [], temps: [], outOfRange: [] };
+  for (const name of names) {
+    const parsed = parseCheckpointFileName(name);
+    if (parsed) scan.files.push({ ...parsed, path: path.join(dir, name) });
+    else if (TEMP_FILE_RE.test(name)) scan.temps.push(name);
+    else if (isOutOfRangeCheckpointFileName(name)) scan.outOfRange.push(name);
+  }
+  scan.files.sort((a, b) => a.n - b.n);
+  return scan;
 }
 
 export async function listCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointFileEntry[]> {

@@ -5,10 +5,19 @@
  */
 
 const ID_RE = /^cp_(\d{3,})$/;
+/**
+ * Highest checkpoint number (12 digits: 31,000 years at one checkpoint a second). A larger id
+ * in a file name or a pointer is corrupt or hostile, not a checkpoint: taking it as the
+ * latest would leave no room above it and make every later write fail.
+ */
+export const MAX_CHECKPOINT_NUMBER = 999_999_999_999;
+const OUT_OF_RANGE_FILE_RE = /^cp_(\d{3,})\.yaml$/;
 const FILE_RE = /^(cp_\d{3,})\.yaml$/;
 
 export function formatCheckpointId(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`checkpoint number must be a positive integer, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CHECKPOINT_NUMBER) {
+    throw new RangeError(`checkpoint number must be an integer from 1 to ${MAX_CHECKPOINT_NUMBER}, got ${n}`);
+  }
   return `cp_${String(n).padStart(3, "0")}`;
 }
 
@@ -17,7 +26,7 @@ export function parseCheckpointId(id: string): number | null {
   const m = ID_RE.exec(id);
   if (!m || m[1] === undefined) return null;
   const n = Number(m[1]);
-  if (!Number.isSafeInteger(n) || n < 1) return null;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CHECKPOINT_NUMBER) return null;
   return formatCheckpointId(n) === id ? n : null;
 }
 
@@ -31,4 +40,10 @@ export function parseCheckpointFileName(name: string): { id: string; n: number }
   if (!m || m[1] === undefined) return null;
   const n = parseCheckpointId(m[1]);
   return n === null ? null : { id: m[1], n };
+}
+
+/** A name shaped like a checkpoint file whose number is out of range (see MAX_CHECKPOINT_NUMBER). */
+export function isOutOfRangeCheckpointFileName(name: string): boolean {
+  const m = OUT_OF_RANGE_FILE_RE.exec(name);
+  return m !== null && m[1] !== undefined && !m[1].startsWith("0") && Number(m[1]) > MAX_CHECKPOINT_NUMBER;
 }

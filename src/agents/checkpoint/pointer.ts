@@ -7,7 +7,7 @@
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { checkpointFileName, parseCheckpointId } from "./ids.js";
+import { checkpointFileName, isOutOfRangeCheckpointFileName, parseCheckpointId } from "./ids.js";
 import { wellFormed } from "./text.js";
 
 export const POINTER_FILE = "_latest.json";
@@ -33,8 +33,16 @@ export interface PointerMeta {
   bytes: number;
 }
 
-/** Read the pointer of a session dir; null when missing, unreadable, malformed or for another key. */
-export async function readPointerInDir(dir: string, expectedSessionKey: string | null, fs: FsOps): Promise<LatestPointer | null> {
+/**
+ * Read the pointer of a session dir; null when missing, unreadable, malformed or for another key.
+ * A pointer naming an id out of range is reported in `problems` (it is ignored as corrupt).
+ */
+export async function readPointerInDir(
+  dir: string,
+  expectedSessionKey: string | null,
+  fs: FsOps,
+  problems?: string[],
+): Promise<LatestPointer | null> {
   let raw: string;
   try {
     raw = await fs.readFile(path.join(dir, POINTER_FILE), "utf8");
@@ -49,7 +57,12 @@ export async function readPointerInDir(dir: string, expectedSessionKey: string |
   }
   if (typeof data !== "object" || data === null) return null;
   const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes } = data as Record<string, unknown>;
-  if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) return null;
+  if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) {
+    if (typeof checkpoint_id === "string" && isOutOfRangeCheckpointFileName(`${checkpoint_id}.yaml`)) {
+      problems?.push(`ignoring ${POINTER_FILE}: ${checkpoint_id.slice(0, 40)}: checkpoint id out of range (corrupt)`);
+    }
+    return null;
+  }
   if (typeof file !== "string" || file !== checkpointFileName(checkpoint_id)) return null;
   if (typeof session_key !== "string") return null;
   if (expectedSessionKey !== null && wellFormed(session_key) !== wellFormed(expectedSessionKey)) return null;

@@ -10,7 +10,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../context-checkpoint-build.js";
-import { type Checkpoint, readLatestCheckpoint, writeCheckpoint } from "../context-checkpoint.js";
+import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
 import type { CheckpointTrigger } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
@@ -41,7 +41,10 @@ export interface ContextDecision {
   /** messages to send instead of the original (gauge appended), or undefined to leave them */
   messages: AgentMessage[] | undefined;
   reading: GaugeReading;
+  /** always null: the auto checkpoint is written in the background (see `checkpointWrite`) */
   checkpoint: Checkpoint | null;
+  /** the auto-80pct checkpoint this call started, settling when it is on disk (null on failure) */
+  checkpointWrite?: Promise<Checkpoint | null>;
 }
 
 export class ContextManagerEngine {
@@ -50,6 +53,12 @@ export class ContextManagerEngine {
   private compactionCount: number;
   private readonly log: OnceLogger;
   private readonly sessionLog: SessionLog;
+  /** one writer per engine: what it knows of the checkpoint directory stays in memory */
+  private writer: CheckpointWriter | null = null;
+  /** the auto checkpoint being written in the background, if any */
+  private pendingWrite: Promise<Checkpoint | null> | null = null;
+  /** store warnings already logged (one line per kind) */
+  private readonly storeWarned = new Set<string>();
 
   constructor(
     readonly runtime: ContextManagerRuntimeValue,
@@ -125,8 +134,18 @@ export class ContextManagerEngine {
     this.flushTimer.unref?.();
   }
 
+  /**
+   * Waits for a background checkpoint write. Everything that changes or snapshots the state
+   * awaits it first, so the write sees a still state and its reset cannot drop newer capture.
+   * It takes milliseconds and the next event comes after an LLM turn, so this rarely waits.
+   */
+  async idle(): Promise<void> {
+    while (this.pendingWrite) await this.pendingWrite;
+  }
+
   /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
   async flushNow(): Promise<void> {
+    await this.idle();
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
@@ -148,21 +167,37 @@ export class ContextManagerEngine {
   /** `context` event: capture new messages, gauge, and the auto checkpoint at the threshold. */
   async onContext(messages: AgentMessage[], usage: ContextUsage | undefined): Promise<ContextDecision> {
     const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
-    let checkpoint: Checkpoint | null = null;
     try {
+      await this.idle();
       const state = await this.ensureState();
       if (state) state.captureMessages(messages);
       const action = gaugeAction(reading, this.runtime.config);
-      if (action === "checkpoint" && state && !this.isDuplicate(reading)) {
-        checkpoint = await this.writeCheckpoint(state, "auto-80pct", reading);
-      }
+      let checkpointWrite: Promise<Checkpoint | null> | undefined;
+      if (action === "checkpoint" && state && !this.isDuplicate(reading)) checkpointWrite = this.startAutoCheckpoint(state, reading);
       if (state) this.scheduleFlush(state);
-      const text = formatGaugeText(reading, action, checkpoint !== null);
-      return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint };
+      // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
+      // before any compaction can run; a failure is logged
+      const text = formatGaugeText(reading, action, checkpointWrite !== undefined);
+      return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint: null, ...(checkpointWrite ? { checkpointWrite } : {}) };
     } catch (e) {
       this.log.fail("context handler", e);
-      return { messages: undefined, reading, checkpoint };
+      return { messages: undefined, reading, checkpoint: null };
     }
+  }
+
+  /**
+   * The 80% checkpoint off the LLM request path: build and write start on the next turn of the
+   * event loop, after the handler has returned; the promise never rejects.
+   */
+  private startAutoCheckpoint(state: ContextState, reading: GaugeReading): Promise<Checkpoint | null> {
+    const write = (async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return this.writeCheckpoint(state, "auto-80pct", reading);
+    })().finally(() => {
+      if (this.pendingWrite === write) this.pendingWrite = null;
+    });
+    this.pendingWrite = write;
+    return write;
   }
 
   /** In-memory pre-check of the 5% dedup so calls above 80% cost no disk I/O. */
@@ -178,6 +213,7 @@ export class ContextManagerEngine {
     cwd: string,
   ): Promise<void> {
     try {
+      await this.idle();
       const state = await this.ensureState();
       if (!state) return;
       state.captureToolResult(event, cwd);
@@ -201,6 +237,7 @@ export class ContextManagerEngine {
 
   private async writeCompactionCheckpoint(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
     try {
+      await this.idle();
       const state = await this.ensureState();
       if (!state) return null;
       const branchMessages: AgentMessage[] = [];
@@ -231,6 +268,7 @@ export class ContextManagerEngine {
   /** The context_note tool: an explicit decision / open item / learning from the agent. */
   async recordNote(kind: NoteKind, text: string): Promise<string> {
     try {
+      await this.idle();
       const state = await this.ensureState();
       if (!state) return "Not recorded: the context state is unavailable right now.";
       const message = state.addNote(kind, text);
@@ -281,8 +319,10 @@ export class ContextManagerEngine {
       if (workspace) draft.workspace = workspace;
       const artifacts = checkpointArtifacts(this.sessionKey, { modified: draft.resources.files_modified, read: draft.resources.files_read });
       if (artifacts.length) draft.artifacts = artifacts;
-      const result = await writeCheckpoint(this.storeOpts(), draft, { delta: this.runtime.config.dedupDelta });
+      this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
+      const result = await this.writer.write(draft, { delta: this.runtime.config.dedupDelta });
       this.log.clear(`checkpoint write`);
+      this.logStoreWarnings(result.warnings ?? []);
       if (!result.written) {
         if (result.latest.meta.session_id === this.identity.sessionId) this.previous = result.latest;
         return null;
@@ -293,6 +333,20 @@ export class ContextManagerEngine {
     } catch (e) {
       this.log.fail("checkpoint write", e);
       return null;
+    }
+  }
+
+  /** Store warnings (pointer, retention, ignored files): one line per kind for this engine. */
+  private logStoreWarnings(warnings: readonly string[]): void {
+    for (const w of warnings) {
+      const kind = w.split(":")[0] ?? w;
+      if (this.storeWarned.has(kind)) continue;
+      this.storeWarned.add(kind);
+      try {
+        (this.runtime.logger ?? consoleWarnLogger).warn(`[context-manager] checkpoint store: ${w}`);
+      } catch {
+        // a broken logger must not break the agent
+      }
     }
   }
 }

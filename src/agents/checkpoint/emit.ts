@@ -1,0 +1,211 @@
+/**
+ * Checkpoint -> YAML text by direct emission (no YAML document model, no parse-back).
+ *
+ * Why this is exact without a runtime check: every value takes one of three forms whose
+ * reading is fixed by the YAML 1.2 grammar, and `test/checkpoint/emit.test.ts` checks with
+ * fast-check that the `yaml` parser reads back exactly what was emitted.
+ *  - double-quoted: JSON's escaping (a subset of YAML's double-quoted escapes), plus `\uXXXX`
+ *    for every character YAML does not allow raw in a quoted scalar or that a parser might
+ *    take as a line break (DEL, C1 controls, NEL, U+2028/9, BOM, U+FFFE/F);
+ *  - block literal `|-` for free text, only when the string is made of block-safe
+ *    characters (no CR, control or format characters YAML would refuse or rewrite), starts
+ *    with a character that is not white space (so the indentation is detected from the first
+ *    line) and ends with one that is not white space (so strip chomping keeps every character);
+ *  - plain `null`, `true`/`false`, and numbers (validated finite and non-negative; -0 as 0).
+ * Keys are fixed schema names, never user content.
+ */
+import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { wellFormed } from "./text.js";
+
+export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
+
+/** Characters a YAML block literal holds verbatim: printable, no CR, no BOM, no NEL/U+2028/U+2029. */
+const BLOCK_SAFE_RE = /^[\t\n\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD\u{10000}-\u{10FFFF}]+$/u;
+const EDGE_WS = /^[ \t\n]|[ \t\n]$/;
+/** What JSON.stringify leaves raw but a YAML double-quoted scalar must escape. */
+const QUOTE_EXTRA_RE = /[\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]/g;
+
+const hex4 = (c: string) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+
+/** Double-quoted scalar for an already well-formed string. */
+function quoted(s: string): string {
+  return JSON.stringify(s).replace(QUOTE_EXTRA_RE, hex4).replace(/\\u0000/g, "\\0");
+}
+
+function num(v: number): string {
+  return Object.is(v, -0) ? "0" : String(v);
+}
+
+class Emitter {
+  private out: string[] = [HEADER_COMMENT, ""];
+
+  line(indent: number, text: string): void {
+    this.out.push(`${" ".repeat(indent)}${text}`);
+  }
+
+  /** `key: "value"` (identifiers, ids, paths, timestamps) */
+  q(indent: number, key: string, s: string | null): void {
+    this.line(indent, `${key}: ${s === null ? "null" : quoted(wellFormed(s))}`);
+  }
+
+  plain(indent: number, key: string, v: number | boolean | null): void {
+    this.line(indent, `${key}: ${typeof v === "number" ? num(v) : String(v)}`);
+  }
+
+  /** free text after `prefix` ("key: " or "- ") at `indent`; block content goes at `indent + 2` */
+  text(indent: number, prefix: string, raw: string): void {
+    const s = wellFormed(raw);
+    if (!BLOCK_SAFE_RE.test(s) || EDGE_WS.test(s)) {
+      this.line(indent, `${prefix}${quoted(s)}`);
+      return;
+    }
+    this.line(indent, `${prefix}|-`);
+    const pad = " ".repeat(indent + 2);
+    for (const l of s.split("\n")) this.out.push(l === "" ? "" : pad + l);
+  }
+
+  /** a list of scalars: `key: []` or one `- item` per line */
+  list(indent: number, key: string, items: readonly string[], asText: boolean): void {
+    if (items.length === 0) return this.line(indent, `${key}: []`);
+    this.line(indent, `${key}:`);
+    for (const s of items) {
+      if (asText) this.text(indent + 2, "- ", s);
+      else this.line(indent + 2, `- ${quoted(wellFormed(s))}`);
+    }
+  }
+
+  /** a list of mappings; `each` emits one item's fields at indent + 4, the first one a quoted scalar */
+  maps<T>(indent: number, key: string, items: readonly T[], each: (item: T) => void): void {
+    if (items.length === 0) return this.line(indent, `${key}: []`);
+    this.line(indent, `${key}:`);
+    for (const item of items) {
+      const start = this.out.length;
+      each(item);
+      // the item's fields were emitted at indent + 4; turn the first one into the "- " line
+      const first = this.out[start]!;
+      this.out[start] = `${" ".repeat(indent + 2)}- ${first.slice(indent + 4)}`;
+    }
+  }
+
+  toString(): string {
+    return `${this.out.join("\n")}\n`;
+  }
+}
+
+/** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */
+export function emitCheckpoint(cp: Checkpoint): string {
+  const e = new Emitter();
+  const m = cp.meta;
+  const w = cp.working;
+  e.q(0, "schema", cp.schema);
+  e.plain(0, "schema_version", cp.schema_version);
+  e.line(0, "meta:");
+  e.q(2, "checkpoint_id", m.checkpoint_id);
+  e.q(2, "session_key", m.session_key);
+  e.q(2, "session_id", m.session_id);
+  e.q(2, "session_file", m.session_file);
+  e.q(2, "created_at", m.created_at);
+  e.q(2, "trigger", m.trigger);
+  e.plain(2, "compaction_count", m.compaction_count);
+  e.line(2, "token_usage:");
+  e.plain(4, "input_tokens", m.token_usage.input_tokens);
+  e.plain(4, "context_window", m.token_usage.context_window);
+  e.plain(4, "utilization", m.token_usage.utilization);
+  e.q(2, "previous_checkpoint", m.previous_checkpoint);
+  e.q(2, "channel", m.channel);
+  e.q(2, "agent_id", m.agent_id);
+  e.line(0, "working:");
+  e.text(2, "topic: ", w.topic);
+  e.q(2, "status", w.status);
+  e.plain(2, "interrupted", w.interrupted);
+  if (w.last_tool_call === null) e.plain(2, "last_tool_call", null);
+  else {
+    e.line(2, "last_tool_call:");
+    e.q(4, "name", w.last_tool_call.name);
+    e.text(4, "params_summary: ", w.last_tool_call.params_summary);
+  }
+  e.text(2, "next_action: ", w.next_action);
+  e.maps(0, "decisions", cp.decisions, (d) => {
+    e.q(4, "id", d.id);
+    e.text(4, "what: ", d.what);
+    e.q(4, "when", d.when);
+  });
+  e.line(0, "resources:");
+  e.list(2, "files_read", cp.resources.files_read, false);
+  e.list(2, "files_modified", cp.resources.files_modified, false);
+  e.list(2, "tools_used", cp.resources.tools_used, false);
+  e.line(0, "thread:");
+  e.text(2, "summary: ", cp.thread.summary);
+  e.maps(2, "key_exchanges", cp.thread.key_exchanges, (x) => {
+    e.q(6, "role", x.role);
+    e.text(6, "gist: ", x.gist);
+  });
+  e.maps(2, "errors", cp.thread.errors, (x) => {
+    e.q(6, "tool", x.tool);
+    e.q(6, "target", x.target);
+    e.text(6, "error: ", x.error);
+    e.q(6, "when", x.when);
+  });
+  e.list(0, "open_items", cp.open_items, true);
+  e.list(0, "learnings", cp.learnings, true);
+  if (cp.workspace) {
+    const ws = cp.workspace;
+    e.line(0, "workspace:");
+    e.q(2, "cwd", ws.cwd);
+    e.maps(2, "files", ws.files, (f) => {
+      e.q(6, "path", f.path);
+      e.q(6, "state", f.state);
+      e.plain(6, "size", f.size);
+      e.plain(6, "mtime_ms", f.mtime_ms);
+      e.q(6, "hash", f.hash);
+      e.q(6, "hash_scope", f.hash_scope);
+    });
+    e.plain(2, "files_omitted", ws.files_omitted);
+    if (ws.git === null) e.plain(2, "git", null);
+    else {
+      e.line(2, "git:");
+      e.q(4, "branch", ws.git.branch);
+      e.q(4, "head", ws.git.head);
+      e.plain(4, "dirty", ws.git.dirty);
+    }
+  }
+  if (cp.work) {
+    const wk = cp.work;
+    e.line(0, "work:");
+    e.maps(2, "files", wk.files, (f) => {
+      e.q(6, "path", f.path);
+      e.plain(6, "edits", f.edits);
+      e.plain(6, "writes", f.writes);
+      e.text(6, "change: ", f.change);
+      e.q(6, "last", f.last);
+      e.plain(6, "mentions", f.mentions);
+    });
+    e.maps(2, "commands", wk.commands, (c) => {
+      e.q(6, "family", c.family);
+      e.text(6, "command: ", c.command);
+      e.plain(6, "runs", c.runs);
+      e.plain(6, "failures", c.failures);
+      e.plain(6, "ok", c.ok);
+      e.plain(6, "exit", c.exit);
+      e.q(6, "when", c.when);
+    });
+    e.maps(2, "open_failures", wk.open_failures, (x) => {
+      e.q(6, "tool", x.tool);
+      e.q(6, "target", x.target);
+      e.text(6, "error: ", x.error);
+      e.q(6, "when", x.when);
+    });
+    e.list(2, "requests", wk.requests, true);
+    e.text(2, "last_report: ", wk.last_report);
+    e.plain(2, "answered", wk.answered);
+  }
+  if (cp.artifacts) {
+    e.maps(0, "artifacts", cp.artifacts, (x) => {
+      e.q(4, "handle", x.handle);
+      e.q(4, "tool", x.tool);
+      e.q(4, "target", x.target);
+      e.plain(4, "bytes", x.bytes);
+    });
+  }
+  return e.toString();
+}

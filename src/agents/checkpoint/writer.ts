@@ -1,0 +1,260 @@
+/**
+ * The checkpoint writer of one session key (spec §5.2, §5.5, §12). An engine keeps one for its
+ * session, so what the writer knows of the directory (highest id, the latest checkpoint's
+ * session id and tokens) lives in memory after the first write, and the directory is created
+ * and its permissions set once. A write:
+ *  1. validates the draft before touching disk;
+ *  2. dedup: an `auto-80pct` draft is skipped when input_tokens moved less than `delta` from the
+ *     latest checkpoint of the SAME session id (`compaction` / `session-end` never are);
+ *  3. publishes `cp_<top+1>.yaml` exclusively: temp file, fsync, link (fails on an existing
+ *     name), directory fsync;
+ *  4. lists the directory once. Another writer may have gone past this id meanwhile, or have
+ *     published and then pruned this very id while this writer's view was stale: whenever the
+ *     listing holds a higher id, the file just published is withdrawn and the write retried
+ *     above the highest id. Retention never removes the highest id, so the highest id on disk
+ *     only grows: a cp_NNN that survives names one checkpoint, and ids follow publish order;
+ *  5. moves the pointer (a non-durable hint) to the new id;
+ *  6. retention and the stale-temp sweep, from that same listing.
+ * Steps 5 and 6 failing does not undo a durable checkpoint: they are reported in `warnings`.
+ * Any other failure forgets what the writer knew, so the next write starts from the disk.
+ */
+import path from "node:path";
+import { createFileExclusive, ensurePrivateDir } from "../../infra/atomic-file.js";
+import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+import type { Checkpoint, CheckpointDraft } from "../context-checkpoint-schema.js";
+import { checkpointSessionDir } from "../session-dir.js";
+import { emitCheckpoint } from "./emit.js";
+import { CheckpointError } from "./errors.js";
+import { scanSessionDir, type SessionDirScan } from "./files.js";
+import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
+import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
+import { readPointerInDir, writePointerInDir } from "./pointer.js";
+import { readLatestInDir } from "./recovery.js";
+import { STALE_TEMP_MS } from "./retention.js";
+import { wellFormed } from "./text.js";
+import { validateCheckpoint } from "./validate.js";
+import { normalizeForDisk } from "./yaml.js";
+
+export const DEFAULT_DEDUP_DELTA = 0.05;
+const MAX_ID_ATTEMPTS = 1000;
+
+export type WriteCheckpointResult =
+  | { written: true; id: string; path: string; checkpoint: Checkpoint; pruned: string[]; warnings: string[] }
+  | { written: false; reason: "dedup"; latest: Checkpoint; warnings?: string[] };
+
+interface LatestKnown {
+  id: string;
+  sessionId: string | null;
+  inputTokens: number;
+  /** the checkpoint itself when this writer wrote or read it */
+  checkpoint: Checkpoint | null;
+}
+
+interface Known {
+  /** highest checkpoint number seen in the directory */
+  top: number;
+  latest: LatestKnown | null;
+}
+
+function withId(draft: CheckpointDraft, id: string, previous: string | null): Checkpoint {
+  const { session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, channel, agent_id } = draft.meta;
+  return {
+    ...draft,
+    meta: { checkpoint_id: id, session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, previous_checkpoint: previous, channel, agent_id },
+  };
+}
+
+function withMeta(cp: Checkpoint, id: string, previous: string | null): Checkpoint {
+  return { ...cp, meta: { ...cp.meta, checkpoint_id: id, previous_checkpoint: previous } };
+}
+
+/** True when an auto checkpoint would repeat `latest` (token count moved less than `delta`). */
+export function isDuplicateAutoCheckpoint(draft: CheckpointDraft, latest: Checkpoint | null, delta: number): boolean {
+  if (draft.meta.trigger !== "auto-80pct" || latest === null) return false;
+  if ((latest.meta.session_id ?? null) !== (draft.meta.session_id ?? null)) return false;
+  const before = latest.meta.token_usage.input_tokens;
+  const now = draft.meta.token_usage.input_tokens;
+  return Math.abs(now - before) / Math.max(before, 1) < delta;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function latestOf(cp: Checkpoint): LatestKnown {
+  return { id: cp.meta.checkpoint_id, sessionId: cp.meta.session_id ?? null, inputTokens: cp.meta.token_usage.input_tokens, checkpoint: cp };
+}
+
+export class CheckpointWriter {
+  readonly dir: string;
+  private dirReady = false;
+  private known: Known | null = null;
+  /** out-of-range names already reported by this writer (one log line each) */
+  private readonly reported = new Set<string>();
+
+  constructor(
+    private readonly opts: CheckpointStoreOptions,
+    readonly sessionKey: string,
+  ) {
+    this.dir = checkpointSessionDir(opts.stateDir, sessionKey);
+  }
+
+  async write(draft: CheckpointDraft, dedup?: { delta: number }): Promise<WriteCheckpointResult> {
+    try {
+      return await this.writeOnce(draft, dedup);
+    } catch (err) {
+      this.known = null;
+      this.dirReady = false;
+      throw err;
+    }
+  }
+
+  private async writeOnce(draft: CheckpointDraft, dedup?: { delta: number }): Promise<WriteCheckpointResult> {
+    const fs = fsOf(this.opts);
+    const retention = retentionOf(this.opts);
+    const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
+    if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);
+    const base = normalizeForDisk(validateCheckpoint(withId(draft, "cp_001", null), "draft"));
+    if (base.meta.session_key !== wellFormed(this.sessionKey)) {
+      throw new CheckpointError("draft", "meta.session_key", "belongs to another session key than this writer's");
+    }
+    const warnings: string[] = [];
+    if (!this.dirReady) {
+      await ensurePrivateDir(this.dir, fs);
+      this.dirReady = true;
+    }
+    const known = this.known ?? (await this.readKnown(fs, warnings));
+    this.known = known;
+
+    const latest = known.latest;
+    if (
+      draft.meta.trigger === "auto-80pct" &&
+      latest &&
+      latest.sessionId === (draft.meta.session_id ?? null) &&
+      Math.abs(draft.meta.token_usage.input_tokens - latest.inputTokens) / Math.max(latest.inputTokens, 1) < delta
+    ) {
+      const cp = latest.checkpoint ?? (await readLatestInDir(this.dir, this.sessionKey, fs));
+      if (cp && isDuplicateAutoCheckpoint(draft, cp, delta)) return { written: false, reason: "dedup", latest: cp, warnings };
+    }
+
+    let n = known.top + 1;
+    let previous = latest?.id ?? null;
+    let recreatedDir = false;
+    for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
+      const id = formatCheckpointId(n);
+      const checkpoint = withMeta(base, id, previous);
+      const text = emitCheckpoint(checkpoint);
+      const file = path.join(this.dir, checkpointFileName(id));
+      let created: boolean;
+      try {
+        created = await createFileExclusive(file, text, { fs });
+      } catch (err) {
+        // the directory was removed under a writer that created it once: recreate it, once
+        if (errorCode(err) !== "ENOENT" || recreatedDir) throw err;
+        recreatedDir = true;
+        await ensurePrivateDir(this.dir, fs);
+        continue;
+      }
+      const scan = await scanSessionDir(this.dir, fs);
+      this.reportOutOfRange(scan.outOfRange, warnings);
+      const top = scan.files.at(-1)?.n ?? 0;
+      if (!created || top > n) {
+        // overtaken: another writer holds this id or a higher one. A file we published below
+        // the highest id is withdrawn: its id may have named a checkpoint pruned meanwhile
+        if (created) await this.withdraw(file, fs, warnings);
+        n = Math.max(n, top) + 1;
+        previous = formatCheckpointId(n - 1);
+        continue;
+      }
+      known.top = n;
+      known.latest = latestOf(checkpoint);
+      await this.afterPublish(checkpoint, Buffer.byteLength(text, "utf8"), scan, retention, fs, warnings);
+      return { written: true, id, path: file, checkpoint, pruned: this.lastPruned, warnings };
+    }
+    throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
+  }
+
+  private lastPruned: string[] = [];
+
+  /** Pointer, retention and temp sweep: best effort, reported in `warnings`. */
+  private async afterPublish(cp: Checkpoint, bytes: number, scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
+    try {
+      await writePointerInDir(this.dir, cp.meta.checkpoint_id, this.sessionKey, fs, new Date(), {
+        session_id: cp.meta.session_id,
+        input_tokens: cp.meta.token_usage.input_tokens,
+        bytes,
+      });
+    } catch (err) {
+      warnings.push(`pointer not updated: ${describe(err)}`);
+    }
+    // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
+    const pruned: string[] = [];
+    try {
+      for (const f of scan.files.slice(0, Math.max(0, scan.files.length - keep))) {
+        try {
+          await fs.unlink(f.path);
+          pruned.push(f.id);
+        } catch (err) {
+          if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
+        }
+      }
+    } catch (err) {
+      warnings.push(`retention failed: ${describe(err)}`);
+    }
+    this.lastPruned = pruned;
+    const now = Date.now();
+    for (const name of scan.temps) {
+      const file = path.join(this.dir, name);
+      try {
+        const st = await fs.stat(file);
+        if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) await fs.unlink(file);
+      } catch {
+        // vanished or not ours to remove: leave it
+      }
+    }
+  }
+
+  private async withdraw(file: string, fs: FsOps, warnings: string[]): Promise<void> {
+    try {
+      await fs.unlink(file);
+    } catch (err) {
+      if (errorCode(err) !== "ENOENT") warnings.push(`could not withdraw ${path.basename(file)} after a concurrent writer went past it: ${describe(err)}`);
+    }
+  }
+
+  private reportOutOfRange(names: string[], warnings: string[]): void {
+    for (const name of names) {
+      if (this.reported.has(name)) continue;
+      this.reported.add(name);
+      warnings.push(`ignoring ${name.slice(0, 40)}: checkpoint id out of range (corrupt)`);
+    }
+  }
+
+  /**
+   * First write of this writer: highest id and latest checkpoint from disk. A valid pointer that
+   * names the newest file, with the size it was written with, carries what is needed without
+   * parsing YAML; anything else (no pointer, an older format, a newer file left by a crashed
+   * writer) takes the recovering read.
+   */
+  private async readKnown(fs: FsOps, warnings: string[]): Promise<Known> {
+    const scan = await scanSessionDir(this.dir, fs);
+    this.reportOutOfRange(scan.outOfRange, warnings);
+    const problems: string[] = [];
+    const pointer = await readPointerInDir(this.dir, this.sessionKey, fs, problems);
+    warnings.push(...problems);
+    const fileTop = scan.files.at(-1)?.n ?? 0;
+    const pointerN = pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : 0;
+    const top = Math.max(fileTop, pointerN);
+    if (pointer && pointer.input_tokens !== undefined && pointerN === fileTop && pointer.bytes !== undefined) {
+      try {
+        if ((await fs.stat(pointer.path)).size === pointer.bytes) {
+          return { top, latest: { id: pointer.checkpoint_id, sessionId: pointer.session_id ?? null, inputTokens: pointer.input_tokens, checkpoint: null } };
+        }
+      } catch {
+        // gone or unreadable: recover below
+      }
+    }
+    const cp = await readLatestInDir(this.dir, this.sessionKey, fs);
+    return { top, latest: cp ? latestOf(cp) : null };
+  }
+}
