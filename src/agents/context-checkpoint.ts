@@ -14,5 +14,7 @@ export { POINTER_FILE, type LatestPointer } from "./checkpoint/pointer.js";
 export { readLatestCheckpoint } from "./checkpoint/recovery.js";
 export { pruneCheckpoints, STALE_TEMP_MS } from "./checkpoint/retention.js";
 export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./checkpoint/store.js";
-export { listCheckpointSessions, readLatestPointer, type CheckpointSessionEntry } from "./checkpoint/sessions.js";
+export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./checkpoint/sessions.js";
+export { readCheckpointMeta } from "./checkpoint/meta.js";
+export { summarizeCheckpoint, type CheckpointSummary } from "./checkpoint/summary.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./session-dir.js";

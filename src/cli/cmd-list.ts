@@ -1,25 +1,25 @@
-/** `list`: sessions and their checkpoints. */
+/** `list`: sessions and their checkpoints, from each file's `meta` block (full validation: `verify`). */
 import type { CliArgs } from "./args.js";
 import type { Output } from "./output.js";
-import { readSessionFiles, selectSessions } from "./sessions.js";
+import { readSessionMetas, selectSessions } from "./sessions.js";
 
 export async function runList(args: CliArgs, out: Output): Promise<number> {
   const sessions = await selectSessions(args.stateDir, args.sessionKey);
   const report = [];
   for (const s of sessions) {
-    const files = await readSessionFiles(s);
+    const files = await readSessionMetas(s);
     report.push({
       session_key: s.sessionKey,
       dir: s.path,
       checkpoints: files.map((f) =>
-        f.checkpoint
+        f.meta
           ? {
               id: f.id,
-              trigger: f.checkpoint.meta.trigger,
-              created_at: f.checkpoint.meta.created_at,
-              input_tokens: f.checkpoint.meta.token_usage.input_tokens,
-              context_window: f.checkpoint.meta.token_usage.context_window,
-              utilization: f.checkpoint.meta.token_usage.utilization,
+              trigger: f.meta.trigger,
+              created_at: f.meta.created_at,
+              input_tokens: f.meta.token_usage.input_tokens,
+              context_window: f.meta.token_usage.context_window,
+              utilization: f.meta.token_usage.utilization,
               path: f.path,
             }
           : { id: f.id, error: f.error, path: f.path },

@@ -9,9 +9,12 @@ import {
   listCheckpointFilesInDir,
   listCheckpointSessions,
   parseCheckpointId,
+  type CheckpointMeta,
   readCheckpointFile,
+  readCheckpointMeta,
   sessionDirName,
 } from "../agents/context-checkpoint.js";
+import { wellFormed } from "../agents/checkpoint/text.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 
@@ -85,6 +88,39 @@ export async function readSessionFiles(session: SessionRef): Promise<FileResult[
     }
   }
   return out;
+}
+
+export interface MetaResult {
+  id: string;
+  n: number;
+  path: string;
+  meta: CheckpointMeta | null;
+  /** why the file's head is not a checkpoint meta block of this session */
+  error: string | null;
+}
+
+/** Every cp_N.yaml of a session directory in numeric order, each with its `meta` block only (list). */
+export async function readSessionMetas(session: SessionRef): Promise<MetaResult[]> {
+  let files: CheckpointFileEntry[];
+  try {
+    files = await listCheckpointFilesInDir(session.path, nodeFsOps);
+  } catch (e) {
+    throw new CliError(`cannot read ${session.path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return files.map(({ id, n, path }) => {
+    try {
+      const meta = readCheckpointMeta(path);
+      if (session.sessionKey !== null && meta.session_key !== wellFormed(session.sessionKey)) {
+        return { id, n, path, meta: null, error: `${id}.yaml: meta.session_key: belongs to another session key` };
+      }
+      if (sessionDirName(meta.session_key) !== session.dir) {
+        return { id, n, path, meta: null, error: `${id}.yaml: meta.session_key: belongs to another session directory` };
+      }
+      return { id, n, path, meta, error: null };
+    } catch (e) {
+      return { id, n, path, meta: null, error: e instanceof CheckpointError ? e.message : String(e) };
+    }
+  });
 }
 
 /**

@@ -8,7 +8,10 @@ import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { checkpointFileName, isOutOfRangeCheckpointFileName, parseCheckpointId } from "./ids.js";
+import { type CheckpointSummary, parseSummary } from "./summary.js";
 import { wellFormed } from "./text.js";
+
+const withSummary = (summary: CheckpointSummary | null) => (summary ? { summary } : {});
 
 export const POINTER_FILE = "_latest.json";
 
@@ -25,12 +28,15 @@ export interface LatestPointer {
   input_tokens?: number;
   /** byte size of the checkpoint file when it was published */
   bytes?: number;
+  /** what `status` shows of this checkpoint (see summary.ts) */
+  summary?: CheckpointSummary;
 }
 
 export interface PointerMeta {
   session_id: string | null;
   input_tokens: number;
   bytes: number;
+  summary?: CheckpointSummary;
 }
 
 /**
@@ -56,7 +62,7 @@ export async function readPointerInDir(
     return null;
   }
   if (typeof data !== "object" || data === null) return null;
-  const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes } = data as Record<string, unknown>;
+  const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes, summary } = data as Record<string, unknown>;
   if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) {
     if (typeof checkpoint_id === "string" && isOutOfRangeCheckpointFileName(`${checkpoint_id}.yaml`)) {
       problems?.push(`ignoring ${POINTER_FILE}: ${checkpoint_id.slice(0, 40)}: checkpoint id out of range (corrupt)`);
@@ -76,6 +82,7 @@ export async function readPointerInDir(
       ? { session_id, input_tokens }
       : {}),
     ...(typeof bytes === "number" && Number.isInteger(bytes) && bytes >= 0 ? { bytes } : {}),
+    ...withSummary(parseSummary(summary, checkpoint_id)),
   };
 }
 
@@ -97,6 +104,7 @@ export async function writePointerInDir(
     session_key: wellFormed(sessionKey),
     updated_at: now.toISOString(),
     ...(meta ? { session_id: meta.session_id, input_tokens: meta.input_tokens, bytes: meta.bytes } : {}),
+    ...(meta?.summary ? { summary: meta.summary } : {}),
   };
   await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs, durable: false });
 }

@@ -4,7 +4,11 @@ import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { checkpointsRoot } from "../session-dir.js";
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir, type LatestPointer } from "./pointer.js";
+import { sessionDirName } from "../session-dir.js";
+import { listCheckpointFilesInDir } from "./files.js";
+import { readCheckpointMeta } from "./meta.js";
 import { readLatestInDir } from "./recovery.js";
+import { type CheckpointSummary, summarizeCheckpoint } from "./summary.js";
 
 export interface CheckpointSessionEntry {
   /** directory name (sessionDirName of the key) */
@@ -26,13 +30,62 @@ export async function listCheckpointSessions(stateDir: string, fs: FsOps = nodeF
     } catch {
       continue;
     }
-    const latest = await readLatestInDir(dir, null, fs);
-    out.push({ dir: name, path: dir, sessionKey: latest?.meta.session_key ?? null });
+    out.push({ dir: name, path: dir, sessionKey: await sessionKeyOfDir(dir, fs) });
   }
   return out;
+}
+
+/**
+ * The raw key of a session directory from metadata only: the pointer's key when it maps to this
+ * directory and names an existing file, else the `meta` of the newest checkpoint whose meta is
+ * valid and maps here; null when none does.
+ */
+async function sessionKeyOfDir(dir: string, fs: FsOps): Promise<string | null> {
+  const base = path.basename(dir);
+  const pointer = await readPointerInDir(dir, null, fs);
+  if (pointer && sessionDirName(pointer.session_key) === base) {
+    try {
+      if ((await fs.stat(pointer.path)).isFile()) return pointer.session_key;
+    } catch {
+      // the pointer names a missing file: look at the files
+    }
+  }
+  const files = await listCheckpointFilesInDir(dir, fs);
+  for (const f of [...files].reverse()) {
+    try {
+      const meta = readCheckpointMeta(f.path);
+      if (sessionDirName(meta.session_key) === base) return meta.session_key;
+    } catch {
+      // not a valid checkpoint head: try the next older one
+    }
+  }
+  return null;
 }
 
 /** The session's `_latest.json`, validated (null when missing, malformed or for another key). */
 export async function readLatestPointer(opts: CheckpointStoreOptions, sessionKey: string): Promise<LatestPointer | null> {
   return readPointerInDir(sessionDirOf(opts, sessionKey), sessionKey, fsOf(opts));
+}
+
+/**
+ * What `status` shows of the latest checkpoint of a key, from metadata: the pointer's summary
+ * when the pointer names the highest file on disk and that file still has the size the pointer
+ * recorded; otherwise the recovering read of the latest valid checkpoint. null when none.
+ */
+export async function readLatestSummary(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointSummary | null> {
+  const fs = fsOf(opts);
+  const dir = sessionDirOf(opts, sessionKey);
+  const pointer = await readPointerInDir(dir, sessionKey, fs);
+  if (pointer?.summary && pointer.bytes !== undefined) {
+    const files = await listCheckpointFilesInDir(dir, fs);
+    if (files.at(-1)?.id === pointer.checkpoint_id) {
+      try {
+        if ((await fs.stat(pointer.path)).size === pointer.bytes) return pointer.summary;
+      } catch {
+        // changed or gone: read the checkpoints
+      }
+    }
+  }
+  const cp = await readLatestInDir(dir, sessionKey, fs);
+  return cp ? summarizeCheckpoint(cp) : null;
 }

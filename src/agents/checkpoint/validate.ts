@@ -300,3 +300,17 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
   if (work) cp.work = work;
   return cp;
 }
+
+/** Validate only what `list`/`status` read: schema, version and the `meta` block. */
+export function validateCheckpointMeta(data: unknown, file: string): CheckpointMeta {
+  const r = new Reader(file);
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    r.fail(undefined, `expected a mapping at the top level, got ${r.describe(data)}`);
+  }
+  const root = data as Obj;
+  if (root.schema !== CHECKPOINT_SCHEMA) r.fail("schema", `expected "${CHECKPOINT_SCHEMA}", got ${r.describe(root.schema)}`);
+  if (root.schema_version !== CHECKPOINT_SCHEMA_VERSION) {
+    r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
+  }
+  return readMeta(r, root);
+}

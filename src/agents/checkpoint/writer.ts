@@ -31,6 +31,7 @@ import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
 import { STALE_TEMP_MS } from "./retention.js";
+import { summarizeCheckpoint } from "./summary.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
 import { normalizeForDisk } from "./yaml.js";
@@ -183,6 +184,7 @@ export class CheckpointWriter {
         session_id: cp.meta.session_id,
         input_tokens: cp.meta.token_usage.input_tokens,
         bytes,
+        summary: summarizeCheckpoint(cp),
       });
     } catch (err) {
       warnings.push(`pointer not updated: ${describe(err)}`);
