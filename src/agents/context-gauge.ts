@@ -75,27 +75,9 @@ export function gaugeAction(r: GaugeReading, cfg: Pick<ContextManagerConfig, "ga
   return "none";
 }
 
-/**
- * Compact token count: below 1,000 as is ("850"); below 1,000,000 as rounded
- * thousands ("162k"; 999,600 -> "1000k"); from 1,000,000 as millions with at most
- * one decimal ("1M", "1.5M").
- */
-export function formatTokenCount(n: number): string {
-  const v = Math.max(0, Math.round(n));
-  if (v < 1000) return String(v);
-  if (v < 1_000_000) return `${Math.round(v / 1000)}k`;
-  const m = Math.round(v / 100_000) / 10;
-  return `${Number.isInteger(m) ? m.toFixed(0) : m.toFixed(1)}M`;
-}
-
-/** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved.
- * The percent is floored (79.6% shows 79%), so the line never claims a threshold
- * that has not been reached; the epsilon absorbs float noise (0.29 * 100). */
-export function formatGaugeLine(r: GaugeReading, checkpointSaved: boolean): string {
-  const percent = Math.floor(r.utilization * 100 + 1e-9);
-  const saved = checkpointSaved ? " | Checkpoint saved" : "";
-  return `[Context: ${percent}% | ${formatTokenCount(r.tokens)}/${formatTokenCount(r.contextWindow)} tokens${saved}]`;
-}
+// The formatting lives in gauge-line.ts (no SDK import), so the CLI's `status` starts fast.
+export { formatGaugeLine, formatTokenCount } from "./gauge-line.js";
+import { formatGaugeLine } from "./gauge-line.js";
 
 /** The injected text for an action: "" for none, the line for gauge, line + "\n" + advisory for checkpoint. */
 export function formatGaugeText(r: GaugeReading, action: GaugeAction, checkpointSaved: boolean): string {

@@ -1,43 +1,41 @@
-/** `status`: a gauge-style summary of the latest checkpoint of each session (or of --session-key). */
-import { readLatestCheckpoint } from "../agents/context-checkpoint.js";
-import { formatGaugeLine } from "../agents/context-gauge.js";
+/**
+ * `status`: a gauge-style summary of the latest checkpoint of each session, read from metadata
+ * (the pointer's summary, see checkpoint/summary.ts). With --session-key, the whole latest
+ * checkpoint is read and its workspace drift shown too.
+ */
+import { readLatestCheckpoint, readLatestSummary, summarizeCheckpoint } from "../agents/context-checkpoint.js";
+import { formatGaugeLine } from "../agents/gauge-line.js";
 import type { CliArgs } from "./args.js";
 import { CliError } from "./errors.js";
 import { formatAge, type Output } from "./output.js";
 import { selectSessions } from "./sessions.js";
-import { driftStatus, driftStatusLines } from "./drift-status.js";
 
 export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   const sessions = await selectSessions(args.stateDir, args.sessionKey);
+  // drift needs the whole checkpoint and the restore renderer (Pi SDK): only for one key
+  const { driftStatus, driftStatusLines } = args.sessionKey !== null ? await import("./drift-status.js") : { driftStatus: null, driftStatusLines: null };
   const report = [];
   for (const s of sessions) {
     if (s.sessionKey === null) continue;
-    const cp = await readLatestCheckpoint({ stateDir: args.stateDir }, s.sessionKey);
-    if (!cp) {
+    const cp = args.sessionKey !== null ? await readLatestCheckpoint({ stateDir: args.stateDir }, s.sessionKey) : null;
+    const sum = cp ? summarizeCheckpoint(cp) : args.sessionKey === null ? await readLatestSummary({ stateDir: args.stateDir }, s.sessionKey) : null;
+    if (!sum) {
       if (args.sessionKey !== null) throw new CliError(`no valid checkpoint for session key ${JSON.stringify(s.sessionKey)} (run "verify")`);
       continue;
     }
-    const u = cp.meta.token_usage;
+    const u = sum.token_usage;
     report.push({
       session_key: s.sessionKey,
       gauge: formatGaugeLine({ tokens: u.input_tokens, contextWindow: u.context_window, utilization: u.utilization, source: "sdk" }, false),
-      checkpoint_id: cp.meta.checkpoint_id,
-      trigger: cp.meta.trigger,
-      created_at: cp.meta.created_at,
-      age: formatAge(cp.meta.created_at),
-      compaction_count: cp.meta.compaction_count,
-      counts: {
-        decisions: cp.decisions.length,
-        files_read: cp.resources.files_read.length,
-        files_modified: cp.resources.files_modified.length,
-        tools_used: cp.resources.tools_used.length,
-        errors: cp.thread.errors.length,
-        open_items: cp.open_items.length,
-        learnings: cp.learnings.length,
-      },
-      topic: cp.working.topic,
-      status: cp.working.status,
-      drift: driftStatus(cp, args.stateDir),
+      checkpoint_id: sum.checkpoint_id,
+      trigger: sum.trigger,
+      created_at: sum.created_at,
+      age: formatAge(sum.created_at),
+      compaction_count: sum.compaction_count,
+      counts: sum.counts,
+      topic: cp ? cp.working.topic : sum.topic,
+      status: sum.status,
+      ...(cp && driftStatus ? { drift: driftStatus(cp, args.stateDir) } : {}),
       cp,
     });
   }
@@ -54,7 +52,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
     out.line(
       `  ${c.decisions} decisions · ${c.files_read} files read · ${c.files_modified} modified · ${c.tools_used} tools · ${c.errors} errors · ${c.open_items} open items · ${c.learnings} learnings`,
     );
-    for (const l of driftStatusLines(r.cp, r.drift)) out.line(l);
+    if (r.cp && r.drift && driftStatusLines) for (const l of driftStatusLines(r.cp, r.drift)) out.line(l);
   }
   return 0;
 }

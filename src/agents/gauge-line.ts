@@ -1,0 +1,33 @@
+/** The gauge line's text, without the Pi SDK (the CLI's `status` uses it and starts fast). */
+
+/** What the line shows of a gauge reading. */
+export interface GaugeFigures {
+  tokens: number;
+  contextWindow: number;
+  utilization: number;
+  /** where the figures came from (not shown) */
+  source?: string;
+}
+
+/**
+ * Compact token count: below 1,000 as is ("850"); below 1,000,000 as rounded
+ * thousands ("162k"; 999,600 -> "1000k"); from 1,000,000 as millions with at most
+ * one decimal ("1M", "1.5M").
+ */
+export function formatTokenCount(n: number): string {
+  const v = Math.max(0, Math.round(n));
+  if (v < 1000) return String(v);
+  if (v < 1_000_000) return `${Math.round(v / 1000)}k`;
+  const m = Math.round(v / 100_000) / 10;
+  return `${Number.isInteger(m) ? m.toFixed(0) : m.toFixed(1)}M`;
+}
+
+/** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved.
+ * The percent is floored (79.6% shows 79%), so the line never claims a threshold
+ * that has not been reached; the epsilon absorbs float noise (0.29 * 100). */
+export function formatGaugeLine(r: GaugeFigures, checkpointSaved: boolean): string {
+  const percent = Math.floor(r.utilization * 100 + 1e-9);
+  const saved = checkpointSaved ? " | Checkpoint saved" : "";
+  return `[Context: ${percent}% | ${formatTokenCount(r.tokens)}/${formatTokenCount(r.contextWindow)} tokens${saved}]`;
+}
+
