@@ -80,6 +80,8 @@ export interface ContextStateOptions {
   fs?: FsOps;
   /** created_at of the latest checkpoint of this key: state files older than it are stale */
   latestCheckpointAt?: string | null;
+  /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
+  coveredUntil?: number | null;
   logger?: WarnLogger;
 }
 
@@ -306,7 +308,7 @@ export class ContextState {
   }
 
   private resumeIndex(messages: readonly AgentMessage[]): number {
-    return resumeIndex(this.thread.cursor, messages);
+    return resumeIndex(this.thread.cursor, messages, this.opts.coveredUntil ?? null);
   }
 
   /** Points the cursor at the last non-injected message of this array. */

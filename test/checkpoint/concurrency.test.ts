@@ -133,13 +133,17 @@ describe("concurrent and crashing writers", () => {
       expect(all).toHaveLength(160);
       const dupes = all.map((w) => w.id).filter((id, i, a) => a.indexOf(id) !== i);
       expect(dupes).toEqual([]);
-      // a write that finished before another one started has the lower id
+      // a write that finished before another one started has the lower id. Each process's clock
+      // is its performance.timeOrigin (sampled from a millisecond wall clock) plus a monotonic
+      // offset, so two processes' readings can disagree by up to ~1 ms: pairs closer than that
+      // are not ordered
+      const CLOCK_SLACK_MS = 1.5;
       const byEnd = [...all].sort((a, b) => a.end - b.end);
       const inversions: string[] = [];
       for (const later of all) {
         for (const earlier of byEnd) {
-          if (earlier.end >= later.start) break;
-          if (earlier.n >= later.n) inversions.push(`${earlier.id} (done ${earlier.end}) >= ${later.id} (started ${later.start})`);
+          if (earlier.end + CLOCK_SLACK_MS >= later.start) break;
+          if (earlier.n >= later.n) inversions.push(`${earlier.id} done ${(later.start - earlier.end).toFixed(3)} ms before ${later.id} started`);
         }
       }
       expect(inversions.slice(0, 5)).toEqual([]);

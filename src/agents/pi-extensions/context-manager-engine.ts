@@ -106,6 +106,8 @@ export class ContextManagerEngine {
         config: this.runtime.config,
         fs: this.fs,
         latestCheckpointAt: this.latestCheckpointAt,
+        // this session's checkpoint holds what was captured before it (first call after a restart)
+        coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
         logger: this.sessionLog.stateSink,
       });
       this.log.clear("state load");

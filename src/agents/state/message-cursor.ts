@@ -59,9 +59,13 @@ export function messageIdentity(m: AgentMessage): string {
   }
 }
 
-/** Index of the first message of `messages` not seen yet. */
-export function resumeIndex(c: Cursor, messages: readonly AgentMessage[]): number {
-  if (c.lastId === null || c.lastTs === null) return 0;
+/**
+ * Index of the first message of `messages` not seen yet. Without a cursor (first call after a
+ * restart whose state was lost), `coveredUntil` (the time of this session's latest checkpoint,
+ * which holds what was captured before it) bounds the work to the messages since then.
+ */
+export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null): number {
+  if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil);
   // fast path: the array only grew
   const at = messages[c.lastIndex];
   if (at && messageIdentity(at) === c.lastId) return c.lastIndex + 1;
@@ -104,4 +108,17 @@ export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], proc
     ids.push(messageIdentity(m));
   }
   return { lastIndex, lastId, lastTs, idsAtLastTs: ids, processed: c.processed + processedNow };
+}
+
+/**
+ * Index of the first message stamped after `since` (minus the clock skew), scanning back from
+ * the end: O(messages after it). Injected messages do not end the scan.
+ */
+export function firstIndexAfter(messages: readonly AgentMessage[], since: number): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInjectedMessage(m)) continue;
+    if (timestampOf(m) < since - CURSOR_CLOCK_SKEW_MS) return i + 1;
+  }
+  return 0;
 }
