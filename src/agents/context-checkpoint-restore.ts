@@ -55,8 +55,8 @@ export async function readCheckpointForInjection(
     } catch {
       drift = null; // the block goes out without the drift section
     }
-    const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens) =>
-      renderWithArtifacts(cp.artifacts, maxTokens, (max) => renderCheckpointRestore(cp, { kind: params.kind, maxTokens: max })),
+    const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens, extraSections) =>
+      renderWithArtifacts(cp.artifacts, maxTokens, (max) => renderCheckpointRestore(cp, { kind: params.kind, maxTokens: max, extraSections })),
     );
     return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
   } catch {

@@ -24,8 +24,8 @@ export async function runRestore(args: CliArgs, out: Output): Promise<number> {
     checkpoint = latest;
   }
   // with the workspace drift section, as the host renders it
-  const rendered = renderWithDrift(driftOf(checkpoint, { stateDir: args.stateDir }), DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, (maxTokens) =>
-    renderWithArtifacts(checkpoint.artifacts, maxTokens, (max) => renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens: max })),
+  const rendered = renderWithDrift(driftOf(checkpoint, { stateDir: args.stateDir }), DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, (maxTokens, extraSections) =>
+    renderWithArtifacts(checkpoint.artifacts, maxTokens, (max) => renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens: max, extraSections })),
   );
   if (args.json) out.json({ checkpoint_id: checkpoint.meta.checkpoint_id, kind: args.kind, tokens: rendered.tokens, omitted: rendered.omitted, text: rendered.text });
   else out.line(rendered.text);

@@ -45,17 +45,18 @@ describe("npm run demo", () => {
     expect(out).toContain("trigger=auto-80pct");
     expect(out).toMatch(/compaction \(threshold\): before: \d+k tokens/);
     expect(out).toMatch(/compaction \(manual\)/);
-    expect(out).toContain("│ System: [Post-compaction checkpoint restore]");
-    expect(out).toContain("│ System: [Session resume checkpoint restore]");
+    // system events carry a "[<ISO time>] " stamp since the 2026.9.6 seams
+    expect(out).toMatch(/│ System: (\[[0-9TZ:-]+\] )?\[Post-compaction checkpoint restore\]/);
+    expect(out).toMatch(/│ System: (\[[0-9TZ:-]+\] )?\[Session resume checkpoint restore\]/);
     expect(out).toMatch(/tool +read +src\/maths\.ts ✗ ENOENT/);
     expect(out).toMatch(/tool +edit +src\/math\.ts ✓/);
     // between /new and the resume the demo edits src/math.ts outside the session: the resume block says so
     expect(out).toContain("outside  src/math.ts edited outside the session");
-    const resumeBlock = out.slice(out.indexOf("│ System: [Session resume checkpoint restore]"));
-    expect(resumeBlock).toContain("│ System: Workspace changed since this checkpoint (check before relying on it):");
-    expect(resumeBlock).toMatch(/│ System: - changed: "src\/math\.ts" \(not by the session\)/);
+    const resumeBlock = out.slice(out.indexOf("[Session resume checkpoint restore]"));
+    expect(resumeBlock).toContain("│ System: Workspace changed since the checkpoint:");
+    expect(resumeBlock).toContain('│ System: - "changed: src/math.ts (not by the session)"');
     // the post-compaction blocks (nothing had moved) carry no drift section
-    expect(out.slice(0, out.indexOf("│ System: [Session resume checkpoint restore]"))).not.toContain("Workspace changed");
+    expect(out.slice(0, out.indexOf("[Session resume checkpoint restore]"))).not.toContain("Workspace changed since the checkpoint:");
     // the state dir it names is the one we passed, and it verifies
     const named = /state dir \(kept\): (.+)$/m.exec(out)?.[1];
     expect(named).toBe(stateDir);

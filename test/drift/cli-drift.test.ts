@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCheckpoint } from "../../src/agents/context-checkpoint.js";
 import { recordWorkspace } from "../../src/agents/drift/record.js";
-import { DRIFT_TITLE } from "../../src/agents/drift/render.js";
+import { DRIFT_EXTRA_TITLE, DRIFT_TITLE } from "../../src/agents/drift/render.js";
 import { runCli } from "../../src/cli/main.js";
 import { makeDraft } from "../checkpoint/helpers.js";
 import { cli } from "../cli/run.js";
@@ -63,7 +63,8 @@ describe("CLI drift", () => {
     expect(d.report.files.map((x: { path: string; change: string }) => `${x.change}:${x.path}`)).toEqual(["changed:src/a.ts", "deleted:src/b.ts"]);
     expect(d.report.git.branch).toEqual({ from: "main", to: "other" });
     const restore = await inProcess(["restore", "--kind", "resume", ...args()]);
-    expect(restore.stdout).toContain(DRIFT_TITLE);
+    expect(restore.stdout).toContain(DRIFT_EXTRA_TITLE);
+    expect(restore.stdout).toContain('- "deleted: src/b.ts"');
   });
 
   it("a missing workspace is stated, not an error", async () => {

@@ -8,7 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
-import { DRIFT_TITLE } from "../../src/agents/drift/render.js";
+import { DRIFT_EXTRA_TITLE } from "../../src/agents/drift/render.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { type GitFixture, gitFixture } from "./git-fixture.js";
 
@@ -52,8 +52,8 @@ describe("OpenClaw plugin: workspace drift", () => {
     // (this route captures files from tool_result events only, so the list may be empty: git still tells)
     f.git("checkout", "-q", "-b", "other");
     const fresh = await engine!.assemble({ sessionId: "s2", sessionKey: KEY, messages: [user("Hi again", t + 9)], tokenBudget: 2000 });
-    expect(fresh.systemPromptAddition).toContain(DRIFT_TITLE);
-    expect(fresh.systemPromptAddition).toContain('- git: branch "main" -> branch "other"; tree dirty');
+    expect(fresh.systemPromptAddition).toContain(DRIFT_EXTRA_TITLE);
+    expect(fresh.systemPromptAddition).toContain('- "git: branch main -> branch other; tree dirty"');
     await engine!.dispose();
   });
 });
