@@ -133,7 +133,7 @@ export interface ContextManagerExtensionOptions {
   config?: ContextManagerConfig;
   /** register the agent-facing context_note tool (config `noteTool`) */
   noteTool?: boolean;
-  /** large tool outputs off the prompt + the artifact_fetch tool (config `offload`, default on) */
+  /** large tool outputs off the prompt + the artifact_fetch tool (config `offload`, off by default: docs/artifacts.md#defaults) */
   offload?: boolean;
   /** standalone: where invalid settings are reported (default: console.warn) */
   logger?: WarnLogger;
