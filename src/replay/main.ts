@@ -10,7 +10,7 @@ import { formatSummary } from "./summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--config <json of context-manager keys>]");
   process.exit(2);
 }
 
@@ -28,6 +28,7 @@ async function main(argv: string[]) {
   let json: string | undefined;
   let finalCompact = true;
   let offload: boolean | undefined;
+  let contextManager: Record<string, unknown> | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--window") window = intArg(argv[++i], a);
@@ -35,7 +36,13 @@ async function main(argv: string[]) {
     else if (a === "--keep-recent") keepRecent = intArg(argv[++i], a);
     else if (a === "--json") json = argv[++i] ?? usage("--json expects a file name");
     else if (a === "--no-final-compact") finalCompact = false;
-    else if (a === "--offload") {
+    else if (a === "--config") {
+      try {
+        contextManager = JSON.parse(argv[++i] ?? "") as Record<string, unknown>;
+      } catch {
+        usage("--config expects a JSON object of context-manager config keys");
+      }
+    } else if (a === "--offload") {
       const v = argv[++i];
       if (v !== "on" && v !== "off") usage(`--offload expects on or off, got ${v ?? "nothing"}`);
       offload = v === "on";
@@ -52,6 +59,7 @@ async function main(argv: string[]) {
     keepRecentTokens: keepRecent,
     finalCompact,
     offload,
+    contextManager,
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);
     },
