@@ -6,6 +6,8 @@ import { CliError, EXIT_USAGE } from "./errors.js";
 
 export const COMMANDS = ["list", "show", "restore", "status", "verify", "prune"] as const;
 export type CommandName = (typeof COMMANDS)[number];
+/** Commands that take a positional argument (each checks how many itself); the others take none. */
+const TAKES_POSITIONALS: ReadonlySet<CommandName> = new Set(["show", "restore"]);
 
 export interface CliArgs {
   command: CommandName | null;
@@ -17,6 +19,8 @@ export interface CliArgs {
   help: boolean;
   kind: "post-compaction" | "resume";
   keep: number | null;
+  /** prune: list what would be deleted, delete nothing */
+  dryRun: boolean;
 }
 
 export const USAGE = `Usage: openclaw-context <command> [options]
@@ -29,7 +33,7 @@ Commands:
   restore [<checkpoint>]    the restore block an agent would receive (latest checkpoint by default)
   status                    gauge-style summary of the latest checkpoint
   verify                    validate every checkpoint, pointer and previous_checkpoint chain
-  prune                     delete old checkpoints, keeping the newest --keep N (default 5)
+  prune                     delete old checkpoints, keeping the newest --keep N valid ones (default 5)
   search <query>            archived fragments of compacted context (--session-key; search --help)
   archive stats             size and contents of the archives of compacted context
   artifact <sub>            stored tool outputs: stash | fetch | peek | list | gc (artifact --help)
@@ -38,7 +42,8 @@ Options:
   --state-dir <dir>         state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)
   --session-key <key>       session key (required by show/restore unless a path is given)
   --kind <kind>             restore: post-compaction | resume (default: resume)
-  --keep <n>                prune: checkpoints to keep per session (default: 5)
+  --keep <n>                prune: valid checkpoints to keep per session (default: 5)
+  --dry-run                 prune: list what would be deleted, delete nothing
   --json                    machine-readable output
   -h, --help                this help
 
@@ -60,6 +65,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         help: { type: "boolean", short: "h" },
         kind: { type: "string" },
         keep: { type: "string" },
+        "dry-run": { type: "boolean" },
       },
       allowPositionals: true,
       strict: true,
@@ -73,6 +79,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (first !== undefined) {
     if (!(COMMANDS as readonly string[]).includes(first)) throw new CliError(`unknown command "${first}" (commands: ${COMMANDS.join(", ")})`, EXIT_USAGE);
     command = first as CommandName;
+  }
+  if (command !== null && !TAKES_POSITIONALS.has(command) && rest.length > 0) {
+    throw new CliError(`${command} takes no arguments, got ${JSON.stringify(rest.join(" "))} (try --help)`, EXIT_USAGE);
   }
   const kind = (values.kind as string | undefined) ?? "resume";
   if (kind !== "post-compaction" && kind !== "resume") throw new CliError(`--kind expects post-compaction or resume, got "${kind}"`, EXIT_USAGE);
@@ -94,5 +103,6 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     help: values.help === true,
     kind,
     keep,
+    dryRun: values["dry-run"] === true,
   };
 }

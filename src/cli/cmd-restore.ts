@@ -15,7 +15,7 @@ export async function runRestore(args: CliArgs, out: Output): Promise<number> {
   let checkpoint: Checkpoint;
   if (ref !== undefined) {
     const target = resolveCheckpointRef(ref, args.stateDir, args.sessionKey, "restore");
-    checkpoint = (await loadCheckpoint(target.path, target.sessionKey)).checkpoint;
+    checkpoint = (await loadCheckpoint(target.path, target.sessionKey, args.stateDir)).checkpoint;
   } else {
     const key = requireSessionKey(args.sessionKey, "restore");
     await selectSessions(args.stateDir, key);

@@ -10,7 +10,7 @@ export async function runShow(args: CliArgs, out: Output): Promise<number> {
   if (ref === undefined) throw new CliError("show needs a checkpoint: cp_003, 3, or a path", EXIT_USAGE);
   if (extra.length > 0) throw new CliError(`show takes one checkpoint, got extra ${JSON.stringify(extra.join(" "))}`, EXIT_USAGE);
   const target = resolveCheckpointRef(ref, args.stateDir, args.sessionKey, "show");
-  const { checkpoint } = await loadCheckpoint(target.path, target.sessionKey);
+  const { checkpoint } = await loadCheckpoint(target.path, target.sessionKey, args.stateDir);
   if (args.json) out.json(checkpoint);
   else out.line(serializeCheckpoint(checkpoint).trimEnd());
   return 0;

@@ -6,7 +6,7 @@
 import { readLatestCheckpoint, readLatestSummary, summarizeCheckpoint } from "../agents/context-checkpoint.js";
 import { formatGaugeLine } from "../agents/gauge-line.js";
 import type { CliArgs } from "./args.js";
-import { CliError } from "./errors.js";
+import { CliError, EXIT_PROBLEM } from "./errors.js";
 import { formatAge, type Output } from "./output.js";
 import { selectSessions } from "./sessions.js";
 
@@ -15,12 +15,15 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   // drift needs the whole checkpoint and the restore renderer (Pi SDK): only for one key
   const { driftStatus, driftStatusLines } = args.sessionKey !== null ? await import("./drift-status.js") : { driftStatus: null, driftStatusLines: null };
   const report = [];
+  // sessions with no valid checkpoint: named on stderr, and the exit code says so
+  const invalid: string[] = [];
   for (const s of sessions) {
-    if (s.sessionKey === null) continue;
-    const cp = args.sessionKey !== null ? await readLatestCheckpoint({ stateDir: args.stateDir }, s.sessionKey) : null;
-    const sum = cp ? summarizeCheckpoint(cp) : args.sessionKey === null ? await readLatestSummary({ stateDir: args.stateDir }, s.sessionKey) : null;
+    const cp = s.sessionKey !== null && args.sessionKey !== null ? await readLatestCheckpoint({ stateDir: args.stateDir }, s.sessionKey) : null;
+    const sum =
+      s.sessionKey === null ? null : cp ? summarizeCheckpoint(cp) : args.sessionKey === null ? await readLatestSummary({ stateDir: args.stateDir }, s.sessionKey) : null;
     if (!sum) {
-      if (args.sessionKey !== null) throw new CliError(`no valid checkpoint for session key ${JSON.stringify(s.sessionKey)} (run "verify")`);
+      if (args.sessionKey !== null) throw new CliError(`no valid checkpoint for session key ${JSON.stringify(args.sessionKey)} (run "verify")`);
+      invalid.push(s.sessionKey !== null ? JSON.stringify(s.sessionKey) : s.path);
       continue;
     }
     const u = sum.token_usage;
@@ -41,7 +44,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   }
   if (args.json) {
     out.json({ state_dir: args.stateDir, sessions: report.map(({ cp: _cp, ...r }) => r) });
-    return 0;
+    return exitOf(report.length, invalid, out);
   }
   if (report.length === 0) out.line(`no valid checkpoints in ${args.stateDir}`);
   for (const r of report) {
@@ -54,5 +57,11 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
     );
     if (r.cp && r.drift && driftStatusLines) for (const l of driftStatusLines(r.cp, r.drift)) out.line(l);
   }
-  return 0;
+  return exitOf(report.length, invalid, out);
+}
+
+/** 0 only when every selected session has a valid latest checkpoint (and there is at least one). */
+function exitOf(valid: number, invalid: string[], out: Output): number {
+  for (const name of invalid) out.warn(`${name}: no valid checkpoint (run "verify")`);
+  return valid === 0 || invalid.length > 0 ? EXIT_PROBLEM : 0;
 }

@@ -40,7 +40,10 @@ export async function runCli(argv: string[], out: Output = processOutput, env: N
       return e.exitCode;
     }
     const err = e as NodeJS.ErrnoException;
-    out.warn(`unexpected error: ${err?.code ? `${err.code} ` : ""}${err?.message ?? String(e)}`.split("\n")[0]!);
+    const message = err?.message ?? String(e);
+    // node's fs messages already start with the code ("EROFS: read-only file system, …")
+    const code = err?.code && !message.startsWith(String(err.code)) ? `${err.code} ` : "";
+    out.warn(`unexpected error: ${code}${message}`.split("\n")[0]!);
     return EXIT_PROBLEM;
   }
 }

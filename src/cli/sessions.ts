@@ -1,6 +1,6 @@
 /** Finding the state dir, its checkpoint sessions and their files, with clear errors. */
 import { statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   type Checkpoint,
   CheckpointError,
@@ -143,12 +143,31 @@ export function resolveCheckpointRef(ref: string, stateDir: string, sessionKey: 
   return { path: join(dir, `${id}.yaml`), sessionKey: key };
 }
 
-/** Read one checkpoint for show/restore: a CliError naming the file on any problem. */
-export async function loadCheckpoint(path: string, sessionKey: string | null): Promise<{ checkpoint: Checkpoint }> {
+/**
+ * Read one checkpoint for show/restore: a CliError naming the file on any problem. A file
+ * outside the state dir may be anything (`show /etc/shadow`): its error never quotes its
+ * content, only which part is wrong or the read error code.
+ */
+export async function loadCheckpoint(path: string, sessionKey: string | null, stateDir?: string): Promise<{ checkpoint: Checkpoint }> {
   try {
     return { checkpoint: await readCheckpointFile(path, sessionKey ?? undefined) };
   } catch (e) {
+    if (stateDir !== undefined && !isInside(stateDir, path)) throw new CliError(`${path}: ${withoutContent(e)}`);
     if (e instanceof CheckpointError) throw new CliError(e.file !== path ? e.message : `${path}: ${e.message.replace(/^[^:]*: /, "")}`);
     throw new CliError(`${path}: ${String(e)}`);
   }
+}
+
+function isInside(dir: string, file: string): boolean {
+  const rel = relative(resolve(dir), resolve(file));
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+}
+
+/** "not a checkpoint (<field> is invalid)", "file not found" or "cannot read (EISDIR)": never the file's bytes. */
+function withoutContent(e: unknown): string {
+  if (!(e instanceof CheckpointError)) return "not a checkpoint file";
+  const cause = (e as { cause?: unknown }).cause;
+  if (cause !== undefined && (cause as NodeJS.ErrnoException)?.code !== undefined) return e.message.replace(/^[^:]*: /, "");
+  if (/: file not found$/.test(e.message)) return "file not found";
+  return `not a checkpoint file${e.field ? ` (${e.field} is invalid)` : ""} — outside the state dir, its content is not shown`;
 }

@@ -287,6 +287,15 @@ export class ContextManagerEngine {
     this.compactionCount += 1;
   }
 
+  /** "pointer not updated: …" / "retention failed: …" from the store: one log line per kind until it clears. */
+  private reportStoreWarnings(warnings: readonly string[]): void {
+    for (const kind of ["pointer", "retention"] as const) {
+      const w = warnings.find((x) => x.startsWith(kind === "pointer" ? "pointer" : "retention"));
+      if (w) this.log.fail(`checkpoint ${kind}`, new Error(w));
+      else this.log.clear(`checkpoint ${kind}`);
+    }
+  }
+
   private async writeCheckpoint(
     state: ContextState,
     trigger: CheckpointTrigger,
@@ -330,6 +339,8 @@ export class ContextManagerEngine {
         return null;
       }
       this.previous = result.checkpoint;
+      // the checkpoint is durable; a pointer or retention failure after it is still the user's to fix
+      this.reportStoreWarnings(result.warnings);
       await state.reset();
       return result.checkpoint;
     } catch (e) {
