@@ -11,12 +11,14 @@
  * - YAML parse of a checkpoint, restore block render.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, platform, release, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../src/agents/context-checkpoint-build.js";
-import { type Checkpoint, parseCheckpoint, writeCheckpoint } from "../src/agents/context-checkpoint.js";
+import { type Checkpoint, CheckpointWriter, parseCheckpoint } from "../src/agents/context-checkpoint.js";
+import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCallAfterRestart } from "./write-path.js";
+import { makeBenchDraft } from "./draft.js";
 import { renderCheckpointRestore } from "../src/agents/context-checkpoint-inject.js";
 import { resolveContextManagerConfig } from "../src/agents/context-manager-config.js";
 import { ContextState } from "../src/agents/context-state.js";
@@ -31,7 +33,7 @@ import { benchDrift } from "./drift.js";
 import { benchArtifacts } from "./artifacts.js";
 
 const REPO = resolve(import.meta.dirname, "..");
-const SIZES = [100, 1_000, 5_000, 20_000];
+const SIZES = [200, 2_000, 5_000, 20_000];
 const HANDLER_ITERATIONS = 400;
 const HANDLER_WARMUP = 40;
 const WINDOW = 100_000_000; // keeps utilization far below the gauge threshold
@@ -131,6 +133,8 @@ async function checkpointBench(source: readonly AgentMessage[]) {
   const snapshot = state.snapshot();
   const counting = countingFs();
   const store = { stateDir, retention: config.retention, fs: counting.fs };
+  // one long-lived writer, as an engine keeps one per session
+  const writer = new CheckpointWriter(store, "agent:main:bench:cp");
   const runtime = { sessionKey: "agent:main:bench:cp", sessionId: "bench-cp", sessionFile: null, agentId: "main", channel: "bench" };
   const reading = { tokens: 160_000, contextWindow: 200_000, utilization: 0.8, source: "sdk" as const };
   let previous: Checkpoint | null = null;
@@ -141,7 +145,7 @@ async function checkpointBench(source: readonly AgentMessage[]) {
     const a = performance.now();
     const draft = buildCheckpointDraft({ state: snapshot, previous, trigger: "compaction", reading, runtime, compactionCount: i + 1, config, cwd });
     const b = performance.now();
-    const result = await writeCheckpoint(store, draft);
+    const result = await writer.write(draft);
     const c = performance.now();
     if (!result.written) throw new Error("bench: checkpoint unexpectedly deduplicated");
     previous = result.checkpoint;
@@ -168,6 +172,7 @@ async function checkpointBench(source: readonly AgentMessage[]) {
     buildAndWrite: latencyStats(total),
     fsOpsPerWrite,
     fsyncBaseline: await fsyncBaseline(stateDir, yaml),
+    durableFloor: await durableFloor(stateDir, yaml),
     yamlParse: latencyStats(parse),
     restoreRender: latencyStats(render),
     restoreTokens,
@@ -189,9 +194,10 @@ async function fsyncBaseline(dir: string, data: string): Promise<LatencyStats> {
 
 async function main() {
   const started = performance.now();
+  const loadBefore = loadavg().map((x) => Math.round(x * 100) / 100);
   const { name, messages: source } = loadSourceMessages(REPO);
   log(`source messages: ${name} (${source.length})`);
-  const handler = [];
+  const handler: Array<Awaited<ReturnType<typeof handlerAt>>> = [];
   for (const n of SIZES) {
     const r = await handlerAt(n, source);
     log(`onContext @${n}: median ${r.onContext.median} ms p99 ${r.onContext.p99} ms (capture ${r.captureOnly.median}, flush ${r.stateFlushOnly.median})`);
@@ -206,6 +212,26 @@ async function main() {
   const checkpoint = await checkpointBench(source);
   log(`checkpoint build+write: median ${checkpoint.buildAndWrite.median} ms p99 ${checkpoint.buildAndWrite.p99} ms (build ${checkpoint.buildOnly.median}); one fsync'd file write ${checkpoint.fsyncBaseline.median} ms; parse ${checkpoint.yamlParse.median} ms; render ${checkpoint.restoreRender.median} ms`);
   log(`  fs ops per checkpoint write: ${JSON.stringify(checkpoint.fsOpsPerWrite)}`);
+  const auto = await autoCheckpointCall(source);
+  log(`autoCheckpointCall @${auto.messages}: median ${auto.call.median} ms p99 ${auto.call.p99} ms (background write median ${auto.backgroundWrite.median} ms)`);
+  const first = await firstCallAfterRestart(source);
+  log(`firstCall after restart (no saved cursor) @${first.messages}: median ${first.median} ms (max ${first.max})`);
+  const cli = await cliScale(makeBenchDraft);
+  log(`list 1,000 keys ${cli.list1000Keys.median} ms; list 1,000 checkpoints of one key ${cli.list1000CheckpointsOneKey.median} ms; status 1,000 keys ${cli.status1000Keys.median} ms`);
+  const byN = (n: number) => handler.find((h) => h.messages === n)?.onContext ?? null;
+  const writePath = {
+    write: { median: checkpoint.buildAndWrite.median, p99: checkpoint.buildAndWrite.p99, n: checkpoint.buildAndWrite.n },
+    floor: { median: checkpoint.durableFloor.median, p99: checkpoint.durableFloor.p99, n: checkpoint.durableFloor.n },
+    writeOverFloor: Math.round((checkpoint.buildAndWrite.median / checkpoint.durableFloor.median) * 100) / 100,
+    handler: { 200: byN(200), 2000: byN(2_000), 5000: byN(5_000), 20000: byN(20_000) },
+    autoCheckpointCall: { median: auto.call.median, p99: auto.call.p99, n: auto.call.n, messages: auto.messages, backgroundWrite: auto.backgroundWrite },
+    firstCall: { messages: first.messages, median: first.median, max: first.max, n: first.n },
+    list: { keys1000: cli.list1000Keys, checkpoints1000OneKey: cli.list1000CheckpointsOneKey },
+    status: { keys1000: cli.status1000Keys, checkpoints1000OneKey: cli.status1000CheckpointsOneKey },
+    load: { before: loadBefore, after: loadavg().map((x) => Math.round(x * 100) / 100) },
+    targets: { writeOverFloorMax: 3, autoCheckpointCallMedianMs: 1, list1000KeysMs: 1000, list1000CheckpointsMs: 100, firstCallAt20000Ms: 20 },
+  };
+  log(`write median ${writePath.write.median} ms = ${writePath.writeOverFloor}x floor ${writePath.floor.median} ms; load ${JSON.stringify(writePath.load)}`);
   const drift = await benchDrift();
   log(`drift: record 30 files ${drift.record30Files230Tracked.median} ms, compare ${drift.compareUnchanged30Files.median} ms (unchanged) / ${drift.compareAfterEditsDeleteAnd5Commits.median} ms (moved)`);
   const artifacts = await benchArtifacts();
@@ -223,6 +249,7 @@ async function main() {
     targets: { handlerMedianAt5000Ms: 0.2, checkpointWriteMedianMs: 2, checkpointWriteP99Ms: 5 },
     handler,
     structuredClone: clone,
+    writePath,
     checkpoint,
     drift,
     artifacts,
@@ -240,6 +267,7 @@ main()
   })
   .finally(() => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    cleanupWritePath();
   });
 
 export type { LatencyStats };
