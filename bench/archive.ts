@@ -13,7 +13,7 @@
  * - file bytes per 1,000 archived messages and the index size.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, platform, release, tmpdir } from "node:os";
+import { cpus, loadavg, platform, release, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { SessionArchive } from "../src/agents/archive/archive.js";
@@ -53,31 +53,50 @@ function messageAt(src: readonly AgentMessage[], i: number): AgentMessage {
   return c as AgentMessage;
 }
 
-async function fill(archive: SessionArchive, src: readonly AgentMessage[], from: number, untilSegments: number): Promise<{ next: number; appendMs: number[] }> {
+/** CPU milliseconds (user + system) since `start`: on a shared, loaded machine wall time mostly measures the queue. */
+const cpuMs = (start: NodeJS.CpuUsage): number => {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+};
+
+async function fill(
+  archive: SessionArchive,
+  src: readonly AgentMessage[],
+  from: number,
+  untilSegments: number,
+): Promise<{ next: number; appendMs: number[]; appendCpuMs: number[] }> {
   const appendMs: number[] = [];
+  const appendCpuMs: number[] = [];
   let i = from;
   let c = 1;
   while (archive.size < untilSegments) {
     const span: AgentMessage[] = [];
     for (let k = 0; k < SPAN; k++) span.push(messageAt(src, i++));
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await archive.append(segmentsOf(span), { session: "bench", compaction: c++ });
+    appendCpuMs.push(cpuMs(c0));
     appendMs.push(performance.now() - t0);
   }
-  return { next: i, appendMs };
+  return { next: i, appendMs, appendCpuMs };
 }
 
-function searchTimes(archive: SessionArchive, queries: readonly string[], rounds: number): number[] {
-  const out: number[] = [];
+function searchTimes(archive: SessionArchive, queries: readonly string[], rounds: number): { wall: number[]; cpu: number[] } {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (const q of queries) {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       archive.search(q, { limit: 5 });
-      out.push(performance.now() - t0);
+      cpu.push(cpuMs(c0));
+      wall.push(performance.now() - t0);
     }
   }
-  return out;
+  return { wall, cpu };
 }
+
+const both = (t: { wall: number[]; cpu: number[] }) => ({ wall: latencyStats(t.wall), cpu: latencyStats(t.cpu) });
 
 async function main() {
   const src = load();
@@ -89,13 +108,13 @@ async function main() {
     await archive.load();
     const first = await fill(archive, src, 0, 1_000);
     for (const q of queries.slice(0, 20)) archive.search(q); // warm-up
-    const at1k = { segments: archive.size, search: latencyStats(searchTimes(archive, queries, 3)) };
-    const append1k = latencyStats(first.appendMs.slice(1));
+    const at1k = { segments: archive.size, search: both(searchTimes(archive, queries, 3)) };
+    const append1k = { wall: latencyStats(first.appendMs.slice(1)), cpu: latencyStats(first.appendCpuMs.slice(1)) };
     const messages1k = first.next;
     const bytes1k = statSync(archive.file).size;
     const second = await fill(archive, src, first.next, 20_000);
-    const append20k = latencyStats(second.appendMs.slice(-20));
-    const at20k = { segments: archive.size, search: latencyStats(searchTimes(archive, queries, 3)) };
+    const append20k = { wall: latencyStats(second.appendMs.slice(-20)), cpu: latencyStats(second.appendCpuMs.slice(-20)) };
+    const at20k = { segments: archive.size, search: both(searchTimes(archive, queries, 3)) };
     const fileBytes = statSync(archive.file).size;
     const messages = second.next;
     const indexBytes = archive.indexBytes();
@@ -103,17 +122,19 @@ async function main() {
 
     const cold = new SessionArchive(dir, "bench:archive", limits);
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await cold.load();
     const coldLoadMs = performance.now() - t0;
+    const coldLoadCpuMs = cpuMs(c0);
 
     const results = {
       date: new Date().toISOString(),
-      machine: { cpu: cpus()[0]?.model ?? "?", cores: cpus().length, node: process.version, platform: `${platform()} ${release()}` },
+      machine: { cpu: cpus()[0]?.model ?? "?", cores: cpus().length, node: process.version, platform: `${platform()} ${release()}`, loadAverage1m: loadavg()[0] },
       engine: "minisearch 7.2.0 (BM25, in memory) + JSONL file",
       corpus: { transcripts: SOURCES, sourceMessages: src.length, queries: queries.length, spanMessages: SPAN },
       targets: { searchMedianMsAt20k: 10, appendSpanMs: 20 },
       at1k: { ...at1k, appendSpan: append1k, fileBytes: bytes1k, messages: messages1k },
-      at20k: { ...at20k, appendSpan: append20k, fileBytes, messages, indexJsonBytes: indexBytes, heapMiB, coldLoadMs: Math.round(coldLoadMs) },
+      at20k: { ...at20k, appendSpan: append20k, fileBytes, messages, indexJsonBytes: indexBytes, heapMiB, coldLoadMs: Math.round(coldLoadMs), coldLoadCpuMs: Math.round(coldLoadCpuMs) },
       bytesPer1000Messages: Math.round((fileBytes / messages) * 1000),
     };
     writeFileSync(resolve(REPO, "bench/archive-results.json"), `${JSON.stringify(results, null, 1)}\n`);

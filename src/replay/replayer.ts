@@ -24,6 +24,8 @@ import { checkpointFidelity, type Fidelity, groundTruth, restoreMentions } from 
 import { type FidelityV2, fidelityV2 } from "./fidelity-v2.js";
 import { type HandlerSample, timedFactory } from "./handler-timing.js";
 import { replayToolsExtension, type ToolDelivery } from "./replay-tools.js";
+import { measureRecall, type ObservedCompaction, recallObserver, type RecallReport } from "./recall.js";
+import { archiveDir } from "../agents/archive/store.js";
 import { bucketLabel, latencyStats, type LatencyStats, MESSAGE_BUCKETS } from "./stats.js";
 import type { Transcript } from "./transcript.js";
 import { offloadProbe, type OffloadReport } from "./offload-metrics.js";
@@ -107,6 +109,8 @@ export interface ReplayReport {
   /** natural compactions (the final /compact not counted) */
   compactionCount: number;
   offload: OffloadReport;
+  /** recall of the archive of compacted context (src/replay/recall.ts, docs/archive.md) */
+  recall: RecallReport | null;
   warnings: string[];
   errors: string[];
 }
@@ -250,6 +254,11 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       },
     );
 
+  // archive recall: what each compaction summarized and kept, and where the replay was
+  const observed: ObservedCompaction[] = [];
+  let segIndex = 0;
+  let recall: RecallReport | null = null;
+
   const events: RunnerEvent[] = [];
   const runner = new AgentRunner({
     stateDir,
@@ -261,6 +270,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     tools: t.toolNames,
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
+      recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed),
       replayToolsExtension(t.toolNames, t.results, {
         onDelivered: (d) => {
           delivered.push(d);
@@ -311,6 +321,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
 
   try {
     for (const [i, seg] of t.segments.entries()) {
+      segIndex = i;
       queue = seg.replies.map((reply, k) => ({ reply, index: seg.replyIndexes[k]! }));
       currentUser = seg.text;
       currentUserIndex = seg.userIndex;
@@ -331,6 +342,12 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     if (opts.finalCompact ?? true) {
       await runner.handleInbound(SESSION_KEY, "/compact");
       recordCompactions(true);
+    }
+    try {
+      const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+      recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window);
+    } catch (e) {
+      errors.push(`recall: ${(e as Error).message}`);
     }
   } finally {
     faux.unregister();
@@ -378,6 +395,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     compactions,
     restore: { blocks: restoreTokens.length, delivered: compactions.filter((c) => c.restoreDelivered).length, tokens: latencyStats(restoreTokens) },
     fidelity: finalCp?.fidelity ?? null,
+    recall,
     inputTokensTotal: offload.inputTokensTotal,
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),

@@ -35,6 +35,12 @@ export function formatSummary(r: ReplayReport): string {
     `  input tokens over the session: ${r.inputTokensTotal.toLocaleString("en-US")}; compactions ${r.compactionCount}; offload ${o.enabled ? "on" : "off"}: ${o.stashed} stashed (${o.bytes.toLocaleString("en-US")} bytes, ${o.originalTokens.toLocaleString("en-US")} tok -> previews ${o.previewTokens.toLocaleString("en-US")} tok), fetch tool ${o.fetchToolTokensPerRequest} tok/request (${o.fetchToolTokensTotal.toLocaleString("en-US")} total)`,
   );
   lines.push(`  fetch-need estimate: ${o.fetchNeed.needed}/${o.fetchNeed.stashed} stashed results later quoted from their omitted part (${(o.fetchNeed.rate * 100).toFixed(1)}%)`);
+  const rc = r.recall;
+  if (rc) {
+    lines.push(
+      `  archive recall: ${rc.queries} queries over ${rc.compactions} compactions, recall@5 ${rc.at5 ?? "n/a"}, MRR ${rc.mrr ?? "n/a"}; query median ${ms(rc.queryMs.median)} p99 ${ms(rc.queryMs.p99)}; ${rc.segmentsArchived} segments, ${rc.bytesPer1000Messages ?? "n/a"} bytes per 1,000 messages; auto block (cap ${rc.autoBlock.capTokens}, min score ${rc.autoBlock.minScore}): ${rc.autoBlock.nonEmpty}/${rc.queries} non-empty, tokens median ${rc.autoBlock.tokens.median} max ${rc.autoBlock.tokens.max}`,
+    );
+  }
   if (r.warnings.length) lines.push(`  warnings: ${r.warnings.length} (first: ${r.warnings[0]})`);
   if (r.errors.length) lines.push(`  ERRORS: ${r.errors.join(" | ")}`);
   return lines.join("\n");

@@ -48,7 +48,8 @@ describe("openclaw-context search / archive stats", () => {
     const c = capture();
     expect(await runCli(["search", "loadInvoiceLines", "--session-key", KEY, "--state-dir", stateDir], c.out)).toBe(0);
     const text = c.lines.join("\n");
-    expect(text).toMatch(/^2 archived fragments for "loadInvoiceLines"/);
+    expect(text).toMatch(/^3 archived fragments for "loadInvoiceLines"/);
+    expect(text.split("\n")[1]).toMatch(/^\[1\] 2026-11-23 14:31Z (tool_result read "src\/billing\/lines.ts"|user) · score /);
     expect(text).toContain('2026-11-23 14:31Z tool_result read "src/billing/lines.ts"');
     expect(text).toContain('"export function loadInvoiceLines() {}"');
   });

@@ -47,6 +47,10 @@ describe.skipIf(!available)("transcript replay smoke test", () => {
       expect(c.restoreText).toContain("[Post-compaction checkpoint restore]");
       expect(c.fidelityV2?.tokens).toBeLessThanOrEqual(800);
     }
+    // archive recall is measured on every replay (numbers in docs/archive.md)
+    expect(report.recall).not.toBeNull();
+    expect(report.recall!.segmentsArchived).toBeGreaterThan(0);
+    if (report.recall!.autoBlock.tokens.n > 0) expect(report.recall!.autoBlock.tokens.max).toBeLessThanOrEqual(report.recall!.autoBlock.capTokens);
     const delivered = report.compactions.map((c) => c.deliveredMessages);
     expect(delivered).toEqual([...delivered].sort((a, b) => a - b));
   }, 20_000);

@@ -32,9 +32,33 @@ export const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
 export const RECENCY_FLOOR = 0.5;
 
 /** Query terms used (the rarest ones). */
-export const MAX_QUERY_TERMS = 12;
-/** A term in more than this share of the segments is too common to rank by. */
-export const COMMON_TERM_SHARE = 0.05;
+export const MAX_QUERY_TERMS = 48;
+/** Posting-list entries a query may walk: this share of the segments, at least MIN_POSTINGS_BUDGET. */
+export const POSTINGS_SHARE = 0.25;
+export const MIN_POSTINGS_BUDGET = 2000;
+
+/** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
+export const IDENTIFIER_BOOST = 3;
+const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
+
+/**
+ * Index terms of the query's code-like tokens: a token with `_`, `/`, an extension, an
+ * inner capital or letters and digits (`initTheme`, `tui-renderer.ts`, `max_tokens`, `v2`)
+ * contributes its whole lower-cased form and its file name.
+ */
+export function identifierTerms(query: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of query.matchAll(CODE_TOKEN)) {
+    const t = m[0];
+    if (t.length < 3) continue;
+    const codeLike = /[_/]/.test(t) || /\.\p{L}[\p{L}\p{N}]{0,7}$/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || (/\p{N}/u.test(t) && /\p{L}/u.test(t));
+    if (!codeLike) continue;
+    for (const term of tokenize(t)) {
+      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === t.toLowerCase() || t.toLowerCase().endsWith(term))) out.add(term);
+    }
+  }
+  return out;
+}
 
 export function recencyFactor(t: number, newest: number): number {
   const age = Math.max(0, newest - t);
@@ -122,18 +146,25 @@ export class SearchIndex {
 
   /**
    * The query's most specific terms: known to the index, rarest first, at most
-   * MAX_QUERY_TERMS, and none found in more than COMMON_TERM_SHARE of the segments
-   * (unless only such terms are left). A pasted request of 80 words costs a dozen
-   * posting-list walks, and words every segment has cannot flood the ranking.
+   * MAX_QUERY_TERMS, and only while their posting lists add up to POSTINGS_BUDGET (at
+   * least the rarest term is always used). A pasted page costs a bounded number of
+   * posting-list walks, and words nearly every segment has cannot flood the ranking,
+   * while a file name that many segments mention still counts when the budget allows.
    */
   specificTerms(query: string): string[] {
-    const n = this.records.size;
-    const known = queryTerms(query, 256)
+    const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * this.records.size);
+    const known = queryTerms(query, 1024)
       .map((term) => ({ term, df: this.df.get(term) ?? 0 }))
       .filter((x) => x.df > 0)
       .sort((a, b) => a.df - b.df);
-    const specific = known.filter((x) => x.df <= COMMON_TERM_SHARE * n);
-    return (specific.length > 0 ? specific : known.slice(0, 1)).slice(0, MAX_QUERY_TERMS).map((x) => x.term);
+    const out: string[] = [];
+    let postings = 0;
+    for (const x of known) {
+      if (out.length >= MAX_QUERY_TERMS || (out.length > 0 && postings + x.df > budget)) break;
+      out.push(x.term);
+      postings += x.df;
+    }
+    return out;
   }
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
@@ -142,8 +173,13 @@ export class SearchIndex {
     const terms = this.specificTerms(query);
     if (terms.length === 0) return [];
     const filter = opts.session ? (r: { id: string }) => this.records.get(r.id)?.session === opts.session : undefined;
-    // terms are tokens already: MiniSearch must not split them again
-    const results = this.ms.search({ combineWith: "OR", queries: terms }, { tokenize: (t) => [t], ...(filter ? { filter } : {}) });
+    // terms are tokens already: MiniSearch must not split them again; the query's code
+    // identifiers and file names weigh IDENTIFIER_BOOST times a plain word
+    const ids = identifierTerms(query);
+    const results = this.ms.search(
+      { combineWith: "OR", queries: terms },
+      { tokenize: (t) => [t], boostTerm: (t) => (ids.has(t) ? IDENTIFIER_BOOST : 1), ...(filter ? { filter } : {}) },
+    );
     const hits: SearchHit[] = [];
     // Results come sorted by BM25 and recency only lowers a score (factor <= 1), so once a
     // result's BM25 is below the k-th best final score (or below minScore), no later one
