@@ -153,7 +153,11 @@ describe("adversarial text through the real runner", () => {
     // the host prefixes each line of the block with "System: "; the block's lines, and only them
     const lines = text.split("\n");
     const systemLines = lines.filter((l) => l.startsWith("System"));
-    expect(systemLines.map((l) => l.replace(/^System: ?/, ""))).toEqual(restore.text.split("\n"));
+    // OpenClaw 2026.9 stamps an event's first line with its enqueue time; nothing else is added
+    const bodies = systemLines.map((l) => l.replace(/^System: ?/, ""));
+    expect(bodies[0]).toMatch(/^\[\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\] /);
+    bodies[0] = bodies[0]!.replace(/^\[[^\]]+\] /, "");
+    expect(bodies).toEqual(restore.text.split("\n"));
     expect(systemLines.every((l) => !/^System: ?System/.test(l))).toBe(true);
     expect(lines.slice(systemLines.length)).toEqual(["", "continue"]);
   });
