@@ -291,7 +291,14 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const started = performance.now();
   const recordCompactions = (final: boolean) => {
     scanCheckpoints(null);
-    for (const e of events.splice(0)) {
+    const batch = events.splice(0);
+    // A compaction attempt that produced no compaction event (pi gave up or retried) left its
+    // entries in the queues: pair this turn's compactions with the latest entries.
+    const n = batch.filter((e) => e.type === "compaction").length;
+    for (const q of [deliveredAtCompact, messagesAtCompact, userAtCompact, replayedAtCompact] as unknown[][]) {
+      if (q.length > n) q.splice(0, q.length - n);
+    }
+    for (const e of batch) {
       if (e.type !== "compaction") continue;
       const at = deliveredAtCompact.shift() ?? delivered.length;
       const messagesBefore = messagesAtCompact.shift() ?? 0;
