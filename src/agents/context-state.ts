@@ -366,7 +366,8 @@ export class ContextState {
     if (prev?.long) {
       // spec §11.2: a user message after a long answer is a pivot of the thread
       t.pivots = keepNewest([...t.pivots, ex], this.caps.maxExchanges);
-      if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX) {
+      // a slash command ("/theme") is an instruction to the host, not an answer to the proposal
+      if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/")) {
         const what = decisionText(prev.proposal, text);
         this.decisions.touch(what, { what, when: isoOf(timestampOf(m)) });
         this.mark("decisions");

@@ -158,6 +158,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     replayedUpTo = Math.max(replayedUpTo, index + 1);
   };
   const replayedAtCompact: number[] = [];
+  /** checkpoint id -> transcript messages replayed when it was written */
+  const replayedAtCheckpoint = new Map<string, number>();
 
   // handler timing
   const contextSamples: HandlerSample[] = [];
@@ -237,6 +239,21 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         }
       },
       (s) => {
+        if (s.event === "session_before_compact") {
+          // the compaction checkpoint was just written: remember how far the replay had got
+          // (only the file names: parsing them here would take the write latency the summarizer request records)
+          let names: string[] = [];
+          try {
+            names = readdirSync(cpDir).filter((f) => /^cp_\d+\.yaml$/.test(f));
+          } catch {
+            names = [];
+          }
+          for (const f of names) {
+            const id = f.slice(0, -5);
+            if (!replayedAtCheckpoint.has(id)) replayedAtCheckpoint.set(id, replayedUpTo);
+          }
+          return;
+        }
         if (s.event !== "context") return;
         lastContextMessages = s.messages;
         lastUserSeen = currentUser;
@@ -303,9 +320,11 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       const at = deliveredAtCompact.shift() ?? delivered.length;
       const messagesBefore = messagesAtCompact.shift() ?? 0;
       const lastUser = userAtCompact.shift() ?? lastUserSeen;
-      const deliveredMessages = replayedAtCompact.shift() ?? replayedUpTo;
+      const queued = replayedAtCompact.shift() ?? replayedUpTo;
       const restoreText = e.restore?.text ?? null;
       const cpId = e.restore?.checkpoint.meta.checkpoint_id ?? null;
+      // the block renders this checkpoint: ground truth is taken where it was written
+      const deliveredMessages = (cpId && replayedAtCheckpoint.get(cpId)) || queued;
       const cp = (cpId && checkpoints.get(cpId)?.cp) || e.restore?.checkpoint || null;
       compactions.push({
         trigger: e.trigger,
