@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // `npm test`: everything but *.heavy.test.ts (npm pack + install, soak runs): `npm run test:heavy`,
@@ -11,5 +12,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // vitest's default is cpus - 1 workers: ONE on a 2-core machine, so files ran one after
+    // another while most of them wait on child processes (pi, the CLI, the demo) or the disk.
+    // One more worker than cores overlaps that waiting; `--maxWorkers` still overrides.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
   },
 });

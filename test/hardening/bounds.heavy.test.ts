@@ -2,6 +2,7 @@
  * Resource bounds (docs/security.md "Size bounds"): whatever a session does, with the default
  * caps each state file stays under STATE_FILE_MAX_BYTES and each checkpoint under
  * CHECKPOINT_MAX_BYTES; a 10,000-turn soak through engine.onContext keeps the heap flat.
+ * A soak (minutes on a loaded 2-core machine): run by `npm run test:heavy` (and CI), not `npm test`.
  */
 import { statSync } from "node:fs";
 import v8 from "node:v8";
