@@ -12,6 +12,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
 import { checkpointSessionDir, stateSessionDir } from "../../src/agents/session-dir.js";
+import { STATE_FILE_NAMES } from "../../src/agents/state/state-files.js";
 import { filler, makeHost, reply, type Host } from "../helpers/host.js";
 import {
   assistantMsg,
@@ -96,7 +97,7 @@ describe("engine under write faults", () => {
       expect(cp!.resources.files_read).toEqual(expect.arrayContaining(["after-0.ts", "after-1.ts"]));
       expect(cp!.thread.summary).toContain("after question 1");
       expect(t.warnings.length).toBe(before); // recovery is silent
-      expect(readdirSync(stateSessionDir(stateDir, KEY)).filter((f) => f.endsWith(".json")).length).toBe(5);
+      expect(readdirSync(stateSessionDir(stateDir, KEY)).filter((f) => f.endsWith(".json")).length).toBe(STATE_FILE_NAMES.length);
       expect(existsSync(join(checkpointSessionDir(stateDir, KEY), "cp_001.yaml"))).toBe(true);
     });
   }
@@ -151,13 +152,9 @@ describe("engine under write faults", () => {
     const cp = await t.engine.onBeforeCompact(compactEvent(60_000, { messages }), "/ws");
     expect(cp).not.toBeNull();
     expect(cp!.resources.files_read).toEqual(expect.arrayContaining(["after-0.ts", "after-1.ts", "gone-0.ts"]));
-    expect(readdirSync(stateSessionDir(stateDir, KEY)).filter((f) => f.endsWith(".json")).sort()).toEqual([
-      "decisions.json",
-      "learnings.json",
-      "open_items.json",
-      "resources.json",
-      "thread.json",
-    ]);
+    expect(readdirSync(stateSessionDir(stateDir, KEY)).filter((f) => f.endsWith(".json")).sort()).toEqual(
+      STATE_FILE_NAMES.map((n) => `${n}.json`).sort(),
+    );
     expect(t.warnings).toEqual([]);
   });
 
