@@ -1,8 +1,10 @@
 /** Command-line parsing of `openclaw-context` (node:util parseArgs; strict). */
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CliError, EXIT_USAGE } from "./errors.js";
+import { defaultStateDir } from "../infra/state-dir.js";
+
+export { defaultStateDir };
 
 export const COMMANDS = ["list", "show", "restore", "status", "verify", "prune"] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -49,9 +51,6 @@ Options:
 
 Exit codes: 0 ok, 1 problem found (missing dir, unknown key, corrupt file), 2 bad command line.`;
 
-export function defaultStateDir(env: NodeJS.ProcessEnv): string {
-  return env.OPENCLAW_STATE_DIR?.trim() ? resolve(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
-}
 
 export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliArgs {
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };

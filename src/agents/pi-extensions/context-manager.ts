@@ -14,8 +14,7 @@
  * No handler keeps a ctx past its event: pi invalidates ctx objects on session
  * replacement and when print mode disposes the session during a compaction.
  */
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
@@ -36,6 +35,7 @@ import {
   setContextManagerRuntime,
 } from "./context-manager-runtime.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
+import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, registerArtifactFetchTool } from "../artifacts/extension-hooks.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
@@ -45,10 +45,7 @@ type Engines = WeakMap<object, Promise<ContextManagerEngine>>;
 /** one engine per SessionManager, shared by every copy of this module */
 const engines = (): Engines => globalSingleton("openclaw.contextManager.engines", () => new WeakMap());
 
-/** OpenClaw's default state dir: OPENCLAW_STATE_DIR, else ~/.openclaw. */
-export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OPENCLAW_STATE_DIR?.trim() ? resolve(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
-}
+export { defaultStateDir };
 
 /** Runtime for a pi CLI session with no host: one session key per workspace. */
 export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): ContextManagerRuntimeValue {
