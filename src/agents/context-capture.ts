@@ -29,6 +29,7 @@ export const GIST = {
   decisionReply: 60,
   item: 160,
   change: 110,
+  name: 48,
   report: 200,
 } as const;
 

@@ -149,12 +149,21 @@ const CAP = {
   request: 110,
   report: 200,
   change: 110,
+  changeWithNames: 70,
+  names: 90,
+  namesShown: 4,
   command: 60,
   failureTarget: 80,
   failureError: 150,
   extra: 200,
 } as const;
 const ELLIPSIS = "…";
+/** One declared name in a change line: a heading keeps its label before a colon ("§ WP14"), anything else its first 28 code points. */
+function cutName(n: string): string {
+  const label = n.startsWith("§ ") ? (n.split(":")[0] ?? n) : n;
+  const cps = Array.from(label);
+  return cps.length <= 28 ? label : `${cps.slice(0, 27).join("")}${ELLIPSIS}`;
+}
 
 // --- untrusted text → one safe quoted token -------------------------------------------
 
@@ -518,8 +527,11 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     if (safeCount(f.mentions) > 0) counts.push(`named in ${plural(safeCount(f.mentions), "request")}`);
     const t = timeOf(f.last);
     if (t) counts.push(`last ${t}`);
-    const change = f.change ? `: ${quoteUntrusted(f.change, CAP.change)}` : "";
-    return `- ${fold!.display(f.path)}: ${counts.join(", ")}${change}`;
+    // the declared names say what the work was about; the latest change gist what it did last
+    const names = arr(f.names).filter((n) => typeof n === "string" && n !== "").slice(0, CAP.namesShown);
+    const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.map((n) => cutName(n)).join(", "), CAP.names)}` : "";
+    const change = f.change ? `: ${quoteUntrusted(f.change, names.length > 0 ? CAP.changeWithNames : CAP.change)}` : "";
+    return `- ${fold!.display(f.path)}: ${counts.join(", ")}${declared}${change}`;
   };
   const commandEntry = (c: WorkCommand): string => {
     const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";

@@ -107,6 +107,8 @@ export interface WorkFile {
   writes: number;
   /** gist of the latest change: "old line → new line", "+ added line", "wrote N lines" */
   change: string;
+  /** names the changes declared, newest first (`f()` callables, `Type`, `§ heading` in Markdown); absent in v1.1 files */
+  names?: string[];
   /** ISO-8601 UTC of the latest change */
   last: string;
   /** user requests that named the file (path or file name) */

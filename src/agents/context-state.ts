@@ -64,6 +64,7 @@ import { emptyThread, type Exchange, parseThreadData, RECENT_ENTRIES, type Threa
 import { nextActionOf } from "./state/next-action.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS, WorkLedger } from "./state/work-ledger.js";
 import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "./tool-outcome.js";
+import { changedText, declaredNames } from "./state/declared-names.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 
@@ -276,7 +277,8 @@ export class ContextState {
     if (cap.file) {
       this.touchFile(cap.file.path, cap.file.access);
       if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
-        this.work.onFileChanged(cap.file.path, cap.tool, safeGist(changeGist(cap.tool, ev.input), GIST.change), now);
+        const names = declaredNames(changedText(cap.tool, ev.input), cap.file.path).map((n) => safeGist(n, GIST.name)).filter(Boolean);
+        this.work.onFileChanged(cap.file.path, cap.tool, safeGist(changeGist(cap.tool, ev.input), GIST.change), now, names);
         workChanged = true;
       }
     }

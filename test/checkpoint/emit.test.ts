@@ -43,6 +43,15 @@ const checkpointArb: fc.Arbitrary<Checkpoint> = fc
     read: strs, modified: strs, tools: strs, summary: str,
     exchanges: fc.array(fc.tuple(fc.constantFrom("user" as const, "agent" as const), str), { maxLength: 3 }),
     errors: fc.array(fc.tuple(str, str, str), { maxLength: 2 }), open: strs, learn: strs, w: when,
+    work: fc.option(
+      fc.record({
+        files: fc.array(fc.record({ path: str, edits: count, writes: count, change: str, names: fc.option(strs, { nil: undefined }), mentions: count }), { maxLength: 3 }),
+        commands: fc.array(fc.record({ family: str, command: str, runs: count, failures: count, ok: fc.boolean(), exit: fc.option(count) }), { maxLength: 2 }),
+        failures: fc.array(fc.tuple(str, str, str), { maxLength: 2 }),
+        requests: strs, report: str, answered: fc.boolean(),
+      }),
+      { nil: undefined },
+    ),
   })
   .map((r) => {
     const base = makeCheckpoint();
@@ -65,6 +74,18 @@ const checkpointArb: fc.Arbitrary<Checkpoint> = fc
       },
       open_items: r.open,
       learnings: r.learn,
+      ...(r.work
+        ? {
+            work: {
+              files: r.work.files.map(({ names, ...f }) => ({ ...f, ...(names === undefined ? {} : { names }), last: r.w })),
+              commands: r.work.commands.map((c) => ({ ...c, when: r.w })),
+              open_failures: r.work.failures.map(([tool, target, error]) => ({ tool, target, error, when: r.w })),
+              requests: r.work.requests,
+              last_report: r.work.report,
+              answered: r.work.answered,
+            },
+          }
+        : {}),
     } satisfies Checkpoint;
   });
 
@@ -80,7 +101,9 @@ describe("direct YAML emitter", () => {
           throw new Error(`round trip differs:\n${text}`);
         }
         const raw = parseYaml(text) as Record<string, unknown>;
-        expect(Object.keys(raw)).toEqual(["schema", "schema_version", "meta", "working", "decisions", "resources", "thread", "open_items", "learnings"]);
+        const keys = ["schema", "schema_version", "meta", "working", "decisions", "resources", "thread", "open_items", "learnings"];
+        expect(Object.keys(raw).filter((k) => k !== "work")).toEqual(keys);
+        expect("work" in raw).toBe(cp.work !== undefined);
       }),
       { numRuns: EMIT_PROPERTY_RUNS },
     );

@@ -28,7 +28,7 @@ const SKELETONS: RegExp[] = [
   // bare paths only from [A-Za-z0-9._-/@+~%=] (path-fold.ts BARE_PATH) plus brace folds; quoted otherwise
   /^Files changed \(\d+(?:, root [A-Za-z0-9._\-/@+~%=]+\/)?\): (?:[A-Za-z0-9._\-/@+~%={}, ]|Q)+$/,
   /^Main changes \(most important first\):$/,
-  /^- (?:[A-Za-z0-9._\-/@+~%=]+|Q): (?:\d+ writes?|\d+ edits?|named in \d+ requests?|last (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2})(?:, (?:\d+ edits?|named in \d+ requests?|last (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}))*(?:: Q)?$/,
+  /^- (?:[A-Za-z0-9._\-/@+~%=]+|Q): (?:\d+ writes?|\d+ edits?|named in \d+ requests?|last (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2})(?:, (?:\d+ edits?|named in \d+ requests?|last (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}))*(?:; defines Q)?(?:: Q)?$/,
   /^Commands \(latest outcome\): Q (?:ok|failed(?: \(exit \d+\))?)(?: ×\d+(?: \(\d+ failed\))?)?(?:; Q (?:ok|failed(?: \(exit \d+\))?)(?: ×\d+(?: \(\d+ failed\))?)?)*$/,
   /^Open failures \(unresolved at this point; do not retry blindly\):$/,
   /^- (?:[A-Za-z_][A-Za-z0-9_.-]*|Q)(?: Q)?: Q$/,

@@ -55,7 +55,7 @@ function everywhere(value: string): Checkpoint {
   const when = "2026-02-24T14:00:00Z";
   cp.work = {
     files: [
-      { path: value, edits: 2, writes: 1, change: value, last: when, mentions: 1 },
+      { path: value, edits: 2, writes: 1, change: value, names: [value, `${value}()`], last: when, mentions: 1 },
       { path: `src/${value}`, edits: 1, writes: 0, change: value, last: when, mentions: 0 },
       { path: "src/ok.ts", edits: 1, writes: 0, change: value, last: when, mentions: 0 },
     ],

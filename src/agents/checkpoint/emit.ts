@@ -177,6 +177,7 @@ export function emitCheckpoint(cp: Checkpoint): string {
       e.plain(6, "edits", f.edits);
       e.plain(6, "writes", f.writes);
       e.text(6, "change: ", f.change);
+      if (f.names !== undefined) e.list(6, "names", f.names, true);
       e.q(6, "last", f.last);
       e.plain(6, "mentions", f.mentions);
     });

@@ -234,6 +234,8 @@ function readWork(r: Reader, root: Obj): WorkLedger | undefined {
       change: r.str(o, "change", `${f}.change`),
       last: r.timestamp(o, "last", `${f}.last`),
       mentions: r.count(o, "mentions", `${f}.mentions`),
+      // optional: checkpoints written before names were kept have none
+      ...(o.names === undefined ? {} : { names: readStrings(r, o, "names", `${f}.names`) }),
     };
   });
   const commands: WorkCommand[] = r.list(w, "commands", "work.commands").map((item, i) => {

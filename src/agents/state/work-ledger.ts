@@ -2,7 +2,7 @@
  * The work ledger (issue 10): what the session did, mechanically, kept for the whole
  * session (never reset by a checkpoint: it is the current picture, not a delta).
  * - files: per modified file, how often it was edited/written, the latest change gist,
- *   when, and how many user requests named it;
+ *   the names its changes declared (newest first), when, and how many user requests named it;
  * - commands: per command family (program + subcommand), runs, failures, latest outcome;
  * - failures: the failure lifecycle (open until a later success on the same target or
  *   command family, or until two later user requests);
@@ -26,6 +26,8 @@ export const DEFAULT_WORK_CAPS: WorkLedgerCaps = { maxFiles: 100, maxCommands: 3
 
 /** User requests after a failure that supersede it (the user moved on). */
 export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
+/** Declared names remembered per file (newest first). */
+export const MAX_NAMES_PER_FILE = 8;
 /** File-name mentions remembered from user requests (bounded). */
 const MAX_MENTIONED_NAMES = 400;
 
@@ -87,14 +89,15 @@ export class WorkLedger {
     this.reportSeq = this.seq;
   }
 
-  /** A successful edit/write of `path`. */
-  onFileChanged(path: string, tool: "edit" | "write", change: string, now: Date): void {
+  /** A successful edit/write of `path`; `names` = what the change declared (see declared-names.ts). */
+  onFileChanged(path: string, tool: "edit" | "write", change: string, now: Date, names: readonly string[] = []): void {
     const prev = this.files.get(path);
     const entry: FileEntry = {
       path,
       edits: (prev?.edits ?? 0) + (tool === "edit" ? 1 : 0),
       writes: (prev?.writes ?? 0) + (tool === "write" ? 1 : 0),
       change: change || prev?.change || "",
+      names: mergeNames(names, prev?.names ?? []),
       last: now.toISOString(),
       mentions: this.mentionsOf(path),
       order: ++this.order,
@@ -159,7 +162,11 @@ export class WorkLedger {
     const requests = [...this.recent].reverse();
     if (this.first !== null) requests.push(this.first);
     return {
-      files: rankFiles(this.files.values()).map(({ order: _o, ...f }) => ({ ...f, mentions: Math.max(f.mentions, this.mentionsOf(f.path)) })),
+      files: rankFiles(this.files.values()).map(({ order: _o, names, ...f }) => ({
+        ...f,
+        ...(names && names.length > 0 ? { names } : {}),
+        mentions: Math.max(f.mentions, this.mentionsOf(f.path)),
+      })),
       commands: this.commands.values().reverse(),
       open_failures: this.openFailures(),
       requests,
@@ -207,6 +214,8 @@ export class WorkLedger {
         edits: asNumber(o.edits, `files[${i}].edits`),
         writes: asNumber(o.writes, `files[${i}].writes`),
         change: asString(o.change, `files[${i}].change`),
+        // absent in state written before names were kept
+        names: o.names === undefined ? [] : asStringArray(o.names, `files[${i}].names`),
         last: asString(o.last, `files[${i}].last`),
         mentions: asNumber(o.mentions, `files[${i}].mentions`),
         order: asNumber(o.order, `files[${i}].order`),
@@ -276,4 +285,14 @@ export function rankFiles(files: readonly FileEntry[]): FileEntry[] {
   const score = (f: FileEntry): number =>
     2 * Math.log2(1 + f.edits + f.writes) + (f.writes > 0 ? 1 : 0) + 1.5 * Math.min(f.mentions, 3) + 4 * (1 - (recencyRank.get(f.path) ?? n) / n);
   return [...files].sort((a, b) => score(b) - score(a) || b.order - a.order);
+}
+
+/** This change's names first, then the earlier ones, deduplicated, at most MAX_NAMES_PER_FILE. */
+function mergeNames(latest: readonly string[], earlier: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const n of [...latest, ...earlier]) {
+    if (out.length >= MAX_NAMES_PER_FILE) break;
+    if (n && !out.includes(n)) out.push(n);
+  }
+  return out;
 }

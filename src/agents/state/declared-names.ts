@@ -1,0 +1,94 @@
+/**
+ * Names an edit or write declares: the functions, methods, classes and types (or, in
+ * Markdown, the section headings) whose definition lines appear in the new text. They say
+ * what a change was about ("prompt(), compact(), CompactionResult") where the first
+ * differing line often does not ("} → // Session Management").
+ *
+ * Syntax only, over code the agent wrote: declaration keywords of common languages and
+ * the method shape `name(...) {`. Nothing here reads what the user wrote (spec finding #13).
+ * Pure and bounded: at most MAX_SCAN_CHARS of text and MAX_NAMES names per call.
+ */
+
+const MAX_SCAN_CHARS = 40_000;
+const MAX_NAMES = 12;
+const MAX_HEADING_CHARS = 40;
+
+/** `function f`, `class C`, `def f`, `fn f`, `func f`, `type T`, `interface I`, … (optional modifiers first) */
+const KEYWORD_DECL =
+  /^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:abstract\s+)?(?:async\s+)?(?:unsafe\s+)?(function\*?|class|interface|type|enum|struct|trait|def|defp|defmacro|fn|func|module|namespace|record|object)\s+([A-Za-z_$][\w$]*)/;
+/** Go methods: `func (r *T) Name(` */
+const GO_METHOD = /^func\s+\([^)]*\)\s*([A-Za-z_]\w*)\s*\(/;
+/** `const f = (…) =>`, `const f = async function`, `export const f = x =>` */
+const ARROW_DECL = /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]{1,80})?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]{1,80})?=>|[A-Za-z_$][\w$]*\s*=>)/;
+/** Class members in C-like languages: `  async name(args): T {` (the body opens on the line) */
+const METHOD_DECL =
+  /^\s+(?:(?:public|private|protected|static|readonly|override|abstract|async|get|set|final|virtual)\s+)*(#?[A-Za-z_$][\w$]*)\s*(?:<[^>()]{0,80}>)?\s*\([^;]*\)\s*(?::\s*[^;={]{1,120})?\s*(?:throws\s+[\w.,\s]+)?\{\s*$/;
+/** Control-flow words that share the method shape (`if (x) {`): syntax, not prose. */
+const NOT_A_NAME = new Set(["if", "for", "while", "switch", "catch", "with", "return", "function", "else", "do", "try", "new", "await", "typeof", "super", "this", "constructor"]);
+const CALLABLE = new Set(["function", "function*", "def", "defp", "defmacro", "fn", "func"]);
+const MARKDOWN_HEADING = /^#{1,6}\s+(.+?)\s*#*\s*$/;
+
+function isMarkdown(path: string): boolean {
+  return /\.(md|markdown|mdx)$/i.test(path);
+}
+
+/**
+ * Declared names in `text`, deduplicated: `f()` for callables, `Name` for types. Top-level
+ * declarations (no indentation: the module's classes, types, functions) come first, then
+ * members, each in order of appearance: a written file is named by what it exports.
+ */
+export function declaredNames(text: string, path: string): string[] {
+  const top: string[] = [];
+  const members: string[] = [];
+  const seen = new Set<string>();
+  const full = () => top.length + members.length >= MAX_NAMES;
+  const add = (name: string, line: string) => {
+    if (full() || seen.has(name)) return;
+    seen.add(name);
+    (/^\S/.test(line) ? top : members).push(name);
+  };
+  const md = isMarkdown(path);
+  let inFence = false;
+  for (const line of text.slice(0, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
+    if (full()) break;
+    if (md) {
+      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+      const h = inFence ? null : MARKDOWN_HEADING.exec(line);
+      if (h) add(`§ ${h[1]!.slice(0, MAX_HEADING_CHARS)}`, line);
+      continue;
+    }
+    let m = KEYWORD_DECL.exec(line);
+    if (m) {
+      add(CALLABLE.has(m[1]!) ? `${m[2]}()` : m[2]!, line);
+      continue;
+    }
+    m = GO_METHOD.exec(line) ?? ARROW_DECL.exec(line);
+    if (m) {
+      add(`${m[1]}()`, line);
+      continue;
+    }
+    m = METHOD_DECL.exec(line);
+    if (m && !NOT_A_NAME.has(m[1]!)) add(`${m[1]}()`, line);
+  }
+  return [...top, ...members];
+}
+
+/** Replacement texts of an edit call (pi's `edits: [{newText}]` or the legacy field), or a write's content. */
+export function changedText(toolName: string, input: unknown): string {
+  const get = (o: unknown, k: string): unknown => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined);
+  if (toolName === "write") {
+    const c = get(input, "content");
+    return typeof c === "string" ? c : "";
+  }
+  const parts: string[] = [];
+  const edits = get(input, "edits");
+  if (Array.isArray(edits)) {
+    for (const e of edits.slice(0, 20)) {
+      const n = get(e, "newText");
+      if (typeof n === "string") parts.push(n);
+    }
+  }
+  const legacy = get(input, "newText") ?? get(input, "new_string");
+  if (typeof legacy === "string") parts.push(legacy);
+  return parts.join("\n");
+}

@@ -1,0 +1,70 @@
+/**
+ * `npx tsx src/replay/summary-overlap.ts <transcript.json> <llm-summaries.json>`
+ * How much of what pi's LLM summary names the restore block names too, at the same point of
+ * the same session: the code identifiers and paths the summary writes in backticks (its own
+ * markup, so the ground truth is the LLM's text, not this package's extractor) that occur in
+ * the block rendered after the same number of messages (src/replay/block-at.ts). A path
+ * counts when the block names it or its file name (the block folds paths under a root).
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { blocksAt } from "./block-at.js";
+
+export interface SummaryOverlap {
+  messagesBefore: number;
+  blockTokens: number;
+  summaryTokens: number;
+  named: number;
+  inBlock: number;
+  missing: string[];
+}
+
+/** Identifier-like words inside the summary's backtick spans (4+ chars, some letters). */
+export function summaryIdentifiers(summary: string): string[] {
+  const ids = new Set<string>();
+  for (const m of summary.matchAll(/`([^`\n]{3,80})`/g)) {
+    for (const w of m[1]!.split(/[\s(),;:=<>{}[\]"']+/)) {
+      const word = w.replace(/\.$/, "");
+      if (word.length >= 4 && /[A-Za-z_]{3,}/.test(word)) ids.add(word);
+    }
+  }
+  return [...ids];
+}
+
+export async function summaryOverlap(
+  messages: unknown[],
+  compactions: Array<{ messagesBefore: number; summary: string; summaryTokensApprox?: number }>,
+): Promise<SummaryOverlap[]> {
+  const dir = mkdtempSync(join(tmpdir(), "cm-overlap-"));
+  try {
+    const blocks = await blocksAt(messages as never, compactions.map((c) => c.messagesBefore), dir);
+    return compactions.map((c, i) => {
+      const text = blocks[i]!.text;
+      const ids = summaryIdentifiers(c.summary);
+      const missing = ids.filter((x) => !text.includes(x) && !text.includes(x.split("/").pop()!));
+      return {
+        messagesBefore: c.messagesBefore, blockTokens: blocks[i]!.tokens, summaryTokens: c.summaryTokensApprox ?? 0,
+        named: ids.length, inBlock: ids.length - missing.length, missing,
+      };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv: string[]) {
+  const [transcript, summaries] = argv;
+  if (!transcript || !summaries) {
+    console.error("usage: npx tsx src/replay/summary-overlap.ts <transcript.json> <llm-summaries.json>");
+    process.exit(2);
+  }
+  const messages = JSON.parse(readFileSync(transcript, "utf8")) as unknown[];
+  const { compactions } = JSON.parse(readFileSync(summaries, "utf8")) as { compactions: Array<{ messagesBefore: number; summary: string; summaryTokensApprox?: number }> };
+  for (const r of await summaryOverlap(messages, compactions)) {
+    console.log(`after ${r.messagesBefore} messages: ${r.inBlock}/${r.named} identifiers the LLM summary names are in the block (block ${r.blockTokens} tokens, summary ~${r.summaryTokens})`);
+    console.log(`  missing: ${r.missing.join(" ") || "-"}`);
+  }
+}
+
+if (process.argv[1] && /summary-overlap\.ts$/.test(process.argv[1])) void main(process.argv.slice(2));
