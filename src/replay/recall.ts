@@ -41,13 +41,25 @@ export interface ObservedCompaction {
 
 export interface RecallQuery {
   compaction: number;
+  /** turns after the compaction (0 = the first request after it) */
+  turn: number;
   query: string;
   identifiers: string[];
   relevant: number;
   /** rank (1-based) of the first relevant hit within the top 20, or null */
   rank: number | null;
+  /** same, with relevant = segments of this compaction's own span only (earlier definition) */
+  rankSpanOnly: number | null;
   /** tokens of the automatic recall block this query would get */
   blockTokens: number;
+  /** the automatic block holds a relevant segment */
+  blockRelevant: boolean;
+}
+
+export interface RecallFigures {
+  queries: number;
+  at5: number | null;
+  mrr: number | null;
 }
 
 export interface RecallReport {
@@ -62,8 +74,21 @@ export interface RecallReport {
   /** archive file bytes per 1,000 messages summarized (span messages) */
   bytesPer1000Messages: number | null;
   queryMs: LatencyStats;
-  autoBlock: { capTokens: number; minScore: number; nonEmpty: number; tokens: LatencyStats };
+  autoBlock: { capTokens: number; minScore: number; nonEmpty: number; withRelevant: number; tokens: LatencyStats };
+  /** the same measure under the other definitions (docs/archive.md) */
+  variants: { spanOnly: RecallFigures; allTurns: RecallFigures; allTurnsSpanOnly: RecallFigures };
   detail: RecallQuery[];
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+function figures(detail: readonly RecallQuery[], rankOf: (d: RecallQuery) => number | null): RecallFigures {
+  const n = detail.length;
+  return {
+    queries: n,
+    at5: n ? round3(detail.filter((d) => (rankOf(d) ?? Infinity) <= 5).length / n) : null,
+    mrr: n ? round3(detail.reduce((a, d) => a + (rankOf(d) ? 1 / rankOf(d)! : 0), 0) / n) : null,
+  };
 }
 
 function messageText(m: AgentMessage): string {
@@ -147,38 +172,58 @@ export async function measureRecall(
       if (r) own.push(r);
     }
     index.add(own);
-    const until = Math.min(requests.length, c.nextSegment + NEXT_TURNS, observed[k + 1]?.nextSegment ?? Infinity);
+    const ownIds = new Set(own.map((r) => r.id));
+    const until = Math.min(requests.length, observed[k + 1]?.nextSegment ?? Infinity);
     for (let s = c.nextSegment; s < until; s++) {
       const query = requests[s]!;
       const ids = identifiersOf(query).filter((id) => c.spanText.includes(id) && !c.keptText.includes(id));
       if (ids.length === 0) continue;
-      const relevant = new Set(own.filter((r) => ids.some((id) => r.text.includes(id) || (r.target ?? "").includes(id))).map((r) => r.id));
+      const relevant = new Set<string>();
+      for (const r of index.values()) if (ids.some((id) => r.text.includes(id) || (r.target ?? "").includes(id))) relevant.add(r.id);
       const t0 = performance.now();
       const hits = index.search(query, { limit: MRR_DEPTH });
       times.push(performance.now() - t0);
       const at = hits.findIndex((h) => relevant.has(h.record.id));
-      const auto = renderRecallBlock(
-        index.search(query, { limit: 8, minScore: config.recallMinScore }),
-        cap,
-      );
-      blockTokens.push(auto.tokens);
-      detail.push({ compaction: c.n, query: query.slice(0, 160), identifiers: ids.slice(0, 8), relevant: relevant.size, rank: at < 0 ? null : at + 1, blockTokens: auto.tokens });
+      const atSpan = hits.findIndex((h) => relevant.has(h.record.id) && ownIds.has(h.record.id));
+      const auto = renderRecallBlock(index.search(query, { limit: 8, minScore: config.recallMinScore }), cap);
+      detail.push({
+        compaction: c.n,
+        turn: s - c.nextSegment,
+        query: query.slice(0, 160),
+        identifiers: ids.slice(0, 8),
+        relevant: relevant.size,
+        rank: at < 0 ? null : at + 1,
+        rankSpanOnly: atSpan < 0 ? null : atSpan + 1,
+        blockTokens: auto.tokens,
+        blockRelevant: auto.ids.some((id) => relevant.has(id)),
+      });
     }
   }
-  const n = detail.length;
-  const round = (v: number) => Math.round(v * 1000) / 1000;
+  const all = detail;
+  const main = detail.filter((d) => d.turn < NEXT_TURNS);
+  for (const d of main) blockTokens.push(d.blockTokens);
+  const primary = figures(main, (d) => d.rank);
   return {
     definition:
-      "queries: user requests of the turns after each compaction (at most 10, up to the next compaction) that name a code-like identifier present in the summarized messages and absent from the kept ones; relevant: archived segments of that compaction's span (duplicates archived earlier included) containing it; recall@5: share with a relevant segment in the top 5; MRR: mean 1/rank of the first relevant within the top 20",
-    queries: n,
-    at5: n ? round(detail.filter((d) => d.rank !== null && d.rank <= 5).length / n) : null,
-    mrr: n ? round(detail.reduce((a, d) => a + (d.rank ? 1 / d.rank : 0), 0) / n) : null,
-    compactions: new Set(detail.map((d) => d.compaction)).size,
+      "queries: user requests of the turns after each compaction (at most 10, up to the next compaction) that name a code-like identifier present in the summarized messages and absent from the kept ones; relevant: segments of the archive as it stood after that compaction containing it; recall@5: share with a relevant segment in the top 5; MRR: mean 1/rank of the first relevant within the top 20",
+    ...primary,
+    compactions: new Set(main.map((d) => d.compaction)).size,
     segmentsArchived: records.length,
     archiveBytes,
     bytesPer1000Messages: summarizedMessages > 0 ? Math.round((archiveBytes / summarizedMessages) * 1000) : null,
     queryMs: latencyStats(times),
-    autoBlock: { capTokens: cap, minScore: config.recallMinScore, nonEmpty: blockTokens.filter((x) => x > 0).length, tokens: latencyStats(blockTokens) },
-    detail,
+    autoBlock: {
+      capTokens: cap,
+      minScore: config.recallMinScore,
+      nonEmpty: blockTokens.filter((x) => x > 0).length,
+      withRelevant: main.filter((d) => d.blockRelevant).length,
+      tokens: latencyStats(blockTokens),
+    },
+    variants: {
+      spanOnly: figures(main, (d) => d.rankSpanOnly),
+      allTurns: figures(all, (d) => d.rank),
+      allTurnsSpanOnly: figures(all, (d) => d.rankSpanOnly),
+    },
+    detail: all,
   };
 }

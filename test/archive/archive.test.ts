@@ -4,7 +4,9 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
-import { segmentsOf } from "../../src/agents/archive/segments.js";
+import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/segments.js";
+import { SearchIndex } from "../../src/agents/archive/search-index.js";
+import { segmentId } from "../../src/agents/archive/store.js";
 import { parseRecord } from "../../src/agents/archive/store.js";
 import { tokenize } from "../../src/agents/archive/tokenize.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/context-checkpoint-inject.js";
@@ -62,17 +64,55 @@ describe("segmentsOf", () => {
       result("c1", "bash", `error TS2304 ${"x".repeat(10_000)} tail-marker`, true),
     ];
     const segs = segmentsOf(msgs);
-    expect(segs.map((s) => s.role)).toEqual(["user", "user", "assistant", "tool_call", "tool_result"]);
+    expect(segs.map((s) => s.role).slice(0, 5)).toEqual(["user", "user", "assistant", "tool_call", "tool_result"]);
     expect(segs[0]!.text).toBe("please deploy with key [REDACTED:anthropic]");
     expect(segs[1]!.text).toBe("fix parseConfig");
     expect(segs[3]).toMatchObject({ tool: "bash", target: "npm run build", text: '{"timeout":60}' });
     const res = segs[4]!;
-    expect(res).toMatchObject({ tool: "bash", target: "npm run build", error: true });
-    expect(res.text.length).toBeLessThan(2100);
-    expect(res.text).toContain("error TS2304");
-    expect(res.text).toContain("tail-marker");
+    expect(res).toMatchObject({ tool: "bash", target: "npm run build", error: true, part: 1 });
+    // a long output is split into bounded chunks, none cut away
+    const chunks = segs.filter((s) => s.role === "tool_result");
+    expect(chunks.length).toBe(res.parts);
+    expect(chunks.length).toBeGreaterThan(4);
+    for (const c of chunks) expect(c.text.length).toBeLessThanOrEqual(SEGMENT_BOUNDS.chunk);
+    expect(chunks[0]!.text).toContain("error TS2304");
+    expect(chunks.at(-1)!.text).toContain("tail-marker");
     expect(segs[0]!.t).toBeGreaterThan(0);
     expect(JSON.stringify(segs)).not.toContain("Working on");
+  });
+});
+
+describe("chunks", () => {
+  it("split a long text into overlapping chunks cut at whitespace, every token whole in one of them", () => {
+    const words = Array.from({ length: 3000 }, (_, i) => `word${i}`);
+    const chunks = chunkText(words.join(" "));
+    expect(chunks.length).toBeGreaterThan(5);
+    const seen = new Set(chunks.flatMap((c) => c.split(" ")));
+    for (const w of words) expect(seen.has(w)).toBe(true);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(SEGMENT_BOUNDS.chunk);
+    // consecutive chunks overlap
+    expect(chunks[1]!.startsWith(chunks[0]!.split(" ").at(-1)!)).toBe(false);
+    expect(chunks[0]!.includes(chunks[1]!.split(" ")[0]!)).toBe(true);
+  });
+
+  it("keep at most maxChunks per text: first and last halves, with an elision mark", () => {
+    const chunks = chunkText("abc ".repeat(40_000));
+    expect(chunks.length).toBe(SEGMENT_BOUNDS.maxChunks);
+    expect(chunks[SEGMENT_BOUNDS.maxChunks / 2 - 1]).toContain("…");
+  });
+});
+
+describe("ranking", () => {
+  it("a long request ranks the segment holding its rare identifier above segments sharing many of its common words", () => {
+    const idx = new SearchIndex();
+    const common = "please could you check the build and then the tests and the docs again for me";
+    const recs = [
+      ...Array.from({ length: 40 }, (_, i) => ({ role: "user" as const, text: `${common.split(" ").slice(0, 8 + (i % 8)).join(" ")} item ${i}` })),
+      { role: "tool_result" as const, tool: "read", target: "src/ledger.ts", text: "export function reconcileLedgerDrift() {}" },
+    ].map((d, i) => ({ v: 1 as const, id: segmentId(d), seq: i + 1, t: 1000 + i, at: 2000, session: "s", compaction: 1, ...d }));
+    idx.add(recs);
+    const hits = idx.search(`${common} and tell me what reconcileLedgerDrift returned`, { limit: 3 });
+    expect(hits[0]!.record.target).toBe("src/ledger.ts");
   });
 });
 

@@ -49,6 +49,25 @@ describe("archive of the compacted span (real host, faux model)", () => {
     expect(readFileSync(file, "utf8")).not.toContain("Post-compaction checkpoint restore");
   });
 
+  it("an identifier in the middle of a 30 KB tool output is found by context_search after compaction", async () => {
+    host = await makeHost({ contextWindow: 64_000 });
+    const lines: string[] = [];
+    for (let i = 0; lines.join("\n").length < 30_000; i++) lines.push(`export const entry${i} = { id: ${i}, label: "row number ${i} of the table" };`);
+    lines.splice(Math.floor(lines.length / 2), 0, "export function reconcileLedgerDrift(a, b) { return a - b; }");
+    host.write("ledger.js", lines.join("\n"));
+    host.agent.queue(reply.tools(["read", { path: "ledger.js" }]), reply.text("Read it."));
+    await host.runner.handleInbound(KEY, "Read ledger.js please");
+    await host.runner.handleInbound(KEY, filler("Second topic", 12_000));
+    await host.runner.handleInbound(KEY, filler("Third topic", 12_000));
+    expect((await host.runner.handleInbound(KEY, "/compact")).compactions).toHaveLength(1);
+    host.agent.queue(reply.tools(["context_search", { query: "where is reconcileLedgerDrift defined?", limit: 3 }]), reply.text("Found it."));
+    await host.runner.handleInbound(KEY, "Where was the ledger drift reconciled?");
+    const toolResult = host.agent.chatRequests.at(-1)!.messages.filter((m) => m.role === "toolResult").at(-1) as { content: Array<{ text: string }> };
+    const text = toolResult.content.map((c) => c.text).join("");
+    expect(text).toMatch(/^\[1\] .* read "ledger\.js" part \d+\/\d+/m);
+    expect(text.split("\n").slice(1, 3).join("\n")).toContain("reconcileLedgerDrift");
+  });
+
   it("context_search returns the archived fragment to the agent, quoted and redacted", async () => {
     host = await makeHost();
     await sessionWithCompactedRead(host);

@@ -24,6 +24,7 @@ function label(hit: SearchHit): string {
   let out = `${formatTime(r.t || r.at)} ${r.role}`;
   if (r.tool) out += ` ${/^[A-Za-z0-9_.:-]{1,40}$/.test(r.tool) ? r.tool : quoteUntrusted(r.tool, 40)}`;
   if (r.target) out += ` ${quoteUntrusted(r.target, 160)}`;
+  if (typeof r.part === "number" && typeof r.parts === "number") out += ` part ${r.part}/${r.parts}`;
   if (r.error) out += " (error)";
   return out;
 }
@@ -38,6 +39,8 @@ export interface RenderedRecall {
   text: string;
   tokens: number;
   fragments: number;
+  /** archive ids of the fragments shown */
+  ids: string[];
 }
 
 /**
@@ -53,6 +56,7 @@ export function renderRecallBlock(hits: readonly SearchHit[], maxTokens: number)
   const frame = head.join("\n").length + 1 + RECALL_END.length;
   let used = frame;
   const lines: string[] = [];
+  const ids: string[] = [];
   for (const hit of hits) {
     const prefix = `- ${label(hit)}: `;
     const room = maxChars - used - 1 - prefix.length - 2; // newline, quotes
@@ -60,11 +64,12 @@ export function renderRecallBlock(hits: readonly SearchHit[], maxTokens: number)
     const line = prefix + quoteUntrusted(hit.record.text, Math.min(room, 800));
     if (used + 1 + line.length > maxChars) continue;
     lines.push(line);
+    ids.push(hit.record.id);
     used += 1 + line.length;
   }
-  if (lines.length === 0) return { text: "", tokens: 0, fragments: 0 };
+  if (lines.length === 0) return { text: "", tokens: 0, fragments: 0, ids };
   const text = [...head, ...lines, RECALL_END].join("\n");
-  return { text, tokens: estimateTextTokens(text), fragments: lines.length };
+  return { text, tokens: estimateTextTokens(text), fragments: lines.length, ids };
 }
 
 /**

@@ -180,6 +180,12 @@ export class SearchIndex {
       { combineWith: "OR", queries: terms },
       { tokenize: (t) => [t], boostTerm: (t) => (ids.has(t) ? IDENTIFIER_BOOST : 1), ...(filter ? { filter } : {}) },
     );
+    // MiniSearch multiplies a result's BM25 by how many query terms it matched. With a
+    // long request that rewards a segment for sharing many ordinary words with it over
+    // one that holds its rarest term (the identifier the user named): plain BM25, the sum
+    // of the matched terms' idf-weighted term frequencies, ranks by specificity instead.
+    for (const r of results) r.score /= Math.max(1, r.queryTerms.length);
+    results.sort((a, b) => b.score - a.score);
     const hits: SearchHit[] = [];
     // Results come sorted by BM25 and recency only lowers a score (factor <= 1), so once a
     // result's BM25 is below the k-th best final score (or below minScore), no later one

@@ -4,7 +4,9 @@
  * One segment per user message, assistant reply text, tool call and tool result
  * (`!cmd` bash executions too), each with its role and time; tool segments carry the
  * tool name and target (path, command or pattern). Every text is redacted before it
- * leaves this function and bounded (SEGMENT_BOUNDS). Never archived: our own injected
+ * leaves this function and bounded (SEGMENT_BOUNDS): a long text becomes several chunk
+ * segments (`part` k of `parts`, overlapping), so an identifier in the middle of a long
+ * tool output stays findable instead of being cut away. Never archived: our own injected
  * messages (gauge, restore, recall), restore or recall blocks a host folded into a
  * user message, host `System:` lines, thinking blocks, compaction summaries.
  */
@@ -34,18 +36,20 @@ export interface SegmentDraft {
   target?: string;
   /** tool result was an error */
   error?: boolean;
+  /** chunk k (1-based) of a text split into `parts` chunks; absent when the text is one segment */
+  part?: number;
+  parts?: number;
   text: string;
 }
 
 /** Character bounds of a segment's text (after redaction). */
 export const SEGMENT_BOUNDS = {
-  /** user and assistant text */
-  message: 4000,
-  /** tool output: head and tail kept, the middle elided */
-  resultHead: 1600,
-  resultTail: 400,
-  /** tool call arguments (compact JSON, target removed) */
-  callArgs: 800,
+  /** a text longer than this is split into chunks of about this size */
+  chunk: 2000,
+  /** chars shared by consecutive chunks (a phrase across a cut is whole in one of them) */
+  overlap: 200,
+  /** most chunks per message text: beyond them the middle of the (scanned) text is left out */
+  maxChunks: 32,
   target: 300,
   tool: 80,
 } as const;
@@ -55,9 +59,50 @@ const SCAN_MAX = 64_000;
 
 const ELIDED = "\n…\n";
 
-function bound(text: string, head: number, tail = 0): string {
-  if (text.length <= head + tail + ELIDED.length) return text;
-  return tail > 0 ? text.slice(0, head) + ELIDED + text.slice(text.length - tail) : `${text.slice(0, head)}…`;
+function bound(text: string, head: number): string {
+  return text.length <= head ? text : `${text.slice(0, head)}…`;
+}
+
+/** Last whitespace in text[from, to) (a cut there splits no token), else `to`. */
+function cutBefore(text: string, from: number, to: number): number {
+  for (let i = to - 1; i > from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) return i;
+  }
+  return to;
+}
+
+/** First whitespace at or after `from` (a chunk starts on a token boundary), else `from`. */
+function startAfter(text: string, from: number, limit: number): number {
+  for (let i = from; i < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) return i + 1;
+  }
+  return from;
+}
+
+/**
+ * `text` as overlapping chunks of at most SEGMENT_BOUNDS.chunk chars, cut at whitespace
+ * where there is some in the chunk's second half. More than maxChunks: the first and last
+ * halves of them are kept, the middle left out (an elision marker says so).
+ */
+export function chunkText(text: string): string[] {
+  const { chunk, overlap, maxChunks } = SEGMENT_BOUNDS;
+  if (text.length <= chunk) return text ? [text] : [];
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + chunk);
+    if (end < text.length) end = cutBefore(text, start + chunk / 2, end);
+    const piece = text.slice(start, end).trim();
+    if (piece) out.push(piece);
+    if (end >= text.length) break;
+    start = startAfter(text, Math.max(start + 1, end - overlap), end);
+  }
+  if (out.length <= maxChunks) return out;
+  const head = Math.ceil(maxChunks / 2);
+  const tail = maxChunks - head;
+  return [...out.slice(0, head - 1), `${out[head - 1]}${ELIDED}`, ...out.slice(out.length - tail)];
 }
 
 /**
@@ -125,8 +170,26 @@ function redactRandomTokens(text: string): string {
 }
 
 /** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
-function clean(text: string, head: number, tail = 0): string {
-  return bound(redactRandomTokens(redactSecrets(scanWindow(text))), head, tail).trim();
+function clean(text: string, head: number): string {
+  return bound(redact(text), head).trim();
+}
+
+function redact(text: string): string {
+  return redactRandomTokens(redactSecrets(scanWindow(text))).trim();
+}
+
+/** The redacted text as one segment per chunk (`part`/`parts` when there are several). */
+function pushChunks(out: SegmentDraft[], base: Omit<SegmentDraft, "text">, raw: string, keepEmpty = false): void {
+  const chunks = chunkText(redact(raw));
+  if (chunks.length === 0) {
+    if (keepEmpty) out.push({ ...base, text: "" });
+    return;
+  }
+  if (chunks.length === 1) {
+    out.push({ ...base, text: chunks[0]! });
+    return;
+  }
+  for (const [i, text] of chunks.entries()) out.push({ ...base, part: i + 1, parts: chunks.length, text });
 }
 
 /** Removes restore and recall blocks (header line .. end marker) from a text. */
@@ -195,22 +258,19 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
   const t = timeOf(msg);
   switch (msg.role) {
     case "user": {
-      const text = clean(userTextOf(msg), SEGMENT_BOUNDS.message);
-      if (text) out.push({ role: "user", t, text });
+      pushChunks(out, { role: "user", t }, userTextOf(msg));
       return;
     }
     case "assistant": {
       const a = msg as AssistantMessage;
-      const text = clean(stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)), SEGMENT_BOUNDS.message);
-      if (text) out.push({ role: "assistant", t, text });
+      pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
       for (const call of toolCallsOf(a)) {
         const rawTarget = toolTarget(call.arguments);
         const tool = clean(call.name, SEGMENT_BOUNDS.tool) || "tool";
         const target = clean(rawTarget.replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
         calls.set(call.id, { tool, target });
-        const args = boundedJson(argsWithoutTarget(call.arguments, rawTarget), SEGMENT_BOUNDS.callArgs * 2);
-        const argText = args === "{}" ? "" : clean(args, SEGMENT_BOUNDS.callArgs);
-        out.push({ role: "tool_call", t, tool, ...(target ? { target } : {}), text: argText });
+        const args = dropCutToken(boundedJson(argsWithoutTarget(call.arguments, rawTarget), SCAN_MAX), SCAN_MAX);
+        pushChunks(out, { role: "tool_call", t, tool, ...(target ? { target } : {}) }, args === "{}" ? "" : args, true);
       }
       return;
     }
@@ -218,18 +278,16 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       const r = msg as { toolCallId?: unknown; toolName?: unknown; content?: unknown; isError?: unknown };
       const call = calls.get(String(r.toolCallId ?? ""));
       const tool = call?.tool ?? (clean(String(r.toolName ?? ""), SEGMENT_BOUNDS.tool) || "tool");
-      const text = clean(dropCutToken(contentText(r.content, CONTENT_CAP), CONTENT_CAP), SEGMENT_BOUNDS.resultHead, SEGMENT_BOUNDS.resultTail);
-      const seg: SegmentDraft = { role: "tool_result", t, tool, text };
-      if (call?.target) seg.target = call.target;
-      if (r.isError === true) seg.error = true;
-      if (text || seg.target) out.push(seg);
+      const base: Omit<SegmentDraft, "text"> = { role: "tool_result", t, tool };
+      if (call?.target) base.target = call.target;
+      if (r.isError === true) base.error = true;
+      pushChunks(out, base, dropCutToken(contentText(r.content, CONTENT_CAP), CONTENT_CAP), !!base.target);
       return;
     }
     case "bashExecution": {
       const b = msg as { command?: unknown; output?: unknown };
       const target = clean(String(b.command ?? "").replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
-      const text = clean(String(b.output ?? ""), SEGMENT_BOUNDS.resultHead, SEGMENT_BOUNDS.resultTail);
-      if (target || text) out.push({ role: "bash", t, tool: "bash", ...(target ? { target } : {}), text });
+      pushChunks(out, { role: "bash", t, tool: "bash", ...(target ? { target } : {}) }, String(b.output ?? ""), !!target);
       return;
     }
     case "custom": {

@@ -69,6 +69,7 @@ export function parseRecord(line: string): ArchiveRecord | null {
   for (const k of ["seq", "t", "at", "compaction"]) if (typeof r[k] !== "number" || !Number.isFinite(r[k])) return null;
   if (typeof r.session !== "string") return null;
   for (const k of ["tool", "target"]) if (r[k] !== undefined && typeof r[k] !== "string") return null;
+  for (const k of ["part", "parts"]) if (r[k] !== undefined && (typeof r[k] !== "number" || !Number.isInteger(r[k]))) return null;
   return r as unknown as ArchiveRecord;
 }
 
