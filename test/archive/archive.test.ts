@@ -149,6 +149,22 @@ describe("SessionArchive", () => {
     expect(b.search("helperalpha13")[0]!.record.id).toBe(a.search("helperalpha13")[0]!.record.id);
   });
 
+  it("indexes off the awaited append: in the background after it, or at the first search if that comes first", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    await a.append(segmentsOf(span(30, "bg")), { session: "s", compaction: 1 });
+    // the append returned with the records durable but not indexed yet
+    expect(a.isReady).toBe(false);
+    await a.indexInBackground();
+    expect(a.isReady).toBe(true);
+    expect(a.search("helperbg17")[0]!.record.text).toContain("helperbg17()");
+    // a search before the background indexer gets to new records indexes them itself
+    await a.append(segmentsOf(span(5, "late")), { session: "s", compaction: 2 });
+    expect(a.isReady).toBe(false);
+    expect(a.search("helperlate3")[0]!.record.text).toContain("helperlate3()");
+    expect(a.isReady).toBe(true);
+  });
+
   it("survives a torn append: earlier records intact, the torn line skipped, later appends readable", async () => {
     const stateDir = tempState();
     const a = new SessionArchive(stateDir, "k");

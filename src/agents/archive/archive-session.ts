@@ -118,8 +118,9 @@ const isRecallMessage = (m: AgentMessage): boolean =>
  * `context` event, after a compaction (the history starts with pi's compaction summary):
  * searches the archive with the latest user requests and puts one recall block right
  * before the latest user message. An earlier block is removed first, so blocks are
- * replaced, never stacked. Returns null when nothing changes. Never loads the archive on
- * this path: a cold archive starts loading in the background and the call goes without.
+ * replaced, never stacked. Returns null when nothing changes. Never loads or indexes the
+ * archive on this path: a cold or not yet fully indexed archive gets that work started in
+ * the background and the call goes without.
  */
 export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], contextWindow: number): AutoRecall | null {
   const cfg = host.runtime.config;
@@ -131,8 +132,11 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
     const archive = archiveOf(host);
-    if (!archive.isLoaded) {
-      void archive.load().catch((e) => logOf(host).fail("archive load", e));
+    if (!archive.isReady) {
+      void archive
+        .load()
+        .then(() => archive.indexInBackground())
+        .catch((e) => logOf(host).fail("archive load", e));
       return unchanged;
     }
     let lastUser = -1;

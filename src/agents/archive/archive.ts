@@ -2,6 +2,12 @@
  * SessionArchive: the archive of one session key, on disk (store.ts) and indexed in
  * memory (search-index.ts). One instance per (state dir, session key) per process; it
  * follows appends by other processes by reading only the new tail of the file.
+ *
+ * Durability and indexing are separate: `append` (awaited inside the compaction hook)
+ * extracts nothing and indexes nothing; it dedups against the record ids, writes the
+ * fsync'd lines and returns. The full-text index is built off that path: in the
+ * background right after an append (in small batches, yielding to the event loop), and
+ * synchronously for whatever is still missing when a search comes first.
  */
 import path from "node:path";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -49,10 +55,18 @@ export interface ArchiveStats {
 
 const DAY_MS = 86_400_000;
 
+/** Records indexed per event-loop turn by the background indexer (~10-20 ms of work). */
+const INDEX_BATCH = 64;
+
 export class SessionArchive {
   readonly dir: string;
   readonly file: string;
-  private index = new SearchIndex();
+  /** every live record of the file as read, in archive order (dedup, stats, eviction) */
+  private records = new Map<string, ArchiveRecord>();
+  /** built on demand; holds every record except those in `unindexed` */
+  private index: SearchIndex | null = null;
+  private unindexed: ArchiveRecord[] = [];
+  private indexing: Promise<void> | null = null;
   private offset = 0;
   private ino = 0;
   private nextSeq = 1;
@@ -84,7 +98,12 @@ export class SessionArchive {
   }
 
   get size(): number {
-    return this.index.size;
+    return this.records.size;
+  }
+
+  /** Loaded and fully indexed: a search costs only the search. */
+  get isReady(): boolean {
+    return this.loaded && this.index !== null && this.unindexed.length === 0;
   }
 
   private expired(r: ArchiveRecord): boolean {
@@ -95,15 +114,74 @@ export class SessionArchive {
     const fresh: ArchiveRecord[] = [];
     for (const r of records) {
       if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
+      if (this.records.has(r.id)) continue;
       if (!this.expired(r)) fresh.push(r);
       else this.expiredOnDisk = true;
     }
-    this.index.add(fresh);
+    for (const r of fresh) this.records.set(r.id, r);
+    if (this.index) for (const r of fresh) this.unindexed.push(r);
+  }
+
+  private drop(ids: readonly string[]): void {
+    for (const id of ids) this.records.delete(id);
+    if (!this.index) return;
+    this.index.remove(ids);
+    const gone = new Set(ids);
+    this.unindexed = this.unindexed.filter((r) => !gone.has(r.id));
+  }
+
+  private reset(): void {
+    this.records = new Map();
+    this.index = null;
+    this.unindexed = [];
+  }
+
+  /** Indexes what is not indexed yet, now (a search needs it). */
+  private indexNow(): SearchIndex {
+    if (!this.index) {
+      this.index = new SearchIndex();
+      this.unindexed = [...this.records.values()];
+    }
+    if (this.unindexed.length > 0) {
+      this.index.add(this.unindexed);
+      this.unindexed = [];
+    }
+    return this.index;
+  }
+
+  /**
+   * Indexes in the background, INDEX_BATCH records per event-loop turn, so the LLM
+   * request that follows a compaction and the `context` handler are never held up for
+   * long. Resolves when everything is indexed (bench and tests wait on it).
+   */
+  indexInBackground(): Promise<void> {
+    this.indexing ??= new Promise<void>((resolve) => {
+      const step = (): void => {
+        try {
+          if (!this.index) {
+            this.index = new SearchIndex();
+            this.unindexed = [...this.records.values()];
+          }
+          const batch = this.unindexed.splice(0, INDEX_BATCH);
+          this.index.add(batch);
+        } catch {
+          this.unindexed = []; // a search rebuilds what failed here (indexNow)
+          this.index = null;
+        }
+        if (this.unindexed.length > 0) setImmediate(step);
+        else {
+          this.indexing = null;
+          resolve();
+        }
+      };
+      setImmediate(step);
+    });
+    return this.indexing;
   }
 
   private async reloadAll(): Promise<void> {
     const res = await readArchiveFile(this.file);
-    this.index = new SearchIndex();
+    this.reset();
     this.nextSeq = 1;
     this.expiredOnDisk = false;
     this.ingest(res.records);
@@ -127,8 +205,8 @@ export class SessionArchive {
     if (!this.loaded) return this.load();
     const st = await statArchive(this.file);
     if (!st) {
-      if (this.index.size > 0 || this.offset > 0) {
-        this.index = new SearchIndex();
+      if (this.records.size > 0 || this.offset > 0) {
+        this.reset();
         this.offset = 0;
         this.ino = 0;
       }
@@ -152,7 +230,7 @@ export class SessionArchive {
 
   /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
   append(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult> {
-    return this.serial(() =>
+    const done = this.serial(() =>
       withArchiveLock(this.dir, async () => {
         await this.refresh();
         const at = this.now();
@@ -161,7 +239,7 @@ export class SessionArchive {
         let duplicates = 0;
         for (const d of drafts) {
           const id = segmentId(d);
-          if (this.index.has(id) || seen.has(id)) {
+          if (this.records.has(id) || seen.has(id)) {
             duplicates++;
             continue;
           }
@@ -176,17 +254,23 @@ export class SessionArchive {
             this.offset = size;
             if (!before) this.ino = (await statArchive(this.file))?.ino ?? 0;
           }
-          this.index.add(records);
+          for (const r of records) this.records.set(r.id, r);
+          if (this.index) this.unindexed.push(...records);
         }
         const evicted = await this.compactFile();
         return { added: records.length, duplicates, evicted };
       }),
     );
+    // indexing is not needed for durability: after the awaited part, in the background
+    return done.then((res) => {
+      if (res.added > 0 || !this.isReady) void this.indexInBackground();
+      return res;
+    });
   }
 
   /** Rewrites the file without torn lines, expired records and what exceeds maxSegments; returns how many went. */
   private async compactFile(): Promise<number> {
-    const all = [...this.index.values()];
+    const all = [...this.records.values()];
     let expired = 0;
     while (expired < all.length && this.expired(all[expired]!)) expired++;
     const over = all.length - expired > this.limits.maxSegments;
@@ -195,7 +279,7 @@ export class SessionArchive {
     const kept = all.slice(all.length - keepCount);
     const dropped = all.slice(0, all.length - keepCount);
     await rewriteArchiveFile(this.file, kept);
-    this.index.remove(dropped.map((r) => r.id));
+    this.drop(dropped.map((r) => r.id));
     const st = await statArchive(this.file);
     this.offset = st?.size ?? 0;
     this.ino = st?.ino ?? 0;
@@ -204,8 +288,9 @@ export class SessionArchive {
     return dropped.length;
   }
 
+  /** Searches, indexing first whatever the background indexer has not reached yet. */
   search(query: string, opts?: SearchOptions): SearchHit[] {
-    return this.index.search(query, opts);
+    return this.indexNow().search(query, opts);
   }
 
   stats(): ArchiveStats {
@@ -214,7 +299,7 @@ export class SessionArchive {
     const compactions = new Set<string>();
     let oldest: number | null = null;
     let newest: number | null = null;
-    for (const r of this.index.values()) {
+    for (const r of this.records.values()) {
       byRole[r.role]++;
       sessions.add(r.session);
       compactions.add(`${r.session}\0${r.compaction}`);
@@ -223,7 +308,7 @@ export class SessionArchive {
       if (newest === null || t > newest) newest = t;
     }
     return {
-      segments: this.index.size,
+      segments: this.records.size,
       bytes: this.offset,
       badLines: this.badLines,
       sessions: sessions.size,
@@ -236,7 +321,7 @@ export class SessionArchive {
 
   /** Serialized size of the in-memory index (bench/stats). */
   indexBytes(): number {
-    return this.index.serializedBytes();
+    return this.indexNow().serializedBytes();
   }
 }
 
