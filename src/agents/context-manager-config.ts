@@ -36,6 +36,12 @@ export interface ContextManagerConfig {
   offloadStructuredMinChars: number;
   /** head + tail preview left in the prompt, in chars (seed 004 caps it at 800) */
   offloadPreviewChars: number;
+  /** aged offload: a result followed by at least this many assistant turns is shown as handle + preview (0: never) */
+  offloadAgeTurns: number;
+  /** … when its text is longer than this many chars */
+  offloadAgedMinChars: number;
+  /** head + tail preview of an aged result, in chars */
+  offloadAgedPreviewChars: number;
   /** artifact_fetch's default maxChars (a call may ask for up to 20,000) */
   fetchMaxChars: number;
   /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
@@ -78,6 +84,9 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   offloadMinLines: 200,
   offloadStructuredMinChars: 4_000,
   offloadPreviewChars: 600,
+  offloadAgeTurns: 4,
+  offloadAgedMinChars: 2_000,
+  offloadAgedPreviewChars: 300,
   fetchMaxChars: 8_000,
   debug: false,
   archive: true,
@@ -118,6 +127,9 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   offloadMinLines: { min: 10, max: 10_000_000, integer: true },
   offloadStructuredMinChars: { min: 1_200, max: 100_000_000, integer: true },
   offloadPreviewChars: { min: 0, max: 800, integer: true },
+  offloadAgeTurns: { min: 0, max: 10_000, integer: true },
+  offloadAgedMinChars: { min: 1_200, max: 100_000_000, integer: true },
+  offloadAgedPreviewChars: { min: 0, max: 800, integer: true },
   fetchMaxChars: { min: 500, max: 20_000, integer: true },
   archiveMaxSegments: { min: 100, max: 1_000_000, integer: true },
   archiveRetentionDays: { min: 1, max: 3650, integer: true },

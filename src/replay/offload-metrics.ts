@@ -7,10 +7,11 @@
  *   used content that only the stashed part held: an assistant message (text, or a
  *   tool call's arguments) quotes a line (trimmed, >= 16 chars) that was omitted from a
  *   stashed result's preview and was not visible anywhere else in the conversation
- *   by then. Each such stash is a fetch a real agent would have had to make.
+ *   by then. Each such stash is a fetch a real agent would have had to make. Aged
+ *   results (offloadAgeTurns) count the same way, from the request they are aged on.
  */
 import type { Context } from "@mariozechner/pi-ai";
-import { offloadCandidate, type OffloadSettings } from "../agents/artifacts/offload.js";
+import { agedRule, offloadCandidate, type OffloadSettings } from "../agents/artifacts/offload.js";
 import { previewParts, STASHED_MARKER } from "../agents/artifacts/preview.js";
 import { redactSecrets } from "../agents/redact.js";
 import { estimateTextTokens } from "../agents/token-estimate.js";
@@ -44,10 +45,17 @@ export function promptTokens(context: Context): number {
   return Math.ceil(chars / 4);
 }
 
-/** Counts the stashed results the model saw (each once, by toolCallId). */
+const firstText = (content: unknown): string =>
+  Array.isArray(content) && (content[0] as Block | undefined)?.type === "text" ? ((content[0] as Block).text ?? "") : typeof content === "string" ? content : "";
+
+/** Counts the stashed results the model saw (each once, by toolCallId): fresh stashes and aged ones. */
 export class OffloadCounter {
-  readonly seen = new Set<string>();
+  /** ids the model saw whole at least once */
+  private readonly whole = new Set<string>();
+  private readonly counted = new Set<string>();
   stashed = 0;
+  /** of those, results shown whole first and replaced later (aged offload) */
+  aged = 0;
   /** bytes of the original (recorded) outputs that were stashed */
   bytes = 0;
   previewTokens = 0;
@@ -55,25 +63,33 @@ export class OffloadCounter {
   originalTokens = 0;
 
   observe(context: Context, originalOf: (toolCallId: string) => string | undefined): void {
-    // new results sit at the end: walk back to the last assistant message
-    for (let i = context.messages.length - 1; i >= 0; i--) {
-      const m = context.messages[i] as { role: string; toolCallId?: string; content: unknown };
-      if (m.role === "assistant") break;
-      if (m.role !== "toolResult" || !m.toolCallId || this.seen.has(m.toolCallId)) continue;
-      this.seen.add(m.toolCallId);
-      const text = blocksText(m.content);
-      if (!text.startsWith(STASHED_MARKER)) continue;
+    // aged results may be anywhere: one O(1) look per message (first block's prefix)
+    for (const msg of context.messages) {
+      const m = msg as { role: string; toolCallId?: string; content: unknown };
+      if (m.role !== "toolResult" || !m.toolCallId || this.counted.has(m.toolCallId)) continue;
+      if (!firstText(m.content).startsWith(STASHED_MARKER)) {
+        this.whole.add(m.toolCallId);
+        continue;
+      }
+      this.counted.add(m.toolCallId);
       const original = originalOf(m.toolCallId) ?? "";
       this.stashed++;
+      if (this.whole.has(m.toolCallId)) this.aged++;
       this.bytes += Buffer.byteLength(original, "utf8");
-      this.previewTokens += estimateTextTokens(text);
+      this.previewTokens += estimateTextTokens(blocksText(m.content));
       this.originalTokens += estimateTextTokens(original);
     }
   }
 }
 
+export interface FetchNeedPart {
+  stashed: number;
+  needed: number;
+  rate: number;
+}
+
 export interface FetchNeed {
-  /** results the offload rule stashes in this transcript */
+  /** results the offload rules stash in this transcript (fresh + aged) */
   stashed: number;
   /** of those, how many the recorded agent later quoted from the omitted part */
   needed: number;
@@ -81,6 +97,9 @@ export interface FetchNeed {
   rate: number;
   /** quoted omitted lines in total */
   quotedLines: number;
+  /** split: stashed at tool_result time (fresh) and aged after offloadAgeTurns turns */
+  fresh: FetchNeedPart;
+  aged: FetchNeedPart;
   definition: string;
 }
 
@@ -100,32 +119,54 @@ function stringsIn(value: unknown, out: string[], depth = 0): void {
   else if (value && typeof value === "object") for (const v of Object.values(value)) stringsIn(v, out, depth + 1);
 }
 
+const rate = (n: number, d: number) => (d ? Math.round((n / d) * 1000) / 1000 : 0);
+
 export function estimateFetchNeed(messages: readonly RecordedMessage[], settings: OffloadSettings): FetchNeed {
   const visible = new Set<string>();
   /** omitted line -> index of the stash that holds it */
   const hidden = new Map<string, number>();
+  /** lines of results still shown whole (not aged yet), with how many such results hold each */
+  const freshLines = new Map<string, number>();
+  const waiting: Array<{ id: number; lines: string[]; shown: Set<string>; ageAt: number }> = [];
   const needed = new Set<number>();
+  const agedIds = new Set<number>();
+  const aging = agedRule(settings);
   let stashed = 0;
   let quotedLines = 0;
+  let assistants = 0;
+  const previewLines = (text: string, previewChars: number) => {
+    const p = previewParts(redactSecrets(text), previewChars);
+    const shown = new Set<string>();
+    linesOf(`${p.head}\n${p.tail}`, (l) => shown.add(l));
+    return shown;
+  };
   for (const m of messages) {
     if (m.role === "toolResult") {
       const r = m as unknown as { toolName: string; content: unknown; isError?: boolean };
-      const candidate = offloadCandidate({ toolName: r.toolName, content: r.content, isError: r.isError === true }, settings);
-      if (!candidate) {
-        linesOf(blocksText(r.content), (l) => visible.add(l));
+      const event = { toolName: r.toolName, content: r.content, isError: r.isError === true };
+      const candidate = offloadCandidate(event, settings);
+      if (candidate) {
+        const id = stashed++;
+        const shown = previewLines(candidate.text, settings.previewChars);
+        for (const l of shown) visible.add(l);
+        linesOf(candidate.text, (l) => {
+          if (!shown.has(l) && !visible.has(l)) hidden.set(l, id);
+        });
         continue;
       }
-      const id = stashed++;
-      const stored = redactSecrets(candidate.text);
-      const p = previewParts(stored, settings.previewChars);
-      const shown = new Set<string>();
-      linesOf(`${p.head}\n${p.tail}`, (l) => {
-        shown.add(l);
-        visible.add(l);
-      });
-      linesOf(candidate.text, (l) => {
-        if (!shown.has(l) && !visible.has(l)) hidden.set(l, id);
-      });
+      const agedCandidate = aging.enabled ? offloadCandidate(event, aging) : null;
+      if (agedCandidate) {
+        const id = stashed++;
+        agedIds.add(id);
+        const lines: string[] = [];
+        linesOf(agedCandidate.text, (l) => {
+          lines.push(l);
+          freshLines.set(l, (freshLines.get(l) ?? 0) + 1);
+        });
+        waiting.push({ id, lines, shown: previewLines(agedCandidate.text, aging.previewChars), ageAt: assistants + settings.ageTurns });
+        continue;
+      }
+      linesOf(blocksText(r.content), (l) => visible.add(l));
     } else if (m.role === "assistant") {
       const texts: string[] = [];
       for (const b of (Array.isArray(m.content) ? m.content : []) as Block[]) {
@@ -136,28 +177,48 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
       for (const t of texts) linesOf(t, (l) => lines.push(l));
       for (const l of lines) {
         const id = hidden.get(l);
-        if (id !== undefined && !visible.has(l)) {
+        if (id !== undefined && !visible.has(l) && !freshLines.has(l)) {
           needed.add(id);
           quotedLines++;
         }
       }
       for (const l of lines) visible.add(l);
+      // results followed by ageTurns assistant messages are aged from the next request on
+      assistants++;
+      while (waiting.length && waiting[0]!.ageAt <= assistants) {
+        const w = waiting.shift()!;
+        for (const l of w.lines) {
+          const n = (freshLines.get(l) ?? 1) - 1;
+          if (n > 0) freshLines.set(l, n);
+          else freshLines.delete(l);
+          if (w.shown.has(l)) visible.add(l);
+          else if (!visible.has(l)) hidden.set(l, w.id);
+        }
+      }
     } else {
       linesOf(blocksText(m.content), (l) => visible.add(l));
     }
   }
+  let agedNeeded = 0;
+  for (const id of needed) if (agedIds.has(id)) agedNeeded++;
+  const freshStashed = stashed - agedIds.size;
   return {
     stashed,
     needed: needed.size,
-    rate: stashed ? Math.round((needed.size / stashed) * 1000) / 1000 : 0,
+    rate: rate(needed.size, stashed),
     quotedLines,
-    definition: `a stashed result counts as needing a fetch when a later assistant message (text or tool-call arguments) contains, as a whole trimmed line of >= ${MIN_LINE} chars, a line that was only in the result's omitted part (not in its preview, not visible anywhere else before)`,
+    fresh: { stashed: freshStashed, needed: needed.size - agedNeeded, rate: rate(needed.size - agedNeeded, freshStashed) },
+    aged: { stashed: agedIds.size, needed: agedNeeded, rate: rate(agedNeeded, agedIds.size) },
+    definition: `a stashed or aged result counts as needing a fetch when a later assistant message (text or tool-call arguments) contains, as a whole trimmed line of >= ${MIN_LINE} chars, a line that was only in the result's omitted part (not in its preview, not visible anywhere else before), at a time the model no longer saw it whole (fresh stash: from the start; aged: after offloadAgeTurns assistant turns)`,
   };
 }
 
 export interface OffloadReport {
   enabled: boolean;
+  /** results the model saw as handle + preview (fresh stashes + aged) */
   stashed: number;
+  /** of those, aged ones (seen whole first) */
+  aged: number;
   bytes: number;
   previewTokens: number;
   /** tokens the stashed outputs would have cost where they first appeared */
@@ -196,6 +257,7 @@ export function offloadProbe(
       return {
         enabled: settings.enabled,
         stashed: counter.stashed,
+        aged: counter.aged,
         bytes: counter.bytes,
         previewTokens: counter.previewTokens,
         originalTokens: counter.originalTokens,

@@ -7,6 +7,8 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { consoleWarnLogger, OnceLogger } from "../log-once.js";
 import type { ContextManagerEngine } from "../pi-extensions/context-manager-engine.js";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { AgedOffload } from "./aged-offload.js";
 import { createArtifactFetchTool } from "./fetch-tool.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "./offload.js";
 import { recordStash } from "./session-stashes.js";
@@ -21,6 +23,28 @@ function logFor(engine: ContextManagerEngine): OnceLogger {
   return log;
 }
 
+const agedByEngine = new WeakMap<ContextManagerEngine, AgedOffload>();
+function agedFor(engine: ContextManagerEngine): AgedOffload {
+  let a = agedByEngine.get(engine);
+  if (!a) {
+    const where = { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey };
+    a = new AgedOffload(offloadSettings(engine.runtime.config), where, (e) => logFor(engine).fail("artifact stash", e));
+    agedByEngine.set(engine, a);
+  }
+  return a;
+}
+
+/** pi's `context` event: aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload). Never throws. */
+export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null): AgentMessage[] {
+  if (!engine || !engine.runtime.config.offload) return messages;
+  try {
+    return agedFor(engine).apply(messages);
+  } catch (e) {
+    logFor(engine).fail("aged offload", e);
+    return messages;
+  }
+}
+
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */
 export function offloadPatch(
   event: ToolResultLike & { input?: unknown },
@@ -29,6 +53,8 @@ export function offloadPatch(
   if (!engine || !engine.runtime.config.offload) return undefined;
   try {
     const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
+    // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
+    if (!out) agedFor(engine).register(event);
     logFor(engine).clear("artifact stash");
     if (!out) return undefined;
     recordStash(engine.sessionKey, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });

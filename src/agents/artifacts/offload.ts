@@ -18,6 +18,12 @@ export interface OffloadSettings {
   structuredMinChars: number;
   /** head + tail preview budget (≤ 800, seed 004) */
   previewChars: number;
+  /** aged offload (aged-offload.ts): results followed by this many assistant turns (0: off) … */
+  ageTurns: number;
+  /** … longer than this … */
+  agedMinChars: number;
+  /** … keep this preview */
+  agedPreviewChars: number;
 }
 
 export interface OffloadConfigKeys {
@@ -26,6 +32,9 @@ export interface OffloadConfigKeys {
   offloadMinLines: number;
   offloadStructuredMinChars: number;
   offloadPreviewChars: number;
+  offloadAgeTurns: number;
+  offloadAgedMinChars: number;
+  offloadAgedPreviewChars: number;
 }
 
 export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
@@ -34,6 +43,19 @@ export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
   minLines: c.offloadMinLines,
   structuredMinChars: c.offloadStructuredMinChars,
   previewChars: c.offloadPreviewChars,
+  ageTurns: c.offloadAgeTurns,
+  agedMinChars: c.offloadAgedMinChars,
+  agedPreviewChars: c.offloadAgedPreviewChars,
+});
+
+/** The fresh-stash rule applied to aged results: one size threshold, the aged preview. */
+export const agedRule = (s: OffloadSettings): OffloadSettings => ({
+  ...s,
+  enabled: s.enabled && s.ageTurns > 0,
+  minChars: s.agedMinChars,
+  minLines: Number.MAX_SAFE_INTEGER,
+  structuredMinChars: s.agedMinChars,
+  previewChars: s.agedPreviewChars,
 });
 
 export interface ToolResultLike {

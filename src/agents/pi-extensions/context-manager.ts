@@ -36,7 +36,7 @@ import {
 } from "./context-manager-runtime.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
-import { offloadPatch, registerArtifactFetchTool } from "../artifacts/extension-hooks.js";
+import { agedMessages, offloadPatch, registerArtifactFetchTool } from "../artifacts/extension-hooks.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
 
@@ -205,8 +205,10 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       guard("context", async (event, ctx) => {
         const engine = await get(ctx, "context");
         if (!engine) return undefined;
-        const decision = await engine.onContext(event.messages, safeUsage(ctx));
-        const base = withoutSuperseded(decision.messages ?? event.messages);
+        // aged tool results off the prompt first, so the gauge reads what is sent (docs/artifacts.md)
+        const messages = agedMessages(event.messages, engine);
+        const decision = await engine.onContext(messages, safeUsage(ctx));
+        const base = withoutSuperseded(decision.messages ?? messages);
         // after a compaction: archived fragments matching the latest requests (config autoRecall)
         const out = withAutoRecall(engine, base, decision.reading.contextWindow)?.messages ?? base;
         return out !== event.messages ? { messages: out } : undefined;
