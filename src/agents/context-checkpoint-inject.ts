@@ -438,12 +438,23 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
   } else {
     lines.push(RESTORE_HEADER_POST_COMPACTION);
   }
+  // issue 11: bundled by the next session from the state files of one that died uncheckpointed
+  if (cp.recovered && typeof cp.recovered === "object") {
+    const at = parseDate(cp.recovered.state_updated_at);
+    const atText = at ? (({ date, time }) => `${date} ${time} ${clock.zoneLabel}`)(clock.parts(at)) : "an unknown time";
+    lines.push(
+      sq.compact
+        ? "Recovered from the state files of a session that ended without a checkpoint."
+        : `That session's process ended before it wrote a checkpoint: this state was recovered from its state files (last captured ${atText}).`,
+    );
+  }
   if (sq.compact) {
     lines.push(`Checkpoint ${id} (${createdText})`);
   } else {
     const usage = meta.token_usage ?? ({} as Checkpoint["meta"]["token_usage"]);
     const util =
-      typeof usage.utilization === "number" && Number.isFinite(usage.utilization)
+      // no window recorded (a bundled previous-session state knows no token count): no figure
+      typeof usage.utilization === "number" && Number.isFinite(usage.utilization) && usage.context_window > 0
         ? `${Math.round(usage.utilization * 100)}%`
         : "?%";
     const trigger = bareOrQuoted(meta.trigger, /^[a-z0-9-]{1,20}$/);

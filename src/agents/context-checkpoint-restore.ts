@@ -16,6 +16,7 @@ import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
 import type { DriftReport } from "./drift/compare.js";
 import { driftOf, renderWithDrift } from "./drift/restore-section.js";
 import { renderWithArtifacts } from "./artifacts/checkpoint-artifacts.js";
+import { recoverPreviousSessions } from "./recover-previous-session.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
@@ -131,8 +132,17 @@ export function compactionCheckpointFilter(
 
 /** First turn of a new session id on a key that has a checkpoint from an earlier session. */
 export async function onSessionStarted(
-  params: RestoreParams & { sessionKey: string; sessionId: string; enqueue: Enqueue },
+  params: RestoreParams & { sessionKey: string; sessionId: string; enqueue: Enqueue; logger?: WarnLogger },
 ): Promise<RestoreBlock | null> {
+  // spec §7.3: a previous session's uncheckpointed state is bundled first, so the block shows it
+  try {
+    const config = configOf(params);
+    if (config.enabled) {
+      await recoverPreviousSessions({ stateDir: params.stateDir, sessionKey: canonicalSessionKey(params.sessionKey), sessionId: params.sessionId, config, fs: params.fs, logger: params.logger });
+    }
+  } catch {
+    // never throws; the block of the latest checkpoint goes out as before
+  }
   const block = await readCheckpointForInjection(params.sessionKey, {
     ...params,
     kind: "resume",

@@ -163,6 +163,28 @@ export interface Checkpoint {
   work?: WorkLedger;
   /** additive, optional (issue 15): handles of the session's stored tool outputs that matter; absent in older files */
   artifacts?: ArtifactRef[];
+  /** additive, optional (issue 11): set only on a checkpoint bundling a previous session's state */
+  recovered?: RecoveredState;
+}
+
+/**
+ * Optional `recovered` section (issue 11, spec §7.3/§12): present on a checkpoint written by the
+ * NEXT session from the state files of a session whose process ended before it checkpointed
+ * them. `meta.session_id` is the session the work belongs to (the one that ended); this section
+ * says who bundled it and from what.
+ */
+export interface RecoveredState {
+  /** the session that found the state files and wrote this checkpoint */
+  by_session_id: string | null;
+  /** newest `updated_at` of the bundled state files: the last moment the ended session captured */
+  state_updated_at: string;
+  /** the state files bundled ("thread", "work", ...) */
+  files: string[];
+  /**
+   * files the ended session modified after its own latest checkpoint (all it modified when it
+   * wrote none): the "later work" the resume block's workspace drift attributes to the session
+   */
+  files_modified_since_checkpoint: string[];
 }
 
 /** What a caller hands to the store: the store assigns the id and the back link. */

@@ -228,6 +228,28 @@ export class ContextState {
     return st;
   }
 
+  /**
+   * A state built from state-file data read elsewhere (a previous session's held files,
+   * state/previous-session.ts): nothing is read or written here. Invalid data of a file is
+   * left out and named in `invalid`.
+   */
+  static fromData(
+    opts: ContextStateOptions,
+    files: Iterable<{ name: StateFileName; data: unknown }>,
+  ): { state: ContextState; invalid: string[] } {
+    const st = new ContextState(opts, opts.logger ?? consoleWarnLogger);
+    const invalid: string[] = [];
+    for (const f of files) {
+      try {
+        st.apply(f.name, f.data);
+      } catch (err) {
+        st.clearFile(f.name);
+        invalid.push(`${f.name}.json (invalid data: ${err instanceof StateDataError ? err.message : String(err)})`);
+      }
+    }
+    return { state: st, invalid };
+  }
+
   get sessionKey(): string {
     return this.opts.sessionKey;
   }

@@ -102,7 +102,8 @@ describe("secrets through the real runner", () => {
     }
     const c = await host.runner.handleInbound(KEY, `/compact keep ${S.anthropic}`);
     for (const x of c.compactions) if (x.restore) restores.push(x.restore.text);
-    // after /compact: unflushed state of the old session moves to stale/ on /new
+    // after /compact: state the old session captured since is bundled by the next session (/new)
+    // into a `recovered` checkpoint, and that checkpoint is the resume block
     host.agent.queue(reply.tools(["read", { path: `other-${S.hex}.txt` }]), reply.text(`later ${S.slack}`));
     await host.runner.handleInbound(KEY, `after compaction ${S.aws}`);
     await host.runner.handleInbound(KEY, "/new");
@@ -118,7 +119,8 @@ describe("secrets through the real runner", () => {
     const files = readAllFiles(join(host.stateDir, "context"));
     const names = files.map(([p]) => p);
     expect(names.some((p) => /cp_\d+\.yaml$/.test(p))).toBe(true);
-    expect(names.some((p) => p.includes("/stale/"))).toBe(true);
+    // the previous-session bundle was written (and is scanned below like every file)
+    expect(files.some(([p, t]) => /cp_\d+\.yaml$/.test(p) && /^recovered:/m.test(t))).toBe(true);
     expect(names.some((p) => p.endsWith("thread.json"))).toBe(true);
     for (const [p, text] of files) expectNoSecret(p, text);
     for (const [i, text] of restores.entries()) expectNoSecret(`restore block ${i}`, text);

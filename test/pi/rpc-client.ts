@@ -54,10 +54,19 @@ export class PiRpc {
     return response;
   }
 
+  /** Kills the process with `signal` (SIGKILL: a crash, no handler runs) and waits until it is gone. */
+  async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    await new Promise<void>((r) => {
+      this.child.on("close", () => r());
+      this.child.kill(signal);
+    });
+  }
+
   async close(): Promise<void> {
     this.child.stdin.end();
     await new Promise<void>((r) => {
-      if (this.child.exitCode !== null) return r();
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return r();
       const t = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
       this.child.on("close", () => {
         clearTimeout(t);

@@ -208,5 +208,12 @@ export function emitCheckpoint(cp: Checkpoint): string {
       e.plain(4, "bytes", x.bytes);
     });
   }
+  if (cp.recovered) {
+    e.line(0, "recovered:");
+    e.q(2, "by_session_id", cp.recovered.by_session_id);
+    e.q(2, "state_updated_at", cp.recovered.state_updated_at);
+    e.list(2, "files", cp.recovered.files, false);
+    e.list(2, "files_modified_since_checkpoint", cp.recovered.files_modified_since_checkpoint, false);
+  }
   return e.toString();
 }

@@ -28,6 +28,7 @@ import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "../drift/validate-workspace.js";
 import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
+import { validateRecovered } from "./recovered.js";
 
 const EXCHANGE_ROLES = ["user", "agent"] as const;
 /** ISO-8601 date-time with seconds and an explicit zone, as produced by Date#toISOString. */
@@ -300,6 +301,8 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
   };
   const work = readWork(r, root);
   if (work) cp.work = work;
+  const recovered = validateRecovered(root, file);
+  if (recovered) cp.recovered = recovered;
   return cp;
 }
 

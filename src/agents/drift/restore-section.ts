@@ -19,7 +19,10 @@ export interface DriftContext {
 export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
   try {
     if (!cp.workspace) return null;
-    const later = readLaterWork(ctx.stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
+    // a bundled previous-session state says itself what the session changed after its record
+    const later = cp.recovered
+      ? new Set(cp.recovered.files_modified_since_checkpoint)
+      : readLaterWork(ctx.stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
     return compareWorkspace(cp.workspace, { laterWork: later });
   } catch (e) {
     debugLog("workspace drift compare", e);

@@ -24,6 +24,7 @@ import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey } from "../session-key.js";
 import { recordCompactionOutcome } from "../compaction-outcome.js";
+import { recoverPreviousSessions } from "../recover-previous-session.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -99,6 +100,8 @@ export class ContextManagerEngine {
         this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
         this.latestCheckpointAt = latest?.meta.created_at ?? null;
       }
+      // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
+      if (this.recoveryDue) await this.recoverPrevious();
       this.state = await ContextState.load({
         stateDir: this.runtime.stateDir,
         sessionKey: this.sessionKey,
@@ -118,6 +121,26 @@ export class ContextManagerEngine {
     }
   }
   private latestCheckpointAt: string | null = null;
+  private recoveryDue = true;
+
+  /** Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until it succeeds. */
+  private async recoverPrevious(): Promise<void> {
+    const r = await recoverPreviousSessions({
+      stateDir: this.runtime.stateDir,
+      sessionKey: this.sessionKey,
+      sessionId: this.identity.sessionId,
+      config: this.runtime.config,
+      fs: this.fs,
+      logger: this.sessionLog.stateSink,
+    });
+    this.recoveryDue = r.failed > 0;
+  }
+
+  /** State loaded (and a previous session's state bundled): the resume block reads after this. */
+  async ready(): Promise<void> {
+    await this.idle();
+    await this.ensureState();
+  }
 
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -308,6 +331,7 @@ export class ContextManagerEngine {
     } = {},
   ): Promise<Checkpoint | null> {
     try {
+      if (this.recoveryDue) await this.recoverPrevious();
       const draft = buildCheckpointDraft({
         state: state.snapshot(),
         previous: this.previous ?? null,

@@ -325,14 +325,16 @@ function safeUsage(ctx: ExtensionContext) {
 }
 
 /** The block a standalone session would receive now (also shown by /context). */
-export function standaloneBlock(engine: ContextManagerEngine, kind: RestoreKind) {
+export async function standaloneBlock(engine: ContextManagerEngine, kind: RestoreKind) {
+  // a previous session's uncheckpointed state is bundled first, so the resume block shows it
+  if (kind === "resume") await engine.ready();
   const sessionId = engine.identity.sessionId;
   // post-compaction: the checkpoint this session's compaction hook just wrote, or none
   const accept =
     kind === "resume"
       ? (cp: Checkpoint) => cp.meta.session_id !== sessionId
       : compactionCheckpointFilter(engine.runtime.stateDir, engine.runtime.sessionKey, [sessionId], 0, engine.runtime.logger);
-  if (!accept) return Promise.resolve(null);
+  if (!accept) return null;
   // the host key as given: the restore seam maps it to the stored key itself
   return readCheckpointForInjection(engine.runtime.sessionKey, {
     stateDir: engine.runtime.stateDir,

@@ -25,7 +25,7 @@ export class StateDataError extends Error {}
 
 export type LoadedFile =
   | { kind: "missing" }
-  | { kind: "ok"; data: unknown; updatedAt: string }
+  | { kind: "ok"; data: unknown; updatedAt: string; sessionId: string | null }
   | { kind: "stale"; reason: string };
 
 export interface LoadExpectations {
@@ -44,10 +44,15 @@ export function isExpectedStaleReason(reason: string): boolean {
 }
 
 /** Reads one state file and decides whether it may be merged. Never throws. */
-export async function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: LoadExpectations): Promise<LoadedFile> {
+export function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: LoadExpectations): Promise<LoadedFile> {
+  return readStateFileAt(fs, stateFilePath(dir, name), exp);
+}
+
+/** readStateFile for any path (the held files of a previous session, state/previous-session.ts). */
+export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
   let text: string;
   try {
-    text = await fs.readFile(stateFilePath(dir, name), "utf8");
+    text = await fs.readFile(file, "utf8");
   } catch (err) {
     if (errorCode(err) === "ENOENT") return { kind: "missing" };
     return { kind: "stale", reason: `unreadable: ${errorCode(err) ?? String(err)}` };
@@ -63,17 +68,19 @@ export async function readStateFile(fs: FsOps, dir: string, name: StateFileName,
   if (env.version !== STATE_FILE_VERSION) return { kind: "stale", reason: `unknown version ${JSON.stringify(env.version)}` };
   if (env.session_key !== exp.sessionKey) return { kind: "stale", reason: "another session key" };
   const fileSessionId = env.session_id ?? null;
-  if (exp.sessionId !== null && fileSessionId !== exp.sessionId) {
-    return { kind: "stale", reason: `another session (${fileSessionId ?? "none"})` };
-  }
   const updated = typeof env.updated_at === "string" ? Date.parse(env.updated_at) : Number.NaN;
   if (!Number.isFinite(updated)) return { kind: "stale", reason: "missing updated_at" };
+  // age first: state a checkpoint already covers is stale whoever wrote it (a newer state file of
+  // another session is a previous session's uncheckpointed work: state/previous-session.ts)
   if (exp.latestCheckpointAt) {
     const cp = Date.parse(exp.latestCheckpointAt);
     if (Number.isFinite(cp) && updated < cp) return { kind: "stale", reason: "older than the latest checkpoint" };
   }
+  if (exp.sessionId !== null && fileSessionId !== exp.sessionId) {
+    return { kind: "stale", reason: `another session (${fileSessionId ?? "none"})` };
+  }
   if (!("data" in env)) return { kind: "stale", reason: "no data" };
-  return { kind: "ok", data: env.data, updatedAt: env.updated_at as string };
+  return { kind: "ok", data: env.data, updatedAt: env.updated_at as string, sessionId: fileSessionId };
 }
 
 /** Windows-safe timestamp for file names: 20260224T153000123Z */

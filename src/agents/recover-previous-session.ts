@@ -1,0 +1,202 @@
+/**
+ * The next session's first checkpoint bundles what a previous session captured but never
+ * checkpointed (spec §7.3, §10.1, §12; issue 11 item 7).
+ *
+ * When a session starts on a key, the state files of ANOTHER session id that are newer than the
+ * key's latest checkpoint are held (state/previous-session.ts) and bundled into a checkpoint
+ * written right away: `meta.session_id` is the session the work belongs to, `trigger` is
+ * `session-end` (the state that session ended with), and the `recovered` section says which
+ * session bundled it and when the ended one last captured. The ended session's own latest
+ * checkpoint is carried forward, as its next checkpoint would have. So the resume block of the
+ * new session shows the dead process's work (files changed, failures, last request).
+ *
+ * Nothing is lost: the held files are deleted only after the checkpoint is durable; if the write
+ * fails they stay held and the next load (this session's next event, or the next session) tries
+ * again. State older than the latest checkpoint is not held: ContextState.load moves it aside.
+ * A held state that adds nothing to the ended session's latest checkpoint (it had written one
+ * and captured nothing since) is released without a new checkpoint. Never throws.
+ */
+import { buildCheckpointDraft } from "./context-checkpoint-build.js";
+import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "./context-checkpoint.js";
+import type { ContextManagerConfig } from "./context-manager-config.js";
+import { ContextState, type ContextStateSnapshot } from "./context-state.js";
+import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
+import { debugLog } from "./debug-log.js";
+import { stateSessionDir } from "./session-dir.js";
+import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "./state/previous-session.js";
+import { globalSingleton } from "../infra/global-singleton.js";
+import type { FsOps } from "../infra/fs-ops.js";
+import { nodeFsOps } from "../infra/fs-ops.js";
+
+export interface RecoverParams {
+  stateDir: string;
+  /** the stored (canonical) key */
+  sessionKey: string;
+  /** the session now starting */
+  sessionId: string | null;
+  config: ContextManagerConfig;
+  fs?: FsOps;
+  logger?: WarnLogger;
+  now?: () => Date;
+}
+
+export interface RecoverResult {
+  /** checkpoints written, oldest first */
+  written: Checkpoint[];
+  /** held sessions that added nothing to their latest checkpoint (released) */
+  covered: number;
+  /** held sessions left held because their checkpoint could not be written */
+  failed: number;
+}
+
+/** one recovery per key at a time in this process: the engine and the host seam may both ask */
+const inFlight = (): Map<string, Promise<RecoverResult>> => globalSingleton("openclaw.contextManager.recoveries", () => new Map());
+
+export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
+  const k = `${p.stateDir}\u0000${p.sessionKey}`;
+  const running = inFlight().get(k);
+  const next = (running ?? Promise.resolve()).then(() => recoverNow(p));
+  const settled = next.finally(() => {
+    if (inFlight().get(k) === settled) inFlight().delete(k);
+  });
+  inFlight().set(k, settled);
+  return settled;
+}
+
+async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
+  const result: RecoverResult = { written: [], covered: 0, failed: 0 };
+  const log = p.logger ?? consoleWarnLogger;
+  const debug = (m: string) => {
+    try {
+      (log.debug ?? ((x: string) => debugLog(x)))(m);
+    } catch {
+      // a broken logger must not break loading
+    }
+  };
+  const warn = (m: string) => {
+    try {
+      log.warn(m);
+    } catch {
+      // idem
+    }
+  };
+  const fs = p.fs ?? nodeFsOps;
+  const dir = stateSessionDir(p.stateDir, p.sessionKey);
+  const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
+  try {
+    let latest: Checkpoint | null;
+    try {
+      latest = await readLatestCheckpoint(store, p.sessionKey);
+    } catch (err) {
+      // without the latest checkpoint nothing can be judged newer than it: hold nothing now
+      debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
+      return result;
+    }
+    const now = p.now ?? (() => new Date());
+    await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, now());
+    const held = await readHeldSessions(fs, dir, p.sessionKey);
+    if (held.invalid.length) warn(`[context-manager] previous-session state not bundled, moved to ${dir}/stale: ${held.invalid.join("; ")}`);
+    let writer: CheckpointWriter | null = null;
+    for (const session of held.sessions) {
+      const { state, invalid } = ContextState.fromData(
+        { stateDir: p.stateDir, sessionKey: p.sessionKey, sessionId: session.sessionId, config: p.config, logger: log },
+        session.files,
+      );
+      if (invalid.length) warn(`[context-manager] previous-session state partly invalid, left out: ${invalid.join("; ")}`);
+      const snap = state.snapshot();
+      const draft = buildCheckpointDraft({
+        state: snap,
+        previous: latest,
+        trigger: "session-end",
+        reading: readingOf(latest, session.sessionId),
+        runtime: {
+          sessionKey: p.sessionKey,
+          sessionId: session.sessionId,
+          sessionFile: sameSession(latest, session.sessionId) ? latest!.meta.session_file : null,
+          agentId: sameSession(latest, session.sessionId) ? latest!.meta.agent_id : null,
+          channel: sameSession(latest, session.sessionId) ? latest!.meta.channel : null,
+        },
+        compactionCount: sameSession(latest, session.sessionId) ? latest!.meta.compaction_count : 0,
+        config: p.config,
+        now: now(),
+      });
+      if (isEmpty(snap) || (sameSession(latest, session.sessionId) && sameContent(draft, latest!))) {
+        // already in that session's latest checkpoint (or nothing captured): nothing to bundle
+        await releaseHeld(fs, session);
+        result.covered++;
+        debug(`[context-manager] previous session ${JSON.stringify(session.sessionId)}: state already checkpointed, released`);
+        continue;
+      }
+      draft.recovered = {
+        by_session_id: p.sessionId,
+        state_updated_at: session.updatedAt,
+        files: session.files.map((f) => f.name),
+        files_modified_since_checkpoint: snap.resources.files_modified,
+      };
+      // what that session's latest checkpoint recorded and this bundle cannot know afresh: the
+      // workspace record (drift compares against it) and the stored-output handles
+      if (sameSession(latest, session.sessionId)) {
+        if (latest!.workspace) draft.workspace = latest!.workspace;
+        if (latest!.artifacts) draft.artifacts = latest!.artifacts;
+      }
+      try {
+        writer ??= new CheckpointWriter(store, p.sessionKey);
+        const w = await writer.write(draft);
+        if (!w.written) throw new Error(`not written (${w.reason})`);
+        await releaseHeld(fs, session);
+        latest = w.checkpoint;
+        result.written.push(w.checkpoint);
+        debug(
+          `[context-manager] bundled the state of previous session ${JSON.stringify(session.sessionId)} (ended without a checkpoint) into ${w.id}`,
+        );
+      } catch (err) {
+        result.failed++;
+        warn(
+          `[context-manager] could not bundle the state of previous session ${JSON.stringify(session.sessionId)} into a checkpoint (${String(err)}); its files stay in ${dir} for the next attempt`,
+        );
+        break; // keep order: a later session's bundle must not overtake an earlier one
+      }
+    }
+  } catch (err) {
+    warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
+  }
+  return result;
+}
+
+function sameSession(cp: Checkpoint | null, sessionId: string | null): boolean {
+  return cp !== null && (cp.meta.session_id ?? null) === sessionId;
+}
+
+function readingOf(latest: Checkpoint | null, sessionId: string | null) {
+  const u = sameSession(latest, sessionId) ? latest!.meta.token_usage : null;
+  return { tokens: u?.input_tokens ?? 0, contextWindow: u?.context_window ?? 0, utilization: u?.utilization ?? 0, source: "estimate" as const };
+}
+
+/** Nothing a checkpoint would show: no message, tool, note or ledger entry was captured. */
+function isEmpty(s: ContextStateSnapshot): boolean {
+  const w = s.work;
+  return (
+    !s.hasActivity &&
+    s.decisions.length === 0 &&
+    s.errors.length === 0 &&
+    s.openItems.length === 0 &&
+    s.learnings.length === 0 &&
+    s.resources.files_read.length + s.resources.files_modified.length + s.resources.tools_used.length === 0 &&
+    w.files.length + w.commands.length + w.requests.length + w.open_failures.length === 0
+  );
+}
+
+const CONTENT_KEYS = ["working", "decisions", "resources", "thread", "open_items", "learnings", "work"] as const;
+
+/** The sections a bundle would carry are those of the latest checkpoint (key order ignored). */
+function sameContent(draft: Pick<Checkpoint, (typeof CONTENT_KEYS)[number]>, cp: Checkpoint): boolean {
+  return CONTENT_KEYS.every((k) => canonical(draft[k]) === canonical(cp[k]));
+}
+
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * State files a previous session left behind (spec §7.3, §10.1, §12): its process ended (crash,
+ * kill, plain exit) after capturing work it never checkpointed. Such files, newer than the key's
+ * latest checkpoint and written by another session id, are HELD: renamed in place to
+ * `<dir>/previous.<stamp>.<name>.json`, so this session's own writes cannot replace them, until a
+ * checkpoint bundles them (recover-previous-session.ts); then they are deleted. A rename in the
+ * same directory needs no new directory, so holding works where creating `stale/` may not.
+ * Files older than the latest checkpoint are not held: ContextState.load moves them aside.
+ */
+import path from "node:path";
+import type { FsOps } from "../../infra/fs-ops.js";
+import { errorCode } from "../../infra/fs-ops.js";
+import { STATE_FILE_NAMES, fileStamp, readStateFile, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
+
+const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
+
+export interface HeldFile {
+  name: StateFileName;
+  path: string;
+  data: unknown;
+  updatedAt: string;
+}
+
+/** The held files of one earlier session id, read and envelope-checked. */
+export interface HeldSession {
+  sessionId: string | null;
+  /** one per state file name (the newest hold when a name was held twice) */
+  files: HeldFile[];
+  /** every held path of this session, released together once bundled */
+  paths: string[];
+  /** newest updated_at of its files */
+  updatedAt: string;
+}
+
+export interface HeldState {
+  /** oldest session first */
+  sessions: HeldSession[];
+  /** held files that are no longer valid state files ("name (reason)"): moved to stale/ */
+  invalid: string[];
+}
+
+/**
+ * Holds the state files of sessions other than `sessionId` that are newer than
+ * `latestCheckpointAt`. Returns the names that were held; a file that cannot be renamed stays
+ * where it is (ContextState.load then treats it as before: moved aside, never merged).
+ */
+export async function holdPreviousSessionFiles(
+  fs: FsOps,
+  dir: string,
+  exp: { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null },
+  now: Date = new Date(),
+): Promise<StateFileName[]> {
+  const held: StateFileName[] = [];
+  const stamp = fileStamp(now);
+  for (const name of STATE_FILE_NAMES) {
+    // sessionId null: any session's file is "ok" here; the age check still applies
+    const loaded = await readStateFile(fs, dir, name, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
+    if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
+    try {
+      let dest = path.join(dir, `previous.${stamp}.${name}.json`);
+      for (let i = 1; await exists(fs, dest); i++) dest = path.join(dir, `previous.${stamp}-${i}.${name}.json`);
+      await fs.rename(stateFilePath(dir, name), dest);
+      held.push(name);
+    } catch {
+      // stays in place: not bundled this time, never merged into this session
+    }
+  }
+  return held;
+}
+
+/** Every held file in `dir`, grouped by the session id in its envelope. Invalid ones go to stale/. */
+export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: string): Promise<HeldState> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(dir);
+  } catch (err) {
+    if (errorCode(err) === "ENOENT") return { sessions: [], invalid: [] };
+    throw err;
+  }
+  const bySession = new Map<string, HeldSession>();
+  const invalid: string[] = [];
+  // fixed-width stamps: lexical order is chronological
+  for (const entry of entries.sort()) {
+    const m = HELD_RE.exec(entry);
+    if (!m || !(STATE_FILE_NAMES as readonly string[]).includes(m[2]!)) continue;
+    const file = path.join(dir, entry);
+    const loaded = await readStateFileAt(fs, file, { sessionKey, sessionId: null, latestCheckpointAt: null });
+    if (loaded.kind !== "ok") {
+      if (loaded.kind === "stale") {
+        invalid.push(`${entry} (${loaded.reason})`);
+        await moveToStale(fs, dir, entry);
+      }
+      continue;
+    }
+    const key = JSON.stringify(loaded.sessionId);
+    let s = bySession.get(key);
+    if (!s) {
+      s = { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
+      bySession.set(key, s);
+    }
+    const name = m[2] as StateFileName;
+    s.files = [...s.files.filter((f) => f.name !== name), { name, path: file, data: loaded.data, updatedAt: loaded.updatedAt }];
+    s.paths.push(file);
+    if (Date.parse(loaded.updatedAt) > Date.parse(s.updatedAt)) s.updatedAt = loaded.updatedAt;
+  }
+  const sessions = [...bySession.values()].sort((a, b) => Date.parse(a.updatedAt) - Date.parse(b.updatedAt));
+  return { sessions, invalid };
+}
+
+/** After the bundle is durable: the held copies go (a failed unlink is retried by the next load). */
+export async function releaseHeld(fs: FsOps, session: HeldSession): Promise<void> {
+  for (const p of session.paths) await fs.unlink(p).catch(() => undefined);
+}
+
+async function moveToStale(fs: FsOps, dir: string, entry: string): Promise<void> {
+  try {
+    await fs.mkdir(path.join(dir, "stale"), { recursive: true, mode: 0o700 });
+    await fs.rename(path.join(dir, entry), path.join(dir, "stale", entry));
+  } catch {
+    // left in place; reported again on the next load
+  }
+}
+
+async function exists(fs: FsOps, p: string): Promise<boolean> {
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
