@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
 import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/segments.js";
 import { SearchIndex } from "../../src/agents/archive/search-index.js";
-import { segmentId } from "../../src/agents/archive/store.js";
+import { parseLines, segmentId } from "../../src/agents/archive/store.js";
+
+const readRecords = (file: string) => parseLines(readFileSync(file)).records;
 import { parseRecord } from "../../src/agents/archive/store.js";
 import { tokenize } from "../../src/agents/archive/tokenize.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/context-checkpoint-inject.js";
@@ -163,6 +165,51 @@ describe("SessionArchive", () => {
     expect(a.isReady).toBe(false);
     expect(a.search("helperlate3")[0]!.record.text).toContain("helperlate3()");
     expect(a.isReady).toBe(true);
+  });
+
+  it("saves the index: a new process loads it instead of rebuilding; a torn or stale index file is rebuilt from the records", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    await a.append(segmentsOf(span(70, "old")), { session: "s", compaction: 1 });
+    await a.indexInBackground();
+    const saved = statSync(a.indexFile);
+    expect(SearchIndex.deserialize(readFileSync(a.indexFile, "utf8"), new Map([...readRecords(a.file)].map((r) => [r.id, r])))).not.toBeNull();
+
+    // restart: the saved index is taken as is (not rewritten), and finds the old segments
+    const b = new SessionArchive(stateDir, "k");
+    await b.indexInBackground();
+    expect(b.isReady).toBe(true);
+    expect(statSync(b.indexFile).ino).toBe(saved.ino);
+    expect(b.search("helperold21")[0]!.record.text).toContain("helperold21()");
+    // archiving after the restart adds to it (too few records to save the index again: the
+    // next process indexes them from the file); the next process sees both
+    await b.append(segmentsOf(span(3, "new")), { session: "s2", compaction: 1 });
+    await b.indexInBackground();
+    expect(statSync(b.indexFile).ino).toBe(saved.ino);
+    const c = new SessionArchive(stateDir, "k");
+    await c.indexInBackground();
+    expect(c.search("helperold21")[0]!.record.text).toContain("helperold21()");
+    expect(c.search("helpernew2")[0]!.record.text).toContain("helpernew2()");
+
+    // a torn index file (crash mid-write of a non-atomic copy, disk error): rebuilt, nothing lost
+    const text = readFileSync(a.indexFile, "utf8");
+    writeFileSync(a.indexFile, text.slice(0, Math.floor(text.length / 2)));
+    const d = new SessionArchive(stateDir, "k");
+    await d.load();
+    expect(d.search("helperold21")[0]!.record.text).toContain("helperold21()"); // first search, sync path
+    expect(d.search("helpernew2")[0]!.record.text).toContain("helpernew2()");
+    await d.indexInBackground();
+    // rewritten whole, now with every record
+    const rebuilt = SearchIndex.deserialize(readFileSync(d.indexFile, "utf8"), new Map([...readRecords(d.file)].map((r) => [r.id, r])));
+    expect(rebuilt?.size).toBe(d.size);
+
+    // an index naming a record the file no longer has (evicted by another process): rebuilt
+    writeFileSync(d.file, readFileSync(d.file, "utf8").split("\n").slice(5).join("\n"));
+    const e = new SessionArchive(stateDir, "k");
+    await e.indexInBackground();
+    expect(e.size).toBe(d.size - 5);
+    expect(e.search("helpernew2")[0]!.record.text).toContain("helpernew2()");
+    expect(SearchIndex.deserialize(readFileSync(e.indexFile, "utf8"), new Map([...readRecords(e.file)].map((r) => [r.id, r])))).not.toBeNull();
   });
 
   it("survives a torn append: earlier records intact, the torn line skipped, later appends readable", async () => {

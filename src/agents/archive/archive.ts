@@ -7,15 +7,23 @@
  * extracts nothing and indexes nothing; it dedups against the record ids, writes the
  * fsync'd lines and returns. The full-text index is built off that path: in the
  * background right after an append (in small batches, yielding to the event loop), and
- * synchronously for whatever is still missing when a search comes first.
+ * synchronously for whatever is still missing when a search comes first. The finished
+ * index is saved next to the file (index.json, atomic) so a new process loads it instead
+ * of rebuilding it; an index file that is torn, of another version or that names a record
+ * the archive no longer has is ignored and the index rebuilt from segments.jsonl (the
+ * source of truth).
  */
+import { readFileSync, promises as fsp } from "node:fs";
 import path from "node:path";
+import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
+import { debugLog } from "../debug-log.js";
 import { LruMap } from "../state/lru.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import {
   ARCHIVE_FILE,
+  INDEX_FILE,
   type ArchiveRecord,
   appendLines,
   archiveDir,
@@ -57,10 +65,20 @@ const DAY_MS = 86_400_000;
 
 /** Records indexed per event-loop turn by the background indexer (~10-20 ms of work). */
 const INDEX_BATCH = 64;
+/**
+ * The index is saved again once this many records were added since the last save (or this
+ * share of its size, if more), or right after records were removed (a saved index naming
+ * a record the file no longer has is useless). Serializing a 20k-segment index costs about
+ * a second of CPU, so saving it after every compaction would cost more than it saves; a
+ * new process indexes the records the saved file lacks (at most ~10%).
+ */
+const SAVE_MIN_ADDED = 256;
+const SAVE_SHARE = 0.1;
 
 export class SessionArchive {
   readonly dir: string;
   readonly file: string;
+  readonly indexFile: string;
   /** every live record of the file as read, in archive order (dedup, stats, eviction) */
   private records = new Map<string, ArchiveRecord>();
   /** built on demand; holds every record except those in `unindexed` */
@@ -87,6 +105,7 @@ export class SessionArchive {
   ) {
     this.dir = dir ?? archiveDir(stateDir, sessionKey);
     this.file = path.join(this.dir, ARCHIVE_FILE);
+    this.indexFile = path.join(this.dir, INDEX_FILE);
   }
 
   setLimits(limits: ArchiveLimits): void {
@@ -136,47 +155,87 @@ export class SessionArchive {
     this.unindexed = [];
   }
 
+  /** Takes the saved index when it fits the records, else starts an empty one; the rest is `unindexed`. */
+  private adoptIndex(saved: string | null): void {
+    const loaded = saved ? SearchIndex.deserialize(saved, this.records) : null;
+    if (saved && !loaded) debugLog("archive index", `unusable ${this.indexFile}, rebuilding it from ${ARCHIVE_FILE}`);
+    this.index = loaded ?? new SearchIndex();
+    const index = this.index;
+    this.unindexed = [...this.records.values()].filter((r) => !index.has(r.id));
+  }
+
+  private readSavedIndexSync(): string | null {
+    try {
+      return readFileSync(this.indexFile, "utf8");
+    } catch {
+      return null; // none yet (or unreadable): rebuilt from the records
+    }
+  }
+
   /** Indexes what is not indexed yet, now (a search needs it). */
   private indexNow(): SearchIndex {
-    if (!this.index) {
-      this.index = new SearchIndex();
-      this.unindexed = [...this.records.values()];
-    }
+    if (!this.index) this.adoptIndex(this.loaded ? this.readSavedIndexSync() : null);
+    const index = this.index!;
     if (this.unindexed.length > 0) {
-      this.index.add(this.unindexed);
+      index.add(this.unindexed);
       this.unindexed = [];
     }
-    return this.index;
+    if (this.shouldSave(index) && !this.indexing) void this.indexInBackground(); // saves it
+    return index;
   }
 
   /**
-   * Indexes in the background, INDEX_BATCH records per event-loop turn, so the LLM
-   * request that follows a compaction and the `context` handler are never held up for
-   * long. Resolves when everything is indexed (bench and tests wait on it).
+   * Loads the saved index or indexes in the background, INDEX_BATCH records per
+   * event-loop turn, so the LLM request that follows a compaction and the `context`
+   * handler are never held up for long; then saves the index. Resolves when everything is
+   * indexed and saved (bench and tests wait on it). Never rejects.
    */
   indexInBackground(): Promise<void> {
-    this.indexing ??= new Promise<void>((resolve) => {
-      const step = (): void => {
-        try {
-          if (!this.index) {
-            this.index = new SearchIndex();
-            this.unindexed = [...this.records.values()];
+    this.indexing ??= (async () => {
+      try {
+        if (!this.loaded) await this.load();
+        if (!this.index) {
+          let saved: string | null = null;
+          try {
+            saved = await fsp.readFile(this.indexFile, "utf8");
+          } catch {
+            // none yet: built from the records
           }
-          const batch = this.unindexed.splice(0, INDEX_BATCH);
-          this.index.add(batch);
-        } catch {
-          this.unindexed = []; // a search rebuilds what failed here (indexNow)
-          this.index = null;
+          if (!this.index) this.adoptIndex(saved);
         }
-        if (this.unindexed.length > 0) setImmediate(step);
-        else {
-          this.indexing = null;
-          resolve();
+        while (this.unindexed.length > 0) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (!this.index) break; // reset meanwhile (the file was rewritten by another process)
+          this.index.add(this.unindexed.splice(0, INDEX_BATCH));
         }
-      };
-      setImmediate(step);
-    });
+        await this.saveIndex();
+      } catch (e) {
+        debugLog("archive index", e);
+      } finally {
+        this.indexing = null;
+      }
+    })();
     return this.indexing;
+  }
+
+  private shouldSave(index: SearchIndex): boolean {
+    return index.removedSinceSave > 0 || index.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * index.size);
+  }
+
+  /** Writes the complete index next to the file when enough changed (a cache: a failure only costs a rebuild). */
+  private async saveIndex(): Promise<void> {
+    const index = this.index;
+    if (!index || this.unindexed.length > 0 || !this.shouldSave(index)) return;
+    const text = index.serialize();
+    const { addedSinceSave, removedSinceSave } = index;
+    index.markSaved();
+    try {
+      await writeFileAtomic(this.indexFile, text, { mode: 0o600 });
+    } catch (e) {
+      index.addedSinceSave += addedSinceSave;
+      index.removedSinceSave += removedSinceSave;
+      debugLog("archive index save", e);
+    }
   }
 
   private async reloadAll(): Promise<void> {

@@ -4,7 +4,7 @@
  * one rare term matched once scores about its idf (ln of the archive size over its
  * document frequency), so a threshold means "at least this specific a match".
  */
-import MiniSearch from "minisearch";
+import MiniSearch, { type Options } from "minisearch";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
@@ -72,21 +72,87 @@ interface Doc {
   target: string;
 }
 
+/** Format version of a serialized index (SearchIndex.serialize); another version is rebuilt. */
+const SERIAL_VERSION = 1;
+
+interface SerialHeader {
+  v: number;
+  /** ids of the indexed records, in archive order */
+  ids: string[];
+  df: Array<[string, number]>;
+  /** length of the MiniSearch JSON after the header line (a torn file is shorter) */
+  msLength: number;
+}
+
 export class SearchIndex {
-  private readonly ms = new MiniSearch<Doc>({
+  private readonly options: Options<Doc> = {
     idField: "id",
     fields: ["text", "tool", "target"],
     // add() has tokenized the document already (for df): reuse those tokens
-    tokenize: (text) => this.pending.get(text) ?? tokenize(text),
-    processTerm: (term) => term,
+    tokenize: (text: string) => this.pending.get(text) ?? tokenize(text),
+    processTerm: (term: string) => term,
     searchOptions: { combineWith: "OR", boost: { target: 2, tool: 1 } },
     autoVacuum: { batchSize: 5000, batchWait: 0, minDirtCount: 100, minDirtFactor: 0.05 },
-  });
+  };
+  private ms = new MiniSearch<Doc>(this.options);
   private readonly records = new Map<string, ArchiveRecord>();
   /** document frequency per term: picks the specific terms of a query */
-  private readonly df = new Map<string, number>();
+  private df = new Map<string, number>();
   private readonly pending = new Map<string, string[]>();
   private newest = 0;
+  /** records added / removed since it was serialized or loaded (when to save it again) */
+  addedSinceSave = 0;
+  removedSinceSave = 0;
+
+  get dirty(): boolean {
+    return this.addedSinceSave > 0 || this.removedSinceSave > 0;
+  }
+
+  markSaved(): void {
+    this.addedSinceSave = 0;
+    this.removedSinceSave = 0;
+  }
+
+  /**
+   * The index as text: a header line (version, indexed ids, document frequencies, length
+   * of the rest) and MiniSearch's own JSON. Loading it costs a parse instead of
+   * tokenizing and indexing every record again.
+   */
+  serialize(): string {
+    const ms = JSON.stringify(this.ms);
+    const header: SerialHeader = { v: SERIAL_VERSION, ids: [...this.records.keys()], df: [...this.df], msLength: ms.length };
+    return `${JSON.stringify(header)}\n${ms}`;
+  }
+
+  /**
+   * An index from `serialize` output, for the archive's current `records`; null when the
+   * text is torn, of another version, or indexes a record the archive no longer has
+   * (evicted or expired since: its document frequencies cannot be taken back without it).
+   * Records the archive has and the index lacks are the caller's to add.
+   */
+  static deserialize(text: string, records: ReadonlyMap<string, ArchiveRecord>): SearchIndex | null {
+    try {
+      const nl = text.indexOf("\n");
+      if (nl < 0) return null;
+      const header = JSON.parse(text.slice(0, nl)) as SerialHeader;
+      if (header?.v !== SERIAL_VERSION || !Array.isArray(header.ids) || !Array.isArray(header.df)) return null;
+      if (text.length - nl - 1 !== header.msLength) return null;
+      const idx = new SearchIndex();
+      for (const id of header.ids) {
+        const r = records.get(id);
+        if (!r) return null;
+        idx.records.set(id, r);
+        const t = r.t || r.at;
+        if (t > idx.newest) idx.newest = t;
+      }
+      idx.ms = MiniSearch.loadJSON<Doc>(text.slice(nl + 1), idx.options);
+      if (idx.ms.documentCount !== idx.records.size) return null;
+      idx.df = new Map(header.df);
+      return idx;
+    } catch {
+      return null;
+    }
+  }
 
   get size(): number {
     return this.records.size;
@@ -122,6 +188,7 @@ export class SearchIndex {
   add(records: readonly ArchiveRecord[]): void {
     for (const r of records) {
       if (this.records.has(r.id)) continue;
+      this.addedSinceSave++;
       this.records.set(r.id, r);
       this.countTerms(r, 1, this.pending);
       try {
@@ -138,6 +205,7 @@ export class SearchIndex {
     for (const id of ids) {
       const r = this.records.get(id);
       if (!r) continue;
+      this.removedSinceSave++;
       this.records.delete(id);
       this.countTerms(r, -1);
       this.ms.discard(id);

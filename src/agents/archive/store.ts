@@ -17,6 +17,8 @@ import { sessionDirName } from "../session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
+/** the saved full-text index (a cache of segments.jsonl; see SearchIndex.serialize) */
+export const INDEX_FILE = "index.json";
 const LOCK_FILE = "segments.lock";
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
