@@ -7,6 +7,8 @@
  *  2. a session stashed it after that session's newest checkpoint, or it is among the
  *     session's last MAX_STASHES_PER_SESSION stashes (the live session's window and
  *     pi's keep-recent tail after a compaction), or the session has no checkpoint yet, or
+ *     the session stashed anything within activeSessionSeconds (a running session shows
+ *     aged results by handle anywhere in its prompt: docs/artifacts.md#aged-offload), or
  *  3. it is younger than minAgeSeconds (a concurrent stash may not have logged its ref yet).
  * Everything else is removed (blob and meta); the refs logs are rewritten without them.
  */
@@ -22,6 +24,8 @@ export interface GcOptions {
   dryRun?: boolean;
   /** default 3600 */
   minAgeSeconds?: number;
+  /** a session key with a stash this recent keeps all its artifacts; default 6 h */
+  activeSessionSeconds?: number;
   now?: number;
 }
 
@@ -106,6 +110,7 @@ function readRefs(file: string): RefLine[] {
 export function gcArtifacts(stateDir: string, opts: GcOptions = {}): GcReceipt {
   const now = opts.now ?? Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
+  const activeMs = (opts.activeSessionSeconds ?? 6 * 3600) * 1000;
   const digests = listArtifactDigests(stateDir);
 
   const byCheckpoint = new Set<string>();
@@ -121,7 +126,8 @@ export function gcArtifacts(stateDir: string, opts: GcOptions = {}): GcReceipt {
     refs.set(file, lines);
     const cpAt = newestCheckpointMs(stateDir, name.slice(0, -4));
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
-    for (const l of lines) if (cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
+    const active = lines.length > 0 && now - lines[lines.length - 1]!.at < activeMs;
+    for (const l of lines) if (active || cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
   }
 
   const receipt: GcReceipt = {

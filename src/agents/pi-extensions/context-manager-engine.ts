@@ -16,6 +16,7 @@ import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGaug
 import { ContextState } from "../context-state.js";
 import { lastToolCallOf } from "../context-capture.js";
 import { recordWorkspace } from "../drift/record.js";
+import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
 import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
 import type { NoteKind } from "../context-note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
@@ -363,6 +364,7 @@ export class ContextManagerEngine {
         return null;
       }
       this.previous = result.checkpoint;
+      if (this.runtime.config.offload) void scheduleArtifactGc(this.runtime.stateDir); // retention pruned: artifacts follow (off the LLM path)
       // the checkpoint is durable; a pointer or retention failure after it is still the user's to fix
       this.reportStoreWarnings(result.warnings);
       await state.reset();

@@ -1,0 +1,36 @@
+/**
+ * Artifact gc run automatically after a checkpoint write (retention has just pruned the
+ * checkpoints that named old handles), instead of only by `artifact gc`. Off the LLM
+ * path (a setImmediate after the write, never awaited), at most once an hour per state
+ * dir per process, and never throws: a failure is visible with the debug switch.
+ */
+import { globalSingleton } from "../../infra/global-singleton.js";
+import { debugLog } from "../debug-log.js";
+import { gcArtifacts, type GcReceipt } from "./gc.js";
+
+export const AUTO_GC_INTERVAL_MS = 3_600_000;
+
+const lastRun = (): Map<string, number> => globalSingleton("openclaw.contextManager.artifactAutoGc", () => new Map());
+
+/** Schedules a gc of stateDir's artifacts unless one ran within the interval; resolves with its receipt (or null). */
+export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): Promise<GcReceipt | null> | null {
+  const last = lastRun().get(stateDir);
+  if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;
+  lastRun().set(stateDir, now);
+  return new Promise((resolve) => {
+    setImmediate(() => {
+      try {
+        const receipt = gcArtifacts(stateDir);
+        if (receipt.removed.length) debugLog("artifact auto gc", `${receipt.removed.length} removed, ${receipt.bytesFreed} bytes`);
+        resolve(receipt);
+      } catch (e) {
+        debugLog("artifact auto gc", e);
+        resolve(null);
+      }
+    });
+  });
+}
+
+export function resetAutoGcForTest(): void {
+  lastRun().clear();
+}
