@@ -11,6 +11,7 @@
  *   (or whole list entries) by priority, and the block says what was left out.
  */
 
+import { tryParseHandle } from "./artifacts/handle.js";
 import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "./context-checkpoint-schema.js";
 import { BARE_PATH, commonRoot, foldPaths } from "./path-fold.js";
 import { redactSecrets } from "./redact.js";
@@ -28,6 +29,8 @@ export interface RestoreExtraSection {
   title: string;
   /** entries, each rendered as `- "<quoted, redacted, capped>"` */
   lines: string[];
+  /** per entry, an artifact handle printed unquoted after it (quoting would redact its hex); anything but a strict handle is dropped */
+  handles?: Array<string | undefined>;
 }
 
 export interface RenderRestoreOptions {
@@ -567,8 +570,12 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   const extraBlocks = extras
     .filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0)
     .map((x) => {
-      const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9 ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
-      return [title, ...x.lines.map((l) => `- ${quoteUntrusted(l, CAP.extra)}`)].join("\n");
+      const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
+      const handle = (i: number) => {
+        const h = x.handles?.[i];
+        return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
+      };
+      return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
     });
 
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];

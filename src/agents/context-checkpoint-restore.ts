@@ -15,7 +15,7 @@ import { type CompactionOutcome, compactionOutcomeSince } from "./compaction-out
 import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
 import type { DriftReport } from "./drift/compare.js";
 import { driftOf, renderWithDrift } from "./drift/restore-section.js";
-import { renderWithArtifacts } from "./artifacts/checkpoint-artifacts.js";
+import { withArtifactsSection } from "./artifacts/checkpoint-artifacts.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
 
 export type RestoreKind = "post-compaction" | "resume";
@@ -57,7 +57,7 @@ export async function readCheckpointForInjection(
       drift = null; // the block goes out without the drift section
     }
     const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens, extraSections) =>
-      renderWithArtifacts(cp.artifacts, maxTokens, (max) => renderCheckpointRestore(cp, { kind: params.kind, maxTokens: max, extraSections })),
+      renderCheckpointRestore(cp, { kind: params.kind, maxTokens, extraSections: withArtifactsSection(extraSections, cp.artifacts) }),
     );
     return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
   } catch {

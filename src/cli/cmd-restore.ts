@@ -7,7 +7,7 @@ import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
 import { driftOf, renderWithDrift } from "../agents/drift/restore-section.js";
 import { loadCheckpoint, requireSessionKey, resolveCheckpointRef, selectSessions } from "./sessions.js";
-import { renderWithArtifacts } from "../agents/artifacts/checkpoint-artifacts.js";
+import { withArtifactsSection } from "../agents/artifacts/checkpoint-artifacts.js";
 
 export async function runRestore(args: CliArgs, out: Output): Promise<number> {
   const [ref, ...extra] = args.rest;
@@ -25,7 +25,7 @@ export async function runRestore(args: CliArgs, out: Output): Promise<number> {
   }
   // with the workspace drift section, as the host renders it
   const rendered = renderWithDrift(driftOf(checkpoint, { stateDir: args.stateDir }), DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, (maxTokens, extraSections) =>
-    renderWithArtifacts(checkpoint.artifacts, maxTokens, (max) => renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens: max, extraSections })),
+    renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens, extraSections: withArtifactsSection(extraSections, checkpoint.artifacts) }),
   );
   if (args.json) out.json({ checkpoint_id: checkpoint.meta.checkpoint_id, kind: args.kind, tokens: rendered.tokens, omitted: rendered.omitted, text: rendered.text });
   else out.line(rendered.text);

@@ -143,7 +143,7 @@ describe("offload in a real AgentSession", () => {
     await s.prompt(session, "continue");
     const restore = requestTexts(seen.at(-1)!).find((t) => t.includes("Stored outputs (read with artifact_fetch):"));
     expect(restore).toBeDefined();
-    expect(restore).toContain(`- "read" "table.ts" (`);
+    expect(restore).toContain(`- "read table.ts (`);
     expect(restore).toContain(handle!);
     const gc = gcArtifacts(s.stateDir, { minAgeSeconds: 0 });
     expect(gc.removed).toEqual([]);

@@ -75,7 +75,7 @@ describe("renderCheckpointRestore: captured text cannot shape the block", () => 
         const r = renderCheckpointRestore(everywhere(attack), {
           kind,
           maxTokens: 5000,
-          extraSections: [{ title: attack, lines: [attack] }],
+          extraSections: [{ title: attack, lines: [attack], handles: [attack] }],
         });
         expect(r.omitted).toEqual([]);
         expectWellFormedBlock(r.text, kind);

@@ -6,9 +6,7 @@
  * then read), newest first, then the newest others; at most CHECKPOINT_MAX_ARTIFACTS.
  */
 import { CheckpointError } from "../checkpoint/errors.js";
-import type { RenderedRestore } from "../context-checkpoint-inject.js";
-import { quoteUntrusted, RESTORE_END_MARKER } from "../context-checkpoint-inject.js";
-import { estimateTextTokens } from "../token-estimate.js";
+import type { RestoreExtraSection } from "../context-checkpoint-inject.js";
 import { tryParseHandle } from "./handle.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
 import { sessionStashes } from "./session-stashes.js";
@@ -24,8 +22,6 @@ export interface ArtifactRef {
 export const CHECKPOINT_MAX_ARTIFACTS = 10;
 /** lines of the restore block's artifacts section */
 const RESTORE_MAX_LINES = 3;
-/** share of the restore budget the section may take */
-const RESTORE_BUDGET_SHARE = 0.15;
 
 const norm = (p: string) => p.replace(/^\.\//, "");
 
@@ -62,33 +58,25 @@ export function validateArtifactRefs(root: Record<string, unknown>, file: string
   });
 }
 
-/** Lines pointing at the stored outputs; handles re-checked (they are the only unquoted text). */
-export function renderArtifactsSection(refs: readonly ArtifactRef[] | undefined, maxChars: number): string[] {
-  if (!refs?.length) return [];
-  const lines = [`Stored outputs (read with ${FETCH_TOOL_NAME}):`];
-  let used = lines[0]!.length + 1;
-  for (const r of refs.slice(0, RESTORE_MAX_LINES)) {
-    if (tryParseHandle(r.handle) === null) continue;
-    const kb = Math.max(1, Math.round(r.bytes / 1024));
-    const line = `- ${quoteUntrusted(r.tool, 24)} ${quoteUntrusted(r.target, 60)} (${kb} KB): ${r.handle}`;
-    if (used + line.length + 1 > maxChars) break;
-    lines.push(line);
-    used += line.length + 1;
-  }
-  return lines.length > 1 ? lines : [];
+export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;
+
+/**
+ * The stored outputs as an extra section of the restore renderer (RenderRestoreOptions.extraSections):
+ * tool and target quoted by the renderer like every untrusted string, the handle printed after
+ * them (re-checked by the renderer), budgeted by its priority plan.
+ */
+export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined): RestoreExtraSection | null {
+  const shown = (refs ?? []).filter((r) => tryParseHandle(r.handle) !== null).slice(0, RESTORE_MAX_LINES);
+  if (shown.length === 0) return null;
+  return {
+    title: ARTIFACTS_EXTRA_TITLE,
+    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${[...r.target].slice(0, 80).join("")} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
+    handles: shown.map((r) => r.handle),
+  };
 }
 
-/** `render(maxTokens)` renders the block; returns it with the section before the end marker, never over maxTokens. */
-export function renderWithArtifacts(refs: readonly ArtifactRef[] | undefined, maxTokens: number, render: (maxTokens: number) => RenderedRestore): RenderedRestore {
-  const maxChars = Math.max(0, Math.floor(maxTokens)) * 4;
-  const section = renderArtifactsSection(refs, Math.floor(maxChars * RESTORE_BUDGET_SHARE));
-  if (section.length === 0) return render(maxTokens);
-  const reserve = section.reduce((n, l) => n + l.length + 1, 0) + 1;
-  const base = render(Math.floor((maxChars - reserve) / 4));
-  if (!base.text) return base;
-  const lines = base.text.split("\n");
-  const end = lines.lastIndexOf(RESTORE_END_MARKER);
-  lines.splice(end >= 0 ? end : lines.length, 0, ...section);
-  const text = lines.join("\n");
-  return { ...base, text, tokens: estimateTextTokens(text) };
+/** extraSections plus the stored-outputs section of this checkpoint, when it has one. */
+export function withArtifactsSection(extra: readonly RestoreExtraSection[], refs: readonly ArtifactRef[] | undefined): RestoreExtraSection[] {
+  const a = artifactsExtraSection(refs);
+  return a ? [...extra, a] : [...extra];
 }
