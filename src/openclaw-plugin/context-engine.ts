@@ -25,6 +25,7 @@ import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import type { WarnLogger } from "../agents/log-once.js";
 import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
+import { agedMessages } from "../agents/artifacts/extension-hooks.js";
 import type {
   AssembleResult,
   CompactParams,
@@ -117,9 +118,11 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
           // a new session: no reply in its history yet
           if (!messages.some((m) => m.role === "assistant")) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "resume");
         }
-        const decision = await slot.engine.onContext(messages, undefined);
+        // aged tool results as handle + preview (config offload; stashed off the request path, docs/artifacts.md)
+        const sent = agedMessages(messages, slot.engine);
+        const decision = await slot.engine.onContext(sent, undefined);
         slot.lastTokens = decision.reading.tokens;
-        const out = decision.messages ?? messages;
+        const out = decision.messages ?? sent;
         return {
           messages: out,
           estimatedTokens: decision.reading.tokens,

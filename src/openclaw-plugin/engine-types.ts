@@ -97,4 +97,6 @@ export interface PluginApiShape {
   pluginConfig?: Record<string, unknown>;
   logger?: { warn(message: string): void };
   registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
+  /** OpenClaw's `api.registerTool(tool)` (an agent tool: name, label, description, parameters, execute); used for artifact_fetch */
+  registerTool?(tool: unknown): void;
 }

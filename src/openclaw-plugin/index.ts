@@ -10,6 +10,7 @@
  */
 import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { defaultStateDir } from "../agents/pi-extensions/context-manager.js";
+import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape } from "./engine-types.js";
 
@@ -23,14 +24,24 @@ const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
 };
 
 export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
-  api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
-    let config = resolveContextManagerConfig({});
+  const configOf = () => {
     try {
-      config = resolveContextManagerConfig(api.pluginConfig ?? {});
+      return resolveContextManagerConfig(api.pluginConfig ?? {});
     } catch (e) {
       // an invalid config falls back to the defaults (the manifest schema already rejects most)
       api.logger?.warn(`[context-manager] invalid plugin config, using defaults: ${(e as Error).message}`);
+      return resolveContextManagerConfig({});
     }
+  };
+  // offload needs the fetch tool: without registerTool the handles could not be read back, so results stay whole
+  const offloadTool = configOf().offload && typeof api.registerTool === "function";
+  if (offloadTool) {
+    const stateDir = configOf().stateDir ?? defaultStateDir();
+    api.registerTool!(createArtifactFetchTool({ stateDir: () => stateDir, defaultMaxChars: configOf().fetchMaxChars }));
+  }
+  api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
+    const resolved = configOf();
+    const config = offloadTool ? resolved : { ...resolved, offload: false };
     return createContextManagerContextEngine({
       config,
       stateDir: config.stateDir ?? defaultStateDir(),

@@ -1,0 +1,90 @@
+/**
+ * Aged offload on the OpenClaw plugin route: assemble returns the history with consumed
+ * mid-size tool results as handle + preview (stashed after the assemble that first saw them
+ * old, off the request path), the artifact_fetch tool is registered through api.registerTool
+ * and reads the original back; without registerTool nothing is aged (no way to fetch).
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { describe, expect, it } from "vitest";
+import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
+import type { ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
+
+const SECRET = "ghp_Qq1Ww2Ee3Rr4Tt5Yy6Uu7Ii8Oo9Pp0Aa1Ss2";
+const KEY = "agent:main:cli:direct:1";
+const MARKER = "[tool output stored off the prompt:";
+
+const log = (tag: string) =>
+  `${Array.from({ length: 120 }, (_, i) => (i === 60 ? `${tag} NEEDLE middle` : i === 119 ? `token=${SECRET}` : `${tag} line ${i} fine`)).join("\n")}\n`;
+
+function history(): AgentMessage[] {
+  const t = Date.now();
+  const call = (id: string, n: number): AgentMessage =>
+    ({ role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: `cat ${id}.log` } }], api: "faux", provider: "faux", model: "faux", stopReason: "toolUse", timestamp: t + n }) as unknown as AgentMessage;
+  const result = (id: string, text: string, n: number, isError = false): AgentMessage =>
+    ({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text }], isError, timestamp: t + n }) as AgentMessage;
+  return [
+    { role: "user", content: "check the logs", timestamp: t } as AgentMessage,
+    call("a", 1),
+    result("a", log("AAA"), 2),
+    call("b", 3),
+    result("b", log("BBB"), 4, true),
+    call("c", 5),
+    result("c", log("CCC"), 6),
+  ];
+}
+
+async function setup(withTool: boolean) {
+  const stateDir = mkdtempSync(join(tmpdir(), "cm-ocplugin-aged-"));
+  let engine: ContextEngineShape | null = null;
+  const tools: Array<{ name: string; execute: (...a: unknown[]) => Promise<{ content: Array<{ text: string }> }> }> = [];
+  const api: PluginApiShape = {
+    id: "context-manager",
+    pluginConfig: { stateDir, offload: true, offloadAgeTurns: 2 },
+    registerContextEngine: (_id, factory) => {
+      engine = factory({}) as ContextEngineShape;
+    },
+    ...(withTool ? { registerTool: (t: unknown) => void tools.push(t as (typeof tools)[number]) } : {}),
+  };
+  registerContextManagerPlugin(api, async () => ({ ok: true, compacted: false }));
+  return { stateDir, engine: engine!, tools };
+}
+
+const texts = (ms: AgentMessage[]) => ms.filter((m) => m.role === "toolResult").map((m) => JSON.stringify(m.content));
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe("OpenClaw plugin: aged offload", () => {
+  it("ages a consumed result from the next assemble on; errors and the newest rounds stay whole; the tool fetches it", async () => {
+    const { engine, tools, stateDir } = await setup(true);
+    expect(tools.map((t) => t.name)).toEqual(["artifact_fetch"]);
+    const h = history();
+    const first = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
+    expect(texts(first.messages)[0]).toContain("AAA NEEDLE middle"); // judged now, stashed after this call
+    await tick();
+    const second = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
+    const [a, b, c] = texts(second.messages);
+    expect(a).toContain(MARKER);
+    expect(a).not.toContain("NEEDLE");
+    expect(a).not.toContain(SECRET);
+    expect(b).toContain("BBB NEEDLE middle"); // error
+    expect(c).toContain("CCC NEEDLE middle"); // newest round
+    expect(JSON.stringify(h[2])).toContain("AAA NEEDLE middle"); // the host's history is untouched
+    const handle = /ocm_artifact:v1:sha256:[0-9a-f]{64}/.exec(a)![0];
+    const got = await tools[0]!.execute("t1", { handle, mode: "grep", pattern: "NEEDLE" });
+    expect(got.content[0]!.text).toContain("AAA NEEDLE middle");
+    const blobs = readdirSync(join(stateDir, "context", "artifacts"), { recursive: true }) as string[];
+    expect(blobs.some((x) => x.endsWith(".txt"))).toBe(true);
+    for (const f of blobs.filter((x) => x.endsWith(".txt"))) expect(readFileSync(join(stateDir, "context", "artifacts", f), "utf8")).not.toContain(SECRET);
+  });
+
+  it("without api.registerTool nothing is aged", async () => {
+    const { engine } = await setup(false);
+    const h = history();
+    await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
+    await tick();
+    const second = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
+    expect(texts(second.messages)[0]).toContain("AAA NEEDLE middle");
+  });
+});
