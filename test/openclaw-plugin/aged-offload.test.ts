@@ -64,7 +64,7 @@ describe("OpenClaw plugin: aged offload", () => {
     expect(texts(first.messages)[0]).toContain("AAA NEEDLE middle"); // judged now, stashed after this call
     await tick();
     const second = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
-    const [a, b, c] = texts(second.messages);
+    const [a = "", b = "", c = ""] = texts(second.messages);
     expect(a).toContain(MARKER);
     expect(a).not.toContain("NEEDLE");
     expect(a).not.toContain(SECRET);
