@@ -139,7 +139,9 @@ export function errorGist(text: string): string {
 /** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
 export function contentHeadTail(content: unknown, each = 4000): string {
   const all = contentText(content, 400_000);
-  return all.length <= each * 2 ? all : `${all.slice(0, each)}\n${all.slice(-each)}`;
+  // cut between tokens (cut-text.ts): a plain slice would keep the unrecognisable end of a
+  // token straddling the tail window's start, or the start of one straddling the head's end
+  return all.length <= each * 2 ? all : `${cutHead(all, each)}\n${cutTail(all, each)}`;
 }
 
 /**

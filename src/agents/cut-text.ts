@@ -9,9 +9,16 @@
 /** Characters no credential format contains; a cut moved to one never splits a token. */
 const TOKEN_BREAK = /[\s"'`,;:()[\]{}<>|]/;
 
+/**
+ * For a tail cut, `:` is not a break: what follows a colon can be the secret half of a token
+ * (`https://user:` | `pass@host`, `user:` | `pass` of basic auth), and without its head the rest
+ * is no longer recognisable. A head cut may stop at a colon: what precedes it is a name.
+ */
+const TAIL_BREAK = /[\s"'`,;()[\]{}<>|]/;
+
 /** Whether UTF-16 unit `i` of `text` is a token break (false outside the string). */
-function isBreak(text: string, i: number): boolean {
-  return i >= 0 && i < text.length && TOKEN_BREAK.test(text.charAt(i));
+function isBreak(text: string, i: number, re: RegExp = TOKEN_BREAK): boolean {
+  return i >= 0 && i < text.length && re.test(text.charAt(i));
 }
 
 /**
@@ -33,8 +40,8 @@ export function cutHead(text: string, max: number): string {
 export function cutTail(text: string, max: number): string {
   if (text.length <= max) return text;
   let start = text.length - Math.max(0, Math.floor(max));
-  if (!isBreak(text, start) && !isBreak(text, start - 1)) {
-    while (start < text.length && !isBreak(text, start)) start++;
+  if (!isBreak(text, start, TAIL_BREAK) && !isBreak(text, start - 1, TAIL_BREAK)) {
+    while (start < text.length && !isBreak(text, start, TAIL_BREAK)) start++;
   }
   const c = text.charCodeAt(start);
   if (c >= 0xdc00 && c <= 0xdfff) start++;

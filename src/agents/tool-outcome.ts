@@ -5,7 +5,17 @@
  * edit or write. Tool output is program text, not user text: matching error markers in it
  * is not a heuristic on what users write.
  */
-import { gist } from "./text-gist.js";
+import { cutHead } from "./cut-text.js";
+import { redactSecrets } from "./redact.js";
+import { gist as plainGist } from "./text-gist.js";
+
+/**
+ * Every cut here is of raw tool text: redact BEFORE cutting, so a token the cut would split is
+ * already a `[REDACTED:…]` marker (a split token is no longer recognisable afterwards).
+ */
+function gist(text: string, maxChars: number): string {
+  return plainGist(redactSecrets(text), maxChars);
+}
 
 /** `obj[key]`, or undefined when reading it throws (hostile getters and proxies). */
 function prop(obj: unknown, key: string): unknown {
@@ -31,7 +41,7 @@ const SEARCH_PROGRAMS: ReadonlySet<string> = new Set(["grep", "rg", "egrep", "fg
  * assignments, comments and prelude steps (cd, export, source) are skipped.
  */
 export function commandFamily(command: string): string {
-  const unquoted = command.slice(0, 4000).replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""');
+  const unquoted = cutHead(command, 4000).replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""');
   const steps = unquoted
     .split(/&&|\|\||;|\n/)
     .map((s) => (s.split("|")[0] ?? "").trim())
@@ -50,7 +60,7 @@ export function commandFamily(command: string): string {
     }
     return gist(sub && /^[A-Za-z][\w:.-]*$/.test(sub) ? `${prog} ${sub}` : prog, 60);
   }
-  return gist(command, 60);
+  return gist(cutHead(command, 4096), 60);
 }
 
 const EXIT_LINE = /^(?:Command exited with code|Exit code|exit code:?|exited with code) (\d+)\s*$/i;

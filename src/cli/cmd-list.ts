@@ -1,5 +1,6 @@
 /** `list`: sessions and their checkpoints, from each file's `meta` block (full validation: `verify`). */
 import type { CliArgs } from "./args.js";
+import { displayLine } from "./display.js";
 import type { Output } from "./output.js";
 import { readSessionMetas, selectSessions } from "./sessions.js";
 
@@ -9,7 +10,8 @@ export async function runList(args: CliArgs, out: Output): Promise<number> {
   for (const s of sessions) {
     const files = await readSessionMetas(s);
     report.push({
-      session_key: s.sessionKey,
+      // key and error lines may quote file content: sanitised as the restore block is
+      session_key: s.sessionKey === null ? null : displayLine(s.sessionKey),
       dir: s.path,
       checkpoints: files.map((f) =>
         f.meta
@@ -22,7 +24,7 @@ export async function runList(args: CliArgs, out: Output): Promise<number> {
               utilization: f.meta.token_usage.utilization,
               path: f.path,
             }
-          : { id: f.id, error: f.error, path: f.path },
+          : { id: f.id, error: displayLine(f.error ?? ""), path: f.path },
       ),
     });
   }

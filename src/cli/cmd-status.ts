@@ -6,6 +6,7 @@
 import { readLatestCheckpoint, readLatestSummary, summarizeCheckpoint } from "../agents/context-checkpoint.js";
 import { formatGaugeLine } from "../agents/gauge-line.js";
 import type { CliArgs } from "./args.js";
+import { displayLine } from "./display.js";
 import { CliError, EXIT_PROBLEM } from "./errors.js";
 import { formatAge, type Output } from "./output.js";
 import { selectSessions } from "./sessions.js";
@@ -28,7 +29,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
     }
     const u = sum.token_usage;
     report.push({
-      session_key: s.sessionKey,
+      session_key: s.sessionKey === null ? null : displayLine(s.sessionKey),
       gauge: formatGaugeLine({ tokens: u.input_tokens, contextWindow: u.context_window, utilization: u.utilization, source: "sdk" }, false),
       checkpoint_id: sum.checkpoint_id,
       trigger: sum.trigger,
@@ -36,7 +37,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       age: formatAge(sum.created_at),
       compaction_count: sum.compaction_count,
       counts: sum.counts,
-      topic: cp ? cp.working.topic : sum.topic,
+      topic: displayLine(cp ? cp.working.topic : sum.topic),
       status: sum.status,
       ...(cp && driftStatus ? { drift: driftStatus(cp, args.stateDir) } : {}),
       cp,

@@ -11,6 +11,7 @@ import { readPointerInDir } from "../agents/checkpoint/pointer.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { CliArgs } from "./args.js";
 import type { Output } from "./output.js";
+import { displayLine } from "./display.js";
 import { type FileResult, readSessionFiles, type SessionRef, selectSessions } from "./sessions.js";
 
 export interface SessionVerdict {
@@ -70,7 +71,8 @@ export async function verifySession(s: SessionRef): Promise<SessionVerdict> {
   const problems = files.filter((f) => f.error).map((f) => `${f.path}: ${f.error!.replace(/^[^:]*\.yaml: /, "")}`);
   problems.push(...(await pointerProblems(s, files)), ...chainProblems(files));
   const latest = [...files].reverse().find((f) => f.checkpoint)?.id ?? null;
-  return { session_key: s.sessionKey, dir: s.path, checkpoints: files.length, latest, problems };
+  // problem lines quote file content (a bad value): sanitised as the restore block is
+  return { session_key: s.sessionKey === null ? null : displayLine(s.sessionKey), dir: s.path, checkpoints: files.length, latest, problems: problems.map(displayLine) };
 }
 
 export async function runVerify(args: CliArgs, out: Output): Promise<number> {

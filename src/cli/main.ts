@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { type CliArgs, type CommandName, parseCliArgs, USAGE } from "./args.js";
 import { CliError, EXIT_PROBLEM, EXIT_USAGE } from "./errors.js";
 import { type Output, processOutput } from "./output.js";
+import { displayLine } from "./display.js";
 
 type Runner = (args: CliArgs, out: Output) => Promise<number>;
 
@@ -36,7 +37,8 @@ export async function runCli(argv: string[], out: Output = processOutput, env: N
     return await (await RUNNERS[args.command]())(args, out);
   } catch (e) {
     if (e instanceof CliError) {
-      out.warn(e.message);
+      // may quote a checkpoint's content (a bad value): sanitised as the restore block is
+      out.warn(displayLine(e.message));
       return e.exitCode;
     }
     const err = e as NodeJS.ErrnoException;

@@ -128,4 +128,68 @@ describe("a token cut by a bound leaks nothing (fast-check)", () => {
     );
     expect(tried).toBe(60);
   });
+
+  it("a failing tool's output over 8,000 chars (head and tail windows of 4,000): a token across either window edge leaks nothing", async () => {
+    let tried = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...TOKENS),
+        fc.constantFrom("head", "tail"),
+        fc.integer({ min: 1, max: 60 }),
+        async (token, edge, inside) => {
+          tried++;
+          const n = Math.min(inside, token.length - 1);
+          const stateDir = tempDir("cm-cut-ht-");
+          try {
+            const { engine } = makeEngine({ stateDir, sessionKey: KEY });
+            // the only non-blank text is the token, with `n` of its characters inside the window
+            const output = edge === "head" ? " ".repeat(4000 - n) + token + " ".repeat(6000) : " ".repeat(6000) + token + " ".repeat(4000 - n);
+            await engine.onToolResult({ toolName: "bash", input: { command: "deploy" }, content: [{ type: "text", text: output }], isError: true }, "/w");
+            await engine.onBeforeCompact(compactEvent(5000, { messages: [userMsg("go")] }), "/w");
+            for (const [p, text] of await everything(stateDir, engine)) expectAbsent(p, text, secretPart(token));
+          } finally {
+            rmDir(stateDir);
+          }
+        },
+      ),
+      { numRuns: 80, seed: 12 },
+    );
+    expect(tried).toBe(80);
+  });
+  it("an edit's change gist (48 per side), an error line (320), a command family (60): a token across the cut leaks nothing", async () => {
+    let tried = 0;
+    const words = (n: number) => "note ".repeat(Math.ceil(n / 5)).slice(0, n);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...TOKENS.slice(0, 3)),
+        fc.constantFrom("edit", "error", "command"),
+        fc.integer({ min: 1, max: 40 }),
+        async (token, where, inside) => {
+          tried++;
+          const n = Math.min(inside, token.length - 1);
+          const stateDir = tempDir("cm-cut-gist-");
+          try {
+            const { engine } = makeEngine({ stateDir, sessionKey: KEY });
+            // `n` characters of the token fall inside the cut
+            if (where === "edit") {
+              const newText = `${words(48 - n - 1)} ${token} end`;
+              await engine.onToolResult({ toolName: "edit", input: { path: "a.ts", edits: [{ oldText: "const a = 1;", newText }] }, content: [{ type: "text", text: "ok" }], isError: false }, "/w");
+            } else if (where === "error") {
+              const text = `Error: ${words(320 - 7 - n - 1)} ${token} failed`;
+              await engine.onToolResult({ toolName: "bash", input: { command: "deploy" }, content: [{ type: "text", text }], isError: true }, "/w");
+            } else {
+              const prog = `tool${"z".repeat(Math.max(1, 60 - 4 - n - 1))}`;
+              await engine.onToolResult({ toolName: "bash", input: { command: `${prog} ${token}` }, content: [{ type: "text", text: "done" }], isError: false }, "/w");
+            }
+            await engine.onBeforeCompact(compactEvent(5000, { messages: [userMsg("go")] }), "/w");
+            for (const [p, text] of await everything(stateDir, engine)) expectAbsent(p, text, secretPart(token));
+          } finally {
+            rmDir(stateDir);
+          }
+        },
+      ),
+      { numRuns: 60, seed: 13 },
+    );
+    expect(tried).toBe(60);
+  });
 });

@@ -1,8 +1,8 @@
 /**
  * No raw secret is ever persisted: each secret class is planted in user text, tool input
  * (a bash command, a write's content and path, an edit), tool output (a read result, error
- * messages) and assistant text; turns, an auto checkpoint, /compact and /new (which moves the
- * old session's state to stale/) run through the real runner; then EVERY file under
+ * messages) and assistant text; turns, an auto checkpoint, /compact and /new (whose first load
+ * bundles the old session's uncheckpointed state into a checkpoint) run through the real runner; then EVERY file under
  * <stateDir>/context and every restore block is searched for every secret.
  */
 import { join } from "node:path";

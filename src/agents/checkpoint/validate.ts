@@ -29,6 +29,8 @@ import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "../drift/validate-workspace.js";
 import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
 import { validateRecovered } from "./recovered.js";
+import { redactSecrets } from "../redact.js";
+import { visibleText } from "../visible-text.js";
 
 const EXCHANGE_ROLES = ["user", "agent"] as const;
 /** ISO-8601 date-time with seconds and an explicit zone, as produced by Date#toISOString. */
@@ -47,7 +49,12 @@ class Reader {
     if (v === null) return "null";
     if (Array.isArray(v)) return "a list";
     if (typeof v === "object") return "a mapping";
-    if (typeof v === "string") return `string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+    if (typeof v === "string") {
+      // the value quoted in an error (logs, CLI) may be a secret or hold invisible text: redacted
+      // and made visible BEFORE the cut, as the restore block does
+      const s = redactSecrets(visibleText(redactSecrets(v)));
+      return `string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
+    }
     return `${typeof v} ${String(v)}`;
   }
 
