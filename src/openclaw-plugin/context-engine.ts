@@ -89,6 +89,8 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
 
   const restoreBlock = async (slot: SessionSlot, sessionId: string, kind: RestoreKind): Promise<string | null> => {
     const mine = (id: string | null) => id !== null && (id === sessionId || slot.previousIds.has(id));
+    // a previous session's uncheckpointed state is bundled first, so the resume block shows it
+    if (kind === "resume") await slot.engine.ready();
     const block = await readCheckpointForInjection(slot.sessionKey, {
       stateDir: opts.stateDir,
       config: opts.config,

@@ -96,6 +96,27 @@ describe("OpenClaw context-engine plugin", () => {
     await engine.dispose();
   });
 
+  it("a session whose process died before any checkpoint: the next session's resume block shows its work (issue 11 item 7)", async () => {
+    const delegate = async () => ({ ok: true, compacted: false }) as CompactResult;
+    const first = await setup(delegate);
+    const t = Date.now();
+    const history = [user("Fix the parser in src/parse.ts", t), assistant("Working on the parser.", t + 1, 100)];
+    await first.engine.assemble({ sessionId: "c1", sessionKey: KEY, messages: history, tokenBudget: 200_000 });
+    await first.engine.afterTurn({ sessionId: "c1", sessionKey: KEY, sessionFile: "", messages: history, prePromptMessageCount: 0, tokenBudget: 200_000 });
+    expect(readCheckpointsOnDisk(first.stateDir, KEY)).toHaveLength(0);
+    // the process dies (no dispose); a new process registers the plugin on the same state dir
+    let engine: ContextEngineShape | null = null;
+    registerContextManagerPlugin({ id: "context-manager", pluginConfig: { stateDir: first.stateDir }, registerContextEngine: (_id, f) => void (engine = f({}) as ContextEngineShape) }, delegate);
+    const fresh = await engine!.assemble({ sessionId: "c2", sessionKey: KEY, messages: [user("Hi again", t + 9)], tokenBudget: 200_000 });
+    expect(fresh.systemPromptAddition).toMatch(/^\[Session resume checkpoint restore\]/);
+    expect(fresh.systemPromptAddition).toContain("process ended before it wrote a checkpoint");
+    expect(fresh.systemPromptAddition).toContain("Fix the parser in src/parse.ts");
+    const [cp] = readCheckpointsOnDisk(first.stateDir, KEY);
+    expect(cp?.meta.session_id).toBe("c1");
+    expect(cp?.recovered?.by_session_id).toBe("c2");
+    await engine!.dispose();
+  });
+
   it("a failed runtime compaction is returned as is and sends no restore", async () => {
     const { engine, stateDir } = await setup(async () => ({ ok: false, compacted: false, reason: "session not found" }));
     const t = Date.now();
