@@ -17,6 +17,8 @@ import { resolveContextManagerConfig } from "../src/agents/context-manager-confi
 import { offloadSettings } from "../src/agents/artifacts/offload.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { timeIt } from "./timer.js";
+import { AgedOffload } from "../src/agents/artifacts/aged-offload.js";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 const ITERATIONS = 300;
 const WARMUP = 30;
@@ -67,10 +69,35 @@ export async function benchArtifacts() {
       fetchRange50KB: latencyStats(await fetch({ startLine: 200, endLine: 260 })),
       fetchJsonPath: latencyStats(await fetch({ path: "items[420].name" }, jsonReceipt.handle)),
       jsonBytes: json.length,
+      ...(await benchAged(dir)),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Aged offload: register (tool_result time: judge + stash + preview of a 4 KB result) and
+ * apply (the context handler: swap aged results in a 600-message array, 200 of them aged).
+ */
+async function benchAged(dir: string) {
+  const settings = offloadSettings(resolveContextManagerConfig({ offload: true }));
+  const mid = (i: number) => Array.from({ length: 100 }, (_, n) => `src/file${i}-${n}.ts:${n}: const value${n} = compute(${n});`).join("\n");
+  const aged = new AgedOffload(settings, { stateDir: dir, sessionKey: "bench-aged" });
+  const inputs = Array.from({ length: ITERATIONS + WARMUP }, (_, i) => mid(i));
+  const register = latencyStats(
+    await timeIt(ITERATIONS, WARMUP, (i) => aged.register({ toolName: "bash", toolCallId: `m${i}`, content: [{ type: "text", text: inputs[i]! }], isError: false })),
+  );
+  // 200 rounds of assistant + result, plus small results in between: 600 messages
+  const messages: AgentMessage[] = [];
+  for (let i = 0; i < 200; i++) {
+    messages.push({ role: "assistant", content: [{ type: "toolCall", id: `m${i}`, name: "bash", arguments: {} }], timestamp: i } as unknown as AgentMessage);
+    messages.push({ role: "toolResult", toolCallId: `m${i}`, toolName: "bash", content: [{ type: "text", text: inputs[i]! }], isError: false, timestamp: i } as AgentMessage);
+    messages.push({ role: "user", content: `note ${i}`, timestamp: i } as AgentMessage);
+  }
+  aged.apply(messages); // first call ages them (later calls only swap)
+  const apply = latencyStats(await timeIt(ITERATIONS, WARMUP, () => aged.apply(messages)));
+  return { agedRegister4KB: register, agedApply600Messages: apply, agedCount: aged.stats.aged, agedMethod: "register = AgedOffload.register of a ~5 KB bash result (judge, redact, sha256, blob + meta + refs, preview); apply = the context handler's swap over 600 messages with ~196 aged results" };
 }
 
 const invoked = process.argv[1] ? resolve(process.argv[1]) : "";
@@ -80,7 +107,7 @@ if (invoked === resolve(import.meta.dirname, "artifacts.ts")) {
       writeFileSync(join(import.meta.dirname, "artifacts-results.json"), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...r }, null, 1)}\n`);
       process.stderr.write(
         `artifacts: stash+patch 50 KB ${r.stashPatch50KB.median} ms (p99 ${r.stashPatch50KB.p99}), already stored ${r.stashPatch50KBAlreadyStored.median} ms; ` +
-          `fetch headtail ${r.fetchHeadtail50KB.median} ms, grep ${r.fetchGrep50KB.median} ms, range ${r.fetchRange50KB.median} ms, json ${r.fetchJsonPath.median} ms\n`,
+          `fetch headtail ${r.fetchHeadtail50KB.median} ms, grep ${r.fetchGrep50KB.median} ms, range ${r.fetchRange50KB.median} ms, json ${r.fetchJsonPath.median} ms; aged register ${r.agedRegister4KB.median} ms, apply (600 msgs) ${r.agedApply600Messages.median} ms\n`,
       );
     })
     .catch((e) => {
