@@ -58,7 +58,10 @@ export interface ContextManagerConfig {
   autoRecall: boolean;
   /** hard cap of the automatic recall block, in tokens; also never above 10% of the window */
   recallMaxTokens: number;
-  /** minimum score (BM25 x recency) of a fragment the automatic recall injects */
+  /**
+   * minimum score of a fragment the automatic recall injects: BM25 x recency over the query
+   * terms not visible in the context, in units of the idf of a term found in one segment
+   */
   recallMinScore: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
@@ -95,7 +98,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   searchTool: true,
   autoRecall: false,
   recallMaxTokens: 1000,
-  recallMinScore: 6,
+  recallMinScore: 4,
 });
 
 export class ContextManagerConfigError extends Error {

@@ -14,7 +14,8 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { recallCapTokens } from "../agents/archive/archive-session.js";
+import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf } from "../agents/archive/archive-session.js";
+import { visibleText } from "../agents/archive/recall-visible.js";
 import { renderRecallBlock } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
@@ -25,6 +26,8 @@ import { latencyStats, type LatencyStats } from "./stats.js";
 /** turns after a compaction whose requests are queries (fewer when the next compaction comes first) */
 export const NEXT_TURNS = 10;
 const MRR_DEPTH = 20;
+/** recallMinScore values the automatic block is also measured at */
+const MIN_SCORE_SWEEP = [0, 1, 2, 3, 4, 5, 6, 8];
 
 export interface ObservedCompaction {
   /** 1-based, in order (the archive's `compaction` number in a one-session replay) */
@@ -74,7 +77,31 @@ export interface RecallReport {
   /** archive file bytes per 1,000 messages summarized (span messages) */
   bytesPer1000Messages: number | null;
   queryMs: LatencyStats;
-  autoBlock: { capTokens: number; minScore: number; nonEmpty: number; withRelevant: number; tokens: LatencyStats };
+  /**
+   * The automatic block as the live path would build it for every request of the turns
+   * after a compaction (at most NEXT_TURNS): query = the last RECALL_QUERY_REQUESTS
+   * requests, terms visible in the context left out: the context observed at the request's
+   * first LLM call (recallObserver), else approximated by the kept messages plus the
+   * requests since the compaction (fewer visible terms: an upper bound on `injected`).
+   */
+  autoBlock: {
+    capTokens: number;
+    minScore: number;
+    /** requests after compactions considered */
+    requests: number;
+    /** of them, with the context observed at their first LLM call (others approximated) */
+    observedContexts: number;
+    /** of them, requests that got a block */
+    injected: number;
+    /** counted queries (above) that got a block */
+    nonEmpty: number;
+    /** counted queries whose block holds a relevant segment */
+    withRelevant: number;
+    /** tokens of the injected blocks */
+    tokens: LatencyStats;
+    /** the same at other thresholds: requests injected, counted queries injected, of them with a relevant segment */
+    byMinScore: Record<number, { injected: number; onQueries: number; withRelevant: number }>;
+  };
   /** the same measure under the other definitions (docs/archive.md) */
   variants: { spanOnly: RecallFigures; allTurns: RecallFigures; allTurnsSpanOnly: RecallFigures };
   detail: RecallQuery[];
@@ -107,9 +134,30 @@ function messageText(m: AgentMessage): string {
   return parts.join("\n");
 }
 
-/** Observes session_before_compact: what was summarized, what was kept (ground truth). */
-export function recallObserver(nextSegment: () => number, out: ObservedCompaction[]): ExtensionFactory {
+/** What the automatic recall would have started from at a request: its query and the visible context. */
+export interface ObservedContext {
+  query: string;
+  /** lower-cased text of the context minus the query's requests (recall-visible.ts) */
+  visible: string;
+}
+
+/**
+ * Observes session_before_compact: what was summarized, what was kept (ground truth);
+ * and, at the first LLM call of each of the NEXT_TURNS requests after a compaction, the
+ * context as the automatic recall would see it.
+ */
+export function recallObserver(nextSegment: () => number, out: ObservedCompaction[], contexts?: Map<number, ObservedContext>): ExtensionFactory {
   return (pi) => {
+    if (contexts) {
+      pi.on("context", async (event) => {
+        const last = out.at(-1);
+        const s = nextSegment() - 1;
+        if (!last || s < last.nextSegment || s >= last.nextSegment + NEXT_TURNS || contexts.has(s)) return undefined;
+        const { query, requestAt } = recallQueryOf(event.messages);
+        contexts.set(s, { query, visible: visibleText(event.messages, requestAt) });
+        return undefined;
+      });
+    }
     pi.on("session_before_compact", async (event) => {
       const p = event.preparation;
       const span = [...p.messagesToSummarize, ...p.turnPrefixMessages].map(messageText).join("\n");
@@ -147,6 +195,7 @@ export async function measureRecall(
   requests: readonly string[],
   config: ContextManagerConfig,
   contextWindow: number,
+  contexts?: ReadonlyMap<number, ObservedContext>,
 ): Promise<RecallReport> {
   const summarizedMessages = observed.reduce((a, c) => a + c.messages, 0);
   const { records } = await readArchiveFile(archiveFile);
@@ -156,6 +205,9 @@ export async function measureRecall(
   const times: number[] = [];
   const cap = recallCapTokens(config, contextWindow);
   const blockTokens: number[] = [];
+  let autoRequests = 0;
+  const sweep: Record<number, { injected: number; onQueries: number; withRelevant: number }> = {};
+  let observedContexts = 0;
   let archiveBytes = 0;
   try {
     const { statSync } = await import("node:fs");
@@ -177,6 +229,31 @@ export async function measureRecall(
     for (let s = c.nextSegment; s < until; s++) {
       const query = requests[s]!;
       const ids = identifiersOf(query).filter((id) => c.spanText.includes(id) && !c.keptText.includes(id));
+      let auto: { tokens: number; ids: string[] } | null = null;
+      if (s - c.nextSegment < NEXT_TURNS) {
+        // the context the live path would see when observed, else approximated from the kept
+        // messages and the requests since the compaction
+        const from = Math.max(0, s - RECALL_QUERY_REQUESTS + 1);
+        const seen = contexts?.get(s);
+        if (seen) observedContexts++;
+        const autoQuery = seen?.query ?? requests.slice(from, s + 1).map((r) => r.slice(0, 2000)).reverse().join("\n");
+        const visible = seen?.visible ?? `${c.keptText}\n${requests.slice(c.nextSegment, Math.max(c.nextSegment, from)).join("\n")}`.toLowerCase();
+        const all = index.search(autoQuery, { limit: 8, skipTerm: (t) => visible.includes(t) });
+        const unit = index.scoreUnit();
+        auto = renderRecallBlock(all.filter((h) => h.score >= config.recallMinScore * unit), cap);
+        for (const t of MIN_SCORE_SWEEP) {
+          const b = renderRecallBlock(all.filter((h) => h.score >= t * unit), cap);
+          const row = (sweep[t] ??= { injected: 0, onQueries: 0, withRelevant: 0 });
+          if (b.tokens > 0) row.injected++;
+          if (b.tokens > 0 && ids.length > 0) {
+            row.onQueries++;
+            const rel = (r: ArchiveRecord) => ids.some((id) => r.text.includes(id) || (r.target ?? "").includes(id));
+            if (b.ids.some((id) => { const r = byId.get(id); return r ? rel(r) : false; })) row.withRelevant++;
+          }
+        }
+        autoRequests++;
+        if (auto.tokens > 0) blockTokens.push(auto.tokens);
+      }
       if (ids.length === 0) continue;
       const relevant = new Set<string>();
       for (const r of index.values()) if (ids.some((id) => r.text.includes(id) || (r.target ?? "").includes(id))) relevant.add(r.id);
@@ -185,7 +262,6 @@ export async function measureRecall(
       times.push(performance.now() - t0);
       const at = hits.findIndex((h) => relevant.has(h.record.id));
       const atSpan = hits.findIndex((h) => relevant.has(h.record.id) && ownIds.has(h.record.id));
-      const auto = renderRecallBlock(index.search(query, { limit: 8, minScore: config.recallMinScore }), cap);
       detail.push({
         compaction: c.n,
         turn: s - c.nextSegment,
@@ -194,14 +270,13 @@ export async function measureRecall(
         relevant: relevant.size,
         rank: at < 0 ? null : at + 1,
         rankSpanOnly: atSpan < 0 ? null : atSpan + 1,
-        blockTokens: auto.tokens,
-        blockRelevant: auto.ids.some((id) => relevant.has(id)),
+        blockTokens: auto?.tokens ?? 0,
+        blockRelevant: auto?.ids.some((id) => relevant.has(id)) ?? false,
       });
     }
   }
   const all = detail;
   const main = detail.filter((d) => d.turn < NEXT_TURNS);
-  for (const d of main) blockTokens.push(d.blockTokens);
   const primary = figures(main, (d) => d.rank);
   return {
     definition:
@@ -215,9 +290,13 @@ export async function measureRecall(
     autoBlock: {
       capTokens: cap,
       minScore: config.recallMinScore,
-      nonEmpty: blockTokens.filter((x) => x > 0).length,
+      requests: autoRequests,
+      observedContexts,
+      injected: blockTokens.length,
+      nonEmpty: main.filter((d) => d.blockTokens > 0).length,
       withRelevant: main.filter((d) => d.blockRelevant).length,
       tokens: latencyStats(blockTokens),
+      byMinScore: sweep,
     },
     variants: {
       spanOnly: figures(main, (d) => d.rankSpanOnly),

@@ -24,7 +24,7 @@ import { checkpointFidelity, type Fidelity, groundTruth, restoreMentions } from 
 import { type FidelityV2, fidelityV2 } from "./fidelity-v2.js";
 import { type HandlerSample, timedFactory } from "./handler-timing.js";
 import { replayToolsExtension, type ToolDelivery } from "./replay-tools.js";
-import { measureRecall, type ObservedCompaction, recallObserver, type RecallReport } from "./recall.js";
+import { measureRecall, type ObservedCompaction, type ObservedContext, recallObserver, type RecallReport } from "./recall.js";
 import { archiveDir } from "../agents/archive/store.js";
 import { bucketLabel, latencyStats, type LatencyStats, MESSAGE_BUCKETS } from "./stats.js";
 import type { Transcript } from "./transcript.js";
@@ -273,6 +273,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
 
   // archive recall: what each compaction summarized and kept, and where the replay was
   const observed: ObservedCompaction[] = [];
+  const observedContexts = new Map<number, ObservedContext>();
   let segIndex = 0;
   let recall: RecallReport | null = null;
 
@@ -287,7 +288,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     tools: t.toolNames,
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
-      recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed),
+      recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed, observedContexts),
       replayToolsExtension(t.toolNames, t.results, {
         onDelivered: (d) => {
           delivered.push(d);
@@ -371,7 +372,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
     try {
       const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
-      recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window);
+      recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window, observedContexts);
     } catch (e) {
       errors.push(`recall: ${(e as Error).message}`);
     }

@@ -39,7 +39,7 @@ export function formatSummary(r: ReplayReport): string {
   const fig = (f: { queries: number; at5: number | null; mrr: number | null }) => `${f.queries} queries, recall@5 ${f.at5 ?? "n/a"}, MRR ${f.mrr ?? "n/a"}`;
   if (rc) {
     lines.push(
-      `  archive recall: ${rc.queries} queries over ${rc.compactions} compactions, recall@5 ${rc.at5 ?? "n/a"}, MRR ${rc.mrr ?? "n/a"}; query median ${ms(rc.queryMs.median)} p99 ${ms(rc.queryMs.p99)}; ${rc.segmentsArchived} segments, ${rc.bytesPer1000Messages ?? "n/a"} bytes per 1,000 messages; auto block (cap ${rc.autoBlock.capTokens}, min score ${rc.autoBlock.minScore}): ${rc.autoBlock.nonEmpty}/${rc.queries} non-empty (${rc.autoBlock.withRelevant} with a relevant segment), tokens median ${rc.autoBlock.tokens.median} max ${rc.autoBlock.tokens.max}`,
+      `  archive recall: ${rc.queries} queries over ${rc.compactions} compactions, recall@5 ${rc.at5 ?? "n/a"}, MRR ${rc.mrr ?? "n/a"}; query median ${ms(rc.queryMs.median)} p99 ${ms(rc.queryMs.p99)}; ${rc.segmentsArchived} segments, ${rc.bytesPer1000Messages ?? "n/a"} bytes per 1,000 messages; auto block (cap ${rc.autoBlock.capTokens}, min score ${rc.autoBlock.minScore}): injected on ${rc.autoBlock.injected}/${rc.autoBlock.requests} requests after compactions, on ${rc.autoBlock.nonEmpty}/${rc.queries} counted queries (${rc.autoBlock.withRelevant} with a relevant segment), tokens median ${rc.autoBlock.tokens.median} max ${rc.autoBlock.tokens.max}`,
       `  recall variants: span-only relevance ${fig(rc.variants.spanOnly)}; all turns to the next compaction ${fig(rc.variants.allTurns)}; both ${fig(rc.variants.allTurnsSpanOnly)}`,
     );
   }

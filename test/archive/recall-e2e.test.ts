@@ -119,6 +119,25 @@ describe("archive of the compacted span (real host, faux model)", () => {
     expect(archived).not.toContain(RECALL_HEADER);
   });
 
+  it("automatic recall at the default threshold: a block for what only the archive holds, none for what the agent can see", async () => {
+    host = await makeHost({ contextManager: { autoRecall: true } });
+    await sessionWithCompactedRead(host);
+    host.agent.queue(reply.text("It returns 1."));
+    await host.runner.handleInbound(KEY, "Is computeInvoiceTotal in invoice.js still returning 1?");
+    const first = requestTexts(host.agent.chatRequests.at(-1)!).filter((t) => t.startsWith(RECALL_HEADER));
+    expect(first).toHaveLength(1);
+    expect(first[0]).toContain("computeInvoiceTotal");
+
+    // the agent reads the file again: it is in view now, so the same question gets no block
+    host.agent.queue(reply.tools(["read", { path: "invoice.js" }]), reply.text("Read it again."));
+    await host.runner.handleInbound(KEY, "Read invoice.js again");
+    host.agent.queue(reply.text("Still 1."));
+    await host.runner.handleInbound(KEY, "So computeInvoiceTotal in invoice.js returns 1?");
+    const last = requestTexts(host.agent.chatRequests.at(-1)!);
+    expect(last.some((t) => t.includes("So computeInvoiceTotal"))).toBe(true);
+    expect(last.filter((t) => t.startsWith(RECALL_HEADER))).toHaveLength(0);
+  });
+
   it("automatic recall is off by default", async () => {
     host = await makeHost();
     await sessionWithCompactedRead(host);

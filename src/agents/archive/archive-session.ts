@@ -15,6 +15,7 @@ import { type AppendResult, archiveFor, type SessionArchive } from "./archive.js
 import { RECALL_CUSTOM_TYPE } from "./recall-markers.js";
 import { renderRecallBlock, renderSearchResult } from "./recall-render.js";
 import { segmentsOf, stripInjectedBlocks } from "./segments.js";
+import { visibleText } from "./recall-visible.js";
 
 /** What the archive needs from an engine (ContextManagerEngine satisfies it). */
 export interface ArchiveHost {
@@ -41,11 +42,16 @@ function archiveOf(host: ArchiveHost): SessionArchive {
  * about to summarize (the split turn's prefix included). Null when off or failed.
  */
 export async function archiveCompactedSpan(host: ArchiveHost, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
+  const p = event.preparation;
+  return archiveMessages(host, [...p.messagesToSummarize, ...p.turnPrefixMessages]);
+}
+
+/** Archives `messages` (already archived ones are deduplicated by content). Null when off or failed. */
+export async function archiveMessages(host: ArchiveHost, messages: readonly AgentMessage[]): Promise<AppendResult | null> {
   if (!host.runtime.config.archive) return null;
   const log = logOf(host);
   try {
-    const p = event.preparation;
-    const drafts = segmentsOf([...p.messagesToSummarize, ...p.turnPrefixMessages]);
+    const drafts = segmentsOf(messages);
     const result = await archiveOf(host).append(drafts, { session: host.identity.sessionId, compaction: host.compactions + 1 });
     log.clear("archive write");
     return result;
@@ -111,6 +117,25 @@ export function recallCapTokens(config: Pick<ContextManagerConfig, "recallMaxTok
   return Math.max(0, Math.min(config.recallMaxTokens, share));
 }
 
+/**
+ * The automatic recall's query: the latest RECALL_QUERY_REQUESTS user requests (latest
+ * first), with where they are in `messages` (they are not "visible context") and the
+ * index of the latest one (-1: none).
+ */
+export function recallQueryOf(messages: readonly AgentMessage[]): { query: string; requestAt: Set<number>; lastUser: number } {
+  let lastUser = -1;
+  const requests: string[] = [];
+  const requestAt = new Set<number>();
+  for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
+    const text = stripInjectedBlocks(userText(messages[i]!)).trim();
+    if (!text) continue;
+    if (lastUser < 0) lastUser = i;
+    requests.push(text.slice(0, 2000));
+    requestAt.add(i);
+  }
+  return { query: requests.join("\n"), requestAt, lastUser };
+}
+
 const isRecallMessage = (m: AgentMessage): boolean =>
   m?.role === "custom" && (m as { customType?: string }).customType === RECALL_CUSTOM_TYPE;
 
@@ -139,21 +164,16 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
         .catch((e) => logOf(host).fail("archive load", e));
       return unchanged;
     }
-    let lastUser = -1;
-    const requests: string[] = [];
-    for (let i = base.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
-      const text = stripInjectedBlocks(userText(base[i]!)).trim();
-      if (!text) continue;
-      if (lastUser < 0) lastUser = i;
-      requests.push(text.slice(0, 2000));
-    }
+    const { query, requestAt, lastUser } = recallQueryOf(base);
     if (lastUser < 0) return unchanged;
     const cap = recallCapTokens(cfg, contextWindow || host.runtime.contextWindowTokens);
-    const query = requests.join("\n");
     const key = `${archive.size}\0${cap}\0${cfg.recallMinScore}\0${query}`;
     let cached = recallCache().get(host);
     if (!cached || cached.key !== key) {
-      const hits = archive.search(query, { limit: RECALL_CANDIDATES, minScore: cfg.recallMinScore });
+      // only what the agent cannot see: query terms present in its context are left out
+      const visible = visibleText(base, requestAt);
+      const minScore = cfg.recallMinScore * archive.scoreUnit();
+      const hits = archive.search(query, { limit: RECALL_CANDIDATES, minScore, skipTerm: (t) => visible.includes(t) });
       const rendered = renderRecallBlock(hits, cap);
       cached = {
         key,

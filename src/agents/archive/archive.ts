@@ -347,6 +347,11 @@ export class SessionArchive {
     return dropped.length;
   }
 
+  /** See SearchIndex.scoreUnit. */
+  scoreUnit(): number {
+    return this.indexNow().scoreUnit();
+  }
+
   /** Searches, indexing first whatever the background indexer has not reached yet. */
   search(query: string, opts?: SearchOptions): SearchHit[] {
     return this.indexNow().search(query, opts);

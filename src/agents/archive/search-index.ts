@@ -24,6 +24,8 @@ export interface SearchOptions {
   minScore?: number;
   /** only segments of this session id */
   session?: string;
+  /** query terms to leave out (the automatic recall drops what the agent can already see) */
+  skipTerm?: (term: string) => boolean;
 }
 
 /** Age at which the recency factor has halved; measured from the newest archived segment. */
@@ -166,6 +168,17 @@ export class SearchIndex {
     return this.records.get(id);
   }
 
+  /**
+   * The score unit of automatic recall thresholds: the idf of a term found in a single
+   * segment (MiniSearch's BM25 idf at df = 1). Raw BM25 grows with the archive's size (idf
+   * is a log of it); a threshold in this unit means the same specificity in an archive of
+   * 10 segments and of 20,000.
+   */
+  scoreUnit(): number {
+    const n = Math.max(1, this.records.size);
+    return Math.log(1 + (n - 1 + 0.5) / 1.5);
+  }
+
   /** All records, oldest first (insertion order = archive order). */
   values(): IterableIterator<ArchiveRecord> {
     return this.records.values();
@@ -238,7 +251,8 @@ export class SearchIndex {
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
     if (this.records.size === 0) return [];
-    const terms = this.specificTerms(query);
+    const skip = opts.skipTerm;
+    const terms = skip ? this.specificTerms(query).filter((t) => !skip(t)) : this.specificTerms(query);
     if (terms.length === 0) return [];
     const filter = opts.session ? (r: { id: string }) => this.records.get(r.id)?.session === opts.session : undefined;
     // terms are tokens already: MiniSearch must not split them again; the query's code
