@@ -20,6 +20,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import { archiveMessages, withAutoRecall } from "../agents/archive/archive-session.js";
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
@@ -124,7 +125,9 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         const sent = agedMessages(messages, slot.engine);
         const decision = await slot.engine.onContext(sent, undefined);
         slot.lastTokens = decision.reading.tokens;
-        const out = decision.messages ?? sent;
+        const base = decision.messages ?? sent;
+        // after a compaction: archived fragments matching the latest requests (config autoRecall)
+        const out = withAutoRecall(slot.engine, base, decision.reading.contextWindow)?.messages ?? base;
         return {
           messages: out,
           estimatedTokens: decision.reading.tokens,
@@ -169,6 +172,10 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       } catch (e) {
         warn("compaction checkpoint", e);
       }
+      // archive (docs/archive.md): compact() gets no messages and no cut point, so the whole
+      // last-seen history goes in; what the runtime keeps is archived again at the next
+      // compaction and deduplicated by content hash then. Total (logs and goes on).
+      await archiveMessages(slot.engine, slot.lastMessages);
       // the runtime's result (or its error) is the host's business, exactly as without us
       const result = await opts.delegateCompaction(params);
       try {

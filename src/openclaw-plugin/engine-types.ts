@@ -91,12 +91,22 @@ export interface ContextEngineFactoryContext {
   workspaceDir?: string;
 }
 
+/** The part of the SDK's `OpenClawPluginToolContext` the search tool uses. */
+export interface PluginToolContextShape {
+  sessionKey?: string;
+  sessionId?: string;
+}
+
 /** The part of `OpenClawPluginApi` the entry uses. */
 export interface PluginApiShape {
   id: string;
   pluginConfig?: Record<string, unknown>;
   logger?: { warn(message: string): void };
   registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
-  /** OpenClaw's `api.registerTool(tool)` (an agent tool: name, label, description, parameters, execute); used for artifact_fetch */
-  registerTool?(tool: unknown): void;
+  /**
+   * OpenClaw's `api.registerTool(tool | factory, opts)`: an agent tool (name, label,
+   * description, parameters, execute; artifact_fetch) or a factory making one per run from
+   * the run's session (the SDK's OpenClawPluginToolContext; context_search)
+   */
+  registerTool?(tool: unknown, opts?: { name?: string; optional?: boolean }): void;
 }

@@ -8,11 +8,13 @@
  * `plugins.entries["context-manager"].config`, the same keys as
  * `agents.defaults.contextManager` (docs/configuration.md).
  */
-import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
+import { type ArchiveHost, searchForAgent } from "../agents/archive/archive-session.js";
+import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";
+import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { defaultStateDir } from "../agents/pi-extensions/context-manager.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
-import type { CompactParams, DelegateCompaction, PluginApiShape } from "./engine-types.js";
+import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
 
 // OpenClaw aliases this specifier to its own SDK for the plugins it loads; kept in a
 // variable so this package builds without the openclaw package installed.
@@ -22,6 +24,29 @@ const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
   const sdk = (await import(PLUGIN_SDK_CORE)) as { delegateCompactionToRuntime: DelegateCompaction };
   return sdk.delegateCompactionToRuntime(params);
 };
+
+/**
+ * The agent's `context_search` over the archive the engine's compact() writes, through
+ * OpenClaw's plugin tool API: the factory gets the run's session key (the engine's key:
+ * the same fallback for a run without one).
+ */
+function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): void {
+  if (!api.registerTool || !config.archive || !config.searchTool) return;
+  const stateDir = config.stateDir ?? defaultStateDir();
+  api.registerTool(
+    (ctx: PluginToolContextShape | undefined) => {
+      const sessionKey = ctx?.sessionKey?.trim() || (ctx?.sessionId ? `openclaw:${ctx.sessionId}` : "");
+      if (!sessionKey) return null;
+      const host: ArchiveHost = {
+        runtime: { stateDir, sessionKey, config, contextWindowTokens: 0, logger: api.logger },
+        identity: { sessionId: ctx?.sessionId ?? "" },
+        compactions: 0,
+      };
+      return createContextSearchTool((params) => searchForAgent(host, params));
+    },
+    { name: SEARCH_TOOL_NAME },
+  );
+}
 
 export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
   const configOf = () => {
@@ -39,6 +64,7 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
     const stateDir = configOf().stateDir ?? defaultStateDir();
     api.registerTool!(createArtifactFetchTool({ stateDir: () => stateDir, defaultMaxChars: configOf().fetchMaxChars }));
   }
+  registerSearchTool(api, configOf());
   api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
     const resolved = configOf();
     const config = offloadTool ? resolved : { ...resolved, offload: false };

@@ -14,6 +14,7 @@ import plugin from "../../src/openclaw-plugin/index.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactParams, CompactResult, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+import { SessionArchive } from "../../src/agents/archive/archive.js";
 
 const KEY = "agent:main:telegram:direct:9";
 
@@ -33,19 +34,23 @@ function assistant(text: string, t: number, input = 0): AgentMessage {
   } as AgentMessage;
 }
 
+type ToolFactory = (ctx: { sessionKey?: string; sessionId?: string }) => unknown;
+
 async function setup(delegate: (p: CompactParams) => Promise<CompactResult>) {
   const stateDir = mkdtempSync(join(tmpdir(), "cm-ocplugin-"));
   let registered: { id: string; engine: ContextEngineShape } | null = null;
+  const tools: Array<{ factory: ToolFactory; name?: string }> = [];
   const api: PluginApiShape = {
     id: "context-manager",
     pluginConfig: { stateDir },
     registerContextEngine: (id, factory) => {
       registered = { id, engine: factory({}) as ContextEngineShape };
     },
+    registerTool: (factory, opts) => void tools.push({ factory: factory as ToolFactory, name: opts?.name }),
   };
   registerContextManagerPlugin(api, delegate);
   expect(registered).not.toBeNull();
-  return { stateDir, ...registered! };
+  return { stateDir, tools, ...registered! };
 }
 
 describe("OpenClaw context-engine plugin", () => {
@@ -126,6 +131,50 @@ describe("OpenClaw context-engine plugin", () => {
     expect(readCheckpointsOnDisk(stateDir, KEY).at(-1)?.meta.trigger).toBe("compaction");
     const next = await engine.assemble({ sessionId: "x", sessionKey: KEY, messages: [user("a", t), assistant("b", t + 1, 100)], tokenBudget: 2000 });
     expect(next.systemPromptAddition).toBeUndefined();
+  });
+
+  it("compact() archives the last-seen history before the runtime compacts; what is kept is not archived twice", async () => {
+    let archivedAtCall = -1;
+    let stateDirRef = "";
+    const { engine, stateDir, tools } = await setup(async () => {
+      const a = new SessionArchive(stateDirRef, KEY);
+      await a.load();
+      archivedAtCall = a.size;
+      return { ok: true, compacted: true, result: { tokensBefore: 1000, tokensAfter: 200 } };
+    });
+    stateDirRef = stateDir;
+    const t = Date.now();
+    const history: AgentMessage[] = [
+      user("where is the ledger reconciled?", t),
+      assistant("In ledger.ts: export function reconcileLedgerDrift(a, b) { return a - b; }", t + 1, 100),
+      user("ok thanks", t + 2),
+      assistant("You're welcome", t + 3, 120),
+    ];
+    await engine.assemble({ sessionId: "a1", sessionKey: KEY, messages: history, tokenBudget: 2000 });
+    await engine.compact({ sessionId: "a1", sessionKey: KEY, currentTokenCount: 1000 });
+    expect(archivedAtCall).toBe(4); // on disk before the runtime summarized
+    const archive = new SessionArchive(stateDir, KEY);
+    await archive.load();
+    expect(archive.search("reconcileLedgerDrift")[0]!.record.text).toContain("reconcileLedgerDrift");
+    // next compaction: the kept tail and new messages; the kept ones are deduplicated
+    await engine.assemble({ sessionId: "a1", sessionKey: KEY, messages: [...history.slice(2), user("and the invoice?", t + 4)], tokenBudget: 2000 });
+    await engine.compact({ sessionId: "a1", sessionKey: KEY, currentTokenCount: 1000 });
+    const again = new SessionArchive(stateDir, KEY);
+    await again.load();
+    expect(again.size).toBe(5);
+
+    // the agent's context_search (registered through the plugin tool API) finds it for this session key
+    expect(tools.map((t) => t.name)).toEqual(["context_search"]);
+    const tool = tools[0]!.factory({ sessionKey: KEY, sessionId: "a1" }) as {
+      name: string;
+      execute: (id: string, params: unknown) => Promise<{ content: Array<{ text: string }> }>;
+    };
+    expect(tool.name).toBe("context_search");
+    const res = await tool.execute("call-1", { query: "where is reconcileLedgerDrift?" });
+    expect(res.content[0]!.text).toMatch(/^\d archived fragments?.*\n\[1\] .* assistant/);
+    expect(res.content[0]!.text).toContain("reconcileLedgerDrift");
+    const other = tools[0]!.factory({ sessionKey: "agent:main:other", sessionId: "z" }) as typeof tool;
+    expect((await other.execute("call-2", { query: "reconcileLedgerDrift" })).content[0]!.text).toMatch(/archive of compacted context is empty/);
   });
 
   it("disabled: messages pass through and compaction goes straight to the runtime", async () => {
