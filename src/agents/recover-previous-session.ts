@@ -24,6 +24,7 @@ import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
 import { debugLog } from "./debug-log.js";
 import { stateSessionDir } from "./session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "./state/previous-session.js";
+import { STATE_FILE_NAMES } from "./state/state-files.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import type { FsOps } from "../infra/fs-ops.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
@@ -38,6 +39,8 @@ export interface RecoverParams {
   fs?: FsOps;
   logger?: WarnLogger;
   now?: () => Date;
+  /** the key's latest checkpoint when the caller has just read it (saves a second read and parse) */
+  latest?: Checkpoint | null;
 }
 
 export interface RecoverResult {
@@ -84,9 +87,17 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const dir = stateSessionDir(p.stateDir, p.sessionKey);
   const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
   try {
+    // the common case costs one readdir: no state file and nothing held, nothing to bundle
+    let entries: string[];
+    try {
+      entries = await fs.readdir(dir);
+    } catch {
+      return result; // no state directory (or unreadable: ContextState.load reports it)
+    }
+    if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
     let latest: Checkpoint | null;
     try {
-      latest = await readLatestCheckpoint(store, p.sessionKey);
+      latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
     } catch (err) {
       // without the latest checkpoint nothing can be judged newer than it: hold nothing now
       debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
@@ -162,6 +173,8 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   }
   return result;
 }
+
+const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => `${n}.json`));
 
 function sameSession(cp: Checkpoint | null, sessionId: string | null): boolean {
   return cp !== null && (cp.meta.session_id ?? null) === sessionId;

@@ -92,17 +92,20 @@ export class ContextManagerEngine {
       if (this.previous === undefined) {
         // an unreadable checkpoint dir must not stop capture: carry nothing forward
         let latest: Checkpoint | null = null;
+        // what the bundling may take as read (undefined: it reads again, and holds nothing if it cannot)
+        let known: Checkpoint | null | undefined;
         try {
           latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
+          known = latest;
           this.log.clear("checkpoint read");
         } catch (e) {
           this.log.fail("checkpoint read", e);
         }
         this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
         this.latestCheckpointAt = latest?.meta.created_at ?? null;
-      }
-      // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
-      if (this.recoveryDue) await this.recoverPrevious();
+        // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
+        if (this.recoveryDue) await this.recoverPrevious(known);
+      } else if (this.recoveryDue) await this.recoverPrevious();
       this.state = await ContextState.load({
         stateDir: this.runtime.stateDir,
         sessionKey: this.sessionKey,
@@ -125,8 +128,9 @@ export class ContextManagerEngine {
   private recoveryDue = true;
 
   /** Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until it succeeds. */
-  private async recoverPrevious(): Promise<void> {
+  private async recoverPrevious(latest?: Checkpoint | null): Promise<void> {
     const r = await recoverPreviousSessions({
+      latest,
       stateDir: this.runtime.stateDir,
       sessionKey: this.sessionKey,
       sessionId: this.identity.sessionId,
