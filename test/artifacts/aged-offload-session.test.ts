@@ -7,7 +7,8 @@
  * planted secret reaches the artifact; the handle reads the original back.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { reply, requestTexts } from "../helpers/host.js";
@@ -111,6 +112,11 @@ describe("aged offload in a real AgentSession", () => {
     // non-destructive: the session keeps the original result
     const persisted = session.sessionManager.getEntries().filter((e) => e.type === "message" && e.message.role === "toolResult");
     expect(JSON.stringify(persisted[0])).toContain("AAA NEEDLE in the middle");
+
+    // continuity: the compaction checkpoint names the aged output's handle (restore block, gc)
+    await session.compact();
+    const cp = readCheckpointsOnDisk(s.stateDir, `pi:${resolve(s.cwd)}`).at(-1)!;
+    expect(cp.artifacts?.map((a) => a.handle)).toContain(handle);
   });
 
   it("offloadAgeTurns: 0 never ages", async () => {

@@ -54,18 +54,18 @@ export class AgedOffload {
     return this.settings.enabled && this.settings.ageTurns > 0;
   }
 
-  /** tool_result time: stash a mid-size result now, so aging it later is a swap. Throws on I/O errors. */
-  register(event: ToolResultLike): void {
+  /** tool_result time: stash a mid-size result now, so aging it later is a swap; its receipt, or null. Throws on I/O errors. */
+  register(event: ToolResultLike): { handle: string; bytes: number } | null {
     const id = event.toolCallId;
-    if (!this.enabled || !id || this.checked.has(id) || this.checked.size >= MAX_TRACKED) return;
+    if (!this.enabled || !id || this.checked.has(id) || this.checked.size >= MAX_TRACKED) return null;
     this.checked.add(id);
-    this.stash(event, id);
+    return this.stash(event, id);
   }
 
-  private stash(event: ToolResultLike, id: string): void {
+  private stash(event: ToolResultLike, id: string): { handle: string; bytes: number } | null {
     const rule = agedRule(this.settings);
     const candidate = offloadCandidate(event, rule);
-    if (!candidate) return;
+    if (!candidate) return null;
     const { receipt, stored, meta } = stashArtifact(this.where.stateDir, {
       text: candidate.text,
       kind: "tool_output",
@@ -74,9 +74,10 @@ export class AgedOffload {
       toolCallId: id,
     });
     const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool: event.toolName, previewChars: rule.previewChars });
-    if (text.length >= candidate.text.length) return;
+    if (text.length >= candidate.text.length) return null;
     this.pending.set(id, [{ type: "text", text }]);
     this.stats.registered++;
+    return { handle: receipt.handle, bytes: receipt.bytes };
   }
 
   /** `context` event: the messages with aged results swapped, or the same array when nothing changes. */

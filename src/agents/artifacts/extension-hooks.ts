@@ -54,7 +54,11 @@ export function offloadPatch(
   try {
     const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
     // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
-    if (!out) agedFor(engine).register(event);
+    if (!out) {
+      const aged = agedFor(engine).register(event);
+      // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
+      if (aged) recordStash(engine.sessionKey, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
+    }
     logFor(engine).clear("artifact stash");
     if (!out) return undefined;
     recordStash(engine.sessionKey, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
