@@ -212,6 +212,29 @@ describe("SessionArchive", () => {
     expect(SearchIndex.deserialize(readFileSync(e.indexFile, "utf8"), new Map([...readRecords(e.file)].map((r) => [r.id, r])))).not.toBeNull();
   });
 
+  it("after a restart, the first append dedups against the file's ids without loading the archive", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    await a.append(segmentsOf(span(10, "first")), { session: "s", compaction: 1 });
+    // a torn line and a line of another shape in the file: the scan stays right
+    appendFileSync(a.file, '{"v":1,"id":"0011223344');
+    const b = new SessionArchive(stateDir, "k");
+    const res = await b.append(segmentsOf([...span(10, "first"), ...span(2, "second")]), { session: "s2", compaction: 1 });
+    expect(res).toMatchObject({ added: 8, duplicates: 40 });
+    expect(b.isLoaded).toBe(false); // the awaited part did not parse the records
+    await b.indexInBackground();
+    expect(b.size).toBe(48);
+    expect(b.search("helpersecond1")[0]!.record.text).toContain("helpersecond1()");
+    const seqs = readRecords(b.file).map((r) => r.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(Math.min(...seqs.slice(40))).toBeGreaterThan(Math.max(...seqs.slice(0, 40)));
+    // over maxSegments: the loaded path, which evicts now
+    const c = new SessionArchive(stateDir, "k", { maxSegments: 45, retentionDays: 30 });
+    const over = await c.append(segmentsOf(span(1, "third")), { session: "s3", compaction: 1 });
+    expect(over.evicted).toBeGreaterThan(0);
+    expect(c.isLoaded).toBe(true);
+  });
+
   it("survives a torn append: earlier records intact, the torn line skipped, later appends readable", async () => {
     const stateDir = tempState();
     const a = new SessionArchive(stateDir, "k");

@@ -29,6 +29,7 @@ import {
   archiveDir,
   readArchiveFile,
   rewriteArchiveFile,
+  scanArchiveIds,
   segmentId,
   serialize,
   statArchive,
@@ -291,6 +292,10 @@ export class SessionArchive {
   append(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult> {
     const done = this.serial(() =>
       withArchiveLock(this.dir, async () => {
+        if (!this.loaded && !this.loading) {
+          const cold = await this.appendCold(drafts, origin);
+          if (cold) return cold;
+        }
         await this.refresh();
         const at = this.now();
         const records: ArchiveRecord[] = [];
@@ -325,6 +330,33 @@ export class SessionArchive {
       if (res.added > 0 || !this.isReady) void this.indexInBackground();
       return res;
     });
+  }
+
+  /**
+   * An append by a process that has not loaded the archive (the first compaction after a
+   * restart): dedup against the ids scanned from the file, without parsing the records,
+   * so the awaited hook does not pay the full load. Eviction and retention wait for the next
+   * append of a loaded archive; when this append would exceed maxSegments it returns null
+   * and the caller takes the loaded path, which evicts now.
+   */
+  private async appendCold(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult | null> {
+    const scan = await scanArchiveIds(this.file);
+    const at = this.now();
+    const records: ArchiveRecord[] = [];
+    let duplicates = 0;
+    let seq = scan.lastSeq + 1;
+    for (const d of drafts) {
+      const id = segmentId(d);
+      if (scan.ids.has(id)) {
+        duplicates++;
+        continue;
+      }
+      scan.ids.add(id);
+      records.push({ v: 1, id, seq: seq++, ...d, at, session: origin.session, compaction: origin.compaction });
+    }
+    if (scan.ids.size > this.limits.maxSegments) return null;
+    if (records.length > 0) await appendLines(this.file, serialize(records));
+    return { added: records.length, duplicates, evicted: 0 };
   }
 
   /** Rewrites the file without torn lines, expired records and what exceeds maxSegments; returns how many went. */

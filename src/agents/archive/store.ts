@@ -127,6 +127,85 @@ export async function readArchiveFile(file: string, from = 0): Promise<ReadResul
   }
 }
 
+/** Read size of scanArchiveIds. */
+const SCAN_CHUNK = 1 << 20;
+/** How every record line starts (serialize writes `v` then `id` first); the id follows. */
+const ID_PREFIX = Buffer.from('{"v":1,"id":"', "latin1");
+const SEQ_KEY = Buffer.from('","seq":', "latin1");
+
+export interface IdScan {
+  ids: Set<string>;
+  /** highest seq in the file */
+  lastSeq: number;
+}
+
+/**
+ * The record ids of the archive without parsing the records: the id sits at a fixed place
+ * at the start of each line, so this is a newline scan, a few ms at 20k records where a full
+ * parse costs ~0.4 s. For dedup on the awaited path of a process that has not loaded the
+ * archive yet. A line of another shape is parsed; a torn line without a newline is skipped.
+ */
+export async function scanArchiveIds(file: string): Promise<IdScan> {
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(file, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0 };
+    throw e;
+  }
+  const ids = new Set<string>();
+  let lastSeq = 0;
+  try {
+    // read through one reused buffer: allocating a 20 MB buffer for the whole file costs more
+    // than the scan (page faults), ~100 ms on this machine
+    let buf = Buffer.allocUnsafe(SCAN_CHUNK);
+    let len = 0;
+    for (let pos = 0; ; ) {
+      if (len === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2); // a line longer than the buffer
+        buf.copy(bigger, 0, 0, len);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, len, buf.length - len, pos);
+      pos += bytesRead;
+      len += bytesRead;
+      let start = 0;
+      for (let nl = buf.indexOf(0x0a, start); nl >= 0 && nl < len; nl = buf.indexOf(0x0a, start)) {
+        if (nl > start) {
+          const fixed = nl - start > 31 && buf.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) === 0 && buf[start + 29] === 0x22 && buf[nl - 1] === 0x7d;
+          const seq = fixed ? seqAt(buf, start + 29, nl) : -1;
+          if (fixed && seq >= 0) {
+            ids.add(buf.toString("latin1", start + 13, start + 29));
+            if (seq > lastSeq) lastSeq = seq;
+          } else {
+            const r = parseRecord(buf.toString("utf8", start, nl));
+            if (r) {
+              ids.add(r.id);
+              if (r.seq > lastSeq) lastSeq = r.seq;
+            }
+          }
+        }
+        start = nl + 1;
+      }
+      buf.copy(buf, 0, start, len);
+      len -= start;
+      if (bytesRead === 0) break;
+    }
+  } finally {
+    await fh.close();
+  }
+  return { ids, lastSeq };
+}
+
+/** The seq of a record line from its id's closing quote at `at` (`","seq":<digits>,`); -1 if not there. */
+function seqAt(buf: Buffer, at: number, end: number): number {
+  if (buf.compare(SEQ_KEY, 0, SEQ_KEY.length, at, at + SEQ_KEY.length) !== 0) return -1;
+  let n = 0;
+  let i = at + SEQ_KEY.length;
+  for (; i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39; i++) n = n * 10 + (buf[i]! - 0x30);
+  return i > at + SEQ_KEY.length && buf[i] === 0x2c ? n : -1;
+}
+
 export async function statArchive(file: string): Promise<{ size: number; ino: number } | null> {
   try {
     const st = await fsp.stat(file);
