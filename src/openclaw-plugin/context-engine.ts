@@ -20,7 +20,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
-import { archiveMessages, withAutoRecall } from "../agents/archive/archive-session.js";
+import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/archive/archive-session.js";
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
@@ -85,6 +85,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     );
     slot = { engine, sessionKey: key, lastMessages: [], lastTokens: 0, pendingRestore: null, previousIds: new Set(), resumeChecked: false };
     sessions.set(sessionId, slot);
+    prefetchArchive(engine); // background: the first compact() of this process stays cheap
     return slot;
   };
 

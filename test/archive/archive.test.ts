@@ -235,6 +235,32 @@ describe("SessionArchive", () => {
     expect(c.isLoaded).toBe(true);
   });
 
+  it("ids prefetched at session start: the first append continues the scan over what others appended since, and a rewrite restarts it", async () => {
+    const stateDir = tempState();
+    const a = new SessionArchive(stateDir, "k");
+    await a.append(segmentsOf(span(5, "one")), { session: "s", compaction: 1 });
+    const b = new SessionArchive(stateDir, "k");
+    await b.prefetchIds();
+    // another process appends after the prefetch: b must still dedup against it, and continue its seqs
+    await new SessionArchive(stateDir, "k").append(segmentsOf(span(3, "two")), { session: "s2", compaction: 1 });
+    const res = await b.append(segmentsOf([...span(5, "one"), ...span(3, "two"), ...span(2, "three")]), { session: "s3", compaction: 1 });
+    expect(res).toMatchObject({ added: 8, duplicates: 32 });
+    expect(b.isLoaded).toBe(false);
+    const seqs = readRecords(b.file).map((r) => r.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    // a prefetch followed by a rewrite of the file (eviction elsewhere): a full scan again, no stale ids
+    const c = new SessionArchive(stateDir, "k");
+    await c.prefetchIds();
+    await new SessionArchive(stateDir, "k", { maxSegments: 30, retentionDays: 30 }).append(segmentsOf(span(1, "four")), { session: "s4", compaction: 1 });
+    const kept = new Set(readRecords(c.file).map((r) => r.id));
+    const again = await c.append(segmentsOf(span(5, "one")), { session: "s5", compaction: 1 });
+    // what eviction removed is archived anew, what it kept is a duplicate
+    const ids = segmentsOf(span(5, "one")).map((d) => segmentId(d));
+    expect(again.duplicates).toBe(ids.filter((id) => kept.has(id)).length);
+    expect(again.added).toBe(ids.filter((id) => !kept.has(id)).length);
+    expect(again.added).toBeGreaterThan(0);
+  });
+
   it("survives a torn append: earlier records intact, the torn line skipped, later appends readable", async () => {
     const stateDir = tempState();
     const a = new SessionArchive(stateDir, "k");

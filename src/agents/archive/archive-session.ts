@@ -46,6 +46,11 @@ export async function archiveCompactedSpan(host: ArchiveHost, event: SessionBefo
   return archiveMessages(host, [...p.messagesToSummarize, ...p.turnPrefixMessages]);
 }
 
+/** Session start: scan the archive's ids in the background so the first compaction's awaited append stays cheap. */
+export function prefetchArchive(host: ArchiveHost): void {
+  if (host.runtime.config.archive) void archiveOf(host).prefetchIds();
+}
+
 /** Archives `messages` (already archived ones are deduplicated by content). Null when off or failed. */
 export async function archiveMessages(host: ArchiveHost, messages: readonly AgentMessage[]): Promise<AppendResult | null> {
   if (!host.runtime.config.archive) return null;

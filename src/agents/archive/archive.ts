@@ -25,6 +25,7 @@ import {
   ARCHIVE_FILE,
   INDEX_FILE,
   type ArchiveRecord,
+  type IdScan,
   appendLines,
   archiveDir,
   readArchiveFile,
@@ -94,6 +95,8 @@ export class SessionArchive {
   /** the file holds expired records (not indexed): the next append rewrites it */
   private expiredOnDisk = false;
   private loading: Promise<void> | null = null;
+  /** ids scanned ahead of the first cold append (prefetchIds), continued at that append */
+  private idScan: Promise<IdScan | null> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -340,7 +343,10 @@ export class SessionArchive {
    * and the caller takes the loaded path, which evicts now.
    */
   private async appendCold(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult | null> {
-    const scan = await scanArchiveIds(this.file);
+    // a prefetched scan only needs the lines appended since (by this or another process)
+    const early = this.idScan ? await this.idScan : null;
+    const scan = await scanArchiveIds(this.file, early ?? undefined);
+    this.idScan = null; // the sets below are changed in place: never reuse them
     const at = this.now();
     const records: ArchiveRecord[] = [];
     let duplicates = 0;
@@ -357,6 +363,22 @@ export class SessionArchive {
     if (scan.ids.size > this.limits.maxSegments) return null;
     if (records.length > 0) await appendLines(this.file, serialize(records));
     return { added: records.length, duplicates, evicted: 0 };
+  }
+
+  /**
+   * Scans the archive's ids in the background (session start), so the first compaction of a
+   * process dedups against them and reads only what was appended since: the awaited hook
+   * then costs about what it costs in a warm process. Errors leave the cold path as it was.
+   */
+  prefetchIds(): Promise<void> {
+    if (this.loaded || this.loading) return Promise.resolve();
+    this.idScan ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => scanArchiveIds(this.file))
+      .catch((e: unknown) => {
+        debugLog("archive id prefetch", e);
+        return null;
+      });
+    return this.idScan.then(() => undefined);
   }
 
   /** Rewrites the file without torn lines, expired records and what exceeds maxSegments; returns how many went. */

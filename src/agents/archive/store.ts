@@ -137,6 +137,10 @@ export interface IdScan {
   ids: Set<string>;
   /** highest seq in the file */
   lastSeq: number;
+  /** bytes scanned: the end of the last complete line (a later scan continues from here) */
+  offset: number;
+  /** inode of the file scanned (a rewrite replaces it: a continued scan must start over) */
+  ino: number;
 }
 
 /**
@@ -145,22 +149,32 @@ export interface IdScan {
  * parse costs ~0.4 s. For dedup on the awaited path of a process that has not loaded the
  * archive yet. A line of another shape is parsed; a torn line without a newline is skipped.
  */
-export async function scanArchiveIds(file: string): Promise<IdScan> {
+export async function scanArchiveIds(file: string, from?: IdScan): Promise<IdScan> {
   let fh: fsp.FileHandle;
   try {
     fh = await fsp.open(file, "r");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0 };
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0, offset: 0, ino: 0 };
     throw e;
   }
-  const ids = new Set<string>();
+  let ids = new Set<string>();
   let lastSeq = 0;
+  let scanned = 0;
+  let ino = 0;
   try {
+    const st = await fh.stat();
+    ino = st.ino;
+    // continue an earlier scan of the same file when it only grew (appends); else start over
+    if (from && from.ino === st.ino && from.offset <= st.size) {
+      ids = from.ids;
+      lastSeq = from.lastSeq;
+      scanned = from.offset;
+    }
     // read through one reused buffer: allocating a 20 MB buffer for the whole file costs more
     // than the scan (page faults), ~100 ms on this machine
     let buf = Buffer.allocUnsafe(SCAN_CHUNK);
     let len = 0;
-    for (let pos = 0; ; ) {
+    for (let pos = scanned; ; ) {
       if (len === buf.length) {
         const bigger = Buffer.allocUnsafe(buf.length * 2); // a line longer than the buffer
         buf.copy(bigger, 0, 0, len);
@@ -187,6 +201,7 @@ export async function scanArchiveIds(file: string): Promise<IdScan> {
         }
         start = nl + 1;
       }
+      scanned += start;
       buf.copy(buf, 0, start, len);
       len -= start;
       if (bytesRead === 0) break;
@@ -194,7 +209,7 @@ export async function scanArchiveIds(file: string): Promise<IdScan> {
   } finally {
     await fh.close();
   }
-  return { ids, lastSeq };
+  return { ids, lastSeq, offset: scanned, ino };
 }
 
 /** The seq of a record line from its id's closing quote at `at` (`","seq":<digits>,`); -1 if not there. */

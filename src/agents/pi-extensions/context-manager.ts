@@ -27,7 +27,7 @@ import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE, restoreDue, withoutSuperseded } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "./context-manager-engine.js";
 import { createContextNoteTool } from "../context-note-tool.js";
-import { archiveCompactedSpan, searchForAgent, withAutoRecall } from "../archive/archive-session.js";
+import { archiveCompactedSpan, prefetchArchive, searchForAgent, withAutoRecall } from "../archive/archive-session.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import {
   type ContextManagerRuntimeValue,
@@ -195,7 +195,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on(
       "session_start",
       guard("session_start", async (_event, ctx) => {
-        await get(ctx, "session_start"); // capture cwd/session now; load settings early
+        const engine = await get(ctx, "session_start"); // capture cwd/session now; load settings early
+        if (engine) prefetchArchive(engine);
         return undefined;
       }),
     );
