@@ -448,7 +448,7 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
     lines.push(
       sq.compact
         ? "Recovered from the state files of a session that ended without a checkpoint."
-        : `That session's process ended before it wrote a checkpoint: this state was recovered from its state files (last captured ${atText}).`,
+        : `That session ended (crash, exit or /new) before a checkpoint held all its work: this state was recovered from its state files (last captured ${atText}).`,
     );
   }
   if (sq.compact) {

@@ -243,7 +243,7 @@ describe("capture through a real session", () => {
     // the host's resume seam (onSessionStarted) bundled it before rendering: the block shows it
     expect(first.resume?.checkpoint.meta.checkpoint_id).toBe(bundle?.meta.checkpoint_id);
     expect(first.resume?.text).toContain("planted-mod.ts");
-    expect(first.resume?.text).toContain("process ended before it wrote a checkpoint");
+    expect(first.resume?.text).toContain("ended (crash, exit or /new) before a checkpoint held all its work");
     expect(bundle?.meta.session_id).toBe("old-session-0000");
     expect(bundle?.meta.trigger).toBe("session-end");
     const sessionId = (await host.runner.store.get(KEY))!.sessionId;

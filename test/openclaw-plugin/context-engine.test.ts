@@ -114,7 +114,7 @@ describe("OpenClaw context-engine plugin", () => {
     registerContextManagerPlugin({ id: "context-manager", pluginConfig: { stateDir: first.stateDir }, registerContextEngine: (_id, f) => void (engine = f({}) as ContextEngineShape) }, delegate);
     const fresh = await engine!.assemble({ sessionId: "c2", sessionKey: KEY, messages: [user("Hi again", t + 9)], tokenBudget: 200_000 });
     expect(fresh.systemPromptAddition).toMatch(/^\[Session resume checkpoint restore\]/);
-    expect(fresh.systemPromptAddition).toContain("process ended before it wrote a checkpoint");
+    expect(fresh.systemPromptAddition).toContain("ended (crash, exit or /new) before a checkpoint held all its work");
     expect(fresh.systemPromptAddition).toContain("Fix the parser in src/parse.ts");
     const [cp] = readCheckpointsOnDisk(first.stateDir, KEY);
     expect(cp?.meta.session_id).toBe("c1");

@@ -90,7 +90,7 @@ describe("crash before any checkpoint, then a new session on the same key", () =
     const block = blocks[0]!;
     if (process.env.SHOW_BLOCK) console.log(block);
     expect(block).toContain(cp.meta.checkpoint_id);
-    expect(block).toContain("process ended before it wrote a checkpoint");
+    expect(block).toContain("ended (crash, exit or /new) before a checkpoint held all its work");
     expect(block).toContain("src/parse.ts");
     expect(block).toContain("missing-spec.md");
     expect(block).toContain("Build the comma parser in src/parse.ts");

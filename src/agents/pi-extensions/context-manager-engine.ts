@@ -173,6 +173,22 @@ export class ContextManagerEngine {
     while (this.pendingWrite) await this.pendingWrite;
   }
 
+  /**
+   * `agent_end`: the run's own messages (pi's `newMessages`). The final reply has no `context`
+   * event after it, so without this a /new, a crash or a shutdown right after the run left the
+   * state saying the latest request was still open. The cursor makes this O(new messages) and
+   * the next `context` event skips what was captured here. Then the state is written. Never throws.
+   */
+  async onAgentEnd(messages: readonly AgentMessage[]): Promise<void> {
+    try {
+      await this.idle();
+      if (messages.length > 0) (await this.ensureState())?.captureMessages(messages);
+    } catch (e) {
+      this.log.fail("agent_end capture", e);
+    }
+    await this.flushNow();
+  }
+
   /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
   async flushNow(): Promise<void> {
     await this.idle();

@@ -259,7 +259,13 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         await engine?.flushNow();
         return undefined;
       });
-    pi.on("agent_end", flush("agent_end"));
+    pi.on(
+      "agent_end",
+      guard("agent_end", async (event, ctx) => {
+        await (await get(ctx, "agent_end"))?.onAgentEnd(Array.isArray(event.messages) ? event.messages : []);
+        return undefined;
+      }),
+    );
     pi.on("session_shutdown", flush("session_shutdown"));
 
     if (opts.standalone) {
