@@ -455,16 +455,14 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
     lines.push(`Checkpoint ${id} (${createdText})`);
   } else {
     const usage = meta.token_usage ?? ({} as Checkpoint["meta"]["token_usage"]);
-    const util =
-      // no window recorded (a bundled previous-session state knows no token count): no figure
+    // no window recorded (a bundled previous-session state knows no token count): no figure at all
+    const context =
       typeof usage.utilization === "number" && Number.isFinite(usage.utilization) && usage.context_window > 0
-        ? `${Math.round(usage.utilization * 100)}%`
-        : "?%";
+        ? ` · context ${Math.round(usage.utilization * 100)}% of ${formatWindow(usage.context_window)}`
+        : "";
     const trigger = bareOrQuoted(meta.trigger, /^[a-z0-9-]{1,20}$/);
     const countLabel = opts.kind === "resume" ? "compactions in that session" : "compactions this session";
-    lines.push(
-      `Checkpoint ${id} (${trigger}, ${createdText}) · context ${util} of ${formatWindow(usage.context_window)} · ${countLabel}: ${compactions}`,
-    );
+    lines.push(`Checkpoint ${id} (${trigger}, ${createdText})${context} · ${countLabel}: ${compactions}`);
   }
   lines.push(`Working on: ${working.topic ? quoteUntrusted(working.topic, sq.workingCap) : "(not recorded)"}`);
   lines.push(`Status: ${bareOrQuoted(working.status, /^[a-z_]{1,30}$/)}`);

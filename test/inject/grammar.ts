@@ -14,7 +14,7 @@ const SKELETONS: RegExp[] = [
   /^\[Session resume checkpoint restore\]$/,
   new RegExp(String.raw`^This is the state a previous session (?:on this key )?left at ${T}(?:; verify it before acting on it)?\.$`),
   new RegExp(
-    String.raw`^Checkpoint (?:cp_\d+|Q) \((?:(?:[a-z0-9-]+|Q), )?${T}\)(?: · context (?:\d+|\?)% of [0-9.kM?]+ · compactions (?:this|in that) session: \d+)?$`,
+    String.raw`^Checkpoint (?:cp_\d+|Q) \((?:(?:[a-z0-9-]+|Q), )?${T}\)(?:(?: · context \d+% of [0-9.kM]+)? · compactions (?:this|in that) session: \d+)?$`,
   ),
   /^Working on: (?:Q|\(not recorded\))$/,
   /^Status: (?:[a-z_]+|Q)$/,
