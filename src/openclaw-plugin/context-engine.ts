@@ -19,13 +19,13 @@
  * is total: an error never reaches the host (which would quarantine the engine).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/archive/archive-session.js";
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import type { WarnLogger } from "../agents/log-once.js";
 import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
+import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
 import { agedMessages } from "../agents/artifacts/extension-hooks.js";
 import type {
   AssembleResult,
@@ -158,17 +158,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
       try {
         const tokensBefore = params.currentTokenCount ?? slot.lastTokens;
-        const event = {
-          type: "session_before_compact",
-          branchEntries: slot.lastMessages.map((message) => ({ type: "message", message })),
-          preparation: {
-            tokensBefore,
-            isSplitTurn: false,
-            turnPrefixMessages: [],
-            messagesToSummarize: [],
-            fileOps: { read: new Set<string>(), written: new Set<string>(), edited: new Set<string>() },
-          },
-        } as unknown as SessionBeforeCompactEvent;
+        const event = compactionEventWithoutPreparation(slot.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
         await slot.engine.onBeforeCompact(event, String(params.runtimeContext?.cwd ?? process.cwd()));
       } catch (e) {
         warn("compaction checkpoint", e);

@@ -5,6 +5,7 @@
  * or other non-text blocks, results of the fetch tool itself, and results that
  * already are a replacement (no self-ingest loop).
  */
+import type { ContextManagerConfig } from "../context-manager-config.js";
 import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
 
@@ -26,16 +27,18 @@ export interface OffloadSettings {
   agedPreviewChars: number;
 }
 
-export interface OffloadConfigKeys {
-  offload: boolean;
-  offloadMinChars: number;
-  offloadMinLines: number;
-  offloadStructuredMinChars: number;
-  offloadPreviewChars: number;
-  offloadAgeTurns: number;
-  offloadAgedMinChars: number;
-  offloadAgedPreviewChars: number;
-}
+/** The config keys offload reads (docs/configuration.md). */
+export type OffloadConfigKeys = Pick<
+  ContextManagerConfig,
+  | "offload"
+  | "offloadMinChars"
+  | "offloadMinLines"
+  | "offloadStructuredMinChars"
+  | "offloadPreviewChars"
+  | "offloadAgeTurns"
+  | "offloadAgedMinChars"
+  | "offloadAgedPreviewChars"
+>;
 
 export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
   enabled: c.offload,

@@ -10,9 +10,10 @@
  * assistant), so there is no split turn; pi's fileOps are not available and
  * the file lists come from the captured tool calls. Never throws.
  */
-import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { engineFor } from "./context-manager.js";
+import { compactionEventWithoutPreparation } from "./outside-compaction-event.js";
 
 export interface ServerCompactionParams {
   sessionManager: ExtensionContext["sessionManager"];
@@ -27,18 +28,7 @@ export async function writeServerCompactionCheckpoint(params: ServerCompactionPa
     const engine = await engineFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
     if (!engine) return null;
     const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
-    // the fields of pi's event that the engine reads; nothing is summarized here
-    const event = {
-      type: "session_before_compact",
-      branchEntries: params.sessionManager.getBranch(),
-      preparation: {
-        tokensBefore,
-        isSplitTurn: false,
-        turnPrefixMessages: [],
-        messagesToSummarize: [],
-        fileOps: { read: new Set<string>(), written: new Set<string>(), edited: new Set<string>() },
-      },
-    } as unknown as SessionBeforeCompactEvent;
+    const event = compactionEventWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
     return await engine.onBeforeCompact(event, params.cwd);
   } catch {
     return null;

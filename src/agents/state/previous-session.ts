@@ -10,7 +10,7 @@
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { errorCode } from "../../infra/fs-ops.js";
-import { STATE_FILE_NAMES, fileStamp, readStateFile, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, readStateFile, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
 
@@ -57,8 +57,7 @@ export async function holdPreviousSessionFiles(
     const loaded = await readStateFile(fs, dir, name, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
     if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
     try {
-      let dest = path.join(dir, `previous.${stamp}.${name}.json`);
-      for (let i = 1; await exists(fs, dest); i++) dest = path.join(dir, `previous.${stamp}-${i}.${name}.json`);
+      const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
       await fs.rename(stateFilePath(dir, name), dest);
       held.push(name);
     } catch {
@@ -121,11 +120,3 @@ async function moveToStale(fs: FsOps, dir: string, entry: string): Promise<void>
   }
 }
 
-async function exists(fs: FsOps, p: string): Promise<boolean> {
-  try {
-    await fs.stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -96,8 +96,7 @@ export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now
   const staleDir = path.join(dir, "stale");
   try {
     await fs.mkdir(staleDir, { recursive: true, mode: 0o700 });
-    let dest = path.join(staleDir, `${name}.${fileStamp(now)}.json`);
-    for (let i = 1; await exists(fs, dest); i++) dest = path.join(staleDir, `${name}.${fileStamp(now)}-${i}.json`);
+    const dest = await freePath(fs, (n) => path.join(staleDir, `${name}.${fileStamp(now)}${n}.json`));
     await fs.rename(stateFilePath(dir, name), dest);
   } catch {
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
@@ -112,7 +111,14 @@ export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now
   return true;
 }
 
-async function exists(fs: FsOps, p: string): Promise<boolean> {
+/** The first of `at("")`, `at("-1")`, `at("-2")`… that does not exist (names stamped to the ms can still meet). */
+export async function freePath(fs: FsOps, at: (suffix: string) => string): Promise<string> {
+  let dest = at("");
+  for (let i = 1; await exists(fs, dest); i++) dest = at(`-${i}`);
+  return dest;
+}
+
+export async function exists(fs: FsOps, p: string): Promise<boolean> {
   try {
     await fs.stat(p);
     return true;
