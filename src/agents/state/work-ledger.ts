@@ -26,6 +26,8 @@ export const DEFAULT_WORK_CAPS: WorkLedgerCaps = { maxFiles: 100, maxCommands: 3
 
 /** User requests after a failure that supersede it (the user moved on). */
 export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
+/** A request that is only a slash command, no argument (syntax, not words). */
+const BARE_COMMAND = /^\/[\w:.-]+$/;
 /** Declared names remembered per file (newest first). */
 export const MAX_NAMES_PER_FILE = 8;
 /** File-name mentions remembered from user requests (bounded). */
@@ -70,7 +72,8 @@ export class WorkLedger {
   onUserRequest(requestGist: string, rawText: string): void {
     if (!requestGist) return;
     this.seq++;
-    if (this.first === null) this.first = requestGist;
+    // a bare slash command ("/mode") is an instruction to the host, not the session's goal
+    if (this.first === null && !BARE_COMMAND.test(requestGist)) this.first = requestGist;
     else if (requestGist !== this.first) {
       this.recent = this.recent.filter((r) => r !== requestGist);
       this.recent.push(requestGist);
