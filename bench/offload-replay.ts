@@ -29,17 +29,16 @@ interface Spec {
   transcript: string;
   window: number;
   offload: "on" | "off";
-  config?: Record<string, number>;
+  config?: Record<string, number | boolean>;
 }
 
-const SWEEP: Array<Record<string, number>> = [
+const SWEEP: Array<Record<string, number | boolean>> = [
   { offloadAgeTurns: 0 },
-  { offloadAgeTurns: 1, offloadAgedMinChars: 1200, offloadAgedPreviewChars: 200 },
-  { offloadAgeTurns: 2, offloadAgedMinChars: 1200, offloadAgedPreviewChars: 300 },
-  { offloadAgeTurns: 2, offloadAgedMinChars: 2000, offloadAgedPreviewChars: 300 },
-  { offloadAgeTurns: 8, offloadAgedMinChars: 2000, offloadAgedPreviewChars: 300 },
-  { offloadAgeTurns: 4, offloadAgedMinChars: 4000, offloadAgedPreviewChars: 300 },
-  { offloadAgeTurns: 4, offloadAgedMinChars: 2000, offloadAgedPreviewChars: 600 },
+  { offloadAgeToolArgs: false },
+  { offloadAgeTurns: 2 },
+  { offloadAgeTurns: 8 },
+  { offloadAgedMinChars: 4000 },
+  { offloadAgedMinChars: 1200 },
 ];
 
 function specs(): Spec[] {
@@ -93,7 +92,10 @@ function row(s: Spec, r: Record<string, any>) {
     originalTokens: o.originalTokens,
     fetchToolTokensPerRequest: o.fetchToolTokensPerRequest,
     fetchToolTokensTotal: o.fetchToolTokensTotal,
-    fetchNeed: { stashed: o.fetchNeed.stashed, needed: o.fetchNeed.needed, rate: o.fetchNeed.rate, fresh: o.fetchNeed.fresh, aged: o.fetchNeed.aged },
+    agedCalls: o.agedCalls,
+    agedCallTokens: o.agedCallTokens,
+    agedCallOriginalTokens: o.agedCallOriginalTokens,
+    fetchNeed: { stashed: o.fetchNeed.stashed, needed: o.fetchNeed.needed, rate: o.fetchNeed.rate, fresh: o.fetchNeed.fresh, aged: o.fetchNeed.aged, agedArgs: o.fetchNeed.agedArgs },
     contextHandlerMs: { median: r.handler.median, p99: r.handler.p99, n: r.handler.n },
   };
 }
@@ -104,27 +106,35 @@ const short = (t: string) =>
   t.replace("SWE-agent__SWE-agent__", "").replace("marshmallow-code__", "").replace("pydicom__", "").replace("badlogic__pi-mono__", "pi-mono ").replace(/marot__spotter__(\w{8}).*/, "spotter $1");
 const n = (v: number) => v.toLocaleString("en-US");
 const delta = (off: number, on: number) => `${on >= off ? "+" : "−"}${(Math.abs(on / off - 1) * 100).toFixed(1)}%`;
-const cfg = (c: Record<string, number>) =>
-  c.offloadAgeTurns === 0 ? "aging off (fresh stash only)" : `N ${c.offloadAgeTurns ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgeTurns}, > ${c.offloadAgedMinChars ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgedMinChars} chars, preview ${c.offloadAgedPreviewChars ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgedPreviewChars}`;
+const cfg = (c: Record<string, number | boolean>) =>
+  c.offloadAgeTurns === 0
+    ? "aging off (fresh stash only)"
+    : `N ${c.offloadAgeTurns ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgeTurns}, > ${c.offloadAgedMinChars ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgedMinChars} chars${(c.offloadAgeToolArgs ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgeToolArgs) ? "" : ", results only (no call arguments)"}`;
+
+const needs = (r: Row) => {
+  const f = r.fetchNeed;
+  const a = r.offload === "on" && (r.config.offloadAgeToolArgs ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offloadAgeToolArgs) ? `${f.agedArgs.needed}/${f.agedArgs.stashed}` : "–";
+  return `${f.fresh.needed}/${f.fresh.stashed} / ${f.aged.needed}/${f.aged.stashed} / ${a}`;
+};
 
 function tables(rows: Row[]): string {
   const out: string[] = [];
   const offOf = (r: Row) => rows.find((x) => x.transcript === r.transcript && x.window === r.window && x.offload === "off")!;
-  out.push("| transcript | window | input tokens off → on | Δ | compactions off → on | stashed (aged) | bytes | original → preview tokens | fetch tool tokens (total) | fetch-need fresh | fetch-need aged | context handler median / p99 on |");
-  out.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
+  out.push("| transcript | window | input tokens off → on | Δ | compactions off → on | Δ | stashed (aged) | original → preview tokens | aged calls: tokens before → after | fetch-need fresh / aged / call args | context handler median / p99 on |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows.filter((x) => x.group !== "sweep" && x.offload === "on")) {
     const off = offOf(r);
     out.push(
-      `| ${short(r.transcript)} | ${r.window / 1000}k | ${n(off.inputTokensTotal)} → ${n(r.inputTokensTotal)} | ${delta(off.inputTokensTotal, r.inputTokensTotal)} | ${off.compactionCount} → ${r.compactionCount} | ${r.offloadStashed} (${r.offloadAged}) | ${n(r.offloadBytes)} | ${n(r.originalTokens)} → ${n(r.previewTokens)} | ${n(r.fetchToolTokensTotal)} | ${r.fetchNeed.fresh.needed}/${r.fetchNeed.fresh.stashed} | ${r.fetchNeed.aged.needed}/${r.fetchNeed.aged.stashed} | ${r.contextHandlerMs.median.toFixed(2)} / ${r.contextHandlerMs.p99.toFixed(1)} ms |`,
+      `| ${short(r.transcript)} | ${r.window / 1000}k | ${n(off.inputTokensTotal)} → ${n(r.inputTokensTotal)} | ${delta(off.inputTokensTotal, r.inputTokensTotal)} | ${off.compactionCount} → ${r.compactionCount} | ${off.compactionCount ? delta(off.compactionCount, r.compactionCount) : "–"} | ${r.offloadStashed} (${r.offloadAged}) | ${n(r.originalTokens)} → ${n(r.previewTokens)} | ${r.agedCalls}: ${n(r.agedCallOriginalTokens)} → ${n(r.agedCallTokens)} | ${needs(r)} | ${r.contextHandlerMs.median.toFixed(2)} / ${r.contextHandlerMs.p99.toFixed(1)} ms |`,
     );
   }
   out.push("");
-  out.push("| transcript (32k) | aged-offload setting | input tokens vs off | compactions off → on | stashed (aged) | fetch-need fresh | fetch-need aged |");
+  out.push("| transcript (32k) | aged-offload setting | input tokens vs off | compactions off → on | stashed (aged) | aged calls | fetch-need fresh / aged / call args |");
   out.push("|---|---|---|---|---|---|---|");
   for (const r of rows.filter((x) => x.group === "sweep")) {
     const off = offOf(r);
     out.push(
-      `| ${short(r.transcript)} | ${cfg(r.config)} | ${delta(off.inputTokensTotal, r.inputTokensTotal)} | ${off.compactionCount} → ${r.compactionCount} | ${r.offloadStashed} (${r.offloadAged}) | ${r.fetchNeed.fresh.needed}/${r.fetchNeed.fresh.stashed} | ${r.fetchNeed.aged.needed}/${r.fetchNeed.aged.stashed} |`,
+      `| ${short(r.transcript)} | ${cfg(r.config)} | ${delta(off.inputTokensTotal, r.inputTokensTotal)} | ${off.compactionCount} → ${r.compactionCount} | ${r.offloadStashed} (${r.offloadAged}) | ${r.agedCalls} | ${needs(r)} |`,
     );
   }
   return out.join("\n");
@@ -146,7 +156,7 @@ writeFileSync(
       date: new Date().toISOString().slice(0, 10),
       generator: "npx tsx bench/offload-replay.ts",
       command: "nice -n 10 npx tsx src/replay/main.ts ../shared/transcripts/<t>.json --window <32000|64000|200000> --offload <on|off> [--config <sweep setting>] --json out.json",
-      config: `defaults: offloadMinChars ${d.offloadMinChars}, offloadMinLines ${d.offloadMinLines}, offloadStructuredMinChars ${d.offloadStructuredMinChars}, offloadPreviewChars ${d.offloadPreviewChars}, offloadAgeTurns ${d.offloadAgeTurns}, offloadAgedMinChars ${d.offloadAgedMinChars}, offloadAgedPreviewChars ${d.offloadAgedPreviewChars}`,
+      config: `defaults: offloadMinChars ${d.offloadMinChars}, offloadMinLines ${d.offloadMinLines}, offloadStructuredMinChars ${d.offloadStructuredMinChars}, offloadPreviewChars ${d.offloadPreviewChars}, offloadAgeTurns ${d.offloadAgeTurns}, offloadAgedMinChars ${d.offloadAgedMinChars}, offloadAgedPreviewChars ${d.offloadAgedPreviewChars}, offloadAgeToolArgs ${d.offloadAgeToolArgs}`,
       note: "faux replay of recorded replies: the recorded agent never calls artifact_fetch, so fetchNeed estimates the fetches a real agent would add; the model rejects over-window requests (overflowRejections). group: matrix (every transcript, 32k/64k, defaults), sweep (aged-offload settings, long transcripts, 32k), window200k (long transcripts at 200k)",
       runs: rows,
     },

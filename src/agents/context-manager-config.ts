@@ -42,6 +42,8 @@ export interface ContextManagerConfig {
   offloadAgedMinChars: number;
   /** head + tail preview of an aged result, in chars */
   offloadAgedPreviewChars: number;
+  /** aged offload of a succeeded call's long string arguments (a write's content, an edit's texts), same age and size */
+  offloadAgeToolArgs: boolean;
   /** artifact_fetch's default maxChars (a call may ask for up to 20,000) */
   fetchMaxChars: number;
   /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
@@ -90,6 +92,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   offloadAgeTurns: 4,
   offloadAgedMinChars: 2_000,
   offloadAgedPreviewChars: 300,
+  offloadAgeToolArgs: true,
   fetchMaxChars: 8_000,
   debug: false,
   archive: true,
@@ -140,7 +143,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   recallMinScore: { min: 0, max: 1000, integer: false },
 };
 
-const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "debug", "archive", "searchTool", "autoRecall"]);
+const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);
 
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };

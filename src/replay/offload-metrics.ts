@@ -8,9 +8,11 @@
  *   tool call's arguments) quotes a line (trimmed, >= 16 chars) that was omitted from a
  *   stashed result's preview and was not visible anywhere else in the conversation
  *   by then. Each such stash is a fetch a real agent would have had to make. Aged
- *   results (offloadAgeTurns) count the same way, from the request they are aged on.
+ *   results (offloadAgeTurns) count the same way, from the request they are aged on, and
+ *   so do a succeeded call's aged long arguments (offloadAgeToolArgs).
  */
 import type { Context } from "@mariozechner/pi-ai";
+import { AGED_ARG_MARKER, longArgs } from "../agents/artifacts/aged-call-args.js";
 import { agedRule, offloadCandidate, type OffloadSettings } from "../agents/artifacts/offload.js";
 import { previewParts, STASHED_MARKER } from "../agents/artifacts/preview.js";
 import { redactSecrets } from "../agents/redact.js";
@@ -45,6 +47,14 @@ export function promptTokens(context: Context): number {
   return Math.ceil(chars / 4);
 }
 
+function hasAgedArg(value: unknown, depth = 0): boolean {
+  if (depth > 8) return false;
+  if (typeof value === "string") return value.startsWith(AGED_ARG_MARKER);
+  if (Array.isArray(value)) return value.some((v) => hasAgedArg(v, depth + 1));
+  if (value && typeof value === "object") return Object.values(value).some((v) => hasAgedArg(v, depth + 1));
+  return false;
+}
+
 const firstText = (content: unknown): string =>
   Array.isArray(content) && (content[0] as Block | undefined)?.type === "text" ? ((content[0] as Block).text ?? "") : typeof content === "string" ? content : "";
 
@@ -61,11 +71,26 @@ export class OffloadCounter {
   previewTokens = 0;
   /** tokens the original outputs would have cost */
   originalTokens = 0;
+  /** calls the model saw with aged arguments (offloadAgeToolArgs), their tokens then and before */
+  agedCalls = 0;
+  agedCallTokens = 0;
+  agedCallOriginalTokens = 0;
+  private readonly countedCalls = new Set<string>();
 
-  observe(context: Context, originalOf: (toolCallId: string) => string | undefined): void {
+  observe(context: Context, originalOf: (toolCallId: string) => string | undefined, originalArgsOf: (toolCallId: string) => unknown = () => undefined): void {
     // aged results may be anywhere: one O(1) look per message (first block's prefix)
     for (const msg of context.messages) {
       const m = msg as { role: string; toolCallId?: string; content: unknown };
+      if (m.role === "assistant" && Array.isArray(m.content)) {
+        for (const b of m.content as Block[] & Array<{ id?: string }>) {
+          if (b.type !== "toolCall" || !b.id || this.countedCalls.has(b.id) || !hasAgedArg(b.arguments)) continue;
+          this.countedCalls.add(b.id);
+          this.agedCalls++;
+          this.agedCallTokens += estimateTextTokens(JSON.stringify(b.arguments));
+          this.agedCallOriginalTokens += estimateTextTokens(JSON.stringify(originalArgsOf(b.id) ?? null));
+        }
+        continue;
+      }
       if (m.role !== "toolResult" || !m.toolCallId || this.counted.has(m.toolCallId)) continue;
       if (!firstText(m.content).startsWith(STASHED_MARKER)) {
         this.whole.add(m.toolCallId);
@@ -100,6 +125,8 @@ export interface FetchNeed {
   /** split: stashed at tool_result time (fresh) and aged after offloadAgeTurns turns */
   fresh: FetchNeedPart;
   aged: FetchNeedPart;
+  /** succeeded calls whose long arguments age (offloadAgeToolArgs); counted in neither total above */
+  agedArgs: FetchNeedPart;
   definition: string;
 }
 
@@ -130,6 +157,14 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
   const waiting: Array<{ id: number; lines: string[]; shown: Set<string>; ageAt: number }> = [];
   const needed = new Set<number>();
   const agedIds = new Set<number>();
+  const argIds = new Set<number>();
+  let argCalls = 0;
+  // a call's arguments age only when it succeeded: its result's isError, looked up by id
+  const failedCalls = new Set<string>();
+  for (const m of messages) {
+    const r = m as unknown as { role: string; toolCallId?: string; isError?: boolean };
+    if (r.role === "toolResult" && r.toolCallId && r.isError === true) failedCalls.add(r.toolCallId);
+  }
   const aging = agedRule(settings);
   let stashed = 0;
   let quotedLines = 0;
@@ -169,9 +204,23 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
       linesOf(blocksText(r.content), (l) => visible.add(l));
     } else if (m.role === "assistant") {
       const texts: string[] = [];
-      for (const b of (Array.isArray(m.content) ? m.content : []) as Block[]) {
+      /** lines of this message's calls whose arguments will age: not visible for good, fresh until aged */
+      const agingArgs: Array<{ id: number; lines: string[] }> = [];
+      for (const b of (Array.isArray(m.content) ? m.content : []) as Array<Block & { id?: string }>) {
         if (b.type === "text" && b.text) texts.push(b.text);
-        else if (b.type === "toolCall") stringsIn(b.arguments, texts);
+        else if (b.type === "toolCall") {
+          const long = settings.ageToolArgs && aging.enabled && b.id && !failedCalls.has(b.id) ? longArgs(b.arguments) : [];
+          if (long.reduce((n, a) => n + a.text.length, 0) >= settings.agedMinChars) {
+            const id = -1 - argCalls++; // own id space: results count from 0
+            argIds.add(id);
+            const lines: string[] = [];
+            for (const a of long) linesOf(a.text, (l) => lines.push(l));
+            agingArgs.push({ id, lines });
+            const rest: string[] = [];
+            stringsIn(b.arguments, rest);
+            for (const t of rest) if (!long.some((a) => a.text === t)) texts.push(t);
+          } else stringsIn(b.arguments, texts);
+        }
       }
       const lines: string[] = [];
       for (const t of texts) linesOf(t, (l) => lines.push(l));
@@ -185,6 +234,11 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
       for (const l of lines) visible.add(l);
       // results followed by ageTurns assistant messages are aged from the next request on
       assistants++;
+      for (const a of agingArgs) {
+        for (const l of a.lines) freshLines.set(l, (freshLines.get(l) ?? 0) + 1);
+        // the marker shows no line of the text (its first-line hint is cut to 60 chars)
+        waiting.push({ id: a.id, lines: a.lines, shown: new Set(), ageAt: assistants + settings.ageTurns });
+      }
       while (waiting.length && waiting[0]!.ageAt <= assistants) {
         const w = waiting.shift()!;
         for (const l of w.lines) {
@@ -200,16 +254,20 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
     }
   }
   let agedNeeded = 0;
+  let argsNeeded = 0;
   for (const id of needed) if (agedIds.has(id)) agedNeeded++;
+  else if (argIds.has(id)) argsNeeded++;
   const freshStashed = stashed - agedIds.size;
+  const resultsNeeded = needed.size - argsNeeded;
   return {
     stashed,
-    needed: needed.size,
-    rate: rate(needed.size, stashed),
+    needed: resultsNeeded,
+    rate: rate(resultsNeeded, stashed),
     quotedLines,
-    fresh: { stashed: freshStashed, needed: needed.size - agedNeeded, rate: rate(needed.size - agedNeeded, freshStashed) },
+    fresh: { stashed: freshStashed, needed: resultsNeeded - agedNeeded, rate: rate(resultsNeeded - agedNeeded, freshStashed) },
     aged: { stashed: agedIds.size, needed: agedNeeded, rate: rate(agedNeeded, agedIds.size) },
-    definition: `a stashed or aged result counts as needing a fetch when a later assistant message (text or tool-call arguments) contains, as a whole trimmed line of >= ${MIN_LINE} chars, a line that was only in the result's omitted part (not in its preview, not visible anywhere else before), at a time the model no longer saw it whole (fresh stash: from the start; aged: after offloadAgeTurns assistant turns)`,
+    agedArgs: { stashed: argIds.size, needed: argsNeeded, rate: rate(argsNeeded, argIds.size) },
+    definition: `a stashed or aged result counts as needing a fetch when a later assistant message (text or tool-call arguments) contains, as a whole trimmed line of >= ${MIN_LINE} chars, a line that was only in the result's omitted part (not in its preview, not visible anywhere else before), at a time the model no longer saw it whole (fresh stash: from the start; aged: after offloadAgeTurns assistant turns); agedArgs: the same for a succeeded call's long string arguments (>= 200 chars each, >= offloadAgedMinChars together), hidden from the request they are aged on`,
   };
 }
 
@@ -226,6 +284,10 @@ export interface OffloadReport {
   /** chars/4 of the artifact_fetch schema, sent with every chat request when on */
   fetchToolTokensPerRequest: number;
   fetchToolTokensTotal: number;
+  /** calls the model saw with aged long arguments, and their tokens as sent / as recorded */
+  agedCalls: number;
+  agedCallTokens: number;
+  agedCallOriginalTokens: number;
   fetchNeed: FetchNeed;
 }
 
@@ -243,11 +305,15 @@ export function offloadProbe(
     const r = results.get(id)?.[0];
     return r ? blocksText(r.content) : undefined;
   };
+  const recordedArgs = new Map<string, unknown>();
+  for (const m of messages)
+    if (m.role === "assistant" && Array.isArray(m.content))
+      for (const b of m.content as Array<{ type?: string; id?: string; arguments?: unknown }>) if (b.type === "toolCall" && b.id) recordedArgs.set(b.id, b.arguments);
   return {
     onChatRequest(context: Context): void {
       requests++;
       inputTokensTotal += promptTokens(context);
-      counter.observe(context, originalOf);
+      counter.observe(context, originalOf, (id) => recordedArgs.get(id));
     },
     get inputTokensTotal() {
       return inputTokensTotal;
@@ -263,6 +329,9 @@ export function offloadProbe(
         originalTokens: counter.originalTokens,
         fetchToolTokensPerRequest: perRequest,
         fetchToolTokensTotal: perRequest * requests,
+        agedCalls: counter.agedCalls,
+        agedCallTokens: counter.agedCallTokens,
+        agedCallOriginalTokens: counter.agedCallOriginalTokens,
         fetchNeed: estimateFetchNeed(messages, { ...settings, enabled: true }),
       };
     },

@@ -34,7 +34,7 @@ export function formatSummary(r: ReplayReport): string {
   lines.push(
     `  input tokens over the session: ${r.inputTokensTotal.toLocaleString("en-US")}; compactions ${r.compactionCount}; offload ${o.enabled ? "on" : "off"}: ${o.stashed} stashed (${o.bytes.toLocaleString("en-US")} bytes, ${o.originalTokens.toLocaleString("en-US")} tok -> previews ${o.previewTokens.toLocaleString("en-US")} tok), fetch tool ${o.fetchToolTokensPerRequest} tok/request (${o.fetchToolTokensTotal.toLocaleString("en-US")} total)`,
   );
-  lines.push(`  fetch-need estimate: ${o.fetchNeed.needed}/${o.fetchNeed.stashed} stashed results later quoted from their omitted part (${(o.fetchNeed.rate * 100).toFixed(1)}%)`);
+  lines.push(`  fetch-need estimate: ${o.fetchNeed.needed}/${o.fetchNeed.stashed} stashed results later quoted from their omitted part (${(o.fetchNeed.rate * 100).toFixed(1)}%); aged call arguments: ${o.agedCalls} calls (${o.agedCallOriginalTokens.toLocaleString("en-US")} tok -> ${o.agedCallTokens.toLocaleString("en-US")} tok), later quoted ${o.fetchNeed.agedArgs.needed}/${o.fetchNeed.agedArgs.stashed}`);
   const rc = r.recall;
   const fig = (f: { queries: number; at5: number | null; mrr: number | null }) => `${f.queries} queries, recall@5 ${f.at5 ?? "n/a"}, MRR ${f.mrr ?? "n/a"}`;
   if (rc) {

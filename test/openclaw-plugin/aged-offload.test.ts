@@ -80,6 +80,42 @@ describe("OpenClaw plugin: aged offload", () => {
     for (const f of blobs.filter((x) => x.endsWith(".txt"))) expect(readFileSync(join(stateDir, "context", "artifacts", f), "utf8")).not.toContain(SECRET);
   });
 
+  it("ages a succeeded call's long arguments (catch-up: never seen at tool_result); a failed call's stay whole", async () => {
+    const { engine, tools } = await setup(true);
+    const t = Date.now();
+    const content = `// generated\n${log("WWW")}`;
+    const msg = (m: object) => m as unknown as AgentMessage;
+    const call = (id: string, name: string, args: object, n: number) =>
+      msg({ role: "assistant", content: [{ type: "toolCall", id, name, arguments: args }], api: "faux", provider: "faux", model: "faux", stopReason: "toolUse", timestamp: t + n });
+    const result = (id: string, name: string, text: string, isError: boolean, n: number) =>
+      msg({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError, timestamp: t + n });
+    const h = [
+      msg({ role: "user", content: "write it", timestamp: t }),
+      call("w", "write", { path: "gen.ts", content }, 1),
+      result("w", "write", "Successfully wrote gen.ts", false, 2),
+      call("e", "edit", { path: "x.ts", oldText: log("OLD"), newText: log("NEW") }, 3),
+      result("e", "edit", "Could not find the exact text", true, 4),
+      call("b1", "bash", { command: "echo 1" }, 5),
+      result("b1", "bash", "1", false, 6),
+      call("b2", "bash", { command: "echo 2" }, 7),
+      result("b2", "bash", "2", false, 8),
+    ];
+    const argsOf = (ms: AgentMessage[]) => ms.filter((m) => m.role === "assistant").map((m) => (m.content as Array<{ arguments: Record<string, string> }>)[0]!.arguments);
+    const first = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
+    expect(argsOf(first.messages)[0]!.content).toBe(content); // judged now, stashed after this call
+    await tick();
+    const second = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
+    const [w, e] = argsOf(second.messages);
+    expect(w!.path).toBe("gen.ts");
+    expect(w!.content).toMatch(/^\[argument stored off the prompt: /);
+    expect(w!.content).not.toContain(SECRET);
+    expect(e!.oldText).toBe(log("OLD")); // failed: whole
+    expect(JSON.stringify(h[1])).toContain("WWW NEEDLE middle"); // the host's history is untouched
+    const handle = /ocm_artifact:v1:sha256:[0-9a-f]{64}/.exec(w!.content!)![0];
+    const got = await tools[0]!.execute("t1", { handle, mode: "grep", pattern: "NEEDLE" });
+    expect(got.content[0]!.text).toContain("WWW NEEDLE middle");
+  });
+
   it("without api.registerTool nothing is aged", async () => {
     const { engine } = await setup(false);
     const h = history();

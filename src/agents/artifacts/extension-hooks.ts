@@ -52,6 +52,8 @@ export function offloadPatch(
 ): { content: Array<{ type: "text"; text: string }> } | undefined {
   if (!engine || !engine.runtime.config.offload) return undefined;
   try {
+    // the call's own long arguments (a write's content) age too, whatever happens to its result
+    agedFor(engine).registerCall(event);
     const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
     // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
     if (!out) {

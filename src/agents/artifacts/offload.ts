@@ -25,6 +25,8 @@ export interface OffloadSettings {
   agedMinChars: number;
   /** … keep this preview */
   agedPreviewChars: number;
+  /** aged tool-call arguments (aged-call-args.ts): a succeeded call's long string arguments, same age and size */
+  ageToolArgs: boolean;
 }
 
 /** The config keys offload reads (docs/configuration.md). */
@@ -38,6 +40,7 @@ export type OffloadConfigKeys = Pick<
   | "offloadAgeTurns"
   | "offloadAgedMinChars"
   | "offloadAgedPreviewChars"
+  | "offloadAgeToolArgs"
 >;
 
 export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
@@ -49,6 +52,7 @@ export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
   ageTurns: c.offloadAgeTurns,
   agedMinChars: c.offloadAgedMinChars,
   agedPreviewChars: c.offloadAgedPreviewChars,
+  ageToolArgs: c.offloadAgeToolArgs,
 });
 
 /** The fresh-stash rule applied to aged results: one size threshold, the aged preview. */

@@ -1,0 +1,80 @@
+/**
+ * Aged tool-call arguments (docs/artifacts.md#aged-tool-call-arguments): the long string
+ * arguments of a call that SUCCEEDED — a `write`'s content, an `edit`'s old and new text, a
+ * long heredoc — are the other big share of a coding session's prompt (31–35% of the text
+ * of the long transcripts). Once the call is `ageTurns` assistant turns old, the model sees
+ * each such argument as one marker line naming its size, its first line and the handle of
+ * the stashed arguments; the other arguments (paths, flags) stay as they were.
+ *
+ * Pure helpers here; the stash and the sticky swap live in aged-offload.ts, beside the
+ * aged results, so both routes (pi's `context` event, the OpenClaw plugin's `assemble`)
+ * get them from one place.
+ */
+import { safeGist } from "../context-capture.js";
+
+/** A string argument shorter than this stays in place (a path, a flag, a short command). */
+export const ARG_FIELD_MIN_CHARS = 200;
+/** First line of every aged argument: marks it (and keeps it from being stashed again). */
+export const AGED_ARG_MARKER = "[argument stored off the prompt:";
+const MAX_DEPTH = 8;
+const HINT_CHARS = 60;
+
+export interface LongArg {
+  /** JSON-path-like name of the field: `content`, `edits[0].oldText` */
+  path: string;
+  text: string;
+}
+
+/** The long string arguments of a call, in document order; [] when none. */
+export function longArgs(input: unknown): LongArg[] {
+  const out: LongArg[] = [];
+  walk(input, "", 0, (path, text) => {
+    if (text.length >= ARG_FIELD_MIN_CHARS && !text.startsWith(AGED_ARG_MARKER)) out.push({ path, text });
+  });
+  return out;
+}
+
+function walk(value: unknown, path: string, depth: number, visit: (path: string, text: string) => void): void {
+  if (depth > MAX_DEPTH) return;
+  if (typeof value === "string") visit(path, value);
+  else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`, depth + 1, visit));
+  else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, path ? `${path}.${k}` : k, depth + 1, visit);
+}
+
+/** What is stashed: one field's text as it is (so line ranges match the file), several under a header each. */
+export function stashTextOf(args: readonly LongArg[]): string {
+  if (args.length === 1) return args[0]!.text;
+  return args.map((a) => `[argument ${a.path}]\n${a.text}`).join("\n");
+}
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** The marker that stands for one aged argument: size, its first line (redacted, no invisible text), the handle. */
+export function agedArgMarker(text: string, handle: string): string {
+  const first = text.slice(0, 4096).split("\n").find((l) => l.trim() !== "") ?? "";
+  return `${AGED_ARG_MARKER} ${fmt(text.length)} chars, ${fmt(lineCount(text))} lines, first line ${JSON.stringify(safeGist(first, HINT_CHARS))}; the call succeeded; full text: artifact_fetch ${handle}]`;
+}
+
+/** A copy of `input` with each long argument replaced by its marker. Containers along the way are copied; nothing else is. */
+export function withAgedArgs(input: unknown, handle: string): unknown {
+  return replace(input, 0, (text) => (text.length >= ARG_FIELD_MIN_CHARS && !text.startsWith(AGED_ARG_MARKER) ? agedArgMarker(text, handle) : text));
+}
+
+function replace(value: unknown, depth: number, f: (s: string) => string): unknown {
+  if (depth > MAX_DEPTH) return value;
+  if (typeof value === "string") return f(value);
+  if (Array.isArray(value)) return value.map((v) => replace(v, depth + 1, f));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = replace(v, depth + 1, f);
+    return out;
+  }
+  return value;
+}
