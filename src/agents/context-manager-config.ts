@@ -84,7 +84,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   maxLearnings: 20,
   maxErrors: 20,
   noteTool: false,
-  offload: false,
+  offload: true,
   offloadMinChars: 8_000,
   offloadMinLines: 200,
   offloadStructuredMinChars: 4_000,

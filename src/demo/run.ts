@@ -38,6 +38,11 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+function runnerOffloadLine(c: { offload: boolean; offloadAgeTurns: number; offloadAgedMinChars: number; offloadMinChars: number }): string {
+  if (!c.offload) return "off";
+  return `tool outputs over ${c.offloadMinChars.toLocaleString("en-US")} chars stored at once, over ${c.offloadAgedMinChars.toLocaleString("en-US")} chars (and long call arguments) after ${c.offloadAgeTurns} turns: the model sees a handle + preview (artifact_fetch)`;
+}
+
 export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir: string }> {
   const started = Date.now();
   const dirs = makeDirs(args);
@@ -104,6 +109,7 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
     `  state dir   ${dirs.stateDir}`,
     `  workspace   ${dirs.workspace}`,
     `  thresholds  gauge 70%, checkpoint 80%, auto-compaction above ${window - ratio(0.125)} tokens`,
+    `  offload     ${runnerOffloadLine(runner.contextManagerConfig)}`,
   ]);
 
   const send = async (label: string, text: string, replies: Parameters<NonNullable<DemoModel["agent"]>["queue"]> = []) => {

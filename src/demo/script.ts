@@ -62,9 +62,13 @@ const OPENING: ScriptedTurn[] = [
 
 function readingTurn(n: number): ScriptedTurn {
   const doc = `docs/design-${String(((n - 1) % DESIGN_DOCS) + 1).padStart(2, "0")}.md`;
+  // the agent's own words stay in the prompt (offload ages tool outputs, not replies), so the
+  // reading turns still fill the window toward the 80% checkpoint and the compaction
+  const rules = Array.from({ length: 40 }, (_, i) => `- rule ${n}.${i + 1}: validate the input, return a new value, report failures with the position.`);
   const summary =
     `Summary of ${doc}: every public function validates input, returns new values and reports failures with positions. ` +
-    "For average() this means: reject an empty list explicitly instead of dividing by zero. ".repeat(4);
+    "For average() this means: reject an empty list explicitly instead of dividing by zero. ".repeat(4) +
+    `\nThe rules that apply:\n${rules.join("\n")}`;
   return {
     prompt: `Read ${doc} and tell me what it means for average().`,
     replies: [tools(["read", { path: doc }]), text(summary)],

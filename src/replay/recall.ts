@@ -20,6 +20,7 @@ import { renderRecallBlock } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
 import { segmentsOf } from "../agents/archive/segments.js";
+import { type ExpandStashed, stashedTextResolver } from "../agents/archive/stashed-text.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { latencyStats, type LatencyStats } from "./stats.js";
 
@@ -118,13 +119,14 @@ function figures(detail: readonly RecallQuery[], rankOf: (d: RecallQuery) => num
   };
 }
 
-function messageText(m: AgentMessage): string {
+/** The message's text; a stashed tool result (offload on) as its payload, as the archive holds it. */
+function messageText(m: AgentMessage, expand?: ExpandStashed): string {
   const parts: string[] = [];
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") parts.push(c);
   else if (Array.isArray(c)) {
     for (const b of c as Array<Record<string, unknown>>) {
-      if (b?.type === "text" && typeof b.text === "string") parts.push(b.text);
+      if (b?.type === "text" && typeof b.text === "string") parts.push((m.role === "toolResult" && expand?.(b.text)) || b.text);
       else if (b?.type === "toolCall") parts.push(JSON.stringify(b.arguments ?? {}));
     }
   }
@@ -146,7 +148,14 @@ export interface ObservedContext {
  * and, at the first LLM call of each of the NEXT_TURNS requests after a compaction, the
  * context as the automatic recall would see it.
  */
-export function recallObserver(nextSegment: () => number, out: ObservedCompaction[], contexts?: Map<number, ObservedContext>): ExtensionFactory {
+export function recallObserver(
+  nextSegment: () => number,
+  out: ObservedCompaction[],
+  contexts?: Map<number, ObservedContext>,
+  /** the replay's state dir: stashed results (offload on) read as the archive reads them */
+  stateDir?: string,
+): ExtensionFactory {
+  const expand = stateDir ? stashedTextResolver(stateDir) : undefined;
   return (pi) => {
     if (contexts) {
       pi.on("context", async (event) => {
@@ -160,15 +169,15 @@ export function recallObserver(nextSegment: () => number, out: ObservedCompactio
     }
     pi.on("session_before_compact", async (event) => {
       const p = event.preparation;
-      const span = [...p.messagesToSummarize, ...p.turnPrefixMessages].map(messageText).join("\n");
+      const span = [...p.messagesToSummarize, ...p.turnPrefixMessages].map((m) => messageText(m, expand)).join("\n");
       let kept = "";
       let keeping = false;
       for (const e of event.branchEntries) {
         if (e.id === p.firstKeptEntryId) keeping = true;
-        if (keeping && e.type === "message") kept += `${messageText(e.message)}\n`;
+        if (keeping && e.type === "message") kept += `${messageText(e.message, expand)}\n`;
       }
       const spanMessages = [...p.messagesToSummarize, ...p.turnPrefixMessages];
-      const segmentIds = new Set(segmentsOf(spanMessages).map((d) => segmentId(d)));
+      const segmentIds = new Set(segmentsOf(spanMessages, expand).map((d) => segmentId(d)));
       out.push({ n: out.length + 1, nextSegment: nextSegment(), spanText: span, keptText: kept, messages: spanMessages.length, segmentIds });
       return undefined;
     });

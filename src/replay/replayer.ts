@@ -288,7 +288,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     tools: t.toolNames,
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
-      recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed, observedContexts),
+      recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed, observedContexts, stateDir),
       replayToolsExtension(t.toolNames, t.results, {
         onDelivered: (d) => {
           delivered.push(d);

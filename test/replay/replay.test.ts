@@ -34,7 +34,7 @@ describe.skipIf(!available)("transcript replay smoke test", () => {
   }
 
   it("compacts at a small window and the restore block carries the last user request", async () => {
-    const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, SHORT[0]!)), { contextWindow: 8_000 });
+    const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, SHORT[0]!)), { contextWindow: 6_000 });
     expect(report.errors).toEqual([]);
     const natural = report.compactions.filter((c) => !c.final);
     expect(natural.length).toBeGreaterThan(0);

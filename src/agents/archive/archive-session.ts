@@ -15,6 +15,7 @@ import { type AppendResult, archiveFor, type SessionArchive } from "./archive.js
 import { RECALL_CUSTOM_TYPE } from "./recall-markers.js";
 import { renderRecallBlock, renderSearchResult } from "./recall-render.js";
 import { segmentsOf, stripInjectedBlocks } from "./segments.js";
+import { stashedTextResolver } from "./stashed-text.js";
 import { visibleText } from "./recall-visible.js";
 
 /** What the archive needs from an engine (ContextManagerEngine satisfies it). */
@@ -56,7 +57,7 @@ export async function archiveMessages(host: ArchiveHost, messages: readonly Agen
   if (!host.runtime.config.archive) return null;
   const log = logOf(host);
   try {
-    const drafts = segmentsOf(messages);
+    const drafts = segmentsOf(messages, stashedTextResolver(host.runtime.stateDir));
     const result = await archiveOf(host).append(drafts, { session: host.identity.sessionId, compaction: host.compactions + 1 });
     log.clear("archive write");
     return result;

@@ -24,6 +24,7 @@ import {
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../context-checkpoint-inject.js";
 import { redactSecrets } from "../redact.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
+import type { ExpandStashed } from "./stashed-text.js";
 
 export type SegmentRole = "user" | "assistant" | "tool_call" | "tool_result" | "bash";
 
@@ -239,13 +240,16 @@ function timeOf(msg: AgentMessage): number {
 
 const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall"]);
 
-/** Segments of `messages`, in order. Total: malformed messages are skipped. */
-export function segmentsOf(messages: readonly AgentMessage[]): SegmentDraft[] {
+/**
+ * Segments of `messages`, in order. Total: malformed messages are skipped. `expand` gives a
+ * stashed tool result's payload (offload on: stashed-text.ts) to archive instead of its preview.
+ */
+export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();
   for (const msg of messages) {
     try {
-      pushMessage(out, calls, msg);
+      pushMessage(out, calls, msg, expand);
     } catch {
       // a hostile message (throwing getter, odd shape) is skipped, the rest archived
     }
@@ -253,7 +257,7 @@ export function segmentsOf(messages: readonly AgentMessage[]): SegmentDraft[] {
   return out;
 }
 
-function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage): void {
+function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
   if (!msg || typeof msg !== "object") return;
   const t = timeOf(msg);
   switch (msg.role) {
@@ -281,7 +285,10 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       const base: Omit<SegmentDraft, "text"> = { role: "tool_result", t, tool };
       if (call?.target) base.target = call.target;
       if (r.isError === true) base.error = true;
-      pushChunks(out, base, dropCutToken(contentText(r.content, CONTENT_CAP), CONTENT_CAP), !!base.target);
+      const shown = contentText(r.content, CONTENT_CAP);
+      const full = expand?.(shown);
+      const text = full ? full.slice(0, CONTENT_CAP) : shown;
+      pushChunks(out, base, dropCutToken(text, CONTENT_CAP), !!base.target);
       return;
     }
     case "bashExecution": {

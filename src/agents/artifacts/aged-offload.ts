@@ -64,7 +64,8 @@ export class AgedOffload {
   constructor(
     private readonly settings: OffloadSettings,
     private readonly where: { stateDir: string; sessionKey: string },
-    private readonly onError: (e: unknown) => void = () => {},
+    /** where catch-up failures go (the host shell points it at the current run's log) */
+    public onError: (e: unknown) => void = () => {},
   ) {}
 
   get enabled(): boolean {

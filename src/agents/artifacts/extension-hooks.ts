@@ -12,6 +12,8 @@ import { AgedOffload } from "./aged-offload.js";
 import { createArtifactFetchTool } from "./fetch-tool.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "./offload.js";
 import { recordStash } from "./session-stashes.js";
+import { LruMap } from "../state/lru.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 
 const loggers = new WeakMap<ContextManagerEngine, OnceLogger>();
 function logFor(engine: ContextManagerEngine): OnceLogger {
@@ -23,14 +25,27 @@ function logFor(engine: ContextManagerEngine): OnceLogger {
   return log;
 }
 
-const agedByEngine = new WeakMap<ContextManagerEngine, AgedOffload>();
+/**
+ * One aged-offload memory per session key and settings for the whole process, not per engine:
+ * OpenClaw's runner (and our host stand-in) builds a new AgentSession, hence a new engine, for
+ * every inbound message. Per engine, the first request of every run went out un-aged (its
+ * memory empty) and the next one aged again: a prompt that flip-flopped, broke provider
+ * caches and reported a usage far above what the session needs (the gauge read 142%).
+ */
+const AGED_KEYS = 64;
+const agedByKey = (): LruMap<string, AgedOffload> => globalSingleton("openclaw.contextManager.agedOffload", () => new LruMap(AGED_KEYS));
 function agedFor(engine: ContextManagerEngine): AgedOffload {
-  let a = agedByEngine.get(engine);
+  const settings = offloadSettings(engine.runtime.config);
+  const key = `${engine.runtime.stateDir}\u0000${engine.sessionKey}\u0000${JSON.stringify(settings)}`;
+  const registry = agedByKey();
+  let a = registry.get(key);
   if (!a) {
     const where = { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey };
-    a = new AgedOffload(offloadSettings(engine.runtime.config), where, (e) => logFor(engine).fail("artifact stash", e));
-    agedByEngine.set(engine, a);
+    a = new AgedOffload(settings, where);
   }
+  registry.touch(key, a);
+  // errors go to the engine of the run at hand
+  a.onError = (e) => logFor(engine).fail("artifact stash", e);
   return a;
 }
 
