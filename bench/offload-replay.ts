@@ -38,7 +38,7 @@ const SWEEP: Array<Record<string, number | boolean>> = [
   { offloadAgeTurns: 2 },
   { offloadAgeTurns: 8 },
   { offloadAgedMinChars: 4000 },
-  { offloadAgedMinChars: 1200 },
+  { offloadAgedMinChars: 2000 },
 ];
 
 function specs(): Spec[] {

@@ -90,7 +90,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   offloadStructuredMinChars: 4_000,
   offloadPreviewChars: 600,
   offloadAgeTurns: 4,
-  offloadAgedMinChars: 2_000,
+  offloadAgedMinChars: 1_200,
   offloadAgedPreviewChars: 300,
   offloadAgeToolArgs: true,
   fetchMaxChars: 8_000,

@@ -213,33 +213,46 @@ export class AgedOffload {
   private scheduleCatchUp(): void {
     if (this.catchUpScheduled) return;
     this.catchUpScheduled = true;
-    setImmediate(() => {
-      const batch = this.catchUp;
-      const calls = this.argsCatchUp;
-      this.catchUp = [];
-      this.argsCatchUp = [];
-      this.catchUpScheduled = false;
-      for (const c of calls) {
-        try {
-          this.stashArgs(c.toolName, c.toolCallId, c.input); // old enough already: ages on the next request
-        } catch (e) {
-          this.onError(e);
-        }
-      }
-      for (const r of batch) {
-        try {
-          this.stash(r, r.toolCallId);
-          // old enough already: it ages on the next request
-          const c = this.pending.get(r.toolCallId);
-          if (c) {
-            this.pending.delete(r.toolCallId);
-            this.aged.set(r.toolCallId, c);
-            this.stats.aged++;
-          }
-        } catch (e) {
-          this.onError(e);
-        }
-      }
-    });
+    setImmediate(() => this.runCatchUp());
   }
+
+  /**
+   * Session start of a resumed session: judge and stash the old results and calls now (off the
+   * request path: no request is waiting yet), so the first request already goes out aged.
+   */
+  warm(messages: AgentMessage[]): void {
+    if (!this.enabled) return;
+    this.apply(messages);
+    this.runCatchUp();
+  }
+
+  private runCatchUp(): void {
+    const batch = this.catchUp;
+    const calls = this.argsCatchUp;
+    this.catchUp = [];
+    this.argsCatchUp = [];
+    this.catchUpScheduled = false;
+    for (const c of calls) {
+      try {
+        this.stashArgs(c.toolName, c.toolCallId, c.input); // old enough already: ages on the next request
+      } catch (e) {
+        this.onError(e);
+      }
+    }
+    for (const r of batch) {
+      try {
+        this.stash(r, r.toolCallId);
+        // old enough already: it ages on the next request
+        const c = this.pending.get(r.toolCallId);
+        if (c) {
+          this.pending.delete(r.toolCallId);
+          this.aged.set(r.toolCallId, c);
+          this.stats.aged++;
+        }
+      } catch (e) {
+        this.onError(e);
+      }
+    }
+  }
+
 }

@@ -60,6 +60,35 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
   }
 }
 
+/**
+ * Session start of a resumed session (pi `-c`, a restarted gateway): judge the old results and
+ * calls off the request path now, so the first request already goes out aged. Never throws.
+ */
+export function warmAgedOffload(engine: ContextManagerEngine | null, entries: readonly unknown[]): void {
+  if (!engine || !engine.runtime.config.offload || entries.length === 0) return;
+  try {
+    agedFor(engine).warm(messagesInContext(entries));
+  } catch (e) {
+    logFor(engine).fail("aged offload", e);
+  }
+}
+
+/** The messages of a session branch the model still sees: those from the latest compaction's first kept entry on. */
+function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
+  type Entry = { type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage };
+  const list = entries as Entry[];
+  let start = 0;
+  for (let i = list.length - 1; i >= 0; i--) {
+    if (list[i]?.type !== "compaction") continue;
+    const kept = list.findIndex((e) => e?.id === list[i]!.firstKeptEntryId);
+    start = kept >= 0 ? kept : i + 1;
+    break;
+  }
+  const out: AgentMessage[] = [];
+  for (let i = start; i < list.length; i++) if (list[i]?.type === "message" && list[i]!.message) out.push(list[i]!.message!);
+  return out;
+}
+
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */
 export function offloadPatch(
   event: ToolResultLike & { input?: unknown },

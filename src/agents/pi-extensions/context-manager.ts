@@ -36,7 +36,7 @@ import {
 } from "./context-manager-runtime.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
-import { agedMessages, offloadPatch, registerArtifactFetchTool } from "../artifacts/extension-hooks.js";
+import { agedMessages, offloadPatch, registerArtifactFetchTool, warmAgedOffload } from "../artifacts/extension-hooks.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
 
@@ -197,6 +197,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       guard("session_start", async (_event, ctx) => {
         const engine = await get(ctx, "session_start"); // capture cwd/session now; load settings early
         if (engine) prefetchArchive(engine);
+        // a resumed session: its old tool outputs are aged from the first request on (docs/artifacts.md)
+        if (engine) warmAgedOffload(engine, ctx.sessionManager.getBranch());
         return undefined;
       }),
     );
