@@ -6,8 +6,10 @@
  * event copy is changed; the session file keeps the original.
  *
  * Cost model: the blob is written at tool_result time (`register`), so the `context`
- * handler (`apply`) only swaps content it already holds: one pass of O(1) per message
- * (role check + Map lookup by toolCallId), no content read, hashed or cut per call.
+ * handler (`apply`) only swaps content it already holds, judging only what is new or newly old:
+ * the last call's swaps are re-placed after a check, O(new + aged); a compaction takes one full
+ * pass of O(1) per message (role check + Map lookup by toolCallId). No content read, hashed or
+ * cut per call.
  * Results this process never saw at tool_result time (a resumed session) are checked
  * once, off the request path (setImmediate), and age from the next request on.
  *
@@ -43,6 +45,31 @@ export interface AgedStats {
 
 type CallLike = { type?: string; id?: unknown; name?: unknown; arguments?: unknown };
 
+/** one swapped message: where it stood, whose it is, what was sent instead */
+interface Swap {
+  index: number;
+  id: string;
+  message: AgentMessage;
+}
+
+interface LastPass {
+  length: number;
+  boundary: number;
+  swaps: Swap[];
+  tailRole: unknown;
+  tailTime: unknown;
+}
+
+/** A result's toolCallId, or an assistant message's first tool call id: what identifies a swapped message. */
+function idAt(message: AgentMessage | undefined): string | undefined {
+  const m = message as { role?: unknown; toolCallId?: unknown; content?: unknown } | undefined;
+  if (!m) return undefined;
+  if (m.role === "toolResult") return typeof m.toolCallId === "string" ? m.toolCallId : undefined;
+  if (m.role !== "assistant" || !Array.isArray(m.content)) return undefined;
+  for (const b of m.content as CallLike[]) if (b && b.type === "toolCall" && typeof b.id === "string") return b.id;
+  return undefined;
+}
+
 export class AgedOffload {
   /** toolCallId -> replacement, stashed but not old enough yet */
   private readonly pending = new Map<string, TextContent>();
@@ -56,6 +83,10 @@ export class AgedOffload {
   private readonly agedArgs = new Map<string, unknown>();
   /** ids whose call arguments were already judged */
   private readonly argsChecked = new Set<string>();
+  /** what the last apply did, so the next one only judges what is new (see apply) */
+  private last: LastPass | null = null;
+  /** a catch-up aged results or stashed calls at places the last pass did not swap: next apply takes the full pass */
+  private dirty = false;
   private catchUp: Array<ToolResultLike & { toolCallId: string }> = [];
   private argsCatchUp: Array<{ toolName: string; toolCallId: string; input: unknown }> = [];
   private catchUpScheduled = false;
@@ -140,18 +171,48 @@ export class AgedOffload {
   /** `context` event: the messages with aged results swapped, or the same array when nothing changes. */
   apply(messages: AgentMessage[]): AgentMessage[] {
     if (!this.enabled) return messages;
-    // index of the ageTurns-th assistant message from the end: results before it are old enough
-    let boundary = -1;
-    for (let i = messages.length - 1, seen = 0; i >= 0; i--) {
-      if ((messages[i] as { role?: string }).role === "assistant" && ++seen === this.settings.ageTurns) {
-        boundary = i;
-        break;
-      }
+    const boundary = this.boundaryOf(messages);
+    const last = this.last;
+    // the history only grew since the last call (pi appends between compactions): re-place the
+    // swaps it made (each checked to still stand at its index) and judge only what is new or
+    // newly old. Anything else (a compaction, a branch switch, a catch-up that aged results at
+    // unknown places) takes the full pass.
+    if (last && !this.dirty && messages.length >= last.length && this.stillInPlace(messages, last)) {
+      const from = Math.max(0, Math.min(last.boundary, last.length));
+      const kept = last.swaps.filter((s) => s.index < from);
+      const out = kept.length > 0 ? messages.slice() : null;
+      for (const s of kept) out![s.index] = s.message;
+      return this.pass(messages, from, boundary, out, kept);
     }
-    let out: AgentMessage[] | null = null;
+    this.dirty = false;
+    return this.pass(messages, 0, boundary, null, []);
+  }
+
+  /** index of the ageTurns-th assistant message from the end: what stands before it is old enough */
+  private boundaryOf(messages: AgentMessage[]): number {
+    for (let i = messages.length - 1, seen = 0; i >= 0; i--) {
+      if ((messages[i] as { role?: string }).role === "assistant" && ++seen === this.settings.ageTurns) return i;
+    }
+    return -1;
+  }
+
+  private stillInPlace(messages: AgentMessage[], last: LastPass): boolean {
+    const tail = messages[last.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
+    if (!tail || tail.role !== last.tailRole || tail.timestamp !== last.tailTime) return false;
+    for (const s of last.swaps) if (idAt(messages[s.index]) !== s.id) return false;
+    return true;
+  }
+
+  /** Judges messages[from..] (swapping what is old enough) into `out`; remembers the swaps for the next call. */
+  private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[]): AgentMessage[] {
     /** old calls whose arguments were never judged (a resumed session, the plugin route): judged when their result shows success */
     let unjudged = null as Map<string, CallLike> | null;
-    for (let i = 0; i < messages.length; i++) {
+    const swap = (index: number, id: string, message: AgentMessage) => {
+      out ??= messages.slice();
+      out[index] = message;
+      swaps.push({ index, id, message });
+    };
+    for (let i = from; i < messages.length; i++) {
       const m = messages[i] as { role?: string; toolCallId?: unknown; isError?: unknown; toolName?: unknown; content?: unknown };
       if (m.role === "assistant" && i < boundary && this.settings.ageToolArgs && Array.isArray(m.content)) {
         const content = m.content as CallLike[];
@@ -167,10 +228,7 @@ export class AgedOffload {
           blocks ??= content.slice();
           blocks[j] = { ...b, arguments: args };
         }
-        if (blocks) {
-          out ??= messages.slice();
-          out[i] = { ...(messages[i] as object), content: blocks } as AgentMessage;
-        }
+        if (blocks) swap(i, idAt(messages[i])!, { ...(m as object), content: blocks } as AgentMessage);
         continue;
       }
       if (m.role !== "toolResult" || typeof m.toolCallId !== "string") continue;
@@ -186,10 +244,10 @@ export class AgedOffload {
           this.stats.aged++;
         } else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as ToolResultLike & { toolCallId: string });
       }
-      if (!content) continue;
-      out ??= messages.slice();
-      out[i] = { ...(messages[i] as object), content } as AgentMessage;
+      if (content) swap(i, id, { ...(m as object), content } as AgentMessage);
     }
+    const tail = messages[messages.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
+    this.last = { length: messages.length, boundary, swaps, tailRole: tail?.role, tailTime: tail?.timestamp };
     return out ?? messages;
   }
 
@@ -232,6 +290,7 @@ export class AgedOffload {
     this.catchUp = [];
     this.argsCatchUp = [];
     this.catchUpScheduled = false;
+    if (batch.length > 0 || calls.length > 0) this.dirty = true;
     for (const c of calls) {
       try {
         this.stashArgs(c.toolName, c.toolCallId, c.input); // old enough already: ages on the next request
