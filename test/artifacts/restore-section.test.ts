@@ -23,6 +23,15 @@ describe("stored outputs in the restore block", () => {
     expect(at).toBeLessThan(lines.length - 1);
   });
 
+  it("a long path keeps its end: the file name stays readable", () => {
+    const target = `/Users/someone/workspaces/project/packages/coding-agent/src/modes/interactive/interactive-mode.ts`;
+    const r = renderCheckpointRestore(makeCheckpoint(), { kind: "resume", maxTokens: 800, extraSections: withArtifactsSection([], [{ handle: H, tool: "read", target, bytes: 3000 }]) });
+    const line = r.text.split("\n").find((l) => l.includes(H))!;
+    expect(line).toContain("interactive/interactive-mode.ts (3 KB)");
+    expect(line).toContain("read …");
+    expect(line).not.toContain("/Users/someone");
+  });
+
   it("a handle the renderer cannot verify is dropped, the entry stays quoted", () => {
     const r = renderCheckpointRestore(makeCheckpoint(), {
       kind: "resume",

@@ -70,9 +70,15 @@ export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined):
   if (shown.length === 0) return null;
   return {
     title: ARTIFACTS_EXTRA_TITLE,
-    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${[...r.target].slice(0, 80).join("")} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
+    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
     handles: shown.map((r) => r.handle),
   };
+}
+
+/** A long target keeps its end (the file name, the last words of a command), not its start. */
+function tailOf(target: string, max: number): string {
+  const chars = [...target];
+  return chars.length <= max ? target : `…${chars.slice(chars.length - (max - 1)).join("")}`;
 }
 
 /** extraSections plus the stored-outputs section of this checkpoint, when it has one. */
