@@ -3,7 +3,9 @@
 // plugins.load.paths and loads the TypeScript entry through its jiti loader; OpenClaw's
 // context-engine registry resolves the engine selected by plugins.slots.contextEngine; the
 // engine is then driven through assemble/afterTurn/compact, where compact() reaches OpenClaw's
-// real delegateCompactionToRuntime (imported by the plugin as openclaw/plugin-sdk/core).
+// real delegateCompactionToRuntime (imported by the plugin as openclaw/plugin-sdk/core). The
+// agent tools (artifact_fetch, context_search) pass OpenClaw's contracts.tools check and come to
+// a run through OpenClaw's own resolvePluginTools.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,6 +64,10 @@ describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugi
     assert.deepEqual([record.kind].flat(), ["context-engine"]);
     assert.deepEqual(record.contextEngineIds, ["context-manager"]);
     assert.ok(registry.contextEngines.has("context-manager"));
+    // the agent tools pass OpenClaw's contracts.tools check (the manifest declares them)
+    assert.deepEqual(registry.tools.filter((t) => t.pluginId === "context-manager").flatMap((t) => t.names).sort(), ["artifact_fetch", "context_search"]);
+    const errors = (registry.diagnostics ?? []).filter((d) => d.pluginId === "context-manager" && d.level === "error");
+    assert.deepEqual(errors, []);
   });
 
   it("OpenClaw's registry resolves it for plugins.slots.contextEngine (no quarantine)", async () => {
@@ -96,6 +102,40 @@ describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugi
     assert.equal(checkpointTriggers(stateDir).at(-1), "compaction", `runtime outcome: ${JSON.stringify(outcome)}`);
     assert.ok(outcome.threw || outcome.ok === false || outcome.compacted === false, `runtime outcome: ${JSON.stringify(outcome)}`);
     console.log(`# delegateCompactionToRuntime outcome: ${JSON.stringify(outcome).slice(0, 300)}`);
+  });
+
+  it("offload (on by default): assemble ages an old tool output, OpenClaw's resolvePluginTools hands the run artifact_fetch and context_search, and both read it back", async () => {
+    const key = "agent:main:telegram:direct:43";
+    const t = Date.now();
+    const log = Array.from({ length: 120 }, (_, i) => (i === 60 ? "NEEDLE_7f3a parser state in the middle" : `line ${i}: build step ok`)).join("\n");
+    const call = (id, n) => ({ ...assistant("", t + n, 100), content: [{ type: "toolCall", id, name: "exec", arguments: { command: `cat ${id}.log` } }], stopReason: "toolUse" });
+    const result = (id, text, n) => ({ role: "toolResult", toolCallId: id, toolName: "exec", content: [{ type: "text", text }], isError: false, timestamp: t + n });
+    const history = [user("check the build log", t), call("a", 1), result("a", log, 2)];
+    for (let i = 0; i < 5; i++) history.push(call(`s${i}`, 3 + 2 * i), result(`s${i}`, "ok", 4 + 2 * i));
+    const params = { sessionId: "oc-s3", sessionKey: key, messages: history, tokenBudget: 200_000 };
+    await engine.assemble(params); // judged now, stashed off the request path
+    await new Promise((r) => setImmediate(r));
+    const sent = (await engine.assemble(params)).messages.find((m) => m.role === "toolResult" && m.toolCallId === "a");
+    const shown = JSON.stringify(sent.content);
+    assert.match(shown, /tool output stored off the prompt/);
+    assert.doesNotMatch(shown, /NEEDLE_7f3a/);
+    assert.match(JSON.stringify(history[2]), /NEEDLE_7f3a/, "OpenClaw's own history is untouched");
+    const handle = /ocm_artifact:v1:sha256:[0-9a-f]{64}/.exec(shown)[0];
+
+    const { resolvePluginTools } = await importSourceFile("src/plugins/tools.ts", ["resolvePluginTools"]);
+    const tools = resolvePluginTools({ context: { config, workspaceDir: stateDir, sessionKey: key, sessionId: "oc-s3" } });
+    const byName = new Map(tools.map((x) => [x.name, x]));
+    assert.ok(byName.has("artifact_fetch") && byName.has("context_search"), `resolved: ${[...byName.keys()]}`);
+    const fetched = await byName.get("artifact_fetch").execute("call-f", { handle, mode: "grep", pattern: "NEEDLE_7f3a" });
+    assert.match(fetched.content[0].text, /NEEDLE_7f3a parser state in the middle/);
+
+    try {
+      await engine.compact({ sessionId: "oc-s3", sessionKey: key, tokenBudget: 200_000, currentTokenCount: 1000, force: true, runtimeContext: { workspaceDir: stateDir } });
+    } catch {
+      // no OpenClaw session oc-s3: the runtime refuses; the archive was written before it was called
+    }
+    const found = await byName.get("context_search").execute("call-s", { query: "NEEDLE_7f3a" });
+    assert.match(found.content[0].text, /NEEDLE_7f3a/);
   });
 
   it("a new session id on the key gets the resume block as systemPromptAddition", async () => {
