@@ -2,6 +2,8 @@
 // its self-contained dist/bundle) under Node 24, in RPC mode on a faux provider with a 2k window:
 // gauge + auto-80pct checkpoint, manual compaction writes the compaction checkpoint, the next request
 // carries the post-compaction restore, and a new session on the same workspace gets the resume block.
+// Offload (on by default), with pi's own read tool on a 200k faux model: a 8 KB read result reaches
+// the model as handle + preview, and the model's artifact_fetch call greps its middle line back.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,13 +17,14 @@ const REPO = dirname(HERE);
 const PI_CLI = process.env.PI1_CLI ?? join(HERE, ".pi1", "package", "dist", "bundle", "cli.js");
 const EXTENSION = join(REPO, "src", "agents", "pi-extensions", "context-manager.ts");
 const PROVIDER = join(HERE, "fixtures", "faux-lifecycle-provider.ts");
+const LIFECYCLE = { provider: PROVIDER, model: ["fauxcompat", "tiny"], tools: ["--no-tools"] };
 
 /** One pi process in RPC mode; send() resolves with the command's response, turn() with the reply text. */
-function startPi(root) {
+function startPi(root, run = LIFECYCLE) {
   const child = spawn(
     process.execPath,
     [PI_CLI, "--mode", "rpc", "--offline", "--no-session", "--no-extensions", "--no-skills", "--no-context-files",
-      "--no-prompt-templates", "--no-themes", "--no-tools", "-e", EXTENSION, "-e", PROVIDER, "--provider", "fauxcompat", "--model", "tiny"],
+      "--no-prompt-templates", "--no-themes", ...run.tools, "-e", EXTENSION, "-e", run.provider, "--provider", run.model[0], "--model", run.model[1]],
     { cwd: root.cwd, env: { ...process.env, PI_CODING_AGENT_DIR: root.agentDir, OPENCLAW_STATE_DIR: root.stateDir }, stdio: ["pipe", "pipe", "pipe"] },
   );
   const waiters = [];
@@ -59,9 +62,14 @@ function startPi(root) {
     /** a prompt, and the text of the assistant reply once the agent settled */
     async turn(message) {
       let reply = "";
-      const replied = waitFor((e) => e.type === "message_end" && e.message?.role === "assistant", "assistant reply").then((e) => {
-        reply = (e.message.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
-      });
+      // the text of the last assistant message of the run (a tool round ends with a text reply)
+      const replied = waitFor((e) => {
+        if (e.type === "message_end" && e.message?.role === "assistant") {
+          const text = (e.message.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+          if (text) reply = text;
+        }
+        return e.type === "agent_settled";
+      }, "assistant reply");
       const settled = waitFor((e) => e.type === "agent_settled", "agent_settled");
       const response = await this.command({ type: "prompt", message });
       assert.equal(response.success, true, JSON.stringify(response));
@@ -123,6 +131,22 @@ describe(`pi 1.x CLI (${PI_CLI.includes(".pi1") ? "@earendil-works/pi-coding-age
       assert.match(resumed, /\[Session resume checkpoint restore\]/, "the new session got the resume block");
     } finally {
       next.stop();
+    }
+  });
+
+  it("offload (on by default): a large read result reaches the model as handle + preview, and artifact_fetch reads its middle back", async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => (i === 200 ? "NEEDLE_91c2 the line in the middle" : `${String(i).padStart(4, "0")} config entry ok`));
+    writeFileSync(join(root.cwd, "big.log"), `${lines.join("\n")}\n`);
+    const pi = startPi(root, { provider: join(HERE, "fixtures", "faux-offload-provider.ts"), model: ["fauxoffload", "big"], tools: ["--tools", "read,artifact_fetch"] });
+    try {
+      const seen = await pi.turn("read big.log");
+      const m = /^stored (ocm_artifact:v1:sha256:[0-9a-f]{64}) \((\d+) chars seen\)$/.exec(seen);
+      assert.ok(m, `the model got the whole output: ${seen}`);
+      assert.ok(Number(m[2]) < 1500, `preview bounded: ${seen}`);
+      const fetched = await pi.turn(`fetch ${m[1]}`);
+      assert.match(fetched, /^fetched: .*NEEDLE_91c2 the line in the middle/);
+    } finally {
+      pi.stop();
     }
   });
 });
