@@ -53,6 +53,15 @@ describe("tokenizer", () => {
     expect(tokenize("see src/agents/redact.ts")).toEqual(expect.arrayContaining(["redact.ts", "src", "agents", "redact", "ts"]));
     expect(tokenize("压缩后")).toEqual(["压", "压缩", "缩", "缩后", "后"]);
   });
+
+  it("adds each pair of adjacent directory names of a path, not the pair ending in the file name", () => {
+    const t = tokenize("move it to src/modes/interactive/components/footer.ts");
+    expect(t).toEqual(expect.arrayContaining(["src/modes", "modes/interactive", "interactive/components", "footer.ts"]));
+    expect(t).not.toContain("components/footer.ts");
+    expect(tokenize("C:\\repo\\Packages\\TUI")).toEqual(expect.arrayContaining(["repo/packages", "packages/tui"]));
+    expect(tokenize("./.git/objects/2d")).toEqual(expect.arrayContaining(["git/objects", "objects/2d"]));
+    expect(tokenize("a/../b").filter((x) => x.includes("/"))).toEqual([]);
+  });
 });
 
 describe("segmentsOf", () => {
@@ -115,6 +124,39 @@ describe("ranking", () => {
     idx.add(recs);
     const hits = idx.search(`${common} and tell me what reconcileLedgerDrift returned`, { limit: 3 });
     expect(hits[0]!.record.target).toBe("src/ledger.ts");
+  });
+
+  const recordsOf = (docs: Array<{ role: "user" | "assistant" | "tool_result"; text: string; tool?: string; target?: string }>) =>
+    docs.map((d, i) => ({ v: 1 as const, id: segmentId(d), seq: i + 1, t: 1000 + i, at: 2000, session: "s", compaction: 1, ...d }));
+
+  it("a folder named by its last segments ranks the files under it above paths that merely hold the same words", () => {
+    const idx = new SearchIndex();
+    idx.add(
+      recordsOf([
+        // the same words, in other places of other paths
+        ...["components/modes.ts", "interactive/theme", "modes/print/components", "components/interactive-shell", "modes/rpc/interactive.ts"].flatMap((p, i) => [
+          { role: "tool_result" as const, tool: "read", target: `src/${p}/x${i}.ts`, text: `import from src/${p}; modes interactive components ${i}` },
+          { role: "assistant" as const, text: `the interactive modes use components from src/${p} (${i})` },
+        ]),
+        { role: "tool_result", tool: "bash", target: "ls", text: "src/modes/interactive/components/footer.ts" },
+      ]),
+    );
+    const hits = idx.search("no. the tui folder -> modes/interactive/components", { limit: 3 });
+    expect(hits[0]!.record.text).toContain("modes/interactive/components");
+  });
+
+  it("keeps the identifiers a pasted trace names when its rare fragments exceed the term cap", () => {
+    const idx = new SearchIndex();
+    const fragments = Array.from({ length: 60 }, (_, i) => `frag${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    idx.add(
+      recordsOf([
+        ...fragments.map((f) => ({ role: "assistant" as const, text: `noted ${f}` })),
+        ...Array.from({ length: 10 }, (_, i) => ({ role: "tool_result" as const, tool: "read", target: `themes/t${i}.json`, text: `{ "dimGray": "#66${i}" }` })),
+      ]),
+    );
+    const paste = `${fragments.join(" ")}\nError: Variable reference not found: dimGray`;
+    expect(idx.specificTerms(paste)[0]).toBe("dimgray");
+    expect(idx.search(paste, { limit: 3 })[0]!.record.text).toContain("dimGray");
   });
 });
 

@@ -46,7 +46,9 @@ const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
 /**
  * Index terms of the query's code-like tokens: a token with `_`, `/`, an extension, an
  * inner capital or letters and digits (`initTheme`, `tui-renderer.ts`, `max_tokens`, `v2`)
- * contributes its whole lower-cased form and its file name.
+ * contributes its whole lower-cased form, its file name and the terms it ends with (the
+ * last folder of a path, the last word of a camelCase or snake_case name: `queueMessage`
+ * -> queuemessage, message).
  */
 export function identifierTerms(query: string): Set<string> {
   const out = new Set<string>();
@@ -55,8 +57,9 @@ export function identifierTerms(query: string): Set<string> {
     if (t.length < 3) continue;
     const codeLike = /[_/]/.test(t) || /\.\p{L}[\p{L}\p{N}]{0,7}$/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || (/\p{N}/u.test(t) && /\p{L}/u.test(t));
     if (!codeLike) continue;
+    const whole = t.toLowerCase();
     for (const term of tokenize(t)) {
-      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === t.toLowerCase() || t.toLowerCase().endsWith(term))) out.add(term);
+      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === whole || whole.endsWith(term))) out.add(term);
     }
   }
   return out;
@@ -75,7 +78,7 @@ interface Doc {
 }
 
 /** Format version of a serialized index (SearchIndex.serialize); another version is rebuilt. */
-const SERIAL_VERSION = 1;
+const SERIAL_VERSION = 2; // 2: directory-pair terms (tokenize.ts)
 
 interface SerialHeader {
   v: number;
@@ -226,18 +229,21 @@ export class SearchIndex {
   }
 
   /**
-   * The query's most specific terms: known to the index, rarest first, at most
-   * MAX_QUERY_TERMS, and only while their posting lists add up to POSTINGS_BUDGET (at
-   * least the rarest term is always used). A pasted page costs a bounded number of
-   * posting-list walks, and words nearly every segment has cannot flood the ranking,
-   * while a file name that many segments mention still counts when the budget allows.
+   * The query's most specific terms: known to the index, at most MAX_QUERY_TERMS, and only
+   * while their posting lists add up to POSTINGS_BUDGET (at least the first term is always
+   * used); first the query's code identifiers (`identifiers`), rarest first, then its other
+   * terms, rarest first. A pasted page costs a bounded number of posting-list walks, and
+   * words nearly every segment has cannot flood the ranking, while a file name that many
+   * segments mention still counts when the budget allows. Identifiers go first because a
+   * pasted stack trace or listing has more rare fragments (line numbers, hash pieces, prose)
+   * than the cap holds, and the name the user pasted it for must not be the one cut.
    */
-  specificTerms(query: string): string[] {
+  specificTerms(query: string, identifiers: ReadonlySet<string> = identifierTerms(query)): string[] {
     const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * this.records.size);
     const known = queryTerms(query, 1024)
-      .map((term) => ({ term, df: this.df.get(term) ?? 0 }))
+      .map((term) => ({ term, df: this.df.get(term) ?? 0, id: identifiers.has(term) }))
       .filter((x) => x.df > 0)
-      .sort((a, b) => a.df - b.df);
+      .sort((a, b) => Number(b.id) - Number(a.id) || a.df - b.df);
     const out: string[] = [];
     let postings = 0;
     for (const x of known) {
@@ -252,12 +258,12 @@ export class SearchIndex {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
     if (this.records.size === 0) return [];
     const skip = opts.skipTerm;
-    const terms = skip ? this.specificTerms(query).filter((t) => !skip(t)) : this.specificTerms(query);
+    const ids = identifierTerms(query);
+    const terms = skip ? this.specificTerms(query, ids).filter((t) => !skip(t)) : this.specificTerms(query, ids);
     if (terms.length === 0) return [];
     const filter = opts.session ? (r: { id: string }) => this.records.get(r.id)?.session === opts.session : undefined;
     // terms are tokens already: MiniSearch must not split them again; the query's code
     // identifiers and file names weigh IDENTIFIER_BOOST times a plain word
-    const ids = identifierTerms(query);
     const results = this.ms.search(
       { combineWith: "OR", queries: terms },
       { tokenize: (t) => [t], boostTerm: (t) => (ids.has(t) ? IDENTIFIER_BOOST : 1), ...(filter ? { filter } : {}) },

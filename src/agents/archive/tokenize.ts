@@ -6,6 +6,10 @@
  *   (`parseCheckpointFile` -> parsecheckpointfile, parse, checkpoint, file);
  * - path-like runs (`src/agents/redact.ts`, `foo.test.ts`) add their file name with its
  *   extension (`redact.ts`) so a query naming a file ranks that file above loose words;
+ * - and each pair of adjacent directory names (`modes/interactive/components` ->
+ *   modes/interactive, interactive/components): people name a folder by its last few
+ *   segments, and the words alone match every path that merely contains them somewhere.
+ *   A pair ending in a file name is left out (the file name term already stands for it);
  * - CJK runs (Han, Kana, Hangul) have no spaces: indexed as overlapping bigrams plus
  *   single characters, the usual n-gram approach of search engines.
  * No stop words and no stemming: both are language-specific, and BM25's idf already
@@ -83,6 +87,20 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/** a path segment that names something (not `.`, `..` or empty) */
+const NAMED_SEGMENT = /[\p{L}\p{N}]/u;
+
+/** `a/b/c/file.ts` -> a/b, b/c (lower-cased; `\\` read as `/`; not c/file.ts, see above) */
+function pushDirectoryPairs(out: string[], run: string): void {
+  const segs = run.toLowerCase().split(/[/\\]+/);
+  for (let i = 0; i + 1 < segs.length; i++) {
+    const a = segs[i]!;
+    const b = segs[i + 1]!;
+    if (a.length + b.length >= MAX_TOKEN || !NAMED_SEGMENT.test(a) || !NAMED_SEGMENT.test(b) || FILE_NAME.test(b)) continue;
+    out.push(`${a}/${b}`);
+  }
+}
+
 function tokenizeRun(out: string[], run: string): void {
   if (PLAIN_LOWER.test(run)) {
     if (run.length <= MAX_TOKEN) out.push(run);
@@ -92,6 +110,7 @@ function tokenizeRun(out: string[], run: string): void {
     const file = run.match(FILE_NAME);
     if (file && file[0].length <= MAX_TOKEN && /\p{L}/u.test(file[0])) out.push(file[0].toLowerCase());
   }
+  if (/[/\\]/.test(run)) pushDirectoryPairs(out, run);
   for (const w of run.matchAll(WORD)) pushWord(out, w[0]);
 }
 
