@@ -61,6 +61,8 @@ describe("OpenClaw plugin: aged offload", () => {
     // tool objects (context_search comes as a per-run factory function, see context-engine.test.ts)
     expect(tools.filter((t) => typeof t === "object").map((t) => t.name)).toEqual(["artifact_fetch"]);
     const h = history();
+    // the session as it starts (nothing old yet), then with three rounds
+    await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h.slice(0, 1), tokenBudget: 200_000 });
     const first = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
     expect(texts(first.messages)[0]).toContain("AAA NEEDLE middle"); // judged now, stashed after this call
     await tick();
@@ -101,6 +103,7 @@ describe("OpenClaw plugin: aged offload", () => {
       result("b2", "bash", "2", false, 8),
     ];
     const argsOf = (ms: AgentMessage[]) => ms.filter((m) => m.role === "assistant").map((m) => (m.content as Array<{ arguments: Record<string, string> }>)[0]!.arguments);
+    await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h.slice(0, 1), tokenBudget: 200_000 });
     const first = await engine.assemble({ sessionId: "s1", sessionKey: KEY, messages: h, tokenBudget: 200_000 });
     expect(argsOf(first.messages)[0]!.content).toBe(content); // judged now, stashed after this call
     await tick();
@@ -114,6 +117,24 @@ describe("OpenClaw plugin: aged offload", () => {
     const handle = /ocm_artifact:v1:sha256:[0-9a-f]{64}/.exec(w!.content!)![0];
     const got = await tools[0]!.execute("t1", { handle, mode: "grep", pattern: "NEEDLE" });
     expect(got.content[0]!.text).toContain("WWW NEEDLE middle");
+  });
+
+  it("a session this process has not seen (a restarted gateway): its old results are aged from the first assemble", async () => {
+    const { engine, tools } = await setup(true);
+    const h = history();
+    const key = `${KEY}:restarted`;
+    const first = await engine.assemble({ sessionId: "s9", sessionKey: key, messages: h, tokenBudget: 200_000 });
+    const [a = "", b = "", c = ""] = texts(first.messages);
+    expect(a).toContain(MARKER);
+    expect(a).not.toContain("NEEDLE");
+    expect(b).toContain("BBB NEEDLE middle"); // error
+    expect(c).toContain("CCC NEEDLE middle"); // newest round
+    const handle = /ocm_artifact:v1:sha256:[0-9a-f]{64}/.exec(a)![0];
+    const got = await tools[0]!.execute("t1", { handle, mode: "grep", pattern: "NEEDLE" });
+    expect(got.content[0]!.text).toContain("AAA NEEDLE middle");
+    // and the next assemble sends the same prompt (no flip-flop)
+    const second = await engine.assemble({ sessionId: "s9", sessionKey: key, messages: h, tokenBudget: 200_000 });
+    expect(texts(second.messages)).toEqual(texts(first.messages));
   });
 
   it("without api.registerTool nothing is aged", async () => {

@@ -1,7 +1,7 @@
 /**
  * Issue 11 item 7 under SIGKILL: a child runs sessions on one key back to back (each bundles what
  * the previous one left, then captures and flushes its own work) and is killed at a random moment,
- * 12 times: mid-hold, mid-bundle-write, mid-release, mid-flush. After each kill the next session
+ * at least 10 times: mid-hold, mid-bundle-write, mid-release, mid-flush. After each kill the next session
  * (this process) bundles what is left. Nothing flushed is ever lost or bundled twice, nothing
  * stays held, and no checkpoint is torn.
  */
@@ -26,12 +26,14 @@ describe("SIGKILL anywhere in a session's bundle-then-capture cycle", () => {
     if (stateDir) await rmDir(stateDir);
   });
 
-  it("10 kills: every flushed session is bundled exactly once, nothing stays held", async () => {
+  it("10+ kills: every flushed session is bundled exactly once, nothing stays held", async () => {
     stateDir = await tempDir();
     const flushed: string[] = [];
     // what each kill left for the next session (the report below says which windows were hit)
     const left = { held: 0, unbundled: 0, nothing: 0 };
-    for (let round = 0; round < 10; round++) {
+    // at least 10 kills, and more (up to 30) until 10 sessions have flushed: on a loaded machine
+    // a child may be killed before its first flush, which checks less, not something else
+    for (let round = 0; round < 30 && (round < 10 || flushed.length < 10); round++) {
       const child = spawn(process.execPath, ["--import", "tsx", CHILD, stateDir, KEY, `r${round}`], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";

@@ -49,11 +49,26 @@ function agedFor(engine: ContextManagerEngine): AgedOffload {
   return a;
 }
 
-/** pi's `context` event: aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload). Never throws. */
+/** Memories already warmed (at a session start, or at the first request they saw). */
+const warmed = (): WeakSet<AgedOffload> => globalSingleton("openclaw.contextManager.agedOffloadWarmed", () => new WeakSet<AgedOffload>());
+
+/**
+ * pi's `context` event and the plugin's `assemble`: aged tool results swapped for handle +
+ * preview (docs/artifacts.md#aged-offload). A memory that never saw this session's history
+ * (the first request after a restart on the plugin route, which has no session-start hook) is
+ * warmed first, on this request: otherwise it would go out un-aged, larger by everything aged
+ * before the restart, and could cross the compaction threshold. Never throws.
+ */
 export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null): AgentMessage[] {
   if (!engine || !engine.runtime.config.offload) return messages;
   try {
-    return agedFor(engine).apply(messages);
+    const aged = agedFor(engine);
+    const seen = warmed();
+    if (!seen.has(aged)) {
+      seen.add(aged);
+      aged.warm(messages);
+    }
+    return aged.apply(messages);
   } catch (e) {
     logFor(engine).fail("aged offload", e);
     return messages;
@@ -67,7 +82,9 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
 export function warmAgedOffload(engine: ContextManagerEngine | null, entries: readonly unknown[]): void {
   if (!engine || !engine.runtime.config.offload || entries.length === 0) return;
   try {
-    agedFor(engine).warm(messagesInContext(entries));
+    const aged = agedFor(engine);
+    warmed().add(aged);
+    aged.warm(messagesInContext(entries));
   } catch (e) {
     logFor(engine).fail("aged offload", e);
   }
