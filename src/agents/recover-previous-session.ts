@@ -24,6 +24,7 @@ import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
 import { debugLog } from "./debug-log.js";
 import { stateSessionDir } from "./session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "./state/previous-session.js";
+import { acquireBundleLock, type LockOptions } from "./state/bundle-lock.js";
 import { STATE_FILE_NAMES } from "./state/state-files.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import type { FsOps } from "../infra/fs-ops.js";
@@ -41,6 +42,8 @@ export interface RecoverParams {
   now?: () => Date;
   /** the key's latest checkpoint when the caller has just read it (saves a second read and parse) */
   latest?: Checkpoint | null;
+  /** cross-process lock timing (tests) */
+  lock?: LockOptions;
 }
 
 export interface RecoverResult {
@@ -95,13 +98,44 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
       return result; // no state directory (or unreadable: ContextState.load reports it)
     }
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
+    // one bundler per key across processes (state/bundle-lock.ts)
+    const lock = await acquireBundleLock(fs, dir, p.lock);
+    if (lock.kind === "busy") {
+      debug(`[context-manager] previous-session state not bundled now: ${lock.holder} is bundling this key`);
+      return result;
+    }
+    if (lock.kind === "unlocked") debug(`[context-manager] previous-session bundling without the lock (${lock.reason})`);
+    try {
+      // another process bundled while this one waited: the caller's latest checkpoint is older than that
+      await bundleHeld(lock.kind === "held" && lock.waited ? { ...p, latest: undefined } : p, fs, dir, store, result, debug, warn);
+    } finally {
+      if (lock.kind === "held") await lock.release();
+    }
+  } catch (err) {
+    warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
+  }
+  return result;
+}
+
+/** Under the lock: hold what earlier sessions left, bundle it session by session, release. */
+async function bundleHeld(
+  p: RecoverParams,
+  fs: FsOps,
+  dir: string,
+  store: { stateDir: string; retention: number; fs?: FsOps },
+  result: RecoverResult,
+  debug: (m: string) => void,
+  warn: (m: string) => void,
+): Promise<void> {
+  const log = p.logger ?? consoleWarnLogger;
+  {
     let latest: Checkpoint | null;
     try {
       latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
     } catch (err) {
       // without the latest checkpoint nothing can be judged newer than it: hold nothing now
       debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
-      return result;
+      return;
     }
     const now = p.now ?? (() => new Date());
     await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, now());
@@ -168,10 +202,7 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
         break; // keep order: a later session's bundle must not overtake an earlier one
       }
     }
-  } catch (err) {
-    warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
   }
-  return result;
 }
 
 const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => `${n}.json`));

@@ -1,0 +1,120 @@
+/**
+ * Cross-process lock of one key's previous-session bundling (recover-previous-session.ts).
+ * Within a process the bundling is serialized per key; two processes starting sessions on one
+ * key at the same instant (two pi processes, a gateway and the CLI) both saw the same held files
+ * and wrote the dead session's bundle twice. The lock is `<state dir>/bundle.lock`, created
+ * exclusively and holding `{pid, host, at}`:
+ * - taken: hold, bundle and release under it, then remove it;
+ * - held by a live process: wait for it (bundling takes milliseconds), at most WAIT_MS, then go
+ *   on without bundling (the files stay held for the next session: nothing is lost);
+ * - stale (its process is gone on this host, or older than STALE_MS, or torn and old): removed
+ *   and taken;
+ * - cannot be created at all (read-only or full disk): bundle without it, as before the lock
+ *   existed: a duplicate bundle is possible there, a loss is not.
+ */
+import { hostname } from "node:os";
+import path from "node:path";
+import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+
+export const BUNDLE_LOCK_FILE = "bundle.lock";
+/** a lock this old is stale whoever holds it (a bundle takes milliseconds; a hung process must not block a key forever) */
+export const LOCK_STALE_MS = 30_000;
+/** how long a session start waits for another process's bundling */
+export const LOCK_WAIT_MS = 3_000;
+const POLL_MS = 10;
+
+interface LockBody {
+  pid: number;
+  host: string;
+  at: number;
+}
+
+export type BundleLock =
+  /** `waited`: another process held it first (it may have bundled meanwhile) */
+  | { kind: "held"; waited: boolean; release(): Promise<void> }
+  /** another live process is bundling this key and did not finish within LOCK_WAIT_MS */
+  | { kind: "busy"; holder: string }
+  /** the lock file could not be created (read-only or full disk): go on without it */
+  | { kind: "unlocked"; reason: string };
+
+export interface LockOptions {
+  now?: () => number;
+  waitMs?: number;
+  /** is `pid` a live process on this host (tests replace it) */
+  alive?: (pid: number) => boolean;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, owned by someone else
+    return errorCode(e) === "EPERM";
+  }
+}
+
+function parseBody(text: string): LockBody | null {
+  try {
+    const b = JSON.parse(text) as Partial<LockBody>;
+    return Number.isInteger(b.pid) && typeof b.host === "string" && typeof b.at === "number" ? (b as LockBody) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOptions = {}): Promise<BundleLock> {
+  const now = opts.now ?? Date.now;
+  const alive = opts.alive ?? isAlive;
+  const file = path.join(dir, BUNDLE_LOCK_FILE);
+  const deadline = now() + (opts.waitMs ?? LOCK_WAIT_MS);
+  const me: LockBody = { pid: process.pid, host: hostname(), at: now() };
+  const mine = JSON.stringify(me);
+  let waited = false;
+  for (;;) {
+    try {
+      await fs.writeFile(file, mine, { flag: "wx", mode: 0o600 });
+      return {
+        kind: "held",
+        waited,
+        release: async () => {
+          try {
+            // only our own lock: a stale-lock breaker may have replaced it after LOCK_STALE_MS
+            if ((await fs.readFile(file, "utf8")) === mine) await fs.unlink(file);
+          } catch {
+            // gone already, or unreadable: a later session treats it as stale
+          }
+        },
+      };
+    } catch (e) {
+      if (errorCode(e) !== "EEXIST") return { kind: "unlocked", reason: errorCode(e) ?? String(e) };
+    }
+    let text: string;
+    let mtime: number;
+    try {
+      text = await fs.readFile(file, "utf8");
+      mtime = (await fs.stat(file)).mtimeMs;
+    } catch (e) {
+      if (errorCode(e) === "ENOENT") continue; // released in between: try again
+      return { kind: "unlocked", reason: errorCode(e) ?? String(e) };
+    }
+    const body = parseBody(text);
+    const age = now() - (body?.at ?? mtime);
+    // our own pid: left by an earlier run of this process's pid (bundling here is serialized
+    // per key, so it is not in progress); torn (created, never written: the writer died in
+    // between): stale by the file's age
+    const gone = body !== null && body.host === me.host && (body.pid === process.pid || !alive(body.pid));
+    if (gone || age > LOCK_STALE_MS || (body === null && now() - mtime > POLL_MS * 100)) {
+      try {
+        // remove exactly the stale lock we read, not one a faster process has just taken
+        if ((await fs.readFile(file, "utf8")) === text) await fs.unlink(file);
+      } catch {
+        // another process removed it first
+      }
+      continue;
+    }
+    if (now() >= deadline) return { kind: "busy", holder: body ? `pid ${body.pid} on ${body.host}` : "unknown" };
+    waited = true;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
