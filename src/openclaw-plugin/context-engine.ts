@@ -15,8 +15,12 @@
  *   runtime compaction; a rotated (successor) session id inherits the engine.
  *
  * `ownsCompaction: false`: in-attempt auto-compaction stays with the runtime
- * and does not call compact() (docs/openclaw-integration.md §6). Every method
- * is total: an error never reaches the host (which would quarantine the engine).
+ * and does not call compact() (docs/openclaw-integration.md §6). The plugin sees
+ * it afterwards (a history starting with a summary it has not seen, in afterTurn
+ * or the next assemble: runtime-compaction.ts) and then writes the compaction
+ * checkpoint, archives, and sends the post-compaction restore with the next
+ * request. Every method is total: an error never reaches the host (which would
+ * quarantine the engine).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/archive/archive-session.js";
@@ -27,6 +31,7 @@ import type { WarnLogger } from "../agents/log-once.js";
 import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
 import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
 import { agedMessages } from "../agents/artifacts/extension-hooks.js";
+import { newRuntimeCompaction, type SummaryWatch } from "./runtime-compaction.js";
 import type {
   AssembleResult,
   CompactParams,
@@ -61,6 +66,8 @@ interface SessionSlot {
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   previousIds: Set<string>;
   resumeChecked: boolean;
+  /** compaction summaries seen, to notice the runtime's own compactions */
+  summaries: SummaryWatch;
 }
 
 export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
@@ -83,7 +90,16 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       },
       { sessionId, sessionFile: null, compactionsSoFar: 0, cwd: opts.workspaceDir ?? null },
     );
-    slot = { engine, sessionKey: key, lastMessages: [], lastTokens: 0, pendingRestore: null, previousIds: new Set(), resumeChecked: false };
+    slot = {
+      engine,
+      sessionKey: key,
+      lastMessages: [],
+      lastTokens: 0,
+      pendingRestore: null,
+      previousIds: new Set(),
+      resumeChecked: false,
+      summaries: { seen: undefined, ownCompaction: false },
+    };
     sessions.set(sessionId, slot);
     prefetchArchive(engine); // background: the first compact() of this process stays cheap
     return slot;
@@ -104,6 +120,33 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
 
   const warn = (what: string, e: unknown) => opts.logger?.warn(`[context-manager] ${what} failed: ${(e as Error)?.message ?? String(e)}`);
 
+  /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
+  const beforeCompaction = async (slot: SessionSlot, tokensBefore: number, cwd: string): Promise<void> => {
+    try {
+      const event = compactionEventWithoutPreparation(slot.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
+      await slot.engine.onBeforeCompact(event, cwd);
+    } catch (e) {
+      warn("compaction checkpoint", e);
+    }
+    // archive (docs/archive.md): no cut point reaches the plugin, so the whole last-seen history
+    // goes in; what the runtime keeps is archived again at the next compaction and deduplicated
+    // by content hash then. Total (logs and goes on).
+    await archiveMessages(slot.engine, slot.lastMessages);
+  };
+
+  /**
+   * A compaction the runtime ran by itself since the plugin last saw this session's history
+   * (in-attempt auto-compaction): checkpoint and archive what was seen before it and count it.
+   * True when there was one (the caller then sends the post-compaction restore).
+   */
+  const afterRuntimeCompaction = async (slot: SessionSlot, messages: AgentMessage[], cwd: string): Promise<boolean> => {
+    if (!newRuntimeCompaction(slot.summaries, messages) || slot.lastMessages.length === 0) return false;
+    await beforeCompaction(slot, slot.lastTokens, cwd);
+    slot.engine.onCompacted();
+    return true;
+  };
+  const cwdOf = (params: { runtimeContext?: Record<string, unknown> }) => String(params.runtimeContext?.cwd ?? opts.workspaceDir ?? process.cwd());
+
   return {
     info: { id: CONTEXT_ENGINE_ID, name: "Context manager (gauge, checkpoints, restore)", ownsCompaction: false },
 
@@ -116,6 +159,10 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       if (!opts.config.enabled) return { messages, estimatedTokens: estimateContextTokens(messages) };
       try {
         const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        // a run that compacted inside the runtime and then failed never reached afterTurn
+        if (await afterRuntimeCompaction(slot, messages, cwdOf({}))) {
+          slot.pendingRestore = await restoreBlock(slot, params.sessionId, "post-compaction");
+        }
         slot.lastMessages = messages;
         if (!slot.resumeChecked) {
           slot.resumeChecked = true;
@@ -144,10 +191,12 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       if (!opts.config.enabled) return;
       try {
         const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        const compacted = await afterRuntimeCompaction(slot, params.messages, cwdOf(params));
         slot.lastMessages = params.messages;
         slot.lastTokens = (await slot.engine.onContext(params.messages, undefined)).reading.tokens;
         await slot.engine.flushNow();
-        slot.pendingRestore = null;
+        // the turn's restore ends here; after a compaction inside it, the next request gets one
+        slot.pendingRestore = compacted ? await restoreBlock(slot, params.sessionId, "post-compaction") : null;
       } catch (e) {
         warn("afterTurn", e);
       }
@@ -156,22 +205,14 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     async compact(params: CompactParams): Promise<CompactResult> {
       if (!opts.config.enabled) return opts.delegateCompaction(params);
       const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      try {
-        const tokensBefore = params.currentTokenCount ?? slot.lastTokens;
-        const event = compactionEventWithoutPreparation(slot.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
-        await slot.engine.onBeforeCompact(event, String(params.runtimeContext?.cwd ?? process.cwd()));
-      } catch (e) {
-        warn("compaction checkpoint", e);
-      }
-      // archive (docs/archive.md): compact() gets no messages and no cut point, so the whole
-      // last-seen history goes in; what the runtime keeps is archived again at the next
-      // compaction and deduplicated by content hash then. Total (logs and goes on).
-      await archiveMessages(slot.engine, slot.lastMessages);
+      await beforeCompaction(slot, params.currentTokenCount ?? slot.lastTokens, cwdOf(params));
       // the runtime's result (or its error) is the host's business, exactly as without us
       const result = await opts.delegateCompaction(params);
       try {
         if (result.ok && result.compacted) {
           slot.engine.onCompacted();
+          // the summary the next history starts with is this compaction's, not one to catch up on
+          slot.summaries.ownCompaction = true;
           const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
           if (successor && successor !== params.sessionId) {
             slot.previousIds.add(params.sessionId);

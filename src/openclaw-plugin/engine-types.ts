@@ -35,6 +35,7 @@ export interface AfterTurnParams {
   messages: AgentMessage[];
   prePromptMessageCount: number;
   tokenBudget?: number;
+  runtimeContext?: Record<string, unknown>;
 }
 
 export interface SessionTarget {

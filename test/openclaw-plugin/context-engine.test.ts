@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import plugin from "../../src/openclaw-plugin/index.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
@@ -177,6 +178,54 @@ describe("OpenClaw context-engine plugin", () => {
     expect(res.content[0]!.text).toContain("reconcileLedgerDrift");
     const other = search[0]!.factory({ sessionKey: "agent:main:other", sessionId: "z" }) as typeof tool;
     expect((await other.execute("call-2", { query: "reconcileLedgerDrift" })).content[0]!.text).toMatch(/archive of compacted context is empty/);
+  });
+
+  it("a compaction the runtime ran by itself (in-attempt, no compact() call): checkpoint, archive and restore after the fact, once", async () => {
+    const { engine, stateDir } = await setup(async () => ({ ok: true, compacted: true, result: { tokensBefore: 1000, tokensAfter: 200 } }));
+    const t = Date.now();
+    // histories as the runtime builds them: pi's SessionManager (OpenClaw's transcript) and its buildSessionContext
+    const session = SessionManager.inMemory();
+    const before: AgentMessage[] = [
+      user("where is the ledger reconciled?", t),
+      assistant("In ledger.ts: export function reconcileLedgerDrift(a, b) { return a - b; }", t + 1, 900),
+      user("now fix the invoice rounding in src/invoice.ts", t + 2),
+    ];
+    const ids = before.map((m) => session.appendMessage(m as Parameters<typeof session.appendMessage>[0]));
+    await engine.assemble({ sessionId: "r1", sessionKey: KEY, messages: session.buildSessionContext().messages, tokenBudget: 2000 });
+    expect(readCheckpointsOnDisk(stateDir, KEY).filter((c) => c.meta.trigger === "compaction")).toHaveLength(0);
+    // the attempt compacted inside the runtime: the history afterTurn gets starts with its summary
+    session.appendCompaction("The user asked where the ledger is reconciled.", ids[2]!, 1500);
+    session.appendMessage(assistant("Rounding fixed in src/invoice.ts.", t + 4, 400) as Parameters<typeof session.appendMessage>[0]);
+    const compacted = session.buildSessionContext().messages;
+    expect(compacted[0]!.role).toBe("compactionSummary");
+    let summaries = 1;
+    const summary = (n: number, at: number) => ({ role: "compactionSummary", summary: `summary ${n} of the work so far`, tokensBefore: 1500, timestamp: at }) as unknown as AgentMessage;
+    await engine.afterTurn({ sessionId: "r1", sessionKey: KEY, sessionFile: "", messages: compacted, prePromptMessageCount: 2, tokenBudget: 2000 });
+    const cps = readCheckpointsOnDisk(stateDir, KEY).filter((c) => c.meta.trigger === "compaction");
+    expect(cps).toHaveLength(1);
+    expect(cps[0]!.meta.session_id).toBe("r1");
+    expect(JSON.stringify(cps[0]!.work?.requests)).toContain("where is the ledger reconciled?");
+    const archive = new SessionArchive(stateDir, KEY);
+    await archive.load();
+    expect(archive.search("reconcileLedgerDrift")[0]!.record.text).toContain("reconcileLedgerDrift");
+    // the next request carries the post-compaction restore, for that turn only
+    const next = await engine.assemble({ sessionId: "r1", sessionKey: KEY, messages: [...compacted, user("and the tests?", t + 5)], tokenBudget: 2000 });
+    expect(next.systemPromptAddition).toMatch(/^\[Post-compaction checkpoint restore\]/);
+    expect(next.systemPromptAddition).toContain("compactions this session: 1");
+    await engine.afterTurn({ sessionId: "r1", sessionKey: KEY, sessionFile: "", messages: [...compacted, user("and the tests?", t + 5), assistant("Added.", t + 6, 500)], prePromptMessageCount: 3, tokenBudget: 2000 });
+    const later = await engine.assemble({ sessionId: "r1", sessionKey: KEY, messages: [...compacted, user("thanks", t + 7)], tokenBudget: 2000 });
+    expect(later.systemPromptAddition).toBeUndefined();
+    // its own compact() (/compact): the summary that follows is that one, not another to catch up on
+    await engine.compact({ sessionId: "r1", sessionKey: KEY, currentTokenCount: 1000 });
+    summaries++;
+    await engine.assemble({ sessionId: "r1", sessionKey: KEY, messages: [summary(summaries, t + 8), user("go on", t + 9)], tokenBudget: 2000 });
+    expect(readCheckpointsOnDisk(stateDir, KEY).filter((c) => c.meta.trigger === "compaction")).toHaveLength(2);
+    // a restarted gateway: its first history starts with an old summary, which is no news
+    let restarted: ContextEngineShape | null = null;
+    registerContextManagerPlugin({ id: "context-manager", pluginConfig: { stateDir }, registerContextEngine: (_id, f) => void (restarted = f({}) as ContextEngineShape) }, async () => ({ ok: true, compacted: false }));
+    const first = await restarted!.assemble({ sessionId: "r1", sessionKey: KEY, messages: [summary(summaries, t + 8), user("go on", t + 9)], tokenBudget: 2000 });
+    expect(first.systemPromptAddition).toBeUndefined();
+    expect(readCheckpointsOnDisk(stateDir, KEY).filter((c) => c.meta.trigger === "compaction")).toHaveLength(2);
   });
 
   it("disabled: messages pass through and compaction goes straight to the runtime", async () => {
