@@ -26,26 +26,23 @@ export function summaryKeyOf(messages: readonly AgentMessage[]): string | null {
 export interface SummaryWatch {
   /** the summary key of the last history seen; undefined before the first one */
   seen: string | null | undefined;
-  /** compact() ran and the runtime compacted: the next new summary is that one */
+  /** compact() ran and the runtime compacted: the next history seen carries that summary */
   ownCompaction: boolean;
 }
 
 /**
- * True when `messages` starts with a summary the watch has not seen and no compact() of this
- * engine produced it: a compaction ran inside the runtime since the last look. The first
- * history a watch sees (a new session, a restarted gateway) only sets what was seen.
+ * True when `messages` starts with a summary the watch has not seen: a compaction ran inside the
+ * runtime since the last look. The first history a watch sees (a new session, a restarted
+ * gateway) and the first one after this engine's own compact() only set what was seen.
  */
 export function newRuntimeCompaction(watch: SummaryWatch, messages: readonly AgentMessage[]): boolean {
   const key = summaryKeyOf(messages);
-  if (watch.seen === undefined) {
+  if (watch.seen === undefined || watch.ownCompaction) {
     watch.seen = key;
+    watch.ownCompaction = false;
     return false;
   }
   if (key === null || key === watch.seen) return false;
   watch.seen = key;
-  if (watch.ownCompaction) {
-    watch.ownCompaction = false;
-    return false;
-  }
   return true;
 }
