@@ -149,4 +149,31 @@ describe("offload in a real AgentSession", () => {
     expect(gc.removed).toEqual([]);
     expect(gc.keptBecause.checkpoint).toBe(1);
   });
+
+  it("two partial reads of one file: the checkpoint and the restore block name each one's lines", async () => {
+    s = await makeStandalone({ contextWindow: 200_000, contextManager: { offload: true }, tools: TOOLS });
+    const big = Array.from({ length: 1200 }, (_, i) => `export const value${i} = computeTheValueOfEntry(${i}, "padding text");`).join("\n");
+    writeFileSync(join(s.cwd, "table.ts"), big);
+    const seen: Context[] = [];
+    s.agent.onChat((c) => seen.push(structuredClone({ messages: c.messages }) as Context));
+    s.agent.queue(
+      reply.tools(["read", { path: "table.ts", offset: 1, limit: 400 }]),
+      reply.tools(["read", { path: "table.ts", offset: 401, limit: 400 }]),
+      reply.tools(["edit", { path: "table.ts", oldText: "export const value0 =", newText: "export const valueZero =" }]),
+      reply.text("Edited."),
+    );
+    const session = await s.open();
+    await s.prompt(session, "rename value0");
+    await session.compact();
+    const cp = readCheckpointsOnDisk(s.stateDir, `pi:${resolve(s.cwd)}`).at(-1)!;
+    expect(cp.artifacts?.map((a) => [a.target, a.lines])).toEqual([
+      ["table.ts", "401-800"],
+      ["table.ts", "1-400"],
+    ]);
+    s.agent.queue(reply.text("ok"));
+    await s.prompt(session, "continue");
+    const restore = requestTexts(seen.at(-1)!).find((t) => t.includes("Stored outputs (read with artifact_fetch):"));
+    expect(restore).toContain(`- "read table.ts lines 401-800 (`);
+    expect(restore).toContain(`- "read table.ts lines 1-400 (`);
+  });
 });

@@ -16,8 +16,13 @@ export interface ArtifactRef {
   tool: string;
   /** path / command the tool was aimed at ("" when unknown), redacted */
   target: string;
+  /** line range of a partial read ("120-219", "120-"), optional */
+  lines?: string;
   bytes: number;
 }
+
+/** what a checkpoint may hold in `artifacts[].lines` (it is printed unquoted in the restore block) */
+const LINES_RE = /^\d{1,9}-(?:\d{1,9})?$/;
 
 export const CHECKPOINT_MAX_ARTIFACTS = 10;
 /** lines of the restore block's artifacts section */
@@ -38,7 +43,7 @@ export function checkpointArtifacts(sessionKey: string, files: { modified: reado
     .map((s, i) => ({ s, i, r: rank(s.target) }))
     .sort((a, b) => a.r - b.r || a.i - b.i)
     .slice(0, CHECKPOINT_MAX_ARTIFACTS)
-    .map(({ s }) => ({ handle: s.handle, tool: s.tool, target: s.target, bytes: s.bytes }));
+    .map(({ s }) => ({ handle: s.handle, tool: s.tool, target: s.target, ...(s.lines ? { lines: s.lines } : {}), bytes: s.bytes }));
 }
 
 /** The optional `artifacts` list of a parsed checkpoint (absent -> undefined); a bad entry is a CheckpointError. */
@@ -54,7 +59,8 @@ export function validateArtifactRefs(root: Record<string, unknown>, file: string
     if (tryParseHandle(o.handle) === null) throw new CheckpointError(file, `${field}.handle`, "expected ocm_artifact:v1:sha256:<64 lowercase hex>");
     for (const k of ["tool", "target"] as const) if (typeof o[k] !== "string") throw new CheckpointError(file, `${field}.${k}`, "expected a string");
     if (typeof o.bytes !== "number" || !Number.isSafeInteger(o.bytes) || o.bytes < 0) throw new CheckpointError(file, `${field}.bytes`, "expected a non-negative integer");
-    return { handle: o.handle as string, tool: o.tool as string, target: o.target as string, bytes: o.bytes };
+    if (o.lines !== undefined && (typeof o.lines !== "string" || !LINES_RE.test(o.lines))) throw new CheckpointError(file, `${field}.lines`, 'expected a line range like "120-219" or "120-"');
+    return { handle: o.handle as string, tool: o.tool as string, target: o.target as string, ...(o.lines !== undefined ? { lines: o.lines as string } : {}), bytes: o.bytes };
   });
 }
 
@@ -70,7 +76,8 @@ export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined):
   if (shown.length === 0) return null;
   return {
     title: ARTIFACTS_EXTRA_TITLE,
-    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
+    // a partial read names its lines: two reads of one file are told apart
+    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)}${r.lines && LINES_RE.test(r.lines) ? ` lines ${r.lines}` : ""} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
     handles: shown.map((r) => r.handle),
   };
 }

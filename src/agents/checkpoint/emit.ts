@@ -205,6 +205,7 @@ export function emitCheckpoint(cp: Checkpoint): string {
       e.q(4, "handle", x.handle);
       e.q(4, "tool", x.tool);
       e.q(4, "target", x.target);
+      if (x.lines !== undefined) e.q(4, "lines", x.lines);
       e.plain(4, "bytes", x.bytes);
     });
   }
