@@ -32,6 +32,7 @@ import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-en
 import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
 import { agedMessages } from "../agents/artifacts/extension-hooks.js";
 import { newRuntimeCompaction, type SummaryWatch } from "./runtime-compaction.js";
+import { debugLog } from "../agents/debug-log.js";
 import type {
   AssembleResult,
   CompactParams,
@@ -141,6 +142,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
    */
   const afterRuntimeCompaction = async (slot: SessionSlot, messages: AgentMessage[], cwd: string): Promise<boolean> => {
     if (!newRuntimeCompaction(slot.summaries, messages) || slot.lastMessages.length === 0) return false;
+    debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(slot.sessionKey)} by itself: compaction checkpoint and archive from the ${slot.lastMessages.length} messages seen last`);
     await beforeCompaction(slot, slot.lastTokens, cwd);
     slot.engine.onCompacted();
     return true;
