@@ -104,6 +104,31 @@ describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugi
     console.log(`# delegateCompactionToRuntime outcome: ${JSON.stringify(outcome).slice(0, 300)}`);
   });
 
+  it("a compaction OpenClaw runs by itself (no compact() call): the history its own buildSessionContext makes shows it; checkpoint and restore follow", async () => {
+    const { buildSessionContext } = await importSourceFile("src/agents/sessions/session-manager-codec.ts", ["buildSessionContext"]);
+    const t = Date.now();
+    const iso = (n) => new Date(t + n).toISOString();
+    const entries = [
+      { type: "message", id: "e1", parentId: null, timestamp: iso(0), message: user("where is the ledger reconciled?", t) },
+      { type: "message", id: "e2", parentId: "e1", timestamp: iso(1), message: assistant("In ledger.ts: reconcileLedgerDrift(a, b).", t + 1, 900) },
+      { type: "message", id: "e3", parentId: "e2", timestamp: iso(2), message: user("now fix the invoice rounding in src/invoice.ts", t + 2) },
+    ];
+    const before = buildSessionContext(entries).messages;
+    await engine.assemble({ sessionId: "oc-rt", sessionKey: KEY, messages: before, tokenBudget: 200_000 });
+    const compactions = () => checkpointTriggers(stateDir).filter((x) => x === "compaction").length;
+    const had = compactions();
+    // the runtime compacted inside the attempt: a compaction entry, then the reply
+    entries.push({ type: "compaction", id: "e4", parentId: "e3", timestamp: iso(3), summary: "The user asked where the ledger is reconciled.", firstKeptEntryId: "e3", tokensBefore: 1500 });
+    entries.push({ type: "message", id: "e5", parentId: "e4", timestamp: iso(4), message: assistant("Rounding fixed in src/invoice.ts.", t + 4, 400) });
+    const after = buildSessionContext(entries).messages;
+    assert.equal(after[0].role, "compactionSummary");
+    await engine.afterTurn({ sessionId: "oc-rt", sessionKey: KEY, sessionFile: "", messages: after, prePromptMessageCount: 2, tokenBudget: 200_000 });
+    assert.equal(compactions(), had + 1, "the compaction checkpoint, written after the fact");
+    const next = await engine.assemble({ sessionId: "oc-rt", sessionKey: KEY, messages: [...after, user("and the tests?", t + 5)], tokenBudget: 200_000 });
+    assert.match(next.systemPromptAddition ?? "", /^\[Post-compaction checkpoint restore\]/);
+    assert.match(next.systemPromptAddition ?? "", /ledger reconciled/);
+  });
+
   it("offload (on by default): assemble ages an old tool output, OpenClaw's resolvePluginTools hands the run artifact_fetch and context_search, and both read it back", async () => {
     const key = "agent:main:telegram:direct:43";
     const t = Date.now();
