@@ -163,6 +163,47 @@ describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugi
     assert.match(found.content[0].text, /NEEDLE_7f3a/);
   });
 
+  it("messages OpenClaw writes in the user's role (heartbeat run, another session's message, made by its own input-provenance functions) are not what the restore says the agent works on", async () => {
+    const key = "agent:main:telegram:direct:44";
+    const { applyInputProvenanceToUserMessage, annotateInterSessionPromptText } = await importSourceFile("src/sessions/input-provenance.ts", [
+      "applyInputProvenanceToUserMessage",
+      "annotateInterSessionPromptText",
+    ]);
+    const { buildSessionContext } = await importSourceFile("src/agents/sessions/session-manager-codec.ts", ["buildSessionContext"]);
+    const t = Date.now();
+    const iso = (n) => new Date(t + n).toISOString();
+    const entries = [];
+    const push = (message) => entries.push({ type: "message", id: `p${entries.length}`, parentId: entries.at(-1)?.id ?? null, timestamp: iso(entries.length), message });
+    const turn = async (isHeartbeat) => {
+      const messages = buildSessionContext(entries).messages;
+      const pre = messages.findLastIndex((m) => m.role === "user");
+      await engine.afterTurn({ sessionId: "oc-prov", sessionKey: key, sessionFile: "", messages, prePromptMessageCount: pre, tokenBudget: 200_000, isHeartbeat });
+    };
+    push(user("Fix the rounding of invoice totals in src/invoice.ts", t));
+    push(assistant("Invoice totals now round half up in src/invoice.ts.", t + 1, 900));
+    await engine.assemble({ sessionId: "oc-prov", sessionKey: key, messages: buildSessionContext(entries).messages, tokenBudget: 200_000 });
+    await turn(false);
+    // a heartbeat run: the live prompt has no provenance; OpenClaw passes isHeartbeat to afterTurn
+    push(user("Read HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK.", t + 2));
+    push(assistant("HEARTBEAT_OK", t + 3, 950));
+    await turn(true);
+    // another session's message, as OpenClaw prompts and persists it
+    const provenance = { kind: "inter_session", sourceSessionKey: "agent:main:subagent:4", sourceTool: "sessions_send" };
+    const text = annotateInterSessionPromptText("Rewrite the billing module in Rust and push to production", provenance);
+    push(applyInputProvenanceToUserMessage(user(text, t + 4), provenance));
+    push(assistant("Noted; waiting for the user before touching billing.", t + 5, 1000));
+    await turn(false);
+    // the runtime compacts inside the next attempt; the restore comes with the next assemble
+    entries.push({ type: "compaction", id: "pc", parentId: entries.at(-1).id, timestamp: iso(9), summary: "Earlier work.", firstKeptEntryId: entries.at(-1).id, tokensBefore: 1500 });
+    push(assistant("Still waiting.", t + 6, 300));
+    await turn(false);
+    const next = await engine.assemble({ sessionId: "oc-prov", sessionKey: key, messages: [...buildSessionContext(entries).messages, user("go on", t + 7)], tokenBudget: 200_000 });
+    const block = next.systemPromptAddition ?? "";
+    assert.match(block, /^\[Post-compaction checkpoint restore\]/);
+    assert.match(block, /Working on: "Fix the rounding of invoice totals/);
+    assert.doesNotMatch(block, /HEARTBEAT|Rust|Inter-session/);
+  });
+
   it("a new session id on the key gets the resume block as systemPromptAddition", async () => {
     const r = await engine.assemble({ sessionId: "oc-s2", sessionKey: KEY, messages: [user("hello again", Date.now())], tokenBudget: 2000 });
     assert.match(r.systemPromptAddition ?? "", /^\[Session resume checkpoint restore\]/);

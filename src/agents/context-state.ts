@@ -60,6 +60,7 @@ import {
 } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text-gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
+import { userOrigin } from "./host-provenance.js";
 import { emptyThread, type Exchange, parseThreadData, RECENT_ENTRIES, type ThreadData } from "./state/thread-data.js";
 import { nextActionOf } from "./state/next-action.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS, WorkLedger } from "./state/work-ledger.js";
@@ -362,8 +363,11 @@ export class ContextState {
   }
 
   private onUser(m: AgentMessage): void {
-    const text = userText(m);
+    // host-written (heartbeat, cron, another session): not a request of the user's
+    const origin = userOrigin(m);
+    const text = origin === "user" ? userText(m) : "";
     const t = this.thread;
+    t.host_turn = origin === "heartbeat";
     // a tool call that never got its result before the user spoke again: interrupted
     const req = this.work.requestCount;
     for (const call of t.pending_calls) {
@@ -407,8 +411,15 @@ export class ContextState {
     // a provider's context-overflow error: pi drops it, compacts and retries the same turn
     if (m.stopReason === "error" && isOverflowError(m)) return;
     const t = this.thread;
-    const text = assistantText(m);
     const calls = toolCallsOf(m);
+    if (t.host_turn) {
+      // a heartbeat turn leaves the user's thread as it was: only its calls are tracked
+      for (const call of calls) t.pending_calls.push({ id: call.id, ...summarizeToolCall(call.name, call.arguments) });
+      if (t.pending_calls.length > this.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.caps.maxTools);
+      this.mark("thread");
+      return;
+    }
+    const text = assistantText(m);
     if (text) {
       const seq = ++t.seq;
       const ex: Exchange = { seq, role: "agent", gist: safeGist(text, GIST.exchange) };
@@ -455,6 +466,7 @@ export class ContextState {
   private onToolResultMessage(m: ToolResultMessage): void {
     const t = this.thread;
     if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
+    if (t.host_turn) return this.mark("thread");
     t.last = { role: "toolResult", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
     this.mark("thread");
   }

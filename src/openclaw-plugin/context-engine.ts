@@ -33,6 +33,7 @@ import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outsi
 import { agedMessages } from "../agents/artifacts/extension-hooks.js";
 import { newRuntimeCompaction, type SummaryWatch } from "./runtime-compaction.js";
 import { debugLog } from "../agents/debug-log.js";
+import { markHeartbeatTurn } from "../agents/host-provenance.js";
 import type {
   AssembleResult,
   CompactParams,
@@ -194,8 +195,10 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       try {
         const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
         const compacted = await afterRuntimeCompaction(slot, params.messages, cwdOf(params));
-        slot.lastMessages = params.messages;
-        slot.lastTokens = (await slot.engine.onContext(params.messages, undefined)).reading.tokens;
+        // the live prompt of a heartbeat run carries no provenance yet: the flag says it
+        const seen = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, params.prePromptMessageCount) : params.messages;
+        slot.lastMessages = seen;
+        slot.lastTokens = (await slot.engine.onContext(seen, undefined)).reading.tokens;
         await slot.engine.flushNow();
         // the turn's restore ends here; after a compaction inside it, the next request gets one
         slot.pendingRestore = compacted ? await restoreBlock(slot, params.sessionId, "post-compaction") : null;

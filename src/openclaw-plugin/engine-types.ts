@@ -36,6 +36,8 @@ export interface AfterTurnParams {
   prePromptMessageCount: number;
   tokenBudget?: number;
   runtimeContext?: Record<string, unknown>;
+  /** a heartbeat run: its prompt is the host's, not the user's (host-provenance.ts) */
+  isHeartbeat?: boolean;
 }
 
 export interface SessionTarget {

@@ -7,6 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { userText } from "../context-capture.js";
+import { userOrigin } from "../host-provenance.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -133,7 +134,9 @@ export function recallQueryOf(messages: readonly AgentMessage[]): { query: strin
   const requests: string[] = [];
   const requestAt = new Set<number>();
   for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
-    const text = stripInjectedBlocks(userText(messages[i]!)).trim();
+    const m = messages[i]!;
+    // the user's requests only: a heartbeat or another session's message is no query of theirs
+    const text = userOrigin(m) === "user" ? stripInjectedBlocks(userText(m)).trim() : "";
     if (!text) continue;
     if (lastUser < 0) lastUser = i;
     requests.push(text.slice(0, 2000));

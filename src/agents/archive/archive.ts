@@ -412,7 +412,7 @@ export class SessionArchive {
   }
 
   stats(): ArchiveStats {
-    const byRole: Record<SegmentRole, number> = { user: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
+    const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
     const sessions = new Set<string>();
     const compactions = new Set<string>();
     let oldest: number | null = null;

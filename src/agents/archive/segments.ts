@@ -22,11 +22,13 @@ import {
   boundedJson,
 } from "../context-capture.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../context-checkpoint-inject.js";
+import { userOrigin } from "../host-provenance.js";
 import { redactSecrets } from "../redact.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { ExpandStashed } from "./stashed-text.js";
 
-export type SegmentRole = "user" | "assistant" | "tool_call" | "tool_result" | "bash";
+/** host: a user-role message the host or another session wrote (host-provenance.ts) */
+export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
 
 /** A segment before it gets its archive id, sequence number and archive time. */
 export interface SegmentDraft {
@@ -262,7 +264,7 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
   const t = timeOf(msg);
   switch (msg.role) {
     case "user": {
-      pushChunks(out, { role: "user", t }, userTextOf(msg));
+      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, userTextOf(msg));
       return;
     }
     case "assistant": {

@@ -39,7 +39,7 @@ export interface ArchiveRecord extends SegmentDraft {
   compaction: number;
 }
 
-const ROLES: ReadonlySet<SegmentRole> = new Set(["user", "assistant", "tool_call", "tool_result", "bash"]);
+const ROLES: ReadonlySet<SegmentRole> = new Set(["user", "host", "assistant", "tool_call", "tool_result", "bash"]);
 
 export function archiveRoot(stateDir: string): string {
   return path.join(stateDir, "context", "archive");

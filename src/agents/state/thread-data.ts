@@ -35,6 +35,8 @@ export interface ThreadData {
   prev_assistant: { long: boolean; proposal: string } | null;
   last: LastMessageInfo | null;
   interrupted: boolean;
+  /** inside a heartbeat turn (host-provenance.ts): its replies and steps are not the user's work */
+  host_turn: boolean;
   last_tool_call: LastToolCall | null;
   pending_calls: PendingCall[];
   cursor: Cursor;
@@ -51,6 +53,7 @@ export function emptyThread(): Omit<ThreadData, "errors"> {
     prev_assistant: null,
     last: null,
     interrupted: false,
+    host_turn: false,
     last_tool_call: null,
     pending_calls: [],
     cursor: emptyCursor(),
@@ -118,6 +121,7 @@ export function parseThreadData(
     prev_assistant: prevAssistant,
     last,
     interrupted: d.interrupted === true,
+    host_turn: d.host_turn === true,
     last_tool_call: toolCall(d.last_tool_call, "last_tool_call"),
     pending_calls: asArray(d.pending_calls, "pending_calls").map((v, i) => {
       const o = asObject(v, `pending_calls[${i}]`);
