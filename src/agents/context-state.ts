@@ -61,6 +61,7 @@ import {
 import { asText, codePointLength, gist } from "./text-gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
 import { userOrigin } from "./host-provenance.js";
+import { toolResultEventOf } from "./state/tool-result-of-message.js";
 import { emptyThread, type Exchange, parseThreadData, RECENT_ENTRIES, type ThreadData } from "./state/thread-data.js";
 import { nextActionOf } from "./state/next-action.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS, WorkLedger } from "./state/work-ledger.js";
@@ -85,6 +86,11 @@ export interface ContextStateOptions {
   /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
   coveredUntil?: number | null;
   logger?: WarnLogger;
+  /**
+   * The host sends no `tool_result` events (OpenClaw's context-engine plugin): tool results are
+   * captured from the toolResult messages, paths resolved against this cwd.
+   */
+  toolResultsFromMessages?: { cwd: string };
 }
 
 export interface CapturedDecision {
@@ -321,9 +327,14 @@ export class ContextState {
       this.updateCursorIndex(messages);
       return;
     }
+    const tools = this.opts.toolResultsFromMessages;
     for (let i = start; i < messages.length; i++) {
       try {
-        this.processMessage(messages[i]!);
+        const m = messages[i]!;
+        // before the message itself (pi's tool_result event comes before the result is in the
+        // history); a heartbeat turn's tools are the host's, like the rest of that turn
+        if (tools && m?.role === "toolResult" && !this.thread.host_turn && !isInjectedMessage(m)) this.captureToolResult(toolResultEventOf(messages, i), tools.cwd, dateOf(m));
+        this.processMessage(m);
       } catch (err) {
         // one malformed message must not stop capture of the ones after it (the cursor moves on)
         this.log.fail("message capture", err);
@@ -791,7 +802,16 @@ function isOverflowError(m: AssistantMessage): boolean {
 }
 
 function isoOf(ts: number): string {
+  return dateOfTs(ts).toISOString();
+}
+
+function dateOfTs(ts: number): Date {
   const d = ts > 0 ? new Date(ts) : new Date();
-  return Number.isNaN(d.getTime()) ? new Date().toISOString() : d.toISOString();
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
+
+/** when a message was written (now when it does not say) */
+function dateOf(m: AgentMessage): Date {
+  return dateOfTs(timestampOf(m));
 }
 export { CURSOR_CLOCK_SKEW_MS, messageIdentity } from "./state/message-cursor.js";

@@ -97,7 +97,7 @@ const WEAK = /error|fail|not found|no such|denied|cannot|can't|could not|couldn'
  * else the last line that is not noise (exit status, npm banner, rules). Gisted.
  */
 export function informativeErrorLine(output: string, maxChars: number): string {
-  const lines = output
+  const lines = (jsonErrorMessage(output) ?? output)
     .split(/\r\n|\r|\n/)
     .map((l) => l.replace(/<\/?[a-z_-]+>/g, "").trim())
     .filter((l) => !isNoiseLine(l));
@@ -113,6 +113,29 @@ export function informativeErrorLine(output: string, maxChars: number): string {
   const pick = strong ?? pool.find((l) => WEAK.test(l)) ?? pool[pool.length - 1]!;
   return gist(pick, maxChars);
 }
+
+/**
+ * A tool that reports its failure as one JSON object (OpenClaw's tools answer
+ * `{"status":"error","tool":"read","error":"File not found: …"}`): its error message field.
+ * Structure only: the field's name, never its words.
+ */
+function jsonErrorMessage(output: string): string | null {
+  const t = output.trim();
+  if (t.length > JSON_ERROR_MAX || !t.startsWith("{") || !t.endsWith("}")) return null;
+  try {
+    const o = JSON.parse(t) as Record<string, unknown>;
+    for (const field of ["error", "message"]) {
+      const v = o[field];
+      if (typeof v === "string" && v.trim()) return v;
+      const nested = v && typeof v === "object" ? (v as { message?: unknown }).message : undefined;
+      if (typeof nested === "string" && nested.trim()) return nested;
+    }
+  } catch {
+    // not JSON after all: the lines are read as text
+  }
+  return null;
+}
+const JSON_ERROR_MAX = 64_000;
 
 /** A failed search: grep/rg (tool or shell program) with exit 1 and nothing else in its output. */
 export function isEmptySearch(toolName: string, input: unknown, output: string): boolean {

@@ -31,12 +31,16 @@ import type { WarnLogger } from "../agents/log-once.js";
 import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
 import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
 import { agedMessages } from "../agents/artifacts/extension-hooks.js";
-import { newRuntimeCompaction, type SummaryWatch } from "./runtime-compaction.js";
+import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { debugLog } from "../agents/debug-log.js";
 import { markHeartbeatTurn } from "../agents/host-provenance.js";
+import { messageIdentity } from "../agents/state/message-cursor.js";
+import { addCommitted, hasCommitted, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 import type {
   AssembleResult,
   CompactParams,
+  CommitTurnParams,
+  CommitTurnResult,
   CompactResult,
   ContextEngineShape,
   DelegateCompaction,
@@ -68,26 +72,46 @@ interface SessionSlot {
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   previousIds: Set<string>;
   resumeChecked: boolean;
-  /** compaction summaries seen, to notice the runtime's own compactions */
-  summaries: SummaryWatch;
+  /** what must outlive this engine instance (session-file.ts), read when a turn begins */
+  file: PluginSessionFile;
+  data: PluginSessionData;
+  /** a turn has begun (assemble) and not ended (afterTurn/commitTurn) */
+  inTurn: boolean;
+}
+
+/**
+ * The history before the turn (as assemble saw it) followed by the turn, without the part of
+ * the turn the history already holds (the cursor would take a repeated message as new).
+ */
+function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]): AgentMessage[] {
+  if (turn.length === 0) return [...before];
+  const first = messageIdentity(turn[0]!);
+  let cut = before.length;
+  for (let i = before.length - 1; i >= 0 && i >= before.length - turn.length; i--) if (messageIdentity(before[i]!) === first) cut = i;
+  return [...before.slice(0, cut), ...turn];
 }
 
 export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
   const sessions = new Map<string, SessionSlot>();
 
-  const slotFor = (sessionId: string, sessionKey: string | undefined, tokenBudget?: number): SessionSlot => {
+  const slotFor = async (sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> => {
     let slot = sessions.get(sessionId);
     if (slot) return slot;
     const key = sessionKey?.trim() || `openclaw:${sessionId}`;
+    const file = new PluginSessionFile(opts.stateDir, key);
+    const data = await file.read();
+    // the model's window the host gave with an earlier turn beats 2026.9's prompt budget
+    const window = data.window ?? (tokenBudget && tokenBudget > 0 ? tokenBudget : DEFAULT_WINDOW);
     const engine = new ContextManagerEngine(
       {
         sessionKey: key,
-        contextWindowTokens: tokenBudget && tokenBudget > 0 ? tokenBudget : DEFAULT_WINDOW,
+        contextWindowTokens: window,
         stateDir: opts.stateDir,
         config: opts.config,
         agentId: opts.agentId ?? key.match(/^agent:([^:]+):/)?.[1] ?? null,
         channel: key.startsWith("agent:") ? (key.split(":")[2] ?? null) : null,
         hostInjectsRestore: true,
+        toolResultsFromMessages: true,
         logger: opts.logger,
       },
       { sessionId, sessionFile: null, compactionsSoFar: 0, cwd: opts.workspaceDir ?? null },
@@ -100,7 +124,9 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       pendingRestore: null,
       previousIds: new Set(),
       resumeChecked: false,
-      summaries: { seen: undefined, ownCompaction: false },
+      file,
+      data,
+      inTurn: false,
     };
     sessions.set(sessionId, slot);
     prefetchArchive(engine); // background: the first compact() of this process stays cheap
@@ -108,7 +134,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
   };
 
   const restoreBlock = async (slot: SessionSlot, sessionId: string, kind: RestoreKind): Promise<string | null> => {
-    const mine = (id: string | null) => id !== null && (id === sessionId || slot.previousIds.has(id));
+    const mine = (id: string | null) => id !== null && (id === sessionId || slot.previousIds.has(id) || slot.data.restoreFor.includes(id));
     // a previous session's uncheckpointed state is bundled first, so the resume block shows it
     if (kind === "resume") await slot.engine.ready();
     const block = await readCheckpointForInjection(slot.sessionKey, {
@@ -131,27 +157,82 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       warn("compaction checkpoint", e);
     }
     // archive (docs/archive.md): no cut point reaches the plugin, so the whole last-seen history
-    // goes in; what the runtime keeps is archived again at the next compaction and deduplicated
-    // by content hash then. Total (logs and goes on).
+    // goes in (deduplicated by content hash); each committed turn was archived already. Total.
     await archiveMessages(slot.engine, slot.lastMessages);
+  };
+
+  const persist = async (slot: SessionSlot): Promise<void> => {
+    try {
+      await slot.file.write(slot.data);
+    } catch (e) {
+      warn("session file", e);
+    }
+  };
+
+  /** The host's model window (OpenClaw 2026.9 passes it in runtimeContext): the gauge's denominator. */
+  const learnWindow = (slot: SessionSlot, runtimeContext: Record<string, unknown> | undefined): void => {
+    const w = Number(runtimeContext?.modelContextWindow);
+    if (!Number.isSafeInteger(w) || w <= 0) return;
+    slot.data.window = w;
+    slot.engine.setContextWindow(w);
   };
 
   /**
    * A compaction the runtime ran by itself since the plugin last saw this session's history
-   * (in-attempt auto-compaction): checkpoint and archive what was seen before it and count it.
-   * True when there was one (the caller then sends the post-compaction restore).
+   * (in-attempt auto-compaction, or between turns): the compaction checkpoint from the captured
+   * state (and what this instance saw before it), archive, count, and a restore owed to the turn.
+   * True when there was one.
    */
-  const afterRuntimeCompaction = async (slot: SessionSlot, messages: AgentMessage[], cwd: string): Promise<boolean> => {
-    if (!newRuntimeCompaction(slot.summaries, messages) || slot.lastMessages.length === 0) return false;
-    debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(slot.sessionKey)} by itself: compaction checkpoint and archive from the ${slot.lastMessages.length} messages seen last`);
-    await beforeCompaction(slot, slot.lastTokens, cwd);
+  const afterRuntimeCompaction = async (slot: SessionSlot, sessionId: string, messages: AgentMessage[], cwd: string): Promise<boolean> => {
+    const before = slot.data.summaries.seen;
+    if (!newRuntimeCompaction(slot.data.summaries, messages)) {
+      if (slot.data.summaries.seen !== before) await persist(slot);
+      return false;
+    }
+    debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(slot.sessionKey)} by itself: compaction checkpoint from the captured state and the ${slot.lastMessages.length} messages seen last`);
+    await beforeCompaction(slot, slot.lastTokens || slot.data.tokens, cwd);
     slot.engine.onCompacted();
+    slot.data.restoreFor = [sessionId];
+    await persist(slot);
     return true;
+  };
+
+  /** A turn begins (its first assemble): what earlier instances left for this key. */
+  const beginTurn = async (slot: SessionSlot): Promise<void> => {
+    if (slot.inTurn) return;
+    slot.inTurn = true;
+    slot.data = await slot.file.read();
+    if (slot.data.window) slot.engine.setContextWindow(slot.data.window);
+  };
+
+  /**
+   * Ends a turn: captures `history` (the whole history, `turn` its new part), 80% checkpoint,
+   * flush, archive of the turn; the restore owed to this turn ends (a compaction inside it
+   * owes one to the next).
+   */
+  const finishTurn = async (slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string): Promise<void> => {
+    const compacted = await afterRuntimeCompaction(slot, sessionId, history, cwd);
+    slot.lastMessages = history;
+    slot.lastTokens = (await slot.engine.onContext(history, undefined)).reading.tokens;
+    await slot.engine.flushNow();
+    // the turn's messages are only ever handed over here (a later compact() gets none)
+    await archiveMessages(slot.engine, turn);
+    if (!compacted) slot.data.restoreFor = [];
+    slot.data.tokens = slot.lastTokens;
+    slot.pendingRestore = compacted ? await restoreBlock(slot, sessionId, "post-compaction") : null;
+    slot.inTurn = false;
+    await persist(slot);
   };
   const cwdOf = (params: { runtimeContext?: Record<string, unknown> }) => String(params.runtimeContext?.cwd ?? opts.workspaceDir ?? process.cwd());
 
   return {
-    info: { id: CONTEXT_ENGINE_ID, name: "Context manager (gauge, checkpoints, restore)", ownsCompaction: false },
+    info: {
+      id: CONTEXT_ENGINE_ID,
+      name: "Context manager (gauge, checkpoints, restore)",
+      ownsCompaction: false,
+      // assemble reads the history before the admitted turn; commitTurn takes the accepted turn once
+      transcriptSemantics: { currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" },
+    },
 
     async ingest() {
       return { ingested: false };
@@ -161,11 +242,11 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       const messages = params.messages;
       if (!opts.config.enabled) return { messages, estimatedTokens: estimateContextTokens(messages) };
       try {
-        const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-        // a run that compacted inside the runtime and then failed never reached afterTurn
-        if (await afterRuntimeCompaction(slot, messages, cwdOf({}))) {
-          slot.pendingRestore = await restoreBlock(slot, params.sessionId, "post-compaction");
-        }
+        const slot = await slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        await beginTurn(slot);
+        // a compaction since the last history this key showed (a run that compacted and failed, a new instance)
+        await afterRuntimeCompaction(slot, params.sessionId, messages, cwdOf({}));
+        if (slot.data.restoreFor.length > 0 && !slot.pendingRestore) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "post-compaction");
         slot.lastMessages = messages;
         if (!slot.resumeChecked) {
           slot.resumeChecked = true;
@@ -193,37 +274,67 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     async afterTurn(params) {
       if (!opts.config.enabled) return;
       try {
-        const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-        const compacted = await afterRuntimeCompaction(slot, params.messages, cwdOf(params));
+        const slot = await slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        await beginTurn(slot);
+        learnWindow(slot, params.runtimeContext);
         // the live prompt of a heartbeat run carries no provenance yet: the flag says it
         const seen = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, params.prePromptMessageCount) : params.messages;
-        slot.lastMessages = seen;
-        slot.lastTokens = (await slot.engine.onContext(seen, undefined)).reading.tokens;
-        await slot.engine.flushNow();
-        // the turn's restore ends here; after a compaction inside it, the next request gets one
-        slot.pendingRestore = compacted ? await restoreBlock(slot, params.sessionId, "post-compaction") : null;
+        const from = Math.max(0, Math.min(params.prePromptMessageCount ?? 0, seen.length));
+        await finishTurn(slot, params.sessionId, seen, seen.slice(from), cwdOf(params));
       } catch (e) {
         warn("afterTurn", e);
       }
     },
 
+    // OpenClaw 2026.9's durable turns: the accepted turn's messages (admitted user entry to
+    // terminal entry, as persisted) instead of afterTurn; a key seen before is a host retry
+    async commitTurn(params: CommitTurnParams): Promise<CommitTurnResult> {
+      if (!opts.config.enabled) return { status: "committed" };
+      try {
+        const slot = await slotFor(params.sessionId, params.sessionKey, Number(params.runtimeContext?.tokenBudget) || undefined);
+        await beginTurn(slot);
+        if (hasCommitted(slot.data, params.advancementKey)) {
+          slot.inTurn = false;
+          return { status: "duplicate" };
+        }
+        learnWindow(slot, params.runtimeContext);
+        const turn = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, 0) : params.messages;
+        addCommitted(slot.data, params.advancementKey);
+        await finishTurn(slot, params.sessionId, withTurn(slot.lastMessages, turn), turn, cwdOf(params));
+      } catch (e) {
+        // a throw would keep the turn queued and degrade the next turns to "legacy": logged instead
+        warn("commitTurn", e);
+      }
+      return { status: "committed" };
+    },
+
     async compact(params: CompactParams): Promise<CompactResult> {
       if (!opts.config.enabled) return opts.delegateCompaction(params);
-      const slot = slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      await beforeCompaction(slot, params.currentTokenCount ?? slot.lastTokens, cwdOf(params));
+      let slot: SessionSlot | null = null;
+      try {
+        slot = await slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+        if (!slot.inTurn) slot.data = await slot.file.read(); // a standalone compaction's own instance
+        await beforeCompaction(slot, params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens), cwdOf(params));
+      } catch (e) {
+        warn("compaction checkpoint", e);
+      }
       // the runtime's result (or its error) is the host's business, exactly as without us
       const result = await opts.delegateCompaction(params);
+      if (!slot) return result;
       try {
         if (result.ok && result.compacted) {
           slot.engine.onCompacted();
           // the summary the next history starts with is this compaction's, not one to catch up on
-          slot.summaries.ownCompaction = true;
+          slot.data.summaries.ownCompaction = true;
           const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
           if (successor && successor !== params.sessionId) {
             slot.previousIds.add(params.sessionId);
             slot.resumeChecked = true;
             sessions.set(successor, slot);
           }
+          // owed to the next turn, which may run in another engine instance (or process)
+          slot.data.restoreFor = [params.sessionId];
+          await persist(slot);
           slot.pendingRestore = await restoreBlock(slot, successor ?? params.sessionId, "post-compaction");
         }
       } catch (e) {

@@ -12,6 +12,15 @@ export interface ContextEngineInfo {
   name: string;
   version?: string;
   ownsCompaction?: boolean;
+  /**
+   * OpenClaw 2026.9 runs a plugin engine for a durable (admitted) turn only with both
+   * declarations and commitTurn; without them it degrades every such turn to "legacy"
+   * (`src/agents/harness/context-engine-logical-turn.ts`, docs/concepts/context-engine.md).
+   */
+  transcriptSemantics?: {
+    currentTurnFence: "before-current-turn-entry-v1";
+    turnAdvancementIdempotency: "atomic-idempotent-v1";
+  };
 }
 
 export interface AssembleParams {
@@ -38,6 +47,21 @@ export interface AfterTurnParams {
   runtimeContext?: Record<string, unknown>;
   /** a heartbeat run: its prompt is the host's, not the user's (host-provenance.ts) */
   isHeartbeat?: boolean;
+}
+
+/** OpenClaw 2026.9's commitTurn: the accepted turn, from its admitted user entry to its terminal entry. */
+export interface CommitTurnParams {
+  advancementKey: string;
+  sessionId: string;
+  sessionKey?: string;
+  sessionTarget?: SessionTarget;
+  messages: AgentMessage[];
+  isHeartbeat?: boolean;
+  runtimeContext?: Record<string, unknown>;
+}
+
+export interface CommitTurnResult {
+  status: "committed" | "duplicate";
 }
 
 export interface SessionTarget {
@@ -84,6 +108,7 @@ export interface ContextEngineShape {
   ingest(params: { sessionId: string; sessionKey?: string; message: AgentMessage }): Promise<{ ingested: boolean }>;
   assemble(params: AssembleParams): Promise<AssembleResult>;
   afterTurn(params: AfterTurnParams): Promise<void>;
+  commitTurn(params: CommitTurnParams): Promise<CommitTurnResult>;
   compact(params: CompactParams): Promise<CompactResult>;
   dispose(): Promise<void>;
 }

@@ -90,6 +90,15 @@ describe("single rules", () => {
     expect(informativeErrorLine(node, 200)).toBe("Error: Cannot find module './src/utils/config.js'");
   });
 
+  it("a tool's JSON error object (OpenClaw's read tool) gives its message, not its first line", () => {
+    const oc = JSON.stringify({ status: "error", tool: "read", error: "File not found: /ws/invoice.tsx. Did you mean: invoice.ts?" }, null, 2);
+    expect(informativeErrorLine(oc, 200)).toBe("File not found: /ws/invoice.tsx. Did you mean: invoice.ts?");
+    expect(informativeErrorLine(JSON.stringify({ error: { code: 7, message: "quota exceeded" } }), 200)).toBe("quota exceeded");
+    // not an error object, or not JSON: read as lines
+    expect(informativeErrorLine('{"status":"error","tool":"read"}', 200)).toBe('{"status":"error","tool":"read"}');
+    expect(informativeErrorLine("{ broken json\nError: real cause }", 200)).toBe("Error: real cause }");
+  });
+
   it("grep/rg exit 1 with empty output is an empty search; exit 2 or output is not", () => {
     expect(isEmptySearch("bash", { command: "grep -n foo a.ts" }, "(no output)\n\nCommand exited with code 1")).toBe(true);
     expect(isEmptySearch("bash", { command: "cd x && rg foo | head" }, "Command exited with code 1")).toBe(true);

@@ -116,6 +116,7 @@ export class ContextManagerEngine {
         // this session's checkpoint holds what was captured before it (first call after a restart)
         coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
         logger: this.sessionLog.stateSink,
+        ...(this.runtime.toolResultsFromMessages ? { toolResultsFromMessages: { cwd: this.identity.cwd ?? process.cwd() } } : {}),
       });
       this.log.clear("state load");
       return this.state;
@@ -251,6 +252,14 @@ export class ContextManagerEngine {
     const last = this.previous?.meta.token_usage.input_tokens;
     if (last === undefined) return false;
     return Math.abs(reading.tokens - last) / Math.max(last, 1) < this.runtime.config.dedupDelta;
+  }
+
+  /**
+   * The model's window when the host tells it after the engine was made (OpenClaw 2026.9
+   * gives assemble only the prompt budget and the window with the committed turn).
+   */
+  setContextWindow(tokens: number): void {
+    if (Number.isSafeInteger(tokens) && tokens > 0) this.runtime.contextWindowTokens = tokens;
   }
 
   /** `tool_result` event: Layer A capture. */

@@ -26,6 +26,11 @@ export interface ContextManagerRuntimeValue {
    * itself with pi.sendMessage(…, { deliverAs: "nextTurn" }).
    */
   hostInjectsRestore: boolean;
+  /**
+   * true when the host sends no `tool_result` events and tool results are captured from the
+   * toolResult messages instead (OpenClaw's context-engine plugin sees messages only)
+   */
+  toolResultsFromMessages?: boolean;
   /** compactions of this session so far, when the host tracks them */
   compactionCount?: number;
   logger?: ContextManagerLogger;

@@ -1,0 +1,140 @@
+/**
+ * OpenClaw 2026.9's durable turns as the real host drives them (measured on `openclaw gateway`
+ * with a loopback model, docs/openclaw-integration.md §6): a NEW engine instance for every
+ * logical turn and for a standalone compaction; assemble sees the history before the turn and
+ * only the prompt budget; the accepted turn arrives once through commitTurn (with the model's
+ * window in runtimeContext), a host retry with the same advancement key. What the user gets must
+ * not depend on one instance living longer than its turn.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { describe, expect, it } from "vitest";
+import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
+import type { CompactResult, ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
+import { SessionArchive } from "../../src/agents/archive/archive.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+
+const KEY = "agent:main:web:direct:5";
+const SID = "s-durable";
+const WINDOW = 32_000;
+const PROMPT_BUDGET = 12_000; // what 2026.9 passes to assemble: window minus system prompt and output
+const usage = (input: number) => ({ input, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: input + 10, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const user = (content: string, t: number): AgentMessage => ({ role: "user", content, timestamp: t }) as AgentMessage;
+const reply = (text: string, t: number, input = 13_000): AgentMessage =>
+  ({ role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "mock", model: "m1", usage: usage(input), stopReason: "stop", timestamp: t }) as AgentMessage;
+const call = (id: string, name: string, args: Record<string, unknown>, t: number): AgentMessage =>
+  ({ role: "assistant", content: [{ type: "toolCall", id, name, arguments: args }], api: "openai-completions", provider: "mock", model: "m1", usage: usage(12_500), stopReason: "toolUse", timestamp: t }) as AgentMessage;
+const result = (id: string, name: string, text: string, t: number, isError = false): AgentMessage =>
+  ({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError, timestamp: t }) as AgentMessage;
+const summary = (text: string, t: number): AgentMessage => ({ role: "compactionSummary", summary: text, tokensBefore: 20_000, timestamp: t }) as AgentMessage;
+
+/** A fresh engine, as OpenClaw's factory makes one per logical turn. */
+function newInstance(stateDir: string, compacted: () => CompactResult = () => ({ ok: true, compacted: true, result: { tokensBefore: 13_000, tokensAfter: 2_000 } })): ContextEngineShape {
+  let engine: ContextEngineShape | null = null;
+  registerContextManagerPlugin(
+    { id: "context-manager", pluginConfig: { stateDir }, registerContextEngine: (_id, f) => void (engine = f({ workspaceDir: "/ws" }) as ContextEngineShape) },
+    async () => compacted(),
+  );
+  return engine!;
+}
+
+/** One logical turn on its own instance: assemble (history before the turn), commitTurn (the turn). */
+async function turn(stateDir: string, before: AgentMessage[], messages: AgentMessage[], advancementKey: string) {
+  const engine = newInstance(stateDir);
+  const assembled = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: before, tokenBudget: PROMPT_BUDGET });
+  const committed = await engine.commitTurn({
+    advancementKey,
+    sessionId: SID,
+    sessionKey: KEY,
+    messages,
+    runtimeContext: { provider: "mock", modelId: "m1", modelContextWindow: WINDOW, tokenBudget: WINDOW },
+  });
+  await engine.dispose();
+  return { assembled, committed };
+}
+
+describe("OpenClaw durable turns: a new engine instance per turn", () => {
+  it("declares the transcript semantics without which 2026.9 degrades every turn to legacy", () => {
+    const engine = newInstance(mkdtempSync(join(tmpdir(), "cm-durable-")));
+    expect(engine.info.transcriptSemantics).toEqual({ currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" });
+    expect(typeof engine.commitTurn).toBe("function");
+  });
+
+  it("captures tools from the committed turn's messages, gauges against the model's window, and answers a retried key with duplicate", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
+    const t = Date.now();
+    const turn1 = [
+      user("Fix the rounding in src/invoice.ts", t),
+      call("c1", "read", { path: "src/invoice.ts" }, t + 1),
+      result("c1", "read", "export const total = (x) => Math.floor(x)", t + 2),
+      call("c2", "edit", { path: "src/invoice.ts", oldText: "Math.floor(x)", newText: "Math.round(x)" }, t + 3),
+      result("c2", "edit", "Edited src/invoice.ts", t + 4),
+      call("c3", "exec", { command: "npm test" }, t + 5),
+      result("c3", "exec", JSON.stringify({ status: "error", tool: "exec", error: "2 tests failed in invoice.test.ts" }), t + 6, true),
+      reply("Rounding fixed; 2 invoice tests still fail.", t + 7),
+    ];
+    const first = await turn(stateDir, [], turn1, "turn-1");
+    expect(first.committed.status).toBe("committed");
+    // 13k of a 32k window is 41%: no 80% checkpoint (against the 12k prompt budget it would be 108%)
+    expect(readCheckpointsOnDisk(stateDir, KEY)).toHaveLength(0);
+
+    // the host retries the same turn (a lost acknowledgement): nothing is captured twice
+    const retry = await turn(stateDir, [], turn1, "turn-1");
+    expect(retry.committed.status).toBe("duplicate");
+
+    const turn2 = [user("Run the tests again", t + 10), call("c4", "exec", { command: "npm test" }, t + 11), result("c4", "exec", "2 passed", t + 12), reply("All invoice tests pass now.", t + 13)];
+    const second = await turn(stateDir, turn1, turn2, "turn-2");
+    expect(second.committed.status).toBe("committed");
+    // the gauge the agent saw in turn 2 (history before it: 13k of the model's 32k, not of the budget)
+    const gauge = JSON.stringify(second.assembled.messages.at(-1));
+    expect(gauge).not.toMatch(/1\d\d%/);
+
+    // a standalone compaction (`openclaw sessions compact`): its own instance, no messages
+    const compactor = newInstance(stateDir);
+    const compacted = await compactor.compact({ sessionId: SID, sessionKey: KEY, tokenBudget: WINDOW, force: true });
+    expect(compacted.ok).toBe(true);
+    await compactor.dispose();
+    const cps = readCheckpointsOnDisk(stateDir, KEY);
+    expect(cps.map((c) => c.meta.trigger)).toEqual(["compaction"]);
+    const cp = cps[0]!;
+    expect(cp.meta.token_usage.context_window).toBe(WINDOW);
+    expect(cp.meta.token_usage.input_tokens).toBeGreaterThan(0);
+    expect(cp.resources.files_modified).toContain("src/invoice.ts");
+    expect(cp.resources.tools_used).toEqual(expect.arrayContaining(["read", "edit", "exec"]));
+    // the exec failure was fixed by the later passing run: not open; its command ran twice, counted twice
+    expect(cp.work?.open_failures ?? []).toHaveLength(0);
+    expect(cp.work?.commands?.find((c) => c.family.startsWith("npm"))?.runs).toBe(2);
+
+    // the next turn, on yet another instance, gets the post-compaction restore
+    const after = [summary("## Goal\nFix invoice rounding", t + 20), ...turn2.slice(-1)];
+    const third = await turn(stateDir, after, [user("What is left?", t + 30), reply("Nothing; shipping.", t + 31, 3_000)], "turn-3");
+    const block = third.assembled.systemPromptAddition ?? "";
+    expect(block).toMatch(/^\[Post-compaction checkpoint restore\]/);
+    expect(block).toContain("src/invoice.ts");
+    // and the turn after that does not
+    const fourth = await turn(stateDir, [...after, user("What is left?", t + 30), reply("Nothing; shipping.", t + 31, 3_000)], [user("thanks", t + 40), reply("ok", t + 41, 3_000)], "turn-4");
+    expect(fourth.assembled.systemPromptAddition).toBeUndefined();
+
+    // every committed turn is in the archive (the host hands the messages over only then)
+    const archive = new SessionArchive(stateDir, KEY);
+    await archive.load();
+    const roles = archive.search("rounding invoice").map((h) => h.record.role);
+    expect(roles).toEqual(expect.arrayContaining(["user", "tool_result"]));
+  });
+
+  it("a compaction the runtime ran by itself between turns: the next turn's instance writes the checkpoint after the fact and restores", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
+    const t = Date.now();
+    const turn1 = [user("Port the parser in src/parse.ts to the new API", t), call("c1", "edit", { path: "src/parse.ts", oldText: "a", newText: "b" }, t + 1), result("c1", "edit", "ok", t + 2), reply("Ported.", t + 3)];
+    await turn(stateDir, [], turn1, "k1");
+    expect(readCheckpointsOnDisk(stateDir, KEY)).toHaveLength(0);
+    // the runtime compacted (no compact() call): the history of the next turn starts with its summary
+    const next = await turn(stateDir, [summary("## Goal\nport the parser", t + 5), ...turn1.slice(-1)], [user("continue", t + 10), reply("done", t + 11, 2_000)], "k2");
+    const cps = readCheckpointsOnDisk(stateDir, KEY);
+    expect(cps.map((c) => c.meta.trigger)).toEqual(["compaction"]);
+    expect(cps[0]!.resources.files_modified).toContain("src/parse.ts");
+    expect(next.assembled.systemPromptAddition ?? "").toMatch(/^\[Post-compaction checkpoint restore\][\s\S]*src\/parse\.ts/);
+  });
+});
