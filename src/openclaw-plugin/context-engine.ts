@@ -27,6 +27,8 @@ import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/arch
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
+import { userText } from "../agents/context-capture.js";
+import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import type { WarnLogger } from "../agents/log-once.js";
 import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
 import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
@@ -91,6 +93,20 @@ function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]
   return [...before.slice(0, cut), ...turn];
 }
 
+/**
+ * The gauge's reading when the history is fenced before the current turn (OpenClaw 2026.9's
+ * durable turns): the turn's prompt is not in `messages` but the model reads it. Undefined when
+ * there is no prompt or the history already ends with it (then the messages say it all).
+ */
+function withPendingPrompt(messages: readonly AgentMessage[], prompt: string | undefined, window: number): ContextUsage | undefined {
+  if (typeof prompt !== "string" || !prompt.trim() || window <= 0) return undefined;
+  for (let i = messages.length - 1; i >= 0 && i >= messages.length - 4; i--) {
+    if (messages[i]?.role === "user" && userText(messages[i]!) === prompt.trim()) return undefined;
+  }
+  const tokens = estimateContextTokens(messages) + estimateContextTokens([{ role: "user", content: prompt, timestamp: 0 } as AgentMessage]);
+  return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
+}
+
 export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
   const sessions = new Map<string, SessionSlot>();
 
@@ -114,7 +130,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         toolResultsFromMessages: true,
         logger: opts.logger,
       },
-      { sessionId, sessionFile: null, compactionsSoFar: 0, cwd: opts.workspaceDir ?? null },
+      { sessionId, sessionFile: null, compactionsSoFar: data.compactions, cwd: opts.workspaceDir ?? null },
     );
     slot = {
       engine,
@@ -192,6 +208,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(slot.sessionKey)} by itself: compaction checkpoint from the captured state and the ${slot.lastMessages.length} messages seen last`);
     await beforeCompaction(slot, slot.lastTokens || slot.data.tokens, cwd);
     slot.engine.onCompacted();
+    slot.data.compactions = slot.engine.compactions;
     slot.data.restoreFor = [sessionId];
     await persist(slot);
     return true;
@@ -203,6 +220,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     slot.inTurn = true;
     slot.data = await slot.file.read();
     if (slot.data.window) slot.engine.setContextWindow(slot.data.window);
+    slot.engine.noteCompactionsSoFar(slot.data.compactions);
   };
 
   /**
@@ -250,12 +268,14 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         slot.lastMessages = messages;
         if (!slot.resumeChecked) {
           slot.resumeChecked = true;
-          // a new session: no reply in its history yet
-          if (!messages.some((m) => m.role === "assistant")) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "resume");
+          // a new session: no reply and no compaction summary in its history yet (a compacted
+          // history may keep no reply; its post-compaction restore stands)
+          const fresh = !slot.pendingRestore && !messages.some((m) => m.role === "assistant" || m.role === "compactionSummary");
+          if (fresh) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "resume");
         }
         // aged tool results as handle + preview (config offload; stashed off the request path, docs/artifacts.md)
         const sent = agedMessages(messages, slot.engine);
-        const decision = await slot.engine.onContext(sent, undefined);
+        const decision = await slot.engine.onContext(sent, withPendingPrompt(sent, params.prompt, slot.engine.runtime.contextWindowTokens));
         slot.lastTokens = decision.reading.tokens;
         const base = decision.messages ?? sent;
         // after a compaction: archived fragments matching the latest requests (config autoRecall)
@@ -313,7 +333,11 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       let slot: SessionSlot | null = null;
       try {
         slot = await slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-        if (!slot.inTurn) slot.data = await slot.file.read(); // a standalone compaction's own instance
+        if (!slot.inTurn) {
+          // a standalone compaction's own instance (or a long-lived one between turns)
+          slot.data = await slot.file.read();
+          slot.engine.noteCompactionsSoFar(slot.data.compactions);
+        }
         await beforeCompaction(slot, params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens), cwdOf(params));
       } catch (e) {
         warn("compaction checkpoint", e);
@@ -324,6 +348,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       try {
         if (result.ok && result.compacted) {
           slot.engine.onCompacted();
+          slot.data.compactions = slot.engine.compactions;
           // the summary the next history starts with is this compaction's, not one to catch up on
           slot.data.summaries.ownCompaction = true;
           const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;

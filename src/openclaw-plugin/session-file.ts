@@ -12,6 +12,7 @@
  *   2026.9 gets only the prompt budget, which leaves out the system prompt and the output);
  * - `summaries`: the compaction summary the last history began with, to notice a compaction
  *   the runtime ran by itself, and whether compact() itself ran (runtime-compaction.ts);
+ * - `compactions`: compactions of this session so far (checkpoint `meta.compaction_count`);
  * - `tokens`: the gauge's last reading (compact() gets no messages and often no token count);
  * - `restoreFor`: session ids whose compaction checkpoint the next turn is owed as the
  *   post-compaction restore (empty: none; a turn that ends clears it).
@@ -35,6 +36,7 @@ export interface PluginSessionData {
   keys: string[];
   window: number | null;
   summaries: SummaryWatch;
+  compactions: number;
   tokens: number;
   restoreFor: string[];
 }
@@ -52,12 +54,13 @@ function parse(text: string): PluginSessionData {
     keys: Array.isArray(d.keys) ? d.keys.filter((k): k is string => typeof k === "string").slice(-MAX_KEYS) : [],
     window: typeof d.window === "number" && Number.isSafeInteger(d.window) && d.window > 0 ? d.window : null,
     summaries: { seen, ownCompaction: s.ownCompaction === true },
+    compactions: typeof d.compactions === "number" && Number.isSafeInteger(d.compactions) && d.compactions > 0 ? d.compactions : 0,
     tokens: typeof d.tokens === "number" && Number.isSafeInteger(d.tokens) && d.tokens > 0 ? d.tokens : 0,
     restoreFor: Array.isArray(d.restoreFor) ? d.restoreFor.filter((k): k is string => typeof k === "string").slice(-MAX_IDS).map((k) => k.slice(0, MAX_KEY_CHARS)) : [],
   };
 }
 
-export const freshSessionData = (): PluginSessionData => ({ keys: [], window: null, summaries: { seen: undefined, ownCompaction: false }, tokens: 0, restoreFor: [] });
+export const freshSessionData = (): PluginSessionData => ({ keys: [], window: null, summaries: { seen: undefined, ownCompaction: false }, compactions: 0, tokens: 0, restoreFor: [] });
 
 export class PluginSessionFile {
   private readonly file: string;

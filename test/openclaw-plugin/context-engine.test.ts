@@ -218,8 +218,10 @@ describe("OpenClaw context-engine plugin", () => {
     // its own compact() (/compact): the summary that follows is that one, not another to catch up on
     await engine.compact({ sessionId: "r1", sessionKey: KEY, currentTokenCount: 1000 });
     summaries++;
-    await engine.assemble({ sessionId: "r1", sessionKey: KEY, messages: [summary(summaries, t + 8), user("go on", t + 9)], tokenBudget: 2000 });
+    const owed = await engine.assemble({ sessionId: "r1", sessionKey: KEY, messages: [summary(summaries, t + 8), user("go on", t + 9)], tokenBudget: 2000 });
+    expect(owed.systemPromptAddition).toMatch(/^\[Post-compaction checkpoint restore\]/);
     expect(readCheckpointsOnDisk(stateDir, KEY).filter((c) => c.meta.trigger === "compaction")).toHaveLength(2);
+    await engine.afterTurn({ sessionId: "r1", sessionKey: KEY, sessionFile: "", messages: [summary(summaries, t + 8), user("go on", t + 9), assistant("Going on.", t + 10, 300)], prePromptMessageCount: 1, tokenBudget: 2000 });
     // a restarted gateway: its first history starts with an old summary, which is no news
     let restarted: ContextEngineShape | null = null;
     registerContextManagerPlugin({ id: "context-manager", pluginConfig: { stateDir }, registerContextEngine: (_id, f) => void (restarted = f({}) as ContextEngineShape) }, async () => ({ ok: true, compacted: false }));

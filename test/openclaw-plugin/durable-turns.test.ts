@@ -124,6 +124,23 @@ describe("OpenClaw durable turns: a new engine instance per turn", () => {
     expect(roles).toEqual(expect.arrayContaining(["user", "tool_result"]));
   });
 
+  it("the gauge counts the fenced turn's prompt, which the model reads but the history leaves out", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
+    const t = Date.now();
+    const history = [user("Summarize the ledger", t), reply("Here is the summary.", t + 1, 19_500)]; // 61% of 32k
+    await turn(stateDir, [], history, "g1"); // the window is learnt from this commit
+    const gaugeOf = (r: { messages: AgentMessage[] }) => JSON.stringify(r.messages.at(-1)).match(/\[Context: (\d+)%/)?.[1];
+    const engine = newInstance(stateDir);
+    const small = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: history, tokenBudget: PROMPT_BUDGET, prompt: "and the totals?" });
+    expect(gaugeOf(small)).toBeUndefined();
+    const pasted = `Here is the full log:\n${"ledger line 0042 reconciled amount 17.35 EUR\n".repeat(450)}`; // ~5k tokens
+    const big = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: history, tokenBudget: PROMPT_BUDGET, prompt: pasted });
+    expect(Number(gaugeOf(big))).toBeGreaterThanOrEqual(70);
+    // a history that already ends with the prompt (a host without fencing) is not counted twice
+    const unfenced = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: [...history, user("and the totals?", t + 2)], tokenBudget: PROMPT_BUDGET, prompt: "and the totals?" });
+    expect(gaugeOf(unfenced)).toBeUndefined();
+  });
+
   it("a compaction the runtime ran by itself between turns: the next turn's instance writes the checkpoint after the fact and restores", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
     const t = Date.now();
@@ -136,5 +153,12 @@ describe("OpenClaw durable turns: a new engine instance per turn", () => {
     expect(cps.map((c) => c.meta.trigger)).toEqual(["compaction"]);
     expect(cps[0]!.resources.files_modified).toContain("src/parse.ts");
     expect(next.assembled.systemPromptAddition ?? "").toMatch(/^\[Post-compaction checkpoint restore\][\s\S]*src\/parse\.ts/);
+
+    // the count of compactions outlives the instances: a later /compact is the session's second
+    const compactor = newInstance(stateDir);
+    await compactor.compact({ sessionId: SID, sessionKey: KEY, tokenBudget: WINDOW });
+    expect(readCheckpointsOnDisk(stateDir, KEY).map((c) => c.meta.compaction_count)).toEqual([1, 2]);
+    const later = await turn(stateDir, [summary("## Goal\nport the parser (2)", t + 20)], [user("and now?", t + 30), reply("done", t + 31, 2_000)], "k3");
+    expect(later.assembled.systemPromptAddition ?? "").toContain("compactions this session: 2");
   });
 });

@@ -81,6 +81,11 @@ export class ContextManagerEngine {
     return this.compactionCount;
   }
 
+  /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
+  noteCompactionsSoFar(n: number): void {
+    if (Number.isSafeInteger(n) && n > this.compactionCount) this.compactionCount = n;
+  }
+
   private storeOpts() {
     return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
   }
