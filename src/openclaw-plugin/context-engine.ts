@@ -150,14 +150,16 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
   };
 
   const restoreBlock = async (slot: SessionSlot, sessionId: string, kind: RestoreKind): Promise<string | null> => {
-    const mine = (id: string | null) => id !== null && (id === sessionId || slot.previousIds.has(id) || slot.data.restoreFor.includes(id));
+    const mine = (id: string | null) => id !== null && (id === sessionId || slot.previousIds.has(id));
+    // a compaction recorded by another instance (a standalone compact(), an earlier turn)
+    const owed = (id: string | null) => id !== null && slot.data.restoreFor.includes(id);
     // a previous session's uncheckpointed state is bundled first, so the resume block shows it
     if (kind === "resume") await slot.engine.ready();
     const block = await readCheckpointForInjection(slot.sessionKey, {
       stateDir: opts.stateDir,
       config: opts.config,
       kind,
-      accept: (cp) => (kind === "resume" ? !mine(cp.meta.session_id) : mine(cp.meta.session_id) && cp.meta.trigger === "compaction"),
+      accept: (cp) => (kind === "resume" ? !mine(cp.meta.session_id) : (mine(cp.meta.session_id) || owed(cp.meta.session_id)) && cp.meta.trigger === "compaction"),
     });
     return block?.text ?? null;
   };
@@ -264,7 +266,8 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         await beginTurn(slot);
         // a compaction since the last history this key showed (a run that compacted and failed, a new instance)
         await afterRuntimeCompaction(slot, params.sessionId, messages, cwdOf({}));
-        if (slot.data.restoreFor.length > 0 && !slot.pendingRestore) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "post-compaction");
+        // owed to this session (or the successor it became), not to a new session on the key
+        if (slot.data.restoreFor.includes(params.sessionId) && !slot.pendingRestore) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "post-compaction");
         slot.lastMessages = messages;
         if (!slot.resumeChecked) {
           slot.resumeChecked = true;
@@ -358,7 +361,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
             sessions.set(successor, slot);
           }
           // owed to the next turn, which may run in another engine instance (or process)
-          slot.data.restoreFor = [params.sessionId];
+          slot.data.restoreFor = successor && successor !== params.sessionId ? [params.sessionId, successor] : [params.sessionId];
           await persist(slot);
           slot.pendingRestore = await restoreBlock(slot, successor ?? params.sessionId, "post-compaction");
         }

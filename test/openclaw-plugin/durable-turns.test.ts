@@ -141,6 +141,20 @@ describe("OpenClaw durable turns: a new engine instance per turn", () => {
     expect(gaugeOf(unfenced)).toBeUndefined();
   });
 
+  it("a restore owed to the compacted session is not given to a new session on the key (/new): that one gets the resume block", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
+    const t = Date.now();
+    await turn(stateDir, [], [user("Draft the release notes in NOTES.md", t), call("c1", "write", { path: "NOTES.md", content: "# 1.2" }, t + 1), result("c1", "write", "ok", t + 2), reply("Drafted.", t + 3)], "n1");
+    const compactor = newInstance(stateDir);
+    await compactor.compact({ sessionId: SID, sessionKey: KEY, tokenBudget: WINDOW });
+    const fresh = newInstance(stateDir);
+    const r = await fresh.assemble({ sessionId: "s-new", sessionKey: KEY, messages: [], tokenBudget: PROMPT_BUDGET, prompt: "hello" });
+    expect(r.systemPromptAddition ?? "").toMatch(/^\[Session resume checkpoint restore\][\s\S]*NOTES\.md/);
+    // the compacted session's own next turn still gets what it is owed
+    const own = await newInstance(stateDir).assemble({ sessionId: SID, sessionKey: KEY, messages: [summary("## Goal\nrelease notes", t + 5)], tokenBudget: PROMPT_BUDGET });
+    expect(own.systemPromptAddition ?? "").toMatch(/^\[Post-compaction checkpoint restore\]/);
+  });
+
   it("a compaction the runtime ran by itself between turns: the next turn's instance writes the checkpoint after the fact and restores", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
     const t = Date.now();
