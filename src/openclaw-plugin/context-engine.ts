@@ -94,16 +94,22 @@ function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]
 }
 
 /**
- * The gauge's reading when the history is fenced before the current turn (OpenClaw 2026.9's
- * durable turns): the turn's prompt is not in `messages` but the model reads it. Undefined when
- * there is no prompt or the history already ends with it (then the messages say it all).
+ * The turn's prompt when the history is fenced before it (OpenClaw 2026.9's durable turns): the
+ * model reads it after `messages`, so the gauge counts it and the automatic recall queries it.
+ * Undefined when there is no prompt or the history already ends with it.
  */
-function withPendingPrompt(messages: readonly AgentMessage[], prompt: string | undefined, window: number): ContextUsage | undefined {
-  if (typeof prompt !== "string" || !prompt.trim() || window <= 0) return undefined;
+function pendingPromptOf(messages: readonly AgentMessage[], prompt: string | undefined): string | undefined {
+  if (typeof prompt !== "string" || !prompt.trim()) return undefined;
   for (let i = messages.length - 1; i >= 0 && i >= messages.length - 4; i--) {
     if (messages[i]?.role === "user" && userText(messages[i]!) === prompt.trim()) return undefined;
   }
-  const tokens = estimateContextTokens(messages) + estimateContextTokens([{ role: "user", content: prompt, timestamp: 0 } as AgentMessage]);
+  return prompt;
+}
+
+/** The gauge's reading with the pending prompt counted (undefined: the messages' own estimate). */
+function withPendingPrompt(messages: readonly AgentMessage[], pending: string | undefined, window: number): ContextUsage | undefined {
+  if (pending === undefined || window <= 0) return undefined;
+  const tokens = estimateContextTokens(messages) + estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
   return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
 }
 
@@ -278,11 +284,12 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         }
         // aged tool results as handle + preview (config offload; stashed off the request path, docs/artifacts.md)
         const sent = agedMessages(messages, slot.engine);
-        const decision = await slot.engine.onContext(sent, withPendingPrompt(sent, params.prompt, slot.engine.runtime.contextWindowTokens));
+        const pending = pendingPromptOf(messages, params.prompt);
+        const decision = await slot.engine.onContext(sent, withPendingPrompt(sent, pending, slot.engine.runtime.contextWindowTokens));
         slot.lastTokens = decision.reading.tokens;
         const base = decision.messages ?? sent;
         // after a compaction: archived fragments matching the latest requests (config autoRecall)
-        const out = withAutoRecall(slot.engine, base, decision.reading.contextWindow)?.messages ?? base;
+        const out = withAutoRecall(slot.engine, base, decision.reading.contextWindow, pending)?.messages ?? base;
         return {
           messages: out,
           estimatedTokens: decision.reading.tokens,

@@ -13,7 +13,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactResult, ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
-import { SessionArchive } from "../../src/agents/archive/archive.js";
+import { archiveFor, SessionArchive } from "../../src/agents/archive/archive.js";
+import { RECALL_CUSTOM_TYPE } from "../../src/agents/archive/recall-markers.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:web:direct:5";
@@ -31,10 +32,14 @@ const result = (id: string, name: string, text: string, t: number, isError = fal
 const summary = (text: string, t: number): AgentMessage => ({ role: "compactionSummary", summary: text, tokensBefore: 20_000, timestamp: t }) as AgentMessage;
 
 /** A fresh engine, as OpenClaw's factory makes one per logical turn. */
-function newInstance(stateDir: string, compacted: () => CompactResult = () => ({ ok: true, compacted: true, result: { tokensBefore: 13_000, tokensAfter: 2_000 } })): ContextEngineShape {
+function newInstance(stateDir: string, compacted: () => CompactResult = () => ({ ok: true, compacted: true, result: { tokensBefore: 13_000, tokensAfter: 2_000 } }), config: Record<string, unknown> = {}): ContextEngineShape {
+  return instanceWith(stateDir, compacted, config);
+}
+
+function instanceWith(stateDir: string, compacted: () => CompactResult, config: Record<string, unknown>): ContextEngineShape {
   let engine: ContextEngineShape | null = null;
   registerContextManagerPlugin(
-    { id: "context-manager", pluginConfig: { stateDir }, registerContextEngine: (_id, f) => void (engine = f({ workspaceDir: "/ws" }) as ContextEngineShape) },
+    { id: "context-manager", pluginConfig: { stateDir, ...config }, registerContextEngine: (_id, f) => void (engine = f({ workspaceDir: "/ws" }) as ContextEngineShape) },
     async () => compacted(),
   );
   return engine!;
@@ -153,6 +158,28 @@ describe("OpenClaw durable turns: a new engine instance per turn", () => {
     // the compacted session's own next turn still gets what it is owed
     const own = await newInstance(stateDir).assemble({ sessionId: SID, sessionKey: KEY, messages: [summary("## Goal\nrelease notes", t + 5)], tokenBudget: PROMPT_BUDGET });
     expect(own.systemPromptAddition ?? "").toMatch(/^\[Post-compaction checkpoint restore\]/);
+  });
+
+  it("automatic recall after a compaction queries the fenced turn's prompt and puts the block last, where the host appends that prompt", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "cm-durable-"));
+    const t = Date.now();
+    const ledger = [
+      user("Where is the ledger reconciled?", t),
+      call("c1", "read", { path: "src/ledger.ts" }, t + 1),
+      result("c1", "read", "export function reconcileLedgerDrift(a, b) { return a - b; } // keeps cents", t + 2),
+      reply("In src/ledger.ts.", t + 3),
+    ];
+    await turn(stateDir, [], ledger, "r1");
+    await newInstance(stateDir).compact({ sessionId: SID, sessionKey: KEY, tokenBudget: WINDOW });
+    const archive = archiveFor(stateDir, KEY);
+    await archive.load();
+    await archive.indexInBackground();
+    const engine = newInstance(stateDir, undefined, { autoRecall: true, recallMinScore: 0 });
+    const history = [summary("## Goal\nledger questions", t + 5)];
+    const r = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: history, tokenBudget: PROMPT_BUDGET, prompt: "does reconcileLedgerDrift keep the cents?" });
+    const last = r.messages.at(-1) as { customType?: string; content?: unknown };
+    expect(last.customType).toBe(RECALL_CUSTOM_TYPE);
+    expect(String(last.content)).toContain("reconcileLedgerDrift(a, b)");
   });
 
   it("a compaction the runtime ran by itself between turns: the next turn's instance writes the checkpoint after the fact and restores", async () => {

@@ -14,6 +14,7 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import { sessionLog } from "../pi-extensions/context-manager-log.js";
 import { type AppendResult, archiveFor, type SessionArchive } from "./archive.js";
 import { RECALL_CUSTOM_TYPE } from "./recall-markers.js";
+import { GAUGE_CUSTOM_TYPE } from "../context-gauge.js";
 import { renderRecallBlock, renderSearchResult } from "./recall-render.js";
 import { segmentsOf, stripInjectedBlocks } from "./segments.js";
 import { stashedTextResolver } from "./stashed-text.js";
@@ -129,9 +130,10 @@ export function recallCapTokens(config: Pick<ContextManagerConfig, "recallMaxTok
  * first), with where they are in `messages` (they are not "visible context") and the
  * index of the latest one (-1: none).
  */
-export function recallQueryOf(messages: readonly AgentMessage[]): { query: string; requestAt: Set<number>; lastUser: number } {
+export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): { query: string; requestAt: Set<number>; lastUser: number } {
   let lastUser = -1;
-  const requests: string[] = [];
+  // a request the host keeps out of `messages` until the reply (OpenClaw 2026.9's fenced turn) comes first
+  const requests: string[] = pending ? [pending.slice(0, 2000)] : [];
   const requestAt = new Set<number>();
   for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
     const m = messages[i]!;
@@ -145,6 +147,12 @@ export function recallQueryOf(messages: readonly AgentMessage[]): { query: strin
   return { query: requests.join("\n"), requestAt, lastUser };
 }
 
+function beforeTrailingGauge(messages: readonly AgentMessage[]): number {
+  let at = messages.length;
+  while (at > 0 && messages[at - 1]?.role === "custom" && (messages[at - 1] as { customType?: string }).customType === GAUGE_CUSTOM_TYPE) at--;
+  return at;
+}
+
 const isRecallMessage = (m: AgentMessage): boolean =>
   m?.role === "custom" && (m as { customType?: string }).customType === RECALL_CUSTOM_TYPE;
 
@@ -156,7 +164,7 @@ const isRecallMessage = (m: AgentMessage): boolean =>
  * archive on this path: a cold or not yet fully indexed archive gets that work started in
  * the background and the call goes without.
  */
-export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], contextWindow: number): AutoRecall | null {
+export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): AutoRecall | null {
   const cfg = host.runtime.config;
   // off: no block was ever injected, so there is nothing to remove either (no scan)
   if (!cfg.archive || !cfg.autoRecall) return null;
@@ -173,8 +181,11 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
         .catch((e) => logOf(host).fail("archive load", e));
       return unchanged;
     }
-    const { query, requestAt, lastUser } = recallQueryOf(base);
-    if (lastUser < 0) return unchanged;
+    const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
+    const { query, requestAt, lastUser } = recallQueryOf(base, pending);
+    // a pending request follows the messages: the block goes last (before a trailing gauge line)
+    const at = pending ? beforeTrailingGauge(base) : lastUser;
+    if (at < 0 || !query) return unchanged;
     const cap = recallCapTokens(cfg, contextWindow || host.runtime.contextWindowTokens);
     const key = `${archive.size}\0${cap}\0${cfg.recallMinScore}\0${query}`;
     let cached = recallCache().get(host);
@@ -194,7 +205,7 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
       recallCache().set(host, cached);
     }
     if (!cached.block) return unchanged;
-    return { messages: [...base.slice(0, lastUser), cached.block, ...base.slice(lastUser)], tokens: cached.tokens };
+    return { messages: [...base.slice(0, at), cached.block, ...base.slice(at)], tokens: cached.tokens };
   } catch (e) {
     logOf(host).fail("auto recall", e);
     return unchanged;
