@@ -35,6 +35,9 @@ import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outsi
 import { agedMessages } from "../agents/artifacts/extension-hooks.js";
 import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { debugLog } from "../agents/debug-log.js";
+import { globalSingleton } from "../infra/global-singleton.js";
+import { LruMap } from "../agents/state/lru.js";
+import path from "node:path";
 import { markHeartbeatTurn } from "../agents/host-provenance.js";
 import { messageIdentity } from "../agents/state/message-cursor.js";
 import { addCommitted, hasCommitted, type PluginSessionData, PluginSessionFile } from "./session-file.js";
@@ -74,12 +77,19 @@ interface SessionSlot {
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   previousIds: Set<string>;
   resumeChecked: boolean;
-  /** what must outlive this engine instance (session-file.ts), read when a turn begins */
+  /** what must outlive this process too (session-file.ts), read again when a turn begins */
   file: PluginSessionFile;
   data: PluginSessionData;
-  /** a turn has begun (assemble) and not ended (afterTurn/commitTurn) */
-  inTurn: boolean;
 }
+
+/**
+ * Slots live for the process, not for one engine instance: OpenClaw 2026.9 makes an instance per
+ * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
+ * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
+ * and session id; the oldest of SLOT_CAP sessions is dropped (its engine flushes on its own timer).
+ */
+const SLOT_CAP = 64;
+const processSlots = (): LruMap<string, SessionSlot> => globalSingleton("openclaw.contextManager.pluginSlots", () => new LruMap(SLOT_CAP));
 
 /**
  * The history before the turn (as assemble saw it) followed by the turn, without the part of
@@ -114,11 +124,22 @@ function withPendingPrompt(messages: readonly AgentMessage[], pending: string | 
 }
 
 export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
-  const sessions = new Map<string, SessionSlot>();
+  const scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
+  const slots = processSlots();
+  const sessions = {
+    get: (sessionId: string) => slots.get(scope + sessionId),
+    set: (sessionId: string, slot: SessionSlot) => slots.touch(scope + sessionId, slot),
+  };
+  /** the slots this instance used (flushed at dispose) and those whose turn it has begun */
+  const used = new Set<SessionSlot>();
+  const begun = new WeakSet<SessionSlot>();
 
   const slotFor = async (sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> => {
     let slot = sessions.get(sessionId);
-    if (slot) return slot;
+    if (slot) {
+      used.add(slot);
+      return slot;
+    }
     const key = sessionKey?.trim() || `openclaw:${sessionId}`;
     const file = new PluginSessionFile(opts.stateDir, key);
     const data = await file.read();
@@ -148,9 +169,9 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       resumeChecked: false,
       file,
       data,
-      inTurn: false,
     };
     sessions.set(sessionId, slot);
+    used.add(slot);
     prefetchArchive(engine); // background: the first compact() of this process stays cheap
     return slot;
   };
@@ -224,8 +245,8 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
 
   /** A turn begins (its first assemble): what earlier instances left for this key. */
   const beginTurn = async (slot: SessionSlot): Promise<void> => {
-    if (slot.inTurn) return;
-    slot.inTurn = true;
+    if (begun.has(slot)) return;
+    begun.add(slot);
     slot.data = await slot.file.read();
     if (slot.data.window) slot.engine.setContextWindow(slot.data.window);
     slot.engine.noteCompactionsSoFar(slot.data.compactions);
@@ -246,7 +267,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     if (!compacted) slot.data.restoreFor = [];
     slot.data.tokens = slot.lastTokens;
     slot.pendingRestore = compacted ? await restoreBlock(slot, sessionId, "post-compaction") : null;
-    slot.inTurn = false;
+    begun.delete(slot);
     await persist(slot);
   };
   const cwdOf = (params: { runtimeContext?: Record<string, unknown> }) => String(params.runtimeContext?.cwd ?? opts.workspaceDir ?? process.cwd());
@@ -324,7 +345,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         const slot = await slotFor(params.sessionId, params.sessionKey, Number(params.runtimeContext?.tokenBudget) || undefined);
         await beginTurn(slot);
         if (hasCommitted(slot.data, params.advancementKey)) {
-          slot.inTurn = false;
+          begun.delete(slot);
           return { status: "duplicate" };
         }
         learnWindow(slot, params.runtimeContext);
@@ -343,7 +364,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       let slot: SessionSlot | null = null;
       try {
         slot = await slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-        if (!slot.inTurn) {
+        if (!begun.has(slot)) {
           // a standalone compaction's own instance (or a long-lived one between turns)
           slot.data = await slot.file.read();
           slot.engine.noteCompactionsSoFar(slot.data.compactions);
@@ -379,8 +400,9 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     },
 
     async dispose() {
-      for (const slot of new Set(sessions.values())) await slot.engine.flushNow().catch(() => undefined);
-      sessions.clear();
+      // the slots stay for the next instance (processSlots); what they captured goes to disk now
+      for (const slot of used) await slot.engine.flushNow().catch(() => undefined);
+      used.clear();
     },
   };
 }

@@ -10,7 +10,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { forgetProcessState } from "../helpers/new-process.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactResult, ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { archiveFor, SessionArchive } from "../../src/agents/archive/archive.js";
@@ -36,7 +37,11 @@ function newInstance(stateDir: string, compacted: () => CompactResult = () => ({
   return instanceWith(stateDir, compacted, config);
 }
 
+/** set per describe block: every instance in a process of its own (CLI turns) or all in one (gateway) */
+let processPerInstance = false;
+
 function instanceWith(stateDir: string, compacted: () => CompactResult, config: Record<string, unknown>): ContextEngineShape {
+  if (processPerInstance) forgetProcessState();
   let engine: ContextEngineShape | null = null;
   registerContextManagerPlugin(
     { id: "context-manager", pluginConfig: { stateDir, ...config }, registerContextEngine: (_id, f) => void (engine = f({ workspaceDir: "/ws" }) as ContextEngineShape) },
@@ -60,7 +65,14 @@ async function turn(stateDir: string, before: AgentMessage[], messages: AgentMes
   return { assembled, committed };
 }
 
-describe("OpenClaw durable turns: a new engine instance per turn", () => {
+describe.each([
+  ["one gateway process", false],
+  ["a process per turn (openclaw agent --local)", true],
+])("OpenClaw durable turns, a new engine instance per turn: %s", (_mode, perProcess) => {
+  beforeAll(() => {
+    processPerInstance = perProcess;
+  });
+
   it("declares the transcript semantics without which 2026.9 degrades every turn to legacy", () => {
     const engine = newInstance(mkdtempSync(join(tmpdir(), "cm-durable-")));
     expect(engine.info.transcriptSemantics).toEqual({ currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" });
@@ -171,10 +183,12 @@ describe("OpenClaw durable turns: a new engine instance per turn", () => {
     ];
     await turn(stateDir, [], ledger, "r1");
     await newInstance(stateDir).compact({ sessionId: SID, sessionKey: KEY, tokenBudget: WINDOW });
+    const engine = newInstance(stateDir, undefined, { autoRecall: true, recallMinScore: 0 });
+    // the request path never loads the archive (a cold one is loaded in the background, and that
+    // request goes without): loaded here as a warm process has it
     const archive = archiveFor(stateDir, KEY);
     await archive.load();
     await archive.indexInBackground();
-    const engine = newInstance(stateDir, undefined, { autoRecall: true, recallMinScore: 0 });
     const history = [summary("## Goal\nledger questions", t + 5)];
     const r = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: history, tokenBudget: PROMPT_BUDGET, prompt: "does reconcileLedgerDrift keep the cents?" });
     const last = r.messages.at(-1) as { customType?: string; content?: unknown };
