@@ -9,10 +9,14 @@
  *   `systemPromptAddition`, for every model call of that turn;
  * - `ingest`: acknowledges (capture reads the history in assemble/afterTurn,
  *   which costs O(new messages) through the engine's cursor);
- * - `afterTurn`: captures the finished turn, writes the auto-80pct checkpoint
- *   at the threshold, flushes state, and ends a pending restore;
+ * - `commitTurn` (2026.9's durable turns, once per advancement key) and `afterTurn`
+ *   (other turns): capture the finished turn, write the auto-80pct checkpoint at the
+ *   threshold, archive the turn, flush state, and end a pending restore;
  * - `compact`: writes the compaction checkpoint, then delegates to OpenClaw's
  *   runtime compaction; a rotated (successor) session id inherits the engine.
+ *
+ * OpenClaw 2026.9 makes an engine instance per logical turn: the slots are kept for the
+ * process, and what must outlive it per key is in openclaw-session.json (session-file.ts).
  *
  * `ownsCompaction: false`: in-attempt auto-compaction stays with the runtime
  * and does not call compact() (docs/openclaw-integration.md §6). The plugin sees
