@@ -31,8 +31,6 @@ import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/arch
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
-import { userText } from "../agents/context-capture.js";
-import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import type { WarnLogger } from "../agents/log-once.js";
 import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
 import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
@@ -43,7 +41,7 @@ import { globalSingleton } from "../infra/global-singleton.js";
 import { LruMap } from "../agents/state/lru.js";
 import path from "node:path";
 import { markHeartbeatTurn } from "../agents/host-provenance.js";
-import { messageIdentity } from "../agents/state/message-cursor.js";
+import { pendingPromptOf, withPendingPrompt, withTurn } from "./fenced-turn.js";
 import { addCommitted, hasCommitted, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 import type {
   AssembleResult,
@@ -95,37 +93,7 @@ interface SessionSlot {
 const SLOT_CAP = 64;
 const processSlots = (): LruMap<string, SessionSlot> => globalSingleton("openclaw.contextManager.pluginSlots", () => new LruMap(SLOT_CAP));
 
-/**
- * The history before the turn (as assemble saw it) followed by the turn, without the part of
- * the turn the history already holds (the cursor would take a repeated message as new).
- */
-function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]): AgentMessage[] {
-  if (turn.length === 0) return [...before];
-  const first = messageIdentity(turn[0]!);
-  let cut = before.length;
-  for (let i = before.length - 1; i >= 0 && i >= before.length - turn.length; i--) if (messageIdentity(before[i]!) === first) cut = i;
-  return [...before.slice(0, cut), ...turn];
-}
 
-/**
- * The turn's prompt when the history is fenced before it (OpenClaw 2026.9's durable turns): the
- * model reads it after `messages`, so the gauge counts it and the automatic recall queries it.
- * Undefined when there is no prompt or the history already ends with it.
- */
-function pendingPromptOf(messages: readonly AgentMessage[], prompt: string | undefined): string | undefined {
-  if (typeof prompt !== "string" || !prompt.trim()) return undefined;
-  for (let i = messages.length - 1; i >= 0 && i >= messages.length - 4; i--) {
-    if (messages[i]?.role === "user" && userText(messages[i]!) === prompt.trim()) return undefined;
-  }
-  return prompt;
-}
-
-/** The gauge's reading with the pending prompt counted (undefined: the messages' own estimate). */
-function withPendingPrompt(messages: readonly AgentMessage[], pending: string | undefined, window: number): ContextUsage | undefined {
-  if (pending === undefined || window <= 0) return undefined;
-  const tokens = estimateContextTokens(messages) + estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
-  return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
-}
 
 export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
   const scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
