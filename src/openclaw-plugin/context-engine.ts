@@ -285,7 +285,8 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         const out = withAutoRecall(slot.engine, base, decision.reading.contextWindow, pending)?.messages ?? base;
         return {
           messages: out,
-          estimatedTokens: decision.reading.tokens,
+          // the assembled messages only: the host measures the pending prompt itself
+          estimatedTokens: pending === undefined ? decision.reading.tokens : estimateContextTokens(sent),
           ...(slot.pendingRestore ? { systemPromptAddition: slot.pendingRestore } : {}),
         };
       } catch (e) {

@@ -153,6 +153,8 @@ describe.each([
     const pasted = `Here is the full log:\n${"ledger line 0042 reconciled amount 17.35 EUR\n".repeat(450)}`; // ~5k tokens
     const big = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: history, tokenBudget: PROMPT_BUDGET, prompt: pasted });
     expect(Number(gaugeOf(big))).toBeGreaterThanOrEqual(70);
+    // what it tells the host about the assembled messages leaves the prompt out (the host counts it)
+    expect(big.estimatedTokens).toBe(small.estimatedTokens);
     // a history that already ends with the prompt (a host without fencing) is not counted twice
     const unfenced = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: [...history, user("and the totals?", t + 2)], tokenBudget: PROMPT_BUDGET, prompt: "and the totals?" });
     expect(gaugeOf(unfenced)).toBeUndefined();
