@@ -5,6 +5,7 @@
  * writes the compaction checkpoint and archives the history it saw last, after the fact, and
  * sends the post-compaction restore with the next model request.
  */
+import { createHash } from "node:crypto";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
@@ -18,7 +19,8 @@ export function summaryKeyOf(messages: readonly AgentMessage[]): string | null {
     if (CONVERSATION.has(String(m?.role))) return null;
     if (m?.role !== "compactionSummary") continue; // a branch summary, a host's custom message
     const summary = typeof m.summary === "string" ? m.summary : "";
-    return `${String(m.timestamp)}:${summary.length}:${summary.slice(0, 64)}`;
+    // an identity only, and it is kept on disk (openclaw-session.json): a hash, never summary text
+    return createHash("sha256").update(`${String(m.timestamp)}\u0000${summary.length}\u0000${summary.slice(0, 256)}`).digest("hex").slice(0, 32);
   }
   return null;
 }

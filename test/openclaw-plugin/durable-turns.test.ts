@@ -6,7 +6,9 @@
  * window in runtimeContext), a host retry with the same advancement key. What the user gets must
  * not depend on one instance living longer than its turn.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { SESSION_FILE } from "../../src/openclaw-plugin/session-file.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -205,7 +207,11 @@ describe.each([
     await turn(stateDir, [], turn1, "k1");
     expect(readCheckpointsOnDisk(stateDir, KEY)).toHaveLength(0);
     // the runtime compacted (no compact() call): the history of the next turn starts with its summary
-    const next = await turn(stateDir, [summary("## Goal\nport the parser", t + 5), ...turn1.slice(-1)], [user("continue", t + 10), reply("done", t + 11, 2_000)], "k2");
+    const next = await turn(stateDir, [summary("## Goal\nport the parser with key AKIAIOSFODNN7EXAMPLE", t + 5), ...turn1.slice(-1)], [user("continue", t + 10), reply("done", t + 11, 2_000)], "k2");
+    // the summary's identity is kept on disk as a hash: no summary text, no secret in it
+    const kept = readFileSync(join(stateSessionDir(stateDir, KEY), SESSION_FILE), "utf8");
+    expect(kept).toMatch(/"seen":"[0-9a-f]{32}"/);
+    expect(kept).not.toMatch(/AKIA|parser/);
     const cps = readCheckpointsOnDisk(stateDir, KEY);
     expect(cps.map((c) => c.meta.trigger)).toEqual(["compaction"]);
     expect(cps[0]!.resources.files_modified).toContain("src/parse.ts");
