@@ -41,7 +41,7 @@ import { globalSingleton } from "../infra/global-singleton.js";
 import { LruMap } from "../agents/state/lru.js";
 import path from "node:path";
 import { markHeartbeatTurn } from "../agents/host-provenance.js";
-import { pendingPromptOf, withPendingPrompt, withTurn } from "./fenced-turn.js";
+import { pendingPromptOf, promptTokens, usageWith, withTurn } from "./fenced-turn.js";
 import { addCommitted, hasCommitted, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 import type {
   AssembleResult,
@@ -102,9 +102,9 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     get: (sessionId: string) => slots.get(scope + sessionId),
     set: (sessionId: string, slot: SessionSlot) => slots.touch(scope + sessionId, slot),
   };
-  /** the slots this instance used (flushed at dispose) and those whose turn it has begun */
+  /** the slots this instance used (flushed at dispose), and those whose data it read for the turn at hand */
   const used = new Set<SessionSlot>();
-  const begun = new WeakSet<SessionSlot>();
+  const fresh = new WeakSet<SessionSlot>();
 
   const slotFor = async (sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> => {
     let slot = sessions.get(sessionId);
@@ -144,6 +144,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     };
     sessions.set(sessionId, slot);
     used.add(slot);
+    fresh.add(slot);
     prefetchArchive(engine); // background: the first compact() of this process stays cheap
     return slot;
   };
@@ -215,10 +216,13 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     return true;
   };
 
-  /** A turn begins (its first assemble): what earlier instances left for this key. */
+  /**
+   * What earlier instances and processes left for this key, read once per turn (or standalone
+   * compaction) of this instance; a slot made by this instance has just read it.
+   */
   const beginTurn = async (slot: SessionSlot): Promise<void> => {
-    if (begun.has(slot)) return;
-    begun.add(slot);
+    if (fresh.has(slot)) return;
+    fresh.add(slot);
     slot.data = await slot.file.read();
     if (slot.data.window) slot.engine.setContextWindow(slot.data.window);
     slot.engine.noteCompactionsSoFar(slot.data.compactions);
@@ -239,7 +243,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
     if (!compacted) slot.data.restoreFor = [];
     slot.data.tokens = slot.lastTokens;
     slot.pendingRestore = compacted ? await restoreBlock(slot, sessionId, "post-compaction") : null;
-    begun.delete(slot);
+    fresh.delete(slot);
     await persist(slot);
   };
   const cwdOf = (params: { runtimeContext?: Record<string, unknown> }) => String(params.runtimeContext?.cwd ?? opts.workspaceDir ?? process.cwd());
@@ -278,7 +282,8 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         // aged tool results as handle + preview (config offload; stashed off the request path, docs/artifacts.md)
         const sent = agedMessages(messages, slot.engine);
         const pending = pendingPromptOf(messages, params.prompt);
-        const decision = await slot.engine.onContext(sent, withPendingPrompt(sent, pending, slot.engine.runtime.contextWindowTokens));
+        const extra = promptTokens(pending);
+        const decision = await slot.engine.onContext(sent, usageWith(sent, extra, slot.engine.runtime.contextWindowTokens));
         slot.lastTokens = decision.reading.tokens;
         const base = decision.messages ?? sent;
         // after a compaction: archived fragments matching the latest requests (config autoRecall)
@@ -286,7 +291,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         return {
           messages: out,
           // the assembled messages only: the host measures the pending prompt itself
-          estimatedTokens: pending === undefined ? decision.reading.tokens : estimateContextTokens(sent),
+          estimatedTokens: decision.reading.tokens - extra,
           ...(slot.pendingRestore ? { systemPromptAddition: slot.pendingRestore } : {}),
         };
       } catch (e) {
@@ -318,7 +323,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
         const slot = await slotFor(params.sessionId, params.sessionKey, Number(params.runtimeContext?.tokenBudget) || undefined);
         await beginTurn(slot);
         if (hasCommitted(slot.data, params.advancementKey)) {
-          begun.delete(slot);
+          fresh.delete(slot);
           return { status: "duplicate" };
         }
         learnWindow(slot, params.runtimeContext);
@@ -337,11 +342,7 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
       let slot: SessionSlot | null = null;
       try {
         slot = await slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-        if (!begun.has(slot)) {
-          // a standalone compaction's own instance (or a long-lived one between turns)
-          slot.data = await slot.file.read();
-          slot.engine.noteCompactionsSoFar(slot.data.compactions);
-        }
+        await beginTurn(slot); // a standalone compaction's own instance, or between turns
         await beforeCompaction(slot, params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens), cwdOf(params));
       } catch (e) {
         warn("compaction checkpoint", e);

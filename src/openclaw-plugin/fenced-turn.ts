@@ -34,9 +34,14 @@ export function pendingPromptOf(messages: readonly AgentMessage[], prompt: strin
   return prompt;
 }
 
-/** The gauge's reading with the pending prompt counted (undefined: the messages' own estimate). */
-export function withPendingPrompt(messages: readonly AgentMessage[], pending: string | undefined, window: number): ContextUsage | undefined {
-  if (pending === undefined || window <= 0) return undefined;
-  const tokens = estimateContextTokens(messages) + estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
+/** Tokens of the pending prompt (0: none). */
+export function promptTokens(pending: string | undefined): number {
+  return pending === undefined ? 0 : estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
+}
+
+/** The gauge's reading with `extra` tokens (the pending prompt) counted; undefined: the messages' own estimate. */
+export function usageWith(messages: readonly AgentMessage[], extra: number, window: number): ContextUsage | undefined {
+  if (extra <= 0 || window <= 0) return undefined;
+  const tokens = estimateContextTokens(messages) + extra;
   return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
 }
