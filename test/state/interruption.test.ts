@@ -10,14 +10,21 @@ const result = { role: "toolResult", toolCallId: "x", toolName: "edit", content:
 describe("working.interrupted from the compaction preparation", () => {
   it("a finished run is not interrupted, even when pi's cut splits a turn", () => {
     const branch = [user("fix it"), call, result, fauxAssistantMessage("Done.") as AgentMessage];
-    expect(interruption(true, [user("fix it"), call], branch)).toEqual({ isSplitTurn: false, lastToolCall: null });
+    expect(interruption(branch)).toEqual({ isSplitTurn: false, lastToolCall: null });
   });
   it("a run cut off mid-turn (overflow error, abort, pending tool result) is interrupted, with its last tool call", () => {
     const overflow = fauxAssistantMessage("", { stopReason: "error", errorMessage: "prompt is too long" }) as AgentMessage;
-    expect(interruption(false, [], [user("fix it"), call, result, overflow])).toEqual({
+    expect(interruption([user("fix it"), call, result, overflow])).toEqual({
       isSplitTurn: true,
       lastToolCall: { name: "edit", params_summary: expect.stringContaining("src/a.ts") },
     });
-    expect(interruption(true, [user("fix it"), call], [user("fix it"), call, result]).isSplitTurn).toBe(true);
+    expect(interruption([user("fix it"), call, result]).isSplitTurn).toBe(true);
+  });
+  it("the last tool call is the run's latest, not the one in an older turn where pi's cut fell", () => {
+    const older = fauxAssistantMessage([fauxToolCall("read", { path: "src/old.ts" })], { stopReason: "toolUse" }) as AgentMessage;
+    const latest = fauxAssistantMessage([fauxToolCall("read", { path: "AGENTS.md" })], { stopReason: "toolUse" }) as AgentMessage;
+    const aborted = fauxAssistantMessage("", { stopReason: "aborted" }) as AgentMessage;
+    const branch = [user("theme work"), older, result, fauxAssistantMessage("Done.") as AgentMessage, user("update the system prompt"), latest, result, aborted];
+    expect(interruption(branch).lastToolCall?.params_summary).toContain("AGENTS.md");
   });
 });
