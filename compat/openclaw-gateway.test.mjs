@@ -7,12 +7,13 @@
 // 80% checkpoint), the post-compaction restore in the next turn's system prompt and only there.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { checkpointTexts } from "./fixtures/checkpoints.mjs";
 import { startLoopbackModel, systemPromptOf } from "./fixtures/loopback-model.mjs";
 import { OPENCLAW_ROOT, OPENCLAW_VERSION } from "./openclaw-internals.mjs";
 
@@ -47,17 +48,6 @@ function openclaw(args, env, timeoutMs = 240_000) {
   });
 }
 
-function checkpoints(cmDir) {
-  const base = join(cmDir, "context", "checkpoints");
-  if (!existsSync(base)) return [];
-  return readdirSync(base).flatMap((d) =>
-    readdirSync(join(base, d))
-      .filter((f) => /^cp_\d+\.yaml$/.test(f))
-      .sort()
-      .map((f) => readFileSync(join(base, d, f), "utf8")),
-  );
-}
-
 describe(`openclaw@${OPENCLAW_VERSION} gateway: turns, sessions compact, next turn`, { timeout: 900_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "cm-compat-gw-"));
   const cmDir = join(root, "cm");
@@ -71,8 +61,7 @@ describe(`openclaw@${OPENCLAW_VERSION} gateway: turns, sessions compact, next tu
     model = await startLoopbackModel();
     const port = await freePort();
     const stateDir = join(root, "openclaw");
-    for (const d of [stateDir, workspace]) rmSync(d, { recursive: true, force: true });
-    await import("node:fs").then((fs) => [stateDir, workspace].forEach((d) => fs.mkdirSync(d, { recursive: true })));
+    for (const d of [stateDir, workspace]) mkdirSync(d, { recursive: true });
     writeFileSync(join(workspace, "notes.txt"), "the invoice rounding lives in invoice.ts\n");
     const config = {
       models: {
@@ -123,7 +112,7 @@ describe(`openclaw@${OPENCLAW_VERSION} gateway: turns, sessions compact, next tu
     assert.equal(second.code, 0, second.out.slice(-2000));
     assert.doesNotMatch(gatewayLog + first.out + second.out, /degraded to/);
     // the model's prompt budget is ~12k of the 32k window: measured against it, turn 1 read 101% and wrote an 80% checkpoint
-    assert.deepEqual(checkpoints(cmDir), []);
+    assert.deepEqual(checkpointTexts(cmDir), []);
     const session = JSON.parse(readFileSync(join(cmDir, "context", "state", readdirSync(join(cmDir, "context", "state"))[0], "openclaw-session.json"), "utf8"));
     assert.equal(session.window, WINDOW);
     assert.equal(session.keys.length, 2);
@@ -132,7 +121,7 @@ describe(`openclaw@${OPENCLAW_VERSION} gateway: turns, sessions compact, next tu
   it("openclaw sessions compact writes the compaction checkpoint; the next turn's system prompt carries the restore, the one after does not", async () => {
     const compact = await openclaw(["sessions", "compact", KEY, "--json"], env);
     assert.equal(compact.code, 0, compact.out.slice(-2000));
-    const cps = checkpoints(cmDir);
+    const cps = checkpointTexts(cmDir);
     assert.equal(cps.length, 1);
     assert.match(cps[0], /trigger: "compaction"/);
     assert.match(cps[0], /files_read:\n\s+- "notes\.txt"/);

@@ -7,27 +7,17 @@
 // agent tools (artifact_fetch, context_search) pass OpenClaw's contracts.tools check and come to
 // a run through OpenClaw's own resolvePluginTools.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { importSourceFile, OPENCLAW_VERSION } from "./openclaw-internals.mjs";
+import { checkpointTriggers } from "./fixtures/checkpoints.mjs";
 
 const REPO = dirname(dirname(fileURLToPath(import.meta.url)));
 const PLUGIN_ROOT = join(REPO, "src", "openclaw-plugin");
 const KEY = "agent:main:telegram:direct:42";
-
-function checkpointTriggers(stateDir) {
-  const base = join(stateDir, "context", "checkpoints");
-  if (!existsSync(base)) return [];
-  return readdirSync(base).flatMap((d) =>
-    readdirSync(join(base, d))
-      .filter((f) => /^cp_\d+\.yaml$/.test(f))
-      .sort()
-      .map((f) => /trigger: *"?([a-z0-9-]+)/.exec(readFileSync(join(base, d, f), "utf8"))?.[1]),
-  );
-}
 
 const user = (text, t) => ({ role: "user", content: text, timestamp: t });
 const assistant = (text, t, input) => ({
