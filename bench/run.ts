@@ -21,10 +21,10 @@ import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCall
 import { makeBenchDraft } from "./draft.js";
 import { renderCheckpointRestore } from "../src/agents/context-checkpoint-inject.js";
 import { resolveContextManagerConfig } from "../src/agents/context-manager-config.js";
-import { agedMessages } from "../src/agents/artifacts/extension-hooks.js";
+import { agedMessages } from "../src/agents/engine/offload-hooks.js";
 import { ContextState } from "../src/agents/context-state.js";
-import { ContextManagerEngine } from "../src/agents/pi-extensions/context-manager-engine.js";
-import { estimateTextTokens } from "../src/agents/token-estimate.js";
+import { ContextManagerEngine } from "../src/agents/engine/context-manager-engine.js";
+import { estimateTextTokens } from "../src/agents/text/token-estimate.js";
 import { latencyStats, type LatencyStats } from "../src/replay/stats.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
 import { timeIt } from "./timer.js";

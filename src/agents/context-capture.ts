@@ -11,10 +11,10 @@ import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
-import { cutHead, cutTail } from "./cut-text.js";
-import { redactSecrets } from "./redact.js";
-import { asText, codePointLength, gist, gistTail } from "./text-gist.js";
-import { informativeErrorLine } from "./tool-outcome.js";
+import { cutHead, cutTail } from "./text/cut.js";
+import { redactSecrets } from "./text/redact.js";
+import { asText, codePointLength, gist, gistTail } from "./text/gist.js";
+import { informativeErrorLine } from "./messages/tool-outcome.js";
 
 /** Custom message types this package injects itself: never captured as conversation. */
 export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore"]);
@@ -139,7 +139,7 @@ export function errorGist(text: string): string {
 /** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
 export function contentHeadTail(content: unknown, each = 4000): string {
   const all = contentText(content, 400_000);
-  // cut between tokens (cut-text.ts): a plain slice would keep the unrecognisable end of a
+  // cut between tokens (text/cut.ts): a plain slice would keep the unrecognisable end of a
   // token straddling the tail window's start, or the start of one straddling the head's end
   return all.length <= each * 2 ? all : `${cutHead(all, each)}\n${cutTail(all, each)}`;
 }

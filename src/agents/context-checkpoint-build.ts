@@ -22,7 +22,7 @@ import type { GaugeReading } from "./context-gauge.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
 import type { ContextStateSnapshot } from "./context-state.js";
 import { keepNewest } from "./state/lru.js";
-import { gist } from "./text-gist.js";
+import { gist } from "./text/gist.js";
 
 export interface CheckpointRuntime {
   sessionKey: string;

@@ -13,10 +13,10 @@
 
 import { tryParseHandle } from "./artifacts/handle.js";
 import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "./context-checkpoint-schema.js";
-import { BARE_PATH, commonRoot, foldPaths } from "./path-fold.js";
-import { redactSecrets } from "./redact.js";
-import { visibleText } from "./visible-text.js";
-import { estimateTextTokens } from "./token-estimate.js";
+import { BARE_PATH, commonRoot, foldPaths } from "./text/path-fold.js";
+import { redactSecrets } from "./text/redact.js";
+import { visibleText } from "./text/visible.js";
+import { estimateTextTokens } from "./text/token-estimate.js";
 
 export const RESTORE_HEADER_POST_COMPACTION = "[Post-compaction checkpoint restore]";
 export const RESTORE_HEADER_RESUME = "[Session resume checkpoint restore]";
@@ -175,7 +175,7 @@ const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]/g;
 
 /**
  * Collapse to one trimmed line that shows only what a person would see: every invisible or
- * format code point removed by Unicode class (see visible-text.ts), lone surrogates -> U+FFFD.
+ * format code point removed by Unicode class (see text/visible.ts), lone surrogates -> U+FFFD.
  */
 export function toSingleLine(text: string): string {
   return visibleText(text.replace(LINE_BREAKS, " "))

@@ -10,13 +10,13 @@ import type { Checkpoint } from "./context-checkpoint-schema.js";
 import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
 import type { FsOps } from "../infra/fs-ops.js";
-import { canonicalSessionKey } from "./session-key.js";
-import { type CompactionOutcome, compactionOutcomeSince } from "./compaction-outcome.js";
-import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
+import { canonicalSessionKey } from "../infra/session-key.js";
+import { type CompactionOutcome, compactionOutcomeSince } from "./checkpoint/compaction-outcome.js";
+import { consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
 import type { DriftReport } from "./drift/compare.js";
 import { driftOf, renderWithDrift } from "./drift/restore-section.js";
 import { withArtifactsSection } from "./artifacts/checkpoint-artifacts.js";
-import { recoverPreviousSessions } from "./recover-previous-session.js";
+import { recoverPreviousSessions } from "./engine/recover-previous-session.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;

@@ -17,4 +17,4 @@ export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_D
 export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./checkpoint/sessions.js";
 export { readCheckpointMeta } from "./checkpoint/meta.js";
 export { summarizeCheckpoint, type CheckpointSummary } from "./checkpoint/summary.js";
-export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./session-dir.js";
+export { sessionDirName, checkpointSessionDir, stateSessionDir } from "../infra/session-dir.js";

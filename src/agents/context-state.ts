@@ -37,9 +37,9 @@ import {
   type ToolResultEventLike,
 } from "./context-capture.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
-import { OnceLogger, consoleWarnLogger, type WarnLogger } from "./log-once.js";
-import { debugLog } from "./debug-log.js";
-import { stateSessionDir } from "./session-dir.js";
+import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
+import { debugLog } from "../infra/debug-log.js";
+import { stateSessionDir } from "../infra/session-dir.js";
 import { LruMap, keepNewest } from "./state/lru.js";
 import {
   STATE_FILE_NAMES,
@@ -58,14 +58,14 @@ import {
   type StateEnvelope,
   type StateFileName,
 } from "./state/state-files.js";
-import { asText, codePointLength, gist } from "./text-gist.js";
+import { asText, codePointLength, gist } from "./text/gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
-import { userOrigin } from "./host-provenance.js";
+import { userOrigin } from "./messages/host-provenance.js";
 import { toolResultEventOf } from "./state/tool-result-of-message.js";
 import { emptyThread, type Exchange, parseThreadData, RECENT_ENTRIES, type ThreadData } from "./state/thread-data.js";
 import { nextActionOf } from "./state/next-action.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS, WorkLedger } from "./state/work-ledger.js";
-import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "./tool-outcome.js";
+import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "./messages/tool-outcome.js";
 import { changedText, declaredNames } from "./state/declared-names.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { errorCode, nodeFsOps, type FsOps } from "../infra/fs-ops.js";

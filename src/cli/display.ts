@@ -6,8 +6,8 @@
  * JSON escape them); one-line fields (keys, error lines) are collapsed to one line.
  */
 import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
-import { redactSecrets } from "../agents/redact.js";
-import { visibleText } from "../agents/visible-text.js";
+import { redactSecrets } from "../agents/text/redact.js";
+import { visibleText } from "../agents/text/visible.js";
 
 export function displayText(s: string): string {
   return redactSecrets(visibleText(redactSecrets(s)));

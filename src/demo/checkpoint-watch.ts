@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Checkpoint, checkpointSessionDir, parseCheckpoint, parseCheckpointFileName } from "../agents/context-checkpoint.js";
-import { estimateTextTokens } from "../agents/token-estimate.js";
+import { estimateTextTokens } from "../agents/text/token-estimate.js";
 
 export class CheckpointWatcher {
   readonly dir: string;

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { AgentRunner, type RunnerEvent } from "../auto-reply/reply/agent-runner.js";
 import { messageText } from "../faux/faux-model.js";
-import { gist } from "../agents/text-gist.js";
+import { gist } from "../agents/text/gist.js";
 import type { DemoArgs } from "./args.js";
 import { CheckpointWatcher } from "./checkpoint-watch.js";
 import { fauxDemoModel, realDemoModel, type DemoModel } from "./model.js";

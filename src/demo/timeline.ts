@@ -2,7 +2,7 @@
 import { relative } from "node:path";
 import type { Checkpoint } from "../agents/context-checkpoint.js";
 import { formatTokenCount } from "../agents/context-gauge.js";
-import { gist } from "../agents/text-gist.js";
+import { gist } from "../agents/text/gist.js";
 
 export type Print = (line: string) => void;
 

@@ -27,20 +27,20 @@
  * quarantine the engine).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/archive/archive-session.js";
+import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/engine/archive-hooks.js";
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
-import type { WarnLogger } from "../agents/log-once.js";
-import { ContextManagerEngine } from "../agents/pi-extensions/context-manager-engine.js";
-import { compactionEventWithoutPreparation } from "../agents/pi-extensions/outside-compaction-event.js";
-import { agedMessages } from "../agents/artifacts/extension-hooks.js";
+import type { WarnLogger } from "../infra/log-once.js";
+import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
+import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
+import { agedMessages } from "../agents/engine/offload-hooks.js";
 import { newRuntimeCompaction } from "./runtime-compaction.js";
-import { debugLog } from "../agents/debug-log.js";
+import { debugLog } from "../infra/debug-log.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { LruMap } from "../agents/state/lru.js";
 import path from "node:path";
-import { markHeartbeatTurn } from "../agents/host-provenance.js";
+import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { pendingPromptOf, promptTokens, usageWith, withTurn } from "./fenced-turn.js";
 import { addCommitted, hasCommitted, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 import type {

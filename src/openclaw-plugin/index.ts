@@ -8,7 +8,7 @@
  * `plugins.entries["context-manager"].config`, the same keys as
  * `agents.defaults.contextManager` (docs/configuration.md).
  */
-import { type ArchiveHost, searchForAgent } from "../agents/archive/archive-session.js";
+import { type ArchiveHost, searchForAgent } from "../agents/engine/archive-hooks.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { defaultStateDir } from "../agents/pi-extensions/context-manager.js";

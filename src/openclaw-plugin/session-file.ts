@@ -21,7 +21,7 @@
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { stateSessionDir } from "../agents/session-dir.js";
+import { stateSessionDir } from "../infra/session-dir.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { SummaryWatch } from "./runtime-compaction.js";

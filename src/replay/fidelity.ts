@@ -6,10 +6,10 @@
  */
 import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
 import { extractToolResult, normalizeToolPath } from "../agents/context-capture.js";
-import { gist } from "../agents/text-gist.js";
-import { redactSecrets } from "../agents/redact.js";
+import { gist } from "../agents/text/gist.js";
+import { redactSecrets } from "../agents/text/redact.js";
 import type { ToolDelivery } from "./replay-tools.js";
-import { isEmptySearch } from "../agents/tool-outcome.js";
+import { isEmptySearch } from "../agents/messages/tool-outcome.js";
 import { textOf } from "./transcript.js";
 
 const MODIFY_TOOLS = new Set(["write", "edit"]);

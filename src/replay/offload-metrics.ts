@@ -15,8 +15,8 @@ import type { Context } from "@mariozechner/pi-ai";
 import { AGED_ARG_MARKER, longArgs } from "../agents/artifacts/aged-call-args.js";
 import { agedRule, offloadCandidate, type OffloadSettings } from "../agents/artifacts/offload.js";
 import { previewParts, STASHED_MARKER } from "../agents/artifacts/preview.js";
-import { redactSecrets } from "../agents/redact.js";
-import { estimateTextTokens } from "../agents/token-estimate.js";
+import { redactSecrets } from "../agents/text/redact.js";
+import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import type { RecordedMessage } from "./transcript.js";
 
 type Block = { type?: string; text?: string; thinking?: string; name?: string; arguments?: unknown; mimeType?: string; data?: string };

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
 import { DRIFT_EXTRA_TITLE } from "../../src/agents/drift/render.js";
-import { estimateTextTokens } from "../../src/agents/token-estimate.js";
+import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";

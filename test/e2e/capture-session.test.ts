@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextUsage, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
-import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { messageText } from "../../src/faux/faux-model.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
-import { estimateTextTokens } from "../../src/agents/token-estimate.js";
+import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

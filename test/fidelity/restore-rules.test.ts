@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
 import { blocksAt as feedAndRender } from "../../src/replay/block-at.js";
-import { commandFamily, informativeErrorLine, isEmptySearch, changeGist } from "../../src/agents/tool-outcome.js";
+import { commandFamily, informativeErrorLine, isEmptySearch, changeGist } from "../../src/agents/messages/tool-outcome.js";
 import { userText } from "../../src/agents/context-capture.js";
 import { fidelityV2, type RecordedMsg } from "../../src/replay/fidelity-v2.js";
 

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
-import { checkpointSessionDir, stateSessionDir } from "../../src/agents/session-dir.js";
+import { checkpointSessionDir, stateSessionDir } from "../../src/infra/session-dir.js";
 import { STATE_FILE_NAMES } from "../../src/agents/state/state-files.js";
 import { filler, makeHost, reply, type Host } from "../helpers/host.js";
 import {

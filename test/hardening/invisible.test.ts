@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { onCompactionCompleted } from "../../src/agents/context-checkpoint-restore.js";
 import { quoteUntrusted } from "../../src/agents/context-checkpoint-inject.js";
-import { gist } from "../../src/agents/text-gist.js";
+import { gist } from "../../src/agents/text/gist.js";
 import { compactEvent, makeEngine, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, userMsg } from "./helpers.js";
 
 /** The invisible set, written out from the Unicode classes (the code under test uses the same definition). */

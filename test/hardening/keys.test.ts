@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { onSessionStarted } from "../../src/agents/context-checkpoint-restore.js";
-import { canonicalSessionKey } from "../../src/agents/session-key.js";
-import { checkpointSessionDir, sessionDirName, stateSessionDir } from "../../src/agents/session-dir.js";
+import { canonicalSessionKey } from "../../src/infra/session-key.js";
+import { checkpointSessionDir, sessionDirName, stateSessionDir } from "../../src/infra/session-dir.js";
 import { runCli } from "../../src/cli/main.js";
 import { assistantMsg, compactEvent, makeEngine, rmDir, tempDir, userMsg } from "./helpers.js";
 

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkpointSessionDir, sessionDirName } from "../../src/agents/session-dir.js";
+import { checkpointSessionDir, sessionDirName } from "../../src/infra/session-dir.js";
 import { writeFileAtomic } from "../../src/infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { fsError, rmDir, tempDir } from "./helpers.js";

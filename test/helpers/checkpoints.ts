@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Checkpoint, parseCheckpoint, parseCheckpointFileName } from "../../src/agents/context-checkpoint.js";
-import { checkpointSessionDir } from "../../src/agents/session-dir.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 
 export function readCheckpointsOnDisk(stateDir: string, sessionKey: string): Checkpoint[] {
   const dir = checkpointSessionDir(stateDir, sessionKey);

@@ -5,7 +5,7 @@ import {
   RESTORE_HEADER_RESUME,
   renderCheckpointRestore,
 } from "../../src/agents/context-checkpoint-inject.js";
-import { estimateTextTokens } from "../../src/agents/token-estimate.js";
+import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { specExampleCheckpoint } from "./fixtures.js";
 import { expectWellFormedBlock } from "./grammar.js";
 

@@ -7,7 +7,7 @@
  * not depend on one instance living longer than its turn.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
-import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { SESSION_FILE } from "../../src/openclaw-plugin/session-file.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

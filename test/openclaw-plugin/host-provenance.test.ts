@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
-import { userOrigin } from "../../src/agents/host-provenance.js";
+import { userOrigin } from "../../src/agents/messages/host-provenance.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:77";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { addCommitted, hasCommitted, PluginSessionFile, SESSION_FILE } from "../../src/openclaw-plugin/session-file.js";
-import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";

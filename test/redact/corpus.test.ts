@@ -4,7 +4,7 @@
  * unchanged. The figures are printed and quoted in docs/security.md.
  */
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "../../src/agents/redact.js";
+import { redactSecrets } from "../../src/agents/text/redact.js";
 import { BENIGN_CASES, SECRET_CASES } from "./corpus.js";
 
 const leaks = (out: string, secret: string): boolean => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SECRET_CLASSES, redactSecrets } from "../../src/agents/redact.js";
+import { SECRET_CLASSES, redactSecrets } from "../../src/agents/text/redact.js";
 
 // Fake credentials, assembled at runtime so no literal looks like a real key in the repo.
 const j = (...parts: string[]): string => parts.join("");

@@ -10,7 +10,7 @@ import {
   toolPathArg,
   userText,
 } from "../../src/agents/context-capture.js";
-import { codePointLength, gist } from "../../src/agents/text-gist.js";
+import { codePointLength, gist } from "../../src/agents/text/gist.js";
 import { user } from "./fixtures.js";
 
 const cwd = path.resolve("/work/project");

@@ -10,8 +10,8 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
-import { recoverPreviousSessions } from "../../src/agents/recover-previous-session.js";
-import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { recoverPreviousSessions } from "../../src/agents/engine/recover-previous-session.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { rmDir, tempDir } from "./fixtures.js";
 

@@ -9,7 +9,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextState } from "../../src/agents/context-state.js";
-import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { CONFIG, assistant, rmDir, tempDir, user } from "./fixtures.js";
 

@@ -5,7 +5,7 @@
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { stateSessionDir } from "../../src/agents/session-dir.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { emptyCursor, firstIndexAfter, resumeIndex } from "../../src/agents/state/message-cursor.js";
 import { assistantMsg, compactEvent, makeEngine, rmDir, tempDir, userMsg } from "../hardening/helpers.js";
 

@@ -17,7 +17,7 @@ import { readFileSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { debugLog } from "../debug-log.js";
+import { debugLog } from "../../infra/debug-log.js";
 import { LruMap } from "../state/lru.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";

@@ -7,7 +7,7 @@
  * the frame, a `System:` line or another fragment. Sizes are hard caps.
  */
 import { quoteUntrusted } from "../context-checkpoint-inject.js";
-import { estimateTextTokens } from "../token-estimate.js";
+import { estimateTextTokens } from "../text/token-estimate.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { SearchHit } from "./search-index.js";
 

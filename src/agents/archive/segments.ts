@@ -22,8 +22,8 @@ import {
   boundedJson,
 } from "../context-capture.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../context-checkpoint-inject.js";
-import { userOrigin } from "../host-provenance.js";
-import { redactSecrets } from "../redact.js";
+import { userOrigin } from "../messages/host-provenance.js";
+import { redactSecrets } from "../text/redact.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { ExpandStashed } from "./stashed-text.js";
 

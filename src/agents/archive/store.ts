@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
-import { sessionDirName } from "../session-dir.js";
+import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";

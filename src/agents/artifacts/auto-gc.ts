@@ -5,7 +5,7 @@
  * dir per process, and never throws: a failure is visible with the debug switch.
  */
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { debugLog } from "../debug-log.js";
+import { debugLog } from "../../infra/debug-log.js";
 import { gcArtifacts, type GcReceipt } from "./gc.js";
 
 export const AUTO_GC_INTERVAL_MS = 3_600_000;

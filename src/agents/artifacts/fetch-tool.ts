@@ -6,7 +6,7 @@
  */
 import { Type } from "@mariozechner/pi-ai";
 import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { estimateTextTokens } from "../token-estimate.js";
+import { estimateTextTokens } from "../text/token-estimate.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
 import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, type FetchMode, selectFromArtifact } from "./select.js";
 import { readArtifact } from "./store.js";

@@ -4,7 +4,7 @@
  * registry shared by every copy of this module, as pi may load the extension twice).
  */
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { redactSecrets } from "../redact.js";
+import { redactSecrets } from "../text/redact.js";
 
 export interface SessionStash {
   handle: string;

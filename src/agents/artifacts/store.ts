@@ -27,8 +27,8 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
-import { redactSecrets } from "../redact.js";
-import { sessionDirName } from "../session-dir.js";
+import { redactSecrets } from "../text/redact.js";
+import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
 
 export const STASH_SCHEMA = "openclaw-mem.artifact.stash.v1";

@@ -1,5 +1,5 @@
 import { nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
-import { checkpointSessionDir } from "../session-dir.js";
+import { checkpointSessionDir } from "../../infra/session-dir.js";
 
 export interface CheckpointStoreOptions {
   /** root of OpenClaw state (`~/.openclaw` or OPENCLAW_STATE_DIR) */

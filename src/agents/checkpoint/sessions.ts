@@ -1,10 +1,10 @@
 /** Session directories under `<stateDir>/context/checkpoints`, for the CLI. */
 import path from "node:path";
 import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
-import { checkpointsRoot } from "../session-dir.js";
+import { checkpointsRoot } from "../../infra/session-dir.js";
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir, type LatestPointer } from "./pointer.js";
-import { sessionDirName } from "../session-dir.js";
+import { sessionDirName } from "../../infra/session-dir.js";
 import { listCheckpointFilesInDir } from "./files.js";
 import { readCheckpointMeta } from "./meta.js";
 import { readLatestInDir } from "./recovery.js";

@@ -29,8 +29,8 @@ import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "../drift/validate-workspace.js";
 import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
 import { validateRecovered } from "./recovered.js";
-import { redactSecrets } from "../redact.js";
-import { visibleText } from "../visible-text.js";
+import { redactSecrets } from "../text/redact.js";
+import { visibleText } from "../text/visible.js";
 
 const EXCHANGE_ROLES = ["user", "agent"] as const;
 /** ISO-8601 date-time with seconds and an explicit zone, as produced by Date#toISOString. */

@@ -22,7 +22,7 @@ import path from "node:path";
 import { createFileExclusive, ensurePrivateDir } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint, CheckpointDraft } from "../context-checkpoint-schema.js";
-import { checkpointSessionDir } from "../session-dir.js";
+import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { emitCheckpoint } from "./emit.js";
 import { CheckpointError } from "./errors.js";
 import { scanSessionDir, type SessionDirScan } from "./files.js";

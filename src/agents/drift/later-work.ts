@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { stateSessionDir } from "../session-dir.js";
+import { stateSessionDir } from "../../infra/session-dir.js";
 
 const STATE_FILE_MAX = 4 * 1024 * 1024;
 

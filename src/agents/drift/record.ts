@@ -6,7 +6,7 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { debugLog } from "../debug-log.js";
+import { debugLog } from "../../infra/debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
 import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";

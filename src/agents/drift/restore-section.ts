@@ -6,7 +6,7 @@
  */
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import type { RenderedRestore, RestoreExtraSection } from "../context-checkpoint-inject.js";
-import { debugLog } from "../debug-log.js";
+import { debugLog } from "../../infra/debug-log.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";
 import { readLaterWork } from "./later-work.js";
 import { DRIFT_EXTRA_TITLE, driftExtraSection } from "./render.js";

@@ -15,7 +15,7 @@ import type { Model } from "@mariozechner/pi-ai";
 import type { ExtensionFactory, SessionManager } from "@mariozechner/pi-coding-agent";
 import { createCompactionSafeguardExtension } from "../pi-extensions/compaction-safeguard.js";
 import { buildContextManagerExtensionFactories } from "../pi-extensions/context-manager.js";
-import type { WarnLogger } from "../log-once.js";
+import type { WarnLogger } from "../../infra/log-once.js";
 
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 200_000;
 

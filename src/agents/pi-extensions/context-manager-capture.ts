@@ -8,7 +8,7 @@
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 
 export type ReadonlySessionManager = ExtensionContext["sessionManager"];
-import { debugLog } from "../debug-log.js";
+import { debugLog } from "../../infra/debug-log.js";
 
 export interface CapturedSession {
   sessionManager: ReadonlySessionManager;

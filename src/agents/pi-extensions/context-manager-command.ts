@@ -8,7 +8,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { checkpointSessionDir, readLatestCheckpoint } from "../context-checkpoint.js";
 import { readCheckpointForInjection } from "../context-checkpoint-restore.js";
 import { formatGaugeLine, gaugeAction } from "../context-gauge.js";
-import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { CapturedSession } from "./context-manager-capture.js";
 import { REPORT_CUSTOM_TYPE, restoreDue } from "./context-manager-restore-due.js";
 

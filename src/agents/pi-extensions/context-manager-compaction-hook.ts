@@ -7,7 +7,7 @@
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { engineFor } from "./context-manager.js";
-import { archiveCompactedSpan } from "../archive/archive-session.js";
+import { archiveCompactedSpan } from "../engine/archive-hooks.js";
 
 export async function writeCompactionCheckpoint(
   event: SessionBeforeCompactEvent,

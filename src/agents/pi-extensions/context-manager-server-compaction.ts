@@ -13,7 +13,7 @@
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { engineFor } from "./context-manager.js";
-import { compactionEventWithoutPreparation } from "./outside-compaction-event.js";
+import { compactionEventWithoutPreparation } from "../engine/outside-compaction-event.js";
 
 export interface ServerCompactionParams {
   sessionManager: ExtensionContext["sessionManager"];

@@ -19,15 +19,15 @@ import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozec
 import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
-import { consoleWarnLogger, type WarnLogger } from "../log-once.js";
-import { debugLog, enableDebugFromConfig } from "../debug-log.js";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
 import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE, restoreDue, withoutSuperseded } from "./context-manager-restore-due.js";
-import { ContextManagerEngine } from "./context-manager-engine.js";
-import { createContextNoteTool } from "../context-note-tool.js";
-import { archiveCompactedSpan, prefetchArchive, searchForAgent, withAutoRecall } from "../archive/archive-session.js";
+import { ContextManagerEngine } from "../engine/context-manager-engine.js";
+import { createContextNoteTool } from "../state/note-tool.js";
+import { archiveCompactedSpan, prefetchArchive, searchForAgent, withAutoRecall } from "../engine/archive-hooks.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import {
   type ContextManagerRuntimeValue,
@@ -36,7 +36,7 @@ import {
 } from "./context-manager-runtime.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
-import { agedMessages, offloadPatch, registerArtifactFetchTool, warmAgedOffload } from "../artifacts/extension-hooks.js";
+import { agedMessages, offloadPatch, registerArtifactFetchTool, warmAgedOffload } from "../engine/offload-hooks.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
 

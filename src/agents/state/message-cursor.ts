@@ -11,7 +11,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isInjectedMessage } from "../context-capture.js";
-import { asText } from "../text-gist.js";
+import { asText } from "../text/gist.js";
 
 export interface Cursor {
   /** index of the last seen (non-injected) message in the last array, -1 before any */

@@ -5,7 +5,7 @@
  * is not what the user is waiting for.
  */
 import type { LastToolCall, WorkingStatus } from "../context-checkpoint-schema.js";
-import { gist } from "../text-gist.js";
+import { gist } from "../text/gist.js";
 
 export interface NextActionInput {
   status: WorkingStatus;

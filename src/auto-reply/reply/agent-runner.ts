@@ -33,8 +33,8 @@ import {
 import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../agents/pi-embedded-runner/extensions.js";
 import { type Enqueue, onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
 import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
-import { consoleWarnLogger, type WarnLogger } from "../../agents/log-once.js";
-import { NOTE_TOOL_NAME } from "../../agents/context-note-tool.js";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { NOTE_TOOL_NAME } from "../../agents/state/note-tool.js";
 import { FETCH_TOOL_NAME } from "../../agents/artifacts/preview.js";
 import { SEARCH_TOOL_NAME } from "../../agents/archive/search-tool.js";
 import {

@@ -5,9 +5,9 @@
  * edit or write. Tool output is program text, not user text: matching error markers in it
  * is not a heuristic on what users write.
  */
-import { cutHead } from "./cut-text.js";
-import { redactSecrets } from "./redact.js";
-import { gist as plainGist } from "./text-gist.js";
+import { cutHead } from "../text/cut.js";
+import { redactSecrets } from "../text/redact.js";
+import { gist as plainGist } from "../text/gist.js";
 
 /**
  * Every cut here is of raw tool text: redact BEFORE cutting, so a token the cut would split is

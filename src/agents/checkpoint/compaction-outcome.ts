@@ -9,7 +9,7 @@
  * restore in one process, and pi loads this module more than once (see global-singleton.ts).
  */
 import { resolve } from "node:path";
-import { globalSingleton } from "../infra/global-singleton.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 
 export interface CompactionOutcome {
   /** the checkpoint written for the compaction, or null when writing it failed */

@@ -5,13 +5,13 @@
  * and the failure is logged once per session (see log-once.ts).
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { consoleWarnLogger, OnceLogger } from "../log-once.js";
-import type { ContextManagerEngine } from "../pi-extensions/context-manager-engine.js";
+import { consoleWarnLogger, OnceLogger } from "../../infra/log-once.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { AgedOffload } from "./aged-offload.js";
-import { createArtifactFetchTool } from "./fetch-tool.js";
-import { offloadSettings, offloadToolResult, type ToolResultLike } from "./offload.js";
-import { recordStash } from "./session-stashes.js";
+import { AgedOffload } from "../artifacts/aged-offload.js";
+import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
+import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
+import { recordStash } from "../artifacts/session-stashes.js";
 import { LruMap } from "../state/lru.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 

@@ -5,9 +5,9 @@
  * logger and session (stateDir + key) for the life of the process, keyed on
  * globalThis like the other registries (modules may be loaded twice).
  */
-import { OnceLogger, type WarnLogger } from "../log-once.js";
+import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { debugLog } from "../debug-log.js";
+import { debugLog } from "../../infra/debug-log.js";
 
 export interface SessionLog {
   /** the engine's logger: fail(kind) logs once until clear(kind) */

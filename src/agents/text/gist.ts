@@ -4,7 +4,7 @@
  * huge inputs: it walks code points and stops as soon as the budget is spent.
  */
 
-import { isInvisible } from "./visible-text.js";
+import { isInvisible } from "./visible.js";
 
 const ELLIPSIS = "…";
 

@@ -16,19 +16,19 @@
  * A held state that adds nothing to the ended session's latest checkpoint (it had written one
  * and captured nothing since) is released without a new checkpoint. Never throws.
  */
-import { buildCheckpointDraft } from "./context-checkpoint-build.js";
-import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "./context-checkpoint.js";
-import type { ContextManagerConfig } from "./context-manager-config.js";
-import { ContextState, type ContextStateSnapshot } from "./context-state.js";
-import { consoleWarnLogger, type WarnLogger } from "./log-once.js";
-import { debugLog } from "./debug-log.js";
-import { stateSessionDir } from "./session-dir.js";
-import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "./state/previous-session.js";
-import { acquireBundleLock, type LockOptions } from "./state/bundle-lock.js";
-import { STATE_FILE_NAMES } from "./state/state-files.js";
-import { globalSingleton } from "../infra/global-singleton.js";
-import type { FsOps } from "../infra/fs-ops.js";
-import { nodeFsOps } from "../infra/fs-ops.js";
+import { buildCheckpointDraft } from "../context-checkpoint-build.js";
+import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
+import type { ContextManagerConfig } from "../context-manager-config.js";
+import { ContextState, type ContextStateSnapshot } from "../context-state.js";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { debugLog } from "../../infra/debug-log.js";
+import { stateSessionDir } from "../../infra/session-dir.js";
+import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
+import { acquireBundleLock, type LockOptions } from "../state/bundle-lock.js";
+import { STATE_FILE_NAMES } from "../state/state-files.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
+import type { FsOps } from "../../infra/fs-ops.js";
+import { nodeFsOps } from "../../infra/fs-ops.js";
 
 export interface RecoverParams {
   stateDir: string;

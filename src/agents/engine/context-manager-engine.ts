@@ -18,14 +18,14 @@ import { lastToolCallOf } from "../context-capture.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
 import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
-import type { NoteKind } from "../context-note-tool.js";
-import { consoleWarnLogger, type OnceLogger } from "../log-once.js";
-import { type SessionLog, sessionLog } from "./context-manager-log.js";
-import type { ContextManagerRuntimeValue } from "./context-manager-runtime.js";
+import type { NoteKind } from "../state/note-tool.js";
+import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
+import { type SessionLog, sessionLog } from "./session-log.js";
+import type { ContextManagerRuntimeValue } from "../pi-extensions/context-manager-runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { canonicalSessionKey } from "../session-key.js";
-import { recordCompactionOutcome } from "../compaction-outcome.js";
-import { recoverPreviousSessions } from "../recover-previous-session.js";
+import { canonicalSessionKey } from "../../infra/session-key.js";
+import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
+import { recoverPreviousSessions } from "./recover-previous-session.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;

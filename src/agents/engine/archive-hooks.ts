@@ -7,18 +7,18 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { userText } from "../context-capture.js";
-import { userOrigin } from "../host-provenance.js";
+import { userOrigin } from "../messages/host-provenance.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
-import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../log-once.js";
+import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { sessionLog } from "../pi-extensions/context-manager-log.js";
-import { type AppendResult, archiveFor, type SessionArchive } from "./archive.js";
-import { RECALL_CUSTOM_TYPE } from "./recall-markers.js";
+import { sessionLog } from "./session-log.js";
+import { type AppendResult, archiveFor, type SessionArchive } from "../archive/archive.js";
+import { RECALL_CUSTOM_TYPE } from "../archive/recall-markers.js";
 import { GAUGE_CUSTOM_TYPE } from "../context-gauge.js";
-import { renderRecallBlock, renderSearchResult } from "./recall-render.js";
-import { segmentsOf, stripInjectedBlocks } from "./segments.js";
-import { stashedTextResolver } from "./stashed-text.js";
-import { visibleText } from "./recall-visible.js";
+import { renderRecallBlock, renderSearchResult } from "../archive/recall-render.js";
+import { segmentsOf, stripInjectedBlocks } from "../archive/segments.js";
+import { stashedTextResolver } from "../archive/stashed-text.js";
+import { visibleText } from "../archive/recall-visible.js";
 
 /** What the archive needs from an engine (ContextManagerEngine satisfies it). */
 export interface ArchiveHost {

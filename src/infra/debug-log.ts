@@ -4,7 +4,7 @@
  * earlier session moved aside). Off by default: these lines are for someone investigating,
  * not for a user who has nothing to act on.
  */
-import { globalSingleton } from "../infra/global-singleton.js";
+import { globalSingleton } from "./global-singleton.js";
 
 const switchState = () => globalSingleton("openclaw.contextManager.debug", () => ({ fromConfig: false }));
 
