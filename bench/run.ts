@@ -146,7 +146,7 @@ async function checkpointBench(source: readonly AgentMessage[]) {
   const total: number[] = [];
   for (let i = 0; i < 30 + 300; i++) {
     const a = performance.now();
-    const draft = buildCheckpointDraft({ state: snapshot, previous, trigger: "compaction", reading, runtime, compactionCount: i + 1, config, cwd });
+    const draft = buildCheckpointDraft({ state: snapshot, previous, trigger: "compaction", reading, identity: runtime, compactionCount: i + 1, config, cwd });
     const b = performance.now();
     const result = await writer.write(draft);
     const c = performance.now();

@@ -13,9 +13,12 @@ import type {
   Decision,
   KeyExchange,
   LastToolCall,
+  SessionIdentity,
   ToolFailure,
   WorkLedger,
+  WorkspaceSnapshot,
 } from "./context-checkpoint-schema.js";
+import type { ArtifactRef } from "./artifacts/checkpoint-artifacts.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
 import { GIST, itemKey, normalizeToolPath, safeGist } from "./context-capture.js";
 import type { GaugeReading } from "./context-gauge.js";
@@ -24,13 +27,6 @@ import type { ContextStateSnapshot } from "./context-state.js";
 import { keepNewest } from "./state/lru.js";
 import { gist } from "./text/gist.js";
 
-export interface CheckpointRuntime {
-  sessionKey: string;
-  sessionId: string | null;
-  sessionFile: string | null;
-  agentId: string | null;
-  channel: string | null;
-}
 
 export interface CompactionFileOps {
   read: Iterable<string>;
@@ -49,7 +45,7 @@ export interface BuildCheckpointParams {
   previous: Checkpoint | null;
   trigger: CheckpointTrigger;
   reading: GaugeReading;
-  runtime: CheckpointRuntime;
+  identity: SessionIdentity;
   compactionCount: number;
   fileOps?: CompactionFileOps;
   splitTurn?: SplitTurnInfo;
@@ -57,6 +53,10 @@ export interface BuildCheckpointParams {
   now?: Date;
   /** to make fileOps paths relative like the captured ones; without it they are only redacted */
   cwd?: string;
+  /** the workspace record of the modified files (drift/record.ts); absent: none */
+  workspace?: (filesModified: readonly string[]) => WorkspaceSnapshot | null;
+  /** stored outputs the draft's files name (artifacts/checkpoint-artifacts.ts); absent: none */
+  artifacts?: (files: { modified: readonly string[]; read: readonly string[] }) => ArtifactRef[];
 }
 
 const SUMMARY_PART = 100;
@@ -74,18 +74,18 @@ function mergeNewest<T>(lists: Iterable<T>[], keyOf: (t: T) => string, cap: numb
   return keepNewest([...m.values()], cap);
 }
 
-function sameSession(previous: Checkpoint | null, runtime: CheckpointRuntime): previous is Checkpoint {
+function sameSession(previous: Checkpoint | null, identity: SessionIdentity): previous is Checkpoint {
   return (
     previous !== null &&
-    previous.meta.session_key === runtime.sessionKey &&
-    (previous.meta.session_id ?? null) === (runtime.sessionId ?? null)
+    previous.meta.session_key === identity.sessionKey &&
+    (previous.meta.session_id ?? null) === (identity.sessionId ?? null)
   );
 }
 
 export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft {
-  const { state, runtime, config } = p;
+  const { state, identity, config } = p;
   const now = p.now ?? new Date();
-  const prev = sameSession(p.previous, runtime) ? p.previous : null;
+  const prev = sameSession(p.previous, identity) ? p.previous : null;
 
   // --- decisions: previous ids kept, new ones numbered after the highest
   let nextId = 1;
@@ -158,13 +158,15 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
 
   const work = mergeWork(prev?.work, state.work);
   const window = p.reading.contextWindow;
+  const workspace = p.workspace?.(filesModified) ?? null;
+  const artifacts = p.artifacts?.({ modified: filesModified, read: filesRead }) ?? [];
   return {
     schema: CHECKPOINT_SCHEMA,
     schema_version: CHECKPOINT_SCHEMA_VERSION,
     meta: {
-      session_key: runtime.sessionKey,
-      session_id: runtime.sessionId,
-      session_file: runtime.sessionFile,
+      session_key: identity.sessionKey,
+      session_id: identity.sessionId,
+      session_file: identity.sessionFile,
       created_at: now.toISOString(),
       trigger: p.trigger,
       compaction_count: p.compactionCount,
@@ -173,8 +175,8 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
         context_window: Math.max(0, Math.round(window)),
         utilization: Math.round(p.reading.utilization * 10_000) / 10_000,
       },
-      channel: runtime.channel,
-      agent_id: runtime.agentId,
+      channel: identity.channel,
+      agent_id: identity.agentId,
     },
     working,
     decisions,
@@ -183,6 +185,8 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
     open_items: openItems,
     learnings,
     work,
+    ...(workspace ? { workspace } : {}),
+    ...(artifacts.length ? { artifacts } : {}),
   };
 }
 

@@ -191,3 +191,18 @@ export interface RecoveredState {
 export type CheckpointDraft = Omit<Checkpoint, "meta"> & {
   meta: Omit<CheckpointMeta, "checkpoint_id" | "previous_checkpoint">;
 };
+
+/**
+ * Who a checkpoint is about, as the engine knows it: the fields of `meta` that name the
+ * session, and the workspace its drift record is taken against.
+ */
+export interface SessionIdentity {
+  /** the host's key as stored (canonicalSessionKey) */
+  sessionKey: string;
+  sessionId: string | null;
+  sessionFile: string | null;
+  agentId: string | null;
+  channel: string | null;
+  /** the session's working directory; absent or null: no workspace record */
+  cwd?: string | null;
+}

@@ -10,6 +10,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import { calculateContextTokens, estimateTokens, type ContextUsage } from "@mariozechner/pi-coding-agent";
 import type { ContextManagerConfig } from "./context-manager-config.js";
+import { GAUGE_CUSTOM_TYPE } from "./messages/custom-types.js";
 
 export interface GaugeReading {
   tokens: number;
@@ -21,7 +22,7 @@ export interface GaugeReading {
 
 export type GaugeAction = "none" | "gauge" | "checkpoint";
 
-export const GAUGE_CUSTOM_TYPE = "context-gauge";
+export { GAUGE_CUSTOM_TYPE };
 
 /** Fixed advisory appended at/above the checkpoint threshold (no claim that the write succeeded). */
 export const GAUGE_ADVISORY =

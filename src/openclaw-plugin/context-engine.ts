@@ -27,21 +27,21 @@
  * quarantine the engine).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { archiveMessages, prefetchArchive, withAutoRecall } from "../agents/engine/archive-hooks.js";
+import { archiveMessages, prefetchArchive } from "../agents/engine/archive-hooks.js";
+import { prepareRequest } from "../agents/engine/request.js";
 import { readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import type { WarnLogger } from "../infra/log-once.js";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
-import { agedMessages } from "../agents/engine/offload-hooks.js";
 import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { debugLog } from "../infra/debug-log.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { LruMap } from "../agents/state/lru.js";
 import path from "node:path";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
-import { pendingPromptOf, promptTokens, usageWith, withTurn } from "./fenced-turn.js";
+import { pendingPromptOf, withTurn } from "./fenced-turn.js";
 import { addCommitted, hasCommitted, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 import type {
   AssembleResult,
@@ -279,19 +279,12 @@ export function createContextManagerContextEngine(opts: ContextManagerContextEng
           const fresh = !slot.pendingRestore && !messages.some((m) => m.role === "assistant" || m.role === "compactionSummary");
           if (fresh) slot.pendingRestore = await restoreBlock(slot, params.sessionId, "resume");
         }
-        // aged tool results as handle + preview (config offload; stashed off the request path, docs/artifacts.md)
-        const sent = agedMessages(messages, slot.engine);
-        const pending = pendingPromptOf(messages, params.prompt);
-        const extra = promptTokens(pending);
-        const decision = await slot.engine.onContext(sent, usageWith(sent, extra, slot.engine.runtime.contextWindowTokens));
-        slot.lastTokens = decision.reading.tokens;
-        const base = decision.messages ?? sent;
-        // after a compaction: archived fragments matching the latest requests (config autoRecall)
-        const out = withAutoRecall(slot.engine, base, decision.reading.contextWindow, pending)?.messages ?? base;
+        const request = await prepareRequest(slot.engine, { messages, pendingPrompt: pendingPromptOf(messages, params.prompt) });
+        slot.lastTokens = request.reading.tokens;
         return {
-          messages: out,
+          messages: request.messages,
           // the assembled messages only: the host measures the pending prompt itself
-          estimatedTokens: decision.reading.tokens - extra,
+          estimatedTokens: request.reading.tokens - request.pendingTokens,
           ...(slot.pendingRestore ? { systemPromptAddition: slot.pendingRestore } : {}),
         };
       } catch (e) {

@@ -1,12 +1,10 @@
 /**
  * OpenClaw 2026.9's fenced turns (`currentTurnFence: "before-current-turn-entry-v1"`): assemble
  * gets the history before the turn and the turn's prompt apart; commitTurn gets the turn alone.
- * Pure helpers that put the two back together for the gauge, the recall and the capture.
+ * Pure helpers that put the two back together for the capture and the request (engine/request.ts).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { userText } from "../agents/context-capture.js";
-import { estimateContextTokens } from "../agents/context-gauge.js";
 import { messageIdentity } from "../agents/state/message-cursor.js";
 
 /**
@@ -32,16 +30,4 @@ export function pendingPromptOf(messages: readonly AgentMessage[], prompt: strin
     if (messages[i]?.role === "user" && userText(messages[i]!) === prompt.trim()) return undefined;
   }
   return prompt;
-}
-
-/** Tokens of the pending prompt (0: none). */
-export function promptTokens(pending: string | undefined): number {
-  return pending === undefined ? 0 : estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
-}
-
-/** The gauge's reading with `extra` tokens (the pending prompt) counted; undefined: the messages' own estimate. */
-export function usageWith(messages: readonly AgentMessage[], extra: number, window: number): ContextUsage | undefined {
-  if (extra <= 0 || window <= 0) return undefined;
-  const tokens = estimateContextTokens(messages) + extra;
-  return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
 }

@@ -8,7 +8,7 @@
  * `plugins.entries["context-manager"].config`, the same keys as
  * `agents.defaults.contextManager` (docs/configuration.md).
  */
-import { type ArchiveHost, searchForAgent } from "../agents/engine/archive-hooks.js";
+import { type ArchiveLocation, searchForAgent } from "../agents/engine/archive-hooks.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { defaultStateDir } from "../agents/pi-extensions/context-manager.js";
@@ -37,12 +37,8 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
     (ctx: PluginToolContextShape | undefined) => {
       const sessionKey = ctx?.sessionKey?.trim() || (ctx?.sessionId ? `openclaw:${ctx.sessionId}` : "");
       if (!sessionKey) return null;
-      const host: ArchiveHost = {
-        runtime: { stateDir, sessionKey, config, contextWindowTokens: 0, logger: api.logger },
-        identity: { sessionId: ctx?.sessionId ?? "" },
-        compactions: 0,
-      };
-      return createContextSearchTool((params) => searchForAgent(host, params));
+      const archive: ArchiveLocation = { stateDir, sessionKey, config, logger: api.logger };
+      return createContextSearchTool((params) => searchForAgent(archive, params));
     },
     { name: SEARCH_TOOL_NAME },
   );

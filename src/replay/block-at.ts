@@ -61,7 +61,7 @@ export async function blocksAt(messages: readonly Msg[], cuts: readonly number[]
       previous: null,
       trigger: "compaction",
       reading: { tokens: 30_000, contextWindow: 32_000, utilization: 0.94, source: "sdk" },
-      runtime: { sessionKey: "k", sessionId: "s", sessionFile: null, agentId: null, channel: null },
+      identity: { sessionKey: "k", sessionId: "s", sessionFile: null, agentId: null, channel: null },
       compactionCount: 1,
       config: DEFAULT_CONTEXT_MANAGER_CONFIG,
     });

@@ -14,7 +14,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf } from "../agents/engine/archive-hooks.js";
+import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf } from "../agents/archive/recall-query.js";
 import { visibleText } from "../agents/archive/recall-visible.js";
 import { renderRecallBlock } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";

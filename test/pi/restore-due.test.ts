@@ -7,8 +7,8 @@ import {
   REPORT_CUSTOM_TYPE,
   RESTORE_CUSTOM_TYPE,
   restoreDue,
-  withoutSuperseded,
 } from "../../src/agents/pi-extensions/context-manager-restore-due.js";
+import { withoutSuperseded } from "../../src/agents/engine/superseded-blocks.js";
 
 let n = 0;
 const base = () => ({ id: `e${++n}`, parentId: null, timestamp: new Date().toISOString() });

@@ -12,7 +12,7 @@ afterEach(async () => {
   await rmDir(stateDir);
 });
 
-const runtime = { sessionKey: "k", sessionId: "s1", sessionFile: "/tmp/s.jsonl", agentId: "main", channel: "telegram" };
+const identity = { sessionKey: "k", sessionId: "s1", sessionFile: "/tmp/s.jsonl", agentId: "main", channel: "telegram" };
 const reading = { tokens: 162_431, contextWindow: 200_000, utilization: 0.812155, source: "sdk" as const };
 const now = new Date("2026-02-24T15:30:00Z");
 const LONG = "Plan details. ".repeat(50) + "\nA or B?";
@@ -29,7 +29,7 @@ describe("buildCheckpointDraft", () => {
   it("builds meta, working, thread summary from the state", async () => {
     const st = await load();
     st.captureMessages([user("Plan a trip to Japan"), assistant(LONG), user("B")]);
-    const d = buildCheckpointDraft({ state: st.snapshot(), previous: null, trigger: "auto-80pct", reading, runtime, compactionCount: 0, config: CONFIG, now });
+    const d = buildCheckpointDraft({ state: st.snapshot(), previous: null, trigger: "auto-80pct", reading, identity, compactionCount: 0, config: CONFIG, now });
     expect(d.meta).toEqual({
       session_key: "k", session_id: "s1", session_file: "/tmp/s.jsonl", created_at: "2026-02-24T15:30:00.000Z", trigger: "auto-80pct",
       compaction_count: 0, token_usage: { input_tokens: 162_431, context_window: 200_000, utilization: 0.8122 }, channel: "telegram", agent_id: "main",
@@ -47,12 +47,12 @@ describe("buildCheckpointDraft", () => {
     st.captureToolResult({ toolName: "read", input: { path: "a.ts" }, content: [], isError: false }, "/w");
     st.captureToolResult({ toolName: "bash", input: { command: "make" }, content: "error 2", isError: true }, "/w");
     st.addNote("learning", "User likes short answers");
-    const cp1 = asCheckpoint(buildCheckpointDraft({ state: st.snapshot(), previous: null, trigger: "auto-80pct", reading, runtime, compactionCount: 0, config: CONFIG, now }), "cp_001", null);
+    const cp1 = asCheckpoint(buildCheckpointDraft({ state: st.snapshot(), previous: null, trigger: "auto-80pct", reading, identity, compactionCount: 0, config: CONFIG, now }), "cp_001", null);
     await st.reset();
     st.captureMessages([...structuredClone(turn1), assistant(LONG), user("B")]);
     st.captureToolResult({ toolName: "edit", input: { path: "a.ts" }, content: [], isError: false }, "/w");
     st.captureToolResult({ toolName: "bash", input: { command: "make" }, content: [], isError: false }, "/w");
-    const d2 = buildCheckpointDraft({ state: st.snapshot(), previous: cp1, trigger: "compaction", reading, runtime, compactionCount: 1, config: CONFIG, now });
+    const d2 = buildCheckpointDraft({ state: st.snapshot(), previous: cp1, trigger: "compaction", reading, identity, compactionCount: 1, config: CONFIG, now });
     expect(d2.decisions.map((d) => d.id)).toEqual(["d1", "d2"]);
     expect(d2.decisions[1]!.what.endsWith("→ B")).toBe(true);
     expect(d2.resources).toEqual({ files_read: [], files_modified: ["a.ts"], tools_used: ["read", "edit", "bash"] }); // LRU: bash used again last
@@ -63,7 +63,7 @@ describe("buildCheckpointDraft", () => {
     expect(d2.thread.key_exchanges[0]).toEqual({ role: "user", gist: "first" });
     expect(d2.thread.key_exchanges.at(-1)).toEqual({ role: "user", gist: "B" });
     // another session id: nothing carried forward
-    const other = buildCheckpointDraft({ state: st.snapshot(), previous: cp1, trigger: "compaction", reading, runtime: { ...runtime, sessionId: "s2" }, compactionCount: 0, config: CONFIG, now });
+    const other = buildCheckpointDraft({ state: st.snapshot(), previous: cp1, trigger: "compaction", reading, identity: { ...identity, sessionId: "s2" }, compactionCount: 0, config: CONFIG, now });
     expect(other.learnings).toEqual([]);
     expect(other.decisions.map((d) => d.id)).toEqual(["d1"]);
   });
@@ -72,7 +72,7 @@ describe("buildCheckpointDraft", () => {
     const st = await load();
     st.captureToolResult({ toolName: "read", input: { path: "c.ts" }, content: [], isError: false }, "/w");
     const d = buildCheckpointDraft({
-      state: st.snapshot(), previous: null, trigger: "compaction", reading, runtime, compactionCount: 1, config: { ...CONFIG, maxFiles: 3 }, now, cwd: "/w",
+      state: st.snapshot(), previous: null, trigger: "compaction", reading, identity, compactionCount: 1, config: { ...CONFIG, maxFiles: 3 }, now, cwd: "/w",
       fileOps: { read: new Set(["/w/a.ts", "/w/b.ts", "/w/c.ts"]), written: new Set(["/w/b.ts"]), edited: new Set(["/w/c.ts", "/w/d.ts"]) },
       splitTurn: { isSplitTurn: true, lastToolCall: { name: "edit", params_summary: "d.ts" } },
     });
@@ -88,7 +88,7 @@ describe("buildCheckpointDraft", () => {
     st.captureToolResult({ toolName: "read", input: { path: "retry.ts" }, content: [{ type: "text", text: "EACCES" }], isError: true }, "/w");
     st.captureToolResult({ toolName: "read", input: { path: "retry.ts" }, content: [], isError: false }, "/w");
     const d = buildCheckpointDraft({
-      state: st.snapshot(), previous: null, trigger: "compaction", reading, runtime, compactionCount: 1, config: CONFIG, now, cwd: "/w",
+      state: st.snapshot(), previous: null, trigger: "compaction", reading, identity, compactionCount: 1, config: CONFIG, now, cwd: "/w",
       fileOps: { read: new Set(["/w/missing.ts", "/w/retry.ts", "/w/ok.ts"]), written: new Set(), edited: new Set() },
     });
     expect(d.resources.files_read).not.toContain("missing.ts");
@@ -100,14 +100,14 @@ describe("buildCheckpointDraft", () => {
     const st = await load();
     st.captureMessages([user("only one")]);
     const prev = asCheckpoint(
-      buildCheckpointDraft({ state: st.snapshot(), previous: null, trigger: "auto-80pct", reading, runtime, compactionCount: 0, config: CONFIG, now }),
+      buildCheckpointDraft({ state: st.snapshot(), previous: null, trigger: "auto-80pct", reading, identity, compactionCount: 0, config: CONFIG, now }),
       "cp_001",
       null,
     );
     expect(prev.thread.summary).toBe("only one");
     prev.open_items = ["o1", "o2", "o3"];
     st.addNote("open_item", "o4");
-    const d = buildCheckpointDraft({ state: st.snapshot(), previous: prev, trigger: "auto-80pct", reading, runtime, compactionCount: 0, config: { ...CONFIG, maxOpenItems: 3 }, now });
+    const d = buildCheckpointDraft({ state: st.snapshot(), previous: prev, trigger: "auto-80pct", reading, identity, compactionCount: 0, config: { ...CONFIG, maxOpenItems: 3 }, now });
     expect(d.open_items).toEqual(["o2", "o3", "o4"]);
   });
 });

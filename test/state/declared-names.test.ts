@@ -84,7 +84,7 @@ describe("work ledger: the names reach the checkpoint and the restore block", ()
     const draft = buildCheckpointDraft({
       state: st.snapshot(), previous: null, trigger: "compaction",
       reading: { tokens: 30_000, contextWindow: 32_000, utilization: 0.94, source: "sdk" },
-      runtime: { sessionKey: "k", sessionId: "s1", sessionFile: null, agentId: null, channel: null }, compactionCount: 1, config: CONFIG,
+      identity: { sessionKey: "k", sessionId: "s1", sessionFile: null, agentId: null, channel: null }, compactionCount: 1, config: CONFIG,
     });
     const file = draft.work!.files.find((f) => f.path.endsWith("src/session.ts"))!;
     // the token and the word characters glued to it are one secret: redacted before disk

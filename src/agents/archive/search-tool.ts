@@ -5,7 +5,7 @@
  */
 import { Type } from "@mariozechner/pi-ai";
 import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { SEARCH_LIMITS, type SearchParams } from "../engine/archive-hooks.js";
+import { SEARCH_LIMITS, type SearchParams } from "./search-params.js";
 
 export const SEARCH_TOOL_NAME = "context_search";
 

@@ -6,35 +6,39 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
-import { userText } from "../context-capture.js";
-import { userOrigin } from "../messages/host-provenance.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { sessionLog } from "./session-log.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type AppendResult, archiveFor, type SessionArchive } from "../archive/archive.js";
-import { RECALL_CUSTOM_TYPE } from "../archive/recall-markers.js";
-import { GAUGE_CUSTOM_TYPE } from "../context-gauge.js";
+import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { renderRecallBlock, renderSearchResult } from "../archive/recall-render.js";
 import { segmentsOf, stripInjectedBlocks } from "../archive/segments.js";
+import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
+import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stashedTextResolver } from "../archive/stashed-text.js";
 import { visibleText } from "../archive/recall-visible.js";
 
-/** What the archive needs from an engine (ContextManagerEngine satisfies it). */
-export interface ArchiveHost {
-  readonly runtime: { stateDir: string; sessionKey: string; config: ContextManagerConfig; contextWindowTokens: number; logger?: WarnLogger };
-  readonly identity: { sessionId: string };
-  readonly compactions: number;
+/** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
+export interface ArchiveLocation {
+  stateDir: string;
+  /** the host's key as given (the archive maps it to its directory) */
+  sessionKey: string;
+  config: ContextManagerConfig;
+  logger?: WarnLogger;
 }
+
+const locationOf = (engine: ContextManagerEngine): ArchiveLocation => engine.runtime;
 
 /** Once per failure kind per session across runs: the engine's own session log. */
-function logOf(host: ArchiveHost): OnceLogger {
-  return sessionLog(host.runtime.logger ?? consoleWarnLogger, host.runtime.stateDir, host.runtime.sessionKey).once;
+function logOf(at: ArchiveLocation): OnceLogger {
+  return sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once;
 }
 
-function archiveOf(host: ArchiveHost): SessionArchive {
-  const c = host.runtime.config;
-  return archiveFor(host.runtime.stateDir, host.runtime.sessionKey, {
+function archiveOf(at: ArchiveLocation): SessionArchive {
+  const c = at.config;
+  return archiveFor(at.stateDir, at.sessionKey, {
     maxSegments: c.archiveMaxSegments,
     retentionDays: c.archiveRetentionDays,
   });
@@ -44,23 +48,23 @@ function archiveOf(host: ArchiveHost): SessionArchive {
  * session_before_compact, after the compaction checkpoint: archives the messages pi is
  * about to summarize (the split turn's prefix included). Null when off or failed.
  */
-export async function archiveCompactedSpan(host: ArchiveHost, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
+export async function archiveCompactedSpan(engine: ContextManagerEngine, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
   const p = event.preparation;
-  return archiveMessages(host, [...p.messagesToSummarize, ...p.turnPrefixMessages]);
+  return archiveMessages(engine, [...p.messagesToSummarize, ...p.turnPrefixMessages]);
 }
 
 /** Session start: scan the archive's ids in the background so the first compaction's awaited append stays cheap. */
-export function prefetchArchive(host: ArchiveHost): void {
-  if (host.runtime.config.archive) void archiveOf(host).prefetchIds();
+export function prefetchArchive(engine: ContextManagerEngine): void {
+  if (engine.runtime.config.archive) void archiveOf(locationOf(engine)).prefetchIds();
 }
 
 /** Archives `messages` (already archived ones are deduplicated by content). Null when off or failed. */
-export async function archiveMessages(host: ArchiveHost, messages: readonly AgentMessage[]): Promise<AppendResult | null> {
-  if (!host.runtime.config.archive) return null;
-  const log = logOf(host);
+export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[]): Promise<AppendResult | null> {
+  if (!engine.runtime.config.archive) return null;
+  const log = logOf(locationOf(engine));
   try {
-    const drafts = segmentsOf(messages, stashedTextResolver(host.runtime.stateDir));
-    const result = await archiveOf(host).append(drafts, { session: host.identity.sessionId, compaction: host.compactions + 1 });
+    const drafts = segmentsOf(messages, stashedTextResolver(engine.runtime.stateDir));
+    const result = await archiveOf(locationOf(engine)).append(drafts, { session: engine.identity.sessionId, compaction: engine.compactions + 1 });
     log.clear("archive write");
     return result;
   } catch (e) {
@@ -69,26 +73,15 @@ export async function archiveMessages(host: ArchiveHost, messages: readonly Agen
   }
 }
 
-export interface SearchParams {
-  query: string;
-  limit?: number;
-  maxChars?: number;
-}
-
-export const SEARCH_LIMITS = { limit: { default: 5, max: 20 }, maxChars: { default: 4000, min: 200, max: 20_000 } } as const;
-
-const clampInt = (v: unknown, def: number, min: number, max: number): number =>
-  typeof v === "number" && Number.isFinite(v) ? Math.max(min, Math.min(max, Math.floor(v))) : def;
-
 /** The `context_search` tool: ranked archived fragments as bounded, quoted text. */
-export async function searchForAgent(host: ArchiveHost, params: SearchParams): Promise<string> {
-  const log = logOf(host);
+export async function searchForAgent(at: ArchiveLocation, params: SearchParams): Promise<string> {
+  const log = logOf(at);
   const query = typeof params.query === "string" ? params.query : "";
   if (!query.trim()) return "Give a query: words, identifiers or file names to look for in the compacted context.";
   const limit = clampInt(params.limit, SEARCH_LIMITS.limit.default, 1, SEARCH_LIMITS.limit.max);
   const maxChars = clampInt(params.maxChars, SEARCH_LIMITS.maxChars.default, SEARCH_LIMITS.maxChars.min, SEARCH_LIMITS.maxChars.max);
   try {
-    const archive = archiveOf(host);
+    const archive = archiveOf(at);
     await archive.refresh();
     log.clear("archive search");
     return renderSearchResult(query, archive.search(query, { limit }), archive.size, maxChars);
@@ -100,11 +93,8 @@ export async function searchForAgent(host: ArchiveHost, params: SearchParams): P
 
 // --- automatic recall -------------------------------------------------------------------
 
-/** User requests the automatic query is built from (the latest ones). */
-export const RECALL_QUERY_REQUESTS = 3;
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
-const RECALL_WINDOW_SHARE = 0.1;
 
 interface RecallCache {
   key: string;
@@ -119,42 +109,13 @@ export interface AutoRecall {
   tokens: number;
 }
 
-/** The cap of the automatic block: min(recallMaxTokens, 10% of the window). */
-export function recallCapTokens(config: Pick<ContextManagerConfig, "recallMaxTokens">, contextWindow: number): number {
-  const share = contextWindow > 0 ? Math.floor(contextWindow * RECALL_WINDOW_SHARE) : config.recallMaxTokens;
-  return Math.max(0, Math.min(config.recallMaxTokens, share));
-}
-
-/**
- * The automatic recall's query: the latest RECALL_QUERY_REQUESTS user requests (latest
- * first), with where they are in `messages` (they are not "visible context") and the
- * index of the latest one (-1: none).
- */
-export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): { query: string; requestAt: Set<number>; lastUser: number } {
-  let lastUser = -1;
-  // a request the host keeps out of `messages` until the reply (OpenClaw 2026.9's fenced turn) comes first
-  const requests: string[] = pending ? [pending.slice(0, 2000)] : [];
-  const requestAt = new Set<number>();
-  for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
-    const m = messages[i]!;
-    // the user's requests only: a heartbeat or another session's message is no query of theirs
-    const text = userOrigin(m) === "user" ? stripInjectedBlocks(userText(m)).trim() : "";
-    if (!text) continue;
-    if (lastUser < 0) lastUser = i;
-    requests.push(text.slice(0, 2000));
-    requestAt.add(i);
-  }
-  return { query: requests.join("\n"), requestAt, lastUser };
-}
-
 function beforeTrailingGauge(messages: readonly AgentMessage[]): number {
   let at = messages.length;
-  while (at > 0 && messages[at - 1]?.role === "custom" && (messages[at - 1] as { customType?: string }).customType === GAUGE_CUSTOM_TYPE) at--;
+  while (at > 0 && customTypeOf(messages[at - 1]!) === GAUGE_CUSTOM_TYPE) at--;
   return at;
 }
 
-const isRecallMessage = (m: AgentMessage): boolean =>
-  m?.role === "custom" && (m as { customType?: string }).customType === RECALL_CUSTOM_TYPE;
+const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL_CUSTOM_TYPE;
 
 /**
  * `context` event, after a compaction (the history starts with pi's compaction summary):
@@ -164,8 +125,8 @@ const isRecallMessage = (m: AgentMessage): boolean =>
  * archive on this path: a cold or not yet fully indexed archive gets that work started in
  * the background and the call goes without.
  */
-export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): AutoRecall | null {
-  const cfg = host.runtime.config;
+export function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): AutoRecall | null {
+  const cfg = engine.runtime.config;
   // off: no block was ever injected, so there is nothing to remove either (no scan)
   if (!cfg.archive || !cfg.autoRecall) return null;
   const hadBlock = messages.some(isRecallMessage);
@@ -173,12 +134,12 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
   const unchanged = hadBlock ? { messages: base, tokens: 0 } : null;
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
-    const archive = archiveOf(host);
+    const archive = archiveOf(locationOf(engine));
     if (!archive.isReady) {
       void archive
         .load()
         .then(() => archive.indexInBackground())
-        .catch((e) => logOf(host).fail("archive load", e));
+        .catch((e) => logOf(locationOf(engine)).fail("archive load", e));
       return unchanged;
     }
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
@@ -186,9 +147,9 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
     // a pending request follows the messages: the block goes last (before a trailing gauge line)
     const at = pending ? beforeTrailingGauge(base) : lastUser;
     if (at < 0 || !query) return unchanged;
-    const cap = recallCapTokens(cfg, contextWindow || host.runtime.contextWindowTokens);
+    const cap = recallCapTokens(cfg, contextWindow || engine.runtime.contextWindowTokens);
     const key = `${archive.size}\0${cap}\0${cfg.recallMinScore}\0${query}`;
-    let cached = recallCache().get(host);
+    let cached = recallCache().get(engine);
     if (!cached || cached.key !== key) {
       // only what the agent cannot see: query terms present in its context are left out
       const visible = visibleText(base, requestAt);
@@ -202,12 +163,12 @@ export function withAutoRecall(host: ArchiveHost, messages: AgentMessage[], cont
           ? ({ role: "custom", customType: RECALL_CUSTOM_TYPE, content: rendered.text, display: false, timestamp: Date.now() } as AgentMessage)
           : null,
       };
-      recallCache().set(host, cached);
+      recallCache().set(engine, cached);
     }
     if (!cached.block) return unchanged;
     return { messages: [...base.slice(0, at), cached.block, ...base.slice(at)], tokens: cached.tokens };
   } catch (e) {
-    logOf(host).fail("auto recall", e);
+    logOf(locationOf(engine)).fail("auto recall", e);
     return unchanged;
   }
 }

@@ -11,7 +11,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../context-checkpoint-build.js";
 import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
-import type { CheckpointTrigger } from "../context-checkpoint-schema.js";
+import type { CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
 import { lastToolCallOf } from "../context-capture.js";
@@ -21,7 +21,7 @@ import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { type SessionLog, sessionLog } from "./session-log.js";
-import type { ContextManagerRuntimeValue } from "../pi-extensions/context-manager-runtime.js";
+import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
@@ -30,13 +30,11 @@ import { recoverPreviousSessions } from "./recover-previous-session.js";
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
 
-export interface EngineIdentity {
+/** The session an engine is made for, beside the host's runtime values. */
+export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
   sessionId: string;
-  sessionFile: string | null;
   /** compaction entries already in this session (used when the host passes none) */
   compactionsSoFar: number;
-  /** the session's working directory (workspace drift record); absent: not recorded */
-  cwd?: string | null;
 }
 
 export interface ContextDecision {
@@ -62,20 +60,32 @@ export class ContextManagerEngine {
   /** store warnings already logged (one line per kind) */
   private readonly storeWarned = new Set<string>();
 
+  /** who this engine captures for: what its checkpoints record */
+  readonly identity: SessionIdentity & { sessionId: string };
+
   constructor(
     readonly runtime: ContextManagerRuntimeValue,
-    readonly identity: EngineIdentity,
+    session: EngineSession,
     private readonly fs?: FsOps,
   ) {
-    this.compactionCount = runtime.compactionCount ?? identity.compactionsSoFar;
+    this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
+    this.identity = {
+      sessionKey: canonicalSessionKey(runtime.sessionKey),
+      sessionId: session.sessionId,
+      sessionFile: session.sessionFile,
+      agentId: runtime.agentId ?? null,
+      channel: runtime.channel ?? null,
+      cwd: session.cwd ?? null,
+    };
     // once-per-kind across runs of this session, not once per engine (one engine per run)
-    this.sessionKey = canonicalSessionKey(runtime.sessionKey);
     this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
-  readonly sessionKey: string;
+  get sessionKey(): string {
+    return this.identity.sessionKey;
+  }
 
   get compactions(): number {
     return this.compactionCount;
@@ -345,15 +355,6 @@ export class ContextManagerEngine {
     this.compactionCount += 1;
   }
 
-  /** "pointer not updated: …" / "retention failed: …" from the store: one log line per kind until it clears. */
-  private reportStoreWarnings(warnings: readonly string[]): void {
-    for (const kind of ["pointer", "retention"] as const) {
-      const w = warnings.find((x) => x.startsWith(kind === "pointer" ? "pointer" : "retention"));
-      if (w) this.log.fail(`checkpoint ${kind}`, new Error(w));
-      else this.log.clear(`checkpoint ${kind}`);
-    }
-  }
-
   private async writeCheckpoint(
     state: ContextState,
     trigger: CheckpointTrigger,
@@ -372,35 +373,25 @@ export class ContextManagerEngine {
         previous: this.previous ?? null,
         trigger,
         reading,
-        runtime: {
-          sessionKey: this.sessionKey,
-          sessionId: this.identity.sessionId,
-          sessionFile: this.identity.sessionFile,
-          agentId: this.runtime.agentId ?? null,
-          channel: this.runtime.channel ?? null,
-        },
+        identity: this.identity,
         compactionCount: extra.compactionCount ?? this.compactionCount,
         fileOps: extra.fileOps,
         splitTurn: extra.splitTurn,
         config: this.runtime.config,
         cwd: extra.cwd,
+        workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
+        artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
       });
-      const workspace = recordWorkspace(extra.cwd ?? this.identity.cwd, draft.resources.files_modified);
-      if (workspace) draft.workspace = workspace;
-      const artifacts = checkpointArtifacts(this.sessionKey, { modified: draft.resources.files_modified, read: draft.resources.files_read });
-      if (artifacts.length) draft.artifacts = artifacts;
       this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
       const result = await this.writer.write(draft, { delta: this.runtime.config.dedupDelta });
       this.log.clear(`checkpoint write`);
-      this.logStoreWarnings(result.warnings ?? []);
+      this.reportStoreWarnings(result.warnings ?? [], result.written);
       if (!result.written) {
         if (result.latest.meta.session_id === this.identity.sessionId) this.previous = result.latest;
         return null;
       }
       this.previous = result.checkpoint;
       if (this.runtime.config.offload) void scheduleArtifactGc(this.runtime.stateDir); // retention pruned: artifacts follow (off the LLM path)
-      // the checkpoint is durable; a pointer or retention failure after it is still the user's to fix
-      this.reportStoreWarnings(result.warnings);
       await state.reset();
       return result.checkpoint;
     } catch (e) {
@@ -409,9 +400,19 @@ export class ContextManagerEngine {
     }
   }
 
-  /** Store warnings (pointer, retention, ignored files): one line per kind for this engine. */
-  private logStoreWarnings(warnings: readonly string[]): void {
+  /**
+   * The store's warnings, one path: a pointer or retention failure logs once until a written
+   * checkpoint shows it cleared (the checkpoint itself is durable; the rest is the user's to
+   * fix); any other kind (ignored files, a withdrawal) once per kind for this engine.
+   */
+  private reportStoreWarnings(warnings: readonly string[], written: boolean): void {
+    for (const kind of ["pointer", "retention"] as const) {
+      const w = warnings.find((x) => x.startsWith(kind));
+      if (w) this.log.fail(`checkpoint ${kind}`, new Error(w));
+      else if (written) this.log.clear(`checkpoint ${kind}`);
+    }
     for (const w of warnings) {
+      if (w.startsWith("pointer") || w.startsWith("retention")) continue;
       const kind = w.split(":")[0] ?? w;
       if (this.storeWarned.has(kind)) continue;
       this.storeWarned.add(kind);

@@ -1,15 +1,13 @@
 /**
- * The two lines the pi extension needs for offload: the tool_result patch and the
- * artifact_fetch registration. Kept here so the extension file stays a thin shell.
+ * Offload as the engine uses it: the tool_result patch, the aged swap of each request and the
+ * warm start of a resumed session.
  * Failures (a full or read-only disk) keep the original result: nothing is lost,
  * and the failure is logged once per session (see log-once.ts).
  */
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { consoleWarnLogger, OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { AgedOffload } from "../artifacts/aged-offload.js";
-import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { recordStash } from "../artifacts/session-stashes.js";
 import { LruMap } from "../state/lru.js";
@@ -130,17 +128,4 @@ export function offloadPatch(
     logFor(engine).fail("artifact stash", e);
     return undefined;
   }
-}
-
-export function registerArtifactFetchTool(
-  pi: ExtensionAPI,
-  engineOf: (ctx: ExtensionContext) => Promise<ContextManagerEngine | null>,
-  defaultMaxChars?: number,
-): void {
-  pi.registerTool(
-    createArtifactFetchTool({
-      stateDir: async (ctx) => (await engineOf(ctx as ExtensionContext))?.runtime.stateDir ?? null,
-      defaultMaxChars,
-    }),
-  );
 }

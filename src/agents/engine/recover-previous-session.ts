@@ -154,7 +154,7 @@ async function bundleHeld(
         previous: latest,
         trigger: "session-end",
         reading: readingOf(latest, session.sessionId),
-        runtime: {
+        identity: {
           sessionKey: p.sessionKey,
           sessionId: session.sessionId,
           sessionFile: sameSession(latest, session.sessionId) ? latest!.meta.session_file : null,

@@ -24,10 +24,11 @@ import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
 import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
-import { RESTORE_CUSTOM_TYPE, restoreDue, withoutSuperseded } from "./context-manager-restore-due.js";
+import { RESTORE_CUSTOM_TYPE, restoreDue } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { archiveCompactedSpan, prefetchArchive, searchForAgent, withAutoRecall } from "../engine/archive-hooks.js";
+import { archiveCompactedSpan, prefetchArchive, searchForAgent } from "../engine/archive-hooks.js";
+import { prepareRequest } from "../engine/request.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import {
   type ContextManagerRuntimeValue,
@@ -36,7 +37,8 @@ import {
 } from "./context-manager-runtime.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
-import { agedMessages, offloadPatch, registerArtifactFetchTool, warmAgedOffload } from "../engine/offload-hooks.js";
+import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
+import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
 
@@ -208,12 +210,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       guard("context", async (event, ctx) => {
         const engine = await get(ctx, "context");
         if (!engine) return undefined;
-        // aged tool results off the prompt first, so the gauge reads what is sent (docs/artifacts.md)
-        const messages = agedMessages(event.messages, engine);
-        const decision = await engine.onContext(messages, safeUsage(ctx));
-        const base = withoutSuperseded(decision.messages ?? messages);
-        // after a compaction: archived fragments matching the latest requests (config autoRecall)
-        const out = withAutoRecall(engine, base, decision.reading.contextWindow)?.messages ?? base;
+        const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx) })).messages;
         return out !== event.messages ? { messages: out } : undefined;
       }),
     );
@@ -232,7 +229,12 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     // process's cwd here (pi runs sessions in it); events re-read them for their own cwd
     const toolConfig = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null);
     if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
-      registerArtifactFetchTool(pi, (ctx) => get(ctx, "artifact_fetch"), toolConfig?.fetchMaxChars);
+      pi.registerTool(
+        createArtifactFetchTool({
+          stateDir: async (ctx) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.runtime.stateDir ?? null,
+          defaultMaxChars: toolConfig?.fetchMaxChars,
+        }),
+      );
     }
 
     if (opts.noteTool ?? toolConfig?.noteTool) {
@@ -249,7 +251,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => {
           const engine = await get(ctx, "context_search");
-          return engine ? searchForAgent(engine, params) : "The context manager is not active in this session.";
+          return engine ? searchForAgent(engine.runtime, params) : "The context manager is not active in this session.";
         }),
       );
     }

@@ -1,0 +1,11 @@
+/** The `context_search` tool's parameters and their bounds (the tool's schema and the CLI share them). */
+export interface SearchParams {
+  query: string;
+  limit?: number;
+  maxChars?: number;
+}
+
+export const SEARCH_LIMITS = { limit: { default: 5, max: 20 }, maxChars: { default: 4000, min: 200, max: 20_000 } } as const;
+
+export const clampInt = (v: unknown, def: number, min: number, max: number): number =>
+  typeof v === "number" && Number.isFinite(v) ? Math.max(min, Math.min(max, Math.floor(v))) : def;

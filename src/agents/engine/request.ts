@@ -1,0 +1,56 @@
+/**
+ * One model request, host-neutral: the pipeline both shells call once per request (pi's
+ * `context` event, the OpenClaw plugin's `assemble`). In order:
+ *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
+ *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
+ *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
+ *   4. after a compaction, the automatic recall block (config autoRecall).
+ * Never throws: each step falls back to its input.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { ContextUsage } from "@mariozechner/pi-coding-agent";
+import { estimateContextTokens, type GaugeReading } from "../context-gauge.js";
+import { withAutoRecall } from "./archive-hooks.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
+import { agedMessages } from "./offload-hooks.js";
+import { withoutSuperseded } from "./superseded-blocks.js";
+
+export interface ModelRequest {
+  /** what the host would send */
+  messages: AgentMessage[];
+  /** the host's own reading of the context (pi's getContextUsage()); absent: estimated */
+  usage?: ContextUsage;
+  /** a prompt the model reads after `messages` (OpenClaw 2026.9's fenced turn): gauged and queried first */
+  pendingPrompt?: string;
+}
+
+export interface PreparedRequest {
+  /** what to send: the input array itself when nothing changed */
+  messages: AgentMessage[];
+  reading: GaugeReading;
+  /** the pending prompt's share of reading.tokens (0: none) */
+  pendingTokens: number;
+}
+
+export async function prepareRequest(engine: ContextManagerEngine, request: ModelRequest): Promise<PreparedRequest> {
+  const sent = agedMessages(request.messages, engine);
+  const pending = request.pendingPrompt;
+  const pendingTokens = promptTokens(pending);
+  const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
+  const decision = await engine.onContext(sent, usage);
+  const base = withoutSuperseded(decision.messages ?? sent);
+  const messages = withAutoRecall(engine, base, decision.reading.contextWindow, pending)?.messages ?? base;
+  return { messages, reading: decision.reading, pendingTokens };
+}
+
+/** Tokens of the pending prompt (0: none). */
+function promptTokens(pending: string | undefined): number {
+  return pending === undefined ? 0 : estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
+}
+
+/** The gauge's reading with `extra` tokens (the pending prompt) counted; undefined: the messages' own estimate. */
+function usageWith(messages: readonly AgentMessage[], extra: number, window: number): ContextUsage | undefined {
+  if (extra <= 0 || window <= 0) return undefined;
+  const tokens = estimateContextTokens(messages) + extra;
+  return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
+}

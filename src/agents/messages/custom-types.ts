@@ -1,0 +1,19 @@
+/**
+ * The custom message types this package puts in front of the model (or the pi UI): one home,
+ * so the filters that drop, replace or skip our own blocks agree on what they are.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+
+/** the gauge line appended to each request */
+export const GAUGE_CUSTOM_TYPE = "context-gauge";
+/** a restore block (standalone pi delivers it as a custom message) */
+export const RESTORE_CUSTOM_TYPE = "context-restore";
+/** the /context report: shown in pi's UI, never sent to the model */
+export const REPORT_CUSTOM_TYPE = "context-report";
+/** the automatic recall block */
+export const RECALL_CUSTOM_TYPE = "context-recall";
+
+/** A message's custom type, or undefined for every other role. */
+export function customTypeOf(m: AgentMessage): string | undefined {
+  return m?.role === "custom" ? (m as { customType?: string }).customType : undefined;
+}
