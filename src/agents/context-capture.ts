@@ -9,15 +9,17 @@
 import os from "node:os";
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { AssistantMessage, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
 import { cutHead, cutTail } from "./text/cut.js";
 import { redactSecrets } from "./text/redact.js";
 import { asText, codePointLength, gist, gistTail } from "./text/gist.js";
 import { informativeErrorLine } from "./messages/tool-outcome.js";
+import { contentText, prop, toolCallsOf } from "./messages/read.js";
+import { safeGist } from "./text/safe-gist.js";
 
-/** Custom message types this package injects itself: never captured as conversation. */
-export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore"]);
+export { assistantText, contentText, INJECTED_CUSTOM_TYPES, isInjectedMessage, prop, stripHostBlocks, stripHostSystemLines, toolCallsOf, userText } from "./messages/read.js";
+export { safeGist } from "./text/safe-gist.js";
 
 export const GIST = {
   topic: 100,
@@ -37,18 +39,6 @@ export const GIST = {
 export const DECISION_REPLY_MAX = 50;
 /** An assistant answer longer than this (code points) is "long" (spec §11.2). */
 export const LONG_ANSWER_MIN = 500;
-
-/**
- * Redact the raw text first (a bounded window cut between tokens: cheap on huge tool output,
- * and no secret is cut in half), then gist; redact again after the gist's normalization (it
- * removes invisible characters that could have split a token), then cut to `maxChars`.
- */
-export function safeGist(text: string, maxChars: number): string {
-  if (typeof text !== "string") text = asText(text);
-  if (!text) return "";
-  const raw = redactSecrets(cutHead(text, maxChars * 16 + 4096));
-  return gist(redactSecrets(gist(raw, maxChars * 4 + 256)), maxChars);
-}
 
 // ---------------------------------------------------------------- Layer A
 
@@ -90,16 +80,6 @@ export function toolPathArg(input: unknown): string | null {
   return found;
 }
 
-/** `obj[key]`, or undefined when reading it throws (a getter or proxy in hostile input). */
-export function prop(obj: unknown, key: string): unknown {
-  if (!obj || typeof obj !== "object") return undefined;
-  try {
-    return (obj as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Path relative to cwd (like pi's tools resolve it: "@" prefix dropped, "~" expanded);
  * a path outside cwd stays absolute. Redacted, single line.
@@ -114,21 +94,6 @@ export function normalizeToolPath(raw: string, cwd: string): string {
   const rel = path.relative(cwd, abs);
   const out = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel;
   return safeGist(out.split(path.sep).join("/"), 400);
-}
-
-/** Plain text of tool content (string or text blocks), bounded. */
-export function contentText(content: unknown, maxChars = 4000): string {
-  if (typeof content === "string") return cutHead(content, maxChars);
-  if (!Array.isArray(content)) return "";
-  let out = "";
-  for (const block of content) {
-    if (out.length >= maxChars) break;
-    if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") {
-      const t = (block as { text?: unknown }).text;
-      if (typeof t === "string") out += (out ? "\n" : "") + cutHead(t, maxChars - out.length);
-    }
-  }
-  return out;
 }
 
 /** The most informative line of an error text (tool-outcome.ts rules), redacted and gisted. */
@@ -172,88 +137,7 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
   return { tool, target, file, failure: null };
 }
 
-/** Key under which a failure stays open until the same tool succeeds on the same target. */
-export function failureKey(tool: string, target: string): string {
-  return `fail\u0000${tool}\u0000${target}`;
-}
-
-export function failureItemText(f: ToolFailure): string {
-  return gist(`Unresolved failure: ${f.tool}${f.target ? ` ${f.target}` : ""}: ${f.error}`, GIST.item);
-}
-
 // ---------------------------------------------------------------- Layer B
-
-const SYSTEM_LINE = /^System(?: \(untrusted\))?:/;
-
-/**
- * Drops the block of `System:` / `System (untrusted):` lines an OpenClaw host prepends
- * to a user message (system events), plus the blank line(s) after it.
- */
-export function stripHostSystemLines(text: string): string {
-  if (!SYSTEM_LINE.test(text)) return text;
-  const lines = text.split(/\r\n|\r|\n/);
-  let i = 0;
-  while (i < lines.length && SYSTEM_LINE.test(lines[i]!)) i++;
-  while (i < lines.length && lines[i]!.trim() === "") i++;
-  return lines.slice(i).join("\n");
-}
-
-/**
- * Removes host-injected tagged blocks: a block that starts a line with `<name …>` and ends a
- * line with `</name>`, where `name` is a lower-case hyphenated (or underscored) identifier,
- * the shape hosts use for notifications and command echoes (`<task-notification>`,
- * `<system-reminder>`, `<local-command-stdout>`, `<command-name>`). Plain HTML tags have
- * no hyphen and stay. Structural only: no word of the block is looked at.
- */
-export function stripHostBlocks(text: string): string {
-  if (!text.includes("</")) return text;
-  return text.replace(/^[ \t]*<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>[\s\S]*?<\/\1>[ \t]*$/gm, "").trim();
-}
-
-/**
- * The user's own text (host system lines and host-injected tagged blocks stripped), or ""
- * (image-only, empty, only host-injected content, not a user message).
- */
-export function userText(msg: AgentMessage): string {
-  if (!msg || msg.role !== "user") return "";
-  const content = (msg as UserMessage).content;
-  const raw = typeof content === "string" ? content : contentText(content, 20_000);
-  return stripHostBlocks(stripHostSystemLines(raw)).trim();
-}
-
-/** Text blocks of an assistant message only (no thinking, no tool calls). */
-export function assistantText(msg: AssistantMessage): string {
-  const content: unknown = msg.content;
-  if (typeof content === "string") return cutHead(content, ASSISTANT_TEXT_MAX).trim();
-  if (!Array.isArray(content)) return "";
-  let out = "";
-  for (const block of content as unknown[]) {
-    if (out.length >= ASSISTANT_TEXT_MAX) break;
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; text?: unknown };
-    if (b.type === "text" && typeof b.text === "string" && b.text) {
-      out += (out ? "\n" : "") + cutHead(b.text, ASSISTANT_TEXT_MAX - out.length);
-    }
-  }
-  return out.trim();
-}
-
-/** Assistant text looked at per message (gists are far shorter; bounds work on huge replies). */
-const ASSISTANT_TEXT_MAX = 200_000;
-
-export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: string; arguments: unknown }> {
-  const out: Array<{ id: string; name: string; arguments: unknown }> = [];
-  const content: unknown = msg.content;
-  if (!Array.isArray(content)) return out;
-  for (const block of content as unknown[]) {
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
-    if (b.type !== "toolCall") continue;
-    // hostile or malformed blocks: ids and names are strings from here on
-    out.push({ id: asText(b.id), name: asText(b.name), arguments: b.arguments });
-  }
-  return out;
-}
 
 /** "<name> <path or command or compact JSON of args>", redacted and gisted. */
 export function summarizeToolCall(name: string, args: unknown, cwd?: string): LastToolCall {
@@ -421,12 +305,6 @@ export function statusOf(last: LastMessageInfo | null): WorkingStatus {
 
 export function isInterruptStop(stopReason: string | null | undefined): boolean {
   return stopReason === "aborted" || stopReason === "error";
-}
-
-/** The message is one of ours (gauge / restore) and must never be captured. */
-export function isInjectedMessage(msg: AgentMessage): boolean {
-  if (!msg || typeof msg !== "object") return false;
-  return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
 }
 
 export function lastNonBlankLine(text: string): string {

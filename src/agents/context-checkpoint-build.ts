@@ -20,7 +20,8 @@ import type {
 } from "./context-checkpoint-schema.js";
 import type { ArtifactRef } from "./artifacts/checkpoint-artifacts.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
-import { GIST, itemKey, normalizeToolPath, safeGist } from "./context-capture.js";
+import { GIST, itemKey, normalizeToolPath } from "./context-capture.js";
+import { safeGist } from "./text/safe-gist.js";
 import type { GaugeReading } from "./context-gauge.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
 import type { ContextStateSnapshot } from "./context-state.js";

@@ -3,7 +3,7 @@
  * how many tokens its block may take.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { userText } from "../context-capture.js";
+import { userText } from "../messages/read.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { stripInjectedBlocks } from "./segments.js";

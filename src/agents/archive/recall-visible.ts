@@ -8,7 +8,7 @@
  * message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { contentText } from "../context-capture.js";
+import { contentText } from "../messages/read.js";
 
 /** Chars looked at per message (a 1 MB tool output is not scanned whole). */
 const PER_MESSAGE = 64_000;

@@ -13,14 +13,10 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import {
   type AssistantMessage,
-  assistantText,
-  contentText,
-  prop,
-  toolCallsOf,
   toolPathArg,
-  stripHostSystemLines,
   boundedJson,
 } from "../context-capture.js";
+import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf } from "../messages/read.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../context-checkpoint-inject.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { redactSecrets } from "../text/redact.js";

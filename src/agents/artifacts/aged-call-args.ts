@@ -10,7 +10,7 @@
  * aged results, so both routes (pi's `context` event, the OpenClaw plugin's `assemble`)
  * get them from one place.
  */
-import { safeGist } from "../context-capture.js";
+import { safeGist } from "../text/safe-gist.js";
 
 /** A string argument shorter than this stays in place (a path, a flag, a short command). */
 export const ARG_FIELD_MIN_CHARS = 200;

@@ -7,24 +7,15 @@
  */
 import { cutHead } from "../text/cut.js";
 import { redactSecrets } from "../text/redact.js";
-import { gist as plainGist } from "../text/gist.js";
+import { gist } from "../text/gist.js";
+import { prop } from "./read.js";
 
 /**
  * Every cut here is of raw tool text: redact BEFORE cutting, so a token the cut would split is
  * already a `[REDACTED:…]` marker (a split token is no longer recognisable afterwards).
  */
-function gist(text: string, maxChars: number): string {
-  return plainGist(redactSecrets(text), maxChars);
-}
-
-/** `obj[key]`, or undefined when reading it throws (hostile getters and proxies). */
-function prop(obj: unknown, key: string): unknown {
-  if (!obj || typeof obj !== "object") return undefined;
-  try {
-    return (obj as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
+function redactedGist(text: string, maxChars: number): string {
+  return gist(redactSecrets(text), maxChars);
 }
 
 /** Programs whose first non-flag argument is a subcommand (`git push`, `npm test`). */
@@ -56,11 +47,11 @@ export function commandFamily(command: string): string {
     const sub = args.find((w) => !w.startsWith("-"));
     if (RUNNERS.has(prog) && sub === "run") {
       const script = args.slice(args.indexOf("run") + 1).find((w) => !w.startsWith("-"));
-      return gist(`${prog} run ${script ?? ""}`, 60);
+      return redactedGist(`${prog} run ${script ?? ""}`, 60);
     }
-    return gist(sub && /^[A-Za-z][\w:.-]*$/.test(sub) ? `${prog} ${sub}` : prog, 60);
+    return redactedGist(sub && /^[A-Za-z][\w:.-]*$/.test(sub) ? `${prog} ${sub}` : prog, 60);
   }
-  return gist(cutHead(command, 4096), 60);
+  return redactedGist(cutHead(command, 4096), 60);
 }
 
 const EXIT_LINE = /^(?:Command exited with code|Exit code|exit code:?|exited with code) (\d+)\s*$/i;
@@ -111,7 +102,7 @@ export function informativeErrorLine(output: string, maxChars: number): string {
   let strong: string | undefined;
   for (const l of pool) if (STRONG.test(l)) strong = l;
   const pick = strong ?? pool.find((l) => WEAK.test(l)) ?? pool[pool.length - 1]!;
-  return gist(pick, maxChars);
+  return redactedGist(pick, maxChars);
 }
 
 /**
@@ -198,9 +189,9 @@ export function changeGist(toolName: string, input: unknown): string {
   const telling = (l: string) => (l.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 3;
   const oldLine = a.slice(i).find(telling) ?? a.slice(i).find((l) => l.trim()) ?? "";
   const newLine = b.slice(i).find(telling) ?? b.slice(i).find((l) => l.trim()) ?? "";
-  if (oldLine && newLine) return `${gist(oldLine, SIDE)} → ${gist(newLine, SIDE)}`;
-  if (newLine) return `+ ${gist(newLine, SIDE * 2)}`;
-  if (oldLine) return `- ${gist(oldLine, SIDE * 2)}`;
+  if (oldLine && newLine) return `${redactedGist(oldLine, SIDE)} → ${redactedGist(newLine, SIDE)}`;
+  if (newLine) return `+ ${redactedGist(newLine, SIDE * 2)}`;
+  if (oldLine) return `- ${redactedGist(oldLine, SIDE * 2)}`;
   return "";
 }
 

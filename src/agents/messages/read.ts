@@ -1,0 +1,116 @@
+/**
+ * Readers of Pi messages: the user's own text, an assistant's text and tool calls, a tool
+ * result's text, and whether a message is one of our own blocks. Structural only (roles,
+ * block types, host framing); bounded on huge or hostile content; nothing is redacted here.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AssistantMessage, UserMessage } from "@mariozechner/pi-ai";
+import { cutHead } from "../text/cut.js";
+import { asText } from "../text/gist.js";
+import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
+
+/** Custom message types this package injects itself: never captured as conversation. */
+export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set([GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE]);
+
+/** `obj[key]`, or undefined when reading it throws (a getter or proxy in hostile input). */
+export function prop(obj: unknown, key: string): unknown {
+  if (!obj || typeof obj !== "object") return undefined;
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Plain text of tool content (string or text blocks), bounded. */
+export function contentText(content: unknown, maxChars = 4000): string {
+  if (typeof content === "string") return cutHead(content, maxChars);
+  if (!Array.isArray(content)) return "";
+  let out = "";
+  for (const block of content) {
+    if (out.length >= maxChars) break;
+    if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") {
+      const t = (block as { text?: unknown }).text;
+      if (typeof t === "string") out += (out ? "\n" : "") + cutHead(t, maxChars - out.length);
+    }
+  }
+  return out;
+}
+
+const SYSTEM_LINE = /^System(?: \(untrusted\))?:/;
+
+/**
+ * Drops the block of `System:` / `System (untrusted):` lines an OpenClaw host prepends
+ * to a user message (system events), plus the blank line(s) after it.
+ */
+export function stripHostSystemLines(text: string): string {
+  if (!SYSTEM_LINE.test(text)) return text;
+  const lines = text.split(/\r\n|\r|\n/);
+  let i = 0;
+  while (i < lines.length && SYSTEM_LINE.test(lines[i]!)) i++;
+  while (i < lines.length && lines[i]!.trim() === "") i++;
+  return lines.slice(i).join("\n");
+}
+
+/**
+ * Removes host-injected tagged blocks: a block that starts a line with `<name …>` and ends a
+ * line with `</name>`, where `name` is a lower-case hyphenated (or underscored) identifier,
+ * the shape hosts use for notifications and command echoes (`<task-notification>`,
+ * `<system-reminder>`, `<local-command-stdout>`, `<command-name>`). Plain HTML tags have
+ * no hyphen and stay. Structural only: no word of the block is looked at.
+ */
+export function stripHostBlocks(text: string): string {
+  if (!text.includes("</")) return text;
+  return text.replace(/^[ \t]*<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>[\s\S]*?<\/\1>[ \t]*$/gm, "").trim();
+}
+
+/**
+ * The user's own text (host system lines and host-injected tagged blocks stripped), or ""
+ * (image-only, empty, only host-injected content, not a user message).
+ */
+export function userText(msg: AgentMessage): string {
+  if (!msg || msg.role !== "user") return "";
+  const content = (msg as UserMessage).content;
+  const raw = typeof content === "string" ? content : contentText(content, 20_000);
+  return stripHostBlocks(stripHostSystemLines(raw)).trim();
+}
+
+/** Text blocks of an assistant message only (no thinking, no tool calls). */
+export function assistantText(msg: AssistantMessage): string {
+  const content: unknown = msg.content;
+  if (typeof content === "string") return cutHead(content, ASSISTANT_TEXT_MAX).trim();
+  if (!Array.isArray(content)) return "";
+  let out = "";
+  for (const block of content as unknown[]) {
+    if (out.length >= ASSISTANT_TEXT_MAX) break;
+    if (!block || typeof block !== "object") continue;
+    const b = block as { type?: unknown; text?: unknown };
+    if (b.type === "text" && typeof b.text === "string" && b.text) {
+      out += (out ? "\n" : "") + cutHead(b.text, ASSISTANT_TEXT_MAX - out.length);
+    }
+  }
+  return out.trim();
+}
+
+/** Assistant text looked at per message (gists are far shorter; bounds work on huge replies). */
+const ASSISTANT_TEXT_MAX = 200_000;
+
+export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: string; arguments: unknown }> {
+  const out: Array<{ id: string; name: string; arguments: unknown }> = [];
+  const content: unknown = msg.content;
+  if (!Array.isArray(content)) return out;
+  for (const block of content as unknown[]) {
+    if (!block || typeof block !== "object") continue;
+    const b = block as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
+    if (b.type !== "toolCall") continue;
+    // hostile or malformed blocks: ids and names are strings from here on
+    out.push({ id: asText(b.id), name: asText(b.name), arguments: b.arguments });
+  }
+  return out;
+}
+
+/** The message is one of ours (gauge / restore) and must never be captured. */
+export function isInjectedMessage(msg: AgentMessage): boolean {
+  if (!msg || typeof msg !== "object") return false;
+  return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
+}
