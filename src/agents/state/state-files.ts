@@ -4,6 +4,7 @@
  * unreadable or invalid). Each file: `{ version: 1, session_id, session_key, updated_at, data }`.
  */
 import path from "node:path";
+import { ensurePrivateDir, writeFileAtomic } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 
 export const STATE_FILE_VERSION = 1 as const;
@@ -81,6 +82,34 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
   }
   if (!("data" in env)) return { kind: "stale", reason: "no data" };
   return { kind: "ok", data: env.data, updatedAt: env.updated_at as string, sessionId: fileSessionId };
+}
+
+/** The text of one state file: `data` in its envelope, JSON indented by one space, newline-terminated. */
+export function stateFileText(sessionKey: string, sessionId: string | null, updatedAt: string, data: unknown): string {
+  const env: StateEnvelope<unknown> = {
+    version: STATE_FILE_VERSION,
+    session_id: sessionId,
+    session_key: sessionKey,
+    updated_at: updatedAt,
+    data,
+  };
+  return `${JSON.stringify(env, null, 1)}\n`;
+}
+
+/**
+ * Atomic write of one state file. The directory may have vanished since load (deleted
+ * mid-session, or it could not be created on a full disk): recreate it once and retry,
+ * so capture resumes on its own when the fault clears.
+ */
+export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string): Promise<void> {
+  const file = stateFilePath(dir, name);
+  try {
+    await writeFileAtomic(file, text, { fs });
+  } catch (err) {
+    if (errorCode(err) !== "ENOENT") throw err;
+    await ensurePrivateDir(dir, fs);
+    await writeFileAtomic(file, text, { fs });
+  }
 }
 
 /** Windows-safe timestamp for file names: 20260224T153000123Z */

@@ -1,0 +1,103 @@
+/**
+ * The accumulators of incremental state capture, one group per state file:
+ * decisions.json (decisions), resources.json (resources), open_items.json (items),
+ * learnings.json (learnings), thread.json (thread + errors), work.json (work).
+ * - every collection is capped by CaptureCaps, O(1) dedup, oldest evicted;
+ * - all strings arrive redacted and gisted (the capture rules, context-state.ts);
+ * - no file I/O and no dirty tracking here: the capture rules say which file changed,
+ *   state-codec.ts turns each group into its file's data and back.
+ */
+import type { ToolFailure } from "../context-checkpoint-schema.js";
+import { itemKey } from "../context-capture.js";
+import type { ContextManagerConfig } from "../context-manager-config.js";
+import { LruMap } from "./lru.js";
+import { OpenItems } from "./open-items.js";
+import { ResourceLists } from "./resource-lists.js";
+import { emptyThread, type ThreadData } from "./thread-data.js";
+import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
+
+export type CaptureCaps = Pick<
+  ContextManagerConfig,
+  "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
+>;
+
+export interface CapturedDecision {
+  what: string;
+  /** ISO-8601 UTC */
+  when: string;
+}
+
+export class CapturedState {
+  // decisions.json: what -> decision
+  readonly decisions: LruMap<string, CapturedDecision>;
+  // resources.json
+  readonly resources: ResourceLists;
+  // open_items.json
+  readonly items: OpenItems;
+  // learnings.json: itemKey(text) -> text
+  readonly learnings: LruMap<string, string>;
+  // thread.json
+  readonly errors: LruMap<string, ToolFailure>;
+  thread: Omit<ThreadData, "errors">;
+  // work.json
+  work: WorkLedger;
+
+  constructor(readonly caps: CaptureCaps) {
+    this.decisions = new LruMap(caps.maxDecisions);
+    this.resources = new ResourceLists(caps.maxFiles, caps.maxTools);
+    this.items = new OpenItems(caps.maxOpenItems);
+    this.learnings = new LruMap(caps.maxLearnings);
+    this.errors = new LruMap(caps.maxErrors);
+    this.thread = emptyThread();
+    this.work = new WorkLedger(workCaps(caps));
+  }
+
+  addDecision(what: string, when: string): void {
+    this.decisions.touch(what, { what, when });
+  }
+
+  addLearning(text: string): void {
+    this.learnings.touch(itemKey(text), text);
+  }
+
+  addError(f: ToolFailure): void {
+    this.errors.touch(`${f.tool}\u0000${f.target}\u0000${f.error}`, f);
+  }
+
+  /** Replaces thread.json's part (parsed by parseThreadData). */
+  setThread(thread: Omit<ThreadData, "errors">, errors: readonly ToolFailure[]): void {
+    this.thread = thread;
+    for (const e of errors) this.addError(e);
+  }
+
+  clearThread(): void {
+    this.errors.clear();
+    this.thread = emptyThread();
+  }
+
+  clearWork(): void {
+    this.work = new WorkLedger(workCaps(this.caps));
+  }
+
+  /**
+   * After a checkpoint is written: clears what the checkpoint now holds (decisions,
+   * resources, errors, learnings, key exchanges except the first user message, closed
+   * items). Keeps the cursor (the messages were seen), the first and last user message
+   * (thread summary/topic), the open items and pending tool calls (they are the current
+   * situation, not a delta: a later success must still close them), the last-message facts
+   * behind status and next_action, and the work ledger (the whole session's picture).
+   */
+  clearCheckpointed(): void {
+    this.decisions.clear();
+    this.resources.clear();
+    this.errors.clear();
+    this.learnings.clear();
+    this.items.clearClosed();
+    this.thread.pivots = [];
+    this.thread.recent = [];
+  }
+}
+
+export function workCaps(c: CaptureCaps): WorkLedgerCaps {
+  return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
+}

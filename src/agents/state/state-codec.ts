@@ -1,0 +1,82 @@
+/**
+ * The state-file codec: one table that says, per state file, how its `data` is read from
+ * the accumulators (captured-state.ts), how to clear what it holds, and how to apply it
+ * back. The envelope around `data` and the stale rules are state-files.ts.
+ * - the data's shape and JSON key order are the on-disk format;
+ * - apply adds to empty accumulators (a fresh state) and throws StateDataError naming the
+ *   field on a bad shape; what a failed apply already added is cleared (never half-merged).
+ */
+import { WorkLedger } from "./work-ledger.js";
+import { type CapturedState, workCaps } from "./captured-state.js";
+import { StateDataError, asArray, asObject, asString, asStringArray, type StateFileName } from "./state-files.js";
+import { parseThreadData, type ThreadData } from "./thread-data.js";
+
+interface StateFileCodec {
+  data(s: CapturedState): unknown;
+  clear(s: CapturedState): void;
+  apply(s: CapturedState, d: Record<string, unknown>): void;
+}
+
+const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
+  decisions: {
+    data: (s) => ({ items: s.decisions.values() }),
+    clear: (s) => s.decisions.clear(),
+    apply: (s, d) => {
+      for (const [i, v] of asArray(d.items, "items").entries()) {
+        const o = asObject(v, `items[${i}]`);
+        s.addDecision(asString(o.what, `items[${i}].what`), asString(o.when, `items[${i}].when`));
+      }
+    },
+  },
+  thread: {
+    data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
+    clear: (s) => s.clearThread(),
+    apply: (s, d) => {
+      const { thread, errors } = parseThreadData(d, s.caps.maxExchanges);
+      s.setThread(thread, errors);
+    },
+  },
+  resources: {
+    data: (s) => s.resources.snapshot(),
+    clear: (s) => s.resources.clear(),
+    apply: (s, d) => s.resources.applyData(d),
+  },
+  open_items: {
+    data: (s) => s.items.toData(),
+    clear: (s) => s.items.clear(),
+    apply: (s, d) => s.items.applyData(d),
+  },
+  learnings: {
+    data: (s) => ({ items: s.learnings.values() }),
+    clear: (s) => s.learnings.clear(),
+    apply: (s, d) => {
+      for (const text of asStringArray(d.items, "items")) s.addLearning(text);
+    },
+  },
+  work: {
+    data: (s) => s.work.toData(),
+    clear: (s) => s.clearWork(),
+    apply: (s, d) => {
+      s.work = WorkLedger.fromData(d, workCaps(s.caps));
+    },
+  },
+};
+
+/** The `data` of state file `name`. */
+export function stateFileData(s: CapturedState, name: StateFileName): unknown {
+  return CODEC[name].data(s);
+}
+
+/**
+ * Applies one file's data. On a bad shape, clears what the file holds and returns the
+ * reason (`invalid data: <field>: ...`); null when applied.
+ */
+export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
+  try {
+    CODEC[name].apply(s, asObject(raw, "data"));
+    return null;
+  } catch (err) {
+    CODEC[name].clear(s);
+    return `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;
+  }
+}

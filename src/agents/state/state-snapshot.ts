@@ -1,0 +1,100 @@
+/**
+ * The snapshot of captured state: everything the checkpoint builder needs, as plain data
+ * (already redacted and gisted), read from the accumulators (captured-state.ts).
+ * - key exchanges: the first user message, pivots and the last 2 pairs, in order, capped;
+ * - status and next_action are derived from the last-message facts, never stored.
+ */
+import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../context-checkpoint-schema.js";
+import { statusOf } from "../context-capture.js";
+import type { CapturedDecision, CapturedState } from "./captured-state.js";
+import { keepNewest } from "./lru.js";
+import { nextActionOf } from "./next-action.js";
+import type { Exchange } from "./thread-data.js";
+
+/** Everything the checkpoint builder needs, as plain data (already redacted and gisted). */
+export interface ContextStateSnapshot {
+  sessionKey: string;
+  sessionId: string | null;
+  /** first user message of the session, gist 100 (kept across reset) */
+  firstUser: string | null;
+  /** last user message, gist 100 (kept across reset) */
+  lastUser: string | null;
+  /** = lastUser ?? "" (spec §11.1: working.topic) */
+  topic: string;
+  /** first user message + pivots + last 2 pairs, in order, capped (since the last reset) */
+  keyExchanges: KeyExchange[];
+  /** tool failures since the last reset, oldest first */
+  errors: ToolFailure[];
+  /** decisions since the last reset, oldest first */
+  decisions: CapturedDecision[];
+  /** since the last reset; LRU order (most recently touched last) */
+  resources: Resources;
+  /** currently open items (kept across reset), oldest first */
+  openItems: string[];
+  /** items closed since the last reset: remove them from a carried-forward checkpoint */
+  closedItems: string[];
+  /** since the last reset */
+  learnings: string[];
+  status: WorkingStatus;
+  nextAction: string;
+  /** the last assistant reply was aborted / errored */
+  interrupted: boolean;
+  /** the most recent tool call seen in the messages, or null */
+  lastToolCall: LastToolCall | null;
+  /** false until any conversational message has been captured (nothing to say about status) */
+  hasActivity: boolean;
+  /** messages processed by the cursor so far (diagnostics) */
+  messagesSeen: number;
+  /** the work ledger (whole session, never reset by a checkpoint) */
+  work: WorkLedgerData;
+}
+
+export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: string | null): ContextStateSnapshot {
+  const t = s.thread;
+  const openItems = s.items.openTexts();
+  const status = statusOf(t.last);
+  return {
+    sessionKey,
+    sessionId,
+    firstUser: t.first_user,
+    lastUser: t.last_user,
+    topic: t.last_user ?? "",
+    keyExchanges: keyExchanges(s),
+    errors: s.errors.values(),
+    decisions: s.decisions.values(),
+    resources: s.resources.snapshot(),
+    openItems,
+    closedItems: s.items.closedTexts(),
+    learnings: s.learnings.values(),
+    status,
+    nextAction: nextActionOf({
+      status,
+      userSpokeLast: t.last?.role === "user",
+      interrupted: t.interrupted,
+      answered: s.work.answered,
+      latestRequest: t.last_user ?? "",
+      lastToolCall: t.last_tool_call,
+      questionTail: t.last?.tail ?? "",
+    }),
+    interrupted: t.interrupted,
+    lastToolCall: t.last_tool_call,
+    hasActivity: t.last !== null,
+    messagesSeen: t.cursor.processed,
+    work: s.work.snapshot(),
+  };
+}
+
+/** spec §11.2: first user message, pivots, last 2 pairs; in order; first + newest within the cap. */
+function keyExchanges(s: CapturedState): KeyExchange[] {
+  const t = s.thread;
+  const bySeq = new Map<number, Exchange>();
+  for (const e of t.pivots) bySeq.set(e.seq, e);
+  for (const e of t.recent) bySeq.set(e.seq, e);
+  const first = t.first_exchange;
+  if (first) bySeq.delete(first.seq);
+  const rest = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const room = Math.max(0, s.caps.maxExchanges - (first ? 1 : 0));
+  const kept = keepNewest(rest, room);
+  const out = first ? [first, ...kept] : kept;
+  return out.map((e) => ({ role: e.role, gist: e.gist }));
+}
