@@ -6,20 +6,14 @@
  * then read), newest first, then the newest others; at most CHECKPOINT_MAX_ARTIFACTS.
  */
 import { CheckpointError } from "../checkpoint/errors.js";
+import type { ArtifactRef } from "../context-checkpoint-schema.js";
 import type { RestoreExtraSection } from "../context-checkpoint-inject.js";
 import { tryParseHandle } from "./handle.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
 import { sessionStashes } from "./session-stashes.js";
 
-export interface ArtifactRef {
-  handle: string;
-  tool: string;
-  /** path / command the tool was aimed at ("" when unknown), redacted */
-  target: string;
-  /** line range of a partial read ("120-219", "120-"), optional */
-  lines?: string;
-  bytes: number;
-}
+// The schema owns the stored type; re-exported for existing importers.
+export type { ArtifactRef } from "../context-checkpoint-schema.js";
 
 /** what a checkpoint may hold in `artifacts[].lines` (it is printed unquoted in the restore block) */
 const LINES_RE = /^\d{1,9}-(?:\d{1,9})?$/;
