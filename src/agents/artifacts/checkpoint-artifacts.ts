@@ -7,7 +7,7 @@
  */
 import { CheckpointError } from "../checkpoint/errors.js";
 import type { ArtifactRef } from "../context-checkpoint-schema.js";
-import type { RestoreExtraSection } from "../context-checkpoint-inject.js";
+import type { RestoreExtraSection } from "../inject/sections.js";
 import { tryParseHandle } from "./handle.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
 import { sessionStashes } from "./session-stashes.js";

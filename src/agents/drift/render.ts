@@ -4,7 +4,7 @@
  * text (quoteUntrusted: redacted, one line, no invisible characters); commit ids are validated hex.
  * Bounded: at most `maxChars` characters (lists shortened to "+N more", then counts only).
  */
-import { quoteUntrusted } from "../context-checkpoint-inject.js";
+import { quoteUntrusted } from "../inject/quote.js";
 import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
 
 export const DRIFT_TITLE = "Workspace changed since this checkpoint (check before relying on it):";

@@ -5,7 +5,7 @@
  * Nothing changes when the checkpoint has no workspace record or nothing moved.
  */
 import type { Checkpoint } from "../context-checkpoint-schema.js";
-import type { RenderedRestore, RestoreExtraSection } from "../context-checkpoint-inject.js";
+import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";
 import { readLaterWork } from "./later-work.js";
