@@ -130,6 +130,8 @@ interface Model {
   sections: Record<RestoreSection, SectionState>;
   fold: FileFold | null;
   filesTotal: number;
+  /** ids of the extra sections, one per entry of `sections.extras` before any was dropped */
+  extraIds: string[];
 }
 
 function sectionLines(name: RestoreSection, s: SectionState, m: Model): string[] {
@@ -359,7 +361,7 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     open_items: st(arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`)),
     learnings: st(arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`)),
   };
-  return { sections, fold, filesTotal: changedPaths.length };
+  return { sections, fold, filesTotal: changedPaths.length, extraIds: shownExtras.map((x) => x.id ?? String(x.title)) };
 }
 
 // --- budgeted assembly ---------------------------------------------------------------------
@@ -440,13 +442,19 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
     lines = assemble(renderFixedTop(cp, opts, clock, sq), model, warningLine(cp, opts, sq), note);
   }
   const omitted: string[] = SECTION_ORDER.filter((name) => sections[name].dropped > 0);
+  // extras are dropped whole and from the front (not in DROP_FROM_END): the kept ones are the last
+  let extrasKept = sections.extras.entries.length;
   if (joinedLength(lines) > maxChars) {
     // Last resort: the frame alone, or nothing at all when even that does not fit.
     const header = opts.kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION;
     lines = [header, RESTORE_END_MARKER];
     omitted.push("working");
+    extrasKept = 0;
     if (joinedLength(lines) > maxChars) lines = [];
   }
   const text = lines.join("\n");
-  return { text, tokens: estimateTextTokens(text), omitted };
+  const rendered: RenderedRestore = { text, tokens: estimateTextTokens(text), omitted };
+  // only for callers that passed extra sections: the result stays as it was for the others
+  if (opts.extraSections) rendered.omittedExtras = model.extraIds.slice(0, model.extraIds.length - extrasKept);
+  return rendered;
 }

@@ -24,6 +24,8 @@ export type RestoreSection =
   | "learnings";
 
 export interface RestoreExtraSection {
+  /** names the section in RenderedRestore.omittedExtras (default: its title) */
+  id?: string;
   /** a short title; printed as given when it is plain text ending in ":", else quoted */
   title: string;
   /** entries, each rendered as `- "<quoted, redacted, capped>"` */
@@ -49,6 +51,12 @@ export interface RenderedRestore {
   tokens: number;
   /** names of sections that were dropped in whole or in part to fit `maxTokens` */
   omitted: string[];
+  /**
+   * Ids of the extra sections left out of `text` (each goes whole), in the order given; set only
+   * when `extraSections` was passed, so a caller learns whether its section made it without
+   * searching the text.
+   */
+  omittedExtras?: string[];
 }
 
 /** How a section's entries become lines. */
