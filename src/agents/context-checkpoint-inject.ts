@@ -13,126 +13,29 @@
 
 import { tryParseHandle } from "./artifacts/handle.js";
 import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "./context-checkpoint-schema.js";
+import { type Clock, makeClock, parseDate } from "./inject/clock.js";
+import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
+import { ELLIPSIS, quoteUntrusted } from "./inject/quote.js";
+import {
+  type RenderedRestore,
+  type RenderRestoreOptions,
+  type RestoreExtraSection,
+  type RestoreSection,
+  SECTION_ORDER,
+  SECTION_SPEC,
+} from "./inject/sections.js";
 import { BARE_PATH, commonRoot, foldPaths } from "./text/path-fold.js";
-import { redactSecrets } from "./text/redact.js";
-import { visibleText } from "./text/visible.js";
 import { estimateTextTokens } from "./text/token-estimate.js";
 
-export const RESTORE_HEADER_POST_COMPACTION = "[Post-compaction checkpoint restore]";
-export const RESTORE_HEADER_RESUME = "[Session resume checkpoint restore]";
-export const RESTORE_END_MARKER = "[End of checkpoint restore]";
+// Re-exported so existing importers of the renderer keep one entry point.
+export { RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
+export { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
+export { quoteUntrusted, toSingleLine } from "./inject/quote.js";
+export type { RenderedRestore, RenderRestoreOptions, RestoreExtraSection, RestoreSection } from "./inject/sections.js";
+
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
-
-export interface RestoreExtraSection {
-  /** a short title; printed as given when it is plain text ending in ":", else quoted */
-  title: string;
-  /** entries, each rendered as `- "<quoted, redacted, capped>"` */
-  lines: string[];
-  /** per entry, an artifact handle printed unquoted after it (quoting would redact its hex); anything but a strict handle is dropped */
-  handles?: Array<string | undefined>;
-}
-
-export interface RenderRestoreOptions {
-  kind: "post-compaction" | "resume";
-  maxTokens: number;
-  /** IANA zone for times (default UTC); an unknown zone falls back to UTC */
-  timeZone?: string;
-  /**
-   * Optional sections from other features (e.g. workspace drift), placed after the working
-   * lines and budgeted by the same plan: they go before the ledger's details when space runs out.
-   */
-  extraSections?: RestoreExtraSection[];
-}
-
-export interface RenderedRestore {
-  text: string;
-  tokens: number;
-  /** names of sections that were dropped in whole or in part to fit `maxTokens` */
-  omitted: string[];
-}
-
-/** Sections that may be trimmed, in the order they appear in the block. */
-export type RestoreSection =
-  | "last_report"
-  | "goal"
-  | "requests"
-  | "extras"
-  | "files_changed"
-  | "changes"
-  | "commands"
-  | "open_failures"
-  | "decisions"
-  | "thread_summary"
-  | "key_exchanges"
-  | "files_modified"
-  | "files_read"
-  | "tools_used"
-  | "errors"
-  | "open_items"
-  | "learnings";
-
-/**
- * Priority plan, lowest priority first. Each step drops entries of one section until only
- * `keep` remain or the block fits its budget: "soft" steps aim at SOFT_SHARE of the cap
- * (the block's typical size), "hard" steps at the cap itself. Working state, header, warning
- * and end marker are never in the plan. With a work ledger the block keeps, in this order of
- * importance: working state and next action, every changed file (up to 30, folded), open
- * failures, the user's requests, the agent's last report, the main changes, decisions.
- */
-export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
-  { section: "files_read", keep: 0, budget: "soft" },
-  { section: "tools_used", keep: 0, budget: "soft" },
-  { section: "key_exchanges", keep: 2, budget: "soft" },
-  { section: "thread_summary", keep: 0, budget: "soft" },
-  { section: "learnings", keep: 2, budget: "soft" },
-  { section: "decisions", keep: 3, budget: "soft" },
-  { section: "open_items", keep: 3, budget: "soft" },
-  { section: "errors", keep: 3, budget: "soft" },
-  { section: "key_exchanges", keep: 0, budget: "soft" },
-  { section: "commands", keep: 3, budget: "soft" },
-  { section: "changes", keep: 4, budget: "soft" },
-  { section: "requests", keep: 5, budget: "soft" },
-  { section: "decisions", keep: 1, budget: "soft" },
-  { section: "open_items", keep: 1, budget: "soft" },
-  { section: "learnings", keep: 0, budget: "soft" },
-  { section: "files_modified", keep: 5, budget: "soft" },
-  { section: "changes", keep: 3, budget: "soft" },
-  { section: "errors", keep: 1, budget: "soft" },
-  { section: "commands", keep: 2, budget: "hard" },
-  { section: "requests", keep: 3, budget: "hard" },
-  { section: "open_failures", keep: 4, budget: "hard" },
-  { section: "errors", keep: 0, budget: "hard" },
-  { section: "extras", keep: 0, budget: "hard" },
-  { section: "decisions", keep: 0, budget: "hard" },
-  { section: "changes", keep: 0, budget: "hard" },
-  { section: "commands", keep: 0, budget: "hard" },
-  { section: "open_items", keep: 0, budget: "hard" },
-  { section: "last_report", keep: 0, budget: "hard" },
-  { section: "open_failures", keep: 2, budget: "hard" },
-  { section: "files_changed", keep: 30, budget: "hard" },
-  { section: "files_modified", keep: 0, budget: "hard" },
-  { section: "requests", keep: 2, budget: "hard" },
-  { section: "goal", keep: 0, budget: "hard" },
-  { section: "requests", keep: 0, budget: "hard" },
-  { section: "open_failures", keep: 0, budget: "hard" },
-  { section: "files_changed", keep: 10, budget: "hard" },
-  { section: "files_changed", keep: 0, budget: "hard" },
-];
-
-/** The soft budget: the block's typical size (600-750 tokens at the default cap of 800). */
-export const SOFT_SHARE = 0.93;
-
-/** Sections whose LAST entries go first (their first entries matter most). */
-const DROP_FROM_END: ReadonlySet<RestoreSection> = new Set([
-  "learnings",
-  "open_items",
-  "requests",
-  "files_changed",
-  "changes",
-  "commands",
-  "decisions",
-]);
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */
 const CAP = {
@@ -160,7 +63,7 @@ const CAP = {
   failureError: 150,
   extra: 200,
 } as const;
-const ELLIPSIS = "…";
+
 /** One declared name in a change line: a heading keeps its label before a colon ("§ WP14"), anything else its first 28 code points. */
 function cutName(n: string): string {
   const label = n.startsWith("§ ") ? (n.split(":")[0] ?? n) : n;
@@ -168,88 +71,7 @@ function cutName(n: string): string {
   return cps.length <= 28 ? label : `${cps.slice(0, 27).join("")}${ELLIPSIS}`;
 }
 
-// --- untrusted text → one safe quoted token -------------------------------------------
-
-/** Line breaks of every kind plus tab/vertical tab/form feed: become a space. */
-const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]/g;
-
-/**
- * Collapse to one trimmed line that shows only what a person would see: every invisible or
- * format code point removed by Unicode class (see text/visible.ts), lone surrogates -> U+FFFD.
- */
-export function toSingleLine(text: string): string {
-  return visibleText(text.replace(LINE_BREAKS, " "))
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-function truncateCodePoints(text: string, max: number): string {
-  if (text.length <= max) return text; // UTF-16 length >= code points
-  let count = 0;
-  let end = 0;
-  for (const ch of text) {
-    if (count === max - 1) {
-      // Is there more than one code point left? Then cut here and add the ellipsis.
-      if (text.length - end > ch.length) return text.slice(0, end).trimEnd() + ELLIPSIS;
-      return text;
-    }
-    count++;
-    end += ch.length;
-  }
-  return text;
-}
-
-/** Redacted, single-line, capped, JSON-style double-quoted. Safe to put anywhere in a line. */
-export function quoteUntrusted(value: unknown, maxCodePoints: number): string {
-  const raw = typeof value === "string" ? value : value == null ? "" : String(value);
-  // redacted before and after normalization (removing invisible characters can join a token)
-  const line = truncateCodePoints(redactSecrets(toSingleLine(redactSecrets(raw))), Math.max(1, maxCodePoints));
-  return `"${line.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-
-// --- times and numbers -----------------------------------------------------------------
-
-interface Clock {
-  zoneLabel: string;
-  parts(d: Date): { date: string; time: string };
-}
-
-function makeClock(timeZone: string | undefined): Clock {
-  const build = (tz: string): Intl.DateTimeFormat =>
-    new Intl.DateTimeFormat("en-US", {
-      timeZone: tz,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    });
-  let fmt: Intl.DateTimeFormat;
-  let zoneLabel = "UTC";
-  try {
-    fmt = build(timeZone ?? "UTC");
-    // The zone name is host-provided config, but keep it to a token-like label.
-    if (timeZone && /^[A-Za-z0-9_+\-/]{1,64}$/.test(timeZone)) zoneLabel = timeZone;
-    else if (timeZone) fmt = build("UTC");
-  } catch {
-    fmt = build("UTC"); // unknown zone: render in UTC and say so
-  }
-  return {
-    zoneLabel,
-    parts(d) {
-      const p: Record<string, string> = {};
-      for (const part of fmt.formatToParts(d)) p[part.type] = part.value;
-      return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
-    },
-  };
-}
-
-function parseDate(iso: unknown): Date | null {
-  if (typeof iso !== "string") return null;
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? null : d;
-}
+// --- numbers -------------------------------------------------------------------------------
 
 function formatWindow(n: number): string {
   if (!Number.isFinite(n) || n <= 0) return "?";
@@ -274,64 +96,6 @@ interface SectionState {
   entries: string[];
   dropped: number;
 }
-
-type Layout = "list" | "inline" | "single" | "fold" | "raw";
-
-interface SectionSpec {
-  title: string;
-  layout: Layout;
-  omittedLabel: string;
-  /** separator of inline entries */
-  sep?: string;
-}
-
-const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
-  last_report: { title: "Agent's last report: ", layout: "single", omittedLabel: "last report" },
-  goal: { title: "Goal (first request): ", layout: "single", omittedLabel: "goal" },
-  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests" },
-  extras: { title: "", layout: "raw", omittedLabel: "extra sections" },
-  files_changed: { title: "Files changed: ", layout: "fold", omittedLabel: "changed files" },
-  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes" },
-  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands" },
-  open_failures: {
-    title: "Open failures (unresolved at this point; do not retry blindly):",
-    layout: "list",
-    omittedLabel: "open failures",
-  },
-  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions" },
-  thread_summary: { title: "Thread: ", layout: "single", omittedLabel: "thread summary" },
-  key_exchanges: { title: "Key exchanges:", layout: "list", omittedLabel: "exchanges" },
-  files_modified: { title: "Files modified: ", layout: "inline", omittedLabel: "modified files" },
-  files_read: { title: "Files read: ", layout: "inline", omittedLabel: "read files" },
-  tools_used: { title: "Tools used: ", layout: "inline", omittedLabel: "tools" },
-  errors: { title: "Tool failures (do not retry blindly):", layout: "list", omittedLabel: "tool failures" },
-  open_items: { title: "Open items:", layout: "list", omittedLabel: "open items" },
-  learnings: {
-    title: "Learnings (consider storing to long-term memory via memory_store):",
-    layout: "list",
-    omittedLabel: "learnings",
-  },
-};
-
-const SECTION_ORDER: readonly RestoreSection[] = [
-  "last_report",
-  "goal",
-  "requests",
-  "extras",
-  "files_changed",
-  "changes",
-  "commands",
-  "open_failures",
-  "decisions",
-  "thread_summary",
-  "key_exchanges",
-  "files_modified",
-  "files_read",
-  "tools_used",
-  "errors",
-  "open_items",
-  "learnings",
-];
 
 const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
 
@@ -366,6 +130,8 @@ interface Model {
   sections: Record<RestoreSection, SectionState>;
   fold: FileFold | null;
   filesTotal: number;
+  /** ids of the extra sections, one per entry of `sections.extras` before any was dropped */
+  extraIds: string[];
 }
 
 function sectionLines(name: RestoreSection, s: SectionState, m: Model): string[] {
@@ -565,16 +331,15 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   // newest first, without the first request (Goal) and the latest one when it is the topic (Working on)
   const earlier = requests.slice(0, goal ? -1 : requests.length).filter((r, i) => !(i === 0 && r === topic));
 
-  const extraBlocks = extras
-    .filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0)
-    .map((x) => {
-      const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
-      const handle = (i: number) => {
-        const h = x.handles?.[i];
-        return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
-      };
-      return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
-    });
+  const shownExtras = extras.filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0);
+  const extraBlocks = shownExtras.map((x) => {
+    const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
+    const handle = (i: number) => {
+      const h = x.handles?.[i];
+      return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
+    };
+    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
+  });
 
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
   const sections: Record<RestoreSection, SectionState> = {
@@ -596,7 +361,7 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     open_items: st(arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`)),
     learnings: st(arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`)),
   };
-  return { sections, fold, filesTotal: changedPaths.length };
+  return { sections, fold, filesTotal: changedPaths.length, extraIds: shownExtras.map((x) => x.id ?? String(x.title)) };
 }
 
 // --- budgeted assembly ---------------------------------------------------------------------
@@ -677,13 +442,19 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
     lines = assemble(renderFixedTop(cp, opts, clock, sq), model, warningLine(cp, opts, sq), note);
   }
   const omitted: string[] = SECTION_ORDER.filter((name) => sections[name].dropped > 0);
+  // extras are dropped whole and from the front (not in DROP_FROM_END): the kept ones are the last
+  let extrasKept = sections.extras.entries.length;
   if (joinedLength(lines) > maxChars) {
     // Last resort: the frame alone, or nothing at all when even that does not fit.
     const header = opts.kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION;
     lines = [header, RESTORE_END_MARKER];
     omitted.push("working");
+    extrasKept = 0;
     if (joinedLength(lines) > maxChars) lines = [];
   }
   const text = lines.join("\n");
-  return { text, tokens: estimateTextTokens(text), omitted };
+  const rendered: RenderedRestore = { text, tokens: estimateTextTokens(text), omitted };
+  // only for callers that passed extra sections: the result stays as it was for the others
+  if (opts.extraSections) rendered.omittedExtras = model.extraIds.slice(0, model.extraIds.length - extrasKept);
+  return rendered;
 }

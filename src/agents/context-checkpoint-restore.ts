@@ -8,14 +8,16 @@
 import { readLatestCheckpoint } from "./context-checkpoint.js";
 import type { Checkpoint } from "./context-checkpoint-schema.js";
 import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
+import type { RenderedRestore, RestoreExtraSection } from "./inject/sections.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
 import type { FsOps } from "../infra/fs-ops.js";
 import { canonicalSessionKey } from "../infra/session-key.js";
 import { type CompactionOutcome, compactionOutcomeSince } from "./checkpoint/compaction-outcome.js";
 import { consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
 import type { DriftReport } from "./drift/compare.js";
-import { driftOf, renderWithDrift } from "./drift/restore-section.js";
-import { withArtifactsSection } from "./artifacts/checkpoint-artifacts.js";
+import { driftOf } from "./drift/restore-section.js";
+import { driftExtraSection } from "./drift/render.js";
+import { artifactsExtraSection } from "./artifacts/checkpoint-artifacts.js";
 import { recoverPreviousSessions } from "./engine/recover-previous-session.js";
 
 export type RestoreKind = "post-compaction" | "resume";
@@ -56,13 +58,25 @@ export async function readCheckpointForInjection(
     } catch {
       drift = null; // the block goes out without the drift section
     }
-    const rendered = renderWithDrift(drift, config.restoreMaxTokens, (maxTokens, extraSections) =>
-      renderCheckpointRestore(cp, { kind: params.kind, maxTokens, extraSections: withArtifactsSection(extraSections, cp.artifacts) }),
-    );
+    const rendered = renderRestoreBlock(cp, { kind: params.kind, maxTokens: config.restoreMaxTokens, drift });
     return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
   } catch {
     return null;
   }
+}
+
+/** The extra sections of `cp`'s block, in block order: workspace drift, then stored outputs. */
+export function restoreExtraSections(cp: Checkpoint, drift: DriftReport | null): RestoreExtraSection[] {
+  const sections = [drift ? driftExtraSection(drift) : null, artifactsExtraSection(cp.artifacts)];
+  return sections.filter((s): s is RestoreExtraSection => s !== null);
+}
+
+/**
+ * `cp` as the block the host injects (the CLI's `restore` prints the same): the extra sections
+ * gathered first, rendered once; `omittedExtras` says which of them did not fit.
+ */
+export function renderRestoreBlock(cp: Checkpoint, opts: { kind: RestoreKind; maxTokens: number; drift: DriftReport | null }): RenderedRestore {
+  return renderCheckpointRestore(cp, { kind: opts.kind, maxTokens: opts.maxTokens, extraSections: restoreExtraSections(cp, opts.drift) });
 }
 
 /**

@@ -1,13 +1,12 @@
 /** `restore [<checkpoint>]`: the block an agent would receive, rendered exactly as the host injects it. */
 import { readLatestCheckpoint, type Checkpoint } from "../agents/context-checkpoint.js";
-import { renderCheckpointRestore } from "../agents/context-checkpoint-inject.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
 import type { CliArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
-import { driftOf, renderWithDrift } from "../agents/drift/restore-section.js";
+import { driftOf } from "../agents/drift/restore-section.js";
+import { renderRestoreBlock } from "../agents/context-checkpoint-restore.js";
 import { loadCheckpoint, requireSessionKey, resolveCheckpointRef, selectSessions } from "./sessions.js";
-import { withArtifactsSection } from "../agents/artifacts/checkpoint-artifacts.js";
 
 export async function runRestore(args: CliArgs, out: Output): Promise<number> {
   const [ref, ...extra] = args.rest;
@@ -24,9 +23,7 @@ export async function runRestore(args: CliArgs, out: Output): Promise<number> {
     checkpoint = latest;
   }
   // with the workspace drift section, as the host renders it
-  const rendered = renderWithDrift(driftOf(checkpoint, { stateDir: args.stateDir }), DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, (maxTokens, extraSections) =>
-    renderCheckpointRestore(checkpoint, { kind: args.kind, maxTokens, extraSections: withArtifactsSection(extraSections, checkpoint.artifacts) }),
-  );
+  const rendered = renderRestoreBlock(checkpoint, { kind: args.kind, maxTokens: DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, drift: driftOf(checkpoint, { stateDir: args.stateDir }) });
   if (args.json) out.json({ checkpoint_id: checkpoint.meta.checkpoint_id, kind: args.kind, tokens: rendered.tokens, omitted: rendered.omitted, text: rendered.text });
   else out.line(rendered.text);
   return 0;

@@ -6,7 +6,7 @@
  * quoted string, so no line starts with archived content and no fragment can forge
  * the frame, a `System:` line or another fragment. Sizes are hard caps.
  */
-import { quoteUntrusted } from "../context-checkpoint-inject.js";
+import { quoteUntrusted } from "../inject/quote.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { SearchHit } from "./search-index.js";

@@ -17,7 +17,7 @@ import {
   boundedJson,
 } from "../context-capture.js";
 import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf } from "../messages/read.js";
-import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../context-checkpoint-inject.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { redactSecrets } from "../text/redact.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";

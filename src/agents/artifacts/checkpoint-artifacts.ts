@@ -6,20 +6,14 @@
  * then read), newest first, then the newest others; at most CHECKPOINT_MAX_ARTIFACTS.
  */
 import { CheckpointError } from "../checkpoint/errors.js";
-import type { RestoreExtraSection } from "../context-checkpoint-inject.js";
+import type { ArtifactRef } from "../context-checkpoint-schema.js";
+import type { RestoreExtraSection } from "../inject/sections.js";
 import { tryParseHandle } from "./handle.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
 import { sessionStashes } from "./session-stashes.js";
 
-export interface ArtifactRef {
-  handle: string;
-  tool: string;
-  /** path / command the tool was aimed at ("" when unknown), redacted */
-  target: string;
-  /** line range of a partial read ("120-219", "120-"), optional */
-  lines?: string;
-  bytes: number;
-}
+// The schema owns the stored type; re-exported for existing importers.
+export type { ArtifactRef } from "../context-checkpoint-schema.js";
 
 /** what a checkpoint may hold in `artifacts[].lines` (it is printed unquoted in the restore block) */
 const LINES_RE = /^\d{1,9}-(?:\d{1,9})?$/;
@@ -65,6 +59,8 @@ export function validateArtifactRefs(root: Record<string, unknown>, file: string
 }
 
 export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;
+/** The section's id in RenderedRestore.omittedExtras. */
+export const ARTIFACTS_SECTION_ID = "artifacts";
 
 /**
  * The stored outputs as an extra section of the restore renderer (RenderRestoreOptions.extraSections):
@@ -75,6 +71,7 @@ export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined):
   const shown = (refs ?? []).filter((r) => tryParseHandle(r.handle) !== null).slice(0, RESTORE_MAX_LINES);
   if (shown.length === 0) return null;
   return {
+    id: ARTIFACTS_SECTION_ID,
     title: ARTIFACTS_EXTRA_TITLE,
     // a partial read names its lines: two reads of one file are told apart
     lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)}${r.lines && LINES_RE.test(r.lines) ? ` lines ${r.lines}` : ""} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),

@@ -4,7 +4,8 @@
  * text (quoteUntrusted: redacted, one line, no invisible characters); commit ids are validated hex.
  * Bounded: at most `maxChars` characters (lists shortened to "+N more", then counts only).
  */
-import { quoteUntrusted } from "../context-checkpoint-inject.js";
+import { quoteUntrusted } from "../inject/quote.js";
+import type { RestoreExtraSection } from "../inject/sections.js";
 import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
 
 export const DRIFT_TITLE = "Workspace changed since this checkpoint (check before relying on it):";
@@ -81,6 +82,8 @@ export function renderDriftSection(report: DriftReport, maxChars: number): strin
 
 /** Title of the drift section when the renderer lays it out (plain text ending in ":"). */
 export const DRIFT_EXTRA_TITLE = "Workspace changed since the checkpoint:";
+/** The section's id in RenderedRestore.omittedExtras. */
+export const DRIFT_SECTION_ID = "drift";
 /** The renderer quotes and caps each entry at 200 code points; lists are shortened to fit below that. */
 const EXTRA_LINE_MAX = 180;
 
@@ -101,9 +104,9 @@ function plainList(items: readonly string[], head: string): string {
  * The drift report as entries for the renderer's extra-section slot (the renderer quotes each
  * entry as a whole, so names are given plain here), or null when nothing moved.
  */
-export function driftExtraSection(report: DriftReport): { title: string; lines: string[] } | null {
+export function driftExtraSection(report: DriftReport): RestoreExtraSection | null {
   if (!report.drifted) return null;
-  if (!report.workspaceFound) return { title: DRIFT_EXTRA_TITLE, lines: [`the working directory ${report.cwd} no longer exists`] };
+  if (!report.workspaceFound) return { id: DRIFT_SECTION_ID, title: DRIFT_EXTRA_TITLE, lines: [`the working directory ${report.cwd} no longer exists`] };
   const lines: string[] = [];
   for (const kind of KINDS) {
     const files = report.files.filter((f) => f.change === kind);
@@ -114,5 +117,5 @@ export function driftExtraSection(report: DriftReport): { title: string; lines: 
   }
   const g = report.git ? gitLine(report.git, (b) => b) : null;
   if (g) lines.push(g.slice(2));
-  return lines.length > 0 ? { title: DRIFT_EXTRA_TITLE, lines } : null;
+  return lines.length > 0 ? { id: DRIFT_SECTION_ID, title: DRIFT_EXTRA_TITLE, lines } : null;
 }

@@ -1,15 +1,15 @@
 /**
- * Adds the drift section to a restore block within the SAME token budget, through the renderer's
- * extra-section slot (RenderRestoreOptions.extraSections): placed after the working lines and the
- * requests, budgeted by the renderer's priority plan (dropped whole, late, when space runs out).
- * Nothing changes when the checkpoint has no workspace record or nothing moved.
+ * The drift section of a restore block: the report of a checkpoint's workspace record against the
+ * workspace now. Restore hands it to the renderer as one of its extra sections
+ * (RenderRestoreOptions.extraSections, see driftExtraSection), budgeted by the renderer's priority
+ * plan. Nothing is added when the checkpoint has no workspace record or nothing moved.
  */
 import type { Checkpoint } from "../context-checkpoint-schema.js";
-import type { RenderedRestore, RestoreExtraSection } from "../context-checkpoint-inject.js";
+import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";
 import { readLaterWork } from "./later-work.js";
-import { DRIFT_EXTRA_TITLE, driftExtraSection } from "./render.js";
+import { DRIFT_SECTION_ID, driftExtraSection } from "./render.js";
 
 export interface DriftContext {
   stateDir: string;
@@ -30,9 +30,14 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
   }
 }
 
+/** The drift entries a rendered block shows: none when there were none or the renderer left the section out. */
+export function driftShown(section: RestoreExtraSection | null, rendered: RenderedRestore): string[] {
+  return section && !(rendered.omittedExtras ?? []).includes(DRIFT_SECTION_ID) ? section.lines : [];
+}
+
 /**
- * `render(maxTokens, extraSections)` renders the block; the drift section goes in as an extra
- * section. `drift` holds the entries that made it into the text ([] when none or dropped).
+ * @deprecated Kept only for test/drift/render.test.ts, which drives the renderer through this
+ * callback; restore itself gathers its extra sections and renders once (context-checkpoint-restore.ts).
  */
 export function renderWithDrift(
   report: DriftReport | null,
@@ -41,6 +46,5 @@ export function renderWithDrift(
 ): RenderedRestore & { drift: string[] } {
   const extra = report ? driftExtraSection(report) : null;
   const rendered = render(maxTokens, extra ? [extra] : []);
-  const shown = extra !== null && rendered.text.split("\n").includes(DRIFT_EXTRA_TITLE);
-  return { ...rendered, drift: shown ? extra.lines : [] };
+  return { ...rendered, drift: driftShown(extra, rendered) };
 }

@@ -3,7 +3,7 @@
  * of the schema: a bad field is a CheckpointError naming the file and the field path.
  */
 import { CheckpointError } from "../checkpoint/errors.js";
-import { FILE_STATES, HASH_SCOPES, type WorkspaceFile, type WorkspaceGit, type WorkspaceSnapshot } from "./workspace-types.js";
+import { FILE_STATES, HASH_SCOPES, type WorkspaceFile, type WorkspaceGit, type WorkspaceSnapshot } from "../context-checkpoint-schema.js";
 
 type Obj = Record<string, unknown>;
 
