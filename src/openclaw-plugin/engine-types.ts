@@ -23,6 +23,16 @@ export interface ContextEngineInfo {
   };
 }
 
+export interface IngestParams {
+  sessionId: string;
+  sessionKey?: string;
+  message: AgentMessage;
+}
+
+export interface IngestResult {
+  ingested: boolean;
+}
+
 export interface AssembleParams {
   sessionId: string;
   sessionKey?: string;
@@ -105,7 +115,7 @@ export type DelegateCompaction = (params: CompactParams) => Promise<CompactResul
 
 export interface ContextEngineShape {
   readonly info: ContextEngineInfo;
-  ingest(params: { sessionId: string; sessionKey?: string; message: AgentMessage }): Promise<{ ingested: boolean }>;
+  ingest(params: IngestParams): Promise<IngestResult>;
   assemble(params: AssembleParams): Promise<AssembleResult>;
   afterTurn(params: AfterTurnParams): Promise<void>;
   commitTurn(params: CommitTurnParams): Promise<CommitTurnResult>;

@@ -1,0 +1,206 @@
+/**
+ * One session of the plugin: the ContextManagerEngine of a session id, what the plugin saw of
+ * its history, the restore it owes, and what must outlive the engine instance and the process
+ * (openclaw-session.json, session-file.ts). Slots are shared by the engine instances of a
+ * process (context-engine.ts); which instance has read `data` for its turn is the instance's.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { archiveMessages, prefetchArchive } from "../agents/engine/archive-hooks.js";
+import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
+import { agentAndChannelOf } from "../agents/engine/host-key.js";
+import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
+import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
+import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
+import type { ContextManagerConfig } from "../agents/context-manager-config.js";
+import { debugLog } from "../infra/debug-log.js";
+import type { WarnLogger } from "../infra/log-once.js";
+import { newRuntimeCompaction } from "./runtime-compaction.js";
+import { type PluginSessionData, PluginSessionFile } from "./session-file.js";
+
+const DEFAULT_WINDOW = 200_000;
+
+/** What a slot takes from the engine's factory options. */
+export interface SlotOptions {
+  config: ContextManagerConfig;
+  stateDir: string;
+  agentId?: string | null;
+  logger?: WarnLogger;
+  /** the agent's workspace (factory context): checkpoints record its drift state (issue 17) */
+  workspaceDir?: string | null;
+}
+
+/** Logs a failure the host must not see (every engine method is total). */
+export function warnFailure(logger: WarnLogger | undefined, what: string, e: unknown): void {
+  logger?.warn(`[context-manager] ${what} failed: ${(e as Error)?.message ?? String(e)}`);
+}
+
+export class SessionSlot {
+  /** history seen by the last assemble/afterTurn (compact() receives no messages) */
+  lastMessages: AgentMessage[] = [];
+  /** the gauge's last token reading, when compact() gets no currentTokenCount */
+  lastTokens = 0;
+  /** restore block delivered in systemPromptAddition until the turn ends */
+  pendingRestore: string | null = null;
+  /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
+  readonly previousIds = new Set<string>();
+  resumeChecked = false;
+
+  private constructor(
+    readonly engine: ContextManagerEngine,
+    readonly sessionKey: string,
+    /** what must outlive this process too (session-file.ts), read again when a turn begins */
+    private readonly file: PluginSessionFile,
+    public data: PluginSessionData,
+    private readonly opts: SlotOptions,
+  ) {}
+
+  /** The slot of a session id seen first by this process: its key's file read, its engine made. */
+  static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
+    const key = sessionKey?.trim() || `openclaw:${sessionId}`;
+    const file = new PluginSessionFile(opts.stateDir, key);
+    const data = await file.read();
+    // the model's window the host gave with an earlier turn beats 2026.9's prompt budget
+    const window = data.window ?? (tokenBudget && tokenBudget > 0 ? tokenBudget : DEFAULT_WINDOW);
+    const fromKey = agentAndChannelOf(key);
+    const engine = new ContextManagerEngine(
+      {
+        sessionKey: key,
+        contextWindowTokens: window,
+        stateDir: opts.stateDir,
+        config: opts.config,
+        agentId: opts.agentId ?? fromKey.agentId,
+        channel: fromKey.channel,
+        hostInjectsRestore: true,
+        toolResultsFromMessages: true,
+        logger: opts.logger,
+      },
+      { sessionId, sessionFile: null, compactionsSoFar: data.compactions, cwd: opts.workspaceDir ?? null },
+    );
+    prefetchArchive(engine); // background: the first compact() of this process stays cheap
+    return new SessionSlot(engine, key, file, data, opts);
+  }
+
+  /** What earlier instances and processes left for this key (at the start of an instance's turn). */
+  async reload(): Promise<void> {
+    this.data = await this.file.read();
+    if (this.data.window) this.engine.setContextWindow(this.data.window);
+    this.engine.noteCompactionsSoFar(this.data.compactions);
+  }
+
+  async persist(): Promise<void> {
+    try {
+      await this.file.write(this.data);
+    } catch (e) {
+      warnFailure(this.opts.logger, "session file", e);
+    }
+  }
+
+  /** The host's model window (OpenClaw 2026.9 passes it in runtimeContext): the gauge's denominator. */
+  learnWindow(runtimeContext: Record<string, unknown> | undefined): void {
+    const w = Number(runtimeContext?.modelContextWindow);
+    if (!Number.isSafeInteger(w) || w <= 0) return;
+    this.data.window = w;
+    this.engine.setContextWindow(w);
+  }
+
+  /** True when a restore is owed to `sessionId` (this session, or the successor it became). */
+  owesRestoreTo(sessionId: string): boolean {
+    return this.data.restoreFor.includes(sessionId);
+  }
+
+  async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
+    // a previous session's uncheckpointed state is bundled first, so the resume block shows it
+    if (kind === "resume") await this.engine.ready();
+    const accept = kind === "resume" ? this.notMine(sessionId) : this.compactionFilter(sessionId);
+    if (!accept) return null;
+    const block = await readCheckpointForInjection(this.sessionKey, { stateDir: this.opts.stateDir, config: this.opts.config, kind, accept });
+    return block?.text ?? null;
+  }
+
+  private notMine(sessionId: string): (cp: Checkpoint) => boolean {
+    return (cp) => {
+      const id = cp.meta.session_id;
+      return !(id !== null && (id === sessionId || this.previousIds.has(id)));
+    };
+  }
+
+  /**
+   * The compaction checkpoint of this session (or the pre-rotation id), or of a compaction
+   * another instance recorded (`restoreFor`: a standalone compact(), an earlier turn); when this
+   * process saw the compaction hook, only the checkpoint it wrote (none when it failed).
+   */
+  private compactionFilter(sessionId: string): ((cp: Checkpoint) => boolean) | null {
+    const ids = [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])];
+    return compactionCheckpointFilter(this.opts.stateDir, this.sessionKey, ids, 0, this.opts.logger);
+  }
+
+  /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
+  async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
+    try {
+      const event = compactionEventWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
+      await this.engine.onBeforeCompact(event, cwd);
+    } catch (e) {
+      warnFailure(this.opts.logger, "compaction checkpoint", e);
+    }
+    // archive (docs/archive.md): no cut point reaches the plugin, so the whole last-seen history
+    // goes in (deduplicated by content hash); each committed turn was archived already. Total.
+    await archiveMessages(this.engine, this.lastMessages);
+  }
+
+  /**
+   * A compaction the runtime ran by itself since the plugin last saw this session's history
+   * (in-attempt auto-compaction, or between turns): the compaction checkpoint from the captured
+   * state (and what this instance saw before it), archive, count, and a restore owed to the turn.
+   * True when there was one.
+   */
+  async afterRuntimeCompaction(sessionId: string, messages: AgentMessage[], cwd: string): Promise<boolean> {
+    const before = this.data.summaries.seen;
+    if (!newRuntimeCompaction(this.data.summaries, messages)) {
+      if (this.data.summaries.seen !== before) await this.persist();
+      return false;
+    }
+    debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(this.sessionKey)} by itself: compaction checkpoint from the captured state and the ${this.lastMessages.length} messages seen last`);
+    await this.beforeCompaction(this.lastTokens || this.data.tokens, cwd);
+    this.engine.onCompacted();
+    this.data.compactions = this.engine.compactions;
+    this.data.restoreFor = [sessionId];
+    await this.persist();
+    return true;
+  }
+
+  /**
+   * Ends a turn (the instance then persists): captures `history` (the whole history, `turn` its
+   * new part), 80% checkpoint, flush, archive of the turn; the restore owed to this turn ends (a
+   * compaction inside it owes one to the next).
+   */
+  async finishTurn(sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string): Promise<void> {
+    const compacted = await this.afterRuntimeCompaction(sessionId, history, cwd);
+    this.lastMessages = history;
+    this.lastTokens = (await this.engine.onContext(history, undefined)).reading.tokens;
+    await this.engine.flushNow();
+    // the turn's messages are only ever handed over here (a later compact() gets none)
+    await archiveMessages(this.engine, turn);
+    if (!compacted) this.data.restoreFor = [];
+    this.data.tokens = this.lastTokens;
+    this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
+  }
+
+  /**
+   * compact() ran and the runtime compacted (`successor`: the id it rotated the transcript to,
+   * the caller keeps the slot under it too): count, and the restore owed to the next turn.
+   */
+  async afterOwnCompaction(sessionId: string, successor: string | null): Promise<void> {
+    this.engine.onCompacted();
+    this.data.compactions = this.engine.compactions;
+    // the summary the next history starts with is this compaction's, not one to catch up on
+    this.data.summaries.ownCompaction = true;
+    if (successor) {
+      this.previousIds.add(sessionId);
+      this.resumeChecked = true;
+    }
+    // owed to the next turn, which may run in another engine instance (or process)
+    this.data.restoreFor = successor ? [sessionId, successor] : [sessionId];
+    await this.persist();
+    this.pendingRestore = await this.restoreBlock(successor ?? sessionId, "post-compaction");
+  }
+}
