@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { SessionArchive } from "../src/agents/archive/archive.js";
 import { segmentsOf } from "../src/agents/archive/segments.js";
-import { userText } from "../src/agents/context-capture.js";
+import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
 
 const REPO = resolve(import.meta.dirname, "..");

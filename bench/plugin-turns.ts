@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
-import { userText } from "../src/agents/context-capture.js";
+import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
 
 const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "shared", "transcripts");

@@ -4,4 +4,5 @@
  * restore renderer. Needs only `yaml` at run time.
  */
 export * from "./agents/context-checkpoint.js";
-export { renderCheckpointRestore, type RenderedRestore, type RenderRestoreOptions } from "./agents/context-checkpoint-inject.js";
+export { renderCheckpointRestore } from "./agents/context-checkpoint-inject.js";
+export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/sections.js";

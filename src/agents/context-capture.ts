@@ -15,11 +15,10 @@ import { cutHead, cutTail } from "./text/cut.js";
 import { redactSecrets } from "./text/redact.js";
 import { asText, codePointLength, gist, gistTail } from "./text/gist.js";
 import { informativeErrorLine } from "./messages/tool-outcome.js";
-import { contentText, prop, toolCallsOf } from "./messages/read.js";
+import { contentText, prop, toolCallsOf, toolPathArg } from "./messages/read.js";
+import { boundedJson } from "./text/bounded-json.js";
 import { safeGist } from "./text/safe-gist.js";
 
-export { assistantText, contentText, INJECTED_CUSTOM_TYPES, isInjectedMessage, prop, stripHostBlocks, stripHostSystemLines, toolCallsOf, userText } from "./messages/read.js";
-export { safeGist } from "./text/safe-gist.js";
 
 export const GIST = {
   topic: 100,
@@ -62,23 +61,6 @@ export interface ToolResultCapture {
 }
 
 const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
-const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
-
-/**
- * The path argument of a tool call, or null: one of PATH_KEYS holding a non-empty
- * string, and if several hold strings they must agree (otherwise ambiguous -> null).
- */
-export function toolPathArg(input: unknown): string | null {
-  if (!input || typeof input !== "object") return null;
-  let found: string | null = null;
-  for (const key of PATH_KEYS) {
-    const v = prop(input, key);
-    if (typeof v !== "string" || v.trim() === "") continue;
-    if (found !== null && found !== v) return null;
-    found = v;
-  }
-  return found;
-}
 
 /**
  * Path relative to cwd (like pi's tools resolve it: "@" prefix dropped, "~" expanded);
@@ -152,49 +134,6 @@ export function summarizeToolCall(name: string, args: unknown, cwd?: string): La
   return { name: safeGist(name, 80), params_summary: summary };
 }
 
-const JSON_MAX_DEPTH = 6;
-
-/**
- * Compact JSON-like text of `value`, at most about `maxChars` long. Total: bounded depth
- * (deeper parts become "…"), cycles, getters that throw and huge strings cannot make it
- * throw or run long (JSON.stringify would throw RangeError on deep nesting and copy a
- * 10 MB argument whole).
- */
-export function boundedJson(value: unknown, maxChars: number): string {
-  let out = "";
-  const seen = new Set<object>();
-  const emit = (s: string): boolean => {
-    out += s.length > maxChars - out.length ? cutHead(s, Math.max(0, maxChars - out.length)) : s;
-    return out.length < maxChars;
-  };
-  const walk = (v: unknown, depth: number): boolean => {
-    if (typeof v === "string") return emit(JSON.stringify(v.length > maxChars ? cutHead(v, maxChars) : v));
-    if (typeof v === "number" || typeof v === "boolean") return emit(String(v));
-    if (v === null || typeof v !== "object") return emit(v === null ? "null" : typeof v === "bigint" ? String(v) : "null");
-    if (depth >= JSON_MAX_DEPTH || seen.has(v)) return emit("…");
-    seen.add(v);
-    try {
-      if (Array.isArray(v)) {
-        if (!emit("[")) return false;
-        for (let i = 0; i < v.length; i++) if ((i > 0 && !emit(",")) || !walk(v[i], depth + 1)) return false;
-        return emit("]");
-      }
-      if (!emit("{")) return false;
-      let first = true;
-      for (const k of Object.keys(v)) {
-        if ((!first && !emit(",")) || !emit(`${JSON.stringify(k)}:`) || !walk((v as Record<string, unknown>)[k], depth + 1)) return false;
-        first = false;
-      }
-      return emit("}");
-    } catch {
-      return emit("…"); // a throwing getter or proxy
-    } finally {
-      seen.delete(v);
-    }
-  };
-  walk(value, 0);
-  return out;
-}
 
 /**
  * The last tool call in `messages` (an interrupted turn's prefix), summarized like every

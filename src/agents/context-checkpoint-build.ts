@@ -18,13 +18,13 @@ import type {
   WorkLedger,
   WorkspaceSnapshot,
 } from "./context-checkpoint-schema.js";
-import type { ArtifactRef } from "./artifacts/checkpoint-artifacts.js";
+import type { ArtifactRef } from "./context-checkpoint-schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
 import { GIST, itemKey, normalizeToolPath } from "./context-capture.js";
 import { safeGist } from "./text/safe-gist.js";
 import type { GaugeReading } from "./context-gauge.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
-import type { ContextStateSnapshot } from "./context-state.js";
+import type { ContextStateSnapshot } from "./state/state-snapshot.js";
 import { keepNewest } from "./state/lru.js";
 import { gist } from "./text/gist.js";
 

@@ -29,10 +29,6 @@ import { BARE_PATH, commonRoot, foldPaths } from "./text/path-fold.js";
 import { estimateTextTokens } from "./text/token-estimate.js";
 
 // Re-exported so existing importers of the renderer keep one entry point.
-export { RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
-export { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
-export { quoteUntrusted, toSingleLine } from "./inject/quote.js";
-export type { RenderedRestore, RenderRestoreOptions, RestoreExtraSection, RestoreSection } from "./inject/sections.js";
 
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;

@@ -11,6 +11,8 @@ import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import { calculateContextTokens, estimateTokens, type ContextUsage } from "@mariozechner/pi-coding-agent";
 import type { ContextManagerConfig } from "./context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "./messages/custom-types.js";
+// the line itself is in gauge-line.ts (no SDK import), so the CLI's `status` starts fast
+import { formatGaugeLine } from "./gauge-line.js";
 
 export interface GaugeReading {
   tokens: number;
@@ -22,7 +24,6 @@ export interface GaugeReading {
 
 export type GaugeAction = "none" | "gauge" | "checkpoint";
 
-export { GAUGE_CUSTOM_TYPE };
 
 /** Fixed advisory appended at/above the checkpoint threshold (no claim that the write succeeded). */
 export const GAUGE_ADVISORY =
@@ -75,10 +76,6 @@ export function gaugeAction(r: GaugeReading, cfg: Pick<ContextManagerConfig, "ga
   if (r.utilization >= cfg.gaugeThreshold) return "gauge";
   return "none";
 }
-
-// The formatting lives in gauge-line.ts (no SDK import), so the CLI's `status` starts fast.
-export { formatGaugeLine, formatTokenCount } from "./gauge-line.js";
-import { formatGaugeLine } from "./gauge-line.js";
 
 /** The injected text for an action: "" for none, the line for gauge, line + "\n" + advisory for checkpoint. */
 export function formatGaugeText(r: GaugeReading, action: GaugeAction, checkpointSaved: boolean): string {

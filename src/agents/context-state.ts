@@ -13,11 +13,9 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isContextOverflow } from "@mariozechner/pi-ai";
-import {
-  GIST, LONG_ANSWER_MIN, DECISION_REPLY_MAX, assistantText, decisionText, endsWithQuestion, contentHeadTail, extractToolResult,
-  isInjectedMessage, isInterruptStop, itemKey, lastNonBlankLine, proposalGist, prop, safeGist, summarizeToolCall,
-  taskListItems, toolCallsOf, userText, type ToolResultEventLike,
-} from "./context-capture.js";
+import { GIST, LONG_ANSWER_MIN, DECISION_REPLY_MAX, decisionText, endsWithQuestion, contentHeadTail, extractToolResult, isInterruptStop, itemKey, lastNonBlankLine, proposalGist, summarizeToolCall, taskListItems, type ToolResultEventLike } from "./context-capture.js";
+import { assistantText, isInjectedMessage, prop, toolCallsOf, userText } from "./messages/read.js";
+import { safeGist } from "./text/safe-gist.js";
 import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
 import { debugLog } from "../infra/debug-log.js";
 import { stateSessionDir } from "../infra/session-dir.js";
@@ -36,9 +34,7 @@ import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "./messages
 import { changedText, declaredNames } from "./state/declared-names.js";
 import { ensurePrivateDir } from "../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
-
-export type { CaptureCaps, CapturedDecision } from "./state/captured-state.js";
-export type { ContextStateSnapshot } from "./state/state-snapshot.js";
+import type { NoteKind } from "./state/note-tool.js";
 
 export interface ContextStateOptions {
   stateDir: string;
@@ -58,7 +54,6 @@ export interface ContextStateOptions {
   toolResultsFromMessages?: { cwd: string };
 }
 
-export type NoteKind = "decision" | "open_item" | "learning" | "close_item";
 
 export class ContextState {
   readonly dir: string;
@@ -491,4 +486,3 @@ function dateOfTs(ts: number): Date {
 function dateOf(m: AgentMessage): Date {
   return dateOfTs(timestampOf(m));
 }
-export { CURSOR_CLOCK_SKEW_MS, messageIdentity } from "./state/message-cursor.js";

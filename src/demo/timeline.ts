@@ -1,7 +1,7 @@
 /** Human-readable timeline of the demo: one block per turn, checkpoints, compactions, restore blocks. */
 import { relative } from "node:path";
 import type { Checkpoint } from "../agents/context-checkpoint.js";
-import { formatTokenCount } from "../agents/context-gauge.js";
+import { formatTokenCount } from "../agents/gauge-line.js";
 import { gist } from "../agents/text/gist.js";
 
 export type Print = (line: string) => void;

@@ -4,7 +4,7 @@
  * Pure helpers that put the two back together for the capture and the request (engine/request.ts).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { userText } from "../agents/context-capture.js";
+import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/message-cursor.js";
 
 /**

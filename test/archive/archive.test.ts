@@ -11,7 +11,7 @@ import { parseLines, segmentId } from "../../src/agents/archive/store.js";
 const readRecords = (file: string) => parseLines(readFileSync(file)).records;
 import { parseRecord } from "../../src/agents/archive/store.js";
 import { tokenize } from "../../src/agents/archive/tokenize.js";
-import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
 
 const dirs: string[] = [];
 function tempState(): string {

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCheckpoint, readLatestCheckpoint, serializeCheckpoint, writeCheckpoint } from "../../src/agents/context-checkpoint.js";
-import type { WorkspaceSnapshot } from "../../src/agents/drift/workspace-types.js";
+import type { WorkspaceSnapshot } from "../../src/agents/context-checkpoint-schema.js";
 import { makeCheckpoint, makeDraft, makeTempDir, removeDir } from "../checkpoint/helpers.js";
 
 const WS: WorkspaceSnapshot = {

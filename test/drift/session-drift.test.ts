@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
-import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { DRIFT_EXTRA_TITLE } from "../../src/agents/drift/render.js";
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "@mariozechner/pi-ai";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
-import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { RESTORE_CUSTOM_TYPE } from "../../src/agents/pi-extensions/context-manager.js";
 import { filler, reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";

@@ -13,7 +13,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
 import { blocksAt as feedAndRender } from "../../src/replay/block-at.js";
 import { commandFamily, informativeErrorLine, isEmptySearch, changeGist } from "../../src/agents/messages/tool-outcome.js";
-import { userText } from "../../src/agents/context-capture.js";
+import { userText } from "../../src/agents/messages/read.js";
 import { fidelityV2, type RecordedMsg } from "../../src/replay/fidelity-v2.js";
 
 const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");

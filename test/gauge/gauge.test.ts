@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import {
-  GAUGE_ADVISORY,
-  GAUGE_CUSTOM_TYPE,
-  estimateContextTokens,
-  formatGaugeLine,
-  formatGaugeText,
-  formatTokenCount,
-  gaugeAction,
-  gaugeMessage,
-  readGauge,
-} from "../../src/agents/context-gauge.js";
+import { GAUGE_ADVISORY, estimateContextTokens, formatGaugeText, gaugeAction, gaugeMessage, readGauge } from "../../src/agents/context-gauge.js";
+import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
+import { formatGaugeLine, formatTokenCount } from "../../src/agents/gauge-line.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
 import { assistant, toolResult, user } from "../state/fixtures.js";
 

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { onCompactionCompleted } from "../../src/agents/context-checkpoint-restore.js";
-import { quoteUntrusted } from "../../src/agents/context-checkpoint-inject.js";
+import { quoteUntrusted } from "../../src/agents/inject/quote.js";
 import { gist } from "../../src/agents/text/gist.js";
 import { compactEvent, makeEngine, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, userMsg } from "./helpers.js";
 

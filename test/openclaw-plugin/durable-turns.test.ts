@@ -17,7 +17,7 @@ import { forgetProcessState } from "../helpers/new-process.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactResult, ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { archiveFor, SessionArchive } from "../../src/agents/archive/archive.js";
-import { RECALL_CUSTOM_TYPE } from "../../src/agents/archive/recall-markers.js";
+import { RECALL_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:web:direct:5";

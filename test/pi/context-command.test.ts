@@ -3,7 +3,7 @@
  * block it would inject, as a displayed custom message that is never sent to the model.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
 import { makePiHome, PI, type PiHome } from "./pi-env.js";
 import { PiRpc } from "./rpc-client.js";
 

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { canonicalSessionKey } from "../../src/infra/session-key.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

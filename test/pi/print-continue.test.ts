@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
-import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { run } from "../cli/run.js";
 import { makePiHome, PI, type PiHome, startsWith } from "./pi-env.js";
 

@@ -2,12 +2,9 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
-import { GAUGE_CUSTOM_TYPE } from "../../src/agents/context-gauge.js";
-import {
-  REPORT_CUSTOM_TYPE,
-  RESTORE_CUSTOM_TYPE,
-  restoreDue,
-} from "../../src/agents/pi-extensions/context-manager-restore-due.js";
+import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
+import { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
+import { restoreDue } from "../../src/agents/pi-extensions/context-manager-restore-due.js";
 import { withoutSuperseded } from "../../src/agents/engine/superseded-blocks.js";
 
 let n = 0;

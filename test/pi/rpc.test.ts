@@ -4,7 +4,7 @@
  * keep-recent window. The model must see exactly one restore block per request: the newest.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/context-checkpoint-inject.js";
+import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { makePiHome, PI, type PiHome, startsWith } from "./pi-env.js";
 import { PiRpc } from "./rpc-client.js";

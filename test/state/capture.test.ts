@@ -1,15 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  endsWithQuestion,
-  extractToolResult,
-  proposalGist,
-  statusOf,
-  stripHostSystemLines,
-  taskListItems,
-  toolPathArg,
-  userText,
-} from "../../src/agents/context-capture.js";
+import { endsWithQuestion, extractToolResult, proposalGist, statusOf, taskListItems } from "../../src/agents/context-capture.js";
+import { toolPathArg } from "../../src/agents/messages/read.js";
+import { stripHostSystemLines, userText } from "../../src/agents/messages/read.js";
 import { codePointLength, gist } from "../../src/agents/text/gist.js";
 import { user } from "./fixtures.js";
 

@@ -11,12 +11,9 @@
  * user message, host `System:` lines, thinking blocks, compaction summaries.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import {
-  type AssistantMessage,
-  toolPathArg,
-  boundedJson,
-} from "../context-capture.js";
-import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf } from "../messages/read.js";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
+import { boundedJson } from "../text/bounded-json.js";
+import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { redactSecrets } from "../text/redact.js";

@@ -13,7 +13,6 @@ import { FETCH_TOOL_NAME } from "./preview.js";
 import { sessionStashes } from "./session-stashes.js";
 
 // The schema owns the stored type; re-exported for existing importers.
-export type { ArtifactRef } from "../context-checkpoint-schema.js";
 
 /** what a checkpoint may hold in `artifacts[].lines` (it is printed unquoted in the restore block) */
 const LINES_RE = /^\d{1,9}-(?:\d{1,9})?$/;
@@ -83,10 +82,4 @@ export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined):
 function tailOf(target: string, max: number): string {
   const chars = [...target];
   return chars.length <= max ? target : `…${chars.slice(chars.length - (max - 1)).join("")}`;
-}
-
-/** extraSections plus the stored-outputs section of this checkpoint, when it has one. */
-export function withArtifactsSection(extra: readonly RestoreExtraSection[], refs: readonly ArtifactRef[] | undefined): RestoreExtraSection[] {
-  const a = artifactsExtraSection(refs);
-  return a ? [...extra, a] : [...extra];
 }

@@ -9,7 +9,7 @@ import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js
 import { debugLog } from "../../infra/debug-log.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";
 import { readLaterWork } from "./later-work.js";
-import { DRIFT_SECTION_ID, driftExtraSection } from "./render.js";
+import { DRIFT_SECTION_ID } from "./render.js";
 
 export interface DriftContext {
   stateDir: string;
@@ -33,18 +33,4 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
 /** The drift entries a rendered block shows: none when there were none or the renderer left the section out. */
 export function driftShown(section: RestoreExtraSection | null, rendered: RenderedRestore): string[] {
   return section && !(rendered.omittedExtras ?? []).includes(DRIFT_SECTION_ID) ? section.lines : [];
-}
-
-/**
- * @deprecated Kept only for test/drift/render.test.ts, which drives the renderer through this
- * callback; restore itself gathers its extra sections and renders once (context-checkpoint-restore.ts).
- */
-export function renderWithDrift(
-  report: DriftReport | null,
-  maxTokens: number,
-  render: (maxTokens: number, extraSections: RestoreExtraSection[]) => RenderedRestore,
-): RenderedRestore & { drift: string[] } {
-  const extra = report ? driftExtraSection(report) : null;
-  const rendered = render(maxTokens, extra ? [extra] : []);
-  return { ...rendered, drift: driftShown(extra, rendered) };
 }

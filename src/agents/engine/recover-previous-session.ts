@@ -19,7 +19,8 @@
 import { buildCheckpointDraft } from "../context-checkpoint-build.js";
 import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
-import { ContextState, type ContextStateSnapshot } from "../context-state.js";
+import { ContextState } from "../context-state.js";
+import { type ContextStateSnapshot } from "../state/state-snapshot.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";

@@ -12,6 +12,24 @@ import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
 /** Custom message types this package injects itself: never captured as conversation. */
 export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set([GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE]);
 
+const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
+
+/**
+ * The path argument of a tool call, or null: one of PATH_KEYS holding a non-empty
+ * string, and if several hold strings they must agree (otherwise ambiguous -> null).
+ */
+export function toolPathArg(input: unknown): string | null {
+  if (!input || typeof input !== "object") return null;
+  let found: string | null = null;
+  for (const key of PATH_KEYS) {
+    const v = prop(input, key);
+    if (typeof v !== "string" || v.trim() === "") continue;
+    if (found !== null && found !== v) return null;
+    found = v;
+  }
+  return found;
+}
+
 /** `obj[key]`, or undefined when reading it throws (a getter or proxy in hostile input). */
 export function prop(obj: unknown, key: string): unknown {
   if (!obj || typeof obj !== "object") return undefined;

@@ -7,10 +7,12 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir, readLatestCheckpoint } from "../context-checkpoint.js";
 import { readCheckpointForInjection } from "../context-checkpoint-restore.js";
-import { formatGaugeLine, gaugeAction } from "../context-gauge.js";
+import { formatGaugeLine } from "../gauge-line.js";
+import { gaugeAction } from "../context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { CapturedSession } from "./context-manager-capture.js";
-import { REPORT_CUSTOM_TYPE, restoreDue } from "./context-manager-restore-due.js";
+import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { restoreDue } from "./context-manager-restore-due.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;

@@ -9,7 +9,6 @@ import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { RestoreKind } from "../context-checkpoint-restore.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 
-export { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 
 export interface DueRestore {
   kind: RestoreKind;

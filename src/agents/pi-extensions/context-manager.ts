@@ -24,7 +24,8 @@ import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
 import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
-import { RESTORE_CUSTOM_TYPE, restoreDue } from "./context-manager-restore-due.js";
+import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { restoreDue } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { archiveCompactedSpan, prefetchArchive, searchForAgent } from "../engine/archive-hooks.js";
@@ -40,7 +41,7 @@ import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 
-export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "./context-manager-restore-due.js";
+export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 
 type Engines = WeakMap<object, Promise<ContextManagerEngine>>;
 

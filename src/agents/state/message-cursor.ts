@@ -10,7 +10,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { isInjectedMessage } from "../context-capture.js";
+import { isInjectedMessage } from "../messages/read.js";
 import { asText } from "../text/gist.js";
 
 export interface Cursor {

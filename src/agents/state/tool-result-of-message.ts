@@ -5,7 +5,8 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { toolCallsOf, type ToolResultEventLike } from "../context-capture.js";
+import { toolCallsOf } from "../messages/read.js";
+import { type ToolResultEventLike } from "../context-capture.js";
 
 /** a result sits right after its call in every host's history; a bound keeps a hostile one cheap */
 const LOOKBACK = 64;
