@@ -1,10 +1,11 @@
 /**
  * Package entry `openclaw-context-manager/openclaw`: the seams OpenClaw core calls
- * (docs/openclaw-integration.md): extension registration, the compaction checkpoint hooks
+ * (docs/openclaw-integration.md): extension registration (and the key's channel for it), the compaction checkpoint hooks
  * (client- and server-side compaction) and the restore injection after a compaction and on a
  * new session.
  */
 export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
+export { agentAndChannelOf } from "./agents/engine/host-key.js";
 export { writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
 export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-server-compaction.js";
 export {

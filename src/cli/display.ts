@@ -1,6 +1,6 @@
 /**
  * What the CLI prints of checkpoint content goes through the restore block's sanitising
- * (src/agents/context-checkpoint-inject.ts, quoteUntrusted): secrets redacted before and after
+ * (src/agents/inject/quote.ts, quoteUntrusted): secrets redacted before and after
  * invisible text is removed. A checkpoint file edited on disk to hold a token or tag characters is
  * shown redacted and visible, never echoed raw. `show` keeps line breaks of free text (YAML and
  * JSON escape them); one-line fields (keys, error lines) are collapsed to one line.
