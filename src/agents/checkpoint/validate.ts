@@ -26,7 +26,7 @@ import {
 } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
-import { validateWorkspace } from "../drift/validate-workspace.js";
+import { validateWorkspace } from "./validate-workspace.js";
 import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
 import { validateRecovered } from "./recovered.js";
 import { redactSecrets } from "../text/redact.js";

@@ -2,7 +2,7 @@
  * Validation of the optional `workspace` block (absent -> undefined). Same contract as the rest
  * of the schema: a bad field is a CheckpointError naming the file and the field path.
  */
-import { CheckpointError } from "../checkpoint/errors.js";
+import { CheckpointError } from "./errors.js";
 import { FILE_STATES, HASH_SCOPES, type WorkspaceFile, type WorkspaceGit, type WorkspaceSnapshot } from "../context-checkpoint-schema.js";
 
 type Obj = Record<string, unknown>;
