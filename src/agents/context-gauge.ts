@@ -62,6 +62,22 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): number
   return usageTokens + trailing;
 }
 
+/**
+ * Tokens the latest usable reply's usage says the context held, plus chars/4 of what followed
+ * it; null when no message has usage. A turn alone answers for the whole context this way
+ * (the model's usage counted everything it was sent); without usage it cannot.
+ */
+export function usageTokensOf(messages: readonly AgentMessage[]): number | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const usage = usableUsage(messages[i]!);
+    if (!usage) continue;
+    let trailing = 0;
+    for (let j = i + 1; j < messages.length; j++) trailing += estimateTokens(messages[j]!);
+    return calculateContextTokens(usage) + trailing;
+  }
+  return null;
+}
+
 export function readGauge(usage: ContextUsage | undefined, messages: readonly AgentMessage[], fallbackWindow: number): GaugeReading {
   const contextWindow = usage && usage.contextWindow > 0 ? usage.contextWindow : Math.max(0, fallbackWindow);
   if (usage && usage.tokens != null && usage.percent != null && Number.isFinite(usage.percent)) {

@@ -65,6 +65,11 @@ export interface ContextManagerConfig {
    * terms not visible in the context, in units of the idf of a term found in one segment
    */
   recallMinScore: number;
+  /**
+   * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory): loaded
+   * archives 60%, session slots 20%, aged-output memories 15%, archive tails 5%
+   */
+  cacheMemoryMiB: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
 }
@@ -102,6 +107,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   autoRecall: false,
   recallMaxTokens: 1000,
   recallMinScore: 4,
+  cacheMemoryMiB: 256,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -141,6 +147,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   archiveRetentionDays: { min: 1, max: 3650, integer: true },
   recallMaxTokens: { min: 50, max: 100_000, integer: true },
   recallMinScore: { min: 0, max: 1000, integer: false },
+  cacheMemoryMiB: { min: 16, max: 65_536, integer: true },
 };
 
 const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);

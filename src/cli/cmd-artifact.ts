@@ -196,7 +196,7 @@ export async function runArtifact(argv: string[], out: Output, env: NodeJS.Proce
     }
     case "gc": {
       if (rest.length) throw new CliError("artifact gc takes no arguments", EXIT_USAGE);
-      const receipt = gcArtifacts(stateDir, { dryRun: values["dry-run"] === true, minAgeSeconds: int(values, "min-age") });
+      const receipt = await gcArtifacts(stateDir, { dryRun: values["dry-run"] === true, minAgeSeconds: int(values, "min-age") });
       if (json) out.json(receipt);
       else
         out.line(

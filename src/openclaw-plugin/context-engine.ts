@@ -31,7 +31,9 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { prepareRequest } from "../agents/engine/request.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
-import { LruMap } from "../agents/state/lru.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
+import { cacheBudgetBytes } from "../agents/engine/cache-budget.js";
+import { BudgetCache } from "../infra/budget-cache.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { pendingPromptOf, withTurn } from "./fenced-turn.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
@@ -62,10 +64,13 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
  * Slots live for the process, not for one engine instance: OpenClaw 2026.9 makes an instance per
  * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
  * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
- * and session id; the oldest of SLOT_CAP sessions is dropped (its engine flushes on its own timer).
+ * and session id, and kept by memory budget (cacheMemoryMiB's sessions share): a slot weighs
+ * about SLOT_BYTES (its history is not kept between turns), so the default holds ~800 sessions.
+ * An evicted slot's engine flushes on its own timer; the session continues from disk.
  */
-const SLOT_CAP = 64;
-const processSlots = (): LruMap<string, SessionSlot> => globalSingleton("openclaw.contextManager.pluginSlots", () => new LruMap(SLOT_CAP));
+const SLOT_BYTES = 64 * 1024;
+const processSlots = (): BudgetCache<string, SessionSlot> =>
+  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>("session slot", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"), () => SLOT_BYTES));
 
 export class ContextManagerContextEngine implements ContextEngineShape {
   readonly info: ContextEngineInfo = {
@@ -84,10 +89,11 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
     this.scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
+    this.slots.setBudget(cacheBudgetBytes(opts.config, "sessions"));
   }
 
   private keep(sessionId: string, slot: SessionSlot): void {
-    this.slots.touch(this.scope + sessionId, slot);
+    this.slots.set(this.scope + sessionId, slot);
   }
 
   private async slotFor(sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
@@ -111,8 +117,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     await slot.reload();
   }
 
-  private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string): Promise<void> {
-    await slot.finishTurn(sessionId, history, turn, cwd);
+  private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
+    await slot.finishTurn(sessionId, history, turn, cwd, whole);
     this.fresh.delete(slot);
     await slot.persist();
   }
@@ -140,6 +146,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       // owed to this session (or the successor it became), not to a new session on the key
       if (slot.owesRestoreTo(params.sessionId) && !slot.pendingRestore) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "post-compaction");
       slot.lastMessages = messages;
+      slot.lastIsHistory = true;
       if (!slot.resumeChecked) {
         slot.resumeChecked = true;
         // a new session: no reply and no compaction summary in its history yet (a compacted
@@ -190,7 +197,9 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       slot.learnWindow(params.runtimeContext);
       const turn = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, 0) : params.messages;
       addCommitted(slot.data, params.advancementKey);
-      await this.finishTurn(slot, params.sessionId, withTurn(slot.lastMessages, turn), turn, this.cwdOf(params));
+      // without this turn's assemble in the slot (evicted, a restart) the gauge continues from disk
+      const whole = slot.lastIsHistory;
+      await this.finishTurn(slot, params.sessionId, whole ? withTurn(slot.lastMessages, turn) : [...turn], turn, this.cwdOf(params), whole);
     } catch (e) {
       // a throw would keep the turn queued and degrade the next turns to "legacy": logged instead
       this.warn("commitTurn", e);

@@ -5,7 +5,7 @@
  * process (context-engine.ts); which instance has read `data` for its turn is the instance's.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { archiveMessages, prefetchArchive } from "../agents/engine/archive-hooks.js";
+import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { agentAndChannelOf } from "../agents/engine/host-key.js";
 import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
@@ -13,6 +13,8 @@ import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
 import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
+import type { ContextUsage } from "@mariozechner/pi-coding-agent";
+import { estimateContextTokens, usageTokensOf } from "../agents/context-gauge.js";
 import type { WarnLogger } from "../infra/log-once.js";
 import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { type PluginSessionData, PluginSessionFile } from "./session-file.js";
@@ -35,8 +37,13 @@ export function warnFailure(logger: WarnLogger | undefined, what: string, e: unk
 }
 
 export class SessionSlot {
-  /** history seen by the last assemble/afterTurn (compact() receives no messages) */
+  /**
+   * The whole history as the turn's assemble saw it (compact() receives no messages), or, between
+   * turns, only the last turn: a slot does not pin a session's history in memory (issue 24)
+   */
   lastMessages: AgentMessage[] = [];
+  /** lastMessages is the whole history (an assemble of this turn), not the last turn alone */
+  lastIsHistory = false;
   /** the gauge's last token reading, when compact() gets no currentTokenCount */
   lastTokens = 0;
   /** restore block delivered in systemPromptAddition until the turn ends */
@@ -76,7 +83,6 @@ export class SessionSlot {
       },
       { sessionId, sessionFile: null, compactionsSoFar: data.compactions, cwd: opts.workspaceDir ?? null },
     );
-    prefetchArchive(engine); // background: the first compact() of this process stays cheap
     return new SessionSlot(engine, key, file, data, opts);
   }
 
@@ -144,7 +150,7 @@ export class SessionSlot {
     }
     // archive (docs/archive.md): no cut point reaches the plugin, so the whole last-seen history
     // goes in (deduplicated by content hash); each committed turn was archived already. Total.
-    await archiveMessages(this.engine, this.lastMessages);
+    await archiveMessages(this.engine, this.lastMessages, { compaction: true });
   }
 
   /**
@@ -173,16 +179,31 @@ export class SessionSlot {
    * new part), 80% checkpoint, flush, archive of the turn; the restore owed to this turn ends (a
    * compaction inside it owes one to the next).
    */
-  async finishTurn(sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string): Promise<void> {
-    const compacted = await this.afterRuntimeCompaction(sessionId, history, cwd);
-    this.lastMessages = history;
-    this.lastTokens = (await this.engine.onContext(history, undefined)).reading.tokens;
+  async finishTurn(sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
+    // a turn alone says nothing of a summary at the history's start: the next assemble looks
+    const compacted = whole ? await this.afterRuntimeCompaction(sessionId, history, cwd) : false;
+    await this.engine.captureInSlices(history, turn.length);
+    this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
+    this.lastMessages = [...turn];
+    this.lastIsHistory = false;
     await this.engine.flushNow();
     // the turn's messages are only ever handed over here (a later compact() gets none)
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
     this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
+  }
+
+  /**
+   * The gauge of a turn committed without the history before it (its slot was evicted, or the
+   * process restarted, since the turn's assemble): the tokens recorded at the end of the last
+   * turn (openclaw-session.json) plus this turn's, unless the model's usage in the turn already
+   * counts the whole context. O(turn).
+   */
+  private usageContinuing(turn: readonly AgentMessage[]): ContextUsage {
+    const tokens = usageTokensOf(turn) ?? this.data.tokens + estimateContextTokens(turn);
+    const window = this.engine.runtime.contextWindowTokens;
+    return { tokens, contextWindow: window, percent: window > 0 ? (tokens / window) * 100 : 0 };
   }
 
   /**

@@ -145,7 +145,7 @@ describe("offload in a real AgentSession", () => {
     expect(restore).toBeDefined();
     expect(restore).toContain(`- "read table.ts (`);
     expect(restore).toContain(handle!);
-    const gc = gcArtifacts(s.stateDir, { minAgeSeconds: 0 });
+    const gc = await gcArtifacts(s.stateDir, { minAgeSeconds: 0 });
     expect(gc.removed).toEqual([]);
     expect(gc.keptBecause.checkpoint).toBe(1);
   });

@@ -16,7 +16,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { forgetProcessState } from "../helpers/new-process.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactResult, ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
-import { archiveFor, SessionArchive } from "../../src/agents/archive/archive.js";
+import { DEFAULT_ARCHIVE_LIMITS, SessionArchive } from "../../src/agents/archive/archive.js";
+import { archiveWorker } from "../../src/agents/archive/worker/archive-client.js";
 import { RECALL_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
@@ -190,9 +191,7 @@ describe.each([
     const engine = newInstance(stateDir, undefined, { autoRecall: true, recallMinScore: 0 });
     // the request path never loads the archive (a cold one is loaded in the background, and that
     // request goes without): loaded here as a warm process has it
-    const archive = archiveFor(stateDir, KEY);
-    await archive.load();
-    await archive.indexInBackground();
+    await archiveWorker().call("search", { stateDir, sessionKey: KEY, limits: DEFAULT_ARCHIVE_LIMITS, query: "warm", limit: 1 });
     const history = [summary("## Goal\nledger questions", t + 5)];
     const r = await engine.assemble({ sessionId: SID, sessionKey: KEY, messages: history, tokenBudget: PROMPT_BUDGET, prompt: "does reconcileLedgerDrift keep the cents?" });
     const last = r.messages.at(-1) as { customType?: string; content?: unknown };

@@ -16,9 +16,7 @@
 import { readFileSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { LruMap } from "../state/lru.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import {
@@ -122,6 +120,11 @@ export class SessionArchive {
 
   get size(): number {
     return this.records.size;
+  }
+
+  /** Bytes of the segments file read so far (what the memory budget weighs a loaded archive by). */
+  get bytesOnDisk(): number {
+    return this.offset;
   }
 
   /** Loaded and fully indexed: a search costs only the search. */
@@ -381,6 +384,23 @@ export class SessionArchive {
     return this.idScan.then(() => undefined);
   }
 
+  /**
+   * Loads the archive and, holding the lock, evicts and expires what is over its limits (an
+   * append that loaded nothing found it over maxSegments). Returns how many records went.
+   */
+  enforceLimits(): Promise<number> {
+    return this.serial(async () => {
+      await this.load();
+      return withArchiveLock(this.dir, async () => {
+        await this.refresh();
+        return this.compactFile();
+      });
+    }).then((evicted) => {
+      if (evicted > 0 || !this.isReady) void this.indexInBackground();
+      return evicted;
+    });
+  }
+
   /** Rewrites the file without torn lines, expired records and what exceeds maxSegments; returns how many went. */
   private async compactFile(): Promise<number> {
     const all = [...this.records.values()];
@@ -441,20 +461,4 @@ export class SessionArchive {
   indexBytes(): number {
     return this.indexNow().serializedBytes();
   }
-}
-
-/** Archives kept in memory per process (each holds its index; 20k segments are tens of MB). */
-const CACHE_SIZE = 8;
-
-const cache = (): LruMap<string, SessionArchive> =>
-  globalSingleton("openclaw.contextManager.archives", () => new LruMap<string, SessionArchive>(CACHE_SIZE));
-
-/** The process-wide archive of a session key (created unloaded). */
-export function archiveFor(stateDir: string, sessionKey: string, limits?: ArchiveLimits): SessionArchive {
-  const key = `${path.resolve(stateDir)}\0${sessionKey}`;
-  let a = cache().get(key);
-  if (!a) a = new SessionArchive(stateDir, sessionKey, limits);
-  else if (limits) a.setLimits(limits);
-  cache().touch(key, a);
-  return a;
 }

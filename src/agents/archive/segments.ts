@@ -252,6 +252,31 @@ export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandSta
   return out;
 }
 
+/** Longest stretch segmentsOfSliced works before it lets the event loop run. */
+const SLICE_MS = 8;
+
+/**
+ * segmentsOf, yielding to the event loop every SLICE_MS: a committed turn with megabytes of tool
+ * output is redacted and chunked without holding up the other chats of a gateway (issue 24).
+ */
+export async function segmentsOfSliced(messages: readonly AgentMessage[], expand?: ExpandStashed): Promise<SegmentDraft[]> {
+  const out: SegmentDraft[] = [];
+  const calls = new Map<string, { tool: string; target: string }>();
+  let since = performance.now();
+  for (const msg of messages) {
+    try {
+      pushMessage(out, calls, msg, expand);
+    } catch {
+      // skipped, as in segmentsOf
+    }
+    if (performance.now() - since > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+  return out;
+}
+
 function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
   if (!msg || typeof msg !== "object") return;
   const t = timeOf(msg);

@@ -168,6 +168,11 @@ export class AgedOffload {
     return { handle: receipt.handle, bytes: receipt.bytes };
   }
 
+  /** About what this memory holds, in bytes (previews and ids): its weight in the process cache. */
+  approxBytes(): number {
+    return 4_096 + (this.pending.size + this.aged.size + this.agedArgs.size + this.pendingArgs.size) * 800 + (this.checked.size + this.argsChecked.size) * 64 + (this.last?.swaps.length ?? 0) * 64;
+  }
+
   /** `context` event: the messages with aged results swapped, or the same array when nothing changes. */
   apply(messages: AgentMessage[]): AgentMessage[] {
     if (!this.enabled) return messages;

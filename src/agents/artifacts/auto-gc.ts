@@ -1,8 +1,8 @@
 /**
  * Artifact gc run automatically after a checkpoint write (retention has just pruned the
  * checkpoints that named old handles), instead of only by `artifact gc`. Off the LLM
- * path (a setImmediate after the write, never awaited), at most once an hour per state
- * dir per process, and never throws: a failure is visible with the debug switch.
+ * path (after the write, never awaited, asynchronous and sliced: gc.ts), at most once an hour
+ * per state dir per process, and never throws: a failure is visible with the debug switch.
  */
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -17,18 +17,18 @@ export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): 
   const last = lastRun().get(stateDir);
   if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;
   lastRun().set(stateDir, now);
-  return new Promise((resolve) => {
-    setImmediate(() => {
-      try {
-        const receipt = gcArtifacts(stateDir);
+  return new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => gcArtifacts(stateDir))
+    .then(
+      (receipt) => {
         if (receipt.removed.length) debugLog("artifact auto gc", `${receipt.removed.length} removed, ${receipt.bytesFreed} bytes`);
-        resolve(receipt);
-      } catch (e) {
+        return receipt;
+      },
+      (e: unknown) => {
         debugLog("artifact auto gc", e);
-        resolve(null);
-      }
-    });
-  });
+        return null;
+      },
+    );
 }
 
 export function resetAutoGcForTest(): void {

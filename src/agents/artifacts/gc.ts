@@ -12,11 +12,11 @@
  *  3. it is younger than minAgeSeconds (a concurrent stash may not have logged its ref yet).
  * Everything else is removed (blob and meta); the refs logs are rewritten without them.
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
-import { blobPath, listArtifactDigests, readdirOrEmpty, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
+import { artifactsRoot, blobPath, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
 
@@ -39,28 +39,43 @@ export interface GcReceipt {
   bytesFreed: number;
 }
 
-/** Files under dir, recursively (small trees: checkpoints and state files). */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  let entries: import("node:fs").Dirent[];
+/** Lets the event loop run between slices of gc's work (it shares the loop with every chat of a gateway). */
+const SLICE = 64;
+let sinceYield = 0;
+async function slice(): Promise<void> {
+  if (++sinceYield < SLICE) return;
+  sinceYield = 0;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+async function readdirSafe(dir: string, withTypes: true): Promise<import("node:fs").Dirent[]>;
+async function readdirSafe(dir: string): Promise<string[]>;
+async function readdirSafe(dir: string, withTypes?: true): Promise<unknown[]> {
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return out;
+    return withTypes ? await fsp.readdir(dir, { withFileTypes: true }) : await fsp.readdir(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw e;
   }
-  for (const e of entries) {
+}
+
+/** Files under dir, recursively (small trees: checkpoints and state files). */
+async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
+  for (const e of await readdirSafe(dir, true)) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...filesUnder(p));
+    if (e.isDirectory()) await filesUnder(p, out);
     else if (e.isFile()) out.push(p);
   }
   return out;
 }
 
-function handlesIn(files: readonly string[], into: Set<string>): void {
+async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
   for (const f of files) {
+    await slice();
     let text: string;
     try {
-      text = readFileSync(f, "utf8");
+      text = await fsp.readFile(f, "utf8");
     } catch {
       continue;
     }
@@ -69,13 +84,13 @@ function handlesIn(files: readonly string[], into: Set<string>): void {
   }
 }
 
-function newestCheckpointMs(stateDir: string, sessionDir: string): number | null {
+async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number | null> {
   const dir = path.join(stateDir, "context", "checkpoints", sessionDir);
   let newest: number | null = null;
-  for (const name of readdirOrEmpty(dir)) {
+  for (const name of await readdirSafe(dir)) {
     if (!/^cp_\d+\.yaml$/.test(name)) continue;
     try {
-      const t = statSync(path.join(dir, name)).mtimeMs;
+      const t = (await fsp.stat(path.join(dir, name))).mtimeMs;
       if (newest === null || t > newest) newest = t;
     } catch {
       // pruned meanwhile
@@ -90,10 +105,10 @@ interface RefLine {
   raw: string;
 }
 
-function readRefs(file: string): RefLine[] {
+async function readRefs(file: string): Promise<RefLine[]> {
   let text = "";
   try {
-    text = readFileSync(file, "utf8");
+    text = await fsp.readFile(file, "utf8");
   } catch {
     return [];
   }
@@ -107,24 +122,48 @@ function readRefs(file: string): RefLine[] {
   return out;
 }
 
-export function gcArtifacts(stateDir: string, opts: GcOptions = {}): GcReceipt {
+/** The blobs' digests, the blob tree read asynchronously. */
+async function listDigests(stateDir: string): Promise<string[]> {
+  const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
+  const out: string[] = [];
+  for (const a of await readdirSafe(root)) {
+    if (!/^[0-9a-f]{2}$/.test(a)) continue;
+    for (const b of await readdirSafe(path.join(root, a))) {
+      if (!/^[0-9a-f]{2}$/.test(b)) continue;
+      await slice();
+      for (const f of await readdirSafe(path.join(root, a, b))) {
+        const m = /^([0-9a-f]{64})\.txt$/.exec(f);
+        if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
+      }
+    }
+  }
+  return out.sort();
+}
+
+/**
+ * Removes what nothing can point at any more. Asynchronous and sliced: every file is read with
+ * the event loop free, and the loop runs between slices of SLICE files (issue 24: a gateway's
+ * state dir holds hundreds of keys).
+ */
+export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promise<GcReceipt> {
   const now = opts.now ?? Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
   const activeMs = (opts.activeSessionSeconds ?? 6 * 3600) * 1000;
-  const digests = listArtifactDigests(stateDir);
+  const digests = await listDigests(stateDir);
 
   const byCheckpoint = new Set<string>();
-  handlesIn(filesUnder(path.join(stateDir, "context", "checkpoints")), byCheckpoint);
-  handlesIn(filesUnder(path.join(stateDir, "context", "state")), byCheckpoint);
+  await handlesIn(await filesUnder(path.join(stateDir, "context", "checkpoints")), byCheckpoint);
+  await handlesIn(await filesUnder(path.join(stateDir, "context", "state")), byCheckpoint);
 
   const live = new Set<string>();
   const refs = new Map<string, RefLine[]>();
-  for (const name of readdirOrEmpty(refsDir(stateDir))) {
+  for (const name of await readdirSafe(refsDir(stateDir))) {
     if (!name.endsWith(".log")) continue;
+    await slice();
     const file = path.join(refsDir(stateDir), name);
-    const lines = readRefs(file);
+    const lines = await readRefs(file);
     refs.set(file, lines);
-    const cpAt = newestCheckpointMs(stateDir, name.slice(0, -4));
+    const cpAt = await newestCheckpointMs(stateDir, name.slice(0, -4));
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
     const active = lines.length > 0 && now - lines[lines.length - 1]!.at < activeMs;
     for (const l of lines) if (active || cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
@@ -144,9 +183,10 @@ export function gcArtifacts(stateDir: string, opts: GcOptions = {}): GcReceipt {
     if (byCheckpoint.has(hex)) receipt.keptBecause.checkpoint++;
     else if (live.has(hex)) receipt.keptBecause.liveSession++;
     else {
+      await slice();
       let st: import("node:fs").Stats | null = null;
       try {
-        st = statSync(blobPath(stateDir, hex));
+        st = await fsp.stat(blobPath(stateDir, hex));
       } catch {
         continue;
       }

@@ -27,6 +27,8 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { BudgetCache } from "../../infra/budget-cache.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 import { redactSecrets } from "../text/redact.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
@@ -190,14 +192,41 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
   }
   if (input.sessionKey) {
     const refs = refsPath(stateDir, input.sessionKey);
-    ensureDir(path.dirname(refs));
-    appendFileSync(refs, `${new Date().toISOString()} ${hex}\n`, { mode: FILE_MODE });
+    // a handle this key already references is not logged again (a re-judged aged output, a
+    // restarted process): one line per handle, unless the blob had to be written anew
+    const known = referencedBy(refs);
+    if (created || !known.has(hex)) {
+      ensureDir(path.dirname(refs));
+      appendFileSync(refs, `${new Date().toISOString()} ${hex}\n`, { mode: FILE_MODE });
+      known.add(hex);
+      refsCache().reweigh(refs);
+    }
   }
   return {
     receipt: { schema: STASH_SCHEMA, handle, sha256: hex, bytes: meta.bytes, createdAt: meta.createdAt, kind: meta.kind, meta: meta.meta, created },
     stored,
     meta,
   };
+}
+
+/** The handles a refs log names, read once per process and followed by this process's appends. */
+const refsCache = (): BudgetCache<string, Set<string>> => globalSingleton("openclaw.contextManager.artifactRefs", () => new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
+function referencedBy(refs: string): Set<string> {
+  const cache = refsCache();
+  let known = cache.get(refs);
+  if (!known) {
+    known = new Set();
+    try {
+      for (const line of readFileSync(refs, "utf8").split("\n")) {
+        const hex = line.slice(line.indexOf(" ") + 1);
+        if (hex.length === 64) known.add(hex);
+      }
+    } catch {
+      // no log yet
+    }
+    cache.set(refs, known);
+  }
+  return known;
 }
 
 function readMetaFile(file: string): ArtifactMeta | null {

@@ -11,10 +11,13 @@ import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { sessionLog } from "./session-log.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import { type AppendResult, archiveFor, type SessionArchive } from "../archive/archive.js";
+import type { AppendResult, ArchiveLimits } from "../archive/archive.js";
+import { appendToTail } from "../archive/tail-append.js";
+import { archiveWorker } from "../archive/worker/archive-client.js";
+import { applyCacheBudget } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { renderRecallBlock, renderSearchResult } from "../archive/recall-render.js";
-import { segmentsOf, stripInjectedBlocks } from "../archive/segments.js";
+import { segmentsOfSliced, stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stashedTextResolver } from "../archive/stashed-text.js";
@@ -36,12 +39,14 @@ function logOf(at: ArchiveLocation): OnceLogger {
   return sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once;
 }
 
-function archiveOf(at: ArchiveLocation): SessionArchive {
-  const c = at.config;
-  return archiveFor(at.stateDir, at.sessionKey, {
-    maxSegments: c.archiveMaxSegments,
-    retentionDays: c.archiveRetentionDays,
-  });
+function limitsOf(at: ArchiveLocation): ArchiveLimits {
+  return { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays };
+}
+
+/** The archive as the worker opens it (archive-client.ts). */
+function refOf(at: ArchiveLocation) {
+  applyCacheBudget(at.config);
+  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits: limitsOf(at) };
 }
 
 /**
@@ -50,23 +55,28 @@ function archiveOf(at: ArchiveLocation): SessionArchive {
  */
 export async function archiveCompactedSpan(engine: ContextManagerEngine, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
   const p = event.preparation;
-  return archiveMessages(engine, [...p.messagesToSummarize, ...p.turnPrefixMessages]);
+  return archiveMessages(engine, [...p.messagesToSummarize, ...p.turnPrefixMessages], { compaction: true });
 }
 
-/** Session start: scan the archive's ids in the background so the first compaction's awaited append stays cheap. */
-export function prefetchArchive(engine: ContextManagerEngine): void {
-  if (engine.runtime.config.archive) void archiveOf(locationOf(engine)).prefetchIds();
-}
-
-/** Archives `messages` (already archived ones are deduplicated by content). Null when off or failed. */
-export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[]): Promise<AppendResult | null> {
+/**
+ * Archives `messages` (already archived ones are deduplicated by content). Null when off or
+ * failed. At a compaction with automatic recall on, the archive worker also loads and indexes
+ * the archive before this resolves, so the first request after the compaction can recall.
+ */
+export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
   const log = logOf(locationOf(engine));
   try {
-    const drafts = segmentsOf(messages, stashedTextResolver(engine.runtime.stateDir));
-    const result = await archiveOf(locationOf(engine)).append(drafts, { session: engine.identity.sessionId, compaction: engine.compactions + 1 });
+    const drafts = await segmentsOfSliced(messages, stashedTextResolver(engine.runtime.stateDir));
+    const at = locationOf(engine);
+    const ref = refOf(at);
+    // O(these segments): the archive is not loaded for an append (tail-append.ts)
+    const result = await appendToTail(at.stateDir, at.sessionKey, drafts, { session: engine.identity.sessionId, compaction: engine.compactions + 1 }, ref.limits);
     log.clear("archive write");
-    return result;
+    if (result.added > 0) bumpArchiveGeneration(engine);
+    if (result.overLimit) void archiveWorker().call("compact", ref).catch((e: unknown) => log.fail("archive eviction", e));
+    if (opts.compaction && engine.runtime.config.autoRecall) await archiveWorker().call("warm", ref).catch((e: unknown) => log.fail("archive load", e));
+    return { added: result.added, duplicates: result.duplicates, evicted: result.evicted };
   } catch (e) {
     log.fail("archive write", e);
     return null;
@@ -81,10 +91,10 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
   const limit = clampInt(params.limit, SEARCH_LIMITS.limit.default, 1, SEARCH_LIMITS.limit.max);
   const maxChars = clampInt(params.maxChars, SEARCH_LIMITS.maxChars.default, SEARCH_LIMITS.maxChars.min, SEARCH_LIMITS.maxChars.max);
   try {
-    const archive = archiveOf(at);
-    await archive.refresh();
+    // in the archive worker: a cold archive loads there, not on this event loop
+    const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
-    return renderSearchResult(query, archive.search(query, { limit }), archive.size, maxChars);
+    return renderSearchResult(query, reply.hits, reply.size, maxChars);
   } catch (e) {
     log.fail("archive search", e);
     return "The archive could not be read right now.";
@@ -121,11 +131,12 @@ const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL
  * `context` event, after a compaction (the history starts with pi's compaction summary):
  * searches the archive with the latest user requests and puts one recall block right
  * before the latest user message. An earlier block is removed first, so blocks are
- * replaced, never stacked. Returns null when nothing changes. Never loads or indexes the
- * archive on this path: a cold or not yet fully indexed archive gets that work started in
- * the background and the call goes without.
+ * replaced, never stacked. Returns null when nothing changes. The search runs in the archive
+ * worker and only on an archive it has loaded and indexed: a cold one gets that work started
+ * there and this request goes without (the next one has it). A block is searched again only
+ * when the query, the cap or the archive (an append since) changed.
  */
-export function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): AutoRecall | null {
+export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
   const cfg = engine.runtime.config;
   // off: no block was ever injected, so there is nothing to remove either (no scan)
   if (!cfg.archive || !cfg.autoRecall) return null;
@@ -134,28 +145,20 @@ export function withAutoRecall(engine: ContextManagerEngine, messages: AgentMess
   const unchanged = hadBlock ? { messages: base, tokens: 0 } : null;
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
-    const archive = archiveOf(locationOf(engine));
-    if (!archive.isReady) {
-      void archive
-        .load()
-        .then(() => archive.indexInBackground())
-        .catch((e) => logOf(locationOf(engine)).fail("archive load", e));
-      return unchanged;
-    }
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt, lastUser } = recallQueryOf(base, pending);
     // a pending request follows the messages: the block goes last (before a trailing gauge line)
     const at = pending ? beforeTrailingGauge(base) : lastUser;
     if (at < 0 || !query) return unchanged;
     const cap = recallCapTokens(cfg, contextWindow || engine.runtime.contextWindowTokens);
-    const key = `${archive.size}\0${cap}\0${cfg.recallMinScore}\0${query}`;
+    const key = `${archiveGeneration(engine)}\0${cap}\0${cfg.recallMinScore}\0${query}`;
     let cached = recallCache().get(engine);
     if (!cached || cached.key !== key) {
       // only what the agent cannot see: query terms present in its context are left out
       const visible = visibleText(base, requestAt);
-      const minScore = cfg.recallMinScore * archive.scoreUnit();
-      const hits = archive.search(query, { limit: RECALL_CANDIDATES, minScore, skipTerm: (t) => visible.includes(t) });
-      const rendered = renderRecallBlock(hits, cap);
+      const reply = await archiveWorker().call("search", { ...refOf(locationOf(engine)), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true });
+      if (!reply.ready) return unchanged;
+      const rendered = renderRecallBlock(reply.hits, cap);
       cached = {
         key,
         tokens: rendered.tokens,
@@ -171,4 +174,13 @@ export function withAutoRecall(engine: ContextManagerEngine, messages: AgentMess
     logOf(locationOf(engine)).fail("auto recall", e);
     return unchanged;
   }
+}
+
+/** Appends to each engine's archive so far: a recall block cached before one is searched again. */
+const generations = (): WeakMap<object, number> => globalSingleton("openclaw.contextManager.archiveGenerations", () => new WeakMap());
+function archiveGeneration(engine: ContextManagerEngine): number {
+  return generations().get(engine) ?? 0;
+}
+function bumpArchiveGeneration(engine: ContextManagerEngine): void {
+  generations().set(engine, archiveGeneration(engine) + 1);
 }

@@ -27,6 +27,9 @@ import { canonicalSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
 
+/** Longest stretch of captureInSlices before it lets the event loop run. */
+const CAPTURE_SLICE_MS = 8;
+
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
 
@@ -223,6 +226,32 @@ export class ContextManagerEngine {
       if (hadChanges && !state.dirty) this.sessionLog.stateRecovered();
     } catch (e) {
       this.log.fail("state write", e);
+    }
+  }
+
+  /**
+   * Captures the last `count` messages of `history` a few at a time, letting the event loop run
+   * between slices of CAPTURE_SLICE_MS: a turn committed after the reply (the plugin's
+   * commitTurn) may hold megabytes of tool output, and its redaction must not hold up other
+   * chats of the gateway. The `context` event that follows finds them captured. Never throws.
+   */
+  async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
+    try {
+      await this.idle();
+      const state = await this.ensureState();
+      if (!state) return;
+      let since = performance.now();
+      for (let end = Math.max(1, history.length - count + 1); end < history.length; end++) {
+        state.captureMessages(history.slice(0, end));
+        if (performance.now() - since > CAPTURE_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          await this.idle();
+          since = performance.now();
+        }
+      }
+      this.scheduleFlush(state);
+    } catch (e) {
+      this.log.fail("context handler", e);
     }
   }
 

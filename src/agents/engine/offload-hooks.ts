@@ -10,7 +10,9 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { recordStash } from "../artifacts/session-stashes.js";
-import { LruMap } from "../state/lru.js";
+import { BudgetCache } from "../../infra/budget-cache.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
+import { cacheBudgetBytes } from "./cache-budget.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 
 const loggers = new WeakMap<ContextManagerEngine, OnceLogger>();
@@ -30,18 +32,21 @@ function logFor(engine: ContextManagerEngine): OnceLogger {
  * memory empty) and the next one aged again: a prompt that flip-flopped, broke provider
  * caches and reported a usage far above what the session needs (the gauge read 142%).
  */
-const AGED_KEYS = 64;
-const agedByKey = (): LruMap<string, AgedOffload> => globalSingleton("openclaw.contextManager.agedOffload", () => new LruMap(AGED_KEYS));
+// kept by memory budget (cacheMemoryMiB's aged-outputs share, ~2,000 typical sessions by
+// default), not by key count: a gateway's hundreds of keys each keep theirs (issue 24)
+const agedByKey = (): BudgetCache<string, AgedOffload> =>
+  globalSingleton("openclaw.contextManager.agedOffload", () => new BudgetCache<string, AgedOffload>("aged output", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "agedOutputs"), (a) => a.approxBytes()));
 function agedFor(engine: ContextManagerEngine): AgedOffload {
   const settings = offloadSettings(engine.runtime.config);
   const key = `${engine.runtime.stateDir}\u0000${engine.sessionKey}\u0000${JSON.stringify(settings)}`;
   const registry = agedByKey();
+  registry.setBudget(cacheBudgetBytes(engine.runtime.config, "agedOutputs"));
   let a = registry.get(key);
   if (!a) {
     const where = { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey };
     a = new AgedOffload(settings, where);
   }
-  registry.touch(key, a);
+  registry.set(key, a); // weighed again: it grows with the session
   // errors go to the engine of the run at hand
   a.onError = (e) => logFor(engine).fail("artifact stash", e);
   return a;

@@ -39,7 +39,7 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage);
   const base = withoutSuperseded(decision.messages ?? sent);
-  const messages = withAutoRecall(engine, base, decision.reading.contextWindow, pending)?.messages ?? base;
+  const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   return { messages, reading: decision.reading, pendingTokens };
 }
 

@@ -28,7 +28,7 @@ import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { archiveCompactedSpan, prefetchArchive, searchForAgent } from "../engine/archive-hooks.js";
+import { archiveCompactedSpan, searchForAgent } from "../engine/archive-hooks.js";
 import { prepareRequest } from "../engine/request.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import {
@@ -199,7 +199,6 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       "session_start",
       guard("session_start", async (_event, ctx) => {
         const engine = await get(ctx, "session_start"); // capture cwd/session now; load settings early
-        if (engine) prefetchArchive(engine);
         // a resumed session: its old tool outputs are aged from the first request on (docs/artifacts.md)
         if (engine) warmAgedOffload(engine, ctx.sessionManager.getBranch());
         return undefined;

@@ -1,0 +1,94 @@
+/**
+ * Appending to an archive without loading it: what a committed turn or a compaction costs on
+ * the engine's thread is O(segments appended), whatever the archive's size (issue 24).
+ *
+ * Dedup is by content id (segmentId) against the archive's newest records: the tail of the file
+ * covering at least twice the bytes being appended (what a compaction re-archives of a history
+ * is what its turns archived last), read once per process and then followed by the bytes
+ * appended since. An id older than that tail is archived again; a reader keeps one record per
+ * id (SessionArchive.ingest), so that costs a line on disk, never a duplicate hit. Eviction and
+ * retention are the archive worker's (archive-client.ts), asked for when the file's seq range
+ * says it is over maxSegments.
+ */
+import path from "node:path";
+import { BudgetCache } from "../../infra/budget-cache.js";
+import type { AppendResult, ArchiveLimits } from "./archive.js";
+import type { SegmentDraft } from "./segments.js";
+import { ARCHIVE_FILE, type ArchiveRecord, appendLines, archiveDir, scanArchiveTail, segmentId, serialize, type TailScan, withArchiveLock } from "./store.js";
+
+/** Smallest tail scanned for dedup. */
+const MIN_TAIL_BYTES = 512 * 1024;
+/** Bytes an id costs in memory (string + Set slot). */
+const BYTES_PER_ID = 96;
+/** Ids followed past this many: the next append scans the tail afresh (bounds memory). */
+const MAX_IDS = 32_768;
+
+interface TailState {
+  scan: TailScan;
+  /** where the scanned tail begins: the newest `scan.offset - start` bytes are covered */
+  start: number;
+}
+
+const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) => t.scan.ids.size * BYTES_PER_ID);
+
+export function setTailBudget(bytes: number): void {
+  if (Number.isFinite(bytes) && bytes > 0) tails.setBudget(bytes);
+}
+
+export interface TailAppendResult extends AppendResult {
+  /** the file's records (by seq range) exceed maxSegments: eviction is due */
+  overLimit: boolean;
+}
+
+/** Appends the drafts not among the archive's newest records. Holds the archive's lock; never loads the file. */
+export function appendToTail(
+  stateDir: string,
+  sessionKey: string,
+  drafts: readonly SegmentDraft[],
+  origin: { session: string; compaction: number },
+  limits: ArchiveLimits,
+  now: number = Date.now(),
+): Promise<TailAppendResult> {
+  const dir = archiveDir(stateDir, sessionKey);
+  const file = path.join(dir, ARCHIVE_FILE);
+  return withArchiveLock(dir, async () => {
+    let bytes = 0;
+    for (const d of drafts) bytes += d.text.length + 160;
+    const need = Math.max(MIN_TAIL_BYTES, 2 * bytes);
+    const known = tails.get(file);
+    let state: TailState;
+    if (known && known.scan.ids.size < MAX_IDS && (known.start === 0 || known.scan.offset - known.start >= need)) {
+      const scan = await scanArchiveTail(file, need, known.scan);
+      state = scan === known.scan ? known : { scan, start: Math.max(0, scan.offset - need) };
+    } else {
+      const scan = await scanArchiveTail(file, need);
+      state = { scan, start: Math.max(0, scan.offset - need) };
+    }
+    const { scan } = state;
+    const records: ArchiveRecord[] = [];
+    let duplicates = 0;
+    for (const d of drafts) {
+      const id = segmentId(d);
+      if (scan.ids.has(id)) {
+        duplicates++;
+        continue;
+      }
+      scan.ids.add(id);
+      records.push({ v: 1, id, seq: ++scan.lastSeq, ...d, at: now, session: origin.session, compaction: origin.compaction });
+    }
+    if (records.length > 0) {
+      if (scan.firstSeq === 0) scan.firstSeq = records[0]!.seq;
+      // we hold the lock: the file is what we scanned plus these lines
+      scan.offset = await appendLines(file, serialize(records));
+      if (scan.ino === 0) state = { scan: await scanArchiveTail(file, need), start: 0 };
+    }
+    tails.set(file, state);
+    const count = state.scan.lastSeq - state.scan.firstSeq + 1;
+    return { added: records.length, duplicates, evicted: 0, overLimit: state.scan.firstSeq > 0 && count > limits.maxSegments };
+  });
+}
+
+/** Forgets what was scanned of `sessionKey`'s archive (it was rewritten or removed by someone else). */
+export function forgetTail(stateDir: string, sessionKey: string): void {
+  tails.delete(path.join(archiveDir(stateDir, sessionKey), ARCHIVE_FILE));
+}

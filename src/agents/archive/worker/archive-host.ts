@@ -1,0 +1,116 @@
+/**
+ * The archives a process searches, held where the searching happens: in the archive worker
+ * thread (archive-worker.ts) or, when no worker can run, in the caller's thread. Loading a
+ * 20,000-segment archive, restoring or rebuilding its index and saving it cost seconds of CPU;
+ * in the worker none of it touches the gateway's event loop (issue 24).
+ *
+ * Archives are kept by memory budget (BudgetCache): a loaded archive weighs about
+ * LOADED_BYTES_PER_FILE_BYTE times its file (records + MiniSearch index).
+ */
+import path from "node:path";
+import { BudgetCache } from "../../../infra/budget-cache.js";
+import { debugLog } from "../../../infra/debug-log.js";
+import { type ArchiveLimits, SessionArchive } from "../archive.js";
+import type { SearchHit } from "../search-index.js";
+
+/** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
+export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
+/** What an archive object weighs before it is loaded. */
+const UNLOADED_BYTES = 2_048;
+export const DEFAULT_ARCHIVE_BUDGET_BYTES = 192 * 2 ** 20;
+
+export interface ArchiveRef {
+  stateDir: string;
+  sessionKey: string;
+  limits: ArchiveLimits;
+}
+
+export interface SearchRequest extends ArchiveRef {
+  query: string;
+  limit: number;
+  /** minimum final score in units of the archive's scoreUnit (automatic recall) */
+  minScoreUnits?: number;
+  /** query terms found in this text are left out (what the agent can already see) */
+  visible?: string;
+  /** answer `{ ready: false }` at once when the archive is not loaded and indexed (and start that) */
+  ifReady?: boolean;
+}
+
+export interface SearchReply {
+  ready: boolean;
+  hits: SearchHit[];
+  /** segments in the archive */
+  size: number;
+}
+
+const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
+
+let archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
+
+export function setArchiveBudget(bytes: number): void {
+  if (Number.isFinite(bytes) && bytes > 0) archives.setBudget(bytes);
+}
+
+function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
+  const key = `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
+  let a = archives.get(key);
+  if (!a) {
+    a = new SessionArchive(ref.stateDir, ref.sessionKey, ref.limits);
+    archives.set(key, a);
+  } else a.setLimits(ref.limits);
+  return { key, archive: a };
+}
+
+/** Loaded, caught up with the file and fully indexed; re-weighed for the budget. */
+async function ready(key: string, a: SessionArchive): Promise<void> {
+  await a.load();
+  await a.refresh();
+  await a.indexInBackground();
+  archives.reweigh(key);
+}
+
+export async function search(req: SearchRequest): Promise<SearchReply> {
+  const { key, archive } = archiveOf(req);
+  if (req.ifReady && !archive.isReady) {
+    void ready(key, archive).catch((e) => debugLog("archive load", e));
+    return { ready: false, hits: [], size: archive.size };
+  }
+  // a ready archive only reads and indexes what was appended since
+  await ready(key, archive);
+  const visible = req.visible;
+  const hits = archive.search(req.query, {
+    limit: req.limit,
+    ...(req.minScoreUnits !== undefined ? { minScore: req.minScoreUnits * archive.scoreUnit() } : {}),
+    ...(visible ? { skipTerm: (t: string) => visible.includes(t) } : {}),
+  });
+  return { ready: true, hits, size: archive.size };
+}
+
+/** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
+export async function warm(ref: ArchiveRef): Promise<number> {
+  const { key, archive } = archiveOf(ref);
+  await ready(key, archive);
+  return archive.size;
+}
+
+/** Eviction and retention of an archive over its limits (a cold append found it over maxSegments). */
+export async function compact(ref: ArchiveRef): Promise<number> {
+  const { key, archive } = archiveOf(ref);
+  const evicted = await archive.enforceLimits();
+  archives.reweigh(key);
+  return evicted;
+}
+
+/** Forgets a key's archive object (its files were removed or rewritten by someone else). */
+export function drop(ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): void {
+  archives.delete(`${path.resolve(ref.stateDir)}\0${ref.sessionKey}`);
+}
+
+export function archiveCacheStats() {
+  return archives.stats();
+}
+
+/** Tests: a fresh cache. */
+export function resetArchiveHost(budget = DEFAULT_ARCHIVE_BUDGET_BYTES): void {
+  archives = new BudgetCache<string, SessionArchive>("archive", budget, weigh);
+}

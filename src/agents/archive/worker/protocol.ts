@@ -1,0 +1,19 @@
+/** Messages between the main thread and the archive worker (archive-client.ts, archive-worker.ts). */
+import type { ArchiveRef, SearchReply, SearchRequest } from "./archive-host.js";
+
+export type WorkerRequest =
+  | { id: number; op: "search"; args: SearchRequest }
+  | { id: number; op: "compact"; args: ArchiveRef }
+  | { id: number; op: "warm"; args: ArchiveRef }
+  | { id: number; op: "drop"; args: Pick<ArchiveRef, "stateDir" | "sessionKey"> }
+  | { id: number; op: "budget"; args: { bytes: number } };
+
+export interface WorkerReplies {
+  search: SearchReply;
+  compact: number;
+  warm: number;
+  drop: void;
+  budget: void;
+}
+
+export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };

@@ -1,0 +1,26 @@
+/**
+ * The process-wide caches' share of `cacheMemoryMiB` (docs/configuration.md#memory). A gateway
+ * serves hundreds of keys from one process: what is cached is sized by memory, and what falls
+ * out is read again from disk in O(new messages) (issue 24).
+ */
+import type { ContextManagerConfig } from "../context-manager-config.js";
+import { setTailBudget } from "../archive/tail-append.js";
+import { archiveWorker } from "../archive/worker/archive-client.js";
+
+export const CACHE_SHARES = { archives: 0.6, sessions: 0.2, agedOutputs: 0.15, archiveTails: 0.05 } as const;
+
+export type CachePart = keyof typeof CACHE_SHARES;
+
+export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemoryMiB">, part: CachePart): number {
+  return Math.floor(config.cacheMemoryMiB * 2 ** 20 * CACHE_SHARES[part]);
+}
+
+let applied: number | null = null;
+
+/** Sizes the archive caches (the worker's loaded archives, the append tails) by the configuration. */
+export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
+  if (applied === config.cacheMemoryMiB) return;
+  applied = config.cacheMemoryMiB;
+  archiveWorker().setBudget(cacheBudgetBytes(config, "archives"));
+  setTailBudget(cacheBudgetBytes(config, "archiveTails"));
+}

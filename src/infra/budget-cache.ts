@@ -1,0 +1,123 @@
+/**
+ * A least-recently-used cache sized by memory, not by entry count: each entry states its weight
+ * (estimated bytes) and the oldest entries go once the sum passes the budget. A busy gateway holds
+ * hundreds of session keys whose weights differ by orders of magnitude (a new chat vs. a
+ * 20,000-segment archive), so a count cap either wastes memory or thrashes (issue 24).
+ *
+ * Hit and miss counts are kept for the debug log (OPENCLAW_CONTEXT_DEBUG=1): one line per
+ * REPORT_EVERY lookups with the hit rate, entries and bytes held.
+ */
+import { debugLog } from "./debug-log.js";
+
+const REPORT_EVERY = 500;
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  evictions: number;
+  entries: number;
+  bytes: number;
+  budgetBytes: number;
+}
+
+export class BudgetCache<K, V> {
+  private readonly map = new Map<K, { value: V; weight: number }>();
+  private bytes = 0;
+  private hits = 0;
+  private misses = 0;
+  private evictions = 0;
+
+  /**
+   * @param name what the debug log calls it
+   * @param budgetBytes most estimated bytes held (at least the newest entry is always kept)
+   * @param weigh an entry's estimated bytes, asked again by `reweigh` when it grew
+   * @param onEvict an evicted entry (to release what it holds); never throws into the caller
+   */
+  constructor(
+    readonly name: string,
+    private budgetBytes: number,
+    private readonly weigh: (value: V) => number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The value of `key`, made the most recent; counted as a hit or a miss. */
+  get(key: K): V | undefined {
+    const e = this.map.get(key);
+    if (e) {
+      this.hits++;
+      this.map.delete(key);
+      this.map.set(key, e);
+    } else this.misses++;
+    this.report();
+    return e?.value;
+  }
+
+  /** The value of `key` without counting or reordering. */
+  peek(key: K): V | undefined {
+    return this.map.get(key)?.value;
+  }
+
+  set(key: K, value: V): void {
+    const old = this.map.get(key);
+    if (old) {
+      this.bytes -= old.weight;
+      this.map.delete(key);
+    }
+    const weight = Math.max(0, this.weigh(value));
+    this.map.set(key, { value, weight });
+    this.bytes += weight;
+    this.evict();
+  }
+
+  /** Weighs `key` again (it grew or shrank) and evicts what no longer fits. */
+  reweigh(key: K): void {
+    const e = this.map.get(key);
+    if (!e) return;
+    this.bytes -= e.weight;
+    e.weight = Math.max(0, this.weigh(e.value));
+    this.bytes += e.weight;
+    this.evict();
+  }
+
+  delete(key: K): boolean {
+    const e = this.map.get(key);
+    if (!e) return false;
+    this.bytes -= e.weight;
+    return this.map.delete(key);
+  }
+
+  setBudget(bytes: number): void {
+    this.budgetBytes = bytes;
+    this.evict();
+  }
+
+  stats(): CacheStats {
+    return { hits: this.hits, misses: this.misses, evictions: this.evictions, entries: this.map.size, bytes: this.bytes, budgetBytes: this.budgetBytes };
+  }
+
+  private evict(): void {
+    while (this.bytes > this.budgetBytes && this.map.size > 1) {
+      const [key, e] = this.map.entries().next().value as [K, { value: V; weight: number }];
+      this.map.delete(key);
+      this.bytes -= e.weight;
+      this.evictions++;
+      try {
+        this.onEvict?.(key, e.value);
+      } catch (err) {
+        debugLog(`${this.name} cache`, err);
+      }
+    }
+  }
+
+  private report(): void {
+    const n = this.hits + this.misses;
+    if (n % REPORT_EVERY !== 0) return;
+    const s = this.stats();
+    const rate = n > 0 ? Math.round((s.hits / n) * 1000) / 10 : 0;
+    debugLog(`${this.name} cache`, `hit rate ${rate}% (${s.hits}/${n}), ${s.entries} entries, ${Math.round(s.bytes / 2 ** 20)}/${Math.round(s.budgetBytes / 2 ** 20)} MiB, ${s.evictions} evicted`);
+  }
+}
