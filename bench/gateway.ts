@@ -15,7 +15,8 @@
  * (the estimator over the whole history the transcript gives): sessions whose recorded gauge lost
  * their history, and sessions that crossed 80% without an auto-80pct checkpoint.
  *
- * `npx tsx bench/gateway.ts [--keys 200] [--rounds 4] [--cold 6]` writes bench/gateway-results.json;
+ * `npx tsx bench/gateway.ts [--keys 200] [--rounds 2] [--cold 4] [--inFlightRounds 1]` writes
+ * bench/gateway-results.json;
  * `npm run bench` runs it too and puts its summary under `gateway` in bench/results.json.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -49,7 +50,7 @@ export interface GatewayBenchOptions {
   modelMs: number;
 }
 
-export const DEFAULT_GATEWAY_OPTIONS: GatewayBenchOptions = { keys: 200, rounds: 4, cold: 6, archiveSegments: 20_000, searchEvery: 50, inFlightRounds: 1, modelMs: 300 };
+export const DEFAULT_GATEWAY_OPTIONS: GatewayBenchOptions = { keys: 200, rounds: 2, cold: 4, archiveSegments: 20_000, searchEvery: 50, inFlightRounds: 1, modelMs: 300 };
 
 export interface GatewayFigures {
   keys: number;

@@ -9,6 +9,8 @@
  * - pi's own structuredClone of the same history, for scale.
  * - checkpoint build + write (fsync included, retention pruning included).
  * - YAML parse of a checkpoint, restore block render.
+ * - a busy gateway (bench/gateway.ts): 200 keys round-robin through the plugin's entry, cold
+ *   20,000-segment archives, every key in flight; summary under `gateway`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
@@ -32,6 +34,7 @@ import { countingFs, perWrite } from "./counting-fs.js";
 import { open } from "node:fs/promises";
 import { benchDrift } from "./drift.js";
 import { benchArtifacts } from "./artifacts.js";
+import { benchGateway } from "./gateway.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SIZES = [200, 2_000, 5_000, 20_000];
@@ -239,6 +242,8 @@ async function main() {
   log(`drift: record 30 files ${drift.record30Files230Tracked.median} ms, compare ${drift.compareUnchanged30Files.median} ms (unchanged) / ${drift.compareAfterEditsDeleteAnd5Commits.median} ms (moved)`);
   const artifacts = await benchArtifacts();
   log(`artifacts: stash+patch 50 KB ${artifacts.stashPatch50KB.median} ms (p99 ${artifacts.stashPatch50KB.p99}); fetch headtail ${artifacts.fetchHeadtail50KB.median} ms, grep ${artifacts.fetchGrep50KB.median} ms`);
+  const gateway = await benchGateway({}, log);
+  log(`gateway: ${JSON.stringify(gateway)}`);
   const cpu = cpus();
   const results = {
     date: new Date().toISOString(),
@@ -256,6 +261,7 @@ async function main() {
     checkpoint,
     drift,
     artifacts,
+    gateway,
     warnings,
     durationS: Math.round((performance.now() - started) / 100) / 10,
   };
