@@ -70,6 +70,9 @@ function idAt(message: AgentMessage | undefined): string | undefined {
   return undefined;
 }
 
+/** Longest stretch of a scheduled catch-up before it lets the event loop run. */
+const CATCH_UP_SLICE_MS = 8;
+
 export class AgedOffload {
   /** toolCallId -> replacement, stashed but not old enough yet */
   private readonly pending = new Map<string, TextContent>();
@@ -276,7 +279,7 @@ export class AgedOffload {
   private scheduleCatchUp(): void {
     if (this.catchUpScheduled) return;
     this.catchUpScheduled = true;
-    setImmediate(() => this.runCatchUp());
+    setImmediate(() => this.runCatchUp(true));
   }
 
   /**
@@ -289,28 +292,37 @@ export class AgedOffload {
     this.runCatchUp();
   }
 
-  private runCatchUp(): void {
-    const batch = this.catchUp;
-    const calls = this.argsCatchUp;
-    this.catchUp = [];
-    this.argsCatchUp = [];
+  /**
+   * Judges the queued results and calls. From the event loop (a scheduled catch-up) it stops after
+   * CATCH_UP_SLICE_MS and schedules the rest, so a turn with many large outputs never holds up
+   * the other chats of a gateway (issue 24); `warm` runs it to the end.
+   */
+  private runCatchUp(sliced = false): void {
+    const started = performance.now();
     this.catchUpScheduled = false;
-    if (batch.length > 0 || calls.length > 0) this.dirty = true;
-    for (const c of calls) {
-      try {
-        this.stashArgs(c.toolName, c.toolCallId, c.input); // old enough already: ages on the next request
-      } catch (e) {
-        this.onError(e);
+    while (this.catchUp.length > 0 || this.argsCatchUp.length > 0) {
+      if (sliced && performance.now() - started > CATCH_UP_SLICE_MS) {
+        this.scheduleCatchUp();
+        return;
       }
-    }
-    for (const r of batch) {
+      this.dirty = true;
+      const c = this.argsCatchUp.shift();
+      if (c) {
+        try {
+          this.stashArgs(c.toolName, c.toolCallId, c.input); // old enough already: ages on the next request
+        } catch (e) {
+          this.onError(e);
+        }
+        continue;
+      }
+      const r = this.catchUp.shift()!;
       try {
         this.stash(r, r.toolCallId);
         // old enough already: it ages on the next request
-        const c = this.pending.get(r.toolCallId);
-        if (c) {
+        const content = this.pending.get(r.toolCallId);
+        if (content) {
           this.pending.delete(r.toolCallId);
-          this.aged.set(r.toolCallId, c);
+          this.aged.set(r.toolCallId, content);
           this.stats.aged++;
         }
       } catch (e) {
@@ -318,5 +330,6 @@ export class AgedOffload {
       }
     }
   }
+
 
 }
