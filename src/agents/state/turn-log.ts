@@ -7,13 +7,14 @@
  * All strings arrive redacted and gisted; O(1) per event.
  */
 import type { WorkTask, WorkTurn } from "../context-checkpoint-schema.js";
+import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
 import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";
 
 export const MAX_TURNS = 40;
 export const MAX_TASKS = 20;
 /** Code names remembered per turn outcome. */
-export const MAX_TURN_NAMES = 10;
+export const MAX_TURN_NAMES = 32;
 
 interface TurnEntry extends WorkTurn {
   seq: number;
@@ -143,16 +144,33 @@ export function taskAsk(args: unknown): string {
   return "";
 }
 
-/** Code names the agent wrote in backticks (its Markdown), in order, deduplicated, bounded. */
+/**
+ * Code names the agent wrote, from its Markdown (syntax, not words): inline code spans, and the
+ * names declared in its fenced code blocks (declared-names.ts); in order, deduplicated, bounded.
+ */
 export function backtickNames(text: string, max = MAX_TURN_NAMES): string[] {
   const out: string[] = [];
+  const add = (name: string): void => {
+    if (out.length < max && !out.includes(name)) out.push(name);
+  };
   const bounded = text.length > 40_000 ? text.slice(0, 40_000) : text;
-  for (const m of bounded.matchAll(/`([^`\n]{2,80})`/g)) {
-    const name = m[1]!.trim();
-    // a name, a path, a call: no spaces beyond a short call's arguments
-    if (!/[A-Za-z_]/.test(name) || /\s/.test(name.replace(/\(.*\)$/, ""))) continue;
-    if (!out.includes(name)) out.push(name);
-    if (out.length >= max) break;
+  const spans = (prose: string): void => {
+    for (const m of prose.matchAll(/`([^`\n]{2,80})`/g)) {
+      const name = m[1]!.trim();
+      // a name, a path, a call: no spaces beyond a short call's arguments
+      if (!/[A-Za-z_]/.test(name) || /\s/.test(name.replace(/\(.*\)$/, ""))) continue;
+      add(name);
+    }
+  };
+  // in document order: prose spans, and a fenced block's declared names where the block stands
+  const fences = /^```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^```/gm;
+  let at = 0;
+  for (const m of bounded.matchAll(fences)) {
+    spans(bounded.slice(at, m.index));
+    // the fence's language picks the declaration syntax; none: read it as TypeScript-like code
+    for (const n of declaredNames(m[2]!, `block.${m[1] || "ts"}`)) add(n);
+    at = m.index! + m[0].length;
   }
+  spans(bounded.slice(at));
   return out;
 }
