@@ -98,26 +98,39 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const { files, paths } = changedPaths(cp);
   const fold = new PathFold(paths);
   const commands = (work?.commands ?? []).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.test(c.family));
-  const failures = (work?.open_failures ?? []).map((e) => `- ${quoteUntrusted(e?.tool, 40)}${e?.target ? ` ${quoteUntrusted(e.target, SUMMARY_CAP.failureTarget)}` : ""}: ${quoteUntrusted(e?.error, SUMMARY_CAP.failureError)}`);
+  const failures = (work?.open_failures ?? []).slice(0, 40).map((e) => `- ${quoteUntrusted(e?.tool, 40)}${e?.target ? ` ${quoteUntrusted(e.target, SUMMARY_CAP.failureTarget)}` : ""}: ${quoteUntrusted(e?.error, SUMMARY_CAP.failureError)}`);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
-  const sec = (key: string, title: string | null, entries: string[], inline = false): Section => ({ key, title, entries, inline, dropped: 0 });
-  const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", []);
-  const filesLine = sec("files_changed", `Files changed (${paths.length}${fold.root ? `, root ${fold.root}` : ""}): `, paths.length > 0 ? [fold.folded(paths)] : [], true);
+  // entries are rendered (quoted, which redacts) only while they could still fit: the cost stays
+  // O(budget) on a session of any size; the rest count as dropped
+  const sec = <T>(key: string, title: string | null, items: readonly T[], render: (t: T) => string, inline = false): Section => {
+    const entries: string[] = [];
+    let len = 0;
+    for (const item of items) {
+      if (len > maxChars) break;
+      const e = render(item);
+      entries.push(e);
+      len += e.length + 2;
+    }
+    return { key, title, entries, inline, dropped: items.length - entries.length };
+  };
+  const same = (x: string): string => x;
+  const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], same);
+  const filesLine = sec("files_changed", `Files changed (${paths.length}${fold.root ? `, root ${fold.root}` : ""}): `, paths.length > 0 ? [fold.folded(paths)] : [], same, true);
   const sections: Section[] = [
     turnSec,
-    sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths).map((n) => quoteUntrusted(n, 60)), true),
+    sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60), true),
     filesLine,
-    sec("changes", null, files.map((f) => changeLine(f, fold))),
-    sec("commands", "Commands: ", commands.map(commandEntry), true),
-    sec("open_failures", "Open failures (not fixed since):", failures),
-    sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse().map((d) => `- ${quoteUntrusted(d?.what, SUMMARY_CAP.decision)}`)),
-    sec("open_items", "Open items:", (cp.open_items ?? []).map((s) => `- ${quoteUntrusted(s, SUMMARY_CAP.decision)}`)),
-    sec("tasks", "Sub-agent and task calls:", (work?.tasks ?? []).map(taskLine)),
-    sec("files_read", "Files read (not changed): ", read.map((p) => fold.display(p)), true),
-    sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifactLines(cp)),
-    sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [`- ${quoteUntrusted(previous, SUMMARY_CAP.previous)}`] : []),
+    sec("changes", null, files, (f) => changeLine(f, fold)),
+    sec("commands", "Commands: ", commands, commandEntry, true),
+    sec("open_failures", "Open failures (not fixed since):", failures, same),
+    sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, SUMMARY_CAP.decision)}`),
+    sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, SUMMARY_CAP.decision)}`),
+    sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
+    sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p), true),
+    sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifactLines(cp), same),
+    sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, SUMMARY_CAP.previous)}`),
   ];
   const byKey = new Map(sections.map((s) => [s.key, s]));
 
