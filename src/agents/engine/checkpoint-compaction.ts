@@ -6,6 +6,7 @@
  */
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { markCompactionSummarized } from "../checkpoint/compaction-outcome.js";
 import { renderCompactionSummary } from "../inject/compaction-summary.js";
 import { archiveCompactedSpan } from "./archive-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -39,6 +40,7 @@ export function compactionFromCheckpoint(
   startedAt: number,
 ): CheckpointCompaction {
   const p = event.preparation;
+  markCompactionSummarized(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
   const rendered = renderCompactionSummary(checkpoint, {
     maxTokens: engine.runtime.config.compactionSummaryMaxTokens,
     previousSummary: p.previousSummary ?? null,

@@ -88,7 +88,8 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     `The conversation before this point was replaced by this summary of checkpoint ${id} (compaction ${count} of this session), written without a model call.`,
     "context_search finds anything from before this point: exact wording, tool output, the turns folded here.",
     goalLine(turns, working.topic ?? ""),
-    `Status: ${typeof working.status === "string" && /^[a-z_]{1,30}$/.test(working.status) ? working.status : "unknown"} · Next action: ${working.next_action ? quoteUntrusted(working.next_action, SUMMARY_CAP.working) : "(not recorded)"}`,
+    `Status: ${typeof working.status === "string" && /^[a-z_]{1,30}$/.test(working.status) ? working.status : "unknown"}`,
+    `Next action: ${working.next_action ? quoteUntrusted(working.next_action, SUMMARY_CAP.working) : "(not recorded)"}`,
   ];
   if (working.interrupted === true) {
     const call = working.last_tool_call;
