@@ -34,6 +34,8 @@ import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { LruMap } from "../agents/state/lru.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { pendingPromptOf, withTurn } from "./fenced-turn.js";
+import { applyOwnCompaction, ownCompactionView } from "./own-compaction.js";
+import { compactRoute, delegateWithFallback, isOwnCompaction } from "./own-compaction-route.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 import type {
@@ -71,7 +73,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   readonly info: ContextEngineInfo = {
     id: CONTEXT_ENGINE_ID,
     name: "Context manager (gauge, checkpoints, restore)",
-    ownsCompaction: false,
+    ownsCompaction: false, // true in "checkpoint" mode (constructor; issue 25)
     // assemble reads the history before the admitted turn; commitTurn takes the accepted turn once
     transcriptSemantics: { currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" },
   };
@@ -84,6 +86,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
     this.scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
+    if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 
   private keep(sessionId: string, slot: SessionSlot): void {
@@ -140,14 +143,16 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       // owed to this session (or the successor it became), not to a new session on the key
       if (slot.owesRestoreTo(params.sessionId) && !slot.pendingRestore) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "post-compaction");
       slot.lastMessages = messages;
+      // issue 25: after the plugin's own compaction, the summary and the kept messages are sent
+      const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
       if (!slot.resumeChecked) {
         slot.resumeChecked = true;
         // a new session: no reply and no compaction summary in its history yet (a compacted
         // history may keep no reply; its post-compaction restore stands)
-        const fresh = !slot.pendingRestore && !messages.some((m) => m.role === "assistant" || m.role === "compactionSummary");
+        const fresh = !slot.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
         if (fresh) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "resume");
       }
-      const request = await prepareRequest(slot.engine, { messages, pendingPrompt: pendingPromptOf(messages, params.prompt) });
+      const request = await prepareRequest(slot.engine, { messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt) });
       slot.lastTokens = request.reading.tokens;
       return {
         messages: request.messages,
@@ -200,6 +205,9 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
   async compact(params: CompactParams): Promise<CompactResult> {
     if (!this.opts.config.enabled) return this.opts.delegateCompaction(params);
+    // issue 25: "checkpoint" mode compacts itself; "host" mode falls back to it (own-compaction-route.ts)
+    const own = await compactRoute(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), (slot) => this.beginTurn(slot), this.cwdOf(params));
+    if (own) return own;
     let slot: SessionSlot | null = null;
     try {
       slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
@@ -208,9 +216,10 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     } catch (e) {
       this.warn("compaction checkpoint", e);
     }
-    // the runtime's result (or its error) is the host's business, exactly as without us
-    const result = await this.opts.delegateCompaction(params);
-    if (!slot) return result;
+    // the runtime's result (or its error) is the host's business, exactly as without us, unless
+    // it fails or runs past the deadline: then the checkpoint compaction takes its place (issue 25)
+    const result = await delegateWithFallback(this.opts, this.opts.delegateCompaction, params, slot, this.cwdOf(params));
+    if (!slot || isOwnCompaction(result)) return result;
     try {
       if (result.ok && result.compacted) {
         const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
