@@ -80,6 +80,9 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const turns = turnsOf(cp);
   const views: TurnView[] = turns.map((turn, i) => ({ turn, fold: 0, first: i === turns.length - 1 && turns.length > 0, latest: i === 0 }));
   if (views.length === 1) views[0]!.latest = false;
+  // the newest turns that hold the last PROTECTED_TURNS distinct requests (a repeated request counts once)
+  let protect = 0;
+  for (const seen = new Set<string>(); protect < views.length && seen.size < PROTECTED_TURNS; protect++) seen.add(views[protect]!.turn.request);
 
   const id = typeof cp.meta?.checkpoint_id === "string" && /^cp_\d{1,12}$/.test(cp.meta.checkpoint_id) ? cp.meta.checkpoint_id : "(unknown)";
   const count = Number.isInteger(cp.meta?.compaction_count) ? cp.meta.compaction_count : 0;
@@ -202,10 +205,10 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   dropFrom("decisions", 4);
   dropFrom("open_items", 3);
   dropFrom("commands", 8);
-  foldTurns(1, PROTECTED_TURNS);
+  foldTurns(1, protect);
   dropFrom("changes", 10);
-  foldTurns(2, PROTECTED_TURNS);
-  foldTurns(3, PROTECTED_TURNS);
+  foldTurns(2, protect);
+  foldTurns(3, protect);
   dropFrom("names", 60);
   dropFrom("changes", 4);
   // the protected turns and the first: short outcomes
