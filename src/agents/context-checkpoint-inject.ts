@@ -17,6 +17,7 @@ import { type Clock, makeClock, parseDate } from "./inject/clock.js";
 import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./inject/quote.js";
+import { outcomeOf, referenceGoalOutcome } from "./inject/turn-outcomes.js";
 import {
   type RenderedRestore,
   type RenderRestoreOptions,
@@ -59,6 +60,20 @@ const CAP = {
   failureError: 150,
   extra: 200,
 } as const;
+
+/** Earlier requests (newest first) shown with the agent's outcome of that turn. */
+const OUTCOME_REQUESTS = 2;
+const CAP_OUTCOME = 70;
+
+function requestOutcome(work: Checkpoint["work"] | null, request: string): string {
+  const o = outcomeOf(work ?? null, request);
+  return o ? ` → agent: ${quoteUntrusted(o, CAP_OUTCOME)}` : "";
+}
+
+function goalOutcome(work: Checkpoint["work"] | null, goal: string): string {
+  const o = referenceGoalOutcome(work ?? null, goal);
+  return o ? ` → agent: ${quoteUntrusted(o, CAP_OUTCOME)}` : "";
+}
 
 /** One declared name in a change line: a heading keeps its label before a colon ("§ WP14"), anything else its first 28 code points. */
 function cutName(n: string): string {
@@ -340,8 +355,9 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
   const sections: Record<RestoreSection, SectionState> = {
     last_report: st(work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : []),
-    goal: st(goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal)] : []),
-    requests: st(earlier.map((r) => `- ${quoteUntrusted(r, CAP.request)}`)),
+    goal: st(goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + goalOutcome(work, goal)] : []),
+    // issue 25: the agent's own outcome of the newest earlier requests, as far as the cap allows
+    requests: st(earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? requestOutcome(work, r) : ""}`)),
     extras: st(extraBlocks),
     files_changed: st(changedPaths),
     changes: st(ledgerFiles.map(changeLine)),
