@@ -1,7 +1,9 @@
 /**
  * Which compaction `compact()` runs (issue 25):
  * - "checkpoint" mode: the plugin's own (own-compaction.ts), no model call; when no checkpoint
- *   could be written the runtime's compaction runs instead (the spec's safety net);
+ *   could be written, or this process has seen no history of the session (a compaction in a
+ *   process of its own: compact() receives no messages), the runtime's compaction runs instead
+ *   (the spec's safety net);
  * - "host" mode: the runtime's (`delegateCompactionToRuntime`), and when it fails or runs past
  *   `compactionDeadlineMs`, the plugin's own takes its place (the late runtime compaction is
  *   left to finish or fail on its own; its result is ignored).
@@ -46,6 +48,7 @@ export async function compactRoute(
   try {
     const slot = await slotOf();
     await beginTurn(slot);
+    if (slot.lastMessages.length === 0) return null;
     const result = await own(opts, slot, params, cwd);
     if (!result.ok && /checkpoint could not be written/.test(result.reason ?? "")) return null;
     return result;

@@ -99,6 +99,17 @@ describe("the plugin's own compaction", () => {
     expect(delegated).toBe(0);
   });
 
+  it("checkpoint mode, a compaction in a process that saw no history: the runtime's compaction runs (the safety net)", async () => {
+    let delegated = 0;
+    const { engine } = setup({ compaction: "checkpoint" }, async () => {
+      delegated++;
+      return { ok: true, compacted: true, result: { tokensBefore: 7, summary: "runtime summary" } };
+    });
+    const r = await engine.compact({ ...ctx("s5") });
+    expect(delegated).toBe(1);
+    expect(r.result?.summary).toBe("runtime summary");
+  });
+
   it("host mode: a failing runtime compaction is replaced by the checkpoint compaction", async () => {
     const { engine, warnings } = setup({ compaction: "host" }, async () => {
       throw new Error("summarizer 500");
