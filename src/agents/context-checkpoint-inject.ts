@@ -17,7 +17,7 @@ import { type Clock, makeClock, parseDate } from "./inject/clock.js";
 import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./inject/quote.js";
-import { outcomeOf, referenceGoalOutcome } from "./inject/turn-outcomes.js";
+import { goalOutcome, OUTCOME_REQUESTS, requestOutcome } from "./inject/turn-outcomes.js";
 import {
   type RenderedRestore,
   type RenderRestoreOptions,
@@ -60,20 +60,6 @@ const CAP = {
   failureError: 150,
   extra: 200,
 } as const;
-
-/** Earlier requests (newest first) shown with the agent's outcome of that turn. */
-const OUTCOME_REQUESTS = 2;
-const CAP_OUTCOME = 70;
-
-function requestOutcome(work: Checkpoint["work"] | null, request: string): string {
-  const o = outcomeOf(work ?? null, request);
-  return o ? ` → agent: ${quoteUntrusted(o, CAP_OUTCOME)}` : "";
-}
-
-function goalOutcome(work: Checkpoint["work"] | null, goal: string): string {
-  const o = referenceGoalOutcome(work ?? null, goal);
-  return o ? ` → agent: ${quoteUntrusted(o, CAP_OUTCOME)}` : "";
-}
 
 /** One declared name in a change line: a heading keeps its label before a colon ("§ WP14"), anything else its first 28 code points. */
 function cutName(n: string): string {

@@ -5,7 +5,11 @@
  */
 import type { WorkLedger } from "../context-checkpoint-schema.js";
 import { isBareReference } from "../state/turn-log.js";
-import { ELLIPSIS } from "./quote.js";
+import { ELLIPSIS, quoteUntrusted } from "./quote.js";
+
+/** Earlier requests (newest first) the restore block shows with the agent's outcome of that turn. */
+export const OUTCOME_REQUESTS = 2;
+const CAP_OUTCOME = 70;
 
 /** The outcome of the newest turn whose request `request` (a gist, maybe cut) starts. */
 export function outcomeOf(work: WorkLedger | null, request: string): string {
@@ -21,4 +25,16 @@ export function outcomeOf(work: WorkLedger | null, request: string): string {
 /** The goal's outcome when the goal is only a reference; "" otherwise. */
 export function referenceGoalOutcome(work: WorkLedger | null, goal: string): string {
   return goal && isBareReference(goal) ? outcomeOf(work, goal) : "";
+}
+
+/** ` → agent: "<outcome>"` for a listed request, "" without one. */
+export function requestOutcome(work: WorkLedger | null | undefined, request: string): string {
+  const o = outcomeOf(work ?? null, request);
+  return o ? ` → agent: ${quoteUntrusted(o, CAP_OUTCOME)}` : "";
+}
+
+/** ` → agent: "<what the agent did>"` for a goal that is only a reference, "" otherwise. */
+export function goalOutcome(work: WorkLedger | null | undefined, goal: string): string {
+  const o = referenceGoalOutcome(work ?? null, goal);
+  return o ? ` → agent: ${quoteUntrusted(o, CAP_OUTCOME)}` : "";
 }
