@@ -6,7 +6,7 @@
  */
 export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
 export { agentAndChannelOf } from "./agents/engine/host-key.js";
-export { writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
+export { compactWithCheckpoint, type CompactionSeam, writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
 export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-server-compaction.js";
 export {
   onCompactionCompleted,

@@ -32,6 +32,9 @@ export const GIST = {
   change: 110,
   name: 48,
   report: 200,
+  /** issue 25: a request and the agent's last text of its turn, as the turn log keeps them */
+  turnRequest: 300,
+  turnOutcome: 500,
 } as const;
 
 /** A reply shorter than this (code points) after a long answer is a decision point (spec §7.2). */

@@ -210,6 +210,8 @@ function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
     commands: [...cur.commands, ...prev.commands.filter((c) => !knownCmd.has(c.family))],
     requests: cur.requests.length > 0 ? cur.requests : prev.requests,
     last_report: cur.last_report || prev.last_report,
+    ...((cur.turns ?? prev.turns) ? { turns: cur.turns ?? prev.turns } : {}),
+    ...((cur.tasks ?? prev.tasks) ? { tasks: cur.tasks ?? prev.tasks } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { type Clock, makeClock, parseDate } from "./inject/clock.js";
 import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./inject/quote.js";
+import { goalOutcome, OUTCOME_REQUESTS, requestOutcome } from "./inject/turn-outcomes.js";
 import {
   type RenderedRestore,
   type RenderRestoreOptions,
@@ -340,8 +341,9 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
   const sections: Record<RestoreSection, SectionState> = {
     last_report: st(work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : []),
-    goal: st(goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal)] : []),
-    requests: st(earlier.map((r) => `- ${quoteUntrusted(r, CAP.request)}`)),
+    goal: st(goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + goalOutcome(work, goal)] : []),
+    // issue 25: the agent's own outcome of the newest earlier requests, as far as the cap allows
+    requests: st(earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? requestOutcome(work, r) : ""}`)),
     extras: st(extraBlocks),
     files_changed: st(changedPaths),
     changes: st(ledgerFiles.map(changeLine)),

@@ -100,6 +100,9 @@ export async function onCompactionCompleted(
   },
 ): Promise<RestoreBlock | null> {
   const ids = params.previousSessionId ? [params.sessionId, params.previousSessionId] : [params.sessionId];
+  // a checkpoint compaction (issue 25): its summary is the restore, already in the history
+  const stored = canonicalSessionKey(params.sessionKey);
+  if (ids.some((id) => compactionOutcomeSince(params.stateDir, stored, id, params.since)?.summarized === true)) return null;
   const accept = compactionCheckpointFilter(params.stateDir, params.sessionKey, ids, params.since, params.logger);
   if (!accept) return null;
   const block = await readCheckpointForInjection(params.sessionKey, { ...params, kind: "post-compaction", accept });

@@ -129,6 +129,29 @@ export interface WorkCommand {
   when: string;
 }
 
+/** One turn of the turn log (issue 25): a user request and the agent's own last text of that turn. */
+export interface WorkTurn {
+  /** gist of the request */
+  request: string;
+  /** gist of the agent's last text of the turn ("" when it wrote none) */
+  outcome: string;
+  /** code names the agent wrote in backticks in that text (its own markup), optional */
+  names?: string[];
+}
+
+/** One sub-agent / task tool call (issue 25): what was asked of it and what came back. */
+export interface WorkTask {
+  tool: string;
+  /** the tool call id */
+  id: string;
+  /** gist of what was asked (its prompt / description argument) */
+  ask: string;
+  /** gist of the result ("" while none came back) */
+  outcome: string;
+  /** null: no result yet */
+  ok: boolean | null;
+}
+
 /** Optional `work` section: the work ledger (see docs/checkpoint-schema.md). */
 export interface WorkLedger {
   /** modified files, most important first (edits, recency, mentions in user requests) */
@@ -143,6 +166,10 @@ export interface WorkLedger {
   last_report: string;
   /** true when the agent's latest text came after the latest user request */
   answered: boolean;
+  /** additive, optional (issue 25): turns newest first, the session's first turn always the last entry */
+  turns?: WorkTurn[];
+  /** additive, optional (issue 25): sub-agent / task tool calls, newest first */
+  tasks?: WorkTask[];
 }
 
 export interface Checkpoint {

@@ -66,13 +66,22 @@ export interface ContextManagerConfig {
    */
   recallMinScore: number;
   /**
-   * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory): loaded
-   * archives 60%, session slots 20%, aged-output memories 15%, archive tails 5%
+   * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
+   * loaded archives 45%, session slots 40%, aged-output memories 10%, archive tails 5%
    */
   cacheMemoryMiB: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
+  /** who compacts: "host" (its model summary + our restore block) or "checkpoint" (our summary, no model call; issue 25) */
+  compaction: CompactionMode;
+  /** hard cap of the checkpoint compaction summary, in tokens (chars/4) */
+  compactionSummaryMaxTokens: number;
+  /** "host" mode: a host summary that fails or runs longer than this is replaced by the checkpoint summary where the route allows */
+  compactionDeadlineMs: number;
 }
+
+export type CompactionMode = "host" | "checkpoint";
+export const COMPACTION_MODES: readonly CompactionMode[] = ["host", "checkpoint"];
 
 export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Object.freeze({
   enabled: true,
@@ -108,6 +117,9 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   recallMaxTokens: 1000,
   recallMinScore: 4,
   cacheMemoryMiB: 256,
+  compaction: "host",
+  compactionSummaryMaxTokens: 2000,
+  compactionDeadlineMs: 60_000,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -148,6 +160,8 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   recallMaxTokens: { min: 50, max: 100_000, integer: true },
   recallMinScore: { min: 0, max: 1000, integer: false },
   cacheMemoryMiB: { min: 16, max: 65_536, integer: true },
+  compactionSummaryMaxTokens: { min: 300, max: 100_000, integer: true },
+  compactionDeadlineMs: { min: 1_000, max: 3_600_000, integer: true },
 };
 
 const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);
@@ -178,6 +192,11 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
         throw new ContextManagerConfigError(key, `expected a non-empty path, got ${describe(value)}`);
       }
       out.stateDir = value;
+    } else if (key === "compaction") {
+      if (typeof value !== "string" || !(COMPACTION_MODES as readonly string[]).includes(value)) {
+        throw new ContextManagerConfigError(key, `expected "host" or "checkpoint", got ${describe(value)}`);
+      }
+      out.compaction = value as CompactionMode;
     } else {
       throw new ContextManagerConfigError(key, "unknown key");
     }

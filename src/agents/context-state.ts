@@ -27,6 +27,7 @@ import { userOrigin } from "./messages/host-provenance.js";
 import { toolResultEventOf } from "./state/tool-result-of-message.js";
 import { type Exchange, RECENT_ENTRIES } from "./state/thread-data.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./state/work-ledger.js";
+import { backtickNames, isTaskTool, taskAsk } from "./state/turn-log.js";
 import { type CaptureCaps, CapturedState } from "./state/captured-state.js";
 import { snapshotOf, type ContextStateSnapshot } from "./state/state-snapshot.js";
 import { applyStateFile, stateFileData } from "./state/state-codec.js";
@@ -267,7 +268,7 @@ export class ContextState {
     }
     const seq = ++t.seq;
     const topic = safeGist(text, GIST.topic);
-    this.acc.work.onUserRequest(topic, text);
+    this.acc.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
     this.mark("work");
     this.closeSupersededItems();
     const ex: Exchange = { seq, role: "user", gist: safeGist(text, GIST.exchange) };
@@ -307,6 +308,8 @@ export class ContextState {
     }
     const text = assistantText(m);
     if (text) {
+      this.acc.work.turnLog.onText(safeGist(text, GIST.turnOutcome), backtickNames(text).map((n) => safeGist(n, GIST.name)).filter(Boolean));
+      this.mark("work");
       const seq = ++t.seq;
       const ex: Exchange = { seq, role: "agent", gist: safeGist(text, GIST.exchange) };
       const lastRecent = t.recent[t.recent.length - 1];
@@ -319,6 +322,10 @@ export class ContextState {
       for (const item of tasks.done) this.closeItem(`task\u0000${itemKey(item)}`);
     }
     for (const call of calls) {
+      if (isTaskTool(call.name)) {
+        this.acc.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
+        this.mark("work");
+      }
       const s = summarizeToolCall(call.name, call.arguments);
       t.last_tool_call = s;
       t.pending_calls.push({ id: call.id, ...s });
@@ -351,6 +358,10 @@ export class ContextState {
 
   private onToolResultMessage(m: ToolResultMessage): void {
     const t = this.acc.thread;
+    if (typeof m.toolCallId === "string" && isTaskTool(String(m.toolName))) {
+      const outcome = safeGist(contentHeadTail(m.content, 2000), GIST.turnOutcome);
+      if (this.acc.work.turnLog.onTaskResult(safeGist(m.toolCallId, 80), outcome, m.isError !== true)) this.mark("work");
+    }
     if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
     if (t.host_turn) return this.mark("thread");
     t.last = { role: "toolResult", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };

@@ -10,6 +10,8 @@ export interface DemoArgs {
   model: string | null;
   /** context window for the run; null: 16k for faux, the model's own for a real provider */
   contextWindow: number | null;
+  /** who compacts (config `compaction`, issue 25) */
+  compaction: "host" | "checkpoint";
   help: boolean;
 }
 
@@ -26,6 +28,7 @@ Options:
   --context-window <n>    context window in tokens (default: 16000 on faux)
   --provider <name>       run against a real provider (pi-ai's getModel); needs its API key in the environment
   --model <id>            model id for --provider
+  --compaction <mode>     host (default: the model summarizes) or checkpoint (the checkpoint is the summary, no model call)
   -h, --help              this help`;
 
 export class DemoArgsError extends Error {}
@@ -42,6 +45,7 @@ export function parseDemoArgs(argv: string[]): DemoArgs {
         "context-window": { type: "string" },
         provider: { type: "string" },
         model: { type: "string" },
+        compaction: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -66,7 +70,10 @@ export function parseDemoArgs(argv: string[]): DemoArgs {
   const provider = str("provider");
   const model = str("model");
   if ((provider === null) !== (model === null)) throw new DemoArgsError("--provider and --model go together");
+  const compaction = str("compaction") ?? "host";
+  if (compaction !== "host" && compaction !== "checkpoint") throw new DemoArgsError(`--compaction expects host or checkpoint, got "${compaction}"`);
   return {
+    compaction,
     stateDir: str("state-dir"),
     sessionKey: str("session-key") ?? "agent:main:demo:direct:1",
     turns: int("turns", 1, 200) ?? 14,

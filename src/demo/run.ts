@@ -68,7 +68,7 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
     }
     else if (e.type === "compaction") {
       checkpoints.scan();
-      timeline.compaction(e.trigger, e.tokensBefore, e.tokensAfter, e.restore);
+      timeline.compaction(e.trigger, e.tokensBefore, e.tokensAfter, e.restore, e);
     } else if (e.type === "session_event") {
       const ev = e.event;
       if (ev.type === "tool_execution_start") toolArgs.set(ev.toolCallId, (ev.args ?? {}) as Record<string, unknown>);
@@ -96,6 +96,7 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
     model: demo.model,
     authStorage: demo.authStorage,
     compaction: { enabled: true, reserveTokens: ratio(0.125), keepRecentTokens: ratio(0.19) },
+    cfg: { agents: { defaults: { contextManager: { compaction: args.compaction } } } },
     extraExtensionFactories: demo.extraExtensionFactories,
     logger: { warn: (m) => print(`  log    ${gist(m, 200)}`) },
     onEvent,
@@ -110,6 +111,7 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
     `  workspace   ${dirs.workspace}`,
     `  thresholds  gauge 70%, checkpoint 80%, auto-compaction above ${window - ratio(0.125)} tokens`,
     `  offload     ${runnerOffloadLine(runner.contextManagerConfig)}`,
+    `  compaction  ${args.compaction === "checkpoint" ? "checkpoint: the compaction checkpoint is the summary (no model call)" : "host: the model summarizes, the restore block follows"}`,
   ]);
 
   const send = async (label: string, text: string, replies: Parameters<NonNullable<DemoModel["agent"]>["queue"]> = []) => {

@@ -1,4 +1,5 @@
 /** Human-readable timeline of the demo: one block per turn, checkpoints, compactions, restore blocks. */
+import { COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
 import { relative } from "node:path";
 import type { Checkpoint } from "../agents/context-checkpoint.js";
 import { formatTokenCount } from "../agents/gauge-line.js";
@@ -62,14 +63,23 @@ export class TimelinePrinter {
     this.print(`      ${relative(this.stateDir, path)}`);
   }
 
-  compaction(trigger: string, before: number, after: number | null, restore: { tokens: number; checkpoint: Checkpoint } | null): void {
+  compaction(
+    trigger: string,
+    before: number,
+    after: number | null,
+    restore: { tokens: number; checkpoint: Checkpoint } | null,
+    done?: { summaryText: string; compactionMs: number },
+  ): void {
     const afterText = after === null ? "after: reported with the next reply" : `after: ${k(after)} tokens`;
-    this.print(`  ⇣ compaction (${trigger}): before: ${k(before)} tokens, ${afterText}`);
-    if (restore) {
+    this.print(`  ⇣ compaction (${trigger}): before: ${k(before)} tokens, ${afterText}${done ? `, ${done.compactionMs.toFixed(0)} ms` : ""}`);
+    if (done && done.summaryText.startsWith(COMPACTION_SUMMARY_HEADER)) {
+      this.print(`      checkpoint compaction: the summary is the checkpoint (${Math.ceil(done.summaryText.length / 4)} tokens, no model call); no restore block follows`);
+      for (const line of done.summaryText.split("\n").slice(3, 9)) this.print(`        ${line.length > 150 ? `${line.slice(0, 149)}…` : line}`);
+    } else if (restore) {
       this.print(
         `      restore block from ${restore.checkpoint.meta.checkpoint_id} (${restore.tokens} tokens) queued as a system event for the next message`,
       );
-    } else this.print("      no restore block (no compaction checkpoint of this session)");
+    } else if (!done?.summaryText.startsWith(COMPACTION_SUMMARY_HEADER)) this.print("      no restore block (no compaction checkpoint of this session)");
   }
 
   resume(checkpointId: string, tokens: number): void {

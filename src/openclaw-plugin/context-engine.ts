@@ -36,6 +36,8 @@ import { cacheBudgetBytes } from "../agents/engine/cache-budget.js";
 import { BudgetCache } from "../infra/budget-cache.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { pendingPromptOf, withTurn } from "./fenced-turn.js";
+import { applyOwnCompaction, ownCompactionView } from "./own-compaction.js";
+import { compactRoute, delegateWithFallback, isOwnCompaction } from "./own-compaction-route.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 import type {
@@ -64,19 +66,18 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
  * Slots live for the process, not for one engine instance: OpenClaw 2026.9 makes an instance per
  * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
  * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
- * and session id, and kept by memory budget (cacheMemoryMiB's sessions share): a slot weighs
- * about SLOT_BYTES (its history is not kept between turns), so the default holds ~800 sessions.
- * An evicted slot's engine flushes on its own timer; the session continues from disk.
+ * and session id, and kept by memory budget (cacheMemoryMiB's sessions share; a slot weighs its
+ * last-seen history). An evicted slot's engine flushes on its own timer; the session continues
+ * from disk (its gauge from the tokens recorded at its last turn: SessionSlot.finishTurn).
  */
-const SLOT_BYTES = 64 * 1024;
 const processSlots = (): BudgetCache<string, SessionSlot> =>
-  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>("session slot", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"), () => SLOT_BYTES));
+  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>("session slot", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"), (slot) => slot.approxBytes()));
 
 export class ContextManagerContextEngine implements ContextEngineShape {
   readonly info: ContextEngineInfo = {
     id: CONTEXT_ENGINE_ID,
     name: "Context manager (gauge, checkpoints, restore)",
-    ownsCompaction: false,
+    ownsCompaction: false, // true in "checkpoint" mode (constructor; issue 25)
     // assemble reads the history before the admitted turn; commitTurn takes the accepted turn once
     transcriptSemantics: { currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" },
   };
@@ -90,6 +91,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
     this.scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
     this.slots.setBudget(cacheBudgetBytes(opts.config, "sessions"));
+    if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 
   private keep(sessionId: string, slot: SessionSlot): void {
@@ -120,6 +122,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
     await slot.finishTurn(sessionId, history, turn, cwd, whole);
     this.fresh.delete(slot);
+    this.slots.reweigh(this.scope + sessionId); // its history grew (or it holds only the turn now)
     await slot.persist();
   }
 
@@ -147,14 +150,16 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       if (slot.owesRestoreTo(params.sessionId) && !slot.pendingRestore) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "post-compaction");
       slot.lastMessages = messages;
       slot.lastIsHistory = true;
+      // issue 25: after the plugin's own compaction, the summary and the kept messages are sent
+      const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
       if (!slot.resumeChecked) {
         slot.resumeChecked = true;
         // a new session: no reply and no compaction summary in its history yet (a compacted
         // history may keep no reply; its post-compaction restore stands)
-        const fresh = !slot.pendingRestore && !messages.some((m) => m.role === "assistant" || m.role === "compactionSummary");
+        const fresh = !slot.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
         if (fresh) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "resume");
       }
-      const request = await prepareRequest(slot.engine, { messages, pendingPrompt: pendingPromptOf(messages, params.prompt) });
+      const request = await prepareRequest(slot.engine, { messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt) });
       slot.lastTokens = request.reading.tokens;
       return {
         messages: request.messages,
@@ -209,6 +214,9 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
   async compact(params: CompactParams): Promise<CompactResult> {
     if (!this.opts.config.enabled) return this.opts.delegateCompaction(params);
+    // issue 25: "checkpoint" mode compacts itself; "host" mode falls back to it (own-compaction-route.ts)
+    const own = await compactRoute(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), (slot) => this.beginTurn(slot), this.cwdOf(params));
+    if (own) return own;
     let slot: SessionSlot | null = null;
     try {
       slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
@@ -217,9 +225,10 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     } catch (e) {
       this.warn("compaction checkpoint", e);
     }
-    // the runtime's result (or its error) is the host's business, exactly as without us
-    const result = await this.opts.delegateCompaction(params);
-    if (!slot) return result;
+    // the runtime's result (or its error) is the host's business, exactly as without us, unless
+    // it fails or runs past the deadline: then the checkpoint compaction takes its place (issue 25)
+    const result = await delegateWithFallback(this.opts, this.opts.delegateCompaction, params, slot, this.cwdOf(params));
+    if (!slot || isOwnCompaction(result)) return result;
     try {
       if (result.ok && result.compacted) {
         const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;

@@ -20,6 +20,10 @@ import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { type PluginSessionData, PluginSessionFile } from "./session-file.js";
 
 const DEFAULT_WINDOW = 200_000;
+/** a slot's engine, state and bookkeeping */
+const SLOT_BASE_BYTES = 64 * 1024;
+/** a history's messages per token of it (chars/4 estimate; one-byte strings, object overhead) */
+const BYTES_PER_TOKEN = 5;
 
 /** What a slot takes from the engine's factory options. */
 export interface SlotOptions {
@@ -38,12 +42,18 @@ export function warnFailure(logger: WarnLogger | undefined, what: string, e: unk
 
 export class SessionSlot {
   /**
-   * The whole history as the turn's assemble saw it (compact() receives no messages), or, between
-   * turns, only the last turn: a slot does not pin a session's history in memory (issue 24)
+   * The whole history as the last assemble saw it, with the turns committed since (compact()
+   * receives no messages); only the last turn when the slot was made after the turn's assemble
+   * (evicted, a restart): see lastIsHistory. It weighs on the sessions' memory budget.
    */
   lastMessages: AgentMessage[] = [];
-  /** lastMessages is the whole history (an assemble of this turn), not the last turn alone */
+  /** lastMessages is the whole history, not a turn committed without it */
   lastIsHistory = false;
+
+  /** What this slot holds, for the process cache's memory budget (issue 24). */
+  approxBytes(): number {
+    return SLOT_BASE_BYTES + (this.lastIsHistory ? this.lastTokens * BYTES_PER_TOKEN : 0);
+  }
   /** the gauge's last token reading, when compact() gets no currentTokenCount */
   lastTokens = 0;
   /** restore block delivered in systemPromptAddition until the turn ends */
@@ -184,8 +194,8 @@ export class SessionSlot {
     const compacted = whole ? await this.afterRuntimeCompaction(sessionId, history, cwd) : false;
     await this.engine.captureInSlices(history, turn.length);
     this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
-    this.lastMessages = [...turn];
-    this.lastIsHistory = false;
+    this.lastMessages = whole ? history : [...turn];
+    this.lastIsHistory = whole;
     await this.engine.flushNow();
     // the turn's messages are only ever handed over here (a later compact() gets none)
     await archiveMessages(this.engine, turn);

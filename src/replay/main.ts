@@ -1,5 +1,5 @@
 /**
- * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact]`
+ * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint]`
  * Replays a recorded Pi transcript through the real host runner and reports
  * handler cost, checkpoints, compactions, restore blocks and fidelity.
  */
@@ -10,7 +10,7 @@ import { formatSummary } from "./summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--config <json of context-manager keys>]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--config <json of context-manager keys>]");
   process.exit(2);
 }
 
@@ -28,6 +28,7 @@ async function main(argv: string[]) {
   let json: string | undefined;
   let finalCompact = true;
   let offload: boolean | undefined;
+  let compaction: "host" | "checkpoint" | undefined;
   let contextManager: Record<string, unknown> | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -42,6 +43,10 @@ async function main(argv: string[]) {
       } catch {
         usage("--config expects a JSON object of context-manager config keys");
       }
+    } else if (a === "--compaction") {
+      const v = argv[++i];
+      if (v !== "host" && v !== "checkpoint") usage(`--compaction expects host or checkpoint, got ${v ?? "nothing"}`);
+      compaction = v;
     } else if (a === "--offload") {
       const v = argv[++i];
       if (v !== "on" && v !== "off") usage(`--offload expects on or off, got ${v ?? "nothing"}`);
@@ -59,6 +64,7 @@ async function main(argv: string[]) {
     keepRecentTokens: keepRecent,
     finalCompact,
     offload,
+    compaction,
     contextManager,
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);

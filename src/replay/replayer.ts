@@ -28,7 +28,7 @@ import { measureRecall, type ObservedCompaction, type ObservedContext, recallObs
 import { archiveDir } from "../agents/archive/store.js";
 import { bucketLabel, latencyStats, type LatencyStats, MESSAGE_BUCKETS } from "./stats.js";
 import type { Transcript } from "./transcript.js";
-import { offloadProbe, type OffloadReport } from "./offload-metrics.js";
+import { offloadProbe, type OffloadReport, promptTokens } from "./offload-metrics.js";
 import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { offloadSettings } from "../agents/artifacts/offload.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
@@ -48,6 +48,8 @@ export interface ReplayOptions {
   offload?: boolean;
   /** other context-manager config keys for the run (thresholds) */
   contextManager?: Record<string, unknown>;
+  /** who compacts (config `compaction`, issue 25); default: the config default ("host") */
+  compaction?: "host" | "checkpoint";
 }
 
 export interface CheckpointRecord {
@@ -75,8 +77,12 @@ export interface CompactionRecord {
   /** how many messages of the transcript had been replayed (sent, answered or delivered) before it */
   deliveredMessages: number;
   fidelity: Fidelity | null;
-  /** measured on restoreText against the transcript's first deliveredMessages messages */
+  /** measured on restoreText (checkpoint mode: on summaryText, the summary is the restore) against the transcript's first deliveredMessages messages */
   fidelityV2: FidelityV2 | null;
+  /** the text that replaced the history (host mode: the faux summarizer's text plus the safeguard's sections) */
+  summaryText: string;
+  /** compaction_start to compaction_end, ms */
+  compactionMs: number;
 }
 
 export interface ReplayReport {
@@ -89,6 +95,8 @@ export interface ReplayReport {
   replay: {
     chatRequests: number;
     summarizerRequests: number;
+    /** chars/4 of every summarizer request (host mode; 0 in checkpoint mode) */
+    summarizerInputTokens: number;
     syntheticReplies: number;
     skippedReplies: number;
     /** chat requests the faux model rejected as over the window (pi then compacts and retries) */
@@ -106,6 +114,10 @@ export interface ReplayReport {
   fidelity: Fidelity | null;
   /** chars/4 of every chat request as the provider received it, summed over the session */
   inputTokensTotal: number;
+  /** inputTokensTotal + replay.summarizerInputTokens: what the session cost the model, compaction included */
+  inputTokensWithSummarizer: number;
+  /** who compacted */
+  compactionMode: "host" | "checkpoint";
   /** natural compactions (the final /compact not counted) */
   compactionCount: number;
   offload: OffloadReport;
@@ -139,7 +151,12 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "replay-key");
 
-  const cmConfig = { ...opts.contextManager, ...(opts.offload === undefined ? {} : { offload: opts.offload }) };
+  const cmConfig = {
+    ...opts.contextManager,
+    ...(opts.offload === undefined ? {} : { offload: opts.offload }),
+    ...(opts.compaction === undefined ? {} : { compaction: opts.compaction }),
+  };
+  const compactionMode = resolveContextManagerConfig(cmConfig).compaction;
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
   const warnings: string[] = [];
   const errors: string[] = [];
@@ -147,6 +164,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   let missingToolResults = 0;
   let chatRequests = 0;
   let summarizerRequests = 0;
+  let summarizerInputTokens = 0;
   let syntheticReplies = 0;
   let skippedReplies = 0;
   let maxMessages = 0;
@@ -205,6 +223,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   faux.setResponder((context) => {
     if (isSummarizerRequest(context)) {
       summarizerRequests++;
+      summarizerInputTokens += promptTokens(context);
       if (compactStartedAt !== null) {
         const ms = performance.now() - compactStartedAt;
         compactionWriteMs.push(ms);
@@ -340,7 +359,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         lastUserInRestore: e.restore ? restoreMentions(e.restore.text, lastUser) : null,
         restoreText,
         deliveredMessages,
-        fidelityV2: restoreText === null ? null : fidelityV2(t.messages, deliveredMessages, restoreText),
+        // checkpoint mode: the summary is the restore; its fidelity is measured the same way
+        fidelityV2: restoreText !== null ? fidelityV2(t.messages, deliveredMessages, restoreText) : compactionMode === "checkpoint" ? fidelityV2(t.messages, queued, e.summaryText) : null,
+        summaryText: e.summaryText,
+        compactionMs: e.compactionMs,
         fidelity: cp ? checkpointFidelity(groundTruth(delivered.slice(0, at), workspace), cp, runner.contextManagerConfig) : null,
       });
     }
@@ -402,6 +424,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     replay: {
       chatRequests,
       summarizerRequests,
+      summarizerInputTokens,
       syntheticReplies,
       skippedReplies,
       overflowRejections: faux.overflowRejections,
@@ -424,6 +447,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     fidelity: finalCp?.fidelity ?? null,
     recall,
     inputTokensTotal: offload.inputTokensTotal,
+    inputTokensWithSummarizer: offload.inputTokensTotal + summarizerInputTokens,
+    compactionMode,
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),
     warnings,

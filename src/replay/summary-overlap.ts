@@ -1,15 +1,19 @@
 /**
- * `npx tsx src/replay/summary-overlap.ts <transcript.json> <llm-summaries.json>`
+ * `npx tsx src/replay/summary-overlap.ts <transcript.json> <llm-summaries.json> [--json]`
  * How much of what pi's LLM summary names the restore block names too, at the same point of
  * the same session: the code identifiers and paths the summary writes in backticks (its own
  * markup, so the ground truth is the LLM's text, not this package's extractor) that occur in
  * the block rendered after the same number of messages (src/replay/block-at.ts). A path
  * counts when the block names it or its file name (the block folds paths under a root).
+ * The checkpoint compaction summary (issue 25) is measured the same way, rendered at the LLM
+ * summary's own token count (`summaryTokensApprox`; the configured default when absent).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blocksAt } from "./block-at.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
+import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 
 export interface SummaryOverlap {
   messagesBefore: number;
@@ -18,6 +22,12 @@ export interface SummaryOverlap {
   named: number;
   inBlock: number;
   missing: string[];
+  /** the checkpoint compaction summary at the LLM summary's token count */
+  compactionSummary: { in: number; tokens: number; maxTokens: number; missing: string[] };
+}
+
+function missingIn(text: string, ids: readonly string[]): string[] {
+  return ids.filter((x) => !text.includes(x) && !text.includes(x.split("/").pop()!));
 }
 
 /** Identifier-like words inside the summary's backtick spans (4+ chars, some letters). */
@@ -42,10 +52,14 @@ export async function summaryOverlap(
     return compactions.map((c, i) => {
       const text = blocks[i]!.text;
       const ids = summaryIdentifiers(c.summary);
-      const missing = ids.filter((x) => !text.includes(x) && !text.includes(x.split("/").pop()!));
+      const missing = missingIn(text, ids);
+      const maxTokens = c.summaryTokensApprox ?? DEFAULT_CONTEXT_MANAGER_CONFIG.compactionSummaryMaxTokens;
+      const summary = renderCompactionSummary(blocks[i]!.checkpoint, { maxTokens });
+      const sMissing = missingIn(summary.text, ids);
       return {
         messagesBefore: c.messagesBefore, blockTokens: blocks[i]!.tokens, summaryTokens: c.summaryTokensApprox ?? 0,
         named: ids.length, inBlock: ids.length - missing.length, missing,
+        compactionSummary: { in: ids.length - sMissing.length, tokens: summary.tokens, maxTokens, missing: sMissing },
       };
     });
   } finally {
@@ -54,16 +68,31 @@ export async function summaryOverlap(
 }
 
 async function main(argv: string[]) {
-  const [transcript, summaries] = argv;
+  const json = argv.includes("--json");
+  const [transcript, summaries] = argv.filter((a) => a !== "--json");
   if (!transcript || !summaries) {
     console.error("usage: npx tsx src/replay/summary-overlap.ts <transcript.json> <llm-summaries.json>");
     process.exit(2);
   }
   const messages = JSON.parse(readFileSync(transcript, "utf8")) as unknown[];
   const { compactions } = JSON.parse(readFileSync(summaries, "utf8")) as { compactions: Array<{ messagesBefore: number; summary: string; summaryTokensApprox?: number }> };
-  for (const r of await summaryOverlap(messages, compactions)) {
+  const results = await summaryOverlap(messages, compactions);
+  if (json) {
+    const points = results.map((r) => ({
+      messagesBefore: r.messagesBefore,
+      named: r.named,
+      llmSummaryTokens: r.summaryTokens,
+      block: { in: r.inBlock, tokens: r.blockTokens, missing: r.missing },
+      compactionSummary: r.compactionSummary,
+    }));
+    console.log(JSON.stringify(points, null, 2));
+    return;
+  }
+  for (const r of results) {
     console.log(`after ${r.messagesBefore} messages: ${r.inBlock}/${r.named} identifiers the LLM summary names are in the block (block ${r.blockTokens} tokens, summary ~${r.summaryTokens})`);
     console.log(`  missing: ${r.missing.join(" ") || "-"}`);
+    const c = r.compactionSummary;
+    console.log(`  compaction summary: ${c.in}/${r.named} (${c.tokens} tokens of ${c.maxTokens}); missing: ${c.missing.join(" ") || "-"}`);
   }
 }
 

@@ -18,6 +18,12 @@ export function formatSummary(r: ReplayReport): string {
   lines.push(`  checkpoint write: auto-80pct median ${ms(r.checkpointWrite.auto.median)} p99 ${ms(r.checkpointWrite.auto.p99)} (n=${r.checkpointWrite.auto.n}); compaction median ${ms(r.checkpointWrite.compaction.median)} p99 ${ms(r.checkpointWrite.compaction.p99)} (n=${r.checkpointWrite.compaction.n})`);
   const natural = r.compactions.filter((c) => !c.final);
   lines.push(`  compactions: ${natural.length} natural + ${r.compactions.length - natural.length} final /compact; restore blocks ${r.restore.blocks} (delivered on a next turn ${r.restore.delivered}), tokens median ${r.restore.tokens.median} max ${r.restore.tokens.max}`);
+  const cms = [...r.compactions.map((c) => c.compactionMs)].sort((a, b) => a - b);
+  const p99 = cms.length ? cms[Math.min(cms.length - 1, Math.ceil(cms.length * 0.99) - 1)]! : 0;
+  const summaryTokens = r.compactions.map((c) => Math.ceil(c.summaryText.length / 4));
+  lines.push(
+    `  compaction mode ${r.compactionMode}: compaction ms median ${ms(cms[Math.floor(cms.length / 2)] ?? 0)} p99 ${ms(p99)} max ${ms(cms.at(-1) ?? 0)}; summary tokens max ${Math.max(0, ...summaryTokens)}; summarizer requests ${r.replay.summarizerRequests}, input tokens ${r.replay.summarizerInputTokens.toLocaleString("en-US")}; agent + summarizer input tokens ${r.inputTokensWithSummarizer.toLocaleString("en-US")}`,
+  );
   const inRestore = r.compactions.filter((c) => c.lastUserInRestore !== null);
   lines.push(`  last user request in restore block: ${inRestore.filter((c) => c.lastUserInRestore).length}/${inRestore.length}`);
   if (r.fidelity) {

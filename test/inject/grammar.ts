@@ -23,7 +23,9 @@ const SKELETONS: RegExp[] = [
   /^$/,
   /^Decisions made \(newest first\):$/,
   /^Agent's last report: Q$/,
-  /^Goal \(first request\): Q$/,
+  /^Goal \(first request\): Q(?: → agent: Q)?$/,
+  // issue 25: an earlier request with the agent's own outcome of that turn
+  /^- Q → agent: Q$/,
   /^Earlier requests \(newest first\):$/,
   // bare paths only from [A-Za-z0-9._-/@+~%=] (path-fold.ts BARE_PATH) plus brace folds; quoted otherwise
   /^Files changed \(\d+(?:, root [A-Za-z0-9._\-/@+~%=]+\/)?\): (?:[A-Za-z0-9._\-/@+~%={}, ]|Q)+$/,

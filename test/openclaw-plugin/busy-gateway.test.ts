@@ -21,7 +21,8 @@ import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { forgetProcessState } from "../helpers/new-process.js";
 
 const WINDOW = 32_000;
-// the smallest budget: the session slots' share holds ~50 sessions, so 70 other chats evict (and 64, the count cap this replaced)
+// the smallest budget: the session slots' share (6.4 MiB) holds ~85 chats of 2,000 tokens, so 120
+// other chats evict the oldest slot (as 64, the count cap this replaced, did)
 const CONFIG = { cacheMemoryMiB: 16 };
 
 const user = (text: string, t: number): AgentMessage => ({ role: "user", content: text, timestamp: t }) as AgentMessage;
@@ -74,7 +75,7 @@ async function commit(e: ContextEngineShape, key: string, turn: AgentMessage[], 
 async function otherChats(stateDir: string, n: number, t0: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const key = `agent:main:telegram:direct:other${i}`;
-    const [one] = session(1, 200, t0 + i * 100);
+    const [one] = session(1, 2_000, t0 + i * 100);
     const e = await assemble(stateDir, key, []);
     await commit(e, key, one!.messages, "t1");
   }
@@ -84,7 +85,7 @@ const autoCheckpoints = (stateDir: string, key: string) => readCheckpointsOnDisk
 
 describe("a busy gateway: sessions evicted from every cache keep their history", () => {
   for (const [what, evict] of [
-    ["seventy other chats took turns meanwhile", "chats"],
+    ["120 other chats took turns meanwhile", "chats"],
     ["the gateway restarted meanwhile", "restart"],
   ] as const) {
     it(`a turn committed after its assemble, when ${what}: the whole history's gauge and the 80% checkpoint`, async () => {
@@ -101,7 +102,13 @@ describe("a busy gateway: sessions evicted from every cache keep their history",
       expect(autoCheckpoints(stateDir, key)).toHaveLength(0);
 
       let e = await assemble(stateDir, key, last.messages.slice(0, last.start));
-      if (evict === "chats") await otherChats(stateDir, 70, Date.now() - 500_000);
+      if (evict === "chats") {
+        const slots = () => (globalThis as unknown as Record<symbol, { stats(): { evictions: number } }>)[Symbol.for("openclaw.contextManager.pluginSlots")]!;
+        const before = slots().stats().evictions;
+        await otherChats(stateDir, 120, Date.now() - 500_000);
+        // least recently used first: this key's slot, assembled before all 120, went
+        expect(slots().stats().evictions).toBeGreaterThan(before);
+      }
       else {
         // the turn's commit reaches a new process (the host replays its durable turn there)
         await e.dispose();

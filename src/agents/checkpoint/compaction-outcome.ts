@@ -18,6 +18,8 @@ export interface CompactionOutcome {
   at: number;
   /** a missing block was already logged for this run of failures (one line, not one per compaction) */
   reported: boolean;
+  /** the checkpoint was rendered as the compaction summary itself (issue 25): no restore block follows */
+  summarized?: boolean;
 }
 
 /** Sessions remembered at most (oldest forgotten first); one entry per live session is enough. */
@@ -54,4 +56,10 @@ export function compactionOutcomeSince(
 ): CompactionOutcome | null {
   const o = outcomes().get(keyOf(stateDir, storedSessionKey, sessionId));
   return o && o.at >= since ? o : null;
+}
+
+/** The compaction of this session used its checkpoint as the summary (issue 25): the restore is in the history already. */
+export function markCompactionSummarized(stateDir: string, storedSessionKey: string, sessionId: string | null): void {
+  const o = outcomes().get(keyOf(stateDir, storedSessionKey, sessionId));
+  if (o) o.summarized = true;
 }

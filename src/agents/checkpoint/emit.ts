@@ -199,6 +199,22 @@ export function emitCheckpoint(cp: Checkpoint): string {
     e.list(2, "requests", wk.requests, true);
     e.text(2, "last_report: ", wk.last_report);
     e.plain(2, "answered", wk.answered);
+    if (wk.turns !== undefined) {
+      e.maps(2, "turns", wk.turns, (t) => {
+        e.q(6, "request", t.request);
+        e.text(6, "outcome: ", t.outcome);
+        if (t.names !== undefined) e.list(6, "names", t.names, false);
+      });
+    }
+    if (wk.tasks !== undefined) {
+      e.maps(2, "tasks", wk.tasks, (t) => {
+        e.q(6, "tool", t.tool);
+        e.q(6, "id", t.id);
+        e.text(6, "ask: ", t.ask);
+        e.text(6, "outcome: ", t.outcome);
+        e.plain(6, "ok", t.ok);
+      });
+    }
   }
   if (cp.artifacts) {
     e.maps(0, "artifacts", cp.artifacts, (x) => {

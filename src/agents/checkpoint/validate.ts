@@ -22,6 +22,8 @@ import {
   type WorkingState,
   type WorkCommand,
   type WorkFile,
+  type WorkTask,
+  type WorkTurn,
   type WorkLedger,
 } from "../context-checkpoint-schema.js";
 import { CheckpointError } from "./errors.js";
@@ -277,7 +279,36 @@ function readWork(r: Reader, root: Obj): WorkLedger | undefined {
     requests: readStrings(r, w, "requests", "work.requests"),
     last_report: r.str(w, "last_report", "work.last_report"),
     answered: r.bool(w, "answered", "work.answered"),
+    // optional (issue 25): absent in checkpoints written before the turn log
+    ...(w.turns === undefined ? {} : { turns: readTurns(r, w) }),
+    ...(w.tasks === undefined ? {} : { tasks: readTasks(r, w) }),
   };
+}
+
+function readTurns(r: Reader, w: Obj): WorkTurn[] {
+  return r.list(w, "turns", "work.turns").map((item, i) => {
+    const f = `work.turns[${i}]`;
+    const o = r.itemObj(item, f);
+    return {
+      request: r.str(o, "request", `${f}.request`),
+      outcome: r.str(o, "outcome", `${f}.outcome`),
+      ...(o.names === undefined ? {} : { names: readStrings(r, o, "names", `${f}.names`) }),
+    };
+  });
+}
+
+function readTasks(r: Reader, w: Obj): WorkTask[] {
+  return r.list(w, "tasks", "work.tasks").map((item, i) => {
+    const f = `work.tasks[${i}]`;
+    const o = r.itemObj(item, f);
+    return {
+      tool: r.str(o, "tool", `${f}.tool`),
+      id: r.str(o, "id", `${f}.id`),
+      ask: r.str(o, "ask", `${f}.ask`),
+      outcome: r.str(o, "outcome", `${f}.outcome`),
+      ok: o.ok === null ? null : r.bool(o, "ok", `${f}.ok`),
+    };
+  });
 }
 
 /** Validate already-parsed data (YAML -> JS) as a schema v1 checkpoint. */

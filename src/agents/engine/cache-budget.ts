@@ -7,7 +7,7 @@ import type { ContextManagerConfig } from "../context-manager-config.js";
 import { setTailBudget } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 
-export const CACHE_SHARES = { archives: 0.6, sessions: 0.2, agedOutputs: 0.15, archiveTails: 0.05 } as const;
+export const CACHE_SHARES = { archives: 0.45, sessions: 0.4, agedOutputs: 0.1, archiveTails: 0.05 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
 

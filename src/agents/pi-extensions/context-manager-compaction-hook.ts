@@ -8,6 +8,7 @@ import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { engineFor } from "./context-manager.js";
 import { archiveCompactedSpan } from "../engine/archive-hooks.js";
+import { type CheckpointCompaction, compactionFromCheckpoint } from "../engine/checkpoint-compaction.js";
 
 export async function writeCompactionCheckpoint(
   event: SessionBeforeCompactEvent,
@@ -22,5 +23,52 @@ export async function writeCompactionCheckpoint(
     return checkpoint;
   } catch {
     return null;
+  }
+}
+
+/** What the compaction seam hands the host's safeguard (issue 25). */
+export interface CompactionSeam {
+  /** the compaction checkpoint just written, or null */
+  checkpoint: Checkpoint | null;
+  /** "checkpoint" mode: the compaction to return as is (no model call); null in "host" mode or without a checkpoint */
+  compaction: CheckpointCompaction | null;
+  /** "host" mode: how long the host's summary may take before `fallback()` replaces it; null when the manager is off */
+  deadlineMs: number | null;
+  /** the checkpoint compaction that takes the place of a failed or late host summary; null without a checkpoint */
+  fallback(): CheckpointCompaction | null;
+}
+
+const NO_SEAM: CompactionSeam = { checkpoint: null, compaction: null, deadlineMs: null, fallback: () => null };
+
+/**
+ * The compaction seam of both modes, in place of `writeCompactionCheckpoint` at the top of the
+ * safeguard's handler: writes the checkpoint and archives the span (as before), then in
+ * "checkpoint" mode renders the compaction the safeguard returns instead of summarizing; in
+ * "host" mode it gives the summary's deadline and the fallback. Never throws.
+ */
+export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
+  try {
+    const startedAt = performance.now();
+    const engine = await engineFor(ctx);
+    if (!engine) return NO_SEAM;
+    const checkpoint = await engine.onBeforeCompact(event, ctx.cwd);
+    await archiveCompactedSpan(engine, event);
+    const render = (): CheckpointCompaction | null => {
+      try {
+        const c = checkpoint ? compactionFromCheckpoint(engine, checkpoint, event, startedAt) : null;
+        return c?.summary ? c : null;
+      } catch {
+        return null;
+      }
+    };
+    const checkpointMode = engine.runtime.config.compaction === "checkpoint";
+    return {
+      checkpoint,
+      compaction: checkpointMode ? render() : null,
+      deadlineMs: engine.runtime.config.compactionDeadlineMs,
+      fallback: render,
+    };
+  } catch {
+    return NO_SEAM;
   }
 }

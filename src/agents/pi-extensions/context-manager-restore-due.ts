@@ -1,13 +1,15 @@
 /**
  * Standalone pi delivery rules, decided from the session's own entries so they hold across
  * processes (`pi -p -c`), RPC `new_session` (pi emits session_start twice) and reloads:
- * - after a compaction entry with no restore message after it: the post-compaction block;
+ * - after a compaction entry with no restore message after it: the post-compaction block,
+ *   unless the compaction was a checkpoint compaction (its summary is the restore, issue 25);
  * - on the first prompt of a session with no messages yet: the resume block;
  * - otherwise nothing (one block per compaction and per new session).
  */
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { RestoreKind } from "../context-checkpoint-restore.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { isCheckpointCompactionDetails } from "../engine/checkpoint-compaction.js";
 
 
 export interface DueRestore {
@@ -22,7 +24,7 @@ export function restoreDue(branch: readonly SessionEntry[]): DueRestore | null {
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i]!;
     if (e.type === "custom_message" && e.customType === RESTORE_CUSTOM_TYPE) return null;
-    if (e.type === "compaction") return { kind: "post-compaction", key: e.id };
+    if (e.type === "compaction") return isCheckpointCompactionDetails(e.details) ? null : { kind: "post-compaction", key: e.id };
     if (e.type === "message") sawMessage = true;
   }
   return sawMessage ? null : { kind: "resume", key: "resume" };

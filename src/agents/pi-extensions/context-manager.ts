@@ -30,6 +30,7 @@ import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { archiveCompactedSpan, searchForAgent } from "../engine/archive-hooks.js";
 import { prepareRequest } from "../engine/request.js";
+import { checkpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import {
   type ContextManagerRuntimeValue,
@@ -273,17 +274,21 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on("session_shutdown", flush("session_shutdown"));
 
     if (opts.standalone) {
-      // Without OpenClaw's safeguard, the extension observes compaction itself and
-      // returns undefined so pi's own summarization still runs.
+      // Without OpenClaw's safeguard, the extension observes compaction itself: in "host" mode
+      // it returns undefined so pi's own summarization still runs; in "checkpoint" mode the
+      // checkpoint is the compaction (issue 25: no model call).
       pi.on(
         "session_before_compact",
         guard("session_before_compact", async (event, ctx) => {
           const session = seen.from(ctx, "session_before_compact");
           const engine = await engineOf(session);
-          if (engine && session && !engine.runtime.hostInjectsRestore) {
-            await engine.onBeforeCompact(event, session.cwd);
-            await archiveCompactedSpan(engine, event); // after the checkpoint, same awaited hook
+          if (!engine || !session || engine.runtime.hostInjectsRestore) return undefined;
+          if (engine.runtime.config.compaction === "checkpoint") {
+            const compaction = await checkpointCompaction(engine, event, session.cwd);
+            return compaction ? { compaction } : undefined;
           }
+          await engine.onBeforeCompact(event, session.cwd);
+          await archiveCompactedSpan(engine, event); // after the checkpoint, same awaited hook
           return undefined;
         }),
       );

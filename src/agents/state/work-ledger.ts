@@ -13,6 +13,7 @@
  */
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../context-checkpoint-schema.js";
 import { LruMap } from "./lru.js";
+import { TurnLog } from "./turn-log.js";
 import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";
 
 export interface WorkLedgerCaps {
@@ -29,7 +30,7 @@ export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
 /** A request that is only a slash command, no argument (syntax, not words). */
 const BARE_COMMAND = /^\/[\w:.-]+$/;
 /** Declared names remembered per file (newest first). */
-export const MAX_NAMES_PER_FILE = 8;
+export const MAX_NAMES_PER_FILE = 24;
 /** File-name mentions remembered from user requests (bounded). */
 const MAX_MENTIONED_NAMES = 400;
 
@@ -58,6 +59,8 @@ export class WorkLedger {
   private reportSeq = -1;
   /** file names (basename, lower case) named in user requests -> count */
   private readonly mentioned: LruMap<string, number>;
+  /** requests paired with the agent's last text of each turn, and task tool calls (issue 25) */
+  turnLog = new TurnLog();
 
   constructor(private readonly caps: WorkLedgerCaps = DEFAULT_WORK_CAPS) {
     this.files = new LruMap(caps.maxFiles);
@@ -69,11 +72,13 @@ export class WorkLedger {
   // ------------------------------------------------------------ events
 
   /** A user request (host-injected blocks already removed). `rawText` is only scanned for file names. */
-  onUserRequest(requestGist: string, rawText: string): void {
+  onUserRequest(requestGist: string, rawText: string, turnGist = requestGist): void {
     if (!requestGist) return;
     this.seq++;
     // a bare slash command ("/mode") is an instruction to the host, not the session's goal
-    if (this.first === null && !BARE_COMMAND.test(requestGist)) this.first = requestGist;
+    const isFirst = this.first === null && !BARE_COMMAND.test(requestGist);
+    this.turnLog.onRequest(this.seq, turnGist, isFirst);
+    if (isFirst) this.first = requestGist;
     else if (requestGist !== this.first) {
       this.recent = this.recent.filter((r) => r !== requestGist);
       this.recent.push(requestGist);
@@ -175,6 +180,8 @@ export class WorkLedger {
       requests,
       last_report: this.lastReport,
       answered: this.answered,
+      ...(this.turnLog.size > 0 ? { turns: this.turnLog.turns() } : {}),
+      ...(this.turnLog.taskList().length > 0 ? { tasks: this.turnLog.taskList() } : {}),
     };
   }
 
@@ -196,6 +203,7 @@ export class WorkLedger {
       commands: this.commands.values(),
       failures: this.failures.values(),
       mentioned: this.mentioned.entries(),
+      turns: this.turnLog.toData(),
     };
   }
 
@@ -251,6 +259,8 @@ export class WorkLedger {
       };
       w.failures.touch(failureKey(f.tool, f.target), f);
     }
+    // absent in state written before the turn log
+    if (d.turns !== undefined) w.turnLog = TurnLog.fromData(d.turns);
     for (const [i, v] of asArray(d.mentioned, "mentioned").entries()) {
       const pair = asArray(v, `mentioned[${i}]`);
       w.mentioned.touch(asString(pair[0], `mentioned[${i}][0]`), asNumber(pair[1], `mentioned[${i}][1]`));

@@ -70,7 +70,7 @@ export interface AgentRunnerOptions {
 export type RunnerEvent =
   | { type: "turn_start"; sessionKey: string; sessionId: string; prompt: string; systemEvents: string[] }
   | { type: "session_event"; sessionKey: string; event: AgentSessionEvent }
-  | { type: "compaction"; sessionKey: string; trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; restore: RestoreBlock | null }
+  | ({ type: "compaction"; sessionKey: string } & CompactionReport)
   | { type: "resume"; sessionKey: string; sessionId: string; restore: RestoreBlock }
   | { type: "new_session"; sessionKey: string; sessionId: string };
 
@@ -79,7 +79,13 @@ export interface CompactionReport {
   tokensBefore: number;
   tokensAfter: number | null;
   restore: RestoreBlock | null;
+  /** the text that replaced the history (the compaction entry's summary) */
+  summaryText: string;
+  /** compaction_start to compaction_end, ms */
+  compactionMs: number;
 }
+
+type DoneCompaction = { trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number; summaryText: string; compactionMs: number };
 
 export interface TurnReport {
   sessionKey: string;
@@ -249,7 +255,7 @@ export class AgentRunner {
   private async afterCompactions(
     sessionKey: string,
     entry: SessionStoreEntry,
-    done: Array<{ trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number }>,
+    done: DoneCompaction[],
     triggerOverride?: CompactionTrigger,
   ): Promise<CompactionReport[]> {
     const reports: CompactionReport[] = [];
@@ -267,7 +273,7 @@ export class AgentRunner {
         enqueue: this.enqueue,
         logger: this.logger,
       });
-      reports.push({ trigger: c.trigger, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, restore });
+      reports.push({ trigger: c.trigger, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, restore, summaryText: c.summaryText, compactionMs: c.compactionMs });
       this.opts.onEvent?.({ type: "compaction", sessionKey, ...reports[reports.length - 1]! });
     }
     return reports;
@@ -334,8 +340,9 @@ export class AgentRunner {
 
 /** Subscribes to a session's events: completed compactions, and a settled() that waits for auto-compaction. */
 function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunnerOptions["onEvent"]) {
-  const compactions: Array<{ trigger: CompactionTrigger; tokensBefore: number; tokensAfter: number | null; startedAt: number }> = [];
+  const compactions: DoneCompaction[] = [];
   let startedAt = Date.now();
+  let startedPerf = performance.now();
   // pi retries an overflowed turn 100 ms AFTER compaction_end (setTimeout -> agent.continue());
   // disposing the session before that would drop the retry and the user's answer.
   let retryPendingSince: number | null = null;
@@ -346,7 +353,10 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
     // listeners hear agent_end after the extensions' agent_end handlers (the state flush) finished
     if (event.type === "agent_start") runsOpen++;
     if (event.type === "agent_end") runsOpen = Math.max(0, runsOpen - 1);
-    if (event.type === "compaction_start") startedAt = Date.now();
+    if (event.type === "compaction_start") {
+      startedAt = Date.now();
+      startedPerf = performance.now();
+    }
     if (event.type === "compaction_end" && event.willRetry && event.result && !event.aborted) retryPendingSince = Date.now();
     if (event.type === "compaction_end" && event.result && !event.aborted) {
       compactions.push({
@@ -354,6 +364,8 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
         tokensBefore: event.result.tokensBefore,
         tokensAfter: session.getContextUsage()?.tokens ?? null,
         startedAt,
+        summaryText: event.result.summary,
+        compactionMs: Math.round((performance.now() - startedPerf) * 100) / 100,
       });
     }
   });

@@ -1,0 +1,152 @@
+/**
+ * The lines of a checkpoint compaction summary (issue 25), before any budget is applied: one
+ * builder per section. Every captured string goes through `quoteUntrusted` (redacted, one line,
+ * invisible text removed, capped, quoted), so no line starts with captured content; paths made
+ * of plain path characters are printed bare and folded under their root.
+ */
+import { tryParseHandle } from "../artifacts/handle.js";
+import type { Checkpoint, WorkCommand, WorkFile, WorkTask, WorkTurn } from "../context-checkpoint-schema.js";
+import { isBareReference } from "../state/turn-log.js";
+import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
+import { quoteUntrusted } from "./quote.js";
+
+/** Per-entry caps, in code points. */
+export const SUMMARY_CAP = {
+  goal: 300,
+  request: 240,
+  requestFolded: 120,
+  outcome: 480,
+  outcomeEarlier: 300,
+  outcomeShort: 140,
+  names: 160,
+  change: 110,
+  declared: 260,
+  command: 60,
+  failureTarget: 80,
+  failureError: 160,
+  decision: 200,
+  file: 160,
+  task: 160,
+  working: 200,
+  previous: 1600,
+} as const;
+
+/** One turn as the summary shows it, with how far it has been folded. */
+export interface TurnView {
+  turn: WorkTurn;
+  /** 0 full, 1 outcome cut short, 2 request only, 3 folded away */
+  fold: number;
+  /** the session's first turn (its request is the goal) */
+  first: boolean;
+  latest: boolean;
+}
+
+const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
+
+function safeCount(n: unknown): number {
+  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
+}
+
+/** Turns newest first with the first turn last; from the turn log, else the request list. */
+export function turnsOf(cp: Checkpoint): WorkTurn[] {
+  const work = cp.work;
+  if (!work) return [];
+  const turns = arr(work.turns).filter((t) => t && typeof t.request === "string" && t.request !== "");
+  if (turns.length > 0) return turns;
+  // checkpoints before the turn log: requests only, the latest report on the newest one
+  return arr(work.requests)
+    .filter((r) => typeof r === "string" && r !== "")
+    .map((request, i) => ({ request, outcome: i === 0 && work.answered ? work.last_report : "" }));
+}
+
+export function turnLine(v: TurnView): string {
+  const t = v.turn;
+  const label = v.first ? "first request" : v.latest ? "latest request" : "user";
+  const request = v.first ? "(the goal above)" : quoteUntrusted(t.request, v.fold >= 2 ? SUMMARY_CAP.requestFolded : SUMMARY_CAP.request);
+  if (v.fold >= 2 || !t.outcome) return `- ${label}: ${request}${v.fold < 2 && !t.outcome ? " → agent: (no text)" : ""}`;
+  const cap = v.fold >= 1 ? SUMMARY_CAP.outcomeShort : v.latest ? SUMMARY_CAP.outcome : SUMMARY_CAP.outcomeEarlier;
+  return `- ${label}: ${request} → agent: ${quoteUntrusted(t.outcome, cap)}`;
+}
+
+/**
+ * The code names the agent wrote in its turn reports: the latest turn's, then the first turn's
+ * (what the session set out to do), then the others newest first; deduplicated, without the
+ * changed files the summary lists anyway.
+ */
+export function turnNames(turns: readonly WorkTurn[], changed: readonly string[]): string[] {
+  const shown = new Set(changed.flatMap((p) => [p, p.split("/").pop() ?? p]));
+  const ordered = turns.length > 1 ? [turns[0]!, turns.at(-1)!, ...turns.slice(1, -1)] : [...turns];
+  const out = new Set<string>();
+  for (const t of ordered) {
+    for (const n of arr(t.names)) {
+      if (typeof n !== "string" || n === "") continue;
+      if (shown.has(n) || [...shown].some((p) => p.endsWith(`/${n}`))) continue;
+      out.add(n);
+    }
+  }
+  return [...out];
+}
+
+/** The goal: the first real request; a bare reference (URL, slash command, @path) says what the agent did with it. */
+export function goalLine(turns: readonly WorkTurn[], topic: string): string {
+  const first = turns.at(-1);
+  const request = first?.request || topic;
+  if (!request) return "Goal: (not recorded)";
+  const did = first && isBareReference(request) && first.outcome ? ` → agent: ${quoteUntrusted(first.outcome, SUMMARY_CAP.outcomeShort)}` : "";
+  return `Goal: ${quoteUntrusted(request, SUMMARY_CAP.goal)}${did}`;
+}
+
+/** Bare paths folded under their root, the others quoted after them. */
+export class PathFold {
+  readonly root: string | null;
+  constructor(paths: readonly string[]) {
+    this.root = commonRoot(paths.filter((p) => BARE_PATH.test(p)));
+  }
+  display(p: string): string {
+    if (!BARE_PATH.test(p)) return quoteUntrusted(p, SUMMARY_CAP.file);
+    return this.root && p.startsWith(this.root) ? p.slice(this.root.length) : p;
+  }
+  folded(paths: readonly string[]): string {
+    const bare = paths.filter((p) => BARE_PATH.test(p)).map((p) => this.display(p));
+    const quoted = paths.filter((p) => !BARE_PATH.test(p)).map((p) => quoteUntrusted(p, SUMMARY_CAP.file));
+    return [bare.length > 0 ? foldPaths(bare) : "", ...quoted].filter(Boolean).join(", ");
+  }
+}
+
+export function changedPaths(cp: Checkpoint): { files: WorkFile[]; paths: string[] } {
+  const files = arr(cp.work?.files).filter((f) => f && typeof f.path === "string");
+  const known = new Set(files.map((f) => f.path));
+  const extra = arr(cp.resources?.files_modified).filter((p) => typeof p === "string" && !known.has(p)).reverse();
+  return { files, paths: [...files.map((f) => f.path), ...extra] };
+}
+
+export function changeLine(f: WorkFile, fold: PathFold): string {
+  const counts: string[] = [];
+  const w = safeCount(f.writes);
+  const e = safeCount(f.edits);
+  if (w > 0) counts.push(`${w} write${w === 1 ? "" : "s"}`);
+  if (e > 0) counts.push(`${e} edit${e === 1 ? "" : "s"}`);
+  const names = arr(f.names).filter((n) => typeof n === "string" && n !== "");
+  const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), SUMMARY_CAP.declared)}` : "";
+  const change = f.change ? `; last change ${quoteUntrusted(f.change, SUMMARY_CAP.change)}` : "";
+  return `- ${fold.display(f.path)}: ${counts.join(", ") || "changed"}${declared}${change}`;
+}
+
+export function commandEntry(c: WorkCommand): string {
+  const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";
+  const n = safeCount(c.runs);
+  const failed = safeCount(c.failures);
+  const runs = n > 1 ? ` ×${n}${failed > 0 ? ` (${failed} failed)` : ""}` : "";
+  return `${quoteUntrusted(c.family, SUMMARY_CAP.command)} ${outcome}${runs}`;
+}
+
+export function taskLine(t: WorkTask): string {
+  const outcome = t.ok === null ? "no result yet" : `${t.ok ? "ok" : "failed"}: ${quoteUntrusted(t.outcome, SUMMARY_CAP.task)}`;
+  return `- ${quoteUntrusted(t.tool, 40)} ${quoteUntrusted(t.id, 60)} asked ${quoteUntrusted(t.ask, SUMMARY_CAP.task)} → ${outcome}`;
+}
+
+export function artifactLines(cp: Checkpoint): string[] {
+  return arr(cp.artifacts)
+    .filter((a) => a && tryParseHandle(a.handle) !== null)
+    .map((a) => `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, SUMMARY_CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`);
+}

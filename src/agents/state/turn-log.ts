@@ -1,0 +1,176 @@
+/**
+ * The turn log and the task log (issue 25), kept inside the work ledger's state file.
+ * - turns: each user request paired with the agent's own last text of that turn (the model's
+ *   own report of the turn, already in the transcript), the session's first turn kept, the
+ *   newest `maxTurns` after it;
+ * - tasks: sub-agent / task tool calls (tool, id, what was asked, what came back).
+ * All strings arrive redacted and gisted; O(1) per event.
+ */
+import type { WorkTask, WorkTurn } from "../context-checkpoint-schema.js";
+import { declaredNames } from "./declared-names.js";
+import { LruMap } from "./lru.js";
+import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";
+
+export const MAX_TURNS = 40;
+export const MAX_TASKS = 20;
+/** Code names remembered per turn outcome. */
+export const MAX_TURN_NAMES = 32;
+
+interface TurnEntry extends WorkTurn {
+  seq: number;
+}
+
+export class TurnLog {
+  private first: TurnEntry | null = null;
+  /** newest last, without the first turn */
+  private recent: TurnEntry[] = [];
+  private readonly tasks: LruMap<string, WorkTask>;
+
+  constructor(private readonly maxTurns = MAX_TURNS) {
+    this.tasks = new LruMap(MAX_TASKS);
+  }
+
+  onRequest(seq: number, request: string, isFirstRealRequest: boolean): void {
+    const entry: TurnEntry = { seq, request, outcome: "" };
+    if (this.first === null && isFirstRealRequest) {
+      this.first = entry;
+      return;
+    }
+    this.recent.push(entry);
+    if (this.recent.length > this.maxTurns) this.recent.shift();
+  }
+
+  /** The agent wrote text in the current turn: the latest text of a turn stands for it. */
+  onText(outcome: string, names: readonly string[]): void {
+    const cur = this.recent.at(-1) ?? this.first;
+    if (!cur || !outcome) return;
+    cur.outcome = outcome;
+    if (names.length > 0) cur.names = names.slice(0, MAX_TURN_NAMES);
+    else delete cur.names;
+  }
+
+  onTaskCall(id: string, tool: string, ask: string): void {
+    if (!id) return;
+    this.tasks.touch(id, { tool, id, ask, outcome: "", ok: null });
+  }
+
+  /** True when `id` is a task call this log knows (its result is recorded). */
+  onTaskResult(id: string, outcome: string, ok: boolean): boolean {
+    const t = this.tasks.get(id);
+    if (!t) return false;
+    this.tasks.touch(id, { ...t, outcome, ok });
+    return true;
+  }
+
+  get size(): number {
+    return (this.first ? 1 : 0) + this.recent.length;
+  }
+
+  /** Turns newest first, the first turn last. */
+  turns(): WorkTurn[] {
+    const all = [...this.recent].reverse();
+    if (this.first) all.push(this.first);
+    return all.map(({ seq: _s, ...t }) => ({ ...t, ...(t.names ? { names: [...t.names] } : {}) }));
+  }
+
+  /** Task calls newest first. */
+  taskList(): WorkTask[] {
+    return this.tasks.values().reverse().map((t) => ({ ...t }));
+  }
+
+  toData(): unknown {
+    return { first: this.first, recent: this.recent, tasks: this.tasks.values() };
+  }
+
+  static fromData(raw: unknown, maxTurns = MAX_TURNS): TurnLog {
+    const d = asObject(raw, "turns");
+    const log = new TurnLog(maxTurns);
+    const turn = (v: unknown, f: string): TurnEntry => {
+      const o = asObject(v, f);
+      return {
+        seq: asNumber(o.seq, `${f}.seq`),
+        request: asString(o.request, `${f}.request`),
+        outcome: asString(o.outcome, `${f}.outcome`),
+        ...(o.names === undefined ? {} : { names: asStringArray(o.names, `${f}.names`) }),
+      };
+    };
+    log.first = d.first === null || d.first === undefined ? null : turn(d.first, "turns.first");
+    log.recent = asArray(d.recent, "turns.recent").map((v, i) => turn(v, `turns.recent[${i}]`)).slice(-maxTurns);
+    for (const [i, v] of asArray(d.tasks, "turns.tasks").entries()) {
+      const f = `turns.tasks[${i}]`;
+      const o = asObject(v, f);
+      if (o.ok !== null && typeof o.ok !== "boolean") throw new StateDataError(`${f}.ok: expected a boolean or null`);
+      const id = asString(o.id, `${f}.id`);
+      log.tasks.touch(id, {
+        tool: asString(o.tool, `${f}.tool`),
+        id,
+        ask: asString(o.ask, `${f}.ask`),
+        outcome: asString(o.outcome, `${f}.outcome`),
+        ok: o.ok as boolean | null,
+      });
+    }
+    return log;
+  }
+}
+
+/**
+ * A request that is only a reference: one token that is a slash command, a URL or an @path
+ * (syntax, not words). Such a request is not a goal by itself; the summary says what the agent
+ * did with it.
+ */
+export function isBareReference(request: string): boolean {
+  const r = request.trim().replace(/^"|"$/g, "");
+  return /^(\/[\w:.-]+|(https?|file):\/\/\S+|www\.\S+|@\S+)$/.test(r);
+}
+
+/**
+ * Tool names of sub-agent and task tools across hosts (Claude Code's `Task`, pi-subagents,
+ * OpenClaw's `sessions_spawn`): host tool names, not user text.
+ */
+const TASK_TOOLS = /^(task|agent|subagent|sub_agent|spawn_agent|sessions_spawn|dispatch_agent|delegate|delegate_task)$/i;
+
+export function isTaskTool(name: string): boolean {
+  return TASK_TOOLS.test(name);
+}
+
+/** What a task call asked: its prompt-like argument, else its description. */
+export function taskAsk(args: unknown): string {
+  if (!args || typeof args !== "object") return "";
+  const o = args as Record<string, unknown>;
+  for (const k of ["description", "prompt", "task", "message", "instructions", "query"]) {
+    const v = o[k];
+    if (typeof v === "string" && v.trim()) return k === "description" && typeof o.prompt === "string" ? `${v}: ${o.prompt}` : v;
+  }
+  return "";
+}
+
+/**
+ * Code names the agent wrote, from its Markdown (syntax, not words): inline code spans, and the
+ * names declared in its fenced code blocks (declared-names.ts); in order, deduplicated, bounded.
+ */
+export function backtickNames(text: string, max = MAX_TURN_NAMES): string[] {
+  const out: string[] = [];
+  const add = (name: string): void => {
+    if (out.length < max && !out.includes(name)) out.push(name);
+  };
+  const bounded = text.length > 40_000 ? text.slice(0, 40_000) : text;
+  const spans = (prose: string): void => {
+    for (const m of prose.matchAll(/`([^`\n]{2,80})`/g)) {
+      const name = m[1]!.trim();
+      // a name, a path, a call: no spaces beyond a short call's arguments
+      if (!/[A-Za-z_]/.test(name) || /\s/.test(name.replace(/\(.*\)$/, ""))) continue;
+      add(name);
+    }
+  };
+  // in document order: prose spans, and a fenced block's declared names where the block stands
+  const fences = /^```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^```/gm;
+  let at = 0;
+  for (const m of bounded.matchAll(fences)) {
+    spans(bounded.slice(at, m.index));
+    // the fence's language picks the declaration syntax; none: read it as TypeScript-like code
+    for (const n of declaredNames(m[2]!, `block.${m[1] || "ts"}`)) add(n);
+    at = m.index! + m[0].length;
+  }
+  spans(bounded.slice(at));
+  return out;
+}
