@@ -26,6 +26,7 @@ import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
+import { RequestLog } from "./request-log.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -59,6 +60,9 @@ export class ContextManagerEngine {
   private pendingWrite: Promise<Checkpoint | null> | null = null;
   /** store warnings already logged (one line per kind) */
   private readonly storeWarned = new Set<string>();
+
+  /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
+  readonly requests = new RequestLog();
 
   /** who this engine captures for: what its checkpoints record */
   readonly identity: SessionIdentity & { sessionId: string };
@@ -239,7 +243,7 @@ export class ContextManagerEngine {
       if (state) this.scheduleFlush(state);
       // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
       // before any compaction can run; a failure is logged
-      const text = formatGaugeText(reading, action, checkpointWrite !== undefined);
+      const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
       return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint: null, ...(checkpointWrite ? { checkpointWrite } : {}) };
     } catch (e) {
       this.log.fail("context handler", e);
@@ -381,6 +385,7 @@ export class ContextManagerEngine {
         cwd: extra.cwd,
         workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
         artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
+        breakdown: this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }),
       });
       this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
       const result = await this.writer.write(draft, { delta: this.runtime.config.dedupDelta });
