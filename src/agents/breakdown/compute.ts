@@ -14,7 +14,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { measureMessage, Tally } from "./measure.js";
+import { type CallSizes, measureMessage, Tally } from "./measure.js";
 import { describeItem, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
@@ -49,6 +49,8 @@ export interface BreakdownInput {
   compactionAt?: number | null;
   /** the handle of a result stored for aging but still shown whole */
   handleOf?: (toolCallId: string) => string | null;
+  /** tool call sizes remembered from earlier breakdowns of the session */
+  calls?: CallSizes;
 }
 
 const TOP = 5;
@@ -114,7 +116,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   for (const i of positions) {
     const sent = input.aging!.sent[i]!;
     swapped.add(sent);
-    const cut = measureMessage(input.aging!.unaged[i]!, false, scratch) - measureMessage(sent, true, scratch);
+    const cut = measureMessage(input.aging!.unaged[i]!, false, scratch, input.calls) - measureMessage(sent, true, scratch);
     removedChars += Math.max(0, cut);
     if (i < measuredInSent && !previous.has(i)) newlyAgedChars += Math.max(0, cut);
   }
@@ -135,7 +137,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const top: ItemAt[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
-    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing);
+    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, input.calls);
     if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
     top.push({ index: i, chars, inPrefix: i <= measured });
     top.sort((a, b) => b.chars - a.chars);

@@ -10,6 +10,27 @@ import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUST
 import { IMAGE_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
 
+/**
+ * Chars of tool calls by call id, shared between breakdowns of one session: a call's arguments
+ * never change once sent (aged ones are counted apart), so each is stringified once.
+ */
+export class CallSizes {
+  private readonly sizes = new Map<string, number>();
+  constructor(private readonly max = 50_000) {}
+
+  of(b: { id?: unknown; name?: unknown; arguments?: unknown }): number {
+    const id = typeof b.id === "string" ? b.id : null;
+    const known = id === null ? undefined : this.sizes.get(id);
+    if (known !== undefined) return known;
+    const n = toolCallChars(b);
+    if (id !== null) {
+      if (this.sizes.size >= this.max) this.sizes.clear();
+      this.sizes.set(id, n);
+    }
+    return n;
+  }
+}
+
 /** Chars per category and per tool (results), summed over a span of messages. */
 export class Tally {
   readonly chars = new Map<BreakdownCategory, number>();
@@ -30,7 +51,7 @@ export class Tally {
   }
 }
 
-type Block = { type?: string; text?: unknown; thinking?: unknown; name?: unknown; arguments?: unknown };
+type Block = { type?: string; id?: unknown; text?: unknown; thinking?: unknown; name?: unknown; arguments?: unknown };
 
 const CUSTOM_CATEGORY: Record<string, BreakdownCategory> = {
   [GAUGE_CUSTOM_TYPE]: "gauge",
@@ -40,15 +61,19 @@ const CUSTOM_CATEGORY: Record<string, BreakdownCategory> = {
 
 const len = (v: unknown): number => (typeof v === "string" ? v.length : 0);
 
-/** Text and image chars of a content value (string or blocks) into `text` / images. */
-function content(value: unknown, tally: Tally, text: (chars: number) => void): void {
-  if (typeof value === "string") return text(value.length);
-  if (!Array.isArray(value)) return;
-  for (const b of value as Block[]) {
-    if (!b) continue;
-    if (b.type === "text") text(len(b.text));
-    else if (b.type === "image") tally.add("images", IMAGE_CHARS);
+/** Text and image chars of a content value (string or blocks): text to `category` (to `tool`'s results when given), images apart. */
+function content(value: unknown, tally: Tally, category: BreakdownCategory, tool?: string): void {
+  let text = 0;
+  if (typeof value === "string") text = value.length;
+  else if (Array.isArray(value)) {
+    for (const b of value as Block[]) {
+      if (!b) continue;
+      if (b.type === "text") text += len(b.text);
+      else if (b.type === "image") tally.add("images", IMAGE_CHARS);
+    }
   }
+  if (tool === undefined) tally.add(category, text);
+  else tally.addToolResult(tool, text);
 }
 
 /** The chars of a tool call block, as pi counts them. */
@@ -73,12 +98,12 @@ function isStashed(value: unknown): boolean {
  * Adds one message to `tally`; returns its chars (0 for what is never sent: a /context report,
  * a `!!` bash run). `aged`: the message is aged offload's swap (its stand-ins count as handles).
  */
-export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally): number {
+export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, calls?: CallSizes): number {
   const before = tally.total;
   const msg = m as { role?: string; content?: unknown; toolName?: unknown; customType?: unknown; summary?: unknown; command?: unknown; output?: unknown; excludeFromContext?: unknown };
   switch (msg.role) {
     case "user":
-      content(msg.content, tally, (c) => tally.add("user", c));
+      content(msg.content, tally, "user");
       break;
     case "assistant": {
       if (!Array.isArray(msg.content)) break;
@@ -86,21 +111,21 @@ export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally): nu
         if (!b) continue;
         if (b.type === "text") tally.add("assistant_text", len(b.text));
         else if (b.type === "thinking") tally.add("thinking", len(b.thinking));
-        else if (b.type === "toolCall") tally.add(aged ? "handles" : "tool_calls", toolCallChars(b));
+        else if (b.type === "toolCall") tally.add(aged ? "handles" : "tool_calls", aged || !calls ? toolCallChars(b) : calls.of(b));
       }
       break;
     }
     case "toolResult": {
       const tool = typeof msg.toolName === "string" && msg.toolName ? msg.toolName : "(unnamed)";
       const stored = aged || isStashed(msg.content);
-      content(msg.content, tally, (c) => (stored ? tally.add("handles", c) : tally.addToolResult(tool, c)));
+      content(msg.content, tally, "handles", stored ? undefined : tool);
       break;
     }
     case "custom": {
       const type = typeof msg.customType === "string" ? msg.customType : "";
       if (type === REPORT_CUSTOM_TYPE) break;
       const category = CUSTOM_CATEGORY[type] ?? "other";
-      content(msg.content, tally, (c) => tally.add(category, c));
+      content(msg.content, tally, category);
       break;
     }
     case "bashExecution":

@@ -10,6 +10,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../context-checkpoint-schema.js";
 import { type AgingView, computeBreakdown, type HostParts } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
+import { CallSizes } from "../breakdown/measure.js";
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
 export interface RequestHost {
@@ -48,6 +49,7 @@ export class RequestLog {
   private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
+  private readonly calls = new CallSizes();
 
   /** O(1): the request just prepared becomes the latest. */
   record(r: RequestRecord): void {
@@ -75,6 +77,7 @@ export class RequestLog {
         checkpointThreshold: settings.checkpointThreshold,
         compactionAt: host.compactionAt?.() ?? null,
         handleOf: host.handleOf,
+        calls: this.calls,
       });
       this.cached = { record, breakdown };
       return breakdown;
