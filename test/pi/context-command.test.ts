@@ -32,7 +32,6 @@ describe("/context in pi", () => {
     expect(report).toMatch(/\n\[[A-Za-z?]+\.*\] U user messages/);
     expect(report).toMatch(/\nContext breakdown: \dk tokens \(\d+% of 4k\) · 3 messages · provider-reported/);
     expect(report).toMatch(/\n {2}user messages +\dk +\d+%/);
-    expect(report).toMatch(/\n {2}tool definitions +\d+ +\d+%/);
     expect(report).toMatch(/\nLargest:\n {2}1\. user "Review: check every module boundary/);
     expect(report).toMatch(/\nHeadroom: 80% checkpoint (passed by|\d+ left)/);
 
