@@ -84,7 +84,7 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
     const archive = archiveOf(at);
     await archive.refresh();
     log.clear("archive search");
-    return renderSearchResult(query, archive.search(query, { limit }), archive.size, maxChars);
+    return renderSearchResult(query, archive.search(query, { limit }), archive.size, maxChars, { full: params.full === true });
   } catch (e) {
     log.fail("archive search", e);
     return "The archive could not be read right now.";
