@@ -62,7 +62,7 @@ export class ContextManagerEngine {
   private readonly storeWarned = new Set<string>();
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
-  readonly requests = new RequestLog();
+  readonly requests: RequestLog;
 
   /** who this engine captures for: what its checkpoints record */
   readonly identity: SessionIdentity & { sessionId: string };
@@ -84,6 +84,7 @@ export class ContextManagerEngine {
     // once-per-kind across runs of this session, not once per engine (one engine per run)
     this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
+    this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */

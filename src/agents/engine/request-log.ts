@@ -11,6 +11,14 @@ import type { ContextBreakdown } from "../context-checkpoint-schema.js";
 import { type AgingView, computeBreakdown, type HostParts } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/measure.js";
+import { LruMap } from "../state/lru.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
+
+/**
+ * The phrase per session, process-wide: OpenClaw's runner makes a new engine (so a new log)
+ * for every inbound message, and the first gauge line of each run would otherwise lack it.
+ */
+const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSingleton("openclaw.contextManager.gaugePhrases", () => new LruMap(64));
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
 export interface RequestHost {
@@ -44,6 +52,11 @@ const PREPARE_BELOW = 0.05;
 const REFRESH_DELTA = 0.01;
 
 export class RequestLog {
+  /** `key`: the session's key and state dir, where the phrase outlives this log */
+  constructor(private readonly key: string | null = null) {
+    this.phrase = key === null ? null : (phrases().get(key) ?? null);
+  }
+
   private current: RequestRecord | null = null;
   private previous: RequestRecord | null = null;
   private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
@@ -101,7 +114,9 @@ export class RequestLog {
     setImmediate(() => {
       this.phraseScheduled = false;
       const b = this.breakdown(settings, r);
-      if (b) this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
+      if (!b) return;
+      this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
+      if (this.key !== null) phrases().touch(this.key, this.phrase);
     });
   }
 }
