@@ -18,7 +18,7 @@ import type {
   WorkLedger,
   WorkspaceSnapshot,
 } from "./context-checkpoint-schema.js";
-import type { ArtifactRef } from "./context-checkpoint-schema.js";
+import type { ArtifactRef, ContextBreakdown } from "./context-checkpoint-schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
 import { GIST, itemKey, normalizeToolPath } from "./context-capture.js";
 import { safeGist } from "./text/safe-gist.js";
@@ -58,6 +58,8 @@ export interface BuildCheckpointParams {
   workspace?: (filesModified: readonly string[]) => WorkspaceSnapshot | null;
   /** stored outputs the draft's files name (artifacts/checkpoint-artifacts.ts); absent: none */
   artifacts?: (files: { modified: readonly string[]; read: readonly string[] }) => ArtifactRef[];
+  /** what filled the window (issue 27, breakdown/compute.ts); absent/null: not recorded */
+  breakdown?: ContextBreakdown | null;
 }
 
 const SUMMARY_PART = 100;
@@ -178,6 +180,7 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
       },
       channel: identity.channel,
       agent_id: identity.agentId,
+      ...(p.breakdown ? { breakdown: p.breakdown } : {}),
     },
     working,
     decisions,

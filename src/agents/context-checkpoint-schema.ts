@@ -45,6 +45,73 @@ export interface CheckpointMeta {
   previous_checkpoint: string | null;
   channel: string | null;
   agent_id: string | null;
+  /** additive, optional (issue 27): what filled the window when it was written; absent in older files */
+  breakdown?: ContextBreakdown;
+}
+
+/** The categories of a context breakdown, in display order: fixed names (never user content). */
+export const BREAKDOWN_CATEGORIES = [
+  "system_prompt",
+  "tool_definitions",
+  "user",
+  "assistant_text",
+  "thinking",
+  "tool_calls",
+  "tool_results",
+  "images",
+  "summaries",
+  "gauge",
+  "restore",
+  "recall",
+  "handles",
+  "other",
+  "unattributed",
+] as const;
+export type BreakdownCategory = (typeof BREAKDOWN_CATEGORIES)[number];
+
+/** One of the largest items of a request (a message, or the system prompt / tool definitions). */
+export interface BreakdownItem {
+  /** user | assistant | toolResult | custom | compactionSummary | … */
+  role: string;
+  /** the tool of a tool result or of the assistant's largest call; null otherwise */
+  tool: string | null;
+  /** path or command gist the tool was aimed at (redacted, cut); "" when none */
+  target: string;
+  tokens: number;
+  /** the artifact handle of a stored output (aged or stashed); null when not stored */
+  handle: string | null;
+}
+
+/**
+ * What a request holds, by category (issue 27, docs/checkpoint-schema.md#breakdown). Every figure
+ * is in tokens; `categories` sum to `total_tokens`.
+ */
+export interface ContextBreakdown {
+  /** the request's size: the provider's count of the prefix it measured + the estimate of the rest */
+  total_tokens: number;
+  /** chars/4 of the whole request (the one estimator), before reconciliation */
+  estimated_tokens: number;
+  /** "sdk": reconciled with the usage a reply reported; "estimate": no usable usage (before the first reply, after a compaction) */
+  source: "sdk" | "estimate";
+  messages: number;
+  categories: Partial<Record<BreakdownCategory, number>>;
+  /** tool results by tool name, largest first */
+  tool_results_by_tool: Array<{ tool: string; tokens: number }>;
+  /** tool definitions by tool, largest first ([] when the host does not expose them) */
+  tool_definitions_by_tool: Array<{ tool: string; tokens: number }>;
+  largest: BreakdownItem[];
+  /** what the context manager took out of this request (before reconciliation: chars/4) */
+  removed: {
+    aged_offload: { tokens: number; items: number };
+    /** smart trim (seed 003), when on; null: not run */
+    smart_trim: { tokens: number; items: number } | null;
+  };
+  headroom: {
+    /** tokens left until the checkpoint threshold (negative: past it) */
+    to_checkpoint: number;
+    /** tokens left until the host compacts; null when the host does not say */
+    to_compaction: number | null;
+  };
 }
 
 export interface LastToolCall {

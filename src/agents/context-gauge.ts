@@ -94,9 +94,9 @@ export function gaugeAction(r: GaugeReading, cfg: Pick<ContextManagerConfig, "ga
 }
 
 /** The injected text for an action: "" for none, the line for gauge, line + "\n" + advisory for checkpoint. */
-export function formatGaugeText(r: GaugeReading, action: GaugeAction, checkpointSaved: boolean): string {
+export function formatGaugeText(r: GaugeReading, action: GaugeAction, checkpointSaved: boolean, composition = ""): string {
   if (action === "none") return "";
-  const line = formatGaugeLine(r, checkpointSaved);
+  const line = formatGaugeLine(r, checkpointSaved, composition);
   return action === "checkpoint" ? `${line}\n${GAUGE_ADVISORY}` : line;
 }
 

@@ -22,12 +22,18 @@ export function formatTokenCount(n: number): string {
   return `${Number.isInteger(m) ? m.toFixed(0) : m.toFixed(1)}M`;
 }
 
+/** Longest composition phrase the line carries (about 15 tokens; the whole line stays near 25). */
+export const GAUGE_PHRASE_MAX_CHARS = 60;
+
 /** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved.
  * The percent is floored (79.6% shows 79%), so the line never claims a threshold
- * that has not been reached; the epsilon absorbs float noise (0.29 * 100). */
-export function formatGaugeLine(r: GaugeFigures, checkpointSaved: boolean): string {
+ * that has not been reached; the epsilon absorbs float noise (0.29 * 100).
+ * `composition` (issue 27) names what dominates the window, after the spec's prefix:
+ * "[Context: 81% | 162k/200k tokens | tool results 58% (read 40%) | Checkpoint saved]". */
+export function formatGaugeLine(r: GaugeFigures, checkpointSaved: boolean, composition = ""): string {
   const percent = Math.floor(r.utilization * 100 + 1e-9);
   const saved = checkpointSaved ? " | Checkpoint saved" : "";
-  return `[Context: ${percent}% | ${formatTokenCount(r.tokens)}/${formatTokenCount(r.contextWindow)} tokens${saved}]`;
+  const phrase = composition && composition.length <= GAUGE_PHRASE_MAX_CHARS && !/[\]\n\r|]/.test(composition) ? ` | ${composition}` : "";
+  return `[Context: ${percent}% | ${formatTokenCount(r.tokens)}/${formatTokenCount(r.contextWindow)} tokens${phrase}${saved}]`;
 }
 

@@ -23,6 +23,8 @@ export interface CliArgs {
   keep: number | null;
   /** prune: list what would be deleted, delete nothing */
   dryRun: boolean;
+  /** status: what filled the window at the latest checkpoint */
+  breakdown: boolean;
 }
 
 export const USAGE = `Usage: openclaw-context <command> [options]
@@ -46,6 +48,7 @@ Options:
   --kind <kind>             restore: post-compaction | resume (default: resume)
   --keep <n>                prune: valid checkpoints to keep per session (default: 5)
   --dry-run                 prune: list what would be deleted, delete nothing
+  --breakdown               status: what filled the window at the latest checkpoint, by category
   --json                    machine-readable output
   -h, --help                this help
 
@@ -65,6 +68,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         kind: { type: "string" },
         keep: { type: "string" },
         "dry-run": { type: "boolean" },
+        breakdown: { type: "boolean" },
       },
       allowPositionals: true,
       strict: true,
@@ -103,5 +107,6 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     kind,
     keep,
     dryRun: values["dry-run"] === true,
+    breakdown: values.breakdown === true,
   };
 }

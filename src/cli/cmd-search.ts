@@ -9,18 +9,21 @@ import { parseArgs } from "node:util";
 import { SessionArchive } from "../agents/archive/archive.js";
 import { formatTime, renderSearchResult } from "../agents/archive/recall-render.js";
 import { SEARCH_LIMITS } from "../agents/archive/search-params.js";
+import { snippetOf } from "../agents/archive/snippet.js";
 import { ARCHIVE_FILE, archiveDir, archiveRoot } from "../agents/archive/store.js";
 import { defaultStateDir } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
 
-export const SEARCH_USAGE = `Usage: openclaw-context search <query> --session-key <key> [--limit N] [--max-chars N] [--json]
+export const SEARCH_USAGE = `Usage: openclaw-context search <query> --session-key <key> [--limit N] [--max-chars N] [--full] [--json]
        openclaw-context archive stats [--session-key <key>] [--json]
 
 The archive of compacted context (docs/archive.md).
 
   search <query>            ranked archived fragments (BM25 x recency), as the agent's context_search
-                            returns them; --limit 1..20 (default 5), --max-chars 200..20000 (default 4000)
+                            returns them: a snippet around the best match, matched terms marked «», the
+                            segment id; --full for whole fragments; --limit 1..20 (default 5),
+                            --max-chars 200..20000 (default 4000)
   archive stats             segments, bytes, sessions, compactions, time span and roles of one key's
                             archive (--session-key), or of every archive in the state dir
 
@@ -44,6 +47,7 @@ export async function runArchiveCli(argv: string[], out: Output, env: NodeJS.Pro
         limit: { type: "string" },
         "max-chars": { type: "string" },
         json: { type: "boolean" },
+        full: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -89,11 +93,13 @@ export async function runArchiveCli(argv: string[], out: Output, env: NodeJS.Pro
           session: h.record.session,
           compaction: h.record.compaction,
           id: h.record.id,
+          terms: h.terms,
+          snippet: snippetOf(h.record.text, h.terms),
           text: h.record.text,
         })),
       });
     } else {
-      out.line(renderSearchResult(query, hits, archive.size, maxChars));
+      out.line(renderSearchResult(query, hits, archive.size, maxChars, { full: v.full === true }));
     }
     return 0;
   }

@@ -6,10 +6,11 @@
 import { readLatestCheckpoint, readLatestSummary, summarizeCheckpoint } from "../agents/context-checkpoint.js";
 import { formatGaugeLine } from "../agents/gauge-line.js";
 import type { CliArgs } from "./args.js";
-import { displayLine } from "./display.js";
+import { displayCheckpoint, displayLine } from "./display.js";
 import { CliError, EXIT_PROBLEM } from "./errors.js";
 import { formatAge, type Output } from "./output.js";
 import { selectSessions } from "./sessions.js";
+import { breakdownJson, breakdownLines } from "./breakdown-status.js";
 
 export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   const sessions = await selectSessions(args.stateDir, args.sessionKey);
@@ -19,7 +20,8 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   // sessions with no valid checkpoint: named on stderr, and the exit code says so
   const invalid: string[] = [];
   for (const s of sessions) {
-    const cp = s.sessionKey !== null && args.sessionKey !== null ? await readLatestCheckpoint({ stateDir: args.stateDir }, s.sessionKey) : null;
+    const whole = args.sessionKey !== null || args.breakdown;
+    const cp = s.sessionKey !== null && whole ? await readLatestCheckpoint({ stateDir: args.stateDir }, s.sessionKey) : null;
     const sum =
       s.sessionKey === null ? null : cp ? summarizeCheckpoint(cp) : args.sessionKey === null ? await readLatestSummary({ stateDir: args.stateDir }, s.sessionKey) : null;
     if (!sum) {
@@ -40,6 +42,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       topic: displayLine(cp ? cp.working.topic : sum.topic),
       status: sum.status,
       ...(cp && driftStatus ? { drift: driftStatus(cp, args.stateDir) } : {}),
+      ...(args.breakdown ? { breakdown: breakdownJson(cp ? displayCheckpoint(cp).meta.breakdown : undefined) } : {}),
       cp,
     });
   }
@@ -57,6 +60,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       `  ${c.decisions} decisions · ${c.files_read} files read · ${c.files_modified} modified · ${c.tools_used} tools · ${c.errors} errors · ${c.open_items} open items · ${c.learnings} learnings`,
     );
     if (r.cp && r.drift && driftStatusLines) for (const l of driftStatusLines(r.cp, r.drift)) out.line(l);
+    if (r.cp && args.breakdown) for (const l of breakdownLines(displayCheckpoint(r.cp))) out.line(l);
   }
   return exitOf(report.length, invalid, out);
 }

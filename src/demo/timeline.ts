@@ -4,6 +4,7 @@ import { relative } from "node:path";
 import type { Checkpoint } from "../agents/context-checkpoint.js";
 import { formatTokenCount } from "../agents/gauge-line.js";
 import { gist } from "../agents/text/gist.js";
+import { breakdownBar, breakdownTable } from "../agents/breakdown/render.js";
 
 export type Print = (line: string) => void;
 
@@ -61,7 +62,16 @@ export class TimelinePrinter {
         `at ${Math.round(u.utilization * 100)}% (${k(u.input_tokens)}/${k(u.context_window)})  compactions=${cp.meta.compaction_count}`,
     );
     this.print(`      ${relative(this.stateDir, path)}`);
+    // what filled the window, once: at the first 80% checkpoint that recorded it (issue 27)
+    const b = cp.meta.breakdown;
+    if (b && cp.meta.trigger === "auto-80pct" && !this.breakdownShown) {
+      this.breakdownShown = true;
+      this.print("      what fills the window (the checkpoint's meta.breakdown; /context in pi, status --breakdown):");
+      this.print(`      ${breakdownBar(b, u.context_window)}`);
+      for (const l of breakdownTable(b, u.context_window)) this.print(`      ${l}`);
+    }
   }
+  private breakdownShown = false;
 
   compaction(
     trigger: string,

@@ -51,7 +51,12 @@ describe("openclaw-context search / archive stats", () => {
     expect(text).toMatch(/^3 archived fragments for "loadInvoiceLines"/);
     expect(text.split("\n")[1]).toMatch(/^\[1\] 2026-11-23 14:31Z (tool_result read "src\/billing\/lines.ts"|user) · score /);
     expect(text).toContain('2026-11-23 14:31Z tool_result read "src/billing/lines.ts"');
-    expect(text).toContain('"export function loadInvoiceLines() {}"');
+    // a snippet with the matched term marked, and the segment id to read more
+    expect(text).toContain('"export function «loadInvoiceLines»() {}"');
+    expect(text).toMatch(/ · id [0-9a-f]{16}\n/);
+    const full = capture();
+    expect(await runCli(["search", "loadInvoiceLines", "--full", "--session-key", KEY, "--state-dir", stateDir], full.out)).toBe(0);
+    expect(full.lines.join("\n")).toContain('"export function loadInvoiceLines() {}"');
   });
 
   it("archive stats, human and --json; errors are one line with a non-zero exit", async () => {

@@ -39,8 +39,13 @@ describe("npm run demo", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const out = r.stdout;
-    expect(out).toMatch(/gauge +\[Context: 7\d% \| \d+k\/16k tokens\]/);
-    expect(out).toMatch(/gauge +\[Context: \d+% \| \d+k\/16k tokens \| Checkpoint saved\]/);
+    expect(out).toMatch(/gauge +\[Context: 7\d% \| \d+k\/16k tokens( \| [a-z -]+ \d+%( \([^)]+ \d+%\))?)?\]/);
+    // the breakdown, printed once at the 80% checkpoint
+    expect(out.match(/what fills the window/g)).toHaveLength(1);
+    expect(out).toMatch(/\n {6}Context breakdown: \d+k tokens \(\d+% of 16k\)/);
+    expect(out).toMatch(/\n {6}Largest:\n {8}1\. /);
+    // the spec's line, then what dominates the window (issue 27), then "Checkpoint saved"
+    expect(out).toMatch(/gauge +\[Context: \d+% \| \d+k\/16k tokens( \| [a-z -]+ \d+%( \([^)]+ \d+%\))?)? \| Checkpoint saved\]/);
     expect(out).toContain("trigger=auto-80pct");
     expect(out).toMatch(/compaction \(threshold\): before: \d+k tokens/);
     expect(out).toMatch(/compaction \(manual\)/);

@@ -28,6 +28,12 @@ describe("/context in pi", () => {
     expect(report).toMatch(/Latest checkpoint: cp_001 \(auto-80pct, .+, this session\)/);
     expect(report).toContain(`Restore block (none due now; this is how cp_001 renders as post-compaction`);
     expect(report).toContain(RESTORE_HEADER_POST_COMPACTION);
+    // the breakdown of what the next request holds: the bar, the table, the largest item
+    expect(report).toMatch(/\n\[[A-Za-z?]+\.*\] U user messages/);
+    expect(report).toMatch(/\nContext breakdown: \dk tokens \(\d+% of 4k\) · 3 messages · provider-reported/);
+    expect(report).toMatch(/\n {2}user messages +\dk +\d+%/);
+    expect(report).toMatch(/\nLargest:\n {2}1\. user "Review: check every module boundary/);
+    expect(report).toMatch(/\nHeadroom: 80% checkpoint (passed by|\d+ left)/);
 
     await rpc.command({ type: "prompt", message: "Next." });
     const last = home.requests().at(-1)!;

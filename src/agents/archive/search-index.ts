@@ -5,6 +5,7 @@
  * document frequency), so a threshold means "at least this specific a match".
  */
 import MiniSearch, { type Options } from "minisearch";
+import { segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "./rank-weights.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
@@ -266,7 +267,8 @@ export class SearchIndex {
     // identifiers and file names weigh IDENTIFIER_BOOST times a plain word
     const results = this.ms.search(
       { combineWith: "OR", queries: terms },
-      { tokenize: (t) => [t], boostTerm: (t) => (ids.has(t) ? IDENTIFIER_BOOST : 1), ...(filter ? { filter } : {}) },
+      // field weights: rank-weights.ts (a path match no longer outranks content)
+      { tokenize: (t) => [t], boost: { target: TARGET_FIELD_BOOST, tool: TOOL_FIELD_BOOST }, boostTerm: (t) => (ids.has(t) ? IDENTIFIER_BOOST : 1), ...(filter ? { filter } : {}) },
     );
     // MiniSearch multiplies a result's BM25 by how many query terms it matched. With a
     // long request that rewards a segment for sharing many ordinary words with it over
@@ -284,7 +286,7 @@ export class SearchIndex {
       if (opts.minScore !== undefined && res.score < opts.minScore) break;
       const record = this.records.get(res.id as string);
       if (!record) continue;
-      const score = res.score * recencyFactor(record.t || record.at, this.newest);
+      const score = res.score * recencyFactor(record.t || record.at, this.newest) * segmentWeight(record);
       if (opts.minScore !== undefined && score < opts.minScore) continue;
       hits.push({ record, score, bm25: res.score, terms: res.queryTerms });
       let i = topK.length;

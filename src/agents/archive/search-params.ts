@@ -3,6 +3,8 @@ export interface SearchParams {
   query: string;
   limit?: number;
   maxChars?: number;
+  /** whole fragments instead of snippets around the match */
+  full?: boolean;
 }
 
 export const SEARCH_LIMITS = { limit: { default: 5, max: 20 }, maxChars: { default: 4000, min: 200, max: 20_000 } } as const;

@@ -15,6 +15,7 @@ const parameters = Type.Object({
   maxChars: Type.Optional(
     Type.Integer({ minimum: SEARCH_LIMITS.maxChars.min, maximum: SEARCH_LIMITS.maxChars.max, description: "Result size (default 4000)." }),
   ),
+  full: Type.Optional(Type.Boolean({ description: "Whole fragments instead of snippets." })),
 });
 
 export function createContextSearchTool(

@@ -11,10 +11,11 @@
  *    characters (no CR, control or format characters YAML would refuse or rewrite), starts
  *    with a character that is not white space (so the indentation is detected from the first
  *    line) and ends with one that is not white space (so strip chomping keeps every character);
- *  - plain `null`, `true`/`false`, and numbers (validated finite and non-negative; -0 as 0).
+ *  - plain `null`, `true`/`false`, and numbers (validated finite; non-negative except the
+ *    breakdown's headroom; -0 as 0).
  * Keys are fixed schema names, never user content.
  */
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type Checkpoint, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { wellFormed } from "./text.js";
 
 export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
@@ -92,6 +93,47 @@ class Emitter {
   }
 }
 
+/** `meta.breakdown` (issue 27), at indent 2: fixed keys, tool names and targets quoted. */
+function emitBreakdown(e: Emitter, b: ContextBreakdown): void {
+  e.line(2, "breakdown:");
+  e.plain(4, "total_tokens", b.total_tokens);
+  e.plain(4, "estimated_tokens", b.estimated_tokens);
+  e.q(4, "source", b.source);
+  e.plain(4, "messages", b.messages);
+  const cats = BREAKDOWN_CATEGORIES.filter((c) => b.categories[c] !== undefined);
+  if (cats.length === 0) e.line(4, "categories: {}");
+  else {
+    e.line(4, "categories:");
+    for (const c of cats) e.plain(6, c, b.categories[c]!);
+  }
+  for (const key of ["tool_results_by_tool", "tool_definitions_by_tool"] as const) {
+    e.maps(4, key, b[key], (x) => {
+      e.q(8, "tool", x.tool);
+      e.plain(8, "tokens", x.tokens);
+    });
+  }
+  e.maps(4, "largest", b.largest, (x) => {
+    e.q(8, "role", x.role);
+    e.q(8, "tool", x.tool);
+    e.q(8, "target", x.target);
+    e.plain(8, "tokens", x.tokens);
+    e.q(8, "handle", x.handle);
+  });
+  e.line(4, "removed:");
+  e.line(6, "aged_offload:");
+  e.plain(8, "tokens", b.removed.aged_offload.tokens);
+  e.plain(8, "items", b.removed.aged_offload.items);
+  if (b.removed.smart_trim === null) e.plain(6, "smart_trim", null);
+  else {
+    e.line(6, "smart_trim:");
+    e.plain(8, "tokens", b.removed.smart_trim.tokens);
+    e.plain(8, "items", b.removed.smart_trim.items);
+  }
+  e.line(4, "headroom:");
+  e.plain(6, "to_checkpoint", b.headroom.to_checkpoint);
+  e.plain(6, "to_compaction", b.headroom.to_compaction);
+}
+
 /** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */
 export function emitCheckpoint(cp: Checkpoint): string {
   const e = new Emitter();
@@ -114,6 +156,7 @@ export function emitCheckpoint(cp: Checkpoint): string {
   e.q(2, "previous_checkpoint", m.previous_checkpoint);
   e.q(2, "channel", m.channel);
   e.q(2, "agent_id", m.agent_id);
+  if (m.breakdown) emitBreakdown(e, m.breakdown);
   e.line(0, "working:");
   e.text(2, "topic: ", w.topic);
   e.q(2, "status", w.status);

@@ -29,6 +29,7 @@ import {
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "./validate-workspace.js";
+import { validateBreakdown } from "./validate-breakdown.js";
 import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
 import { validateRecovered } from "./recovered.js";
 import { redactSecrets } from "../text/redact.js";
@@ -154,6 +155,7 @@ function readTokenUsage(r: Reader, meta: Obj): TokenUsage {
 
 function readMeta(r: Reader, root: Obj): CheckpointMeta {
   const m = r.obj(root, "meta", "meta");
+  const breakdown = validateBreakdown(m, r.file);
   return {
     checkpoint_id: r.checkpointId(m, "checkpoint_id", "meta.checkpoint_id", false) as string,
     session_key: r.str(m, "session_key", "meta.session_key"),
@@ -166,6 +168,7 @@ function readMeta(r: Reader, root: Obj): CheckpointMeta {
     previous_checkpoint: r.checkpointId(m, "previous_checkpoint", "meta.previous_checkpoint", true),
     channel: r.nullableStr(m, "channel", "meta.channel"),
     agent_id: r.nullableStr(m, "agent_id", "meta.agent_id"),
+    ...(breakdown ? { breakdown } : {}),
   };
 }
 

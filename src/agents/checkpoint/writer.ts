@@ -61,7 +61,10 @@ function withId(draft: CheckpointDraft, id: string, previous: string | null): Ch
   const { session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, channel, agent_id } = draft.meta;
   return {
     ...draft,
-    meta: { checkpoint_id: id, session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, previous_checkpoint: previous, channel, agent_id },
+    meta: {
+      checkpoint_id: id, session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, previous_checkpoint: previous, channel, agent_id,
+      ...(draft.meta.breakdown ? { breakdown: draft.meta.breakdown } : {}),
+    },
   };
 }
 

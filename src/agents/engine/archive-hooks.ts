@@ -94,7 +94,7 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
     // in the archive worker: a cold archive loads there, not on this event loop
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
-    return renderSearchResult(query, reply.hits, reply.size, maxChars);
+    return renderSearchResult(query, reply.hits, reply.size, maxChars, { full: params.full === true });
   } catch (e) {
     log.fail("archive search", e);
     return "The archive could not be read right now.";

@@ -26,6 +26,7 @@ import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
+import { RequestLog } from "./request-log.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -63,6 +64,9 @@ export class ContextManagerEngine {
   /** store warnings already logged (one line per kind) */
   private readonly storeWarned = new Set<string>();
 
+  /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
+  readonly requests: RequestLog;
+
   /** who this engine captures for: what its checkpoints record */
   readonly identity: SessionIdentity & { sessionId: string };
 
@@ -83,6 +87,7 @@ export class ContextManagerEngine {
     // once-per-kind across runs of this session, not once per engine (one engine per run)
     this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
+    this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
@@ -268,7 +273,7 @@ export class ContextManagerEngine {
       if (state) this.scheduleFlush(state);
       // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
       // before any compaction can run; a failure is logged
-      const text = formatGaugeText(reading, action, checkpointWrite !== undefined);
+      const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
       return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint: null, ...(checkpointWrite ? { checkpointWrite } : {}) };
     } catch (e) {
       this.log.fail("context handler", e);
@@ -410,6 +415,7 @@ export class ContextManagerEngine {
         cwd: extra.cwd,
         workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
         artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
+        breakdown: this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }),
       });
       this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
       const result = await this.writer.write(draft, { delta: this.runtime.config.dedupDelta });

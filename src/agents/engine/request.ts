@@ -4,7 +4,8 @@
  *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
- *   4. after a compaction, the automatic recall block (config autoRecall).
+ *   4. after a compaction, the automatic recall block (config autoRecall);
+ *   5. the request recorded by reference for the context breakdown (engine/request-log.ts).
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -14,6 +15,7 @@ import { withAutoRecall } from "./archive-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
 import { withoutSuperseded } from "./superseded-blocks.js";
+import type { RequestHost } from "./request-log.js";
 
 export interface ModelRequest {
   /** what the host would send */
@@ -22,6 +24,8 @@ export interface ModelRequest {
   usage?: ContextUsage;
   /** a prompt the model reads after `messages` (OpenClaw 2026.9's fenced turn): gauged and queried first */
   pendingPrompt?: string;
+  /** what the host adds to the messages (system prompt, tools), for the context breakdown; read lazily */
+  host?: RequestHost;
 }
 
 export interface PreparedRequest {
@@ -40,6 +44,11 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const decision = await engine.onContext(sent, usage);
   const base = withoutSuperseded(decision.messages ?? sent);
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
+  // by reference: the breakdown is computed when asked (/context, a checkpoint), never here
+  const r = decision.reading;
+  const cfg = engine.runtime.config;
+  engine.requests.record({ unaged: request.messages, sent, final: messages, host: request.host ?? {}, tokens: r.tokens, contextWindow: r.contextWindow });
+  engine.requests.refreshGaugePhrase(r.utilization, cfg.gaugeThreshold, { contextWindow: r.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
   return { messages, reading: decision.reading, pendingTokens };
 }
 

@@ -13,6 +13,8 @@ import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { CapturedSession } from "./context-manager-capture.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
+import { breakdownBar, breakdownTable } from "../breakdown/render.js";
+import { nextRequestRecord } from "./context-manager-next-request.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;
@@ -41,6 +43,8 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
     lines.push(`Gauge: unknown until the next reply (pi reports no usage before the first reply and after a compaction)`);
   }
 
+  lines.push(...breakdownSection(ctx, deps, engine));
+
   const latest = await readLatestCheckpoint({ stateDir }, engine.sessionKey).catch(() => null);
   if (!latest) {
     lines.push("Latest checkpoint: none yet for this key.");
@@ -62,6 +66,19 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
     );
   }
   return lines.join("\n");
+}
+
+/** The breakdown of what the next request will hold: the last request sent plus what came after it. */
+function breakdownSection(ctx: ExtensionContext, deps: ContextCommandDeps, engine: ContextManagerEngine): string[] {
+  const latest = engine.requests.latest;
+  if (!latest) return ["Breakdown: none yet (no request sent in this session)"];
+  const session = deps.session(ctx);
+  const record = session ? nextRequestRecord(latest, session.sessionManager) : latest;
+  const window = engine.runtime.contextWindowTokens || latest.contextWindow;
+  const threshold = engine.runtime.config.checkpointThreshold;
+  const b = engine.requests.breakdown({ contextWindow: window, checkpointThreshold: threshold }, record);
+  if (!b) return ["Breakdown: unavailable"];
+  return [breakdownBar(b, window), ...breakdownTable(b, window, threshold)];
 }
 
 export function registerContextCommand(pi: ExtensionAPI, deps: ContextCommandDeps): void {

@@ -41,6 +41,7 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
+import { piRequestHost } from "./context-manager-request-host.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 
@@ -211,7 +212,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       guard("context", async (event, ctx) => {
         const engine = await get(ctx, "context");
         if (!engine) return undefined;
-        const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx) })).messages;
+        const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
+        const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx), host })).messages;
         return out !== event.messages ? { messages: out } : undefined;
       }),
     );

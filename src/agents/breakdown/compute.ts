@@ -1,0 +1,188 @@
+/**
+ * The context breakdown (issue 27): what one request holds, by category, with its largest items,
+ * what aged offload took out and the headroom left. Computed lazily from a request already sent
+ * (engine/request-log.ts), never on the request path: one pass over the messages, lengths only.
+ *
+ * Reconciliation with the provider's count (docs/cli.md#breakdown): the last reply's reported
+ * usage measured everything up to and including that reply (system prompt, tool definitions,
+ * messages); the messages after it are estimated (chars/4), as the gauge does. The measured
+ * prefix is spread over the prefix's categories in proportion to their estimate (the tokenizer
+ * ratio), so the categories sum to the same total as the gauge. When the host does not show the
+ * system prompt and tool definitions (the OpenClaw plugin), the measured part the messages do
+ * not explain is reported as `unattributed` instead of being spread.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
+import { tokensOfChars } from "../text/token-estimate.js";
+import { type CallSizes, measureMessage, Tally } from "./measure.js";
+import { describeItem, type ItemAt } from "./items.js";
+
+/** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
+export interface ToolSchema {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+}
+
+/** What the host adds to the messages: null when the host does not expose it. */
+export interface HostParts {
+  systemPrompt: string | null;
+  tools: readonly ToolSchema[] | null;
+}
+
+/** A request before and after aged offload: same length, same order, swapped messages differ. */
+export interface AgingView {
+  unaged: readonly AgentMessage[];
+  sent: readonly AgentMessage[];
+}
+
+export interface BreakdownInput {
+  /** the messages as sent (after every step of engine/request.ts) */
+  messages: readonly AgentMessage[];
+  aging?: AgingView | null;
+  /** the request before this one, for what aging removed since the last reply measured it */
+  previousAging?: AgingView | null;
+  host: HostParts;
+  contextWindow: number;
+  checkpointThreshold: number;
+  /** tokens at which the host compacts; null/absent: unknown */
+  compactionAt?: number | null;
+  /** the handle of a result stored for aging but still shown whole */
+  handleOf?: (toolCallId: string) => string | null;
+  /** tool call sizes remembered from earlier breakdowns of the session */
+  calls?: CallSizes;
+}
+
+const TOP = 5;
+
+type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+
+/** pi's calculateContextTokens, and the same "usable reply" rule as the gauge (context-gauge.ts). */
+function usableTokens(m: AgentMessage): number | null {
+  const a = m as { role?: string; stopReason?: string; usage?: Usage };
+  if (a.role !== "assistant" || a.stopReason === "aborted" || a.stopReason === "error" || !a.usage) return null;
+  const u = a.usage;
+  return u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
+}
+
+/** Index of the last reply whose usage counts (newer than a compaction summary pi puts first), or -1. */
+function lastMeasured(messages: readonly AgentMessage[]): number {
+  const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
+  const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (usableTokens(m) !== null && ((m as { timestamp?: number }).timestamp ?? -Infinity) > cutoff) return i;
+  }
+  return -1;
+}
+
+/** Swapped positions of an aging view (null: no view or the lengths disagree). */
+function swappedAt(view: AgingView | null | undefined): number[] | null {
+  if (!view || view.unaged.length !== view.sent.length) return null;
+  const out: number[] = [];
+  for (let i = 0; i < view.sent.length; i++) if (view.sent[i] !== view.unaged[i]) out.push(i);
+  return out;
+}
+
+/** Integers with the floats' sum rounded, each off by less than one (largest remainder). */
+function roundToSum(values: number[], total: number): number[] {
+  const floors = values.map((v) => Math.floor(v));
+  let left = total - floors.reduce((a, b) => a + b, 0);
+  const order = values.map((v, i) => ({ i, r: v - Math.floor(v) })).sort((a, b) => b.r - a.r);
+  for (const { i } of order) {
+    if (left <= 0) break;
+    floors[i]! += 1;
+    left--;
+  }
+  return floors;
+}
+
+export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
+  const { messages, host } = input;
+  const prefix = new Tally();
+  const trailing = new Tally();
+
+  // what aging swapped in this request, what it took out, and what it newly took out since the
+  // request the last reply measured (that reply's usage still counts it whole)
+  const swapped = new Set<AgentMessage>();
+  let removedChars = 0;
+  const scratch = new Tally();
+  const positions = swappedAt(input.aging) ?? [];
+  const previous = new Set(swappedAt(input.previousAging) ?? []);
+  const measured = lastMeasured(messages);
+  const measuredMessage = measured >= 0 ? messages[measured] : undefined;
+  const measuredInSent = measuredMessage && input.aging ? input.aging.sent.lastIndexOf(measuredMessage) : -1;
+  let newlyAgedChars = 0;
+  for (const i of positions) {
+    const sent = input.aging!.sent[i]!;
+    swapped.add(sent);
+    const cut = measureMessage(input.aging!.unaged[i]!, false, scratch, input.calls) - measureMessage(sent, true, scratch);
+    removedChars += Math.max(0, cut);
+    if (i < measuredInSent && !previous.has(i)) newlyAgedChars += Math.max(0, cut);
+  }
+
+  if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
+  const definitions: Array<{ tool: string; chars: number }> = [];
+  for (const t of host.tools ?? []) {
+    let chars = 0;
+    try {
+      chars = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })?.length ?? 0;
+    } catch {
+      chars = t.name.length;
+    }
+    prefix.add("tool_definitions", chars);
+    definitions.push({ tool: t.name, chars });
+  }
+
+  const top: ItemAt[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, input.calls);
+    if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
+    top.push({ index: i, chars, inPrefix: i <= measured });
+    top.sort((a, b) => b.chars - a.chars);
+    if (top.length > TOP) top.pop();
+  }
+
+  const hostKnown = host.systemPrompt !== null && host.tools !== null;
+  const prefixTokens = prefix.total / 4;
+  let scale = 1;
+  let unattributed = 0;
+  const usage = measuredMessage ? usableTokens(measuredMessage) : null;
+  if (usage !== null) {
+    const measuredPrefix = Math.max(0, usage - tokensOfChars(newlyAgedChars));
+    if (hostKnown || measuredPrefix < prefixTokens) scale = prefixTokens > 0 ? measuredPrefix / prefixTokens : 1;
+    else unattributed = measuredPrefix - prefixTokens;
+  }
+  const floats = BREAKDOWN_CATEGORIES.map((c) =>
+    c === "unattributed" ? unattributed : ((prefix.chars.get(c) ?? 0) / 4) * scale + (trailing.chars.get(c) ?? 0) / 4,
+  );
+  const total = Math.round(floats.reduce((a, b) => a + b, 0));
+  const rounded = roundToSum(floats, total);
+  const categories: Partial<Record<BreakdownCategory, number>> = {};
+  BREAKDOWN_CATEGORIES.forEach((c, i) => {
+    if (rounded[i]! > 0) categories[c] = rounded[i]!;
+  });
+
+  const byTool = new Map<string, number>();
+  for (const [tally, f] of [[prefix, scale], [trailing, 1]] as const) {
+    for (const [tool, chars] of tally.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + (chars / 4) * f);
+  }
+  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1));
+  const window = Math.max(0, input.contextWindow);
+  return {
+    total_tokens: total,
+    estimated_tokens: tokensOfChars(prefix.total + trailing.total),
+    source: usage !== null ? "sdk" : "estimate",
+    messages: messages.length,
+    categories,
+    tool_results_by_tool: [...byTool].map(([tool, t]) => ({ tool, tokens: Math.round(t) })).sort((a, b) => b.tokens - a.tokens),
+    tool_definitions_by_tool: definitions.map((d) => ({ tool: d.tool, tokens: Math.round((d.chars / 4) * scale) })).sort((a, b) => b.tokens - a.tokens),
+    largest,
+    removed: { aged_offload: { tokens: tokensOfChars(removedChars), items: positions.length }, smart_trim: null },
+    headroom: {
+      to_checkpoint: Math.floor(window * input.checkpointThreshold) - total,
+      to_compaction: input.compactionAt != null && input.compactionAt > 0 ? Math.round(input.compactionAt) - total : null,
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * One of a breakdown's largest items, described: role, tool, what it was aimed at (path or
+ * command gist, redacted and cut), its tokens and its artifact handle when it is stored.
+ * Run for the five largest only, so the scans back for a result's call cost nothing per request.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { BreakdownItem } from "../context-checkpoint-schema.js";
+import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
+import { safeGist } from "../text/safe-gist.js";
+import { toolCallChars } from "./measure.js";
+
+export interface ItemAt {
+  index: number;
+  chars: number;
+  /** measured by the last reply's usage (scaled) rather than estimated */
+  inPrefix: boolean;
+}
+
+type Block = { type?: string; id?: unknown; name?: unknown; arguments?: unknown; text?: unknown };
+type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: unknown; customType?: unknown };
+
+const TARGET_CHARS = 80;
+const TARGET_KEYS = ["path", "file_path", "command", "pattern", "url", "query"] as const;
+
+/** What a call was aimed at: its path / command / pattern argument, as a safe gist. */
+export function targetOf(args: unknown): string {
+  if (!args || typeof args !== "object") return "";
+  const o = args as Record<string, unknown>;
+  for (const k of TARGET_KEYS) if (typeof o[k] === "string" && o[k]) return safeGist(o[k] as string, TARGET_CHARS);
+  return "";
+}
+
+function firstHandle(text: string): string | null {
+  HANDLE_IN_TEXT_RE.lastIndex = 0;
+  const m = HANDLE_IN_TEXT_RE.exec(text);
+  return m ? m[0] : null;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Block[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join("\n");
+}
+
+/** The call a result answers, searched back from the result. */
+function callOf(messages: readonly AgentMessage[], from: number, id: string): Block | undefined {
+  for (let i = from - 1; i >= 0; i--) {
+    const m = messages[i] as Msg;
+    if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const b of m.content as Block[]) if (b?.type === "toolCall" && b.id === id) return b;
+  }
+  return undefined;
+}
+
+export function describeItem(
+  messages: readonly AgentMessage[],
+  at: ItemAt,
+  swapped: ReadonlySet<AgentMessage>,
+  handleOf: ((toolCallId: string) => string | null) | undefined,
+  scale: number,
+): BreakdownItem {
+  const m = messages[at.index] as Msg;
+  const tokens = Math.round((at.chars / 4) * scale);
+  const role = typeof m.role === "string" ? m.role : "unknown";
+  if (m.role === "toolResult") {
+    const id = typeof m.toolCallId === "string" ? m.toolCallId : "";
+    const call = id ? callOf(messages, at.index, id) : undefined;
+    const text = textOf(m.content);
+    const handle = firstHandle(text.slice(0, 4096)) ?? (id && handleOf ? handleOf(id) : null);
+    return { role, tool: typeof m.toolName === "string" ? m.toolName : null, target: targetOf(call?.arguments), tokens, handle };
+  }
+  if (m.role === "assistant" && Array.isArray(m.content)) {
+    let best: Block | undefined;
+    for (const b of m.content as Block[]) if (b?.type === "toolCall" && (!best || toolCallChars(b) > toolCallChars(best))) best = b;
+    if (!best) return { role, tool: null, target: "", tokens, handle: null };
+    const handle = swapped.has(messages[at.index]!) ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
+    return { role, tool: typeof best.name === "string" ? best.name : null, target: targetOf(best.arguments), tokens, handle };
+  }
+  if (m.role === "custom") return { role, tool: null, target: typeof m.customType === "string" ? safeGist(m.customType, 40) : "", tokens, handle: null };
+  if (m.role === "user") return { role, tool: null, target: safeGist(textOf(m.content).slice(0, 2000), 60), tokens, handle: null };
+  return { role, tool: null, target: "", tokens, handle: null };
+}

@@ -1,0 +1,142 @@
+/**
+ * Chars per category of one message, counted the way pi's `estimateTokens` counts them (text
+ * lengths, a tool call's name + JSON of its arguments, 4,800 chars per image), so the breakdown
+ * and the gauge's estimate agree. No text is copied or cut: lengths only, one JSON.stringify per
+ * tool call (what pi's own estimate does).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { BreakdownCategory } from "../context-checkpoint-schema.js";
+import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { IMAGE_CHARS } from "../text/token-estimate.js";
+import { STASHED_MARKER } from "../artifacts/preview.js";
+
+/**
+ * Chars of tool calls by call id, shared between breakdowns of one session: a call's arguments
+ * never change once sent (aged ones are counted apart), so each is stringified once.
+ */
+export class CallSizes {
+  private readonly sizes = new Map<string, number>();
+  constructor(private readonly max = 50_000) {}
+
+  of(b: { id?: unknown; name?: unknown; arguments?: unknown }): number {
+    const id = typeof b.id === "string" ? b.id : null;
+    const known = id === null ? undefined : this.sizes.get(id);
+    if (known !== undefined) return known;
+    const n = toolCallChars(b);
+    if (id !== null) {
+      if (this.sizes.size >= this.max) this.sizes.clear();
+      this.sizes.set(id, n);
+    }
+    return n;
+  }
+}
+
+/** Chars per category and per tool (results), summed over a span of messages. */
+export class Tally {
+  readonly chars = new Map<BreakdownCategory, number>();
+  readonly byTool = new Map<string, number>();
+
+  /** all chars added so far */
+  total = 0;
+
+  add(category: BreakdownCategory, chars: number): void {
+    if (chars <= 0) return;
+    this.chars.set(category, (this.chars.get(category) ?? 0) + chars);
+    this.total += chars;
+  }
+
+  addToolResult(tool: string, chars: number): void {
+    this.add("tool_results", chars);
+    if (chars > 0) this.byTool.set(tool, (this.byTool.get(tool) ?? 0) + chars);
+  }
+}
+
+type Block = { type?: string; id?: unknown; text?: unknown; thinking?: unknown; name?: unknown; arguments?: unknown };
+
+const CUSTOM_CATEGORY: Record<string, BreakdownCategory> = {
+  [GAUGE_CUSTOM_TYPE]: "gauge",
+  [RESTORE_CUSTOM_TYPE]: "restore",
+  [RECALL_CUSTOM_TYPE]: "recall",
+};
+
+const len = (v: unknown): number => (typeof v === "string" ? v.length : 0);
+
+/** Text and image chars of a content value (string or blocks): text to `category` (to `tool`'s results when given), images apart. */
+function content(value: unknown, tally: Tally, category: BreakdownCategory, tool?: string): void {
+  let text = 0;
+  if (typeof value === "string") text = value.length;
+  else if (Array.isArray(value)) {
+    for (const b of value as Block[]) {
+      if (!b) continue;
+      if (b.type === "text") text += len(b.text);
+      else if (b.type === "image") tally.add("images", IMAGE_CHARS);
+    }
+  }
+  if (tool === undefined) tally.add(category, text);
+  else tally.addToolResult(tool, text);
+}
+
+/** The chars of a tool call block, as pi counts them. */
+export function toolCallChars(b: Block): number {
+  let args = 0;
+  try {
+    args = JSON.stringify(b.arguments ?? {})?.length ?? 0;
+  } catch {
+    args = 0; // a cyclic or BigInt argument: pi would have failed on it first
+  }
+  return len(b.name) + args;
+}
+
+/** Whether a tool result is a fresh stash's replacement (handle + preview). */
+function isStashed(value: unknown): boolean {
+  if (!Array.isArray(value)) return typeof value === "string" && value.startsWith(STASHED_MARKER);
+  const first = value[0] as Block | undefined;
+  return first?.type === "text" && typeof first.text === "string" && first.text.startsWith(STASHED_MARKER);
+}
+
+/**
+ * Adds one message to `tally`; returns its chars (0 for what is never sent: a /context report,
+ * a `!!` bash run). `aged`: the message is aged offload's swap (its stand-ins count as handles).
+ */
+export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, calls?: CallSizes): number {
+  const before = tally.total;
+  const msg = m as { role?: string; content?: unknown; toolName?: unknown; customType?: unknown; summary?: unknown; command?: unknown; output?: unknown; excludeFromContext?: unknown };
+  switch (msg.role) {
+    case "user":
+      content(msg.content, tally, "user");
+      break;
+    case "assistant": {
+      if (!Array.isArray(msg.content)) break;
+      for (const b of msg.content as Block[]) {
+        if (!b) continue;
+        if (b.type === "text") tally.add("assistant_text", len(b.text));
+        else if (b.type === "thinking") tally.add("thinking", len(b.thinking));
+        else if (b.type === "toolCall") tally.add(aged ? "handles" : "tool_calls", aged || !calls ? toolCallChars(b) : calls.of(b));
+      }
+      break;
+    }
+    case "toolResult": {
+      const tool = typeof msg.toolName === "string" && msg.toolName ? msg.toolName : "(unnamed)";
+      const stored = aged || isStashed(msg.content);
+      content(msg.content, tally, "handles", stored ? undefined : tool);
+      break;
+    }
+    case "custom": {
+      const type = typeof msg.customType === "string" ? msg.customType : "";
+      if (type === REPORT_CUSTOM_TYPE) break;
+      const category = CUSTOM_CATEGORY[type] ?? "other";
+      content(msg.content, tally, category);
+      break;
+    }
+    case "bashExecution":
+      if (msg.excludeFromContext !== true) tally.add("other", len(msg.command) + len(msg.output));
+      break;
+    case "compactionSummary":
+    case "branchSummary":
+      tally.add("summaries", len(msg.summary));
+      break;
+    default:
+      break;
+  }
+  return tally.total - before;
+}

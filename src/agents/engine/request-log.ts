@@ -1,0 +1,122 @@
+/**
+ * The last two requests an engine prepared, kept by reference (O(1) per request: no copy, no
+ * scan), so the context breakdown (breakdown/compute.ts) is computed only when someone asks:
+ * `/context`, a checkpoint write, the CLI. The gauge line's "what dominates" phrase is the one
+ * thing wanted on every request from 70% on; it is computed after the request has gone out
+ * (setImmediate) and shown from the next request on, refreshed only when the reading moved by
+ * 1% of the window, so the request path never pays for it.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { ContextBreakdown } from "../context-checkpoint-schema.js";
+import { type AgingView, computeBreakdown, type HostParts } from "../breakdown/compute.js";
+import { dominantPhrase } from "../breakdown/render.js";
+import { CallSizes } from "../breakdown/measure.js";
+import { LruMap } from "../state/lru.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
+
+/**
+ * The phrase per session, process-wide: OpenClaw's runner makes a new engine (so a new log)
+ * for every inbound message, and the first gauge line of each run would otherwise lack it.
+ */
+const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSingleton("openclaw.contextManager.gaugePhrases", () => new LruMap(64));
+
+/** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
+export interface RequestHost {
+  systemPrompt?: string | null;
+  /** the tools the request declares; called only when a breakdown is computed */
+  tools?: () => HostParts["tools"];
+  /** tokens at which the host compacts (pi: window − reserveTokens); null: unknown */
+  compactionAt?: () => number | null;
+  /** the handle of a result stored for aging but still shown whole */
+  handleOf?: (toolCallId: string) => string | null;
+}
+
+export interface RequestRecord {
+  unaged: readonly AgentMessage[];
+  sent: readonly AgentMessage[];
+  /** what went to the model (gauge line and recall block included) */
+  final: readonly AgentMessage[];
+  host: RequestHost;
+  tokens: number;
+  contextWindow: number;
+}
+
+export interface BreakdownSettings {
+  contextWindow: number;
+  checkpointThreshold: number;
+}
+
+/** Below the gauge threshold by this much, the phrase is prepared so the first gauge line has it. */
+const PREPARE_BELOW = 0.05;
+/** The phrase is recomputed when the reading moved by this fraction of the window. */
+const REFRESH_DELTA = 0.01;
+
+export class RequestLog {
+  /** `key`: the session's key and state dir, where the phrase outlives this log */
+  constructor(private readonly key: string | null = null) {
+    this.phrase = key === null ? null : (phrases().get(key) ?? null);
+  }
+
+  private current: RequestRecord | null = null;
+  private previous: RequestRecord | null = null;
+  private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
+  private phrase: { text: string; tokens: number } | null = null;
+  private phraseScheduled = false;
+  private readonly calls = new CallSizes();
+
+  /** O(1): the request just prepared becomes the latest. */
+  record(r: RequestRecord): void {
+    this.previous = this.current;
+    this.current = r;
+  }
+
+  get latest(): RequestRecord | null {
+    return this.current;
+  }
+
+  /** The breakdown of the latest request (cached per request); null before any request or on failure. */
+  breakdown(settings: BreakdownSettings, record: RequestRecord | null = this.current): ContextBreakdown | null {
+    if (!record) return null;
+    if (this.cached?.record === record) return this.cached.breakdown;
+    try {
+      const host = record.host;
+      const prev = record === this.current ? this.previous : null;
+      const breakdown = computeBreakdown({
+        messages: record.final,
+        aging: { unaged: record.unaged, sent: record.sent },
+        previousAging: prev ? { unaged: prev.unaged, sent: prev.sent } : null,
+        host: { systemPrompt: host.systemPrompt ?? null, tools: host.tools?.() ?? null },
+        contextWindow: settings.contextWindow || record.contextWindow,
+        checkpointThreshold: settings.checkpointThreshold,
+        compactionAt: host.compactionAt?.() ?? null,
+        handleOf: host.handleOf,
+        calls: this.calls,
+      });
+      this.cached = { record, breakdown };
+      return breakdown;
+    } catch {
+      return null; // a breakdown is a report: it never breaks a checkpoint or a request
+    }
+  }
+
+  /** The gauge line's composition phrase ("" until one was computed). */
+  get gaugePhrase(): string {
+    return this.phrase?.text ?? "";
+  }
+
+  /** After a request: refresh the phrase off the request path when it is (nearly) due and stale. */
+  refreshGaugePhrase(utilization: number, gaugeThreshold: number, settings: BreakdownSettings): void {
+    const r = this.current;
+    if (!r || this.phraseScheduled || utilization < gaugeThreshold - PREPARE_BELOW) return;
+    const window = r.contextWindow || settings.contextWindow;
+    if (this.phrase && window > 0 && Math.abs(r.tokens - this.phrase.tokens) < window * REFRESH_DELTA) return;
+    this.phraseScheduled = true;
+    setImmediate(() => {
+      this.phraseScheduled = false;
+      const b = this.breakdown(settings, r);
+      if (!b) return;
+      this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
+      if (this.key !== null) phrases().touch(this.key, this.phrase);
+    });
+  }
+}
