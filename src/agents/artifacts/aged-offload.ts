@@ -70,8 +70,11 @@ function idAt(message: AgentMessage | undefined): string | undefined {
   return undefined;
 }
 
-/** Longest stretch of a scheduled catch-up before it lets the event loop run. */
-const CATCH_UP_SLICE_MS = 8;
+/**
+ * Results and calls a scheduled catch-up judges before it lets the event loop run (by count, not
+ * time, so what has aged after a given request does not depend on the machine's load).
+ */
+const CATCH_UP_SLICE = 8;
 
 export class AgedOffload {
   /** toolCallId -> replacement, stashed but not old enough yet */
@@ -294,14 +297,14 @@ export class AgedOffload {
 
   /**
    * Judges the queued results and calls. From the event loop (a scheduled catch-up) it stops after
-   * CATCH_UP_SLICE_MS and schedules the rest, so a turn with many large outputs never holds up
-   * the other chats of a gateway (issue 24); `warm` runs it to the end.
+   * CATCH_UP_SLICE of them and schedules the rest, so a turn with many large outputs never holds
+   * up the other chats of a gateway for long (issue 24); `warm` runs it to the end.
    */
   private runCatchUp(sliced = false): void {
-    const started = performance.now();
+    let done = 0;
     this.catchUpScheduled = false;
     while (this.catchUp.length > 0 || this.argsCatchUp.length > 0) {
-      if (sliced && performance.now() - started > CATCH_UP_SLICE_MS) {
+      if (sliced && done++ >= CATCH_UP_SLICE) {
         this.scheduleCatchUp();
         return;
       }
