@@ -9,6 +9,7 @@ import { segmentsOf } from "../../src/agents/archive/segments.js";
 import { runCli } from "../../src/cli/main.js";
 import type { Output } from "../../src/cli/output.js";
 import { CLI_BIN, run } from "../cli/run.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const KEY = "agent:main:cli:archive";
 let stateDir: string;
@@ -36,7 +37,7 @@ afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 describe("openclaw-context search / archive stats", () => {
   it("search --json ranks the file's fragment first (through the bin, as a user runs it)", async () => {
     const args = ["search", "load_invoice_lines", "lines.ts", "--session-key", KEY, "--state-dir", stateDir, "--json"];
-    const r = await run(process.execPath, [CLI_BIN, ...args], { timeoutMs: 90_000 });
+    const r = await run(process.execPath, [CLI_BIN, ...args], { timeoutMs: CHILD_TIMEOUT_MS });
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.segments).toBe(3);

@@ -10,6 +10,7 @@ import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { blobPath, stashArtifact } from "../../src/agents/artifacts/store.js";
 import { resetAutoGcForTest, scheduleArtifactGc } from "../../src/agents/artifacts/auto-gc.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 describe("automatic artifact gc", () => {
   let s: Standalone;
@@ -30,7 +31,7 @@ describe("automatic artifact gc", () => {
     expect(existsSync(blobPath(s.stateDir, orphan))).toBe(true);
 
     await session.compact();
-    await vi.waitFor(() => expect(existsSync(blobPath(s.stateDir, orphan))).toBe(false), { timeout: 5_000 });
+    await vi.waitFor(() => expect(existsSync(blobPath(s.stateDir, orphan))).toBe(false), { timeout: CHILD_TIMEOUT_MS });
     expect(existsSync(blobPath(s.stateDir, own!))).toBe(true);
     // throttled: within the hour a second schedule does nothing
     expect(scheduleArtifactGc(s.stateDir)).toBeNull();

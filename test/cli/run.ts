@@ -1,6 +1,7 @@
 /** Runs a child process to completion and collects its output (for the CLI, demo and pi tests). */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 export const REPO = join(import.meta.dirname, "..", "..");
 export const CLI_BIN = join(REPO, "bin", "openclaw-context.js");
@@ -18,7 +19,7 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Nod
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? CHILD_TIMEOUT_MS);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

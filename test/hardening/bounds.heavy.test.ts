@@ -10,6 +10,7 @@ import vm from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { assistantMsg, compactEvent, makeEngine, memFs, noSyncFs, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, usageAt, userMsg } from "./helpers.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 /** Documented bounds (default config): see docs/security.md. */
 export const STATE_FILE_MAX_BYTES = 512 * 1024;
@@ -44,7 +45,7 @@ describe("size bounds", () => {
     ["ASCII", "segment"],
     ["4-byte UTF-8", "\u{1F600}\u{1F4A5}\"\\"],
   ] as const) {
-    it(`1,000 huge tool results on 1,000 distinct long paths (${label}) and 10,000 decisions-worth of replies`, { timeout: 90_000 }, async () => {
+    it(`1,000 huge tool results on 1,000 distinct long paths (${label}) and 10,000 decisions-worth of replies`, { timeout: TEST_TIMEOUT_MS }, async () => {
       const stateDir = tempDir("cm-bounds-");
       dirs.push(stateDir);
       const t = makeEngine({ stateDir, window: 1_000_000, fs: noSyncFs() });
@@ -79,7 +80,7 @@ function gcFn(): () => void {
 }
 
 describe("soak", () => {
-  it("10,000 context events with periodic tool results keep the heap flat", { timeout: 60_000 }, async () => {
+  it("10,000 context events with periodic tool results keep the heap flat", { timeout: TEST_TIMEOUT_MS }, async () => {
     const gc = gcFn();
     const stateDir = tempDir("cm-soak-");
     dirs.push(stateDir);

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/agents/context-checkpoint.js";
 import { REPO, run } from "../cli/run.js";
 import { FAUX_GAUGE_PROVIDER, PI } from "../pi/pi-env.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
@@ -34,7 +35,7 @@ describe("npm pack → install into an empty project", () => {
     mkdirSync(copy);
     for (const f of ["src", "bin", "docs", "package.json", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
     symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
-    const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 300_000 });
+    const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 3 * CHILD_TIMEOUT_MS });
     expect(packed.code, packed.stderr).toBe(0);
     const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
     const files = info[0]!.files.map((f) => f.path);
@@ -52,7 +53,7 @@ describe("npm pack → install into an empty project", () => {
     // --legacy-peer-deps: the pi packages are peers a host brings; without them only yaml comes along
     const installed = await run(NPM, ["install", "--prefer-offline", "--legacy-peer-deps", "--no-audit", "--no-fund", join(root, info[0]!.filename)], {
       cwd: project,
-      timeoutMs: 300_000,
+      timeoutMs: 3 * CHILD_TIMEOUT_MS,
     });
     expect(installed.code, installed.stderr).toBe(0);
     const nm = join(project, "node_modules");
@@ -107,12 +108,12 @@ describe("npm pack → install into an empty project", () => {
     writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ compaction: { enabled: false } }));
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, OPENCLAW_STATE_DIR: join(root, "pi-state") };
     const pkgDir = join(nm, "openclaw-context-manager");
-    const inst = await run(PI, ["install", pkgDir], { cwd, env, timeoutMs: 120_000 });
+    const inst = await run(PI, ["install", pkgDir], { cwd, env, timeoutMs: CHILD_TIMEOUT_MS });
     expect(inst.code, inst.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(agentDir, "settings.json"), "utf8")).packages).toHaveLength(1);
     const big = `Please review this request. ${"word ".repeat(1300)}`;
     const args = ["-p", "--no-session", "--offline", "--no-skills", "--no-context-files", "--no-prompt-templates", "--no-themes", "--no-tools"];
-    const res = await run(PI, [...args, "-e", FAUX_GAUGE_PROVIDER, "--provider", "fauxcli", "--model", "tiny", big], { cwd, env, timeoutMs: 120_000 });
+    const res = await run(PI, [...args, "-e", FAUX_GAUGE_PROVIDER, "--provider", "fauxcli", "--model", "tiny", big], { cwd, env, timeoutMs: CHILD_TIMEOUT_MS });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/provider saw gauge: \[Context: \d+% \| 2k\/2k tokens( \| [^\]]+)? \| Checkpoint saved\]/);
     expect(existsSync(join(checkpointSessionDir(join(root, "pi-state"), `pi:${cwd}`), "cp_001.yaml"))).toBe(true);

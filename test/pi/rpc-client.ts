@@ -1,6 +1,7 @@
 /** A minimal client for `pi --mode rpc` (JSON lines on stdin/stdout), for tests. */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 type Json = Record<string, unknown>;
 
@@ -29,7 +30,7 @@ export class PiRpc {
   }
 
   /** Waits for the first event after index `from` matching `pred`. */
-  async waitFor(pred: (e: Json) => boolean, from = 0, timeoutMs = 60_000): Promise<Json> {
+  async waitFor(pred: (e: Json) => boolean, from = 0, timeoutMs = CHILD_TIMEOUT_MS): Promise<Json> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const hit = this.events.slice(from).find(pred);

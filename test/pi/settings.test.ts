@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadPiContextManagerConfig, PiSettingsError } from "../../src/agents/pi-extensions/context-manager-pi-settings.js";
 import { run } from "../cli/run.js";
 import { CONTEXT_MANAGER_TS, FAUX_GAUGE_PROVIDER, makePiHome, PI, type PiHome } from "./pi-env.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const dirs: string[] = [];
 function layout(global?: unknown, project?: unknown) {
@@ -67,7 +68,7 @@ describe("pi settings (contextManager key)", () => {
       run(PI, ["-p", "--no-session", ...h.baseArgs([CONTEXT_MANAGER_TS], FAUX_GAUGE_PROVIDER), "hello"], {
         cwd: h.cwd,
         env: h.env,
-        timeoutMs: 60_000,
+        timeoutMs: CHILD_TIMEOUT_MS,
       });
     const [okRun, badRun] = await Promise.all([piPrint(ok), piPrint(bad)]);
     expect(okRun.code, okRun.stderr).toBe(0);

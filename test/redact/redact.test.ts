@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SECRET_CLASSES, redactSecrets } from "../../src/agents/text/redact.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 // Fake credentials, assembled at runtime so no literal looks like a real key in the repo.
 const j = (...parts: string[]): string => parts.join("");
@@ -340,7 +341,7 @@ describe("redactSecrets: linear on adversarial 1 MB inputs", () => {
     ["prose", rep("The quick brown fox jumps over the lazy dog. "), (o) => expect(o).toBe(rep("The quick brown fox jumps over the lazy dog. "))],
   ];
   for (const [name, input, check] of cases) {
-    it(name, { timeout: 20_000 }, () => {
+    it(name, { timeout: TEST_TIMEOUT_MS }, () => {
       check(redactSecrets(input));
     });
   }

@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 7 at the store level: bundling a previous session's uncheckpointed state files
- * (recover-previous-session.ts) with real files. The crash itself is in test/pi/crash-resume.test.ts.
+ * (recover-previous-session.ts) with real files. The crash itself is in test/pi/crash-resume.heavy.test.ts.
  */
 import fs from "node:fs/promises";
 import path from "node:path";

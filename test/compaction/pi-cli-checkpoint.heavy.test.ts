@@ -12,6 +12,7 @@ import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { run } from "../cli/run.js";
 import { makePiHome, PI, type PiHome, startsWith } from "../pi/pi-env.js";
 import { PiRpc } from "../pi/rpc-client.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 function compactionSummaries(home: PiHome): string[] {
   const out: string[] = [];
@@ -46,7 +47,7 @@ describe("checkpoint compaction in the pi CLI", () => {
     const prompt = (i: number) => `Question ${i}: ${"please consider this carefully ".repeat(180)}`;
     for (let i = 1; i <= 3; i++) {
       const args = ["-p", ...(i > 1 ? ["-c"] : []), ...home.baseArgs(), prompt(i)];
-      const r = await run(PI, args, { cwd: home.cwd, env: home.env, timeoutMs: 60_000 });
+      const r = await run(PI, args, { cwd: home.cwd, env: home.env, timeoutMs: CHILD_TIMEOUT_MS });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/Extension error|context-manager/);
     }

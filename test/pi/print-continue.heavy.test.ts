@@ -11,6 +11,7 @@ import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { run } from "../cli/run.js";
 import { makePiHome, PI, type PiHome, startsWith } from "./pi-env.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 function compactionEntries(home: PiHome): number {
   const dirs = readdirSync(join(home.agentDir, "sessions"));
@@ -34,7 +35,7 @@ describe("pi -p -c across processes", () => {
     const prompt = (i: number) => `Question ${i}: ${"please consider this carefully ".repeat(180)}`;
     for (let i = 1; i <= 3; i++) {
       const args = ["-p", ...(i > 1 ? ["-c"] : []), ...home.baseArgs(), prompt(i)];
-      const r = await run(PI, args, { cwd: home.cwd, env: home.env, timeoutMs: 60_000 });
+      const r = await run(PI, args, { cwd: home.cwd, env: home.env, timeoutMs: CHILD_TIMEOUT_MS });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/Extension error|context-manager/);
     }

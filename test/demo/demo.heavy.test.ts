@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, REPO, run, STACK_TRACE_RE } from "../cli/run.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const TSX = join(REPO, "node_modules", ".bin", "tsx");
 
@@ -27,8 +28,8 @@ describe("npm run demo", () => {
     // the key refusal runs beside the demo (both are child processes; no network either way)
     const [r, refused] = await Promise.all([
       // generous kill timers: a loaded CI machine is slow, and speed is measured in the bench, not here
-      run(TSX, ["src/demo/main.ts", "--state-dir", stateDir, "--turns", "14"], { timeoutMs: 55_000 }),
-      run(TSX, ["src/demo/main.ts", "--provider", "anthropic", "--model", "claude-sonnet-4-5"], { env, timeoutMs: 55_000 }),
+      run(TSX, ["src/demo/main.ts", "--state-dir", stateDir, "--turns", "14"], { timeoutMs: CHILD_TIMEOUT_MS }),
+      run(TSX, ["src/demo/main.ts", "--provider", "anthropic", "--model", "claude-sonnet-4-5"], { env, timeoutMs: CHILD_TIMEOUT_MS }),
     ]);
     // a real provider without its API key: one line, exit 2
     expect(refused.code).toBe(2);
