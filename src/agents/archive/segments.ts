@@ -233,7 +233,7 @@ function timeOf(msg: AgentMessage): number {
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
 }
 
-const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall"]);
+const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall", "context-trim"]);
 
 /**
  * Segments of `messages`, in order. Total: malformed messages are skipped. `expand` gives a

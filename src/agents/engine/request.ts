@@ -4,7 +4,8 @@
  *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
- *   4. after a compaction, the automatic recall block (config autoRecall).
+ *   4. smart trim near the window (config smartTrim; engine/trim-hooks.ts);
+ *   5. after a compaction, the automatic recall block (config autoRecall).
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -14,6 +15,7 @@ import { withAutoRecall } from "./archive-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
 import { withoutSuperseded } from "./superseded-blocks.js";
+import { withSmartTrim } from "./trim-hooks.js";
 
 export interface ModelRequest {
   /** what the host would send */
@@ -38,9 +40,13 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const pendingTokens = promptTokens(pending);
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage);
-  const base = withoutSuperseded(decision.messages ?? sent);
+  const kept = withoutSuperseded(decision.messages ?? sent);
+  const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending);
+  const base = trim?.messages ?? kept;
   const messages = withAutoRecall(engine, base, decision.reading.contextWindow, pending)?.messages ?? base;
-  return { messages, reading: decision.reading, pendingTokens };
+  // what is sent: the reading less what this request trimmed (earlier trims were never in it)
+  const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;
+  return { messages, reading, pendingTokens };
 }
 
 /** Tokens of the pending prompt (0: none). */

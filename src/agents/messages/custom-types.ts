@@ -12,6 +12,8 @@ export const RESTORE_CUSTOM_TYPE = "context-restore";
 export const REPORT_CUSTOM_TYPE = "context-report";
 /** the automatic recall block */
 export const RECALL_CUSTOM_TYPE = "context-recall";
+/** the marker line smart trim leaves where it dropped messages */
+export const TRIM_CUSTOM_TYPE = "context-trim";
 
 /** A message's custom type, or undefined for every other role. */
 export function customTypeOf(m: AgentMessage): string | undefined {
