@@ -120,7 +120,7 @@ function figures(detail: readonly RecallQuery[], rankOf: (d: RecallQuery) => num
 }
 
 /** The message's text; a stashed tool result (offload on) as its payload, as the archive holds it. */
-function messageText(m: AgentMessage, expand?: ExpandStashed): string {
+export function messageText(m: AgentMessage, expand?: ExpandStashed): string {
   const parts: string[] = [];
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") parts.push(c);

@@ -32,6 +32,8 @@ import { offloadProbe, type OffloadReport } from "./offload-metrics.js";
 import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { offloadSettings } from "../agents/artifacts/offload.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
+import { TrimProbe, type TrimReport } from "./trim-metrics.js";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ReplayOptions {
   /** simulated context window in tokens (default 32k) */
@@ -48,6 +50,8 @@ export interface ReplayOptions {
   offload?: boolean;
   /** other context-manager config keys for the run (thresholds) */
   contextManager?: Record<string, unknown>;
+  /** smart trim (config `smartTrim`, its reserve set to the replay's); default: the config default */
+  smartTrim?: boolean;
 }
 
 export interface CheckpointRecord {
@@ -111,6 +115,8 @@ export interface ReplayReport {
   offload: OffloadReport;
   /** recall of the archive of compacted context (src/replay/recall.ts, docs/archive.md) */
   recall: RecallReport | null;
+  /** smart trim (src/replay/trim-metrics.ts) */
+  trim: TrimReport | null;
   warnings: string[];
   errors: string[];
 }
@@ -139,7 +145,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "replay-key");
 
-  const cmConfig = { ...opts.contextManager, ...(opts.offload === undefined ? {} : { offload: opts.offload }) };
+  const trimConfig = opts.smartTrim === undefined ? {} : { smartTrim: opts.smartTrim, smartTrimReserveTokens: reserve };
+  const cmConfig = { ...trimConfig, ...opts.contextManager, ...(opts.offload === undefined ? {} : { offload: opts.offload }) };
+  const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
   const warnings: string[] = [];
   const errors: string[] = [];
@@ -215,6 +223,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
     chatRequests++;
     offload.onChatRequest(context);
+    trimProbe.onRequest(context.messages);
     const next = queue.shift();
     if (next) {
       advance(next.index);
@@ -231,6 +240,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       timedEvents,
       (event) => {
         if (event === "session_before_compact") {
+          trimProbe.onCompaction();
           compactStartedAt = performance.now();
           deliveredAtCompact.push(delivered.length);
           messagesAtCompact.push(lastContextMessages);
@@ -255,6 +265,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
           return;
         }
         if (s.event !== "context") return;
+        const given = (s.input as { messages?: AgentMessage[] } | undefined)?.messages;
+        const returned = (s.result as { messages?: AgentMessage[] } | undefined)?.messages;
+        // only the context manager's handler returns messages (the replay's observers return none)
+        if (given && returned) trimProbe.onContext(given, returned, lastUserSeen === currentUser ? segIndex + 1 : segIndex);
         lastContextMessages = s.messages;
         lastUserSeen = currentUser;
         advance(currentUserIndex);
@@ -276,6 +290,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const observedContexts = new Map<number, ObservedContext>();
   let segIndex = 0;
   let recall: RecallReport | null = null;
+  let trim: TrimReport | null = null;
 
   const events: RunnerEvent[] = [];
   const runner = new AgentRunner({
@@ -376,6 +391,11 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     } catch (e) {
       errors.push(`recall: ${(e as Error).message}`);
     }
+    try {
+      trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
+    } catch (e) {
+      errors.push(`trim: ${(e as Error).message}`);
+    }
   } finally {
     faux.unregister();
     if (!opts.keepDir) rmSync(root, { recursive: true, force: true });
@@ -423,6 +443,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     restore: { blocks: restoreTokens.length, delivered: compactions.filter((c) => c.restoreDelivered).length, tokens: latencyStats(restoreTokens) },
     fidelity: finalCp?.fidelity ?? null,
     recall,
+    trim,
     inputTokensTotal: offload.inputTokensTotal,
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),

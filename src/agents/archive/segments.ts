@@ -16,6 +16,7 @@ import { boundedJson } from "../text/bounded-json.js";
 import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
 import { userOrigin } from "../messages/host-provenance.js";
+import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
 import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { ExpandStashed } from "./stashed-text.js";
@@ -264,6 +265,11 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
       for (const call of toolCallsOf(a)) {
+        // recall output is never archived again (its results would rank their own copies)
+        if (RECALL_TOOLS.has(call.name)) {
+          calls.set(call.id, { tool: call.name, target: "" });
+          continue;
+        }
         const rawTarget = toolTarget(call.arguments);
         const tool = clean(call.name, SEGMENT_BOUNDS.tool) || "tool";
         const target = clean(rawTarget.replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
@@ -276,6 +282,7 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
     case "toolResult": {
       const r = msg as { toolCallId?: unknown; toolName?: unknown; content?: unknown; isError?: unknown };
       const call = calls.get(String(r.toolCallId ?? ""));
+      if (RECALL_TOOLS.has(call?.tool ?? String(r.toolName ?? ""))) return;
       const tool = call?.tool ?? (clean(String(r.toolName ?? ""), SEGMENT_BOUNDS.tool) || "tool");
       const base: Omit<SegmentDraft, "text"> = { role: "tool_result", t, tool };
       if (call?.target) base.target = call.target;
