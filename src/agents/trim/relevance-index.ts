@@ -68,6 +68,8 @@ export class RelevanceIndex {
   private queue: Array<[string, AgentMessage]> = [];
   private scheduled = false;
   private seq = 0;
+  private cached: { query: string; size: number; byKey: Map<string, number> } | null = null;
+  private warming: string | null = null;
 
   /** Queues a message first seen by a request; indexed later, off the request path. */
   enqueue(key: string, m: AgentMessage): void {
@@ -111,10 +113,44 @@ export class RelevanceIndex {
     this.index.remove(keys);
   }
 
-  /** Score of each message against `query`: the best 100 matches by score, other indexed ones 0, not indexed yet null. */
+  /**
+   * Score of each message against `query`: the best 100 matches by score, other indexed ones
+   * 0, not indexed yet null. The search is cached per query and refreshed by `warm` off the
+   * request path after each request, so a trim decision normally only reads the cache; it
+   * searches itself only for a query it has never seen (a new request that needs a trim at once).
+   */
   scorer(query: string): (key: string) => number | null {
+    if (this.cached?.query !== query) this.score(query);
+    const byKey = this.cached!.byKey;
+    return (key) => byKey.get(key) ?? (this.index.has(key) ? 0 : null);
+  }
+
+  private score(query: string): void {
     const byKey = new Map<string, number>();
     if (this.index.size > 0) for (const hit of this.index.search(query, { limit: 100 })) byKey.set(hit.record.id, hit.score);
-    return (key) => byKey.get(key) ?? (this.index.has(key) ? 0 : null);
+    this.cached = { query, size: this.index.size, byKey };
+  }
+
+  /** Refreshes the cached search for `query` on later turns of the event loop, once the queued messages are indexed. */
+  warm(query: string): void {
+    if (this.warming !== null) {
+      this.warming = query;
+      return;
+    }
+    this.warming = query;
+    const run = (): void => {
+      if (this.queue.length > 0) {
+        setImmediate(run); // the indexer's own turns come first
+        return;
+      }
+      const q = this.warming!;
+      this.warming = null;
+      try {
+        if (this.cached?.query !== q || this.cached.size !== this.index.size) this.score(q);
+      } catch {
+        // searched at the decision instead
+      }
+    };
+    setImmediate(run);
   }
 }

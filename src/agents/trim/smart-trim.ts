@@ -10,9 +10,10 @@
  *   line is byte-identical each time, so the prompt prefix changes only where a new trim
  *   happens; a trim goes `headroom` below safeLimit, so the next requests need none;
  * - idempotent: the same history shown twice (a retry) trims nothing more;
- * - cost per request: one pass of role/id reads over the messages; text is read only for the
- *   new messages (indexed off the request path) and, when a trim is decided, for the
- *   candidates' token estimates. The caller archives what `apply` reports as newly trimmed.
+ * - cost per request: keys and units are kept across requests (history-view.ts), so only the
+ *   new messages are read (and indexed, off the request path); the sticky set is re-applied
+ *   by one pass of set lookups; a trim decision adds one BM25 search and the token estimates
+ *   of the units it drops. The caller archives what `apply` reports as newly trimmed.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
@@ -20,11 +21,10 @@ import { contentText } from "../messages/read.js";
 import { TRIM_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
 import { RECALL_HEADER } from "../archive/recall-markers.js";
-import { keysOf } from "./message-key.js";
+import { HistoryView } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
 import { planTrim } from "./trim-plan.js";
 import { protectedIndexes } from "./trim-protect.js";
-import { unitsOf } from "./trim-units.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
@@ -82,7 +82,7 @@ export class SmartTrim {
   private readonly trimmed = new Set<string>();
   private readonly seen = new Map<string, Seen>();
   readonly relevance = new RelevanceIndex();
-  private lastLength = 0;
+  private readonly view = new HistoryView();
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
 
@@ -93,17 +93,15 @@ export class SmartTrim {
 
   apply(req: TrimRequest, s: TrimSettings): TrimResult {
     const { messages } = req;
-    const keys = keysOf(messages);
-    if (messages.length < this.lastLength) this.forgetAbsent(keys); // compaction, branch switch
-    this.lastLength = messages.length;
-    for (let i = 0; i < messages.length; i++) {
+    const { keys, units, from } = this.view.update(messages);
+    if (from === 0 && this.seen.size > 0) this.forgetAbsent(keys); // compaction, branch switch
+    for (let i = from; i < messages.length; i++) {
       const k = keys[i]!;
       if (this.seen.has(k)) continue;
       const m = messages[i]!;
       this.seen.set(k, { ours: carriesOurBlock(m) });
       this.relevance.enqueue(k, m);
     }
-    const units = unitsOf(messages);
     const trimmedAt = new Uint8Array(messages.length);
     let any = false;
     for (let i = 0; i < messages.length; i++) {
@@ -113,6 +111,7 @@ export class SmartTrim {
       any = true;
     }
     const result: TrimResult = { messages, newlyTrimmed: [], newTokens: 0, trimmed: 0, layer2: 0, layer3: 0 };
+    if (req.query.trim().length >= MIN_QUERY_CHARS) this.relevance.warm(req.query);
     const decision = `${messages.length}\0${keys.at(-1)}\0${req.tokens}`;
     const target = Math.floor(s.safeLimit * (1 - s.headroom));
     if (req.tokens > s.safeLimit && req.query.trim().length >= MIN_QUERY_CHARS && decision !== this.lastDecision) {

@@ -37,7 +37,6 @@ interface Candidate {
   unit: number;
   first: number;
   score: number;
-  tokens: number;
 }
 
 export function planTrim(p: TrimPlanInput): TrimPlan {
@@ -49,7 +48,6 @@ export function planTrim(p: TrimPlanInput): TrimPlan {
     let blocked = false;
     let score = 0;
     let scored = true;
-    let tokens = 0;
     for (const i of members) {
       if (p.protectedAt[i] || p.trimmedAt[i]) {
         blocked = true;
@@ -58,10 +56,9 @@ export function planTrim(p: TrimPlanInput): TrimPlan {
       const s = p.scoreAt(i);
       if (s === null) scored = false;
       else score = Math.max(score, s);
-      tokens += p.tokensAt(i);
     }
     if (blocked) continue;
-    const c = { unit, first: members[0]!, score, tokens };
+    const c = { unit, first: members[0]!, score };
     (scored ? ranked : unscored).push(c);
   }
   ranked.sort((a, b) => a.score - b.score || a.first - b.first);
@@ -70,8 +67,11 @@ export function planTrim(p: TrimPlanInput): TrimPlan {
   for (const [layer, list] of [[2, ranked], [3, unscored]] as const) {
     for (const c of list) {
       if (out.tokens >= p.need) break;
-      out.drop.push(...p.units.members[c.unit]!);
-      out.tokens += c.tokens;
+      // tokens are estimated only for what is dropped (reading every candidate's text costs)
+      for (const i of p.units.members[c.unit]!) {
+        out.drop.push(i);
+        out.tokens += p.tokensAt(i);
+      }
       if (layer === 2) out.layer2++;
       else out.layer3++;
     }

@@ -8,7 +8,7 @@ import { callIdsOf } from "./message-key.js";
 
 export interface Units {
   /** unit of each message index */
-  unitOf: Int32Array;
+  unitOf: ArrayLike<number>;
   /** message indexes of each unit, ascending */
   members: number[][];
 }
