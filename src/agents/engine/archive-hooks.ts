@@ -19,6 +19,7 @@ import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-pa
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stashedTextResolver } from "../archive/stashed-text.js";
 import { visibleText } from "../archive/recall-visible.js";
+import { searchWithKnowledge } from "./knowledge-hooks.js";
 
 /** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
 export interface ArchiveLocation {
@@ -84,7 +85,9 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
     const archive = archiveOf(at);
     await archive.refresh();
     log.clear("archive search");
-    return renderSearchResult(query, archive.search(query, { limit }), archive.size, maxChars);
+    const detail = (chars: number) => renderSearchResult(query, archive.search(query, { limit }), archive.size, chars);
+    // knowledge first, then detail (and other keys of the agent with crossSession): knowledge-hooks.ts
+    return at.config.knowledge || at.config.crossSession ? await searchWithKnowledge(at, query, limit, maxChars, detail) : detail(maxChars);
   } catch (e) {
     log.fail("archive search", e);
     return "The archive could not be read right now.";

@@ -26,6 +26,7 @@ import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
+import { scheduleKnowledge } from "./knowledge-hooks.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -391,6 +392,7 @@ export class ContextManagerEngine {
         return null;
       }
       this.previous = result.checkpoint;
+      scheduleKnowledge(this.runtime, result.checkpoint); // knowledge layer, in the background
       if (this.runtime.config.offload) void scheduleArtifactGc(this.runtime.stateDir); // retention pruned: artifacts follow (off the LLM path)
       await state.reset();
       return result.checkpoint;
