@@ -33,6 +33,9 @@ import { resolveContextManagerConfig } from "../agents/context-manager-config.js
 import { offloadSettings } from "../agents/artifacts/offload.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
 import { TrimProbe, type TrimReport } from "./trim-metrics.js";
+import { type KnowledgeReport, measureKnowledge } from "./knowledge-metrics.js";
+import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
+import { knowledgeFile } from "../agents/archive/knowledge-store.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ReplayOptions {
@@ -117,6 +120,8 @@ export interface ReplayReport {
   recall: RecallReport | null;
   /** smart trim (src/replay/trim-metrics.ts) */
   trim: TrimReport | null;
+  /** the knowledge layer (src/replay/knowledge-metrics.ts) */
+  knowledge: KnowledgeReport | null;
   warnings: string[];
   errors: string[];
 }
@@ -291,6 +296,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   let segIndex = 0;
   let recall: RecallReport | null = null;
   let trim: TrimReport | null = null;
+  let knowledge: KnowledgeReport | null = null;
 
   const events: RunnerEvent[] = [];
   const runner = new AgentRunner({
@@ -392,6 +398,14 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       errors.push(`recall: ${(e as Error).message}`);
     }
     try {
+      await knowledgeSettled();
+      // recall.ts keeps the first 160 chars of a query: the full request is searched
+      const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
+      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full);
+    } catch (e) {
+      errors.push(`knowledge: ${(e as Error).message}`);
+    }
+    try {
       trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
     } catch (e) {
       errors.push(`trim: ${(e as Error).message}`);
@@ -444,6 +458,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     fidelity: finalCp?.fidelity ?? null,
     recall,
     trim,
+    knowledge,
     inputTokensTotal: offload.inputTokensTotal,
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),

@@ -43,6 +43,12 @@ export function formatSummary(r: ReplayReport): string {
       `  recall variants: span-only relevance ${fig(rc.variants.spanOnly)}; all turns to the next compaction ${fig(rc.variants.allTurns)}; both ${fig(rc.variants.allTurnsSpanOnly)}`,
     );
   }
+  const k = r.knowledge;
+  if (k) {
+    lines.push(
+      `  knowledge: ${k.records} records (${Object.entries(k.byKind).map(([kind, n]) => `${kind} ${n}`).join(", ")}), ${k.superseded} superseded; on the ${k.queries} recall queries, top 5: knowledge ${k.at5Knowledge ?? "n/a"}, detail ${k.at5Detail ?? "n/a"}, either ${k.at5Either ?? "n/a"}`,
+    );
+  }
   const tr = r.trim;
   if (tr?.enabled) {
     lines.push(

@@ -50,11 +50,26 @@ export async function knowledgeIndex(file: string): Promise<Loaded | null> {
   return loaded;
 }
 
-/** Records matching `query`, best first (superseded ones at half score). */
-export function searchKnowledge(loaded: Loaded | null, query: string, limit: number): KnowledgeHit[] {
+/**
+ * The index as this process last loaded it (possibly stale), never waiting: a refresh is
+ * started in the background (the automatic recall's path reads no file).
+ */
+export function cachedKnowledgeIndex(file: string): Loaded | null {
+  void knowledgeIndex(file).catch(() => undefined);
+  return cache().get(file) ?? null;
+}
+
+/** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */
+export function searchKnowledge(
+  loaded: Loaded | null,
+  query: string,
+  limit: number,
+  opts: { skipTerm?: (term: string) => boolean; minUnits?: number } = {},
+): KnowledgeHit[] {
   if (!loaded || !query.trim()) return [];
   const out: KnowledgeHit[] = [];
-  for (const h of loaded.index.search(query, { limit: Math.min(100, limit * 3) })) {
+  const minScore = opts.minUnits === undefined ? undefined : opts.minUnits * loaded.index.scoreUnit();
+  for (const h of loaded.index.search(query, { limit: Math.min(100, limit * 3), ...(opts.skipTerm ? { skipTerm: opts.skipTerm } : {}), ...(minScore === undefined ? {} : { minScore }) })) {
     const entry = loaded.entries.get(h.record.id);
     if (entry) out.push({ entry, score: entry.supersededBy ? h.score * SUPERSEDED_WEIGHT : h.score });
   }

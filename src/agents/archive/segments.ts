@@ -18,7 +18,7 @@ import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESU
 import { userOrigin } from "../messages/host-provenance.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
-import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
+import { LEGACY_RECALL_END, LEGACY_RECALL_HEADER, RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { ExpandStashed } from "./stashed-text.js";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
@@ -196,6 +196,7 @@ export function stripInjectedBlocks(text: string): string {
     [RESTORE_HEADER_POST_COMPACTION, RESTORE_END_MARKER],
     [RESTORE_HEADER_RESUME, RESTORE_END_MARKER],
     [RECALL_HEADER, RECALL_END],
+    [LEGACY_RECALL_HEADER, LEGACY_RECALL_END],
   ] as const) {
     for (let i = out.indexOf(start); i >= 0; i = out.indexOf(start)) {
       const j = out.indexOf(end, i + start.length);

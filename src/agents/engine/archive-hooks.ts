@@ -13,7 +13,10 @@ import { sessionLog } from "./session-log.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type AppendResult, archiveFor, type SessionArchive } from "../archive/archive.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { renderRecallBlock, renderSearchResult } from "../archive/recall-render.js";
+import { renderSearchResult } from "../archive/recall-render.js";
+import { renderRecalledContext } from "../archive/recall-block.js";
+import { cachedKnowledgeIndex, searchKnowledge } from "../archive/knowledge-search.js";
+import { knowledgeFile } from "../archive/knowledge-store.js";
 import { segmentsOf, stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
@@ -151,14 +154,16 @@ export function withAutoRecall(engine: ContextManagerEngine, messages: AgentMess
     const at = pending ? beforeTrailingGauge(base) : lastUser;
     if (at < 0 || !query) return unchanged;
     const cap = recallCapTokens(cfg, contextWindow || engine.runtime.contextWindowTokens);
-    const key = `${archive.size}\0${cap}\0${cfg.recallMinScore}\0${query}`;
+    const known = cfg.knowledge ? cachedKnowledgeIndex(knowledgeFile(engine.runtime.stateDir, engine.runtime.sessionKey)) : null;
+    const key = `${archive.size}\0${known?.size ?? 0}\0${cap}\0${cfg.recallMinScore}\0${query}`;
     let cached = recallCache().get(engine);
     if (!cached || cached.key !== key) {
       // only what the agent cannot see: query terms present in its context are left out
       const visible = visibleText(base, requestAt);
       const minScore = cfg.recallMinScore * archive.scoreUnit();
       const hits = archive.search(query, { limit: RECALL_CANDIDATES, minScore, skipTerm: (t) => visible.includes(t) });
-      const rendered = renderRecallBlock(hits, cap);
+      const facts = searchKnowledge(known, query, RECALL_CANDIDATES, { skipTerm: (t) => visible.includes(t), minUnits: cfg.recallMinScore });
+      const rendered = renderRecalledContext(facts, hits, cap);
       cached = {
         key,
         tokens: rendered.tokens,
