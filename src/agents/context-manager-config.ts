@@ -78,6 +78,20 @@ export interface ContextManagerConfig {
   compactionSummaryMaxTokens: number;
   /** "host" mode: a host summary that fails or runs longer than this is replaced by the checkpoint summary where the route allows */
   compactionDeadlineMs: number;
+  /** smart trim (issue 26): drop low-value messages from a request near the window instead of letting the host compact (docs/archive.md#smart-trim) */
+  smartTrim: boolean;
+  /** the host's compaction reserve: safeLimit = window - this - the recall cap (pi's default 16,384) */
+  smartTrimReserveTokens: number;
+  /** user/assistant messages at the end that are never trimmed */
+  smartTrimKeepRecent: number;
+  /** a trim goes this share below safeLimit, so the next requests need none (a stable prompt prefix) */
+  smartTrimHeadroom: number;
+  /** one marker line where trimmed messages were (false: nothing) */
+  smartTrimMarker: boolean;
+  /** typed knowledge records from each checkpoint's facts, searched beside the segments */
+  knowledge: boolean;
+  /** context_search also searches the other keys of the same agent (results labelled with their key) */
+  crossSession: boolean;
 }
 
 export type CompactionMode = "host" | "checkpoint";
@@ -120,6 +134,13 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   compaction: "host",
   compactionSummaryMaxTokens: 2000,
   compactionDeadlineMs: 60_000,
+  smartTrim: false,
+  smartTrimReserveTokens: 16_384,
+  smartTrimKeepRecent: 6,
+  smartTrimHeadroom: 0.3,
+  smartTrimMarker: true,
+  knowledge: true,
+  crossSession: false,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -162,9 +183,14 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   cacheMemoryMiB: { min: 16, max: 65_536, integer: true },
   compactionSummaryMaxTokens: { min: 300, max: 100_000, integer: true },
   compactionDeadlineMs: { min: 1_000, max: 3_600_000, integer: true },
+  smartTrimReserveTokens: { min: 0, max: 10_000_000, integer: true },
+  smartTrimKeepRecent: { min: 1, max: 1_000, integer: true },
+  smartTrimHeadroom: { min: 0, max: 0.9, integer: false },
 };
 
 const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);
+// smart trim, knowledge layer, cross-session search (issue 26)
+for (const key of ["smartTrim", "smartTrimMarker", "knowledge", "crossSession"]) BOOLEAN_KEYS.add(key);
 
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };

@@ -11,6 +11,8 @@ export interface HandlerSample {
   /** event.messages.length for `context` events */
   messages: number;
   result: unknown;
+  /** the event the handler was given */
+  input?: unknown;
 }
 
 type AnyHandler = (event: unknown, ctx: unknown) => unknown;
@@ -30,7 +32,7 @@ export function timedFactory(
         const result = await handler(ev, ctx);
         const ms = performance.now() - t0;
         const messages = (ev as { messages?: unknown[] }).messages?.length ?? 0;
-        await onSample({ event, ms, messages, result });
+        await onSample({ event, ms, messages, result, input: ev });
         return result;
       };
       return (pi.on as (e: string, h: AnyHandler) => void)(event, timed);

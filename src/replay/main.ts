@@ -10,7 +10,7 @@ import { formatSummary } from "./summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--config <json of context-manager keys>]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>]");
   process.exit(2);
 }
 
@@ -29,6 +29,7 @@ async function main(argv: string[]) {
   let finalCompact = true;
   let offload: boolean | undefined;
   let compaction: "host" | "checkpoint" | undefined;
+  let smartTrim: boolean | undefined;
   let contextManager: Record<string, unknown> | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -52,6 +53,11 @@ async function main(argv: string[]) {
       if (v !== "on" && v !== "off") usage(`--offload expects on or off, got ${v ?? "nothing"}`);
       offload = v === "on";
     }
+    else if (a === "--smart-trim") {
+      const v = argv[++i];
+      if (v !== "on" && v !== "off") usage(`--smart-trim expects on or off, got ${v ?? "nothing"}`);
+      smartTrim = v === "on";
+    }
     else if (a.startsWith("--")) usage(`unknown option ${a}`);
     else if (!file) file = a;
     else usage(`unexpected argument ${a}`);
@@ -65,6 +71,7 @@ async function main(argv: string[]) {
     finalCompact,
     offload,
     compaction,
+    smartTrim,
     contextManager,
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);

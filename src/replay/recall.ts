@@ -16,7 +16,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf } from "../agents/archive/recall-query.js";
 import { visibleText } from "../agents/archive/recall-visible.js";
-import { renderRecallBlock } from "../agents/archive/recall-render.js";
+import { renderRecalledContext } from "../agents/archive/recall-block.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
 import { segmentsOf } from "../agents/archive/segments.js";
@@ -120,7 +120,7 @@ function figures(detail: readonly RecallQuery[], rankOf: (d: RecallQuery) => num
 }
 
 /** The message's text; a stashed tool result (offload on) as its payload, as the archive holds it. */
-function messageText(m: AgentMessage, expand?: ExpandStashed): string {
+export function messageText(m: AgentMessage, expand?: ExpandStashed): string {
   const parts: string[] = [];
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") parts.push(c);
@@ -249,9 +249,9 @@ export async function measureRecall(
         const visible = seen?.visible ?? `${c.keptText}\n${requests.slice(c.nextSegment, Math.max(c.nextSegment, from)).join("\n")}`.toLowerCase();
         const all = index.search(autoQuery, { limit: 8, skipTerm: (t) => visible.includes(t) });
         const unit = index.scoreUnit();
-        auto = renderRecallBlock(all.filter((h) => h.score >= config.recallMinScore * unit), cap);
+        auto = renderRecalledContext([], all.filter((h) => h.score >= config.recallMinScore * unit), cap);
         for (const t of MIN_SCORE_SWEEP) {
-          const b = renderRecallBlock(all.filter((h) => h.score >= t * unit), cap);
+          const b = renderRecalledContext([], all.filter((h) => h.score >= t * unit), cap);
           const row = (sweep[t] ??= { injected: 0, onQueries: 0, withRelevant: 0 });
           if (b.tokens > 0) row.injected++;
           if (b.tokens > 0 && ids.length > 0) {

@@ -32,6 +32,11 @@ import { offloadProbe, type OffloadReport, promptTokens } from "./offload-metric
 import { resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { offloadSettings } from "../agents/artifacts/offload.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
+import { TrimProbe, type TrimReport } from "./trim-metrics.js";
+import { type KnowledgeReport, measureKnowledge } from "./knowledge-metrics.js";
+import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
+import { knowledgeFile } from "../agents/archive/knowledge-store.js";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ReplayOptions {
   /** simulated context window in tokens (default 32k) */
@@ -50,6 +55,8 @@ export interface ReplayOptions {
   contextManager?: Record<string, unknown>;
   /** who compacts (config `compaction`, issue 25); default: the config default ("host") */
   compaction?: "host" | "checkpoint";
+  /** smart trim (config `smartTrim`, its reserve set to the replay's); default: the config default */
+  smartTrim?: boolean;
 }
 
 export interface CheckpointRecord {
@@ -123,6 +130,10 @@ export interface ReplayReport {
   offload: OffloadReport;
   /** recall of the archive of compacted context (src/replay/recall.ts, docs/archive.md) */
   recall: RecallReport | null;
+  /** smart trim (src/replay/trim-metrics.ts) */
+  trim: TrimReport | null;
+  /** the knowledge layer (src/replay/knowledge-metrics.ts) */
+  knowledge: KnowledgeReport | null;
   warnings: string[];
   errors: string[];
 }
@@ -151,12 +162,15 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.provider, "replay-key");
 
+  const trimConfig = opts.smartTrim === undefined ? {} : { smartTrim: opts.smartTrim, smartTrimReserveTokens: reserve };
   const cmConfig = {
+    ...trimConfig,
     ...opts.contextManager,
     ...(opts.offload === undefined ? {} : { offload: opts.offload }),
     ...(opts.compaction === undefined ? {} : { compaction: opts.compaction }),
   };
   const compactionMode = resolveContextManagerConfig(cmConfig).compaction;
+  const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
   const warnings: string[] = [];
   const errors: string[] = [];
@@ -234,6 +248,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
     chatRequests++;
     offload.onChatRequest(context);
+    trimProbe.onRequest(context.messages);
     const next = queue.shift();
     if (next) {
       advance(next.index);
@@ -250,6 +265,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       timedEvents,
       (event) => {
         if (event === "session_before_compact") {
+          trimProbe.onCompaction();
           compactStartedAt = performance.now();
           deliveredAtCompact.push(delivered.length);
           messagesAtCompact.push(lastContextMessages);
@@ -274,6 +290,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
           return;
         }
         if (s.event !== "context") return;
+        const given = (s.input as { messages?: AgentMessage[] } | undefined)?.messages;
+        const returned = (s.result as { messages?: AgentMessage[] } | undefined)?.messages;
+        // only the context manager's handler returns messages (the replay's observers return none)
+        if (given && returned) trimProbe.onContext(given, returned, lastUserSeen === currentUser ? segIndex + 1 : segIndex);
         lastContextMessages = s.messages;
         lastUserSeen = currentUser;
         advance(currentUserIndex);
@@ -295,6 +315,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const observedContexts = new Map<number, ObservedContext>();
   let segIndex = 0;
   let recall: RecallReport | null = null;
+  let trim: TrimReport | null = null;
+  let knowledge: KnowledgeReport | null = null;
 
   const events: RunnerEvent[] = [];
   const runner = new AgentRunner({
@@ -398,6 +420,19 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     } catch (e) {
       errors.push(`recall: ${(e as Error).message}`);
     }
+    try {
+      await knowledgeSettled();
+      // recall.ts keeps the first 160 chars of a query: the full request is searched
+      const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
+      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full);
+    } catch (e) {
+      errors.push(`knowledge: ${(e as Error).message}`);
+    }
+    try {
+      trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
+    } catch (e) {
+      errors.push(`trim: ${(e as Error).message}`);
+    }
   } finally {
     faux.unregister();
     if (!opts.keepDir) rmSync(root, { recursive: true, force: true });
@@ -446,6 +481,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     restore: { blocks: restoreTokens.length, delivered: compactions.filter((c) => c.restoreDelivered).length, tokens: latencyStats(restoreTokens) },
     fidelity: finalCp?.fidelity ?? null,
     recall,
+    trim,
+    knowledge,
     inputTokensTotal: offload.inputTokensTotal,
     inputTokensWithSummarizer: offload.inputTokensTotal + summarizerInputTokens,
     compactionMode,

@@ -49,6 +49,18 @@ export function formatSummary(r: ReplayReport): string {
       `  recall variants: span-only relevance ${fig(rc.variants.spanOnly)}; all turns to the next compaction ${fig(rc.variants.allTurns)}; both ${fig(rc.variants.allTurnsSpanOnly)}`,
     );
   }
+  const k = r.knowledge;
+  if (k) {
+    lines.push(
+      `  knowledge: ${k.records} records (${Object.entries(k.byKind).map(([kind, n]) => `${kind} ${n}`).join(", ")}), ${k.superseded} superseded; on the ${k.queries} recall queries, top 5: knowledge ${k.at5Knowledge ?? "n/a"}, detail ${k.at5Detail ?? "n/a"}, either ${k.at5Either ?? "n/a"}`,
+    );
+  }
+  const tr = r.trim;
+  if (tr?.enabled) {
+    lines.push(
+      `  smart trim: ${tr.requests} requests trimmed, ${tr.messages} messages (${tr.tokens.toLocaleString("en-US")} tok); orphans ${tr.orphans}; prefix stable ${tr.prefixStable ?? "n/a"} of ${tr.prefixPairs} request pairs; recall@5 on trimmed content ${tr.recallAt5 ?? "n/a"} (${tr.recallQueries} queries)`,
+    );
+  }
   if (r.warnings.length) lines.push(`  warnings: ${r.warnings.length} (first: ${r.warnings[0]})`);
   if (r.errors.length) lines.push(`  ERRORS: ${r.errors.join(" | ")}`);
   return lines.join("\n");

@@ -109,7 +109,11 @@ describe("archive of the compacted span (real host, faux model)", () => {
       const lines = block.split("\n");
       expect(lines.at(-1)).toBe(RECALL_END);
       expect(lines.filter((l) => l === RECALL_END)).toHaveLength(1);
-      for (const l of lines.slice(2, -1)) expect(l.startsWith("- ")).toBe(true);
+      // <knowledge> (typed facts) before <detail> (fragments); every other line a quoted item
+      const tags = ["<knowledge>", "</knowledge>", "<detail>", "</detail>"];
+      for (const l of lines.slice(2, -1)) expect(l.startsWith("- ") || tags.includes(l)).toBe(true);
+      expect(lines).toContain("<detail>");
+      if (lines.includes("<knowledge>")) expect(lines.indexOf("<knowledge>")).toBeLessThan(lines.indexOf("<detail>"));
     }
     // the next compaction archives this turn, but never the recall block
     await host.runner.handleInbound(KEY, filler("More work", 12_000));

@@ -16,8 +16,9 @@ import { boundedJson } from "../text/bounded-json.js";
 import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
 import { userOrigin } from "../messages/host-provenance.js";
+import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
-import { RECALL_END, RECALL_HEADER } from "./recall-markers.js";
+import { LEGACY_RECALL_END, LEGACY_RECALL_HEADER, RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { ExpandStashed } from "./stashed-text.js";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
@@ -195,6 +196,7 @@ export function stripInjectedBlocks(text: string): string {
     [RESTORE_HEADER_POST_COMPACTION, RESTORE_END_MARKER],
     [RESTORE_HEADER_RESUME, RESTORE_END_MARKER],
     [RECALL_HEADER, RECALL_END],
+    [LEGACY_RECALL_HEADER, LEGACY_RECALL_END],
   ] as const) {
     for (let i = out.indexOf(start); i >= 0; i = out.indexOf(start)) {
       const j = out.indexOf(end, i + start.length);
@@ -233,7 +235,7 @@ function timeOf(msg: AgentMessage): number {
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
 }
 
-const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall"]);
+const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall", "context-trim"]);
 
 /**
  * Segments of `messages`, in order. Total: malformed messages are skipped. `expand` gives a
@@ -289,6 +291,11 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
       for (const call of toolCallsOf(a)) {
+        // recall output is never archived again (its results would rank their own copies)
+        if (RECALL_TOOLS.has(call.name)) {
+          calls.set(call.id, { tool: call.name, target: "" });
+          continue;
+        }
         const rawTarget = toolTarget(call.arguments);
         const tool = clean(call.name, SEGMENT_BOUNDS.tool) || "tool";
         const target = clean(rawTarget.replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
@@ -301,6 +308,7 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
     case "toolResult": {
       const r = msg as { toolCallId?: unknown; toolName?: unknown; content?: unknown; isError?: unknown };
       const call = calls.get(String(r.toolCallId ?? ""));
+      if (RECALL_TOOLS.has(call?.tool ?? String(r.toolName ?? ""))) return;
       const tool = call?.tool ?? (clean(String(r.toolName ?? ""), SEGMENT_BOUNDS.tool) || "tool");
       const base: Omit<SegmentDraft, "text"> = { role: "tool_result", t, tool };
       if (call?.target) base.target = call.target;

@@ -8,6 +8,7 @@
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
+import { RECALL_TOOLS } from "../messages/custom-types.js";
 
 export interface OffloadSettings {
   enabled: boolean;
@@ -77,7 +78,7 @@ const FLOOR_CHARS = 1_200;
 
 /** The text to stash, or null when this result stays as it is. */
 export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): { text: string; contentType: ArtifactContentType } | null {
-  if (!s.enabled || event.isError || event.toolName === FETCH_TOOL_NAME) return null;
+  if (!s.enabled || event.isError || event.toolName === FETCH_TOOL_NAME || RECALL_TOOLS.has(event.toolName)) return null;
   if (!Array.isArray(event.content) || event.content.length === 0) return null;
   const parts: string[] = [];
   for (const block of event.content as Array<{ type?: unknown; text?: unknown }>) {

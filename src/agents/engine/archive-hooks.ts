@@ -16,12 +16,16 @@ import { appendToTail } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { renderRecallBlock, renderSearchResult } from "../archive/recall-render.js";
+import { renderSearchResult } from "../archive/recall-render.js";
+import { renderRecalledContext } from "../archive/recall-block.js";
+import { cachedKnowledgeIndex, searchKnowledge } from "../archive/knowledge-search.js";
+import { knowledgeFile } from "../archive/knowledge-store.js";
 import { segmentsOfSliced, stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stashedTextResolver } from "../archive/stashed-text.js";
 import { visibleText } from "../archive/recall-visible.js";
+import { searchWithKnowledge } from "./knowledge-hooks.js";
 
 /** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
 export interface ArchiveLocation {
@@ -94,7 +98,9 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
     // in the archive worker: a cold archive loads there, not on this event loop
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
-    return renderSearchResult(query, reply.hits, reply.size, maxChars, { full: params.full === true });
+    const detail = (chars: number) => renderSearchResult(query, reply.hits, reply.size, chars, { full: params.full === true });
+    // knowledge first, then detail (and other keys of the agent with crossSession): knowledge-hooks.ts
+    return at.config.knowledge || at.config.crossSession ? await searchWithKnowledge(at, query, limit, maxChars, detail) : detail(maxChars);
   } catch (e) {
     log.fail("archive search", e);
     return "The archive could not be read right now.";
@@ -151,14 +157,16 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
     const at = pending ? beforeTrailingGauge(base) : lastUser;
     if (at < 0 || !query) return unchanged;
     const cap = recallCapTokens(cfg, contextWindow || engine.runtime.contextWindowTokens);
-    const key = `${archiveGeneration(engine)}\0${cap}\0${cfg.recallMinScore}\0${query}`;
+    const known = cfg.knowledge ? cachedKnowledgeIndex(knowledgeFile(engine.runtime.stateDir, engine.runtime.sessionKey)) : null;
+    const key = `${archiveGeneration(engine)}\0${known?.size ?? 0}\0${cap}\0${cfg.recallMinScore}\0${query}`;
     let cached = recallCache().get(engine);
     if (!cached || cached.key !== key) {
       // only what the agent cannot see: query terms present in its context are left out
       const visible = visibleText(base, requestAt);
       const reply = await archiveWorker().call("search", { ...refOf(locationOf(engine)), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true });
       if (!reply.ready) return unchanged;
-      const rendered = renderRecallBlock(reply.hits, cap);
+      const facts = searchKnowledge(known, query, RECALL_CANDIDATES, { skipTerm: (t) => visible.includes(t), minUnits: cfg.recallMinScore });
+      const rendered = renderRecalledContext(facts, reply.hits, cap);
       cached = {
         key,
         tokens: rendered.tokens,

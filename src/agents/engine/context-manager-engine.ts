@@ -30,6 +30,7 @@ import { RequestLog } from "./request-log.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
+import { scheduleKnowledge } from "./knowledge-hooks.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -426,6 +427,7 @@ export class ContextManagerEngine {
         return null;
       }
       this.previous = result.checkpoint;
+      scheduleKnowledge(this.runtime, result.checkpoint); // knowledge layer, in the background
       if (this.runtime.config.offload) void scheduleArtifactGc(this.runtime.stateDir); // retention pruned: artifacts follow (off the LLM path)
       await state.reset();
       return result.checkpoint;

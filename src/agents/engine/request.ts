@@ -4,8 +4,9 @@
  *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
- *   4. after a compaction, the automatic recall block (config autoRecall);
- *   5. the request recorded by reference for the context breakdown (engine/request-log.ts).
+ *   4. smart trim near the window (config smartTrim; engine/trim-hooks.ts);
+ *   5. after a compaction, the automatic recall block (config autoRecall);
+ *   6. the request recorded by reference for the context breakdown (engine/request-log.ts).
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -16,6 +17,7 @@ import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
 import { withoutSuperseded } from "./superseded-blocks.js";
 import type { RequestHost } from "./request-log.js";
+import { withSmartTrim } from "./trim-hooks.js";
 
 export interface ModelRequest {
   /** what the host would send */
@@ -42,14 +44,17 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const pendingTokens = promptTokens(pending);
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage);
-  const base = withoutSuperseded(decision.messages ?? sent);
+  const kept = withoutSuperseded(decision.messages ?? sent);
+  const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending);
+  const base = trim?.messages ?? kept;
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
+  // what is sent: the reading less what this request trimmed (earlier trims were never in it)
+  const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;
   // by reference: the breakdown is computed when asked (/context, a checkpoint), never here
-  const r = decision.reading;
   const cfg = engine.runtime.config;
-  engine.requests.record({ unaged: request.messages, sent, final: messages, host: request.host ?? {}, tokens: r.tokens, contextWindow: r.contextWindow });
-  engine.requests.refreshGaugePhrase(r.utilization, cfg.gaugeThreshold, { contextWindow: r.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
-  return { messages, reading: decision.reading, pendingTokens };
+  engine.requests.record({ unaged: request.messages, sent, final: messages, host: request.host ?? {}, tokens: reading.tokens, contextWindow: reading.contextWindow });
+  engine.requests.refreshGaugePhrase(reading.utilization, cfg.gaugeThreshold, { contextWindow: reading.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
+  return { messages, reading, pendingTokens };
 }
 
 /** Tokens of the pending prompt (0: none). */

@@ -1,0 +1,83 @@
+/**
+ * Smart trim as the engine uses it (config `smartTrim`, docs/archive.md#smart-trim): one
+ * SmartTrim per session key for the whole process (a host makes a new engine per inbound
+ * message; the sticky trimmed set must outlive it), applied to each request after the
+ * superseded blocks are dropped and before the automatic recall. What it trims is archived
+ * on the next turn of the event loop (off the request path; `context_search` finds it from
+ * the next request on). Never throws: a failure sends the messages as they were.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { globalSingleton } from "../../infra/global-singleton.js";
+import { consoleWarnLogger, OnceLogger } from "../../infra/log-once.js";
+import { LruMap } from "../state/lru.js";
+import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
+import { stripInjectedBlocks } from "../archive/segments.js";
+import { SmartTrim, type TrimResult } from "../trim/smart-trim.js";
+import { archiveMessages } from "./archive-hooks.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
+
+const KEYS = 64;
+const trims = (): LruMap<string, SmartTrim> => globalSingleton("openclaw.contextManager.smartTrim", () => new LruMap(KEYS));
+
+const loggers = new WeakMap<ContextManagerEngine, OnceLogger>();
+function logFor(engine: ContextManagerEngine): OnceLogger {
+  let log = loggers.get(engine);
+  if (!log) {
+    log = new OnceLogger(engine.runtime.logger ?? consoleWarnLogger);
+    loggers.set(engine, log);
+  }
+  return log;
+}
+
+/** The session key's SmartTrim (created on first use). */
+export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
+  const key = `${engine.runtime.stateDir}\0${engine.sessionKey}`;
+  const registry = trims();
+  let t = registry.get(key);
+  if (!t) t = new SmartTrim();
+  registry.touch(key, t);
+  return t;
+}
+
+/** safeLimit = window - reserve - recall cap (0: no window known, no trimming). */
+export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
+  const cfg = engine.runtime.config;
+  const window = contextWindow || engine.runtime.contextWindowTokens;
+  if (!(window > 0)) return 0;
+  return Math.max(0, window - cfg.smartTrimReserveTokens - recallCapTokens(cfg, window));
+}
+
+/**
+ * The request's messages with smart trim applied; null when off, nothing trimmed or failed.
+ * `tokens`: the gauge's reading of the request (pending prompt included).
+ */
+export function withSmartTrim(
+  engine: ContextManagerEngine,
+  messages: AgentMessage[],
+  tokens: number,
+  contextWindow: number,
+  pendingRequest?: string,
+): TrimResult | null {
+  const cfg = engine.runtime.config;
+  if (!cfg.smartTrim) return null;
+  try {
+    const safeLimit = safeLimitOf(engine, contextWindow);
+    if (safeLimit <= 0) return null;
+    const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
+    const { query, requestAt } = recallQueryOf(messages, pending);
+    const result = smartTrimFor(engine).apply(
+      { messages, tokens, query, requestAt },
+      { safeLimit, headroom: cfg.smartTrimHeadroom, keepRecent: cfg.smartTrimKeepRecent, marker: cfg.smartTrimMarker },
+    );
+    if (result.newlyTrimmed.length > 0) {
+      const trimmed = result.newlyTrimmed;
+      // off the request path: redaction and chunking run after the request has left
+      setImmediate(() => void archiveMessages(engine, trimmed));
+    }
+    logFor(engine).clear("smart trim");
+    return result.messages === messages ? null : result;
+  } catch (e) {
+    logFor(engine).fail("smart trim", e);
+    return null;
+  }
+}

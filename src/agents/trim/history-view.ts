@@ -1,0 +1,88 @@
+/**
+ * Keys and units of the history, kept across requests so a request costs O(new messages):
+ * between compactions pi only appends, so the messages of the last request (less its
+ * trailing custom messages: the gauge line is rebuilt each time) are checked at both ends
+ * in O(1) and their keys and units reused; only what follows is read. Anything else (a
+ * compaction, a branch switch, a host that rewrote the history) rebuilds the view: one pass.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { baseKeyOf, callIdsOf } from "./message-key.js";
+import type { Units } from "./trim-units.js";
+
+export class HistoryView {
+  private keys: string[] = [];
+  private bases: string[] = [];
+  private unitOf: number[] = [];
+  private members: number[][] = [];
+  private readonly counts = new Map<string, number>();
+  private readonly callUnit = new Map<string, number>();
+  /** what was added for the trailing custom messages of the last request (undone next time) */
+  private stable = 0;
+  /** the view was rebuilt from scratch by the last update (tests, bench) */
+  rebuilt = false;
+
+  /** Keys (unique: a repeated base key numbered "#n") and units of `messages`. */
+  update(messages: readonly AgentMessage[]): { keys: readonly string[]; units: Units; from: number } {
+    const reuse =
+      this.stable > 0 &&
+      messages.length >= this.stable &&
+      baseKeyOf(messages[0]!) === this.bases[0] &&
+      baseKeyOf(messages[this.stable - 1]!) === this.bases[this.stable - 1];
+    this.rebuilt = !reuse;
+    if (reuse) this.truncate(this.stable);
+    else this.reset();
+    const from = this.keys.length;
+    for (let i = this.keys.length; i < messages.length; i++) this.push(messages[i]!, i);
+    let s = messages.length;
+    while (s > 0 && messages[s - 1]?.role === "custom") s--;
+    this.stable = s;
+    return { keys: this.keys, units: { unitOf: this.unitOf, members: this.members }, from };
+  }
+
+  private reset(): void {
+    this.keys = [];
+    this.bases = [];
+    this.unitOf = [];
+    this.members = [];
+    this.counts.clear();
+    this.callUnit.clear();
+  }
+
+  /** Undoes the messages from `n` on (custom messages: no calls, singleton units). */
+  private truncate(n: number): void {
+    for (let i = this.keys.length - 1; i >= n; i--) {
+      const base = this.bases[i]!;
+      const c = (this.counts.get(base) ?? 1) - 1;
+      if (c > 0) this.counts.set(base, c);
+      else this.counts.delete(base);
+      const u = this.unitOf[i]!;
+      const list = this.members[u]!;
+      list.pop();
+      if (list.length === 0) this.members.length = u;
+    }
+    this.keys.length = n;
+    this.bases.length = n;
+    this.unitOf.length = n;
+  }
+
+  private push(m: AgentMessage, i: number): void {
+    const base = baseKeyOf(m);
+    const c = (this.counts.get(base) ?? 0) + 1;
+    this.counts.set(base, c);
+    this.bases.push(base);
+    this.keys.push(c === 1 ? base : `${base}#${c}`);
+    if (m?.role === "toolResult") {
+      const id = (m as { toolCallId?: unknown }).toolCallId;
+      const u = typeof id === "string" ? this.callUnit.get(id) : undefined;
+      if (u !== undefined) {
+        this.unitOf.push(u);
+        this.members[u]!.push(i);
+        return;
+      }
+    }
+    const u = this.members.length;
+    this.members.push([i]);
+    this.unitOf.push(u);
+    if (m?.role === "assistant") for (const id of callIdsOf(m)) this.callUnit.set(id, u);
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Smart trim's Layer 2 scores: the archive's BM25 (SearchIndex, same tokenizer and ranking
+ * as `context_search`) over the messages of the live history, one document per message,
+ * keyed by the message key. Fed incrementally and off the request path: a new message is
+ * queued when a request first shows it and indexed on a later turn of the event loop, in
+ * small batches; a message not indexed yet when a trim is decided scores 0. In memory only
+ * (the text never reaches disk here), so no redaction.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
+import { SearchIndex } from "../archive/search-index.js";
+import type { ArchiveRecord } from "../archive/store.js";
+import { toolTarget } from "../archive/segments.js";
+import { assistantText, contentText, toolCallsOf, userText } from "../messages/read.js";
+
+/** Chars of a message indexed (a relevance score needs the gist, not a 60 KB read). */
+const TEXT_MAX = 12_000;
+/** Messages indexed per event-loop turn. */
+const BATCH = 32;
+
+function recordOf(key: string, m: AgentMessage, seq: number): ArchiveRecord | null {
+  let text = "";
+  let tool = "";
+  let target = "";
+  switch (m?.role) {
+    case "user":
+      text = userText(m);
+      break;
+    case "assistant": {
+      const a = m as AssistantMessage;
+      const calls = toolCallsOf(a);
+      text = [assistantText(a), ...calls.map((c) => JSON.stringify(c.arguments ?? {}).slice(0, 2000))].join("\n");
+      tool = calls.map((c) => c.name).join(" ");
+      target = calls.map((c) => toolTarget(c.arguments)).join(" ");
+      break;
+    }
+    case "toolResult":
+      text = contentText((m as { content?: unknown }).content, TEXT_MAX);
+      tool = String((m as { toolName?: unknown }).toolName ?? "");
+      break;
+    case "bashExecution": {
+      const b = m as { command?: unknown; output?: unknown };
+      target = String(b.command ?? "");
+      text = String(b.output ?? "");
+      break;
+    }
+    default:
+      return null; // summaries and custom messages are protected: never scored
+  }
+  const t = (m as { timestamp?: unknown }).timestamp;
+  return {
+    v: 1,
+    id: key,
+    seq,
+    role: "user",
+    t: typeof t === "number" && t > 0 ? t : 0,
+    at: 0,
+    session: "",
+    compaction: 0,
+    text: text.slice(0, TEXT_MAX),
+    ...(tool ? { tool: tool.slice(0, 200) } : {}),
+    ...(target ? { target: target.slice(0, 600) } : {}),
+  };
+}
+
+export class RelevanceIndex {
+  private readonly index = new SearchIndex();
+  private queue: Array<[string, AgentMessage]> = [];
+  private scheduled = false;
+  private seq = 0;
+  private cached: { query: string; size: number; byKey: Map<string, number> } | null = null;
+  private warming: string | null = null;
+
+  /** Queues a message first seen by a request; indexed later, off the request path. */
+  enqueue(key: string, m: AgentMessage): void {
+    this.queue.push([key, m]);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    const batch = this.queue.splice(0, BATCH);
+    try {
+      const records: ArchiveRecord[] = [];
+      for (const [key, m] of batch) {
+        const r = recordOf(key, m, ++this.seq);
+        if (r) records.push(r);
+      }
+      this.index.add(records);
+    } catch {
+      // a message that cannot be read scores 0
+    }
+    if (this.queue.length > 0) setImmediate(() => this.drain());
+    else this.scheduled = false;
+  }
+
+  /** Indexes everything queued now (tests, the bench's warm-up). */
+  flush(): void {
+    while (this.queue.length > 0) this.drain();
+    this.scheduled = false;
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  remove(keys: Iterable<string>): void {
+    this.index.remove(keys);
+  }
+
+  /**
+   * Score of each message against `query`: the best 100 matches by score, other indexed ones
+   * 0, not indexed yet null. The search is cached per query and refreshed by `warm` off the
+   * request path after each request, so a trim decision normally only reads the cache; it
+   * searches itself only for a query it has never seen (a new request that needs a trim at once).
+   */
+  scorer(query: string): (key: string) => number | null {
+    if (this.cached?.query !== query) this.score(query);
+    const byKey = this.cached!.byKey;
+    return (key) => byKey.get(key) ?? (this.index.has(key) ? 0 : null);
+  }
+
+  private score(query: string): void {
+    const byKey = new Map<string, number>();
+    if (this.index.size > 0) for (const hit of this.index.search(query, { limit: 100 })) byKey.set(hit.record.id, hit.score);
+    this.cached = { query, size: this.index.size, byKey };
+  }
+
+  /** Refreshes the cached search for `query` on later turns of the event loop, once the queued messages are indexed. */
+  warm(query: string): void {
+    if (this.warming !== null) {
+      this.warming = query;
+      return;
+    }
+    this.warming = query;
+    const run = (): void => {
+      if (this.queue.length > 0) {
+        setImmediate(run); // the indexer's own turns come first
+        return;
+      }
+      const q = this.warming!;
+      this.warming = null;
+      try {
+        if (this.cached?.query !== q || this.cached.size !== this.index.size) this.score(q);
+      } catch {
+        // searched at the decision instead
+      }
+    };
+    setImmediate(run);
+  }
+}

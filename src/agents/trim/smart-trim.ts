@@ -1,0 +1,186 @@
+/**
+ * Smart trim (seed 003, issue 26): when a request would exceed
+ * `safeLimit = window - reserve - recallCap`, drop low-value messages from what the model is
+ * sent (never from the session file or the host's transcript), so the host's slow, lossy
+ * compaction does not fire. Layers: trim-protect.ts (1), trim-plan.ts (2, 3).
+ *
+ * One SmartTrim per session key, living across requests (and across the engines a host makes
+ * per inbound message):
+ * - sticky: a message once trimmed stays trimmed (by its key, message-key.ts) and the marker
+ *   line is byte-identical each time, so the prompt prefix changes only where a new trim
+ *   happens; a trim goes `headroom` below safeLimit, so the next requests need none;
+ * - idempotent: the same history shown twice (a retry) trims nothing more;
+ * - cost per request: keys and units are kept across requests (history-view.ts), so only the
+ *   new messages are read (and indexed, off the request path); the sticky set is re-applied
+ *   by one pass of set lookups; a trim decision adds one BM25 search and the token estimates
+ *   of the units it drops. The caller archives what `apply` reports as newly trimmed.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { estimateTokens } from "@mariozechner/pi-coding-agent";
+import { contentText } from "../messages/read.js";
+import { TRIM_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
+import { RECALL_HEADER } from "../archive/recall-markers.js";
+import { HistoryView } from "./history-view.js";
+import { RelevanceIndex } from "./relevance-index.js";
+import { planTrim } from "./trim-plan.js";
+import { protectedIndexes } from "./trim-protect.js";
+
+export const TRIM_MARKER_TEXT =
+  "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
+
+/** Queries shorter than this skip trimming (nothing to rank against, nothing to recall with). */
+export const MIN_QUERY_CHARS = 3;
+
+export interface TrimSettings {
+  /** tokens the request may have: window - reserve - recall cap */
+  safeLimit: number;
+  /** share of safeLimit a trim goes below it */
+  headroom: number;
+  keepRecent: number;
+  marker: boolean;
+}
+
+export interface TrimRequest {
+  messages: AgentMessage[];
+  /** tokens the request would have as it stands (the gauge's reading) */
+  tokens: number;
+  /** the query: the latest real user requests (recall-query.ts) and where they are */
+  query: string;
+  requestAt: ReadonlySet<number>;
+}
+
+export interface TrimResult {
+  /** what to send: the input array itself when nothing is trimmed */
+  messages: AgentMessage[];
+  /** messages trimmed by this call (the caller archives them) */
+  newlyTrimmed: AgentMessage[];
+  /** their tokens (estimate) */
+  newTokens: number;
+  /** messages left out of this request (sticky ones included) */
+  trimmed: number;
+  layer2: number;
+  layer3: number;
+}
+
+interface Seen {
+  /** a user message carrying one of our blocks */
+  ours: boolean;
+}
+
+const OUR_HEADERS = [RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME, RECALL_HEADER];
+
+function carriesOurBlock(m: AgentMessage): boolean {
+  if (m?.role !== "user") return false;
+  const c = (m as { content?: unknown }).content;
+  const text = typeof c === "string" ? c : contentText(c, 200_000);
+  return OUR_HEADERS.some((h) => text.includes(h));
+}
+
+export class SmartTrim {
+  /** keys of trimmed messages (sticky) */
+  private readonly trimmed = new Set<string>();
+  private readonly seen = new Map<string, Seen>();
+  readonly relevance = new RelevanceIndex();
+  private readonly view = new HistoryView();
+  /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
+  private lastDecision = "";
+
+  /** Keys of the messages trimmed so far (tests, replay). */
+  get trimmedKeys(): ReadonlySet<string> {
+    return this.trimmed;
+  }
+
+  apply(req: TrimRequest, s: TrimSettings): TrimResult {
+    const { messages } = req;
+    const { keys, units, from } = this.view.update(messages);
+    if (from === 0 && this.seen.size > 0) this.forgetAbsent(keys); // compaction, branch switch
+    for (let i = from; i < messages.length; i++) {
+      const k = keys[i]!;
+      if (this.seen.has(k)) continue;
+      const m = messages[i]!;
+      this.seen.set(k, { ours: carriesOurBlock(m) });
+      this.relevance.enqueue(k, m);
+    }
+    const trimmedAt = new Uint8Array(messages.length);
+    let any = false;
+    for (let i = 0; i < messages.length; i++) {
+      if (!this.trimmed.has(keys[i]!)) continue;
+      // a unit goes whole: its other members too (a result can never outlive its call)
+      for (const j of units.members[units.unitOf[i]!]!) trimmedAt[j] = 1;
+      any = true;
+    }
+    const result: TrimResult = { messages, newlyTrimmed: [], newTokens: 0, trimmed: 0, layer2: 0, layer3: 0 };
+    if (req.query.trim().length >= MIN_QUERY_CHARS) this.relevance.warm(req.query);
+    const decision = `${messages.length}\0${keys.at(-1)}\0${req.tokens}`;
+    const target = Math.floor(s.safeLimit * (1 - s.headroom));
+    if (req.tokens > s.safeLimit && req.query.trim().length >= MIN_QUERY_CHARS && decision !== this.lastDecision) {
+      this.lastDecision = decision;
+      const protectedAt = protectedIndexes({
+        messages,
+        units,
+        keepRecent: s.keepRecent,
+        requestAt: req.requestAt,
+        carriesOurBlock: (i) => this.seen.get(keys[i]!)?.ours ?? false,
+      });
+      const scoreOf = this.relevance.scorer(req.query);
+      const plan = planTrim({
+        units,
+        protectedAt,
+        trimmedAt,
+        tokensAt: (i) => estimateTokens(messages[i]!),
+        scoreAt: (i) => scoreOf(keys[i]!),
+        need: req.tokens - target,
+      });
+      for (const i of plan.drop) {
+        this.trimmed.add(keys[i]!);
+        trimmedAt[i] = 1;
+        result.newlyTrimmed.push(messages[i]!);
+      }
+      result.newTokens = plan.tokens;
+      result.layer2 = plan.layer2;
+      result.layer3 = plan.layer3;
+      any ||= plan.drop.length > 0;
+    }
+    if (!any) return result;
+    const out: AgentMessage[] = [];
+    let marked = !s.marker;
+    for (let i = 0; i < messages.length; i++) {
+      if (!trimmedAt[i]) {
+        out.push(messages[i]!);
+        continue;
+      }
+      result.trimmed++;
+      if (!marked) {
+        marked = true;
+        out.push(markerAt(messages[i]!));
+      }
+    }
+    result.messages = out;
+    return result;
+  }
+
+  /** Drops what the history no longer holds (after a compaction): O(remembered), only then. */
+  private forgetAbsent(keys: readonly string[]): void {
+    const live = new Set(keys);
+    const gone: string[] = [];
+    for (const k of this.seen.keys()) if (!live.has(k)) gone.push(k);
+    for (const k of gone) {
+      this.seen.delete(k);
+      this.trimmed.delete(k);
+    }
+    this.relevance.remove(gone);
+  }
+}
+
+/** The marker line: constant text, the time of the first trimmed message (byte-stable while that one stays first). */
+function markerAt(first: AgentMessage): AgentMessage {
+  const t = (first as { timestamp?: unknown }).timestamp;
+  return {
+    role: "custom",
+    customType: TRIM_CUSTOM_TYPE,
+    content: TRIM_MARKER_TEXT,
+    display: false,
+    timestamp: typeof t === "number" ? t : 0,
+  } as AgentMessage;
+}
