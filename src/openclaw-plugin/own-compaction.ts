@@ -77,8 +77,14 @@ export function applyOwnCompaction(view: OwnCompactionView | null, messages: Age
  * splitting a tool call from its result (a cut before a user message cannot). 0: nothing to cut.
  */
 export function chooseCut(history: readonly AgentMessage[], keepTokens: number, after: number): number {
+  // turn starts after the first user message (a cut before it would compact only what precedes the first request)
   const userStarts: number[] = [];
-  for (let i = 1; i < history.length; i++) if ((history[i] as { role?: string }).role === "user") userStarts.push(i);
+  let seenUser = false;
+  for (let i = 0; i < history.length; i++) {
+    if ((history[i] as { role?: string }).role !== "user") continue;
+    if (seenUser) userStarts.push(i);
+    seenUser = true;
+  }
   let kept = 0;
   let cut = 0;
   for (let i = history.length - 1, u = userStarts.length - 1; i >= 0 && u >= 0; i--) {

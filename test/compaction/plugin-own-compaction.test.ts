@@ -15,6 +15,7 @@ import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js
 import type { CompactParams, CompactResult, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { estimateContextTokens } from "../../src/agents/context-gauge.js";
+import { chooseCut } from "../../src/openclaw-plugin/own-compaction.js";
 
 const KEY = "agent:main:telegram:direct:25";
 
@@ -97,6 +98,15 @@ describe("the plugin's own compaction", () => {
     expect(again.estimatedTokens).toBeLessThan(after.estimatedTokens);
     expect(orphans(again.messages)).toEqual([]);
     expect(delegated).toBe(0);
+  });
+
+  it("chooseCut: never before the first request's turn, always at a user message", () => {
+    const h = history(4);
+    const withPreamble = [{ role: "custom", customType: "x", content: "host preamble", display: false, timestamp: 1 } as unknown as AgentMessage, ...h];
+    const cut = chooseCut(withPreamble, 100_000, 0);
+    expect(cut).toBe(5); // the second request: the whole first turn (and the preamble) compacted
+    expect((withPreamble[cut] as { role: string }).role).toBe("user");
+    expect(chooseCut(history(1), 100, 0)).toBe(0); // one turn: nothing to cut
   });
 
   it("checkpoint mode, a compaction in a process that saw no history: the runtime's compaction runs (the safety net)", async () => {
