@@ -14,10 +14,10 @@
  * repeated until nothing changes (in practice the second pass is the check).
  *
  * Kept on purpose (not secrets, and an agent needs them to refer to things):
- * UUIDs (36 chars with dashes: below the 40-char base64 threshold and no 32-hex
- * run), short git SHAs (7-12 hex), file paths and identifiers (low character-class
- * "randomness"). Full 40-char SHAs and other hex runs of 32+ are redacted: they are
- * indistinguishable from hex-encoded keys.
+ * UUIDs, git SHAs (short and full), sha256/container digests, lockfile checksums and npm
+ * `integrity` strings, base64 that decodes to text, file paths and identifiers. A hex or
+ * base64 run is redacted by its context (the key before it names a credential) or, for
+ * base64, by its entropy; not by its length alone (issue 28; docs/security.md).
  */
 
 export type SecretClass =
@@ -73,8 +73,12 @@ export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readon
     description: "command-line passwords: --password X (and --token, --secret, --passphrase, --api-key … X), mysql/mariadb -pX, sshpass -p X",
   },
   { class: "jwt", description: "JSON Web Tokens (eyJ….….…)" },
-  { class: "hex", description: "hex runs of 32+ characters (optionally 0x-prefixed)" },
-  { class: "base64", description: "base64 / base64url runs of 40+ characters that look random (mixed case and digits)" },
+  { class: "hex", description: "hex runs of 32+ characters that are the value of a key naming a credential (`\"private_key_id\": \"…\"`, `SIGNING_KEY=…`); other hex runs (git SHAs, digests) are kept" },
+  {
+    class: "base64",
+    description:
+      "base64 / base64url runs of 40+ characters that look random (mixed case and digits), except digests (`sha512-…` integrity, `h1:…`, after hash/digest/checksum keys) and base64 that decodes to text",
+  },
 ];
 
 const MARKER_PREFIX = "[REDACTED:";
@@ -351,11 +355,71 @@ function looksRandomBase64(run: string): boolean {
   return seen.size >= 0.8 * expectedDistinct(run.length, alphabet);
 }
 
+/** What precedes a run on its line, at most this many chars back (bounded: the context checks stay linear). */
+const CONTEXT_WINDOW = 80;
+/**
+ * The run is the value of a key that names a credential (`"private_key_id": "…"`, `SIGNING_KEY=…`,
+ * `auth_token: …`, `client_secret …`): the key word anywhere in the key name, then `:`/`=` or a space.
+ */
+const SECRET_CONTEXT =
+  /(?:key|secret|token|passw|passphrase|pwd|auth|credential|signature|signing|private|salt|cookie|session|bearer|api)[A-Za-z0-9_.-]{0,40}["']?[ \t]{0,5}[:=]?[ \t]{0,5}["']?$/i;
+/** The run is a digest by what precedes it: `sha256:`, `h1:`, `integrity `, `"commit": "`, `checksum = "` … */
+const DIGEST_CONTEXT =
+  /(?:sha(?:1|224|256|384|512)?|md5|blake2[bs]?|h1|hash|digest|checksum|integrity|etag|commit|revision|oid|object)[A-Za-z0-9_.-]{0,20}["']?[ \t]{0,5}[:=]?[ \t]{0,5}["']?$/i;
+/** A Subresource-Integrity digest (npm, yarn and pnpm lockfiles): the algorithm is part of the run. */
+const PATH_WORD = /(?:^|\/)[a-z]{4,}\//;
+/** `objects/2d/<hex>`, `wheels/7d/66/<hex>`: a path with a word segment and no upper case (random base64 has some). */
+const isLowerCasePath = (run: string): boolean => !/[A-Z]/.test(run) && PATH_WORD.test(run);
+const HEXISH = /^(?:[0-9a-f+/=_-]+|[0-9A-F+/=_-]+)$/;
+const SRI_PREFIX = /^(?:sha(?:1|256|384|512)|blake2b?)-/i;
+
+function lineBefore(whole: string, offset: number): string {
+  const from = Math.max(0, offset - CONTEXT_WINDOW);
+  const window = whole.slice(from, offset);
+  const nl = Math.max(window.lastIndexOf("\n"), window.lastIndexOf("\r"));
+  return nl >= 0 ? window.slice(nl + 1) : window;
+}
+
+/**
+ * Base64 that decodes to text with spaces is data (test fixtures, encoded messages), not key
+ * material: random bytes are almost never all printable. Checked on the first 120 chars.
+ */
+function decodesToText(run: string): boolean {
+  const head = run.replace(/[=]+$/, "").slice(0, 120);
+  const bytes = Buffer.from(head.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  if (bytes.length < 16) return false;
+  let spaces = 0;
+  for (const b of bytes) {
+    if (b === 32) spaces++;
+    else if (b < 32 ? b !== 9 && b !== 10 && b !== 13 : b > 126) return false;
+  }
+  return spaces > 0;
+}
+
+/**
+ * Long hex and base64 runs, by context, known formats and entropy rather than by length alone:
+ * - the value of a key that names a credential is redacted (hex or base64, whatever its length
+ *   past 32);
+ * - otherwise a hex run is KEPT: full git SHAs, sha256 digests, container digests, lockfile
+ *   checksums are what an agent needs to name a commit or an image, and a bare hex run cannot be
+ *   told from them;
+ * - a random-looking base64 run is redacted, unless it is a digest by format (`sha512-…`
+ *   integrity, `h1:…`) or by the key before it (`"hash":`, `checksum =`), or decodes to text.
+ */
 const redactLongRuns: Replacer = (text) =>
-  text.replace(LONG_RUN, (run) => {
-    if (HEX_ONLY.test(run)) return marker("hex");
-    if (looksRandomBase64(run)) return marker("base64");
-    return run.replace(HEX_INSIDE, marker("hex"));
+  text.replace(LONG_RUN, (run: string, offset: number, whole: string) => {
+    const before = lineBefore(whole, offset);
+    const secretContext = SECRET_CONTEXT.test(before);
+    if (HEX_ONLY.test(run)) return secretContext ? marker("hex") : run;
+    // letters only from a-f (one case): hex joined by separators (`2d/<38 hex>`), not base64 (random
+    // base64 of 40+ chars all but never keeps to six letters); a `/word/` segment: a path, not base64
+    if (!HEXISH.test(run) && !isLowerCasePath(run) && looksRandomBase64(run)) {
+      if (secretContext) return marker("base64");
+      if (SRI_PREFIX.test(run) || DIGEST_CONTEXT.test(before) || decodesToText(run)) return run;
+      return marker("base64");
+    }
+    // a hex run inside a longer run (`SIGNING_KEY=<hex>`: `=` is in the base64 alphabet): by its own context
+    return run.replace(HEX_INSIDE, (hex: string, at: number) => (SECRET_CONTEXT.test(lineBefore(whole, offset + at)) ? marker("hex") : hex));
   });
 
 // Order matters: specific classes first so the marker says what was found, and the
