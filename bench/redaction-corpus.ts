@@ -7,7 +7,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { redactSecrets } from "../src/agents/text/redact.js";
+import { redactOwnRulesOnly, redactSecrets } from "../src/agents/text/redact.js";
+import { secretRuleRanges } from "../src/agents/text/secret-rules.js";
 import { formatLookalikes } from "../test/redact/fixtures/format-lookalikes.js";
 import { secretCorpus } from "../test/redact/fixtures/secret-shapes.js";
 
@@ -16,11 +17,19 @@ const leaks = (out: string, secret: string): boolean => {
   return false;
 };
 
-const secrets = secretCorpus(1);
+const secrets = secretCorpus(3); // 3 samples of each shape
 const missed = secrets.filter((s) => leaks(redactSecrets(s.text), s.secret));
+const missedOwn = secrets.filter((s) => leaks(redactOwnRulesOnly(s.text), s.secret));
+const presetOnly = (t: string): string => {
+  let out = t;
+  for (const [a, b] of secretRuleRanges(t).reverse()) out = `${out.slice(0, a)}#${out.slice(b)}`;
+  return out;
+};
+const missedPreset = secrets.filter((s) => leaks(presetOnly(s.text), s.secret));
 const mined = JSON.parse(readFileSync(join(import.meta.dirname, "../test/redact/fixtures/lookalikes.json"), "utf8")) as Array<{ kind: string; value: string; text: string }>;
 const looks = [...mined, ...formatLookalikes()];
 const altered = looks.filter((l) => !redactSecrets(l.text).includes(l.value));
+const alteredPreset = looks.filter((l) => !presetOnly(l.text).includes(l.value));
 
 // cost: real session text (the transcripts' strings), 1 MB of it, redacted in 4 KB pieces like the capture paths do
 const dir = join(import.meta.dirname, "../../shared/transcripts");
@@ -31,16 +40,24 @@ const pieces: string[] = [];
 for (let i = 0; i < corpus.length; i += 4096) pieces.push(corpus.slice(i, i + 4096));
 for (const p of pieces.slice(0, 32)) redactSecrets(p); // warm-up
 const rounds = 3;
-let best = Infinity;
-for (let k = 0; k < rounds; k++) {
-  const t0 = process.hrtime.bigint();
-  for (const p of pieces) redactSecrets(p);
-  best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
-}
+const cost = (f: (s: string) => unknown): number => {
+  let best = Infinity;
+  for (let k = 0; k < rounds; k++) {
+    const t0 = process.hrtime.bigint();
+    for (const p of pieces) f(p);
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return best / (corpus.length / 1024);
+};
 const kb = corpus.length / 1024;
+const costAll = cost(redactSecrets);
+const costOwn = cost(redactOwnRulesOnly);
+const costPreset = cost(secretRuleRanges);
 
-console.log(`secret shapes: ${secrets.length}, caught ${secrets.length - missed.length}, missed ${missed.length}`);
+console.log(`secret samples: ${secrets.length} (${new Set(secrets.map((s) => s.shape)).size} shapes), caught ${secrets.length - missed.length}, missed ${missed.length}`);
+console.log(`  our rules alone: caught ${secrets.length - missedOwn.length}; the secretlint preset alone: caught ${secrets.length - missedPreset.length}`);
+console.log(`  caught only with the preset: ${[...new Set(missedOwn.filter((s) => !missed.includes(s)).map((s) => s.shape))].join(", ") || "none"}`);
 for (const m of missed) console.log(`  missed: ${m.shape}`);
-console.log(`look-alikes: ${looks.length} (${mined.length} mined, ${looks.length - mined.length} by format), altered ${altered.length}`);
+console.log(`look-alikes: ${looks.length} (${mined.length} mined, ${looks.length - mined.length} by format), altered ${altered.length} (by the preset alone: ${alteredPreset.length})`);
 for (const a of altered) console.log(`  altered: ${a.kind}: ${a.text.slice(0, 100)}`);
-console.log(`cost: ${(best / kb).toFixed(4)} ms per KB (${kb.toFixed(0)} KB of transcript text in 4 KB pieces, best of ${rounds})`);
+console.log(`cost per KB: ${costAll.toFixed(4)} ms (ours ${costOwn.toFixed(4)} + preset ${costPreset.toFixed(4)}); ${kb.toFixed(0)} KB of transcript text in 4 KB pieces, best of ${rounds}`);

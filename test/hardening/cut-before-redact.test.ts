@@ -57,7 +57,7 @@ const SITES: ReadonlyArray<{ name: string; bounds: number[]; run: (text: string)
   {
     name: "archive chunks (2,000, tool args bounded JSON)",
     bounds: [2000],
-    run: (t) => JSON.stringify(segmentsOf([{ role: "assistant", content: [{ type: "toolCall", id: "c", name: "w", arguments: { content: t } }], timestamp: 1 } as AgentMessage, { role: "user", content: t, timestamp: 2 } as AgentMessage])),
+    run: (t) => JSON.stringify(segmentsOf([{ role: "assistant", content: [{ type: "toolCall", id: "c", name: "w", arguments: { content: t } }], timestamp: 1 } as unknown as AgentMessage, { role: "user", content: t, timestamp: 2 } as AgentMessage])),
   },
   { name: "artifact preview (of the redacted payload)", bounds: [200, 400], run: (t) => { const p = previewParts(redactSecrets(t), 600); return `${p.head}\n${p.tail}`; } },
   { name: "bounded JSON alone (keys and values)", bounds: [64], run: (t) => boundedJson({ [t.slice(0, 200)]: t }, 64) },

@@ -166,6 +166,8 @@ describe("redactSecrets: each class", () => {
     const all = [
       ...Object.values(FAKE),
       `{"private_key_id": "${FAKE.sha40}"}`,
+      j("dop_v1_", FAKE.hex, FAKE.hex),
+      j("dckr_pat_", "Zq8Lm2Nx7Pv4Rt1Ks9Jd3Hf6Gb0"),
       PEM,
       `aws_secret_access_key=${FAKE.awsSecret}`,
       `Authorization: Basic ${FAKE.basic}`,

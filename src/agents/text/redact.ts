@@ -20,6 +20,8 @@
  * base64, by its entropy; not by its length alone (issue 28; docs/security.md).
  */
 
+import { secretRuleRanges } from "./secret-rules.js";
+
 export type SecretClass =
   | "private_key"
   | "url_password"
@@ -38,11 +40,13 @@ export type SecretClass =
   | "google"
   | "aws_access_key"
   | "aws_secret"
+  | "token"
   | "secret"
   | "password"
   | "jwt"
   | "hex"
-  | "base64";
+  | "base64"
+  | "secretlint";
 
 /** Every class `redactSecrets` can emit, with what it catches (for docs and `--help`). */
 export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readonly description: string }> = [
@@ -64,16 +68,26 @@ export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readon
   { class: "aws_access_key", description: "AWS access key ids (AKIA… / ASIA… + 16 upper-case alphanumerics)" },
   { class: "aws_secret", description: "AWS secret access keys after aws_secret_access_key" },
   {
+    class: "token",
+    description:
+      "prefixed provider tokens with hex or short bodies: DigitalOcean (dop_v1_, doo_v1_, dor_v1_), RubyGems, Pulumi (pul-), Sentry (sntrys_, sntryu_), Twilio (SK…), Mailchimp (…-usN), Google OAuth client secrets (GOCSPX-), Postman (PMAK-), New Relic (NRAK-), Alibaba (LTAI…), age secret keys, Telegram bot tokens",
+  },
+  {
     class: "secret",
     description:
-      "value of key=value, key: value or \"key\": \"value\" where the key ends in api_key, apikey, secret, secret_key, token, password, passwd, passphrase, pass, pwd, access_key or private_key (the key is kept; `pass`/`pwd` only as a whole word: DB_PASS, dbPass, MYSQL_PWD, PGPASS, not compass)",
+      "value of key=value, key: value or \"key\": \"value\" where the key ends in api_key, apikey, secret, secret_key, token, password, passwd, passphrase, pass, pwd, access_key, private_key, credential(s) or auth (`GOOGLE_CREDENTIALS=`, `REGISTRY_AUTH=`, `\"auth\": \"…\"`; the key is kept; `pass`/`pwd` only as a whole word: DB_PASS, dbPass, MYSQL_PWD, PGPASS, not compass)",
   },
   {
     class: "password",
-    description: "command-line passwords: --password X (and --token, --secret, --passphrase, --api-key … X), mysql/mariadb -pX, sshpass -p X",
+    description: "command-line passwords: --password X (and --token, --secret, --passphrase, --api-key … X), mysql/mariadb -pX, sshpass -p X, curl -u user:X, netrc `machine h login u password X`",
   },
   { class: "jwt", description: "JSON Web Tokens (eyJ….….…)" },
   { class: "hex", description: "hex runs of 32+ characters that are the value of a key naming a credential (`\"private_key_id\": \"…\"`, `SIGNING_KEY=…`); other hex runs (git SHAs, digests) are kept" },
+  {
+    class: "secretlint",
+    description:
+      "anything the rules of secretlint's recommended preset report (@secretlint/secretlint-rule-preset-recommend: code hosts, clouds, model hubs, registries, SaaS tokens), run beside ours",
+  },
   {
     class: "base64",
     description:
@@ -182,16 +196,30 @@ const PREFIX_RULES: PrefixRule[] = [
   { cls: "stripe", hint: "k_", re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
   { cls: "github", hint: "_", re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{20,}/g },
   { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{20,}/g },
-  { cls: "slack", hint: "xox", re: /(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g },
+  { cls: "slack", hint: "x", re: /(?<![A-Za-z0-9_-])(?:xox[abprs]|xapp)-[A-Za-z0-9-]{10,}/g },
   {
     cls: "gitlab",
     hint: "gl",
     re: /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{20,}/g,
   },
-  { cls: "huggingface", hint: "hf_", re: /(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{30,}/g },
+  { cls: "huggingface", hint: "_", re: /(?<![A-Za-z0-9_-])(?:hf|api_org)_[A-Za-z0-9]{30,}/g },
   { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{36,}/g },
   { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
   { cls: "aws_access_key", hint: "A", re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16,}/g },
+  // Prefixed formats whose body is hex or short (a bare hex run is kept, so the prefix must say it):
+  // as the providers document them (and gitleaks' default rules list them).
+  { cls: "token", hint: "_v1_", re: /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{64}/g },
+  { cls: "token", hint: "rubygems_", re: /(?<![A-Za-z0-9_-])rubygems_[a-f0-9]{48}/g },
+  { cls: "token", hint: "pul-", re: /(?<![A-Za-z0-9_-])pul-[a-f0-9]{40}/g },
+  { cls: "token", hint: "sntr", re: /(?<![A-Za-z0-9_-])sntry[su]_[A-Za-z0-9+/=_-]{40,}/g },
+  { cls: "token", hint: "SK", re: /(?<![A-Za-z0-9_-])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g },
+  { cls: "token", hint: "-us", re: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])/g },
+  { cls: "token", hint: "GOCSPX-", re: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{24,}/g },
+  { cls: "token", hint: "PMAK-", re: /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}/g },
+  { cls: "token", hint: "AGE-SECRET-KEY-1", re: /AGE-SECRET-KEY-1[0-9A-Z]{58}/g },
+  { cls: "token", hint: "NRAK-", re: /(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{27}/g },
+  { cls: "token", hint: "LTAI", re: /(?<![A-Za-z0-9_-])LTAI[A-Za-z0-9]{16,24}(?![A-Za-z0-9])/g },
+  { cls: "token", hint: ":", re: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])|(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/gi },
 ];
 
 // Webhook URLs are credentials in their path: keep the host (to say what it was), drop the path.
@@ -220,7 +248,7 @@ const redactProviderKeys: Replacer = (text) => {
 // `tokens: 12` are left alone while `GITHUB_TOKEN=…` and `"apiKey": "…"` are not.
 // Key chars are excluded from the lookbehind so a key run is tried from its start only.
 const KEY_WORDS =
-  "(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|passw(?:or)?d|pass(?:phrase)?|pwd|access[_-]?key|private[_-]?key)";
+  "(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|passw(?:or)?d|pass(?:phrase)?|pwd|access[_-]?key|private[_-]?key|credentials?|auth)";
 const KEY_VALUE = new RegExp(
   String.raw`(?<![A-Za-z0-9_.-])(["']?[A-Za-z0-9_.-]{0,40}?` +
     KEY_WORDS +
@@ -260,7 +288,7 @@ function isSecretKeyName(head: string): boolean {
 const looksLikeCredential = (v: string): boolean => /[^A-Za-z]/.test(v) || (v.length >= 8 && hasUpperAndLower(v));
 
 const redactKeyValues: Replacer = (text) => {
-  if (!/secret|token|pass|pwd|key/i.test(text)) return text;
+  if (!/secret|token|pass|pwd|key|auth|credential/i.test(text)) return text;
   let out = text.replace(AWS_SECRET, (all, head: string, value: string) =>
     isMarker(value) ? all : `${head}${marker("aws_secret")}`,
   );
@@ -294,6 +322,9 @@ const CLI_FLAG =
 // mysql/mariadb take the password glued to -p (`-p secret` prompts and names a database);
 // sshpass takes it after -p. Scanned within one command (up to a newline, ;, | or &).
 const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+// `curl -u user:password` (the user is kept) and a netrc line `machine h login u password p`.
+const CURL_USER = /(?<![\w./-])(curl(?![\w-])[^\n;|&]{0,400}?[ \t](?:-u|--user)[ \t]*["']?[^\s:"']{1,100}:)([^\s"']+)/g;
+const NETRC = /(?<![\w-])(machine[ \t]+\S{1,200}[ \t]+(?:login[ \t]+\S{1,200}[ \t]+)?password[ \t]+)(\S+)/g;
 const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 
 const redactCliPasswords: Replacer = (text) => {
@@ -303,6 +334,8 @@ const redactCliPasswords: Replacer = (text) => {
   if (/-(?:-|[a-z])/i.test(out)) out = out.replace(CLI_FLAG, keep);
   if (/mysql|mariadb/.test(out)) out = out.replace(MYSQL_P, keep);
   if (out.includes("sshpass")) out = out.replace(SSHPASS_P, keep);
+  if (out.includes("curl")) out = out.replace(CURL_USER, keep);
+  if (out.includes("machine")) out = out.replace(NETRC, keep);
   return out;
 };
 
@@ -422,6 +455,22 @@ const redactLongRuns: Replacer = (text) =>
     return run.replace(HEX_INSIDE, (hex: string, at: number) => (SECRET_CONTEXT.test(lineBefore(whole, offset + at)) ? marker("hex") : hex));
   });
 
+// --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
+const redactByRuleSet: Replacer = (text) => {
+  const ranges = secretRuleRanges(text);
+  if (ranges.length === 0) return text;
+  let out = "";
+  let pos = 0;
+  for (const [a, b] of ranges) {
+    if (a < pos) continue;
+    const found = text.slice(a, b);
+    // a range over one of our markers: already redacted
+    out += text.slice(pos, a) + (found.includes(MARKER_PREFIX) ? found : marker("secretlint"));
+    pos = b;
+  }
+  return out + text.slice(pos);
+};
+
 // Order matters: specific classes first so the marker says what was found, and the
 // generic key=value rule then sees a marker (and leaves it) instead of the raw key.
 const PASSES: Replacer[] = [
@@ -434,6 +483,8 @@ const PASSES: Replacer[] = [
   redactKeyValues,
   redactJwts,
   redactLongRuns,
+  // last: our passes name what they found; the rule set catches what they do not know
+  redactByRuleSet,
 ];
 
 const MAX_ROUNDS = 4;
@@ -476,11 +527,16 @@ function redactChunked(text: string): string {
   return out;
 }
 
-function redactWhole(text: string): string {
+/** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
+export function redactOwnRulesOnly(text: string): string {
+  return redactWhole(text, PASSES.slice(0, -1));
+}
+
+function redactWhole(text: string, passes: readonly Replacer[] = PASSES): string {
   let current = text;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let next = current;
-    for (const pass of PASSES) next = pass(next);
+    for (const pass of passes) next = pass(next);
     if (next === current) return current;
     current = next;
   }
