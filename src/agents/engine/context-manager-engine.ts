@@ -23,7 +23,7 @@ import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { type SessionLog, sessionLog } from "./session-log.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { canonicalSessionKey } from "../../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
 
@@ -68,6 +68,11 @@ export class ContextManagerEngine {
     session: EngineSession,
     private readonly fs?: FsOps,
   ) {
+    // a clear error where the engine is made, not an opaque TypeError from a string method deep
+    // inside (the hosts check the key first and do nothing for a bad one: issue 28)
+    if (hostSessionKey(runtime.sessionKey) === null) {
+      throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
+    }
     this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
     this.identity = {
       sessionKey: canonicalSessionKey(runtime.sessionKey),
