@@ -219,7 +219,8 @@ const PREFIX_RULES: PrefixRule[] = [
   { cls: "token", hint: "AGE-SECRET-KEY-1", re: /AGE-SECRET-KEY-1[0-9A-Z]{58}/g },
   { cls: "token", hint: "NRAK-", re: /(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{27}/g },
   { cls: "token", hint: "LTAI", re: /(?<![A-Za-z0-9_-])LTAI[A-Za-z0-9]{16,24}(?![A-Za-z0-9])/g },
-  { cls: "token", hint: ":", re: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])|(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/gi },
+  { cls: "token", hint: ":AA", re: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
+  { cls: "token", hint: "bot", re: /(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/gi },
 ];
 
 // Webhook URLs are credentials in their path: keep the host (to say what it was), drop the path.
@@ -439,18 +440,21 @@ function decodesToText(run: string): boolean {
  * - a random-looking base64 run is redacted, unless it is a digest by format (`sha512-…`
  *   integrity, `h1:…`) or by the key before it (`"hash":`, `checksum =`), or decodes to text.
  */
+const HEX_32 = /[0-9a-fA-F]{32}/;
+
 const redactLongRuns: Replacer = (text) =>
   text.replace(LONG_RUN, (run: string, offset: number, whole: string) => {
-    const before = lineBefore(whole, offset);
-    const secretContext = SECRET_CONTEXT.test(before);
-    if (HEX_ONLY.test(run)) return secretContext ? marker("hex") : run;
+    // the context is read only for runs that could be secrets (most long runs are paths and words)
+    const secretContext = (): boolean => SECRET_CONTEXT.test(lineBefore(whole, offset));
+    if (HEX_ONLY.test(run)) return secretContext() ? marker("hex") : run;
     // letters only from a-f (one case): hex joined by separators (`2d/<38 hex>`), not base64 (random
     // base64 of 40+ chars all but never keeps to six letters); a `/word/` segment: a path, not base64
     if (!HEXISH.test(run) && !isLowerCasePath(run) && looksRandomBase64(run)) {
-      if (secretContext) return marker("base64");
-      if (SRI_PREFIX.test(run) || DIGEST_CONTEXT.test(before) || decodesToText(run)) return run;
+      if (secretContext()) return marker("base64");
+      if (SRI_PREFIX.test(run) || DIGEST_CONTEXT.test(lineBefore(whole, offset)) || decodesToText(run)) return run;
       return marker("base64");
     }
+    if (!HEX_32.test(run)) return run;
     // a hex run inside a longer run (`SIGNING_KEY=<hex>`: `=` is in the base64 alphabet): by its own context
     return run.replace(HEX_INSIDE, (hex: string, at: number) => (SECRET_CONTEXT.test(lineBefore(whole, offset + at)) ? marker("hex") : hex));
   });
