@@ -93,3 +93,37 @@ describe("redaction comes before every cut (issue 28, class 1)", () => {
     );
   });
 });
+
+describe("through the engine: a service-account JSON in an edit, a heading and tool arguments (issue 28, class 1)", () => {
+  it("no 8 characters of the key id or a token reach a state file, a checkpoint or the restore block", async () => {
+    const { makeEngine, tempDir, rmDir, readAllFiles, userMsg, toolCallMsg, toolResultMsg, compactEvent } = await import("./helpers.js");
+    const { readCheckpointsOnDisk } = await import("../helpers/checkpoints.js");
+    const { renderCheckpointRestore } = await import("../../src/agents/context-checkpoint-inject.js");
+    const KEY = "agent:main:test:direct:sa";
+    const gl = SECRETS[3]!; // the GitLab token after a newline
+    // the key id straddles the 20,000-char bound of the change line; the heading's token straddles its 40-char cut
+    for (const back of [5, 12, 20, 31]) {
+      const stateDir = tempDir("cm-sa-");
+      try {
+        const { engine } = makeEngine({ stateDir, sessionKey: KEY });
+        const sa = `{"type": "service_account", "private_key_id": "${KEY_ID}", "client_email": "ci@p.iam.example"}`;
+        const at = 20_000 - (sa.indexOf(KEY_ID) + KEY_ID.length - back);
+        await engine.onToolResult({ toolName: "edit", input: { path: "sa.json", edits: [{ oldText: "{}", newText: `${" ".repeat(at)}${sa}` }] }, content: [{ type: "text", text: "ok" }], isError: false }, "/w");
+        await engine.onToolResult({ toolName: "write", input: { path: "NOTES.md", content: `# rotate ${"k".repeat(Math.max(1, 30 - back))} ${gl.token}\n` }, content: [], isError: false }, "/w");
+        const messages = [userMsg("rotate the key"), toolCallMsg("c1", "upload", { content: `line\n${gl.token}\nline` })];
+        await engine.onContext(messages, undefined);
+        await engine.onBeforeCompact(compactEvent(5000, { messages }), "/w");
+        await engine.flushNow();
+        const texts = readAllFiles(`${stateDir}/context`).map(([, t]) => t);
+        for (const cp of readCheckpointsOnDisk(stateDir, KEY)) texts.push(renderCheckpointRestore(cp, { kind: "post-compaction", maxTokens: 800 }).text);
+        expect(texts.length).toBeGreaterThan(1);
+        for (const t of texts) {
+          expect(leaked(t, KEY_ID)).toBeNull();
+          expect(leaked(t, gl.secret), t.slice(0, 3000)).toBeNull();
+        }
+      } finally {
+        rmDir(stateDir);
+      }
+    }
+  });
+});
