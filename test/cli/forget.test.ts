@@ -7,7 +7,7 @@ import { existsSync, readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
-import { archiveMessages, prefetchArchive } from "../../src/agents/engine/archive-hooks.js";
+import { archiveMessages } from "../../src/agents/engine/archive-hooks.js";
 import { resetIdleSweepForTest } from "../../src/agents/archive/idle-sweep.js";
 import { pruneArchives } from "../../src/agents/archive/forget.js";
 import { ARCHIVE_FILE, archiveDir } from "../../src/agents/archive/store.js";
@@ -107,8 +107,8 @@ describe("the right to forget (issue 28, class 5)", () => {
       const old = (Date.now() - 40 * 24 * 3600 * 1000) / 1000;
       utimesSync(join(archiveDir(stateDir, A), ARCHIVE_FILE), old, old);
       resetIdleSweepForTest();
-      const { engine } = makeEngine({ stateDir, sessionKey: "agent:main:telegram:direct:new" });
-      prefetchArchive(engine);
+      // a new session's engine starts the sweep (background, once a day per process)
+      makeEngine({ stateDir, sessionKey: "agent:main:telegram:direct:new" });
       for (let i = 0; i < 1000 && existsSync(archiveDir(stateDir, A)); i++) await new Promise((r) => setTimeout(r, 10));
       expect(existsSync(archiveDir(stateDir, A))).toBe(false);
       expect(existsSync(join(archiveDir(stateDir, B), ARCHIVE_FILE))).toBe(true);

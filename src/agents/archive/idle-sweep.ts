@@ -1,6 +1,6 @@
 /**
  * Runs the idle-archive sweep (forget.ts) in the background at most once a day per state dir and
- * process, from session start: an idle key's archive is otherwise never cut to the retention
+ * process, from engine creation (a session start): an idle key's archive is otherwise never cut to the retention
  * (issue 28). A failure is logged, never thrown.
  */
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";

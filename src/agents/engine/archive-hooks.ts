@@ -12,7 +12,6 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import { sessionLog } from "./session-log.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type AppendResult, archiveFor, type SessionArchive } from "../archive/archive.js";
-import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { renderRecallBlock, renderSearchResult } from "../archive/recall-render.js";
 import { segmentsOf, stripInjectedBlocks } from "../archive/segments.js";
@@ -56,10 +55,7 @@ export async function archiveCompactedSpan(engine: ContextManagerEngine, event: 
 
 /** Session start: scan the archive's ids in the background so the first compaction's awaited append stays cheap. */
 export function prefetchArchive(engine: ContextManagerEngine): void {
-  if (!engine.runtime.config.archive) return;
-  void archiveOf(locationOf(engine)).prefetchIds();
-  // idle keys' archives past the retention: swept in the background, once a day per process
-  sweepIdleArchivesSoon(engine.runtime.stateDir, engine.runtime.config.archiveRetentionDays, engine.runtime.logger);
+  if (engine.runtime.config.archive) void archiveOf(locationOf(engine)).prefetchIds();
 }
 
 /** Archives `messages` (already archived ones are deduplicated by content). Null when off or failed. */

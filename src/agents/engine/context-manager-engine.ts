@@ -26,6 +26,7 @@ import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
+import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -85,6 +86,8 @@ export class ContextManagerEngine {
     // once-per-kind across runs of this session, not once per engine (one engine per run)
     this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
+    // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
+    if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
