@@ -11,7 +11,7 @@ import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
 import type { RenderedRestore, RestoreExtraSection } from "./inject/sections.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
 import type { FsOps } from "../infra/fs-ops.js";
-import { canonicalSessionKey } from "../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-key.js";
 import { type CompactionOutcome, compactionOutcomeSince } from "./checkpoint/compaction-outcome.js";
 import { consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
 import type { DriftReport } from "./drift/compare.js";
@@ -42,11 +42,34 @@ function configOf(p: RestoreParams): ContextManagerConfig {
   return c && typeof c === "object" && "restoreMaxTokens" in c ? c : resolveContextManagerConfig(p.config ?? {});
 }
 
+const reportedBadKeys = new Set<string>();
+
+/**
+ * The key of a restore seam's call, or null when the host passed something that is not one (null,
+ * undefined, a number, an object): then the seam does nothing and says so in one log line (once per
+ * seam and kind of value), never a throw into the host's reply path (issue 28).
+ */
+function seamKey(seam: string, value: unknown, logger: WarnLogger | undefined): string | null {
+  const key = hostSessionKey(value);
+  if (key !== null) return key;
+  const what = describeBadKey(value);
+  if (!reportedBadKeys.has(`${seam}\u0000${what}`)) {
+    reportedBadKeys.add(`${seam}\u0000${what}`);
+    try {
+      (logger ?? consoleWarnLogger).warn(`[context-manager] ${seam}: the session key is ${what}, not a string; no restore block for this call`);
+    } catch {
+      // a broken logger must not break the host
+    }
+  }
+  return null;
+}
+
 /** The rendered block of the latest checkpoint of `sessionKey`, or null. */
 export async function readCheckpointForInjection(
   sessionKey: string,
   params: RestoreParams & { kind: RestoreKind; accept?: (cp: Checkpoint) => boolean },
 ): Promise<RestoreBlock | null> {
+  if (seamKey("readCheckpointForInjection", sessionKey, (params as { logger?: WarnLogger } | undefined)?.logger) === null) return null;
   try {
     const config = configOf(params);
     if (!config.enabled) return null;
@@ -99,6 +122,7 @@ export async function onCompactionCompleted(
     logger?: WarnLogger;
   },
 ): Promise<RestoreBlock | null> {
+  if (seamKey("onCompactionCompleted", params?.sessionKey, params?.logger) === null) return null;
   const ids = params.previousSessionId ? [params.sessionId, params.previousSessionId] : [params.sessionId];
   // a checkpoint compaction (issue 25): its summary is the restore, already in the history
   const stored = canonicalSessionKey(params.sessionKey);
@@ -151,6 +175,7 @@ export function compactionCheckpointFilter(
 export async function onSessionStarted(
   params: RestoreParams & { sessionKey: string; sessionId: string; enqueue: Enqueue; logger?: WarnLogger },
 ): Promise<RestoreBlock | null> {
+  if (seamKey("onSessionStarted", params?.sessionKey, params?.logger) === null) return null;
   // spec §7.3: a previous session's uncheckpointed state is bundled first, so the block shows it
   try {
     const config = configOf(params);

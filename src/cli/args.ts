@@ -39,8 +39,9 @@ Commands:
   verify                    validate every checkpoint, pointer and previous_checkpoint chain
   prune                     delete old checkpoints, keeping the newest --keep N valid ones (default 5)
   search <query>            archived fragments of compacted context (--session-key; search --help)
-  archive stats             size and contents of the archives of compacted context
-  artifact <sub>            stored tool outputs: stash | fetch | peek | list | gc (artifact --help)
+  archive stats|rm|prune    size and contents of the archives of compacted context; delete one key's, or prune to the retention
+  artifact <sub>            stored tool outputs: stash | fetch | peek | list | gc | rm (artifact --help)
+  forget <key>              remove everything stored for one session key (--dry-run; forget --help)
 
 Options:
   --state-dir <dir>         state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)

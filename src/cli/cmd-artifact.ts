@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ArtifactHandleError, formatHandle } from "../agents/artifacts/handle.js";
 import { gcArtifacts } from "../agents/artifacts/gc.js";
+import { removeArtifactByHandle } from "../agents/artifacts/forget.js";
 import { previewParts } from "../agents/artifacts/preview.js";
 import { FETCH_MODES, type FetchMode, FetchSelectorError, selectFromArtifact } from "../agents/artifacts/select.js";
 import {
@@ -26,8 +27,9 @@ import type { Output } from "./output.js";
 export const FETCH_SCHEMA = "openclaw-mem.artifact.fetch.v1";
 export const PEEK_SCHEMA = "openclaw-context.artifact.peek.v1";
 export const LIST_SCHEMA = "openclaw-context.artifact.list.v1";
+export const RM_SCHEMA = "openclaw-context.artifact.rm.v1";
 
-export const ARTIFACT_USAGE = `Usage: openclaw-context artifact <stash|fetch|peek|list|gc> [options]
+export const ARTIFACT_USAGE = `Usage: openclaw-context artifact <stash|fetch|peek|list|gc|rm> [options]
 
 Large tool outputs stored off the prompt (docs/artifacts.md).
 
@@ -38,6 +40,7 @@ Large tool outputs stored off the prompt (docs/artifacts.md).
   list                      every stored artifact (--session-key K: only those stashed by that session)
   gc                        remove artifacts no kept checkpoint or live session refers to
                             (--dry-run, --min-age SECONDS: keep younger ones, default 3600)
+  rm <handle>               remove one artifact (blob, metadata, refs lines) now, whoever refers to it (--dry-run)
 
 Options: --state-dir <dir>, --json, --tool <name> and --session-key <key> (stash), -h/--help.
 Exit codes: 0 ok, 1 not found / damaged, 2 bad command line or malformed handle.`;
@@ -205,7 +208,14 @@ export async function runArtifact(argv: string[], out: Output, env: NodeJS.Proce
         );
       return 0;
     }
+    case "rm": {
+      const receipt = mapErrors(() => removeArtifactByHandle(stateDir, oneHandle(rest, "rm"), { dryRun: values["dry-run"] === true }));
+      if (json) out.json({ schema: RM_SCHEMA, ...receipt });
+      else if (!receipt.removed) throw new CliError(`artifact not found: ${receipt.handle}`, EXIT_PROBLEM);
+      else out.line(`${receipt.dryRun ? "would remove" : "removed"} ${receipt.handle} (${receipt.bytes} bytes)`);
+      return receipt.removed ? 0 : EXIT_PROBLEM;
+    }
     default:
-      throw new CliError(`unknown artifact command "${sub}" (stash, fetch, peek, list, gc)`, EXIT_USAGE);
+      throw new CliError(`unknown artifact command "${sub}" (stash, fetch, peek, list, gc, rm)`, EXIT_USAGE);
   }
 }

@@ -12,11 +12,14 @@ import { SEARCH_LIMITS } from "../agents/archive/search-params.js";
 import { snippetOf } from "../agents/archive/snippet.js";
 import { ARCHIVE_FILE, archiveDir, archiveRoot } from "../agents/archive/store.js";
 import { defaultStateDir } from "./args.js";
+import { runArchiveForget } from "./cmd-archive-forget.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
 
 export const SEARCH_USAGE = `Usage: openclaw-context search <query> --session-key <key> [--limit N] [--max-chars N] [--full] [--json]
        openclaw-context archive stats [--session-key <key>] [--json]
+       openclaw-context archive rm --session-key <key> [--dry-run] [--json]
+       openclaw-context archive prune [--retention-days N] [--dry-run] [--json]
 
 The archive of compacted context (docs/archive.md).
 
@@ -26,6 +29,9 @@ The archive of compacted context (docs/archive.md).
                             --max-chars 200..20000 (default 4000)
   archive stats             segments, bytes, sessions, compactions, time span and roles of one key's
                             archive (--session-key), or of every archive in the state dir
+  archive rm                remove one key's archive (segments and index) now
+  archive prune             drop records older than --retention-days (default: the config's archiveRetentionDays, 30)
+                            from every archive; an archive with nothing younger goes whole
 
 Options: --state-dir <dir> (default: $OPENCLAW_STATE_DIR, else ~/.openclaw), --json, -h/--help`;
 
@@ -49,6 +55,8 @@ export async function runArchiveCli(argv: string[], out: Output, env: NodeJS.Pro
         json: { type: "boolean" },
         full: { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        "dry-run": { type: "boolean" },
+        "retention-days": { type: "string" },
       },
       allowPositionals: true,
       strict: true,
@@ -127,6 +135,9 @@ export async function runArchiveCli(argv: string[], out: Output, env: NodeJS.Pro
       out.line(`  ${Object.entries(r.byRole).map(([role, n]) => `${n} ${role}`).join(" · ")}`);
     }
     return 0;
+  }
+  if (command === "archive" && (rest[0] === "rm" || rest[0] === "prune") && rest.length === 1) {
+    return runArchiveForget(rest[0], { stateDir, key, dryRun: v["dry-run"] === true, json: v.json === true, retentionDays: v["retention-days"] as string | undefined }, out);
   }
   throw new CliError(`unknown archive command ${JSON.stringify(parsed.positionals.join(" "))} (try search --help)`, EXIT_USAGE);
 }

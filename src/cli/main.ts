@@ -25,6 +25,7 @@ export async function runCli(argv: string[], out: Output = processOutput, env: N
   try {
     if (argv[0] === "search" || argv[0] === "archive") return await (await import("./cmd-search.js")).runArchiveCli(argv, out, env);
     if (argv[0] === "artifact") return await (await import("./cmd-artifact.js")).runArtifact(argv.slice(1), out, env);
+    if (argv[0] === "forget") return await (await import("./cmd-forget.js")).runForget(argv.slice(1), out, env);
     const args = parseCliArgs(argv, env);
     if (args.help) {
       out.line(USAGE);

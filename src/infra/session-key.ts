@@ -18,3 +18,20 @@ const NEEDS_ESCAPE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\u
 export function canonicalSessionKey(key: string): string {
   return key.replace(NEEDS_ESCAPE, (c) => `\ufffd{${c.charCodeAt(0).toString(16).padStart(4, "0")}}`);
 }
+
+/**
+ * The host's session key when it is one: a string with something in it. Keys come from hosts
+ * (OpenClaw core, plugins, pi), typed or not: a null, a number or an object is a host bug that
+ * must cost the host nothing but a log line (issue 28), never a throw on its reply path.
+ */
+export function hostSessionKey(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+/** What a key that is not one is, for the log line ("null", "undefined", "a number", "an object", "an empty string"). */
+export function describeBadKey(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") return "an empty string";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}

@@ -15,6 +15,7 @@ import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
+import { hostSessionKey } from "../infra/session-key.js";
 
 // OpenClaw aliases this specifier to its own SDK for the plugins it loads; kept in a
 // variable so this package builds without the openclaw package installed.
@@ -35,7 +36,7 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
   const stateDir = config.stateDir ?? defaultStateDir();
   api.registerTool(
     (ctx: PluginToolContextShape | undefined) => {
-      const sessionKey = ctx?.sessionKey?.trim() || (ctx?.sessionId ? `openclaw:${ctx.sessionId}` : "");
+      const sessionKey = hostSessionKey(ctx?.sessionKey)?.trim() || (typeof ctx?.sessionId === "string" && ctx.sessionId ? `openclaw:${ctx.sessionId}` : "");
       if (!sessionKey) return null;
       const archive: ArchiveLocation = { stateDir, sessionKey, config, logger: api.logger };
       return createContextSearchTool((params) => searchForAgent(archive, params));

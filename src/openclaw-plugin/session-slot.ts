@@ -18,6 +18,7 @@ import { estimateContextTokens, usageTokensOf } from "../agents/context-gauge.js
 import type { WarnLogger } from "../infra/log-once.js";
 import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { type PluginSessionData, PluginSessionFile } from "./session-file.js";
+import { slotKeyOf } from "./slot-key.js";
 
 const DEFAULT_WINDOW = 200_000;
 /** a slot's engine, state and bookkeeping */
@@ -73,7 +74,7 @@ export class SessionSlot {
 
   /** The slot of a session id seen first by this process: its key's file read, its engine made. */
   static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
-    const key = sessionKey?.trim() || `openclaw:${sessionId}`;
+    const key = slotKeyOf(sessionKey, sessionId, opts.logger);
     const file = new PluginSessionFile(opts.stateDir, key);
     const data = await file.read();
     // the model's window the host gave with an earlier turn beats 2026.9's prompt budget

@@ -3,7 +3,8 @@
  * throws, each call finishes in bounded time (a generous 10 s: not a timing test), and what
  * can be captured still is. Each case runs once, on a fresh engine over a temp dir.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ContextState } from "../../src/agents/context-state.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 import {
@@ -21,7 +22,9 @@ import {
   userMsg,
 } from "./helpers.js";
 
-const BOUND_MS = 10_000;
+// "bounded time" is the test timeout (test/helpers/timeouts.ts): a pathological pass (a cubic
+// regex, a quadratic copy) runs for hours on these inputs and fails it; nothing compares
+// elapsed time, which a loaded machine would make flaky.
 const dirs: string[] = [];
 afterEach(() => {
   while (dirs.length) rmDir(dirs.pop()!);
@@ -96,8 +99,7 @@ describe("context handler: hostile messages", () => {
     it(`${name}: no throw, bounded time, capture continues after it`, async () => {
       const t = engine();
       const messages: AgentMessage[] = [userMsg("first request"), ...build()];
-      const { ms, value } = await timed(() => t.engine.onContext(messages, usageAt(0.85)));
-      expect(ms).toBeLessThan(BOUND_MS);
+      const { value } = await timed(() => t.engine.onContext(messages, usageAt(0.85)));
       expect(value.reading.utilization).toBeCloseTo(0.85);
       // later, well-formed messages are still captured and checkpointed
       messages.push(userMsg("follow-up after the hostile input"), toolCallMsg("ok1", "read", { path: "after.ts" }));
@@ -120,11 +122,15 @@ describe("context handler: hostile messages", () => {
     for (let i = 0; i < 25_000; i++) {
       messages.push(userMsg(`q${i}`), toolCallMsg(`c${i}`, "read", { path: `f${i % 500}.ts` }), toolResultMsg(`c${i}`, "read", "ok"), assistantMsg([{ type: "text", text: `a${i}` }]));
     }
+    const processed = vi.spyOn(ContextState.prototype as unknown as { processMessage: (m: AgentMessage) => void }, "processMessage");
     const first = await timed(() => t.engine.onContext(messages, usageAt(0.5)));
-    expect(first.ms).toBeLessThan(BOUND_MS);
+    expect(processed).toHaveBeenCalledTimes(100_000);
     messages.push(userMsg("one more"));
+    processed.mockClear();
     const second = await timed(() => t.engine.onContext(messages, usageAt(0.5)));
-    expect(second.ms).toBeLessThan(BOUND_MS);
+    // the cursor: the next call processes the one new message, not the 100,000 before it
+    expect(processed).toHaveBeenCalledTimes(1);
+    processed.mockRestore();
     const cp = await t.engine.onBeforeCompact(compactEvent(50_000, { messages: [] }), "/ws");
     expect(cp!.thread.summary).toBe("q0 ... one more");
     console.log(`[hostile] 100,000 messages: first call ${first.ms.toFixed(0)} ms, next call ${second.ms.toFixed(0)} ms`);
@@ -152,8 +158,7 @@ describe("tool_result handler: hostile events", () => {
   for (const [name, build] of EVENTS) {
     it(`${name}: no throw, bounded time`, async () => {
       const t = engine();
-      const { ms } = await timed(() => t.engine.onToolResult(build() as never, "/ws"));
-      expect(ms).toBeLessThan(BOUND_MS);
+      await timed(() => t.engine.onToolResult(build() as never, "/ws"));
       await t.engine.onToolResult({ toolName: "read", input: { path: "fine.ts" }, content: [], isError: false }, "/ws");
       const cp = await t.engine.onBeforeCompact(compactEvent(50_000), "/ws");
       expect(cp!.resources.files_read).toContain("fine.ts");

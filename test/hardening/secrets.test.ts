@@ -36,7 +36,7 @@ export function allSecretsText(label: string): string {
     `aws ${S.aws} gh ${S.ghp} pat ${S.githubPat} slack ${S.slack}`,
     `Authorization: Bearer ${S.bearer}`,
     PEM,
-    `digest ${S.hex} blob ${S.base64}`,
+    `signing_key: ${S.hex} blob ${S.base64}`,
     `password=${S.password}`,
   ].join("\n");
 }
@@ -81,7 +81,7 @@ describe("secrets through the real runner", () => {
       ),
       reply.tools(
         ["read", { path: `missing-${S.openai}.txt` }],
-        ["bash", { command: `echo "password=${S.password} ${S.anthropic}" >&2; echo ${S.hex} ${S.base64} >&2; exit 3` }],
+        ["bash", { command: `echo "password=${S.password} ${S.anthropic}" >&2; echo SESSION_SECRET=${S.hex} ${S.base64} >&2; exit 3` }],
         ["edit", { path: "creds.txt", edits: [{ oldText: "password", newText: `password=${S.password}x` }] }],
       ),
       reply.text(`Here is what I found:\n${allSecretsText("assistant")}\n- [ ] rotate ${S.ghp}`),
@@ -104,7 +104,7 @@ describe("secrets through the real runner", () => {
     for (const x of c.compactions) if (x.restore) restores.push(x.restore.text);
     // after /compact: state the old session captured since is bundled by the next session (/new)
     // into a `recovered` checkpoint, and that checkpoint is the resume block
-    host.agent.queue(reply.tools(["read", { path: `other-${S.hex}.txt` }]), reply.text(`later ${S.slack}`));
+    host.agent.queue(reply.tools(["read", { path: `other-${S.ghp}.txt` }]), reply.text(`later ${S.slack}`));
     await host.runner.handleInbound(KEY, `after compaction ${S.aws}`);
     await host.runner.handleInbound(KEY, "/new");
     host.agent.queue(reply.text("resumed"));
@@ -144,7 +144,7 @@ describe("secrets through the engine: every capture path", () => {
       messages.push(toolCallMsg("c2", "custom_tool", { nested: { deep: allSecretsText("json args") } }));
       messages.push(toolCallMsg("c3", `tool-${S.ghp}`, { file_path: `/etc/${S.aws}.key` }));
       await t.engine.onToolResult({ toolName: "bash", input: { command: allSecretsText("cmd") }, content: [{ type: "text", text: allSecretsText("error") }], isError: true }, "/ws");
-      await t.engine.onToolResult({ toolName: "read", input: { path: `/ws/${S.hex}.txt` }, content: allSecretsText("error string"), isError: true }, "/ws");
+      await t.engine.onToolResult({ toolName: "read", input: { path: `/ws/${S.ghp}.txt` }, content: allSecretsText("error string"), isError: true }, "/ws");
       await t.engine.onToolResult({ toolName: "write", input: { path: `/ws/${S.base64}.txt`, content: PEM }, content: [], isError: false }, "/ws");
       messages.push(assistantMsg([{ type: "text", text: `${filler("long", 600)}\n${allSecretsText("proposal")}` }]));
       messages.push(userMsg(`ok password=${S.password}`));

@@ -73,7 +73,8 @@ export const SECRET_CASES: SecretCase[] = [
     text: `jwt ${j("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".eyJzdWIiOiIxMjM0NTY3ODkwIn0", ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV")}`,
     secret: "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV",
   },
-  { text: `sha ${j("9f8e7d6c5b4a39281706f5e4", "d3c2b1a0ffeeddccbbaa9988")}`, secret: j("9f8e7d6c5b4a39281706f5e4", "d3c2b1a0ffeeddccbbaa9988") },
+  // a hex run is a secret by the key before it (issue 28): a bare one is a SHA or a digest (see BENIGN_CASES)
+  { text: `signing_key: ${j("9f8e7d6c5b4a39281706f5e4", "d3c2b1a0ffeeddccbbaa9988")}`, secret: j("9f8e7d6c5b4a39281706f5e4", "d3c2b1a0ffeeddccbbaa9988") },
   { text: `-----BEGIN OPENSSH PRIVATE KEY-----\n${TOK}\n-----END OPENSSH PRIVATE KEY-----`, secret: TOK },
   // known gaps (documented): no recognisable shape
   { text: `the new one is ${PW}, don't share it`, secret: PW, gap: true },
@@ -110,6 +111,8 @@ export const BENIGN_CASES: string[] = [
   "C:\\Users\\dev\\project\\README.md",
   "550e8400-e29b-41d4-a716-446655440000",
   "commit 3f2a9c1 fixed the build",
+  `sha ${j("9f8e7d6c5b4a39281706f5e4", "d3c2b1a0ffeeddccbbaa9988")}`,
+  `git checkout ${j("43ea05d2c727115b3976", "e879a1e48624bdbfc938")}`,
   "npm install --save-dev typescript",
   "sk-learn",
   "task-runner-for-ci-2024",

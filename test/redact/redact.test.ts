@@ -30,7 +30,7 @@ const FAKE = {
   basic: j("dXNlcjpw", "YXNzd29yZA=="),
   hex: j("d41d8cd98f00b204", "e9800998ecf8427e"),
   sha40: j("3f2a9c1b7e4d5a6f8091", "a2b3c4d5e6f708192a3b"),
-  base64: j("QmFzZTY0IGVuY29kZWQgc2Vj", "cmV0IGtleSBtYXRlcmlhbCAxMjM0NTY3ODkw"),
+  base64: j("q7ZfX2Lk9PwR4mTzA1bN8cVdUe0", "Ys3GhJ5oKiQ6rWxE/yBp+HnMt"),
   base64url: j("Zm9vYmFy_LWJhei0xMjM0", "NTY3ODkwLWFiY2RlZmdoaWprbG1ub3A"),
 } as const;
 
@@ -67,7 +67,6 @@ describe("redactSecrets: each class", () => {
     ["stripe live", FAKE.stripeLive, "stripe"],
     ["stripe restricted", FAKE.stripeRestricted, "stripe"],
     ["jwt", FAKE.jwt, "jwt"],
-    ["hex", FAKE.hex, "hex"],
     ["base64", FAKE.base64, "base64"],
     ["base64url", FAKE.base64url, "base64"],
   ];
@@ -151,9 +150,15 @@ describe("redactSecrets: each class", () => {
   });
 
   it("hex with 0x prefix and hex embedded between separators", () => {
-    expect(redactSecrets(`0x${FAKE.hex}`)).toBe("[REDACTED:hex]");
-    expect(redactSecrets(`session-${FAKE.hex}-v2`)).toBe("session-[REDACTED:hex]-v2");
-    expect(redactSecrets(`commit ${FAKE.sha40}`)).toBe("commit [REDACTED:hex]");
+    // issue 28: a hex run is a secret by its context (the key before it names a credential), not by its length
+    expect(redactSecrets(`signing_key=0x${FAKE.hex}`)).toBe("signing_key=[REDACTED:hex]");
+    expect(redactSecrets(`session=${FAKE.hex}-v2`)).toBe("session=[REDACTED:hex]-v2");
+    expect(redactSecrets(`{"private_key_id": "${FAKE.sha40}"}`)).toBe('{"private_key_id": "[REDACTED:hex]"}');
+    expect(redactSecrets(`SIGNING_KEY=${FAKE.sha40}`)).toBe("SIGNING_KEY=[REDACTED:hex]");
+    // and a bare hex run is what an agent needs to name a commit, a digest or an object
+    for (const keep of [`commit ${FAKE.sha40}`, `git checkout ${FAKE.sha40}`, `0x${FAKE.hex}`, `objects/2d/${FAKE.sha40.slice(2)}`, `sha256:${FAKE.hex}${FAKE.hex}`]) {
+      expect(redactSecrets(keep)).toBe(keep);
+    }
   });
 
   it("SECRET_CLASSES documents every class the redactor emits", () => {
@@ -161,6 +166,9 @@ describe("redactSecrets: each class", () => {
     const emitted = new Set<string>();
     const all = [
       ...Object.values(FAKE),
+      `{"private_key_id": "${FAKE.sha40}"}`,
+      j("dop_v1_", FAKE.hex, FAKE.hex),
+      j("dckr_pat_", "Zq8Lm2Nx7Pv4Rt1Ks9Jd3Hf6Gb0"),
       PEM,
       `aws_secret_access_key=${FAKE.awsSecret}`,
       `Authorization: Basic ${FAKE.basic}`,
@@ -315,7 +323,7 @@ describe("redactSecrets: linear on adversarial 1 MB inputs", () => {
   const MB = 1 << 20;
   const rep = (s: string): string => s.repeat(Math.ceil(MB / s.length)).slice(0, MB);
   const cases: Array<[string, string, (out: string) => void]> = [
-    ["one letter run (is hex)", rep("a"), (o) => expect(o).toBe("[REDACTED:hex]")],
+    ["one letter run (is hex, kept: no credential key before it)", rep("a"), (o) => expect(o).toBe(rep("a"))],
     ["non-hex letter run", rep("z"), (o) => expect(o).toBe(rep("z"))],
     ["hex run ending in a non-hex letter", rep("a").slice(1) + "g", (o) => expect(o.length).toBe(MB)],
     ["low-variety mixed run", rep("xY3"), (o) => expect(o).toBe(rep("xY3"))],

@@ -10,6 +10,7 @@
  * aged results, so both routes (pi's `context` event, the OpenClaw plugin's `assemble`)
  * get them from one place.
  */
+import { cutHead } from "../text/cut.js";
 import { safeGist } from "../text/safe-gist.js";
 
 /** A string argument shorter than this stays in place (a path, a flag, a short command). */
@@ -58,7 +59,8 @@ function lineCount(text: string): number {
 
 /** The marker that stands for one aged argument: size, its first line (redacted, no invisible text), the handle. */
 export function agedArgMarker(text: string, handle: string): string {
-  const first = text.slice(0, 4096).split("\n").find((l) => l.trim() !== "") ?? "";
+  // cut between tokens before the redaction in safeGist (a plain slice could leave a token's head)
+  const first = cutHead(text, 4096).split("\n").find((l) => l.trim() !== "") ?? "";
   return `${AGED_ARG_MARKER} ${fmt(text.length)} chars, ${fmt(lineCount(text))} lines, first line ${JSON.stringify(safeGist(first, HINT_CHARS))}; the call succeeded; full text: artifact_fetch ${handle}]`;
 }
 

@@ -23,14 +23,15 @@ import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { type SessionLog, sessionLog } from "./session-log.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { canonicalSessionKey } from "../../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
+import { scheduleKnowledge } from "./knowledge-hooks.js";
+import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
-import { scheduleKnowledge } from "./knowledge-hooks.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -76,6 +77,11 @@ export class ContextManagerEngine {
     session: EngineSession,
     private readonly fs?: FsOps,
   ) {
+    // a clear error where the engine is made, not an opaque TypeError from a string method deep
+    // inside (the hosts check the key first and do nothing for a bad one: issue 28)
+    if (hostSessionKey(runtime.sessionKey) === null) {
+      throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
+    }
     this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
     this.identity = {
       sessionKey: canonicalSessionKey(runtime.sessionKey),
@@ -89,6 +95,8 @@ export class ContextManagerEngine {
     this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
+    // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
+    if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */

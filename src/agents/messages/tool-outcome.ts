@@ -181,8 +181,9 @@ export function changeGist(toolName: string, input: unknown): string {
   }
   const pair = editPairs(input)[0];
   if (!pair) return "";
-  const a = pair.oldText.slice(0, 20_000).split(LINE_SPLIT);
-  const b = pair.newText.slice(0, 20_000).split(LINE_SPLIT);
+  // cut between tokens (a plain slice could leave the head of a token the redaction no longer knows)
+  const a = cutHead(pair.oldText, 20_000).split(LINE_SPLIT);
+  const b = cutHead(pair.newText, 20_000).split(LINE_SPLIT);
   let i = 0;
   while (i < a.length && i < b.length && a[i]!.trim() === b[i]!.trim()) i++;
   // the first differing line that says something (not a lone brace or a rule)

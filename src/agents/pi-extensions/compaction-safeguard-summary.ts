@@ -5,6 +5,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { FileOperations, SessionEntry } from "@mariozechner/pi-coding-agent";
+import { safeGist } from "../text/safe-gist.js";
 
 export const FALLBACK_SUMMARY = "Summary unavailable due to context limits. Older messages were truncated.";
 export const MAX_TOOL_FAILURES = 8;
@@ -20,12 +21,10 @@ export function collectToolFailures(messages: readonly AgentMessage[]): ToolFail
   const out: ToolFailureLine[] = [];
   for (const m of messages) {
     if (m.role !== "toolResult" || !m.isError) continue;
-    const text = (Array.isArray(m.content) ? m.content : [])
-      .map((b) => (b.type === "text" ? b.text : ""))
-      .join(" ")
-      .replace(/\s+/g, " ")
-      .trim();
-    out.push({ toolName: m.toolName, text: text.length > MAX_TOOL_FAILURE_CHARS ? `${text.slice(0, MAX_TOOL_FAILURE_CHARS - 1)}…` : text });
+    const raw = (Array.isArray(m.content) ? m.content : []).map((b) => (b.type === "text" && typeof b.text === "string" ? b.text : "")).join(" ");
+    // the summary is kept in the session file and read by every later turn: redacted before the
+    // cut (safeGist: a bounded window cut between tokens, redacted, one line, then cut)
+    out.push({ toolName: safeGist(m.toolName, 80), text: safeGist(raw, MAX_TOOL_FAILURE_CHARS) });
   }
   return out.slice(-MAX_TOOL_FAILURES);
 }

@@ -20,6 +20,7 @@ import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKin
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
 import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
@@ -86,6 +87,11 @@ export async function engineForSession(
   if (!engine) {
     const runtime = getContextManagerRuntime(sm) ?? fallback?.();
     if (!runtime || !runtime.config.enabled) return null;
+    // a runtime set with a key that is not one: no engine, one line (the constructor would throw)
+    if (hostSessionKey(runtime.sessionKey) === null) {
+      logBadRuntimeKey(runtime);
+      return null;
+    }
     enableDebugFromConfig(runtime.config.debug);
     engine = Promise.resolve().then(() => {
       const entries = view.sessionManager.getEntries();
@@ -106,6 +112,17 @@ export async function engineForSession(
     engines().set(sm, engine);
   }
   return engine;
+}
+
+const badKeyLogged = new WeakSet<object>();
+function logBadRuntimeKey(runtime: ContextManagerRuntimeValue): void {
+  if (badKeyLogged.has(runtime)) return;
+  badKeyLogged.add(runtime);
+  try {
+    (runtime.logger ?? consoleWarnLogger).warn(`[context-manager] off for this session: the session key is ${describeBadKey(runtime.sessionKey)}, not a string`);
+  } catch {
+    // a broken logger must not break the host
+  }
 }
 
 /** engineForSession for a LIVE ctx (OpenClaw's safeguard hook calls this inside its event). */
@@ -388,6 +405,16 @@ export function buildContextManagerExtensionFactories(params: {
     return [];
   }
   if (!config.enabled) return [];
+  // a key that is not one (null, a number, an object): the manager is off for this run, said once
+  // here at configuration time rather than thrown later on the reply path (issue 28)
+  if (hostSessionKey(params.sessionKey) === null) {
+    try {
+      (params.logger ?? consoleWarnLogger).warn(`[context-manager] disabled for this run: the session key is ${describeBadKey(params.sessionKey)}, not a string`);
+    } catch {
+      // a broken logger must not break the run
+    }
+    return [];
+  }
   setContextManagerRuntime(params.sessionManager, {
     sessionKey: params.sessionKey,
     contextWindowTokens: params.contextWindowTokens,

@@ -9,6 +9,10 @@
  * Pure and bounded: at most MAX_SCAN_CHARS of text and MAX_NAMES names per call.
  */
 
+import { cutHead } from "../text/cut.js";
+import { gist } from "../text/gist.js";
+import { redactSecrets } from "../text/redact.js";
+
 const MAX_SCAN_CHARS = 40_000;
 const MAX_NAMES = 12;
 const MAX_HEADING_CHARS = 40;
@@ -26,7 +30,20 @@ const METHOD_DECL =
 /** Control-flow words that share the method shape (`if (x) {`): syntax, not prose. */
 const NOT_A_NAME = new Set(["if", "for", "while", "switch", "catch", "with", "return", "function", "else", "do", "try", "new", "await", "typeof", "super", "this", "constructor"]);
 const CALLABLE = new Set(["function", "function*", "def", "defp", "defmacro", "fn", "func"]);
-const MARKDOWN_HEADING = /^#{1,6}\s+(.+?)\s*#*\s*$/;
+const MARKDOWN_HEADING_START = /^#{1,6}[ \t]/;
+/** Longest heading line looked at (a heading is a title, not a page). */
+const MAX_HEADING_LINE = 4096;
+
+/**
+ * The text of a Markdown heading line, redacted BEFORE it is cut to MAX_HEADING_CHARS (a secret
+ * cut in half is no longer recognisable), or null. Parsed by index, not by a regex with a lazy
+ * run before optional trailing runs (that one was cubic on a heading padded with spaces).
+ */
+function headingText(line: string): string | null {
+  if (!MARKDOWN_HEADING_START.test(line)) return null;
+  const body = redactSecrets(cutHead(line, MAX_HEADING_LINE)).replace(/^#+/, "").trim().replace(/[ \t]#+$/, "").trim();
+  return body ? gist(body, MAX_HEADING_CHARS) : null;
+}
 
 function isMarkdown(path: string): boolean {
   return /\.(md|markdown|mdx)$/i.test(path);
@@ -49,12 +66,12 @@ export function declaredNames(text: string, path: string): string[] {
   };
   const md = isMarkdown(path);
   let inFence = false;
-  for (const line of text.slice(0, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
+  for (const line of cutHead(text, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
     if (full()) break;
     if (md) {
       if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-      const h = inFence ? null : MARKDOWN_HEADING.exec(line);
-      if (h) add(`§ ${h[1]!.slice(0, MAX_HEADING_CHARS)}`, line);
+      const h = inFence ? null : headingText(line);
+      if (h) add(`§ ${h}`, line);
       continue;
     }
     let m = KEYWORD_DECL.exec(line);

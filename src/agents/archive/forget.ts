@@ -1,0 +1,147 @@
+/**
+ * The right to forget, for the archive (issue 28): remove one key's archive, and prune every
+ * archive in a state dir to the retention setting (records older than `retentionDays` go; an
+ * archive with nothing younger goes whole). Retention used to apply only when a key's archive was
+ * loaded again, so an idle key's archive was never swept; idle-sweep.ts runs this prune in the
+ * background. Built on store.ts's functions (lock, read, atomic rewrite); archive.ts is untouched.
+ */
+import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { ARCHIVE_FILE, archiveDir, archiveRoot, INDEX_FILE, readArchiveFile, rewriteArchiveFile, withArchiveLock } from "./store.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const f of names) {
+    try {
+      n += statSync(path.join(dir, f)).size;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+/** The index is rebuilt from the file on the next load; a stale one could still know removed text. */
+function dropIndex(dir: string): void {
+  try {
+    unlinkSync(path.join(dir, INDEX_FILE));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
+export interface ArchiveRmReceipt {
+  dir: string;
+  existed: boolean;
+  bytes: number;
+  dryRun: boolean;
+}
+
+/** `archive rm --session-key K` and `forget`: the key's archive directory, under its lock. */
+export async function removeArchiveOf(stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}): Promise<ArchiveRmReceipt> {
+  return removeArchiveDir(archiveDir(stateDir, sessionKey), opts.dryRun === true);
+}
+
+async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRmReceipt> {
+  const existed = existsSync(dir);
+  const receipt: ArchiveRmReceipt = { dir, existed, bytes: existed ? dirBytes(dir) : 0, dryRun };
+  if (!existed || dryRun) return receipt;
+  // the lock keeps a concurrent append from landing in a file being removed
+  await withArchiveLock(dir, async () => {
+    for (const f of [ARCHIVE_FILE, INDEX_FILE]) {
+      try {
+        unlinkSync(path.join(dir, f));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      }
+    }
+  });
+  rmSync(dir, { recursive: true, force: true });
+  return receipt;
+}
+
+export interface PruneEntry {
+  dir: string;
+  kept: number;
+  dropped: number;
+  /** nothing younger than the retention was left: the directory went */
+  removed: boolean;
+}
+
+export interface ArchivePruneReceipt {
+  retentionDays: number;
+  dryRun: boolean;
+  archives: PruneEntry[];
+}
+
+/** Every archive in the state dir cut to `retentionDays` (records archived before that go). */
+export async function pruneArchives(stateDir: string, opts: { retentionDays: number; dryRun?: boolean; now?: number }): Promise<ArchivePruneReceipt> {
+  const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
+  const receipt: ArchivePruneReceipt = { retentionDays: opts.retentionDays, dryRun: opts.dryRun === true, archives: [] };
+  let names: string[] = [];
+  try {
+    names = readdirSync(archiveRoot(stateDir));
+  } catch {
+    return receipt;
+  }
+  for (const name of names.sort()) {
+    if (name.startsWith(".")) continue;
+    const dir = path.join(archiveRoot(stateDir), name);
+    const file = path.join(dir, ARCHIVE_FILE);
+    if (!existsSync(file)) continue;
+    const { records } = await readArchiveFile(file);
+    const kept = records.filter((r) => r.at >= cutoff);
+    const entry: PruneEntry = { dir, kept: kept.length, dropped: records.length - kept.length, removed: kept.length === 0 };
+    if (entry.dropped === 0 && !entry.removed) continue;
+    receipt.archives.push(entry);
+    if (receipt.dryRun) continue;
+    if (entry.removed) {
+      await removeArchiveDir(dir, false);
+      continue;
+    }
+    await withArchiveLock(dir, async () => {
+      // read again under the lock: an append since the first read is kept
+      const now = (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff);
+      await rewriteArchiveFile(file, now);
+      dropIndex(dir);
+    });
+  }
+  return receipt;
+}
+
+/**
+ * The idle sweep: archives not written for longer than the retention (their file's mtime is older
+ * than the cutoff, so every record in them is) are removed whole. Stat only, no parse: cheap
+ * enough to run in the background of a session start. Active archives are cut to the retention
+ * by SessionArchive itself when they are loaded or appended to.
+ */
+export async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number; now?: number; dryRun?: boolean }): Promise<ArchiveRmReceipt[]> {
+  const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
+  const out: ArchiveRmReceipt[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync(archiveRoot(stateDir));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (name.startsWith(".")) continue;
+    const dir = path.join(archiveRoot(stateDir), name);
+    let mtime: number;
+    try {
+      mtime = statSync(path.join(dir, ARCHIVE_FILE)).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (mtime < cutoff) out.push(await removeArchiveDir(dir, opts.dryRun === true));
+  }
+  return out;
+}

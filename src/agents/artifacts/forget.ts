@@ -1,0 +1,153 @@
+/**
+ * The right to forget, for artifacts (issue 28): remove one artifact by handle, and find the
+ * artifacts that only one session key refers to (its refs log, its checkpoints, its state files,
+ * its archive) so `openclaw-context forget <key>` removes those and no artifact another key still
+ * names. Built on the store's own functions (store.ts); gc (gc.ts) is left as it is.
+ */
+import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
+import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
+import { blobPath, metaPath, readdirOrEmpty, refsDir, refsPath, removeArtifact, writeFileReplacing } from "./store.js";
+
+/** `<stateDir>/context/archive` (archive/store.ts's archiveRoot; not imported: archive/ imports artifacts/). */
+const archiveRoot = (stateDir: string): string => path.join(stateDir, "context", "archive");
+
+/** Files under dir, recursively. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+function handlesIn(files: readonly string[], into: Set<string>): void {
+  for (const f of files) {
+    let text: string;
+    try {
+      text = readFileSync(f, "utf8");
+    } catch {
+      continue;
+    }
+    if (!text.includes("ocm_artifact:") && !f.endsWith(".log")) continue;
+    for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
+    // refs logs hold bare digests: `<iso time> <64 hex>`
+    if (f.endsWith(".log")) for (const m of text.matchAll(/^\S+ ([0-9a-f]{64})$/gm)) into.add(m[1]!);
+  }
+}
+
+/** Every place that can name an artifact for one key directory: checkpoints, state, archive, refs log. */
+function placesOf(stateDir: string, dirName: string): string[] {
+  return [
+    ...filesUnder(path.join(checkpointsRoot(stateDir), dirName)),
+    ...filesUnder(path.join(stateDir, "context", "state", dirName)),
+    ...filesUnder(path.join(archiveRoot(stateDir), dirName)),
+    path.join(refsDir(stateDir), `${dirName}.log`),
+  ];
+}
+
+/** Key directories present anywhere in the state dir. */
+function keyDirs(stateDir: string): Set<string> {
+  const dirs = new Set<string>();
+  for (const root of [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), archiveRoot(stateDir)]) {
+    for (const n of readdirOrEmpty(root)) if (!n.startsWith(".")) dirs.add(n);
+  }
+  for (const n of readdirOrEmpty(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
+  return dirs;
+}
+
+export interface KeyArtifacts {
+  /** digests only this key names: forgetting the key removes them */
+  own: string[];
+  /** digests this key names that another key names too: kept */
+  shared: string[];
+}
+
+export function artifactsOfKey(stateDir: string, sessionKey: string): KeyArtifacts {
+  const mine = sessionDirName(sessionKey);
+  const named = new Set<string>();
+  handlesIn(placesOf(stateDir, mine), named);
+  const others = new Set<string>();
+  for (const d of keyDirs(stateDir)) if (d !== mine) handlesIn(placesOf(stateDir, d), others);
+  const own: string[] = [];
+  const shared: string[] = [];
+  for (const hex of [...named].sort()) {
+    let exists = true;
+    try {
+      statSync(blobPath(stateDir, hex));
+    } catch {
+      exists = false;
+    }
+    if (!exists) continue;
+    (others.has(hex) ? shared : own).push(hex);
+  }
+  return { own, shared };
+}
+
+/** Bytes of an artifact's blob and meta (0 when gone). */
+export function artifactBytes(stateDir: string, hex: string): number {
+  let n = 0;
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+/** Removes digests from every refs log (a removed artifact is no longer anyone's stash). */
+export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
+  if (hexes.size === 0) return;
+  for (const name of readdirOrEmpty(refsDir(stateDir))) {
+    if (!name.endsWith(".log")) continue;
+    const file = path.join(refsDir(stateDir), name);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const lines = text.split("\n").filter((l) => l !== "");
+    const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
+    if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
+  }
+}
+
+export interface ArtifactRmReceipt {
+  handle: string;
+  removed: boolean;
+  bytes: number;
+  dryRun: boolean;
+}
+
+/** `artifact rm <handle>`: the blob, its meta and every refs line of it. Throws ArtifactHandleError on a malformed handle. */
+export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}): ArtifactRmReceipt {
+  const hex = parseHandle(handle);
+  const bytes = artifactBytes(stateDir, hex);
+  const receipt: ArtifactRmReceipt = { handle: formatHandle(hex), removed: bytes > 0, bytes, dryRun: opts.dryRun === true };
+  if (!receipt.dryRun && receipt.removed) {
+    removeArtifact(stateDir, hex);
+    dropFromRefs(stateDir, new Set([hex]));
+  }
+  return receipt;
+}
+
+/** The refs log of one key (removed by forget). */
+export function removeRefsLog(stateDir: string, sessionKey: string): void {
+  try {
+    unlinkSync(refsPath(stateDir, sessionKey));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
