@@ -32,7 +32,7 @@ describe("npm pack → install into an empty project", () => {
     // pack from a copy: prepack's build must not leave a dist/ in the working tree (the bin would prefer it)
     const copy = join(root, "repo");
     mkdirSync(copy);
-    for (const f of ["src", "bin", "docs", "package.json", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
+    for (const f of ["src", "bin", "docs", "package.json", "pi-extension.ts", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
     symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
     const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 300_000 });
     expect(packed.code, packed.stderr).toBe(0);
