@@ -17,7 +17,7 @@ import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/hos
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:77";
-const GAUGE_RE = /^\[Context: (\d+)% \| (\d+(?:\.\d)?[kM]?)\/(\d+k) tokens( \| Checkpoint saved)?\]/;
+const GAUGE_RE = /^\[Context: (\d+)% \| (\d+(?:\.\d)?[kM]?)\/(\d+k) tokens(?: \| [^\]|]+)?( \| Checkpoint saved)?\]/;
 
 interface StateEnvelope {
   version: number;

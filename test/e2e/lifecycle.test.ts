@@ -16,7 +16,7 @@ import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/hos
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:42";
-const GAUGE_RE = /^\[Context: (\d+)% \| \d+k\/\d+k tokens( \| Checkpoint saved)?\]/m;
+const GAUGE_RE = /^\[Context: (\d+)% \| \d+k\/\d+k tokens(?: \| [^\]|]+)?( \| Checkpoint saved)?\]/m;
 
 function checkpointsOnDisk(host: Host): Checkpoint[] {
   return readCheckpointsOnDisk(host.stateDir, KEY);

@@ -33,7 +33,7 @@ describe("npm pack → install into an empty project", () => {
     // pack from a copy: prepack's build must not leave a dist/ in the working tree (the bin would prefer it)
     const copy = join(root, "repo");
     mkdirSync(copy);
-    for (const f of ["src", "bin", "docs", "package.json", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
+    for (const f of ["src", "bin", "docs", "package.json", "pi-extension.ts", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
     symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
     const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 3 * CHILD_TIMEOUT_MS });
     expect(packed.code, packed.stderr).toBe(0);
@@ -45,7 +45,8 @@ describe("npm pack → install into an empty project", () => {
       for (const p of paths) expect(files, p).toContain(p.replace(/^\.\//, ""));
     }
     for (const ext of pkg.pi.extensions as string[]) expect(files).toContain(ext.replace(/^\.\//, ""));
-    expect(pkg.pi.extensions.every((e: string) => e.endsWith(".js"))).toBe(true);
+    // the entry loads dist/ when it is there (always in a tarball): the built extension is packed
+    expect(files).toContain("dist/agents/pi-extensions/context-manager.js");
 
     const project = join(root, "project");
     mkdirSync(project);
