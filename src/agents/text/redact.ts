@@ -502,11 +502,39 @@ const MAX_ROUNDS = 4;
  */
 export function redactSecrets(text: string): string {
   if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
+  const memo = text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS;
+  if (memo) {
+    const hit = recent.get(text);
+    if (hit !== undefined) return hit;
+  }
+  let out: string;
   try {
-    return redactWhole(text);
+    out = redactWhole(text);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
-    return redactChunked(text);
+    out = redactChunked(text);
+  }
+  if (memo) remember(text, out);
+  return out;
+}
+
+/**
+ * The same text is redacted several times as one message is captured (a gist window per field),
+ * archived and stashed: the latest results are kept (a pure function of the text, so a hit is
+ * exactly what a new pass would give). Bounded by MEMO_BUDGET_CHARS of inputs, oldest out first.
+ */
+const MEMO_MIN_CHARS = 256;
+const MEMO_MAX_CHARS = 64 * 1024;
+const MEMO_BUDGET_CHARS = 4 * 1024 * 1024;
+const recent = new Map<string, string>();
+let recentChars = 0;
+function remember(text: string, out: string): void {
+  recent.set(text, out);
+  recentChars += text.length;
+  while (recentChars > MEMO_BUDGET_CHARS) {
+    const oldest = recent.keys().next().value as string;
+    recent.delete(oldest);
+    recentChars -= oldest.length;
   }
 }
 
