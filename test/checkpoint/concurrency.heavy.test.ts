@@ -89,7 +89,10 @@ describe("concurrent and crashing writers", () => {
       const w = startWriter(stateDir, "forever", `R${round}`, 4);
       children.push(w.child);
       await w.ready;
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 60)));
+      // killed mid-loop once it has written: on a loaded machine a fixed delay can end before the
+      // first write, and then the round checks nothing (the test's timeout bounds a writer that never writes)
+      while (ids(w.output()).length === 0 && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 60)));
       w.child.kill("SIGKILL");
       await w.exited;
       seen.push(...ids(w.output()));
