@@ -57,7 +57,8 @@ export class ContextManagerEngine {
   private state: ContextState | null = null;
   private previous: Checkpoint | null | undefined = undefined;
   private compactionCount: number;
-  private readonly log: OnceLogger;
+  /** one line per failure kind for this session across the process's engines (session-log.ts); the hooks log through it too */
+  readonly log: OnceLogger;
   private readonly sessionLog: SessionLog;
   /** one writer per engine: what it knows of the checkpoint directory stays in memory */
   private writer: CheckpointWriter | null = null;

@@ -2,9 +2,8 @@
  * Offload as the engine uses it: the tool_result patch, the aged swap of each request and the
  * warm start of a resumed session.
  * Failures (a full or read-only disk) keep the original result: nothing is lost,
- * and the failure is logged once per session (see log-once.ts).
+ * and the failure is logged once per session for the process (engine.log, session-log.ts).
  */
-import { consoleWarnLogger, OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { AgedOffload } from "../artifacts/aged-offload.js";
@@ -14,16 +13,6 @@ import { BudgetCache } from "../../infra/budget-cache.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
 import { cacheBudgetBytes } from "./cache-budget.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
-
-const loggers = new WeakMap<ContextManagerEngine, OnceLogger>();
-function logFor(engine: ContextManagerEngine): OnceLogger {
-  let log = loggers.get(engine);
-  if (!log) {
-    log = new OnceLogger(engine.runtime.logger ?? consoleWarnLogger);
-    loggers.set(engine, log);
-  }
-  return log;
-}
 
 /**
  * One aged-offload memory per session key and settings for the whole process, not per engine:
@@ -48,7 +37,7 @@ function agedFor(engine: ContextManagerEngine): AgedOffload {
   }
   registry.set(key, a); // weighed again: it grows with the session
   // errors go to the engine of the run at hand
-  a.onError = (e) => logFor(engine).fail("artifact stash", e);
+  a.onError = (e) => engine.log.fail("artifact stash", e);
   return a;
 }
 
@@ -73,7 +62,7 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
     }
     return aged.apply(messages);
   } catch (e) {
-    logFor(engine).fail("aged offload", e);
+    engine.log.fail("aged offload", e);
     return messages;
   }
 }
@@ -89,7 +78,7 @@ export function warmAgedOffload(engine: ContextManagerEngine | null, entries: re
     warmed().add(aged);
     aged.warm(messagesInContext(entries));
   } catch (e) {
-    logFor(engine).fail("aged offload", e);
+    engine.log.fail("aged offload", e);
   }
 }
 
@@ -125,12 +114,12 @@ export function offloadPatch(
       // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
       if (aged) recordStash(engine.sessionKey, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
     }
-    logFor(engine).clear("artifact stash");
+    engine.log.clear("artifact stash");
     if (!out) return undefined;
     recordStash(engine.sessionKey, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
     return out.patch;
   } catch (e) {
-    logFor(engine).fail("artifact stash", e);
+    engine.log.fail("artifact stash", e);
     return undefined;
   }
 }

@@ -8,7 +8,6 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { consoleWarnLogger, OnceLogger } from "../../infra/log-once.js";
 import { LruMap } from "../state/lru.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
@@ -18,16 +17,6 @@ import type { ContextManagerEngine } from "./context-manager-engine.js";
 
 const KEYS = 64;
 const trims = (): LruMap<string, SmartTrim> => globalSingleton("openclaw.contextManager.smartTrim", () => new LruMap(KEYS));
-
-const loggers = new WeakMap<ContextManagerEngine, OnceLogger>();
-function logFor(engine: ContextManagerEngine): OnceLogger {
-  let log = loggers.get(engine);
-  if (!log) {
-    log = new OnceLogger(engine.runtime.logger ?? consoleWarnLogger);
-    loggers.set(engine, log);
-  }
-  return log;
-}
 
 /** The session key's SmartTrim (created on first use). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
@@ -74,10 +63,10 @@ export function withSmartTrim(
       // off the request path: redaction and chunking run after the request has left
       setImmediate(() => void archiveMessages(engine, trimmed));
     }
-    logFor(engine).clear("smart trim");
+    engine.log.clear("smart trim");
     return result.messages === messages ? null : result;
   } catch (e) {
-    logFor(engine).fail("smart trim", e);
+    engine.log.fail("smart trim", e);
     return null;
   }
 }
