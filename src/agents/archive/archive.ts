@@ -25,11 +25,11 @@ import {
   type ArchiveRecord,
   type IdScan,
   appendLines,
+  newRecords,
   archiveDir,
   readArchiveFile,
   rewriteArchiveFile,
   scanArchiveIds,
-  segmentId,
   serialize,
   statArchive,
   withArchiveLock,
@@ -303,19 +303,8 @@ export class SessionArchive {
           if (cold) return cold;
         }
         await this.refresh();
-        const at = this.now();
-        const records: ArchiveRecord[] = [];
-        const seen = new Set<string>();
-        let duplicates = 0;
-        for (const d of drafts) {
-          const id = segmentId(d);
-          if (this.records.has(id) || seen.has(id)) {
-            duplicates++;
-            continue;
-          }
-          seen.add(id);
-          records.push({ v: 1, id, seq: this.nextSeq++, ...d, at, session: origin.session, compaction: origin.compaction });
-        }
+        const { records, duplicates } = newRecords(drafts, (id) => this.records.has(id), this.nextSeq, this.now(), origin);
+        this.nextSeq += records.length;
         if (records.length > 0) {
           const before = await statArchive(this.file);
           const size = await appendLines(this.file, serialize(records));
@@ -350,19 +339,8 @@ export class SessionArchive {
     const early = this.idScan ? await this.idScan : null;
     const scan = await scanArchiveIds(this.file, early ?? undefined);
     this.idScan = null; // the sets below are changed in place: never reuse them
-    const at = this.now();
-    const records: ArchiveRecord[] = [];
-    let duplicates = 0;
-    let seq = scan.lastSeq + 1;
-    for (const d of drafts) {
-      const id = segmentId(d);
-      if (scan.ids.has(id)) {
-        duplicates++;
-        continue;
-      }
-      scan.ids.add(id);
-      records.push({ v: 1, id, seq: seq++, ...d, at, session: origin.session, compaction: origin.compaction });
-    }
+    const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, this.now(), origin);
+    for (const r of records) scan.ids.add(r.id);
     if (scan.ids.size > this.limits.maxSegments) return null;
     if (records.length > 0) await appendLines(this.file, serialize(records));
     return { added: records.length, duplicates, evicted: 0 };

@@ -39,6 +39,32 @@ export interface ArchiveRecord extends SegmentDraft {
   compaction: number;
 }
 
+/** Where a record came from: the session id and the compaction of it that archived it. */
+export interface RecordOrigin {
+  session: string;
+  compaction: number;
+}
+
+/**
+ * The records of `drafts` not archived yet (`archived`: an id already in the file) and not
+ * repeated among `drafts`, numbered from `firstSeq`; `duplicates` counts the rest.
+ */
+export function newRecords(drafts: readonly SegmentDraft[], archived: (id: string) => boolean, firstSeq: number, at: number, origin: RecordOrigin): { records: ArchiveRecord[]; duplicates: number } {
+  const records: ArchiveRecord[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const d of drafts) {
+    const id = segmentId(d);
+    if (archived(id) || seen.has(id)) {
+      duplicates++;
+      continue;
+    }
+    seen.add(id);
+    records.push({ v: 1, id, seq: firstSeq + records.length, ...d, at, session: origin.session, compaction: origin.compaction });
+  }
+  return { records, duplicates };
+}
+
 const ROLES: ReadonlySet<SegmentRole> = new Set(["user", "host", "assistant", "tool_call", "tool_result", "bash"]);
 
 export function archiveRoot(stateDir: string): string {

@@ -14,7 +14,7 @@ import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { AppendResult, ArchiveLimits } from "./archive.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, type ArchiveRecord, appendLines, archiveDir, scanArchiveTail, segmentId, serialize, type TailScan, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, newRecords, scanArchiveTail, serialize, type TailScan, withArchiveLock } from "./store.js";
 
 /** Smallest tail scanned for dedup. */
 const MIN_TAIL_BYTES = 512 * 1024;
@@ -65,17 +65,9 @@ export function appendToTail(
       state = { scan, start: Math.max(0, scan.offset - need) };
     }
     const { scan } = state;
-    const records: ArchiveRecord[] = [];
-    let duplicates = 0;
-    for (const d of drafts) {
-      const id = segmentId(d);
-      if (scan.ids.has(id)) {
-        duplicates++;
-        continue;
-      }
-      scan.ids.add(id);
-      records.push({ v: 1, id, seq: ++scan.lastSeq, ...d, at: now, session: origin.session, compaction: origin.compaction });
-    }
+    const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, now, origin);
+    for (const r of records) scan.ids.add(r.id);
+    scan.lastSeq += records.length;
     if (records.length > 0) {
       if (scan.firstSeq === 0) scan.firstSeq = records[0]!.seq;
       // we hold the lock: the file is what we scanned plus these lines
