@@ -90,6 +90,14 @@ describe("single rules", () => {
     expect(informativeErrorLine(node, 200)).toBe("Error: Cannot find module './src/utils/config.js'");
   });
 
+  it("a bare error prefix names no cause: a heading is taken with the first source location after it", () => {
+    // the shape of a pre-commit Dialyzer failure in the spotter transcript: its only prefixed line is `:error`
+    const hook = "Pre-commit validation failed:\n[DIALYZER]\nTotal errors: 2\nlib/web/otel.ex:58:13:pattern_match\nThe pattern can never match the type.\n\nType:\n:error\n\nFix these issues before committing.";
+    expect(informativeErrorLine(hook, 200)).toBe("Pre-commit validation failed: lib/web/otel.ex:58:13:pattern_match");
+    expect(informativeErrorLine("ERROR\nFAILED", 200)).toBe("FAILED");
+    expect(informativeErrorLine("FAILED tests/a.py::test_x - AssertionError\nERROR", 200)).toBe("FAILED tests/a.py::test_x - AssertionError");
+  });
+
   it("a tool's JSON error object (OpenClaw's read tool) gives its message, not its first line", () => {
     const oc = JSON.stringify({ status: "error", tool: "read", error: "File not found: /ws/invoice.tsx. Did you mean: invoice.ts?" }, null, 2);
     expect(informativeErrorLine(oc, 200)).toBe("File not found: /ws/invoice.tsx. Did you mean: invoice.ts?");

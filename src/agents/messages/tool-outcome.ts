@@ -79,6 +79,7 @@ function isNoiseLine(line: string): boolean {
 
 /** Error-prefix shapes: `TypeError:`, `error TS2339:`, `fatal:`, `npm ERR!`, `FAIL`, `E999 SyntaxError:`. */
 const STRONG = /(?:^|[\s(\[:])(?:(?:[A-Z][A-Za-z]*)?(?:Error|Exception)|error(?: TS\d+)?|fatal|FATAL|ERROR|FAIL(?:ED)?|panic|npm ERR!)(?:\[[^\]]*\])?(?::|!|\s|$)/;
+const STRONG_GLOBAL = new RegExp(STRONG.source, "g");
 const LONG_LINE = 300;
 const WEAK = /error|fail|not found|no such|denied|cannot|can't|could not|couldn't|invalid|unexpected|missing|refused|abort/i;
 
@@ -99,10 +100,23 @@ export function informativeErrorLine(output: string, maxChars: number): string {
   // a very long line is minified code or data, not a message
   const short = lines.filter((l) => l.length <= LONG_LINE);
   const pool = short.length > 0 ? short : lines;
+  // a line that is only the prefix (`:error`, `FAILED`) names no cause: passed over
+  const telling = pool.filter((l) => !isBarePrefix(l));
   let strong: string | undefined;
-  for (const l of pool) if (STRONG.test(l)) strong = l;
-  const pick = strong ?? pool.find((l) => WEAK.test(l)) ?? pool[pool.length - 1]!;
-  return redactedGist(pick, maxChars);
+  for (const l of telling) if (STRONG.test(l)) strong = l;
+  const pick = strong ?? telling.find((l) => WEAK.test(l)) ?? pool[pool.length - 1]!;
+  // a heading ("Pre-commit validation failed:") says where the cause is: the first source
+  // location after it (`file.ext:line[:col]…`, by shape) goes with it
+  const location = pick.endsWith(":") ? pool.slice(pool.indexOf(pick) + 1).find((l) => SOURCE_LOCATION.test(l)) : undefined;
+  return redactedGist(location ? `${pick} ${location}` : pick, maxChars);
+}
+
+/** `path/file.ext:12` or `file.ext:12:5` at the start of a line (compilers', linters' and checkers' findings). */
+const SOURCE_LOCATION = /^[\w./\\-]+\.\w+:\d+/;
+
+/** The line is an error prefix and nothing else (fewer than 3 letters or digits beside it). */
+function isBarePrefix(line: string): boolean {
+  return (line.replace(STRONG_GLOBAL, " ").match(/[\p{L}\p{N}]/gu)?.length ?? 0) < 3 && STRONG.test(line);
 }
 
 /**
