@@ -21,7 +21,8 @@ import { safeGist } from "./text/safe-gist.js";
 
 
 export const GIST = {
-  topic: 100,
+  // the restore block squeezes it (200, 100, 40… chars) only when the block is over its cap
+  topic: 200,
   exchange: 120,
   error: 160,
   command: 120,
