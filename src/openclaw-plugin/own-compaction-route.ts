@@ -31,6 +31,9 @@ async function own(opts: SlotOptions, slot: SessionSlot, params: CompactParams, 
     slot.data.compactions = slot.engine.compactions;
     slot.data.restoreFor = [];
     slot.pendingRestore = null;
+    // OpenClaw 2026.9 records an owning engine's result in its transcript: the next history then
+    // starts with this summary, which is ours, not a compaction of the runtime's to catch up on
+    slot.data.summaries.ownCompaction = true;
     await slot.persist();
   }
   return result;

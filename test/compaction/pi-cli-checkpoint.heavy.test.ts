@@ -4,29 +4,11 @@
  * with manual `compact`. The faux recorder logs every request: none may be a summary request,
  * every compaction entry holds our summary, and no restore block follows it.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
-import { run } from "../cli/run.js";
-import { makePiHome, PI, type PiHome, startsWith } from "../pi/pi-env.js";
+import { bigPrompt, compactionSummaries, longQuestion, makePiHome, PI, type PiHome, printTurns, startsWith } from "../pi/pi-env.js";
 import { PiRpc } from "../pi/rpc-client.js";
-import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
-
-function compactionSummaries(home: PiHome): string[] {
-  const out: string[] = [];
-  const root = join(home.agentDir, "sessions");
-  for (const d of readdirSync(root)) {
-    for (const f of readdirSync(join(root, d))) {
-      for (const line of readFileSync(join(root, d, f), "utf8").split("\n")) {
-        if (!line.includes('"type":"compaction"')) continue;
-        out.push(String((JSON.parse(line) as { summary?: string }).summary));
-      }
-    }
-  }
-  return out;
-}
 
 const settings = (compaction: Record<string, unknown>) => ({
   compaction,
@@ -44,13 +26,7 @@ describe("checkpoint compaction in the pi CLI", () => {
   it("pi -p -c: every compaction is ours, no summary request, no restore block", async () => {
     const home = await makePiHome({ settings: settings({ enabled: true, reserveTokens: 1000, keepRecentTokens: 600 }) });
     homes.push(home);
-    const prompt = (i: number) => `Question ${i}: ${"please consider this carefully ".repeat(180)}`;
-    for (let i = 1; i <= 3; i++) {
-      const args = ["-p", ...(i > 1 ? ["-c"] : []), ...home.baseArgs(), prompt(i)];
-      const r = await run(PI, args, { cwd: home.cwd, env: home.env, timeoutMs: CHILD_TIMEOUT_MS });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).not.toMatch(/Extension error|context-manager/);
-    }
+    await printTurns(home, [1, 2, 3].map(longQuestion));
     const summaries = compactionSummaries(home);
     expect(summaries.length).toBeGreaterThanOrEqual(1);
     for (const s of summaries) expect(s.startsWith(COMPACTION_SUMMARY_HEADER)).toBe(true);
@@ -67,12 +43,11 @@ describe("checkpoint compaction in the pi CLI", () => {
     const home = await makePiHome({ window: 32_000, replyChars: 400, settings: settings({ enabled: true, reserveTokens: 2000, keepRecentTokens: 2000 }) });
     homes.push(home);
     rpc = new PiRpc(PI, home.baseArgs(), { cwd: home.cwd, env: home.env });
-    const big = (label: string) => `${label}: ${"describe the module layout in detail ".repeat(220)}`;
-    await rpc.command({ type: "prompt", message: big("First") });
-    await rpc.command({ type: "prompt", message: big("Second") });
+    await rpc.command({ type: "prompt", message: bigPrompt("First") });
+    await rpc.command({ type: "prompt", message: bigPrompt("Second") });
     await rpc.command({ type: "compact" });
     await rpc.command({ type: "prompt", message: "Third, short." });
-    await rpc.command({ type: "prompt", message: big("Fourth") });
+    await rpc.command({ type: "prompt", message: bigPrompt("Fourth") });
     await rpc.command({ type: "compact" });
     await rpc.command({ type: "prompt", message: "Fifth, short." });
     const last = home.requests().at(-1)!;

@@ -16,6 +16,7 @@ import type { CompactParams, CompactResult, ContextEngineShape, PluginApiShape }
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { estimateContextTokens } from "../../src/agents/context-gauge.js";
 import { chooseCut } from "../../src/openclaw-plugin/own-compaction.js";
+import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:25";
 
@@ -47,7 +48,7 @@ function setup(config: Record<string, unknown>, delegate: (p: CompactParams) => 
     },
   };
   registerContextManagerPlugin(api, delegate);
-  return { engine: engine!, warnings };
+  return { engine: engine!, warnings, stateDir };
 }
 
 function orphans(messages: AgentMessage[]): string[] {
@@ -98,6 +99,23 @@ describe("the plugin's own compaction", () => {
     expect(again.estimatedTokens).toBeLessThan(after.estimatedTokens);
     expect(orphans(again.messages)).toEqual([]);
     expect(delegated).toBe(0);
+  });
+
+  it("checkpoint mode: when the runtime persists our compaction in its transcript, the next history is sent as is, no second checkpoint, no restore", async () => {
+    const { engine, stateDir } = setup({ compaction: "checkpoint" }, async () => ({ ok: false, compacted: false, reason: "not called" }));
+    const h = history(30);
+    await engine.assemble({ ...ctx("s6"), messages: h });
+    await engine.commitTurn!({ ...ctx("s6"), advancementKey: "t1", messages: h.slice(-4) });
+    const r = await engine.compact({ ...ctx("s6"), currentTokenCount: estimateContextTokens(h) });
+    expect(r.ok && r.compacted).toBe(true);
+    const cut = (r.result?.details as { contextManager: { cut: number } }).contextManager.cut;
+    // OpenClaw 2026.9 records an owning engine's result: its transcript now starts with our summary
+    const persisted = [{ role: "compactionSummary", summary: r.result!.summary, tokensBefore: 1, timestamp: Date.now() } as unknown as AgentMessage, ...h.slice(cut)];
+    const next = await engine.assemble({ ...ctx("s6"), messages: [...persisted, { role: "user", content: "Where were we?", timestamp: Date.now() } as AgentMessage] });
+    const summaries = next.messages.filter((m) => (m as { role: string }).role === "compactionSummary");
+    expect(summaries).toHaveLength(1);
+    expect(next.systemPromptAddition).toBeUndefined();
+    expect(readCheckpointsOnDisk(stateDir, KEY).filter((c) => c.meta.trigger === "compaction")).toHaveLength(1);
   });
 
   it("chooseCut: never before the first request's turn, always at a user message", () => {
