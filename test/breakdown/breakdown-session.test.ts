@@ -16,6 +16,7 @@ import type { ContextBreakdown } from "../../src/agents/context-checkpoint-schem
 import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const TOOLS = ["read", "write", "edit", "bash"];
 
@@ -99,7 +100,7 @@ describe("context breakdown on a real AgentSession", () => {
     expect(last.largest.some((x) => x.target === "big.ts")).toBe(true);
     expect(last.headroom.to_checkpoint).toBe(48_000 - last.total_tokens);
     expect(last.headroom.to_compaction).toBe(60_000 - 16_384 - last.total_tokens);
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });
 
 describe("checkpoint meta records the breakdown", () => {
@@ -121,5 +122,5 @@ describe("checkpoint meta records the breakdown", () => {
     expect(b).toBeDefined();
     expect(Object.values(b.categories).reduce((a, n) => a + (n ?? 0), 0)).toBe(b.total_tokens);
     expect(b.largest[0]).toMatchObject({ role: "toolResult", tool: "read", target: "big.ts" });
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });

@@ -17,6 +17,7 @@ import { parseCheckpoint, serializeCheckpoint, writeCheckpoint } from "../../src
 import type { ContextBreakdown } from "../../src/agents/context-checkpoint-schema.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
 import { cli } from "../cli/run.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const user = (text: string, ts = 1): AgentMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
 const call = (id: string, name: string, args: object, usage?: number): AgentMessage =>
@@ -141,5 +142,5 @@ describe("rendering and storing", () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });

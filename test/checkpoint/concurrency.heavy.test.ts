@@ -14,6 +14,7 @@ import {
   writeCheckpoint,
 } from "../../src/agents/context-checkpoint.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WRITER = path.join(HERE, "fixtures", "writer.ts");
@@ -80,7 +81,7 @@ describe("concurrent and crashing writers", () => {
     await readCheckpointFile(pointer!.path, KEY);
     const latest = await readLatestCheckpoint({ stateDir }, KEY);
     expect(latest?.meta.checkpoint_id).toBe(files.at(-1)?.id);
-  }, 180_000);
+  }, 3 * TEST_TIMEOUT_MS);
 
   it("SIGKILL during a write loop, 15 times: every cp file parses, pointer valid, ids never reused", async () => {
     const seen: string[] = [];
@@ -121,7 +122,7 @@ describe("concurrent and crashing writers", () => {
       expect(Number(after.id.slice(3))).toBeGreaterThan(lastSeen);
     }
     expect((await readLatestCheckpoint({ stateDir }, KEY))?.working.topic).toBe("after the storm");
-  }, 180_000);
+  }, 3 * TEST_TIMEOUT_MS);
 
   // issue 11 item 3: with retention, a writer that listed the directory before another writer
   // published (and pruned) past it used to re-create a pruned id: one cp_NNN named two checkpoints,
@@ -152,6 +153,6 @@ describe("concurrent and crashing writers", () => {
       expect(inversions.slice(0, 5)).toEqual([]);
       expect((await readLatestCheckpoint({ stateDir }, KEY))?.meta.checkpoint_id).toBe(all.reduce((a, b) => (b.n > a.n ? b : a)).id);
       expect((await listCheckpoints({ stateDir }, KEY)).length).toBeLessThanOrEqual(5 + 4);
-    }, 180_000);
+    }, 3 * TEST_TIMEOUT_MS);
   }
 });

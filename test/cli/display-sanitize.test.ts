@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir, readCheckpointFile, serializeCheckpoint, writeCheckpoint, type Checkpoint } from "../../src/agents/context-checkpoint.js";
 import { makeDraft } from "../checkpoint/helpers.js";
 import { cli } from "./run.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 // fake credentials, assembled at runtime so no literal in the repo looks like a real key
 const j = (...p: string[]) => p.join("");
@@ -79,5 +80,5 @@ describe("CLI output of a checkpoint edited on disk", () => {
     expect(runs.list.stdout).toMatch(/cp_002\s+INVALID\s+.*meta\.created_at.*\[REDACTED:anthropic\]/);
     expect(runs.verify.stdout).toContain("[REDACTED:anthropic]");
     expect(JSON.parse(runs.status.stdout).sessions[0].topic).toBe("Deploy the api with [REDACTED:anthropic]");
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });

@@ -12,6 +12,7 @@ import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION } from "../..
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { filler, reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const BUDGET = 600;
 
@@ -109,7 +110,7 @@ describe("checkpoint compaction on a real AgentSession", () => {
     expect(texts.some((t) => t.startsWith(RESTORE_HEADER_POST_COMPACTION))).toBe(false);
     for (const r of s.agent.chatRequests) expect(orphans(r)).toEqual([]);
     expect(s.agent.summarizerRequests).toHaveLength(0);
-  }, 120_000);
+  }, TEST_TIMEOUT_MS);
 
   it("manual /compact (session.compact) takes the same path", async () => {
     const before = session.sessionManager.getEntries().filter((e) => e.type === "compaction").length;
@@ -117,5 +118,5 @@ describe("checkpoint compaction on a real AgentSession", () => {
     expect(result.summary.startsWith(COMPACTION_SUMMARY_HEADER)).toBe(true);
     expect(session.sessionManager.getEntries().filter((e) => e.type === "compaction").length).toBe(before + 1);
     expect(s.agent.summarizerRequests).toHaveLength(0);
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });

@@ -9,6 +9,7 @@ import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION } from "../..
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { bigPrompt, compactionSummaries, longQuestion, makePiHome, PI, type PiHome, printTurns, startsWith } from "../pi/pi-env.js";
 import { PiRpc } from "../pi/rpc-client.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const settings = (compaction: Record<string, unknown>) => ({
   compaction,
@@ -37,7 +38,7 @@ describe("checkpoint compaction in the pi CLI", () => {
     for (const r of reqs) expect(startsWith(r, RESTORE_HEADER_POST_COMPACTION)).toHaveLength(0);
     // the request after a compaction carries the summary instead
     expect(reqs.some((r) => r.texts.some((t) => t.includes(COMPACTION_SUMMARY_HEADER)))).toBe(true);
-  }, 180_000);
+  }, 3 * TEST_TIMEOUT_MS);
 
   it("pi --mode rpc: manual compact twice, each summary ours, bounded, no summary request", async () => {
     const home = await makePiHome({ window: 32_000, replyChars: 400, settings: settings({ enabled: true, reserveTokens: 2000, keepRecentTokens: 2000 }) });
@@ -59,5 +60,5 @@ describe("checkpoint compaction in the pi CLI", () => {
     expect(home.requests().filter((r) => r.kind === "summary")).toHaveLength(0);
     expect(readCheckpointsOnDisk(home.stateDir, `pi:${home.cwd}`).filter((c) => c.meta.trigger === "compaction")).toHaveLength(2);
     expect(rpc.stderr).not.toMatch(/Extension error/);
-  }, 180_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });

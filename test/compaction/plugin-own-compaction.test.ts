@@ -17,6 +17,7 @@ import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { estimateContextTokens } from "../../src/agents/context-gauge.js";
 import { chooseCut } from "../../src/openclaw-plugin/own-compaction.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const KEY = "agent:main:telegram:direct:25";
 
@@ -161,7 +162,7 @@ describe("the plugin's own compaction", () => {
     const r = await engine.compact({ ...ctx("s3") });
     expect(r.ok && r.compacted).toBe(true);
     expect(warnings.join("\n")).toMatch(/ran past 1000 ms/);
-  }, 30_000);
+  }, TEST_TIMEOUT_MS);
 
   it("host mode: a runtime compaction that succeeds in time is returned as is", async () => {
     const { engine } = setup({ compaction: "host" }, async () => ({ ok: true, compacted: true, result: { tokensBefore: 5, summary: "runtime summary" } }));

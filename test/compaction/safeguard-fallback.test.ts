@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const KEY = "agent:main:discord:group:25";
 let host: Host | undefined;
@@ -52,5 +53,5 @@ describe("compaction-safeguard seam", () => {
     expect(report.compactions[0]!.summaryText.startsWith(COMPACTION_SUMMARY_HEADER)).toBe(true);
     expect(report.compactions[0]!.restore).toBeNull();
     expect(host.warnings.join("\n")).toMatch(/deadline/);
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });

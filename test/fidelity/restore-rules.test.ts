@@ -15,6 +15,7 @@ import { blocksAt as feedAndRender } from "../../src/replay/block-at.js";
 import { commandFamily, informativeErrorLine, isEmptySearch, changeGist } from "../../src/agents/messages/tool-outcome.js";
 import { userText } from "../../src/agents/messages/read.js";
 import { fidelityV2, type RecordedMsg } from "../../src/replay/fidelity-v2.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");
 const LONG = ["badlogic__pi-mono__large-session.json", "badlogic__pi-mono__before-compaction.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];
@@ -49,7 +50,7 @@ describe.skipIf(!available)("restore block rules on real transcripts (fidelity v
         unresolved += v.failures.unresolved;
       }
       if (listed > 0) expect(unresolved / listed).toBeGreaterThanOrEqual(0.9);
-    }, 60_000);
+    }, TEST_TIMEOUT_MS);
   }
 
   it("large-session: a grep that found nothing is not an open failure; the failed npm check is closed by a later success", async () => {

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { REPO, run } from "../cli/run.js";
 import { FAUX_GAUGE_PROVIDER, PI } from "../pi/pi-env.js";
-import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { CHILD_TIMEOUT_MS, TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const HEAVY = process.env.VITEST_HEAVY === "1";
 
@@ -42,5 +42,5 @@ describe.skipIf(!HEAVY)("pi install from a clone (no build)", () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/provider saw gauge: \[Context: \d+% \| 2k\/2k tokens( \| [^\]]+)? \| Checkpoint saved\]/);
     expect(existsSync(join(checkpointSessionDir(join(root, "pi-state"), `pi:${cwd}`), "cp_001.yaml"))).toBe(true);
-  }, 300_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/agents/context-checkpoint.js";
 import { REPO, run } from "../cli/run.js";
 import { FAUX_GAUGE_PROVIDER, PI } from "../pi/pi-env.js";
-import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { CHILD_TIMEOUT_MS, TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
@@ -118,5 +118,5 @@ describe("npm pack → install into an empty project", () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/provider saw gauge: \[Context: \d+% \| 2k\/2k tokens( \| [^\]]+)? \| Checkpoint saved\]/);
     expect(existsSync(join(checkpointSessionDir(join(root, "pi-state"), `pi:${cwd}`), "cp_001.yaml"))).toBe(true);
-  }, 900_000);
+  }, 4 * TEST_TIMEOUT_MS);
 });

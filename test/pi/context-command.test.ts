@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
 import { makePiHome, PI, type PiHome } from "./pi-env.js";
 import { PiRpc } from "./rpc-client.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 describe("/context in pi", () => {
   let home: PiHome;
@@ -40,5 +41,5 @@ describe("/context in pi", () => {
     expect(last.texts.at(-1)).not.toContain("[context-manager]");
     expect(last.texts.some((t) => t.includes("session key pi:"))).toBe(false);
     expect(rpc.stderr).not.toMatch(/Extension error/);
-  }, 180_000);
+  }, TEST_TIMEOUT_MS);
 });

@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePiHome, PI, type PiHome } from "./pi-env.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,5 +53,5 @@ describe.skipIf(!HAS_TMUX)("/context in pi's TUI (tmux)", () => {
     expect(s).toMatch(/user messages +\S+ +\d+%/);
     expect(s).toMatch(/Largest:/);
     expect(s).toMatch(/Headroom: 80% checkpoint/);
-  }, 150_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });

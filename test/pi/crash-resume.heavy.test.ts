@@ -14,6 +14,7 @@ import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { CONTEXT_MANAGER_TS, makePiHome, PI, type PiHome, startsWith } from "./pi-env.js";
 import { REPO } from "../cli/run.js";
 import { PiRpc } from "./rpc-client.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const WORKER = join(REPO, "test", "pi", "fixtures", "faux-worker.ts");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -101,5 +102,5 @@ describe("crash before any checkpoint, then a new session on the same key", () =
     for (const f of left) expect(readJson(join(stateDir, f))?.session_id).not.toBe(crashedId);
     expect(existsSync(join(stateDir, "stale"))).toBe(false);
     expect(second.stderr).not.toMatch(/Extension error/);
-  }, 120_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });

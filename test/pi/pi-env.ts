@@ -2,11 +2,13 @@
  * A throwaway pi home for the real `pi` CLI: agent dir (settings.json), state dir, project dir,
  * and the faux recorder provider (fixtures/faux-recorder.ts) whose request log the tests read.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO } from "../cli/run.js";
+import { expect } from "vitest";
+import { REPO, run } from "../cli/run.js";
+import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 export const PI = join(REPO, "node_modules", ".bin", "pi");
 export const CONTEXT_MANAGER_TS = join(REPO, "src", "agents", "pi-extensions", "context-manager.ts");
@@ -75,3 +77,32 @@ export async function makePiHome(opts: { settings?: Record<string, unknown>; win
 }
 
 export const startsWith = (req: FauxRequest, header: string) => req.texts.filter((t) => t.startsWith(header));
+
+/** A prompt of ~1.4k tokens: three of them pass a 4k window's threshold. */
+export const longQuestion = (i: number) => `Question ${i}: ${"please consider this carefully ".repeat(180)}`;
+/** A prompt of ~1.8k tokens for the 32k-window RPC runs. */
+export const bigPrompt = (label: string) => `${label}: ${"describe the module layout in detail ".repeat(220)}`;
+
+/** `pi -p` with the first prompt, then `pi -p -c` with each next one: one process per prompt, each must exit 0 without an extension error. */
+export async function printTurns(home: PiHome, prompts: readonly string[]): Promise<void> {
+  for (let i = 0; i < prompts.length; i++) {
+    const args = ["-p", ...(i > 0 ? ["-c"] : []), ...home.baseArgs(), prompts[i]!];
+    const r = await run(PI, args, { cwd: home.cwd, env: home.env, timeoutMs: CHILD_TIMEOUT_MS });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/Extension error|context-manager/);
+  }
+}
+
+/** The `summary` of every compaction entry in the home's pi session files. */
+export function compactionSummaries(home: PiHome): string[] {
+  const out: string[] = [];
+  const root = join(home.agentDir, "sessions");
+  for (const d of readdirSync(root)) {
+    for (const f of readdirSync(join(root, d))) {
+      for (const line of readFileSync(join(root, d, f), "utf8").split("\n")) {
+        if (line.includes('"type":"compaction"')) out.push(String((JSON.parse(line) as { summary?: string }).summary));
+      }
+    }
+  }
+  return out;
+}

@@ -6,8 +6,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
-import { makePiHome, PI, type PiHome, startsWith } from "./pi-env.js";
+import { bigPrompt, makePiHome, PI, type PiHome, startsWith } from "./pi-env.js";
 import { PiRpc } from "./rpc-client.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 describe("pi --mode rpc", () => {
   let home: PiHome;
@@ -20,15 +21,14 @@ describe("pi --mode rpc", () => {
   it("compact, compact again, new_session: one restore block per request, always the latest", async () => {
     home = await makePiHome({ window: 32_000, replyChars: 400, settings: { compaction: { enabled: true, reserveTokens: 2000, keepRecentTokens: 2000 } } });
     rpc = new PiRpc(PI, home.baseArgs(), { cwd: home.cwd, env: home.env });
-    const big = (label: string) => `${label}: ${"describe the module layout in detail ".repeat(220)}`;
-    await rpc.command({ type: "prompt", message: big("First") });
-    await rpc.command({ type: "prompt", message: big("Second") });
+    await rpc.command({ type: "prompt", message: bigPrompt("First") });
+    await rpc.command({ type: "prompt", message: bigPrompt("Second") });
     await rpc.command({ type: "compact" });
     await rpc.command({ type: "prompt", message: "Third, short." });
     const afterFirst = home.requests().at(-1)!;
     expect(startsWith(afterFirst, RESTORE_HEADER_POST_COMPACTION)).toHaveLength(1);
 
-    await rpc.command({ type: "prompt", message: big("Fourth") });
+    await rpc.command({ type: "prompt", message: bigPrompt("Fourth") });
     await rpc.command({ type: "compact" });
     await rpc.command({ type: "prompt", message: "Fifth, short." });
     const afterSecond = home.requests().at(-1)!;
@@ -46,5 +46,5 @@ describe("pi --mode rpc", () => {
     await rpc.command({ type: "prompt", message: "Seventh." });
     expect(startsWith(home.requests().at(-1)!, RESTORE_HEADER_RESUME)).toHaveLength(1);
     expect(rpc.stderr).not.toMatch(/Extension error/);
-  }, 180_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });

@@ -10,6 +10,7 @@ import { loadPiContextManagerConfig, PiSettingsError } from "../../src/agents/pi
 import { run } from "../cli/run.js";
 import { CONTEXT_MANAGER_TS, FAUX_GAUGE_PROVIDER, makePiHome, PI, type PiHome } from "./pi-env.js";
 import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const dirs: string[] = [];
 function layout(global?: unknown, project?: unknown) {
@@ -79,5 +80,5 @@ describe("pi settings (contextManager key)", () => {
     expect(warnings).toEqual([
       `[context-manager] disabled: ${join(bad.agentDir, "settings.json")}: contextManager.gaugeThreshold: expected a number, got the string "high"`,
     ]);
-  }, 120_000);
+  }, TEST_TIMEOUT_MS);
 });

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTranscript } from "../../src/replay/transcript.js";
 import { replayTranscript } from "../../src/replay/replayer.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const TRANSCRIPTS = resolve(REPO, "../shared/transcripts");
@@ -30,7 +31,7 @@ describe.skipIf(!available)("transcript replay smoke test", () => {
       expect(report.fidelity!.modifiedFiles.recall).toBe(1);
       expect(report.fidelity!.toolFailures.recall).toBe(1);
       expect(report.handler.n).toBeGreaterThan(0);
-    }, 20_000);
+    }, TEST_TIMEOUT_MS);
   }
 
   it("compacts at a small window and the restore block carries the last user request", async () => {
@@ -53,5 +54,5 @@ describe.skipIf(!available)("transcript replay smoke test", () => {
     if (report.recall!.autoBlock.tokens.n > 0) expect(report.recall!.autoBlock.tokens.max).toBeLessThanOrEqual(report.recall!.autoBlock.capTokens);
     const delivered = report.compactions.map((c) => c.deliveredMessages);
     expect(delivered).toEqual([...delivered].sort((a, b) => a - b));
-  }, 20_000);
+  }, TEST_TIMEOUT_MS);
 });

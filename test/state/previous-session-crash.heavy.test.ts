@@ -14,6 +14,7 @@ import { recoverPreviousSessions } from "../../src/agents/engine/recover-previou
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { rmDir, tempDir } from "./fixtures.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const ROOT = path.join(import.meta.dirname, "..", "..");
 const CHILD = path.join(import.meta.dirname, "fixtures", "crash-loop-child.ts");
@@ -71,5 +72,5 @@ describe("SIGKILL anywhere in a session's bundle-then-capture cycle", () => {
     }
     expect(flushed.length).toBeGreaterThanOrEqual(10);
     console.log(`crash loop: ${flushed.length} sessions flushed, ${readCheckpointsOnDisk(stateDir, KEY).length} bundles; kills left held files ${left.held}x, unbundled state ${left.unbundled}x, nothing ${left.nothing}x`);
-  }, 300_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });

@@ -12,6 +12,7 @@ import { ContextState } from "../../src/agents/context-state.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { CONFIG, assistant, rmDir, tempDir, user } from "./fixtures.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const ROOT = path.join(import.meta.dirname, "..", "..");
 const CHILD = path.join(import.meta.dirname, "fixtures", "bundle-race-child.ts");
@@ -60,5 +61,5 @@ describe("two processes start sessions on one key at the same instant", () => {
       expect((await fs.readdir(stateSessionDir(stateDir, KEY))).filter((f) => f.startsWith("previous."))).toEqual([]);
     }
     expect(duplicates).toBe(0);
-  }, 120_000);
+  }, 3 * TEST_TIMEOUT_MS);
 });
