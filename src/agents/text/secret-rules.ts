@@ -8,6 +8,13 @@
  * them a minimal context and collect the ranges. The `.p12` rule (the only one that reads a file
  * or awaits) never runs: the source is never named `.p12`. A rule that throws is skipped, so a
  * bug upstream can only cost coverage, never a capture.
+ *
+ * Each rule scans the whole text with its own patterns, most of them with no literal V8 can skip
+ * ahead to: on a gateway this was a quarter of the main thread (issue 24). PREFILTERS gives, per
+ * rule, a pattern that every match of that rule contains (a superset, read off the rule's
+ * patterns in the preset's source): a text without it cannot be reported by that rule, so the
+ * rule is not run. A rule not listed always runs (a rule added upstream keeps its coverage).
+ * test/text/secret-rules-prefilter.test.ts checks the guarded scan against the unguarded one.
  */
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 
@@ -25,18 +32,55 @@ interface RuleCreator {
   create(context: RuleContext, options: unknown): { file?: (source: unknown) => unknown };
 }
 
+/**
+ * What a text must contain for a rule to report anything in it (a necessary condition, never a
+ * narrower one: case-insensitive where any of the rule's patterns is).
+ */
+const PREFILTERS: Readonly<Record<string, RegExp>> = {
+  // access key ids, `(aws_)secret_access_key = …` (three casings), `account_id = …`
+  "@secretlint/secretlint-rule-aws": /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|secret_?access_?key|account/i,
+  // a service-account JSON: the whole text parses as one object with private_key_id
+  "@secretlint/secretlint-rule-gcp": /private_key_id/,
+  "@secretlint/secretlint-rule-npm": /x-oauth-basic|_authToken=|npm_/,
+  "@secretlint/secretlint-rule-slack": /xox[bparo]-|xapp-|hooks\.slack\.com/i,
+  "@secretlint/secretlint-rule-basicauth": /(?:https?|ftps?):\/\/[-a-zA-Z0-9_]{1,256}:/,
+  "@secretlint/secretlint-rule-openai": /T3BlbkFJ/,
+  "@secretlint/secretlint-rule-anthropic": /sk-ant-api0/,
+  "@secretlint/secretlint-rule-groq": /gsk_/,
+  "@secretlint/secretlint-rule-huggingface": /hf_/,
+  "@secretlint/secretlint-rule-linear": /lin_api_/,
+  "@secretlint/secretlint-rule-notion": /ntn_/,
+  "@secretlint/secretlint-rule-privatekey": /PRIVATE KEY/,
+  "@secretlint/secretlint-rule-sendgrid": /SG\./,
+  "@secretlint/secretlint-rule-shopify": /shp(?:pa|ca|at|ss)_/,
+  "@secretlint/secretlint-rule-stripe": /[sr]k_(?:live|test)_/,
+  "@secretlint/secretlint-rule-github": /gh[pousr]_|github_pat_/,
+  "@secretlint/secretlint-rule-gitlab": /glpat-/,
+  "@secretlint/secretlint-rule-grafana": /gl(?:c|sa)_/,
+  "@secretlint/secretlint-rule-1password": /ops_ey/,
+  "@secretlint/secretlint-rule-database-connection-string": /mongodb|mysql|postgres/i,
+  "@secretlint/secretlint-rule-hashicorp-vault": /hv[sbr]\./,
+  "@secretlint/secretlint-rule-vercel": /vc[pirak]_/,
+  "@secretlint/secretlint-rule-databricks": /dapi/,
+  "@secretlint/secretlint-rule-docker": /dckr_pat_/,
+  "@secretlint/secretlint-rule-figma": /figd_/,
+  "@secretlint/secretlint-rule-cloudflare": /cf(?:k|ut|at)_/,
+  "@secretlint/secretlint-rule-tailscale": /tskey-/,
+};
+
 /** Rules that are not about secrets in text (comment directives). */
 const SKIPPED = new Set(["@secretlint/secretlint-rule-filter-comments"]);
 
 interface Scanner {
   ranges: Array<readonly [number, number]>;
-  file: Array<(source: unknown) => unknown>;
+  file: Array<{ run: (source: unknown) => unknown; guard: RegExp | null }>;
 }
 
 let scanner: Scanner | null = null;
+let unguarded: Scanner | null = null;
 
 /** Built once: each rule's handlers close over one shared report sink. */
-function build(): Scanner {
+function build(guarded: boolean): Scanner {
   const ranges: Array<readonly [number, number]> = [];
   const context: RuleContext = {
     report: (d) => {
@@ -46,12 +90,12 @@ function build(): Scanner {
     createTranslator: () => (id, data) => ({ message: id, data }),
     registerRule: () => {},
   };
-  const file: Array<(source: unknown) => unknown> = [];
+  const file: Scanner["file"] = [];
   for (const rule of presetRules as unknown as RuleCreator[]) {
     if (SKIPPED.has(rule.meta.id)) continue;
     try {
       const h = rule.create(context, {});
-      if (typeof h.file === "function") file.push(h.file);
+      if (typeof h.file === "function") file.push({ run: h.file, guard: guarded ? (PREFILTERS[rule.meta.id] ?? null) : null });
     } catch {
       // a rule that cannot be built costs its coverage only
     }
@@ -61,13 +105,23 @@ function build(): Scanner {
 
 /** Character ranges of `text` the preset reports as secrets, sorted and merged. */
 export function secretRuleRanges(text: string): Array<[number, number]> {
-  scanner ??= build();
-  const { ranges, file } = scanner;
+  scanner ??= build(true);
+  return scan(scanner, text);
+}
+
+/** Every rule on every text, no prefilter: what the prefilter is checked against (tests). */
+export function secretRuleRangesUnguarded(text: string): Array<[number, number]> {
+  unguarded ??= build(false);
+  return scan(unguarded, text);
+}
+
+function scan({ ranges, file }: Scanner, text: string): Array<[number, number]> {
   ranges.length = 0;
   const source = { content: text, filePath: "captured.txt", ext: ".txt", contentType: "text" };
-  for (const f of file) {
+  for (const { run, guard } of file) {
+    if (guard && !guard.test(text)) continue;
     try {
-      const r = f(source);
+      const r = run(source);
       // never awaited: no handler is async for a .txt source; a promise would only be a rejection to swallow
       if (r && typeof (r as Promise<unknown>).catch === "function") (r as Promise<unknown>).catch(() => {});
     } catch {
