@@ -63,6 +63,7 @@ describe("openclaw-session.json", () => {
     );
     const r = await engine!.commitTurn({ advancementKey: "a", sessionId: "s", sessionKey: KEY, messages: [{ role: "user", content: "hello there", timestamp: Date.now() } as AgentMessage] });
     expect(r.status).toBe("committed");
+    await engine!.dispose(); // the session file is written after commitTurn returns (turn-writes.ts)
     expect(warnings.join("\n")).toMatch(/session file failed/);
   });
 });

@@ -173,8 +173,8 @@ const redactAuthorization: Replacer = (text) => {
 interface PrefixRule {
   cls: SecretClass;
   re: RegExp;
-  /** cheap substring test that must hold for the rule to possibly match */
-  hint: string;
+  /** cheap test that must hold for the rule to possibly match (a substring, or a pattern without lookbehind every match contains) */
+  hint: string | RegExp;
   /** optional whole-match check (done here, not as a regex tail, to stay linear) */
   accept?: (match: string) => boolean;
 }
@@ -193,19 +193,19 @@ const PREFIX_RULES: PrefixRule[] = [
       return body.split(/[_-]/).some((run) => run.length >= 20 && hasDigit(run) && /[A-Za-z]/.test(run));
     },
   },
-  { cls: "stripe", hint: "k_", re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
-  { cls: "github", hint: "_", re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{20,}/g },
+  { cls: "stripe", hint: /[sr]k_(?:live|test)_/, re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
+  { cls: "github", hint: /gh[pousr]_/, re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{20,}/g },
   { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{20,}/g },
-  { cls: "slack", hint: "x", re: /(?<![A-Za-z0-9_-])(?:xox[abprs]|xapp)-[A-Za-z0-9-]{10,}/g },
+  { cls: "slack", hint: /xox[abprs]-|xapp-/, re: /(?<![A-Za-z0-9_-])(?:xox[abprs]|xapp)-[A-Za-z0-9-]{10,}/g },
   {
     cls: "gitlab",
-    hint: "gl",
+    hint: /gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-/,
     re: /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{20,}/g,
   },
-  { cls: "huggingface", hint: "_", re: /(?<![A-Za-z0-9_-])(?:hf|api_org)_[A-Za-z0-9]{30,}/g },
+  { cls: "huggingface", hint: /hf_|api_org_/, re: /(?<![A-Za-z0-9_-])(?:hf|api_org)_[A-Za-z0-9]{30,}/g },
   { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{36,}/g },
   { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
-  { cls: "aws_access_key", hint: "A", re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16,}/g },
+  { cls: "aws_access_key", hint: /AKIA|ASIA/, re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16,}/g },
   // Prefixed formats whose body is hex or short (a bare hex run is kept, so the prefix must say it):
   // as the providers document them (and gitleaks' default rules list them).
   { cls: "token", hint: "_v1_", re: /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{64}/g },
@@ -237,7 +237,7 @@ const redactWebhooks: Replacer = (text) => {
 const redactProviderKeys: Replacer = (text) => {
   let out = text;
   for (const rule of PREFIX_RULES) {
-    if (!out.includes(rule.hint)) continue;
+    if (typeof rule.hint === "string" ? !out.includes(rule.hint) : !rule.hint.test(out)) continue;
     const accept = rule.accept;
     out = out.replace(rule.re, (m) => (accept && !accept(m) ? m : marker(rule.cls)));
   }

@@ -36,44 +36,68 @@ interface RuleCreator {
  * What a text must contain for a rule to report anything in it (a necessary condition, never a
  * narrower one: case-insensitive where any of the rule's patterns is).
  */
-const PREFILTERS: Readonly<Record<string, RegExp>> = {
-  // access key ids, `(aws_)secret_access_key = …` (three casings), `account_id = …`
-  "@secretlint/secretlint-rule-aws": /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|secret_?access_?key|account/i,
-  // a service-account JSON: the whole text parses as one object with private_key_id
-  "@secretlint/secretlint-rule-gcp": /private_key_id/,
-  "@secretlint/secretlint-rule-npm": /x-oauth-basic|_authToken=|npm_/,
-  "@secretlint/secretlint-rule-slack": /xox[bparo]-|xapp-|hooks\.slack\.com/i,
-  "@secretlint/secretlint-rule-basicauth": /(?:https?|ftps?):\/\/[-a-zA-Z0-9_]{1,256}:/,
-  "@secretlint/secretlint-rule-openai": /T3BlbkFJ/,
-  "@secretlint/secretlint-rule-anthropic": /sk-ant-api0/,
-  "@secretlint/secretlint-rule-groq": /gsk_/,
-  "@secretlint/secretlint-rule-huggingface": /hf_/,
-  "@secretlint/secretlint-rule-linear": /lin_api_/,
-  "@secretlint/secretlint-rule-notion": /ntn_/,
-  "@secretlint/secretlint-rule-privatekey": /PRIVATE KEY/,
-  "@secretlint/secretlint-rule-sendgrid": /SG\./,
-  "@secretlint/secretlint-rule-shopify": /shp(?:pa|ca|at|ss)_/,
-  "@secretlint/secretlint-rule-stripe": /[sr]k_(?:live|test)_/,
-  "@secretlint/secretlint-rule-github": /gh[pousr]_|github_pat_/,
-  "@secretlint/secretlint-rule-gitlab": /glpat-/,
-  "@secretlint/secretlint-rule-grafana": /gl(?:c|sa)_/,
-  "@secretlint/secretlint-rule-1password": /ops_ey/,
-  "@secretlint/secretlint-rule-database-connection-string": /mongodb|mysql|postgres/i,
-  "@secretlint/secretlint-rule-hashicorp-vault": /hv[sbr]\./,
-  "@secretlint/secretlint-rule-vercel": /vc[pirak]_/,
-  "@secretlint/secretlint-rule-databricks": /dapi/,
-  "@secretlint/secretlint-rule-docker": /dckr_pat_/,
-  "@secretlint/secretlint-rule-figma": /figd_/,
-  "@secretlint/secretlint-rule-cloudflare": /cf(?:k|ut|at)_/,
-  "@secretlint/secretlint-rule-tailscale": /tskey-/,
+type Guard = (text: string, lower: () => string) => boolean;
+/** every literal a guard looks for: one case-insensitive scan for all of them rules out most texts at once */
+const LITERALS: string[] = [];
+const any = (...xs: string[]): Guard => {
+  LITERALS.push(...xs);
+  return (t) => xs.some((x) => t.includes(x));
 };
+const anyLower = (...xs: string[]): Guard => {
+  LITERALS.push(...xs);
+  return (_t, lower) => xs.some((x) => lower().includes(x));
+};
+const either = (...gs: Guard[]): Guard => (t, lower) => gs.some((g) => g(t, lower));
+const BASIC_AUTH_URL = /(?:https?|ftps?):\/\/[-a-zA-Z0-9_]{1,256}:/;
+const viaUrl = any("://");
+
+const PREFILTERS: Readonly<Record<string, Guard>> = {
+  // access key ids, `(aws_)secret_access_key = …` (three casings), `account_id = …`
+  "@secretlint/secretlint-rule-aws": either(
+    any("A3T", "AKIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ASIA"),
+    anyLower("secretaccesskey", "secret_accesskey", "secretaccess_key", "secret_access_key", "account"),
+  ),
+  // a service-account JSON: the whole text parses as one object with private_key_id
+  "@secretlint/secretlint-rule-gcp": any("private_key_id"),
+  "@secretlint/secretlint-rule-npm": any("x-oauth-basic", "_authToken=", "npm_"),
+  "@secretlint/secretlint-rule-slack": either(any("xoxb-", "xoxp-", "xapp-", "xoxa-", "xoxo-", "xoxr-"), anyLower("hooks.slack.com")),
+  "@secretlint/secretlint-rule-basicauth": (t, lower) => viaUrl(t, lower) && BASIC_AUTH_URL.test(t),
+  "@secretlint/secretlint-rule-openai": any("T3BlbkFJ"),
+  "@secretlint/secretlint-rule-anthropic": any("sk-ant-api0"),
+  "@secretlint/secretlint-rule-groq": any("gsk_"),
+  "@secretlint/secretlint-rule-huggingface": any("hf_"),
+  "@secretlint/secretlint-rule-linear": any("lin_api_"),
+  "@secretlint/secretlint-rule-notion": any("ntn_"),
+  "@secretlint/secretlint-rule-privatekey": any("PRIVATE KEY"),
+  "@secretlint/secretlint-rule-sendgrid": any("SG."),
+  "@secretlint/secretlint-rule-shopify": any("shppa_", "shpca_", "shpat_", "shpss_"),
+  "@secretlint/secretlint-rule-stripe": any("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+  "@secretlint/secretlint-rule-github": any("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+  "@secretlint/secretlint-rule-gitlab": any("glpat-"),
+  "@secretlint/secretlint-rule-grafana": any("glc_", "glsa_"),
+  "@secretlint/secretlint-rule-1password": any("ops_ey"),
+  "@secretlint/secretlint-rule-database-connection-string": anyLower("mongodb", "mysql", "postgres"),
+  "@secretlint/secretlint-rule-hashicorp-vault": any("hvs.", "hvb.", "hvr."),
+  "@secretlint/secretlint-rule-vercel": any("vcp_", "vci_", "vca_", "vcr_", "vck_"),
+  "@secretlint/secretlint-rule-databricks": any("dapi"),
+  "@secretlint/secretlint-rule-docker": any("dckr_pat_"),
+  "@secretlint/secretlint-rule-figma": any("figd_"),
+  "@secretlint/secretlint-rule-cloudflare": any("cfk_", "cfut_", "cfat_"),
+  "@secretlint/secretlint-rule-tailscale": any("tskey-"),
+};
+
+/**
+ * Some guard's literal, in any case: when a text has none, no guarded rule runs; a match (at the
+ * leftmost place any literal occurs) sends the text to the guards one by one.
+ */
+const ANY_LITERAL = new RegExp([...new Set(LITERALS.map((x) => x.toLowerCase()))].map((x) => x.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|"), "i");
 
 /** Rules that are not about secrets in text (comment directives). */
 const SKIPPED = new Set(["@secretlint/secretlint-rule-filter-comments"]);
 
 interface Scanner {
   ranges: Array<readonly [number, number]>;
-  file: Array<{ run: (source: unknown) => unknown; guard: RegExp | null }>;
+  file: Array<{ run: (source: unknown) => unknown; guard: Guard | null }>;
 }
 
 let scanner: Scanner | null = null;
@@ -118,8 +142,11 @@ export function secretRuleRangesUnguarded(text: string): Array<[number, number]>
 function scan({ ranges, file }: Scanner, text: string): Array<[number, number]> {
   ranges.length = 0;
   const source = { content: text, filePath: "captured.txt", ext: ".txt", contentType: "text" };
+  let lowered: string | null = null;
+  const lower = (): string => (lowered ??= text.toLowerCase());
+  const someLiteral = ANY_LITERAL.test(text);
   for (const { run, guard } of file) {
-    if (guard && !guard.test(text)) continue;
+    if (guard && !(someLiteral && guard(text, lower))) continue;
     try {
       const r = run(source);
       // never awaited: no handler is async for a .txt source; a promise would only be a rejection to swallow
