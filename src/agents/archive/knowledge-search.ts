@@ -42,12 +42,16 @@ export async function knowledgeIndex(file: string): Promise<Loaded | null> {
   }
   const hit = cache().get(file);
   if (hit && hit.size === size) return hit;
-  const entries = await readKnowledge(file);
-  const index = new SearchIndex();
-  index.add(entries.map((e, i) => asRecord(e, i + 1)));
-  const loaded = { size, index, entries: new Map(entries.map((e) => [e.id, e])) };
+  const loaded = { size, ...indexKnowledge(await readKnowledge(file)) };
   cache().touch(file, loaded);
   return loaded;
+}
+
+/** An index over `entries` (the replay measures the file as it stood at each request). */
+export function indexKnowledge(entries: readonly KnowledgeEntry[]): Omit<Loaded, "size"> {
+  const index = new SearchIndex();
+  index.add(entries.map((e, i) => asRecord(e, i + 1)));
+  return { index, entries: new Map(entries.map((e) => [e.id, e])) };
 }
 
 /**
@@ -61,7 +65,7 @@ export function cachedKnowledgeIndex(file: string): Loaded | null {
 
 /** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */
 export function searchKnowledge(
-  loaded: Loaded | null,
+  loaded: Omit<Loaded, "size"> | null,
   query: string,
   limit: number,
   opts: { skipTerm?: (term: string) => boolean; minUnits?: number } = {},

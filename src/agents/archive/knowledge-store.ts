@@ -45,6 +45,11 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
   } catch {
     return [];
   }
+  return parseKnowledge(text);
+}
+
+/** Records of a knowledge file's text (whole lines only), supersede marks applied. */
+export function parseKnowledge(text: string): KnowledgeEntry[] {
   const end = text.lastIndexOf("\n");
   const byId = new Map<string, KnowledgeEntry>();
   for (const line of text.slice(0, end + 1).split("\n")) {
