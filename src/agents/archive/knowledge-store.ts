@@ -51,17 +51,39 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
 /** Records of a knowledge file's text (whole lines only), supersede marks applied. */
 export function parseKnowledge(text: string): KnowledgeEntry[] {
   const end = text.lastIndexOf("\n");
-  const byId = new Map<string, KnowledgeEntry>();
-  for (const line of text.slice(0, end + 1).split("\n")) {
+  const state = emptyKnowledgeState();
+  applyKnowledgeLines(state, text.slice(0, end + 1).split("\n"));
+  return [...state.entries.values()];
+}
+
+/** What appends and searches need of a file's records, kept up to date line by line. */
+export interface KnowledgeState {
+  entries: Map<string, KnowledgeEntry>;
+  /** kind + subject -> id of its live (latest) record */
+  live: Map<string, string>;
+}
+
+export const emptyKnowledgeState = (): KnowledgeState => ({ entries: new Map(), live: new Map() });
+const subjectKey = (r: { kind: string; subject: string }) => `${r.kind}\0${r.subject}`;
+
+/** Applies whole lines to `state` (O(lines)); returns the records that were new. */
+export function applyKnowledgeLines(state: KnowledgeState, lines: readonly string[]): KnowledgeEntry[] {
+  const added: KnowledgeEntry[] = [];
+  for (const line of lines) {
     if (!line) continue;
     const v = parse(line);
     if (!v) continue;
     if ("superseded" in v) {
-      const r = byId.get(v.superseded);
+      const r = state.entries.get(v.superseded);
       if (r) r.supersededBy = v.by;
-    } else if (!byId.has(v.id)) byId.set(v.id, { ...v });
+    } else if (!state.entries.has(v.id)) {
+      const e = { ...v };
+      state.entries.set(v.id, e);
+      state.live.set(subjectKey(e), e.id);
+      added.push(e);
+    }
   }
-  return [...byId.values()];
+  return added;
 }
 
 export interface KnowledgeAppend {
@@ -77,24 +99,32 @@ export async function appendKnowledge(
   file: string,
   drafts: readonly KnowledgeDraft[],
   origin: { checkpoint: string; session: string },
+  /** the file's records as the caller follows them (knowledge-search.ts): no full read */
+  known?: KnowledgeState,
 ): Promise<KnowledgeAppend> {
-  const existing = await readKnowledge(file);
-  const ids = new Set(existing.map((r) => r.id));
-  const live = new Map<string, string>(); // subject -> live id
-  for (const r of existing) if (!r.supersededBy) live.set(`${r.kind}\0${r.subject}`, r.id);
+  let state = known;
+  if (!state) {
+    state = emptyKnowledgeState();
+    for (const r of await readKnowledge(file)) {
+      state.entries.set(r.id, r);
+      if (!r.supersededBy) state.live.set(subjectKey(r), r.id);
+    }
+  }
+  const ids = new Set<string>();
+  const live = new Map<string, string>(); // subjects changed by these drafts
   let lines = "";
   let added = 0;
   let superseded = 0;
   for (const d of drafts) {
     const id = knowledgeId(d);
-    if (ids.has(id)) continue;
+    if (ids.has(id) || state.entries.has(id)) continue;
     ids.add(id);
     const record: KnowledgeRecord = { v: 1, id, kind: d.kind as KnowledgeKind, subject: d.subject, text: d.text, t: d.t, ...origin };
     lines += `${JSON.stringify(record)}\n`;
     added++;
-    const subject = `${d.kind}\0${d.subject}`;
-    const old = live.get(subject);
-    if (old && old !== id) {
+    const subject = subjectKey(d);
+    const old = live.get(subject) ?? state.live.get(subject);
+    if (old && old !== id && !state.entries.get(old)?.supersededBy) {
       lines += `${JSON.stringify({ v: 1, superseded: old, by: id })}\n`;
       superseded++;
     }

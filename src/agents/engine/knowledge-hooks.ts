@@ -44,7 +44,9 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
-    .then(() => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }))
+    // the records as this process follows them (only the file's new bytes read): O(new facts)
+    .then(() => knowledgeIndex(file))
+    .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known ?? undefined))
     .then(
       () => sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.clear("knowledge write"),
       (e: unknown) => void sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.fail("knowledge write", e),
