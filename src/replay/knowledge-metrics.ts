@@ -17,6 +17,9 @@ import { promises as fsp } from "node:fs";
 import { parseKnowledge, readKnowledge } from "../agents/archive/knowledge-store.js";
 import { indexKnowledge, searchKnowledge } from "../agents/archive/knowledge-search.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
+import { renderRecalledContext } from "../agents/archive/recall-block.js";
+import { SearchIndex } from "../agents/archive/search-index.js";
+import { readArchiveFile } from "../agents/archive/store.js";
 import { NEXT_TURNS, type RecallQuery, type RecallReport } from "./recall.js";
 
 export interface KnowledgeQuery {
@@ -48,6 +51,12 @@ export interface KnowledgeReport {
   at5Either: number | null;
   /** the earlier measure: the final file searched for every query (leaks later records, see above) */
   finalFile: { at5Knowledge: number | null; at5Either: number | null };
+  /**
+   * The automatic block with both sections for every counted query, as the live path renders it
+   * (knowledge hits of the file as it stood, up to 8; detail filled with the final archive's top 8
+   * for the query at no threshold, the fullest case): its tokens against the cap.
+   */
+  block: { capTokens: number; blocks: number; maxTokens: number; withKnowledge: number; overCap: number } | null;
   detail: KnowledgeQuery[];
 }
 
@@ -76,7 +85,12 @@ export async function measureKnowledge(
   recall: RecallReport | null,
   queryTexts: ReadonlyMap<string, string>,
   timeline?: KnowledgeTimeline,
+  /** the final archive and the cap, for the block check */
+  blockCheck?: { archiveFile: string; capTokens: number },
 ): Promise<KnowledgeReport> {
+  const archive = blockCheck ? new SearchIndex() : null;
+  if (archive && blockCheck) archive.add((await readArchiveFile(blockCheck.archiveFile)).records);
+  const block = blockCheck ? { capTokens: blockCheck.capTokens, blocks: 0, maxTokens: 0, withKnowledge: 0, overCap: 0 } : null;
   const text = await fsp.readFile(file, "utf8").catch(() => "");
   const entries = await readKnowledge(file);
   const byKind: Record<string, number> = {};
@@ -107,6 +121,13 @@ export async function measureKnowledge(
     const kHit = at >= 0;
     const dHit = q.rank !== null && q.rank <= 5;
     const kFinalHit = searchKnowledge(final, query, 5).some((h) => rel(h.entry));
+    if (archive && block) {
+      const rendered = renderRecalledContext(searchKnowledge(then.loaded, query, 8), archive.search(query, { limit: 8 }), block.capTokens);
+      block.blocks++;
+      block.maxTokens = Math.max(block.maxTokens, rendered.tokens);
+      if (rendered.text.includes("<knowledge>")) block.withKnowledge++;
+      if (rendered.tokens > block.capTokens) block.overCap++;
+    }
     if (kHit) k++;
     if (dHit) d++;
     if (kHit || dHit) either++;
@@ -134,6 +155,7 @@ export async function measureKnowledge(
     at5Detail: share(d, queries.length),
     at5Either: share(either, queries.length),
     finalFile: { at5Knowledge: share(kFinal, queries.length), at5Either: share(eitherFinal, queries.length) },
+    block,
     detail,
   };
 }

@@ -36,6 +36,7 @@ import { TrimProbe, type TrimReport } from "./trim-metrics.js";
 import { type KnowledgeReport, KnowledgeTimeline, measureKnowledge } from "./knowledge-metrics.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
 import { knowledgeFile } from "../agents/archive/knowledge-store.js";
+import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ReplayOptions {
@@ -426,7 +427,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       await knowledgeSettled();
       // recall.ts keeps the first 160 chars of a query: the full request is searched
       const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
-      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline);
+      const archiveFile = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+      const capTokens = recallCapTokens(runner.contextManagerConfig, window);
+      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline, { archiveFile, capTokens });
     } catch (e) {
       errors.push(`knowledge: ${(e as Error).message}`);
     }
