@@ -7,6 +7,7 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import { LruMap } from "../state/lru.js";
 import { appendLines, archiveDir } from "./store.js";
 import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
 
@@ -132,4 +133,50 @@ export async function appendKnowledge(
   }
   if (lines) await appendLines(file, lines);
   return { added, superseded };
+}
+
+interface Followed extends KnowledgeState {
+  /** bytes of the file applied (whole lines) */
+  size: number;
+}
+
+/** Files whose records this process follows for its appends (dedup ids, live subjects). */
+const followed = new LruMap<string, Followed>(16);
+const LINES_PER_TURN = 256;
+
+/**
+ * The file's records as `appendKnowledge` needs them, following the file: a first call reads it
+ * in batches of lines (one per event-loop turn), later ones only the bytes appended since; no
+ * search index (the searches run in the archive worker). Undefined when there is no file.
+ * Callers serialize calls per file (knowledge-hooks.ts chains its writes).
+ */
+export async function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
+  let size: number;
+  try {
+    size = (await fsp.stat(file)).size;
+  } catch {
+    followed.delete(file);
+    return undefined;
+  }
+  let f = followed.get(file);
+  if (!f || size < f.size) f = { size: 0, ...emptyKnowledgeState() }; // new, or rewritten shorter
+  if (size > f.size) {
+    const fh = await fsp.open(file, "r");
+    let buf: Buffer;
+    try {
+      buf = Buffer.alloc(size - f.size);
+      buf = buf.subarray(0, (await fh.read(buf, 0, buf.length, f.size)).bytesRead);
+    } finally {
+      await fh.close();
+    }
+    const end = buf.lastIndexOf(0x0a);
+    const lines = end < 0 ? [] : buf.subarray(0, end + 1).toString("utf8").split("\n");
+    for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      applyKnowledgeLines(f, lines.slice(i, i + LINES_PER_TURN));
+    }
+    f.size += end + 1;
+  }
+  followed.touch(file, f);
+  return f;
 }

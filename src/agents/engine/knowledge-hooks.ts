@@ -10,10 +10,10 @@ import type { Checkpoint } from "../context-checkpoint-schema.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
-import { appendKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
+import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
 import { sessionLog } from "./session-log.js";
 import { archiveKeysOfAgent, recordArchiveKey } from "../archive/archive-keys.js";
-import { type KnowledgeHit, knowledgeIndex, renderKnowledgeLines } from "../archive/knowledge-search.js";
+import { type KnowledgeHit, renderKnowledgeLines } from "../archive/knowledge-search.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import type { SearchHit } from "../archive/search-index.js";
 import { quoteUntrusted } from "../inject/quote.js";
@@ -45,8 +45,8 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
     // the records as this process follows them (only the file's new bytes read): O(new facts)
-    .then(() => knowledgeIndex(file))
-    .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known ?? undefined))
+    .then(() => followKnowledge(file))
+    .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
       () => sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.clear("knowledge write"),
       (e: unknown) => void sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.fail("knowledge write", e),
