@@ -47,6 +47,8 @@ export interface RecallQuery {
   compaction: number;
   /** turns after the compaction (0 = the first request after it) */
   turn: number;
+  /** index of the request in the transcript's segments */
+  segment: number;
   query: string;
   identifiers: string[];
   relevant: number;
@@ -274,6 +276,7 @@ export async function measureRecall(
       detail.push({
         compaction: c.n,
         turn: s - c.nextSegment,
+        segment: s,
         query: query.slice(0, 160),
         identifiers: ids.slice(0, 8),
         relevant: relevant.size,

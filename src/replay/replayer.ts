@@ -33,9 +33,10 @@ import { resolveContextManagerConfig } from "../agents/context-manager-config.js
 import { offloadSettings } from "../agents/artifacts/offload.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
 import { TrimProbe, type TrimReport } from "./trim-metrics.js";
-import { type KnowledgeReport, measureKnowledge } from "./knowledge-metrics.js";
+import { type KnowledgeReport, KnowledgeTimeline, measureKnowledge } from "./knowledge-metrics.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
 import { knowledgeFile } from "../agents/archive/knowledge-store.js";
+import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ReplayOptions {
@@ -317,6 +318,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   let recall: RecallReport | null = null;
   let trim: TrimReport | null = null;
   let knowledge: KnowledgeReport | null = null;
+  const knowledgeTimeline = new KnowledgeTimeline(knowledgeFile(stateDir, SESSION_KEY));
 
   const events: RunnerEvent[] = [];
   const runner = new AgentRunner({
@@ -397,6 +399,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       currentUser = seg.text;
       currentUserIndex = seg.userIndex;
       try {
+        await knowledgeTimeline.mark(i);
         const report = await runner.handleInbound(SESSION_KEY, seg.text);
         if (report.prompt?.includes(RESTORE_HEADER_POST_COMPACTION)) {
           const waiting = compactions.find((c) => c.restoreTokens !== null && !c.restoreDelivered);
@@ -424,7 +427,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       await knowledgeSettled();
       // recall.ts keeps the first 160 chars of a query: the full request is searched
       const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
-      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full);
+      const archiveFile = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+      const capTokens = recallCapTokens(runner.contextManagerConfig, window);
+      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline, { archiveFile, capTokens });
     } catch (e) {
       errors.push(`knowledge: ${(e as Error).message}`);
     }

@@ -52,7 +52,7 @@ export function formatSummary(r: ReplayReport): string {
   const k = r.knowledge;
   if (k) {
     lines.push(
-      `  knowledge: ${k.records} records (${Object.entries(k.byKind).map(([kind, n]) => `${kind} ${n}`).join(", ")}), ${k.superseded} superseded; on the ${k.queries} recall queries, top 5: knowledge ${k.at5Knowledge ?? "n/a"}, detail ${k.at5Detail ?? "n/a"}, either ${k.at5Either ?? "n/a"}`,
+      `  knowledge: ${k.records} records (${Object.entries(k.byKind).map(([kind, n]) => `${kind} ${n}`).join(", ")}), ${k.superseded} superseded; on the ${k.queries} recall queries, top 5: knowledge ${k.at5Knowledge ?? "n/a"}, detail ${k.at5Detail ?? "n/a"}, either ${k.at5Either ?? "n/a"} (knowledge as it stood at each request)${k.block ? `; recall block with both sections: max ${k.block.maxTokens} of ${k.block.capTokens} tokens over ${k.block.blocks} queries, ${k.block.overCap} over the cap` : ""}`,
     );
   }
   const tr = r.trim;

@@ -5,7 +5,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
 import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/segments.js";
-import { SearchIndex } from "../../src/agents/archive/search-index.js";
+import { identifierTerms, SearchIndex } from "../../src/agents/archive/search-index.js";
 import { parseLines, segmentId } from "../../src/agents/archive/store.js";
 
 const readRecords = (file: string) => parseLines(readFileSync(file)).records;
@@ -157,6 +157,29 @@ describe("ranking", () => {
     const paste = `${fragments.join(" ")}\nError: Variable reference not found: dimGray`;
     expect(idx.specificTerms(paste)[0]).toBe("dimgray");
     expect(idx.search(paste, { limit: 3 })[0]!.record.text).toContain("dimGray");
+  });
+
+  it("reads the identifiers of a long paste past its first 1,024 distinct terms (the file a listing ends with)", () => {
+    const idx = new SearchIndex();
+    const words = Array.from({ length: 1100 }, (_, i) => `w${i.toString(36)}x`);
+    idx.add(
+      recordsOf([
+        ...words.slice(0, 50).map((w) => ({ role: "assistant" as const, text: `noted ${w}` })),
+        { role: "user", text: "Ran ls: biome.json package.json" },
+      ]),
+    );
+    const listing = `${words.join("\n")}\n./biome.json`;
+    expect(idx.specificTerms(listing)).toContain("biome.json");
+    expect(idx.search(listing, { limit: 5 }).map((h) => h.record.text)).toContain("Ran ls: biome.json package.json");
+  });
+
+  it("takes no trailing number or hash fragment of a path as an identifier term", () => {
+    const ids = identifierTerms("./.git/objects/2d/d9964aa40a9cfda93fa00ce5981288115018269 src/theme.ts:269 initTheme");
+    expect(ids.has("269")).toBe(false);
+    expect([...ids].some((t) => /^[0-9a-f]{2,6}$/.test(t) && t !== "2d")).toBe(false);
+    expect(ids.has("theme.ts")).toBe(true);
+    expect(ids.has("inittheme")).toBe(true);
+    expect(ids.has("theme")).toBe(true);
   });
 });
 

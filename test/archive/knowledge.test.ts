@@ -3,14 +3,14 @@
  * beside the segments, superseded facts marked and kept, searched with the archive's BM25;
  * and through the real host: a compaction's checkpoint becomes knowledge context_search returns.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
 import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
-import { appendKnowledge, knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
-import { knowledgeIndex, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
+import { appendKnowledge, followKnowledge, knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
+import { cachedKnowledgeIndex, knowledgeIndex, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
 import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 
@@ -81,6 +81,34 @@ describe("knowledge records", () => {
     const hits = searchKnowledge(await knowledgeIndex(file), "why was computeInvoiceTotal changed?", 5);
     expect(hits[0]!.entry.subject).toBe("file:src/invoice.ts");
     expect(hits[0]!.entry.supersededBy).toBeUndefined();
+  });
+
+  it("the index follows appends by reading only the new bytes; a removed file is searchable no more", async () => {
+    dir = mkdtempSync(join(tmpdir(), "cm-knowledge-"));
+    const file = knowledgeFile(dir, "agent:main:main");
+    await appendKnowledge(file, knowledgeOf(checkpoint("cp_001", {})), { checkpoint: "cp_001", session: "s1" });
+    const first = await knowledgeIndex(file);
+    expect(searchKnowledge(first, "computeInvoiceTotal", 5)[0]!.entry.subject).toBe("file:src/invoice.ts");
+    const records = (await followKnowledge(file))!.entries.size;
+    // blank the bytes already read (same length): a loader reading only what follows still has them
+    const size = statSync(file).size;
+    writeFileSync(file, " ".repeat(size - 1) + "\n");
+    const later = checkpoint("cp_002", {});
+    later.work!.open_failures = [];
+    later.work!.files[0]!.change = "cents(a) + cents(b) → sum(cents, lines)";
+    const r = await appendKnowledge(file, knowledgeOf(later), { checkpoint: "cp_002", session: "s1" }, first ?? undefined);
+    expect(r.superseded).toBeGreaterThanOrEqual(2);
+    // the appends' follower too: the old records from memory, the new ones from the new bytes
+    expect((await followKnowledge(file))!.entries.size).toBe(records + r.added);
+    const followed = await knowledgeIndex(file);
+    expect(followed).toBe(first);
+    const hits = searchKnowledge(followed, "computeInvoiceTotal sum(cents, lines)", 5);
+    expect(hits[0]!.entry.text).toContain("sum(cents, lines)");
+    expect(hits.find((h) => h.entry.text.includes("return cents(a) + cents(b)"))?.entry.supersededBy).toBe(hits[0]!.entry.id);
+    rmSync(file);
+    expect(await knowledgeIndex(file)).toBeNull();
+    expect(await followKnowledge(file)).toBeUndefined();
+    expect(cachedKnowledgeIndex(file)).toBeNull();
   });
 });
 

@@ -2,8 +2,8 @@
  * Search over a key's knowledge records: the archive's BM25 (SearchIndex: same tokenizer,
  * identifiers first, plain BM25) with the kind as `tool` and the subject as `target`.
  * Superseded records stay searchable at half their score, labelled as such. The index is
- * kept per file in memory (LRU) and rebuilt when the file changed size (knowledge files are
- * small: a few hundred records per long session).
+ * kept per file in memory (LRU) and follows the file's appends by reading only the new bytes;
+ * a first load applies the file in batches of lines, one batch per event-loop turn.
  */
 import { promises as fsp } from "node:fs";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -11,7 +11,7 @@ import { LruMap } from "../state/lru.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { SearchIndex } from "./search-index.js";
 import type { ArchiveRecord } from "./store.js";
-import { type KnowledgeEntry, readKnowledge } from "./knowledge-store.js";
+import { applyKnowledgeLines, emptyKnowledgeState, type KnowledgeEntry, type KnowledgeState } from "./knowledge-store.js";
 
 export interface KnowledgeHit {
   entry: KnowledgeEntry;
@@ -20,34 +20,80 @@ export interface KnowledgeHit {
 
 const SUPERSEDED_WEIGHT = 0.5;
 
-interface Loaded {
+interface Loaded extends KnowledgeState {
+  /** bytes of the file applied (whole lines) */
   size: number;
   index: SearchIndex;
-  entries: Map<string, KnowledgeEntry>;
 }
 
 const cache = (): LruMap<string, Loaded> => globalSingleton("openclaw.contextManager.knowledgeIndex", () => new LruMap(16));
+/** refreshes in flight, per file: one at a time, so a tail is applied once */
+const refreshing = new Map<string, Promise<Loaded | null>>();
+
+/** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
+const LINES_PER_TURN = 256;
 
 function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
   return { v: 1, id: e.id, seq, role: "assistant", t: e.t, at: e.t, session: e.session, compaction: 0, text: e.text, tool: e.kind, target: e.subject };
 }
 
-/** The index of `file`, loaded or refreshed when its size changed; null when there is no file. */
-export async function knowledgeIndex(file: string): Promise<Loaded | null> {
+/** Applies the whole lines of `bytes` (the file from `loaded.size` on) in batches, yielding between them. */
+async function ingest(loaded: Loaded, bytes: Buffer): Promise<void> {
+  const end = bytes.lastIndexOf(0x0a);
+  if (end < 0) return;
+  const lines = bytes.subarray(0, end + 1).toString("utf8").split("\n");
+  for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const added = applyKnowledgeLines(loaded, lines.slice(i, i + LINES_PER_TURN));
+    loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
+  }
+  loaded.size += end + 1;
+}
+
+async function refresh(file: string): Promise<Loaded | null> {
   let size: number;
   try {
     size = (await fsp.stat(file)).size;
   } catch {
+    cache().delete(file); // removed (forget): nothing of it stays searchable
     return null;
   }
   const hit = cache().get(file);
   if (hit && hit.size === size) return hit;
-  const entries = await readKnowledge(file);
-  const index = new SearchIndex();
-  index.add(entries.map((e, i) => asRecord(e, i + 1)));
-  const loaded = { size, index, entries: new Map(entries.map((e) => [e.id, e])) };
+  if (hit && size > hit.size) {
+    // appended since: read only the new bytes (O(new records), whatever the file's size)
+    const fh = await fsp.open(file, "r");
+    try {
+      const buf = Buffer.alloc(size - hit.size);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, hit.size);
+      await ingest(hit, buf.subarray(0, bytesRead));
+    } finally {
+      await fh.close();
+    }
+    return hit;
+  }
+  // first load, or the file was rewritten (shorter): read it whole, in batches
+  const loaded: Loaded = { size: 0, index: new SearchIndex(), ...emptyKnowledgeState() };
+  await ingest(loaded, await fsp.readFile(file));
   cache().touch(file, loaded);
   return loaded;
+}
+
+/** The index of `file`, loaded or followed to its current end; null when there is no file. */
+export function knowledgeIndex(file: string): Promise<Loaded | null> {
+  const run = (refreshing.get(file) ?? Promise.resolve(null)).catch(() => null).then(() => refresh(file));
+  const settled = run.finally(() => {
+    if (refreshing.get(file) === settled) refreshing.delete(file);
+  });
+  refreshing.set(file, settled);
+  return run;
+}
+
+/** An index over `entries` (the replay measures the file as it stood at each request). */
+export function indexKnowledge(entries: readonly KnowledgeEntry[]): Pick<Loaded, "index" | "entries"> {
+  const index = new SearchIndex();
+  index.add(entries.map((e, i) => asRecord(e, i + 1)));
+  return { index, entries: new Map(entries.map((e) => [e.id, e])) };
 }
 
 /**
@@ -61,7 +107,7 @@ export function cachedKnowledgeIndex(file: string): Loaded | null {
 
 /** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */
 export function searchKnowledge(
-  loaded: Loaded | null,
+  loaded: Pick<Loaded, "index" | "entries"> | null,
   query: string,
   limit: number,
   opts: { skipTerm?: (term: string) => boolean; minUnits?: number } = {},

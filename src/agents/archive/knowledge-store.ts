@@ -7,6 +7,7 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import { LruMap } from "../state/lru.js";
 import { appendLines, archiveDir } from "./store.js";
 import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
 
@@ -45,18 +46,45 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
   } catch {
     return [];
   }
+  return parseKnowledge(text);
+}
+
+/** Records of a knowledge file's text (whole lines only), supersede marks applied. */
+export function parseKnowledge(text: string): KnowledgeEntry[] {
   const end = text.lastIndexOf("\n");
-  const byId = new Map<string, KnowledgeEntry>();
-  for (const line of text.slice(0, end + 1).split("\n")) {
+  const state = emptyKnowledgeState();
+  applyKnowledgeLines(state, text.slice(0, end + 1).split("\n"));
+  return [...state.entries.values()];
+}
+
+/** What appends and searches need of a file's records, kept up to date line by line. */
+export interface KnowledgeState {
+  entries: Map<string, KnowledgeEntry>;
+  /** kind + subject -> id of its live (latest) record */
+  live: Map<string, string>;
+}
+
+export const emptyKnowledgeState = (): KnowledgeState => ({ entries: new Map(), live: new Map() });
+const subjectKey = (r: { kind: string; subject: string }) => `${r.kind}\0${r.subject}`;
+
+/** Applies whole lines to `state` (O(lines)); returns the records that were new. */
+export function applyKnowledgeLines(state: KnowledgeState, lines: readonly string[]): KnowledgeEntry[] {
+  const added: KnowledgeEntry[] = [];
+  for (const line of lines) {
     if (!line) continue;
     const v = parse(line);
     if (!v) continue;
     if ("superseded" in v) {
-      const r = byId.get(v.superseded);
+      const r = state.entries.get(v.superseded);
       if (r) r.supersededBy = v.by;
-    } else if (!byId.has(v.id)) byId.set(v.id, { ...v });
+    } else if (!state.entries.has(v.id)) {
+      const e = { ...v };
+      state.entries.set(v.id, e);
+      state.live.set(subjectKey(e), e.id);
+      added.push(e);
+    }
   }
-  return [...byId.values()];
+  return added;
 }
 
 export interface KnowledgeAppend {
@@ -72,24 +100,32 @@ export async function appendKnowledge(
   file: string,
   drafts: readonly KnowledgeDraft[],
   origin: { checkpoint: string; session: string },
+  /** the file's records as the caller follows them (knowledge-search.ts): no full read */
+  known?: KnowledgeState,
 ): Promise<KnowledgeAppend> {
-  const existing = await readKnowledge(file);
-  const ids = new Set(existing.map((r) => r.id));
-  const live = new Map<string, string>(); // subject -> live id
-  for (const r of existing) if (!r.supersededBy) live.set(`${r.kind}\0${r.subject}`, r.id);
+  let state = known;
+  if (!state) {
+    state = emptyKnowledgeState();
+    for (const r of await readKnowledge(file)) {
+      state.entries.set(r.id, r);
+      if (!r.supersededBy) state.live.set(subjectKey(r), r.id);
+    }
+  }
+  const ids = new Set<string>();
+  const live = new Map<string, string>(); // subjects changed by these drafts
   let lines = "";
   let added = 0;
   let superseded = 0;
   for (const d of drafts) {
     const id = knowledgeId(d);
-    if (ids.has(id)) continue;
+    if (ids.has(id) || state.entries.has(id)) continue;
     ids.add(id);
     const record: KnowledgeRecord = { v: 1, id, kind: d.kind as KnowledgeKind, subject: d.subject, text: d.text, t: d.t, ...origin };
     lines += `${JSON.stringify(record)}\n`;
     added++;
-    const subject = `${d.kind}\0${d.subject}`;
-    const old = live.get(subject);
-    if (old && old !== id) {
+    const subject = subjectKey(d);
+    const old = live.get(subject) ?? state.live.get(subject);
+    if (old && old !== id && !state.entries.get(old)?.supersededBy) {
       lines += `${JSON.stringify({ v: 1, superseded: old, by: id })}\n`;
       superseded++;
     }
@@ -97,4 +133,50 @@ export async function appendKnowledge(
   }
   if (lines) await appendLines(file, lines);
   return { added, superseded };
+}
+
+interface Followed extends KnowledgeState {
+  /** bytes of the file applied (whole lines) */
+  size: number;
+}
+
+/** Files whose records this process follows for its appends (dedup ids, live subjects). */
+const followed = new LruMap<string, Followed>(16);
+const LINES_PER_TURN = 256;
+
+/**
+ * The file's records as `appendKnowledge` needs them, following the file: a first call reads it
+ * in batches of lines (one per event-loop turn), later ones only the bytes appended since; no
+ * search index (the searches run in the archive worker). Undefined when there is no file.
+ * Callers serialize calls per file (knowledge-hooks.ts chains its writes).
+ */
+export async function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
+  let size: number;
+  try {
+    size = (await fsp.stat(file)).size;
+  } catch {
+    followed.delete(file);
+    return undefined;
+  }
+  let f = followed.get(file);
+  if (!f || size < f.size) f = { size: 0, ...emptyKnowledgeState() }; // new, or rewritten shorter
+  if (size > f.size) {
+    const fh = await fsp.open(file, "r");
+    let buf: Buffer;
+    try {
+      buf = Buffer.alloc(size - f.size);
+      buf = buf.subarray(0, (await fh.read(buf, 0, buf.length, f.size)).bytesRead);
+    } finally {
+      await fh.close();
+    }
+    const end = buf.lastIndexOf(0x0a);
+    const lines = end < 0 ? [] : buf.subarray(0, end + 1).toString("utf8").split("\n");
+    for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      applyKnowledgeLines(f, lines.slice(i, i + LINES_PER_TURN));
+    }
+    f.size += end + 1;
+  }
+  followed.touch(file, f);
+  return f;
 }

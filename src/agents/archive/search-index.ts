@@ -36,12 +36,16 @@ export const RECENCY_FLOOR = 0.5;
 
 /** Query terms used (the rarest ones). */
 export const MAX_QUERY_TERMS = 48;
+/** Distinct plain terms a query reads from its start (identifiers are read from all of it). */
+export const MAX_QUERY_READ = 1024;
 /** Posting-list entries a query may walk: this share of the segments, at least MIN_POSTINGS_BUDGET. */
 export const POSTINGS_SHARE = 0.25;
 export const MIN_POSTINGS_BUDGET = 2000;
 
 /** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
 export const IDENTIFIER_BOOST = 3;
+/** a hex digest (a commit or object id): digits and a-f only, 7+ chars, with a digit */
+const HEX_DIGEST = /^(?=[a-f]*[0-9])[0-9a-f]{7,}$/;
 const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
 
 /**
@@ -59,8 +63,12 @@ export function identifierTerms(query: string): Set<string> {
     const codeLike = /[_/]/.test(t) || /\.\p{L}[\p{L}\p{N}]{0,7}$/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || (/\p{N}/u.test(t) && /\p{L}/u.test(t));
     if (!codeLike) continue;
     const whole = t.toLowerCase();
+    // the word it ends with names something unless it is a number or a hex digest (a line
+    // number, a hash: their fragments match unrelated numbers and hashes)
+    const last = whole.match(/[\p{L}\p{N}]+$/u)?.[0] ?? "";
+    const namedEnd = /\p{L}/u.test(last) && !HEX_DIGEST.test(last);
     for (const term of tokenize(t)) {
-      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === whole || whole.endsWith(term))) out.add(term);
+      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === whole || (namedEnd && whole.endsWith(term) && /\p{L}/u.test(term)))) out.add(term);
     }
   }
   return out;
@@ -241,7 +249,12 @@ export class SearchIndex {
    */
   specificTerms(query: string, identifiers: ReadonlySet<string> = identifierTerms(query)): string[] {
     const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * this.records.size);
-    const known = queryTerms(query, 1024)
+    // the first MAX_QUERY_READ distinct terms (a cost bound), plus the identifiers anywhere in
+    // the query (already extracted from all of it): the name a long paste was made for may
+    // come after the cap, as the last file of a listing does
+    const read = new Set(queryTerms(query, MAX_QUERY_READ));
+    for (const id of identifiers) read.add(id);
+    const known = [...read]
       .map((term) => ({ term, df: this.df.get(term) ?? 0, id: identifiers.has(term) }))
       .filter((x) => x.df > 0)
       .sort((a, b) => Number(b.id) - Number(a.id) || a.df - b.df);

@@ -4,6 +4,7 @@
  * `context` event. Every function is total (failures are logged once per kind and the
  * agent goes on without the archive).
  */
+import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { ContextManagerConfig } from "../context-manager-config.js";
@@ -18,7 +19,6 @@ import { applyCacheBudget } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { renderSearchResult } from "../archive/recall-render.js";
 import { renderRecalledContext } from "../archive/recall-block.js";
-import { cachedKnowledgeIndex, searchKnowledge } from "../archive/knowledge-search.js";
 import { knowledgeFile } from "../archive/knowledge-store.js";
 import { segmentsOfSliced, stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
@@ -157,15 +157,19 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
     const at = pending ? beforeTrailingGauge(base) : lastUser;
     if (at < 0 || !query) return unchanged;
     const cap = recallCapTokens(cfg, contextWindow || engine.runtime.contextWindowTokens);
-    const known = cfg.knowledge ? cachedKnowledgeIndex(knowledgeFile(engine.runtime.stateDir, engine.runtime.sessionKey)) : null;
-    const key = `${archiveGeneration(engine)}\0${known?.size ?? 0}\0${cap}\0${cfg.recallMinScore}\0${query}`;
+    const kFile = knowledgeFile(engine.runtime.stateDir, engine.runtime.sessionKey);
+    const kSize = cfg.knowledge ? await fsp.stat(kFile).then((st) => st.size, () => 0) : 0;
+    const key = `${archiveGeneration(engine)}\0${kSize}\0${cap}\0${cfg.recallMinScore}\0${query}`;
     let cached = recallCache().get(engine);
     if (!cached || cached.key !== key) {
       // only what the agent cannot see: query terms present in its context are left out
       const visible = visibleText(base, requestAt);
-      const reply = await archiveWorker().call("search", { ...refOf(locationOf(engine)), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true });
+      // both searches in the archive worker: their cost grows with the session, the loop's must not
+      const [reply, facts] = await Promise.all([
+        archiveWorker().call("search", { ...refOf(locationOf(engine)), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true }),
+        kSize > 0 ? archiveWorker().call("knowledge", { file: kFile, query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible }) : Promise.resolve([]),
+      ]);
       if (!reply.ready) return unchanged;
-      const facts = searchKnowledge(known, query, RECALL_CANDIDATES, { skipTerm: (t) => visible.includes(t), minUnits: cfg.recallMinScore });
       const rendered = renderRecalledContext(facts, reply.hits, cap);
       cached = {
         key,

@@ -10,10 +10,10 @@ import type { Checkpoint } from "../context-checkpoint-schema.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
-import { appendKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
+import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
 import { sessionLog } from "./session-log.js";
 import { archiveKeysOfAgent, recordArchiveKey } from "../archive/archive-keys.js";
-import { type KnowledgeHit, knowledgeIndex, renderKnowledgeLines, searchKnowledge } from "../archive/knowledge-search.js";
+import { type KnowledgeHit, renderKnowledgeLines } from "../archive/knowledge-search.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import type { SearchHit } from "../archive/search-index.js";
 import { quoteUntrusted } from "../inject/quote.js";
@@ -44,7 +44,9 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
-    .then(() => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }))
+    // the records as this process follows them (only the file's new bytes read): O(new facts)
+    .then(() => followKnowledge(file))
+    .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
       () => sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.clear("knowledge write"),
       (e: unknown) => void sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.fail("knowledge write", e),
@@ -82,9 +84,10 @@ export async function searchWithKnowledge(
   const others = cfg.crossSession ? (await archiveKeysOfAgent(at.stateDir, agentOf(at), at.sessionKey)).slice(0, MAX_OTHER_KEYS) : [];
   let knowledge: Array<KnowledgeHit & { key?: string }> = [];
   if (cfg.knowledge) {
-    knowledge = searchKnowledge(await knowledgeIndex(knowledgeFile(at.stateDir, at.sessionKey)), query, limit);
+    // in the archive worker, as the archive's own search (its cost grows with the session)
+    knowledge = await archiveWorker().call("knowledge", { file: knowledgeFile(at.stateDir, at.sessionKey), query, limit });
     for (const key of others) {
-      const hits = searchKnowledge(await knowledgeIndex(knowledgeFile(at.stateDir, key)), query, limit);
+      const hits = await archiveWorker().call("knowledge", { file: knowledgeFile(at.stateDir, key), query, limit });
       knowledge.push(...hits.map((h) => ({ ...h, key })));
     }
     knowledge = knowledge.sort((a, b) => b.score - a.score).slice(0, limit);

@@ -136,6 +136,7 @@ function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplie
   const a = args as never;
   const run: Record<Op, () => unknown> = {
     search: () => inThread.search(a),
+    knowledge: () => inThread.searchKnowledgeFile(a),
     compact: () => inThread.compact(a),
     warm: () => inThread.warm(a),
     drop: () => inThread.drop(a),

@@ -12,6 +12,7 @@ import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { type ArchiveLimits, SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
+import { type KnowledgeHit, knowledgeIndex, searchKnowledge } from "../knowledge-search.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
 export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
@@ -113,4 +114,27 @@ export function archiveCacheStats() {
 /** Tests: a fresh cache. */
 export function resetArchiveHost(budget = DEFAULT_ARCHIVE_BUDGET_BYTES): void {
   archives = new BudgetCache<string, SessionArchive>("archive", budget, weigh);
+}
+
+export interface KnowledgeSearchRequest {
+  /** the key's knowledge.jsonl */
+  file: string;
+  query: string;
+  limit: number;
+  /** minimum score in units of the knowledge index's scoreUnit (automatic recall) */
+  minScoreUnits?: number;
+  /** query terms found in this text are left out (what the agent can already see) */
+  visible?: string;
+}
+
+/**
+ * A knowledge search where the archive's run: the index follows the file's appends and the
+ * search walks posting lists that grow with the session, so neither touches the main thread.
+ */
+export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
+  const visible = req.visible;
+  return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, {
+    ...(visible ? { skipTerm: (t: string) => visible.includes(t) } : {}),
+    ...(req.minScoreUnits !== undefined ? { minUnits: req.minScoreUnits } : {}),
+  });
 }

@@ -3,13 +3,15 @@
  * requests with archive-host.ts, one message per request, `{ id, ok, value | error }`.
  */
 import { parentPort } from "node:worker_threads";
-import { compact, drop, search, setArchiveBudget, warm } from "./archive-host.js";
+import { compact, drop, search, searchKnowledgeFile, setArchiveBudget, warm } from "./archive-host.js";
 import type { WorkerRequest } from "./protocol.js";
 
 async function run(req: WorkerRequest): Promise<unknown> {
   switch (req.op) {
     case "search":
       return search(req.args);
+    case "knowledge":
+      return searchKnowledgeFile(req.args);
     case "compact":
       return compact(req.args);
     case "warm":

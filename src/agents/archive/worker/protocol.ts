@@ -1,8 +1,10 @@
 /** Messages between the main thread and the archive worker (archive-client.ts, archive-worker.ts). */
-import type { ArchiveRef, SearchReply, SearchRequest } from "./archive-host.js";
+import type { ArchiveRef, KnowledgeSearchRequest, SearchReply, SearchRequest } from "./archive-host.js";
+import type { KnowledgeHit } from "../knowledge-search.js";
 
 export type WorkerRequest =
   | { id: number; op: "search"; args: SearchRequest }
+  | { id: number; op: "knowledge"; args: KnowledgeSearchRequest }
   | { id: number; op: "compact"; args: ArchiveRef }
   | { id: number; op: "warm"; args: ArchiveRef }
   | { id: number; op: "drop"; args: Pick<ArchiveRef, "stateDir" | "sessionKey"> }
@@ -10,6 +12,7 @@ export type WorkerRequest =
 
 export interface WorkerReplies {
   search: SearchReply;
+  knowledge: KnowledgeHit[];
   compact: number;
   warm: number;
   drop: void;
