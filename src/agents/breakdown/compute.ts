@@ -14,7 +14,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { type CallSizes, measureMessage, Tally } from "./measure.js";
+import { type CallSizes, measureMessage, Tally, toolCallChars } from "./measure.js";
 import { describeItem, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
@@ -54,6 +54,24 @@ export interface BreakdownInput {
 }
 
 const TOP = 5;
+
+/** Sizes of tool schemas by their parameters object: a host's tools keep theirs for the session. */
+const schemaSizes = new WeakMap<object, { name: string; description: string | undefined; chars: number }>();
+
+/** Chars of a tool's definition as a provider gets it: JSON of name, description, parameters. */
+function schemaChars(t: ToolSchema): number {
+  const key = t.parameters !== null && typeof t.parameters === "object" ? t.parameters : null;
+  const known = key ? schemaSizes.get(key) : undefined;
+  if (known && known.name === t.name && known.description === t.description) return known.chars;
+  let chars: number;
+  try {
+    chars = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })?.length ?? 0;
+  } catch {
+    chars = t.name.length;
+  }
+  if (key) schemaSizes.set(key, { name: t.name, description: t.description, chars });
+  return chars;
+}
 
 type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
 
@@ -124,16 +142,12 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
   const definitions: Array<{ tool: string; chars: number }> = [];
   for (const t of host.tools ?? []) {
-    let chars = 0;
-    try {
-      chars = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })?.length ?? 0;
-    } catch {
-      chars = t.name.length;
-    }
+    const chars = schemaChars(t);
     prefix.add("tool_definitions", chars);
     definitions.push({ tool: t.name, chars });
   }
 
+  const callChars = (b: Parameters<typeof toolCallChars>[0]) => (input.calls ? input.calls.of(b) : toolCallChars(b));
   const top: ItemAt[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
@@ -168,7 +182,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   for (const [tally, f] of [[prefix, scale], [trailing, 1]] as const) {
     for (const [tool, chars] of tally.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + (chars / 4) * f);
   }
-  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1));
+  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, callChars));
   const window = Math.max(0, input.contextWindow);
   return {
     total_tokens: total,

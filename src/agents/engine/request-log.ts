@@ -63,11 +63,31 @@ export class RequestLog {
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
   private readonly calls = new CallSizes();
+  private warmScheduled = false;
 
-  /** O(1): the request just prepared becomes the latest. */
+  /** O(1): the request just prepared becomes the latest; its new tool calls are sized after it has gone out. */
   record(r: RequestRecord): void {
     this.previous = this.current;
     this.current = r;
+    if (this.warmScheduled) return;
+    this.warmScheduled = true;
+    setImmediate(() => {
+      this.warmScheduled = false;
+      this.warmCalls();
+    });
+  }
+
+  /**
+   * Sizes the latest request's new tool calls (JSON of the arguments, what a breakdown spends
+   * most of its time on otherwise): O(new messages), off the request path, so a breakdown asked
+   * later (/context, a checkpoint, the gauge phrase) re-estimates nothing. Returns the calls sized.
+   */
+  warmCalls(): number {
+    try {
+      return this.current ? this.calls.warm(this.current.unaged) : 0;
+    } catch {
+      return 0; // a report's cache: never breaks anything
+    }
   }
 
   get latest(): RequestRecord | null {
