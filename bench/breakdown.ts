@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { computeBreakdown } from "../src/agents/breakdown/compute.js";
+import { agedKeys, computeBreakdown } from "../src/agents/breakdown/compute.js";
 import { CallSizes } from "../src/agents/breakdown/measure.js";
 import { RequestLog } from "../src/agents/engine/request-log.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
@@ -58,7 +58,7 @@ for (const n of [200, 2000, 20000]) {
     if (m.role !== "toolResult" || k++ % 10 !== 0) return m;
     return { ...m, content: [{ type: "text", text: "[tool output stored off the prompt: ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" }] } as AgentMessage;
   });
-  const input = { messages: sent, aging: { unaged, sent }, previousAging: { unaged, sent }, host: { systemPrompt, tools }, contextWindow: 200_000, checkpointThreshold: 0.8 };
+  const input = { messages: sent, aging: { unaged, sent }, previousAged: agedKeys({ unaged, sent }), host: { systemPrompt, tools }, contextWindow: 200_000, checkpointThreshold: 0.8 };
   const its = n >= 20000 ? 20 : 200;
   const settings = { contextWindow: 200_000, checkpointThreshold: 0.8 };
   const host = { systemPrompt, tools: () => tools };

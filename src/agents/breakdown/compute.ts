@@ -40,8 +40,11 @@ export interface BreakdownInput {
   /** the messages as sent (after every step of engine/request.ts) */
   messages: readonly AgentMessage[];
   aging?: AgingView | null;
-  /** the request before this one, for what aging removed since the last reply measured it */
-  previousAging?: AgingView | null;
+  /**
+   * What the request before this one had aged (agedKeys), for what aging removed since the last
+   * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
+   */
+  previousAged?: ReadonlySet<string> | null;
   host: HostParts;
   contextWindow: number;
   checkpointThreshold: number;
@@ -102,6 +105,25 @@ function swappedAt(view: AgingView | null | undefined): number[] | null {
   return out;
 }
 
+/** A swapped message's identity across requests (positions shift when history is compacted). */
+function agedKey(m: AgentMessage): string | null {
+  const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
+  if (o.role === "toolResult" && typeof o.toolCallId === "string") return `r:${o.toolCallId}`;
+  if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
+  const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
+  return ids.length > 0 ? `a:${ids.join(",")}` : null;
+}
+
+/** The keys of what a request had aged (one pointer compare per message). */
+export function agedKeys(view: AgingView | null | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const i of swappedAt(view) ?? []) {
+    const k = agedKey(view!.unaged[i]!);
+    if (k !== null) out.add(k);
+  }
+  return out;
+}
+
 /** Integers with the floats' sum rounded, each off by less than one (largest remainder). */
 function roundToSum(values: number[], total: number): number[] {
   const floors = values.map((v) => Math.floor(v));
@@ -126,7 +148,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   let removedChars = 0;
   const scratch = new Tally();
   const positions = swappedAt(input.aging) ?? [];
-  const previous = new Set(swappedAt(input.previousAging) ?? []);
+  const previous = input.previousAged ?? null;
   const measured = lastMeasured(messages);
   const measuredMessage = measured >= 0 ? messages[measured] : undefined;
   const measuredInSent = measuredMessage && input.aging ? input.aging.sent.lastIndexOf(measuredMessage) : -1;
@@ -136,7 +158,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     swapped.add(sent);
     const cut = measureMessage(input.aging!.unaged[i]!, false, scratch, input.calls) - measureMessage(sent, true, scratch);
     removedChars += Math.max(0, cut);
-    if (i < measuredInSent && !previous.has(i)) newlyAgedChars += Math.max(0, cut);
+    if (i < measuredInSent && previous !== null && !previous.has(agedKey(input.aging!.unaged[i]!) ?? "")) newlyAgedChars += Math.max(0, cut);
   }
 
   if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
