@@ -21,8 +21,13 @@ export interface BreakdownReport {
   /** the same, requests reconciled with a reply's usage / estimated throughout (after a compaction) */
   maxDeviationSdk: number;
   maxDeviationEstimate: number;
-  /** the same against the request with each tool as a provider gets it (name, description, parameters) */
-  maxDeviationProviderTools: number;
+  /** the same two against the request with each tool as a provider gets it (name, description, parameters) */
+  maxDeviationSdkProviderTools: number;
+  maxDeviationEstimateProviderTools: number;
+  /** requests reconciled with a reply's usage (source "sdk"), of the checked */
+  sdkRequests: number;
+  /** sdk requests over 2% against the faux model's count */
+  sdkOver2pct: number;
   /** largest |raw chars/4 estimate − measured| / measured (before reconciliation) */
   maxEstimateDeviation: number;
   /** the request with the largest deviation */
@@ -65,7 +70,10 @@ export class BreakdownProbe {
     maxDeviation: 0,
     maxDeviationSdk: 0,
     maxDeviationEstimate: 0,
-    maxDeviationProviderTools: 0,
+    maxDeviationSdkProviderTools: 0,
+    maxDeviationEstimateProviderTools: 0,
+    sdkRequests: 0,
+    sdkOver2pct: 0,
     maxEstimateDeviation: 0,
     worst: null,
     topMatches: 0,
@@ -100,11 +108,17 @@ export class BreakdownProbe {
     // a real provider gets name, description and parameters of a tool: the same check on that count
     const tools = context.tools?.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
     const providerMeasured = fauxPromptTokens({ ...context, tools });
-    r.maxDeviationProviderTools = Math.max(r.maxDeviationProviderTools, Math.abs(b.total_tokens - providerMeasured) / providerMeasured);
+    const providerDeviation = Math.abs(b.total_tokens - providerMeasured) / providerMeasured;
+    if (b.source === "sdk") r.maxDeviationSdkProviderTools = Math.max(r.maxDeviationSdkProviderTools, providerDeviation);
+    else r.maxDeviationEstimateProviderTools = Math.max(r.maxDeviationEstimateProviderTools, providerDeviation);
     const deviation = Math.abs(b.total_tokens - measured) / measured;
     if (deviation > r.maxDeviation) r.worst = { request: r.requests, measured, total: b.total_tokens, source: b.source, messages: b.messages };
     r.maxDeviation = Math.max(r.maxDeviation, deviation);
-    if (b.source === "sdk") r.maxDeviationSdk = Math.max(r.maxDeviationSdk, deviation);
+    if (b.source === "sdk") {
+      r.maxDeviationSdk = Math.max(r.maxDeviationSdk, deviation);
+      r.sdkRequests++;
+      if (deviation > 0.02) r.sdkOver2pct++;
+    }
     else r.maxDeviationEstimate = Math.max(r.maxDeviationEstimate, deviation);
     r.maxEstimateDeviation = Math.max(r.maxEstimateDeviation, Math.abs(b.estimated_tokens - measured) / measured);
 

@@ -29,10 +29,14 @@ describe.skipIf(!available)("context breakdown on a replayed transcript", () => 
       expect(b.requests).toBe(report.replay.chatRequests);
       expect(b.checked).toBe(b.requests);
       if (contextWindow === 6_000) expect(report.compactionCount, "the small window compacts").toBeGreaterThan(0);
-      // against the request with tools as a provider gets them (name, description, parameters)
-      expect(b.maxDeviationProviderTools, `worst request: ${worst}`).toBeLessThanOrEqual(0.02);
-      // reconciled with a reply's usage: against the faux model's own count, the one its usage reports
+      // reconciled with a reply's usage: against the faux model's own count (the one its usage
+      // reports) and against the request with tools as a provider gets them (name, description, parameters)
+      expect(b.sdkRequests).toBeGreaterThan(0);
       expect(b.maxDeviationSdk, `worst request: ${worst}`).toBeLessThanOrEqual(0.02);
+      expect(b.maxDeviationSdkProviderTools, `worst request: ${worst}`).toBeLessThanOrEqual(0.02);
+      // estimated throughout (before the first reply, after a compaction): chars/4 leaves out the
+      // provider's framing per message (docs/benchmarks.md#context-breakdown-issue-27): a few %
+      expect(b.maxDeviationEstimateProviderTools, `worst request: ${worst}`).toBeLessThanOrEqual(0.06);
       expect(b.topChecked).toBeGreaterThan(0);
       expect(b.topMatches).toBe(b.topChecked);
       expect(b.top5Checked).toBeGreaterThan(0);
