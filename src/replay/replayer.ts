@@ -38,6 +38,7 @@ import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
 import { knowledgeFile } from "../agents/archive/knowledge-store.js";
 import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { BreakdownProbe, type BreakdownReport } from "./breakdown-metrics.js";
 
 export interface ReplayOptions {
   /** simulated context window in tokens (default 32k) */
@@ -135,6 +136,8 @@ export interface ReplayReport {
   trim: TrimReport | null;
   /** the knowledge layer (src/replay/knowledge-metrics.ts) */
   knowledge: KnowledgeReport | null;
+  /** the context breakdown against each request's measured size (src/replay/breakdown-metrics.ts) */
+  breakdown: BreakdownReport;
   warnings: string[];
   errors: string[];
 }
@@ -171,6 +174,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     ...(opts.compaction === undefined ? {} : { compaction: opts.compaction }),
   };
   const compactionMode = resolveContextManagerConfig(cmConfig).compaction;
+  const breakdownProbe = new BreakdownProbe();
   const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
   const warnings: string[] = [];
@@ -249,6 +253,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
     chatRequests++;
     offload.onChatRequest(context);
+    breakdownProbe.onChatRequest(context);
     trimProbe.onRequest(context.messages);
     const next = queue.shift();
     if (next) {
@@ -331,6 +336,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     tools: t.toolNames,
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
+      breakdownProbe.extension(),
       recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed, observedContexts, stateDir),
       replayToolsExtension(t.toolNames, t.results, {
         onDelivered: (d) => {
@@ -488,6 +494,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     recall,
     trim,
     knowledge,
+    breakdown: breakdownProbe.result(),
     inputTokensTotal: offload.inputTokensTotal,
     inputTokensWithSummarizer: offload.inputTokensTotal + summarizerInputTokens,
     compactionMode,

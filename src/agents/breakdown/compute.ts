@@ -14,7 +14,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { type CallSizes, measureMessage, Tally } from "./measure.js";
+import { type CallSizes, measureMessage, Tally, toolCallChars } from "./measure.js";
 import { describeItem, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
@@ -40,8 +40,11 @@ export interface BreakdownInput {
   /** the messages as sent (after every step of engine/request.ts) */
   messages: readonly AgentMessage[];
   aging?: AgingView | null;
-  /** the request before this one, for what aging removed since the last reply measured it */
-  previousAging?: AgingView | null;
+  /**
+   * What the request before this one had aged (agedKeys), for what aging removed since the last
+   * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
+   */
+  previousAged?: ReadonlySet<string> | null;
   host: HostParts;
   contextWindow: number;
   checkpointThreshold: number;
@@ -54,6 +57,24 @@ export interface BreakdownInput {
 }
 
 const TOP = 5;
+
+/** Sizes of tool schemas by their parameters object: a host's tools keep theirs for the session. */
+const schemaSizes = new WeakMap<object, { name: string; description: string | undefined; chars: number }>();
+
+/** Chars of a tool's definition as a provider gets it: JSON of name, description, parameters. */
+function schemaChars(t: ToolSchema): number {
+  const key = t.parameters !== null && typeof t.parameters === "object" ? t.parameters : null;
+  const known = key ? schemaSizes.get(key) : undefined;
+  if (known && known.name === t.name && known.description === t.description) return known.chars;
+  let chars: number;
+  try {
+    chars = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })?.length ?? 0;
+  } catch {
+    chars = t.name.length;
+  }
+  if (key) schemaSizes.set(key, { name: t.name, description: t.description, chars });
+  return chars;
+}
 
 type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
 
@@ -84,6 +105,25 @@ function swappedAt(view: AgingView | null | undefined): number[] | null {
   return out;
 }
 
+/** A swapped message's identity across requests (positions shift when history is compacted). */
+function agedKey(m: AgentMessage): string | null {
+  const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
+  if (o.role === "toolResult" && typeof o.toolCallId === "string") return `r:${o.toolCallId}`;
+  if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
+  const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
+  return ids.length > 0 ? `a:${ids.join(",")}` : null;
+}
+
+/** The keys of what a request had aged (one pointer compare per message). */
+export function agedKeys(view: AgingView | null | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const i of swappedAt(view) ?? []) {
+    const k = agedKey(view!.unaged[i]!);
+    if (k !== null) out.add(k);
+  }
+  return out;
+}
+
 /** Integers with the floats' sum rounded, each off by less than one (largest remainder). */
 function roundToSum(values: number[], total: number): number[] {
   const floors = values.map((v) => Math.floor(v));
@@ -108,7 +148,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   let removedChars = 0;
   const scratch = new Tally();
   const positions = swappedAt(input.aging) ?? [];
-  const previous = new Set(swappedAt(input.previousAging) ?? []);
+  const previous = input.previousAged ?? null;
   const measured = lastMeasured(messages);
   const measuredMessage = measured >= 0 ? messages[measured] : undefined;
   const measuredInSent = measuredMessage && input.aging ? input.aging.sent.lastIndexOf(measuredMessage) : -1;
@@ -118,22 +158,18 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     swapped.add(sent);
     const cut = measureMessage(input.aging!.unaged[i]!, false, scratch, input.calls) - measureMessage(sent, true, scratch);
     removedChars += Math.max(0, cut);
-    if (i < measuredInSent && !previous.has(i)) newlyAgedChars += Math.max(0, cut);
+    if (i < measuredInSent && previous !== null && !previous.has(agedKey(input.aging!.unaged[i]!) ?? "")) newlyAgedChars += Math.max(0, cut);
   }
 
   if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
   const definitions: Array<{ tool: string; chars: number }> = [];
   for (const t of host.tools ?? []) {
-    let chars = 0;
-    try {
-      chars = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })?.length ?? 0;
-    } catch {
-      chars = t.name.length;
-    }
+    const chars = schemaChars(t);
     prefix.add("tool_definitions", chars);
     definitions.push({ tool: t.name, chars });
   }
 
+  const callChars = (b: Parameters<typeof toolCallChars>[0]) => (input.calls ? input.calls.of(b) : toolCallChars(b));
   const top: ItemAt[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
@@ -168,7 +204,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   for (const [tally, f] of [[prefix, scale], [trailing, 1]] as const) {
     for (const [tool, chars] of tally.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + (chars / 4) * f);
   }
-  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1));
+  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, callChars));
   const window = Math.max(0, input.contextWindow);
   return {
     total_tokens: total,

@@ -58,6 +58,7 @@ export function describeItem(
   swapped: ReadonlySet<AgentMessage>,
   handleOf: ((toolCallId: string) => string | null) | undefined,
   scale: number,
+  callChars: (b: Block) => number = toolCallChars,
 ): BreakdownItem {
   const m = messages[at.index] as Msg;
   const tokens = Math.round((at.chars / 4) * scale);
@@ -71,7 +72,12 @@ export function describeItem(
   }
   if (m.role === "assistant" && Array.isArray(m.content)) {
     let best: Block | undefined;
-    for (const b of m.content as Block[]) if (b?.type === "toolCall" && (!best || toolCallChars(b) > toolCallChars(best))) best = b;
+    let bestChars = -1;
+    for (const b of m.content as Block[]) {
+      if (b?.type !== "toolCall") continue;
+      const chars = callChars(b);
+      if (chars > bestChars) [best, bestChars] = [b, chars];
+    }
     if (!best) return { role, tool: null, target: "", tokens, handle: null };
     const handle = swapped.has(messages[at.index]!) ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
     return { role, tool: typeof best.name === "string" ? best.name : null, target: targetOf(best.arguments), tokens, handle };

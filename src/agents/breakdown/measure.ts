@@ -29,6 +29,31 @@ export class CallSizes {
     }
     return n;
   }
+
+  /**
+   * Sizes the calls a request added, newest first, stopping at the first reply whose calls are
+   * already known: O(new messages) per request once the history is known (the first request of
+   * a resumed session sizes its whole history, once). Run after a request, off its path, so a
+   * breakdown finds every call sized. Returns the calls sized.
+   */
+  warm(messages: readonly AgentMessage[]): number {
+    let sized = 0;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i] as { role?: string; content?: unknown };
+      if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
+      let known = false;
+      for (const b of m.content as Block[]) {
+        if (b?.type !== "toolCall") continue;
+        if (typeof b.id === "string" && this.sizes.has(b.id)) known = true;
+        else {
+          this.of(b);
+          sized++;
+        }
+      }
+      if (known) break;
+    }
+    return sized;
+  }
 }
 
 /** Chars per category and per tool (results), summed over a span of messages. */

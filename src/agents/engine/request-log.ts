@@ -8,7 +8,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../context-checkpoint-schema.js";
-import { type AgingView, computeBreakdown, type HostParts } from "../breakdown/compute.js";
+import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/measure.js";
 import { LruMap } from "../state/lru.js";
@@ -19,6 +19,25 @@ import { globalSingleton } from "../../infra/global-singleton.js";
  * for every inbound message, and the first gauge line of each run would otherwise lack it.
  */
 const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSingleton("openclaw.contextManager.gaugePhrases", () => new LruMap(64));
+
+/**
+ * What a session's latest requests had aged (their agedKeys), by request number: a breakdown
+ * subtracts what aged since the last reply measured the request before it. Process-wide, as the
+ * phrase, so the first request of an OpenClaw run (a new engine) still knows its predecessor's.
+ */
+interface AgedHistory {
+  /** requests recorded so far */
+  seq: number;
+  /** the request `keys` belong to (0: none) */
+  keysSeq: number;
+  keys: Set<string> | null;
+  /** the request before keysSeq's, when known */
+  prevKeys: Set<string> | null;
+}
+const agedHistories = (): LruMap<string, AgedHistory> => globalSingleton("openclaw.contextManager.agedHistories", () => new LruMap(64));
+const newHistory = (): AgedHistory => ({ seq: 0, keysSeq: 0, keys: null, prevKeys: null });
+/** the request number of each record */
+const seqOf = new WeakMap<RequestRecord, number>();
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
 export interface RequestHost {
@@ -55,6 +74,17 @@ export class RequestLog {
   /** `key`: the session's key and state dir, where the phrase outlives this log */
   constructor(private readonly key: string | null = null) {
     this.phrase = key === null ? null : (phrases().get(key) ?? null);
+    this.ownHistory = key === null ? newHistory() : null;
+  }
+
+  private readonly ownHistory: AgedHistory | null;
+
+  private history(): AgedHistory {
+    if (this.ownHistory) return this.ownHistory;
+    const all = agedHistories();
+    const h = all.get(this.key!) ?? newHistory();
+    all.touch(this.key!, h);
+    return h;
   }
 
   private current: RequestRecord | null = null;
@@ -63,11 +93,42 @@ export class RequestLog {
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
   private readonly calls = new CallSizes();
+  private warmScheduled = false;
 
-  /** O(1): the request just prepared becomes the latest. */
+  /** O(1): the request just prepared becomes the latest; its new tool calls are sized after it has gone out. */
   record(r: RequestRecord): void {
     this.previous = this.current;
     this.current = r;
+    seqOf.set(r, ++this.history().seq);
+    if (this.warmScheduled) return;
+    this.warmScheduled = true;
+    setImmediate(() => {
+      this.warmScheduled = false;
+      this.warmCalls();
+    });
+  }
+
+  /**
+   * Sizes the latest request's new tool calls (JSON of the arguments, what a breakdown spends
+   * most of its time on otherwise): O(new messages), off the request path, so a breakdown asked
+   * later (/context, a checkpoint, the gauge phrase) re-estimates nothing. Returns the calls sized.
+   */
+  warmCalls(): number {
+    const r = this.current;
+    if (!r) return 0;
+    try {
+      // and what it aged, for the next request's breakdown (one pointer compare per message)
+      const h = this.history();
+      const s = seqOf.get(r) ?? 0;
+      if (h.keysSeq !== s) {
+        h.prevKeys = h.keysSeq === s - 1 ? h.keys : null;
+        h.keys = agedKeys({ unaged: r.unaged, sent: r.sent });
+        h.keysSeq = s;
+      }
+      return this.calls.warm(r.unaged);
+    } catch {
+      return 0; // a report's cache: never breaks anything
+    }
   }
 
   get latest(): RequestRecord | null {
@@ -81,10 +142,13 @@ export class RequestLog {
     try {
       const host = record.host;
       const prev = record === this.current ? this.previous : null;
+      const s = seqOf.get(record) ?? 0;
+      const h = this.history();
+      const previousAged = prev ? agedKeys({ unaged: prev.unaged, sent: prev.sent }) : h.keysSeq === s - 1 ? h.keys : h.keysSeq === s ? h.prevKeys : null;
       const breakdown = computeBreakdown({
         messages: record.final,
         aging: { unaged: record.unaged, sent: record.sent },
-        previousAging: prev ? { unaged: prev.unaged, sent: prev.sent } : null,
+        previousAged,
         host: { systemPrompt: host.systemPrompt ?? null, tools: host.tools?.() ?? null },
         contextWindow: settings.contextWindow || record.contextWindow,
         checkpointThreshold: settings.checkpointThreshold,
