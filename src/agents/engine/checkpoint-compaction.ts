@@ -96,7 +96,6 @@ export async function startCheckpointCompaction(
 ): Promise<StartedCheckpointCompaction | null> {
   const startedAt = performance.now();
   const started = await engine.startCompactionCheckpoint(event, cwd);
-  console.error("PROF  start="+(performance.now()-startedAt).toFixed(1));
   if (!started) {
     // no checkpoint: the span is still archived (the host's summary runs)
     await archiveCompactedSpan(engine, event);

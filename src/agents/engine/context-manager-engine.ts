@@ -379,12 +379,12 @@ export class ContextManagerEngine {
       if (state) {
         const branchMessages: AgentMessage[] = [];
         for (const entry of event.branchEntries) if (entry.type === "message") branchMessages.push(entry.message);
-        const t0=performance.now(); state.captureMessages(branchMessages); console.error("PROF  capture="+(performance.now()-t0).toFixed(1));
+        state.captureMessages(branchMessages);
         const p = event.preparation;
         const window = this.runtime.contextWindowTokens;
         const reading: GaugeReading = { tokens: p.tokensBefore, contextWindow: window, utilization: window > 0 ? p.tokensBefore / window : 0, source: "sdk" };
         const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactionCount + 1, cwd });
-        const t1=performance.now(); const previewed = await this.writerOf().preview(draft); console.error("PROF  preview="+(performance.now()-t1).toFixed(1));
+        const previewed = await this.writerOf().preview(draft);
         checkpoint = previewed;
         void (async () => {
           const written = await this.publish(state, draft);
@@ -443,7 +443,7 @@ export class ContextManagerEngine {
   /** The checkpoint draft of the captured state, in memory (a previous session's state bundled first). */
   private async draftOf(state: ContextState, trigger: CheckpointTrigger, reading: GaugeReading, extra: DraftExtra): Promise<CheckpointDraft> {
     if (this.recoveryDue) await this.recoverPrevious();
-    const t0=performance.now(); try { return buildCheckpointDraft({
+    return buildCheckpointDraft({
       state: state.snapshot(),
       previous: this.previous ?? null,
       trigger,
@@ -457,7 +457,7 @@ export class ContextManagerEngine {
       workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
       artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
       breakdown: this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }),
-    }); } finally { if (trigger==="compaction") console.error("PROF  draft="+(performance.now()-t0).toFixed(1)); }
+    });
   }
 
   /** Writes the draft durably, then resets what it holds from the state. Null when deduplicated or failed. */

@@ -53,9 +53,7 @@ export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ct
     if (!engine) return NO_SEAM;
     if (engine.runtime.config.compaction === "checkpoint") {
       // the compaction returns before its checkpoint is durable (checkpoint-compaction.ts)
-      const T=[["beforeHook", startedAt - ((globalThis as any).__cs ?? 0)]];
       const started = await startCheckpointCompaction(engine, event, ctx.cwd);
-      T.push(["hook", performance.now()-startedAt]); (globalThis as any).__hr = performance.now(); console.error("PROF "+T.map(([k,v]:any)=>k+"="+v.toFixed(1)).join(" "));
       if (started?.compaction) {
         const compaction = started.compaction;
         return { checkpoint: started.checkpoint, compaction, deadlineMs: engine.runtime.config.compactionDeadlineMs, fallback: () => compaction };

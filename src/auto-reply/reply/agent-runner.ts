@@ -356,25 +356,9 @@ function watchRun(session: AgentSession, sessionKey: string, onEvent: AgentRunne
     if (event.type === "compaction_start") {
       startedAt = Date.now();
       startedPerf = performance.now();
-      (globalThis as any).__cs = startedPerf;
-      const S = session as any;
-      if (!S.__wrapped) { S.__wrapped = true;
-        const er = S._extensionRunner; const emit0 = er.emit.bind(er);
-        console.error("PIEXT " + er.extensions.map((e: any) => `${e.path}:${(e.handlers.get("session_before_compact") ?? []).length}`).join(" "));
-        for (const e of er.extensions) { const hs = e.handlers.get("session_before_compact"); if (hs) e.handlers.set("session_before_compact", hs.map((h: any, i: number) => async (ev: any, c: any) => { console.error(`PIH ${e.path}#${i} start ${(performance.now() - (globalThis as any).__cs).toFixed(1)}`); const r = await h(ev, c); console.error(`PIH ${e.path}#${i} end ${(performance.now() - (globalThis as any).__cs).toFixed(1)}`); return r; })); }
-        er.emit = async (ev: any) => { if (ev.type === "session_before_compact" || ev.type === "session_compact") console.error(`PIEMIT ${ev.type} at ${(performance.now() - (globalThis as any).__cs).toFixed(1)}`); const r = await emit0(ev); if (ev.type === "session_before_compact" || ev.type === "session_compact") console.error(`PIEMIT ${ev.type} done ${(performance.now() - (globalThis as any).__cs).toFixed(1)}`); return r; };
-        const mr = S._modelRegistry; const g0 = mr.getApiKeyAndHeaders.bind(mr);
-        mr.getApiKeyAndHeaders = async (m: any) => { const a = performance.now(); const r = await g0(m); console.error(`PIAUTH ${(performance.now() - a).toFixed(1)} at ${(performance.now() - (globalThis as any).__cs).toFixed(1)}`); return r; };
-        const sm = S.sessionManager; const ac0 = sm.appendCompaction.bind(sm); sm.appendCompaction = (...a: any[]) => { const t = performance.now(); const r = ac0(...a); console.error(`PIAPPEND ${(performance.now() - t).toFixed(1)}`); return r; };
-        const bc0 = sm.buildSessionContext.bind(sm); sm.buildSessionContext = (...a: any[]) => { const t = performance.now(); const r = bc0(...a); console.error(`PIBUILD ${(performance.now() - t).toFixed(1)}`); return r; };
-      }
-      const g: string[] = []; let last = performance.now(); const t0 = last;
-      const tick = () => { const n = performance.now(); if (n - last > 4) g.push(`${(last - t0).toFixed(0)}+${(n - last).toFixed(0)}`); last = n; if (n - t0 < 300) setImmediate(tick); else console.error("GAPS " + g.join(" ")); };
-      setImmediate(tick);
     }
     if (event.type === "compaction_end" && event.willRetry && event.result && !event.aborted) retryPendingSince = Date.now();
     if (event.type === "compaction_end" && event.result && !event.aborted) {
-      console.error("PROFEND total=" + (performance.now() - startedPerf).toFixed(1) + " sinceHookReturn=" + (performance.now() - ((globalThis as any).__hr ?? 0)).toFixed(1));
       compactions.push({
         trigger: event.reason,
         tokensBefore: event.result.tokensBefore,
