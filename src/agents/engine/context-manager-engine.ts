@@ -14,7 +14,7 @@ import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../cont
 import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
-import { lastToolCallOf } from "../context-capture.js";
+import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
 import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
@@ -35,6 +35,8 @@ const CAPTURE_SLICE_MS = 8;
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
+
+export { interruption };
 
 interface DraftExtra {
   fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
@@ -504,19 +506,4 @@ export class ContextManagerEngine {
       }
     }
   }
-}
-
-/**
- * working.interrupted and last_tool_call, from the branch alone. pi's isSplitTurn (and its
- * turn prefix) say where the cut falls, not whether work was cut off: a threshold or manual compaction of a FINISHED run (last reply
- * ended with stop) is no interruption even when the cut splits a turn, while a run stopped by
- * an overflow or an abort is one. So: interrupted when the run's last message is not a
- * finished reply; the last tool call is the branch's latest (the split turn is where pi's cut
- * falls, which on a threshold compaction can be a turn long before the one cut off).
- */
-export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
-  const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
-  const finished = last?.role === "assistant" && last.stopReason === "stop";
-  if (finished || !last) return { isSplitTurn: false, lastToolCall: null };
-  return { isSplitTurn: true, lastToolCall: lastToolCallOf(branch) };
 }
