@@ -30,7 +30,7 @@ function gatedFs() {
   const fs: FsOps = {
     ...nodeFsOps,
     async link(existing, target) {
-      const isCompaction = /cp_\d+\.yaml$/.test(target) && /trigger: compaction/.test(readFileSync(existing, "utf8"));
+      const isCompaction = /cp_\d+\.yaml$/.test(target) && /trigger: "?compaction\b/.test(readFileSync(existing, "utf8"));
       if (isCompaction && gate.held) {
         gate.waiting++;
         await open;
@@ -109,7 +109,7 @@ describe("checkpoint compaction before its checkpoint is durable", () => {
     expect(g.gate.waiting).toBe(1);
     const cpDir = checkpointSessionDir(s.stateDir, key);
     const published = filesUnder(cpDir).filter((f) => /cp_\d+\.yaml$/.test(f));
-    expect(published.every((f) => !/trigger: compaction/.test(readFileSync(join(cpDir, f), "utf8")))).toBe(true);
+    expect(published.every((f) => !/trigger: "?compaction\b/.test(readFileSync(join(cpDir, f), "utf8")))).toBe(true);
 
     // a crash here: pi's session file holds the summary with the compacted work
     const sessionFile = session.sessionManager.getSessionFile()!;
@@ -144,7 +144,7 @@ describe("checkpoint compaction before its checkpoint is durable", () => {
     const compactionCp = filesUnder(cpDir)
       .filter((f) => /cp_\d+\.yaml$/.test(f))
       .map((f) => readFileSync(join(cpDir, f), "utf8"))
-      .find((t) => /trigger: compaction/.test(t));
+      .find((t) => /trigger: "?compaction\b/.test(t));
     expect(compactionCp).toContain("held0.ts");
     expect(compactionCp).not.toContain("src/after.ts");
     // reset once the checkpoint was durable: what it holds left the state, the later capture stayed
