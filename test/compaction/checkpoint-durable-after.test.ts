@@ -105,7 +105,8 @@ describe("checkpoint compaction before its checkpoint is durable", () => {
     }
     expect(compactions()).toBe(1);
     expect(s.errors).toEqual([]);
-    // the compaction completed while its checkpoint's publish is held
+    // the compaction completed; its checkpoint's write goes on in the background up to the held publish
+    for (let i = 0; i < 2000 && g.gate.waiting === 0; i++) await sleep(10);
     expect(g.gate.waiting).toBe(1);
     const cpDir = checkpointSessionDir(s.stateDir, key);
     const published = filesUnder(cpDir).filter((f) => /cp_\d+\.yaml$/.test(f));
