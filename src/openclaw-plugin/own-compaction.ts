@@ -14,7 +14,7 @@ import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import { markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
-import { archiveMessages } from "../agents/engine/archive-hooks.js";
+import { archiveCompactedSpanAfter, archiveMessages } from "../agents/engine/archive-hooks.js";
 import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
@@ -116,9 +116,17 @@ export async function compactOwn(slot: SessionSlot, sessionId: string, history: 
   if (cut === 0 && prev && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
   if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
   const event = compactionEventWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
-  const checkpoint = await slot.engine.onBeforeCompact(event, cwd);
-  await archiveMessages(slot.engine, history.slice(after, cut));
-  if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
+  // the summary is rendered from the checkpoint built in memory; its durable write and the cut
+  // part's archive follow in the background (checkpoint-compaction.ts); the view is the
+  // compaction itself (the runtime's transcript is untouched): it is written before returning
+  const started = await slot.engine.startCompactionCheckpoint(event, cwd);
+  const span = history.slice(after, cut);
+  if (!started) {
+    await archiveMessages(slot.engine, span);
+    return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
+  }
+  void archiveCompactedSpanAfter(slot.engine, span, started.durable, {});
+  const checkpoint = started.checkpoint;
   markCompactionSummarized(stateDir, slot.sessionKey, slot.engine.identity.sessionId);
   const rendered = renderCompactionSummary(checkpoint, { maxTokens: slot.engine.runtime.config.compactionSummaryMaxTokens, previousSummary: null });
   const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };

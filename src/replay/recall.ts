@@ -170,17 +170,39 @@ export function recallObserver(
       });
     }
     pi.on("session_before_compact", async (event) => {
+      // only references are taken here: the texts are built when read (after the replay), so
+      // this observer adds nothing to the compaction it observes (compactionMs)
       const p = event.preparation;
-      const span = [...p.messagesToSummarize, ...p.turnPrefixMessages].map((m) => messageText(m, expand)).join("\n");
-      let kept = "";
-      let keeping = false;
-      for (const e of event.branchEntries) {
-        if (e.id === p.firstKeptEntryId) keeping = true;
-        if (keeping && e.type === "message") kept += `${messageText(e.message, expand)}\n`;
-      }
       const spanMessages = [...p.messagesToSummarize, ...p.turnPrefixMessages];
-      const segmentIds = new Set(segmentsOf(spanMessages, expand).map((d) => segmentId(d)));
-      out.push({ n: out.length + 1, nextSegment: nextSegment(), spanText: span, keptText: kept, messages: spanMessages.length, segmentIds });
+      const entries = [...event.branchEntries];
+      const firstKept = p.firstKeptEntryId;
+      let texts: { span: string; kept: string; segmentIds: Set<string> } | null = null;
+      const built = () => {
+        if (texts) return texts;
+        let kept = "";
+        let keeping = false;
+        for (const e of entries) {
+          if (e.id === firstKept) keeping = true;
+          if (keeping && e.type === "message") kept += `${messageText(e.message, expand)}\n`;
+        }
+        const span = spanMessages.map((m) => messageText(m, expand)).join("\n");
+        texts = { span, kept, segmentIds: new Set(segmentsOf(spanMessages, expand).map((d) => segmentId(d))) };
+        return texts;
+      };
+      out.push({
+        n: out.length + 1,
+        nextSegment: nextSegment(),
+        messages: spanMessages.length,
+        get spanText() {
+          return built().span;
+        },
+        get keptText() {
+          return built().kept;
+        },
+        get segmentIds() {
+          return built().segmentIds;
+        },
+      });
       return undefined;
     });
   };

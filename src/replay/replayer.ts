@@ -35,6 +35,7 @@ import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
 import { TrimProbe, type TrimReport } from "./trim-metrics.js";
 import { type KnowledgeReport, KnowledgeTimeline, measureKnowledge } from "./knowledge-metrics.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
+import { spanArchivesSettled } from "../agents/engine/archive-hooks.js";
 import { knowledgeFile } from "../agents/archive/knowledge-store.js";
 import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -416,11 +417,14 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       }
       skippedReplies += queue.length;
       queue = [];
+      // a "checkpoint" compaction's checkpoint and span are written after it returned
+      await spanArchivesSettled();
       recordCompactions(false);
       opts.onProgress?.(i + 1, t.segments.length);
     }
     if (opts.finalCompact ?? true) {
       await runner.handleInbound(SESSION_KEY, "/compact");
+      await spanArchivesSettled();
       recordCompactions(true);
     }
     try {

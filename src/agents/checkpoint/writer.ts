@@ -113,22 +113,55 @@ export class CheckpointWriter {
     }
   }
 
-  private async writeOnce(draft: CheckpointDraft, dedup?: { delta: number }): Promise<WriteCheckpointResult> {
-    const fs = fsOf(this.opts);
-    const retention = retentionOf(this.opts);
-    const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
-    if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);
+  /**
+   * The checkpoint `write(draft)` will publish, without writing it: validated and normalized as
+   * on disk, with the id the write tries first. No disk access once this writer knows its
+   * directory (after its first write or preview). Only a concurrent writer of the same key in
+   * another process can make the write publish it under a higher id (the result says which).
+   */
+  async preview(draft: CheckpointDraft): Promise<Checkpoint> {
+    try {
+      const base = this.baseOf(draft);
+      const known = await this.knownNow(fsOf(this.opts), []);
+      return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
+    } catch (err) {
+      this.known = null;
+      this.dirReady = false;
+      throw err;
+    }
+  }
+
+  /** The draft validated and normalized for disk, checked to be this writer's key (memoized per draft). */
+  private baseOf(draft: CheckpointDraft): Checkpoint {
+    const memo = this.bases.get(draft);
+    if (memo) return memo;
     const base = normalizeForDisk(validateCheckpoint(withId(draft, "cp_001", null), "draft"));
     if (base.meta.session_key !== wellFormed(this.sessionKey)) {
       throw new CheckpointError("draft", "meta.session_key", "belongs to another session key than this writer's");
     }
-    const warnings: string[] = [];
+    this.bases.set(draft, base);
+    return base;
+  }
+  private readonly bases = new WeakMap<CheckpointDraft, Checkpoint>();
+
+  private async knownNow(fs: FsOps, warnings: string[]): Promise<Known> {
     if (!this.dirReady) {
       await ensurePrivateDir(this.dir, fs);
       this.dirReady = true;
     }
     const known = this.known ?? (await this.readKnown(fs, warnings));
     this.known = known;
+    return known;
+  }
+
+  private async writeOnce(draft: CheckpointDraft, dedup?: { delta: number }): Promise<WriteCheckpointResult> {
+    const fs = fsOf(this.opts);
+    const retention = retentionOf(this.opts);
+    const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
+    if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);
+    const base = this.baseOf(draft);
+    const warnings: string[] = [];
+    const known = await this.knownNow(fs, warnings);
 
     const latest = known.latest;
     if (

@@ -58,8 +58,46 @@ function refOf(at: ArchiveLocation) {
  * about to summarize (the split turn's prefix included). Null when off or failed.
  */
 export async function archiveCompactedSpan(engine: ContextManagerEngine, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
+  return archiveMessages(engine, compactedSpanOf(event), { compaction: true });
+}
+
+/** The messages pi is about to summarize (the split turn's prefix included). */
+export function compactedSpanOf(event: SessionBeforeCompactEvent): AgentMessage[] {
   const p = event.preparation;
-  return archiveMessages(engine, [...p.messagesToSummarize, ...p.turnPrefixMessages], { compaction: true });
+  return [...p.messagesToSummarize, ...p.turnPrefixMessages];
+}
+
+/** Compacted spans being archived after the compaction returned, per archive (stateDir, key). */
+const spanArchives = (): Map<string, Promise<unknown>> => globalSingleton("openclaw.contextManager.spanArchives", () => new Map());
+const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.sessionKey}`;
+
+/**
+ * "checkpoint" compaction (issue 25): the span is archived off the compaction's path, once
+ * `after` (the checkpoint's durable write) settled, in order with earlier spans of the same
+ * archive. `context_search` and the automatic recall wait for it (`spanArchived`), so nothing
+ * archived at a compaction is missed by the requests after it. Never rejects.
+ */
+export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
+  const map = spanArchives();
+  const key = archiveKeyOf(locationOf(engine));
+  const before = map.get(key);
+  const run: Promise<AppendResult | null> = Promise.all([before, after.catch(() => null)])
+    .then(() => archiveMessages(engine, span, opts))
+    .finally(() => {
+      if (map.get(key) === run) map.delete(key);
+    });
+  map.set(key, run);
+  return run;
+}
+
+/** Resolves when the compacted spans of this archive started so far are archived. */
+export async function spanArchived(at: ArchiveLocation): Promise<void> {
+  for (let p = spanArchives().get(archiveKeyOf(at)); p; p = spanArchives().get(archiveKeyOf(at))) await p;
+}
+
+/** Resolves when every compacted span started so far is archived (shutdown, tests). */
+export async function spanArchivesSettled(): Promise<void> {
+  while (spanArchives().size > 0) await Promise.all([...spanArchives().values()]);
 }
 
 /**
@@ -95,6 +133,7 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
   const limit = clampInt(params.limit, SEARCH_LIMITS.limit.default, 1, SEARCH_LIMITS.limit.max);
   const maxChars = clampInt(params.maxChars, SEARCH_LIMITS.maxChars.default, SEARCH_LIMITS.maxChars.min, SEARCH_LIMITS.maxChars.max);
   try {
+    await spanArchived(at); // a span compacted just before is searched too
     // in the archive worker: a cold archive loads there, not on this event loop
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
@@ -151,6 +190,8 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
   const unchanged = hadBlock ? { messages: base, tokens: 0 } : null;
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
+    // the span of a compaction that just returned is archived first (milliseconds after it)
+    await spanArchived(locationOf(engine));
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt, lastUser } = recallQueryOf(base, pending);
     // a pending request follows the messages: the block goes last (before a trailing gauge line)

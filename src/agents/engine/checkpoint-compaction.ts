@@ -8,7 +8,7 @@ import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { markCompactionSummarized } from "../checkpoint/compaction-outcome.js";
 import { renderCompactionSummary } from "../inject/compaction-summary.js";
-import { archiveCompactedSpan } from "./archive-hooks.js";
+import { archiveCompactedSpan, archiveCompactedSpanAfter, compactedSpanOf } from "./archive-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
 /** What pi's `session_before_compact` accepts as `{ compaction }` (its CompactionResult). */
@@ -63,20 +63,53 @@ export function compactionFromCheckpoint(
 }
 
 /**
- * Writes the compaction checkpoint, archives the span and returns the compaction; null when the
- * checkpoint could not be written (the host's own summary then runs: the spec's safety net).
+ * The compaction, returned before its checkpoint is on disk: the summary is rendered from the
+ * checkpoint built in memory (the captured state, O(messages not yet captured)); the durable
+ * write, the state reset and the span's archive run after it (`durable`), the write as the
+ * engine's pending write (nothing captures or snapshots the state until it is done). Lost in a
+ * crash before `durable`: only the checkpoint file and the span's archive entries; the summary
+ * (everything the checkpoint says) is in the host's compaction entry, and the captured state
+ * files are reset only after the checkpoint is durable (docs/compaction.md, "Latency").
+ * Null when no checkpoint could be built or the render is empty (the host summarizes instead).
  */
 export async function checkpointCompaction(
   engine: ContextManagerEngine,
   event: SessionBeforeCompactEvent,
   cwd: string,
 ): Promise<CheckpointCompaction | null> {
+  const started = await startCheckpointCompaction(engine, event, cwd);
+  return started?.compaction ?? null;
+}
+
+export interface StartedCheckpointCompaction {
+  /** null: an empty render (a cap below the frame) would erase the history */
+  compaction: CheckpointCompaction | null;
+  checkpoint: Checkpoint;
+  /** the checkpoint on disk (null: its write failed) and the span archived */
+  durable: Promise<Checkpoint | null>;
+}
+
+export async function startCheckpointCompaction(
+  engine: ContextManagerEngine,
+  event: SessionBeforeCompactEvent,
+  cwd: string,
+): Promise<StartedCheckpointCompaction | null> {
   const startedAt = performance.now();
-  const checkpoint = await engine.onBeforeCompact(event, cwd);
+  const started = await engine.startCompactionCheckpoint(event, cwd);
+  if (!started) {
+    // no checkpoint: the span is still archived (the host's summary runs)
+    await archiveCompactedSpan(engine, event);
+    return null;
+  }
   // the compacted span goes to the archive after the checkpoint is on disk (docs/archive.md)
-  await archiveCompactedSpan(engine, event);
-  if (!checkpoint) return null;
-  const compaction = compactionFromCheckpoint(engine, checkpoint, event, startedAt);
-  // an empty render (a cap below the frame) would erase the history: let the host summarize
-  return compaction.summary ? compaction : null;
+  const archived = archiveCompactedSpanAfter(engine, compactedSpanOf(event), started.durable);
+  const durable = archived.then(() => started.durable);
+  let compaction: CheckpointCompaction | null = null;
+  try {
+    const c = compactionFromCheckpoint(engine, started.checkpoint, event, startedAt);
+    compaction = c.summary ? c : null;
+  } catch {
+    compaction = null;
+  }
+  return { compaction, checkpoint: started.checkpoint, durable };
 }

@@ -11,10 +11,10 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../context-checkpoint-build.js";
 import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
-import type { CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
+import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
-import { lastToolCallOf } from "../context-capture.js";
+import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
 import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
@@ -35,6 +35,15 @@ const CAPTURE_SLICE_MS = 8;
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
+
+export { interruption };
+
+interface DraftExtra {
+  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+  splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
+  compactionCount?: number;
+  cwd?: string;
+}
 
 /** The session an engine is made for, beside the host's runtime values. */
 export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
@@ -343,40 +352,61 @@ export class ContextManagerEngine {
    * checkpoint (never deduplicated). Returns the checkpoint, or null on failure.
    */
   async onBeforeCompact(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
-    const checkpoint = await this.writeCompactionCheckpoint(event, cwd);
-    // the post-compaction restore sends this checkpoint or none (never an older one)
-    recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
-    return checkpoint;
+    const started = await this.startCompactionCheckpoint(event, cwd);
+    const written = started ? await started.durable : null;
+    // a checkpoint that did not reach the disk is restored by no block
+    if (started && !written) recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, null);
+    return written;
   }
 
-  private async writeCompactionCheckpoint(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
+  /**
+   * The compaction checkpoint in two steps (issue 25): `checkpoint` is built in memory from the
+   * captured state (O(messages not yet captured)) with the id its write takes; `durable` settles
+   * when it is on disk (null on failure) and the state reset. The write runs as `pendingWrite`:
+   * everything that changes or snapshots the state awaits `idle()` first, so nothing captured
+   * after this call can be reset by it. The state files are not reset before the checkpoint is
+   * durable, so a crash in between leaves the capture on disk for the next checkpoint.
+   * Null (and nothing written) when the state or the draft is unavailable. Never throws.
+   */
+  async startCompactionCheckpoint(event: SessionBeforeCompactEvent, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
+    await this.idle();
+    // pendingWrite from here on (no await in between): no capture can land between the draft's snapshot and the reset
+    let settle!: (cp: Checkpoint | null) => void;
+    const durable: Promise<Checkpoint | null> = new Promise<Checkpoint | null>((resolve) => (settle = resolve)).finally(() => {
+      if (this.pendingWrite === durable) this.pendingWrite = null;
+    });
+    this.pendingWrite = durable;
+    let checkpoint: Checkpoint | null = null;
     try {
-      await this.idle();
       const state = await this.ensureState();
-      if (!state) return null;
-      const branchMessages: AgentMessage[] = [];
-      for (const entry of event.branchEntries) if (entry.type === "message") branchMessages.push(entry.message);
-      state.captureMessages(branchMessages);
-      const p = event.preparation;
-      const window = this.runtime.contextWindowTokens;
-      const reading: GaugeReading = {
-        tokens: p.tokensBefore,
-        contextWindow: window,
-        utilization: window > 0 ? p.tokensBefore / window : 0,
-        source: "sdk",
-      };
-      const checkpoint = await this.writeCheckpoint(state, "compaction", reading, {
-        fileOps: p.fileOps,
-        splitTurn: interruption(branchMessages),
-        compactionCount: this.compactionCount + 1,
-        cwd,
-      });
-      await this.flush(state);
-      return checkpoint;
+      if (state) {
+        const branchMessages: AgentMessage[] = [];
+        for (const entry of event.branchEntries) if (entry.type === "message") branchMessages.push(entry.message);
+        state.captureMessages(branchMessages);
+        const p = event.preparation;
+        const window = this.runtime.contextWindowTokens;
+        const reading: GaugeReading = { tokens: p.tokensBefore, contextWindow: window, utilization: window > 0 ? p.tokensBefore / window : 0, source: "sdk" };
+        const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactionCount + 1, cwd });
+        const previewed = await this.writerOf().preview(draft);
+        checkpoint = previewed;
+        void (async () => {
+          const written = await this.publish(state, draft);
+          await this.flush(state);
+          // another process wrote this key meanwhile: the summary names the id it was built with
+          if (written && written.meta.checkpoint_id !== previewed.meta.checkpoint_id) {
+            this.log.fail("compaction checkpoint id", new Error(`written as ${written.meta.checkpoint_id}, summarized as ${previewed.meta.checkpoint_id}`));
+          }
+          return written;
+        })().then(settle, () => settle(null));
+      }
     } catch (e) {
       this.log.fail("compaction checkpoint", e);
-      return null;
     }
+    if (!checkpoint) settle(null);
+    const { stateDir } = this.runtime;
+    // the post-compaction restore sends this checkpoint or none (never an older one)
+    recordCompactionOutcome(stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
+    return checkpoint ? { checkpoint, durable } : null;
   }
 
   /** The context_note tool: an explicit decision / open item / learning from the agent. */
@@ -399,36 +429,44 @@ export class ContextManagerEngine {
     this.compactionCount += 1;
   }
 
-  private async writeCheckpoint(
-    state: ContextState,
-    trigger: CheckpointTrigger,
-    reading: GaugeReading,
-    extra: {
-      fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
-      splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
-      compactionCount?: number;
-      cwd?: string;
-    } = {},
-  ): Promise<Checkpoint | null> {
+  private writerOf(): CheckpointWriter {
+    this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
+    return this.writer;
+  }
+
+  private async writeCheckpoint(state: ContextState, trigger: CheckpointTrigger, reading: GaugeReading, extra: DraftExtra = {}): Promise<Checkpoint | null> {
     try {
-      if (this.recoveryDue) await this.recoverPrevious();
-      const draft = buildCheckpointDraft({
-        state: state.snapshot(),
-        previous: this.previous ?? null,
-        trigger,
-        reading,
-        identity: this.identity,
-        compactionCount: extra.compactionCount ?? this.compactionCount,
-        fileOps: extra.fileOps,
-        splitTurn: extra.splitTurn,
-        config: this.runtime.config,
-        cwd: extra.cwd,
-        workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
-        artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
-        breakdown: this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }),
-      });
-      this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
-      const result = await this.writer.write(draft, { delta: this.runtime.config.dedupDelta });
+      return await this.publish(state, await this.draftOf(state, trigger, reading, extra));
+    } catch (e) {
+      this.log.fail("checkpoint write", e);
+      return null;
+    }
+  }
+
+  /** The checkpoint draft of the captured state, in memory (a previous session's state bundled first). */
+  private async draftOf(state: ContextState, trigger: CheckpointTrigger, reading: GaugeReading, extra: DraftExtra): Promise<CheckpointDraft> {
+    if (this.recoveryDue) await this.recoverPrevious();
+    return buildCheckpointDraft({
+      state: state.snapshot(),
+      previous: this.previous ?? null,
+      trigger,
+      reading,
+      identity: this.identity,
+      compactionCount: extra.compactionCount ?? this.compactionCount,
+      fileOps: extra.fileOps,
+      splitTurn: extra.splitTurn,
+      config: this.runtime.config,
+      cwd: extra.cwd,
+      workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
+      artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
+      breakdown: this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }),
+    });
+  }
+
+  /** Writes the draft durably, then resets what it holds from the state. Null when deduplicated or failed. */
+  private async publish(state: ContextState, draft: CheckpointDraft): Promise<Checkpoint | null> {
+    try {
+      const result = await this.writerOf().write(draft, { delta: this.runtime.config.dedupDelta });
       this.log.clear(`checkpoint write`);
       this.reportStoreWarnings(result.warnings ?? [], result.written);
       if (!result.written) {
@@ -469,19 +507,4 @@ export class ContextManagerEngine {
       }
     }
   }
-}
-
-/**
- * working.interrupted and last_tool_call, from the branch alone. pi's isSplitTurn (and its
- * turn prefix) say where the cut falls, not whether work was cut off: a threshold or manual compaction of a FINISHED run (last reply
- * ended with stop) is no interruption even when the cut splits a turn, while a run stopped by
- * an overflow or an abort is one. So: interrupted when the run's last message is not a
- * finished reply; the last tool call is the branch's latest (the split turn is where pi's cut
- * falls, which on a threshold compaction can be a turn long before the one cut off).
- */
-export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
-  const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
-  const finished = last?.role === "assistant" && last.stopReason === "stop";
-  if (finished || !last) return { isSplitTurn: false, lastToolCall: null };
-  return { isSplitTurn: true, lastToolCall: lastToolCallOf(branch) };
 }

@@ -8,7 +8,7 @@ import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { engineFor } from "./context-manager.js";
 import { archiveCompactedSpan } from "../engine/archive-hooks.js";
-import { type CheckpointCompaction, compactionFromCheckpoint } from "../engine/checkpoint-compaction.js";
+import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 
 export async function writeCompactionCheckpoint(
   event: SessionBeforeCompactEvent,
@@ -51,6 +51,17 @@ export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ct
     const startedAt = performance.now();
     const engine = await engineFor(ctx);
     if (!engine) return NO_SEAM;
+    if (engine.runtime.config.compaction === "checkpoint") {
+      // the compaction returns before its checkpoint is durable (checkpoint-compaction.ts)
+      const started = await startCheckpointCompaction(engine, event, ctx.cwd);
+      if (started?.compaction) {
+        const compaction = started.compaction;
+        return { checkpoint: started.checkpoint, compaction, deadlineMs: engine.runtime.config.compactionDeadlineMs, fallback: () => compaction };
+      }
+      // no checkpoint or an empty render: the host's summary runs, as in "host" mode after it
+      const checkpoint = started ? await started.durable : null;
+      return { checkpoint, compaction: null, deadlineMs: engine.runtime.config.compactionDeadlineMs, fallback: () => null };
+    }
     const checkpoint = await engine.onBeforeCompact(event, ctx.cwd);
     await archiveCompactedSpan(engine, event);
     const render = (): CheckpointCompaction | null => {
@@ -61,10 +72,9 @@ export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ct
         return null;
       }
     };
-    const checkpointMode = engine.runtime.config.compaction === "checkpoint";
     return {
       checkpoint,
-      compaction: checkpointMode ? render() : null,
+      compaction: null,
       deadlineMs: engine.runtime.config.compactionDeadlineMs,
       fallback: render,
     };

@@ -506,6 +506,9 @@ export function redactSecrets(text: string): string {
   if (memo) {
     const hit = recent.get(text);
     if (hit !== undefined) return hit;
+  } else if (text.length < MEMO_MIN_CHARS) {
+    const hit = recentShort.get(text);
+    if (hit !== undefined) return hit;
   }
   let out: string;
   try {
@@ -515,6 +518,7 @@ export function redactSecrets(text: string): string {
     out = redactChunked(text);
   }
   if (memo) remember(text, out);
+  else if (text.length < MEMO_MIN_CHARS) rememberShort(text, out);
   return out;
 }
 
@@ -536,6 +540,18 @@ function remember(text: string, out: string): void {
     recent.delete(oldest);
     recentChars -= oldest.length;
   }
+}
+
+/**
+ * Short texts (names, paths, gists, requests cut to a line) are rendered again at every
+ * checkpoint and compaction (issue 25: the compaction summary quotes a few hundred of them,
+ * each through every rule): the latest MEMO_SHORT_ENTRIES are kept, oldest out first.
+ */
+const MEMO_SHORT_ENTRIES = 16_384;
+const recentShort = new Map<string, string>();
+function rememberShort(text: string, out: string): void {
+  recentShort.set(text, out);
+  if (recentShort.size > MEMO_SHORT_ENTRIES) recentShort.delete(recentShort.keys().next().value as string);
 }
 
 const CHUNK = 256 * 1024;
