@@ -20,6 +20,7 @@ import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { checkpointSessionDir, stateSessionDir } from "../../src/infra/session-dir.js";
 import { filler, reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -155,5 +156,5 @@ describe("checkpoint compaction before its checkpoint is durable", () => {
     const manual = await session.compact();
     expect(manual.summary).toContain("after.ts");
     expect(s.agent.summarizerRequests).toHaveLength(0);
-  }, 180_000);
+  }, TEST_TIMEOUT_MS);
 });

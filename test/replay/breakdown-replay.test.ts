@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTranscript } from "../../src/replay/transcript.js";
 import { replayTranscript } from "../../src/replay/replayer.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");
 const FILE = "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.json";
@@ -41,6 +42,6 @@ describe.skipIf(!available)("context breakdown on a replayed transcript", () => 
       expect(b.topMatches).toBe(b.topChecked);
       expect(b.top5Checked).toBeGreaterThan(0);
       expect(b.top5Matches).toBeGreaterThanOrEqual(b.top5Checked - 1);
-    }, 60_000);
+    }, TEST_TIMEOUT_MS);
   }
 });

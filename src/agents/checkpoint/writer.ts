@@ -122,7 +122,8 @@ export class CheckpointWriter {
   async preview(draft: CheckpointDraft): Promise<Checkpoint> {
     try {
       const base = this.baseOf(draft);
-      const known = await this.knownNow(fsOf(this.opts), []);
+      // what reading the directory found is reported with the write that follows
+      const known = await this.knownNow(fsOf(this.opts), this.previewWarnings);
       return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
     } catch (err) {
       this.known = null;
@@ -143,6 +144,8 @@ export class CheckpointWriter {
     return base;
   }
   private readonly bases = new WeakMap<CheckpointDraft, Checkpoint>();
+  /** warnings of a preview's directory read, not yet returned by a write */
+  private readonly previewWarnings: string[] = [];
 
   private async knownNow(fs: FsOps, warnings: string[]): Promise<Known> {
     if (!this.dirReady) {
@@ -160,7 +163,7 @@ export class CheckpointWriter {
     const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
     if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);
     const base = this.baseOf(draft);
-    const warnings: string[] = [];
+    const warnings: string[] = this.previewWarnings.splice(0);
     const known = await this.knownNow(fs, warnings);
 
     const latest = known.latest;
