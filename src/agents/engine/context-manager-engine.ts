@@ -21,6 +21,7 @@ import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { type SessionLog, sessionLog } from "./session-log.js";
+import { StoreWarnings } from "./store-warnings.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
@@ -73,8 +74,8 @@ export class ContextManagerEngine {
   private writer: CheckpointWriter | null = null;
   /** the auto checkpoint being written in the background, if any */
   private pendingWrite: Promise<Checkpoint | null> | null = null;
-  /** store warnings already logged (one line per kind) */
-  private readonly storeWarned = new Set<string>();
+  /** the checkpoint store's warnings, logged once per kind */
+  private readonly storeWarnings: StoreWarnings;
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
   readonly requests: RequestLog;
@@ -104,6 +105,7 @@ export class ContextManagerEngine {
     // once-per-kind across runs of this session, not once per engine (one engine per run)
     this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
     this.log = this.sessionLog.once;
+    this.storeWarnings = new StoreWarnings(this.log, runtime.logger);
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
     // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
     if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
@@ -468,7 +470,7 @@ export class ContextManagerEngine {
     try {
       const result = await this.writerOf().write(draft, { delta: this.runtime.config.dedupDelta });
       this.log.clear(`checkpoint write`);
-      this.reportStoreWarnings(result.warnings ?? [], result.written);
+      this.storeWarnings.report(result.warnings ?? [], result.written);
       if (!result.written) {
         if (result.latest.meta.session_id === this.identity.sessionId) this.previous = result.latest;
         return null;
@@ -481,30 +483,6 @@ export class ContextManagerEngine {
     } catch (e) {
       this.log.fail("checkpoint write", e);
       return null;
-    }
-  }
-
-  /**
-   * The store's warnings, one path: a pointer or retention failure logs once until a written
-   * checkpoint shows it cleared (the checkpoint itself is durable; the rest is the user's to
-   * fix); any other kind (ignored files, a withdrawal) once per kind for this engine.
-   */
-  private reportStoreWarnings(warnings: readonly string[], written: boolean): void {
-    for (const kind of ["pointer", "retention"] as const) {
-      const w = warnings.find((x) => x.startsWith(kind));
-      if (w) this.log.fail(`checkpoint ${kind}`, new Error(w));
-      else if (written) this.log.clear(`checkpoint ${kind}`);
-    }
-    for (const w of warnings) {
-      if (w.startsWith("pointer") || w.startsWith("retention")) continue;
-      const kind = w.split(":")[0] ?? w;
-      if (this.storeWarned.has(kind)) continue;
-      this.storeWarned.add(kind);
-      try {
-        (this.runtime.logger ?? consoleWarnLogger).warn(`[context-manager] checkpoint store: ${w}`);
-      } catch {
-        // a broken logger must not break the agent
-      }
     }
   }
 }
