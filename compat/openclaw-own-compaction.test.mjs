@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { checkpointTexts } from "./fixtures/checkpoints.mjs";
-import { openclaw, startGateway } from "./fixtures/gateway.mjs";
+import { openclaw, startGateway, turnRequests } from "./fixtures/gateway.mjs";
 import { systemPromptOf } from "./fixtures/loopback-model.mjs";
 import { OPENCLAW_VERSION } from "./openclaw-internals.mjs";
 
@@ -44,12 +44,7 @@ describe(`openclaw@${OPENCLAW_VERSION} gateway, compaction "checkpoint": session
     const cps = checkpointTexts(cmDir);
     assert.ok(cps.some((c) => /trigger: "compaction"/.test(c)), "the compaction checkpoint is written");
 
-    const sent = model.requests.length;
-    const next = await openclaw(["agent", "--session-key", KEY, "-m", "Where were we?"], env);
-    assert.equal(next.code, 0, next.out.slice(-2000));
-    // the turn's own requests (a heartbeat or another session's run may call the model meanwhile)
-    const turn = model.requests.slice(sent).filter((r) => JSON.stringify(r.messages).includes("Where were we?"));
-    assert.ok(turn.length > 0);
+    const turn = await turnRequests(gw, KEY, "Where were we?");
     for (const r of turn) {
       const all = JSON.stringify(r.messages);
       assert.ok(all.includes(SUMMARY.slice(1, 20)), `the request carries our compaction summary; compact said: ${compact.out.slice(-600)}; the plugin logged: ${ours(gw.log)}`);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/agents/context-checkpoint.js";
 import { REPO, run } from "../cli/run.js";
-import { FAUX_GAUGE_PROVIDER, PI } from "../pi/pi-env.js";
+import { expectPiInstallLoads } from "./pi-install-check.js";
 import { CHILD_TIMEOUT_MS, TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -102,21 +102,6 @@ describe("npm pack → install into an empty project", () => {
     expect(withPi.stdout.trim()).toBe("function function function function function");
 
     // pi install <path>: pi records the package and loads dist/ through the `pi` manifest
-    const agentDir = join(root, "agent");
-    const cwd = join(root, "work");
-    mkdirSync(agentDir);
-    mkdirSync(cwd);
-    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ compaction: { enabled: false } }));
-    const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, OPENCLAW_STATE_DIR: join(root, "pi-state") };
-    const pkgDir = join(nm, "openclaw-context-manager");
-    const inst = await run(PI, ["install", pkgDir], { cwd, env, timeoutMs: CHILD_TIMEOUT_MS });
-    expect(inst.code, inst.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(agentDir, "settings.json"), "utf8")).packages).toHaveLength(1);
-    const big = `Please review this request. ${"word ".repeat(1300)}`;
-    const args = ["-p", "--no-session", "--offline", "--no-skills", "--no-context-files", "--no-prompt-templates", "--no-themes", "--no-tools"];
-    const res = await run(PI, [...args, "-e", FAUX_GAUGE_PROVIDER, "--provider", "fauxcli", "--model", "tiny", big], { cwd, env, timeoutMs: CHILD_TIMEOUT_MS });
-    expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/provider saw gauge: \[Context: \d+% \| 2k\/2k tokens( \| [^\]]+)? \| Checkpoint saved\]/);
-    expect(existsSync(join(checkpointSessionDir(join(root, "pi-state"), `pi:${cwd}`), "cp_001.yaml"))).toBe(true);
+    await expectPiInstallLoads(root, join(nm, "openclaw-context-manager"));
   }, 4 * TEST_TIMEOUT_MS);
 });
