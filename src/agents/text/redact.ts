@@ -502,12 +502,9 @@ const MAX_ROUNDS = 4;
  */
 export function redactSecrets(text: string): string {
   if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
-  const memo = text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS;
+  const memo = text.length <= MEMO_MAX_CHARS;
   if (memo) {
     const hit = recent.get(text);
-    if (hit !== undefined) return hit;
-  } else if (text.length < MEMO_MIN_CHARS) {
-    const hit = recentShort.get(text);
     if (hit !== undefined) return hit;
   }
   let out: string;
@@ -518,40 +515,30 @@ export function redactSecrets(text: string): string {
     out = redactChunked(text);
   }
   if (memo) remember(text, out);
-  else if (text.length < MEMO_MIN_CHARS) rememberShort(text, out);
   return out;
 }
 
 /**
  * The same text is redacted several times as one message is captured (a gist window per field),
- * archived and stashed: the latest results are kept (a pure function of the text, so a hit is
- * exactly what a new pass would give). Bounded by MEMO_BUDGET_CHARS of inputs, oldest out first.
+ * archived and stashed, and short texts (names, paths, gists, requests cut to a line) again at
+ * every checkpoint and compaction summary: the latest results are kept (a pure function of the
+ * text, so a hit is exactly what a new pass would give). Bounded by MEMO_BUDGET_CHARS, each entry
+ * counted at least ENTRY_CHARS (so many short texts are bounded too), oldest out first.
  */
-const MEMO_MIN_CHARS = 256;
 const MEMO_MAX_CHARS = 64 * 1024;
 const MEMO_BUDGET_CHARS = 4 * 1024 * 1024;
+const ENTRY_CHARS = 128;
 const recent = new Map<string, string>();
 let recentChars = 0;
+const weight = (text: string): number => Math.max(ENTRY_CHARS, text.length);
 function remember(text: string, out: string): void {
   recent.set(text, out);
-  recentChars += text.length;
+  recentChars += weight(text);
   while (recentChars > MEMO_BUDGET_CHARS) {
     const oldest = recent.keys().next().value as string;
     recent.delete(oldest);
-    recentChars -= oldest.length;
+    recentChars -= weight(oldest);
   }
-}
-
-/**
- * Short texts (names, paths, gists, requests cut to a line) are rendered again at every
- * checkpoint and compaction (issue 25: the compaction summary quotes a few hundred of them,
- * each through every rule): the latest MEMO_SHORT_ENTRIES are kept, oldest out first.
- */
-const MEMO_SHORT_ENTRIES = 16_384;
-const recentShort = new Map<string, string>();
-function rememberShort(text: string, out: string): void {
-  recentShort.set(text, out);
-  if (recentShort.size > MEMO_SHORT_ENTRIES) recentShort.delete(recentShort.keys().next().value as string);
 }
 
 const CHUNK = 256 * 1024;
