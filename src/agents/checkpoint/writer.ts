@@ -35,6 +35,7 @@ import { summarizeCheckpoint } from "./summary.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
 import { normalizeForDisk } from "./yaml.js";
+import { memoizeCheckpoint } from "./parsed-memo.js";
 
 export const DEFAULT_DEDUP_DELTA = 0.05;
 const MAX_ID_ATTEMPTS = 1000;
@@ -208,6 +209,8 @@ export class CheckpointWriter {
       }
       known.top = n;
       known.latest = latestOf(checkpoint);
+      // the next reader in this process (a new session, a fresh engine) skips the parse
+      memoizeCheckpoint(text, checkpoint);
       await this.afterPublish(checkpoint, Buffer.byteLength(text, "utf8"), scan, retention, fs, warnings);
       return { written: true, id, path: file, checkpoint, pruned: this.lastPruned, warnings };
     }

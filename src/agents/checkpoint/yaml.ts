@@ -13,6 +13,7 @@
 import { parseDocument } from "yaml";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { emitCheckpoint } from "./emit.js";
+import { memoizeCheckpoint, memoizedCheckpoint } from "./parsed-memo.js";
 import { CheckpointError } from "./errors.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
@@ -45,6 +46,8 @@ export function serializeCheckpointChecked(cp: Checkpoint): { text: string; chec
 
 /** YAML text -> validated Checkpoint; throws CheckpointError naming `file` and the field. */
 export function parseCheckpoint(text: string, file: string): Checkpoint {
+  const known = memoizedCheckpoint(text);
+  if (known) return known;
   if (text.trim() === "") throw new CheckpointError(file, undefined, "empty file");
   const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false });
   const first = doc.errors[0];
@@ -55,5 +58,7 @@ export function parseCheckpoint(text: string, file: string): Checkpoint {
   } catch (err) {
     throw new CheckpointError(file, undefined, `invalid YAML: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  return validateCheckpoint(data, file);
+  const checkpoint = validateCheckpoint(data, file);
+  memoizeCheckpoint(text, checkpoint);
+  return checkpoint;
 }

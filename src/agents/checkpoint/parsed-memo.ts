@@ -1,0 +1,42 @@
+/**
+ * Checkpoints this process has written or parsed, by their exact YAML text. Parsing a 50 KB
+ * checkpoint takes 10 ms warm and 80–170 ms cold (the `yaml` parser), and a new session, a manual
+ * `/compact` in a fresh engine or a gateway turn whose slot was evicted reads the latest
+ * checkpoint again although this process wrote it a moment ago (issue 25: the manual compaction
+ * spent most of its time there). Keyed by the text itself, a hit is exactly the file's content,
+ * whoever wrote it; the emitter is exact (emit.ts), so the written object is what a parse returns.
+ * Callers get their own copy: nothing they change reaches the memo.
+ */
+import { BudgetCache } from "../../infra/budget-cache.js";
+import type { Checkpoint } from "../context-checkpoint-schema.js";
+
+/** about 60 checkpoints of 50 KB (text as the key, the object about twice its size) */
+const BUDGET_BYTES = 16 * 2 ** 20;
+/** a text this large is parsed each time rather than pinned */
+const MAX_TEXT_CHARS = 1_000_000;
+
+interface Entry {
+  checkpoint: Checkpoint;
+  chars: number;
+}
+
+// the UTF-16 key plus the object, estimated at twice the text
+const memo = new BudgetCache<string, Entry>("parsed checkpoints", BUDGET_BYTES, (e) => e.chars * 4);
+
+/** The checkpoint whose YAML is `text`, as a fresh copy, or undefined when not memoized. */
+export function memoizedCheckpoint(text: string): Checkpoint | undefined {
+  const e = memo.get(text);
+  return e ? structuredClone(e.checkpoint) : undefined;
+}
+
+/** Remembers `checkpoint` as the parse of `text` (a copy: the caller keeps its object). */
+export function memoizeCheckpoint(text: string, checkpoint: Checkpoint): void {
+  if (text.length > MAX_TEXT_CHARS) return;
+  memo.set(text, { checkpoint: structuredClone(checkpoint), chars: text.length });
+}
+
+/** Hits and misses (tests, the debug log). */
+export function parsedCheckpointStats(): { hits: number; misses: number } {
+  const s = memo.stats();
+  return { hits: s.hits, misses: s.misses };
+}
