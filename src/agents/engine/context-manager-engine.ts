@@ -129,9 +129,18 @@ export class ContextManagerEngine {
     return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
   }
 
-  /** Loads state (and the latest checkpoint of this session) lazily; retried after a failure. */
-  private async ensureState(): Promise<ContextState | null> {
-    if (this.state) return this.state;
+  private loading: Promise<ContextState | null> | null = null;
+
+  /** Loads state and the latest checkpoint once (concurrent events share the load); retried after a failure. */
+  private ensureState(): Promise<ContextState | null> {
+    if (this.state) return Promise.resolve(this.state);
+    this.loading ??= this.loadState().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  private async loadState(): Promise<ContextState | null> {
     try {
       if (this.previous === undefined) {
         // an unreadable checkpoint dir must not stop capture: carry nothing forward

@@ -220,6 +220,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         const engine = await get(ctx, "session_start"); // capture cwd/session now; load settings early
         // a resumed session: its old tool outputs are aged from the first request on (docs/artifacts.md)
         if (engine) warmAgedOffload(engine, ctx.sessionManager.getBranch());
+        // the state is loaded now, not by the first request or a /compact that waits on it
+        if (engine) void engine.ready();
         return undefined;
       }),
     );
