@@ -281,8 +281,8 @@ export class ContextState {
     if (prev?.long) {
       // spec §11.2: a user message after a long answer is a pivot of the thread
       t.pivots = keepNewest([...t.pivots, ex], this.acc.caps.maxExchanges);
-      // a slash command ("/theme") is an instruction to the host, not an answer to the proposal
-      if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/")) {
+      // a slash command ("/theme") instructs the host; a question ("Where were we?") does not settle
+      if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/") && !endsWithQuestion(text)) {
         const what = decisionText(prev.proposal, text);
         this.acc.addDecision(what, isoOf(timestampOf(m)));
         this.mark("decisions");

@@ -55,6 +55,12 @@ describe("Layer B capture: thread, decisions, languages", () => {
     st.captureMessages([user("q"), assistant(LONG), user(longReply), assistant("ok"), user("yes")]);
     expect(st.snapshot().decisions).toHaveLength(0);
   });
+  it("a short reply that asks a question (any script's mark) is not a decision", async () => {
+    const st = await load();
+    st.captureMessages([user("q"), assistant(LONG), user("Where were we?"), assistant(LONG), user("这是什么意思？"), assistant(LONG), user("ماذا بعد؟")]);
+    expect(st.snapshot().decisions).toHaveLength(0);
+    expect(st.snapshot().keyExchanges.filter((e) => e.role === "user").length).toBeGreaterThan(1);
+  });
   it("skips injected custom messages and host System: lines", async () => {
     const st = await load();
     const gauge = { role: "custom", customType: "context-gauge", content: "[Context: 81%]", display: false, timestamp: tick() } as AgentMessage;
