@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
 import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
-import { cachedKnowledgeIndex, knowledgeIndex, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
+import { knowledgeIndex, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
 import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 
@@ -108,7 +108,6 @@ describe("knowledge records", () => {
     rmSync(file);
     expect(await knowledgeIndex(file)).toBeNull();
     expect(await followKnowledge(file)).toBeUndefined();
-    expect(cachedKnowledgeIndex(file)).toBeNull();
   });
 });
 

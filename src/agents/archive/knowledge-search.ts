@@ -96,15 +96,6 @@ export function indexKnowledge(entries: readonly KnowledgeEntry[]): Pick<Loaded,
   return { index, entries: new Map(entries.map((e) => [e.id, e])) };
 }
 
-/**
- * The index as this process last loaded it (possibly stale), never waiting: a refresh is
- * started in the background (the automatic recall's path reads no file).
- */
-export function cachedKnowledgeIndex(file: string): Loaded | null {
-  void knowledgeIndex(file).catch(() => undefined);
-  return cache().get(file) ?? null;
-}
-
 /** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */
 export function searchKnowledge(
   loaded: Pick<Loaded, "index" | "entries"> | null,
