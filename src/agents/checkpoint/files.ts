@@ -8,6 +8,8 @@ import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.j
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { wellFormed } from "./text.js";
 import { parseCheckpoint } from "./yaml.js";
+import { FileTooLargeError, readTextCapped } from "../../infra/capped-read.js";
+import { MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 
 export interface CheckpointFileEntry {
   id: string;
@@ -28,8 +30,9 @@ function quoteKey(key: string): string {
 export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
   let text: string;
   try {
-    text = await fs.readFile(file, "utf8");
+    text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
   } catch (err) {
+    if (err instanceof FileTooLargeError) throw new CheckpointError(file, undefined, `${err.message}: not read`, { cause: err });
     const code = errorCode(err);
     throw new CheckpointError(file, undefined, code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`, { cause: err });
   }

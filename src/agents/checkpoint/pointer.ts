@@ -7,6 +7,7 @@
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import type { FsOps } from "../../infra/fs-ops.js";
+import { readTextCapped } from "../../infra/capped-read.js";
 import { checkpointFileName, isOutOfRangeCheckpointFileName, parseCheckpointId } from "./ids.js";
 import { type CheckpointSummary, parseSummary } from "./summary.js";
 import { wellFormed } from "./text.js";
@@ -14,6 +15,8 @@ import { wellFormed } from "./text.js";
 const withSummary = (summary: CheckpointSummary | null) => (summary ? { summary } : {});
 
 export const POINTER_FILE = "_latest.json";
+/** a pointer holds a few fields and a short summary: anything larger is not one */
+const MAX_POINTER_BYTES = 256 * 1024;
 
 export interface LatestPointer {
   checkpoint_id: string;
@@ -51,7 +54,7 @@ export async function readPointerInDir(
 ): Promise<LatestPointer | null> {
   let raw: string;
   try {
-    raw = await fs.readFile(path.join(dir, POINTER_FILE), "utf8");
+    raw = await readTextCapped(fs, path.join(dir, POINTER_FILE), MAX_POINTER_BYTES);
   } catch {
     return null; // missing or unreadable: recovery scans the directory instead
   }

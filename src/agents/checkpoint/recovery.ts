@@ -17,6 +17,8 @@ import { listCheckpointFilesInDir, readCheckpointFile } from "./files.js";
 import { checkpointFileName, parseCheckpointId } from "./ids.js";
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir } from "./pointer.js";
+import { readTextCapped } from "../../infra/capped-read.js";
+import { assertParseableSize, MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 
 const MAX_CHAIN_STEPS = 64;
 
@@ -37,7 +39,9 @@ async function readValid(file: string, dir: string, expectedKey: string | null, 
 /** `meta.previous_checkpoint` of a file that failed validation, if what is left of it says so. */
 async function previousHint(file: string, fs: FsOps): Promise<string | null> {
   try {
-    const data = parseDocument(await fs.readFile(file, "utf8")).toJS({ maxAliasCount: 0 }) as unknown;
+    const text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
+    assertParseableSize(text, file);
+    const data = parseDocument(text).toJS({ maxAliasCount: 0 }) as unknown;
     const meta = (data as { meta?: unknown } | null)?.meta;
     const prev = (meta as { previous_checkpoint?: unknown } | null | undefined)?.previous_checkpoint;
     return typeof prev === "string" && parseCheckpointId(prev) !== null ? prev : null;

@@ -14,6 +14,7 @@ import { parseDocument } from "yaml";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { emitCheckpoint } from "./emit.js";
 import { memoizeCheckpoint, memoizedCheckpoint } from "./parsed-memo.js";
+import { assertParseableSize } from "./parse-guard.js";
 import { CheckpointError } from "./errors.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
@@ -49,6 +50,7 @@ export function parseCheckpoint(text: string, file: string): Checkpoint {
   const known = memoizedCheckpoint(text);
   if (known) return known;
   if (text.trim() === "") throw new CheckpointError(file, undefined, "empty file");
+  assertParseableSize(text, file);
   const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false });
   const first = doc.errors[0];
   if (first) throw new CheckpointError(file, undefined, `invalid YAML: ${first.message.split("\n")[0]}`, { cause: first });

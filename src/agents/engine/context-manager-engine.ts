@@ -26,6 +26,7 @@ import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
+import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
@@ -94,6 +95,8 @@ export class ContextManagerEngine {
       throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
     }
     this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
+    const c = runtime.config; // the checkpoints this configuration writes stay readable (parse-guard.ts)
+    allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
     this.identity = {
       sessionKey: canonicalSessionKey(runtime.sessionKey),
       sessionId: session.sessionId,

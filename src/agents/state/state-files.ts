@@ -6,12 +6,15 @@
 import path from "node:path";
 import { ensurePrivateDir, writeFileAtomic } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+import { FileTooLargeError, readTextCapped } from "../../infra/capped-read.js";
 
 export const STATE_FILE_VERSION = 1 as const;
 export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
 export type StateFileName = (typeof STATE_FILE_NAMES)[number];
 /** Moved-aside copies kept per file name in `<dir>/stale/`. */
 export const STALE_KEEP_PER_NAME = 3;
+/** far above what the capped state holds (kilobytes): a larger file is moved aside unread */
+const MAX_STATE_FILE_BYTES = 16 * 2 ** 20;
 
 export interface StateEnvelope<T> {
   version: typeof STATE_FILE_VERSION;
@@ -53,9 +56,10 @@ export function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: 
 export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
   let text: string;
   try {
-    text = await fs.readFile(file, "utf8");
+    text = await readTextCapped(fs, file, MAX_STATE_FILE_BYTES);
   } catch (err) {
     if (errorCode(err) === "ENOENT") return { kind: "missing" };
+    if (err instanceof FileTooLargeError) return { kind: "stale", reason: err.message };
     return { kind: "stale", reason: `unreadable: ${errorCode(err) ?? String(err)}` };
   }
   let parsed: unknown;

@@ -1,0 +1,29 @@
+/**
+ * Reading a file this package parses, refused when it is larger than any file the package
+ * writes of that kind: a stray or hostile multi-megabyte file must not be read into memory and
+ * parsed on the event loop (a 30 MB file in a checkpoint directory exhausted the heap).
+ */
+import type { FsOps } from "./fs-ops.js";
+
+/** Thrown for a file over its cap; `code` as Node's own "file too big". */
+export class FileTooLargeError extends Error {
+  readonly code = "EFBIG";
+  constructor(
+    readonly file: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`file too large (${bytes} bytes, at most ${maxBytes} expected)`);
+    this.name = "FileTooLargeError";
+  }
+}
+
+/** The file's text, or FileTooLargeError when it is over `maxBytes`; other errors as `fs` throws them. */
+export async function readTextCapped(fs: FsOps, file: string, maxBytes: number): Promise<string> {
+  const { size } = await fs.stat(file);
+  if (size > maxBytes) throw new FileTooLargeError(file, size, maxBytes);
+  const text = await fs.readFile(file, "utf8");
+  // it grew between the stat and the read
+  if (text.length > maxBytes) throw new FileTooLargeError(file, text.length, maxBytes);
+  return text;
+}
