@@ -40,6 +40,7 @@ import { knowledgeFile } from "../agents/archive/knowledge-store.js";
 import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BreakdownProbe } from "./breakdown-metrics.js";
+import { loadPeerExtension } from "./peer-extension.js";
 
 import type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport } from "./replay-report.js";
 
@@ -49,6 +50,8 @@ export type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport };
 export const DEFAULT_REPLAY_WINDOW = 32_000;
 const SESSION_KEY = "agent:main:replay:direct:1";
 const SUMMARY = "## Goal\nReplay summary (faux summarizer).\n";
+/** a peer run: our manager contributes nothing (no capture, no checkpoint, no summary, no restore block, no tools) */
+const PEER_RUN_CONFIG = { enabled: false, noteTool: false, searchTool: false, offload: false, smartTrim: false };
 
 export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}): Promise<ReplayReport> {
   const window = opts.contextWindow ?? DEFAULT_REPLAY_WINDOW;
@@ -75,8 +78,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     ...opts.contextManager,
     ...(opts.offload === undefined ? {} : { offload: opts.offload }),
     ...(opts.compaction === undefined ? {} : { compaction: opts.compaction }),
+    ...(opts.peerExtension === undefined ? {} : PEER_RUN_CONFIG),
   };
-  const compactionMode = resolveContextManagerConfig(cmConfig).compaction;
+  const peer = opts.peerExtension === undefined ? null : await loadPeerExtension(opts.peerExtension);
+  const compactionMode = peer ? "peer" : resolveContextManagerConfig(cmConfig).compaction;
   const breakdownProbe = new BreakdownProbe();
   const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
@@ -234,7 +239,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     workspaceDir: workspace,
     model: faux.model,
     authStorage,
-    cfg: { agents: { defaults: { contextManager: cmConfig } } },
+    // a peer run is pi alone with the peer: no safeguard (it would summarize first, and pi keeps the last result)
+    cfg: { agents: { defaults: { contextManager: cmConfig, ...(peer ? { compaction: { mode: "default" as const } } : {}) } } },
     compaction: { enabled: true, reserveTokens: reserve, keepRecentTokens: keepRecent },
     tools: t.toolNames,
     extraExtensionFactories: [
@@ -248,6 +254,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         },
         onMissing: () => missingToolResults++,
       }),
+      ...(peer ? [peer.factory] : []),
     ],
     wrapExtensionFactory: wrap,
     logger: { warn: (m) => warnings.push(m) },
@@ -292,8 +299,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         lastUserInRestore: e.restore ? restoreMentions(e.restore.text, lastUser) : null,
         restoreText,
         deliveredMessages,
-        // checkpoint mode: the summary is the restore; its fidelity is measured the same way
-        fidelityV2: restoreText !== null ? fidelityV2(t.messages, deliveredMessages, restoreText) : compactionMode === "checkpoint" ? fidelityV2(t.messages, queued, e.summaryText) : null,
+        // checkpoint and peer modes: the summary is the restore; its fidelity is measured the same way
+        fidelityV2: restoreText !== null ? fidelityV2(t.messages, deliveredMessages, restoreText) : compactionMode !== "host" ? fidelityV2(t.messages, queued, e.summaryText) : null,
         summaryText: e.summaryText,
         compactionMs: e.compactionMs,
         fidelity: cp ? checkpointFidelity(groundTruth(delivered.slice(0, at), workspace), cp, runner.contextManagerConfig) : null,
@@ -329,26 +336,29 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       await spanArchivesSettled();
       recordCompactions(true);
     }
-    try {
-      const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
-      recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window, observedContexts);
-    } catch (e) {
-      errors.push(`recall: ${(e as Error).message}`);
-    }
-    try {
-      await knowledgeSettled();
-      // recall.ts keeps the first 160 chars of a query: the full request is searched
-      const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
-      const archiveFile = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
-      const capTokens = recallCapTokens(runner.contextManagerConfig, window);
-      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline, { archiveFile, capTokens });
-    } catch (e) {
-      errors.push(`knowledge: ${(e as Error).message}`);
-    }
-    try {
-      trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
-    } catch (e) {
-      errors.push(`trim: ${(e as Error).message}`);
+    // recall, knowledge and trim measure our archive: a peer run has none
+    if (!peer) {
+      try {
+        const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+        recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window, observedContexts);
+      } catch (e) {
+        errors.push(`recall: ${(e as Error).message}`);
+      }
+      try {
+        await knowledgeSettled();
+        // recall.ts keeps the first 160 chars of a query: the full request is searched
+        const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
+        const archiveFile = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+        const capTokens = recallCapTokens(runner.contextManagerConfig, window);
+        knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline, { archiveFile, capTokens });
+      } catch (e) {
+        errors.push(`knowledge: ${(e as Error).message}`);
+      }
+      try {
+        trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
+      } catch (e) {
+        errors.push(`trim: ${(e as Error).message}`);
+      }
     }
   } finally {
     faux.unregister();
@@ -404,6 +414,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     inputTokensTotal: offload.inputTokensTotal,
     inputTokensWithSummarizer: offload.inputTokensTotal + summarizerInputTokens,
     compactionMode,
+    ...(peer ? { peerExtension: peer.path } : {}),
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),
     warnings,
