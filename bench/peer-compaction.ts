@@ -5,7 +5,9 @@
  * Our "checkpoint" compaction and a peer's LLM-free compaction (pi-vcc), side by side in one
  * run (docs/compaction.md "Side by side with pi-vcc"). Per transcript of ../shared/transcripts
  * and window, two replays through the same host runner on the faux model:
- * - ours: `--compaction checkpoint` (the rest of the config at its defaults);
+ * - ours: `--compaction checkpoint` (the rest of the config at its defaults: offload on);
+ * - ours-offload-off: the same with `offload: false`, so that the agent's input tokens differ
+ *   from the peer run's by the compaction alone (the peer run has no offload: our manager is off);
  * - peer: `--peer-extension <peer>` (pi alone with the peer: our manager disabled, no safeguard).
  * Every compaction's summary is measured with the same fidelityV2, compactionMs and token
  * accounting. A compaction the peer declined (pi's own model summary ran: the faux summarizer)
@@ -28,8 +30,8 @@ import { loadPeerExtension } from "../src/replay/peer-extension.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const TRANSCRIPTS = resolve(REPO, "../shared/transcripts");
-/** what the replay's faux summarizer answers: a compaction whose summary starts so was pi's model's */
-const FAUX_SUMMARY_START = "## Goal\nReplay summary (faux summarizer).";
+/** what the replay's faux summarizer answers: a compaction whose summary carries it was written by pi's model */
+const FAUX_SUMMARY = "Replay summary (faux summarizer).";
 
 function fail(msg: string): never {
   console.error(`peer-compaction: ${msg}`);
@@ -56,9 +58,16 @@ const median = (xs: number[]) => {
 };
 
 /** The side-by-side row of one replay. */
-function row(r: ReplayReport, who: "ours" | "peer", loadBefore: number[]) {
-  const byModel = r.compactions.filter((c) => c.summaryText.startsWith(FAUX_SUMMARY_START));
-  const own = r.compactions.filter((c) => !c.summaryText.startsWith(FAUX_SUMMARY_START));
+type Who = "ours" | "ours-offload-off" | "peer";
+
+function optionsFor(who: Who, window: number, peer: string) {
+  if (who === "peer") return { contextWindow: window, peerExtension: peer };
+  return { contextWindow: window, compaction: "checkpoint" as const, ...(who === "ours-offload-off" ? { offload: false } : {}) };
+}
+
+function row(r: ReplayReport, who: Who, loadBefore: number[]) {
+  const byModel = r.compactions.filter((c) => c.summaryText.includes(FAUX_SUMMARY));
+  const own = r.compactions.filter((c) => !c.summaryText.includes(FAUX_SUMMARY));
   const v2 = own.flatMap((c) => (c.fidelityV2 ? [c.fidelityV2] : []));
   const a = v2.length ? aggregateV2(v2) : null;
   const tokens = own.map((c) => Math.ceil(c.summaryText.length / 4));
@@ -107,9 +116,9 @@ async function main() {
   for (const window of o.windows) {
     for (const f of files) {
       const t = loadTranscript(resolve(TRANSCRIPTS, f));
-      for (const who of ["ours", "peer"] as const) {
+      for (const who of ["ours", "ours-offload-off", "peer"] as const) {
         const before = load();
-        const r = await replayTranscript(t, who === "ours" ? { contextWindow: window, compaction: "checkpoint" } : { contextWindow: window, peerExtension: o.peer });
+        const r = await replayTranscript(t, optionsFor(who, window, o.peer));
         const x = row(r, who, before);
         runs.push(x);
         console.log(
