@@ -10,7 +10,8 @@
  *   from the peer run's by the compaction alone (the peer run has no offload: our manager is off);
  * - peer: `--peer-extension <peer>` (pi alone with the peer: our manager disabled, no safeguard).
  * Every compaction's summary is measured with the same fidelityV2, compactionMs and token
- * accounting. A compaction the peer declined (pi's own model summary ran: the faux summarizer)
+ * accounting, and again on what the agent saw at the next request (summary + kept messages:
+ * pi-vcc keeps everything from the last user request on). A compaction the peer declined (pi's own model summary ran: the faux summarizer)
  * is counted apart and left out of the fidelity figures. Then summary-overlap at the real LLM
  * summaries' points of before-compaction: ours (restore block, compaction summary) and the
  * peer's summary of the same messages.
@@ -83,6 +84,16 @@ function row(r: ReplayReport, who: Who, loadBefore: number[]) {
     modifiedFiles: a ? { found: a.fileFound, expected: a.fileExpected, recallMin: a.fileRecallMin } : null,
     last3: a ? { complete: a.last3Blocks, of: v2.length, found: v2.reduce((n, f) => n + f.lastRequests.found, 0), expected: v2.reduce((n, f) => n + f.lastRequests.expected, 0) } : null,
     staleNextActions: a?.stale ?? null,
+    /** the same two measures on what the agent saw at the next request: summary + kept messages */
+    visibleAfter: (() => {
+      const vs = own.flatMap((c) => (c.visibleAfter ? [c.visibleAfter] : []));
+      return {
+        of: vs.length,
+        last3Complete: vs.filter((v) => v.lastRequests.found === v.lastRequests.expected).length,
+        filesFound: vs.reduce((n, v) => n + v.modifiedFiles.found, 0),
+        filesExpected: vs.reduce((n, v) => n + v.modifiedFiles.expected, 0),
+      };
+    })(),
     summaryTokens: { median: median(tokens), max: tokens.length ? Math.max(...tokens) : null },
     compactionMs: { p50: median(ms), max: ms.length ? Math.max(...ms) : null },
     agentInputTokens: r.inputTokensTotal,
@@ -94,7 +105,7 @@ function row(r: ReplayReport, who: Who, loadBefore: number[]) {
     durationMs: r.durationMs,
     load: { before: loadBefore, after: load() },
     errors: r.errors,
-    summaries: r.compactions.map((c) => ({ final: c.final, trigger: c.trigger, compactionMs: c.compactionMs, fidelityV2: c.fidelityV2, summaryText: c.summaryText })),
+    summaries: r.compactions.map((c) => ({ final: c.final, trigger: c.trigger, compactionMs: c.compactionMs, fidelityV2: c.fidelityV2, visibleAfter: c.visibleAfter, summaryText: c.summaryText })),
   };
 }
 
@@ -122,7 +133,7 @@ async function main() {
         const x = row(r, who, before);
         runs.push(x);
         console.log(
-          `${f} @${window} ${who}: ${x.compactions} compactions (${x.byModel} by pi's model), files ${x.modifiedFiles?.found}/${x.modifiedFiles?.expected}, last-3 ${x.last3?.complete}/${x.last3?.of}, stale ${x.staleNextActions}, summary tok median ${x.summaryTokens.median} max ${x.summaryTokens.max}, compaction ms p50 ${x.compactionMs.p50} max ${x.compactionMs.max}, agent+summarizer ${x.agentPlusSummarizerInputTokens}, ${x.durationMs} ms, load ${x.load.before.join(" ")} -> ${x.load.after.join(" ")}`,
+          `${f} @${window} ${who}: ${x.compactions} compactions (${x.byModel} by pi's model), files ${x.modifiedFiles?.found}/${x.modifiedFiles?.expected}, last-3 ${x.last3?.complete}/${x.last3?.of}, stale ${x.staleNextActions}, visible after: last-3 ${x.visibleAfter.last3Complete}/${x.visibleAfter.of} files ${x.visibleAfter.filesFound}/${x.visibleAfter.filesExpected}, summary tok median ${x.summaryTokens.median} max ${x.summaryTokens.max}, compaction ms p50 ${x.compactionMs.p50} max ${x.compactionMs.max}, agent+summarizer ${x.agentPlusSummarizerInputTokens}, ${x.durationMs} ms, load ${x.load.before.join(" ")} -> ${x.load.after.join(" ")}`,
         );
       }
     }

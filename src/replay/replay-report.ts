@@ -65,6 +65,8 @@ export interface CompactionRecord {
   fidelity: Fidelity | null;
   /** measured on restoreText (checkpoint mode: on summaryText, the summary is the restore) against the transcript's first deliveredMessages messages */
   fidelityV2: FidelityV2 | null;
+  /** last 3 requests and modified files on what the agent saw at the next request (summary + kept messages; visible-after.ts) */
+  visibleAfter: { lastRequests: FidelityV2["lastRequests"]; modifiedFiles: FidelityV2["modifiedFiles"] } | null;
   /** the text that replaced the history (host mode: the faux summarizer's text plus the safeguard's sections) */
   summaryText: string;
   /** compaction_start to compaction_end, ms */

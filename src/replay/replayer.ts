@@ -41,6 +41,7 @@ import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BreakdownProbe } from "./breakdown-metrics.js";
 import { loadPeerExtension } from "./peer-extension.js";
+import { VisibleAfterCompaction } from "./visible-after.js";
 
 import type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport } from "./replay-report.js";
 
@@ -52,6 +53,12 @@ const SESSION_KEY = "agent:main:replay:direct:1";
 const SUMMARY = "## Goal\nReplay summary (faux summarizer).\n";
 /** a peer run: our manager contributes nothing (no capture, no checkpoint, no summary, no restore block, no tools) */
 const PEER_RUN_CONFIG = { enabled: false, noteTool: false, searchTool: false, offload: false, smartTrim: false };
+
+function visibleFidelity(messages: Transcript["messages"], delivered: number, text: string | null): CompactionRecord["visibleAfter"] {
+  if (text === null) return null;
+  const f = fidelityV2(messages, delivered, text);
+  return { lastRequests: f.lastRequests, modifiedFiles: f.modifiedFiles };
+}
 
 export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}): Promise<ReplayReport> {
   const window = opts.contextWindow ?? DEFAULT_REPLAY_WINDOW;
@@ -147,6 +154,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
   };
 
+  const visible = new VisibleAfterCompaction();
   faux.setResponder((context) => {
     if (isSummarizerRequest(context)) {
       summarizerRequests++;
@@ -160,6 +168,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       return fauxAssistantMessage(SUMMARY);
     }
     chatRequests++;
+    visible.onChatRequest(context);
     offload.onChatRequest(context);
     breakdownProbe.onChatRequest(context);
     trimProbe.onRequest(context.messages);
@@ -260,11 +269,14 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     logger: { warn: (m) => warnings.push(m) },
     onEvent: (e) => {
       if (e.type !== "session_event") events.push(e);
+      else visible.onSessionEvent(e.event);
     },
     systemPrompt: "You are a coding agent. (transcript replay)",
   });
 
   const compactions: CompactionRecord[] = [];
+  /** per compaction record: transcript messages replayed when it happened */
+  const visibleAt: number[] = [];
   const started = performance.now();
   const recordCompactions = (final: boolean) => {
     scanCheckpoints(null);
@@ -302,9 +314,12 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         // checkpoint and peer modes: the summary is the restore; its fidelity is measured the same way
         fidelityV2: restoreText !== null ? fidelityV2(t.messages, deliveredMessages, restoreText) : compactionMode !== "host" ? fidelityV2(t.messages, queued, e.summaryText) : null,
         summaryText: e.summaryText,
+        // filled in after the run: the request that shows it may come in a later segment
+        visibleAfter: null,
         compactionMs: e.compactionMs,
         fidelity: cp ? checkpointFidelity(groundTruth(delivered.slice(0, at), workspace), cp, runner.contextManagerConfig) : null,
       });
+      visibleAt.push(queued);
     }
   };
 
@@ -336,6 +351,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       await spanArchivesSettled();
       recordCompactions(true);
     }
+    compactions.forEach((c, i) => (c.visibleAfter = visibleFidelity(t.messages, visibleAt[i]!, visible.take(i))));
     // recall, knowledge and trim measure our archive: a peer run has none
     if (!peer) {
       try {

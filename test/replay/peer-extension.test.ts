@@ -51,6 +51,10 @@ describe("peer extension", () => {
       expect(c.fidelityV2).not.toBeNull();
       expect(c.fidelityV2!.tokens).toBe(Math.ceil(c.summaryText.length / 4));
     }
+    // what the agent saw at the next request (summary + kept messages) is measured too
+    const natural = report.compactions.filter((c) => !c.final);
+    expect(natural.every((c) => c.visibleAfter !== null)).toBe(true);
+    expect(natural.every((c) => c.visibleAfter!.lastRequests.found === c.visibleAfter!.lastRequests.expected)).toBe(true);
     expect(report.checkpoints).toEqual([]);
     expect(report.replay.summarizerRequests).toBe(0);
     expect(report.recall).toBeNull();
