@@ -19,6 +19,8 @@ type Handler = (event: unknown, ctx: unknown) => unknown;
 export interface PeerExtension {
   path: string;
   handlers: Map<string, Handler[]>;
+  /** the tools it registers (pi's `tools` option is an allowlist: a session with the peer activates them) */
+  toolNames: string[];
   /** the same registrations as a factory for AgentRunner's extraExtensionFactories */
   factory: ExtensionFactory;
 }
@@ -41,7 +43,7 @@ export async function loadPeerExtension(path: string): Promise<PeerExtension> {
       for (const t of ext.tools.values()) pi.registerTool(t.definition);
       for (const c of ext.commands.values()) pi.registerCommand(c.name, { description: c.description, handler: c.handler });
     };
-    return { path: ext.resolvedPath, handlers, factory };
+    return { path: ext.resolvedPath, handlers, toolNames: [...ext.tools.keys()], factory };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -251,7 +251,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     // a peer run is pi alone with the peer: no safeguard (it would summarize first, and pi keeps the last result)
     cfg: { agents: { defaults: { contextManager: cmConfig, ...(peer ? { compaction: { mode: "default" as const } } : {}) } } },
     compaction: { enabled: true, reserveTokens: reserve, keepRecentTokens: keepRecent },
-    tools: t.toolNames,
+    // the peer's own tools are active as in a session it was installed in (pi-vcc: vcc_recall)
+    tools: peer ? [...t.toolNames, ...peer.toolNames] : t.toolNames,
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
       breakdownProbe.extension(),
