@@ -1,5 +1,5 @@
 /**
- * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint]`
+ * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint] [--peer-extension <path>]`
  * Replays a recorded Pi transcript through the real host runner and reports
  * handler cost, checkpoints, compactions, restore blocks and fidelity.
  */
@@ -10,7 +10,7 @@ import { formatSummary } from "./summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>] [--peer-extension <pi extension entry or package dir>]");
   process.exit(2);
 }
 
@@ -31,6 +31,7 @@ async function main(argv: string[]) {
   let compaction: "host" | "checkpoint" | undefined;
   let smartTrim: boolean | undefined;
   let contextManager: Record<string, unknown> | undefined;
+  let peerExtension: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--window") window = intArg(argv[++i], a);
@@ -38,6 +39,7 @@ async function main(argv: string[]) {
     else if (a === "--keep-recent") keepRecent = intArg(argv[++i], a);
     else if (a === "--json") json = argv[++i] ?? usage("--json expects a file name");
     else if (a === "--no-final-compact") finalCompact = false;
+    else if (a === "--peer-extension") peerExtension = argv[++i] ?? usage("--peer-extension expects the path of a pi extension");
     else if (a === "--config") {
       try {
         contextManager = JSON.parse(argv[++i] ?? "") as Record<string, unknown>;
@@ -73,6 +75,7 @@ async function main(argv: string[]) {
     compaction,
     smartTrim,
     contextManager,
+    peerExtension,
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);
     },

@@ -30,6 +30,12 @@ export interface ReplayOptions {
   compaction?: "host" | "checkpoint";
   /** smart trim (config `smartTrim`, its reserve set to the replay's); default: the config default */
   smartTrim?: boolean;
+  /**
+   * A peer's pi extension (entry file or package dir) that compacts instead of us: loaded into
+   * the session by pi's extension loader, the context manager disabled and the host's
+   * compaction-safeguard off (pi alone with the peer, as `pi -e <peer>`), measured the same way.
+   */
+  peerExtension?: string;
 }
 
 export interface CheckpointRecord {
@@ -59,6 +65,8 @@ export interface CompactionRecord {
   fidelity: Fidelity | null;
   /** measured on restoreText (checkpoint mode: on summaryText, the summary is the restore) against the transcript's first deliveredMessages messages */
   fidelityV2: FidelityV2 | null;
+  /** last 3 requests and modified files on what the agent saw at the next request (summary + kept messages; visible-after.ts) */
+  visibleAfter: { lastRequests: FidelityV2["lastRequests"]; modifiedFiles: FidelityV2["modifiedFiles"] } | null;
   /** the text that replaced the history (host mode: the faux summarizer's text plus the safeguard's sections) */
   summaryText: string;
   /** compaction_start to compaction_end, ms */
@@ -96,8 +104,10 @@ export interface ReplayReport {
   inputTokensTotal: number;
   /** inputTokensTotal + replay.summarizerInputTokens: what the session cost the model, compaction included */
   inputTokensWithSummarizer: number;
-  /** who compacted */
-  compactionMode: "host" | "checkpoint";
+  /** who compacted ("peer": the extension at `peerExtension`) */
+  compactionMode: "host" | "checkpoint" | "peer";
+  /** the peer extension's entry file, when compactionMode is "peer" */
+  peerExtension?: string;
   /** natural compactions (the final /compact not counted) */
   compactionCount: number;
   offload: OffloadReport;

@@ -40,6 +40,8 @@ import { knowledgeFile } from "../agents/archive/knowledge-store.js";
 import { recallCapTokens } from "../agents/archive/recall-query.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BreakdownProbe } from "./breakdown-metrics.js";
+import { loadPeerExtension } from "./peer-extension.js";
+import { VisibleAfterCompaction } from "./visible-after.js";
 
 import type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport } from "./replay-report.js";
 
@@ -49,6 +51,14 @@ export type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport };
 export const DEFAULT_REPLAY_WINDOW = 32_000;
 const SESSION_KEY = "agent:main:replay:direct:1";
 const SUMMARY = "## Goal\nReplay summary (faux summarizer).\n";
+/** a peer run: our manager contributes nothing (no capture, no checkpoint, no summary, no restore block, no tools) */
+const PEER_RUN_CONFIG = { enabled: false, noteTool: false, searchTool: false, offload: false, smartTrim: false };
+
+function visibleFidelity(messages: Transcript["messages"], delivered: number, text: string | null): CompactionRecord["visibleAfter"] {
+  if (text === null) return null;
+  const f = fidelityV2(messages, delivered, text);
+  return { lastRequests: f.lastRequests, modifiedFiles: f.modifiedFiles };
+}
 
 export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}): Promise<ReplayReport> {
   const window = opts.contextWindow ?? DEFAULT_REPLAY_WINDOW;
@@ -75,8 +85,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     ...opts.contextManager,
     ...(opts.offload === undefined ? {} : { offload: opts.offload }),
     ...(opts.compaction === undefined ? {} : { compaction: opts.compaction }),
+    ...(opts.peerExtension === undefined ? {} : PEER_RUN_CONFIG),
   };
-  const compactionMode = resolveContextManagerConfig(cmConfig).compaction;
+  const peer = opts.peerExtension === undefined ? null : await loadPeerExtension(opts.peerExtension);
+  const compactionMode = peer ? "peer" : resolveContextManagerConfig(cmConfig).compaction;
   const breakdownProbe = new BreakdownProbe();
   const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
@@ -142,6 +154,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     }
   };
 
+  const visible = new VisibleAfterCompaction();
   faux.setResponder((context) => {
     if (isSummarizerRequest(context)) {
       summarizerRequests++;
@@ -155,6 +168,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       return fauxAssistantMessage(SUMMARY);
     }
     chatRequests++;
+    visible.onChatRequest(context);
     offload.onChatRequest(context);
     breakdownProbe.onChatRequest(context);
     trimProbe.onRequest(context.messages);
@@ -234,9 +248,11 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     workspaceDir: workspace,
     model: faux.model,
     authStorage,
-    cfg: { agents: { defaults: { contextManager: cmConfig } } },
+    // a peer run is pi alone with the peer: no safeguard (it would summarize first, and pi keeps the last result)
+    cfg: { agents: { defaults: { contextManager: cmConfig, ...(peer ? { compaction: { mode: "default" as const } } : {}) } } },
     compaction: { enabled: true, reserveTokens: reserve, keepRecentTokens: keepRecent },
-    tools: t.toolNames,
+    // the peer's own tools are active as in a session it was installed in (pi-vcc: vcc_recall)
+    tools: peer ? [...t.toolNames, ...peer.toolNames] : t.toolNames,
     extraExtensionFactories: [
       fauxUsageFixExtension(faux.registration.api),
       breakdownProbe.extension(),
@@ -248,16 +264,20 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         },
         onMissing: () => missingToolResults++,
       }),
+      ...(peer ? [peer.factory] : []),
     ],
     wrapExtensionFactory: wrap,
     logger: { warn: (m) => warnings.push(m) },
     onEvent: (e) => {
       if (e.type !== "session_event") events.push(e);
+      else visible.onSessionEvent(e.event);
     },
     systemPrompt: "You are a coding agent. (transcript replay)",
   });
 
   const compactions: CompactionRecord[] = [];
+  /** per compaction record: transcript messages replayed when it happened */
+  const visibleAt: number[] = [];
   const started = performance.now();
   const recordCompactions = (final: boolean) => {
     scanCheckpoints(null);
@@ -292,12 +312,15 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
         lastUserInRestore: e.restore ? restoreMentions(e.restore.text, lastUser) : null,
         restoreText,
         deliveredMessages,
-        // checkpoint mode: the summary is the restore; its fidelity is measured the same way
-        fidelityV2: restoreText !== null ? fidelityV2(t.messages, deliveredMessages, restoreText) : compactionMode === "checkpoint" ? fidelityV2(t.messages, queued, e.summaryText) : null,
+        // checkpoint and peer modes: the summary is the restore; its fidelity is measured the same way
+        fidelityV2: restoreText !== null ? fidelityV2(t.messages, deliveredMessages, restoreText) : compactionMode !== "host" ? fidelityV2(t.messages, queued, e.summaryText) : null,
         summaryText: e.summaryText,
+        // filled in after the run: the request that shows it may come in a later segment
+        visibleAfter: null,
         compactionMs: e.compactionMs,
         fidelity: cp ? checkpointFidelity(groundTruth(delivered.slice(0, at), workspace), cp, runner.contextManagerConfig) : null,
       });
+      visibleAt.push(queued);
     }
   };
 
@@ -329,26 +352,30 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       await spanArchivesSettled();
       recordCompactions(true);
     }
-    try {
-      const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
-      recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window, observedContexts);
-    } catch (e) {
-      errors.push(`recall: ${(e as Error).message}`);
-    }
-    try {
-      await knowledgeSettled();
-      // recall.ts keeps the first 160 chars of a query: the full request is searched
-      const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
-      const archiveFile = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
-      const capTokens = recallCapTokens(runner.contextManagerConfig, window);
-      knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline, { archiveFile, capTokens });
-    } catch (e) {
-      errors.push(`knowledge: ${(e as Error).message}`);
-    }
-    try {
-      trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
-    } catch (e) {
-      errors.push(`trim: ${(e as Error).message}`);
+    compactions.forEach((c, i) => (c.visibleAfter = visibleFidelity(t.messages, visibleAt[i]!, visible.take(i))));
+    // recall, knowledge and trim measure our archive: a peer run has none
+    if (!peer) {
+      try {
+        const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+        recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window, observedContexts);
+      } catch (e) {
+        errors.push(`recall: ${(e as Error).message}`);
+      }
+      try {
+        await knowledgeSettled();
+        // recall.ts keeps the first 160 chars of a query: the full request is searched
+        const full = new Map(t.segments.map((s) => [s.text.slice(0, 160), s.text]));
+        const archiveFile = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
+        const capTokens = recallCapTokens(runner.contextManagerConfig, window);
+        knowledge = await measureKnowledge(knowledgeFile(stateDir, SESSION_KEY), recall, full, knowledgeTimeline, { archiveFile, capTokens });
+      } catch (e) {
+        errors.push(`knowledge: ${(e as Error).message}`);
+      }
+      try {
+        trim = await trimProbe.report(join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl"), t.segments.map((s) => s.text));
+      } catch (e) {
+        errors.push(`trim: ${(e as Error).message}`);
+      }
     }
   } finally {
     faux.unregister();
@@ -404,6 +431,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     inputTokensTotal: offload.inputTokensTotal,
     inputTokensWithSummarizer: offload.inputTokensTotal + summarizerInputTokens,
     compactionMode,
+    ...(peer ? { peerExtension: peer.path } : {}),
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),
     warnings,
