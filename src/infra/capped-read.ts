@@ -18,9 +18,23 @@ export class FileTooLargeError extends Error {
   }
 }
 
-/** The file's text, or FileTooLargeError when it is over `maxBytes`; other errors as `fs` throws them. */
+/** Thrown for a path that is not a regular file (a FIFO would block a thread forever, /dev/zero never ends). */
+export class NotAFileError extends Error {
+  readonly code = "ENOTFILE";
+  constructor(readonly file: string) {
+    super("not a regular file");
+    this.name = "NotAFileError";
+  }
+}
+
+/**
+ * The file's text; FileTooLargeError when it is over `maxBytes`, NotAFileError when the path (or
+ * what a symlink names) is not a regular file; other errors as `fs` throws them.
+ */
 export async function readTextCapped(fs: FsOps, file: string, maxBytes: number): Promise<string> {
-  const { size } = await fs.stat(file);
+  const st = await fs.stat(file);
+  if (!st.isFile()) throw new NotAFileError(file);
+  const { size } = st;
   if (size > maxBytes) throw new FileTooLargeError(file, size, maxBytes);
   const text = await fs.readFile(file, "utf8");
   // it grew between the stat and the read

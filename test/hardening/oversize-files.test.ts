@@ -5,7 +5,8 @@
  * file is refused unread or unparsed, named in a clear error, and the next valid checkpoint is
  * used; the pointer and the state files have the same guard.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import path from "node:path";
 import { parseDocument, visit } from "yaml";
@@ -88,6 +89,15 @@ describe("oversize and node-heavy files", () => {
     // moved aside unread, named by its reason
     expect(readdirSync(path.join(stateDirOfKey, "stale")).some((f) => f.startsWith("work."))).toBe(true);
     expect(fresh.warnings.join("\n")).toMatch(/file too large/);
+  });
+
+  it.skipIf(process.platform === "win32")("a FIFO or a symlink to /dev/zero named like a checkpoint is refused unread (neither blocks nor fills memory)", async () => {
+    const { stateDir, dir } = checkpointDir();
+    writeFileSync(path.join(dir, "cp_001.yaml"), valid("cp_001"));
+    symlinkSync("/dev/zero", path.join(dir, "cp_002.yaml"));
+    execFileSync("mkfifo", [path.join(dir, "cp_003.yaml")]);
+    await expect(readCheckpointFile(path.join(dir, "cp_003.yaml"), KEY)).rejects.toThrow(/cp_003\.yaml: not a regular file: not read/);
+    expect((await readLatestCheckpoint({ stateDir }, KEY))?.meta.checkpoint_id).toBe("cp_001");
   });
 
   it("the estimate bounds the parser's nodes (within 3×) and passes every checkpoint the emitter writes", () => {

@@ -8,7 +8,7 @@ import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.j
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { wellFormed } from "./text.js";
 import { parseCheckpoint } from "./yaml.js";
-import { FileTooLargeError, readTextCapped } from "../../infra/capped-read.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
 import { MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 
 export interface CheckpointFileEntry {
@@ -32,7 +32,7 @@ export async function readCheckpointFile(file: string, expectedSessionKey?: stri
   try {
     text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
   } catch (err) {
-    if (err instanceof FileTooLargeError) throw new CheckpointError(file, undefined, `${err.message}: not read`, { cause: err });
+    if (err instanceof FileTooLargeError || err instanceof NotAFileError) throw new CheckpointError(file, undefined, `${err.message}: not read`, { cause: err });
     const code = errorCode(err);
     throw new CheckpointError(file, undefined, code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`, { cause: err });
   }

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { ensurePrivateDir, writeFileAtomic } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
-import { FileTooLargeError, readTextCapped } from "../../infra/capped-read.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
 
 export const STATE_FILE_VERSION = 1 as const;
 export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
@@ -59,7 +59,7 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
     text = await readTextCapped(fs, file, MAX_STATE_FILE_BYTES);
   } catch (err) {
     if (errorCode(err) === "ENOENT") return { kind: "missing" };
-    if (err instanceof FileTooLargeError) return { kind: "stale", reason: err.message };
+    if (err instanceof FileTooLargeError || err instanceof NotAFileError) return { kind: "stale", reason: err.message };
     return { kind: "stale", reason: `unreadable: ${errorCode(err) ?? String(err)}` };
   }
   let parsed: unknown;
