@@ -21,6 +21,11 @@ export class HistoryView {
   /** the view was rebuilt from scratch by the last update (tests, bench) */
   rebuilt = false;
 
+  /** About what the view holds, in bytes (keys, bases, units and the maps beside them). */
+  approxBytes(): number {
+    return this.keys.length * 240 + this.callUnit.size * 120;
+  }
+
   /** Keys (unique: a repeated base key numbered "#n") and units of `messages`. */
   update(messages: readonly AgentMessage[]): { keys: readonly string[]; units: Units; from: number } {
     const reuse =

@@ -29,6 +29,9 @@ import { protectedIndexes } from "./trim-protect.js";
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
 
+/** Heap of one message key in a Set or Map (a ~40-char string and its entry). */
+export const BYTES_PER_KEY = 160;
+
 /** Queries shorter than this skip trimming (nothing to rank against, nothing to recall with). */
 export const MIN_QUERY_CHARS = 3;
 
@@ -78,23 +81,41 @@ function carriesOurBlock(m: AgentMessage): boolean {
 }
 
 export class SmartTrim {
-  /** keys of trimmed messages (sticky) */
-  private readonly trimmed = new Set<string>();
+  /**
+   * keys of trimmed messages (sticky). The caller may keep the set itself beyond this
+   * object (engine/trim-hooks.ts keeps it when a SmartTrim is evicted from the process cache)
+   * and hand it to the next one: the same messages stay trimmed, the prefix stays stable.
+   */
+  private readonly trimmed: Set<string>;
   private readonly seen = new Map<string, Seen>();
   readonly relevance = new RelevanceIndex();
   private readonly view = new HistoryView();
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
 
+  constructor(trimmed?: Set<string>) {
+    this.trimmed = trimmed ?? new Set();
+  }
+
+  /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
+  approxBytes(): number {
+    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.view.approxBytes() + this.relevance.approxBytes();
+  }
+
   /** Keys of the messages trimmed so far (tests, replay). */
   get trimmedKeys(): ReadonlySet<string> {
+    return this.trimmed;
+  }
+
+  /** The sticky set itself, for a caller that keeps it beyond this object (hand it to the next one's constructor). */
+  get stickySet(): Set<string> {
     return this.trimmed;
   }
 
   apply(req: TrimRequest, s: TrimSettings): TrimResult {
     const { messages } = req;
     const { keys, units, from } = this.view.update(messages);
-    if (from === 0 && this.seen.size > 0) this.forgetAbsent(keys); // compaction, branch switch
+    if (from === 0 && (this.seen.size > 0 || this.trimmed.size > 0)) this.forgetAbsent(keys); // compaction, branch switch, a handed-over sticky set
     for (let i = from; i < messages.length; i++) {
       const k = keys[i]!;
       if (this.seen.has(k)) continue;
@@ -169,6 +190,7 @@ export class SmartTrim {
       this.seen.delete(k);
       this.trimmed.delete(k);
     }
+    for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
     this.relevance.remove(gone);
   }
 }
