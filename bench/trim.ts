@@ -18,6 +18,7 @@
  *   - steadyRequest: every such request (almost all trim nothing new: sticky trims re-applied);
  *   - steadyDecision: those that made a new trim decision (the reading crossed safeLimit again);
  * - index: background indexing of all 2,000 at once (a restart) and of one new message.
+ * `TRIM_BENCH_ROUNDS` (20) sets the rounds. With 20 rounds the cold cases' p99 is their max.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
