@@ -1,18 +1,24 @@
 /**
  * `npx tsx bench/trim.ts`: the cost of smart trim's decision (docs/archive.md#smart-trim),
- * written to bench/trim-results.json.
+ * written to bench/trim-results.json. Run it through the lock (`/work/tools/locked`) and
+ * quote the load it prints beside its figures.
  *
- * Corpus: the recorded messages of the long transcripts (before-compaction, then
- * large-session), the first 2,000 (or all) of them, timestamps made distinct. Measured per
- * SmartTrim.apply call, CPU time (user + system) and wall, after the relevance index has
- * caught up (its indexing runs off the request path and is measured apart):
- * - steady: a request of 2,000 messages one message longer than the last, under safeLimit
- *   (the sticky trims of an earlier decision re-applied): what nearly every request costs;
- * - decide: a request 2,000 tokens over safeLimit (a 200k window) that triggers a new trim
- *   decision (Layer 1 to 3), its query searched off the request path already;
- * - decideNewQuery: the same with a query never searched (the search on the request path);
- * - decideWholeHistory: all ~500k tokens of history over the limit at once (no earlier trim);
- * - index: background indexing of one new message, and of all 2,000 at once (a restart).
+ * Corpus: the recorded messages of the long transcripts (pi-mono before-compaction, then
+ * large-session, then marot spotter), timestamps made distinct: the first 2,000 are the
+ * history, the rest (~370) arrive one per request. Measured per SmartTrim.apply call, CPU time
+ * (user + system) and wall, with the relevance index caught up as it is between requests (its
+ * indexing runs off the request path and is measured apart). Each round:
+ * - cold: the first decision on a 2,000-message history, never trimmed before:
+ *   - coldOver: 2,000 tokens over safeLimit (a 200k window), its query searched off the
+ *     request path already;
+ *   - coldNewQuery: the same with a query never searched (the search on the request path);
+ *   - coldWholeHistory: all ~500k tokens of history over the limit at once (a restart);
+ * - steady: after coldWholeHistory, the session goes on: one message more per request, the
+ *   reading being what was sent last time plus the new message, at 2,000 to ~2,370 messages:
+ *   - steadyRequest: every such request (almost all trim nothing new: sticky trims re-applied);
+ *   - steadyDecision: those that made a new trim decision (the reading crossed safeLimit again);
+ * - index: background indexing of all 2,000 at once (a restart) and of one new message.
+ * `TRIM_BENCH_ROUNDS` (20) sets the rounds. With 20 rounds the cold cases' p99 is their max.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -20,96 +26,106 @@ import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { recallQueryOf } from "../src/agents/archive/recall-query.js";
-import { SmartTrim, type TrimSettings } from "../src/agents/trim/smart-trim.js";
+import { SmartTrim, type TrimResult, type TrimSettings } from "../src/agents/trim/smart-trim.js";
 import { latencyStats } from "../src/replay/stats.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const N = 2_000;
+const ROUNDS = Number(process.env.TRIM_BENCH_ROUNDS ?? 20);
+const FILES = ["badlogic__pi-mono__before-compaction.json", "badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];
 
 function corpus(): AgentMessage[] {
   const out: AgentMessage[] = [];
-  for (const f of ["badlogic__pi-mono__before-compaction.json", "badlogic__pi-mono__large-session.json"]) {
-    out.push(...(JSON.parse(readFileSync(resolve(REPO, "../shared/transcripts", f), "utf8")) as AgentMessage[]));
-  }
-  return out.slice(0, N).map((m, i) => ({ ...m, timestamp: 1_700_000_000_000 + i }) as AgentMessage);
+  for (const f of FILES) out.push(...(JSON.parse(readFileSync(resolve(REPO, "../shared/transcripts", f), "utf8")) as AgentMessage[]));
+  return out.map((m, i) => ({ ...m, timestamp: 1_700_000_000_000 + i }) as AgentMessage);
 }
 
-const cpu = (start: NodeJS.CpuUsage) => {
-  const d = process.cpuUsage(start);
-  return (d.user + d.system) / 1000;
-};
+const CASES = ["coldOver", "coldNewQuery", "coldWholeHistory", "steadyRequest", "steadyDecision"] as const;
+type Case = (typeof CASES)[number];
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function main() {
   const all = corpus();
-  const total = all.reduce((a, m) => a + estimateTokens(m), 0);
+  const tokensOf = new Map<AgentMessage, number>(all.map((m) => [m, estimateTokens(m)]));
+  const sum = (ms: readonly AgentMessage[]) => ms.reduce((a, m) => a + (tokensOf.get(m) ?? estimateTokens(m)), 0);
+  const base = all.slice(0, N);
+  const total = sum(base);
   const window = 200_000;
   const settings: TrimSettings = { safeLimit: window - 16_384 - 1_000, headroom: 0.3, keepRecent: 6, marker: true };
-  const cases = { steady: [] as number[], decide: [] as number[], decideNewQuery: [] as number[], decideWholeHistory: [] as number[] };
-  const walls = { steady: [] as number[], decide: [] as number[], decideNewQuery: [] as number[], decideWholeHistory: [] as number[] };
-  const time = (name: keyof typeof cases, fn: () => unknown) => {
+  const cpuMs: Record<Case, number[]> = { coldOver: [], coldNewQuery: [], coldWholeHistory: [], steadyRequest: [], steadyDecision: [] };
+  const wallMs: Record<Case, number[]> = { coldOver: [], coldNewQuery: [], coldWholeHistory: [], steadyRequest: [], steadyDecision: [] };
+  const timed = (fn: () => TrimResult, name: (r: TrimResult) => Case): TrimResult => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    fn();
-    walls[name].push(performance.now() - t0);
-    cases[name].push(cpu(c0));
+    const r = fn();
+    const wall = performance.now() - t0;
+    const d = process.cpuUsage(c0);
+    const k = name(r);
+    wallMs[k].push(wall);
+    cpuMs[k].push((d.user + d.system) / 1000);
+    return r;
   };
-  const ROUNDS = 30;
-  const base = all.slice(0, N - 1);
   const { query, requestAt } = recallQueryOf(base);
-  const over = settings.safeLimit + 2_000;
+  /** a SmartTrim that has seen the history (indexed, `q` searched off the request path) */
+  const seen = async (q: string) => {
+    const t = new SmartTrim();
+    t.apply({ messages: base, tokens: 0, query: q, requestAt }, settings);
+    t.relevance.flush();
+    for (let k = 0; k < 5; k++) await tick();
+    return t;
+  };
+  let decisions = 0;
   for (let r = 0; r < ROUNDS; r++) {
-    // a session seen before: history indexed, the request's query searched off the request path
-    const trim = new SmartTrim();
-    trim.apply({ messages: base, tokens: 0, query, requestAt }, settings);
-    trim.relevance.flush();
-    for (let k = 0; k < 5; k++) await tick();
-    time("decide", () => {
-      if (trim.apply({ messages: base, tokens: over, query, requestAt }, settings).newlyTrimmed.length === 0) throw new Error("bench: no trim");
-    });
-    const next = all.slice(0, N);
-    const q = recallQueryOf(next);
-    time("steady", () => trim.apply({ messages: next, tokens: settings.safeLimit - 1, query: q.query, requestAt: q.requestAt }, settings));
-    // a query never searched (a new request that needs a trim at once)
-    const fresh = new SmartTrim();
-    fresh.apply({ messages: base, tokens: 0, query: "", requestAt }, settings);
-    fresh.relevance.flush();
-    time("decideNewQuery", () => fresh.apply({ messages: base, tokens: over, query, requestAt }, settings));
-    // the whole history over the limit at once (no earlier trim: a restart on a long session)
-    const cold = new SmartTrim();
-    cold.apply({ messages: base, tokens: 0, query, requestAt }, settings);
-    cold.relevance.flush();
-    for (let k = 0; k < 5; k++) await tick();
-    time("decideWholeHistory", () => cold.apply({ messages: base, tokens: total, query, requestAt }, settings));
+    const over = await seen(query);
+    timed(() => over.apply({ messages: base, tokens: settings.safeLimit + 2_000, query, requestAt }, settings), () => "coldOver");
+    const fresh = await seen("");
+    timed(() => fresh.apply({ messages: base, tokens: settings.safeLimit + 2_000, query, requestAt }, settings), () => "coldNewQuery");
+    const trim = await seen(query);
+    let last = timed(() => trim.apply({ messages: base, tokens: total, query, requestAt }, settings), () => "coldWholeHistory");
+    if (last.newlyTrimmed.length === 0) throw new Error("bench: no trim");
+    // the session goes on: one message per request, the reading = what was sent + the new one
+    for (let n = N + 1; n <= all.length; n++) {
+      const messages = all.slice(0, n);
+      const q = recallQueryOf(messages);
+      const tokens = sum(last.messages) + sum(messages.slice(n - 1));
+      last = timed(
+        () => trim.apply({ messages, tokens, query: q.query, requestAt: q.requestAt }, settings),
+        (res) => (res.newlyTrimmed.length > 0 ? "steadyDecision" : "steadyRequest"),
+      );
+      if (last.newlyTrimmed.length > 0) decisions++;
+      await tick(); // indexing and the query's search run here, between requests
+      await tick();
+    }
   }
   // background indexing: all at once (a restart), then one message
   const trim = new SmartTrim();
-  trim.apply({ messages: base, tokens: 0, query, requestAt }, settings);
+  trim.apply({ messages: base.slice(0, N - 1), tokens: 0, query, requestAt }, settings);
   let c0 = process.cpuUsage();
   trim.relevance.flush();
-  const indexAll = cpu(c0);
-  trim.apply({ messages: all.slice(0, N), tokens: 0, query, requestAt }, settings);
+  let d = process.cpuUsage(c0);
+  const indexAll = (d.user + d.system) / 1000;
+  trim.apply({ messages: base, tokens: 0, query, requestAt }, settings);
   c0 = process.cpuUsage();
   trim.relevance.flush();
-  const indexOne = cpu(c0);
-  const stats = (k: keyof typeof cases) => ({ cpuMs: latencyStats(cases[k]), wallMs: latencyStats(walls[k]) });
+  d = process.cpuUsage(c0);
+  const indexOne = (d.user + d.system) / 1000;
+  const stats = Object.fromEntries(CASES.map((k) => [k, { cpuMs: latencyStats(cpuMs[k]), wallMs: latencyStats(wallMs[k]) }])) as Record<Case, { cpuMs: ReturnType<typeof latencyStats>; wallMs: ReturnType<typeof latencyStats> }>;
   const result = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg(), node: process.version },
-    messages: N,
+    messages: { history: N, upTo: all.length },
     historyTokens: total,
     safeLimit: settings.safeLimit,
     rounds: ROUNDS,
-    steady: stats("steady"),
-    decide: stats("decide"),
-    decideNewQuery: stats("decideNewQuery"),
-    decideWholeHistory: stats("decideWholeHistory"),
+    steadyDecisionsPerRound: decisions / ROUNDS,
+    ...stats,
     backgroundIndex: { allMessagesCpuMs: Math.round(indexAll), oneMessageCpuMs: Math.round(indexOne * 1000) / 1000 },
   };
   writeFileSync(resolve(REPO, "bench/trim-results.json"), `${JSON.stringify(result, null, 1)}\n`);
-  const brief = (k: keyof typeof cases) => `${k}: CPU median ${result[k].cpuMs.median} ms, p99 ${result[k].cpuMs.p99} ms; wall median ${result[k].wallMs.median} ms`;
-  console.log([`load ${loadavg().map((v) => v.toFixed(1)).join(" ")}`, brief("steady"), brief("decide"), brief("decideNewQuery"), brief("decideWholeHistory"), JSON.stringify(result.backgroundIndex)].join("\n"));
+  const f = (s: { median: number; p99: number; max: number }) => `${s.median} / ${s.p99} / ${s.max}`;
+  const lines = CASES.map((k) => `${k.padEnd(17)} n=${String(stats[k].cpuMs.n).padStart(5)}  CPU ${f(stats[k].cpuMs)}  wall ${f(stats[k].wallMs)}`);
+  console.log([`load ${loadavg().map((v) => v.toFixed(2)).join(" ")} (median / p99 / max, ms)`, ...lines, JSON.stringify(result.backgroundIndex)].join("\n"));
 }
 
 void main();

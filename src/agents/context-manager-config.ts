@@ -67,7 +67,8 @@ export interface ContextManagerConfig {
   recallMinScore: number;
   /**
    * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
-   * loaded archives 45%, session slots 40%, aged-output memories 10%, archive tails 5%
+   * loaded archives 45%, session slots 35%, aged-output memories 10%, archive tails 5%,
+   * smart trims 4% and their sticky sets 1%
    */
   cacheMemoryMiB: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */

@@ -7,7 +7,9 @@ import type { ContextManagerConfig } from "../context-manager-config.js";
 import { setTailBudget } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 
-export const CACHE_SHARES = { archives: 0.45, sessions: 0.4, agedOutputs: 0.1, archiveTails: 0.05 } as const;
+// smartTrims: each key's SmartTrim (its relevance index weighs ~7 bytes per indexed char);
+// trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26)
+export const CACHE_SHARES = { archives: 0.45, sessions: 0.35, agedOutputs: 0.1, archiveTails: 0.05, smartTrims: 0.04, trimSticky: 0.01 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
 

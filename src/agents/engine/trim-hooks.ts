@@ -1,31 +1,55 @@
 /**
  * Smart trim as the engine uses it (config `smartTrim`, docs/archive.md#smart-trim): one
  * SmartTrim per session key for the whole process (a host makes a new engine per inbound
- * message; the sticky trimmed set must outlive it), applied to each request after the
- * superseded blocks are dropped and before the automatic recall. What it trims is archived
+ * message; the sticky trimmed set must outlive it; kept by memory budget, below), applied to
+ * each request after the superseded blocks are dropped and before the automatic recall. What it trims is archived
  * on the next turn of the event loop (off the request path; `context_search` finds it from
  * the next request on). Never throws: a failure sends the messages as they were.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
-import { LruMap } from "../state/lru.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
-import { SmartTrim, type TrimResult } from "../trim/smart-trim.js";
+import { BYTES_PER_KEY, SmartTrim, type TrimResult } from "../trim/smart-trim.js";
 import { archiveMessages } from "./archive-hooks.js";
+import { cacheBudgetBytes } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
-const KEYS = 64;
-const trims = (): LruMap<string, SmartTrim> => globalSingleton("openclaw.contextManager.smartTrim", () => new LruMap(KEYS));
+// Kept by memory budget, not key count (issue 24): a gateway serves hundreds of keys. Two
+// caches, because what is costly to lose is small: a SmartTrim weighs its relevance index
+// (~7 bytes per indexed char: MBs for a long session), rebuilt off the request path after
+// an eviction, from the key's next request on; its sticky set weighs ~160 bytes per trimmed message and is kept apart, so an
+// evicted key's next SmartTrim trims the same messages and its prompt prefix stays the same.
+const trims = (): BudgetCache<string, SmartTrim> =>
+  globalSingleton("openclaw.contextManager.smartTrims", () => new BudgetCache<string, SmartTrim>("smart trim", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "smartTrims"), (t) => t.approxBytes()));
+const stickySets = (): BudgetCache<string, Set<string>> =>
+  globalSingleton("openclaw.contextManager.smartTrimSticky", () => new BudgetCache<string, Set<string>>("smart trim sticky set", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "trimSticky"), (s) => 256 + s.size * BYTES_PER_KEY));
 
-/** The session key's SmartTrim (created on first use). */
+/** The session key's SmartTrim (created on first use, or again with its sticky set after an eviction). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
-  const key = `${engine.runtime.stateDir}\0${engine.sessionKey}`;
+  const key = trimKey(engine);
   const registry = trims();
+  const sticky = stickySets();
+  registry.setBudget(cacheBudgetBytes(engine.runtime.config, "smartTrims"));
+  sticky.setBudget(cacheBudgetBytes(engine.runtime.config, "trimSticky"));
   let t = registry.get(key);
-  if (!t) t = new SmartTrim();
-  registry.touch(key, t);
+  if (!t) {
+    t = new SmartTrim(sticky.get(key));
+    registry.set(key, t);
+  }
+  sticky.set(key, t.stickySet);
   return t;
+}
+
+const trimKey = (engine: ContextManagerEngine): string => `${engine.runtime.stateDir}\0${engine.sessionKey}`;
+
+/** Weighs the key's SmartTrim and sticky set again after a request (they grow with the history). */
+function reweigh(engine: ContextManagerEngine): void {
+  const key = trimKey(engine);
+  trims().reweigh(key);
+  stickySets().reweigh(key);
 }
 
 /** safeLimit = window - reserve - recall cap (0: no window known, no trimming). */
@@ -63,6 +87,7 @@ export function withSmartTrim(
       // off the request path: redaction and chunking run after the request has left
       setImmediate(() => void archiveMessages(engine, trimmed));
     }
+    reweigh(engine);
     engine.log.clear("smart trim");
     return result.messages === messages ? null : result;
   } catch (e) {

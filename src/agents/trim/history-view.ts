@@ -21,8 +21,16 @@ export class HistoryView {
   /** the view was rebuilt from scratch by the last update (tests, bench) */
   rebuilt = false;
 
-  /** Keys (unique: a repeated base key numbered "#n") and units of `messages`. */
-  update(messages: readonly AgentMessage[]): { keys: readonly string[]; units: Units; from: number } {
+  /** About what the view holds, in bytes (keys, bases, units and the maps beside them). */
+  approxBytes(): number {
+    return this.keys.length * 240 + this.callUnit.size * 120;
+  }
+
+  /**
+   * Keys (unique: a repeated base key numbered "#n") and units of `messages`; `from`: the
+   * first index not reused from the last call, `unitsFrom`: the units left as they were.
+   */
+  update(messages: readonly AgentMessage[]): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
     const reuse =
       this.stable > 0 &&
       messages.length >= this.stable &&
@@ -32,11 +40,12 @@ export class HistoryView {
     if (reuse) this.truncate(this.stable);
     else this.reset();
     const from = this.keys.length;
+    const unitsFrom = this.members.length;
     for (let i = this.keys.length; i < messages.length; i++) this.push(messages[i]!, i);
     let s = messages.length;
     while (s > 0 && messages[s - 1]?.role === "custom") s--;
     this.stable = s;
-    return { keys: this.keys, units: { unitOf: this.unitOf, members: this.members }, from };
+    return { keys: this.keys, units: { unitOf: this.unitOf, members: this.members }, from, unitsFrom };
   }
 
   private reset(): void {

@@ -2,7 +2,8 @@
  * Smart trim (seed 003, issue 26): when a request would exceed
  * `safeLimit = window - reserve - recallCap`, drop low-value messages from what the model is
  * sent (never from the session file or the host's transcript), so the host's slow, lossy
- * compaction does not fire. Layers: trim-protect.ts (1), trim-plan.ts (2, 3).
+ * compaction does not fire. Layers: trim-protect.ts (1), trim-plan.ts (2, 3), decided
+ * incrementally by trim-select.ts.
  *
  * One SmartTrim per session key, living across requests (and across the engines a host makes
  * per inbound message):
@@ -10,10 +11,12 @@
  *   line is byte-identical each time, so the prompt prefix changes only where a new trim
  *   happens; a trim goes `headroom` below safeLimit, so the next requests need none;
  * - idempotent: the same history shown twice (a retry) trims nothing more;
- * - cost per request: keys and units are kept across requests (history-view.ts), so only the
- *   new messages are read (and indexed, off the request path); the sticky set is re-applied
- *   by one pass of set lookups; a trim decision adds one BM25 search and the token estimates
- *   of the units it drops. The caller archives what `apply` reports as newly trimmed.
+ * - cost per request: keys, units and the trimmed flags are kept per index across requests
+ *   (history-view.ts, trim-select.ts), so only the new messages are read (and indexed, off
+ *   the request path), plus one copy of the array sent; a trim decision walks only the units
+ *   it drops (and those kept by earlier decisions), reads the query's cached BM25 scores (one
+ *   search when the query was never seen) and estimates the tokens of what it drops. The
+ *   caller archives what `apply` reports as newly trimmed.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
@@ -23,11 +26,14 @@ import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject
 import { RECALL_HEADER } from "../archive/recall-markers.js";
 import { HistoryView } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
-import { planTrim } from "./trim-plan.js";
-import { protectedIndexes } from "./trim-protect.js";
+import { fixedByRole } from "./trim-protect.js";
+import { TrimSelect } from "./trim-select.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
+
+/** Heap of one message key in a Set or Map (a ~40-char string and its entry). */
+export const BYTES_PER_KEY = 160;
 
 /** Queries shorter than this skip trimming (nothing to rank against, nothing to recall with). */
 export const MIN_QUERY_CHARS = 3;
@@ -78,23 +84,46 @@ function carriesOurBlock(m: AgentMessage): boolean {
 }
 
 export class SmartTrim {
-  /** keys of trimmed messages (sticky) */
-  private readonly trimmed = new Set<string>();
+  /**
+   * keys of trimmed messages (sticky). The caller may keep the set itself beyond this
+   * object (engine/trim-hooks.ts keeps it when a SmartTrim is evicted from the process cache)
+   * and hand it to the next one: the same messages stay trimmed, the prefix stays stable.
+   */
+  private readonly trimmed: Set<string>;
   private readonly seen = new Map<string, Seen>();
   readonly relevance = new RelevanceIndex();
   private readonly view = new HistoryView();
+  /** per index of the history: trimmed (sticky), fixed by role; the decision's frontier */
+  private readonly select = new TrimSelect();
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
+
+  constructor(trimmed?: Set<string>) {
+    this.trimmed = trimmed ?? new Set();
+  }
+
+  /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
+  approxBytes(): number {
+    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.view.approxBytes() + this.relevance.approxBytes();
+  }
 
   /** Keys of the messages trimmed so far (tests, replay). */
   get trimmedKeys(): ReadonlySet<string> {
     return this.trimmed;
   }
 
+  /** The sticky set itself, for a caller that keeps it beyond this object (hand it to the next one's constructor). */
+  get stickySet(): Set<string> {
+    return this.trimmed;
+  }
+
   apply(req: TrimRequest, s: TrimSettings): TrimResult {
     const { messages } = req;
-    const { keys, units, from } = this.view.update(messages);
-    if (from === 0 && this.seen.size > 0) this.forgetAbsent(keys); // compaction, branch switch
+    const { keys, units, from, unitsFrom } = this.view.update(messages);
+    if (from === 0) {
+      this.select.reset();
+      if (this.seen.size > 0 || this.trimmed.size > 0) this.forgetAbsent(keys); // compaction, branch switch, a handed-over sticky set
+    }
     for (let i = from; i < messages.length; i++) {
       const k = keys[i]!;
       if (this.seen.has(k)) continue;
@@ -102,51 +131,45 @@ export class SmartTrim {
       this.seen.set(k, { ours: carriesOurBlock(m) });
       this.relevance.enqueue(k, m);
     }
-    const trimmedAt = new Uint8Array(messages.length);
-    let any = false;
-    for (let i = 0; i < messages.length; i++) {
-      if (!this.trimmed.has(keys[i]!)) continue;
-      // a unit goes whole: its other members too (a result can never outlive its call)
-      for (const j of units.members[units.unitOf[i]!]!) trimmedAt[j] = 1;
-      any = true;
-    }
+    // a unit goes whole: a sticky key trims its other members too (a result never outlives its call)
+    this.select.sync(
+      messages.length,
+      units,
+      from,
+      unitsFrom,
+      (i) => this.trimmed.has(keys[i]!),
+      (i) => fixedByRole(messages[i], this.seen.get(keys[i]!)?.ours ?? false),
+    );
     const result: TrimResult = { messages, newlyTrimmed: [], newTokens: 0, trimmed: 0, layer2: 0, layer3: 0 };
     if (req.query.trim().length >= MIN_QUERY_CHARS) this.relevance.warm(req.query);
     const decision = `${messages.length}\0${keys.at(-1)}\0${req.tokens}`;
     const target = Math.floor(s.safeLimit * (1 - s.headroom));
     if (req.tokens > s.safeLimit && req.query.trim().length >= MIN_QUERY_CHARS && decision !== this.lastDecision) {
       this.lastDecision = decision;
-      const protectedAt = protectedIndexes({
+      const scoreOf = this.relevance.scorer(req.query);
+      const plan = this.select.decide({
         messages,
         units,
         keepRecent: s.keepRecent,
         requestAt: req.requestAt,
-        carriesOurBlock: (i) => this.seen.get(keys[i]!)?.ours ?? false,
-      });
-      const scoreOf = this.relevance.scorer(req.query);
-      const plan = planTrim({
-        units,
-        protectedAt,
-        trimmedAt,
         tokensAt: (i) => estimateTokens(messages[i]!),
         scoreAt: (i) => scoreOf(keys[i]!),
         need: req.tokens - target,
       });
       for (const i of plan.drop) {
         this.trimmed.add(keys[i]!);
-        trimmedAt[i] = 1;
         result.newlyTrimmed.push(messages[i]!);
       }
       result.newTokens = plan.tokens;
       result.layer2 = plan.layer2;
       result.layer3 = plan.layer3;
-      any ||= plan.drop.length > 0;
     }
+    const any = this.select.count > 0;
     if (!any) return result;
     const out: AgentMessage[] = [];
     let marked = !s.marker;
     for (let i = 0; i < messages.length; i++) {
-      if (!trimmedAt[i]) {
+      if (!this.select.isTrimmed(i)) {
         out.push(messages[i]!);
         continue;
       }
@@ -169,6 +192,7 @@ export class SmartTrim {
       this.seen.delete(k);
       this.trimmed.delete(k);
     }
+    for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
     this.relevance.remove(gone);
   }
 }

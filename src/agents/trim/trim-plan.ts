@@ -7,6 +7,9 @@
  *            newest messages, indexed off the request path), oldest first.
  * Stops as soon as the dropped tokens reach `need`. Units already trimmed stay trimmed and
  * are not counted again.
+ *
+ * The full pass over the history: the reference that SmartTrim's incremental decision
+ * (trim-select.ts) is held equal to by test/trim/trim-select.property.test.ts.
  */
 import type { Units } from "./trim-units.js";
 

@@ -26,6 +26,12 @@ export interface ProtectInput {
 
 const ALWAYS: ReadonlySet<string> = new Set(["system", "compactionSummary", "branchSummary", "custom"]);
 
+/** Protected whatever the request: by role, or a user message carrying one of our blocks. */
+export function fixedByRole(m: AgentMessage | undefined, carriesOurBlock: boolean): boolean {
+  const role = String(m?.role);
+  return ALWAYS.has(role) || (role === "user" && carriesOurBlock);
+}
+
 export function protectedIndexes(p: ProtectInput): Uint8Array {
   const n = p.messages.length;
   const out = new Uint8Array(n);

@@ -1,0 +1,201 @@
+/**
+ * Smart trim's sticky set and decision, kept per message index across requests (issue 26:
+ * nothing proportional to history on the request path). The choice is trim-plan.ts's over
+ * trim-protect.ts's Layer 1 (test/trim/trim-select.property.test.ts holds them equal):
+ * Layer 2 drops the candidate units the query does not match (score 0) oldest first, then the
+ * matched ones lowest score first; Layer 3 the ones not indexed yet, oldest first; a unit (a
+ * call and its results) goes whole; it stops once the dropped tokens reach `need`.
+ *
+ * Incremental because every unit before `frontier` is, for good, trimmed or fixed by role
+ * (system, summary, custom, ours), or else listed in `kept` (matched by an earlier query,
+ * not indexed yet, protected then: a user request of the query); units after it are walked
+ * oldest first only as far as the drop needs. Score-0 units come first and in age order, so
+ * `kept` (older than the frontier) and then the walk from the frontier visit them in the
+ * full sort's order. A decision costs O(kept + the units it walks); a request O(new
+ * messages). The flags live in typed arrays grown by doubling: no per-request temporaries.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Units } from "./trim-units.js";
+
+export interface SelectInput {
+  messages: readonly AgentMessage[];
+  units: Units;
+  keepRecent: number;
+  /** indexes of the query's user requests */
+  requestAt: ReadonlySet<number>;
+  /** tokens of the message at an index (asked only for what is dropped) */
+  tokensAt: (i: number) => number;
+  /** relevance of the message at an index to the query (0: none; null: not scored yet) */
+  scoreAt: (i: number) => number | null;
+  /** tokens to drop */
+  need: number;
+}
+
+export interface Selection {
+  /** message indexes newly dropped, ascending */
+  drop: number[];
+  tokens: number;
+  /** units dropped by Layer 2 / Layer 3 */
+  layer2: number;
+  layer3: number;
+}
+
+/** What a unit is to a decision: out of it for good, protected by this request, or a candidate. */
+const GONE = 0;
+const PROTECTED = 1;
+const CANDIDATE = 2;
+
+export class TrimSelect {
+  private trimmedAt = new Uint8Array(64);
+  private fixedAt = new Uint8Array(64);
+  private length = 0;
+  /** messages trimmed (sticky), in the current history */
+  count = 0;
+  private frontier = 0;
+  private kept: number[] = [];
+
+  /** Forgets everything (the history was rebuilt: a compaction, a branch switch). */
+  reset(): void {
+    this.trimmedAt.fill(0, 0, this.length);
+    this.fixedAt.fill(0, 0, this.length);
+    this.length = 0;
+    this.count = 0;
+    this.frontier = 0;
+    this.kept = [];
+  }
+
+  isTrimmed(i: number): boolean {
+    return this.trimmedAt[i] === 1;
+  }
+
+  /**
+   * Takes in the messages from `from` on (those before are unchanged since the last call);
+   * `unitsFrom`: the units left untouched before them. A new message is trimmed when its key
+   * is sticky or its unit already is; a sticky key trims its whole unit.
+   */
+  sync(n: number, units: Units, from: number, unitsFrom: number, sticky: (i: number) => boolean, fixed: (i: number) => boolean): void {
+    for (let i = from; i < this.length; i++) {
+      if (this.trimmedAt[i]) this.count--;
+      this.trimmedAt[i] = 0;
+      this.fixedAt[i] = 0;
+    }
+    this.grow(n);
+    this.length = n;
+    if (this.frontier > unitsFrom) this.frontier = unitsFrom;
+    if (this.kept.length > 0 && this.kept.at(-1)! >= unitsFrom) this.kept = this.kept.filter((u) => u < unitsFrom);
+    for (let i = from; i < n; i++) {
+      this.fixedAt[i] = fixed(i) ? 1 : 0;
+      const members = units.members[units.unitOf[i]!]!;
+      if (sticky(i) || (members[0]! < i && this.trimmedAt[members[0]!])) for (const j of members) this.mark(j);
+    }
+  }
+
+  /** Drops units until `need` tokens are dropped; marks them trimmed. */
+  decide(p: SelectInput): Selection {
+    const out: Selection = { drop: [], tokens: 0, layer2: 0, layer3: 0 };
+    if (!(p.need > 0)) return out;
+    const { members } = p.units;
+    const recentStart = recentStartOf(p.messages, p.keepRecent);
+    const lastCall = lastCallUnitOf(p.messages, p.units);
+    const status = (u: number): number => {
+      const ms = members[u]!;
+      let protect = u === lastCall && ms.length > 1;
+      for (const i of ms) {
+        if (this.trimmedAt[i] || this.fixedAt[i]) return GONE;
+        if (i >= recentStart || p.requestAt.has(i)) protect = true;
+      }
+      return protect ? PROTECTED : CANDIDATE;
+    };
+    const drop = (u: number, layer: 2 | 3): void => {
+      for (const i of members[u]!) {
+        out.drop.push(i);
+        out.tokens += p.tokensAt(i);
+        this.mark(i);
+      }
+      if (layer === 2) out.layer2++;
+      else out.layer3++;
+    };
+    const hits: Array<{ u: number; score: number }> = [];
+    const unscored: number[] = [];
+    const kept: number[] = [];
+    const visit = (u: number): void => {
+      const s = status(u);
+      if (s === GONE) return;
+      if (s === CANDIDATE) {
+        let score = 0;
+        let scored = true;
+        for (const i of members[u]!) {
+          const v = p.scoreAt(i);
+          if (v === null) scored = false;
+          else if (v > score) score = v;
+        }
+        if (scored && score === 0) return drop(u, 2);
+        if (scored) hits.push({ u, score });
+        else unscored.push(u);
+      }
+      kept.push(u);
+    };
+    for (const u of this.kept) {
+      if (out.tokens >= p.need) kept.push(u);
+      else visit(u);
+    }
+    let u = this.frontier;
+    for (; out.tokens < p.need && u < members.length && members[u]![0]! < recentStart; u++) visit(u);
+    this.frontier = u;
+    if (out.tokens < p.need) {
+      // every score-0 candidate is gone: the matched ones, lowest score first, then the unscored
+      hits.sort((a, b) => a.score - b.score || a.u - b.u);
+      for (const h of hits) {
+        if (out.tokens >= p.need) break;
+        drop(h.u, 2);
+      }
+      for (const x of unscored) {
+        if (out.tokens >= p.need) break;
+        drop(x, 3);
+      }
+    }
+    this.kept = kept.filter((x) => !this.trimmedAt[members[x]![0]!]);
+    out.drop.sort((a, b) => a - b);
+    return out;
+  }
+
+  private mark(i: number): void {
+    if (this.trimmedAt[i]) return;
+    this.trimmedAt[i] = 1;
+    this.count++;
+  }
+
+  private grow(n: number): void {
+    if (n <= this.trimmedAt.length) return;
+    let cap = this.trimmedAt.length;
+    while (cap < n) cap *= 2;
+    const t = new Uint8Array(cap);
+    t.set(this.trimmedAt.subarray(0, this.length));
+    this.trimmedAt = t;
+    const f = new Uint8Array(cap);
+    f.set(this.fixedAt.subarray(0, this.length));
+    this.fixedAt = f;
+  }
+}
+
+/** Index of the first of the last `keepRecent` user/assistant messages (n: none). */
+function recentStartOf(messages: readonly AgentMessage[], keepRecent: number): number {
+  let start = messages.length;
+  for (let i = messages.length - 1, seen = 0; i >= 0 && seen < keepRecent; i--) {
+    const role = messages[i]?.role;
+    if (role === "user" || role === "assistant") {
+      seen++;
+      start = i;
+    }
+  }
+  return start;
+}
+
+/** The unit of the latest tool call (a result, or an assistant message with results), -1: none. */
+function lastCallUnitOf(messages: readonly AgentMessage[], units: Units): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role === "toolResult" || (m?.role === "assistant" && units.members[units.unitOf[i]!]!.length > 1)) return units.unitOf[i]!;
+  }
+  return -1;
+}
