@@ -5,10 +5,12 @@
  * its own copy.
  */
 import { promises as fsp } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readCheckpointFile, readLatestCheckpoint, writeCheckpoint, type CheckpointStoreOptions } from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir, parseCheckpoint, readCheckpointFile, readLatestCheckpoint, writeCheckpoint, type CheckpointStoreOptions } from "../../src/agents/context-checkpoint.js";
 import { parsedCheckpointStats } from "../../src/agents/checkpoint/parsed-memo.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
+import { compactEvent, makeEngine, userMsg } from "../hardening/helpers.js";
 
 const KEY = "agent:main:memo:direct:1";
 let stateDir: string;
@@ -32,6 +34,29 @@ describe("parsed checkpoint memo", () => {
     expect(after.hits).toBe(before.hits + 1);
     expect(read).toEqual(r.checkpoint);
     expect(read).not.toBe(r.checkpoint);
+  });
+
+  it("what the writer memoizes is exactly what a parse of its text gives (strictly: no extra or undefined fields)", async () => {
+    const r = await writeCheckpoint(opts, makeDraft({ sessionKey: KEY, topic: "memo topic" }));
+    if (!r.written) throw new Error("not written");
+    const text = await fsp.readFile(r.path, "utf8");
+    const before = parsedCheckpointStats();
+    // one more trailing newline: the same document, a text the memo has not seen
+    const parsed = parseCheckpoint(`${text}\n`, r.path);
+    expect(parsedCheckpointStats().misses).toBe(before.misses + 1);
+    expect(await readCheckpointFile(r.path, KEY)).toStrictEqual(parsed);
+  });
+
+  it("the same for a checkpoint the engine writes (work ledger, a failed command)", async () => {
+    const t = makeEngine({ stateDir, sessionKey: KEY });
+    await t.engine.onToolResult({ toolName: "edit", toolCallId: "c1", input: { path: "/ws/src/a.ts", oldText: "a", newText: "export function b() {}" }, content: [{ type: "text", text: "ok" }], isError: false }, "/ws");
+    await t.engine.onToolResult({ toolName: "bash", toolCallId: "c2", input: { command: "npm test" }, content: [{ type: "text", text: "1 failed\nError: boom at src/a.ts:3" }], isError: true }, "/ws");
+    const cp = await t.engine.onBeforeCompact(compactEvent(50_000, { messages: [userMsg("fix the build")] }), "/ws");
+    if (!cp) throw new Error("no checkpoint");
+    const file = path.join(checkpointSessionDir(stateDir, KEY), `${cp.meta.checkpoint_id}.yaml`);
+    const parsed = parseCheckpoint(`${await fsp.readFile(file, "utf8")}\n`, file);
+    expect(await readCheckpointFile(file, KEY)).toStrictEqual(parsed);
+    expect(parsed.work?.files.length).toBeGreaterThan(0);
   });
 
   it("gives every reader its own copy: a change to one is not seen by the next", async () => {
