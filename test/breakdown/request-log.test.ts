@@ -40,4 +40,26 @@ describe("request log: aged since the measured reply", () => {
       expect(b.removed.aged_offload.items).toBe(2);
     });
   }
+
+  it("after an aborted reply, subtracts what aged since the request the measured reply answered", () => {
+    const log = new RequestLog(`test-key-${Math.random()}`);
+    const [u, a1, r1, a2, r2] = [user("go"), call("c1"), result("c1", big), call("c2"), result("c2", big)];
+    const aged1 = result("c1", standIn);
+    const aged2 = result("c2", standIn);
+    // request 1: c1's result aged; its reply measures it (8,000 tokens)
+    log.record(request([u, a1, r1, a2, r2], [u, a1, aged1, a2, r2]));
+    log.warmCalls();
+    const measured = reply(8000);
+    const next = { ...user("and now?"), timestamp: 5 } as AgentMessage;
+    // request 2: c2's result ages; its reply is aborted (pi ignores its usage)
+    log.record(request([u, a1, r1, a2, r2, measured, next], [u, a1, aged1, a2, aged2, measured, next]));
+    log.warmCalls();
+    const aborted = { ...reply(9000), content: [{ type: "text", text: "partial" }], stopReason: "aborted", timestamp: 6 } as unknown as AgentMessage;
+    const again = { ...user("go on"), timestamp: 7 } as AgentMessage;
+    // request 3: nothing new ages; the last usable reply still measured request 1, c2's result whole
+    log.record(request([u, a1, r1, a2, r2, measured, next, aborted, again], [u, a1, aged1, a2, aged2, measured, next, aborted, again]));
+    const b = log.breakdown(settings)!;
+    const expected = 8000 - (big.length - standIn.length) / 4 + ("and now?".length + "partial".length + "go on".length) / 4;
+    expect(Math.abs(b.total_tokens - expected)).toBeLessThanOrEqual(1);
+  });
 });

@@ -43,8 +43,16 @@ export interface BreakdownInput {
   /**
    * What the request before this one had aged (agedKeys), for what aging removed since the last
    * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
+   * Used when `agedBefore` does not know the request the measured reply answered.
    */
   previousAged?: ReadonlySet<string> | null;
+  /**
+   * What the request the last measured reply answered had aged, found by that request's last
+   * message (the one the reply follows): its usage counted everything aged since then whole.
+   * Not always the request before this one: after an aborted or errored reply (whose usage pi
+   * ignores) the measured reply answered an older request. Undefined: not known.
+   */
+  agedBefore?: (endKey: string) => ReadonlySet<string> | undefined;
   host: HostParts;
   contextWindow: number;
   checkpointThreshold: number;
@@ -114,6 +122,17 @@ function agedKey(m: AgentMessage): string | null {
   return ids.length > 0 ? `a:${ids.join(",")}` : null;
 }
 
+/**
+ * A message's identity across requests (each request gets its own copies): role, timestamp and
+ * what tells apart messages of one instant (parallel tool results, a reply's calls).
+ */
+export function messageKey(m: AgentMessage | undefined): string | null {
+  const o = m as { role?: unknown; timestamp?: unknown; toolCallId?: unknown; customType?: unknown } | undefined;
+  if (!o || typeof o.role !== "string" || typeof o.timestamp !== "number") return null;
+  const extra = typeof o.toolCallId === "string" ? o.toolCallId : typeof o.customType === "string" ? o.customType : (agedKey(m!) ?? "");
+  return `${o.role}\u0000${o.timestamp}\u0000${extra}`;
+}
+
 /** The keys of what a request had aged (one pointer compare per message). */
 export function agedKeys(view: AgingView | null | undefined): Set<string> {
   const out = new Set<string>();
@@ -148,8 +167,9 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   let removedChars = 0;
   const scratch = new Tally();
   const positions = swappedAt(input.aging) ?? [];
-  const previous = input.previousAged ?? null;
   const measured = lastMeasured(messages);
+  const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
+  const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
   const measuredMessage = measured >= 0 ? messages[measured] : undefined;
   const measuredInSent = measuredMessage && input.aging ? input.aging.sent.lastIndexOf(measuredMessage) : -1;
   let newlyAgedChars = 0;
