@@ -5,7 +5,7 @@
  *
  * Reconciliation with the provider's count (docs/cli.md#breakdown): the last reply's reported
  * usage measured everything up to and including that reply (system prompt, tool definitions,
- * messages); the messages after it are estimated (chars/4), as the gauge does. The measured
+ * messages); the messages after it are estimated (chars/4 and each message's framing). The measured
  * prefix is spread over the prefix's categories in proportion to their estimate (the tokenizer
  * ratio), so the categories sum to the same total as the gauge. When the host does not show the
  * system prompt and tool definitions (the OpenClaw plugin), the measured part the messages do
