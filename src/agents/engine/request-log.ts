@@ -68,7 +68,7 @@ export interface RequestHost {
 export interface RequestRecord {
   unaged: readonly AgentMessage[];
   sent: readonly AgentMessage[];
-  /** what went to the model (gauge line and recall block included) */
+  /** what went to the model (gauge line and recall block included: see RequestLog.complete) */
   final: readonly AgentMessage[];
   host: RequestHost;
   tokens: number;
@@ -121,6 +121,15 @@ export class RequestLog {
       this.warmScheduled = false;
       this.warmCalls();
     });
+  }
+
+  /**
+   * The messages a recorded request finally sent, when a step after the record added to them
+   * (the recall block, after an await): a breakdown computed before holds for what it saw.
+   */
+  complete(r: RequestRecord, final: readonly AgentMessage[]): void {
+    (r as { final: readonly AgentMessage[] }).final = final;
+    if (this.cached?.record === r) this.cached = null;
   }
 
   /**
