@@ -15,7 +15,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
 import { type CallSizes, measureMessage, Tally, toolCallChars } from "./measure.js";
-import { describeItem, type ItemAt } from "./items.js";
+import { describeItemMemo, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -211,7 +211,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     else unattributed = measuredPrefix - prefixTokens;
   }
   const floats = BREAKDOWN_CATEGORIES.map((c) =>
-    c === "unattributed" ? unattributed : ((prefix.chars.get(c) ?? 0) / 4) * scale + (trailing.chars.get(c) ?? 0) / 4,
+    c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4,
   );
   const total = Math.round(floats.reduce((a, b) => a + b, 0));
   const rounded = roundToSum(floats, total);
@@ -224,7 +224,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   for (const [tally, f] of [[prefix, scale], [trailing, 1]] as const) {
     for (const [tool, chars] of tally.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + (chars / 4) * f);
   }
-  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, callChars));
+  const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index]), callChars));
   const window = Math.max(0, input.contextWindow);
   return {
     total_tokens: total,

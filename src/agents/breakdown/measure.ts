@@ -6,7 +6,7 @@
  * estimate does).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { BreakdownCategory } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpoint-schema.js";
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
@@ -57,9 +57,12 @@ export class CallSizes {
   }
 }
 
+/** Each category's slot in a Tally (an array add per block instead of a Map update). */
+const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as Record<BreakdownCategory, number>;
+
 /** Chars per category and per tool (results), summed over a span of messages. */
 export class Tally {
-  readonly chars = new Map<BreakdownCategory, number>();
+  private readonly slots = new Float64Array(BREAKDOWN_CATEGORIES.length);
   readonly byTool = new Map<string, number>();
 
   /** all chars added so far */
@@ -67,13 +70,19 @@ export class Tally {
 
   add(category: BreakdownCategory, chars: number): void {
     if (chars <= 0) return;
-    this.chars.set(category, (this.chars.get(category) ?? 0) + chars);
+    const i = SLOT[category];
+    this.slots[i] = this.slots[i]! + chars;
     this.total += chars;
   }
 
   addToolResult(tool: string, chars: number): void {
     this.add("tool_results", chars);
     if (chars > 0) this.byTool.set(tool, (this.byTool.get(tool) ?? 0) + chars);
+  }
+
+  /** the chars added to `category` */
+  get(category: BreakdownCategory): number {
+    return this.slots[SLOT[category]]!;
   }
 }
 
