@@ -92,6 +92,18 @@ describe("computeBreakdown", () => {
   });
 });
 
+describe("largest items across requests", () => {
+  it("a description remembered from an earlier request still asks for a handle stored since", () => {
+    const host = { systemPrompt: "", tools: [] };
+    const first = computeBreakdown({ ...base, messages: structuredClone(messages), host, handleOf: () => null });
+    expect(first.largest[0]).toMatchObject({ tool: "read", target: "src/big.ts", handle: null });
+    // the next request: fresh copies of the same messages; the read's output was stored meanwhile
+    const handle = `ocm_artifact:v1:sha256:${"b".repeat(64)}`;
+    const next = computeBreakdown({ ...base, messages: structuredClone(messages), host, handleOf: (id) => (id === "c1" ? handle : null) });
+    expect(next.largest[0]).toEqual({ ...first.largest[0], handle });
+  });
+});
+
 describe("rendering and storing", () => {
   const b = computeBreakdown({ ...base, messages, host: { systemPrompt: "s".repeat(800), tools: [] } });
 
