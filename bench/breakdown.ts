@@ -6,7 +6,9 @@
  * RequestLog.record, timed too. After each request the log sizes that request's new tool calls
  * (RequestLog.warmCalls, off the path): `first` is a session's first breakdown after it,
  * `sizeHistoryMs` that sizing for a whole history (once per session), `sizeNewMs` for two new
- * messages (every later request); `unsized` is a breakdown with no sizes known, for reference.
+ * messages (every later request); `unsized` is a breakdown with no sizes known, for reference;
+ * `next` is the breakdown of a later request: fresh copies of the messages (as pi gives every
+ * request), its calls sized after it went out, the request before it known to the log.
  *
  * `node --expose-gc --import tsx bench/breakdown.ts` (writes bench/breakdown-results.json).
  */
@@ -34,12 +36,12 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
 /** With --expose-gc: the setup's garbage is collected before the timed call, not during it. */
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Times of `fn` alone, `setup` run untimed before each call. */
-function timed<T>(iterations: number, warmup: number, setup: () => T, fn: (x: T) => unknown): number[] {
+/** Times of `fn` alone, `setup` run untimed before each call (its garbage collected first unless `collect` is false). */
+function timed<T>(iterations: number, warmup: number, setup: () => T, fn: (x: T) => unknown, collect = true): number[] {
   const out: number[] = [];
   for (let i = 0; i < warmup + iterations; i++) {
     const x = setup();
-    gc?.();
+    if (collect) gc?.();
     const t0 = performance.now();
     fn(x);
     if (i >= warmup) out.push(performance.now() - t0);
@@ -87,6 +89,23 @@ for (const n of [200, 2000, 20000]) {
     log.record(next);
     return log;
   }, (log) => log.warmCalls());
+  // the next request's breakdown, as a session asks it (the gauge phrase, a checkpoint): the
+  // host hands every request fresh copies of its messages (pi structuredClones them), the
+  // calls were sized after the request went out (warmCalls), the log knows the request before
+  const nextCopy = () => {
+    const u = structuredClone([...unaged, ...extra]);
+    const s = u.map((m, i) => (i < sent.length && sent[i] !== unaged[i] ? (structuredClone(sent[i]) as AgentMessage) : m));
+    return { ...request, unaged: u, sent: s, final: s };
+  };
+  const nextLog = new RequestLog();
+  nextLog.record(request);
+  nextLog.warmCalls();
+  nextLog.breakdown(settings);
+  const nextTimes = timed(n >= 20000 ? 10 : its, n >= 20000 ? 3 : 20, () => {
+    nextLog.record(nextCopy());
+    nextLog.warmCalls();
+    return nextLog;
+  }, (log) => log.breakdown(settings), false); // no forced GC: its sweeping would land in the timed call (see `first`)
   const calls = new CallSizes();
   computeBreakdown({ ...input, calls });
   const warm = await timeIt(its, 20, () => computeBreakdown({ ...input, calls }));
@@ -98,6 +117,8 @@ for (const n of [200, 2000, 20000]) {
     firstMedianMs: r3(q(first, 0.5)),
     firstP95Ms: r3(q(first, 0.95)),
     warmMedianMs: r3(q(warm, 0.5)),
+    nextMedianMs: r3(q(nextTimes, 0.5)),
+    nextP95Ms: r3(q(nextTimes, 0.95)),
     warmP95Ms: r3(q(warm, 0.95)),
     unsizedMedianMs: r3(q(unsized, 0.5)),
     sizeHistoryMs: r3(q(firstWarm, 0.5)),

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { computeBreakdown } from "../../src/agents/breakdown/compute.js";
+import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { breakdownBar, breakdownTable, dominantPhrase } from "../../src/agents/breakdown/render.js";
 import { formatGaugeLine } from "../../src/agents/gauge-line.js";
 import { parseCheckpoint, serializeCheckpoint, writeCheckpoint } from "../../src/agents/context-checkpoint.js";
@@ -40,26 +41,30 @@ const messages = [
   { role: "custom", customType: "context-gauge", content: "g".repeat(60), display: false, timestamp: 4 } as AgentMessage,
 ];
 const base = { contextWindow: 10_000, checkpointThreshold: 0.8 };
+/** each message's framing, in tokens, counted with its main category */
+const F = MESSAGE_FRAMING_CHARS / 4;
 
 describe("computeBreakdown", () => {
-  it("estimates each category with chars/4 and names the largest items", () => {
+  it("estimates each category with chars/4 plus each message's framing and names the largest items", () => {
     const b = computeBreakdown({ ...base, messages, host: { systemPrompt: "s".repeat(800), tools: [{ name: "read", description: "d", parameters: {} }] } });
     expect(b.source).toBe("estimate");
-    expect(b.categories).toMatchObject({ system_prompt: 200, user: 100, thinking: 20, assistant_text: 40, tool_results: 2500, gauge: 15 });
-    expect(b.tool_results_by_tool).toEqual([{ tool: "read", tokens: 2000 }, { tool: "bash", tokens: 500 }]);
+    expect(b.categories).toMatchObject({ system_prompt: 200, user: 100 + F, thinking: 20, assistant_text: 40, tool_results: 2500 + 2 * F, gauge: 15 + F });
+    // the two replies' framing goes with their tool calls
+    expect(b.categories.tool_calls).toBe(Math.ceil(("read".length + JSON.stringify({ path: "src/big.ts" }).length + "bash".length + JSON.stringify({ command: "npm test" }).length) / 4 + 2 * F));
+    expect(b.tool_results_by_tool).toEqual([{ tool: "read", tokens: 2000 + F }, { tool: "bash", tokens: 500 + F }]);
     expect(Object.values(b.categories).reduce((a, n) => a + n!, 0)).toBe(b.total_tokens);
-    expect(b.largest[0]).toEqual({ role: "toolResult", tool: "read", target: "src/big.ts", tokens: 2000, handle: null });
+    expect(b.largest[0]).toEqual({ role: "toolResult", tool: "read", target: "src/big.ts", tokens: 2000 + F, handle: null });
     expect(b.largest[1]).toMatchObject({ role: "toolResult", tool: "bash", target: "npm test" });
     expect(b.headroom.to_checkpoint).toBe(8000 - b.total_tokens);
-    expect(dominantPhrase(b)).toBe(`tool results ${Math.round((2500 / b.total_tokens) * 100)}% (read ${Math.round((2000 / b.total_tokens) * 100)}%)`);
+    expect(dominantPhrase(b)).toBe(`tool results ${Math.round(((2500 + 2 * F) / b.total_tokens) * 100)}% (read ${Math.round(((2000 + F) / b.total_tokens) * 100)}%)`);
   });
 
   it("spreads the reported usage over the prefix when the host shows system prompt and tools", () => {
     const withUsage = [...messages.slice(0, 3), call("c2", "bash", { command: "npm test" }, 5000), ...messages.slice(4)];
     const b = computeBreakdown({ ...base, messages: withUsage, host: { systemPrompt: "s".repeat(800), tools: [] } });
     expect(b.source).toBe("sdk");
-    // prefix = usage 5000; after it: the bash result (500) and the gauge (15)
-    expect(b.total_tokens).toBe(5000 + 500 + 15);
+    // prefix = usage 5000; after it: the bash result (500) and the gauge (15), each with its framing
+    expect(b.total_tokens).toBe(5000 + 500 + 15 + 2 * F);
     expect(b.categories.unattributed).toBeUndefined();
     expect(b.categories.system_prompt).toBeGreaterThan(200);
   });
@@ -67,8 +72,8 @@ describe("computeBreakdown", () => {
   it("reports what the messages do not explain as unattributed when the host hides system prompt and tools", () => {
     const withUsage = [...messages.slice(0, 3), call("c2", "bash", { command: "npm test" }, 5000), ...messages.slice(4)];
     const b = computeBreakdown({ ...base, messages: withUsage, host: { systemPrompt: null, tools: null } });
-    expect(b.total_tokens).toBe(5515);
-    expect(b.categories.tool_results).toBe(2500);
+    expect(b.total_tokens).toBe(5515 + 2 * F);
+    expect(b.categories.tool_results).toBe(2500 + 2 * F);
     expect(b.categories.unattributed).toBeGreaterThan(2000);
     expect(b.categories.system_prompt).toBeUndefined();
   });
@@ -82,8 +87,20 @@ describe("computeBreakdown", () => {
     expect(b.removed.aged_offload.items).toBe(1);
     expect(b.removed.aged_offload.tokens).toBe(Math.ceil((8000 - standIn.length) / 4));
     expect(b.categories.handles).toBeGreaterThan(0);
-    expect(b.tool_results_by_tool).toEqual([{ tool: "bash", tokens: 500 }]);
+    expect(b.tool_results_by_tool).toEqual([{ tool: "bash", tokens: 500 + F }]);
     expect(b.largest.find((x) => x.tool === "read")?.handle).toBe(handle);
+  });
+});
+
+describe("largest items across requests", () => {
+  it("a description remembered from an earlier request still asks for a handle stored since", () => {
+    const host = { systemPrompt: "", tools: [] };
+    const first = computeBreakdown({ ...base, messages: structuredClone(messages), host, handleOf: () => null });
+    expect(first.largest[0]).toMatchObject({ tool: "read", target: "src/big.ts", handle: null });
+    // the next request: fresh copies of the same messages; the read's output was stored meanwhile
+    const handle = `ocm_artifact:v1:sha256:${"b".repeat(64)}`;
+    const next = computeBreakdown({ ...base, messages: structuredClone(messages), host, handleOf: (id) => (id === "c1" ? handle : null) });
+    expect(next.largest[0]).toEqual({ ...first.largest[0], handle });
   });
 });
 
@@ -135,7 +152,8 @@ describe("rendering and storing", () => {
       const parsed = JSON.parse(json.stdout) as { sessions: Array<{ breakdown: { totalTokens: number; categories: Record<string, number>; largest: unknown[] } }> };
       const got = parsed.sessions[0]!.breakdown;
       expect(got.totalTokens).toBe(b.total_tokens);
-      expect(got.categories.tool_results).toBe(2500);
+      expect(got.categories.tool_results).toBe(b.categories.tool_results);
+      expect(got.categories.tool_results).toBe(2500 + 2 * F);
       expect(got.largest).toHaveLength(b.largest.length);
       const show = await cli(["show", "cp_001", "--state-dir", root, "--session-key", "k:1"]);
       expect(show.stdout).toMatch(/\n {2}breakdown:\n {4}total_tokens: \d+/);

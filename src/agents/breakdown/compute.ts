@@ -5,7 +5,7 @@
  *
  * Reconciliation with the provider's count (docs/cli.md#breakdown): the last reply's reported
  * usage measured everything up to and including that reply (system prompt, tool definitions,
- * messages); the messages after it are estimated (chars/4), as the gauge does. The measured
+ * messages); the messages after it are estimated (chars/4 and each message's framing). The measured
  * prefix is spread over the prefix's categories in proportion to their estimate (the tokenizer
  * ratio), so the categories sum to the same total as the gauge. When the host does not show the
  * system prompt and tool definitions (the OpenClaw plugin), the measured part the messages do
@@ -15,7 +15,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
 import { type CallSizes, measureMessage, Tally, toolCallChars } from "./measure.js";
-import { describeItem, type ItemAt } from "./items.js";
+import { describeItemMemo, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -43,8 +43,16 @@ export interface BreakdownInput {
   /**
    * What the request before this one had aged (agedKeys), for what aging removed since the last
    * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
+   * Used when `agedBefore` does not know the request the measured reply answered.
    */
   previousAged?: ReadonlySet<string> | null;
+  /**
+   * What the request the last measured reply answered had aged, found by that request's last
+   * message (the one the reply follows): its usage counted everything aged since then whole.
+   * Not always the request before this one: after an aborted or errored reply (whose usage pi
+   * ignores) the measured reply answered an older request. Undefined: not known.
+   */
+  agedBefore?: (endKey: string) => ReadonlySet<string> | undefined;
   host: HostParts;
   contextWindow: number;
   checkpointThreshold: number;
@@ -114,6 +122,17 @@ function agedKey(m: AgentMessage): string | null {
   return ids.length > 0 ? `a:${ids.join(",")}` : null;
 }
 
+/**
+ * A message's identity across requests (each request gets its own copies): role, timestamp and
+ * what tells apart messages of one instant (parallel tool results, a reply's calls).
+ */
+export function messageKey(m: AgentMessage | undefined): string | null {
+  const o = m as { role?: unknown; timestamp?: unknown; toolCallId?: unknown; customType?: unknown } | undefined;
+  if (!o || typeof o.role !== "string" || typeof o.timestamp !== "number") return null;
+  const extra = typeof o.toolCallId === "string" ? o.toolCallId : typeof o.customType === "string" ? o.customType : (agedKey(m!) ?? "");
+  return `${o.role}\u0000${o.timestamp}\u0000${extra}`;
+}
+
 /** The keys of what a request had aged (one pointer compare per message). */
 export function agedKeys(view: AgingView | null | undefined): Set<string> {
   const out = new Set<string>();
@@ -148,8 +167,9 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   let removedChars = 0;
   const scratch = new Tally();
   const positions = swappedAt(input.aging) ?? [];
-  const previous = input.previousAged ?? null;
   const measured = lastMeasured(messages);
+  const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
+  const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
   const measuredMessage = measured >= 0 ? messages[measured] : undefined;
   const measuredInSent = measuredMessage && input.aging ? input.aging.sent.lastIndexOf(measuredMessage) : -1;
   let newlyAgedChars = 0;
@@ -191,7 +211,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     else unattributed = measuredPrefix - prefixTokens;
   }
   const floats = BREAKDOWN_CATEGORIES.map((c) =>
-    c === "unattributed" ? unattributed : ((prefix.chars.get(c) ?? 0) / 4) * scale + (trailing.chars.get(c) ?? 0) / 4,
+    c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4,
   );
   const total = Math.round(floats.reduce((a, b) => a + b, 0));
   const rounded = roundToSum(floats, total);
@@ -204,7 +224,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   for (const [tally, f] of [[prefix, scale], [trailing, 1]] as const) {
     for (const [tool, chars] of tally.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + (chars / 4) * f);
   }
-  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, callChars));
+  const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index]), callChars));
   const window = Math.max(0, input.contextWindow);
   return {
     total_tokens: total,

@@ -52,6 +52,43 @@ function callOf(messages: readonly AgentMessage[], from: number, id: string): Bl
   return undefined;
 }
 
+/** What describing an item costs (a redacted gist, a scan of the result's text), by message: the largest items change little between requests. */
+type Described = Omit<BreakdownItem, "tokens" | "handle"> & { handle: string | null; resultId: string };
+const described = new Map<string, Described>();
+const DESCRIBED_MAX = 256;
+
+/**
+ * The description of the item at `at`, remembered by the message's identity (each request
+ * gets its own copies of the messages; identity and size are the same): the handle a stored
+ * result got later is still asked of `handleOf` every time.
+ */
+export function describeItemMemo(
+  messages: readonly AgentMessage[],
+  at: ItemAt,
+  swapped: ReadonlySet<AgentMessage>,
+  handleOf: ((toolCallId: string) => string | null) | undefined,
+  scale: number,
+  key: string | null,
+  callChars: (b: Block) => number = toolCallChars,
+): BreakdownItem {
+  const tokens = Math.round((at.chars / 4) * scale);
+  const k = key === null ? null : `${key}\u0000${at.chars}\u0000${swapped.has(messages[at.index]!) ? 1 : 0}`;
+  const known = k === null ? undefined : described.get(k);
+  if (known) {
+    const handle = known.handle ?? (known.resultId && handleOf ? handleOf(known.resultId) : null);
+    return { role: known.role, tool: known.tool, target: known.target, tokens, handle };
+  }
+  // the handle found in the text is remembered; one from handleOf is asked again next time
+  const item = describeItem(messages, at, swapped, undefined, scale, callChars);
+  const m = messages[at.index] as Msg;
+  const resultId = m.role === "toolResult" && typeof m.toolCallId === "string" ? m.toolCallId : "";
+  if (k !== null) {
+    if (described.size >= DESCRIBED_MAX) described.clear();
+    described.set(k, { role: item.role, tool: item.tool, target: item.target, handle: item.handle, resultId });
+  }
+  return item.handle === null && resultId && handleOf ? { ...item, handle: handleOf(resultId) } : item;
+}
+
 export function describeItem(
   messages: readonly AgentMessage[],
   at: ItemAt,

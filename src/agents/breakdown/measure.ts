@@ -1,13 +1,14 @@
 /**
  * Chars per category of one message, counted the way pi's `estimateTokens` counts them (text
- * lengths, a tool call's name + JSON of its arguments, 4,800 chars per image), so the breakdown
- * and the gauge's estimate agree. No text is copied or cut: lengths only, one JSON.stringify per
- * tool call (what pi's own estimate does).
+ * lengths, a tool call's name + JSON of its arguments, 4,800 chars per image), plus a provider's
+ * framing of each message (MESSAGE_FRAMING_CHARS, which pi's estimate and so the gauge's leave
+ * out). No text is copied or cut: lengths only, one JSON.stringify per tool call (what pi's own
+ * estimate does).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { BreakdownCategory } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpoint-schema.js";
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { IMAGE_CHARS } from "../text/token-estimate.js";
+import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
 
 /**
@@ -56,9 +57,12 @@ export class CallSizes {
   }
 }
 
+/** Each category's slot in a Tally (an array add per block instead of a Map update). */
+const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as Record<BreakdownCategory, number>;
+
 /** Chars per category and per tool (results), summed over a span of messages. */
 export class Tally {
-  readonly chars = new Map<BreakdownCategory, number>();
+  private readonly slots = new Float64Array(BREAKDOWN_CATEGORIES.length);
   readonly byTool = new Map<string, number>();
 
   /** all chars added so far */
@@ -66,13 +70,19 @@ export class Tally {
 
   add(category: BreakdownCategory, chars: number): void {
     if (chars <= 0) return;
-    this.chars.set(category, (this.chars.get(category) ?? 0) + chars);
+    const i = SLOT[category];
+    this.slots[i] = this.slots[i]! + chars;
     this.total += chars;
   }
 
   addToolResult(tool: string, chars: number): void {
     this.add("tool_results", chars);
     if (chars > 0) this.byTool.set(tool, (this.byTool.get(tool) ?? 0) + chars);
+  }
+
+  /** the chars added to `category` */
+  get(category: BreakdownCategory): number {
+    return this.slots[SLOT[category]]!;
   }
 }
 
@@ -120,8 +130,9 @@ function isStashed(value: unknown): boolean {
 }
 
 /**
- * Adds one message to `tally`; returns its chars (0 for what is never sent: a /context report,
- * a `!!` bash run). `aged`: the message is aged offload's swap (its stand-ins count as handles).
+ * Adds one message to `tally`, its provider framing (MESSAGE_FRAMING_CHARS) to its main
+ * category; returns its chars (0 for what is never sent: a /context report, a `!!` bash run).
+ * `aged`: the message is aged offload's swap (its stand-ins count as handles).
  */
 export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, calls?: CallSizes): number {
   const before = tally.total;
@@ -129,21 +140,29 @@ export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, cal
   switch (msg.role) {
     case "user":
       content(msg.content, tally, "user");
+      tally.add("user", MESSAGE_FRAMING_CHARS);
       break;
     case "assistant": {
       if (!Array.isArray(msg.content)) break;
+      let main: BreakdownCategory = "assistant_text";
       for (const b of msg.content as Block[]) {
         if (!b) continue;
         if (b.type === "text") tally.add("assistant_text", len(b.text));
         else if (b.type === "thinking") tally.add("thinking", len(b.thinking));
-        else if (b.type === "toolCall") tally.add(aged ? "handles" : "tool_calls", aged || !calls ? toolCallChars(b) : calls.of(b));
+        else if (b.type === "toolCall") {
+          main = aged ? "handles" : "tool_calls";
+          tally.add(main, aged || !calls ? toolCallChars(b) : calls.of(b));
+        }
       }
+      tally.add(main, MESSAGE_FRAMING_CHARS);
       break;
     }
     case "toolResult": {
       const tool = typeof msg.toolName === "string" && msg.toolName ? msg.toolName : "(unnamed)";
       const stored = aged || isStashed(msg.content);
       content(msg.content, tally, "handles", stored ? undefined : tool);
+      if (stored) tally.add("handles", MESSAGE_FRAMING_CHARS);
+      else tally.addToolResult(tool, MESSAGE_FRAMING_CHARS);
       break;
     }
     case "custom": {
@@ -151,14 +170,15 @@ export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, cal
       if (type === REPORT_CUSTOM_TYPE) break;
       const category = CUSTOM_CATEGORY[type] ?? "other";
       content(msg.content, tally, category);
+      tally.add(category, MESSAGE_FRAMING_CHARS);
       break;
     }
     case "bashExecution":
-      if (msg.excludeFromContext !== true) tally.add("other", len(msg.command) + len(msg.output));
+      if (msg.excludeFromContext !== true) tally.add("other", len(msg.command) + len(msg.output) + MESSAGE_FRAMING_CHARS);
       break;
     case "compactionSummary":
     case "branchSummary":
-      tally.add("summaries", len(msg.summary));
+      tally.add("summaries", len(msg.summary) + MESSAGE_FRAMING_CHARS);
       break;
     default:
       break;

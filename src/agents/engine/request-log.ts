@@ -8,7 +8,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../context-checkpoint-schema.js";
-import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute.js";
+import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/measure.js";
 import { LruMap } from "../state/lru.js";
@@ -21,23 +21,38 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSingleton("openclaw.contextManager.gaugePhrases", () => new LruMap(64));
 
 /**
- * What a session's latest requests had aged (their agedKeys), by request number: a breakdown
- * subtracts what aged since the last reply measured the request before it. Process-wide, as the
- * phrase, so the first request of an OpenClaw run (a new engine) still knows its predecessor's.
+ * What a session's latest requests had aged (their agedKeys), by request number and by the
+ * request's last message: a breakdown subtracts what aged since the request the last measured
+ * reply answered (the request before, or an older one when replies after it were aborted).
+ * Process-wide, as the phrase, so the first request of an OpenClaw run (a new engine) still
+ * knows its predecessors'.
  */
+interface AgedRequest {
+  seq: number;
+  /** messageKey of the request's last message: the one its reply follows */
+  end: string | null;
+  keys: Set<string>;
+}
 interface AgedHistory {
   /** requests recorded so far */
   seq: number;
-  /** the request `keys` belong to (0: none) */
-  keysSeq: number;
-  keys: Set<string> | null;
-  /** the request before keysSeq's, when known */
-  prevKeys: Set<string> | null;
+  /** the latest requests' aged keys, oldest first */
+  recent: AgedRequest[];
 }
+/** Requests remembered per session: replies aborted in a row beyond this fall back to the request before. */
+const AGED_KEPT = 16;
 const agedHistories = (): LruMap<string, AgedHistory> => globalSingleton("openclaw.contextManager.agedHistories", () => new LruMap(64));
-const newHistory = (): AgedHistory => ({ seq: 0, keysSeq: 0, keys: null, prevKeys: null });
+const newHistory = (): AgedHistory => ({ seq: 0, recent: [] });
 /** the request number of each record */
 const seqOf = new WeakMap<RequestRecord, number>();
+
+/** Remembers what request `seq` aged (once). */
+function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
+  if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
+  h.recent.push({ seq, end: messageKey(r.unaged[r.unaged.length - 1]), keys: agedKeys({ unaged: r.unaged, sent: r.sent }) });
+  h.recent.sort((a, b) => a.seq - b.seq);
+  if (h.recent.length > AGED_KEPT) h.recent.splice(0, h.recent.length - AGED_KEPT);
+}
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
 export interface RequestHost {
@@ -53,7 +68,7 @@ export interface RequestHost {
 export interface RequestRecord {
   unaged: readonly AgentMessage[];
   sent: readonly AgentMessage[];
-  /** what went to the model (gauge line and recall block included) */
+  /** what went to the model (gauge line and recall block included: see RequestLog.complete) */
   final: readonly AgentMessage[];
   host: RequestHost;
   tokens: number;
@@ -109,6 +124,15 @@ export class RequestLog {
   }
 
   /**
+   * The messages a recorded request finally sent, when a step after the record added to them
+   * (the recall block, after an await): a breakdown computed before holds for what it saw.
+   */
+  complete(r: RequestRecord, final: readonly AgentMessage[]): void {
+    (r as { final: readonly AgentMessage[] }).final = final;
+    if (this.cached?.record === r) this.cached = null;
+  }
+
+  /**
    * Sizes the latest request's new tool calls (JSON of the arguments, what a breakdown spends
    * most of its time on otherwise): O(new messages), off the request path, so a breakdown asked
    * later (/context, a checkpoint, the gauge phrase) re-estimates nothing. Returns the calls sized.
@@ -118,13 +142,7 @@ export class RequestLog {
     if (!r) return 0;
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
-      const h = this.history();
-      const s = seqOf.get(r) ?? 0;
-      if (h.keysSeq !== s) {
-        h.prevKeys = h.keysSeq === s - 1 ? h.keys : null;
-        h.keys = agedKeys({ unaged: r.unaged, sent: r.sent });
-        h.keysSeq = s;
-      }
+      rememberAged(this.history(), seqOf.get(r) ?? 0, r);
       return this.calls.warm(r.unaged);
     } catch {
       return 0; // a report's cache: never breaks anything
@@ -144,11 +162,15 @@ export class RequestLog {
       const prev = record === this.current ? this.previous : null;
       const s = seqOf.get(record) ?? 0;
       const h = this.history();
-      const previousAged = prev ? agedKeys({ unaged: prev.unaged, sent: prev.sent }) : h.keysSeq === s - 1 ? h.keys : h.keysSeq === s ? h.prevKeys : null;
+      if (prev) rememberAged(h, seqOf.get(prev) ?? 0, prev);
+      // requests before this one, newest first: the measured reply answered one of them
+      const before = h.recent.filter((e) => e.seq < s).reverse();
+      const previousAged = before[0]?.seq === s - 1 ? before[0].keys : null;
       const breakdown = computeBreakdown({
         messages: record.final,
         aging: { unaged: record.unaged, sent: record.sent },
         previousAged,
+        agedBefore: (end) => before.find((e) => e.end === end)?.keys,
         host: { systemPrompt: host.systemPrompt ?? null, tools: host.tools?.() ?? null },
         contextWindow: settings.contextWindow || record.contextWindow,
         checkpointThreshold: settings.checkpointThreshold,

@@ -5,8 +5,9 @@
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
  *   4. smart trim near the window (config smartTrim; engine/trim-hooks.ts);
- *   5. after a compaction, the automatic recall block (config autoRecall);
- *   6. the request recorded by reference for the context breakdown (engine/request-log.ts).
+ *   5. the request recorded by reference for the context breakdown (engine/request-log.ts),
+ *      before anything awaits, so a checkpoint step 2 started records this request's breakdown;
+ *   6. after a compaction, the automatic recall block (config autoRecall), added to the record.
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -47,12 +48,16 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const kept = withoutSuperseded(decision.messages ?? sent);
   const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending);
   const base = trim?.messages ?? kept;
-  const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   // what is sent: the reading less what this request trimmed (earlier trims were never in it)
   const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;
-  // by reference: the breakdown is computed when asked (/context, a checkpoint), never here
+  // by reference: the breakdown is computed when asked (/context, a checkpoint), never here.
+  // Recorded before anything awaits: the 80% checkpoint this request started (on the next turn
+  // of the event loop) records the breakdown of this request, not of the one before it
+  const record = { unaged: request.messages, sent, final: base, host: request.host ?? {}, tokens: reading.tokens, contextWindow: reading.contextWindow };
+  engine.requests.record(record);
+  const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
+  if (messages !== base) engine.requests.complete(record, messages);
   const cfg = engine.runtime.config;
-  engine.requests.record({ unaged: request.messages, sent, final: messages, host: request.host ?? {}, tokens: reading.tokens, contextWindow: reading.contextWindow });
   engine.requests.refreshGaugePhrase(reading.utilization, cfg.gaugeThreshold, { contextWindow: reading.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
   return { messages, reading, pendingTokens };
 }
