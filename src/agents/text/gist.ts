@@ -15,7 +15,7 @@ const ELLIPSIS = "…";
 const WS_RUN = /[\s\u0085]+/gu;
 
 /** UTF-16 units read per step: gist stops once it has more than the budget of code points. */
-const MIN_STEP = 1024;
+const MIN_STEP = 128;
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
@@ -45,7 +45,7 @@ export function gist(text: string, maxChars: number): string {
   if (typeof text !== "string") text = asText(text);
   if (!text || !(maxChars > 0)) return "";
   const limit = Math.floor(maxChars);
-  const step = Math.max(MIN_STEP, 2 * limit + 64);
+  const step = Math.max(MIN_STEP, limit + 32);
   let out = "";
   for (let pos = 0; pos < text.length; ) {
     let end = Math.min(text.length, pos + step);
