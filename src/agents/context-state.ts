@@ -453,7 +453,7 @@ export class ContextState {
     const names = [...this.dirtyFiles];
     this.dirtyFiles.clear();
     const now = new Date().toISOString();
-    const files = names.map((name) => ({ name, text: stateFileText(this.opts.sessionKey, this.opts.sessionId, now, stateFileData(this.acc, name)) }));
+    const files = names.map((name) => ({ name, text: () => stateFileText(this.opts.sessionKey, this.opts.sessionId, now, stateFileData(this.acc, name)) }));
     // side by side, the directory fsync'd once: the flush costs the slowest file, not the sum
     const failed = await writeStateFiles(this.fs, this.dir, files);
     for (const { name } of failed) this.dirtyFiles.add(name);

@@ -115,11 +115,18 @@ export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName
 /**
  * Several state files of one directory at once: each replaced atomically and fsync'd, written
  * side by side (a turn's flush waits for the slowest, not for the sum), then the directory
- * fsync'd once for all the renames. The names whose write failed are returned with their error.
+ * fsync'd once for all the renames. Each file's text is made when its write starts, the event
+ * loop let through in between (one file's text, not all of them, is one stretch of the loop).
+ * The names whose write failed are returned with their error.
  */
-export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: string }>): Promise<Array<{ name: StateFileName; error: unknown }>> {
-  const results = await Promise.allSettled(files.map(({ name, text }) => writeStateFile(fs, dir, name, text, { syncDir: false })));
-  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ name: files[i]!.name, error: r.reason as unknown }] : []));
+export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>): Promise<Array<{ name: StateFileName; error: unknown }>> {
+  const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
+  for (const { name, text } of files) {
+    if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const write = (async () => writeStateFile(fs, dir, name, text(), { syncDir: false }))();
+    writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
+  }
+  const failed = (await Promise.all(writes)).filter((f): f is { name: StateFileName; error: unknown } => f !== null);
   if (failed.length < files.length) await syncDir(dir, fs);
   return failed;
 }
