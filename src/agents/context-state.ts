@@ -20,7 +20,7 @@ import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-onc
 import { debugLog } from "../infra/debug-log.js";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { keepNewest } from "./state/lru.js";
-import { STATE_FILE_NAMES, isExpectedStaleReason, moveAside, readStateFile, stateFileText, writeStateFile, type StateFileName } from "./state/state-files.js";
+import { STATE_FILE_NAMES, isExpectedStaleReason, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text/gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
 import { userOrigin } from "./messages/host-provenance.js";
@@ -453,16 +453,12 @@ export class ContextState {
     const names = [...this.dirtyFiles];
     this.dirtyFiles.clear();
     const now = new Date().toISOString();
-    for (const name of names) {
-      const text = stateFileText(this.opts.sessionKey, this.opts.sessionId, now, stateFileData(this.acc, name));
-      try {
-        await writeStateFile(this.fs, this.dir, name, text);
-        this.log.clear("state write");
-      } catch (err) {
-        this.dirtyFiles.add(name);
-        this.log.fail("state write", err);
-      }
-    }
+    const files = names.map((name) => ({ name, text: () => stateFileText(this.opts.sessionKey, this.opts.sessionId, now, stateFileData(this.acc, name)) }));
+    // side by side, the directory fsync'd once: the flush costs the slowest file, not the sum
+    const failed = await writeStateFiles(this.fs, this.dir, files);
+    for (const { name } of failed) this.dirtyFiles.add(name);
+    if (failed.length > 0) this.log.fail("state write", failed[0]!.error);
+    else this.log.clear("state write");
   }
 
   /**

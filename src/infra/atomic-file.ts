@@ -20,6 +20,11 @@ export interface AtomicWriteOptions {
    * and best-effort files whose readers recover when they are stale.
    */
   durable?: boolean;
+  /**
+   * default true (when durable): fsync the directory after the rename. false when the caller
+   * writes several files of one directory at once and fsyncs it once after all their renames.
+   */
+  syncDir?: boolean;
 }
 
 const DEFAULT_FILE_MODE = 0o600;
@@ -113,7 +118,7 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
     await unlinkQuietly(fs, tmp);
     throw err;
   }
-  if (durable) await syncDir(path.dirname(target), fs);
+  if (durable && opts.syncDir !== false) await syncDir(path.dirname(target), fs);
 }
 
 /**

@@ -197,8 +197,12 @@ export class SessionSlot {
     this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
     this.lastMessages = whole ? history : [...turn];
     this.lastIsHistory = whole;
+    // state (its files written side by side), then the turn's archive: one after the other on
+    // purpose. Run together, the archive's redaction slices and the state writes' callbacks
+    // shared each turn of the event loop, and its delay p99 rose from ~17 to ~25 ms
+    // (bench/gateway.ts, docs/benchmarks.md). The turn's messages are only ever handed over
+    // here (a later compact() gets none).
     await this.engine.flushNow();
-    // the turn's messages are only ever handed over here (a later compact() gets none)
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;

@@ -13,6 +13,7 @@ import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
 import { checkpointSessionDir, stateSessionDir } from "../../src/infra/session-dir.js";
 import { STATE_FILE_NAMES } from "../../src/agents/state/state-files.js";
+import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
 import { filler, makeHost, reply, type Host } from "../helpers/host.js";
 import {
   assistantMsg,
@@ -145,6 +146,8 @@ describe("engine under write faults", () => {
     const messages: AgentMessage[] = [];
     await runTurns(t, messages, "before", 3, 0.5);
     expect(await t.engine.onBeforeCompact(compactEvent(60_000, { messages }), "/ws")).not.toBeNull();
+    // between turns: the checkpoint's knowledge records (written in the background) are on disk
+    await knowledgeSettled();
     rmSync(join(stateDir, "context"), { recursive: true, force: true });
     await runTurns(t, messages, "after", 2, 0.5);
     rmSync(stateDir, { recursive: true, force: true });

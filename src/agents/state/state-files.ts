@@ -4,7 +4,7 @@
  * unreadable or invalid). Each file: `{ version: 1, session_id, session_key, updated_at, data }`.
  */
 import path from "node:path";
-import { ensurePrivateDir, writeFileAtomic } from "../../infra/atomic-file.js";
+import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
 
@@ -105,15 +105,34 @@ export function stateFileText(sessionKey: string, sessionId: string | null, upda
  * mid-session, or it could not be created on a full disk): recreate it once and retry,
  * so capture resumes on its own when the fault clears.
  */
-export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string): Promise<void> {
+export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, opts: { syncDir?: boolean } = {}): Promise<void> {
   const file = stateFilePath(dir, name);
   try {
-    await writeFileAtomic(file, text, { fs });
+    await writeFileAtomic(file, text, { fs, ...opts });
   } catch (err) {
     if (errorCode(err) !== "ENOENT") throw err;
     await ensurePrivateDir(dir, fs);
-    await writeFileAtomic(file, text, { fs });
+    await writeFileAtomic(file, text, { fs, ...opts });
   }
+}
+
+/**
+ * Several state files of one directory at once: each replaced atomically and fsync'd, written
+ * side by side (a turn's flush waits for the slowest, not for the sum), then the directory
+ * fsync'd once for all the renames. Each file's text is made when its write starts, the event
+ * loop let through in between (one file's text, not all of them, is one stretch of the loop).
+ * The names whose write failed are returned with their error.
+ */
+export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>): Promise<Array<{ name: StateFileName; error: unknown }>> {
+  const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
+  for (const { name, text } of files) {
+    if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const write = (async () => writeStateFile(fs, dir, name, text(), { syncDir: false }))();
+    writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
+  }
+  const failed = (await Promise.all(writes)).filter((f): f is { name: StateFileName; error: unknown } => f !== null);
+  if (failed.length < files.length) await syncDir(dir, fs);
+  return failed;
 }
 
 /** Windows-safe timestamp for file names: 20260224T153000123Z */

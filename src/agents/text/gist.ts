@@ -4,45 +4,66 @@
  * huge inputs: it walks code points and stops as soon as the budget is spent.
  */
 
-import { isInvisible } from "./visible.js";
+import { withoutInvisible } from "./visible.js";
 
 const ELLIPSIS = "…";
 
 /**
- * Whitespace per `\s` (includes \r \n \t, U+2028, U+2029, NBSP and the other Unicode spaces)
- * plus U+0085 (NEL), a line break for YAML 1.1 and many terminals that `\s` does not cover.
+ * Runs of whitespace per `\s` (includes \r \n \t, U+2028, U+2029, NBSP and the other Unicode
+ * spaces) plus U+0085 (NEL), a line break for YAML 1.1 and many terminals that `\s` does not cover.
  */
-const WS = /[\s\u0085]/u;
+const WS_RUN = /[\s\u0085]+/gu;
+
+/** UTF-16 units read per step: gist stops once it has more than the budget of code points. */
+const MIN_STEP = 128;
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** Code points in `s`, counting at most `cap`. */
+function codePoints(s: string, cap: number): number {
+  let n = 0;
+  for (let i = 0; i < s.length && n < cap; i++, n++) if (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) i++;
+  return n;
+}
+
+/** The UTF-16 index where the first `count` code points of `s` end. */
+function codePointIndex(s: string, count: number): number {
+  let i = 0;
+  for (let n = 0; i < s.length && n < count; i++, n++) if (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) i++;
+  return i;
+}
 
 /**
  * Single line (every whitespace run, line and paragraph separators included, becomes one
  * space), trimmed, at most `maxChars` code points; a cut text ends with "…" (counted).
+ * Invisible characters (controls, format, tags, variation selectors, fillers) are dropped.
+ * Reads the text a step at a time with two native regex passes per step (not a test per
+ * character), and stops once more than `maxChars` code points are out.
  */
 export function gist(text: string, maxChars: number): string {
   if (typeof text !== "string") text = asText(text);
   if (!text || !(maxChars > 0)) return "";
   const limit = Math.floor(maxChars);
-  const out: string[] = [];
-  let pendingSpace = false;
-  for (const ch of text) {
-    // invisible characters (controls, format, tags, variation selectors, fillers): dropped
-    if (isInvisible(ch)) continue;
-    if (WS.test(ch)) {
-      pendingSpace = out.length > 0;
-      continue;
-    }
-    if (pendingSpace) {
-      out.push(" ");
-      pendingSpace = false;
-    }
-    out.push(ch);
-    // One code point beyond the budget is enough to know the text is cut.
-    if (out.length > limit) break;
+  const step = Math.max(MIN_STEP, limit + 32);
+  let out = "";
+  for (let pos = 0; pos < text.length; ) {
+    let end = Math.min(text.length, pos + step);
+    // never between the two halves of a surrogate pair
+    if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
+    let piece = withoutInvisible(text.slice(pos, end)).replace(WS_RUN, " ");
+    pos = end;
+    // one space where a run spans two steps, none at the start
+    if (piece.startsWith(" ") && (out === "" || out.endsWith(" "))) piece = piece.slice(1);
+    out += piece;
+    // one code point beyond the budget is enough to know the text is cut
+    if (codePoints(out.endsWith(" ") ? out.slice(0, -1) : out, limit + 1) > limit) break;
   }
-  if (out.length <= limit) return out.join("");
-  const kept = out.slice(0, Math.max(0, limit - 1));
-  while (kept.length > 0 && kept[kept.length - 1] === " ") kept.pop();
-  return kept.join("") + ELLIPSIS;
+  if (out.endsWith(" ")) out = out.slice(0, -1);
+  if (codePoints(out, limit + 1) <= limit) return out;
+  let kept = out.slice(0, codePointIndex(out, Math.max(0, limit - 1)));
+  if (kept.endsWith(" ")) kept = kept.slice(0, -1);
+  return kept + ELLIPSIS;
 }
 
 /**

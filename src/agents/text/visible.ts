@@ -30,6 +30,11 @@ export function isInvisible(ch: string): boolean {
   return INVISIBLE_ONE.test(ch);
 }
 
+/** `text` without invisible code points (lone surrogates kept as they are): `isInvisible` over a whole string. */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE_ALL, "");
+}
+
 /** `text` without invisible code points; lone surrogates become U+FFFD; visible whitespace is kept. */
 export function visibleText(text: string): string {
   return text.replace(LONE_SURROGATE, "\ufffd").replace(INVISIBLE_ALL, "");
