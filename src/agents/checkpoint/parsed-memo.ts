@@ -9,11 +9,10 @@
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
+import { MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 
 /** about 60 checkpoints of 50 KB (text as the key, the object about twice its size) */
 const BUDGET_BYTES = 16 * 2 ** 20;
-/** a text this large is parsed each time rather than pinned */
-const MAX_TEXT_CHARS = 1_000_000;
 
 interface Entry {
   checkpoint: Checkpoint;
@@ -31,7 +30,8 @@ export function memoizedCheckpoint(text: string): Checkpoint | undefined {
 
 /** Remembers `checkpoint` as the parse of `text` (a copy: the caller keeps its object). */
 export function memoizeCheckpoint(text: string, checkpoint: Checkpoint): void {
-  if (text.length > MAX_TEXT_CHARS) return;
+  // a text the reader would refuse is not pinned either
+  if (text.length > MAX_CHECKPOINT_BYTES) return;
   memo.set(text, { checkpoint: structuredClone(checkpoint), chars: text.length });
 }
 
