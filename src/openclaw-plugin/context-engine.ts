@@ -33,6 +33,7 @@ import { estimateContextTokens } from "../agents/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
 import { cacheBudgetBytes } from "../agents/engine/cache-budget.js";
+import { backgroundWritesSettled } from "../agents/engine/background-writes.js";
 import { BudgetCache } from "../infra/budget-cache.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { pendingPromptOf, withTurn } from "./fenced-turn.js";
@@ -246,6 +247,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     // the slots stay for the next instance (processSlots); what they captured goes to disk now
     for (const slot of this.used) await slot.engine.flushNow().catch(() => undefined);
     this.used.clear();
+    await backgroundWritesSettled(); // compacted spans and knowledge records written after their checkpoints
   }
 }
 

@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { contentHeadTail, errorGist, GIST, proposalGist, summarizeToolCall } from "../../src/agents/context-capture.js";
 import { segmentsOf } from "../../src/agents/archive/segments.js";
 import { agedArgMarker } from "../../src/agents/artifacts/aged-call-args.js";
@@ -114,6 +115,7 @@ describe("through the engine: a service-account JSON in an edit, a heading and t
         await engine.onContext(messages, undefined);
         await engine.onBeforeCompact(compactEvent(5000, { messages }), "/w");
         await engine.flushNow();
+        await backgroundWritesSettled(); // the checkpoint's knowledge records are searched too
         const texts = readAllFiles(`${stateDir}/context`).map(([, t]) => t);
         for (const cp of readCheckpointsOnDisk(stateDir, KEY)) texts.push(renderCheckpointRestore(cp, { kind: "post-compaction", maxTokens: 800 }).text);
         expect(texts.length).toBeGreaterThan(1);

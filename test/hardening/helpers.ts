@@ -63,8 +63,9 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Removal of a test's state dir; a background write the test did not await (an archive or knowledge append) is retried past. */
 export function rmDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
 }
 
 export interface TestEngine {

@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { onCompactionCompleted } from "../../src/agents/context-checkpoint-restore.js";
 import { quoteUntrusted } from "../../src/agents/inject/quote.js";
 import { gist } from "../../src/agents/text/gist.js";
@@ -77,6 +78,7 @@ describe("invisible text", () => {
       const since = Date.now();
       await engine.onBeforeCompact(compactEvent(5000, { messages }), "/w");
       await engine.flushNow();
+      await backgroundWritesSettled(); // the checkpoint's knowledge records are searched too
       const enqueued: string[] = [];
       const block = await onCompactionCompleted({ stateDir, sessionKey: "k:invisible", sessionId: "sess-1", since, enqueue: (t) => enqueued.push(t) });
       expect(block).not.toBeNull();

@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { assistantMsg, compactEvent, makeEngine, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, userMsg } from "./helpers.js";
 
@@ -34,6 +35,7 @@ function expectAbsent(where: string, text: string, secret: string, n = 6): void 
 
 async function everything(stateDir: string, engine: ReturnType<typeof makeEngine>["engine"]): Promise<Array<[string, string]>> {
   await engine.flushNow();
+  await backgroundWritesSettled(); // the knowledge records of the compaction's checkpoint too
   const out = readAllFiles(`${stateDir}/context`);
   for (const cp of readCheckpointsOnDisk(stateDir, KEY)) {
     out.push([`block of ${cp.meta.checkpoint_id}`, renderCheckpointRestore(cp, { kind: "post-compaction", maxTokens: 800 }).text]);

@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { filler, type Host, makeHost, reply } from "../helpers/host.js";
 import { assistantMsg, compactEvent, makeEngine, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, usageAt, userMsg } from "./helpers.js";
 
@@ -159,6 +160,8 @@ describe("secrets through the engine: every capture path", () => {
       expect(cp).not.toBeNull();
       expect(cp!.working.interrupted).toBe(true);
       expect(t.warnings).toEqual([]);
+      await t.engine.flushNow();
+      await backgroundWritesSettled(); // the checkpoint's knowledge records are searched too
       for (const [p, text] of readAllFiles(stateDir)) expectNoSecret(p, text);
       expectNoSecret("checkpoint object", JSON.stringify(cp));
     } finally {

@@ -29,7 +29,8 @@ import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { archiveCompactedSpan, searchForAgent, spanArchivesSettled } from "../engine/archive-hooks.js";
+import { archiveCompactedSpan, searchForAgent } from "../engine/archive-hooks.js";
+import { backgroundWritesSettled } from "../engine/background-writes.js";
 import { prepareRequest } from "../engine/request.js";
 import { checkpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
@@ -283,7 +284,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       guard(event, async (_event: unknown, ctx: ExtensionContext) => {
         const engine = await get(ctx, event);
         await engine?.flushNow();
-        await spanArchivesSettled(); // a "checkpoint" compaction's span, archived after it returned
+        await backgroundWritesSettled(); // a "checkpoint" compaction's span and the knowledge records, written after it returned
         return undefined;
       });
     pi.on(
