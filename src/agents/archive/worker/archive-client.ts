@@ -5,8 +5,13 @@
  *
  * The worker is started on first use and does not keep the process alive while idle (it is
  * ref'd only while a request is pending). When it cannot start (no worker_threads, a source
- * checkout without tsx) or keeps dying, the same operations run in this thread
- * (archive-host.ts): slower for the loop, never a lost search.
+ * checkout without tsx, or it dies before it is ready, MAX_START_FAILURES times), the same
+ * operations run in this thread (archive-host.ts): slower for the loop, never a lost search.
+ *
+ * A worker that dies under a request (its heap limit, an archive too large to load) takes only
+ * itself down: the request is sent once more to a fresh worker and then fails with
+ * ArchiveWorkerDiedError. It is never re-run in this thread, where the same input would take the
+ * host (on OpenClaw, the gateway serving every chat) down with it.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -15,10 +20,21 @@ import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { globalSingleton } from "../../../infra/global-singleton.js";
 import * as inThread from "./archive-host.js";
-import type { WorkerReplies, WorkerReply, WorkerRequest } from "./protocol.js";
+import { READY_ID, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
 
-/** Worker deaths after which the process stops starting it again and works in-thread. */
-const MAX_CRASHES = 3;
+/** Deaths before "ready" after which the process stops starting workers and works in-thread. */
+const MAX_START_FAILURES = 3;
+
+/** A request whose worker died under it, twice: the archive is unavailable for this request. */
+export class ArchiveWorkerDiedError extends Error {
+  constructor(op: string, cause: Error) {
+    super(`the archive worker died during "${op}" twice: ${cause.message}`);
+    this.name = "ArchiveWorkerDiedError";
+  }
+}
+
+/** The worker died (as opposed to an operation that failed inside a live worker). */
+class WorkerDeath extends Error {}
 
 type Op = WorkerRequest["op"];
 type ArgsOf<O extends Op> = Extract<WorkerRequest, { op: O }>["args"];
@@ -43,15 +59,34 @@ function workerSpec(): { code: string | URL; eval: boolean } | null {
   }
 }
 
-class ArchiveWorkerClient {
+export interface ArchiveWorkerOptions {
+  /** the worker's old-generation heap limit in MiB (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB) */
+  heapMiB?: number;
+}
+
+function heapFromEnv(): number | undefined {
+  const v = Number(process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
+  return Number.isFinite(v) && v >= 16 ? Math.floor(v) : undefined;
+}
+
+export class ArchiveWorkerClient {
   private worker: Worker | null = null;
+  private ready = false;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private nextId = 1;
-  private crashes = 0;
+  /** deaths before the worker said it was ready, in a row: the environment cannot run it */
+  private startFailures = 0;
   private budget: number | null = null;
+  private readonly heapMiB: number | undefined;
+  /** deaths under a request, for tests and the debug log */
+  deaths = 0;
+
+  constructor(opts: ArchiveWorkerOptions = {}) {
+    this.heapMiB = opts.heapMiB ?? heapFromEnv();
+  }
 
   private get usable(): boolean {
-    return this.crashes < MAX_CRASHES && process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER !== "0";
+    return this.startFailures < MAX_START_FAILURES && process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER !== "0";
   }
 
   private start(): Worker | null {
@@ -59,12 +94,13 @@ class ArchiveWorkerClient {
     if (!this.usable) return null;
     const spec = workerSpec();
     if (!spec) {
-      this.crashes = MAX_CRASHES;
+      this.startFailures = MAX_START_FAILURES;
       return null;
     }
     try {
-      const w = new Worker(spec.code, { eval: spec.eval });
+      const w = new Worker(spec.code, { eval: spec.eval, ...(this.heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: this.heapMiB } } : {}) });
       w.unref();
+      this.ready = false;
       w.on("message", (m: WorkerReply) => this.settle(m));
       w.on("error", (e) => this.died(w, e));
       w.on("exit", (code) => this.died(w, new Error(`archive worker exited (${code})`)));
@@ -73,7 +109,7 @@ class ArchiveWorkerClient {
       return w;
     } catch (e) {
       debugLog("archive worker", e);
-      this.crashes = MAX_CRASHES;
+      this.startFailures = MAX_START_FAILURES;
       return null;
     }
   }
@@ -83,6 +119,11 @@ class ArchiveWorkerClient {
   }
 
   private settle(m: WorkerReply): void {
+    if (m.id === READY_ID) {
+      this.ready = true;
+      this.startFailures = 0;
+      return;
+    }
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
@@ -94,11 +135,13 @@ class ArchiveWorkerClient {
   private died(w: Worker, e: Error): void {
     if (this.worker !== w) return;
     this.worker = null;
-    this.crashes++;
+    if (this.ready) this.deaths++;
+    else this.startFailures++;
     debugLog("archive worker", e);
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const p of waiting) p.reject(e);
+    const death = new WorkerDeath(e.message);
+    for (const p of waiting) p.reject(death);
   }
 
   /** Where the operations run now (tests, the debug log). */
@@ -106,8 +149,19 @@ class ArchiveWorkerClient {
     return this.worker ? "worker" : this.usable ? "not started" : "in-thread";
   }
 
-  /** Runs `op` in the worker (or in this thread when there is none). */
+  /** Runs `op` in the worker (or in this thread when no worker can run here). */
   call<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
+    return this.send(op, args).catch((e: unknown) => {
+      if (!(e instanceof WorkerDeath)) throw e;
+      // the worker died under this request: once more in a fresh one, never in this thread
+      debugLog("archive worker request", e);
+      return this.send(op, args).catch((again: unknown) => {
+        throw again instanceof WorkerDeath ? new ArchiveWorkerDiedError(op, again) : again;
+      });
+    });
+  }
+
+  private send<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
     const w = this.start();
     if (!w) return runInThread(op, args);
     const id = this.nextId++;
@@ -116,10 +170,6 @@ class ArchiveWorkerClient {
       // a pending request keeps the process alive (a CLI awaiting a search), an idle worker does not
       w.ref();
       this.post(w, { id, op, args } as WorkerRequest);
-    }).catch((e: unknown) => {
-      // the worker died under this request: once more in this thread
-      debugLog("archive worker request", e);
-      return runInThread(op, args);
     });
   }
 
@@ -129,6 +179,13 @@ class ArchiveWorkerClient {
     inThread.setArchiveBudget(bytes);
     const w = this.worker;
     if (w) this.post(w, { id: this.nextId++, op: "budget", args: { bytes } });
+  }
+
+  /** Stops the worker (tests that start their own client). */
+  async stop(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    await w?.terminate();
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { compact, drop, search, searchKnowledgeFile, setArchiveBudget, warm } from "./archive-host.js";
-import type { WorkerRequest } from "./protocol.js";
+import { READY_ID, type WorkerRequest } from "./protocol.js";
 
 async function run(req: WorkerRequest): Promise<unknown> {
   switch (req.op) {
@@ -29,3 +29,5 @@ parentPort?.on("message", (req: WorkerRequest) => {
     (e: unknown) => parentPort!.postMessage({ id: req.id, ok: false, error: (e as Error)?.message ?? String(e) }),
   );
 });
+
+parentPort?.postMessage({ id: READY_ID, ok: true, value: null });

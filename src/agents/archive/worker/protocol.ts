@@ -20,3 +20,6 @@ export interface WorkerReplies {
 }
 
 export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+/** The id of the message a worker posts once it is loaded: a death before it is a failure to start. */
+export const READY_ID = 0;
