@@ -8,6 +8,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { archiveDir, archiveRoot } from "./store.js";
+import { readRegularFile } from "../../infra/regular-file.js";
 
 const KEY_FILE = "key.json";
 const written = new Set<string>();
@@ -35,7 +36,7 @@ export async function archiveKeysOfAgent(stateDir: string, agent: string, except
     const dir = path.join(archiveRoot(stateDir), d);
     if (dir === self) continue;
     try {
-      const v = JSON.parse(await fsp.readFile(path.join(dir, KEY_FILE), "utf8")) as { sessionKey?: unknown; agent?: unknown };
+      const v = JSON.parse(await readRegularFile(path.join(dir, KEY_FILE), "utf8")) as { sessionKey?: unknown; agent?: unknown };
       if (typeof v.sessionKey === "string" && v.agent === agent && archiveDir(stateDir, v.sessionKey) === dir) out.push(v.sessionKey);
     } catch {
       // no sidecar (never checkpointed) or unreadable: not listed

@@ -13,7 +13,6 @@
  * the archive no longer has is ignored and the index rebuilt from segments.jsonl (the
  * source of truth).
  */
-import { readFileSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -34,6 +33,7 @@ import {
   statArchive,
   withArchiveLock,
 } from "./store.js";
+import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export interface ArchiveLimits {
   /** most segments kept; beyond it the oldest go (down to 90% so eviction is not per append) */
@@ -173,7 +173,7 @@ export class SessionArchive {
 
   private readSavedIndexSync(): string | null {
     try {
-      return readFileSync(this.indexFile, "utf8");
+      return readRegularFileSync(this.indexFile);
     } catch {
       return null; // none yet (or unreadable): rebuilt from the records
     }
@@ -204,7 +204,7 @@ export class SessionArchive {
         if (!this.index) {
           let saved: string | null = null;
           try {
-            saved = await fsp.readFile(this.indexFile, "utf8");
+            saved = await readRegularFile(this.indexFile, "utf8");
           } catch {
             // none yet: built from the records
           }

@@ -12,6 +12,7 @@ import { quoteUntrusted } from "../inject/quote.js";
 import { SearchIndex } from "./search-index.js";
 import type { ArchiveRecord } from "./store.js";
 import { applyKnowledgeLines, emptyKnowledgeState, type KnowledgeEntry, type KnowledgeState } from "./knowledge-store.js";
+import { openRegularFile, readRegularFile } from "../../infra/regular-file.js";
 
 export interface KnowledgeHit {
   entry: KnowledgeEntry;
@@ -62,7 +63,7 @@ async function refresh(file: string): Promise<Loaded | null> {
   if (hit && hit.size === size) return hit;
   if (hit && size > hit.size) {
     // appended since: read only the new bytes (O(new records), whatever the file's size)
-    const fh = await fsp.open(file, "r");
+    const fh = await openRegularFile(file);
     try {
       const buf = Buffer.alloc(size - hit.size);
       const { bytesRead } = await fh.read(buf, 0, buf.length, hit.size);
@@ -74,7 +75,7 @@ async function refresh(file: string): Promise<Loaded | null> {
   }
   // first load, or the file was rewritten (shorter): read it whole, in batches
   const loaded: Loaded = { size: 0, index: new SearchIndex(), ...emptyKnowledgeState() };
-  await ingest(loaded, await fsp.readFile(file));
+  await ingest(loaded, await readRegularFile(file));
   cache().touch(file, loaded);
   return loaded;
 }

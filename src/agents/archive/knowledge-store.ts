@@ -10,6 +10,7 @@ import path from "node:path";
 import { LruMap } from "../state/lru.js";
 import { appendLines, archiveDir } from "./store.js";
 import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
+import { openRegularFile, readRegularFile } from "../../infra/regular-file.js";
 
 export const KNOWLEDGE_FILE = "knowledge.jsonl";
 
@@ -42,7 +43,7 @@ function parse(line: string): KnowledgeRecord | { superseded: string; by: string
 export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
   let text: string;
   try {
-    text = await fsp.readFile(file, "utf8");
+    text = await readRegularFile(file, "utf8");
   } catch {
     return [];
   }
@@ -161,7 +162,7 @@ export async function followKnowledge(file: string): Promise<KnowledgeState | un
   let f = followed.get(file);
   if (!f || size < f.size) f = { size: 0, ...emptyKnowledgeState() }; // new, or rewritten shorter
   if (size > f.size) {
-    const fh = await fsp.open(file, "r");
+    const fh = await openRegularFile(file);
     let buf: Buffer;
     try {
       buf = Buffer.alloc(size - f.size);

@@ -15,6 +15,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
+import { openRegularFile } from "../../infra/regular-file.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
 /** the saved full-text index (a cache of segments.jsonl; see SearchIndex.serialize) */
@@ -130,7 +131,7 @@ export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: n
 export async function readArchiveFile(file: string, from = 0): Promise<ReadResult> {
   let fh: fsp.FileHandle;
   try {
-    fh = await fsp.open(file, "r");
+    fh = await openRegularFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { records: [], badLines: 0, offset: 0, ino: 0 };
     throw e;
@@ -178,7 +179,7 @@ export interface IdScan {
 export async function scanArchiveIds(file: string, from?: IdScan): Promise<IdScan> {
   let fh: fsp.FileHandle;
   try {
-    fh = await fsp.open(file, "r");
+    fh = await openRegularFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0, offset: 0, ino: 0 };
     throw e;
@@ -270,7 +271,7 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
 export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
   let fh: fsp.FileHandle;
   try {
-    fh = await fsp.open(file, "r");
+    fh = await openRegularFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0 };
     throw e;

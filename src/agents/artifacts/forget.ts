@@ -4,11 +4,12 @@
  * its archive) so `openclaw-context forget <key>` removes those and no artifact another key still
  * names. Built on the store's own functions (store.ts); gc (gc.ts) is left as it is.
  */
-import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { readdirSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
 import { blobPath, metaPath, readdirOrEmpty, refsDir, refsPath, removeArtifact, writeFileReplacing } from "./store.js";
+import { readRegularFileSync } from "../../infra/regular-file.js";
 
 /** `<stateDir>/context/archive` (archive/store.ts's archiveRoot; not imported: archive/ imports artifacts/). */
 const archiveRoot = (stateDir: string): string => path.join(stateDir, "context", "archive");
@@ -34,7 +35,7 @@ function handlesIn(files: readonly string[], into: Set<string>): void {
   for (const f of files) {
     let text: string;
     try {
-      text = readFileSync(f, "utf8");
+      text = readRegularFileSync(f);
     } catch {
       continue;
     }
@@ -114,7 +115,7 @@ export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void
     const file = path.join(refsDir(stateDir), name);
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readRegularFileSync(file);
     } catch {
       continue;
     }

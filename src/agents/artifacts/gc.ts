@@ -17,6 +17,7 @@ import path from "node:path";
 import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
 import { artifactsRoot, blobPath, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
+import { readRegularFile } from "../../infra/regular-file.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
 
@@ -75,7 +76,7 @@ async function handlesIn(files: readonly string[], into: Set<string>): Promise<v
     await slice();
     let text: string;
     try {
-      text = await fsp.readFile(f, "utf8");
+      text = await readRegularFile(f, "utf8");
     } catch {
       continue;
     }
@@ -108,7 +109,7 @@ interface RefLine {
 async function readRefs(file: string): Promise<RefLine[]> {
   let text = "";
   try {
-    text = await fsp.readFile(file, "utf8");
+    text = await readRegularFile(file, "utf8");
   } catch {
     return [];
   }

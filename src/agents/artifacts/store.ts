@@ -20,7 +20,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -32,6 +31,7 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import { redactSecrets } from "../text/redact.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
+import { readRegularFileSync } from "../../infra/regular-file.js";
 
 export const STASH_SCHEMA = "openclaw-mem.artifact.stash.v1";
 export const META_SCHEMA = "openclaw-context.artifact.meta.v1";
@@ -217,7 +217,7 @@ function referencedBy(refs: string): Set<string> {
   if (!known) {
     known = new Set();
     try {
-      for (const line of readFileSync(refs, "utf8").split("\n")) {
+      for (const line of readRegularFileSync(refs).split("\n")) {
         const hex = line.slice(line.indexOf(" ") + 1);
         if (hex.length === 64) known.add(hex);
       }
@@ -231,7 +231,7 @@ function referencedBy(refs: string): Set<string> {
 
 function readMetaFile(file: string): ArtifactMeta | null {
   try {
-    const m = JSON.parse(readFileSync(file, "utf8")) as ArtifactMeta;
+    const m = JSON.parse(readRegularFileSync(file)) as ArtifactMeta;
     return m && m.schema === META_SCHEMA && typeof m.sha256 === "string" ? m : null;
   } catch {
     return null;
@@ -243,7 +243,7 @@ export function readArtifact(stateDir: string, handle: string): string {
   const hex = parseHandle(handle);
   let text: string;
   try {
-    text = readFileSync(blobPath(stateDir, hex), "utf8");
+    text = readRegularFileSync(blobPath(stateDir, hex));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new ArtifactNotFoundError(handle);
     throw e;

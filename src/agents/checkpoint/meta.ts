@@ -6,7 +6,8 @@
  * the YAML parser. Synchronous: a CLI process has nothing else to do meanwhile, and 1,000 small
  * synchronous reads cost a fraction of as many thread-pool round trips.
  */
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
+import { NotAFileError } from "../../infra/capped-read.js";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import type { CheckpointMeta } from "../context-checkpoint-schema.js";
@@ -14,6 +15,7 @@ import { errorCode } from "../../infra/fs-ops.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointFileName } from "./ids.js";
 import { validateCheckpointMeta } from "./validate.js";
+import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
 
 const HEAD_BYTES = 4096;
 const META_END = "\nworking:";
@@ -21,10 +23,11 @@ const META_END = "\nworking:";
 function readHead(file: string): string {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openRegularFileSync(file);
   } catch (err) {
     const code = errorCode(err);
-    throw new CheckpointError(file, undefined, code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`, { cause: err });
+    const why = code === "ENOENT" ? "file not found" : err instanceof NotAFileError ? "not a regular file: not read" : `cannot read (${code ?? String(err)})`;
+    throw new CheckpointError(file, undefined, why, { cause: err });
   }
   try {
     const buf = Buffer.allocUnsafe(HEAD_BYTES);
@@ -34,7 +37,7 @@ function readHead(file: string): string {
   } finally {
     closeSync(fd);
   }
-  return readFileSync(file, "utf8"); // a long meta block (long key or file name)
+  return readRegularFileSync(file); // a long meta block (long key or file name)
 }
 
 const LINE_RE = /^( {0,4})([a-z_]+):(?: (.*))?$/;
@@ -88,7 +91,7 @@ export function readCheckpointMeta(file: string): CheckpointMeta {
   const head = end >= 0 ? text.slice(0, end + 1) : text;
   let data: unknown = end >= 0 ? fastMeta(head) : null;
   if (data === null) {
-    const doc = parseDocument(end >= 0 ? head : readFileSync(file, "utf8"), { uniqueKeys: true, strict: true, prettyErrors: false });
+    const doc = parseDocument(end >= 0 ? head : readRegularFileSync(file), { uniqueKeys: true, strict: true, prettyErrors: false });
     const first = doc.errors[0];
     if (first) throw new CheckpointError(file, undefined, `invalid YAML: ${first.message.split("\n")[0]}`);
     try {

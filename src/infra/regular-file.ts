@@ -1,0 +1,57 @@
+/**
+ * Opening a file this package reads back (archive, knowledge, artifacts, checkpoint heads) so
+ * that only a regular file is read: a FIFO planted under the state dir would block the reading
+ * thread forever (a sync read: the whole event loop), a symlink to /dev/zero never ends. The
+ * open is O_NONBLOCK (it returns at once even for a FIFO with no writer; no effect on regular
+ * files), then fstat decides. Errors other than NotAFileError are `fs`'s own (ENOENT stays ENOENT).
+ */
+import { closeSync, constants, fstatSync, openSync, readFileSync, promises as fsp } from "node:fs";
+import { NotAFileError } from "./capped-read.js";
+
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** A read handle on `file`; NotAFileError when it (or what a symlink names) is not a regular file. */
+export async function openRegularFile(file: string): Promise<fsp.FileHandle> {
+  const fh = await fsp.open(file, READ_FLAGS);
+  try {
+    if (!(await fh.stat()).isFile()) throw new NotAFileError(file);
+    return fh;
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The whole regular file (`fsp.readFile` with the check above). */
+export async function readRegularFile(file: string): Promise<Buffer>;
+export async function readRegularFile(file: string, encoding: "utf8"): Promise<string>;
+export async function readRegularFile(file: string, encoding?: "utf8"): Promise<Buffer | string> {
+  const fh = await openRegularFile(file);
+  try {
+    return encoding ? await fh.readFile(encoding) : await fh.readFile();
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+/** A sync read descriptor on `file`, as `openRegularFile`. */
+export function openRegularFileSync(file: string): number {
+  const fd = openSync(file, READ_FLAGS);
+  try {
+    if (!fstatSync(fd).isFile()) throw new NotAFileError(file);
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/** The whole regular file, synchronously (`readFileSync` with the check above). */
+export function readRegularFileSync(file: string): string {
+  const fd = openRegularFileSync(file);
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}

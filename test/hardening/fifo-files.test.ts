@@ -1,0 +1,86 @@
+/**
+ * A FIFO or a symlink to /dev/zero planted where the archive, the knowledge layer, the artifact
+ * store or a checkpoint head is read back: refused unread (a FIFO's read blocks its thread forever,
+ * a sync one the whole event loop; /dev/zero never ends). Each reader answers as for an unreadable
+ * file, through the same entry points the agent and the CLI use.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { SessionArchive } from "../../src/agents/archive/archive.js";
+import { knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
+import { archiveDir, readArchiveFile } from "../../src/agents/archive/store.js";
+import { appendToTail } from "../../src/agents/archive/tail-append.js";
+import { blobPath, metaPath, readArtifact, readArtifactMeta, stashArtifact } from "../../src/agents/artifacts/store.js";
+import { readCheckpointMeta } from "../../src/agents/checkpoint/meta.js";
+import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
+import { NotAFileError } from "../../src/infra/capped-read.js";
+import { makeEngine, rmDir, tempDir } from "./helpers.js";
+
+const KEY = "agent:main:fifo";
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmDir(d);
+});
+const fresh = (): string => {
+  const d = tempDir("cm-fifo-");
+  dirs.push(d);
+  return d;
+};
+/** Replaces `file` with a FIFO (no writer ever opens it) or a symlink to /dev/zero. */
+function plant(file: string, kind: "fifo" | "zero"): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  rmSync(file, { force: true });
+  if (kind === "fifo") execFileSync("mkfifo", [file]);
+  else symlinkSync("/dev/zero", file);
+}
+
+describe.skipIf(process.platform === "win32")("a FIFO or /dev/zero where our files are read back", () => {
+  for (const kind of ["fifo", "zero"] as const) {
+    it(`${kind}: the archive's segments file: context_search says it could not be read, the reader refuses it`, async () => {
+      const stateDir = fresh();
+      const { engine } = makeEngine({ stateDir, sessionKey: KEY });
+      const file = path.join(archiveDir(stateDir, KEY), "segments.jsonl");
+      plant(file, kind);
+      await expect(readArchiveFile(file)).rejects.toBeInstanceOf(NotAFileError);
+      expect(await searchForAgent(engine.runtime, { query: "parseConfig" })).toBe("The archive could not be read right now.");
+    });
+
+    it(`${kind}: the saved search index: the archive rebuilds it from its records and finds them`, async () => {
+      const stateDir = fresh();
+      const limits = { maxSegments: 500, retentionDays: 30 };
+      await appendToTail(stateDir, KEY, [{ role: "assistant", t: 1, text: "renamed parseConfig to loadSettings" }], { session: "s1", compaction: 1 }, limits);
+      const archive = new SessionArchive(stateDir, KEY, limits);
+      plant(archive.indexFile, kind);
+      await archive.load();
+      await archive.indexInBackground();
+      expect(archive.search("loadSettings", { limit: 1 })[0]?.record.text).toContain("loadSettings");
+    });
+
+    it(`${kind}: the knowledge file reads as empty`, async () => {
+      const stateDir = fresh();
+      const file = knowledgeFile(stateDir, KEY);
+      plant(file, kind);
+      expect(await readKnowledge(file)).toEqual([]);
+    });
+
+    it(`${kind}: an artifact's blob and meta: artifact reads refuse them`, () => {
+      const stateDir = fresh();
+      const { receipt } = stashArtifact(stateDir, { text: "x".repeat(5000), kind: "tool_output" } as Parameters<typeof stashArtifact>[1]);
+      const hex = receipt.sha256;
+      plant(metaPath(stateDir, hex), kind);
+      // the meta is rebuilt from the blob
+      expect(readArtifactMeta(stateDir, receipt.handle).sha256).toBe(hex);
+      plant(blobPath(stateDir, hex), kind);
+      expect(() => readArtifact(stateDir, receipt.handle)).toThrow(NotAFileError);
+    });
+
+    it(`${kind}: a checkpoint file's head (session listing): a clear error`, () => {
+      const stateDir = fresh();
+      const file = path.join(stateDir, "cp_001.yaml");
+      plant(file, kind);
+      expect(() => readCheckpointMeta(file)).toThrow(/not a regular file/);
+    });
+  }
+});
