@@ -9,6 +9,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { messageTokens } from "../../src/agents/messages/message-tokens.js";
 import { estimateContextTokens } from "../../src/agents/context-gauge.js";
+import { toolCallChars } from "../../src/agents/breakdown/measure.js";
 import { assistant, toolResult, user } from "../state/fixtures.js";
 
 const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "..", "shared", "transcripts");
@@ -71,5 +72,22 @@ describe("messageTokens", () => {
     let sum = 0;
     for (const m of messages) sum += estimateTokens(m);
     expect(estimateContextTokens(messages)).toBe(sum);
+  });
+
+  it("the breakdown counts a tool call as its name plus the JSON of its arguments, shared with the gauge", () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const cases: Array<[unknown, number]> = [
+      [{ path: "a.ts", n: [1, 2] }, JSON.stringify({ path: "a.ts", n: [1, 2] }).length],
+      [undefined, 2],
+      [null, 2],
+      ["a string", JSON.stringify("a string").length],
+      [{ toJSON: () => undefined }, 0],
+      [cyclic, 0],
+    ];
+    for (const [args, json] of cases) {
+      expect(toolCallChars({ type: "toolCall", name: "read", arguments: args })).toBe(4 + json);
+      expect(toolCallChars({ type: "toolCall", name: "read", arguments: args })).toBe(4 + json);
+    }
   });
 });

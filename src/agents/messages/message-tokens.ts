@@ -12,8 +12,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
-
-const argumentChars = new WeakMap<object, number>();
+import { argumentsJsonLength } from "./argument-chars.js";
 
 export function messageTokens(message: AgentMessage): number {
   if (message.role !== "assistant") return estimateTokens(message);
@@ -26,12 +25,7 @@ export function messageTokens(message: AgentMessage): number {
     else if (block.type === "toolCall") {
       const args: unknown = block.arguments;
       if (args === null || typeof args !== "object") return estimateTokens(message);
-      let n = argumentChars.get(args);
-      if (n === undefined) {
-        n = JSON.stringify(args).length;
-        argumentChars.set(args, n);
-      }
-      chars += block.name.length + n;
+      chars += block.name.length + argumentsJsonLength(args);
     }
   }
   return Math.ceil(chars / 4);
