@@ -358,8 +358,7 @@ export function encodeRecords(records: readonly ArchiveRecord[]): Buffer {
  * Returns the file size after the write.
  */
 export async function appendLines(file: string, data: string | Buffer): Promise<number> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
-  const fh = await fsp.open(file, "a+", FILE_MODE);
+  const fh = await openMakingDir(file, "a+");
   try {
     const st = await fh.stat();
     let prefix = "";
@@ -378,6 +377,21 @@ export async function appendLines(file: string, data: string | Buffer): Promise<
   }
 }
 
+/**
+ * Opens `file`, making its directory (mode 0700) only when the open finds it missing: the
+ * directory exists on every append but the first, and a mkdir before each was one more
+ * file-system call on the gateway's event loop per turn (issue 24).
+ */
+async function openMakingDir(file: string, flags: string): Promise<fsp.FileHandle> {
+  try {
+    return await fsp.open(file, flags, FILE_MODE);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+    return fsp.open(file, flags, FILE_MODE);
+  }
+}
+
 export async function rewriteArchiveFile(file: string, records: readonly ArchiveRecord[]): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
   await writeFileAtomic(file, serialize(records), { mode: FILE_MODE });
@@ -392,12 +406,11 @@ const LOCK_WAIT_MS = 5_000;
  * call fails (the caller logs and skips this archive write; nothing on disk is harmed).
  */
 export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
   const lock = path.join(dir, LOCK_FILE);
   const started = Date.now();
   for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
     try {
-      const fh = await fsp.open(lock, "wx", FILE_MODE);
+      const fh = await openMakingDir(lock, "wx");
       await fh.close();
       break;
     } catch (e) {
