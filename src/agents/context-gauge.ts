@@ -8,7 +8,8 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
-import { calculateContextTokens, estimateTokens, type ContextUsage } from "@mariozechner/pi-coding-agent";
+import { calculateContextTokens, type ContextUsage } from "@mariozechner/pi-coding-agent";
+import { messageTokens } from "./messages/message-tokens.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "./messages/custom-types.js";
 // the line itself is in gauge-line.ts (no SDK import), so the CLI's `status` starts fast
@@ -58,7 +59,7 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): number
     }
   }
   let trailing = 0;
-  for (let j = i + 1; j < messages.length; j++) trailing += estimateTokens(messages[j]!);
+  for (let j = i + 1; j < messages.length; j++) trailing += messageTokens(messages[j]!);
   return usageTokens + trailing;
 }
 
@@ -72,7 +73,7 @@ export function usageTokensOf(messages: readonly AgentMessage[]): number | null 
     const usage = usableUsage(messages[i]!);
     if (!usage) continue;
     let trailing = 0;
-    for (let j = i + 1; j < messages.length; j++) trailing += estimateTokens(messages[j]!);
+    for (let j = i + 1; j < messages.length; j++) trailing += messageTokens(messages[j]!);
     return calculateContextTokens(usage) + trailing;
   }
   return null;

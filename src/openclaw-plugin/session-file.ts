@@ -23,7 +23,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
-import { nodeFsOps } from "../infra/fs-ops.js";
+import { errorCode, nodeFsOps } from "../infra/fs-ops.js";
 import type { SummaryWatch } from "./runtime-compaction.js";
 
 export const SESSION_FILE = "openclaw-session.json";
@@ -81,8 +81,16 @@ export class PluginSessionFile {
     const out = { ...data, keys: data.keys.slice(-MAX_KEYS), summaries: { seen: data.summaries.seen ?? null, ownCompaction: data.summaries.ownCompaction } };
     // a watch that never saw a history stays unset (null would mean "saw one without a summary")
     if (data.summaries.seen === undefined) (out.summaries as { seen?: unknown }).seen = undefined;
-    await ensurePrivateDir(path.dirname(this.file));
-    await writeFileAtomic(this.file, `${JSON.stringify(out)}\n`, { durable: false });
+    const text = `${JSON.stringify(out)}\n`;
+    // the directory is made (private) when the write finds it missing, not before every write:
+    // two fewer file-system calls per turn (ContextState.load makes it private for each engine)
+    try {
+      await writeFileAtomic(this.file, text, { durable: false });
+    } catch (err) {
+      if (errorCode(err) !== "ENOENT") throw err;
+      await ensurePrivateDir(path.dirname(this.file));
+      await writeFileAtomic(this.file, text, { durable: false });
+    }
   }
 }
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
 import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/segments.js";
 import { identifierTerms, SearchIndex } from "../../src/agents/archive/search-index.js";
-import { parseLines, segmentId } from "../../src/agents/archive/store.js";
+import { encodeRecords, newRecords, parseLines, segmentId, serialize } from "../../src/agents/archive/store.js";
 
 const readRecords = (file: string) => parseLines(readFileSync(file)).records;
 import { parseRecord } from "../../src/agents/archive/store.js";
@@ -90,6 +90,19 @@ describe("segmentsOf", () => {
     expect(chunks.at(-1)!.text).toContain("tail-marker");
     expect(segs[0]!.t).toBeGreaterThan(0);
     expect(JSON.stringify(segs)).not.toContain("Working on");
+  });
+});
+
+describe("encodeRecords", () => {
+  it("is the UTF-8 of serialize, line for line, with Latin-1, two-byte and astral texts mixed", () => {
+    const texts = ["plain ascii", "caf\u00e9 na\u00efve", "\u65e5\u672c\u8a9e \u{1F600} and \"quotes\" \\ \n newline", "\u0000 control", "x".repeat(70_000)];
+    const drafts = texts.map((text, i) => ({ role: "tool_result" as const, tool: "read", target: `f${i}.ts`, text, t: i }));
+    const { records } = newRecords(drafts, () => false, 1, 1_700_000_000_000, { session: "s", compaction: 1 });
+    for (const n of [0, 1, 2, records.length]) {
+      const some = records.slice(0, n);
+      expect(encodeRecords(some).equals(Buffer.from(serialize(some), "utf8"))).toBe(true);
+    }
+    expect(parseLines(encodeRecords(records)).records).toEqual(records);
   });
 });
 

@@ -1,5 +1,5 @@
 /** The store on real files: content addressing, permissions, metadata without content, no secret on disk. */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,7 +12,9 @@ import {
   metaPath,
   readArtifact,
   readArtifactMeta,
+  refsPath,
   stashArtifact,
+  withBatchedRefs,
 } from "../../src/agents/artifacts/store.js";
 
 /** [line planted in the output, the secret part that must not reach disk] */
@@ -56,6 +58,34 @@ describe("artifact store", () => {
     expect(listArtifactDigests(dir)).toEqual([hex]);
     // the same content again: same handle, not rewritten
     expect(stashArtifact(dir, { text }).receipt).toMatchObject({ handle: receipt.handle, created: false });
+  });
+
+  it("a batch of stashes writes the refs lines a stash at a time would, once per handle", () => {
+    const texts = Array.from({ length: 6 }, (_, i) => `batched output ${i}\n`.repeat(200));
+    const handles = (log: string) => readFileSync(log, "utf8").trim().split("\n").map((l) => l.split(" ")[1]);
+    for (const key of ["agent:main:one", "agent:main:batched"]) {
+      const stashAll = () => [...texts, texts[0]!].map((text) => stashArtifact(dir, { text, sessionKey: key }).receipt.sha256);
+      const hexes = key.endsWith("batched") ? withBatchedRefs(stashAll, (e) => { throw e; }) : stashAll();
+      expect(handles(refsPath(dir, key))).toEqual(hexes.slice(0, texts.length));
+    }
+    // an error inside the batch: the lines of the stashes before it are still written
+    const key = "agent:main:throws";
+    expect(() => withBatchedRefs(() => { stashArtifact(dir, { text: texts[1]!, sessionKey: key }); throw new Error("boom"); }, () => undefined)).toThrow("boom");
+    expect(handles(refsPath(dir, key))).toHaveLength(1);
+  });
+
+  it("a failed batched refs append is reported and its handles are logged again by the next stash", () => {
+    const key = "agent:main:fails";
+    const log = refsPath(dir, key);
+    stashArtifact(dir, { text: "first output\n".repeat(300), sessionKey: key }); // the log's directory exists
+    rmSync(log);
+    mkdirSync(log); // appending to a directory fails
+    const errors: unknown[] = [];
+    const { receipt } = withBatchedRefs(() => stashArtifact(dir, { text: "second output\n".repeat(300), sessionKey: key }), (e) => errors.push(e));
+    expect(errors).toHaveLength(1);
+    rmSync(log, { recursive: true });
+    stashArtifact(dir, { text: "second output\n".repeat(300), sessionKey: key });
+    expect(readFileSync(log, "utf8")).toContain(receipt.sha256);
   });
 
   it("metadata never holds the content", () => {

@@ -29,7 +29,7 @@ import {
   readArchiveFile,
   rewriteArchiveFile,
   scanArchiveIds,
-  serialize,
+  encodeRecords,
   statArchive,
   withArchiveLock,
 } from "./store.js";
@@ -307,7 +307,7 @@ export class SessionArchive {
         this.nextSeq += records.length;
         if (records.length > 0) {
           const before = await statArchive(this.file);
-          const size = await appendLines(this.file, serialize(records));
+          const size = await appendLines(this.file, encodeRecords(records));
           // the file was exactly what we had read (we hold the lock): our view stays in step
           if (!before || before.size === this.offset) {
             this.offset = size;
@@ -342,7 +342,7 @@ export class SessionArchive {
     const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, this.now(), origin);
     for (const r of records) scan.ids.add(r.id);
     if (scan.ids.size > this.limits.maxSegments) return null;
-    if (records.length > 0) await appendLines(this.file, serialize(records));
+    if (records.length > 0) await appendLines(this.file, encodeRecords(records));
     return { added: records.length, duplicates, evicted: 0 };
   }
 

@@ -14,7 +14,7 @@ import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { AppendResult, ArchiveLimits } from "./archive.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, appendLines, archiveDir, newRecords, scanArchiveTail, serialize, type TailScan, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, scanArchiveTail, type TailScan, withArchiveLock } from "./store.js";
 
 /** Smallest tail scanned for dedup. */
 const MIN_TAIL_BYTES = 512 * 1024;
@@ -71,7 +71,7 @@ export function appendToTail(
     if (records.length > 0) {
       if (scan.firstSeq === 0) scan.firstSeq = records[0]!.seq;
       // we hold the lock: the file is what we scanned plus these lines
-      scan.offset = await appendLines(file, serialize(records));
+      scan.offset = await appendLines(file, encodeRecords(records));
       if (scan.ino === 0) state = { scan: await scanArchiveTail(file, need), start: 0 };
     }
     tails.set(file, state);

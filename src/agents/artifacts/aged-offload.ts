@@ -26,7 +26,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
 import { agedRule, offloadCandidate, type OffloadSettings, type ToolResultLike } from "./offload.js";
 import { replacementText } from "./preview.js";
-import { stashArtifact } from "./store.js";
+import { stashArtifact, withBatchedRefs } from "./store.js";
 
 type TextContent = Array<{ type: "text"; text: string }>;
 
@@ -301,6 +301,11 @@ export class AgedOffload {
    * up the other chats of a gateway for long (issue 24); `warm` runs it to the end.
    */
   private runCatchUp(sliced = false): void {
+    // the refs lines of the slice's stashes in one append per log (store.ts withBatchedRefs)
+    withBatchedRefs(() => this.catchUpSlice(sliced), (e) => this.onError(e));
+  }
+
+  private catchUpSlice(sliced: boolean): void {
     let done = 0;
     this.catchUpScheduled = false;
     while (this.catchUp.length > 0 || this.argsCatchUp.length > 0) {

@@ -10,6 +10,7 @@ import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpo
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
+import { argumentsJsonLength } from "../messages/argument-chars.js";
 
 /**
  * Chars of tool calls by call id, shared between breakdowns of one session: a call's arguments
@@ -115,7 +116,9 @@ function content(value: unknown, tally: Tally, category: BreakdownCategory, tool
 export function toolCallChars(b: Block): number {
   let args = 0;
   try {
-    args = JSON.stringify(b.arguments ?? {})?.length ?? 0;
+    const value = b.arguments ?? {};
+    // an object's JSON length is the one the gauge's estimate already measured (message-tokens.ts)
+    args = typeof value === "object" ? argumentsJsonLength(value) : (JSON.stringify(value)?.length ?? 0);
   } catch {
     args = 0; // a cyclic or BigInt argument: pi would have failed on it first
   }

@@ -17,6 +17,17 @@ const WS_RUN = /[\s\u0085]+/gu;
 /** UTF-16 units read per step: gist stops once it has more than the budget of code points. */
 const MIN_STEP = 128;
 
+/**
+ * Tests that say a pass would change nothing, so it is skipped (it costs a new string per step;
+ * gist runs on every captured text): no character but printable ASCII and the ASCII spaces
+ * (`withoutInvisible` keeps all of them); no whitespace but single plain spaces (WS_RUN would
+ * put back what it found: `\s` is these characters plus the plain space); no surrogate (one
+ * UTF-16 unit is one code point).
+ */
+const MAYBE_INVISIBLE = /[^\t\n\v\f\r\x20-\x7e]/;
+const MAYBE_WS_RUN = /[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]| {2}/;
+const SURROGATE = /[\ud800-\udfff]/;
+
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
@@ -47,21 +58,27 @@ export function gist(text: string, maxChars: number): string {
   const limit = Math.floor(maxChars);
   const step = Math.max(MIN_STEP, limit + 32);
   let out = "";
+  // out holds a surrogate: count code points; otherwise its length is the count
+  let pairs = false;
+  const count = (s: string, cap: number): number => (pairs ? codePoints(s, cap) : Math.min(s.length, cap));
   for (let pos = 0; pos < text.length; ) {
     let end = Math.min(text.length, pos + step);
     // never between the two halves of a surrogate pair
     if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
-    let piece = withoutInvisible(text.slice(pos, end)).replace(WS_RUN, " ");
+    let piece = text.slice(pos, end);
+    if (MAYBE_INVISIBLE.test(piece)) piece = withoutInvisible(piece);
+    if (MAYBE_WS_RUN.test(piece)) piece = piece.replace(WS_RUN, " ");
     pos = end;
     // one space where a run spans two steps, none at the start
     if (piece.startsWith(" ") && (out === "" || out.endsWith(" "))) piece = piece.slice(1);
+    if (!pairs && SURROGATE.test(piece)) pairs = true;
     out += piece;
     // one code point beyond the budget is enough to know the text is cut
-    if (codePoints(out.endsWith(" ") ? out.slice(0, -1) : out, limit + 1) > limit) break;
+    if (count(out.endsWith(" ") ? out.slice(0, -1) : out, limit + 1) > limit) break;
   }
   if (out.endsWith(" ")) out = out.slice(0, -1);
-  if (codePoints(out, limit + 1) <= limit) return out;
-  let kept = out.slice(0, codePointIndex(out, Math.max(0, limit - 1)));
+  if (count(out, limit + 1) <= limit) return out;
+  let kept = out.slice(0, pairs ? codePointIndex(out, Math.max(0, limit - 1)) : Math.max(0, limit - 1));
   if (kept.endsWith(" ")) kept = kept.slice(0, -1);
   return kept + ELLIPSIS;
 }
