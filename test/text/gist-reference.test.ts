@@ -9,13 +9,14 @@ import { describe, expect, it } from "vitest";
 import { gist } from "../../src/agents/text/gist.js";
 import { isInvisible } from "../../src/agents/text/visible.js";
 
-/** The definition: per code point, invisible dropped, whitespace runs one space, cut with "…". */
+/** The definition: per code point, a lone surrogate as U+FFFD, invisible dropped, whitespace runs one space, cut with "…". */
 function reference(text: string, maxChars: number): string {
   if (!text || !(maxChars > 0)) return "";
   const limit = Math.floor(maxChars);
   const out: string[] = [];
   let pendingSpace = false;
-  for (const ch of text) {
+  for (let ch of text) {
+    if (ch.length === 1 && /[\ud800-\udfff]/.test(ch)) ch = "\ufffd";
     if (isInvisible(ch)) continue;
     if (/[\s\u0085]/u.test(ch)) {
       pendingSpace = out.length > 0;
@@ -47,6 +48,11 @@ describe("gist", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("two lone halves with an invisible between them stay two replacement characters, never one pair", () => {
+    expect(gist("aaaa\ud83d\ufeff\ude00", 5)).toBe("aaaa…");
+    expect(gist("a\ud83d\u200b\ude00b", 10)).toBe("a\ufffd\ufffdb");
   });
 
   it("equals it on arbitrary UTF-16 and fractional budgets", () => {

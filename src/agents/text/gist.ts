@@ -4,7 +4,7 @@
  * huge inputs: it walks code points and stops as soon as the budget is spent.
  */
 
-import { withoutInvisible } from "./visible.js";
+import { withLoneSurrogatesReplaced, withoutInvisible } from "./visible.js";
 
 const ELLIPSIS = "…";
 
@@ -66,7 +66,8 @@ export function gist(text: string, maxChars: number): string {
     // never between the two halves of a surrogate pair
     if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
     let piece = text.slice(pos, end);
-    if (MAYBE_INVISIBLE.test(piece)) piece = withoutInvisible(piece);
+    // a lone half first becomes U+FFFD: removing an invisible between two halves must not pair them
+    if (MAYBE_INVISIBLE.test(piece)) piece = withoutInvisible(SURROGATE.test(piece) ? withLoneSurrogatesReplaced(piece) : piece);
     if (MAYBE_WS_RUN.test(piece)) piece = piece.replace(WS_RUN, " ");
     pos = end;
     // one space where a run spans two steps, none at the start

@@ -30,9 +30,14 @@ export function isInvisible(ch: string): boolean {
   return INVISIBLE_ONE.test(ch);
 }
 
-/** `text` without invisible code points (lone surrogates kept as they are): `isInvisible` over a whole string. */
+/** `text` without invisible code points (lone surrogates kept as they are: `withLoneSurrogatesReplaced` first where they matter): `isInvisible` over a whole string. */
 export function withoutInvisible(text: string): string {
   return text.replace(INVISIBLE_ALL, "");
+}
+
+/** `text` with each lone surrogate (half a pair, not text at all) as U+FFFD. */
+export function withLoneSurrogatesReplaced(text: string): string {
+  return text.replace(LONE_SURROGATE, "\ufffd");
 }
 
 /** `text` without invisible code points; lone surrogates become U+FFFD; visible whitespace is kept. */
