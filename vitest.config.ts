@@ -13,6 +13,8 @@ export default defineConfig({
     include: heavy ? ["test/**/*.heavy.test.ts"] : ["test/**/*.test.ts"],
     exclude: heavy ? [] : ["test/**/*.heavy.test.ts", "**/node_modules/**"],
     testTimeout: TEST_TIMEOUT_MS,
+    // property tests without a seed of their own: one fixed seed (FC_SEED=random explores)
+    setupFiles: ["test/helpers/fast-check-seed.ts"],
     hookTimeout: TEST_TIMEOUT_MS,
     pool: "forks",
     // vitest's default is cpus - 1 workers: ONE on a 2-core machine, so files ran one after
