@@ -77,6 +77,9 @@ export class RelevanceIndex {
   /** chars of the indexed records (the index's weight) */
   private chars = 0;
 
+  /** @param alsoOffPath run on each message as it is indexed (more per-message work kept off the request path) */
+  constructor(private readonly alsoOffPath?: (key: string, m: AgentMessage) => void) {}
+
   /** Queues a message first seen by a request; indexed later, off the request path. */
   enqueue(key: string, m: AgentMessage): void {
     this.queue.push([key, m]);
@@ -90,6 +93,7 @@ export class RelevanceIndex {
     try {
       const records: ArchiveRecord[] = [];
       for (const [key, m] of batch) {
+        this.alsoOffPath?.(key, m);
         const r = recordOf(key, m, ++this.seq);
         if (r && !this.index.has(key)) records.push(r);
       }

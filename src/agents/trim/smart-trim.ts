@@ -15,11 +15,11 @@
  *   (history-view.ts, trim-select.ts), so only the new messages are read (and indexed, off
  *   the request path), plus one copy of the array sent; a trim decision walks only the units
  *   it drops (and those kept by earlier decisions), reads the query's cached BM25 scores (one
- *   search when the query was never seen) and estimates the tokens of what it drops. The
+ *   search when the query was never seen) and estimates the tokens of what it drops (the
+ *   tool calls' JSON measured off the request path: token-memo.ts). The
  *   caller archives what `apply` reports as newly trimmed.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { contentText } from "../messages/read.js";
 import { TRIM_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
@@ -28,6 +28,7 @@ import { HistoryView } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
 import { fixedByRole } from "./trim-protect.js";
 import { TrimSelect } from "./trim-select.js";
+import { BYTES_PER_MEMO, TokenMemo } from "./token-memo.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
@@ -91,7 +92,9 @@ export class SmartTrim {
    */
   private readonly trimmed: Set<string>;
   private readonly seen = new Map<string, Seen>();
-  readonly relevance = new RelevanceIndex();
+  /** token estimates of what a decision drops, the tool calls' JSON measured off the request path */
+  private readonly tokens = new TokenMemo();
+  readonly relevance = new RelevanceIndex((key, m) => this.tokens.remember(key, m));
   private readonly view = new HistoryView();
   /** per index of the history: trimmed (sticky), fixed by role; the decision's frontier */
   private readonly select = new TrimSelect();
@@ -104,7 +107,7 @@ export class SmartTrim {
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
   approxBytes(): number {
-    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.view.approxBytes() + this.relevance.approxBytes();
+    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
   }
 
   /** Keys of the messages trimmed so far (tests, replay). */
@@ -152,7 +155,7 @@ export class SmartTrim {
         units,
         keepRecent: s.keepRecent,
         requestAt: req.requestAt,
-        tokensAt: (i) => estimateTokens(messages[i]!),
+        tokensAt: (i) => this.tokens.tokensOf(keys[i]!, messages[i]!),
         scoreAt: (i) => scoreOf(keys[i]!),
         need: req.tokens - target,
       });
@@ -192,6 +195,7 @@ export class SmartTrim {
       this.seen.delete(k);
       this.trimmed.delete(k);
     }
+    this.tokens.forget(gone);
     for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
     this.relevance.remove(gone);
   }
