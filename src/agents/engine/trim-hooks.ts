@@ -48,6 +48,22 @@ export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number)
 }
 
 /**
+ * When the key's SmartTrim would read a long history for the first time (a restart, an
+ * eviction, a compaction or branch switch that left a long history), the promise of reading
+ * it in slices that yield the event loop (SmartTrim.catchUp); else null, and nothing awaits.
+ */
+export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[]): Promise<void> | null {
+  if (!engine.runtime.config.smartTrim) return null;
+  try {
+    const t = smartTrimFor(engine);
+    return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return null;
+  }
+}
+
+/**
  * The request's messages with smart trim applied; null when off, nothing trimmed or failed.
  * `tokens`: the gauge's reading of the request (pending prompt included).
  */
