@@ -74,6 +74,28 @@ export function identifierTerms(query: string): Set<string> {
   return out;
 }
 
+/** SearchIndex.specificTerms over a document-frequency map of `size` documents (shared with smart trim's relevance postings). */
+export function pickSpecificTerms(query: string, identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
+  const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * size);
+  // the first MAX_QUERY_READ distinct terms (a cost bound), plus the identifiers anywhere in
+  // the query (already extracted from all of it): the name a long paste was made for may
+  // come after the cap, as the last file of a listing does
+  const read = new Set(queryTerms(query, MAX_QUERY_READ));
+  for (const id of identifiers) read.add(id);
+  const known = [...read]
+    .map((term) => ({ term, df: df.get(term) ?? 0, id: identifiers.has(term) }))
+    .filter((x) => x.df > 0)
+    .sort((a, b) => Number(b.id) - Number(a.id) || a.df - b.df);
+  const out: string[] = [];
+  let postings = 0;
+  for (const x of known) {
+    if (out.length >= MAX_QUERY_TERMS || (out.length > 0 && postings + x.df > budget)) break;
+    out.push(x.term);
+    postings += x.df;
+  }
+  return out;
+}
+
 export function recencyFactor(t: number, newest: number): number {
   const age = Math.max(0, newest - t);
   return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
@@ -248,24 +270,7 @@ export class SearchIndex {
    * than the cap holds, and the name the user pasted it for must not be the one cut.
    */
   specificTerms(query: string, identifiers: ReadonlySet<string> = identifierTerms(query)): string[] {
-    const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * this.records.size);
-    // the first MAX_QUERY_READ distinct terms (a cost bound), plus the identifiers anywhere in
-    // the query (already extracted from all of it): the name a long paste was made for may
-    // come after the cap, as the last file of a listing does
-    const read = new Set(queryTerms(query, MAX_QUERY_READ));
-    for (const id of identifiers) read.add(id);
-    const known = [...read]
-      .map((term) => ({ term, df: this.df.get(term) ?? 0, id: identifiers.has(term) }))
-      .filter((x) => x.df > 0)
-      .sort((a, b) => Number(b.id) - Number(a.id) || a.df - b.df);
-    const out: string[] = [];
-    let postings = 0;
-    for (const x of known) {
-      if (out.length >= MAX_QUERY_TERMS || (out.length > 0 && postings + x.df > budget)) break;
-      out.push(x.term);
-      postings += x.df;
-    }
-    return out;
+    return pickSpecificTerms(query, identifiers, this.df, this.records.size);
   }
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {

@@ -6,23 +6,21 @@
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { setTailBudget } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
+import { cacheBudgetBytes } from "./cache-shares.js";
+import { setTrimBudgets } from "./trim-caches.js";
 
-// smartTrims: each key's SmartTrim (its relevance index weighs ~7 bytes per indexed char);
-// trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26)
-export const CACHE_SHARES = { archives: 0.45, sessions: 0.35, agedOutputs: 0.1, archiveTails: 0.05, smartTrims: 0.04, trimSticky: 0.01 } as const;
-
-export type CachePart = keyof typeof CACHE_SHARES;
-
-export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemoryMiB">, part: CachePart): number {
-  return Math.floor(config.cacheMemoryMiB * 2 ** 20 * CACHE_SHARES[part]);
-}
+export { CACHE_SHARES, cacheBudgetBytes, type CachePart } from "./cache-shares.js";
 
 let applied: number | null = null;
 
-/** Sizes the archive caches (the worker's loaded archives, the append tails) by the configuration. */
+/**
+ * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
+ * append tails, smart trim's two caches) by the configuration: O(1) unless it changed.
+ */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   if (applied === config.cacheMemoryMiB) return;
   applied = config.cacheMemoryMiB;
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"));
   setTailBudget(cacheBudgetBytes(config, "archiveTails"));
+  setTrimBudgets(config);
 }

@@ -4,7 +4,8 @@
  *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
- *   4. smart trim near the window (config smartTrim; engine/trim-hooks.ts);
+ *   4. smart trim near the window (config smartTrim; engine/trim-hooks.ts; a long history it
+ *      has not read yet is read first in slices that yield the event loop);
  *   5. the request recorded by reference for the context breakdown (engine/request-log.ts),
  *      before anything awaits, so a checkpoint step 2 started records this request's breakdown;
  *   6. after a compaction, the automatic recall block (config autoRecall), added to the record.
@@ -18,7 +19,7 @@ import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
 import { withoutSuperseded } from "./superseded-blocks.js";
 import type { RequestHost } from "./request-log.js";
-import { withSmartTrim } from "./trim-hooks.js";
+import { smartTrimCatchUp, withSmartTrim } from "./trim-hooks.js";
 
 export interface ModelRequest {
   /** what the host would send */
@@ -46,6 +47,10 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage);
   const kept = withoutSuperseded(decision.messages ?? sent);
+  // a long history smart trim reads for the first time is read in slices that yield (rare:
+  // a restart, an eviction); only then does this await before the request is recorded
+  const catchUp = smartTrimCatchUp(engine, kept);
+  if (catchUp) await catchUp;
   const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending);
   const base = trim?.messages ?? kept;
   // what is sent: the reading less what this request trimmed (earlier trims were never in it)

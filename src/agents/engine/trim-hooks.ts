@@ -1,39 +1,26 @@
 /**
  * Smart trim as the engine uses it (config `smartTrim`, docs/archive.md#smart-trim): one
  * SmartTrim per session key for the whole process (a host makes a new engine per inbound
- * message; the sticky trimmed set must outlive it; kept by memory budget, below), applied to
+ * message; the sticky trimmed set must outlive it; kept by memory budget: trim-caches.ts), applied to
  * each request after the superseded blocks are dropped and before the automatic recall. What it trims is archived
  * on the next turn of the event loop (off the request path; `context_search` finds it from
  * the next request on). Never throws: a failure sends the messages as they were.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { BudgetCache } from "../../infra/budget-cache.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
-import { BYTES_PER_KEY, SmartTrim, type TrimResult } from "../trim/smart-trim.js";
+import { SmartTrim, type TrimResult } from "../trim/smart-trim.js";
 import { archiveMessages } from "./archive-hooks.js";
-import { cacheBudgetBytes } from "./cache-budget.js";
+import { applyCacheBudget } from "./cache-budget.js";
+import { smartTrims, stickySets } from "./trim-caches.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-
-// Kept by memory budget, not key count (issue 24): a gateway serves hundreds of keys. Two
-// caches, because what is costly to lose is small: a SmartTrim weighs its relevance index
-// (~7 bytes per indexed char: MBs for a long session), rebuilt off the request path after
-// an eviction, from the key's next request on; its sticky set weighs ~160 bytes per trimmed message and is kept apart, so an
-// evicted key's next SmartTrim trims the same messages and its prompt prefix stays the same.
-const trims = (): BudgetCache<string, SmartTrim> =>
-  globalSingleton("openclaw.contextManager.smartTrims", () => new BudgetCache<string, SmartTrim>("smart trim", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "smartTrims"), (t) => t.approxBytes()));
-const stickySets = (): BudgetCache<string, Set<string>> =>
-  globalSingleton("openclaw.contextManager.smartTrimSticky", () => new BudgetCache<string, Set<string>>("smart trim sticky set", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "trimSticky"), (s) => 256 + s.size * BYTES_PER_KEY));
 
 /** The session key's SmartTrim (created on first use, or again with its sticky set after an eviction). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
   const key = trimKey(engine);
-  const registry = trims();
+  applyCacheBudget(engine.runtime.config); // the caches' budgets: set there, once per configuration
+  const registry = smartTrims();
   const sticky = stickySets();
-  registry.setBudget(cacheBudgetBytes(engine.runtime.config, "smartTrims"));
-  sticky.setBudget(cacheBudgetBytes(engine.runtime.config, "trimSticky"));
   let t = registry.get(key);
   if (!t) {
     t = new SmartTrim(sticky.get(key));
@@ -48,7 +35,7 @@ const trimKey = (engine: ContextManagerEngine): string => `${engine.runtime.stat
 /** Weighs the key's SmartTrim and sticky set again after a request (they grow with the history). */
 function reweigh(engine: ContextManagerEngine): void {
   const key = trimKey(engine);
-  trims().reweigh(key);
+  smartTrims().reweigh(key);
   stickySets().reweigh(key);
 }
 
@@ -58,6 +45,22 @@ export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number)
   const window = contextWindow || engine.runtime.contextWindowTokens;
   if (!(window > 0)) return 0;
   return Math.max(0, window - cfg.smartTrimReserveTokens - recallCapTokens(cfg, window));
+}
+
+/**
+ * When the key's SmartTrim would read a long history for the first time (a restart, an
+ * eviction, a compaction or branch switch that left a long history), the promise of reading
+ * it in slices that yield the event loop (SmartTrim.catchUp); else null, and nothing awaits.
+ */
+export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[]): Promise<void> | null {
+  if (!engine.runtime.config.smartTrim) return null;
+  try {
+    const t = smartTrimFor(engine);
+    return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return null;
+  }
 }
 
 /**

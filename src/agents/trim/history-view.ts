@@ -3,7 +3,8 @@
  * between compactions pi only appends, so the messages of the last request (less its
  * trailing custom messages: the gauge line is rebuilt each time) are checked at both ends
  * in O(1) and their keys and units reused; only what follows is read. Anything else (a
- * compaction, a branch switch, a host that rewrote the history) rebuilds the view: one pass.
+ * compaction, a branch switch, a host that rewrote the history) rebuilds the view, which
+ * `end` lets a caller do in slices (SmartTrim.catchUp).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { baseKeyOf, callIdsOf } from "./message-key.js";
@@ -30,22 +31,33 @@ export class HistoryView {
    * Keys (unique: a repeated base key numbered "#n") and units of `messages`; `from`: the
    * first index not reused from the last call, `unitsFrom`: the units left as they were.
    */
-  update(messages: readonly AgentMessage[]): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
-    const reuse =
-      this.stable > 0 &&
-      messages.length >= this.stable &&
-      baseKeyOf(messages[0]!) === this.bases[0] &&
-      baseKeyOf(messages[this.stable - 1]!) === this.bases[this.stable - 1];
+  update(messages: readonly AgentMessage[], end = messages.length): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
+    const reuse = this.known(messages) > 0;
     this.rebuilt = !reuse;
     if (reuse) this.truncate(this.stable);
     else this.reset();
     const from = this.keys.length;
     const unitsFrom = this.members.length;
-    for (let i = this.keys.length; i < messages.length; i++) this.push(messages[i]!, i);
-    let s = messages.length;
+    for (let i = this.keys.length; i < end; i++) this.push(messages[i]!, i);
+    let s = end;
     while (s > 0 && messages[s - 1]?.role === "custom") s--;
     this.stable = s;
     return { keys: this.keys, units: { unitOf: this.unitOf, members: this.members }, from, unitsFrom };
+  }
+
+  /** The keys of the messages the view holds. */
+  get currentKeys(): readonly string[] {
+    return this.keys;
+  }
+
+  /** How many leading messages of `messages` the view holds already (0: it would be rebuilt). O(1). */
+  known(messages: readonly AgentMessage[]): number {
+    const reuse =
+      this.stable > 0 &&
+      messages.length >= this.stable &&
+      baseKeyOf(messages[0]!) === this.bases[0] &&
+      baseKeyOf(messages[this.stable - 1]!) === this.bases[this.stable - 1];
+    return reuse ? this.stable : 0;
   }
 
   private reset(): void {

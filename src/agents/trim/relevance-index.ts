@@ -1,6 +1,7 @@
 /**
- * Smart trim's Layer 2 scores: the archive's BM25 (SearchIndex, same tokenizer and ranking
- * as `context_search`) over the messages of the live history, one document per message,
+ * Smart trim's Layer 2 scores: the archive's BM25 (SearchIndex's tokenizer and ranking, the
+ * same scores as `context_search` would give: bm25-postings.ts) over the messages of the
+ * live history, one document per message,
  * keyed by the message key. Fed incrementally and off the request path: a new message is
  * queued when a request first shows it and indexed on a later turn of the event loop, in
  * small batches; a message not indexed yet when a trim is decided scores 0. In memory only
@@ -8,21 +9,20 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { SearchIndex } from "../archive/search-index.js";
 import type { ArchiveRecord } from "../archive/store.js";
 import { toolTarget } from "../archive/segments.js";
 import { assistantText, contentText, toolCallsOf, userText } from "../messages/read.js";
+import { Bm25Postings } from "./bm25-postings.js";
 
 /** Chars of a message indexed (a relevance score needs the gist, not a 60 KB read). */
 const TEXT_MAX = 12_000;
 /** Messages indexed per event-loop turn. */
 const BATCH = 32;
-/** Heap per indexed char (record text + MiniSearch postings): measured 7.1 on the bench's 2,000 messages. */
-const BYTES_PER_CHAR = 8;
+/** Heap per indexed char (bm25-postings.ts: postings and per-document terms): measured 9.0 on the bench's 2,000 messages (SearchIndex: 8.6). */
+const BYTES_PER_CHAR = 9;
 
-const charsOf = (r: ArchiveRecord): number => r.text.length + (r.tool?.length ?? 0) + (r.target?.length ?? 0);
-
-function recordOf(key: string, m: AgentMessage, seq: number): ArchiveRecord | null {
+/** The document a message is indexed as (exported for the tests). */
+export function recordOf(key: string, m: AgentMessage, seq: number): ArchiveRecord | null {
   let text = "";
   let tool = "";
   let target = "";
@@ -68,7 +68,7 @@ function recordOf(key: string, m: AgentMessage, seq: number): ArchiveRecord | nu
 }
 
 export class RelevanceIndex {
-  private readonly index = new SearchIndex();
+  private readonly index = new Bm25Postings();
   private queue: Array<[string, AgentMessage]> = [];
   private scheduled = false;
   private seq = 0;
@@ -76,6 +76,9 @@ export class RelevanceIndex {
   private warming: string | null = null;
   /** chars of the indexed records (the index's weight) */
   private chars = 0;
+
+  /** @param alsoOffPath run on each message as it is indexed (more per-message work kept off the request path) */
+  constructor(private readonly alsoOffPath?: (key: string, m: AgentMessage) => void) {}
 
   /** Queues a message first seen by a request; indexed later, off the request path. */
   enqueue(key: string, m: AgentMessage): void {
@@ -87,16 +90,16 @@ export class RelevanceIndex {
 
   private drain(): void {
     const batch = this.queue.splice(0, BATCH);
-    try {
-      const records: ArchiveRecord[] = [];
-      for (const [key, m] of batch) {
+    for (const [key, m] of batch) {
+      try {
+        this.alsoOffPath?.(key, m);
         const r = recordOf(key, m, ++this.seq);
-        if (r && !this.index.has(key)) records.push(r);
+        if (!r || this.index.has(key)) continue;
+        this.index.add(r);
+        this.chars += this.index.charsOf(key);
+      } catch {
+        // a message that cannot be read is not scored (Layer 3 may still drop it)
       }
-      this.index.add(records);
-      for (const r of records) this.chars += charsOf(r);
-    } catch {
-      // a message that cannot be read scores 0
     }
     if (this.queue.length > 0) setImmediate(() => this.drain());
     else this.scheduled = false;
@@ -119,9 +122,8 @@ export class RelevanceIndex {
   remove(keys: Iterable<string>): void {
     const gone: string[] = [];
     for (const k of keys) {
-      const r = this.index.get(k);
-      if (!r) continue;
-      this.chars -= charsOf(r);
+      if (!this.index.has(k)) continue;
+      this.chars -= this.index.charsOf(k);
       gone.push(k);
     }
     this.index.remove(gone);
@@ -146,7 +148,7 @@ export class RelevanceIndex {
 
   private score(query: string): void {
     const byKey = new Map<string, number>();
-    if (this.index.size > 0) for (const hit of this.index.search(query, { limit: 100 })) byKey.set(hit.record.id, hit.score);
+    if (this.index.size > 0) for (const hit of this.index.search(query, 100)) byKey.set(hit.id, hit.score);
     this.cached = { query, size: this.index.size, byKey };
   }
 

@@ -15,11 +15,11 @@
  *   (history-view.ts, trim-select.ts), so only the new messages are read (and indexed, off
  *   the request path), plus one copy of the array sent; a trim decision walks only the units
  *   it drops (and those kept by earlier decisions), reads the query's cached BM25 scores (one
- *   search when the query was never seen) and estimates the tokens of what it drops. The
+ *   search when the query was never seen) and estimates the tokens of what it drops (the
+ *   tool calls' JSON measured off the request path: token-memo.ts). The
  *   caller archives what `apply` reports as newly trimmed.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { contentText } from "../messages/read.js";
 import { TRIM_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
@@ -28,12 +28,17 @@ import { HistoryView } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
 import { fixedByRole } from "./trim-protect.js";
 import { TrimSelect } from "./trim-select.js";
+import type { Units } from "./trim-units.js";
+import { BYTES_PER_MEMO, TokenMemo } from "./token-memo.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
 
 /** Heap of one message key in a Set or Map (a ~40-char string and its entry). */
 export const BYTES_PER_KEY = 160;
+
+/** Messages read for the first time per event-loop turn by `catchUp` (a long history after a restart or an eviction). */
+export const CATCH_UP_SLICE = 256;
 
 /** Queries shorter than this skip trimming (nothing to rank against, nothing to recall with). */
 export const MIN_QUERY_CHARS = 3;
@@ -91,7 +96,9 @@ export class SmartTrim {
    */
   private readonly trimmed: Set<string>;
   private readonly seen = new Map<string, Seen>();
-  readonly relevance = new RelevanceIndex();
+  /** token estimates of what a decision drops, the tool calls' JSON measured off the request path */
+  private readonly tokens = new TokenMemo();
+  readonly relevance = new RelevanceIndex((key, m) => this.tokens.remember(key, m));
   private readonly view = new HistoryView();
   /** per index of the history: trimmed (sticky), fixed by role; the decision's frontier */
   private readonly select = new TrimSelect();
@@ -104,7 +111,7 @@ export class SmartTrim {
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
   approxBytes(): number {
-    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.view.approxBytes() + this.relevance.approxBytes();
+    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
   }
 
   /** Keys of the messages trimmed so far (tests, replay). */
@@ -117,14 +124,39 @@ export class SmartTrim {
     return this.trimmed;
   }
 
-  apply(req: TrimRequest, s: TrimSettings): TrimResult {
-    const { messages } = req;
-    const { keys, units, from, unitsFrom } = this.view.update(messages);
+  /**
+   * Whether the next `apply` on `messages` would read more than CATCH_UP_SLICE messages for
+   * the first time (a restart, an eviction, a compaction or branch switch that left a long history).
+   */
+  needsCatchUp(messages: readonly AgentMessage[]): boolean {
+    return messages.length - this.view.known(messages) > CATCH_UP_SLICE;
+  }
+
+  /**
+   * Takes in the messages this SmartTrim does not know yet, CATCH_UP_SLICE per turn of the
+   * event loop, so a long history read for the first time never blocks it in one pass; the
+   * next `apply` reads the rest. The same state as one pass (HistoryView.update is incremental).
+   */
+  async catchUp(messages: readonly AgentMessage[]): Promise<void> {
+    let rebuilt = false;
+    while (this.needsCatchUp(messages)) {
+      const known = this.view.known(messages);
+      rebuilt ||= known === 0;
+      this.absorb(messages, known + CATCH_UP_SLICE, false);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    // what the history no longer holds is dropped on a later turn (one pass over the keys, off the request path)
+    if (rebuilt) setImmediate(() => this.forgetAbsent([...this.view.currentKeys]));
+  }
+
+  /** Reads the messages up to `end` not read yet: keys, units, Layer 1 by role, queued for indexing. */
+  private absorb(messages: readonly AgentMessage[], end: number, forget: boolean): { keys: readonly string[]; units: Units } {
+    const { keys, units, from, unitsFrom } = this.view.update(messages, end);
     if (from === 0) {
       this.select.reset();
-      if (this.seen.size > 0 || this.trimmed.size > 0) this.forgetAbsent(keys); // compaction, branch switch, a handed-over sticky set
+      if (forget && (this.seen.size > 0 || this.trimmed.size > 0)) this.forgetAbsent(keys); // compaction, branch switch, a handed-over sticky set
     }
-    for (let i = from; i < messages.length; i++) {
+    for (let i = from; i < end; i++) {
       const k = keys[i]!;
       if (this.seen.has(k)) continue;
       const m = messages[i]!;
@@ -133,13 +165,19 @@ export class SmartTrim {
     }
     // a unit goes whole: a sticky key trims its other members too (a result never outlives its call)
     this.select.sync(
-      messages.length,
+      end,
       units,
       from,
       unitsFrom,
       (i) => this.trimmed.has(keys[i]!),
       (i) => fixedByRole(messages[i], this.seen.get(keys[i]!)?.ours ?? false),
     );
+    return { keys, units };
+  }
+
+  apply(req: TrimRequest, s: TrimSettings): TrimResult {
+    const { messages } = req;
+    const { keys, units } = this.absorb(messages, messages.length, true);
     const result: TrimResult = { messages, newlyTrimmed: [], newTokens: 0, trimmed: 0, layer2: 0, layer3: 0 };
     if (req.query.trim().length >= MIN_QUERY_CHARS) this.relevance.warm(req.query);
     const decision = `${messages.length}\0${keys.at(-1)}\0${req.tokens}`;
@@ -152,7 +190,7 @@ export class SmartTrim {
         units,
         keepRecent: s.keepRecent,
         requestAt: req.requestAt,
-        tokensAt: (i) => estimateTokens(messages[i]!),
+        tokensAt: (i) => this.tokens.tokensOf(keys[i]!, messages[i]!),
         scoreAt: (i) => scoreOf(keys[i]!),
         need: req.tokens - target,
       });
@@ -192,6 +230,7 @@ export class SmartTrim {
       this.seen.delete(k);
       this.trimmed.delete(k);
     }
+    this.tokens.forget(gone);
     for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
     this.relevance.remove(gone);
   }
