@@ -124,11 +124,13 @@ export class RequestLog {
   }
 
   /**
-   * The messages a recorded request finally sent, when a step after the record added to them
-   * (the recall block, after an await): a breakdown computed before holds for what it saw.
+   * The messages a recorded request finally sent (and its tokens), when a step after the record
+   * changed them (smart trim after its first read, the recall block: both after an await): a
+   * breakdown computed before holds for what it saw.
    */
-  complete(r: RequestRecord, final: readonly AgentMessage[]): void {
+  complete(r: RequestRecord, final: readonly AgentMessage[], tokens?: number): void {
     (r as { final: readonly AgentMessage[] }).final = final;
+    if (tokens !== undefined) (r as { tokens: number }).tokens = tokens;
     if (this.cached?.record === r) this.cached = null;
   }
 

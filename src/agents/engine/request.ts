@@ -4,10 +4,11 @@
  *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
- *   4. smart trim near the window (config smartTrim; engine/trim-hooks.ts; a long history it
- *      has not read yet is read first in slices that yield the event loop);
- *   5. the request recorded by reference for the context breakdown (engine/request-log.ts),
+ *   4. the request recorded by reference for the context breakdown (engine/request-log.ts),
  *      before anything awaits, so a checkpoint step 2 started records this request's breakdown;
+ *   5. smart trim near the window (config smartTrim; engine/trim-hooks.ts; a long history it
+ *      has not read yet is read first in slices that yield the event loop), its result added
+ *      to the record;
  *   6. after a compaction, the automatic recall block (config autoRecall), added to the record.
  * Never throws: each step falls back to its input.
  */
@@ -47,19 +48,20 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage);
   const kept = withoutSuperseded(decision.messages ?? sent);
+  // by reference: the breakdown is computed when asked (/context, a checkpoint), never here.
+  // Recorded before anything awaits: the 80% checkpoint this request started (on the next turn
+  // of the event loop) records the breakdown of this request, not of the one before it
+  const record = { unaged: request.messages, sent, final: kept, host: request.host ?? {}, tokens: decision.reading.tokens, contextWindow: decision.reading.contextWindow };
+  engine.requests.record(record);
   // a long history smart trim reads for the first time is read in slices that yield (rare:
-  // a restart, an eviction); only then does this await before the request is recorded
+  // a restart, an eviction); only then does the request wait here
   const catchUp = smartTrimCatchUp(engine, kept);
   if (catchUp) await catchUp;
   const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending);
   const base = trim?.messages ?? kept;
   // what is sent: the reading less what this request trimmed (earlier trims were never in it)
   const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;
-  // by reference: the breakdown is computed when asked (/context, a checkpoint), never here.
-  // Recorded before anything awaits: the 80% checkpoint this request started (on the next turn
-  // of the event loop) records the breakdown of this request, not of the one before it
-  const record = { unaged: request.messages, sent, final: base, host: request.host ?? {}, tokens: reading.tokens, contextWindow: reading.contextWindow };
-  engine.requests.record(record);
+  if (base !== kept || reading !== decision.reading) engine.requests.complete(record, base, reading.tokens);
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   if (messages !== base) engine.requests.complete(record, messages);
   const cfg = engine.runtime.config;
