@@ -14,7 +14,8 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { type CallSizes, measureMessage, Tally, toolCallChars } from "./measure.js";
+import { type CallSizes, toolCallChars } from "./call-sizes.js";
+import { measureMessage, Tally } from "./measure.js";
 import { describeItemMemo, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
@@ -191,14 +192,16 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
 
   const callChars = (b: Parameters<typeof toolCallChars>[0]) => (input.calls ? input.calls.of(b) : toolCallChars(b));
   const top: ItemAt[] = [];
+  input.calls?.begin();
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
-    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, input.calls);
+    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, input.calls, true);
     if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
     top.push({ index: i, chars, inPrefix: i <= measured });
     top.sort((a, b) => b.chars - a.chars);
     if (top.length > TOP) top.pop();
   }
+  input.calls?.end();
 
   const hostKnown = host.systemPrompt !== null && host.tools !== null;
   const prefixTokens = prefix.total / 4;
