@@ -59,9 +59,12 @@ export class Tally {
     this.toolChars[i] = this.toolChars[i]! + chars;
   }
 
-  /** chars of results per tool, in the order the tools were first seen */
-  get byTool(): ReadonlyArray<readonly [string, number]> {
-    return this.toolNames.map((t, i) => [t, this.toolChars[i]!] as const);
+  /** Adds the chars of results per tool, times `f`, to `into` (tools in the order first seen). */
+  addToolsTo(into: Map<string, number>, f: number): void {
+    for (let i = 0; i < this.toolNames.length; i++) {
+      const t = this.toolNames[i]!;
+      into.set(t, (into.get(t) ?? 0) + this.toolChars[i]! * f);
+    }
   }
 
   /** the chars added to `category` */
