@@ -17,7 +17,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { agedKeys, computeBreakdown } from "../src/agents/breakdown/compute.js";
-import { CallSizes } from "../src/agents/breakdown/measure.js";
+import { CallSizes } from "../src/agents/breakdown/call-sizes.js";
 import { RequestLog } from "../src/agents/engine/request-log.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
 import { timeIt } from "./timer.js";

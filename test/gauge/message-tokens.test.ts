@@ -9,7 +9,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { messageTokens } from "../../src/agents/messages/message-tokens.js";
 import { estimateContextTokens } from "../../src/agents/context-gauge.js";
-import { toolCallChars } from "../../src/agents/breakdown/measure.js";
+import { toolCallChars } from "../../src/agents/breakdown/call-sizes.js";
 import { assistant, toolResult, user } from "../state/fixtures.js";
 
 const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "..", "shared", "transcripts");

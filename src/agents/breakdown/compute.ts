@@ -14,7 +14,8 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { type CallSizes, measureMessage, Tally, toolCallChars } from "./measure.js";
+import { type CallSizes, toolCallChars } from "./call-sizes.js";
+import { measureMessage, Tally } from "./measure.js";
 import { describeItemMemo, type ItemAt } from "./items.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
@@ -143,17 +144,46 @@ export function agedKeys(view: AgingView | null | undefined): Set<string> {
   return out;
 }
 
-/** Integers with the floats' sum rounded, each off by less than one (largest remainder). */
-function roundToSum(values: number[], total: number): number[] {
-  const floors = values.map((v) => Math.floor(v));
-  let left = total - floors.reduce((a, b) => a + b, 0);
-  const order = values.map((v, i) => ({ i, r: v - Math.floor(v) })).sort((a, b) => b.r - a.r);
-  for (const { i } of order) {
-    if (left <= 0) break;
-    floors[i]! += 1;
-    left--;
+/**
+ * Integers with the floats' sum rounded, each off by less than one (largest remainder). Typed
+ * arrays and loops: Array map/reduce over numbers that are small integers in one request and
+ * fractions in the next changed the arrays' element kind, and each change threw the optimized
+ * breakdown away (~0.45 ms a time, in a loop, in the bench).
+ */
+function roundToSum(values: Float64Array, total: number): Float64Array {
+  const n = values.length;
+  const floors = new Float64Array(n);
+  const order: number[] = [];
+  let left = total;
+  for (let i = 0; i < n; i++) {
+    floors[i] = Math.floor(values[i]!);
+    left -= floors[i]!;
+    order.push(i);
   }
+  const rest = (i: number) => values[i]! - floors[i]!;
+  order.sort((a, b) => rest(b) - rest(a));
+  for (let k = 0; k < n && left > 0; k++, left--) floors[order[k]!]! += 1;
   return floors;
+}
+
+/**
+ * Measures every message in order: up to `measured` into `prefix`, the rest into `trailing`;
+ * returns the largest. Its own function: the hot loop keeps its optimized code when the rest
+ * of the breakdown (the report's arrays and objects) is deoptimized and compiled again.
+ */
+function measureAll(messages: readonly AgentMessage[], swapped: ReadonlySet<AgentMessage>, measured: number, prefix: Tally, trailing: Tally, calls: CallSizes | undefined): ItemAt[] {
+  const top: ItemAt[] = [];
+  calls?.begin();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, calls, true);
+    if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
+    top.push({ index: i, chars, inPrefix: i <= measured });
+    top.sort((a, b) => b.chars - a.chars);
+    if (top.length > TOP) top.pop();
+  }
+  calls?.end();
+  return top;
 }
 
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
@@ -190,15 +220,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   }
 
   const callChars = (b: Parameters<typeof toolCallChars>[0]) => (input.calls ? input.calls.of(b) : toolCallChars(b));
-  const top: ItemAt[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, input.calls);
-    if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
-    top.push({ index: i, chars, inPrefix: i <= measured });
-    top.sort((a, b) => b.chars - a.chars);
-    if (top.length > TOP) top.pop();
-  }
+  const top = measureAll(messages, swapped, measured, prefix, trailing, input.calls);
 
   const hostKnown = host.systemPrompt !== null && host.tools !== null;
   const prefixTokens = prefix.total / 4;
@@ -210,10 +232,13 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     if (hostKnown || measuredPrefix < prefixTokens) scale = prefixTokens > 0 ? measuredPrefix / prefixTokens : 1;
     else unattributed = measuredPrefix - prefixTokens;
   }
-  const floats = BREAKDOWN_CATEGORIES.map((c) =>
-    c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4,
-  );
-  const total = Math.round(floats.reduce((a, b) => a + b, 0));
+  const floats = new Float64Array(BREAKDOWN_CATEGORIES.length);
+  let sum = 0;
+  BREAKDOWN_CATEGORIES.forEach((c, i) => {
+    floats[i] = c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4;
+    sum += floats[i]!;
+  });
+  const total = Math.round(sum);
   const rounded = roundToSum(floats, total);
   const categories: Partial<Record<BreakdownCategory, number>> = {};
   BREAKDOWN_CATEGORIES.forEach((c, i) => {
@@ -221,9 +246,8 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   });
 
   const byTool = new Map<string, number>();
-  for (const [tally, f] of [[prefix, scale], [trailing, 1]] as const) {
-    for (const [tool, chars] of tally.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + (chars / 4) * f);
-  }
+  prefix.addToolsTo(byTool, scale / 4);
+  trailing.addToolsTo(byTool, 1 / 4);
   const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index]), callChars));
   const window = Math.max(0, input.contextWindow);
   return {

@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { BreakdownItem } from "../context-checkpoint-schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
-import { toolCallChars } from "./measure.js";
+import { toolCallChars } from "./call-sizes.js";
 
 export interface ItemAt {
   index: number;

@@ -10,7 +10,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../context-checkpoint-schema.js";
 import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
-import { CallSizes } from "../breakdown/measure.js";
+import { CallSizes } from "../breakdown/call-sizes.js";
 import { LruMap } from "../state/lru.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 

@@ -1,0 +1,96 @@
+/**
+ * The breakdown's memo of tool call sizes across requests (breakdown/call-sizes.ts): each
+ * request brings fresh copies of the messages (pi structuredClones them), so calls are found by
+ * position and timestamp, not identity. A message whose content changed since (a rewritten
+ * call, a result cut by a host, a reply aged, messages dropped by smart trim) must be measured
+ * as it is now: every breakdown here equals one computed with no memo at all.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { describe, expect, it } from "vitest";
+import { computeBreakdown } from "../../src/agents/breakdown/compute.js";
+import { CallSizes } from "../../src/agents/breakdown/call-sizes.js";
+import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
+
+const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
+const call = (id: string, args: object, ts: number) =>
+  ({ role: "assistant", content: [{ type: "text", text: "on it" }, { type: "toolCall", id, name: "write", arguments: args }], stopReason: "toolUse", timestamp: ts }) as unknown as AgentMessage;
+const result = (id: string, text: string, ts: number) => ({ role: "toolResult", toolCallId: id, toolName: "write", content: [{ type: "text", text }], isError: false, timestamp: ts }) as AgentMessage;
+
+/** a history of `n` write calls, each with its result */
+function history(n: number): AgentMessage[] {
+  const out: AgentMessage[] = [user("start", 1)];
+  for (let i = 0; i < n; i++) out.push(call(`c${i}`, { path: `src/f${i}.ts`, content: "x".repeat(100 + i * 10) }, 10 + 2 * i), result(`c${i}`, "ok ".repeat(20 + i), 11 + 2 * i));
+  return out;
+}
+
+const settings = { contextWindow: 100_000, checkpointThreshold: 0.8, host: { systemPrompt: "sys", tools: [] } };
+const chars = (args: object) => "write".length + JSON.stringify(args).length;
+
+/** The breakdown with the session's memo, checked against one with none. */
+function measured(calls: CallSizes, messages: AgentMessage[], sent = messages) {
+  const aging = sent === messages ? null : { unaged: messages, sent };
+  const withMemo = computeBreakdown({ ...settings, messages: sent, aging, calls });
+  const fresh = computeBreakdown({ ...settings, messages: sent, aging });
+  expect(withMemo).toEqual(fresh);
+  return withMemo;
+}
+
+describe("tool call sizes remembered across requests", () => {
+  it("finds unchanged calls in fresh copies without stringifying them again", () => {
+    const calls = new CallSizes();
+    const h = history(30);
+    measured(calls, structuredClone(h));
+    const before = calls.stringified;
+    expect(before).toBe(30);
+    // the next request: fresh copies, two new messages
+    measured(calls, structuredClone([...h, call("c30", { path: "new.ts", content: "y" }, 500), result("c30", "ok", 501)]));
+    expect(calls.stringified - before).toBe(1);
+  });
+
+  it("measures a call rewritten under the same id as it is now, not from the memo", () => {
+    const calls = new CallSizes();
+    const h = history(30);
+    const first = measured(calls, structuredClone(h));
+    const next = structuredClone(h);
+    const shorter = { path: "src/f7.ts", content: "x" };
+    (next[15] as unknown as { content: Array<{ arguments: object }> }).content[1]!.arguments = shorter;
+    const b = measured(calls, next);
+    const was = { path: "src/f7.ts", content: "x".repeat(170) };
+    // the tool_calls category is the calls as they are now (chars/4, rounded; no usage here)
+    const callChars = (m: AgentMessage[]) => m.filter((x) => x.role === "assistant").reduce((n, x) => n + chars((x as unknown as { content: Array<{ arguments?: object }> }).content[1]!.arguments!) + MESSAGE_FRAMING_CHARS, 0);
+    expect(Math.abs(b.categories.tool_calls! - callChars(next) / 4)).toBeLessThan(1);
+    expect(callChars(h) - callChars(next)).toBe(chars(was) - chars(shorter));
+    expect(b.categories.tool_calls).toBeLessThan(first.categories.tool_calls!);
+  });
+
+  it("measures a result cut by the host and a reply aged since as they are now", () => {
+    const calls = new CallSizes();
+    const h = history(20);
+    measured(calls, structuredClone(h));
+    const next = structuredClone(h);
+    // a host cut result 10's text (same message: role, time, call id)
+    (next[10] as unknown as { content: Array<{ text: string }> }).content[0]!.text = "ok";
+    // and aged offload swapped reply 5's arguments for a stand-in (sent differs from unaged there)
+    const sent = next.map((m, i) => (i === 11 ? ({ ...m, content: [{ type: "toolCall", id: "c5", name: "write", arguments: { path: "src/f5.ts", content: "[stored: ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" } }] } as unknown as AgentMessage) : m));
+    const b = measured(calls, next, sent);
+    expect(b.removed.aged_offload.items).toBe(1);
+    expect(b.categories.handles).toBeGreaterThan(0);
+    // the next request after that: still the same as measured from scratch
+    measured(calls, structuredClone(next), structuredClone(sent));
+  });
+
+  it("finds its place again after messages were dropped (smart trim) and after a compaction", () => {
+    const calls = new CallSizes();
+    const h = history(40);
+    measured(calls, structuredClone(h));
+    const trimmed = structuredClone(h);
+    trimmed.splice(5, 30, { role: "custom", customType: "context-manager-trim", content: "[trimmed]", display: false, timestamp: 13 } as AgentMessage);
+    const before = calls.stringified;
+    measured(calls, trimmed);
+    expect(calls.stringified).toBe(before); // the calls left were all found
+    // a compaction: a summary first, the history after it with new times
+    const compacted = [{ role: "compactionSummary", summary: "s".repeat(400), tokensBefore: 9000, timestamp: 900 } as unknown as AgentMessage, ...history(5).map((m) => ({ ...m, timestamp: m.timestamp + 1000 }) as AgentMessage)];
+    (compacted[2] as unknown as { content: Array<{ arguments: object }> }).content[1]!.arguments = { path: "other.ts", content: "z".repeat(999) };
+    measured(calls, compacted);
+  });
+});
