@@ -62,5 +62,5 @@ describe("the archive worker dies under a request", () => {
     } finally {
       await client.stop();
     }
-  }, 120_000);
+  });
 });
