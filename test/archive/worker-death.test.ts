@@ -63,4 +63,21 @@ describe("the archive worker dies under a request", () => {
       await client.stop();
     }
   });
+
+  it("a worker that cannot start (a module it cannot load) never read the request: it is answered on this thread", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "cm-wstart-"));
+    dirs.push(stateDir);
+    const key = "agent:main:nostart";
+    const first = drafts(20, 200, 0);
+    await appendToTail(stateDir, key, first, origin, limits);
+    const client = new ArchiveWorkerClient({ evalSource: 'throw new Error("Cannot find module archive-worker.ts")' });
+    try {
+      const reply = await client.call("search", { stateDir, sessionKey: key, limits, query: first[3]!.text.split(" ")[0]!, limit: 3 });
+      expect(reply.hits.length).toBeGreaterThan(0);
+      expect(client.mode).toBe("in-thread");
+      expect(client.deaths).toBe(0);
+    } finally {
+      await client.stop();
+    }
+  });
 });

@@ -35,6 +35,8 @@ export class ArchiveWorkerDiedError extends Error {
 
 /** The worker died (as opposed to an operation that failed inside a live worker). */
 class WorkerDeath extends Error {}
+/** The worker died before it was ready: it never read the request (a module it cannot load). */
+class WorkerStartFailure extends Error {}
 
 type Op = WorkerRequest["op"];
 type ArgsOf<O extends Op> = Extract<WorkerRequest, { op: O }>["args"];
@@ -62,6 +64,8 @@ function workerSpec(): { code: string | URL; eval: boolean } | null {
 export interface ArchiveWorkerOptions {
   /** the worker's old-generation heap limit in MiB (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB) */
   heapMiB?: number;
+  /** the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry */
+  evalSource?: string;
 }
 
 function heapFromEnv(): number | undefined {
@@ -78,11 +82,13 @@ export class ArchiveWorkerClient {
   private startFailures = 0;
   private budget: number | null = null;
   private readonly heapMiB: number | undefined;
+  private readonly evalSource: string | undefined;
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
   constructor(opts: ArchiveWorkerOptions = {}) {
     this.heapMiB = opts.heapMiB ?? heapFromEnv();
+    this.evalSource = opts.evalSource;
   }
 
   private get usable(): boolean {
@@ -92,7 +98,7 @@ export class ArchiveWorkerClient {
   private start(): Worker | null {
     if (this.worker) return this.worker;
     if (!this.usable) return null;
-    const spec = workerSpec();
+    const spec = this.evalSource !== undefined ? { code: this.evalSource, eval: true } : workerSpec();
     if (!spec) {
       this.startFailures = MAX_START_FAILURES;
       return null;
@@ -135,12 +141,13 @@ export class ArchiveWorkerClient {
   private died(w: Worker, e: Error): void {
     if (this.worker !== w) return;
     this.worker = null;
-    if (this.ready) this.deaths++;
+    const started = this.ready;
+    if (started) this.deaths++;
     else this.startFailures++;
     debugLog("archive worker", e);
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    const death = new WorkerDeath(e.message);
+    const death = started ? new WorkerDeath(e.message) : new WorkerStartFailure(e.message);
     for (const p of waiting) p.reject(death);
   }
 
@@ -151,13 +158,18 @@ export class ArchiveWorkerClient {
 
   /** Runs `op` in the worker (or in this thread when no worker can run here). */
   call<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
+    return this.attempt(op, args, 0);
+  }
+
+  private attempt<O extends Op>(op: O, args: ArgsOf<O>, deaths: number): Promise<WorkerReplies[O]> {
     return this.send(op, args).catch((e: unknown) => {
+      // a worker that never started never read it: again (after MAX_START_FAILURES in a row, send runs it here)
+      if (e instanceof WorkerStartFailure) return this.attempt(op, args, deaths);
       if (!(e instanceof WorkerDeath)) throw e;
       // the worker died under this request: once more in a fresh one, never in this thread
       debugLog("archive worker request", e);
-      return this.send(op, args).catch((again: unknown) => {
-        throw again instanceof WorkerDeath ? new ArchiveWorkerDiedError(op, again) : again;
-      });
+      if (deaths >= 1) throw new ArchiveWorkerDiedError(op, e);
+      return this.attempt(op, args, deaths + 1);
     });
   }
 
