@@ -20,7 +20,10 @@ import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { globalSingleton } from "../../../infra/global-singleton.js";
 import * as inThread from "./archive-host.js";
-import { READY_ID, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
+import { READY_ID, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
+// the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
+// sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
+import "./archive-worker.js";
 
 /** Deaths before "ready" after which the process stops starting workers and works in-thread. */
 const MAX_START_FAILURES = 3;
@@ -104,7 +107,7 @@ export class ArchiveWorkerClient {
       return null;
     }
     try {
-      const w = new Worker(spec.code, { eval: spec.eval, ...(this.heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: this.heapMiB } } : {}) });
+      const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(this.heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: this.heapMiB } } : {}) });
       w.unref();
       this.ready = false;
       w.on("message", (m: WorkerReply) => this.settle(m));
@@ -126,6 +129,7 @@ export class ArchiveWorkerClient {
 
   private settle(m: WorkerReply): void {
     if (m.id === READY_ID) {
+      if (!this.ready) debugLog("archive worker", "ready");
       this.ready = true;
       this.startFailures = 0;
       return;

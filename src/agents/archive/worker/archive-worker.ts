@@ -2,9 +2,9 @@
  * Entry of the archive worker thread (archive-client.ts starts it): answers the main thread's
  * requests with archive-host.ts, one message per request, `{ id, ok, value | error }`.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { compact, drop, search, searchKnowledgeFile, setArchiveBudget, warm } from "./archive-host.js";
-import { READY_ID, type WorkerRequest } from "./protocol.js";
+import { READY_ID, WORKER_ROLE, type WorkerRequest } from "./protocol.js";
 
 async function run(req: WorkerRequest): Promise<unknown> {
   switch (req.op) {
@@ -23,11 +23,16 @@ async function run(req: WorkerRequest): Promise<unknown> {
   }
 }
 
-parentPort?.on("message", (req: WorkerRequest) => {
+// only in the thread archive-client.ts started: this module is also imported in the main thread
+// (so a host that captures a plugin's imported sources, as OpenClaw's loader does, has it) and
+// may be in a host's own worker, whose port is not ours
+const port = (workerData as { role?: unknown } | null)?.role === WORKER_ROLE ? parentPort : null;
+
+port?.on("message", (req: WorkerRequest) => {
   run(req).then(
-    (value) => parentPort!.postMessage({ id: req.id, ok: true, value }),
-    (e: unknown) => parentPort!.postMessage({ id: req.id, ok: false, error: (e as Error)?.message ?? String(e) }),
+    (value) => port.postMessage({ id: req.id, ok: true, value }),
+    (e: unknown) => port.postMessage({ id: req.id, ok: false, error: (e as Error)?.message ?? String(e) }),
   );
 });
 
-parentPort?.postMessage({ id: READY_ID, ok: true, value: null });
+port?.postMessage({ id: READY_ID, ok: true, value: null });

@@ -23,3 +23,6 @@ export type WorkerReply = { id: number; ok: true; value: unknown } | { id: numbe
 
 /** The id of the message a worker posts once it is loaded: a death before it is a failure to start. */
 export const READY_ID = 0;
+
+/** The worker's workerData role: the entry answers only a thread started by archive-client.ts (not a host's own worker that imported it). */
+export const WORKER_ROLE = "openclaw-context-manager:archive-worker";
