@@ -5,7 +5,7 @@
  * open is O_NONBLOCK (it returns at once even for a FIFO with no writer; no effect on regular
  * files), then fstat decides. Errors other than NotAFileError are `fs`'s own (ENOENT stays ENOENT).
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, promises as fsp } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
@@ -53,5 +53,30 @@ export function readRegularFileSync(file: string): string {
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A whole regular file of at most `max` bytes, synchronously; null when it is missing, not a
+ * regular file, larger, or unreadable (for readers whose every failure means "unknown").
+ */
+export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, READ_FLAGS);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > max) return null;
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === st.size ? buf : buf.subarray(0, off);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }

@@ -5,7 +5,7 @@
  * file, through the same entry points the agent and the CLI use.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
@@ -14,8 +14,11 @@ import { archiveDir, readArchiveFile } from "../../src/agents/archive/store.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import { blobPath, metaPath, readArtifact, readArtifactMeta, stashArtifact } from "../../src/agents/artifacts/store.js";
 import { readCheckpointMeta } from "../../src/agents/checkpoint/meta.js";
+import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
+import { readLaterWork } from "../../src/agents/drift/later-work.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 import { NotAFileError } from "../../src/infra/capped-read.js";
+import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { makeEngine, rmDir, tempDir } from "./helpers.js";
 
 const KEY = "agent:main:fifo";
@@ -81,6 +84,23 @@ describe.skipIf(process.platform === "win32")("a FIFO or /dev/zero where our fil
       const file = path.join(stateDir, "cp_001.yaml");
       plant(file, kind);
       expect(() => readCheckpointMeta(file)).toThrow(/not a regular file/);
+    });
+
+    it(`${kind}: the session's resources state (drift's "changed later by this session"): unknown, no claim`, () => {
+      const stateDir = fresh();
+      plant(path.join(stateSessionDir(stateDir, KEY), "resources.json"), kind);
+      expect(readLaterWork(stateDir, KEY, "s1", new Date(0).toISOString())).toBeNull();
+    });
+
+    it(`${kind}: a workspace's .git/HEAD (drift's branch check): branch and head unknown`, () => {
+      const cwd = fresh();
+      mkdirSync(path.join(cwd, ".git", "objects"), { recursive: true });
+      mkdirSync(path.join(cwd, ".git", "refs"), { recursive: true });
+      writeFileSync(path.join(cwd, ".git", "HEAD"), "ref: refs/heads/main\n");
+      const repo = findGitRepo(cwd);
+      expect(repo).not.toBeNull();
+      plant(path.join(cwd, ".git", "HEAD"), kind);
+      expect(readGitHead(repo!)).toEqual({ branch: null, head: null });
     });
   }
 });

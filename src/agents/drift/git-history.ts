@@ -6,7 +6,7 @@
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import type { GitRepo } from "./git-repo.js";
-import { readRegularFile } from "./git-index.js";
+import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 
 export const WALK_MAX = 200;
 const COMMIT_OBJECT_MAX = 1024 * 1024;
@@ -14,7 +14,7 @@ const COMMIT_OBJECT_MAX = 1024 * 1024;
 /** First parent of a loose commit; undefined when the object is not loose/readable, null for a root commit. */
 function firstParent(repo: GitRepo, oid: string): string | null | undefined {
   const file = path.join(repo.commonDir, "objects", oid.slice(0, 2), oid.slice(2));
-  const raw = readRegularFile(file, COMMIT_OBJECT_MAX);
+  const raw = readSmallRegularFileSync(file, COMMIT_OBJECT_MAX);
   if (!raw) return undefined;
   let body: Buffer;
   try {

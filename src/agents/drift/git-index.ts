@@ -11,8 +11,9 @@
  * are found at once); past either bound without a finding the answer is null, never a guess of clean.
  */
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 
 export const INDEX_MAX_BYTES = 4 * 1024 * 1024;
 export const DIRTY_MAX_STATS = 1000;
@@ -34,28 +35,6 @@ export interface IndexEntry {
   /** assume-unchanged or skip-worktree: git itself does not look at the file */
   ignoreWorktree: boolean;
   intentToAdd: boolean;
-}
-
-/** Reads a whole regular file (no FIFO can block: O_NONBLOCK), at most `max` bytes, else null. */
-export function readRegularFile(file: string, max: number): Buffer | null {
-  let fd: number | null = null;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > max) return null;
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return off === st.size ? buf : buf.subarray(0, off);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
 }
 
 /** git's offset varint (index v4 path prefix compression). */
@@ -163,7 +142,7 @@ function entryChanged(workTree: string, e: IndexEntry, oidBytes: number): boolea
       content = null;
     }
   } else {
-    content = readRegularFile(file, BLOB_HASH_MAX_BYTES);
+    content = readSmallRegularFileSync(file, BLOB_HASH_MAX_BYTES);
   }
   if (!content) return null;
   return !blobId(content, oidBytes).equals(e.oid);
@@ -180,7 +159,7 @@ export interface DirtyResult {
  * first; `oidBytes`: 20 (SHA-1 repositories) or 32 (SHA-256).
  */
 export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number): DirtyResult {
-  const buf = readRegularFile(path.join(gitDir, "index"), INDEX_MAX_BYTES);
+  const buf = readSmallRegularFileSync(path.join(gitDir, "index"), INDEX_MAX_BYTES);
   if (!buf) return { dirty: null, checked: 0 };
   const entries = parseGitIndex(buf, oidBytes);
   if (!entries) return { dirty: null, checked: 0 };

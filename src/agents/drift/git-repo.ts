@@ -4,7 +4,8 @@
  * `commondir` (a worktree's shared repository), `HEAD`, loose refs and `packed-refs`.
  * Everything is bounded and never throws; what cannot be read is null.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 import path from "node:path";
 
 export interface GitRepo {
@@ -30,13 +31,7 @@ const PACKED_REFS_MAX = 8 * 1024 * 1024;
 const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 function readSmall(file: string, max = SMALL_FILE_MAX): string | null {
-  try {
-    const st = statSync(file, { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.size > max) return null;
-    return readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
+  return readSmallRegularFileSync(file, max)?.toString("utf8") ?? null;
 }
 
 function isDir(p: string): boolean {

@@ -4,8 +4,8 @@
  * after the checkpoint. null when unknown (no such file, another session's, unreadable), so the
  * render then makes no claim about who changed a file.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 
 const STATE_FILE_MAX = 4 * 1024 * 1024;
@@ -13,8 +13,9 @@ const STATE_FILE_MAX = 4 * 1024 * 1024;
 export function readLaterWork(stateDir: string, sessionKey: string, sessionId: string | null, checkpointAt: string): ReadonlySet<string> | null {
   try {
     const file = path.join(stateSessionDir(stateDir, sessionKey), "resources.json");
-    const text = readFileSync(file, "utf8");
-    if (text.length > STATE_FILE_MAX) return null;
+    // a FIFO or /dev/zero planted there must not block or fill the event loop
+    const text = readSmallRegularFileSync(file, STATE_FILE_MAX)?.toString("utf8");
+    if (text === undefined) return null;
     const env = JSON.parse(text) as { session_key?: unknown; session_id?: unknown; updated_at?: unknown; data?: { files_modified?: unknown } };
     if (env.session_key !== sessionKey || (env.session_id ?? null) !== sessionId || sessionId === null) return null;
     const updated = typeof env.updated_at === "string" ? Date.parse(env.updated_at) : Number.NaN;
