@@ -4,10 +4,10 @@
  * `previous_checkpoint` points back to an older file that exists (or was pruned by retention).
  * Exit 1 and one line per problem when anything is wrong.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseCheckpointId, POINTER_FILE } from "../agents/context-checkpoint.js";
-import { readPointerInDir } from "../agents/checkpoint/pointer.js";
+import { MAX_POINTER_BYTES, readPointerInDir } from "../agents/checkpoint/pointer.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { CliArgs } from "./args.js";
 import type { Output } from "./output.js";
@@ -26,8 +26,10 @@ async function pointerProblems(s: SessionRef, files: FileResult[]): Promise<stri
   const file = join(s.path, POINTER_FILE);
   let raw: string;
   try {
-    raw = await readFile(file, "utf8");
-  } catch {
+    // capped and regular files only: a FIFO planted there must not hang verify
+    raw = await readTextCapped(nodeFsOps, file, MAX_POINTER_BYTES);
+  } catch (e) {
+    if (e instanceof FileTooLargeError || e instanceof NotAFileError) return [`${file}: ${e.message}`];
     return files.length > 0 ? [`${file}: missing (checkpoints exist)`] : [];
   }
   try {

@@ -2,6 +2,7 @@
  * Errors a user can see and act on, and a prune that never leaves a key without its newest
  * valid checkpoint. In process through runCli (the same code the bin runs) on real files.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,5 +144,18 @@ describe("errors a user can see and act on", () => {
     await engine.onContext(messages, undefined);
     expect(await engine.onBeforeCompact(compactEvent(6000, { messages }), "/w")).not.toBeNull();
     expect(warnings.some((w) => /checkpoint retention failed .*EISDIR/.test(w)), warnings.join("\n")).toBe(true);
+  });
+});
+
+describe.skipIf(process.platform === "win32")("verify with a FIFO planted as the pointer", () => {
+  it("reports it as not a regular file instead of hanging on the read", async () => {
+    const dir = stateDir();
+    await writeN(dir, 1);
+    const pointer = join(checkpointSessionDir(dir, KEY), "_latest.json");
+    unlinkSync(pointer);
+    execFileSync("mkfifo", [pointer]);
+    const r = await run(["verify", "--state-dir", dir]);
+    expect(r.code).toBe(1);
+    expect(r.out + r.err).toMatch(/_latest\.json: not a regular file/);
   });
 });

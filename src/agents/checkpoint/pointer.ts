@@ -16,7 +16,7 @@ const withSummary = (summary: CheckpointSummary | null) => (summary ? { summary 
 
 export const POINTER_FILE = "_latest.json";
 /** a pointer holds a few fields and a short summary: anything larger is not one */
-const MAX_POINTER_BYTES = 256 * 1024;
+export const MAX_POINTER_BYTES = 256 * 1024;
 
 export interface LatestPointer {
   checkpoint_id: string;
