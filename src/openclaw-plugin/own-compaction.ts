@@ -9,7 +9,6 @@
  * A later compact() (the overflow-recovery retry, a threshold later on) cuts further along
  * the same history; when the kept part alone is still too large it keeps only the last turn.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/context-gauge.js";
@@ -19,6 +18,8 @@ import { compactionEventWithoutPreparation } from "../agents/engine/outside-comp
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
+import { readTextCapped } from "../infra/capped-read.js";
+import { nodeFsOps } from "../infra/fs-ops.js";
 import { globalSingleton } from "../infra/global-singleton.js";
 import { stateSessionDir } from "../infra/session-dir.js";
 import type { CompactResult } from "./engine-types.js";
@@ -40,6 +41,9 @@ export interface OwnCompactionView {
 /** Share of the window the kept messages may take (pi's keepRecentTokens is 20k of 200k). */
 const KEEP_SHARE = 0.1;
 
+/** The view holds a summary of ≤ 2,000 tokens; a larger file (or a FIFO, /dev/zero) is not ours and is not read. */
+const VIEW_FILE_MAX_BYTES = 1024 * 1024;
+
 const views = (): Map<string, OwnCompactionView> => globalSingleton("openclaw.contextManager.ownCompactions", () => new Map());
 
 const fileOf = (stateDir: string, sessionKey: string) => path.join(stateSessionDir(stateDir, sessionKey), "own-compaction.json");
@@ -54,7 +58,7 @@ export async function ownCompactionView(stateDir: string, sessionKey: string, se
   const mem = views().get(k);
   if (mem) return mem.sessionId === sessionId ? mem : null;
   try {
-    const v = JSON.parse(await readFile(fileOf(stateDir, sessionKey), "utf8")) as OwnCompactionView;
+    const v = JSON.parse(await readTextCapped(nodeFsOps, fileOf(stateDir, sessionKey), VIEW_FILE_MAX_BYTES)) as OwnCompactionView;
     if (typeof v?.cut !== "number" || typeof v.summary !== "string" || typeof v.mark !== "string") return null;
     views().set(k, v);
     return v.sessionId === sessionId ? v : null;

@@ -23,6 +23,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
+import { readTextCapped } from "../infra/capped-read.js";
 import { errorCode, nodeFsOps } from "../infra/fs-ops.js";
 import type { SummaryWatch } from "./runtime-compaction.js";
 
@@ -31,6 +32,8 @@ const MAX_KEYS = 256;
 const MAX_KEY_CHARS = 200;
 const MAX_SUMMARY_KEY_CHARS = 200;
 const MAX_IDS = 8;
+/** What write() can produce is well under this (256 keys of ≤ 200 chars); anything larger, a FIFO or /dev/zero is not read. */
+const SESSION_FILE_MAX_BYTES = 1024 * 1024;
 
 export interface PluginSessionData {
   keys: string[];
@@ -71,7 +74,7 @@ export class PluginSessionFile {
 
   async read(): Promise<PluginSessionData> {
     try {
-      return parse(await nodeFsOps.readFile(this.file, "utf8"));
+      return parse(await readTextCapped(nodeFsOps, this.file, SESSION_FILE_MAX_BYTES));
     } catch {
       return freshSessionData();
     }

@@ -17,7 +17,11 @@ import { readCheckpointMeta } from "../../src/agents/checkpoint/meta.js";
 import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { readLaterWork } from "../../src/agents/drift/later-work.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
+import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/bundle-lock.js";
 import { NotAFileError } from "../../src/infra/capped-read.js";
+import { nodeFsOps } from "../../src/infra/fs-ops.js";
+import { ownCompactionView } from "../../src/openclaw-plugin/own-compaction.js";
+import { PluginSessionFile, SESSION_FILE, freshSessionData } from "../../src/openclaw-plugin/session-file.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { makeEngine, rmDir, tempDir } from "./helpers.js";
 
@@ -101,6 +105,21 @@ describe.skipIf(process.platform === "win32")("a FIFO or /dev/zero where our fil
       expect(repo).not.toBeNull();
       plant(path.join(cwd, ".git", "HEAD"), kind);
       expect(readGitHead(repo!)).toEqual({ branch: null, head: null });
+    });
+    it(`${kind}: the bundle lock: taken as unusable (the bundle goes on unlocked), not read`, async () => {
+      const dir = fresh();
+      plant(path.join(dir, BUNDLE_LOCK_FILE), kind);
+      const lock = await acquireBundleLock(nodeFsOps, dir, { waitMs: 0 });
+      expect(lock.kind).toBe("unlocked");
+    });
+
+    it(`${kind}: the plugin's per-key files (session data, own-compaction view): read as absent`, async () => {
+      const stateDir = fresh();
+      const dir = stateSessionDir(stateDir, KEY);
+      plant(path.join(dir, SESSION_FILE), kind);
+      plant(path.join(dir, "own-compaction.json"), kind);
+      expect(await new PluginSessionFile(stateDir, KEY).read()).toEqual(freshSessionData());
+      expect(await ownCompactionView(stateDir, KEY, "s1")).toBeNull();
     });
   }
 });

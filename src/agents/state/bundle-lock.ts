@@ -14,6 +14,7 @@
  */
 import { hostname } from "node:os";
 import path from "node:path";
+import { readTextCapped } from "../../infra/capped-read.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 
 export const BUNDLE_LOCK_FILE = "bundle.lock";
@@ -63,6 +64,10 @@ function parseBody(text: string): LockBody | null {
   }
 }
 
+/** A lock body is ~80 bytes; anything else there (a FIFO, /dev/zero, a huge file) is not read. */
+const LOCK_MAX_BYTES = 4096;
+const readLockFile = (fs: FsOps, file: string): Promise<string> => readTextCapped(fs, file, LOCK_MAX_BYTES);
+
 export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOptions = {}): Promise<BundleLock> {
   const now = opts.now ?? Date.now;
   const alive = opts.alive ?? isAlive;
@@ -80,7 +85,7 @@ export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOption
         release: async () => {
           try {
             // only our own lock: a stale-lock breaker may have replaced it after LOCK_STALE_MS
-            if ((await fs.readFile(file, "utf8")) === mine) await fs.unlink(file);
+            if ((await readLockFile(fs, file)) === mine) await fs.unlink(file);
           } catch {
             // gone already, or unreadable: a later session treats it as stale
           }
@@ -92,7 +97,7 @@ export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOption
     let text: string;
     let mtime: number;
     try {
-      text = await fs.readFile(file, "utf8");
+      text = await readLockFile(fs, file);
       mtime = (await fs.stat(file)).mtimeMs;
     } catch (e) {
       if (errorCode(e) === "ENOENT") continue; // released in between: try again
@@ -107,7 +112,7 @@ export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOption
     if (gone || age > LOCK_STALE_MS || (body === null && now() - mtime > POLL_MS * 100)) {
       try {
         // remove exactly the stale lock we read, not one a faster process has just taken
-        if ((await fs.readFile(file, "utf8")) === text) await fs.unlink(file);
+        if ((await readLockFile(fs, file)) === text) await fs.unlink(file);
       } catch {
         // another process removed it first
       }
