@@ -5,7 +5,7 @@
  * open is O_NONBLOCK (it returns at once even for a FIFO with no writer; no effect on regular
  * files), then fstat decides. Errors other than NotAFileError are `fs`'s own (ENOENT stays ENOENT).
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, promises as fsp } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
@@ -78,5 +78,28 @@ export function readSmallRegularFileSync(file: string, max: number): Buffer | nu
     return null;
   } finally {
     if (fd !== null) closeSync(fd);
+  }
+}
+
+/**
+ * Appends `data` to `file` (created with `mode`), synchronously, only when it is a regular file:
+ * a plain append's open blocks until a FIFO gets a reader, on the event loop; O_NONBLOCK makes
+ * that open fail (ENXIO) instead, and fstat refuses a device. NotAFileError for either.
+ */
+export function appendRegularFileSync(file: string, data: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENXIO") throw new NotAFileError(file);
+    throw e;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new NotAFileError(file);
+    const buf = Buffer.from(data, "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -12,7 +12,7 @@ import { SessionArchive } from "../../src/agents/archive/archive.js";
 import { knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
 import { archiveDir, readArchiveFile } from "../../src/agents/archive/store.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
-import { blobPath, metaPath, readArtifact, readArtifactMeta, stashArtifact } from "../../src/agents/artifacts/store.js";
+import { blobPath, metaPath, readArtifact, readArtifactMeta, refsPath, stashArtifact } from "../../src/agents/artifacts/store.js";
 import { readCheckpointMeta } from "../../src/agents/checkpoint/meta.js";
 import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { readLaterWork } from "../../src/agents/drift/later-work.js";
@@ -120,6 +120,19 @@ describe.skipIf(process.platform === "win32")("a FIFO or /dev/zero where our fil
       plant(path.join(dir, "own-compaction.json"), kind);
       expect(await new PluginSessionFile(stateDir, KEY).read()).toEqual(freshSessionData());
       expect(await ownCompactionView(stateDir, KEY, "s1")).toBeNull();
+    });
+    it(`${kind}: appending to the archive's segments file: refused (a write past a FIFO's buffer never returned)`, async () => {
+      const stateDir = fresh();
+      const limits = { maxSegments: 500, retentionDays: 30 };
+      plant(path.join(archiveDir(stateDir, KEY), "segments.jsonl"), kind);
+      const big = [{ role: "assistant" as const, t: 1, text: "x".repeat(200_000) }];
+      await expect(appendToTail(stateDir, KEY, big, { session: "s1", compaction: 1 }, limits)).rejects.toBeInstanceOf(NotAFileError);
+    });
+
+    it(`${kind}: appending to a key's artifact refs log: refused, not a blocked event loop`, () => {
+      const stateDir = fresh();
+      plant(refsPath(stateDir, KEY), kind);
+      expect(() => stashArtifact(stateDir, { text: "y".repeat(5000), kind: "tool_output", sessionKey: KEY } as Parameters<typeof stashArtifact>[1])).toThrow(NotAFileError);
     });
   }
 });

@@ -15,6 +15,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
+import { NotAFileError } from "../../infra/capped-read.js";
 import { openRegularFile } from "../../infra/regular-file.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
@@ -362,6 +363,9 @@ export async function appendLines(file: string, data: string | Buffer): Promise<
   const fh = await openMakingDir(file, "a+");
   try {
     const st = await fh.stat();
+    // a FIFO opens read-write without blocking, but a write larger than its buffer would park
+    // this thread forever; /dev/zero takes anything: neither is our file
+    if (!st.isFile()) throw new NotAFileError(file);
     let prefix = "";
     if (st.size > 0) {
       const last = Buffer.alloc(1);

@@ -14,7 +14,6 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
-  appendFileSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -31,7 +30,7 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import { redactSecrets } from "../text/redact.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
-import { readRegularFileSync } from "../../infra/regular-file.js";
+import { appendRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
 
 export const STASH_SCHEMA = "openclaw-mem.artifact.stash.v1";
 export const META_SCHEMA = "openclaw-context.artifact.meta.v1";
@@ -203,7 +202,7 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
         held.push({ line, hex });
       } else {
         ensureDir(path.dirname(refs));
-        appendFileSync(refs, line, { mode: FILE_MODE });
+        appendRegularFileSync(refs, line, FILE_MODE);
       }
       known.add(hex);
       refsCache().reweigh(refs);
@@ -239,7 +238,7 @@ export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): 
     for (const [refs, held] of batch) {
       try {
         ensureDir(path.dirname(refs));
-        appendFileSync(refs, held.map((h) => h.line).join(""), { mode: FILE_MODE });
+        appendRegularFileSync(refs, held.map((h) => h.line).join(""), FILE_MODE);
       } catch (e) {
         const known = refsCache().peek(refs);
         for (const h of held) known?.delete(h.hex);
