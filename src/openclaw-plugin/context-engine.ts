@@ -140,8 +140,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   }
 
   async assemble(params: AssembleParams): Promise<AssembleResult> {
-    const messages = params.messages;
-    if (!this.opts.config.enabled) return { messages, estimatedTokens: estimateContextTokens(messages) };
+    const messages = (params as AssembleParams | undefined)?.messages ?? [];
+    if (!this.opts.config.enabled || !Array.isArray(messages)) return { messages, estimatedTokens: hostEstimate(messages) };
     try {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
       await this.beginTurn(slot);
@@ -170,7 +170,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       };
     } catch (e) {
       this.warn("assemble", e);
-      return { messages, estimatedTokens: estimateContextTokens(messages) };
+      return { messages, estimatedTokens: hostEstimate(messages) };
     }
   }
 
@@ -214,7 +214,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   }
 
   async compact(params: CompactParams): Promise<CompactResult> {
-    if (!this.opts.config.enabled) return this.opts.delegateCompaction(params);
+    // no parameters to act on: the host's runtime gets the call as it would without us
+    if (!this.opts.config.enabled || typeof params !== "object" || params === null) return this.opts.delegateCompaction(params);
     // issue 25: "checkpoint" mode compacts itself; "host" mode falls back to it (own-compaction-route.ts)
     const own = await compactRoute(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), (slot) => this.beginTurn(slot), this.cwdOf(params));
     if (own) return own;
@@ -248,6 +249,20 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     for (const slot of this.used) await slot.engine.flushNow().catch(() => undefined);
     this.used.clear();
     await backgroundWritesSettled(); // compacted spans and knowledge records written after their checkpoints
+  }
+}
+
+/**
+ * The host's messages as it would count them without us, for the pass-through paths: never
+ * throws (a fallback that threw would put our error on the host's reply path); holes and
+ * non-messages count nothing.
+ */
+function hostEstimate(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  try {
+    return estimateContextTokens(messages.filter((m): m is AgentMessage => typeof m === "object" && m !== null));
+  } catch {
+    return 0;
   }
 }
 

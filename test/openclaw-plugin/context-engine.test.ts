@@ -245,4 +245,38 @@ describe("OpenClaw context-engine plugin", () => {
     await engine!.compact({ sessionId: "d", sessionKey: KEY });
     expect(delegated).toBe(1);
   });
+
+  it("lifecycle calls with malformed parameters never throw into the host: the messages go through as given", async () => {
+    const delegated: unknown[] = [];
+    const { engine } = await setup(async (p) => {
+      delegated.push(p);
+      return { ok: true, compacted: false };
+    });
+    const t = Date.now();
+    const sparse = new Array<AgentMessage>(3);
+    sparse[2] = user("after the holes", t);
+    const throwing = new Proxy([] as AgentMessage[], {
+      get(target, p) {
+        if (p === "length") return 3;
+        if (typeof p === "string" && /^\d+$/.test(p)) throw new Error("proxy read");
+        return Reflect.get(target, p);
+      },
+    });
+    const cases: Array<[string, unknown]> = [
+      ["no messages", { sessionId: "m1", sessionKey: KEY, tokenBudget: 200_000 }],
+      ["null messages", { sessionId: "m1", sessionKey: KEY, messages: null, tokenBudget: 200_000 }],
+      ["an object for messages", { sessionId: "m1", sessionKey: KEY, messages: { length: 5 }, tokenBudget: 200_000 }],
+      ["a sparse array", { sessionId: "m2", sessionKey: KEY, messages: sparse, tokenBudget: 200_000 }],
+      ["an array whose reads throw", { sessionId: "m3", sessionKey: KEY, messages: throwing, tokenBudget: 200_000 }],
+      ["no parameters at all", undefined],
+    ];
+    for (const [what, params] of cases) {
+      const r = await engine!.assemble(params as never);
+      expect({ what, estimated: Number.isFinite(r.estimatedTokens) }).toEqual({ what, estimated: true });
+      const given = (params as { messages?: unknown } | undefined)?.messages;
+      if (Array.isArray(given)) expect(r.messages).toBe(given);
+    }
+    await expect(engine!.compact(undefined as never)).resolves.toEqual({ ok: true, compacted: false });
+    expect(delegated).toEqual([undefined]);
+  });
 });
