@@ -40,6 +40,25 @@ describe("selectFromArtifact", () => {
     expect(() => selectFromArtifact(H, LOG, { pattern: "(" })).toThrow(/invalid regex/);
   });
 
+  it("grep: a pattern that backtracks exponentially in a JavaScript RegExp answers (linear-time engine), and matches as RegExp does on common patterns", () => {
+    // `(a+)+$` against 28 `a`s and a `b` runs for seconds in V8; against a 9,000-char line, for ever
+    const evil = ["a".repeat(9_000) + "b", "start", "a".repeat(40) + "!", "x".repeat(5000)].join("\n");
+    for (const pattern of ["(a+)+$", "(a|a)*$", "(a|aa)+b$", "(.*a){20}$", "^(\\w+\\s?)*$"]) {
+      const s = selectFromArtifact(H, evil, { pattern });
+      expect(s.text.length).toBeGreaterThan(0);
+    }
+    expect(selectFromArtifact(H, evil, { pattern: "(a+)+b$" }).text).toContain("1: ");
+    const lines = LOG.split("\n");
+    for (const [pattern, ignoreCase] of [["ERROR", false], ["error", true], ["^00[1-3]\\d info", false], ["x{49}$", false], ["quota|disk", false], ["\\bok\\b", false]] as const) {
+      const re = new RegExp(pattern, ignoreCase ? "i" : "");
+      const expected = lines.filter((l) => re.test(l)).length;
+      const s = selectFromArtifact(H, LOG, { pattern, ignoreCase, maxChars: 1000 });
+      expect({ pattern, text: s.text }).toEqual({ pattern, text: expect.stringContaining(expected === 0 ? "no match" : `: ${expected.toLocaleString("en-US")} matching lines`) });
+    }
+    expect(() => selectFromArtifact(H, LOG, { pattern: "(?=ERROR)" })).toThrow(/invalid regex \(RE2 syntax/);
+    expect(() => selectFromArtifact(H, LOG, { pattern: "(a)\\1" })).toThrow(/invalid regex/);
+  });
+
   it("json: a path selector with the value's shape", () => {
     const doc = JSON.stringify({ items: [{ id: 1, name: "alpha" }, { id: 2, name: "beta", "odd key": true }], total: 2 });
     expect(selectFromArtifact(H, doc, { path: "items[1].name" }).text).toContain('"beta"');

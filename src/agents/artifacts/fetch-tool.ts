@@ -16,7 +16,7 @@ const parameters = Type.Object({
   mode: Type.Optional(Type.Union([Type.Literal("headtail"), Type.Literal("range"), Type.Literal("grep"), Type.Literal("json")])),
   startLine: Type.Optional(Type.Integer()),
   endLine: Type.Optional(Type.Integer()),
-  pattern: Type.Optional(Type.String({ description: "regex" })),
+  pattern: Type.Optional(Type.String({ description: "regex (RE2 syntax: no lookaround or backreferences)" })),
   context: Type.Optional(Type.Integer()),
   path: Type.Optional(Type.String({ description: "JSON path, e.g. items[0].id" })),
   maxChars: Type.Optional(Type.Integer()),

@@ -3,10 +3,12 @@
  * every reply fits `maxChars` (default 8,000, hard max 20,000) INCLUDING its header,
  * and the header says what was left out.
  *
- * Modes: headtail (default), range (1-based inclusive line numbers), grep (a
- * JavaScript regex, matched per line, with context lines), json (a path such as
- * `items[3].name` or `$.a.b`).
+ * Modes: headtail (default), range (1-based inclusive line numbers), grep (a regex in
+ * RE2 syntax, matched per line in linear time, with context lines: grep-pattern.ts), json (a
+ * path such as `items[3].name` or `$.a.b`).
  */
+
+import { compileGrepPattern } from "./grep-pattern.js";
 
 export const FETCH_DEFAULT_MAX_CHARS = 8_000;
 export const FETCH_HARD_MAX_CHARS = 20_000;
@@ -87,9 +89,9 @@ export function resolveSelector(sel: FetchSelector = {}, defaultMaxChars = FETCH
     if (typeof sel.pattern !== "string" || sel.pattern.length === 0) throw new FetchSelectorError("grep needs a non-empty pattern");
     if (sel.pattern.length > MAX_PATTERN) throw new FetchSelectorError(`pattern too long (${sel.pattern.length} > ${MAX_PATTERN} chars)`);
     try {
-      new RegExp(sel.pattern);
+      compileGrepPattern(sel.pattern, sel.ignoreCase === true);
     } catch (e) {
-      throw new FetchSelectorError(`invalid regex: ${(e as Error).message}`);
+      throw new FetchSelectorError(`invalid regex (RE2 syntax: no lookaround or backreferences): ${(e as Error).message}`);
     }
     out.pattern = sel.pattern;
     out.ignoreCase = sel.ignoreCase === true;
@@ -197,7 +199,7 @@ function select(handle: string, text: string, input: FetchSelector, defaultMaxCh
       return { ...base, text: out, truncated: rest > 0 || lineCut || cut || start > 1 || last < lines.length };
     }
     case "grep": {
-      const re = new RegExp(selector.pattern!, selector.ignoreCase ? "i" : "");
+      const re = compileGrepPattern(selector.pattern!, selector.ignoreCase === true);
       const ctx = selector.context!;
       const matches: number[] = [];
       for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!.length > GREP_LINE_SCAN ? lines[i]!.slice(0, GREP_LINE_SCAN) : lines[i]!)) matches.push(i);
