@@ -10,7 +10,7 @@ import { SEARCH_LIMITS, type SearchParams } from "./search-params.js";
 export const SEARCH_TOOL_NAME = "context_search";
 
 const parameters = Type.Object({
-  query: Type.String({ description: "Words, identifiers, file names or paths to look for." }),
+  query: Type.String({ maxLength: SEARCH_LIMITS.query.maxChars, description: "Words, identifiers, file names or paths to look for." }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMITS.limit.max, description: "Fragments (default 5)." })),
   maxChars: Type.Optional(
     Type.Integer({ minimum: SEARCH_LIMITS.maxChars.min, maximum: SEARCH_LIMITS.maxChars.max, description: "Result size (default 4000)." }),

@@ -26,6 +26,7 @@ import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stashedTextResolver } from "../archive/stashed-text.js";
 import { visibleText } from "../archive/recall-visible.js";
 import { searchWithKnowledge } from "./knowledge-hooks.js";
+import { cutHead } from "../text/cut.js";
 
 /** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
 export interface ArchiveLocation {
@@ -128,7 +129,7 @@ export async function archiveMessages(engine: ContextManagerEngine, messages: re
 /** The `context_search` tool: ranked archived fragments as bounded, quoted text. */
 export async function searchForAgent(at: ArchiveLocation, params: SearchParams): Promise<string> {
   const log = logOf(at);
-  const query = typeof params.query === "string" ? params.query : "";
+  const query = typeof params.query === "string" ? cutHead(params.query, SEARCH_LIMITS.query.maxChars) : "";
   if (!query.trim()) return "Give a query: words, identifiers or file names to look for in the compacted context.";
   const limit = clampInt(params.limit, SEARCH_LIMITS.limit.default, 1, SEARCH_LIMITS.limit.max);
   const maxChars = clampInt(params.maxChars, SEARCH_LIMITS.maxChars.default, SEARCH_LIMITS.maxChars.min, SEARCH_LIMITS.maxChars.max);
