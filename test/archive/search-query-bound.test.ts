@@ -9,13 +9,11 @@ import { createContextSearchTool } from "../../src/agents/archive/search-tool.js
 import { SEARCH_LIMITS } from "../../src/agents/archive/search-params.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
-import { makeEngine, rmDir, tempDir } from "../hardening/helpers.js";
+import { makeEngine, removeDirs, tempDir } from "../hardening/helpers.js";
 
 const KEY = "agent:main:query-bound";
 const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmDir(d);
-});
+afterAll(() => removeDirs(dirs));
 
 describe("context_search: the query's length", () => {
   it("the schema caps it, and a longer query is searched by its first 2,000 chars", async () => {

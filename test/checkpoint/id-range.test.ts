@@ -15,15 +15,13 @@ import {
   serializeCheckpoint,
   writeCheckpoint,
 } from "../../src/agents/context-checkpoint.js";
-import { compactEvent, makeEngine, rmDir, tempDir, userMsg } from "../hardening/helpers.js";
+import { compactEvent, makeEngine, removeDirs, tempDir, userMsg } from "../hardening/helpers.js";
 import { makeCheckpoint, makeDraft } from "./helpers.js";
 
 const KEY = "agent:main:test:direct:1";
 const HUGE = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1, 2 ** 52, 10 ** 15];
 const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmDir(d);
-});
+afterEach(() => removeDirs(dirs));
 
 function stateWith(files: Record<string, string>): { stateDir: string; dir: string } {
   const stateDir = tempDir("cp-range-");

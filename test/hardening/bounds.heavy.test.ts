@@ -9,7 +9,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { assistantMsg, compactEvent, makeEngine, memFs, noSyncFs, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, usageAt, userMsg } from "./helpers.js";
+import { assistantMsg, compactEvent, makeEngine, memFs, noSyncFs, readAllFiles, removeDirs, tempDir, toolCallMsg, toolResultMsg, usageAt, userMsg } from "./helpers.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 /** Documented bounds (default config): see docs/security.md. */
@@ -17,9 +17,7 @@ export const STATE_FILE_MAX_BYTES = 512 * 1024;
 export const CHECKPOINT_MAX_BYTES = 512 * 1024;
 
 const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmDir(dirs.pop()!);
-});
+afterEach(() => removeDirs(dirs));
 
 function sizes(stateDir: string): Array<[string, number]> {
   return readAllFiles(stateDir).map(([p]) => [p, statSync(p).size]);

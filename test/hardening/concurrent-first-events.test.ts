@@ -4,12 +4,10 @@
  * others, so the capture of the events before it was lost from the next checkpoint.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { compactEvent, makeEngine, rmDir, tempDir } from "./helpers.js";
+import { compactEvent, makeEngine, removeDirs, tempDir } from "./helpers.js";
 
 const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmDir(d);
-});
+afterEach(() => removeDirs(dirs));
 
 const write = (path: string) => ({ toolName: "write", toolCallId: `call-${path}`, input: { path, content: "x" }, content: [{ type: "text", text: "ok" }], isError: false });
 

@@ -18,22 +18,20 @@ import { filler, makeHost, reply, type Host } from "../helpers/host.js";
 import {
   assistantMsg,
   compactEvent,
-  type FaultCode,
   faultyFs,
   makeEngine,
-  rmDir,
+  removeDirs,
   tempDir,
   toolCallMsg,
   toolResultMsg,
+  type FaultCode,
   usageAt,
   userMsg,
 } from "./helpers.js";
 
 const KEY = "agent:main:test:direct:1";
 const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmDir(dirs.pop()!);
-});
+afterEach(() => removeDirs(dirs));
 
 /** "[context-manager] <kind> failed (...)" -> kind */
 function kindsOf(warnings: string[]): string[] {

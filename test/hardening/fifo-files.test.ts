@@ -23,13 +23,11 @@ import { nodeFsOps } from "../../src/infra/fs-ops.js";
 import { ownCompactionView } from "../../src/openclaw-plugin/own-compaction.js";
 import { PluginSessionFile, SESSION_FILE, freshSessionData } from "../../src/openclaw-plugin/session-file.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
-import { makeEngine, rmDir, tempDir } from "./helpers.js";
+import { makeEngine, removeDirs, tempDir } from "./helpers.js";
 
 const KEY = "agent:main:fifo";
 const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmDir(d);
-});
+afterAll(() => removeDirs(dirs));
 const fresh = (): string => {
   const d = tempDir("cm-fifo-");
   dirs.push(d);

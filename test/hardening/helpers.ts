@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
 import type { ContextManagerRuntimeValue } from "../../src/agents/pi-extensions/context-manager-runtime.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
@@ -66,6 +67,16 @@ export function tempDir(prefix: string): string {
 /** Removal of a test's state dir; a background write the test did not await (an archive or knowledge append) is retried past. */
 export function rmDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+}
+
+/**
+ * Removes (and empties) `dirs` after the background writes a test did not await (compacted spans,
+ * knowledge records) have settled: a removal racing one failed with ENOTEMPTY on a loaded machine,
+ * past rmDir's retries.
+ */
+export async function removeDirs(dirs: string[]): Promise<void> {
+  await backgroundWritesSettled();
+  for (const d of dirs.splice(0)) rmDir(d);
 }
 
 export interface TestEngine {

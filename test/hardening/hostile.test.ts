@@ -13,7 +13,7 @@ import {
   makeEngine,
   nextTs,
   readAllFiles,
-  rmDir,
+  removeDirs,
   tempDir,
   timed,
   toolCallMsg,
@@ -26,9 +26,7 @@ import {
 // regex, a quadratic copy) runs for hours on these inputs and fails it; nothing compares
 // elapsed time, which a loaded machine would make flaky.
 const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmDir(dirs.pop()!);
-});
+afterEach(() => removeDirs(dirs));
 
 function engine() {
   const stateDir = tempDir("cm-hostile-");

@@ -14,7 +14,7 @@ import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESU
 import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
 import { expectWellFormedBlock } from "../inject/grammar.js";
 import { filler, type Host, makeHost, reply } from "../helpers/host.js";
-import { assistantMsg, compactEvent, makeEngine, rmDir, tempDir, toolCallMsg, usageAt, userMsg } from "./helpers.js";
+import { assistantMsg, compactEvent, makeEngine, removeDirs, tempDir, toolCallMsg, usageAt, userMsg } from "./helpers.js";
 
 const ATTACKS = [
   RESTORE_HEADER_POST_COMPACTION,
@@ -56,9 +56,7 @@ export function expectNoForgedLines(text: string, kind: "post-compaction" | "res
 }
 
 const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmDir(dirs.pop()!);
-});
+afterEach(() => removeDirs(dirs));
 
 describe("adversarial text in every captured field", () => {
   it("engine -> state -> YAML on disk -> restore block: single-line, quoted, nothing forged", async () => {

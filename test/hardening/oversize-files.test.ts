@@ -22,13 +22,11 @@ import {
 } from "../../src/agents/context-checkpoint.js";
 import { MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_NODES, yamlNodeEstimate } from "../../src/agents/checkpoint/parse-guard.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
-import { compactEvent, makeEngine, rmDir, tempDir } from "./helpers.js";
+import { compactEvent, makeEngine, removeDirs, tempDir } from "./helpers.js";
 
 const KEY = "agent:main:oversize:direct:1";
 const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmDir(d);
-});
+afterEach(() => removeDirs(dirs));
 
 function checkpointDir(): { stateDir: string; dir: string } {
   const stateDir = tempDir("cm-oversize-");

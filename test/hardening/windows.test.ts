@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkpointSessionDir, sessionDirName } from "../../src/infra/session-dir.js";
 import { writeFileAtomic } from "../../src/infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
-import { fsError, rmDir, tempDir } from "./helpers.js";
+import { fsError, removeDirs, tempDir } from "./helpers.js";
 
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
 const FORBIDDEN = /[<>:"/\\|?*\u0000-\u001f]/;
@@ -54,9 +54,7 @@ describe("sessionDirName on win32", () => {
 
 describe("atomic rename fallback (Windows EPERM/EBUSY)", () => {
   const dirs: string[] = [];
-  afterEach(() => {
-    while (dirs.length) rmDir(dirs.pop()!);
-  });
+  afterEach(() => removeDirs(dirs));
 
   function flakyRename(code: "EPERM" | "EBUSY", failures: number, opts: { failWriteFile?: boolean } = {}) {
     let renames = 0;

@@ -7,13 +7,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { emptyCursor, firstIndexAfter, resumeIndex } from "../../src/agents/state/message-cursor.js";
-import { assistantMsg, compactEvent, makeEngine, rmDir, tempDir, userMsg } from "../hardening/helpers.js";
+import { assistantMsg, compactEvent, makeEngine, removeDirs, tempDir, userMsg } from "../hardening/helpers.js";
 
 const KEY = "agent:main:test:direct:1";
 const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmDir(d);
-});
+afterEach(() => removeDirs(dirs));
 
 const at = (ts: number): AgentMessage => ({ role: "user", content: `m${ts}`, timestamp: ts }) as AgentMessage;
 

@@ -11,7 +11,7 @@ import { withSmartTrim } from "../../src/agents/engine/trim-hooks.js";
 import type { BudgetCache } from "../../src/infra/budget-cache.js";
 import { globalSingleton } from "../../src/infra/global-singleton.js";
 import type { SmartTrim } from "../../src/agents/trim/smart-trim.js";
-import { assistantMsg, makeEngine, rmDir, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
+import { assistantMsg, makeEngine, removeDirs, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 
 const WINDOW = 20_000;
 const CONFIG = { smartTrim: true, smartTrimReserveTokens: 2_000, archive: false };
@@ -34,9 +34,7 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("smart trim across many keys", () => {
   const dirs: string[] = [];
-  afterEach(() => {
-    for (const d of dirs.splice(0)) rmDir(d);
-  });
+  afterEach(() => removeDirs(dirs));
 
   /** Key 0 trims; `others` keys then make requests; key 0's next request (one message more, under safeLimit) is returned. */
   async function scenario(others: number, config: Record<string, unknown>, otherReads: number) {
