@@ -8,6 +8,7 @@ import { AgentRunner, type RunnerEvent } from "../../src/auto-reply/reply/agent-
 import { fauxUsageFixExtension, messageText, registerFauxModel } from "../../src/faux/faux-model.js";
 import { createScriptedAgent } from "../../src/faux/scripted-agent.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 
 export interface HostOptions {
   contextWindow?: number;
@@ -75,9 +76,16 @@ export async function makeHost(opts: HostOptions = {}) {
     write(rel: string, text: string) {
       writeFileSync(join(workspace, rel), text);
     },
-    cleanup() {
+    /**
+     * After the background writes the test did not await (a compaction's span archive and
+     * knowledge records): removing the tree under one failed with ENOTEMPTY on a loaded machine.
+     * Never rejects (some callers do not await it).
+     */
+    cleanup(): Promise<void> {
       faux.unregister();
-      rmSync(root, { recursive: true, force: true });
+      return backgroundWritesSettled()
+        .then(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }))
+        .catch(() => undefined);
     },
   };
 }
