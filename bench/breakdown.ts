@@ -8,7 +8,9 @@
  * `sizeHistoryMs` that sizing for a whole history (once per session), `sizeNewMs` for two new
  * messages (every later request); `unsized` is a breakdown with no sizes known, for reference;
  * `next` is the breakdown of a later request: fresh copies of the messages (as pi gives every
- * request), its calls sized after it went out, the request before it known to the log.
+ * request), its calls sized after it went out, the request before it known to the log;
+ * `keyed` is that breakdown in a NEW log of the same session key (the OpenClaw plugin: a new
+ * engine, so a new RequestLog, per inbound message; the key's call sizes outlive it).
  *
  * `node --expose-gc --import tsx bench/breakdown.ts` (writes bench/breakdown-results.json).
  */
@@ -106,6 +108,24 @@ for (const n of [200, 2000, 20000]) {
     nextLog.warmCalls();
     return nextLog;
   }, (log) => log.breakdown(settings), false); // no forced GC: its sweeping would land in the timed call (see `first`)
+  // the OpenClaw plugin: a new log per inbound message, of the key whose earlier log recorded and sized the request before
+  const key = `bench-breakdown-${n}`;
+  const keyedBefore = new RequestLog(key);
+  keyedBefore.record(request);
+  keyedBefore.warmCalls();
+  keyedBefore.breakdown(settings);
+  const keyedTimes = timed(n >= 20000 ? 10 : its, n >= 20000 ? 3 : 20, () => {
+    const log = new RequestLog(key);
+    log.record(nextCopy());
+    log.warmCalls();
+    return log;
+  }, (log) => log.breakdown(settings), false);
+  // and that new log's sizing after the request (per inbound message: the history's calls were sized by a log before it)
+  const keyedSize = timed(its, 20, () => {
+    const log = new RequestLog(key);
+    log.record(nextCopy());
+    return log;
+  }, (log) => log.warmCalls(), false);
   const calls = new CallSizes();
   computeBreakdown({ ...input, calls });
   const warm = await timeIt(its, 20, () => computeBreakdown({ ...input, calls }));
@@ -119,6 +139,9 @@ for (const n of [200, 2000, 20000]) {
     warmMedianMs: r3(q(warm, 0.5)),
     nextMedianMs: r3(q(nextTimes, 0.5)),
     nextP95Ms: r3(q(nextTimes, 0.95)),
+    keyedMedianMs: r3(q(keyedTimes, 0.5)),
+    keyedP95Ms: r3(q(keyedTimes, 0.95)),
+    keyedSizeMs: r3(q(keyedSize, 0.5)),
     warmP95Ms: r3(q(warm, 0.95)),
     unsizedMedianMs: r3(q(unsized, 0.5)),
     sizeHistoryMs: r3(q(firstWarm, 0.5)),

@@ -3,13 +3,17 @@
  * request brings fresh copies of the messages (pi structuredClones them), so calls are found by
  * position and timestamp, not identity. A message whose content changed since (a rewritten
  * call, a result cut by a host, a reply aged, messages dropped by smart trim) must be measured
- * as it is now: every breakdown here equals one computed with no memo at all.
+ * as it is now: every breakdown here equals one computed with no memo at all, also when a new
+ * engine of the same session key (OpenClaw: one per inbound message) takes the sizes over.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { computeBreakdown } from "../../src/agents/breakdown/compute.js";
 import { CallSizes } from "../../src/agents/breakdown/call-sizes.js";
 import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
+import { RequestLog } from "../../src/agents/engine/request-log.js";
+import { sessionCallSizes, setBreakdownBudget } from "../../src/agents/engine/breakdown-caches.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
 
 const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
 const call = (id: string, args: object, ts: number) =>
@@ -92,5 +96,59 @@ describe("tool call sizes remembered across requests", () => {
     const compacted = [{ role: "compactionSummary", summary: "s".repeat(400), tokensBefore: 9000, timestamp: 900 } as unknown as AgentMessage, ...history(5).map((m) => ({ ...m, timestamp: m.timestamp + 1000 }) as AgentMessage)];
     (compacted[2] as unknown as { content: Array<{ arguments: object }> }).content[1]!.arguments = { path: "other.ts", content: "z".repeat(999) };
     measured(calls, compacted);
+  });
+});
+
+/**
+ * The sizes live per session key, process-wide (engine/breakdown-caches.ts): OpenClaw's runner
+ * makes a new engine, so a new RequestLog, for every inbound message. A new log of the key finds
+ * the calls its predecessor sized, and still measures what changed in between as it is now.
+ */
+describe("tool call sizes kept per session key across engines", () => {
+  const logSettings = { contextWindow: 100_000, checkpointThreshold: 0.8 };
+  const host = { systemPrompt: "sys", tools: () => [] };
+  const record = (messages: AgentMessage[]) => ({ unaged: messages, sent: messages, final: messages, host, tokens: 1, contextWindow: 100_000 });
+  /** a new log of `key` (a new engine), one request, its calls sized after it: its breakdown */
+  const nextEngine = (key: string, messages: AgentMessage[]) => {
+    const log = new RequestLog(key);
+    log.record(record(messages));
+    log.warmCalls();
+    return log.breakdown(logSettings)!;
+  };
+  const noMemo = (messages: AgentMessage[]) => computeBreakdown({ ...settings, messages, aging: { unaged: messages, sent: messages } });
+
+  it("sizes no call twice across engines, and measures a call rewritten or a result cut in between as it is now", () => {
+    const key = `test-key-${Math.random()}`;
+    const h = history(30);
+    expect(nextEngine(key, structuredClone(h))).toEqual(noMemo(h));
+    const sizes = sessionCallSizes().peek(key)!;
+    expect(sizes.stringified).toBe(30);
+    // the next inbound message: a new engine, fresh copies, one new call
+    const more = [...h, call("c30", { path: "new.ts", content: "y" }, 500), result("c30", "ok", 501)];
+    expect(nextEngine(key, structuredClone(more))).toEqual(noMemo(more));
+    expect(sizes.stringified).toBe(31);
+    // then a host rewrote call 7 under its id and cut result 10 before the next run
+    const changed = structuredClone(more);
+    (changed[15] as unknown as { content: Array<{ arguments: object }> }).content[1]!.arguments = { path: "src/f7.ts", content: "x" };
+    (changed[10] as unknown as { content: Array<{ text: string }> }).content[0]!.text = "ok";
+    const b = nextEngine(key, changed);
+    expect(b).toEqual(noMemo(changed));
+    expect(b.total_tokens).toBeLessThan(noMemo(more).total_tokens);
+    expect(sizes.stringified).toBe(32); // the rewritten call only
+  });
+
+  it("an evicted key sizes its history again, with the same breakdown", () => {
+    const [a, b] = [`test-key-a-${Math.random()}`, `test-key-b-${Math.random()}`];
+    const h = history(20);
+    try {
+      setBreakdownBudget({ cacheMemoryMiB: 1 / 2 ** 20 }); // one byte: only the newest key is kept
+      nextEngine(a, structuredClone(h));
+      nextEngine(b, structuredClone(h));
+      expect(sessionCallSizes().peek(a)).toBeUndefined();
+      expect(nextEngine(a, structuredClone(h))).toEqual(noMemo(h));
+      expect(sessionCallSizes().peek(a)!.stringified).toBe(20);
+    } finally {
+      setBreakdownBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
+    }
   });
 });

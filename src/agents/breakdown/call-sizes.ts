@@ -90,6 +90,11 @@ export class CallSizes {
   stringified = 0;
   constructor(private readonly max = 50_000) {}
 
+  /** Estimated bytes held (cache budget): an id, its entry and the two pass tables. */
+  approxBytes(): number {
+    return 512 + this.sizes.size * 128 + (this.last.ts.length + this.current.ts.length) * 12 + (this.last.shapes.length + this.current.shapes.length) * 12;
+  }
+
   /** The chars of one call, by id when its shape is unchanged, else stringified. */
   of(b: CallBlock, shape = argsShape(b)): number {
     const id = typeof b.id === "string" ? b.id : null;

@@ -8,6 +8,7 @@ import { setTailBudget } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { cacheBudgetBytes } from "./cache-shares.js";
 import { setTrimBudgets } from "./trim-caches.js";
+import { setBreakdownBudget } from "./breakdown-caches.js";
 
 export { CACHE_SHARES, cacheBudgetBytes, type CachePart } from "./cache-shares.js";
 
@@ -15,7 +16,7 @@ let applied: number | null = null;
 
 /**
  * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
- * append tails, smart trim's two caches) by the configuration: O(1) unless it changed.
+ * append tails, smart trim's two caches, the breakdown sizes) by the configuration: O(1) unless it changed.
  */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   if (applied === config.cacheMemoryMiB) return;
@@ -23,4 +24,5 @@ export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemory
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"));
   setTailBudget(cacheBudgetBytes(config, "archiveTails"));
   setTrimBudgets(config);
+  setBreakdownBudget(config);
 }

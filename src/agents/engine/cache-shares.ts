@@ -6,8 +6,9 @@
 import type { ContextManagerConfig } from "../context-manager-config.js";
 
 // smartTrims: each key's SmartTrim (its relevance index weighs ~9 bytes per indexed char);
-// trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26)
-export const CACHE_SHARES = { archives: 0.45, sessions: 0.35, agedOutputs: 0.1, archiveTails: 0.05, smartTrims: 0.04, trimSticky: 0.01 } as const;
+// trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26);
+// breakdowns: each key's tool call sizes (~130 bytes per call, engine/breakdown-caches.ts)
+export const CACHE_SHARES = { archives: 0.44, sessions: 0.35, agedOutputs: 0.1, archiveTails: 0.05, smartTrims: 0.04, trimSticky: 0.01, breakdowns: 0.01 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
 

@@ -11,6 +11,7 @@ import type { ContextBreakdown } from "../context-checkpoint-schema.js";
 import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
+import { sessionCallSizes } from "./breakdown-caches.js";
 import { LruMap } from "../state/lru.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 
@@ -90,6 +91,30 @@ export class RequestLog {
   constructor(private readonly key: string | null = null) {
     this.phrase = key === null ? null : (phrases().get(key) ?? null);
     this.ownHistory = key === null ? newHistory() : null;
+    this.ownCalls = key === null ? new CallSizes() : null;
+  }
+
+  private readonly ownCalls: CallSizes | null;
+
+  /**
+   * The session's tool call sizes: the key's, shared with the key's other engines (OpenClaw
+   * makes one per inbound message), or this log's own. Only a cache: every size is checked
+   * against the call's shape where it is used.
+   */
+  private calls(): CallSizes {
+    if (this.ownCalls) return this.ownCalls;
+    const all = sessionCallSizes();
+    let c = all.get(this.key!);
+    if (!c) {
+      c = new CallSizes();
+      all.set(this.key!, c);
+    }
+    return c;
+  }
+
+  /** The key's sizes grew (a longer history): weighed again against the cache budget. */
+  private reweighCalls(): void {
+    if (this.key !== null) sessionCallSizes().reweigh(this.key);
   }
 
   private readonly ownHistory: AgedHistory | null;
@@ -107,7 +132,6 @@ export class RequestLog {
   private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
-  private readonly calls = new CallSizes();
   private warmScheduled = false;
 
   /** O(1): the request just prepared becomes the latest; its new tool calls are sized after it has gone out. */
@@ -145,7 +169,9 @@ export class RequestLog {
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
       rememberAged(this.history(), seqOf.get(r) ?? 0, r);
-      return this.calls.warm(r.unaged);
+      const sized = this.calls().warm(r.unaged);
+      if (sized > 0) this.reweighCalls();
+      return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
     }
@@ -161,6 +187,7 @@ export class RequestLog {
     if (this.cached?.record === record) return this.cached.breakdown;
     try {
       const host = record.host;
+      const calls = this.calls();
       const prev = record === this.current ? this.previous : null;
       const s = seqOf.get(record) ?? 0;
       const h = this.history();
@@ -178,8 +205,9 @@ export class RequestLog {
         checkpointThreshold: settings.checkpointThreshold,
         compactionAt: host.compactionAt?.() ?? null,
         handleOf: host.handleOf,
-        calls: this.calls,
+        calls,
       });
+      this.reweighCalls();
       this.cached = { record, breakdown };
       return breakdown;
     } catch {
