@@ -76,6 +76,15 @@ async function main() {
     for (let k = 0; k < 5; k++) await tick();
     return t;
   };
+  /** a restart: a SmartTrim that reads the history for the first time in slices (catchUp), indexed, `query` searched off the request path */
+  const restarted = async () => {
+    const t = new SmartTrim();
+    await t.catchUp(base);
+    t.relevance.flush();
+    t.relevance.warm(query);
+    for (let k = 0; k < 5; k++) await tick();
+    return t;
+  };
   /** one decision on `t`, its parts timed by wrapping the instance's collaborators */
   const timed = (t: SmartTrim, tokens: number, round: number): Split => {
     const s: Split = { round, total: 0, absorb: 0, search: 0, select: 0, tokens: 0, t0: 0, t1: 0, run: 0, wait: 0 };
@@ -110,7 +119,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     cases.coldOver!.push(timed(await seen(query), settings.safeLimit + 2_000, r));
     cases.coldNewQuery!.push(timed(await seen(""), settings.safeLimit + 2_000, r));
-    cases.coldWholeHistory!.push(timed(await seen(query), total, r));
+    cases.coldWholeHistory!.push(timed(await restarted(), total, r));
   }
   await new Promise((r) => setTimeout(r, 100));
   const f = (v: number) => v.toFixed(2).padStart(6);

@@ -13,7 +13,9 @@
  *   - coldOver: 2,000 tokens over safeLimit (a 200k window), its query searched off the
  *     request path already;
  *   - coldNewQuery: the same with a query never searched (the search on the request path);
- *   - coldWholeHistory: all ~500k tokens of history over the limit at once (a restart);
+ *   - coldWholeHistory: all ~500k tokens of history over the limit at once, on a SmartTrim
+ *     that read the history as after a restart (SmartTrim.catchUp, in slices; the last ≤ 256
+ *     messages are read by the timed call, as they are in a restart, and not indexed yet);
  * - steady: after coldWholeHistory, the session goes on: one message more per request, the
  *   reading being what was sent last time plus the new message, at 2,000 to ~2,370 messages:
  *   - steadyRequest: every such request (almost all trim nothing new: sticky trims re-applied);
@@ -119,12 +121,22 @@ async function main() {
     if (SETTLE_MS > 0) await new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS));
     return t;
   };
+  /** a restart: a SmartTrim that reads the history for the first time in slices (catchUp), indexed, `query` searched off the request path */
+  const restarted = async () => {
+    const t = new SmartTrim();
+    await t.catchUp(base);
+    t.relevance.flush();
+    t.relevance.warm(query);
+    for (let k = 0; k < 5; k++) await tick();
+    if (SETTLE_MS > 0) await new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS));
+    return t;
+  };
   for (; round < ROUNDS; round++) {
     const over = await seen(query);
     timed(() => over.apply({ messages: base, tokens: settings.safeLimit + 2_000, query, requestAt }, settings), () => "coldOver");
     const fresh = await seen("");
     timed(() => fresh.apply({ messages: base, tokens: settings.safeLimit + 2_000, query, requestAt }, settings), () => "coldNewQuery");
-    const trim = await seen(query);
+    const trim = await restarted();
     let last = timed(() => trim.apply({ messages: base, tokens: total, query, requestAt }, settings), () => "coldWholeHistory");
     if (last.newlyTrimmed.length === 0) throw new Error("bench: no trim");
     // the session goes on: one message per request, the reading = what was sent + the new one
