@@ -9,10 +9,11 @@
  * it in a term's document count until its vacuum ran); its entries are swept off the request
  * path, in slices.
  */
-import { identifierTerms, IDENTIFIER_BOOST, pickSpecificTerms, recencyFactor } from "../archive/search-index.js";
+import { IDENTIFIER_BOOST, pickSpecificTermsOf, recencyFactor } from "../archive/search-index.js";
 import { segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../archive/rank-weights.js";
 import type { ArchiveRecord } from "../archive/store.js";
 import { tokenize } from "../archive/tokenize.js";
+import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "./query-terms-memo.js";
 
 /** SearchIndex's fields, in its order, and their boosts as MiniSearch applies them (0 counts as 1). */
 const FIELD_BOOST = [1, TOOL_FIELD_BOOST || 1, TARGET_FIELD_BOOST || 1] as const;
@@ -72,9 +73,21 @@ export class Bm25Postings {
   private times = new Float64Array(64);
   private weights = new Float64Array(64);
   private seqs = new Float64Array(64);
+  /** the terms of query lines read before (a new query shares all but its newest request with the last) */
+  private readonly queries = new QueryTermsMemo();
 
   get size(): number {
     return this.count;
+  }
+
+  /** Reads a user request's terms now (off the request path) for the queries that will hold it. */
+  rememberQueryText(text: string): void {
+    this.queries.remember(text);
+  }
+
+  /** Heap of the remembered query lines. */
+  get queryMemoBytes(): number {
+    return this.queries.chars * BYTES_PER_MEMO_CHAR;
   }
 
   has(id: string): boolean {
@@ -199,8 +212,8 @@ export class Bm25Postings {
    */
   search(query: string, limit: number): ScoredDoc[] {
     if (this.count === 0) return [];
-    const ids = identifierTerms(query);
-    const terms = pickSpecificTerms(query, ids, this.df, this.count);
+    const { ids, read } = this.queries.of(query);
+    const terms = pickSpecificTermsOf(read, ids, this.df, this.count);
     if (terms.length === 0) return [];
     this.grow();
     const { acc, part, matched, inTerm, present, lens, avg } = this;
