@@ -28,8 +28,9 @@
  * Per sample: wall time, the process's CPU time (all its threads: the collector's and the
  * compiler's helpers too), and, where Linux's /proc schedstat is readable, the main thread's
  * wait on the run queue during the call (it was runnable, another process had the CPU):
- * `onCpuMs` = wall less that wait, the decision's own cost on this shared machine, and
- * `preempted` how many samples waited at all. The collector's pauses inside a timed call are
+ * `onCpuMs` = the wall time between the two reads of that wait (the call and the reads
+ * themselves, ~40 µs) less the wait, at most the call's wall time: the decision's own cost on
+ * this shared machine, over- rather than underestimated; `preempted` how many samples waited at all. The collector's pauses inside a timed call are
  * counted (`gcPausesInside`, PerformanceObserver "gc" entries).
  * `TRIM_BENCH_SETTLE_MS` (0): a pause after each cold case's setup (which builds a 2,000-message
  * index, ~12 MB, just before the timed call); a diagnostic: the figures quoted in the docs are
@@ -84,8 +85,10 @@ interface Sample {
   round: number;
   wall: number;
   cpu: number;
-  /** null: not measurable here */
+  /** the main thread's run-queue wait between the two reads around the call (null: not measurable here) */
   wait: number | null;
+  /** wall time between those reads (the call, the reads, the CPU time's) */
+  bracket: number;
   t0: number;
   t1: number;
 }
@@ -101,6 +104,9 @@ async function main() {
   const samples: Record<Case, Sample[]> = { coldOver: [], coldNewQuery: [], coldWholeHistory: [], steadyRequest: [], steadyDecision: [] };
   let round = 0;
   const timed = (fn: () => TrimResult, name: (r: TrimResult) => Case): TrimResult => {
+    // the wait is read outside the timed call, and may fall just before or after it (a
+    // preemption due is taken at a system call's return): the bracket times the reads too
+    const b0 = performance.now();
     const q0 = runQueueNs();
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -108,7 +114,8 @@ async function main() {
     const t1 = performance.now();
     const d = process.cpuUsage(c0);
     const q1 = runQueueNs();
-    samples[name(r)].push({ round, wall: t1 - t0, cpu: (d.user + d.system) / 1000, wait: q0 === null || q1 === null ? null : (q1 - q0) / 1e6, t0, t1 });
+    const b1 = performance.now();
+    samples[name(r)].push({ round, wall: t1 - t0, cpu: (d.user + d.system) / 1000, wait: q0 === null || q1 === null ? null : (q1 - q0) / 1e6, bracket: b1 - b0, t0, t1 });
     return r;
   };
   const { query, requestAt } = recallQueryOf(base);
@@ -170,7 +177,7 @@ async function main() {
     return {
       wallMs: latencyStats(list.map((s) => s.wall)),
       cpuMs: latencyStats(list.map((s) => s.cpu)),
-      ...(waits.length === list.length ? { onCpuMs: latencyStats(list.map((s) => Math.max(0, s.wall - s.wait!))), preempted: waits.filter((s) => s.wait! > 0.05).length, runQueueMaxMs: latencyStats(waits.map((s) => s.wait!)).max } : {}),
+      ...(waits.length === list.length ? { onCpuMs: latencyStats(list.map((s) => Math.min(s.wall, Math.max(0, s.bracket - s.wait!)))), preempted: waits.filter((s) => s.wait! > 0.05).length, runQueueMaxMs: latencyStats(waits.map((s) => s.wait!)).max } : {}),
       gcPausesInside: pauses.filter(([a, b]) => list.some((s) => a < s.t1 && b > s.t0)).length,
     };
   };
