@@ -116,8 +116,8 @@ export class SmartTrim {
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
   approxBytes(): number {
-    this.settleSticky();
-    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
+    // the keys not in the sticky set yet counted too (weighing must not insert them on the request path)
+    return 4_096 + (this.trimmed.size + this.pendingSticky.length) * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
   }
 
   /** Keys of the messages trimmed so far (tests, replay). */
