@@ -59,6 +59,29 @@ describe("SmartTrim.catchUp", () => {
     expect(a.newlyTrimmed.length).toBeGreaterThan(0);
     expect(a.messages).toEqual(b.messages);
     expect(a.newlyTrimmed).toEqual(b.newlyTrimmed);
+    expect(a.newTokens).toBe(b.newTokens);
     expect([...sliced.trimmedKeys].sort()).toEqual([...onePass.trimmedKeys].sort());
+  });
+
+  it("estimates what it drops from the request's own messages, not from those the catch-up read, once they changed (aged results)", async () => {
+    const all = history(1_500);
+    const s = settings(all);
+    const { query, requestAt } = recallQueryOf(all);
+    const sliced = new SmartTrim();
+    const onePass = new SmartTrim();
+    await sliced.catchUp(all);
+    onePass.apply({ messages: all, tokens: 0, query, requestAt }, s);
+    sliced.relevance.flush();
+    onePass.relevance.flush();
+    // the request after: another array (pi clones the history), the old results swapped for a preview as aged offload does
+    const aged = all.map((m, i) => (m.role === "toolResult" && i < 1_000 ? { ...m, content: [{ type: "text", text: "[aged output: preview]" }] } : m)) as AgentMessage[];
+    const req = { messages: aged, tokens: tokensOf(all), query, requestAt };
+    const a = sliced.apply(req, s);
+    const b = onePass.apply(req, s);
+    expect(a.newlyTrimmed.length).toBeGreaterThan(0);
+    expect(a.newTokens).toBe(b.newTokens);
+    expect(a.newTokens).toBe(tokensOf(a.newlyTrimmed)); // the aged sizes, not the sizes the catch-up read
+    expect(a.newlyTrimmed).toEqual(b.newlyTrimmed);
+    expect(a.messages).toEqual(b.messages);
   });
 });

@@ -30,12 +30,17 @@ export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): 
   const requestAt = new Set<number>();
   for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
     const m = messages[i]!;
-    // the user's requests only: a heartbeat or another session's message is no query of theirs
-    const text = userOrigin(m) === "user" ? stripInjectedBlocks(userText(m)).trim() : "";
+    const text = requestTextOf(m);
     if (!text) continue;
     if (lastUser < 0) lastUser = i;
-    requests.push(text.slice(0, 2000));
+    requests.push(text);
     requestAt.add(i);
   }
   return { query: requests.join("\n"), requestAt, lastUser };
+}
+
+/** What a message adds to the query: a user's own request, host-injected blocks left out, its first 2,000 chars ("": none). */
+export function requestTextOf(m: AgentMessage): string {
+  // the user's requests only: a heartbeat or another session's message is no query of theirs
+  return userOrigin(m) === "user" ? stripInjectedBlocks(userText(m)).trim().slice(0, 2000) : "";
 }

@@ -76,11 +76,16 @@ export function identifierTerms(query: string): Set<string> {
 
 /** SearchIndex.specificTerms over a document-frequency map of `size` documents (shared with smart trim's relevance postings). */
 export function pickSpecificTerms(query: string, identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
+  return pickSpecificTermsOf(queryTerms(query, MAX_QUERY_READ), identifiers, df, size);
+}
+
+/** pickSpecificTerms with the query's first MAX_QUERY_READ distinct terms already read (`queryTerms(query, MAX_QUERY_READ)`). */
+export function pickSpecificTermsOf(readTerms: readonly string[], identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
   const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * size);
   // the first MAX_QUERY_READ distinct terms (a cost bound), plus the identifiers anywhere in
   // the query (already extracted from all of it): the name a long paste was made for may
   // come after the cap, as the last file of a listing does
-  const read = new Set(queryTerms(query, MAX_QUERY_READ));
+  const read = new Set(readTerms);
   for (const id of identifiers) read.add(id);
   const known = [...read]
     .map((term) => ({ term, df: df.get(term) ?? 0, id: identifiers.has(term) }))

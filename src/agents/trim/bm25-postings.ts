@@ -9,10 +9,11 @@
  * it in a term's document count until its vacuum ran); its entries are swept off the request
  * path, in slices.
  */
-import { identifierTerms, IDENTIFIER_BOOST, pickSpecificTerms, recencyFactor } from "../archive/search-index.js";
+import { IDENTIFIER_BOOST, pickSpecificTermsOf, recencyFactor } from "../archive/search-index.js";
 import { segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../archive/rank-weights.js";
 import type { ArchiveRecord } from "../archive/store.js";
 import { tokenize } from "../archive/tokenize.js";
+import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "./query-terms-memo.js";
 
 /** SearchIndex's fields, in its order, and their boosts as MiniSearch applies them (0 counts as 1). */
 const FIELD_BOOST = [1, TOOL_FIELD_BOOST || 1, TARGET_FIELD_BOOST || 1] as const;
@@ -66,9 +67,27 @@ export class Bm25Postings {
   private part = new Float64Array(64);
   private matched = new Uint16Array(64);
   private inTerm = new Uint8Array(64);
+  /** per document, for the search's loops (no object read per posting): indexed, field lengths, time, weight, seq */
+  private present = new Uint8Array(64);
+  private lens = new Float64Array(3 * 64);
+  private times = new Float64Array(64);
+  private weights = new Float64Array(64);
+  private seqs = new Float64Array(64);
+  /** the terms of query lines read before (a new query shares all but its newest request with the last) */
+  private readonly queries = new QueryTermsMemo();
 
   get size(): number {
     return this.count;
+  }
+
+  /** Reads a user request's terms now (off the request path) for the queries that will hold it. */
+  rememberQueryText(text: string): void {
+    this.queries.remember(text);
+  }
+
+  /** Heap of the remembered query lines. */
+  get queryMemoBytes(): number {
+    return this.queries.chars * BYTES_PER_MEMO_CHAR;
   }
 
   has(id: string): boolean {
@@ -110,6 +129,12 @@ export class Bm25Postings {
     }
     this.docs.push(doc);
     this.byId.set(r.id, n);
+    this.growDocs(n + 1);
+    this.present[n] = 1;
+    for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = doc.lengths[f]!;
+    this.times[n] = doc.t;
+    this.weights[n] = doc.weight;
+    this.seqs[n] = doc.seq;
     if (doc.t > this.newest) this.newest = doc.t;
   }
 
@@ -121,6 +146,7 @@ export class Bm25Postings {
       const doc = this.docs[n]!;
       this.byId.delete(id);
       this.docs[n] = null;
+      this.present[n] = 0;
       const distinct = new Set<string>();
       let at = 0;
       for (let f = 0; f < FIELDS; f++) {
@@ -186,11 +212,11 @@ export class Bm25Postings {
    */
   search(query: string, limit: number): ScoredDoc[] {
     if (this.count === 0) return [];
-    const ids = identifierTerms(query);
-    const terms = pickSpecificTerms(query, ids, this.df, this.count);
+    const { ids, read } = this.queries.of(query);
+    const terms = pickSpecificTermsOf(read, ids, this.df, this.count);
     if (terms.length === 0) return [];
     this.grow();
-    const { acc, part, matched, inTerm } = this;
+    const { acc, part, matched, inTerm, present, lens, avg } = this;
     const touched: number[] = [];
     const idf = [0, 0, 0];
     const boost = [0, 0, 0];
@@ -206,14 +232,14 @@ export class Bm25Postings {
       const inThis: number[] = [];
       const { e, tf: tfs } = p;
       for (let i = 0; i < e.length; i++) {
-        const n = e[i]! >> 2;
-        const f = e[i]! & 3;
-        const doc = this.docs[n];
-        if (!doc) continue;
+        const entry = e[i]!;
+        const n = entry >> 2;
+        if (present[n] === 0) continue;
+        const f = entry & 3;
         const tf = tfs[i]!;
         // calcBM25Score, then MiniSearch's weighting (term weight 1, document boost 1); a
         // document's fields come in field order, as MiniSearch adds them up
-        const raw = idf[f]! * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * doc.lengths[f]!) / this.avg[f]!)));
+        const raw = idf[f]! * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * lens[n * FIELDS + f]!) / avg[f]!)));
         const weighted = boost[f]! * raw;
         if (inTerm[n]) part[n] = part[n]! + weighted;
         else {
@@ -238,17 +264,17 @@ export class Bm25Postings {
       const n = touched[j]!;
       const q = matched[n]!;
       matched[n] = 0;
-      const doc = this.docs[n]!;
       // MiniSearch multiplies by the matched terms, SearchIndex divides by them again
       const bm25 = (acc[n]! * q) / Math.max(1, q);
-      final[j] = bm25 * recencyFactor(doc.t, this.newest) * doc.weight;
+      final[j] = bm25 * recencyFactor(this.times[n]!, this.newest) * this.weights[n]!;
     }
     return this.best(touched, final, limit);
   }
 
   /** The `limit` best of the scored documents (score, then the later document first), best first, without sorting them all. */
   private best(touched: readonly number[], final: Float64Array, limit: number): ScoredDoc[] {
-    const seq = (j: number) => this.docs[touched[j]!]!.seq;
+    const seqs = this.seqs;
+    const seq = (j: number) => seqs[touched[j]!]!;
     // a < b: a ranks below b
     const below = (a: number, b: number) => final[a]! < final[b]! || (final[a] === final[b] && seq(a) < seq(b));
     const heap: number[] = []; // min-heap of the best so far (root: the lowest of them)
@@ -282,6 +308,24 @@ export class Bm25Postings {
     }
     heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
     return heap.map((j) => ({ id: this.docs[touched[j]!]!.id, score: final[j]! }));
+  }
+
+  /** Room for `n` documents in the per-document arrays (doubling). */
+  private growDocs(n: number): void {
+    if (n <= this.present.length) return;
+    let cap = this.present.length;
+    while (cap < n) cap *= 2;
+    const present = new Uint8Array(cap);
+    present.set(this.present);
+    this.present = present;
+    const lens = new Float64Array(FIELDS * cap);
+    lens.set(this.lens);
+    this.lens = lens;
+    for (const k of ["times", "weights", "seqs"] as const) {
+      const a = new Float64Array(cap);
+      a.set(this[k]);
+      this[k] = a;
+    }
   }
 
   private grow(): void {

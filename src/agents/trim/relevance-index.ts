@@ -11,6 +11,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { ArchiveRecord } from "../archive/store.js";
 import { toolTarget } from "../archive/segments.js";
+import { requestTextOf } from "../archive/recall-query.js";
 import { assistantText, contentText, toolCallsOf, userText } from "../messages/read.js";
 import { Bm25Postings } from "./bm25-postings.js";
 
@@ -93,6 +94,11 @@ export class RelevanceIndex {
     for (const [key, m] of batch) {
       try {
         this.alsoOffPath?.(key, m);
+        // a request's terms, read now for the queries that will hold it (query-terms-memo.ts)
+        if (m?.role === "user") {
+          const q = requestTextOf(m);
+          if (q) this.index.rememberQueryText(q);
+        }
         const r = recordOf(key, m, ++this.seq);
         if (!r || this.index.has(key)) continue;
         this.index.add(r);
@@ -131,7 +137,7 @@ export class RelevanceIndex {
 
   /** About what the index holds, in bytes (its weight in the process cache). */
   approxBytes(): number {
-    return this.chars * BYTES_PER_CHAR + this.queue.length * 64;
+    return this.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.index.queryMemoBytes;
   }
 
   /**

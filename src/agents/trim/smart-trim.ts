@@ -30,6 +30,7 @@ import { fixedByRole } from "./trim-protect.js";
 import { TrimSelect } from "./trim-select.js";
 import type { Units } from "./trim-units.js";
 import { BYTES_PER_MEMO, TokenMemo } from "./token-memo.js";
+import { CatchUpTokens } from "./catch-up-tokens.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
@@ -102,6 +103,10 @@ export class SmartTrim {
   private readonly view = new HistoryView();
   /** per index of the history: trimmed (sticky), fixed by role; the decision's frontier */
   private readonly select = new TrimSelect();
+  /** token estimates of a history read by catchUp, for the decision on that same array */
+  private readonly catchUpTokens = new CatchUpTokens();
+  /** keys trimmed by the last decision not in `trimmed` yet (added on a later turn, or first thing when read) */
+  private pendingSticky: string[] = [];
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
 
@@ -111,17 +116,31 @@ export class SmartTrim {
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
   approxBytes(): number {
-    return 4_096 + this.trimmed.size * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
+    // the keys not in the sticky set yet counted too (weighing must not insert them on the request path)
+    return 4_096 + (this.trimmed.size + this.pendingSticky.length) * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
   }
 
   /** Keys of the messages trimmed so far (tests, replay). */
   get trimmedKeys(): ReadonlySet<string> {
+    this.settleSticky();
     return this.trimmed;
   }
 
   /** The sticky set itself, for a caller that keeps it beyond this object (hand it to the next one's constructor). */
   get stickySet(): Set<string> {
+    this.settleSticky();
     return this.trimmed;
+  }
+
+  /**
+   * Adds the last decision's keys to the sticky set. A decision only lists them (a restart's
+   * drops ~1,500 keys: inserting them is a third of its cost), the set takes them on the next
+   * turn of the event loop, or first thing when anything reads it.
+   */
+  private settleSticky(): void {
+    if (this.pendingSticky.length === 0) return;
+    for (const k of this.pendingSticky) this.trimmed.add(k);
+    this.pendingSticky = [];
   }
 
   /**
@@ -135,23 +154,30 @@ export class SmartTrim {
   /**
    * Takes in the messages this SmartTrim does not know yet, CATCH_UP_SLICE per turn of the
    * event loop, so a long history read for the first time never blocks it in one pass; the
-   * next `apply` reads the rest. The same state as one pass (HistoryView.update is incremental).
+   * rest, in a last slice. The same state as one pass (HistoryView.update is incremental). The
+   * token estimates of what it read are kept for the `apply` on the same array (catch-up-tokens.ts).
    */
   async catchUp(messages: readonly AgentMessage[]): Promise<void> {
     let rebuilt = false;
+    this.catchUpTokens.begin(messages);
     while (this.needsCatchUp(messages)) {
       const known = this.view.known(messages);
       rebuilt ||= known === 0;
       this.absorb(messages, known + CATCH_UP_SLICE, false);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    // the rest (< CATCH_UP_SLICE) in a turn of its own too, so the request's decision reads nothing new
+    const known = this.view.known(messages);
+    if (known > 0 && known < messages.length) this.absorb(messages, messages.length, false);
     // what the history no longer holds is dropped on a later turn (one pass over the keys, off the request path)
     if (rebuilt) setImmediate(() => this.forgetAbsent([...this.view.currentKeys]));
   }
 
   /** Reads the messages up to `end` not read yet: keys, units, Layer 1 by role, queued for indexing. */
   private absorb(messages: readonly AgentMessage[], end: number, forget: boolean): { keys: readonly string[]; units: Units } {
+    this.settleSticky();
     const { keys, units, from, unitsFrom } = this.view.update(messages, end);
+    this.catchUpTokens.read(messages, from, end, (i) => this.tokens.tokensOf(keys[i]!, messages[i]!));
     if (from === 0) {
       this.select.reset();
       if (forget && (this.seen.size > 0 || this.trimmed.size > 0)) this.forgetAbsent(keys); // compaction, branch switch, a handed-over sticky set
@@ -190,18 +216,20 @@ export class SmartTrim {
         units,
         keepRecent: s.keepRecent,
         requestAt: req.requestAt,
-        tokensAt: (i) => this.tokens.tokensOf(keys[i]!, messages[i]!),
+        tokensAt: (i) => this.catchUpTokens.get(messages, i) ?? this.tokens.tokensOf(keys[i]!, messages[i]!),
         scoreAt: (i) => scoreOf(keys[i]!),
         need: req.tokens - target,
       });
       for (const i of plan.drop) {
-        this.trimmed.add(keys[i]!);
+        this.pendingSticky.push(keys[i]!);
         result.newlyTrimmed.push(messages[i]!);
       }
+      if (plan.drop.length > 0) setImmediate(() => this.settleSticky());
       result.newTokens = plan.tokens;
       result.layer2 = plan.layer2;
       result.layer3 = plan.layer3;
     }
+    this.catchUpTokens.clear();
     const any = this.select.count > 0;
     if (!any) return result;
     const out: AgentMessage[] = [];
@@ -223,6 +251,7 @@ export class SmartTrim {
 
   /** Drops what the history no longer holds (after a compaction): O(remembered), only then. */
   private forgetAbsent(keys: readonly string[]): void {
+    this.settleSticky();
     const live = new Set(keys);
     const gone: string[] = [];
     for (const k of this.seen.keys()) if (!live.has(k)) gone.push(k);

@@ -1,0 +1,56 @@
+/**
+ * Token estimates of a long history read in slices (SmartTrim.catchUp: a restart, an
+ * eviction, a compaction or branch switch that left a long history), kept per index for the
+ * request that reads it. The decision that follows on the same array (a restart with the
+ * whole history over drops most of it: ~1,500 messages at 2,000) then sums a typed array
+ * instead of reading each dropped message on the request path (memory latency, not compute:
+ * the same reads cost 7x less when the messages are in cache). The slices read every message
+ * anyway (keys, units), so the estimate adds little to them.
+ *
+ * Valid for that array only, and released after its decision: the next request's array is
+ * another (pi hands the `context` event a structuredClone; aged offload may have swapped a
+ * message since), so its decision estimates what it drops as before (token-memo.ts).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+
+export class CatchUpTokens {
+  private of: readonly AgentMessage[] | null = null;
+  /** the indexes [from, to) of `of` estimated */
+  private from = 0;
+  private to = 0;
+  private values = new Float64Array(64);
+
+  /** Estimates will be kept for `messages` (a catch-up starts). */
+  begin(messages: readonly AgentMessage[]): void {
+    this.of = messages;
+    this.from = 0;
+    this.to = 0;
+  }
+
+  /** Estimates the messages [from, end) when `messages` is the array being caught up. */
+  read(messages: readonly AgentMessage[], from: number, end: number, tokensAt: (i: number) => number): void {
+    if (messages !== this.of || end <= from) return;
+    if (from < this.from || from > this.to) this.from = from; // not contiguous: keep only this run
+    if (end > this.values.length) {
+      let cap = this.values.length;
+      while (cap < end) cap *= 2;
+      const v = new Float64Array(cap);
+      v.set(this.values.subarray(0, this.to));
+      this.values = v;
+    }
+    for (let i = from; i < end; i++) this.values[i] = tokensAt(i);
+    this.to = end;
+  }
+
+  /** The estimate of index `i` of `messages`, read during this catch-up; undefined: not read. */
+  get(messages: readonly AgentMessage[], i: number): number | undefined {
+    return messages === this.of && i >= this.from && i < this.to ? this.values[i] : undefined;
+  }
+
+  /** Drops the array (its decision is made: nothing of it is held beyond its request). */
+  clear(): void {
+    this.of = null;
+    this.from = 0;
+    this.to = 0;
+  }
+}
