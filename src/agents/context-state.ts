@@ -20,7 +20,7 @@ import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-onc
 import { debugLog } from "../infra/debug-log.js";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { keepNewest } from "./state/lru.js";
-import { STATE_FILE_NAMES, isExpectedStaleReason, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName } from "./state/state-files.js";
+import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text/gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
 import { userOrigin } from "./messages/host-provenance.js";
@@ -53,6 +53,11 @@ export interface ContextStateOptions {
    * captured from the toolResult messages, paths resolved against this cwd.
    */
   toolResultsFromMessages?: { cwd: string };
+  /**
+   * The state files as the previous-session check read them just before (recover-previous-
+   * session.ts), judged here for this session instead of read a second time.
+   */
+  preread?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
 
@@ -93,7 +98,8 @@ export class ContextState {
     let expectedOnly = true;
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
-      const loaded = await readStateFile(st.fs, st.dir, name, exp);
+      const pre = opts.preread?.get(name);
+      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFile(st.fs, st.dir, name, exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason !== null) {
