@@ -202,15 +202,18 @@ export class ContextState {
    * Called with the whole (cloned) message array on each context event. Only messages
    * after the last seen one are processed: O(new messages), also after a compaction
    * replaced the array and after a restart (the cursor is persisted in thread.json).
+   * `end`: capture the array's first `end` messages as if they were the whole array (a history
+   * captured a message at a time, engine captureInSlices, without a copy of it per message).
    */
-  captureMessages(messages: readonly AgentMessage[]): void {
-    const start = this.resumeIndex(messages);
-    if (start >= messages.length) {
-      this.updateCursorIndex(messages);
+  captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
+    end = Math.max(0, Math.min(end, messages.length));
+    const start = this.resumeIndex(messages, end);
+    if (start >= end) {
+      this.updateCursorIndex(messages, 0, end);
       return;
     }
     const tools = this.opts.toolResultsFromMessages;
-    for (let i = start; i < messages.length; i++) {
+    for (let i = start; i < end; i++) {
       try {
         const m = messages[i]!;
         // before the message itself (pi's tool_result event comes before the result is in the
@@ -222,16 +225,16 @@ export class ContextState {
         this.log.fail("message capture", err);
       }
     }
-    this.updateCursorIndex(messages, messages.length - start);
+    this.updateCursorIndex(messages, end - start, end);
   }
 
-  private resumeIndex(messages: readonly AgentMessage[]): number {
-    return resumeIndex(this.acc.thread.cursor, messages, this.opts.coveredUntil ?? null);
+  private resumeIndex(messages: readonly AgentMessage[], end: number): number {
+    return resumeIndex(this.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
   }
 
-  /** Points the cursor at the last non-injected message of this array. */
-  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0): void {
-    const next = advanceCursor(this.acc.thread.cursor, messages, processedNow);
+  /** Points the cursor at the last non-injected message of this array (of its first `end`). */
+  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
+    const next = advanceCursor(this.acc.thread.cursor, messages, processedNow, end);
     if (!next) return;
     this.acc.thread.cursor = next;
     this.mark("thread");

@@ -287,7 +287,7 @@ export class ContextManagerEngine {
       if (!state) return;
       let since = performance.now();
       for (let end = Math.max(1, history.length - count + 1); end < history.length; end++) {
-        state.captureMessages(history.slice(0, end));
+        state.captureMessages(history, end);
         if (performance.now() - since > CAPTURE_SLICE_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));
           await this.idle();
