@@ -291,18 +291,28 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
   }
 }
 
-/** GATEWAY_PROFILE=<file>: a CPU profile of the measured rounds alone (not the warm-up). */
+/**
+ * GATEWAY_PROFILE=<file>: a CPU profile of the measured rounds alone (not the warm-up);
+ * GATEWAY_HEAP_PROFILE=<file>: what they allocated (the sampling heap profiler, collected objects included).
+ */
 async function startProfile(): Promise<(() => Promise<void>) | null> {
   const file = process.env.GATEWAY_PROFILE;
-  if (!file) return null;
+  const heapFile = process.env.GATEWAY_HEAP_PROFILE;
+  if (!file && !heapFile) return null;
   const { Session } = await import("node:inspector/promises");
   const session = new Session();
   session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
+  if (file) {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
+  if (heapFile) {
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
   return async () => {
-    const { profile } = await session.post("Profiler.stop");
-    writeFileSync(file, JSON.stringify(profile));
+    if (file) writeFileSync(file, JSON.stringify((await session.post("Profiler.stop")).profile));
+    if (heapFile) writeFileSync(heapFile, JSON.stringify((await session.post("HeapProfiler.stopSampling")).profile));
     session.disconnect();
   };
 }

@@ -20,7 +20,7 @@ import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-onc
 import { debugLog } from "../infra/debug-log.js";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { keepNewest } from "./state/lru.js";
-import { STATE_FILE_NAMES, isExpectedStaleReason, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName } from "./state/state-files.js";
+import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text/gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
 import { userOrigin } from "./messages/host-provenance.js";
@@ -53,6 +53,11 @@ export interface ContextStateOptions {
    * captured from the toolResult messages, paths resolved against this cwd.
    */
   toolResultsFromMessages?: { cwd: string };
+  /**
+   * The state files as the previous-session check read them just before (recover-previous-
+   * session.ts), judged here for this session instead of read a second time.
+   */
+  preread?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
 
@@ -93,7 +98,8 @@ export class ContextState {
     let expectedOnly = true;
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
-      const loaded = await readStateFile(st.fs, st.dir, name, exp);
+      const pre = opts.preread?.get(name);
+      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFile(st.fs, st.dir, name, exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason !== null) {
@@ -196,15 +202,18 @@ export class ContextState {
    * Called with the whole (cloned) message array on each context event. Only messages
    * after the last seen one are processed: O(new messages), also after a compaction
    * replaced the array and after a restart (the cursor is persisted in thread.json).
+   * `end`: capture the array's first `end` messages as if they were the whole array (a history
+   * captured a message at a time, engine captureInSlices, without a copy of it per message).
    */
-  captureMessages(messages: readonly AgentMessage[]): void {
-    const start = this.resumeIndex(messages);
-    if (start >= messages.length) {
-      this.updateCursorIndex(messages);
+  captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
+    end = Math.max(0, Math.min(end, messages.length));
+    const start = this.resumeIndex(messages, end);
+    if (start >= end) {
+      this.updateCursorIndex(messages, 0, end);
       return;
     }
     const tools = this.opts.toolResultsFromMessages;
-    for (let i = start; i < messages.length; i++) {
+    for (let i = start; i < end; i++) {
       try {
         const m = messages[i]!;
         // before the message itself (pi's tool_result event comes before the result is in the
@@ -216,16 +225,16 @@ export class ContextState {
         this.log.fail("message capture", err);
       }
     }
-    this.updateCursorIndex(messages, messages.length - start);
+    this.updateCursorIndex(messages, end - start, end);
   }
 
-  private resumeIndex(messages: readonly AgentMessage[]): number {
-    return resumeIndex(this.acc.thread.cursor, messages, this.opts.coveredUntil ?? null);
+  private resumeIndex(messages: readonly AgentMessage[], end: number): number {
+    return resumeIndex(this.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
   }
 
-  /** Points the cursor at the last non-injected message of this array. */
-  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0): void {
-    const next = advanceCursor(this.acc.thread.cursor, messages, processedNow);
+  /** Points the cursor at the last non-injected message of this array (of its first `end`). */
+  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
+    const next = advanceCursor(this.acc.thread.cursor, messages, processedNow, end);
     if (!next) return;
     this.acc.thread.cursor = next;
     this.mark("thread");

@@ -39,3 +39,31 @@ describe("cursor and clock skew", () => {
     expect(st.snapshot().lastUser).toContain("new question");
   });
 });
+
+describe("capturing a prefix without a copy (issue 24)", () => {
+  it("captureMessages(history, end) message by message leaves the state a slice per message leaves", async () => {
+    const t0 = 1_800_000_000_000;
+    const history = [];
+    for (let i = 0; i < 12; i++) {
+      const t = t0 + i * 100;
+      history.push(user(`Step ${i}: look at src/mod${i}.ts`, t));
+      history.push(assistant("", { timestamp: t + 10, toolCalls: [{ id: `c${i}`, name: i % 3 === 0 ? "bash" : "read", arguments: i % 3 === 0 ? { command: `npm test -- mod${i}` } : { path: `src/mod${i}.ts` } }] }));
+      history.push(toolResult(`c${i}`, i % 3 === 0 ? "bash" : "read", i % 4 === 0 ? `Error: mod${i} failed` : `export const v${i} = ${i};`, i % 4 === 0, t + 20));
+      // two messages in one millisecond now and then (the cursor's siblings)
+      history.push(assistant(`Done with ${i}.`, { timestamp: i % 5 === 0 ? t + 20 : t + 30 }));
+    }
+    const sliced = await ContextState.load({ stateDir, sessionKey: "k", sessionId: "s", config: { ...CONFIG }, toolResultsFromMessages: { cwd: "/w" } });
+    const prefixed = await ContextState.load({ stateDir: `${stateDir}-b`, sessionKey: "k", sessionId: "s", config: { ...CONFIG }, toolResultsFromMessages: { cwd: "/w" } });
+    for (let end = 1; end <= history.length; end++) {
+      sliced.captureMessages(history.slice(0, end));
+      prefixed.captureMessages(history, end);
+      expect(prefixed.snapshot()).toEqual(sliced.snapshot());
+    }
+    // and the whole array afterwards finds nothing new in either
+    sliced.captureMessages(history);
+    prefixed.captureMessages(history);
+    expect(prefixed.snapshot()).toEqual(sliced.snapshot());
+    expect(prefixed.snapshot().messagesSeen).toBe(history.length);
+    await rmDir(`${stateDir}-b`);
+  });
+});

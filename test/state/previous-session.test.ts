@@ -166,3 +166,49 @@ describe("the recovered section in the schema", () => {
     }
   });
 });
+
+describe("a reopened session's state files (issue 24)", () => {
+  /** nodeFsOps counting reads of state files (the `.json` files of the key's state dir) by path */
+  function countingFs(): { fs: FsOps; reads: Map<string, number>; locks: () => number } {
+    const reads = new Map<string, number>();
+    let locks = 0;
+    const fsOps: FsOps = {
+      ...nodeFsOps,
+      readFile: (p, enc) => {
+        reads.set(path.basename(p), (reads.get(path.basename(p)) ?? 0) + 1);
+        return nodeFsOps.readFile(p, enc);
+      },
+      writeFile: (p, data, opts) => {
+        if (path.basename(p) === "bundle.lock") locks++;
+        return nodeFsOps.writeFile(p, data, opts);
+      },
+    };
+    return { fs: fsOps, reads, locks: () => locks };
+  }
+
+  it("its own files are read once for the previous-session check and the load, without the lock, and load as before", async () => {
+    await deadSession("s-1", "Fix the parser", "src/parse.ts");
+    const c = countingFs();
+    const r = await recoverPreviousSessions({ stateDir, sessionKey: KEY, sessionId: "s-1", config: CONFIG, logger, fs: c.fs });
+    expect(r).toMatchObject({ written: [], covered: 0, failed: 0 });
+    expect(r.stateFiles).toBeDefined();
+    const st = await ContextState.load({ stateDir, sessionKey: KEY, sessionId: "s-1", config: CONFIG, logger, fs: c.fs, preread: r.stateFiles });
+    const files = (await fs.readdir(stateSessionDir(stateDir, KEY))).filter((f) => f.endsWith(".json"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(c.reads.get(f)).toBe(1);
+    expect(c.locks()).toBe(0);
+    // the same state as a load that reads the files itself
+    const fresh = await ContextState.load({ stateDir, sessionKey: KEY, sessionId: "s-1", config: CONFIG, logger });
+    expect(st.snapshot()).toEqual(fresh.snapshot());
+    expect(st.snapshot().work.files.map((f) => f.path)).toEqual(["src/parse.ts"]);
+  });
+
+  it("another session's newer files still take the lock and are bundled, and nothing is handed to the load", async () => {
+    await deadSession("dead-1", "Fix the parser", "src/parse.ts");
+    const c = countingFs();
+    const r = await recoverPreviousSessions({ stateDir, sessionKey: KEY, sessionId: "next-1", config: CONFIG, logger, fs: c.fs });
+    expect(r.written).toHaveLength(1);
+    expect(r.stateFiles).toBeUndefined();
+    expect(c.locks()).toBe(1);
+  });
+});

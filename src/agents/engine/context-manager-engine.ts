@@ -27,7 +27,7 @@ import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
-import { recoverPreviousSessions } from "./recover-previous-session.js";
+import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
@@ -145,6 +145,8 @@ export class ContextManagerEngine {
 
   private async loadState(): Promise<ContextState | null> {
     try {
+      // the state files as the previous-session check read them, when it held nothing
+      let preread: RecoverResult["stateFiles"];
       if (this.previous === undefined) {
         // an unreadable checkpoint dir must not stop capture: carry nothing forward
         let latest: Checkpoint | null = null;
@@ -160,9 +162,10 @@ export class ContextManagerEngine {
         this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
         this.latestCheckpointAt = latest?.meta.created_at ?? null;
         // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
-        if (this.recoveryDue) await this.recoverPrevious(known);
-      } else if (this.recoveryDue) await this.recoverPrevious();
+        if (this.recoveryDue) preread = await this.recoverPrevious(known);
+      } else if (this.recoveryDue) preread = await this.recoverPrevious();
       this.state = await ContextState.load({
+        preread,
         stateDir: this.runtime.stateDir,
         sessionKey: this.sessionKey,
         sessionId: this.identity.sessionId,
@@ -184,8 +187,11 @@ export class ContextManagerEngine {
   private latestCheckpointAt: string | null = null;
   private recoveryDue = true;
 
-  /** Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until it succeeds. */
-  private async recoverPrevious(latest?: Checkpoint | null): Promise<void> {
+  /**
+   * Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until
+   * it succeeds. The state files it read, when it held none (the state load judges them).
+   */
+  private async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
     const r = await recoverPreviousSessions({
       latest,
       stateDir: this.runtime.stateDir,
@@ -196,6 +202,7 @@ export class ContextManagerEngine {
       logger: this.sessionLog.stateSink,
     });
     this.recoveryDue = r.failed > 0;
+    return r.stateFiles;
   }
 
   /** State loaded (and a previous session's state bundled): the resume block reads after this. */
@@ -280,7 +287,7 @@ export class ContextManagerEngine {
       if (!state) return;
       let since = performance.now();
       for (let end = Math.max(1, history.length - count + 1); end < history.length; end++) {
-        state.captureMessages(history.slice(0, end));
+        state.captureMessages(history, end);
         if (performance.now() - since > CAPTURE_SLICE_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));
           await this.idle();

@@ -26,7 +26,7 @@ import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
 import { acquireBundleLock, type LockOptions } from "../state/bundle-lock.js";
-import { STATE_FILE_NAMES } from "../state/state-files.js";
+import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { nodeFsOps } from "../../infra/fs-ops.js";
@@ -54,6 +54,12 @@ export interface RecoverResult {
   covered: number;
   /** held sessions left held because their checkpoint could not be written */
   failed: number;
+  /**
+   * The key's state files as read by a check that found nothing to hold or bundle (no lock
+   * taken): the session's state load judges these instead of reading them again. Absent when
+   * anything was held or bundled, or the check could not decide without the lock.
+   */
+  stateFiles?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
 /** one recovery per key at a time in this process: the engine and the host seam may both ask */
@@ -99,6 +105,14 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
       return result; // no state directory (or unreadable: ContextState.load reports it)
     }
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
+    // the usual reopen of a session (an evicted slot, a new engine per turn): only its own
+    // files, nothing held. Decided from one read of each file, without the lock; the state load
+    // then judges the same reads (issue 24: each file was read twice per reopen)
+    const own = await onlyOwnFiles(p, fs, dir, entries);
+    if (own) {
+      result.stateFiles = own;
+      return result;
+    }
     // one bundler per key across processes (state/bundle-lock.ts)
     const lock = await acquireBundleLock(fs, dir, p.lock);
     if (lock.kind === "busy") {
@@ -204,6 +218,33 @@ async function bundleHeld(
       }
     }
   }
+}
+
+/**
+ * The state files read once, when none is a previous session's to hold (newer than the latest
+ * checkpoint, of another session id) and none is held already; null when there is something to
+ * hold or bundle, or the check cannot tell without the lock (the latest checkpoint unreadable, a
+ * file listed a moment ago now missing: another process may be holding it).
+ */
+async function onlyOwnFiles(p: RecoverParams, fs: FsOps, dir: string, entries: readonly string[]): Promise<Map<StateFileName, StateFileRead> | null> {
+  if (entries.some((e) => e.startsWith("previous."))) return null;
+  let latest: Checkpoint | null;
+  try {
+    latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint({ stateDir: p.stateDir, retention: p.config.retention, fs: p.fs }, p.sessionKey);
+  } catch {
+    return null;
+  }
+  const exp = { sessionKey: p.sessionKey, sessionId: null, latestCheckpointAt: latest?.meta.created_at ?? null };
+  const files = new Map<StateFileName, StateFileRead>();
+  for (const name of STATE_FILE_NAMES) {
+    const read = await readStateEnvelope(fs, stateFilePath(dir, name));
+    if (read.kind === "missing" && entries.includes(`${name}.json`)) return null;
+    // what holdPreviousSessionFiles would hold: an "ok" file of another session
+    const verdict = judgeStateFile(read, exp);
+    if (verdict.kind === "ok" && verdict.sessionId !== p.sessionId) return null;
+    files.set(name, read);
+  }
+  return files;
 }
 
 const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => `${n}.json`));

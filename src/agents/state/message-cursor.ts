@@ -60,18 +60,18 @@ export function messageIdentity(m: AgentMessage): string {
 }
 
 /**
- * Index of the first message of `messages` not seen yet. Without a cursor (first call after a
- * restart whose state was lost), `coveredUntil` (the time of this session's latest checkpoint,
+ * Index of the first message of `messages` (of its first `end`: a prefix, without a copy) not
+ * seen yet. Without a cursor (first call after a restart whose state was lost), `coveredUntil` (the time of this session's latest checkpoint,
  * which holds what was captured before it) bounds the work to the messages since then.
  */
-export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null): number {
-  if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil);
+export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null, end = messages.length): number {
+  if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil, end);
   // fast path: the array only grew
-  const at = messages[c.lastIndex];
+  const at = c.lastIndex < end ? messages[c.lastIndex] : undefined;
   if (at && messageIdentity(at) === c.lastId) return c.lastIndex + 1;
   // scan back from the end until the last seen message, or one clearly older than it
   const siblings = new Set(c.idsAtLastTs);
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (isInjectedMessage(m)) continue;
     const id = messageIdentity(m);
@@ -86,10 +86,10 @@ export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], covere
   return 0;
 }
 
-/** The cursor after `messages` were processed, or null when it does not move. */
-export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], processedNow = 0): Cursor | null {
+/** The cursor after `messages` (its first `end`) were processed, or null when it does not move. */
+export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], processedNow = 0, end = messages.length): Cursor | null {
   let lastIndex = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     if (!isInjectedMessage(messages[i]!)) {
       lastIndex = i;
       break;
@@ -114,8 +114,8 @@ export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], proc
  * Index of the first message stamped after `since` (minus the clock skew), scanning back from
  * the end: O(messages after it). Injected messages do not end the scan.
  */
-export function firstIndexAfter(messages: readonly AgentMessage[], since: number): number {
-  for (let i = messages.length - 1; i >= 0; i--) {
+export function firstIndexAfter(messages: readonly AgentMessage[], since: number, end = messages.length): number {
+  for (let i = end - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (isInjectedMessage(m)) continue;
     if (timestampOf(m) < since - CURSOR_CLOCK_SKEW_MS) return i + 1;

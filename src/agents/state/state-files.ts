@@ -54,6 +54,18 @@ export function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: 
 
 /** readStateFile for any path (the held files of a previous session, state/previous-session.ts). */
 export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
+  return judgeStateFile(await readStateEnvelope(fs, file), exp);
+}
+
+/**
+ * One state file as read and parsed, not yet judged against a session's expectations: the
+ * previous-session check and the state load of one session start judge the same read
+ * (recover-previous-session.ts), so a reopened session reads each file once.
+ */
+export type StateFileRead = { kind: "missing" } | { kind: "stale"; reason: string } | { kind: "envelope"; env: Partial<StateEnvelope<unknown>> };
+
+/** The read half of readStateFileAt. Never throws. */
+export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
   let text: string;
   try {
     text = await readTextCapped(fs, file, MAX_STATE_FILE_BYTES);
@@ -69,7 +81,13 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
     return { kind: "stale", reason: text.trim() === "" ? "empty file" : "invalid JSON (truncated?)" };
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { kind: "stale", reason: "not an object" };
-  const env = parsed as Partial<StateEnvelope<unknown>>;
+  return { kind: "envelope", env: parsed as Partial<StateEnvelope<unknown>> };
+}
+
+/** The judging half of readStateFileAt: may this read be merged under `exp`. */
+export function judgeStateFile(read: StateFileRead, exp: LoadExpectations): LoadedFile {
+  if (read.kind !== "envelope") return read;
+  const env = read.env;
   if (env.version !== STATE_FILE_VERSION) return { kind: "stale", reason: `unknown version ${JSON.stringify(env.version)}` };
   if (env.session_key !== exp.sessionKey) return { kind: "stale", reason: "another session key" };
   const fileSessionId = env.session_id ?? null;
