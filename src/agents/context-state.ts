@@ -23,6 +23,7 @@ import { keepNewest } from "./state/lru.js";
 import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state/state-files.js";
 import { asText, codePointLength, gist } from "./text/gist.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./state/message-cursor.js";
+import { dateOf, isoOf } from "./state/message-date.js";
 import { userOrigin } from "./messages/host-provenance.js";
 import { toolResultEventOf } from "./state/tool-result-of-message.js";
 import { type Exchange, RECENT_ENTRIES } from "./state/thread-data.js";
@@ -487,18 +488,4 @@ function isOverflowError(m: AssistantMessage): boolean {
   } catch {
     return false;
   }
-}
-
-function isoOf(ts: number): string {
-  return dateOfTs(ts).toISOString();
-}
-
-function dateOfTs(ts: number): Date {
-  const d = ts > 0 ? new Date(ts) : new Date();
-  return Number.isNaN(d.getTime()) ? new Date() : d;
-}
-
-/** when a message was written (now when it does not say) */
-function dateOf(m: AgentMessage): Date {
-  return dateOfTs(timestampOf(m));
 }

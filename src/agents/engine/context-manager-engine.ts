@@ -31,6 +31,7 @@ import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-
 import { RequestLog } from "./request-log.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
+import type { ContextDecision, DraftExtra, EngineSession } from "./engine-shapes.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -40,29 +41,7 @@ export const FLUSH_DEBOUNCE_MS = 1000;
 
 export { interruption };
 
-interface DraftExtra {
-  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
-  splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
-  compactionCount?: number;
-  cwd?: string;
-}
-
-/** The session an engine is made for, beside the host's runtime values. */
-export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
-  sessionId: string;
-  /** compaction entries already in this session (used when the host passes none) */
-  compactionsSoFar: number;
-}
-
-export interface ContextDecision {
-  /** messages to send instead of the original (gauge appended), or undefined to leave them */
-  messages: AgentMessage[] | undefined;
-  reading: GaugeReading;
-  /** always null: the auto checkpoint is written in the background (see `checkpointWrite`) */
-  checkpoint: Checkpoint | null;
-  /** the auto-80pct checkpoint this call started, settling when it is on disk (null on failure) */
-  checkpointWrite?: Promise<Checkpoint | null>;
-}
+export type { ContextDecision, EngineSession } from "./engine-shapes.js";
 
 export class ContextManagerEngine {
   private state: ContextState | null = null;
