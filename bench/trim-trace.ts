@@ -15,6 +15,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { recallQueryOf } from "../src/agents/archive/recall-query.js";
 import { SmartTrim, type TrimSettings } from "../src/agents/trim/smart-trim.js";
+import { restartedTrim, seenTrim } from "./trim-setup.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const N = 2_000;
@@ -35,7 +36,6 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ["gc"] });
 
-const tick = () => new Promise<void>((r) => setImmediate(r));
 
 interface Split {
   round: number;
@@ -69,22 +69,8 @@ async function main() {
   const total = base.reduce((a, m) => a + estimateTokens(m), 0);
   const settings: TrimSettings = { safeLimit: 200_000 - 16_384 - 1_000, headroom: 0.3, keepRecent: 6, marker: true };
   const { query, requestAt } = recallQueryOf(base);
-  const seen = async (q: string) => {
-    const t = new SmartTrim();
-    t.apply({ messages: base, tokens: 0, query: q, requestAt }, settings);
-    t.relevance.flush();
-    for (let k = 0; k < 5; k++) await tick();
-    return t;
-  };
-  /** a restart: a SmartTrim that reads the history for the first time in slices (catchUp), indexed, `query` searched off the request path */
-  const restarted = async () => {
-    const t = new SmartTrim();
-    await t.catchUp(base);
-    t.relevance.flush();
-    t.relevance.warm(query);
-    for (let k = 0; k < 5; k++) await tick();
-    return t;
-  };
+  const seen = (q: string) => seenTrim(base, q, requestAt, settings);
+  const restarted = () => restartedTrim(base, query);
   /** one decision on `t`, its parts timed by wrapping the instance's collaborators */
   const timed = (t: SmartTrim, tokens: number, round: number): Split => {
     const s: Split = { round, total: 0, absorb: 0, search: 0, select: 0, tokens: 0, t0: 0, t1: 0, run: 0, wait: 0 };

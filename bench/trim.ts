@@ -45,6 +45,7 @@ import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { recallQueryOf } from "../src/agents/archive/recall-query.js";
 import { SmartTrim, type TrimResult, type TrimSettings } from "../src/agents/trim/smart-trim.js";
 import { latencyStats } from "../src/replay/stats.js";
+import { restartedTrim, seenTrim } from "./trim-setup.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const N = 2_000;
@@ -119,25 +120,8 @@ async function main() {
     return r;
   };
   const { query, requestAt } = recallQueryOf(base);
-  /** a SmartTrim that has seen the history (indexed, `q` searched off the request path) */
-  const seen = async (q: string) => {
-    const t = new SmartTrim();
-    t.apply({ messages: base, tokens: 0, query: q, requestAt }, settings);
-    t.relevance.flush();
-    for (let k = 0; k < 5; k++) await tick();
-    if (SETTLE_MS > 0) await new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS));
-    return t;
-  };
-  /** a restart: a SmartTrim that reads the history for the first time in slices (catchUp), indexed, `query` searched off the request path */
-  const restarted = async () => {
-    const t = new SmartTrim();
-    await t.catchUp(base);
-    t.relevance.flush();
-    t.relevance.warm(query);
-    for (let k = 0; k < 5; k++) await tick();
-    if (SETTLE_MS > 0) await new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS));
-    return t;
-  };
+  const seen = (q: string) => seenTrim(base, q, requestAt, settings, SETTLE_MS);
+  const restarted = () => restartedTrim(base, query, SETTLE_MS);
   for (; round < ROUNDS; round++) {
     const over = await seen(query);
     timed(() => over.apply({ messages: base, tokens: settings.safeLimit + 2_000, query, requestAt }, settings), () => "coldOver");
