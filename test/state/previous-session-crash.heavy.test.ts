@@ -6,7 +6,7 @@
  * stays held, and no checkpoint is torn.
  */
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
@@ -20,6 +20,8 @@ const ROOT = path.join(import.meta.dirname, "..", "..");
 const CHILD = path.join(import.meta.dirname, "fixtures", "crash-loop-child.ts");
 const KEY = "agent:main:test:direct:crashloop";
 const config = { ...DEFAULT_CONTEXT_MANAGER_CONFIG, retention: 10_000 };
+/** The key's state dir listing; empty before any session made it (a child killed before its first flush). */
+const listing = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir) : []);
 
 describe("SIGKILL anywhere in a session's bundle-then-capture cycle", () => {
   let stateDir = "";
@@ -51,7 +53,7 @@ describe("SIGKILL anywhere in a session's bundle-then-capture cycle", () => {
       flushed.push(...out.split("\n").filter((l) => l.startsWith("flushed ")).map((l) => l.slice(8)));
       expect(err).toBe("");
 
-      const before = readdirSync(stateSessionDir(stateDir, KEY));
+      const before = listing(stateSessionDir(stateDir, KEY));
       if (before.some((f) => f.startsWith("previous."))) left.held++;
       else if (before.some((f) => /^[a-z_]+\.json$/.test(f))) left.unbundled++;
       else left.nothing++;
@@ -59,7 +61,7 @@ describe("SIGKILL anywhere in a session's bundle-then-capture cycle", () => {
       const r = await recoverPreviousSessions({ stateDir, sessionKey: KEY, sessionId: `parent-${round}`, config, logger: { warn: () => undefined } });
       expect(r.failed).toBe(0);
       const dir = stateSessionDir(stateDir, KEY);
-      expect(readdirSync(dir).filter((f) => f.startsWith("previous."))).toEqual([]);
+      expect(listing(dir).filter((f) => f.startsWith("previous."))).toEqual([]);
       // every checkpoint parses (readCheckpointsOnDisk throws on a torn one)
       const cps = readCheckpointsOnDisk(stateDir, KEY);
       const bundled = cps.map((c) => c.meta.session_id);
