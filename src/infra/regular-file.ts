@@ -34,16 +34,22 @@ export async function readRegularFile(file: string, encoding?: "utf8"): Promise<
   }
 }
 
-/** A sync read descriptor on `file`, as `openRegularFile`. */
-export function openRegularFileSync(file: string): number {
+/** A sync read descriptor on `file` and its size, as `openRegularFile`. */
+function openRegularFdSync(file: string): { fd: number; size: number } {
   const fd = openSync(file, READ_FLAGS);
   try {
-    if (!fstatSync(fd).isFile()) throw new NotAFileError(file);
-    return fd;
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new NotAFileError(file);
+    return { fd, size: st.size };
   } catch (e) {
     closeSync(fd);
     throw e;
   }
+}
+
+/** A sync read descriptor on `file`, as `openRegularFile`. */
+export function openRegularFileSync(file: string): number {
+  return openRegularFdSync(file).fd;
 }
 
 /** The whole regular file, synchronously (`readFileSync` with the check above). */
@@ -63,17 +69,17 @@ export function readRegularFileSync(file: string): string {
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
   let fd: number | null = null;
   try {
-    fd = openSync(file, READ_FLAGS);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > max) return null;
-    const buf = Buffer.allocUnsafe(st.size);
+    let size: number;
+    ({ fd, size } = openRegularFdSync(file));
+    if (size > max) return null;
+    const buf = Buffer.allocUnsafe(size);
     let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, off);
       if (n === 0) break;
       off += n;
     }
-    return off === st.size ? buf : buf.subarray(0, off);
+    return off === size ? buf : buf.subarray(0, off);
   } catch {
     return null;
   } finally {

@@ -260,9 +260,14 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 function hostEstimate(messages: unknown): number {
   if (!Array.isArray(messages)) return 0;
   try {
-    return estimateContextTokens(messages.filter((m): m is AgentMessage => typeof m === "object" && m !== null));
+    return estimateContextTokens(messages);
   } catch {
-    return 0;
+    // a hole or a non-message in it: counted without those (a copy only on this path)
+    try {
+      return estimateContextTokens(messages.filter((m): m is AgentMessage => typeof m === "object" && m !== null));
+    } catch {
+      return 0;
+    }
   }
 }
 

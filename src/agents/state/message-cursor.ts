@@ -61,8 +61,9 @@ export function messageIdentity(m: AgentMessage): string {
 
 /**
  * Index of the first message of `messages` (of its first `end`: a prefix, without a copy) not
- * seen yet. Without a cursor (first call after a restart whose state was lost), `coveredUntil` (the time of this session's latest checkpoint,
- * which holds what was captured before it) bounds the work to the messages since then.
+ * seen yet. Without a cursor (first call after a restart whose state was lost), `coveredUntil`
+ * (the time of this session's latest checkpoint, which holds what was captured before it) bounds
+ * the work to the messages since then.
  */
 export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null, end = messages.length): number {
   if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil, end);
