@@ -297,6 +297,7 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   const fold = work ? FileFold.of(changedPaths) : null;
   const changeLine = (f: WorkFile): string => {
     const counts: string[] = [];
+    if (f.deleted === true) counts.push("deleted");
     if (safeCount(f.writes) > 0) counts.push(plural(safeCount(f.writes), "write"));
     if (safeCount(f.edits) > 0) counts.push(plural(safeCount(f.edits), "edit"));
     if (safeCount(f.mentions) > 0) counts.push(`named in ${plural(safeCount(f.mentions), "request")}`);

@@ -178,6 +178,8 @@ export interface WorkFile {
   last: string;
   /** user requests that named the file (path or file name) */
   mentions: number;
+  /** true when a later successful shell `rm`/`git rm` removed it (and nothing recreated it); absent otherwise */
+  deleted?: boolean;
 }
 
 /** One command family (program + subcommand) of the work ledger. */

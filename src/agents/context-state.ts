@@ -13,7 +13,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isContextOverflow } from "@mariozechner/pi-ai";
-import { GIST, LONG_ANSWER_MIN, DECISION_REPLY_MAX, decisionText, endsWithQuestion, contentHeadTail, extractToolResult, isInterruptStop, itemKey, lastNonBlankLine, proposalGist, summarizeToolCall, taskListItems, type ToolResultEventLike } from "./context-capture.js";
+import { GIST, LONG_ANSWER_MIN, DECISION_REPLY_MAX, decisionText, endsWithQuestion, contentHeadTail, extractToolResult, isInterruptStop, normalizeToolPath, itemKey, lastNonBlankLine, proposalGist, summarizeToolCall, taskListItems, type ToolResultEventLike } from "./context-capture.js";
 import { assistantText, isInjectedMessage, prop, toolCallsOf, userText } from "./messages/read.js";
 import { safeGist } from "./text/safe-gist.js";
 import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
@@ -33,6 +33,7 @@ import { type CaptureCaps, CapturedState } from "./state/captured-state.js";
 import { snapshotOf, type ContextStateSnapshot } from "./state/state-snapshot.js";
 import { applyStateFile, stateFileData } from "./state/state-codec.js";
 import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "./messages/tool-outcome.js";
+import { removedPaths } from "./messages/shell-removals.js";
 import { changedText, declaredNames } from "./state/declared-names.js";
 import { ensurePrivateDir } from "../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
@@ -183,8 +184,13 @@ export class ContextState {
       workChanged = this.acc.work.onSuccess(cap.tool, cap.target, family);
     }
     if (family && typeof command === "string") {
-      this.acc.work.onCommand(family, safeGist(command, GIST.command), !cap.failure || emptySearch, exitCodeOf(output) ?? (ev.isError ? null : 0), now);
+      const exit = exitCodeOf(output) ?? (ev.isError ? null : 0);
+      this.acc.work.onCommand(family, safeGist(command, GIST.command), !cap.failure || emptySearch, exit, now);
       workChanged = true;
+      // a removal that certainly ran: the changed files it deleted are no longer there
+      if (!cap.failure && exit === 0) {
+        for (const p of removedPaths(command)) workChanged = this.acc.work.onPathRemoved(normalizeToolPath(p, cwd), now) || workChanged;
+      }
     }
     if (cap.file) {
       this.touchFile(cap.file.path, cap.file.access);

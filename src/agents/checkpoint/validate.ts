@@ -249,6 +249,8 @@ function readWork(r: Reader, root: Obj): WorkLedger | undefined {
       mentions: r.count(o, "mentions", `${f}.mentions`),
       // optional: checkpoints written before names were kept have none
       ...(o.names === undefined ? {} : { names: readStrings(r, o, "names", `${f}.names`) }),
+      // optional: only a removed file carries it
+      ...(o.deleted === undefined ? {} : { deleted: r.bool(o, "deleted", `${f}.deleted`) }),
     };
   });
   const commands: WorkCommand[] = r.list(w, "commands", "work.commands").map((item, i) => {

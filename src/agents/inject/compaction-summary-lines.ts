@@ -124,6 +124,7 @@ export function changeLine(f: WorkFile, fold: PathFold): string {
   const counts: string[] = [];
   const w = safeCount(f.writes);
   const e = safeCount(f.edits);
+  if (f.deleted === true) counts.push("deleted");
   if (w > 0) counts.push(`${w} write${w === 1 ? "" : "s"}`);
   if (e > 0) counts.push(`${e} edit${e === 1 ? "" : "s"}`);
   const names = arr(f.names).filter((n) => typeof n === "string" && n !== "");

@@ -113,6 +113,24 @@ export class WorkLedger {
     this.files.touch(path, entry);
   }
 
+  /**
+   * A shell command removed `path` (or a directory above it): every changed file at or under
+   * it is marked deleted, until a later edit/write recreates it. Files the session never
+   * changed are not added (a scratch `rm -rf build` is not the session's work). True if any.
+   */
+  onPathRemoved(path: string, now: Date): boolean {
+    const prefix = `${path}/`;
+    let any = false;
+    for (const f of this.files.values()) {
+      if (f.deleted || (f.path !== path && !f.path.startsWith(prefix))) continue;
+      // set in place: a removal is no reason to rank the file up (rankFiles puts it last)
+      f.deleted = true;
+      f.last = now.toISOString();
+      any = true;
+    }
+    return any;
+  }
+
   /** A shell command finished (`ok` false = a real failure; an empty search is ok). */
   onCommand(family: string, command: string, ok: boolean, exit: number | null, now: Date): void {
     const prev = this.commands.get(family);
@@ -170,9 +188,10 @@ export class WorkLedger {
     const requests = [...this.recent].reverse();
     if (this.first !== null) requests.push(this.first);
     return {
-      files: rankFiles(this.files.values()).map(({ order: _o, names, ...f }) => ({
+      files: rankFiles(this.files.values()).map(({ order: _o, names, deleted, ...f }) => ({
         ...f,
         ...(names && names.length > 0 ? { names } : {}),
+        ...(deleted ? { deleted: true } : {}),
         mentions: Math.max(f.mentions, this.mentionsOf(f.path)),
       })),
       commands: this.commands.values().reverse(),
@@ -230,6 +249,8 @@ export class WorkLedger {
         last: asString(o.last, `files[${i}].last`),
         mentions: asNumber(o.mentions, `files[${i}].mentions`),
         order: asNumber(o.order, `files[${i}].order`),
+        // absent in state written before removals were tracked
+        ...(o.deleted === true ? { deleted: true } : {}),
       });
     }
     for (const [i, v] of asArray(d.commands, "commands").entries()) {
@@ -297,7 +318,8 @@ export function rankFiles(files: readonly FileEntry[]): FileEntry[] {
   const n = Math.max(1, files.length);
   const score = (f: FileEntry): number =>
     2 * Math.log2(1 + f.edits + f.writes) + (f.writes > 0 ? 1 : 0) + 1.5 * Math.min(f.mentions, 3) + 4 * (1 - (recencyRank.get(f.path) ?? n) / n);
-  return [...files].sort((a, b) => score(b) - score(a) || b.order - a.order);
+  // a deleted file is no longer part of the working set: after every file still there
+  return [...files].sort((a, b) => Number(a.deleted === true) - Number(b.deleted === true) || score(b) - score(a) || b.order - a.order);
 }
 
 /** This change's names first, then the earlier ones, deduplicated, at most MAX_NAMES_PER_FILE. */
