@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { makeDirs } from "./make-dirs.js";
 import { errorCode, nodeFsOps, type FsOps } from "./fs-ops.js";
 
 export interface AtomicWriteOptions {
@@ -169,7 +170,7 @@ async function claimThenRename(fs: FsOps, tmp: string, target: string, mode: num
 
 /** mkdir -p; the leaf gets mode 0700 (parents created on the way too; existing parents untouched). */
 export async function ensurePrivateDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
-  await fs.mkdir(dir, { recursive: true, mode: DEFAULT_DIR_MODE });
+  await makeDirs(dir, DEFAULT_DIR_MODE, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
   if (process.platform !== "win32") {
     try {
       await fs.chmod(dir, DEFAULT_DIR_MODE);

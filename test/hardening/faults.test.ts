@@ -178,6 +178,19 @@ describe("engine under write faults", () => {
   });
 });
 
+// Node's `mkdir(..., { recursive: true })` never settles under /proc (ENOENT, parent exists, retry):
+// a state dir configured there must fail like any unwritable dir, not hang every turn.
+describe.skipIf(!existsSync("/proc/self"))("a state dir under /proc", () => {
+  it("turns and the compaction checkpoint complete, one line per kind, nothing thrown", async () => {
+    const t = makeEngine({ stateDir: "/proc/self/cm-state" });
+    const messages: AgentMessage[] = [];
+    await runTurns(t, messages, "proc", 4, 0.85);
+    expect(await t.engine.onBeforeCompact(compactEvent(90_000, { messages }), "/ws")).toBeNull();
+    expectOneLinePerKind(t.warnings);
+    expect(t.warnings.join("\n")).toMatch(/ENOENT/);
+  });
+});
+
 describe("real session under write faults", () => {
   let host: Host | undefined;
   afterEach(() => host?.cleanup());

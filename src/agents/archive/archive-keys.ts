@@ -7,6 +7,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
+import { makeDirs } from "../../infra/make-dirs.js";
 import { archiveDir, archiveRoot } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
 
@@ -17,7 +18,7 @@ const written = new Set<string>();
 export async function recordArchiveKey(stateDir: string, sessionKey: string, agent: string | null): Promise<void> {
   const dir = archiveDir(stateDir, sessionKey);
   if (written.has(dir)) return;
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirs(dir, 0o700);
   await writeFileAtomic(path.join(dir, KEY_FILE), `${JSON.stringify({ v: 1, sessionKey, agent })}\n`, { mode: 0o600 });
   written.add(dir);
 }

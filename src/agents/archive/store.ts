@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
+import { makeDirs } from "../../infra/make-dirs.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import { NotAFileError } from "../../infra/capped-read.js";
@@ -392,13 +393,13 @@ async function openMakingDir(file: string, flags: string): Promise<fsp.FileHandl
     return await fsp.open(file, flags, FILE_MODE);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+    await makeDirs(path.dirname(file), DIR_MODE);
     return fsp.open(file, flags, FILE_MODE);
   }
 }
 
 export async function rewriteArchiveFile(file: string, records: readonly ArchiveRecord[]): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+  await makeDirs(path.dirname(file), DIR_MODE);
   await writeFileAtomic(file, serialize(records), { mode: FILE_MODE });
 }
 

@@ -16,7 +16,6 @@ import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
-  mkdirSync,
   openSync,
   readdirSync,
   renameSync,
@@ -25,6 +24,7 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 import { redactSecrets } from "../text/redact.js";
@@ -110,7 +110,7 @@ const madeDirs = new Set<string>();
 
 function ensureDir(dir: string): void {
   if (madeDirs.has(dir)) return;
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  makeDirsSync(dir, DIR_MODE);
   madeDirs.add(dir);
 }
 

@@ -10,6 +10,7 @@
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { errorCode } from "../../infra/fs-ops.js";
+import { makeDirs } from "../../infra/make-dirs.js";
 import { STATE_FILE_NAMES, fileStamp, freePath, readStateFile, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
@@ -113,7 +114,7 @@ export async function releaseHeld(fs: FsOps, session: HeldSession): Promise<void
 
 async function moveToStale(fs: FsOps, dir: string, entry: string): Promise<void> {
   try {
-    await fs.mkdir(path.join(dir, "stale"), { recursive: true, mode: 0o700 });
+    await makeDirs(path.join(dir, "stale"), 0o700, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
     await fs.rename(path.join(dir, entry), path.join(dir, "stale", entry));
   } catch {
     // left in place; reported again on the next load

@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-file.js";
+import { makeDirs } from "../../infra/make-dirs.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
 
@@ -165,7 +166,7 @@ export function fileStamp(d: Date): string {
 export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now: Date): Promise<boolean> {
   const staleDir = path.join(dir, "stale");
   try {
-    await fs.mkdir(staleDir, { recursive: true, mode: 0o700 });
+    await makeDirs(staleDir, 0o700, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
     const dest = await freePath(fs, (n) => path.join(staleDir, `${name}.${fileStamp(now)}${n}.json`));
     await fs.rename(stateFilePath(dir, name), dest);
   } catch {

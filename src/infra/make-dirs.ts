@@ -1,0 +1,86 @@
+/**
+ * mkdir -p without Node's `{ recursive: true }`: under /proc and /sys (a state dir configured
+ * there, or a key dir below one) Node's recursive mkdir loops forever (mkdir says ENOENT, the
+ * parent exists, retry), spinning a thread-pool thread and never settling the promise (Node 20
+ * and 24). Here each level is made once, from the first missing ancestor down; a level that
+ * still says ENOENT after its parent exists is an error the caller reports.
+ * Every directory made gets `mode` (as Node's recursive mkdir does); existing ones are untouched.
+ */
+import { mkdirSync, promises as fsp, statSync } from "node:fs";
+import path from "node:path";
+
+/** Deeper than any real state dir; bounds the recursion on a hostile path. */
+const MAX_LEVELS = 256;
+
+type MkdirOne = (dir: string, opts: { mode: number }) => Promise<unknown>;
+type StatDir = (dir: string) => Promise<{ isDirectory(): boolean }>;
+
+const defaultMkdir: MkdirOne = (dir, opts) => fsp.mkdir(dir, opts);
+const defaultStat: StatDir = (dir) => fsp.stat(dir);
+
+export async function makeDirs(dir: string, mode: number, mkdir: MkdirOne = defaultMkdir, stat: StatDir = defaultStat): Promise<void> {
+  await makeLevel(path.resolve(dir), mode, mkdir, stat, 0);
+}
+
+async function makeLevel(dir: string, mode: number, mkdir: MkdirOne, stat: StatDir, level: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+    return;
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
+    const parent = path.dirname(dir);
+    if (code !== "ENOENT" || parent === dir || level >= MAX_LEVELS) throw err;
+    await makeLevel(parent, mode, mkdir, stat, level + 1);
+  }
+  try {
+    await mkdir(dir, { mode });
+  } catch (err) {
+    if (codeOf(err) !== "EEXIST") throw err;
+    existingDirectory(dir, err, await stat(dir).catch(() => null));
+  }
+}
+
+export function makeDirsSync(dir: string, mode: number): void {
+  makeLevelSync(path.resolve(dir), mode, 0);
+}
+
+function makeLevelSync(dir: string, mode: number, level: number): void {
+  try {
+    mkdirSync(dir, { mode });
+    return;
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
+    const parent = path.dirname(dir);
+    if (code !== "ENOENT" || parent === dir || level >= MAX_LEVELS) throw err;
+    makeLevelSync(parent, mode, level + 1);
+  }
+  try {
+    mkdirSync(dir, { mode });
+  } catch (err) {
+    if (codeOf(err) !== "EEXIST") throw err;
+    existingDirectory(dir, err, statOrNull(dir));
+  }
+}
+
+/** EEXIST is success only for a directory (or a link to one); a file in the way is the error. */
+function existingDirectory(dir: string, err: unknown, st: { isDirectory(): boolean } | null): void {
+  if (st?.isDirectory()) return;
+  throw Object.assign(new Error(`cannot make directory ${JSON.stringify(dir)}: a file that is not a directory is in the way`), {
+    code: "ENOTDIR",
+    cause: err,
+  });
+}
+
+function statOrNull(dir: string): { isDirectory(): boolean } | null {
+  try {
+    return statSync(dir);
+  } catch {
+    return null;
+  }
+}
+
+function codeOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | null)?.code;
+}
