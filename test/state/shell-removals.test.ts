@@ -75,6 +75,12 @@ describe("a removed file in the work ledger, the checkpoint and the restore bloc
     expect(Object.fromEntries(files.map((f) => [f.path, f.deleted === true]))).toEqual({ "scratch.py": true, "src/lib/a.ts": true, "keep.py": false });
     expect(files[0]!.path).toBe("keep.py"); // a file still there ranks before the deleted ones
 
+    const other = await ContextState.load({ stateDir: `${stateDir}-2`, sessionKey: "k", sessionId: "s1", config: CONFIG, logger: { warn: () => {} } });
+    other.captureToolResult({ toolName: "write", input: { path: "/etc/x.conf", content: "a=1\n" }, content: [], isError: false }, "/w");
+    other.captureToolResult({ toolName: "bash", input: { command: "rm -rf --no-preserve-root /" }, content: [], isError: false }, "/w");
+    expect(checkpointOf(other).work!.files[0]!.deleted).toBe(true);
+    await rmDir(`${stateDir}-2`);
+
     await st.flush();
     const reloaded = await load();
     expect(checkpointOf(reloaded).work!.files.find((f) => f.path === "scratch.py")!.deleted).toBe(true);

@@ -119,7 +119,7 @@ export class WorkLedger {
    * changed are not added (a scratch `rm -rf build` is not the session's work). True if any.
    */
   onPathRemoved(path: string, now: Date): boolean {
-    const prefix = `${path}/`;
+    const prefix = path.endsWith("/") ? path : `${path}/`; // "/" itself: everything absolute
     let any = false;
     for (const f of this.files.values()) {
       if (f.deleted || (f.path !== path && !f.path.startsWith(prefix))) continue;
