@@ -10,6 +10,7 @@ import { ContextState } from "../../src/agents/context-state.js";
 import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";
 import { removedPaths } from "../../src/agents/messages/shell-removals.js";
 import { blocksAt } from "../../src/replay/block-at.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 import { CONFIG, rmDir, tempDir } from "./fixtures.js";
 
 describe("removedPaths (shell syntax, not guesses)", () => {
@@ -130,5 +131,5 @@ describe.skipIf(!existsSync(PYDICOM))("replayed session that deleted its scratch
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, TEST_TIMEOUT_MS);
 });
