@@ -23,8 +23,14 @@ import { slotKeyOf } from "./slot-key.js";
 const DEFAULT_WINDOW = 200_000;
 /** a slot's engine, state and bookkeeping */
 const SLOT_BASE_BYTES = 64 * 1024;
-/** a history's messages per token of it (chars/4 estimate; one-byte strings, object overhead) */
-const BYTES_PER_TOKEN = 5;
+/**
+ * Heap bytes of a held history per token of the gauge's reading of it (chars/4; one-byte strings,
+ * message and content-block objects, tool call arguments): measured 860–980 KiB for ~100k
+ * tokens of the real transcripts (`node --expose-gc --import tsx bench/slot-heap.ts --keys 60
+ * --clone 1`: per slot 906–1,025 KiB, 48 KiB of it the slot itself with `--clone 0`). The
+ * request log's latest request holds the same message objects (engine/request-log.ts).
+ */
+const BYTES_PER_TOKEN = 9;
 
 /** What a slot takes from the engine's factory options. */
 export interface SlotOptions {
