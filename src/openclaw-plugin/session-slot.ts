@@ -59,7 +59,22 @@ export class SessionSlot {
 
   /** What this slot holds, for the process cache's memory budget (issue 24). */
   approxBytes(): number {
-    return SLOT_BASE_BYTES + (this.lastIsHistory ? this.lastTokens * BYTES_PER_TOKEN : 0);
+    return SLOT_BASE_BYTES + (this.lastIsHistory || this.engine.requests.latest ? this.lastTokens * BYTES_PER_TOKEN : 0);
+  }
+
+  /**
+   * Over the sessions' memory budget, before the slot is evicted whole: it lets go of the history
+   * it saw last (and the engine's request log of the request that held it), keeping its engine,
+   * state and bookkeeping (SLOT_BASE_BYTES). What follows is what follows an eviction: a commit
+   * continues the gauge from the tokens recorded at its last turn (usageContinuing), compact()
+   * has no history until the next assemble shows it; but the state is not read from disk again
+   * each turn. True when it held a history.
+   */
+  shedHistory(): boolean {
+    const held = this.lastIsHistory || this.lastMessages.length > 0;
+    this.lastMessages = [];
+    this.lastIsHistory = false;
+    return this.engine.requests.forget() || held;
   }
   /** the gauge's last token reading, when compact() gets no currentTokenCount */
   lastTokens = 0;

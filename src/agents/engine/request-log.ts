@@ -192,6 +192,19 @@ export class RequestLog {
     }
   }
 
+  /**
+   * Lets go of the latest request (its messages: a whole history), its aged keys remembered
+   * first; a breakdown then has no request to read, as in a new engine. True when one was held.
+   */
+  forget(): boolean {
+    const r = this.current;
+    if (!r) return false;
+    this.rememberAgedOf(r);
+    this.current = null;
+    this.cached = null;
+    return true;
+  }
+
   get latest(): RequestRecord | null {
     return this.current;
   }
