@@ -64,6 +64,11 @@ export interface GatewayFigures {
   cpuMsPerTurn: number;
   /** time the main thread's event loop was busy per turn (what every other chat waits on) */
   loopBusyMsPerTurn: number;
+  /**
+   * CPU the main thread itself used per turn (Linux: /proc/self/task/<pid>/stat; null elsewhere):
+   * unlike loopBusyMsPerTurn, not inflated by the thread waiting for a core on a loaded machine
+   */
+  mainThreadCpuMsPerTurn: number | null;
   rssMiB: { start: number; end: number; peak: number };
   inFlight: { turns: number; eventLoopDelayMs: { p99: number; max: number }; stallsOver100Ms: number; assembleMs: { median: number; p99: number }; commitTurnMs: { median: number; p99: number } } | null;
   gaugeLostHistory: number;
@@ -126,6 +131,18 @@ async function coldArchiveTemplate(root: string, n: number, sources: AgentMessag
   }
   await archive.indexInBackground();
   return archiveDir(stateDir, key);
+}
+
+/** The main thread's user + system CPU in ms (its task's stat on Linux), or null. */
+function mainThreadCpuMs(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    // fields after the ")" that closes the command name: utime and stime are the 12th and 13th
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
 }
 
 function mib(bytes: number): number {
@@ -216,6 +233,7 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
     const watch = new LoopWatch();
     const profile = await startProfile();
     const cpu0 = process.cpuUsage();
+    const main0 = mainThreadCpuMs();
     const elu0 = performance.eventLoopUtilization();
     watch.start();
     let turns = 0;
@@ -235,6 +253,7 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
     }
     const loop = watch.stop();
     const cpu = process.cpuUsage(cpu0);
+    const main1 = mainThreadCpuMs();
     const elu = performance.eventLoopUtilization(elu0);
     await profile?.();
     const rssEnd = process.memoryUsage().rss;
@@ -280,6 +299,7 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
       searchColdMs: s ? { median: round1(s.median), max: round1(s.max) } : null,
       cpuMsPerTurn: round1((cpu.user + cpu.system) / 1000 / turns),
       loopBusyMsPerTurn: round1(elu.active / turns),
+      mainThreadCpuMsPerTurn: main0 !== null && main1 !== null ? round1((main1 - main0) / turns) : null,
       rssMiB: { start: mib(rssStart), end: mib(rssEnd), peak: mib(Math.max(peak, rssEnd)) },
       inFlight,
       gaugeLostHistory: lost,

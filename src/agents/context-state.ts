@@ -456,22 +456,23 @@ export class ContextState {
   // ------------------------------------------------------------ persistence
 
   /**
-   * Writes the changed files (each atomically). Never throws: a failure is logged once
-   * and the files stay dirty for the next flush. Calls are serialized.
+   * Writes the changed files (each atomically; fsync'd only when `durable`: a turn's flush is
+   * not, the reset after a checkpoint is, state/state-files.ts says why). Never throws: a
+   * failure is logged once and the files stay dirty for the next flush. Calls are serialized.
    */
-  flush(): Promise<void> {
-    this.flushChain = this.flushChain.then(() => this.flushNow());
+  flush(opts: { durable?: boolean } = {}): Promise<void> {
+    this.flushChain = this.flushChain.then(() => this.flushNow(opts.durable ?? false));
     return this.flushChain;
   }
 
-  private async flushNow(): Promise<void> {
+  private async flushNow(durable: boolean): Promise<void> {
     if (this.dirtyFiles.size === 0) return;
     const names = [...this.dirtyFiles];
     this.dirtyFiles.clear();
     const now = new Date().toISOString();
     const files = names.map((name) => ({ name, text: () => stateFileText(this.opts.sessionKey, this.opts.sessionId, now, stateFileData(this.acc, name)) }));
-    // side by side, the directory fsync'd once: the flush costs the slowest file, not the sum
-    const failed = await writeStateFiles(this.fs, this.dir, files);
+    // side by side (the directory fsync'd once when durable): the flush costs the slowest file, not the sum
+    const failed = await writeStateFiles(this.fs, this.dir, files, { durable });
     for (const { name } of failed) this.dirtyFiles.add(name);
     if (failed.length > 0) this.log.fail("state write", failed[0]!.error);
     else this.log.clear("state write");
@@ -484,7 +485,7 @@ export class ContextState {
   async reset(): Promise<void> {
     this.acc.clearCheckpointed();
     for (const name of STATE_FILE_NAMES) this.mark(name);
-    await this.flush();
+    await this.flush({ durable: true });
   }
 }
 

@@ -32,12 +32,16 @@ export class BudgetCache<K, V> {
    * @param budgetBytes most estimated bytes held (at least the newest entry is always kept)
    * @param weigh an entry's estimated bytes, asked again by `reweigh` when it grew
    * @param onEvict an evicted entry (to release what it holds); never throws into the caller
+   * @param shed lightens an entry in place (drops what can be had again), true when it did: over
+   *   the budget, the least recently used entries are lightened first, oldest first, and only
+   *   then evicted whole. Never throws into the caller.
    */
   constructor(
     readonly name: string,
     private budgetBytes: number,
     private readonly weigh: (value: V) => number,
     private readonly onEvict?: (key: K, value: V) => void,
+    private readonly shed?: (key: K, value: V) => boolean,
   ) {}
 
   get size(): number {
@@ -100,6 +104,7 @@ export class BudgetCache<K, V> {
   }
 
   private evict(): void {
+    if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
     while (this.bytes > this.budgetBytes && this.map.size > 1) {
       const [key, e] = this.map.entries().next().value as [K, { value: V; weight: number }];
       this.map.delete(key);
@@ -110,6 +115,24 @@ export class BudgetCache<K, V> {
       } catch (err) {
         debugLog(`${this.name} cache`, err);
       }
+    }
+  }
+
+  /** Lightens entries, oldest first, until the budget holds (the newest entry is left whole). */
+  private lighten(shed: (key: K, value: V) => boolean): void {
+    let left = this.map.size - 1;
+    for (const [key, e] of this.map) {
+      if (this.bytes <= this.budgetBytes || left-- <= 0) return;
+      let lighter = false;
+      try {
+        lighter = shed(key, e.value);
+      } catch (err) {
+        debugLog(`${this.name} cache`, err);
+      }
+      if (!lighter) continue;
+      const weight = Math.max(0, this.weigh(e.value));
+      this.bytes += weight - e.weight;
+      e.weight = weight;
     }
   }
 

@@ -72,7 +72,14 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
  * from disk (its gauge from the tokens recorded at its last turn: SessionSlot.finishTurn).
  */
 const processSlots = (): BudgetCache<string, SessionSlot> =>
-  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>("session slot", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"), (slot) => slot.approxBytes()));
+  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>(
+      "session slot",
+      cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"),
+      (slot) => slot.approxBytes(),
+      undefined,
+      // the histories go first, the slots (engine and state, read from disk again) last
+      (_key, slot) => slot.shedHistory(),
+    ));
 
 export class ContextManagerContextEngine implements ContextEngineShape {
   readonly info: ContextEngineInfo = {

@@ -23,8 +23,14 @@ import { slotKeyOf } from "./slot-key.js";
 const DEFAULT_WINDOW = 200_000;
 /** a slot's engine, state and bookkeeping */
 const SLOT_BASE_BYTES = 64 * 1024;
-/** a history's messages per token of it (chars/4 estimate; one-byte strings, object overhead) */
-const BYTES_PER_TOKEN = 5;
+/**
+ * Heap bytes of a held history per token of the gauge's reading of it (chars/4; one-byte strings,
+ * message and content-block objects, tool call arguments): measured 860–980 KiB for ~100k
+ * tokens of the real transcripts (`node --expose-gc --import tsx bench/slot-heap.ts --keys 60
+ * --clone 1`: per slot 906–1,025 KiB, 48 KiB of it the slot itself with `--clone 0`). The
+ * request log's latest request holds the same message objects (engine/request-log.ts).
+ */
+const BYTES_PER_TOKEN = 9;
 
 /** What a slot takes from the engine's factory options. */
 export interface SlotOptions {
@@ -53,7 +59,22 @@ export class SessionSlot {
 
   /** What this slot holds, for the process cache's memory budget (issue 24). */
   approxBytes(): number {
-    return SLOT_BASE_BYTES + (this.lastIsHistory ? this.lastTokens * BYTES_PER_TOKEN : 0);
+    return SLOT_BASE_BYTES + (this.lastIsHistory || this.engine.requests.latest ? this.lastTokens * BYTES_PER_TOKEN : 0);
+  }
+
+  /**
+   * Over the sessions' memory budget, before the slot is evicted whole: it lets go of the history
+   * it saw last (and the engine's request log of the request that held it), keeping its engine,
+   * state and bookkeeping (SLOT_BASE_BYTES). What follows is what follows an eviction: a commit
+   * continues the gauge from the tokens recorded at its last turn (usageContinuing), compact()
+   * has no history until the next assemble shows it; but the state is not read from disk again
+   * each turn. True when it held a history.
+   */
+  shedHistory(): boolean {
+    const held = this.lastIsHistory || this.lastMessages.length > 0;
+    this.lastMessages = [];
+    this.lastIsHistory = false;
+    return this.engine.requests.forget() || held;
   }
   /** the gauge's last token reading, when compact() gets no currentTokenCount */
   lastTokens = 0;

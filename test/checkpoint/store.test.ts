@@ -364,3 +364,12 @@ describe("write path cost", () => {
     expect(fifth.checkpoint.meta.previous_checkpoint).toBe("cp_003");
   });
 });
+
+describe("temp file names", () => {
+  it("are unique within the process and match TEMP_FILE_RE (the stale-temp sweep finds them)", async () => {
+    const { tempPathFor: tmpName, TEMP_FILE_RE: re } = await import("../../src/infra/atomic-file.js");
+    const names = Array.from({ length: 1000 }, () => tmpName("/d/cp_001.yaml"));
+    expect(new Set(names).size).toBe(1000);
+    for (const n of names.slice(0, 50)) expect(re.test(n.slice(3))).toBe(true);
+  });
+});

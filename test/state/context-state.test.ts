@@ -220,6 +220,27 @@ describe("persistence", () => {
     const env = JSON.parse(await fs.readFile(path.join(st.dir, "decisions.json"), "utf8"));
     expect(env).toMatchObject({ version: 1, session_id: "s1", session_key: "telegram:user1", data: { items: [{ what: "Use SQLite" }] } });
   });
+  it("a turn's flush is atomic without fsync; the reset after a checkpoint is fsync'd, files and directory", async () => {
+    const syncs: string[] = [];
+    const spy: FsOps = {
+      ...nodeFsOps,
+      open: async (p, flags, mode) => {
+        const fh = await nodeFsOps.open(p, flags, mode);
+        return { ...fh, writeFile: (d) => fh.writeFile(d), close: () => fh.close(), sync: () => (syncs.push(path.basename(p)), fh.sync()) };
+      },
+    };
+    const st = await load({ fs: spy });
+    st.addNote("decision", "Use SQLite");
+    await st.flush();
+    expect(syncs).toEqual([]);
+    const env = JSON.parse(await fs.readFile(path.join(st.dir, "decisions.json"), "utf8"));
+    expect(env.data.items[0].what).toBe("Use SQLite");
+    expect((await fs.readdir(st.dir)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    await st.reset();
+    // six temp files, then the directory once
+    expect(syncs).toHaveLength(7);
+    expect(syncs.filter((n) => n.endsWith(".tmp"))).toHaveLength(6);
+  });
   it("a failed write keeps the file dirty, logs once, never throws", async () => {
     let fail = true;
     const flaky: FsOps = { ...nodeFsOps, rename: async (a, b) => { if (fail) throw Object.assign(new Error("no space"), { code: "ENOSPC" }); return nodeFsOps.rename(a, b); } };

@@ -13,17 +13,15 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import { sessionLog } from "./session-log.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AppendResult, ArchiveLimits } from "../archive/archive.js";
-import { appendToTail } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { renderSearchResult } from "../archive/recall-render.js";
 import { renderRecalledContext } from "../archive/recall-block.js";
 import { knowledgeFile } from "../archive/knowledge-store.js";
-import { segmentsOfSliced, stripInjectedBlocks } from "../archive/segments.js";
+import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
-import { stashedTextResolver } from "../archive/stashed-text.js";
 import { visibleText } from "../archive/recall-visible.js";
 import { searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
@@ -110,11 +108,11 @@ export async function archiveMessages(engine: ContextManagerEngine, messages: re
   if (!engine.runtime.config.archive) return null;
   const log = logOf(locationOf(engine));
   try {
-    const drafts = await segmentsOfSliced(messages, stashedTextResolver(engine.runtime.stateDir));
-    const at = locationOf(engine);
-    const ref = refOf(at);
-    // O(these segments): the archive is not loaded for an append (tail-append.ts)
-    const result = await appendToTail(at.stateDir, at.sessionKey, drafts, { session: engine.identity.sessionId, compaction: engine.compactions + 1 }, ref.limits);
+    const ref = refOf(locationOf(engine));
+    // in the archive worker: redacting and cutting the messages into segments is O(messages)
+    // and the append O(these segments), the archive is not loaded (tail-append.ts)
+    const origin = { session: engine.identity.sessionId, compaction: engine.compactions + 1 };
+    const result = await archiveWorker().call("append", { ...ref, messages: messages as AgentMessage[], origin });
     log.clear("archive write");
     if (result.added > 0) bumpArchiveGeneration(engine);
     if (result.overLimit) void archiveWorker().call("compact", ref).catch((e: unknown) => log.fail("archive eviction", e));

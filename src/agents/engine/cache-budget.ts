@@ -4,7 +4,6 @@
  * out is read again from disk in O(new messages) (issue 24).
  */
 import type { ContextManagerConfig } from "../context-manager-config.js";
-import { setTailBudget } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { cacheBudgetBytes } from "./cache-shares.js";
 import { setTrimBudgets } from "./trim-caches.js";
@@ -21,8 +20,8 @@ let applied: number | null = null;
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   if (applied === config.cacheMemoryMiB) return;
   applied = config.cacheMemoryMiB;
-  archiveWorker().setBudget(cacheBudgetBytes(config, "archives"));
-  setTailBudget(cacheBudgetBytes(config, "archiveTails"));
+  // the tails are followed where the appends run: the worker (and this thread when none can run)
+  archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"));
   setTrimBudgets(config);
   setBreakdownBudget(config);
 }

@@ -29,6 +29,7 @@ import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
+import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 import type { ContextDecision, DraftExtra, EngineSession } from "./engine-shapes.js";
@@ -264,11 +265,15 @@ export class ContextManagerEngine {
       await this.idle();
       const state = await this.ensureState();
       if (!state) return;
+      // every slice takes its turn (infra/slice-gate.ts), the first too: commits that start
+      // together (a gateway's chats in flight) run one slice per iteration of the event loop
+      await nextSlice();
+      await this.idle();
       let since = performance.now();
       for (let end = Math.max(1, history.length - count + 1); end < history.length; end++) {
         state.captureMessages(history, end);
         if (performance.now() - since > CAPTURE_SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextSlice();
           await this.idle();
           since = performance.now();
         }

@@ -36,8 +36,10 @@ function agedFor(engine: ContextManagerEngine): AgedOffload {
     a = new AgedOffload(settings, where);
   }
   registry.set(key, a); // weighed again: it grows with the session
-  // errors go to the engine of the run at hand
-  a.onError = (e) => engine.log.fail("artifact stash", e);
+  // errors go to the log of the run at hand; the log, not the engine: a memory kept past its
+  // engine's slot must not keep the engine (its request log's history, its state) alive with it
+  const log = engine.log;
+  a.onError = (e) => log.fail("artifact stash", e);
   return a;
 }
 

@@ -128,15 +128,21 @@ export class RequestLog {
   }
 
   private current: RequestRecord | null = null;
-  private previous: RequestRecord | null = null;
   private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
   private warmScheduled = false;
 
-  /** O(1): the request just prepared becomes the latest; its new tool calls are sized after it has gone out. */
+  /**
+   * O(1): the request just prepared becomes the latest; its new tool calls are sized after it has
+   * gone out. The request before is let go: what a breakdown needs of it, its aged keys, was
+   * remembered after it went out (warmCalls), or is here when two requests came without a turn of
+   * the event loop between them. Holding its messages would keep a second history per session
+   * alive whenever the host hands each request fresh message objects (issue 24: the slot's memory).
+   */
   record(r: RequestRecord): void {
-    this.previous = this.current;
+    const before = this.current;
+    if (before) this.rememberAgedOf(before);
     this.current = r;
     seqOf.set(r, ++this.history().seq);
     if (this.warmScheduled) return;
@@ -168,13 +174,35 @@ export class RequestLog {
     if (!r) return 0;
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
-      rememberAged(this.history(), seqOf.get(r) ?? 0, r);
+      this.rememberAgedOf(r);
       const sized = this.calls().warm(r.unaged);
       if (sized > 0) this.reweighCalls();
       return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
     }
+  }
+
+  /** Never throws: the aged keys are a report's cache. */
+  private rememberAgedOf(r: RequestRecord): void {
+    try {
+      rememberAged(this.history(), seqOf.get(r) ?? 0, r);
+    } catch {
+      // a breakdown then reads the request before as unknown, as before any request
+    }
+  }
+
+  /**
+   * Lets go of the latest request (its messages: a whole history), its aged keys remembered
+   * first; a breakdown then has no request to read, as in a new engine. True when one was held.
+   */
+  forget(): boolean {
+    const r = this.current;
+    if (!r) return false;
+    this.rememberAgedOf(r);
+    this.current = null;
+    this.cached = null;
+    return true;
   }
 
   get latest(): RequestRecord | null {
@@ -188,10 +216,8 @@ export class RequestLog {
     try {
       const host = record.host;
       const calls = this.calls();
-      const prev = record === this.current ? this.previous : null;
       const s = seqOf.get(record) ?? 0;
       const h = this.history();
-      if (prev) rememberAged(h, seqOf.get(prev) ?? 0, prev);
       // requests before this one, newest first: the measured reply answered one of them
       const before = h.recent.filter((e) => e.seq < s).reverse();
       const previousAged = before[0]?.seq === s - 1 ? before[0].keys : null;

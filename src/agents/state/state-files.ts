@@ -124,7 +124,7 @@ export function stateFileText(sessionKey: string, sessionId: string | null, upda
  * mid-session, or it could not be created on a full disk): recreate it once and retry,
  * so capture resumes on its own when the fault clears.
  */
-export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, opts: { syncDir?: boolean } = {}): Promise<void> {
+export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, opts: { syncDir?: boolean; durable?: boolean } = {}): Promise<void> {
   const file = stateFilePath(dir, name);
   try {
     await writeFileAtomic(file, text, { fs, ...opts });
@@ -136,21 +136,25 @@ export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName
 }
 
 /**
- * Several state files of one directory at once: each replaced atomically and fsync'd, written
- * side by side (a turn's flush waits for the slowest, not for the sum), then the directory
- * fsync'd once for all the renames. Each file's text is made when its write starts, the event
- * loop let through in between (one file's text, not all of them, is one stretch of the loop).
+ * Several state files of one directory at once, each replaced atomically (tmp + rename) and
+ * written side by side (a turn's flush waits for the slowest, not for the sum). Each file's text
+ * is made when its write starts, the event loop let through in between (one file's text, not all
+ * of them, is one stretch of the loop). `durable` (default true): each file fsync'd, then the
+ * directory once for all the renames; false: all-or-nothing against a process crash, without the
+ * fsyncs (a turn's flush: spec §7.3 keeps state files "best effort" across an exit, and a file a
+ * power loss leaves empty or torn is moved aside as stale on the next load, never merged).
  * The names whose write failed are returned with their error.
  */
-export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>): Promise<Array<{ name: StateFileName; error: unknown }>> {
+export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>, opts: { durable?: boolean } = {}): Promise<Array<{ name: StateFileName; error: unknown }>> {
+  const durable = opts.durable ?? true;
   const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
   for (const { name, text } of files) {
     if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const write = (async () => writeStateFile(fs, dir, name, text(), { syncDir: false }))();
+    const write = (async () => writeStateFile(fs, dir, name, text(), { syncDir: false, durable }))();
     writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
   }
   const failed = (await Promise.all(writes)).filter((f): f is { name: StateFileName; error: unknown } => f !== null);
-  if (failed.length < files.length) await syncDir(dir, fs);
+  if (durable && failed.length < files.length) await syncDir(dir, fs);
   return failed;
 }
 

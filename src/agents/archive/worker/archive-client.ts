@@ -83,7 +83,7 @@ export class ArchiveWorkerClient {
   private nextId = 1;
   /** deaths before the worker said it was ready, in a row: the environment cannot run it */
   private startFailures = 0;
-  private budget: number | null = null;
+  private budget: { bytes: number; tailBytes?: number } | null = null;
   private readonly heapMiB: number | undefined;
   private readonly evalSource: string | undefined;
   /** deaths under a request, for tests and the debug log */
@@ -114,7 +114,7 @@ export class ArchiveWorkerClient {
       w.on("error", (e) => this.died(w, e));
       w.on("exit", (code) => this.died(w, new Error(`archive worker exited (${code})`)));
       this.worker = w;
-      if (this.budget !== null) this.post(w, { id: this.nextId++, op: "budget", args: { bytes: this.budget } });
+      if (this.budget !== null) this.post(w, { id: this.nextId++, op: "budget", args: this.budget });
       return w;
     } catch (e) {
       debugLog("archive worker", e);
@@ -181,20 +181,29 @@ export class ArchiveWorkerClient {
     const w = this.start();
     if (!w) return runInThread(op, args);
     const id = this.nextId++;
+    try {
+      // structured clone happens here: what cannot be cloned (a host's message carrying a
+      // function, say) is never lost, it is worked on in this thread instead
+      this.post(w, { id, op, args } as WorkerRequest);
+    } catch (e) {
+      if ((e as Error)?.name !== "DataCloneError") return Promise.reject(e as Error);
+      debugLog("archive worker", e);
+      return runInThread(op, args);
+    }
     return new Promise<WorkerReplies[O]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       // a pending request keeps the process alive (a CLI awaiting a search), an idle worker does not
       w.ref();
-      this.post(w, { id, op, args } as WorkerRequest);
     });
   }
 
-  setBudget(bytes: number): void {
-    if (this.budget === bytes) return;
-    this.budget = bytes;
-    inThread.setArchiveBudget(bytes);
+  /** The archives' budget, and the append tails' (tail-append.ts), here and in the worker. */
+  setBudget(bytes: number, tailBytes?: number): void {
+    if (this.budget?.bytes === bytes && this.budget.tailBytes === tailBytes) return;
+    this.budget = tailBytes === undefined ? { bytes } : { bytes, tailBytes };
+    inThread.setBudgets(this.budget);
     const w = this.worker;
-    if (w) this.post(w, { id: this.nextId++, op: "budget", args: { bytes } });
+    if (w) this.post(w, { id: this.nextId++, op: "budget", args: this.budget });
   }
 
   /** Stops the worker (tests that start their own client). */
@@ -213,7 +222,8 @@ function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplie
     compact: () => inThread.compact(a),
     warm: () => inThread.warm(a),
     drop: () => inThread.drop(a),
-    budget: () => inThread.setArchiveBudget((args as { bytes: number }).bytes),
+    append: () => inThread.appendMessages(a),
+    budget: () => inThread.setBudgets(a),
   };
   return Promise.resolve(run[op]()) as Promise<WorkerReplies[O]>;
 }

@@ -13,6 +13,10 @@ import { debugLog } from "../../../infra/debug-log.js";
 import { type ArchiveLimits, SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
 import { type KnowledgeHit, knowledgeIndex, searchKnowledge } from "../knowledge-search.js";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { segmentsOfSliced } from "../segments.js";
+import { stashedTextResolver } from "../stashed-text.js";
+import { appendToTail, setTailBudget, type TailAppendResult } from "../tail-append.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
 export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
@@ -85,6 +89,28 @@ export async function search(req: SearchRequest): Promise<SearchReply> {
     ...(visible ? { skipTerm: (t: string) => visible.includes(t) } : {}),
   });
   return { ready: true, hits, size: archive.size };
+}
+
+export interface AppendRequest extends ArchiveRef {
+  /** a committed turn or a compacted span, as the host gave it (structured-cloned to the worker) */
+  messages: AgentMessage[];
+  origin: { session: string; compaction: number };
+}
+
+/**
+ * Archives messages: redacted and cut into segments, then appended to the archive's file without
+ * loading it (tail-append.ts). Run in the worker, a turn's O(turn) redaction and chunking leave the
+ * gateway's event loop; a search of the same archive reads the appended lines at its next refresh.
+ */
+export async function appendMessages(req: AppendRequest): Promise<TailAppendResult> {
+  const drafts = await segmentsOfSliced(req.messages, stashedTextResolver(req.stateDir));
+  return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
+}
+
+/** The worker's budgets: its loaded archives and, when given, the append tails it follows. */
+export function setBudgets(b: { bytes: number; tailBytes?: number }): void {
+  setArchiveBudget(b.bytes);
+  if (b.tailBytes !== undefined) setTailBudget(b.tailBytes);
 }
 
 /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */

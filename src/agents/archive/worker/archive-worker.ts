@@ -3,7 +3,7 @@
  * requests with archive-host.ts, one message per request, `{ id, ok, value | error }`.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { compact, drop, search, searchKnowledgeFile, setArchiveBudget, warm } from "./archive-host.js";
+import { appendMessages, compact, drop, search, searchKnowledgeFile, setBudgets, warm } from "./archive-host.js";
 import { READY_ID, WORKER_ROLE, type WorkerRequest } from "./protocol.js";
 
 async function run(req: WorkerRequest): Promise<unknown> {
@@ -18,8 +18,10 @@ async function run(req: WorkerRequest): Promise<unknown> {
       return warm(req.args);
     case "drop":
       return drop(req.args);
+    case "append":
+      return appendMessages(req.args);
     case "budget":
-      return setArchiveBudget(req.args.bytes);
+      return setBudgets(req.args);
   }
 }
 

@@ -1,5 +1,6 @@
 /** Messages between the main thread and the archive worker (archive-client.ts, archive-worker.ts). */
-import type { ArchiveRef, KnowledgeSearchRequest, SearchReply, SearchRequest } from "./archive-host.js";
+import type { AppendRequest, ArchiveRef, KnowledgeSearchRequest, SearchReply, SearchRequest } from "./archive-host.js";
+import type { TailAppendResult } from "../tail-append.js";
 import type { KnowledgeHit } from "../knowledge-search.js";
 
 export type WorkerRequest =
@@ -8,7 +9,8 @@ export type WorkerRequest =
   | { id: number; op: "compact"; args: ArchiveRef }
   | { id: number; op: "warm"; args: ArchiveRef }
   | { id: number; op: "drop"; args: Pick<ArchiveRef, "stateDir" | "sessionKey"> }
-  | { id: number; op: "budget"; args: { bytes: number } };
+  | { id: number; op: "append"; args: AppendRequest }
+  | { id: number; op: "budget"; args: { bytes: number; tailBytes?: number } };
 
 export interface WorkerReplies {
   search: SearchReply;
@@ -16,6 +18,7 @@ export interface WorkerReplies {
   compact: number;
   warm: number;
   drop: void;
+  append: TailAppendResult;
   budget: void;
 }
 
