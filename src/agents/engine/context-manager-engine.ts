@@ -32,6 +32,7 @@ import { RequestLog } from "./request-log.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
+import { archiveWorker } from "../archive/worker/archive-client.js";
 import type { ContextDecision, DraftExtra, EngineSession } from "./engine-shapes.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
@@ -292,6 +293,8 @@ export class ContextManagerEngine {
       const state = await this.ensureState();
       if (state) state.captureMessages(messages);
       const action = gaugeAction(reading, this.runtime.config);
+      // a compaction is near: its archive append must not wait for the worker's start
+      if (action !== "none" && this.runtime.config.archive) archiveWorker().prestart();
       let checkpointWrite: Promise<Checkpoint | null> | undefined;
       if (action === "checkpoint" && state && !this.isDuplicate(reading)) checkpointWrite = this.startAutoCheckpoint(state, reading);
       if (state) this.scheduleFlush(state);

@@ -197,6 +197,14 @@ export class ArchiveWorkerClient {
     });
   }
 
+  /**
+   * Starts the worker now, without a request (O(1) once started): a compaction coming soon then
+   * does not wait for the worker's start (~0.8 s under tsx) on its archive append.
+   */
+  prestart(): void {
+    this.start();
+  }
+
   /** The archives' budget, and the append tails' (tail-append.ts), here and in the worker. */
   setBudget(bytes: number, tailBytes?: number): void {
     if (this.budget?.bytes === bytes && this.budget.tailBytes === tailBytes) return;
