@@ -108,11 +108,13 @@ export class ArchiveWorkerClient {
     }
     try {
       const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(this.heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: this.heapMiB } } : {}) });
-      w.unref();
       this.ready = false;
       w.on("message", (m: WorkerReply) => this.settle(m));
       w.on("error", (e) => this.died(w, e));
       w.on("exit", (code) => this.died(w, new Error(`archive worker exited (${code})`)));
+      // after the listeners: adding a "message" listener refs the worker's port again, and an idle
+      // worker started ahead of any request (prestart) then kept a CLI from exiting
+      w.unref();
       this.worker = w;
       if (this.budget !== null) this.post(w, { id: this.nextId++, op: "budget", args: this.budget });
       return w;
