@@ -14,7 +14,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { type CallSizes, toolCallChars } from "./call-sizes.js";
+import type { CallSizes } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
 import { describeItemMemo } from "./items.js";
 import { AgedLookup, measurePass } from "./pass.js";
@@ -185,16 +185,18 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const flags = new Uint8Array(aging ? aging.sent.length : 0);
   if (aging) {
     const { sent, unaged } = aging;
+    input.calls?.aged.begin();
     for (let i = 0; i < sent.length; i++) {
       const stub = sent[i]!;
       const whole = unaged[i]!;
       if (stub === whole) continue;
       flags[i] = 1;
       agedCount++;
-      const cut = measureMessage(whole, false, scratch, input.calls) - measureMessage(stub, true, scratch);
+      const cut = measureMessage(whole, false, scratch, input.calls?.aged) - measureMessage(stub, true, scratch);
       removedChars += Math.max(0, cut);
       if (i < measuredInSent && previous !== null && !previous.has(agedKey(whole) ?? "")) newlyAgedChars += Math.max(0, cut);
     }
+    input.calls?.aged.end();
   }
 
   if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
@@ -205,7 +207,6 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     definitions.push({ tool: t.name, chars });
   }
 
-  const callChars = (b: Parameters<typeof toolCallChars>[0]) => (input.calls ? input.calls.of(b) : toolCallChars(b));
   const top = measurePass(messages, new AgedLookup(aging?.sent ?? [], flags, agedCount), measured, prefix, trailing, input.calls);
 
   const hostKnown = host.systemPrompt !== null && host.tools !== null;
@@ -234,7 +235,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const byTool = new Map<string, number>();
   prefix.addToolsTo(byTool, scale / 4);
   trailing.addToolsTo(byTool, 1 / 4);
-  const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index]), callChars));
+  const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index])));
   const window = Math.max(0, input.contextWindow);
   return {
     total_tokens: total,
