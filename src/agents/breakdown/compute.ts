@@ -113,13 +113,17 @@ function swappedAt(view: AgingView | null | undefined): number[] | null {
   return out;
 }
 
-/** A swapped message's identity across requests (positions shift when history is compacted). */
+/**
+ * A swapped message's identity across requests (positions shift when history is compacted): a
+ * result's call id as it is (no string built per aged result on every breakdown), a reply's
+ * call ids after a NUL (which no id holds).
+ */
 function agedKey(m: AgentMessage): string | null {
   const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
-  if (o.role === "toolResult" && typeof o.toolCallId === "string") return `r:${o.toolCallId}`;
+  if (o.role === "toolResult" && typeof o.toolCallId === "string") return o.toolCallId;
   if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
   const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
-  return ids.length > 0 ? `a:${ids.join(",")}` : null;
+  return ids.length > 0 ? `\u0000${ids.join(",")}` : null;
 }
 
 /**
