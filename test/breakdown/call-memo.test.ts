@@ -14,6 +14,7 @@ import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { RequestLog } from "../../src/agents/engine/request-log.js";
 import { sessionCallSizes, setBreakdownBudget } from "../../src/agents/engine/breakdown-caches.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
+import { cacheBudgetBytes } from "../../src/agents/engine/cache-shares.js";
 
 const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
 const call = (id: string, args: object, ts: number) =>
@@ -149,6 +150,43 @@ describe("tool call sizes kept per session key across engines", () => {
       expect(sessionCallSizes().peek(a)!.stringified).toBe(20);
     } finally {
       setBreakdownBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
+    }
+  });
+});
+
+/**
+ * What a key's sizes weigh (issue 27): 12 bytes per reply with calls and 8 per call, no ids
+ * kept, so a few hundred long sessions fit the default share (with ~128 bytes per call, ~40 keys
+ * of 900 messages did, and 200 keys in turn evicted each other).
+ */
+describe("tool call sizes per key: compact", () => {
+  const logSettings = { contextWindow: 100_000, checkpointThreshold: 0.8 };
+  const host = { systemPrompt: "sys", tools: () => [] };
+  const record = (messages: AgentMessage[]) => ({ unaged: messages, sent: messages, final: messages, host, tokens: 1, contextWindow: 100_000 });
+
+  it("weighs 12 bytes per reply and 8 per call (plus ~1 KB), and 200 keys of 450 calls (~900 messages) all stay", () => {
+    const h = history(450);
+    const log = new RequestLog(`test-key-compact-${Math.random()}`);
+    log.record(record(structuredClone(h)));
+    log.warmCalls();
+    log.breakdown(logSettings);
+    const one = new CallSizes();
+    one.warm(h);
+    expect(one.approxBytes()).toBeLessThanOrEqual(1200 + 450 * 12 + 450 * 8);
+    expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "breakdowns") / one.approxBytes())).toBeGreaterThanOrEqual(300);
+    // 200 keys, round robin twice: the second round sizes nothing again
+    const keys = Array.from({ length: 200 }, (_, i) => `test-key-rr-${i}-${Math.random()}`);
+    for (const k of keys) {
+      const l = new RequestLog(k);
+      l.record(record(h));
+      l.warmCalls();
+    }
+    for (const k of keys) {
+      const l = new RequestLog(k);
+      l.record(record(structuredClone(h)));
+      l.warmCalls();
+      l.breakdown(logSettings);
+      expect(sessionCallSizes().peek(k)?.stringified).toBe(450);
     }
   });
 });

@@ -11,15 +11,7 @@ import type { ContextBreakdown } from "../context-checkpoint-schema.js";
 import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
-import { sessionCallSizes } from "./breakdown-caches.js";
-import { LruMap } from "../state/lru.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
-
-/**
- * The phrase per session, process-wide: OpenClaw's runner makes a new engine (so a new log)
- * for every inbound message, and the first gauge line of each run would otherwise lack it.
- */
-const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSingleton("openclaw.contextManager.gaugePhrases", () => new LruMap(64));
+import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCallSizes } from "./breakdown-caches.js";
 
 /**
  * What a session's latest requests had aged (their agedKeys), by request number and by the
@@ -33,24 +25,41 @@ interface AgedRequest {
   /** messageKey of the request's last message: the one its reply follows */
   end: string | null;
   keys: Set<string>;
+  /** estimated bytes: the entry, its end key, each aged key (a Set entry and its string) */
+  bytes: number;
 }
-interface AgedHistory {
+class AgedHistory {
   /** requests recorded so far */
-  seq: number;
+  seq = 0;
   /** the latest requests' aged keys, oldest first */
-  recent: AgedRequest[];
+  recent: AgedRequest[] = [];
+
+  approxBytes(): number {
+    let n = 160;
+    for (const r of this.recent) n += r.bytes;
+    return n;
+  }
 }
 /** Requests remembered per session: replies aborted in a row beyond this fall back to the request before. */
 const AGED_KEPT = 16;
-const agedHistories = (): LruMap<string, AgedHistory> => globalSingleton("openclaw.contextManager.agedHistories", () => new LruMap(64));
-const newHistory = (): AgedHistory => ({ seq: 0, recent: [] });
+const agedHistories = () => agedHistoryCache<AgedHistory>();
+const newHistory = (): AgedHistory => new AgedHistory();
+
+/** What one request's aged keys weigh (cache budget). */
+function agedBytes(end: string | null, keys: ReadonlySet<string>): number {
+  let n = 96 + 2 * (end?.length ?? 0);
+  for (const k of keys) n += 48 + 2 * k.length;
+  return n;
+}
 /** the request number of each record */
 const seqOf = new WeakMap<RequestRecord, number>();
 
 /** Remembers what request `seq` aged (once). */
 function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
   if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
-  h.recent.push({ seq, end: messageKey(r.unaged[r.unaged.length - 1]), keys: agedKeys({ unaged: r.unaged, sent: r.sent }) });
+  const end = messageKey(r.unaged[r.unaged.length - 1]);
+  const keys = agedKeys({ unaged: r.unaged, sent: r.sent });
+  h.recent.push({ seq, end, keys, bytes: agedBytes(end, keys) });
   h.recent.sort((a, b) => a.seq - b.seq);
   if (h.recent.length > AGED_KEPT) h.recent.splice(0, h.recent.length - AGED_KEPT);
 }
@@ -122,9 +131,17 @@ export class RequestLog {
   private history(): AgedHistory {
     if (this.ownHistory) return this.ownHistory;
     const all = agedHistories();
-    const h = all.get(this.key!) ?? newHistory();
-    all.touch(this.key!, h);
+    let h = all.get(this.key!);
+    if (!h) {
+      h = newHistory();
+      all.set(this.key!, h);
+    }
     return h;
+  }
+
+  /** The key's aged requests changed: weighed again against the cache budget. */
+  private reweighHistory(): void {
+    if (this.key !== null) agedHistories().reweigh(this.key);
   }
 
   private current: RequestRecord | null = null;
@@ -169,6 +186,7 @@ export class RequestLog {
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
       rememberAged(this.history(), seqOf.get(r) ?? 0, r);
+      this.reweighHistory();
       const sized = this.calls().warm(r.unaged);
       if (sized > 0) this.reweighCalls();
       return sized;
@@ -191,7 +209,10 @@ export class RequestLog {
       const prev = record === this.current ? this.previous : null;
       const s = seqOf.get(record) ?? 0;
       const h = this.history();
-      if (prev) rememberAged(h, seqOf.get(prev) ?? 0, prev);
+      if (prev) {
+        rememberAged(h, seqOf.get(prev) ?? 0, prev);
+        this.reweighHistory();
+      }
       // requests before this one, newest first: the measured reply answered one of them
       const before = h.recent.filter((e) => e.seq < s).reverse();
       const previousAged = before[0]?.seq === s - 1 ? before[0].keys : null;
@@ -232,7 +253,7 @@ export class RequestLog {
       const b = this.breakdown(settings, r);
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
-      if (this.key !== null) phrases().touch(this.key, this.phrase);
+      if (this.key !== null) phrases().set(this.key, this.phrase);
     });
   }
 }
