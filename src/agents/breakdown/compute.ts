@@ -26,6 +26,11 @@ export interface ToolSchema {
   parameters?: unknown;
 }
 
+/** A request's aged keys (agedKeys), as a breakdown asks them. */
+export interface AgedSet {
+  has(key: string): boolean;
+}
+
 /** What the host adds to the messages: null when the host does not expose it. */
 export interface HostParts {
   systemPrompt: string | null;
@@ -47,14 +52,14 @@ export interface BreakdownInput {
    * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
    * Used when `agedBefore` does not know the request the measured reply answered.
    */
-  previousAged?: ReadonlySet<string> | null;
+  previousAged?: AgedSet | null;
   /**
    * What the request the last measured reply answered had aged, found by that request's last
    * message (the one the reply follows): its usage counted everything aged since then whole.
    * Not always the request before this one: after an aborted or errored reply (whose usage pi
    * ignores) the measured reply answered an older request. Undefined: not known.
    */
-  agedBefore?: (endKey: string) => ReadonlySet<string> | undefined;
+  agedBefore?: (endKey: string) => AgedSet | undefined;
   host: HostParts;
   contextWindow: number;
   checkpointThreshold: number;

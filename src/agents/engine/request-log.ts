@@ -12,6 +12,7 @@ import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../break
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
 import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCallSizes } from "./breakdown-caches.js";
+import { AgedHistory } from "./aged-history.js";
 
 /**
  * What a session's latest requests had aged (their agedKeys), by request number and by the
@@ -20,48 +21,15 @@ import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCall
  * Process-wide, as the phrase, so the first request of an OpenClaw run (a new engine) still
  * knows its predecessors'.
  */
-interface AgedRequest {
-  seq: number;
-  /** messageKey of the request's last message: the one its reply follows */
-  end: string | null;
-  keys: Set<string>;
-  /** estimated bytes: the entry, its end key, each aged key (a Set entry and its string) */
-  bytes: number;
-}
-class AgedHistory {
-  /** requests recorded so far */
-  seq = 0;
-  /** the latest requests' aged keys, oldest first */
-  recent: AgedRequest[] = [];
-
-  approxBytes(): number {
-    let n = 160;
-    for (const r of this.recent) n += r.bytes;
-    return n;
-  }
-}
-/** Requests remembered per session: replies aborted in a row beyond this fall back to the request before. */
-const AGED_KEPT = 16;
 const agedHistories = () => agedHistoryCache<AgedHistory>();
 const newHistory = (): AgedHistory => new AgedHistory();
-
-/** What one request's aged keys weigh (cache budget). */
-function agedBytes(end: string | null, keys: ReadonlySet<string>): number {
-  let n = 96 + 2 * (end?.length ?? 0);
-  for (const k of keys) n += 48 + 2 * k.length;
-  return n;
-}
 /** the request number of each record */
 const seqOf = new WeakMap<RequestRecord, number>();
 
 /** Remembers what request `seq` aged (once). */
 function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
   if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
-  const end = messageKey(r.unaged[r.unaged.length - 1]);
-  const keys = agedKeys({ unaged: r.unaged, sent: r.sent });
-  h.recent.push({ seq, end, keys, bytes: agedBytes(end, keys) });
-  h.recent.sort((a, b) => a.seq - b.seq);
-  if (h.recent.length > AGED_KEPT) h.recent.splice(0, h.recent.length - AGED_KEPT);
+  h.remember(seq, messageKey(r.unaged[r.unaged.length - 1]), agedKeys({ unaged: r.unaged, sent: r.sent }));
 }
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
@@ -215,12 +183,15 @@ export class RequestLog {
       }
       // requests before this one, newest first: the measured reply answered one of them
       const before = h.recent.filter((e) => e.seq < s).reverse();
-      const previousAged = before[0]?.seq === s - 1 ? before[0].keys : null;
+      const previousAged = before[0]?.seq === s - 1 ? h.keysOf(before[0]) : null;
       const breakdown = computeBreakdown({
         messages: record.final,
         aging: { unaged: record.unaged, sent: record.sent },
         previousAged,
-        agedBefore: (end) => before.find((e) => e.end === end)?.keys,
+        agedBefore: (end) => {
+          const e = before.find((x) => x.end === end);
+          return e ? h.keysOf(e) : undefined;
+        },
         host: { systemPrompt: host.systemPrompt ?? null, tools: host.tools?.() ?? null },
         contextWindow: settings.contextWindow || record.contextWindow,
         checkpointThreshold: settings.checkpointThreshold,
