@@ -190,3 +190,28 @@ describe("tool call sizes per key: compact", () => {
     }
   });
 });
+
+/**
+ * Which sent messages are aging's stand-ins, found by walking the sent array alongside the final
+ * one (breakdown/pass.ts AgedLookup): the steps after aging drop, add and replace messages; a
+ * stand-in is counted as a handle wherever it ends up, and a message not in `sent` never is.
+ */
+describe("aged stand-ins in a request changed after aging", () => {
+  it("counts each stand-in as a handle after drops, insertions and a reorder-free trim", () => {
+    const h = history(30);
+    const standIn = (i: number) => ({ ...h[i]!, content: [{ type: "text", text: "[stored: ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" }] }) as AgentMessage;
+    const agedAt = [2, 20, 22, 40, 58];
+    const sent = h.map((m, i) => (agedAt.includes(i) ? standIn(i) : m));
+    const gauge = { role: "custom", customType: "context-manager-gauge", content: "[Context: 80%]", display: false, timestamp: 999 } as AgentMessage;
+    const copy = (m: AgentMessage) => ({ ...m }) as AgentMessage; // a trim's replacement: not the sent object
+    // dropped: 3..17 (more than the lookahead) and 41; replaced: 30; inserted: the gauge line, after 10 and at the end
+    const final = [...sent.slice(0, 3), gauge, ...sent.slice(18, 30), copy(sent[30]!), ...sent.slice(31, 41), ...sent.slice(42), gauge];
+    const b = computeBreakdown({ ...settings, messages: final, aging: { unaged: h, sent } });
+    const stub = "[stored: ocm_artifact:v1:sha256:".length + 64 + 1;
+    // stand-ins left in the final request: 2, 20, 22, 40, 58 (all kept)
+    expect(b.categories.handles).toBe(Math.round((5 * (stub + MESSAGE_FRAMING_CHARS)) / 4));
+    expect(b.removed.aged_offload.items).toBe(5);
+    // the same with every message of `final` a fresh array of the same objects, one at a time: the same
+    expect(computeBreakdown({ ...settings, messages: [...final], aging: { unaged: h, sent } })).toEqual(b);
+  });
+});
