@@ -14,6 +14,7 @@ import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { RequestLog } from "../../src/agents/engine/request-log.js";
 import { sessionCallSizes, setBreakdownBudget } from "../../src/agents/engine/breakdown-caches.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
+import { cacheBudgetBytes } from "../../src/agents/engine/cache-shares.js";
 
 const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
 const call = (id: string, args: object, ts: number) =>
@@ -150,5 +151,67 @@ describe("tool call sizes kept per session key across engines", () => {
     } finally {
       setBreakdownBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
     }
+  });
+});
+
+/**
+ * What a key's sizes weigh (issue 27): 12 bytes per reply with calls and 8 per call, no ids
+ * kept, so a few hundred long sessions fit the default share (with ~128 bytes per call, ~40 keys
+ * of 900 messages did, and 200 keys in turn evicted each other).
+ */
+describe("tool call sizes per key: compact", () => {
+  const logSettings = { contextWindow: 100_000, checkpointThreshold: 0.8 };
+  const host = { systemPrompt: "sys", tools: () => [] };
+  const record = (messages: AgentMessage[]) => ({ unaged: messages, sent: messages, final: messages, host, tokens: 1, contextWindow: 100_000 });
+
+  it("weighs 12 bytes per reply and 8 per call (plus ~1 KB), and 200 keys of 450 calls (~900 messages) all stay", () => {
+    const h = history(450);
+    const log = new RequestLog(`test-key-compact-${Math.random()}`);
+    log.record(record(structuredClone(h)));
+    log.warmCalls();
+    log.breakdown(logSettings);
+    const one = new CallSizes();
+    one.warm(h);
+    expect(one.approxBytes()).toBeLessThanOrEqual(1200 + 450 * 12 + 450 * 8);
+    expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "breakdowns") / one.approxBytes())).toBeGreaterThanOrEqual(300);
+    // 200 keys, round robin twice: the second round sizes nothing again
+    const keys = Array.from({ length: 200 }, (_, i) => `test-key-rr-${i}-${Math.random()}`);
+    for (const k of keys) {
+      const l = new RequestLog(k);
+      l.record(record(h));
+      l.warmCalls();
+    }
+    for (const k of keys) {
+      const l = new RequestLog(k);
+      l.record(record(structuredClone(h)));
+      l.warmCalls();
+      l.breakdown(logSettings);
+      expect(sessionCallSizes().peek(k)?.stringified).toBe(450);
+    }
+  });
+});
+
+/**
+ * Which sent messages are aging's stand-ins, found by walking the sent array alongside the final
+ * one (breakdown/pass.ts AgedLookup): the steps after aging drop, add and replace messages; a
+ * stand-in is counted as a handle wherever it ends up, and a message not in `sent` never is.
+ */
+describe("aged stand-ins in a request changed after aging", () => {
+  it("counts each stand-in as a handle after drops, insertions and a reorder-free trim", () => {
+    const h = history(30);
+    const standIn = (i: number) => ({ ...h[i]!, content: [{ type: "text", text: "[stored: ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" }] }) as AgentMessage;
+    const agedAt = [2, 20, 22, 40, 58];
+    const sent = h.map((m, i) => (agedAt.includes(i) ? standIn(i) : m));
+    const gauge = { role: "custom", customType: "context-manager-gauge", content: "[Context: 80%]", display: false, timestamp: 999 } as AgentMessage;
+    const copy = (m: AgentMessage) => ({ ...m }) as AgentMessage; // a trim's replacement: not the sent object
+    // dropped: 3..17 (more than the lookahead) and 41; replaced: 30; inserted: the gauge line, after 10 and at the end
+    const final = [...sent.slice(0, 3), gauge, ...sent.slice(18, 30), copy(sent[30]!), ...sent.slice(31, 41), ...sent.slice(42), gauge];
+    const b = computeBreakdown({ ...settings, messages: final, aging: { unaged: h, sent } });
+    const stub = "[stored: ocm_artifact:v1:sha256:".length + 64 + 1;
+    // stand-ins left in the final request: 2, 20, 22, 40, 58 (all kept)
+    expect(b.categories.handles).toBe(Math.round((5 * (stub + MESSAGE_FRAMING_CHARS)) / 4));
+    expect(b.removed.aged_offload.items).toBe(5);
+    // the same with every message of `final` a fresh array of the same objects, one at a time: the same
+    expect(computeBreakdown({ ...settings, messages: [...final], aging: { unaged: h, sent } })).toEqual(b);
   });
 });

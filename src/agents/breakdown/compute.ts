@@ -14,15 +14,21 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import { type CallSizes, toolCallChars } from "./call-sizes.js";
+import type { CallSizes } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
-import { describeItemMemo, type ItemAt } from "./items.js";
+import { describeItemMemo } from "./items.js";
+import { AgedLookup, measurePass } from "./pass.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
   name: string;
   description?: string;
   parameters?: unknown;
+}
+
+/** A request's aged keys (agedKeys), as a breakdown asks them. */
+export interface AgedSet {
+  has(key: string): boolean;
 }
 
 /** What the host adds to the messages: null when the host does not expose it. */
@@ -46,14 +52,14 @@ export interface BreakdownInput {
    * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
    * Used when `agedBefore` does not know the request the measured reply answered.
    */
-  previousAged?: ReadonlySet<string> | null;
+  previousAged?: AgedSet | null;
   /**
    * What the request the last measured reply answered had aged, found by that request's last
    * message (the one the reply follows): its usage counted everything aged since then whole.
    * Not always the request before this one: after an aborted or errored reply (whose usage pi
    * ignores) the measured reply answered an older request. Undefined: not known.
    */
-  agedBefore?: (endKey: string) => ReadonlySet<string> | undefined;
+  agedBefore?: (endKey: string) => AgedSet | undefined;
   host: HostParts;
   contextWindow: number;
   checkpointThreshold: number;
@@ -64,8 +70,6 @@ export interface BreakdownInput {
   /** tool call sizes remembered from earlier breakdowns of the session */
   calls?: CallSizes;
 }
-
-const TOP = 5;
 
 /** Sizes of tool schemas by their parameters object: a host's tools keep theirs for the session. */
 const schemaSizes = new WeakMap<object, { name: string; description: string | undefined; chars: number }>();
@@ -114,13 +118,17 @@ function swappedAt(view: AgingView | null | undefined): number[] | null {
   return out;
 }
 
-/** A swapped message's identity across requests (positions shift when history is compacted). */
+/**
+ * A swapped message's identity across requests (positions shift when history is compacted): a
+ * result's call id as it is (no string built per aged result on every breakdown), a reply's
+ * call ids after a NUL (which no id holds).
+ */
 function agedKey(m: AgentMessage): string | null {
   const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
-  if (o.role === "toolResult" && typeof o.toolCallId === "string") return `r:${o.toolCallId}`;
+  if (o.role === "toolResult" && typeof o.toolCallId === "string") return o.toolCallId;
   if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
   const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
-  return ids.length > 0 ? `a:${ids.join(",")}` : null;
+  return ids.length > 0 ? `\u0000${ids.join(",")}` : null;
 }
 
 /**
@@ -166,26 +174,6 @@ function roundToSum(values: Float64Array, total: number): Float64Array {
   return floors;
 }
 
-/**
- * Measures every message in order: up to `measured` into `prefix`, the rest into `trailing`;
- * returns the largest. Its own function: the hot loop keeps its optimized code when the rest
- * of the breakdown (the report's arrays and objects) is deoptimized and compiled again.
- */
-function measureAll(messages: readonly AgentMessage[], swapped: ReadonlySet<AgentMessage>, measured: number, prefix: Tally, trailing: Tally, calls: CallSizes | undefined): ItemAt[] {
-  const top: ItemAt[] = [];
-  calls?.begin();
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    const chars = measureMessage(m, swapped.has(m), i <= measured ? prefix : trailing, calls, true);
-    if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
-    top.push({ index: i, chars, inPrefix: i <= measured });
-    top.sort((a, b) => b.chars - a.chars);
-    if (top.length > TOP) top.pop();
-  }
-  calls?.end();
-  return top;
-}
-
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const { messages, host } = input;
   const prefix = new Tally();
@@ -193,22 +181,31 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
 
   // what aging swapped in this request, what it took out, and what it newly took out since the
   // request the last reply measured (that reply's usage still counts it whole)
-  const swapped = new Set<AgentMessage>();
   let removedChars = 0;
   const scratch = new Tally();
-  const positions = swappedAt(input.aging) ?? [];
+  const aging = input.aging && input.aging.unaged.length === input.aging.sent.length ? input.aging : null;
   const measured = lastMeasured(messages);
   const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
   const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
   const measuredMessage = measured >= 0 ? messages[measured] : undefined;
-  const measuredInSent = measuredMessage && input.aging ? input.aging.sent.lastIndexOf(measuredMessage) : -1;
+  const measuredInSent = measuredMessage && aging ? aging.sent.lastIndexOf(measuredMessage) : -1;
   let newlyAgedChars = 0;
-  for (const i of positions) {
-    const sent = input.aging!.sent[i]!;
-    swapped.add(sent);
-    const cut = measureMessage(input.aging!.unaged[i]!, false, scratch, input.calls) - measureMessage(sent, true, scratch);
-    removedChars += Math.max(0, cut);
-    if (i < measuredInSent && previous !== null && !previous.has(agedKey(input.aging!.unaged[i]!) ?? "")) newlyAgedChars += Math.max(0, cut);
+  let agedCount = 0;
+  const flags = new Uint8Array(aging ? aging.sent.length : 0);
+  if (aging) {
+    const { sent, unaged } = aging;
+    input.calls?.aged.begin();
+    for (let i = 0; i < sent.length; i++) {
+      const stub = sent[i]!;
+      const whole = unaged[i]!;
+      if (stub === whole) continue;
+      flags[i] = 1;
+      agedCount++;
+      const cut = measureMessage(whole, false, scratch, input.calls?.aged) - measureMessage(stub, true, scratch);
+      removedChars += Math.max(0, cut);
+      if (i < measuredInSent && previous !== null && !previous.has(agedKey(whole) ?? "")) newlyAgedChars += Math.max(0, cut);
+    }
+    input.calls?.aged.end();
   }
 
   if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
@@ -219,8 +216,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     definitions.push({ tool: t.name, chars });
   }
 
-  const callChars = (b: Parameters<typeof toolCallChars>[0]) => (input.calls ? input.calls.of(b) : toolCallChars(b));
-  const top = measureAll(messages, swapped, measured, prefix, trailing, input.calls);
+  const top = measurePass(messages, new AgedLookup(aging?.sent ?? [], flags, agedCount), measured, prefix, trailing, input.calls);
 
   const hostKnown = host.systemPrompt !== null && host.tools !== null;
   const prefixTokens = prefix.total / 4;
@@ -248,7 +244,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const byTool = new Map<string, number>();
   prefix.addToolsTo(byTool, scale / 4);
   trailing.addToolsTo(byTool, 1 / 4);
-  const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, swapped, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index]), callChars));
+  const largest: BreakdownItem[] = top.map((t) => describeItemMemo(messages, t, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index])));
   const window = Math.max(0, input.contextWindow);
   return {
     total_tokens: total,
@@ -259,7 +255,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     tool_results_by_tool: [...byTool].map(([tool, t]) => ({ tool, tokens: Math.round(t) })).sort((a, b) => b.tokens - a.tokens),
     tool_definitions_by_tool: definitions.map((d) => ({ tool: d.tool, tokens: Math.round((d.chars / 4) * scale) })).sort((a, b) => b.tokens - a.tokens),
     largest,
-    removed: { aged_offload: { tokens: tokensOfChars(removedChars), items: positions.length }, smart_trim: null },
+    removed: { aged_offload: { tokens: tokensOfChars(removedChars), items: agedCount }, smart_trim: null },
     headroom: {
       to_checkpoint: Math.floor(window * input.checkpointThreshold) - total,
       to_compaction: input.compactionAt != null && input.compactionAt > 0 ? Math.round(input.compactionAt) - total : null,

@@ -8,13 +8,9 @@ import type { BreakdownItem } from "../context-checkpoint-schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "./call-sizes.js";
+import type { ItemAt } from "./pass.js";
 
-export interface ItemAt {
-  index: number;
-  chars: number;
-  /** measured by the last reply's usage (scaled) rather than estimated */
-  inPrefix: boolean;
-}
+export type { ItemAt } from "./pass.js";
 
 type Block = { type?: string; id?: unknown; name?: unknown; arguments?: unknown; text?: unknown };
 type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: unknown; customType?: unknown };
@@ -65,21 +61,20 @@ const DESCRIBED_MAX = 256;
 export function describeItemMemo(
   messages: readonly AgentMessage[],
   at: ItemAt,
-  swapped: ReadonlySet<AgentMessage>,
   handleOf: ((toolCallId: string) => string | null) | undefined,
   scale: number,
   key: string | null,
   callChars: (b: Block) => number = toolCallChars,
 ): BreakdownItem {
   const tokens = Math.round((at.chars / 4) * scale);
-  const k = key === null ? null : `${key}\u0000${at.chars}\u0000${swapped.has(messages[at.index]!) ? 1 : 0}`;
+  const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
   const known = k === null ? undefined : described.get(k);
   if (known) {
     const handle = known.handle ?? (known.resultId && handleOf ? handleOf(known.resultId) : null);
     return { role: known.role, tool: known.tool, target: known.target, tokens, handle };
   }
   // the handle found in the text is remembered; one from handleOf is asked again next time
-  const item = describeItem(messages, at, swapped, undefined, scale, callChars);
+  const item = describeItem(messages, at, undefined, scale, callChars);
   const m = messages[at.index] as Msg;
   const resultId = m.role === "toolResult" && typeof m.toolCallId === "string" ? m.toolCallId : "";
   if (k !== null) {
@@ -92,7 +87,6 @@ export function describeItemMemo(
 export function describeItem(
   messages: readonly AgentMessage[],
   at: ItemAt,
-  swapped: ReadonlySet<AgentMessage>,
   handleOf: ((toolCallId: string) => string | null) | undefined,
   scale: number,
   callChars: (b: Block) => number = toolCallChars,
@@ -116,7 +110,7 @@ export function describeItem(
       if (chars > bestChars) [best, bestChars] = [b, chars];
     }
     if (!best) return { role, tool: null, target: "", tokens, handle: null };
-    const handle = swapped.has(messages[at.index]!) ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
+    const handle = at.aged ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
     return { role, tool: typeof best.name === "string" ? best.name : null, target: targetOf(best.arguments), tokens, handle };
   }
   if (m.role === "custom") return { role, tool: null, target: typeof m.customType === "string" ? safeGist(m.customType, 40) : "", tokens, handle: null };

@@ -10,7 +10,12 @@ import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpo
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
-import { type CallBlock, type CallSizes, toolCallChars } from "./call-sizes.js";
+import { type CallBlock, toolCallChars } from "./call-sizes.js";
+
+/** Where a pass finds a reply's call sizes (call-sizes.ts ReplyTable), in order. */
+export interface CallLookup {
+  ofReply(timestamp: unknown, blocks: readonly CallBlock[]): number;
+}
 
 /** Each category's slot in a Tally (an array add per block instead of a Map update). */
 const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as Record<BreakdownCategory, number>;
@@ -122,13 +127,6 @@ function content(value: unknown, tally: Tally, slot: number, tool?: string): voi
   else tally.addToolResult(tool, text);
 }
 
-/** The chars of a reply's calls, each by id. */
-function callsOf(blocks: readonly Block[], calls: CallSizes): number {
-  let n = 0;
-  for (const b of blocks) if (b?.type === "toolCall") n += calls.of(b);
-  return n;
-}
-
 /** Whether a tool result is a fresh stash's replacement (handle + preview). */
 function isStashed(value: unknown): boolean {
   if (!Array.isArray(value)) return startsStashed(value);
@@ -147,10 +145,11 @@ function startsStashed(text: unknown): boolean {
 /**
  * Adds one message to `tally`, its provider framing (MESSAGE_FRAMING_CHARS) to its main
  * category; returns its chars (0 for what is never sent: a /context report, a `!!` bash run).
- * `aged`: the message is aged offload's swap (its stand-ins count as handles). `inPass`: the
- * message is the next of a pass over a request in order (CallSizes.begin), its calls found by position.
+ * `aged`: the message is aged offload's swap (its stand-ins count as handles). `calls`: the
+ * message is the next of a pass over a request in order (ReplyTable.begin), its calls found by
+ * position; without, its calls are stringified.
  */
-export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, calls?: CallSizes, inPass = false): number {
+export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, calls?: CallLookup): number {
   const before = tally.total;
   const msg = m as { role?: string; content?: unknown; toolName?: unknown; customType?: unknown; summary?: unknown; command?: unknown; output?: unknown; excludeFromContext?: unknown };
   switch (msg.role) {
@@ -170,7 +169,7 @@ export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, cal
           if (aged || !calls) tally.addAt(main, toolCallChars(b));
         }
       }
-      if (main === TOOL_CALLS && calls) tally.addAt(TOOL_CALLS, inPass ? calls.ofReply((m as { timestamp?: unknown }).timestamp, msg.content as Block[]) : callsOf(msg.content as Block[], calls));
+      if (main === TOOL_CALLS && calls) tally.addAt(TOOL_CALLS, calls.ofReply((m as { timestamp?: unknown }).timestamp, msg.content as Block[]));
       tally.addAt(main, FRAMING);
       break;
     }

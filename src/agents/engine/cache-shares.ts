@@ -7,8 +7,20 @@ import type { ContextManagerConfig } from "../context-manager-config.js";
 
 // smartTrims: each key's SmartTrim (its relevance index weighs ~9 bytes per indexed char);
 // trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26);
-// breakdowns: each key's tool call sizes (~130 bytes per call, engine/breakdown-caches.ts)
-export const CACHE_SHARES = { archives: 0.44, sessions: 0.35, agedOutputs: 0.1, archiveTails: 0.05, smartTrims: 0.04, trimSticky: 0.01, breakdowns: 0.01 } as const;
+// breakdowns: each key's tool call sizes (12 bytes per reply with calls + 8 per call + ~1 KB,
+// engine/breakdown-caches.ts); gaugePhrases and agedHistories: each key's gauge phrase and what
+// its latest requests aged (engine/request-log.ts), bounded by memory instead of 64 keys (issue 27)
+export const CACHE_SHARES = {
+  archives: 0.42,
+  sessions: 0.35,
+  agedOutputs: 0.1,
+  archiveTails: 0.05,
+  smartTrims: 0.04,
+  trimSticky: 0.01,
+  breakdowns: 0.015,
+  agedHistories: 0.01,
+  gaugePhrases: 0.005,
+} as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
 

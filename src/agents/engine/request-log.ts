@@ -11,15 +11,8 @@ import type { ContextBreakdown } from "../context-checkpoint-schema.js";
 import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../breakdown/compute.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
-import { sessionCallSizes } from "./breakdown-caches.js";
-import { LruMap } from "../state/lru.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
-
-/**
- * The phrase per session, process-wide: OpenClaw's runner makes a new engine (so a new log)
- * for every inbound message, and the first gauge line of each run would otherwise lack it.
- */
-const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSingleton("openclaw.contextManager.gaugePhrases", () => new LruMap(64));
+import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCallSizes } from "./breakdown-caches.js";
+import { AgedHistory } from "./aged-history.js";
 
 /**
  * What a session's latest requests had aged (their agedKeys), by request number and by the
@@ -28,31 +21,15 @@ const phrases = (): LruMap<string, { text: string; tokens: number }> => globalSi
  * Process-wide, as the phrase, so the first request of an OpenClaw run (a new engine) still
  * knows its predecessors'.
  */
-interface AgedRequest {
-  seq: number;
-  /** messageKey of the request's last message: the one its reply follows */
-  end: string | null;
-  keys: Set<string>;
-}
-interface AgedHistory {
-  /** requests recorded so far */
-  seq: number;
-  /** the latest requests' aged keys, oldest first */
-  recent: AgedRequest[];
-}
-/** Requests remembered per session: replies aborted in a row beyond this fall back to the request before. */
-const AGED_KEPT = 16;
-const agedHistories = (): LruMap<string, AgedHistory> => globalSingleton("openclaw.contextManager.agedHistories", () => new LruMap(64));
-const newHistory = (): AgedHistory => ({ seq: 0, recent: [] });
+const agedHistories = () => agedHistoryCache<AgedHistory>();
+const newHistory = (): AgedHistory => new AgedHistory();
 /** the request number of each record */
 const seqOf = new WeakMap<RequestRecord, number>();
 
 /** Remembers what request `seq` aged (once). */
 function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
   if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
-  h.recent.push({ seq, end: messageKey(r.unaged[r.unaged.length - 1]), keys: agedKeys({ unaged: r.unaged, sent: r.sent }) });
-  h.recent.sort((a, b) => a.seq - b.seq);
-  if (h.recent.length > AGED_KEPT) h.recent.splice(0, h.recent.length - AGED_KEPT);
+  h.remember(seq, messageKey(r.unaged[r.unaged.length - 1]), agedKeys({ unaged: r.unaged, sent: r.sent }));
 }
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
@@ -122,9 +99,17 @@ export class RequestLog {
   private history(): AgedHistory {
     if (this.ownHistory) return this.ownHistory;
     const all = agedHistories();
-    const h = all.get(this.key!) ?? newHistory();
-    all.touch(this.key!, h);
+    let h = all.get(this.key!);
+    if (!h) {
+      h = newHistory();
+      all.set(this.key!, h);
+    }
     return h;
+  }
+
+  /** The key's aged requests changed: weighed again against the cache budget. */
+  private reweighHistory(): void {
+    if (this.key !== null) agedHistories().reweigh(this.key);
   }
 
   private current: RequestRecord | null = null;
@@ -187,6 +172,7 @@ export class RequestLog {
   private rememberAgedOf(r: RequestRecord): void {
     try {
       rememberAged(this.history(), seqOf.get(r) ?? 0, r);
+      this.reweighHistory();
     } catch {
       // a breakdown then reads the request before as unknown, as before any request
     }
@@ -220,12 +206,15 @@ export class RequestLog {
       const h = this.history();
       // requests before this one, newest first: the measured reply answered one of them
       const before = h.recent.filter((e) => e.seq < s).reverse();
-      const previousAged = before[0]?.seq === s - 1 ? before[0].keys : null;
+      const previousAged = before[0]?.seq === s - 1 ? h.keysOf(before[0]) : null;
       const breakdown = computeBreakdown({
         messages: record.final,
         aging: { unaged: record.unaged, sent: record.sent },
         previousAged,
-        agedBefore: (end) => before.find((e) => e.end === end)?.keys,
+        agedBefore: (end) => {
+          const e = before.find((x) => x.end === end);
+          return e ? h.keysOf(e) : undefined;
+        },
         host: { systemPrompt: host.systemPrompt ?? null, tools: host.tools?.() ?? null },
         contextWindow: settings.contextWindow || record.contextWindow,
         checkpointThreshold: settings.checkpointThreshold,
@@ -258,7 +247,7 @@ export class RequestLog {
       const b = this.breakdown(settings, r);
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
-      if (this.key !== null) phrases().touch(this.key, this.phrase);
+      if (this.key !== null) phrases().set(this.key, this.phrase);
     });
   }
 }
