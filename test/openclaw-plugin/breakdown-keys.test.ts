@@ -14,6 +14,7 @@ import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { agedHistories, gaugePhrases, sessionCallSizes } from "../../src/agents/engine/breakdown-caches.js";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const WINDOW = 32_000;
 /** more chats than the count bound this replaced (LruMap(64)) */
@@ -80,5 +81,5 @@ describe("breakdown memories past the old count bound", () => {
     const next = await run(stateDir, key(0), [...h, call("ac6", "src/mod6.ts", 101), result("ac6", "ok", 102)]);
     expect(next).toContain(phrase!);
     expect(sessionCallSizes().peek(memo(0))!.stringified).toBe(sized + 1);
-  }, 120_000);
+  }, TEST_TIMEOUT_MS);
 });
