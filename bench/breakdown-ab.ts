@@ -10,34 +10,20 @@
  * src/ is timed), alternating the two checkouts.
  */
 import { resolve } from "node:path";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
+import { BENCH_SETTINGS as settings, breakdownFixture } from "./breakdown-fixture.js";
 
 const ROOT = process.env.ROOT ?? resolve(import.meta.dirname, "..");
 const KEYED = process.env.KEYED !== "0";
 const { RequestLog } = (await import(`${ROOT}/src/agents/engine/request-log.ts`)) as typeof import("../src/agents/engine/request-log.js");
 const { messages: source } = loadSourceMessages(resolve(import.meta.dirname, ".."));
-const tools = ["read", "write", "edit", "bash"].map((n) => ({ name: n, description: `The ${n} tool. `.repeat(20), parameters: { type: "object", properties: { path: { type: "string" } } } }));
-const systemPrompt = "You are a coding agent. ".repeat(400);
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(since);
   return (d.user + d.system) / 1000;
 };
 
-const factory = new MessageFactory(source);
-const unaged = factory.take(2000);
-const extra = factory.take(2);
-let k = 0;
-const sent = unaged.map((m) => (m.role !== "toolResult" || k++ % 10 !== 0 ? m : ({ ...m, content: [{ type: "text", text: "[stored ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" }] } as AgentMessage)));
-const settings = { contextWindow: 200_000, checkpointThreshold: 0.8 };
-const host = { systemPrompt, tools: () => tools };
-const request = { unaged, sent, final: sent, host, tokens: 1, contextWindow: 200_000 };
-const nextCopy = () => {
-  const u = structuredClone([...unaged, ...extra]);
-  const s = u.map((m, i) => (i < sent.length && sent[i] !== unaged[i] ? (structuredClone(sent[i]) as AgentMessage) : m));
-  return { ...request, unaged: u, sent: s, final: s };
-};
+const { request, nextCopy } = breakdownFixture(new MessageFactory(source), 2000);
 const key = "breakdown-ab";
 const first = new RequestLog(key);
 first.record(request);

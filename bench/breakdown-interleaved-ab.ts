@@ -9,16 +9,14 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
+import { BENCH_SYSTEM_PROMPT, BENCH_TOOLS, breakdownFixture } from "./breakdown-fixture.js";
 import { argsShape, CallSizes } from "../src/agents/breakdown/call-sizes.js";
 import { computeBreakdown } from "../src/agents/breakdown/compute.js";
 const MAIN = process.env.MAIN ?? "/work/main";
 const { computeBreakdown: mainCompute } = (await import(`${MAIN}/src/agents/breakdown/compute.ts`)) as typeof import("../src/agents/breakdown/compute.js");
 const { CallSizes: MainCallSizes } = (await import(`${MAIN}/src/agents/breakdown/call-sizes.ts`)) as typeof import("../src/agents/breakdown/call-sizes.js");
 const { messages: source } = loadSourceMessages(new URL("..", import.meta.url).pathname);
-const factory = new MessageFactory(source);
-const unaged = factory.take(2000);
-let k = 0;
-const sent = unaged.map((m) => (m.role !== "toolResult" || k++ % 10 !== 0 ? m : ({ ...m, content: [{ type: "text", text: "[tool output stored off the prompt: ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" }] } as AgentMessage)));
+const { unaged, sent } = breakdownFixture(new MessageFactory(source), 2000);
 const copy = () => { const u = structuredClone(unaged); const s = u.map((m, i) => (sent[i] !== unaged[i] ? (structuredClone(sent[i]) as AgentMessage) : m)); return { u, s }; };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function walk(ms: any[]): number {
@@ -30,8 +28,7 @@ function walk(ms: any[]): number {
   }
   return n;
 }
-const tools = ["read", "write", "edit", "bash"].map((n) => ({ name: n, description: `The ${n} tool. `.repeat(20), parameters: { type: "object", properties: { path: { type: "string" } } } }));
-const host = { systemPrompt: "You are a coding agent. ".repeat(400), tools };
+const host = { systemPrompt: BENCH_SYSTEM_PROMPT, tools: BENCH_TOOLS };
 const calls = new CallSizes();
 const mainCalls = new MainCallSizes();
 const variants: Array<[string, (c: { u: AgentMessage[]; s: AgentMessage[] }) => unknown]> = [

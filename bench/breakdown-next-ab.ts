@@ -9,30 +9,16 @@
  */
 import { resolve } from "node:path";
 import { loadavg } from "node:os";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
+import { BENCH_SETTINGS as settings, breakdownFixture } from "./breakdown-fixture.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const root = process.env.ROOT ?? repo;
 const { RequestLog } = (await import(`${root}/src/agents/engine/request-log.ts`)) as typeof import("../src/agents/engine/request-log.js");
 const { messages: source } = loadSourceMessages(repo);
-const tools = ["read", "write", "edit", "bash"].map((n) => ({ name: n, description: `The ${n} tool. `.repeat(20), parameters: { type: "object", properties: { path: { type: "string" } } } }));
-const systemPrompt = "You are a coding agent. ".repeat(400);
 const n = Number(process.env.N ?? 2000);
 const its = Number(process.env.ITS ?? 300);
-const factory = new MessageFactory(source);
-const unaged = factory.take(n);
-const extra = factory.take(2);
-let k = 0;
-const sent = unaged.map((m) => (m.role !== "toolResult" || k++ % 10 !== 0 ? m : ({ ...m, content: [{ type: "text", text: "[tool output stored off the prompt: ocm_artifact:v1:sha256:" + "0".repeat(64) + "]" }] } as AgentMessage)));
-const settings = { contextWindow: 200_000, checkpointThreshold: 0.8 };
-const host = { systemPrompt, tools: () => tools };
-const request = { unaged, sent, final: sent, host, tokens: 1, contextWindow: 200_000 };
-const nextCopy = () => {
-  const u = structuredClone([...unaged, ...extra]);
-  const s = u.map((m, i) => (i < sent.length && sent[i] !== unaged[i] ? (structuredClone(sent[i]) as AgentMessage) : m));
-  return { ...request, unaged: u, sent: s, final: s };
-};
+const { request, nextCopy } = breakdownFixture(new MessageFactory(source), n);
 const log = new RequestLog(process.env.KEY ?? null);
 log.record(request);
 log.warmCalls();

@@ -15,22 +15,11 @@ import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.
 import { agedHistories, gaugePhrases, sessionCallSizes } from "../../src/agents/engine/breakdown-caches.js";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { call, prose, result, user } from "./plugin-messages.js";
 
 const WINDOW = 32_000;
 /** more chats than the count bound this replaced (LruMap(64)) */
 const CHATS = 100;
-
-const user = (text: string, t: number): AgentMessage => ({ role: "user", content: text, timestamp: t }) as AgentMessage;
-const call = (id: string, path: string, t: number): AgentMessage =>
-  ({ role: "assistant", content: [{ type: "toolCall", id, name: "read", arguments: { path } }], api: "openai-completions", provider: "mock", model: "m1", stopReason: "toolUse", timestamp: t }) as unknown as AgentMessage;
-const result = (id: string, text: string, t: number): AgentMessage => ({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text }], isError: false, timestamp: t }) as AgentMessage;
-
-/** Distinct prose (not a secret-looking run) of about `tokens` tokens. */
-function prose(tokens: number, tag: string): string {
-  const words: string[] = [];
-  for (let i = 0; words.join(" ").length < tokens * 4; i++) words.push(`${tag}${i % 97} line ${i} of the module notes`);
-  return words.join(" ");
-}
 
 /** A chat at ~75% of the window: reads of files, so tool results dominate. */
 function history(tag: string): AgentMessage[] {

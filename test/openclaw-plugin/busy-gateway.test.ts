@@ -19,25 +19,12 @@ import { archiveWorker } from "../../src/agents/archive/worker/archive-client.js
 import { DEFAULT_ARCHIVE_LIMITS } from "../../src/agents/archive/archive.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { forgetProcessState } from "../helpers/new-process.js";
+import { call, prose, reply, result, user } from "./plugin-messages.js";
 
 const WINDOW = 32_000;
 // the smallest budget: the session slots' share (6.4 MiB) holds ~85 chats of 2,000 tokens, so 120
 // other chats evict the oldest slot (as 64, the count cap this replaced, did)
 const CONFIG = { cacheMemoryMiB: 16 };
-
-const user = (text: string, t: number): AgentMessage => ({ role: "user", content: text, timestamp: t }) as AgentMessage;
-const reply = (text: string, t: number): AgentMessage =>
-  ({ role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "mock", model: "m1", stopReason: "stop", timestamp: t }) as unknown as AgentMessage;
-const call = (id: string, path: string, t: number): AgentMessage =>
-  ({ role: "assistant", content: [{ type: "toolCall", id, name: "read", arguments: { path } }], api: "openai-completions", provider: "mock", model: "m1", stopReason: "toolUse", timestamp: t }) as unknown as AgentMessage;
-const result = (id: string, text: string, t: number): AgentMessage => ({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text }], isError: false, timestamp: t }) as AgentMessage;
-
-/** Distinct prose (not a secret-looking run) of about `tokens` tokens. */
-function prose(tokens: number, tag: string): string {
-  const words: string[] = [];
-  for (let i = 0; words.join(" ").length < tokens * 4; i++) words.push(`${tag}${i % 97} line ${i} of the module notes`);
-  return words.join(" ");
-}
 
 /** A session of `turns` turns, each a request, a read of a file, its output and a reply. */
 function session(turns: number, tokensPerTurn: number, t0: number): Array<{ start: number; end: number; messages: AgentMessage[] }> {
