@@ -13,8 +13,9 @@ import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "shared", "transcripts");
+const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session"];
 const chars = (ms: readonly AgentMessage[]) => JSON.stringify(ms).length;
 const round = (v: number) => Math.round(v * 10) / 10;

@@ -22,6 +22,7 @@ import { SessionArchive } from "../src/agents/archive/archive.js";
 import { segmentsOf } from "../src/agents/archive/segments.js";
 import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SOURCES = [
@@ -35,12 +36,12 @@ function load(): AgentMessage[] {
   const out: AgentMessage[] = [];
   for (const f of SOURCES) {
     try {
-      out.push(...(JSON.parse(readFileSync(resolve(REPO, "../shared/transcripts", f), "utf8")) as AgentMessage[]));
+      out.push(...(JSON.parse(readFileSync(resolve(TRANSCRIPTS_DIR, f), "utf8")) as AgentMessage[]));
     } catch {
       // a missing transcript: the others still make a corpus
     }
   }
-  if (out.length === 0) throw new Error("no transcripts found in ../shared/transcripts");
+  if (out.length === 0) throw new Error(`no transcripts found in ${TRANSCRIPTS_DIR}`);
   return out;
 }
 

@@ -34,8 +34,9 @@ import { archiveDir } from "../src/agents/archive/store.js";
 import { segmentsOf } from "../src/agents/archive/segments.js";
 import { checkpointSessionDir as checkpointDir } from "../src/infra/session-dir.js";
 import { latencyStats } from "../src/replay/stats.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "shared", "transcripts");
+const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 const WINDOW = 200_000;
 const round1 = (v: number) => Math.round(v * 10) / 10;

@@ -6,12 +6,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const SOURCES = ["badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];
 
 export function loadSourceMessages(repo: string): { name: string; messages: AgentMessage[] } {
   for (const f of SOURCES) {
-    const p = resolve(repo, "../shared/transcripts", f);
+    const p = resolve(TRANSCRIPTS_DIR, f);
     if (existsSync(p)) return { name: f, messages: JSON.parse(readFileSync(p, "utf8")) as AgentMessage[] };
   }
   return { name: "(synthetic)", messages: syntheticMessages(400) };

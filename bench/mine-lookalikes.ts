@@ -1,5 +1,5 @@
 /**
- * Mines the look-alike corpus (issue 28) from the real sessions in ../shared/transcripts/:
+ * Mines the look-alike corpus (issue 28) from the real sessions in test/fixtures/transcripts/:
  * values a coding agent needs that look like secrets to a length rule (git object ids and commit
  * SHAs, sha256 digests, trace ids, UUIDs, tool-call and request ids, build hashes), each with the
  * line it came in (up to 60 chars either side). Writes test/redact/fixtures/lookalikes.json.
@@ -7,8 +7,9 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-const dir = process.argv[2] ?? join(import.meta.dirname, "../../shared/transcripts");
+const dir = process.argv[2] ?? TRANSCRIPTS_DIR;
 const OUT = join(import.meta.dirname, "../test/redact/fixtures/lookalikes.json");
 /** Fields that hold provider signatures or ids the agent never reads as text. */
 const SKIP = new Set(["thinkingSignature", "signature", "id", "toolCallId", "responseId", "parentId"]);

@@ -12,13 +12,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/context-manager-config.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
   const i = argv.indexOf(name);
   return i === -1 ? dflt : argv[i + 1]!;
 };
-const TRANSCRIPTS = resolve(opt("--transcripts", "../shared/transcripts"));
+const TRANSCRIPTS = resolve(opt("--transcripts", TRANSCRIPTS_DIR));
 const CACHE = resolve(opt("--cache", "/tmp/ocm-offload-replay"));
 const OUT = resolve(opt("--out", "bench/offload-replay.json"));
 
@@ -155,7 +156,7 @@ writeFileSync(
     {
       date: new Date().toISOString().slice(0, 10),
       generator: "npx tsx bench/offload-replay.ts",
-      command: "nice -n 10 npx tsx src/replay/main.ts ../shared/transcripts/<t>.json --window <32000|64000|200000> --offload <on|off> [--config <sweep setting>] --json out.json",
+      command: "nice -n 10 npx tsx src/replay/main.ts test/fixtures/transcripts/<t>.json --window <32000|64000|200000> --offload <on|off> [--config <sweep setting>] --json out.json",
       config: `defaults: offloadMinChars ${d.offloadMinChars}, offloadMinLines ${d.offloadMinLines}, offloadStructuredMinChars ${d.offloadStructuredMinChars}, offloadPreviewChars ${d.offloadPreviewChars}, offloadAgeTurns ${d.offloadAgeTurns}, offloadAgedMinChars ${d.offloadAgedMinChars}, offloadAgedPreviewChars ${d.offloadAgedPreviewChars}, offloadAgeToolArgs ${d.offloadAgeToolArgs}`,
       note: "faux replay of recorded replies: the recorded agent never calls artifact_fetch, so fetchNeed estimates the fetches a real agent would add; the model rejects over-window requests (overflowRejections). group: matrix (every transcript, 32k/64k, defaults), sweep (aged-offload settings, long transcripts, 32k), window200k (long transcripts at 200k)",
       runs: rows,

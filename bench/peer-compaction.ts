@@ -3,7 +3,7 @@
  *   [--only <name substring>] [--out bench/peer-results.json]`
  *
  * Our "checkpoint" compaction and a peer's LLM-free compaction (pi-vcc), side by side in one
- * run (docs/compaction.md "Side by side with pi-vcc"). Per transcript of ../shared/transcripts
+ * run (docs/compaction.md "Side by side with pi-vcc"). Per transcript of test/fixtures/transcripts
  * and window, two replays through the same host runner on the faux model:
  * - ours: `--compaction checkpoint` (the rest of the config at its defaults: offload on);
  * - ours-offload-off: the same with `offload: false`, so that the agent's input tokens differ
@@ -28,9 +28,10 @@ import type { ReplayReport } from "../src/replay/replay-report.js";
 import { aggregateV2 } from "../src/replay/summary.js";
 import { summaryOverlap } from "../src/replay/summary-overlap.js";
 import { loadPeerExtension } from "../src/replay/peer-extension.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const REPO = resolve(import.meta.dirname, "..");
-const TRANSCRIPTS = resolve(REPO, "../shared/transcripts");
+const TRANSCRIPTS = TRANSCRIPTS_DIR;
 /** what the replay's faux summarizer answers: a compaction whose summary carries it was written by pi's model */
 const FAUX_SUMMARY = "Replay summary (faux summarizer).";
 

@@ -17,8 +17,9 @@ import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
 import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "shared", "transcripts");
+const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 const round = (v: number) => Math.round(v * 100) / 100;
 

@@ -1,7 +1,7 @@
 /**
  * Redaction figures (issue 28, docs/security.md): on the secret-shape corpus (generated,
  * test/redact/fixtures/secret-shapes.ts) how many are caught (no 8 characters of the secret
- * survive), on the look-alikes (mined from ../shared/transcripts by bench/mine-lookalikes.ts, plus
+ * survive), on the look-alikes (mined from test/fixtures/transcripts by bench/mine-lookalikes.ts, plus
  * known formats) how many are altered, and the cost per KB of real session text.
  *   npx tsx bench/redaction-corpus.ts
  */
@@ -11,6 +11,7 @@ import { redactOwnRulesOnly, redactSecrets } from "../src/agents/text/redact.js"
 import { secretRuleRanges } from "../src/agents/text/secret-rules.js";
 import { formatLookalikes } from "../test/redact/fixtures/format-lookalikes.js";
 import { secretCorpus } from "../test/redact/fixtures/secret-shapes.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const leaks = (out: string, secret: string): boolean => {
   for (let i = 0; i + 8 <= secret.length; i++) if (out.includes(secret.slice(i, i + 8))) return true;
@@ -32,7 +33,7 @@ const altered = looks.filter((l) => !redactSecrets(l.text).includes(l.value));
 const alteredPreset = looks.filter((l) => !presetOnly(l.text).includes(l.value));
 
 // cost: real session text (the transcripts' strings), 1 MB of it, redacted in 4 KB pieces like the capture paths do
-const dir = join(import.meta.dirname, "../../shared/transcripts");
+const dir = TRANSCRIPTS_DIR;
 let corpus = "";
 for (const f of readdirSync(dir).sort()) if (f.endsWith(".json") && f !== "index.json") corpus += readFileSync(join(dir, f), "utf8");
 corpus = corpus.slice(0, 1 << 20);

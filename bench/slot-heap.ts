@@ -20,8 +20,9 @@ import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/
 import { userText } from "../src/agents/messages/read.js";
 import type { BudgetCache } from "../src/infra/budget-cache.js";
 import type { SessionSlot } from "../src/openclaw-plugin/session-slot.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "shared", "transcripts");
+const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 
 function flag(name: string, def: number): number {

@@ -16,8 +16,8 @@ import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { recallQueryOf } from "../src/agents/archive/recall-query.js";
 import { SmartTrim, type TrimSettings } from "../src/agents/trim/smart-trim.js";
 import { restartedTrim, seenTrim } from "./trim-setup.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-const REPO = resolve(import.meta.dirname, "..");
 const N = 2_000;
 const ROUNDS = Number(process.env.TRIM_TRACE_ROUNDS ?? 60);
 const FILES = ["badlogic__pi-mono__before-compaction.json", "badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];
@@ -64,7 +64,7 @@ function decisionUnderTest(t: SmartTrim, req: Parameters<SmartTrim["apply"]>[0],
 
 async function main() {
   const all: AgentMessage[] = [];
-  for (const f of FILES) all.push(...(JSON.parse(readFileSync(resolve(REPO, "../shared/transcripts", f), "utf8")) as AgentMessage[]));
+  for (const f of FILES) all.push(...(JSON.parse(readFileSync(resolve(TRANSCRIPTS_DIR, f), "utf8")) as AgentMessage[]));
   const base = all.slice(0, N).map((m, i) => ({ ...m, timestamp: 1_700_000_000_000 + i }) as AgentMessage);
   const total = base.reduce((a, m) => a + estimateTokens(m), 0);
   const settings: TrimSettings = { safeLimit: 200_000 - 16_384 - 1_000, headroom: 0.3, keepRecent: 6, marker: true };

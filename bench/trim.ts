@@ -46,6 +46,7 @@ import { recallQueryOf } from "../src/agents/archive/recall-query.js";
 import { SmartTrim, type TrimResult, type TrimSettings } from "../src/agents/trim/smart-trim.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { restartedTrim, seenTrim } from "./trim-setup.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const N = 2_000;
@@ -55,7 +56,7 @@ const FILES = ["badlogic__pi-mono__before-compaction.json", "badlogic__pi-mono__
 
 function corpus(): AgentMessage[] {
   const out: AgentMessage[] = [];
-  for (const f of FILES) out.push(...(JSON.parse(readFileSync(resolve(REPO, "../shared/transcripts", f), "utf8")) as AgentMessage[]));
+  for (const f of FILES) out.push(...(JSON.parse(readFileSync(resolve(TRANSCRIPTS_DIR, f), "utf8")) as AgentMessage[]));
   return out.map((m, i) => ({ ...m, timestamp: 1_700_000_000_000 + i }) as AgentMessage);
 }
 

@@ -5,9 +5,9 @@
  * points, and the rendered text is scored by fidelity v2 (independent ground truth from the
  * transcript). Plus the single rules on small inputs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
@@ -16,10 +16,9 @@ import { commandFamily, informativeErrorLine, isEmptySearch, changeGist } from "
 import { userText } from "../../src/agents/messages/read.js";
 import { fidelityV2, type RecordedMsg } from "../../src/replay/fidelity-v2.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { readTranscriptJson } from "../helpers/transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");
 const LONG = ["badlogic__pi-mono__large-session.json", "badlogic__pi-mono__before-compaction.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];
-const available = LONG.every((f) => existsSync(join(TRANSCRIPTS, f)));
 const root = mkdtempSync(join(tmpdir(), "cm-rules-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -27,15 +26,15 @@ type Msg = RecordedMsg & { toolCallId?: string; toolName?: string; isError?: boo
 
 /** Feeds the transcript to a real ContextState (src/replay/block-at.ts) and renders the block at each cut. */
 async function blocksAt(file: string, cuts: number[]): Promise<Array<{ cut: number; text: string; cp: Checkpoint }>> {
-  const messages = JSON.parse(readFileSync(join(TRANSCRIPTS, file), "utf8")) as Msg[];
+  const messages = readTranscriptJson<Msg[]>(file);
   const out = await feedAndRender(messages, cuts, mkdtempSync(join(root, "s-")));
   return out.map((b) => ({ cut: b.cut, text: b.text, cp: b.checkpoint }));
 }
 
-describe.skipIf(!available)("restore block rules on real transcripts (fidelity v2 on the rendered text)", () => {
+describe("restore block rules on real transcripts (fidelity v2 on the rendered text)", () => {
   for (const file of LONG) {
     it(`${file}: every modified file (≤30) in the text, no stale next action, last 3 requests, ≤800 tokens, listed failures unresolved`, async () => {
-      const messages = JSON.parse(readFileSync(join(TRANSCRIPTS, file), "utf8")) as Msg[];
+      const messages = readTranscriptJson<Msg[]>(file);
       const cuts = Array.from({ length: 12 }, (_, i) => Math.round(((i + 1) * messages.length) / 12));
       let listed = 0;
       let unresolved = 0;

@@ -2,8 +2,6 @@
  * messageTokens is pi's estimateTokens with each tool call's argument JSON remembered: the same
  * number for every message, asked once or again, and pi's throw where pi throws.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
@@ -11,24 +9,14 @@ import { messageTokens } from "../../src/agents/messages/message-tokens.js";
 import { estimateContextTokens } from "../../src/agents/context-gauge.js";
 import { toolCallChars } from "../../src/agents/breakdown/call-sizes.js";
 import { assistant, toolResult, user } from "../state/fixtures.js";
-
-const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "..", "shared", "transcripts");
+import { readTranscriptJson, transcriptFiles } from "../helpers/transcripts.js";
 
 function transcriptMessages(): AgentMessage[] {
-  let files: string[] = [];
-  try {
-    files = readdirSync(TRANSCRIPTS).filter((f) => f.endsWith(".json"));
-  } catch {
-    return [];
-  }
   const out: AgentMessage[] = [];
-  for (const f of files) {
-    try {
-      const v = JSON.parse(readFileSync(join(TRANSCRIPTS, f), "utf8")) as unknown;
-      if (Array.isArray(v)) out.push(...(v as AgentMessage[]).filter((m) => m && typeof m === "object" && typeof m.role === "string"));
-    } catch {
-      // not a message array
-    }
+  for (const f of transcriptFiles(".json")) {
+    const v = readTranscriptJson(f);
+    // index.json and the LLM summaries are not message arrays
+    if (Array.isArray(v)) out.push(...(v as AgentMessage[]).filter((m) => m && typeof m === "object" && typeof m.role === "string"));
   }
   return out;
 }
@@ -38,6 +26,7 @@ const call = (id: string, name: string, args: unknown) => ({ type: "toolCall", i
 describe("messageTokens", () => {
   it("is pi's estimate on every message of the real sessions, first and second time", () => {
     const messages = transcriptMessages();
+    expect(messages.length).toBeGreaterThan(2000);
     for (const m of messages) expect(messageTokens(m)).toBe(estimateTokens(m));
     for (const m of messages) expect(messageTokens(m)).toBe(estimateTokens(m));
   });

@@ -5,15 +5,13 @@
  * sessions' texts, and each preset rule that reports anything in the shapes has a guard that let
  * it run there.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { secretRuleRanges, secretRuleRangesUnguarded } from "../../src/agents/text/secret-rules.js";
 import { formatLookalikes } from "./fixtures/format-lookalikes.js";
 import { secretCorpus } from "./fixtures/secret-shapes.js";
 import { BENIGN_CASES, SECRET_CASES } from "./corpus.js";
-
-const TRANSCRIPTS = resolve(import.meta.dirname, "..", "..", "..", "shared", "transcripts");
+import { transcriptFiles, transcriptPath } from "../helpers/transcripts.js";
 
 /** Every string in a JSON value (the transcripts' message texts, tool outputs, arguments). */
 function strings(v: unknown, out: string[]): void {
@@ -23,24 +21,8 @@ function strings(v: unknown, out: string[]): void {
 }
 
 function transcriptTexts(): string[] {
-  let files: string[] = [];
-  try {
-    files = readdirSync(TRANSCRIPTS).filter((f) => f.endsWith(".json") || f.endsWith(".jsonl"));
-  } catch {
-    return [];
-  }
   const out: string[] = [];
-  for (const f of files) {
-    const text = readFileSync(join(TRANSCRIPTS, f), "utf8");
-    const lines = f.endsWith(".jsonl") ? text.split("\n").filter(Boolean) : [text];
-    for (const line of lines) {
-      try {
-        strings(JSON.parse(line), out);
-      } catch {
-        out.push(line);
-      }
-    }
-  }
+  for (const f of transcriptFiles(".json")) strings(JSON.parse(readFileSync(transcriptPath(f), "utf8")), out);
   return out.filter((s) => s.length >= 8);
 }
 

@@ -7,19 +7,15 @@
  * usable usage after a compaction) are checked too. All transcripts: `npm run replay` and
  * docs/benchmarks.md#context-breakdown.
  */
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTranscript } from "../../src/replay/transcript.js";
 import { replayTranscript } from "../../src/replay/replayer.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { transcriptPath } from "../helpers/transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");
 const FILE = "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.json";
 /** pi-mono's large session: aborted replies between measured ones, aged offload, compactions at 32k */
 const ABORTS = "badlogic__pi-mono__large-session.json";
-const available = existsSync(join(TRANSCRIPTS, FILE));
-if (!available) console.warn(`[breakdown replay test] skipped: ${FILE} not found under ${TRANSCRIPTS} (../shared is absent)`);
 
 /**
  * Within 2% at every request: reconciled with a reply's usage, against the faux model's own count
@@ -35,10 +31,10 @@ function expectWithin2pct(b: Awaited<ReturnType<typeof replayTranscript>>["break
   expect(b.maxDeviationEstimateProviderTools, `worst request: ${worst}`).toBeLessThanOrEqual(0.02);
 }
 
-describe.skipIf(!available)("context breakdown on a replayed transcript", () => {
+describe("context breakdown on a replayed transcript", () => {
   for (const contextWindow of [32_000, 6_000]) {
     it(`sums to each request's measured size within 2% and names the largest messages (window ${contextWindow})`, async () => {
-      const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, FILE)), { contextWindow });
+      const report = await replayTranscript(loadTranscript(transcriptPath(FILE)), { contextWindow });
       expect(report.errors).toEqual([]);
       const b = report.breakdown;
       // every chat request had a breakdown of the same request
@@ -53,8 +49,8 @@ describe.skipIf(!available)("context breakdown on a replayed transcript", () => 
     }, TEST_TIMEOUT_MS);
   }
 
-  it.skipIf(!existsSync(join(TRANSCRIPTS, ABORTS)))("stays within 2% after aborted replies and after compactions (pi-mono large session, window 32000)", async () => {
-    const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, ABORTS)), { contextWindow: 32_000 });
+  it("stays within 2% after aborted replies and after compactions (pi-mono large session, window 32000)", async () => {
+    const report = await replayTranscript(loadTranscript(transcriptPath(ABORTS)), { contextWindow: 32_000 });
     expect(report.errors).toEqual([]);
     const b = report.breakdown;
     expect(b.checked).toBe(b.requests);

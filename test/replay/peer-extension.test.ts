@@ -4,7 +4,6 @@
  * and our manager contributes nothing (no checkpoint, no restore block, no summarizer call).
  * The stand-in peer (fixtures/stand-in-peer.ts) replaces pi-vcc, which is not in CI.
  */
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -12,11 +11,11 @@ import { loadTranscript } from "../../src/replay/transcript.js";
 import { replayTranscript } from "../../src/replay/replayer.js";
 import { loadPeerExtension, peerSummaryOf } from "../../src/replay/peer-extension.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { transcriptPath } from "../helpers/transcripts.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const PEER = resolve(import.meta.dirname, "fixtures/stand-in-peer.ts");
-const TRANSCRIPT = resolve(REPO, "../shared/transcripts", "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.json");
-const available = existsSync(TRANSCRIPT);
+const TRANSCRIPT = "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.json";
 
 describe("peer extension", () => {
   it("loads through pi's loader and summarizes a session given as messages, with pi's preparation", async () => {
@@ -39,8 +38,8 @@ describe("peer extension", () => {
     await expect(loadPeerExtension(join(REPO, "no-such-peer"))).rejects.toThrow(/peer extension not found/);
   });
 
-  it.skipIf(!available)("compacts a replayed session instead of us: its summary measured, nothing of ours added", async () => {
-    const report = await replayTranscript(loadTranscript(TRANSCRIPT), { contextWindow: 6_000, peerExtension: PEER });
+  it("compacts a replayed session instead of us: its summary measured, nothing of ours added", async () => {
+    const report = await replayTranscript(loadTranscript(transcriptPath(TRANSCRIPT)), { contextWindow: 6_000, peerExtension: PEER });
     expect(report.errors).toEqual([]);
     expect(report.compactionMode).toBe("peer");
     expect(report.peerExtension).toBe(PEER);

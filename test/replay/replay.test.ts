@@ -4,26 +4,21 @@
  * and every tool failure. At a small window the first one compacts mid-run,
  * and the restore block must carry the last user request.
  */
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTranscript } from "../../src/replay/transcript.js";
 import { replayTranscript } from "../../src/replay/replayer.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { transcriptPath } from "../helpers/transcripts.js";
 
-const REPO = resolve(import.meta.dirname, "../..");
-const TRANSCRIPTS = resolve(REPO, "../shared/transcripts");
 const SHORT = [
   "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.json",
   "SWE-agent__SWE-agent__pydicom__pydicom-1458.json",
 ];
-const available = SHORT.every((f) => existsSync(join(TRANSCRIPTS, f)));
-if (!available) console.warn(`[replay test] skipped: transcripts not found under ${TRANSCRIPTS} (../shared is absent)`);
 
-describe.skipIf(!available)("transcript replay smoke test", () => {
+describe("transcript replay smoke test", () => {
   for (const file of SHORT) {
     it(`replays ${file} with full recall of modified files and tool failures`, async () => {
-      const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, file)));
+      const report = await replayTranscript(loadTranscript(transcriptPath(file)));
       expect(report.errors).toEqual([]);
       expect(report.replay.toolResultsDelivered).toBe(report.recorded.toolResults);
       expect(report.fidelity).not.toBeNull();
@@ -35,7 +30,7 @@ describe.skipIf(!available)("transcript replay smoke test", () => {
   }
 
   it("compacts at a small window and the restore block carries the last user request", async () => {
-    const report = await replayTranscript(loadTranscript(join(TRANSCRIPTS, SHORT[0]!)), { contextWindow: 6_000 });
+    const report = await replayTranscript(loadTranscript(transcriptPath(SHORT[0]!)), { contextWindow: 6_000 });
     expect(report.errors).toEqual([]);
     const natural = report.compactions.filter((c) => !c.final);
     expect(natural.length).toBeGreaterThan(0);

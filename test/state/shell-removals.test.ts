@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";
 import { removedPaths } from "../../src/agents/messages/shell-removals.js";
 import { blocksAt } from "../../src/replay/block-at.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+import { readTranscriptJson } from "../helpers/transcripts.js";
 import { CONFIG, rmDir, tempDir } from "./fixtures.js";
 
 describe("removedPaths (shell syntax, not guesses)", () => {
@@ -104,10 +105,9 @@ describe("a removed file in the work ledger, the checkpoint and the restore bloc
 });
 
 // Ground truth from the transcript itself: the files its own `rm` calls removed after writing them.
-const PYDICOM = resolve(__dirname, "../../../shared/transcripts/SWE-agent__SWE-agent__pydicom__pydicom-1458.json");
-describe.skipIf(!existsSync(PYDICOM))("replayed session that deleted its scratch file", () => {
+describe("replayed session that deleted its scratch file", () => {
   it("the final block marks every file the session wrote and then removed with rm as deleted", async () => {
-    const messages = JSON.parse(readFileSync(PYDICOM, "utf8")) as Array<{ role: string; content?: unknown }>;
+    const messages = readTranscriptJson<Array<{ role: string; content?: unknown }>>("SWE-agent__SWE-agent__pydicom__pydicom-1458.json");
     const written = new Set<string>();
     const removed: string[] = [];
     for (const m of messages) {

@@ -6,8 +6,6 @@
  * they score as a fresh index of what is left would, up to the running average's rounding:
  * the same documents, scores within 1e-9.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -18,10 +16,9 @@ import { Bm25Postings } from "../../src/agents/trim/bm25-postings.js";
 import { keysOf } from "../../src/agents/trim/message-key.js";
 import { recordOf } from "../../src/agents/trim/relevance-index.js";
 import { userText } from "../../src/agents/messages/read.js";
+import { readTranscriptJson } from "../helpers/transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");
 const FILE = "badlogic__pi-mono__large-session.json";
-const available = existsSync(join(TRANSCRIPTS, FILE));
 
 const top = (idx: SearchIndex, q: string) => new Map(idx.search(q, { limit: 100 }).map((h) => [h.record.id, h.score]));
 const topOf = (p: Bm25Postings, q: string) => new Map(p.search(q, 100).map((h) => [h.id, h.score]));
@@ -35,8 +32,8 @@ function both(records: readonly ArchiveRecord[]) {
 }
 
 describe("Bm25Postings", () => {
-  it.skipIf(!available)("a real session: the same top 100 and scores as SearchIndex for each user request and the recall query", () => {
-    const messages = (JSON.parse(readFileSync(join(TRANSCRIPTS, FILE), "utf8")) as AgentMessage[]).slice(0, 900);
+  it("a real session: the same top 100 and scores as SearchIndex for each user request and the recall query", () => {
+    const messages = readTranscriptJson<AgentMessage[]>(FILE).slice(0, 900);
     const keys = keysOf(messages);
     const records = messages.flatMap((m, i) => recordOf(keys[i]!, m, i + 1) ?? []);
     const { idx, p } = both(records);

@@ -5,8 +5,6 @@
  * lines were seen before or not: on every recall query of the long real sessions, and on
  * random multi-line text of identifiers, paths, CJK and punctuation, past the read cap too.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -14,9 +12,9 @@ import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
 import { identifierTerms, MAX_QUERY_READ } from "../../src/agents/archive/search-index.js";
 import { queryTerms } from "../../src/agents/archive/tokenize.js";
 import { QueryTermsMemo } from "../../src/agents/trim/query-terms-memo.js";
+import { readTranscriptJson } from "../helpers/transcripts.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "../../../shared/transcripts");
-const FILES = ["badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"].filter((f) => existsSync(join(TRANSCRIPTS, f)));
+const FILES = ["badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];
 
 const direct = (q: string) => ({ ids: [...identifierTerms(q)], read: queryTerms(q, MAX_QUERY_READ) });
 const viaMemo = (memo: QueryTermsMemo, q: string) => {
@@ -25,10 +23,10 @@ const viaMemo = (memo: QueryTermsMemo, q: string) => {
 };
 
 describe("QueryTermsMemo", () => {
-  it.skipIf(FILES.length === 0)("real sessions: every recall query's terms, in order, as read directly (lines remembered from earlier queries and requests)", () => {
+  it("real sessions: every recall query's terms, in order, as read directly (lines remembered from earlier queries and requests)", () => {
     let checked = 0;
     for (const f of FILES) {
-      const messages = JSON.parse(readFileSync(join(TRANSCRIPTS, f), "utf8")) as AgentMessage[];
+      const messages = readTranscriptJson<AgentMessage[]>(f);
       const memo = new QueryTermsMemo();
       for (let n = 2; n <= messages.length; n++) {
         const m = messages[n - 1]!;
