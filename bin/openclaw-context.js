@@ -20,5 +20,5 @@ async function load() {
   return tsImport(pathToFileURL(join(root, "src", "cli", "main.ts")).href, import.meta.url);
 }
 
-const { runCli } = await load();
-process.exitCode = await runCli(process.argv.slice(2));
+const { runCliProcess } = await load();
+process.exitCode = await runCliProcess(process.argv.slice(2));

@@ -8,6 +8,7 @@ import { type CliArgs, type CommandName, parseCliArgs, USAGE } from "./args.js";
 import { CliError, EXIT_PROBLEM, EXIT_USAGE } from "./errors.js";
 import { type Output, processOutput } from "./output.js";
 import { displayLine } from "./display.js";
+import { watchOutputStreams } from "./closed-pipe.js";
 
 type Runner = (args: CliArgs, out: Output) => Promise<number>;
 
@@ -51,10 +52,16 @@ export async function runCli(argv: string[], out: Output = processOutput, env: N
   }
 }
 
-// Run when executed directly (tsx src/cli/main.ts, or the bin shim), not when imported by tests.
+/** The CLI as a process (the bin shim, `tsx src/cli/main.ts`): a closed stdout or stderr (`| head`) ends the output quietly. */
+export async function runCliProcess(argv: string[] = process.argv.slice(2)): Promise<number> {
+  const streams = watchOutputStreams();
+  return streams.exitCode(await runCli(argv));
+}
+
+// Run when executed directly (tsx src/cli/main.ts), not when imported by the bin shim or tests.
 const invoked = process.argv[1] ? pathToFileURL(process.argv[1]).href : "";
 if (import.meta.url === invoked) {
-  runCli(process.argv.slice(2)).then((code) => {
+  runCliProcess().then((code) => {
     process.exitCode = code;
   });
 }

@@ -1,4 +1,6 @@
 /** Where command output goes (stdout lines, JSON) — injectable for tests, process streams by default. */
+import { writable } from "./closed-pipe.js";
+
 export interface Output {
   line(text: string): void;
   json(value: unknown): void;
@@ -6,10 +8,11 @@ export interface Output {
   warn(text: string): void;
 }
 
+/** Writes stop once the stream is closed (a reader like `head` went away): see closed-pipe.ts. */
 export const processOutput: Output = {
-  line: (text) => void process.stdout.write(`${text}\n`),
-  json: (value) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-  warn: (text) => void process.stderr.write(`openclaw-context: ${text}\n`),
+  line: (text) => void (writable(process.stdout) && process.stdout.write(`${text}\n`)),
+  json: (value) => void (writable(process.stdout) && process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)),
+  warn: (text) => void (writable(process.stderr) && process.stderr.write(`openclaw-context: ${text}\n`)),
 };
 
 /** "3m ago", "2h ago", "5d ago" from an ISO time. */
