@@ -10,7 +10,7 @@ import { displayCheckpoint, displayLine } from "./display.js";
 import { CliError, EXIT_PROBLEM } from "./errors.js";
 import { formatAge, type Output } from "./output.js";
 import { selectSessions } from "./sessions.js";
-import { breakdownJson, breakdownLines } from "./breakdown-status.js";
+import { breakdownJson, breakdownLines, checkpointWithBreakdown } from "./breakdown-status.js";
 
 export async function runStatus(args: CliArgs, out: Output): Promise<number> {
   const sessions = await selectSessions(args.stateDir, args.sessionKey);
@@ -30,6 +30,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       continue;
     }
     const u = sum.token_usage;
+    const withBreakdown = cp && args.breakdown && s.sessionKey !== null ? await checkpointWithBreakdown(args.stateDir, s.sessionKey, cp) : null;
     report.push({
       session_key: s.sessionKey === null ? null : displayLine(s.sessionKey),
       gauge: formatGaugeLine({ tokens: u.input_tokens, contextWindow: u.context_window, utilization: u.utilization, source: "sdk" }, false),
@@ -42,12 +43,13 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       topic: displayLine(cp ? cp.working.topic : sum.topic),
       status: sum.status,
       ...(cp && driftStatus ? { drift: driftStatus(cp, args.stateDir) } : {}),
-      ...(args.breakdown ? { breakdown: breakdownJson(cp ? displayCheckpoint(cp).meta.breakdown : undefined) } : {}),
+      ...(args.breakdown ? { breakdown: breakdownJson(withBreakdown ? displayCheckpoint(withBreakdown) : null) } : {}),
       cp,
+      withBreakdown,
     });
   }
   if (args.json) {
-    out.json({ state_dir: args.stateDir, sessions: report.map(({ cp: _cp, ...r }) => r) });
+    out.json({ state_dir: args.stateDir, sessions: report.map(({ cp: _cp, withBreakdown: _b, ...r }) => r) });
     return exitOf(report.length, invalid, out);
   }
   if (report.length === 0) out.line(`no valid checkpoints in ${args.stateDir}`);
@@ -60,7 +62,7 @@ export async function runStatus(args: CliArgs, out: Output): Promise<number> {
       `  ${c.decisions} decisions · ${c.files_read} files read · ${c.files_modified} modified · ${c.tools_used} tools · ${c.errors} errors · ${c.open_items} open items · ${c.learnings} learnings`,
     );
     if (r.cp && r.drift && driftStatusLines) for (const l of driftStatusLines(r.cp, r.drift)) out.line(l);
-    if (r.cp && args.breakdown) for (const l of breakdownLines(displayCheckpoint(r.cp))) out.line(l);
+    if (r.cp && args.breakdown) for (const l of breakdownLines(displayCheckpoint(r.cp), r.withBreakdown ? displayCheckpoint(r.withBreakdown) : null)) out.line(l);
   }
   return exitOf(report.length, invalid, out);
 }

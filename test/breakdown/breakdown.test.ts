@@ -161,4 +161,32 @@ describe("rendering and storing", () => {
       rmSync(root, { recursive: true, force: true });
     }
   }, TEST_TIMEOUT_MS);
+
+  it("status --breakdown: a latest checkpoint without one (manual /compact, session end) shows the newest earlier one, named", async () => {
+    const root = await mkdtemp(join(tmpdir(), "cm-bd-older-"));
+    try {
+      const withOne = makeDraft({ sessionKey: "k:1", trigger: "auto-80pct", inputTokens: 8100 });
+      withOne.meta.breakdown = b;
+      await writeCheckpoint({ stateDir: root }, withOne);
+      await writeCheckpoint({ stateDir: root }, makeDraft({ sessionKey: "k:1", trigger: "compaction", inputTokens: 3000 }));
+      await writeCheckpoint({ stateDir: root }, makeDraft({ sessionKey: "k:1", trigger: "session-end", inputTokens: 2000 }));
+      await writeCheckpoint({ stateDir: root }, makeDraft({ sessionKey: "k:2", trigger: "session-end", inputTokens: 2000 }));
+      const args = ["status", "--breakdown", "--state-dir", root];
+      const [text, json, none] = await Promise.all([cli([...args, "--session-key", "k:1"]), cli([...args, "--json"]), cli([...args, "--session-key", "k:2"])]);
+      expect(text.stderr).toBe("");
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/latest cp_003 · trigger session-end/);
+      expect(text.stdout).toMatch(/\n {2}breakdown of cp_001 \(trigger auto-80pct, [0-9TZ:.-]+\): the latest checkpoint with one; cp_003 recorded none\n {2}\[/);
+      expect(text.stdout).toMatch(/ {2}Context breakdown: \dk tokens/);
+      const sessions = (JSON.parse(json.stdout) as { sessions: Array<{ session_key: string; checkpoint_id: string; breakdown: { checkpointId: string; trigger: string; totalTokens: number } | null }> }).sessions;
+      const k1 = sessions.find((x) => x.session_key === "k:1")!;
+      expect(k1.checkpoint_id).toBe("cp_003");
+      expect(k1.breakdown).toMatchObject({ checkpointId: "cp_001", trigger: "auto-80pct", totalTokens: b.total_tokens });
+      expect(sessions.find((x) => x.session_key === "k:2")!.breakdown).toBeNull();
+      expect(none.code).toBe(0);
+      expect(none.stdout).toContain("breakdown: not recorded in cp_001 nor an earlier checkpoint");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, TEST_TIMEOUT_MS);
 });

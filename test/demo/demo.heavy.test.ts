@@ -68,6 +68,12 @@ describe("npm run demo", () => {
     const verify = await cli(["verify", "--state-dir", named!]);
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(/^ok +agent:main:demo:direct:1 \(\d+ checkpoints, latest cp_\d{3}\)$/m);
+    // the demo's last checkpoints (manual /compact, session end) record no breakdown: status shows the latest that has one, named
+    const status = await cli(["status", "--breakdown", "--state-dir", stateDir, "--session-key", "agent:main:demo:direct:1"]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/\n {2}breakdown of cp_\d{3} \(trigger (auto-80pct|compaction), [^)]+\): the latest checkpoint with one; cp_\d{3} recorded none\n/);
+    expect(status.stdout).toMatch(/\n {2}Context breakdown: \d+k tokens \(\d+% of 16k\)/);
+    expect(status.stdout).not.toContain("breakdown: not recorded");
     // the CLI commands the demo prints are ones the CLI accepts
     expect(out).toContain(`npm run cli -- verify --state-dir ${stateDir}`);
   });
