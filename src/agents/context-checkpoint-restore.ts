@@ -75,17 +75,26 @@ export async function readCheckpointForInjection(
     if (!config.enabled) return null;
     const cp = await readLatestCheckpoint({ stateDir: params.stateDir, fs: params.fs }, canonicalSessionKey(sessionKey));
     if (!cp || (params.accept && !params.accept(cp))) return null;
-    let drift: DriftReport | null = null;
-    try {
-      drift = driftOf(cp, { stateDir: params.stateDir });
-    } catch {
-      drift = null; // the block goes out without the drift section
-    }
-    const rendered = renderRestoreBlock(cp, { kind: params.kind, maxTokens: config.restoreMaxTokens, drift });
-    return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
+    return restoreBlockOf(cp, { stateDir: params.stateDir, kind: params.kind, maxTokens: config.restoreMaxTokens });
   } catch {
     return null;
   }
+}
+
+/**
+ * `cp` rendered as the block the host injects, its workspace drift included: for a caller that
+ * already read the checkpoint and names it (pi's `/context`), so the block is of that one and not
+ * of a checkpoint written meanwhile.
+ */
+export function restoreBlockOf(cp: Checkpoint, opts: { stateDir: string; kind: RestoreKind; maxTokens: number }): RestoreBlock {
+  let drift: DriftReport | null = null;
+  try {
+    drift = driftOf(cp, { stateDir: opts.stateDir });
+  } catch {
+    drift = null; // the block goes out without the drift section
+  }
+  const rendered = renderRestoreBlock(cp, { kind: opts.kind, maxTokens: opts.maxTokens, drift });
+  return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
 }
 
 /** The extra sections of `cp`'s block, in block order: workspace drift, then stored outputs. */

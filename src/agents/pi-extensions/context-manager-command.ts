@@ -6,7 +6,7 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir, readLatestCheckpoint } from "../context-checkpoint.js";
-import { readCheckpointForInjection } from "../context-checkpoint-restore.js";
+import { restoreBlockOf } from "../context-checkpoint-restore.js";
 import { formatGaugeLine } from "../gauge-line.js";
 import { gaugeAction } from "../context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
@@ -45,6 +45,8 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
 
   lines.push(...breakdownSection(ctx, deps, engine));
 
+  // read once: the line naming the checkpoint and the block below are of the same one, even when
+  // a compaction writes the next checkpoint while this report is built
   const latest = await readLatestCheckpoint({ stateDir }, engine.sessionKey).catch(() => null);
   if (!latest) {
     lines.push("Latest checkpoint: none yet for this key.");
@@ -58,10 +60,17 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   const session = deps.session(ctx);
   const due = session ? restoreDue(session.sessionManager.getBranch()) : null;
   const kind = due?.kind ?? (m.session_id === engine.identity.sessionId ? "post-compaction" : "resume");
-  const block = await readCheckpointForInjection(engine.sessionKey, { stateDir, config, kind });
+  let block: ReturnType<typeof restoreBlockOf> | null;
+  try {
+    block = restoreBlockOf(latest, { stateDir, kind, maxTokens: config.restoreMaxTokens });
+  } catch {
+    block = null;
+  }
   if (block) {
     lines.push(
-      due ? `Restore block due on the next prompt (${kind}, ~${block.tokens} tokens):` : `Restore block (none due now; this is how ${m.checkpoint_id} renders as ${kind}, ~${block.tokens} tokens):`,
+      due
+        ? `Restore block of ${m.checkpoint_id} due on the next prompt (${kind}, ~${block.tokens} tokens):`
+        : `Restore block (none due now; this is how ${m.checkpoint_id} renders as ${kind}, ~${block.tokens} tokens):`,
       block.text,
     );
   }
