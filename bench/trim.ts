@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/trim.ts`: the cost of smart trim's decision (docs/archive.md#smart-trim),
- * written to bench/trim-results.json. Run it through the lock (`/work/tools/locked`) and
+ * written to bench/trim-results.json. Run it on a machine otherwise idle, or
  * quote the load it prints beside its figures.
  *
  * Corpus: the recorded messages of the long transcripts (pi-mono before-compaction, then
