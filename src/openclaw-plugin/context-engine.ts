@@ -68,8 +68,8 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
  * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
  * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
  * and session id, and kept by memory budget (cacheMemoryMiB's sessions share; a slot weighs its
- * last-seen history). An evicted slot's engine flushes on its own timer; the session continues
- * from disk (its gauge from the tokens recorded at its last turn: SessionSlot.finishTurn).
+ * last-seen history). An evicted slot's engine flushes on its own timer; the session's next turn
+ * continues from disk (its state's cursor), and a turn in flight from the slot its instance holds.
  */
 const processSlots = (): BudgetCache<string, SessionSlot> =>
   globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>(
