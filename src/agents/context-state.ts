@@ -15,6 +15,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isContextOverflow } from "@mariozechner/pi-ai";
 import { GIST, LONG_ANSWER_MIN, DECISION_REPLY_MAX, decisionText, endsWithQuestion, contentHeadTail, extractToolResult, isInterruptStop, normalizeToolPath, itemKey, lastNonBlankLine, proposalGist, summarizeToolCall, taskListItems, type ToolResultEventLike } from "./context-capture.js";
 import { assistantText, isInjectedMessage, prop, toolCallsOf, userText } from "./messages/read.js";
+import { messageTokens } from "./messages/message-tokens.js";
 import { safeGist } from "./text/safe-gist.js";
 import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
 import { debugLog } from "../infra/debug-log.js";
@@ -220,9 +221,11 @@ export class ContextState {
       return;
     }
     const tools = this.opts.toolResultsFromMessages;
+    let tokens = 0;
     for (let i = start; i < end; i++) {
       try {
         const m = messages[i]!;
+        if (m && typeof m === "object" && !isInjectedMessage(m)) tokens += messageTokens(m);
         // before the message itself (pi's tool_result event comes before the result is in the
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
         if (tools && m?.role === "toolResult" && !this.acc.thread.host_turn && !isInjectedMessage(m)) this.captureToolResult(toolResultEventOf(messages, i), tools.cwd, dateOf(m));
@@ -232,7 +235,16 @@ export class ContextState {
         this.log.fail("message capture", err);
       }
     }
+    if (tokens > 0) {
+      this.acc.thread.captured_tokens += tokens;
+      this.mark("thread");
+    }
     this.updateCursorIndex(messages, end - start, end);
+  }
+
+  /** Tokens of the messages captured since the latest checkpoint (the auto-80pct dedup). */
+  get capturedTokens(): number {
+    return this.acc.thread.captured_tokens;
   }
 
   private resumeIndex(messages: readonly AgentMessage[], end: number): number {

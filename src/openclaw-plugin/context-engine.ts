@@ -68,8 +68,8 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
  * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
  * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
  * and session id, and kept by memory budget (cacheMemoryMiB's sessions share; a slot weighs its
- * last-seen history). An evicted slot's engine flushes on its own timer; the session continues
- * from disk (its gauge from the tokens recorded at its last turn: SessionSlot.finishTurn).
+ * last-seen history). An evicted slot's engine flushes on its own timer; the session's next turn
+ * continues from disk (its state's cursor), and a turn in flight from the slot its instance holds.
  */
 const processSlots = (): BudgetCache<string, SessionSlot> =>
   globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>(
@@ -95,6 +95,14 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   /** the slots this instance used (flushed at dispose), and those whose data it read for the turn at hand */
   private readonly used = new Set<SessionSlot>();
   private readonly fresh = new WeakSet<SessionSlot>();
+  /** the slot this instance used for each session id: its turn's commit finds it after an eviction */
+  private readonly mine = new Map<string, SessionSlot>();
+  /**
+   * The history this instance's assemble saw, per session id, until the turn's commit: a slot
+   * over the memory budget lets go of its copy (shedHistory), but the host holds this array for
+   * the turn anyway, so keeping it costs nothing and the commit gauges the whole history.
+   */
+  private readonly assembled = new Map<string, AgentMessage[]>();
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
     this.scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
@@ -109,11 +117,21 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private async slotFor(sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
     let slot = this.slots.get(this.scope + sessionId);
     if (!slot) {
-      slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget);
-      this.keep(sessionId, slot);
-      this.fresh.add(slot);
+      // evicted since this instance's assemble (other chats' turns in flight filled the cache):
+      // the slot this instance holds still has the history that assemble saw, and the commit
+      // gauges it whole instead of continuing from the tokens recorded a turn earlier (which
+      // count the turns the host has dropped since, and miss what it added)
+      const held = this.mine.get(sessionId);
+      if (held) this.keep(sessionId, held);
+      else {
+        slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget);
+        this.keep(sessionId, slot);
+        this.fresh.add(slot);
+      }
+      slot ??= held!;
     }
     this.used.add(slot);
+    this.mine.set(sessionId, slot);
     return slot;
   }
 
@@ -158,6 +176,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       if (slot.owesRestoreTo(params.sessionId) && !slot.pendingRestore) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "post-compaction");
       slot.lastMessages = messages;
       slot.lastIsHistory = true;
+      this.assembled.set(params.sessionId, messages);
       // issue 25: after the plugin's own compaction, the summary and the kept messages are sent
       const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
       if (!slot.resumeChecked) {
@@ -210,9 +229,10 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       slot.learnWindow(params.runtimeContext);
       const turn = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, 0) : params.messages;
       addCommitted(slot.data, params.advancementKey);
-      // without this turn's assemble in the slot (evicted, a restart) the gauge continues from disk
-      const whole = slot.lastIsHistory;
-      await this.finishTurn(slot, params.sessionId, whole ? withTurn(slot.lastMessages, turn) : [...turn], turn, this.cwdOf(params), whole);
+      // without this turn's assemble (a restart, another instance) the gauge continues from disk
+      const history = slot.lastIsHistory ? slot.lastMessages : this.assembled.get(params.sessionId);
+      this.assembled.delete(params.sessionId);
+      await this.finishTurn(slot, params.sessionId, history ? withTurn(history, turn) : [...turn], turn, this.cwdOf(params), history !== undefined);
     } catch (e) {
       // a throw would keep the turn queued and degrade the next turns to "legacy": logged instead
       this.warn("commitTurn", e);
@@ -255,6 +275,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     // the slots stay for the next instance (processSlots); what they captured goes to disk now
     for (const slot of this.used) await slot.engine.flushNow().catch(() => undefined);
     this.used.clear();
+    this.mine.clear();
+    this.assembled.clear();
     await backgroundWritesSettled(); // compacted spans and knowledge records written after their checkpoints
   }
 }

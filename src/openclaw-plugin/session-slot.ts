@@ -65,10 +65,10 @@ export class SessionSlot {
   /**
    * Over the sessions' memory budget, before the slot is evicted whole: it lets go of the history
    * it saw last (and the engine's request log of the request that held it), keeping its engine,
-   * state and bookkeeping (SLOT_BASE_BYTES). What follows is what follows an eviction: a commit
-   * continues the gauge from the tokens recorded at its last turn (usageContinuing), compact()
-   * has no history until the next assemble shows it; but the state is not read from disk again
-   * each turn. True when it held a history.
+   * state and bookkeeping (SLOT_BASE_BYTES). A turn in flight is committed on the history its
+   * engine instance's assemble saw (context-engine.ts keeps it for the turn); compact() has no
+   * history until the next assemble shows it; the state is not read from disk again each turn.
+   * True when it held a history.
    */
   shedHistory(): boolean {
     const held = this.lastIsHistory || this.lastMessages.length > 0;
@@ -231,8 +231,8 @@ export class SessionSlot {
   }
 
   /**
-   * The gauge of a turn committed without the history before it (its slot was evicted, or the
-   * process restarted, since the turn's assemble): the tokens recorded at the end of the last
+   * The gauge of a turn committed without the history before it (the process restarted since
+   * the turn's assemble, or the commit's instance never saw it): the tokens recorded at the end of the last
    * turn (openclaw-session.json) plus this turn's, unless the model's usage in the turn already
    * counts the whole context. O(turn).
    */

@@ -5,7 +5,9 @@
  * and its permissions set once. A write:
  *  1. validates the draft before touching disk;
  *  2. dedup: an `auto-80pct` draft is skipped when input_tokens moved less than `delta` from the
- *     latest checkpoint of the SAME session id (`compaction` / `session-end` never are);
+ *     latest checkpoint of the SAME session id (`compaction` / `session-end` never are), unless
+ *     the session captured at least `delta` of that checkpoint's tokens since (`capturedTokens`):
+ *     a history whose oldest turns the host drops keeps its size while its content moves on;
  *  3. publishes `cp_<top+1>.yaml` exclusively: temp file, fsync, link (fails on an existing
  *     name), directory fsync;
  *  4. lists the directory once. Another writer may have gone past this id meanwhile, or have
@@ -73,6 +75,19 @@ function withMeta(cp: Checkpoint, id: string, previous: string | null): Checkpoi
   return { ...cp, meta: { ...cp.meta, checkpoint_id: id, previous_checkpoint: previous } };
 }
 
+/** How an `auto-80pct` draft is deduplicated against the latest checkpoint. */
+export interface AutoDedup {
+  /** least relative change of input_tokens that makes a new checkpoint */
+  delta: number;
+  /** tokens the session captured since its latest checkpoint (unknown: only the token count decides) */
+  capturedTokens?: number;
+}
+
+/** The session captured at least `delta` of the latest checkpoint's tokens since it: not a repeat. */
+export function movedOn(capturedTokens: number | undefined, latestTokens: number, delta: number): boolean {
+  return capturedTokens !== undefined && capturedTokens >= delta * Math.max(latestTokens, 1);
+}
+
 /** True when an auto checkpoint would repeat `latest` (token count moved less than `delta`). */
 export function isDuplicateAutoCheckpoint(draft: CheckpointDraft, latest: Checkpoint | null, delta: number): boolean {
   if (draft.meta.trigger !== "auto-80pct" || latest === null) return false;
@@ -104,7 +119,7 @@ export class CheckpointWriter {
     this.dir = checkpointSessionDir(opts.stateDir, sessionKey);
   }
 
-  async write(draft: CheckpointDraft, dedup?: { delta: number }): Promise<WriteCheckpointResult> {
+  async write(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
     try {
       return await this.writeOnce(draft, dedup);
     } catch (err) {
@@ -158,7 +173,7 @@ export class CheckpointWriter {
     return known;
   }
 
-  private async writeOnce(draft: CheckpointDraft, dedup?: { delta: number }): Promise<WriteCheckpointResult> {
+  private async writeOnce(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
     const fs = fsOf(this.opts);
     const retention = retentionOf(this.opts);
     const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
@@ -172,7 +187,8 @@ export class CheckpointWriter {
       draft.meta.trigger === "auto-80pct" &&
       latest &&
       latest.sessionId === (draft.meta.session_id ?? null) &&
-      Math.abs(draft.meta.token_usage.input_tokens - latest.inputTokens) / Math.max(latest.inputTokens, 1) < delta
+      Math.abs(draft.meta.token_usage.input_tokens - latest.inputTokens) / Math.max(latest.inputTokens, 1) < delta &&
+      !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)
     ) {
       const cp = latest.checkpoint ?? (await readLatestInDir(this.dir, this.sessionKey, fs));
       if (cp && isDuplicateAutoCheckpoint(draft, cp, delta)) return { written: false, reason: "dedup", latest: cp, warnings };

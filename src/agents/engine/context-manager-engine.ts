@@ -11,6 +11,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../context-checkpoint-build.js";
 import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
+import { movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
 import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
 import { ContextState } from "../context-state.js";
@@ -296,7 +297,7 @@ export class ContextManagerEngine {
       // a compaction is near: its archive append must not wait for the worker's start
       if (action !== "none" && this.runtime.config.archive) archiveWorker().prestart();
       let checkpointWrite: Promise<Checkpoint | null> | undefined;
-      if (action === "checkpoint" && state && !this.isDuplicate(reading)) checkpointWrite = this.startAutoCheckpoint(state, reading);
+      if (action === "checkpoint" && state && !this.isDuplicate(reading, state)) checkpointWrite = this.startAutoCheckpoint(state, reading);
       if (state) this.scheduleFlush(state);
       // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
       // before any compaction can run; a failure is logged
@@ -323,11 +324,16 @@ export class ContextManagerEngine {
     return write;
   }
 
-  /** In-memory pre-check of the 5% dedup so calls above 80% cost no disk I/O. */
-  private isDuplicate(reading: GaugeReading): boolean {
+  /**
+   * In-memory pre-check of the 5% dedup so calls above 80% cost no disk I/O. A session that
+   * captured 5% of the checkpoint's tokens since it moved on, whatever its token count says (a
+   * host that drops a history's oldest turns keeps it level: checkpoint/writer.ts).
+   */
+  private isDuplicate(reading: GaugeReading, state: ContextState): boolean {
     const last = this.previous?.meta.token_usage.input_tokens;
     if (last === undefined) return false;
-    return Math.abs(reading.tokens - last) / Math.max(last, 1) < this.runtime.config.dedupDelta;
+    const delta = this.runtime.config.dedupDelta;
+    return Math.abs(reading.tokens - last) / Math.max(last, 1) < delta && !movedOn(state.capturedTokens, last, delta);
   }
 
   /**
@@ -474,7 +480,7 @@ export class ContextManagerEngine {
   /** Writes the draft durably, then resets what it holds from the state. Null when deduplicated or failed. */
   private async publish(state: ContextState, draft: CheckpointDraft): Promise<Checkpoint | null> {
     try {
-      const result = await this.writerOf().write(draft, { delta: this.runtime.config.dedupDelta });
+      const result = await this.writerOf().write(draft, { delta: this.runtime.config.dedupDelta, capturedTokens: state.capturedTokens });
       this.log.clear(`checkpoint write`);
       this.storeWarnings.report(result.warnings ?? [], result.written);
       if (!result.written) {

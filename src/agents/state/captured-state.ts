@@ -85,7 +85,8 @@ export class CapturedState {
    * items). Keeps the cursor (the messages were seen), the first and last user message
    * (thread summary/topic), the open items and pending tool calls (they are the current
    * situation, not a delta: a later success must still close them), the last-message facts
-   * behind status and next_action, and the work ledger (the whole session's picture).
+   * behind status and next_action, and the work ledger (the whole session's picture). The count
+   * of tokens captured since a checkpoint starts again.
    */
   clearCheckpointed(): void {
     this.decisions.clear();
@@ -95,6 +96,7 @@ export class CapturedState {
     this.items.clearClosed();
     this.thread.pivots = [];
     this.thread.recent = [];
+    this.thread.captured_tokens = 0;
   }
 }
 

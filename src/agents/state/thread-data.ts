@@ -40,6 +40,12 @@ export interface ThreadData {
   last_tool_call: LastToolCall | null;
   pending_calls: PendingCall[];
   cursor: Cursor;
+  /**
+   * Tokens of the messages captured since the latest checkpoint: how far the session moved on
+   * since it, which its token count alone does not say once the host drops a history's oldest
+   * turns (the auto-80pct dedup, checkpoint/writer.ts)
+   */
+  captured_tokens: number;
 }
 
 export function emptyThread(): Omit<ThreadData, "errors"> {
@@ -57,6 +63,7 @@ export function emptyThread(): Omit<ThreadData, "errors"> {
     last_tool_call: null,
     pending_calls: [],
     cursor: emptyCursor(),
+    captured_tokens: 0,
   };
 }
 
@@ -132,6 +139,8 @@ export function parseThreadData(
       };
     }),
     cursor,
+    // absent in files written before it was kept: nothing counted yet
+    captured_tokens: typeof d.captured_tokens === "number" && Number.isFinite(d.captured_tokens) && d.captured_tokens > 0 ? Math.floor(d.captured_tokens) : 0,
   };
   return { thread, errors };
 }
