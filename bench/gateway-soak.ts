@@ -31,9 +31,8 @@ import { estimateContextTokens } from "../src/agents/context-gauge.js";
 import { checkpointSessionDir as checkpointDir } from "../src/infra/session-dir.js";
 import { parseCheckpoint, parseCheckpointFileName } from "../src/agents/context-checkpoint.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/context-manager-config.js";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
-// the shared transcripts beside the checkout (BENCH_TRANSCRIPTS: elsewhere)
-const TRANSCRIPTS = process.env.BENCH_TRANSCRIPTS ?? resolve(import.meta.dirname, "..", "..", "shared", "transcripts");
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 const THRESHOLD = DEFAULT_CONTEXT_MANAGER_CONFIG.checkpointThreshold;
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
@@ -221,7 +220,7 @@ async function heapSample(file: string | null): Promise<(() => Promise<void>) | 
 export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line: string) => void = () => undefined): Promise<SoakFigures | null> {
   const o = { ...DEFAULT_SOAK_OPTIONS, ...options };
   const WINDOW = o.window;
-  const sources = o.sources ?? NAMES.filter((n) => existsSync(join(TRANSCRIPTS, `${n}.json`))).map((n) => withoutUsage(JSON.parse(readFileSync(join(TRANSCRIPTS, `${n}.json`), "utf8")) as AgentMessage[]));
+  const sources = o.sources ?? NAMES.map((n) => withoutUsage(JSON.parse(readFileSync(join(TRANSCRIPTS_DIR, `${n}.json`), "utf8")) as AgentMessage[]));
   if (sources.length === 0) return null;
   const root = mkdtempSync(join(tmpdir(), "cm-bench-soak-"));
   const profileDir = process.env.SOAK_HEAP_PROFILE ?? null;
