@@ -34,6 +34,8 @@ const result = await build({
   format: "esm",
   external: ["openclaw", "openclaw/*"],
   plugins: [sdkTreeShaking],
+  // bundled CommonJS modules require() Node built-ins: give the ES module a real require
+  banner: { js: 'import { createRequire as __cmCreateRequire } from "node:module"; const require = __cmCreateRequire(import.meta.url);' },
   minify: true,
   keepNames: true,
   legalComments: "eof",
