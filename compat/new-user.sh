@@ -27,7 +27,7 @@ fail() { echo "new-user: $*" >&2; exit 1; }
 export HOME="$T/home-cli"; mkdir -p "$HOME"
 say npm install -g "$TGZ"; npm install -g "$TGZ" 2>&1 | tail -2
 say command -v openclaw-context; command -v openclaw-context | grep -qx "$T/npm-global/bin/openclaw-context" || fail "openclaw-context not on PATH"
-say openclaw-context list; openclaw-context list
+say "openclaw-context --help | head -3"; openclaw-context --help | head -3
 
 # --- pi: the user's pi, then the README's two commands, then a turn ---
 pi_route() { # $1 label, rest: the pi command
@@ -54,10 +54,13 @@ npm install --prefix "$T/pi073" @mariozechner/pi-coding-agent@0.73.1 2>&1 | tail
 pi_route pi073 "$T/pi073/node_modules/.bin/pi"
 # pi 1.6: its tarball (its own dependencies are not all on the registry: docs/compatibility.md)
 # with jiti beside it, which its self-contained bundle resolves at run time
-say npm install --prefix "$T/pi16" "$PI16_SPEC" jiti   # as far as the registry allows: unpacked + jiti
-(cd "$T" && npm pack "$PI16_SPEC" --silent >/dev/null && mkdir -p pi16/node_modules/@earendil-works/pi-coding-agent && tar xzf earendil-works-pi-coding-agent-*.tgz -C pi16/node_modules/@earendil-works/pi-coding-agent --strip-components=1)
+PI16="$T/pi16/node_modules/@earendil-works/pi-coding-agent"
+# jiti first: an npm install there would prune the unpacked pi as extraneous
+say npm install --prefix "$T/pi16" jiti@2.7.0
 npm install --prefix "$T/pi16" jiti@2.7.0 2>&1 | tail -1
-pi_route pi16 node "$T/pi16/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"
+say npm pack "$PI16_SPEC" "&& tar xzf … -C $PI16 --strip-components=1"
+(cd "$T" && npm pack "$PI16_SPEC" --silent >/dev/null && mkdir -p "$PI16" && tar xzf earendil-works-pi-coding-agent-*.tgz -C "$PI16" --strip-components=1)
+pi_route pi16 node "$PI16/dist/bundle/cli.js"
 
 # --- OpenClaw: plugins install <tgz> into the real openclaw, a gateway turn, the checkpoint and the gauge ---
 export HOME="$T/home-openclaw"; mkdir -p "$HOME"
