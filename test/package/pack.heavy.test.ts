@@ -35,7 +35,8 @@ describe("npm pack → install into an empty project", () => {
     mkdirSync(copy);
     for (const f of ["src", "bin", "docs", "scripts", "package.json", "openclaw.plugin.json", "pi-extension.ts", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
     symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
-    const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 3 * CHILD_TIMEOUT_MS });
+    // prepack: tsc and the plugin bundle (205 s at load 20 on 2 cores)
+    const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 5 * CHILD_TIMEOUT_MS });
     expect(packed.code, packed.stderr).toBe(0);
     const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
     const files = info[0]!.files.map((f) => f.path);
@@ -117,5 +118,5 @@ describe("npm pack → install into an empty project", () => {
 
     // pi install <path>: pi records the package and loads dist/ through the `pi` manifest
     await expectPiInstallLoads(root, join(nm, "openclaw-context-manager"));
-  }, 4 * TEST_TIMEOUT_MS);
+  }, 5 * TEST_TIMEOUT_MS);
 });
