@@ -1,6 +1,6 @@
-// Compat: the context-engine plugin (src/openclaw-plugin) inside the real openclaw 2026.9.x under
-// Node 24: OpenClaw's own plugin loader discovers the plugin root (manifest + entry) from
-// plugins.load.paths and loads the TypeScript entry through its jiti loader; OpenClaw's
+// Compat: the context-engine plugin (the packed package, compat/pack.mjs) inside the real openclaw
+// 2026.9.x under Node 24: OpenClaw's own plugin loader discovers the package root (openclaw.plugin.json
+// + package.json openclaw.extensions) from plugins.load.paths and loads the compiled bundle; OpenClaw's
 // context-engine registry resolves the engine selected by plugins.slots.contextEngine; the
 // engine is then driven through assemble/afterTurn/compact, where compact() reaches OpenClaw's
 // real delegateCompactionToRuntime (imported by the plugin as openclaw/plugin-sdk/core). The
@@ -9,14 +9,12 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { importSourceFile, OPENCLAW_VERSION } from "./openclaw-internals.mjs";
 import { checkpointTriggers } from "./fixtures/checkpoints.mjs";
 
-const REPO = dirname(dirname(fileURLToPath(import.meta.url)));
-const PLUGIN_ROOT = join(REPO, "src", "openclaw-plugin");
+import { packedPluginRoot } from "./fixtures/plugin-root.mjs";
 const KEY = "agent:main:telegram:direct:42";
 
 const user = (text, t) => ({ role: "user", content: text, timestamp: t });
@@ -37,7 +35,7 @@ describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugi
   after(() => rmSync(stateDir, { recursive: true, force: true }));
   const config = {
     plugins: {
-      load: { paths: [PLUGIN_ROOT] },
+      load: { paths: [packedPluginRoot()] },
       allow: ["context-manager"],
       slots: { contextEngine: "context-manager" },
       entries: { "context-manager": { enabled: true, config: { stateDir } } },

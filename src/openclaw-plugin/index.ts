@@ -1,10 +1,10 @@
 /**
  * OpenClaw plugin entry (openclaw ≥ 2026.9): registers the `context-manager`
- * context engine. Its manifest is `openclaw.plugin.json` beside this file, so
- * this directory is the plugin root:
- *   openclaw plugins install -l <package>/src/openclaw-plugin
- * and select it with `plugins.slots.contextEngine: "context-manager"`
- * (docs/openclaw-integration.md §6). The plugin's config is
+ * context engine. The package root is the plugin: its manifest is the root's
+ * `openclaw.plugin.json`, and package.json `openclaw.extensions` points at this entry
+ * bundled (scripts/bundle-openclaw-plugin.mjs → dist/openclaw/plugin.js):
+ *   openclaw plugins install <tarball or built clone>
+ * which also selects it as `plugins.slots.contextEngine` (docs/openclaw-integration.md §6). The plugin's config is
  * `plugins.entries["context-manager"].config`, the same keys as
  * `agents.defaults.contextManager` (docs/configuration.md).
  */

@@ -1,6 +1,6 @@
 /**
  * The package as a user gets it: `npm pack` (prepack builds dist/) from a copy of the repo,
- * installed into an empty project WITHOUT the pi peer packages: the store API, the CLI entry and
+ * installed into an empty project with plain `npm install` (the pi peers are optional: not installed): the store API, the CLI entry and
  * the bin work under plain Node; with pi present (the host's copy) the OpenClaw seams, the pi
  * extension and the root entry import; and `pi install <path>` loads the built extension through
  * the package's `pi` manifest. Heavy (a tsc build and an npm install): `npm run test:heavy`.
@@ -33,9 +33,10 @@ describe("npm pack → install into an empty project", () => {
     // pack from a copy: prepack's build must not leave a dist/ in the working tree (the bin would prefer it)
     const copy = join(root, "repo");
     mkdirSync(copy);
-    for (const f of ["src", "bin", "docs", "package.json", "pi-extension.ts", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
+    for (const f of ["src", "bin", "docs", "scripts", "package.json", "openclaw.plugin.json", "pi-extension.ts", "README.md", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, f), join(copy, f), { recursive: true });
     symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
-    const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 3 * CHILD_TIMEOUT_MS });
+    // prepack: tsc and the plugin bundle (205 s at load 20 on 2 cores)
+    const packed = await run(NPM, ["pack", "--json", "--pack-destination", root], { cwd: copy, timeoutMs: 5 * CHILD_TIMEOUT_MS });
     expect(packed.code, packed.stderr).toBe(0);
     const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
     const files = info[0]!.files.map((f) => f.path);
@@ -47,12 +48,18 @@ describe("npm pack → install into an empty project", () => {
     for (const ext of pkg.pi.extensions as string[]) expect(files).toContain(ext.replace(/^\.\//, ""));
     // the entry loads dist/ when it is there (always in a tarball): the built extension is packed
     expect(files).toContain("dist/agents/pi-extensions/context-manager.js");
+    // the package root is the OpenClaw plugin: its manifest and the compiled entry
+    expect(files).toContain("openclaw.plugin.json");
+    for (const ext of pkg.openclaw.extensions as string[]) expect(files).toContain(ext.replace(/^\.\//, ""));
+    // what runs only from a clone (demo, replay, faux model, host stand-ins), sources and maps are not shipped
+    const clonesOnly = files.filter((f) => /^src\/|\.map$|^dist\/(demo|replay|faux|auto-reply|agents\/pi-embedded-runner)\/|compaction-safeguard|system-events/.test(f));
+    expect(clonesOnly).toEqual([]);
 
     const project = join(root, "project");
     mkdirSync(project);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "probe", version: "1.0.0", type: "module", private: true }));
-    // --legacy-peer-deps: the pi packages are peers a host brings; without them only yaml comes along
-    const installed = await run(NPM, ["install", "--prefer-offline", "--legacy-peer-deps", "--no-audit", "--no-fund", join(root, info[0]!.filename)], {
+    // no flag: the pi packages are optional peers (peerDependenciesMeta), the host brings its own; npm installs no second pi
+    const installed = await run(NPM, ["install", "--prefer-offline", "--no-audit", "--no-fund", join(root, info[0]!.filename)], {
       cwd: project,
       timeoutMs: 3 * CHILD_TIMEOUT_MS,
     });
@@ -83,6 +90,14 @@ describe("npm pack → install into an empty project", () => {
     expect(bin.code, bin.stderr).toBe(0);
     expect(bin.stdout).toContain("cp_330");
 
+    // the OpenClaw plugin bundle imports without pi (OpenClaw installs no peers): Node built-ins only
+    const bundle = join(nm, "openclaw-context-manager", "dist", "openclaw", "plugin.js");
+    const specifiers = [...readFileSync(bundle, "utf8").matchAll(/\bfrom\s*"([^"]+)"|\bimport\s*\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1] ?? m[2]);
+    expect(specifiers.filter((s) => !s!.startsWith("node:") && !s!.startsWith("openclaw/"))).toEqual([]);
+    const plugin = await run(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(bundle)}); console.log(m.default.id, typeof m.default.register);`], { cwd: project });
+    expect(plugin.stderr).toBe("");
+    expect(plugin.stdout.trim()).toBe("context-manager function");
+
     // with the host's pi packages present, every other entry imports
     symlinkSync(join(REPO, "node_modules", "@mariozechner"), join(nm, "@mariozechner"), "dir");
     for (const dep of ["@sinclair", "typebox"]) if (existsSync(join(REPO, "node_modules", dep)) && !existsSync(join(nm, dep))) symlinkSync(join(REPO, "node_modules", dep), join(nm, dep), "dir");
@@ -103,5 +118,5 @@ describe("npm pack → install into an empty project", () => {
 
     // pi install <path>: pi records the package and loads dist/ through the `pi` manifest
     await expectPiInstallLoads(root, join(nm, "openclaw-context-manager"));
-  }, 4 * TEST_TIMEOUT_MS);
+  }, 5 * TEST_TIMEOUT_MS);
 });
