@@ -137,7 +137,8 @@ module.exports = {
         "(type-only imports are exempt for now: src/ takes AgentMessage from @mariozechner/pi-agent-core, " +
         "which only pi-coding-agent declares).",
       from: { path: "^src/" },
-      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown"], dependencyTypesNot: ["type-only"] },
+      // an optional peer (the pi SDK: the host's own copy) is also typed npm-no-pkg by the cruiser
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown"], dependencyTypesNot: ["type-only", "npm-peer"] },
     },
     {
       name: "not-to-dev-dep",
