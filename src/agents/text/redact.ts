@@ -21,6 +21,7 @@
  */
 
 import { isMarker, MARKER_PREFIX, marker, type Replacer, type SecretClass } from "./redact-classes.js";
+import { escapedViewsPass } from "./escaped-views.js";
 import { redactLongRuns } from "./redact-long-runs.js";
 import { secretRuleRanges } from "./secret-rules.js";
 
@@ -64,7 +65,7 @@ const redactUrlCredentials: Replacer = (text) =>
 
 // --- Authorization headers and bare Bearer tokens -----------------------------
 const AUTH_HEADER =
-  /(?<![A-Za-z0-9_-])(authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)(?:(bearer|basic|token|bot|digest|apikey)([ \t]{1,5}))?([^\s"',;]+)/gi;
+  /(?<![A-Za-z0-9_-])(authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)(?:(bearer|basic|token|bot|digest|apikey)([ \t]{1,5}))?([^\s"',;\\]+)/gi;
 const BARE_BEARER = /(?<![A-Za-z0-9_-])(bearer[ \t]{1,5})([A-Za-z0-9._~+/=-]{8,})/gi;
 
 const hasDigit = (s: string): boolean => /[0-9]/.test(s);
@@ -210,6 +211,12 @@ function isSecretKeyName(head: string): boolean {
   return /[a-z0-9]$/.test(before) && /^[A-Z]/.test(m[1]!); // camelCase: dbPass
 }
 
+/**
+ * The backslashes that end a bare value right before a quote escape that quote (`KEY=v\\"}` inside a
+ * JSON string): they are the string's syntax, kept so the text stays the JSON it was.
+ */
+const escapeTail = (value: string, next: string): string => (next === '"' || next === "'" ? (/\\+$/.exec(value)?.[0] ?? "") : "");
+
 /** A bare value that reads like a credential rather than a word: has a digit or a symbol, or is long and mixed-case. */
 const looksLikeCredential = (v: string): boolean => /[^A-Za-z]/.test(v) || (v.length >= 8 && hasUpperAndLower(v));
 
@@ -226,6 +233,8 @@ const redactKeyValues: Replacer = (text) => {
       if (sq !== undefined) return isMarker(sq) ? all : `${head}'${marker("secret")}'`;
       const value = bare ?? "";
       if (value.length < 4 || LITERALS.has(value.toLowerCase()) || isMarker(value)) return all;
+      // `token = \\\"…`: the backslashes escape the quote of a value one JSON level down (escaped-views.ts reads it)
+      if (/^\\+$/.test(value)) return all;
       // `token = getToken()`: code calling a function, not a secret literal.
       if (whole.charAt(offset + all.length) === "(") return all;
       if (MEMBER_ACCESS.test(value) && !hasDigit(value)) return all;
@@ -234,7 +243,7 @@ const redactKeyValues: Replacer = (text) => {
       if (!head.includes("=") && !looksLikeCredential(value) && /^[ \t]+\S/.test(whole.slice(offset + all.length, offset + all.length + 8))) {
         return all;
       }
-      return `${head}${marker("secret")}`;
+      return `${head}${marker("secret")}${escapeTail(value, whole.charAt(offset + all.length))}`;
     },
   );
   return out;
@@ -242,21 +251,22 @@ const redactKeyValues: Replacer = (text) => {
 
 // --- command-line passwords ---------------------------------------------------------
 // `--password X` (space-separated; `--password=X` is a key=value above). A value starting with
-// `-` is the next flag, one starting with `$` a shell variable (not the secret itself).
+// `-` is the next flag, one starting with `$` a shell variable (not the secret itself), one starting
+// with `\"` a quoted value one JSON level down (read whole in the decoded view, escaped-views.ts).
 const CLI_FLAG =
-  /(?<![A-Za-z0-9_-])(--?(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-?key|private-?key)[ \t]+)(?![-$])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/gi;
+  /(?<![A-Za-z0-9_-])(--?(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-?key|private-?key)[ \t]+)(?![-$]|\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/gi;
 // mysql/mariadb take the password glued to -p (`-p secret` prompts and names a database);
 // sshpass takes it after -p. Scanned within one command (up to a newline, ;, | or &).
-const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)(?!\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 // `curl -u user:password` (the user is kept) and a netrc line `machine h login u password p`.
 const CURL_USER = /(?<![\w./-])(curl(?![\w-])[^\n;|&]{0,400}?[ \t](?:-u|--user)[ \t]*["']?[^\s:"']{1,100}:)([^\s"']+)/g;
 const NETRC = /(?<![\w-])(machine[ \t]+\S{1,200}[ \t]+(?:login[ \t]+\S{1,200}[ \t]+)?password[ \t]+)(\S+)/g;
-const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)(?!\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 
 const redactCliPasswords: Replacer = (text) => {
   let out = text;
-  const keep = (all: string, head: string, value: string): string =>
-    isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}`;
+  const keep = (all: string, head: string, value: string, offset: number, whole: string): string =>
+    isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}${escapeTail(value, whole.charAt(offset + all.length))}`;
   if (/-(?:-|[a-z])/i.test(out)) out = out.replace(CLI_FLAG, keep);
   if (/mysql|mariadb/.test(out)) out = out.replace(MYSQL_P, keep);
   if (out.includes("sshpass")) out = out.replace(SSHPASS_P, keep);
@@ -287,7 +297,7 @@ const redactByRuleSet: Replacer = (text) => {
 
 // Order matters: specific classes first so the marker says what was found, and the
 // generic key=value rule then sees a marker (and leaves it) instead of the raw key.
-const PASSES: Replacer[] = [
+const RAW_PASSES: Replacer[] = [
   redactPrivateKeys,
   redactUrlCredentials,
   redactWebhooks,
@@ -300,6 +310,21 @@ const PASSES: Replacer[] = [
   // last: our passes name what they found; the rule set catches what they do not know
   redactByRuleSet,
 ];
+const OWN_RAW_PASSES = RAW_PASSES.slice(0, -1);
+
+const redactEscapedViews = escapedViewsPass((view) => redactWhole(view, RAW_PASSES));
+const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_RAW_PASSES));
+
+/**
+ * The text as it is, then as it reads with its JSON escapes decoded (escaped-views.ts). Raw first:
+ * in `"password": "p@ss \"word\""` the `\"` belongs to the value, which only the raw text shows
+ * whole; the views then find what the escaping hid from the raw passes.
+ */
+function redactAll(text: string, passes: readonly Replacer[], views: Replacer): string {
+  const raw = redactWhole(text, passes);
+  const viewed = views(raw);
+  return viewed === raw ? raw : redactWhole(viewed, passes);
+}
 
 const MAX_ROUNDS = 4;
 
@@ -319,7 +344,7 @@ export function redactSecrets(text: string): string {
   }
   let out: string;
   try {
-    out = redactWhole(text);
+    out = redactAll(text, RAW_PASSES, redactEscapedViews);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     out = redactChunked(text);
@@ -366,18 +391,23 @@ function redactChunked(text: string): string {
       const c = text.charCodeAt(end - 1);
       if (c >= 0xd800 && c <= 0xdbff) end -= 1;
     }
-    out += redactWhole(text.slice(start, end));
+    out += redactAll(text.slice(start, end), RAW_PASSES, redactEscapedViews);
     start = end;
   }
   return out;
 }
 
-/** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
-export function redactOwnRulesOnly(text: string): string {
-  return redactWhole(text, PASSES.slice(0, -1));
+/** `redactSecrets` without its memo of recent texts: for measuring its cost (bench/redaction-corpus.ts). */
+export function redactSecretsUncached(text: string): string {
+  return redactAll(text, RAW_PASSES, redactEscapedViews);
 }
 
-function redactWhole(text: string, passes: readonly Replacer[] = PASSES): string {
+/** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
+export function redactOwnRulesOnly(text: string): string {
+  return redactAll(text, OWN_RAW_PASSES, redactEscapedViewsOwn);
+}
+
+function redactWhole(text: string, passes: readonly Replacer[]): string {
   let current = text;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let next = current;
