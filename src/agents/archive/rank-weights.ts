@@ -7,8 +7,8 @@
  * file NAME beat the same term in the code), and a receipt is short and repeats its path, so
  * BM25's length normalization scored the path's terms high. Both are structure, not words:
  * - a receipt — a succeeded tool result of at most RECEIPT_MAX_CHARS that contains its own
- *   target, or a call whose only content is its target — is ranked at RECEIPT_WEIGHT, and its
- *   target is not indexed as a field of its own: the receipt's text holds it already, and
+ *   target, or a call whose only content is its target — is ranked at RECEIPT_WEIGHT; a result
+ *   receipt's target is not indexed as a field of its own: its text holds it already, and
  *   indexing it twice counted the path three times (text + a field weighed twice).
  * The target field of every other segment weighs twice the text: a segment whose path or command
  * names the term is about it (issue 40: with the field at 1, a grep whose command names an
@@ -34,7 +34,8 @@ export function segmentWeight(r: Pick<ArchiveRecord, "role" | "text" | "target" 
   return isReceipt(r) ? RECEIPT_WEIGHT : 1;
 }
 
-/** The target as the index reads it: none for a receipt, whose text already holds it. */
+/** The target as the index reads it: none for a result receipt, whose text already holds it (a bare call keeps its target: it has nothing else). */
 export function indexedTarget(r: Pick<ArchiveRecord, "role" | "text" | "target" | "error">): string {
-  return isReceipt(r) ? "" : (r.target ?? "");
+  const target = r.target ?? "";
+  return r.role === "tool_result" && isReceipt(r) && r.text.includes(target) ? "" : target;
 }
