@@ -3,11 +3,11 @@
  * test/redact/fixtures/secret-shapes.ts) how many are caught (no 8 characters of the secret
  * survive), on the look-alikes (mined from test/fixtures/transcripts by bench/mine-lookalikes.ts, plus
  * known formats) how many are altered, and the cost per KB of real session text.
- *   npx tsx bench/redaction-corpus.ts
+ *   npx tsx bench/redaction-corpus.ts [transcripts dir]
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { redactOwnRulesOnly, redactSecrets } from "../src/agents/text/redact.js";
+import { redactOwnRulesOnly, redactSecrets, redactSecretsUncached } from "../src/agents/text/redact.js";
 import { secretRuleRanges } from "../src/agents/text/secret-rules.js";
 import { formatLookalikes } from "../test/redact/fixtures/format-lookalikes.js";
 import { secretCorpus } from "../test/redact/fixtures/secret-shapes.js";
@@ -33,27 +33,49 @@ const altered = looks.filter((l) => !redactSecrets(l.text).includes(l.value));
 const alteredPreset = looks.filter((l) => !presetOnly(l.text).includes(l.value));
 
 // cost: real session text (the transcripts' strings), 1 MB of it, redacted in 4 KB pieces like the capture paths do
-const dir = TRANSCRIPTS_DIR;
-let corpus = "";
-for (const f of readdirSync(dir).sort()) if (f.endsWith(".json") && f !== "index.json") corpus += readFileSync(join(dir, f), "utf8");
-corpus = corpus.slice(0, 1 << 20);
-const pieces: string[] = [];
-for (let i = 0; i < corpus.length; i += 4096) pieces.push(corpus.slice(i, i + 4096));
-for (const p of pieces.slice(0, 32)) redactSecrets(p); // warm-up
+// the transcripts: the argument, or the in-repo fixtures
+const dir = process.argv[2] ?? TRANSCRIPTS_DIR;
+let files = "";
+const strings: string[] = [];
+const collect = (v: unknown): void => {
+  if (typeof v === "string") strings.push(v);
+  else if (Array.isArray(v)) v.forEach(collect);
+  else if (v && typeof v === "object") Object.values(v).forEach(collect);
+};
+for (const f of readdirSync(dir).sort()) {
+  if (!f.endsWith(".json") || f === "index.json") continue;
+  const raw = readFileSync(join(dir, f), "utf8");
+  files += raw;
+  collect(JSON.parse(raw));
+}
+/** 1 MB of `text` in 4 KB pieces, the capture paths' size */
+const piecesOf = (text: string): string[] => {
+  const out: string[] = [];
+  for (let i = 0; i < Math.min(text.length, 1 << 20); i += 4096) out.push(text.slice(i, i + 4096));
+  return out;
+};
+// the files as they are (JSON: quotes and newlines escaped, a tool call's arguments escaped twice), and
+// the strings they hold (what a capture path gets from a message: escaped only where the text itself is JSON)
+const asFiles = piecesOf(files);
+const asStrings = piecesOf(strings.join("\n"));
+for (const p of asFiles.slice(0, 32)) redactSecrets(p); // warm-up
 const rounds = 3;
-const cost = (f: (s: string) => unknown): number => {
+const cost = (f: (s: string) => unknown, pieces: string[]): number => {
   let best = Infinity;
+  let chars = 0;
+  for (const p of pieces) chars += p.length;
   for (let k = 0; k < rounds; k++) {
     const t0 = process.hrtime.bigint();
     for (const p of pieces) f(p);
     best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  return best / (corpus.length / 1024);
+  return best / (chars / 1024);
 };
-const kb = corpus.length / 1024;
-const costAll = cost(redactSecrets);
-const costOwn = cost(redactOwnRulesOnly);
-const costPreset = cost(secretRuleRanges);
+// uncached: redactSecrets keeps its latest results, and every round after the first would be a memo hit
+const costAll = cost(redactSecretsUncached, asFiles);
+const costOwn = cost(redactOwnRulesOnly, asFiles);
+const costPreset = cost(secretRuleRanges, asFiles);
+const costStrings = cost(redactSecretsUncached, asStrings);
 
 console.log(`secret samples: ${secrets.length} (${new Set(secrets.map((s) => s.shape)).size} shapes), caught ${secrets.length - missed.length}, missed ${missed.length}`);
 console.log(`  our rules alone: caught ${secrets.length - missedOwn.length}; the secretlint preset alone: caught ${secrets.length - missedPreset.length}`);
@@ -61,4 +83,4 @@ console.log(`  caught only with the preset: ${[...new Set(missedOwn.filter((s) =
 for (const m of missed) console.log(`  missed: ${m.shape}`);
 console.log(`look-alikes: ${looks.length} (${mined.length} mined, ${looks.length - mined.length} by format), altered ${altered.length} (by the preset alone: ${alteredPreset.length})`);
 for (const a of altered) console.log(`  altered: ${a.kind}: ${a.text.slice(0, 100)}`);
-console.log(`cost per KB: ${costAll.toFixed(4)} ms (ours ${costOwn.toFixed(4)} + preset ${costPreset.toFixed(4)}); ${kb.toFixed(0)} KB of transcript text in 4 KB pieces, best of ${rounds}`);
+console.log(`cost per KB of the transcript files: ${costAll.toFixed(4)} ms (ours ${costOwn.toFixed(4)}, preset ${costPreset.toFixed(4)}); of the strings they hold: ${costStrings.toFixed(4)} ms; 1 MB each in 4 KB pieces, best of ${rounds}`);

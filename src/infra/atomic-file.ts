@@ -153,14 +153,17 @@ export async function createFileExclusive(target: string, data: string, opts: At
       created = true;
     } catch (err) {
       const code = errorCode(err);
-      if (code === "EEXIST") return false;
-      if (!code || !LINK_UNSUPPORTED_CODES.has(code)) throw err;
-      created = await claimThenRename(fs, tmp, target, mode);
+      if (code !== "EEXIST") {
+        if (!code || !LINK_UNSUPPORTED_CODES.has(code)) throw err;
+        created = await claimThenRename(fs, tmp, target, mode);
+      }
     }
-  } finally {
+  } catch (err) {
     await unlinkQuietly(fs, tmp);
+    throw err;
   }
-  if (created) await syncDir(path.dirname(target), fs);
+  // the temp name's removal need not be durable: it goes beside the directory's fsync, not before it
+  await Promise.all([unlinkQuietly(fs, tmp), created ? syncDir(path.dirname(target), fs) : undefined]);
   return created;
 }
 

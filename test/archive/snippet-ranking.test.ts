@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { snippetOf, SNIPPET_CHARS } from "../../src/agents/archive/snippet.js";
-import { isReceipt, segmentWeight, RECEIPT_WEIGHT } from "../../src/agents/archive/rank-weights.js";
+import { indexedTarget, isReceipt, segmentWeight, RECEIPT_WEIGHT } from "../../src/agents/archive/rank-weights.js";
 import { SearchIndex } from "../../src/agents/archive/search-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 
@@ -52,5 +52,19 @@ describe("ranking: receipts below content", () => {
 
   it("a failed result is never a receipt", () => {
     expect(isReceipt({ role: "tool_result", target: "a.ts", text: "ENOENT a.ts", error: true })).toBe(false);
+  });
+});
+
+describe("ranking: the target field (issue 40)", () => {
+  it("a receipt's target is not indexed twice: its text holds it already", () => {
+    const receipt = rec({ role: "tool_result", tool: "write", target: "src/average.ts", text: "Successfully wrote 10 bytes to src/average.ts" });
+    expect(indexedTarget(receipt)).toBe("");
+    const read = rec({ role: "tool_result", tool: "read", target: "src/average.ts", text: "export const x = 1;" });
+    expect(indexedTarget(read)).toBe("src/average.ts");
+    // with the target field weighed twice, the receipt still ranks below the content that matches
+    const content = rec({ role: "tool_result", tool: "read", target: "src/math.ts", text: "export function average(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) / xs.length;\n}" });
+    const index = new SearchIndex();
+    index.add([receipt, content]);
+    expect(index.search("average")[0]!.record.id).toBe(content.id);
   });
 });

@@ -5,7 +5,7 @@
  * document frequency), so a threshold means "at least this specific a match".
  */
 import MiniSearch, { type Options } from "minisearch";
-import { segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "./rank-weights.js";
+import { indexedTarget, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "./rank-weights.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
@@ -114,7 +114,7 @@ interface Doc {
 }
 
 /** Format version of a serialized index (SearchIndex.serialize); another version is rebuilt. */
-const SERIAL_VERSION = 2; // 2: directory-pair terms (tokenize.ts)
+const SERIAL_VERSION = 3; // 2: directory-pair terms (tokenize.ts); 3: a receipt's target not indexed (rank-weights.ts)
 
 interface SerialHeader {
   v: number;
@@ -132,7 +132,7 @@ export class SearchIndex {
     // add() has tokenized the document already (for df): reuse those tokens
     tokenize: (text: string) => this.pending.get(text) ?? tokenize(text),
     processTerm: (term: string) => term,
-    searchOptions: { combineWith: "OR", boost: { target: 2, tool: 1 } },
+    searchOptions: { combineWith: "OR", boost: { target: TARGET_FIELD_BOOST, tool: TOOL_FIELD_BOOST } },
     autoVacuum: { batchSize: 5000, batchWait: 0, minDirtCount: 100, minDirtFactor: 0.05 },
   };
   private ms = new MiniSearch<Doc>(this.options);
@@ -225,7 +225,7 @@ export class SearchIndex {
 
   private countTerms(r: ArchiveRecord, delta: 1 | -1, tokens?: Map<string, string[]>): void {
     const distinct = new Set<string>();
-    for (const field of [r.text, r.tool ?? "", r.target ?? ""]) {
+    for (const field of [r.text, r.tool ?? "", indexedTarget(r)]) {
       const t = tokenize(field);
       tokens?.set(field, t);
       for (const term of t) distinct.add(term);
@@ -244,7 +244,7 @@ export class SearchIndex {
       this.records.set(r.id, r);
       this.countTerms(r, 1, this.pending);
       try {
-        this.ms.add({ id: r.id, text: r.text, tool: r.tool ?? "", target: r.target ?? "" });
+        this.ms.add({ id: r.id, text: r.text, tool: r.tool ?? "", target: indexedTarget(r) });
       } finally {
         this.pending.clear();
       }

@@ -22,16 +22,24 @@ export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
 
 /** Characters a YAML block literal holds verbatim: printable, no CR, no BOM, no NEL/U+2028/U+2029. */
 const BLOCK_SAFE_RE = /^[\t\n\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD\u{10000}-\u{10FFFF}]+$/u;
-const EDGE_WS = /^[ \t\n]|[ \t\n]$/;
 /** What JSON.stringify leaves raw but a YAML double-quoted scalar must escape. */
 const QUOTE_EXTRA_RE = /[\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]/g;
 
 const hex4 = (c: string) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
 
+const QUOTE_EXTRA_TEST = /[\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]/;
+
 /** Double-quoted scalar for an already well-formed string. */
 function quoted(s: string): string {
-  return JSON.stringify(s).replace(QUOTE_EXTRA_RE, hex4).replace(/\\u0000/g, "\\0");
+  let j = JSON.stringify(s);
+  // most strings hold none of these: test before rewriting (the replaces were a tenth of an emission)
+  if (QUOTE_EXTRA_TEST.test(j)) j = j.replace(QUOTE_EXTRA_RE, hex4);
+  return j.includes("\\u0000") ? j.replace(/\\u0000/g, "\\0") : j;
 }
+
+/** printable ASCII, tab and LF: block-safe without the Unicode-mode scan of BLOCK_SAFE_RE */
+const ASCII_BLOCK_SAFE_RE = /^[\t\n\x20-\x7E]+$/;
+const isEdgeSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a;
 
 function num(v: number): string {
   return Object.is(v, -0) ? "0" : String(v);
@@ -56,7 +64,8 @@ class Emitter {
   /** free text after `prefix` ("key: " or "- ") at `indent`; block content goes at `indent + 2` */
   text(indent: number, prefix: string, raw: string): void {
     const s = wellFormed(raw);
-    if (!BLOCK_SAFE_RE.test(s) || EDGE_WS.test(s)) {
+    const blockSafe = ASCII_BLOCK_SAFE_RE.test(s) || BLOCK_SAFE_RE.test(s);
+    if (!blockSafe || isEdgeSpace(s.charCodeAt(0)) || isEdgeSpace(s.charCodeAt(s.length - 1))) {
       this.line(indent, `${prefix}${quoted(s)}`);
       return;
     }

@@ -237,30 +237,36 @@ export class CheckpointWriter {
 
   /** Pointer, retention and temp sweep: best effort, reported in `warnings`. */
   private async afterPublish(cp: Checkpoint, bytes: number, scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
-    try {
-      await writePointerInDir(this.dir, cp.meta.checkpoint_id, this.sessionKey, fs, new Date(), {
-        session_id: cp.meta.session_id,
-        input_tokens: cp.meta.token_usage.input_tokens,
-        bytes,
-        summary: summarizeCheckpoint(cp),
-      });
-    } catch (err) {
-      warnings.push(`pointer not updated: ${describe(err)}`);
-    }
+    // the pointer and retention touch different files: side by side, not one after the other
+    const pointer = (async () => {
+      try {
+        await writePointerInDir(this.dir, cp.meta.checkpoint_id, this.sessionKey, fs, new Date(), {
+          session_id: cp.meta.session_id,
+          input_tokens: cp.meta.token_usage.input_tokens,
+          bytes,
+          summary: summarizeCheckpoint(cp),
+        });
+      } catch (err) {
+        warnings.push(`pointer not updated: ${describe(err)}`);
+      }
+    })();
     // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
     const pruned: string[] = [];
-    try {
-      for (const f of scan.files.slice(0, Math.max(0, scan.files.length - keep))) {
-        try {
-          await fs.unlink(f.path);
-          pruned.push(f.id);
-        } catch (err) {
-          if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
+    const retention = (async () => {
+      try {
+        for (const f of scan.files.slice(0, Math.max(0, scan.files.length - keep))) {
+          try {
+            await fs.unlink(f.path);
+            pruned.push(f.id);
+          } catch (err) {
+            if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
+          }
         }
+      } catch (err) {
+        warnings.push(`retention failed: ${describe(err)}`);
       }
-    } catch (err) {
-      warnings.push(`retention failed: ${describe(err)}`);
-    }
+    })();
+    await Promise.all([pointer, retention]);
     this.lastPruned = pruned;
     const now = Date.now();
     for (const name of scan.temps) {

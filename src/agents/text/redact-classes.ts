@@ -40,7 +40,7 @@ export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readon
   { class: "openai", description: "OpenAI-style keys (sk-…, sk-proj-…, sk-svcacct-…)" },
   { class: "stripe", description: "Stripe secret / restricted keys (sk_live_, rk_live_, sk_test_, rk_test_)" },
   { class: "github", description: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)" },
-  { class: "slack", description: "Slack tokens (xoxa-, xoxb-, xoxp-, xoxr-, xoxs-)" },
+  { class: "slack", description: "Slack tokens (xox?- with any letter: xoxa-, xoxb-, xoxe-, xoxp-, xoxr-, xoxs- …; xapp-)" },
   { class: "slack_webhook", description: "Slack and Discord webhook URLs (the path after hooks.slack.com/ or /api/webhooks/)" },
   { class: "gitlab", description: "GitLab tokens (glpat-, glptt-, gldt-, glrt-, glft-, glimt-, glcbt-, glsoat-, gloas-, glagent-)" },
   { class: "huggingface", description: "Hugging Face tokens (hf_…)" },

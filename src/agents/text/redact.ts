@@ -21,6 +21,7 @@
  */
 
 import { isMarker, MARKER_PREFIX, marker, type Replacer, type SecretClass } from "./redact-classes.js";
+import { escapedViewsPass } from "./escaped-views.js";
 import { redactLongRuns } from "./redact-long-runs.js";
 import { secretRuleRanges } from "./secret-rules.js";
 
@@ -64,7 +65,7 @@ const redactUrlCredentials: Replacer = (text) =>
 
 // --- Authorization headers and bare Bearer tokens -----------------------------
 const AUTH_HEADER =
-  /(?<![A-Za-z0-9_-])(authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)(?:(bearer|basic|token|bot|digest|apikey)([ \t]{1,5}))?([^\s"',;]+)/gi;
+  /(?<![A-Za-z0-9_-])(authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)(?:(bearer|basic|token|bot|digest|apikey)([ \t]{1,5}))?([^\s"',;\\]+)/gi;
 const BARE_BEARER = /(?<![A-Za-z0-9_-])(bearer[ \t]{1,5})([A-Za-z0-9._~+/=-]{8,})/gi;
 
 const hasDigit = (s: string): boolean => /[0-9]/.test(s);
@@ -104,8 +105,30 @@ interface PrefixRule {
   accept?: (match: string) => boolean;
 }
 
+/**
+ * Case switches (upper / lower / digit) in at least 30% of a body, or letters and digits: a random
+ * body, not a word or a camelCase name (`hf_TransformersConfig` switches case twice in 19 chars).
+ */
+function randomish(body: string): boolean {
+  let switches = 0;
+  let prev = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    const k = c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0;
+    if (k !== 0 && prev !== 0 && k !== prev) switches++;
+    if (k !== 0) prev = k;
+  }
+  return (hasDigit(body) && /[A-Za-z]/.test(body)) || switches >= 0.3 * body.length;
+}
+/** A prefix that also starts names (`hf_hub_download`, `npm_config_registry`): a short body must look random; one of the full length need not. */
+const randomUnder = (prefix: number, full: number) => (m: string): boolean => m.length - prefix >= full || randomish(m.slice(prefix));
+
+// Lengths: a token truncated, or in an older or newer format than today's, is still a secret. A
+// prefix nothing else starts with takes any body from a few characters on and of any length; a
+// prefix that also starts names needs a random-looking body when it is shorter than the current
+// format (docs/security.md, "Token prefixes and lengths", lists each prefix and its reason).
 const PREFIX_RULES: PrefixRule[] = [
-  { cls: "anthropic", hint: "sk-ant-", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}/g },
+  { cls: "anthropic", hint: "sk-ant-", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{6,}/g },
   {
     cls: "openai",
     hint: "sk-",
@@ -118,34 +141,36 @@ const PREFIX_RULES: PrefixRule[] = [
       return body.split(/[_-]/).some((run) => run.length >= 20 && hasDigit(run) && /[A-Za-z]/.test(run));
     },
   },
-  { cls: "stripe", hint: /[sr]k_(?:live|test)_/, re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
-  { cls: "github", hint: /gh[pousr]_/, re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{20,}/g },
-  { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{20,}/g },
-  { cls: "slack", hint: /xox[abprs]-|xapp-/, re: /(?<![A-Za-z0-9_-])(?:xox[abprs]|xapp)-[A-Za-z0-9-]{10,}/g },
+  { cls: "stripe", hint: /[sr]k_(?:live|test)_/, re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{6,}/g },
+  { cls: "github", hint: /gh[pousr]_/, re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{8,}/g },
+  { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{8,}/g },
+  // xox + any letter: xoxa/b/c/d/e/o/p/r/s (bot, user, client, refresh …); Slack bodies start with digits
+  { cls: "slack", hint: /xox[a-z]-|xapp-/, re: /(?<![A-Za-z0-9_-])(?:xox[a-z]|xapp)-[A-Za-z0-9-]{6,}/g, accept: (m) => hasDigit(m.slice(5)) },
   {
     cls: "gitlab",
     hint: /gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-/,
-    re: /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{20,}/g,
+    re: /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{8,}/g,
   },
-  { cls: "huggingface", hint: /hf_|api_org_/, re: /(?<![A-Za-z0-9_-])(?:hf|api_org)_[A-Za-z0-9]{30,}/g },
-  { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{36,}/g },
-  { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
-  { cls: "aws_access_key", hint: /AKIA|ASIA/, re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16,}/g },
+  { cls: "huggingface", hint: "hf_", re: /(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{12,}/g, accept: randomUnder(3, 34) },
+  { cls: "huggingface", hint: "api_org_", re: /(?<![A-Za-z0-9_-])api_org_[A-Za-z0-9]{12,}/g, accept: randomUnder(8, 34) },
+  { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{12,}/g, accept: randomUnder(4, 36) },
+  { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{12,}/g },
+  { cls: "aws_access_key", hint: /AKIA|ASIA/, re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{8,}/g },
   // Prefixed formats whose body is hex or short (a bare hex run is kept, so the prefix must say it):
   // as the providers document them (and gitleaks' default rules list them).
-  { cls: "token", hint: "_v1_", re: /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{64}/g },
-  { cls: "token", hint: "rubygems_", re: /(?<![A-Za-z0-9_-])rubygems_[a-f0-9]{48}/g },
-  { cls: "token", hint: "pul-", re: /(?<![A-Za-z0-9_-])pul-[a-f0-9]{40}/g },
-  { cls: "token", hint: "sntr", re: /(?<![A-Za-z0-9_-])sntry[su]_[A-Za-z0-9+/=_-]{40,}/g },
+  { cls: "token", hint: "_v1_", re: /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{16,}/g },
+  { cls: "token", hint: "rubygems_", re: /(?<![A-Za-z0-9_-])rubygems_[a-f0-9]{16,}/g },
+  { cls: "token", hint: "pul-", re: /(?<![A-Za-z0-9_-])pul-[a-f0-9]{20,}/g },
+  { cls: "token", hint: "sntr", re: /(?<![A-Za-z0-9_-])sntry[su]_[A-Za-z0-9+/=_-]{16,}/g },
   { cls: "token", hint: "SK", re: /(?<![A-Za-z0-9_-])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g },
   { cls: "token", hint: "-us", re: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])/g },
-  { cls: "token", hint: "GOCSPX-", re: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{24,}/g },
-  { cls: "token", hint: "PMAK-", re: /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}/g },
-  { cls: "token", hint: "AGE-SECRET-KEY-1", re: /AGE-SECRET-KEY-1[0-9A-Z]{58}/g },
-  { cls: "token", hint: "NRAK-", re: /(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{27}/g },
+  { cls: "token", hint: "GOCSPX-", re: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{8,}/g },
+  { cls: "token", hint: "PMAK-", re: /(?<![A-Za-z0-9_-])PMAK-[A-Za-z0-9-]{8,}/g },
+  { cls: "token", hint: "AGE-SECRET-KEY-1", re: /AGE-SECRET-KEY-1[0-9A-Z]{8,}/g },
+  { cls: "token", hint: "NRAK-", re: /(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{10,}/g },
   { cls: "token", hint: "LTAI", re: /(?<![A-Za-z0-9_-])LTAI[A-Za-z0-9]{16,24}(?![A-Za-z0-9])/g },
-  { cls: "token", hint: ":AA", re: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
-  { cls: "token", hint: "bot", re: /(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/gi },
+  { cls: "token", hint: ":AA", re: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{20,}/g },
+  { cls: "token", hint: "bot", re: /(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{20,}/gi },
 ];
 
 // Webhook URLs are credentials in their path: keep the host (to say what it was), drop the path.
@@ -210,6 +235,12 @@ function isSecretKeyName(head: string): boolean {
   return /[a-z0-9]$/.test(before) && /^[A-Z]/.test(m[1]!); // camelCase: dbPass
 }
 
+/**
+ * The backslashes that end a bare value right before a quote escape that quote (`KEY=v\\"}` inside a
+ * JSON string): they are the string's syntax, kept so the text stays the JSON it was.
+ */
+const escapeTail = (value: string, next: string): string => (next === '"' || next === "'" ? (/\\+$/.exec(value)?.[0] ?? "") : "");
+
 /** A bare value that reads like a credential rather than a word: has a digit or a symbol, or is long and mixed-case. */
 const looksLikeCredential = (v: string): boolean => /[^A-Za-z]/.test(v) || (v.length >= 8 && hasUpperAndLower(v));
 
@@ -226,6 +257,8 @@ const redactKeyValues: Replacer = (text) => {
       if (sq !== undefined) return isMarker(sq) ? all : `${head}'${marker("secret")}'`;
       const value = bare ?? "";
       if (value.length < 4 || LITERALS.has(value.toLowerCase()) || isMarker(value)) return all;
+      // `token = \\\"…`: the backslashes escape the quote of a value one JSON level down (escaped-views.ts reads it)
+      if (/^\\+$/.test(value)) return all;
       // `token = getToken()`: code calling a function, not a secret literal.
       if (whole.charAt(offset + all.length) === "(") return all;
       if (MEMBER_ACCESS.test(value) && !hasDigit(value)) return all;
@@ -234,7 +267,7 @@ const redactKeyValues: Replacer = (text) => {
       if (!head.includes("=") && !looksLikeCredential(value) && /^[ \t]+\S/.test(whole.slice(offset + all.length, offset + all.length + 8))) {
         return all;
       }
-      return `${head}${marker("secret")}`;
+      return `${head}${marker("secret")}${escapeTail(value, whole.charAt(offset + all.length))}`;
     },
   );
   return out;
@@ -242,21 +275,22 @@ const redactKeyValues: Replacer = (text) => {
 
 // --- command-line passwords ---------------------------------------------------------
 // `--password X` (space-separated; `--password=X` is a key=value above). A value starting with
-// `-` is the next flag, one starting with `$` a shell variable (not the secret itself).
+// `-` is the next flag, one starting with `$` a shell variable (not the secret itself), one starting
+// with `\"` a quoted value one JSON level down (read whole in the decoded view, escaped-views.ts).
 const CLI_FLAG =
-  /(?<![A-Za-z0-9_-])(--?(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-?key|private-?key)[ \t]+)(?![-$])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/gi;
+  /(?<![A-Za-z0-9_-])(--?(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-?key|private-?key)[ \t]+)(?![-$]|\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/gi;
 // mysql/mariadb take the password glued to -p (`-p secret` prompts and names a database);
 // sshpass takes it after -p. Scanned within one command (up to a newline, ;, | or &).
-const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)(?!\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 // `curl -u user:password` (the user is kept) and a netrc line `machine h login u password p`.
 const CURL_USER = /(?<![\w./-])(curl(?![\w-])[^\n;|&]{0,400}?[ \t](?:-u|--user)[ \t]*["']?[^\s:"']{1,100}:)([^\s"']+)/g;
 const NETRC = /(?<![\w-])(machine[ \t]+\S{1,200}[ \t]+(?:login[ \t]+\S{1,200}[ \t]+)?password[ \t]+)(\S+)/g;
-const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
+const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)(?!\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 
 const redactCliPasswords: Replacer = (text) => {
   let out = text;
-  const keep = (all: string, head: string, value: string): string =>
-    isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}`;
+  const keep = (all: string, head: string, value: string, offset: number, whole: string): string =>
+    isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}${escapeTail(value, whole.charAt(offset + all.length))}`;
   if (/-(?:-|[a-z])/i.test(out)) out = out.replace(CLI_FLAG, keep);
   if (/mysql|mariadb/.test(out)) out = out.replace(MYSQL_P, keep);
   if (out.includes("sshpass")) out = out.replace(SSHPASS_P, keep);
@@ -287,7 +321,7 @@ const redactByRuleSet: Replacer = (text) => {
 
 // Order matters: specific classes first so the marker says what was found, and the
 // generic key=value rule then sees a marker (and leaves it) instead of the raw key.
-const PASSES: Replacer[] = [
+const RAW_PASSES: Replacer[] = [
   redactPrivateKeys,
   redactUrlCredentials,
   redactWebhooks,
@@ -300,6 +334,21 @@ const PASSES: Replacer[] = [
   // last: our passes name what they found; the rule set catches what they do not know
   redactByRuleSet,
 ];
+const OWN_RAW_PASSES = RAW_PASSES.slice(0, -1);
+
+const redactEscapedViews = escapedViewsPass((view) => redactWhole(view, RAW_PASSES));
+const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_RAW_PASSES));
+
+/**
+ * The text as it is, then as it reads with its JSON escapes decoded (escaped-views.ts). Raw first:
+ * in `"password": "p@ss \"word\""` the `\"` belongs to the value, which only the raw text shows
+ * whole; the views then find what the escaping hid from the raw passes.
+ */
+function redactAll(text: string, passes: readonly Replacer[], views: Replacer): string {
+  const raw = redactWhole(text, passes);
+  const viewed = views(raw);
+  return viewed === raw ? raw : redactWhole(viewed, passes);
+}
 
 const MAX_ROUNDS = 4;
 
@@ -319,7 +368,7 @@ export function redactSecrets(text: string): string {
   }
   let out: string;
   try {
-    out = redactWhole(text);
+    out = redactAll(text, RAW_PASSES, redactEscapedViews);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     out = redactChunked(text);
@@ -366,18 +415,23 @@ function redactChunked(text: string): string {
       const c = text.charCodeAt(end - 1);
       if (c >= 0xd800 && c <= 0xdbff) end -= 1;
     }
-    out += redactWhole(text.slice(start, end));
+    out += redactAll(text.slice(start, end), RAW_PASSES, redactEscapedViews);
     start = end;
   }
   return out;
 }
 
-/** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
-export function redactOwnRulesOnly(text: string): string {
-  return redactWhole(text, PASSES.slice(0, -1));
+/** `redactSecrets` without its memo of recent texts: for measuring its cost (bench/redaction-corpus.ts). */
+export function redactSecretsUncached(text: string): string {
+  return redactAll(text, RAW_PASSES, redactEscapedViews);
 }
 
-function redactWhole(text: string, passes: readonly Replacer[] = PASSES): string {
+/** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
+export function redactOwnRulesOnly(text: string): string {
+  return redactAll(text, OWN_RAW_PASSES, redactEscapedViewsOwn);
+}
+
+function redactWhole(text: string, passes: readonly Replacer[]): string {
   let current = text;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let next = current;

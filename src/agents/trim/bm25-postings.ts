@@ -10,7 +10,7 @@
  * path, in slices.
  */
 import { IDENTIFIER_BOOST, pickSpecificTermsOf, recencyFactor } from "../archive/search-index.js";
-import { segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../archive/rank-weights.js";
+import { indexedTarget, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../archive/rank-weights.js";
 import type { ArchiveRecord } from "../archive/store.js";
 import { tokenize } from "../archive/tokenize.js";
 import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "./query-terms-memo.js";
@@ -103,7 +103,7 @@ export class Bm25Postings {
   /** As SearchIndex.add: the document's distinct terms counted once, then each field indexed. */
   add(r: ArchiveRecord): void {
     if (this.byId.has(r.id)) return;
-    const fields = [r.text, r.tool ?? "", r.target ?? ""];
+    const fields = [r.text, r.tool ?? "", indexedTarget(r)];
     const tokens = fields.map((f) => tokenize(f));
     const distinct = new Set<string>();
     for (const ts of tokens) for (const t of ts) distinct.add(t);
