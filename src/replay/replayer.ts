@@ -176,7 +176,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     breakdownProbe.onChatRequest(context);
     trimProbe.onRequest(context.messages);
     const next = queue.shift();
-    costProbe.onChatRequest(context, next?.reply.timestamp, next ? replyOutputTokens(next.reply) : 0);
+    // the recorded reply's timestamp: when the recorded request was answered, on the transcript's clock
+    const at = next ? t.messages[next.index]?.timestamp : undefined;
+    costProbe.onChatRequest(context, typeof at === "number" ? at : undefined, next ? replyOutputTokens(next.reply) : 0);
     if (next) {
       advance(next.index);
       return structuredClone(next.reply);
