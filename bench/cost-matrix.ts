@@ -10,10 +10,12 @@
  * Modes: defaults, offload off, `compaction: checkpoint`, smart trim on. Models: the replay's
  * `cost.models` (src/agents/prompt-cost/models.ts). Only the replay CLI is used, so the script
  * runs unchanged on any branch whose replay reports `cost`.
+ * `--aggregate <dir>`: no replay; the tables from the per-run JSON files a run left in <dir>
+ * (`--keep <dir>` keeps them there), e.g. to tabulate an interrupted run.
  * Transcripts: test/fixtures/transcripts when present, else ../shared/transcripts (or ../../shared).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -72,6 +74,8 @@ function args(argv: string[]) {
     windows,
     jobs,
     only: get("--only"),
+    aggregate: get("--aggregate"),
+    keep: get("--keep"),
     out: resolve(get("--out") ?? join(REPO, "bench/cost-results.json")),
     md: resolve(get("--md") ?? join(REPO, "bench/cost-results.md")),
   };
@@ -85,17 +89,22 @@ function transcriptFiles(dir: string, only?: string): string[] {
     .map((f) => join(dir, f));
 }
 
+const runFile = (tmp: string, name: string, window: number, mode: Mode) => join(tmp, `${name}-${window}-${mode.replace(/\W+/g, "_")}.json`);
+
 function replay(file: string, window: number, mode: Mode, tmp: string): Promise<Run> {
   const name = file.split("/").pop()!.replace(/\.json$/, "");
-  const out = join(tmp, `${name}-${window}-${mode.replace(/\W+/g, "_")}.json`);
+  const out = runFile(tmp, name, window, mode);
   const started = performance.now();
   const tsx = join(REPO, "node_modules/.bin/tsx");
   return new Promise((done) => {
     const child = spawn(tsx, [join(REPO, "src/replay/main.ts"), file, "--window", String(window), "--json", out, ...MODES[mode]], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr = (stderr + String(d)).slice(-2000)));
-    child.on("close", () => {
-      const ms = Math.round(performance.now() - started);
+    child.on("close", () => done(readRun(out, name, window, mode, Math.round(performance.now() - started), stderr)));
+  });
+}
+
+function readRun(out: string, name: string, window: number, mode: Mode, ms: number, stderr = ""): Run {
       const base = { transcript: name, window, mode, ms };
       try {
         const r = JSON.parse(readFileSync(out, "utf8")) as {
@@ -105,12 +114,10 @@ function replay(file: string, window: number, mode: Mode, tmp: string): Promise<
           errors: string[];
         };
         const models = Object.fromEntries(Object.entries(r.cost.models).map(([k, m]) => [k, { dollars: m.dollars, readTokens: m.readTokens, writeTokens: m.writeTokens, uncachedTokens: m.uncachedTokens, summarizerInputTokens: m.summarizerInputTokens, reuse: m.reuse, breaks: Object.fromEntries(Object.entries(m.breaks).filter(([, n]) => n > 0)) }]));
-        done({ ...base, clock: r.cost.clock, requests: r.cost.requests, compactions: r.compactionCount, inputTokensWithSummarizer: r.inputTokensWithSummarizer, models, ...(r.errors.length ? { error: r.errors.join("; ").slice(0, 300) } : {}) });
+        return { ...base, clock: r.cost.clock, requests: r.cost.requests, compactions: r.compactionCount, inputTokensWithSummarizer: r.inputTokensWithSummarizer, models, ...(r.errors.length ? { error: r.errors.join("; ").slice(0, 300) } : {}) };
       } catch (e) {
-        done({ ...base, clock: "none", requests: 0, compactions: 0, inputTokensWithSummarizer: 0, models: {}, error: `${(e as Error).message}: ${stderr.trim().split("\n").slice(-3).join(" | ")}` });
+        return { ...base, clock: "none", requests: 0, compactions: 0, inputTokensWithSummarizer: 0, models: {}, error: `${(e as Error).message}: ${stderr.trim().split("\n").slice(-3).join(" | ")}` };
       }
-    });
-  });
 }
 
 async function pool<T>(tasks: Array<() => Promise<T>>, jobs: number, onDone: (t: T) => void): Promise<T[]> {
@@ -176,7 +183,21 @@ async function main() {
   const a = args(process.argv.slice(2));
   const files = transcriptFiles(a.dir, a.only);
   if (!files.length) fail(`no transcripts in ${a.dir}`);
-  const tmp = mkdtempSync(join(tmpdir(), "cost-matrix-"));
+  if (a.aggregate) {
+    const runs: Run[] = [];
+    for (const f of files) {
+      const name = f.split("/").pop()!.replace(/\.json$/, "");
+      for (const w of a.windows) for (const m of Object.keys(MODES) as Mode[]) if (existsSync(runFile(a.aggregate, name, w, m))) runs.push(readRun(runFile(a.aggregate, name, w, m), name, w, m, 0));
+    }
+    const rows = ratioRows(runs, a.windows);
+    writeFileSync(a.out, `${JSON.stringify({ command: `npx tsx bench/cost-matrix.ts ${process.argv.slice(2).join(" ")}`, aggregatedFrom: runs.length, ratios: rows, runs }, null, 1)}\n`);
+    const md = markdown(rows, runs, a.windows);
+    writeFileSync(a.md, md);
+    console.log(md);
+    return;
+  }
+  const tmp = a.keep ? resolve(a.keep) : mkdtempSync(join(tmpdir(), "cost-matrix-"));
+  mkdirSync(tmp, { recursive: true });
   const tasks: Array<() => Promise<Run>> = [];
   // longest first, so the pool ends together
   const sized = files.map((f) => ({ f, size: readFileSync(f).length })).sort((x, y) => y.size - x.size);
@@ -185,7 +206,7 @@ async function main() {
   const started = performance.now();
   let done = 0;
   const runs = await pool(tasks, a.jobs, (r) => console.error(`  ${++done}/${tasks.length} ${r.transcript} ${r.window} ${r.mode}: ${Math.round(r.ms / 1000)} s${r.error ? ` ERROR ${r.error}` : ""}`));
-  rmSync(tmp, { recursive: true, force: true });
+  if (!a.keep) rmSync(tmp, { recursive: true, force: true });
   const wallMs = Math.round(performance.now() - started);
   const rows = ratioRows(runs, a.windows);
   const result = { command: `npx tsx bench/cost-matrix.ts ${process.argv.slice(2).join(" ")}`.trim(), transcripts: files.map((f) => f.split("/").pop()), windows: a.windows, jobs: a.jobs, wallMs, loadBefore, loadAfter: loadavg().map(r3), ratios: rows, runs };

@@ -19,6 +19,7 @@ export function breakdownJson(b: ContextBreakdown | undefined) {
     largest: b.largest,
     removed: { agedOffload: b.removed.aged_offload, smartTrim: b.removed.smart_trim },
     headroom: { toCheckpoint: b.headroom.to_checkpoint, toCompaction: b.headroom.to_compaction },
+    cacheReuse: b.cache_reuse ? { percent: b.cache_reuse.percent, promptTokens: b.cache_reuse.prompt_tokens, cause: b.cache_reuse.cause } : null,
   };
 }
 
@@ -27,5 +28,8 @@ export function breakdownLines(cp: Checkpoint): string[] {
   const b = cp.meta.breakdown;
   if (!b) return [`  breakdown: not recorded in ${cp.meta.checkpoint_id} (older writer, or no request seen before it)`];
   const window = cp.meta.token_usage.context_window;
-  return [`  ${breakdownBar(b, window)}`, ...breakdownTable(b, window).map((l) => `  ${l}`)];
+  const reuse = b.cache_reuse
+    ? [`  Last request: cache reuse ~${b.cache_reuse.percent}% of ${b.cache_reuse.prompt_tokens.toLocaleString("en-US")} tokens (estimate: Anthropic breakpoint rules, pi-ai placement)${b.cache_reuse.cause ? `; broken by: ${b.cache_reuse.cause}` : ""}`]
+    : [];
+  return [`  ${breakdownBar(b, window)}`, ...breakdownTable(b, window).map((l) => `  ${l}`), ...reuse];
 }
