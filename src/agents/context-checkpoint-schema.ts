@@ -112,6 +112,17 @@ export interface ContextBreakdown {
     /** tokens left until the host compacts; null when the host does not say */
     to_compaction: number | null;
   };
+  /**
+   * The latest request's estimated prompt-cache reuse after the one before (issue 37,
+   * prompt-cost/reuse.ts: Anthropic's breakpoint rules, pi-ai's placement); absent when unknown.
+   */
+  cache_reuse?: {
+    /** share of the prompt read from cache, whole percent */
+    percent: number;
+    prompt_tokens: number;
+    /** what broke the reuse when it fell short of what the request before left cached; null: nothing */
+    cause: string | null;
+  };
 }
 
 export interface LastToolCall {

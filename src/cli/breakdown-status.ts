@@ -49,6 +49,7 @@ export function breakdownJson(cp: Checkpoint | null) {
     largest: b.largest,
     removed: { agedOffload: b.removed.aged_offload, smartTrim: b.removed.smart_trim },
     headroom: { toCheckpoint: b.headroom.to_checkpoint, toCompaction: b.headroom.to_compaction },
+    cacheReuse: b.cache_reuse ? { percent: b.cache_reuse.percent, promptTokens: b.cache_reuse.prompt_tokens, cause: b.cache_reuse.cause } : null,
   };
 }
 
@@ -61,5 +62,8 @@ export function breakdownLines(latest: Checkpoint, shown: Checkpoint | null): st
     shown.meta.checkpoint_id === latest.meta.checkpoint_id
       ? []
       : [`  breakdown of ${shown.meta.checkpoint_id} (trigger ${shown.meta.trigger}, ${shown.meta.created_at}): the latest checkpoint with one; ${latest.meta.checkpoint_id} recorded none`];
-  return [...whose, `  ${breakdownBar(b, window)}`, ...breakdownTable(b, window).map((l) => `  ${l}`)];
+  const reuse = b.cache_reuse
+    ? [`  Last request: cache reuse ~${b.cache_reuse.percent}% of ${b.cache_reuse.prompt_tokens.toLocaleString("en-US")} tokens (estimate: Anthropic breakpoint rules, pi-ai placement)${b.cache_reuse.cause ? `; broken by: ${b.cache_reuse.cause}` : ""}`]
+    : [];
+  return [...whose, `  ${breakdownBar(b, window)}`, ...breakdownTable(b, window).map((l) => `  ${l}`), ...reuse];
 }

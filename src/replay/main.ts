@@ -1,16 +1,19 @@
 /**
- * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint] [--peer-extension <path>]`
+ * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint] [--peer-extension <path>] [--host-alone] [--against-host]`
  * Replays a recorded Pi transcript through the real host runner and reports
- * handler cost, checkpoints, compactions, restore blocks and fidelity.
+ * handler cost, checkpoints, compactions, restore blocks, fidelity and what the session
+ * costs under each provider's prompt caching (`--against-host`: also replays the host alone
+ * and reports every cost as a ratio against it, `costVsHost` in the JSON).
  */
 import { writeFileSync } from "node:fs";
 import { loadTranscript } from "./transcript.js";
 import { replayTranscript } from "./replayer.js";
 import { formatSummary } from "./summary.js";
+import { costRatios, formatCost } from "./cost-summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>] [--peer-extension <pi extension entry or package dir>]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>] [--peer-extension <pi extension entry or package dir>] [--host-alone] [--against-host]");
   process.exit(2);
 }
 
@@ -32,6 +35,8 @@ async function main(argv: string[]) {
   let smartTrim: boolean | undefined;
   let contextManager: Record<string, unknown> | undefined;
   let peerExtension: string | undefined;
+  let hostAlone = false;
+  let againstHost = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--window") window = intArg(argv[++i], a);
@@ -39,6 +44,8 @@ async function main(argv: string[]) {
     else if (a === "--keep-recent") keepRecent = intArg(argv[++i], a);
     else if (a === "--json") json = argv[++i] ?? usage("--json expects a file name");
     else if (a === "--no-final-compact") finalCompact = false;
+    else if (a === "--host-alone") hostAlone = true;
+    else if (a === "--against-host") againstHost = true;
     else if (a === "--peer-extension") peerExtension = argv[++i] ?? usage("--peer-extension expects the path of a pi extension");
     else if (a === "--config") {
       try {
@@ -76,14 +83,23 @@ async function main(argv: string[]) {
     smartTrim,
     contextManager,
     peerExtension,
+    hostAlone,
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);
     },
   });
   if (process.stderr.isTTY) process.stderr.write("\n");
   console.log(formatSummary(report));
+  let costVsHost: ReturnType<typeof costRatios> | undefined;
+  if (againstHost && !hostAlone) {
+    const host = await replayTranscript(transcript, { contextWindow: window, reserveTokens: reserve, keepRecentTokens: keepRecent, finalCompact, hostAlone: true });
+    costVsHost = costRatios(report.cost, host.cost);
+    console.log("  host alone:");
+    console.log(formatCost(host.cost));
+  }
+  console.log(formatCost(report.cost, costVsHost));
   if (json) {
-    writeFileSync(json, `${JSON.stringify(report, null, 1)}\n`);
+    writeFileSync(json, `${JSON.stringify(costVsHost ? { ...report, costVsHost } : report, null, 1)}\n`);
     console.log(`  JSON: ${json}`);
   }
   if (report.errors.length) process.exitCode = 1;

@@ -10,6 +10,7 @@ import type { OffloadReport } from "./offload-metrics.js";
 import type { TrimReport } from "./trim-metrics.js";
 import type { KnowledgeReport } from "./knowledge-metrics.js";
 import type { BreakdownReport } from "./breakdown-metrics.js";
+import type { CostReport } from "./cost-probe.js";
 
 export interface ReplayOptions {
   /** simulated context window in tokens (default 32k) */
@@ -36,6 +37,8 @@ export interface ReplayOptions {
    * compaction-safeguard off (pi alone with the peer, as `pi -e <peer>`), measured the same way.
    */
   peerExtension?: string;
+  /** the host alone: our manager disabled and pi's own compaction (no safeguard), the baseline of cost ratios */
+  hostAlone?: boolean;
 }
 
 export interface CheckpointRecord {
@@ -105,9 +108,11 @@ export interface ReplayReport {
   /** inputTokensTotal + replay.summarizerInputTokens: what the session cost the model, compaction included */
   inputTokensWithSummarizer: number;
   /** who compacted ("peer": the extension at `peerExtension`) */
-  compactionMode: "host" | "checkpoint" | "peer";
+  compactionMode: "host" | "checkpoint" | "peer" | "host-alone";
   /** the peer extension's entry file, when compactionMode is "peer" */
   peerExtension?: string;
+  /** every chat request billed under each caching model (src/agents/prompt-cost/, cost-probe.ts) */
+  cost: CostReport;
   /** natural compactions (the final /compact not counted) */
   compactionCount: number;
   offload: OffloadReport;

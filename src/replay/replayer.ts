@@ -42,6 +42,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BreakdownProbe } from "./breakdown-metrics.js";
 import { loadPeerExtension } from "./peer-extension.js";
 import { VisibleAfterCompaction } from "./visible-after.js";
+import { CostProbe, replyOutputTokens } from "./cost-probe.js";
 
 import type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport } from "./replay-report.js";
 
@@ -85,10 +86,11 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     ...opts.contextManager,
     ...(opts.offload === undefined ? {} : { offload: opts.offload }),
     ...(opts.compaction === undefined ? {} : { compaction: opts.compaction }),
-    ...(opts.peerExtension === undefined ? {} : PEER_RUN_CONFIG),
+    ...(opts.peerExtension === undefined && !opts.hostAlone ? {} : PEER_RUN_CONFIG),
   };
   const peer = opts.peerExtension === undefined ? null : await loadPeerExtension(opts.peerExtension);
-  const compactionMode = peer ? "peer" : resolveContextManagerConfig(cmConfig).compaction;
+  const compactionMode = peer ? "peer" : opts.hostAlone ? "host-alone" : resolveContextManagerConfig(cmConfig).compaction;
+  const costProbe = new CostProbe();
   const breakdownProbe = new BreakdownProbe();
   const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
@@ -159,6 +161,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     if (isSummarizerRequest(context)) {
       summarizerRequests++;
       summarizerInputTokens += promptTokens(context);
+      costProbe.onSummarizerRequest(promptTokens(context), Math.ceil(SUMMARY.length / 4));
       if (compactStartedAt !== null) {
         const ms = performance.now() - compactStartedAt;
         compactionWriteMs.push(ms);
@@ -173,6 +176,9 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     breakdownProbe.onChatRequest(context);
     trimProbe.onRequest(context.messages);
     const next = queue.shift();
+    // the recorded reply's timestamp: when the recorded request was answered, on the transcript's clock
+    const at = next ? t.messages[next.index]?.timestamp : undefined;
+    costProbe.onChatRequest(context, typeof at === "number" ? at : undefined, next ? replyOutputTokens(next.reply) : 0);
     if (next) {
       advance(next.index);
       return structuredClone(next.reply);
@@ -249,7 +255,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     model: faux.model,
     authStorage,
     // a peer run is pi alone with the peer: no safeguard (it would summarize first, and pi keeps the last result)
-    cfg: { agents: { defaults: { contextManager: cmConfig, ...(peer ? { compaction: { mode: "default" as const } } : {}) } } },
+    cfg: { agents: { defaults: { contextManager: cmConfig, ...(peer || opts.hostAlone ? { compaction: { mode: "default" as const } } : {}) } } },
     compaction: { enabled: true, reserveTokens: reserve, keepRecentTokens: keepRecent },
     // the peer's own tools are active as in a session it was installed in (pi-vcc: vcc_recall)
     tools: peer ? [...t.toolNames, ...peer.toolNames] : t.toolNames,
@@ -353,8 +359,8 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       recordCompactions(true);
     }
     compactions.forEach((c, i) => (c.visibleAfter = visibleFidelity(t.messages, visibleAt[i]!, visible.take(i))));
-    // recall, knowledge and trim measure our archive: a peer run has none
-    if (!peer) {
+    // recall, knowledge and trim measure our archive: a peer or host-alone run has none
+    if (!peer && !opts.hostAlone) {
       try {
         const file = join(archiveDir(stateDir, SESSION_KEY), "segments.jsonl");
         recall = await measureRecall(file, observed, t.segments.map((s) => s.text), runner.contextManagerConfig, window, observedContexts);
@@ -432,6 +438,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
     inputTokensWithSummarizer: offload.inputTokensTotal + summarizerInputTokens,
     compactionMode,
     ...(peer ? { peerExtension: peer.path } : {}),
+    cost: costProbe.report(),
     compactionCount: compactions.filter((c) => !c.final).length,
     offload: offload.report(),
     warnings,

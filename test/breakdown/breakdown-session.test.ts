@@ -16,6 +16,7 @@ import type { ContextBreakdown } from "../../src/agents/context-checkpoint-schem
 import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
+import { breakdownLines } from "../../src/cli/breakdown-status.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 const TOOLS = ["read", "write", "edit", "bash"];
@@ -122,5 +123,8 @@ describe("checkpoint meta records the breakdown", () => {
     expect(b).toBeDefined();
     expect(Object.values(b.categories).reduce((a, n) => a + (n ?? 0), 0)).toBe(b.total_tokens);
     expect(b.largest[0]).toMatchObject({ role: "toolResult", tool: "read", target: "big.ts" });
+    // and the request's estimated cache reuse, which `status --breakdown` shows (issue 37)
+    expect(b.cache_reuse?.prompt_tokens).toBeGreaterThan(0);
+    expect(breakdownLines(cp!, cp!).at(-1)).toMatch(/^ {2}Last request: cache reuse ~\d+% of [\d,]+ tokens \(estimate: Anthropic breakpoint rules, pi-ai placement\)/);
   }, TEST_TIMEOUT_MS);
 });

@@ -35,11 +35,18 @@ describe("/context in pi", () => {
     expect(report).toMatch(/\n {2}user messages +\dk +\d+%/);
     expect(report).toMatch(/\nLargest:\n {2}1\. user "Review: check every module boundary/);
     expect(report).toMatch(/\nHeadroom: 80% checkpoint (passed by|\d+ left)/);
+    // the first request: nothing cached before it
+    expect(report).toMatch(/\nLast request: cache reuse ~0% of [\d,]+ tokens \(estimate: Anthropic breakpoint rules, pi-ai placement\)\n/);
 
     await rpc.command({ type: "prompt", message: "Next." });
     const last = home.requests().at(-1)!;
     expect(last.texts.at(-1)).not.toContain("[context-manager]");
     expect(last.texts.some((t) => t.includes("session key pi:"))).toBe(false);
+    // the gauge line carried pi-ai's breakpoint: the next request, which drops it, reused nothing of the history
+    const from2 = rpc.eventCount;
+    await rpc.command({ type: "prompt", message: "/context" });
+    const end2 = await rpc.waitFor((e) => e.type === "message_end" && (e.message as { customType?: string })?.customType === "context-report", from2);
+    expect(String((end2.message as { content: string }).content)).toMatch(/\nLast request: cache reuse ~0% of [\d,]+ tokens .*broken by: gauge\n/);
     expect(rpc.stderr).not.toMatch(/Extension error/);
   }, TEST_TIMEOUT_MS);
 });

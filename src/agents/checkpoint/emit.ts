@@ -141,6 +141,12 @@ function emitBreakdown(e: Emitter, b: ContextBreakdown): void {
   e.line(4, "headroom:");
   e.plain(6, "to_checkpoint", b.headroom.to_checkpoint);
   e.plain(6, "to_compaction", b.headroom.to_compaction);
+  if (b.cache_reuse) {
+    e.line(4, "cache_reuse:");
+    e.plain(6, "percent", b.cache_reuse.percent);
+    e.plain(6, "prompt_tokens", b.cache_reuse.prompt_tokens);
+    e.q(6, "cause", b.cache_reuse.cause);
+  }
 }
 
 /** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */

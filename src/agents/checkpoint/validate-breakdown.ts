@@ -50,6 +50,7 @@ export function validateBreakdown(meta: Obj, file: string): ContextBreakdown | u
       handle: nullableStr(o.handle, `${f}.handle`),
     };
   });
+  const reuse = b.cache_reuse === undefined ? undefined : obj(b.cache_reuse, ".cache_reuse");
   const removed = obj(b.removed, ".removed");
   const headroom = obj(b.headroom, ".headroom");
   return {
@@ -69,5 +70,8 @@ export function validateBreakdown(meta: Obj, file: string): ContextBreakdown | u
       to_checkpoint: int(headroom.to_checkpoint, ".headroom.to_checkpoint"),
       to_compaction: headroom.to_compaction === null ? null : int(headroom.to_compaction, ".headroom.to_compaction"),
     },
+    ...(reuse
+      ? { cache_reuse: { percent: count(reuse.percent, ".cache_reuse.percent"), prompt_tokens: count(reuse.prompt_tokens, ".cache_reuse.prompt_tokens"), cause: nullableStr(reuse.cause, ".cache_reuse.cause") } }
+      : {}),
   };
 }

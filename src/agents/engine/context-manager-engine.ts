@@ -30,6 +30,7 @@ import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
+import { withCacheReuse } from "./cache-reuse-field.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
@@ -473,7 +474,7 @@ export class ContextManagerEngine {
       cwd: extra.cwd,
       workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
       artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
-      breakdown: this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }),
+      breakdown: withCacheReuse(this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }), this.requests.cacheReuse()),
     });
   }
 

@@ -13,6 +13,9 @@ import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
 import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCallSizes } from "./breakdown-caches.js";
 import { AgedHistory } from "./aged-history.js";
+import { requestFingerprint } from "./request-fingerprint.js";
+import type { CostRequest } from "../prompt-cost/request.js";
+import { estimateReuse, type ReuseEstimate } from "../prompt-cost/reuse.js";
 
 /**
  * What a session's latest requests had aged (their agedKeys), by request number and by the
@@ -160,11 +163,41 @@ export class RequestLog {
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
       this.rememberAgedOf(r);
+      this.fingerprint(r);
       const sized = this.calls().warm(r.unaged);
       if (sized > 0) this.reweighCalls();
       return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
+    }
+  }
+
+  /** the latest two requests as the cost model sees them (hashes and sizes, no messages held) */
+  private prints: Array<{ record: RequestRecord; print: CostRequest }> = [];
+
+  /** Off the request path: hashes the messages this request added (the others are memoized per object). */
+  private fingerprint(r: RequestRecord): void {
+    if (this.prints.at(-1)?.record === r) return;
+    try {
+      this.prints = [...this.prints.slice(-1), { record: r, print: requestFingerprint(r.final, r.host.systemPrompt, Date.now()) }];
+    } catch {
+      this.prints = [];
+    }
+  }
+
+  /**
+   * The latest request's estimated cache reuse after the one before (prompt-cost/reuse.ts):
+   * computed when asked (/context); null before any request or on failure.
+   */
+  cacheReuse(): ReuseEstimate | null {
+    const r = this.current;
+    if (!r) return null;
+    try {
+      this.fingerprint(r);
+      const [before, latest] = this.prints.length === 2 ? this.prints : [undefined, this.prints[0]];
+      return latest ? estimateReuse(before?.print ?? null, latest.print) : null;
+    } catch {
+      return null;
     }
   }
 

@@ -14,6 +14,7 @@ import type { CapturedSession } from "./context-manager-capture.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
+import { formatReuse } from "../prompt-cost/reuse.js";
 import { nextRequestRecord } from "./context-manager-next-request.js";
 
 export interface ContextCommandDeps {
@@ -44,6 +45,8 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   }
 
   lines.push(...breakdownSection(ctx, deps, engine));
+  const reuse = engine.requests.cacheReuse();
+  if (reuse) lines.push(`Last request: ${formatReuse(reuse)}`);
 
   // read once: the line naming the checkpoint and the block below are of the same one, even when
   // a compaction writes the next checkpoint while this report is built
