@@ -12,12 +12,13 @@
  * runs unchanged on any branch whose replay reports `cost`.
  * `--aggregate <dir>`: no replay; the tables from the per-run JSON files a run left in <dir>
  * (`--keep <dir>` keeps them there), e.g. to tabulate an interrupted run.
- * Transcripts: test/fixtures/transcripts when present, else ../shared/transcripts (or ../../shared).
+ * Transcripts: the in-repo fixtures (bench/transcripts.ts), or --transcripts <dir>.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const MODES = {
@@ -62,9 +63,7 @@ function args(argv: string[]) {
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  // the repo's fixtures, else the shared material next to the checkout (or next to its worktree folder)
-  const candidates = ["test/fixtures/transcripts", "../shared/transcripts", "../../shared/transcripts"].map((d) => resolve(REPO, d));
-  const dir = resolve(get("--transcripts") ?? candidates.find((d) => existsSync(d)) ?? candidates[0]!);
+  const dir = resolve(get("--transcripts") ?? TRANSCRIPTS_DIR);
   if (!existsSync(dir)) fail(`no transcripts at ${dir}`);
   const windows = (get("--windows") ?? "200000,64000").split(",").map(Number);
   if (windows.some((w) => !Number.isInteger(w) || w <= 0)) fail("--windows expects positive whole numbers, comma-separated");
