@@ -33,7 +33,7 @@ const SURFACES = [
   "^src/store[.]ts$",
 ];
 const ENGINE = "^src/agents/engine/";
-const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim)/";
+const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|cache)/";
 const CORE_FILES = "^src/agents/[^/]+[.]ts$";
 /** Where an npm package resolves to (also through a symlinked node_modules). */
 const NPM = "(^|/)node_modules/";
