@@ -2,6 +2,7 @@
  * What a replay is asked for and what it reports (replayer.ts): the options, each checkpoint
  * and compaction it saw, and the report `npm run replay -- --json` writes.
  */
+import type { Context } from "@mariozechner/pi-ai";
 import type { Fidelity } from "./fidelity.js";
 import type { FidelityV2 } from "./fidelity-v2.js";
 import type { RecallReport } from "./recall.js";
@@ -36,6 +37,8 @@ export interface ReplayOptions {
    * compaction-safeguard off (pi alone with the peer, as `pi -e <peer>`), measured the same way.
    */
   peerExtension?: string;
+  /** every model request as the provider received it (chat and summarizer), for cost estimates */
+  onModelRequest?: (context: Context) => void;
 }
 
 export interface CheckpointRecord {

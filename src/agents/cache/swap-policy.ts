@@ -5,7 +5,6 @@
  * first time is swapped in only:
  *   - when the cache is cold anyway: no request within the TTL, or the prompt was just rewritten
  *     (a compaction, a restore block in the system prompt, a restart of this process);
- *   - when a compaction is near: it would rewrite everything, and the swap may put it off;
  *   - when the change lies within the lookback of an earlier request's breakpoint;
  *   - as a batch whose reads saved over the expected remaining requests exceed the rewrite.
  * Under automatic prefix caching (openai) and without a cache, aging runs as it always did.
@@ -14,6 +13,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
 import { messageKey } from "../breakdown/compute.js";
 import { messageTokens } from "../messages/message-tokens.js";
+import { customTypeOf, GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import type { CacheRules } from "./cache-rules.js";
 import { type CacheSession, MAX_ENDS } from "./cache-session.js";
 
@@ -21,11 +21,13 @@ import { type CacheSession, MAX_ENDS } from "./cache-session.js";
 export type ColdReason = "first request" | "ttl" | "rewritten";
 
 /** What the policy decided for a request's first-time agings. */
-export type AgingDecision = "cold" | "near compaction" | "lookback" | "pays" | "held";
+export type AgingDecision = "cold" | "lookback" | "pays" | "held";
 
 /** Requests expected at least / at most before the next compaction (a bound on the estimate). */
 const MIN_REMAINING = 1;
 const MAX_REMAINING = 100;
+/** Blocks kept in hand when judging the lookback (thinking blocks, merged results). */
+const LOOKBACK_MARGIN = 4;
 /** Growth per request assumed before one was measured, in tokens. */
 const DEFAULT_GROWTH = 2_000;
 
@@ -44,7 +46,10 @@ export function rememberRequest(session: CacheSession, sent: readonly AgentMessa
     const g = tokens - session.lastTokens;
     session.growth = session.growth > 0 ? 0.7 * session.growth + 0.3 * g : g;
   }
-  session.ends.push(sent.length);
+  // in the coordinates aging sees: the messages without our gauge lines
+  let n = 0;
+  for (const m of sent) if (customTypeOf(m) !== GAUGE_CUSTOM_TYPE) n++;
+  session.ends.push(n);
   if (session.ends.length > MAX_ENDS) session.ends.splice(0, session.ends.length - MAX_ENDS);
   session.lastRequestAt = now;
   session.firstKey = messageKey(sent[0]);
@@ -67,6 +72,8 @@ export function agingGate(ctx: GateContext): AgingGate | undefined {
   if (ctx.rules.family !== "anthropic") return undefined;
   return (fresh, messages) => {
     const d = decide(ctx, fresh, messages);
+    // entries of earlier requests that end after the change no longer match any later request
+    if (d !== "held") ctx.session.ends = ctx.session.ends.filter((e) => e <= fresh.earliest);
     ctx.decided?.(d, fresh);
     return d !== "held";
   };
@@ -76,9 +83,11 @@ function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMes
   const { rules, session } = ctx;
   if (ctx.cold) return "cold";
   const growth = session.growth > 0 ? session.growth : DEFAULT_GROWTH;
-  if (ctx.compactAt > 0 && ctx.tokens + 2 * growth >= ctx.compactAt) return "near compaction";
+  // an earlier request's entry before the change, close enough to this request's breakpoint that
+  // the provider finds it (the gauge lines placed after it counted, and a margin for blocks the
+  // provider's format adds)
   const before = latestEndAtOrBefore(session.ends, fresh.earliest);
-  if (before !== null && blocksBetween(messages, before, messages.length) <= rules.lookbackBlocks) return "lookback";
+  if (before !== null && blocksBetween(messages, before, messages.length) + session.anchors.length + LOOKBACK_MARGIN <= rules.lookbackBlocks) return "lookback";
   // the rewrite: what the previous request's entry held from the change on, written again instead of read
   const prevEnd = Math.min(session.ends[session.ends.length - 1] ?? messages.length, messages.length);
   let rewritten = 0;
