@@ -56,3 +56,8 @@ export function cacheSessionOf(key: string): CacheSession {
 export function clearCacheSessions(): void {
   sessions().clear();
 }
+
+/** Every session's memory, most recent last (tests, diagnostics). */
+export function allCacheSessions(): CacheSession[] {
+  return [...sessions().values()];
+}
