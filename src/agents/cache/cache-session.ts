@@ -29,7 +29,7 @@ export class CacheSession {
   /** message counts of the latest requests, ascending: where their cache entries end */
   ends: number[] = [];
   /** what the latest request's policy saw and decided (tests, diagnostics) */
-  last: { cold: string | null; aging: string | null; gaugeLines: number } = { cold: null, aging: null, gaugeLines: 0 };
+  last: { family: string | null; cold: string | null; aging: string | null; gaugeLines: number } = { family: null, cold: null, aging: null, gaugeLines: 0 };
 }
 
 /** Sessions kept per process; the oldest idle one goes first (a few hundred bytes each). */

@@ -42,7 +42,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     const session = cacheSessionFor(engine);
     const now = Date.now();
     const cold = coldReason(session, rules, messages, now, hints?.systemPromptChanged === true);
-    session.last = { cold, aging: null, gaugeLines: 0 };
+    session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
     const gate = agingGate({ rules, session, cold, tokens, compactAt, decided: (d) => (session.last.aging = d) });
