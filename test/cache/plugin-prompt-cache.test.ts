@@ -50,12 +50,13 @@ function pluginWith(config: Record<string, unknown>): { newEngine: () => Context
 const text = (m: AgentMessage) => (typeof (m as { content?: unknown }).content === "string" ? ((m as { content: string }).content) : JSON.stringify((m as { content?: unknown }).content));
 
 /** Ten turns from 72% to 90% of the window; returns each turn's assembled messages. */
-async function turns(config: Record<string, unknown>) {
+async function turns(config: Record<string, unknown>, restartAt = -1) {
   const { newEngine, stateDir } = pluginWith(config);
   const t = Date.now() - 60_000;
   const history: AgentMessage[] = [user("Fix the parser in src/parse.ts", t), assistant("Looking.", t + 1, 7_200)];
   const assembled: AgentMessage[][] = [];
   for (let i = 0; i < 10; i++) {
+    if (i === restartAt) clearCacheSessions(); // what a new process holds of the policy: nothing
     const engine = newEngine();
     const params: AssembleParams = {
       sessionId: "s1",
@@ -90,6 +91,17 @@ describe("prompt cache on the OpenClaw plugin route", () => {
     expect(assembled.at(-1)!.filter((m) => GAUGE_RE.test(text(m))).length).toBeLessThan(assembled.length);
     expect(allCacheSessions().at(-1)?.last).toMatchObject({ family: "anthropic", cold: null });
     expect(readCheckpointsOnDisk(stateDir, KEY).some((c) => c.meta.trigger === "auto-80pct")).toBe(true);
+  });
+
+  it("a restarted process: the turn after it has a gauge line and rewrites once; the turns after share the prefix again", async () => {
+    const { assembled } = await turns({}, 5);
+    const same = (i: number) => {
+      const prev = assembled[i - 1]!.map((m) => JSON.stringify(m));
+      return JSON.stringify(assembled[i]!.map((m) => JSON.stringify(m)).slice(0, prev.length)) === JSON.stringify(prev);
+    };
+    expect(same(5)).toBe(false);
+    expect(assembled[5]!.some((m) => GAUGE_RE.test(text(m)))).toBe(true);
+    for (let i = 6; i < assembled.length; i++) expect(same(i), `turn ${i}`).toBe(true);
   });
 
   it("none: the gauge is the last message of every turn and no earlier line is kept", async () => {
