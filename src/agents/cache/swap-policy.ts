@@ -6,13 +6,13 @@
  *   - when the cache is cold anyway: no request within the TTL, or the prompt was just rewritten
  *     (a compaction, a restore block in the system prompt, a restart of this process);
  *   - when the change lies within the lookback of an earlier request's breakpoint;
- *   - as a batch whose reads saved over the expected remaining requests exceed the rewrite.
+ *   - as a batch whose reads saved over the expected remaining requests exceed the rewrite of the
+ *     whole prompt (no entry before the change is within reach, or the lookback case applied).
  * Under automatic prefix caching (openai) and without a cache, aging runs as it always did.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
 import { messageKey } from "../breakdown/compute.js";
-import { messageTokens } from "../messages/message-tokens.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import type { CacheRules } from "./cache-rules.js";
 import { type CacheSession, MAX_ENDS } from "./cache-session.js";
@@ -88,10 +88,8 @@ function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMes
   // provider's format adds)
   const before = latestEndAtOrBefore(session.ends, fresh.earliest);
   if (before !== null && blocksBetween(messages, before, messages.length) + session.anchors.length + LOOKBACK_MARGIN <= rules.lookbackBlocks) return "lookback";
-  // the rewrite: what the previous request's entry held from the change on, written again instead of read
-  const prevEnd = Math.min(session.ends[session.ends.length - 1] ?? messages.length, messages.length);
-  let rewritten = 0;
-  for (let i = fresh.earliest; i < prevEnd; i++) rewritten += messageTokens(messages[i]!);
+  // no entry before the change within reach: the provider writes the whole prompt again
+  const rewritten = ctx.tokens;
   const saved = fresh.savedChars / 4;
   const remaining = ctx.compactAt > ctx.tokens ? Math.min(MAX_REMAINING, Math.max(MIN_REMAINING, (ctx.compactAt - ctx.tokens) / growth)) : MIN_REMAINING;
   return saved * rules.readPrice * remaining > rewritten * (rules.writePrice - rules.readPrice) ? "pays" : "held";
