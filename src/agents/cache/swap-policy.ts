@@ -40,7 +40,7 @@ export function coldReason(session: CacheSession, rules: CacheRules, messages: r
 }
 
 /** The end of a request: what the next one is judged against. */
-export function rememberRequest(session: CacheSession, sent: readonly AgentMessage[], tokens: number, now: number, cold: ColdReason | null): void {
+export function rememberRequest(session: CacheSession, sent: readonly AgentMessage[], tokens: number, now: number, cold: ColdReason | null, firstKey: string | null): void {
   if (cold === "rewritten" || cold === "first request") session.ends = [];
   else if (session.lastTokens > 0 && tokens >= session.lastTokens) {
     const g = tokens - session.lastTokens;
@@ -52,7 +52,7 @@ export function rememberRequest(session: CacheSession, sent: readonly AgentMessa
   session.ends.push(n);
   if (session.ends.length > MAX_ENDS) session.ends.splice(0, session.ends.length - MAX_ENDS);
   session.lastRequestAt = now;
-  session.firstKey = messageKey(sent[0]);
+  session.firstKey = firstKey;
   session.lastTokens = tokens;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
+import { messageKey } from "../breakdown/compute.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import { type CacheSession, cacheSessionOf } from "../cache/cache-session.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
@@ -26,6 +27,8 @@ export interface RequestCache {
   now: number;
   cold: ColdReason | null;
   gate: AgingGate | undefined;
+  /** messageKey of the host's first message (what the next request's is compared with) */
+  firstKey: string | null;
 }
 
 /** The session's policy memory (per state dir and key, for the process). */
@@ -46,7 +49,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
     const gate = agingGate({ rules, session, cold, tokens, compactAt, decided: (d) => (session.last.aging = d) });
-    return { rules, session, now, cold, gate };
+    return { rules, session, now, cold, gate, firstKey: messageKey(messages[0]) };
   } catch (e) {
     engine.log.fail("prompt cache", e);
     return null;
@@ -65,5 +68,5 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
 
 /** The request as sent: what the next one is judged against. */
 export function endRequestCache(rc: RequestCache, sent: readonly AgentMessage[], tokens: number): void {
-  rememberRequest(rc.session, sent, tokens, rc.now, rc.cold);
+  rememberRequest(rc.session, sent, tokens, rc.now, rc.cold, rc.firstKey);
 }
