@@ -6,7 +6,7 @@
 //                   auto-reply/ agents/context-checkpoint-restore.ts (the core restore seam)
 //   engine          agents/engine/
 //   core, features  agents/*.ts (context-*.ts, gauge-line.ts) and
-//                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown}/
+//                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown,trim,cache}/
 //                   (one tier: they use each other both ways today, so only no-circular orders them)
 //   bottom layers   agents/messages/ -> agents/text/
 //   floor           infra/, node builtins, npm packages
