@@ -6,7 +6,7 @@
 //                   auto-reply/ agents/context-checkpoint-restore.ts (the core restore seam)
 //   engine          agents/engine/
 //   core, features  agents/*.ts (context-*.ts, gauge-line.ts) and
-//                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown}/
+//                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown,trim,cache}/
 //                   (one tier: they use each other both ways today, so only no-circular orders them)
 //   bottom layers   agents/messages/ -> agents/text/
 //   floor           infra/, node builtins, npm packages
@@ -33,7 +33,7 @@ const SURFACES = [
   "^src/store[.]ts$",
 ];
 const ENGINE = "^src/agents/engine/";
-const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost)/";
+const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
 const CORE_FILES = "^src/agents/[^/]+[.]ts$";
 /** Where an npm package resolves to (also through a symlinked node_modules). */
 const NPM = "(^|/)node_modules/";

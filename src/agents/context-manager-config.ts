@@ -93,7 +93,16 @@ export interface ContextManagerConfig {
   knowledge: boolean;
   /** context_search also searches the other keys of the same agent (results labelled with their key) */
   crossSession: boolean;
+  /** whose prompt-cache rules our prompt changes follow (src/agents/cache/; "auto": from the host's model) */
+  promptCache: PromptCacheSetting;
+  /** how long a cache entry lives ("auto": what the host requests; pi: PI_CACHE_RETENTION, OpenClaw: its retention) */
+  promptCacheTtl: PromptCacheTtlSetting;
 }
+
+export type PromptCacheSetting = "auto" | "anthropic" | "openai" | "none";
+export const PROMPT_CACHE_SETTINGS: readonly PromptCacheSetting[] = ["auto", "anthropic", "openai", "none"];
+export type PromptCacheTtlSetting = "auto" | "5m" | "1h";
+export const PROMPT_CACHE_TTL_SETTINGS: readonly PromptCacheTtlSetting[] = ["auto", "5m", "1h"];
 
 export type CompactionMode = "host" | "checkpoint";
 export const COMPACTION_MODES: readonly CompactionMode[] = ["host", "checkpoint"];
@@ -142,6 +151,8 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   smartTrimMarker: true,
   knowledge: true,
   crossSession: false,
+  promptCache: "auto",
+  promptCacheTtl: "auto",
 });
 
 export class ContextManagerConfigError extends Error {
@@ -224,6 +235,12 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
         throw new ContextManagerConfigError(key, `expected "host" or "checkpoint", got ${describe(value)}`);
       }
       out.compaction = value as CompactionMode;
+    } else if (key === "promptCache" || key === "promptCacheTtl") {
+      const allowed: readonly string[] = key === "promptCache" ? PROMPT_CACHE_SETTINGS : PROMPT_CACHE_TTL_SETTINGS;
+      if (typeof value !== "string" || !allowed.includes(value)) {
+        throw new ContextManagerConfigError(key, `expected one of ${allowed.map((v) => `"${v}"`).join(", ")}, got ${describe(value)}`);
+      }
+      (out as unknown as Record<string, unknown>)[key] = value;
     } else {
       throw new ContextManagerConfigError(key, "unknown key");
     }

@@ -29,6 +29,7 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { prepareRequest } from "../agents/engine/request.js";
+import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
@@ -80,6 +81,17 @@ const processSlots = (): BudgetCache<string, SessionSlot> =>
       // the histories go first, the slots (engine and state, read from disk again) last
       (_key, slot) => slot.shedHistory(),
     ));
+
+/** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
+function assembleModelOf(params: AssembleParams): HostModel {
+  const m = params.runtimeSettings?.model;
+  const retention = (params.runtimeContext?.promptCache as { retention?: unknown } | undefined)?.retention;
+  return {
+    provider: typeof m?.provider === "string" ? m.provider : null,
+    id: typeof params.model === "string" ? params.model : typeof m?.resolved === "string" ? m.resolved : null,
+    retention: typeof retention === "string" ? retention : null,
+  };
+}
 
 export class ContextManagerContextEngine implements ContextEngineShape {
   readonly info: ContextEngineInfo = {
@@ -186,7 +198,11 @@ export class ContextManagerContextEngine implements ContextEngineShape {
         const fresh = !slot.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
         if (fresh) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "resume");
       }
-      const request = await prepareRequest(slot.engine, { messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt) });
+      // a restore block in the system prompt that the previous request did not have (or the reverse) rewrites the prompt
+      const systemPromptChanged = (slot.pendingRestore ?? null) !== slot.lastSystemAddition;
+      slot.lastSystemAddition = slot.pendingRestore ?? null;
+      const cache = { model: assembleModelOf(params), systemPromptChanged };
+      const request = await prepareRequest(slot.engine, { messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
       slot.lastTokens = request.reading.tokens;
       return {
         messages: request.messages,

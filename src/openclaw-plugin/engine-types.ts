@@ -39,6 +39,12 @@ export interface AssembleParams {
   messages: AgentMessage[];
   tokenBudget?: number;
   prompt?: string;
+  /** the current model id ("claude-opus-4", "gpt-4o") */
+  model?: string;
+  /** what the runtime resolved of the model (provider, family) */
+  runtimeSettings?: { model?: { requested?: string | null; resolved?: string | null; provider?: string | null; family?: string | null } };
+  /** `promptCache.retention`: the retention the runtime asks for ("long": 1 hour) */
+  runtimeContext?: Record<string, unknown>;
 }
 
 export interface AssembleResult {

@@ -80,6 +80,8 @@ export class SessionSlot {
   lastTokens = 0;
   /** restore block delivered in systemPromptAddition until the turn ends */
   pendingRestore: string | null = null;
+  /** the restore block the previous assemble put in the system prompt (null: none): another one rewrites the prompt */
+  lastSystemAddition: string | null = null;
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   readonly previousIds = new Set<string>();
   resumeChecked = false;

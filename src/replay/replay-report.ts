@@ -2,6 +2,7 @@
  * What a replay is asked for and what it reports (replayer.ts): the options, each checkpoint
  * and compaction it saw, and the report `npm run replay -- --json` writes.
  */
+import type { Context } from "@mariozechner/pi-ai";
 import type { Fidelity } from "./fidelity.js";
 import type { FidelityV2 } from "./fidelity-v2.js";
 import type { RecallReport } from "./recall.js";
@@ -39,6 +40,8 @@ export interface ReplayOptions {
   peerExtension?: string;
   /** the host alone: our manager disabled and pi's own compaction (no safeguard), the baseline of cost ratios */
   hostAlone?: boolean;
+  /** every model request as the provider received it (chat and summarizer), for cost estimates */
+  onModelRequest?: (context: Context) => void;
 }
 
 export interface CheckpointRecord {

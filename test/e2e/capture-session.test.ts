@@ -129,9 +129,10 @@ describe("capture through a real session", () => {
     expect(readState(host, "thread").data.errors).toEqual([]);
   });
 
-  it("the gauge line reaches the provider exactly when the session's usage is at or above 70%", async () => {
+  it("the gauge line reaches the provider exactly when the session's usage is at or above 70% (no prompt cache: every request's last message)", async () => {
     const usages: Array<ContextUsage | undefined> = [];
-    host = await makeHost({ extraExtensionFactories: [usageRecorder(usages)] });
+    // under a prompt cache the line stays where it was sent instead (test/cache/prompt-cache.test.ts)
+    host = await makeHost({ contextManager: { promptCache: "none" }, extraExtensionFactories: [usageRecorder(usages)] });
     await growUntilCompaction(host);
     const requests = host.agent.chatRequests;
     expect(usages).toHaveLength(requests.length);

@@ -31,7 +31,8 @@ function history(tag: string): AgentMessage[] {
 
 function instance(stateDir: string): ContextEngineShape {
   let engine: ContextEngineShape | null = null;
-  registerContextManagerPlugin({ id: "context-manager", pluginConfig: { stateDir }, registerContextEngine: (_id, f) => void (engine = f({ workspaceDir: "/ws" }) as ContextEngineShape) }, async () => ({ ok: true, compacted: false }));
+  // the gauge line as the last message of each request (under a prompt cache an anchored line keeps the text it was sent with)
+  registerContextManagerPlugin({ id: "context-manager", pluginConfig: { stateDir, promptCache: "none" }, registerContextEngine: (_id, f) => void (engine = f({ workspaceDir: "/ws" }) as ContextEngineShape) }, async () => ({ ok: true, compacted: false }));
   return engine!;
 }
 

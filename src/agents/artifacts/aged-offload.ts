@@ -43,6 +43,28 @@ export interface AgedStats {
   argsAged: number;
 }
 
+/** What a request would age for the first time, for the prompt-cache policy to judge. */
+export interface FreshAging {
+  /** index of the earliest message it would change */
+  earliest: number;
+  /** chars it would take off the prompt */
+  savedChars: number;
+  /** results and calls it would swap */
+  count: number;
+}
+
+/** true: swap the fresh agings in now; false: hold them (they are judged again next request). */
+export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) => boolean;
+
+/** Chars of a message content's text blocks (a string content counts whole). */
+function textChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const b of content as Array<{ type?: unknown; text?: unknown }>) if (b && b.type === "text" && typeof b.text === "string") n += b.text.length;
+  return n;
+}
+
 type CallLike = { type?: string; id?: unknown; name?: unknown; arguments?: unknown };
 
 /** one swapped message: where it stood, whose it is, what was sent instead */
@@ -179,8 +201,12 @@ export class AgedOffload {
     return 4_096 + (this.pending.size + this.aged.size + this.agedArgs.size + this.pendingArgs.size) * 800 + (this.checked.size + this.argsChecked.size) * 64 + (this.last?.swaps.length ?? 0) * 64;
   }
 
-  /** `context` event: the messages with aged results swapped, or the same array when nothing changes. */
-  apply(messages: AgentMessage[]): AgentMessage[] {
+  /**
+   * `context` event: the messages with aged results swapped, or the same array when nothing
+   * changes. `gate` (the prompt-cache policy) decides whether what ages for the first time in
+   * this request is swapped in now; what aged before is swapped in every request regardless.
+   */
+  apply(messages: AgentMessage[], gate?: AgingGate): AgentMessage[] {
     if (!this.enabled) return messages;
     const boundary = this.boundaryOf(messages);
     const last = this.last;
@@ -193,10 +219,10 @@ export class AgedOffload {
       const kept = last.swaps.filter((s) => s.index < from);
       const out = kept.length > 0 ? messages.slice() : null;
       for (const s of kept) out![s.index] = s.message;
-      return this.pass(messages, from, boundary, out, kept);
+      return this.pass(messages, from, boundary, out, kept, gate);
     }
     this.dirty = false;
-    return this.pass(messages, 0, boundary, null, []);
+    return this.pass(messages, 0, boundary, null, [], gate);
   }
 
   /** index of the ageTurns-th assistant message from the end: what stands before it is old enough */
@@ -214,8 +240,12 @@ export class AgedOffload {
     return true;
   }
 
-  /** Judges messages[from..] (swapping what is old enough) into `out`; remembers the swaps for the next call. */
-  private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[]): AgentMessage[] {
+  /**
+   * Judges messages[from..] (swapping what is old enough) into `out`; remembers the swaps for the next call.
+   * With a `gate`, what would age for the first time is swapped in only when the gate says so
+   * (as one batch); otherwise it stays whole and is judged again by the next call.
+   */
+  private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[], gate?: AgingGate): AgentMessage[] {
     /** old calls whose arguments were never judged (a resumed session, the plugin route): judged when their result shows success */
     let unjudged = null as Map<string, CallLike> | null;
     const swap = (index: number, id: string, message: AgentMessage) => {
@@ -223,22 +253,21 @@ export class AgedOffload {
       out[index] = message;
       swaps.push({ index, id, message });
     };
+    /** first-time agings held for the gate: results by id, calls by message index */
+    const freshResults: Array<{ index: number; id: string }> = [];
+    const freshCalls: number[] = [];
+    let savedChars = 0;
     for (let i = from; i < messages.length; i++) {
       const m = messages[i] as { role?: string; toolCallId?: unknown; isError?: unknown; toolName?: unknown; content?: unknown };
       if (m.role === "assistant" && i < boundary && this.settings.ageToolArgs && Array.isArray(m.content)) {
-        const content = m.content as CallLike[];
-        let blocks: unknown[] | null = null;
-        for (let j = 0; j < content.length; j++) {
-          const b = content[j];
-          if (!b || b.type !== "toolCall" || typeof b.id !== "string") continue;
-          const args = this.agedArgsOf(b, b.id);
-          if (args === undefined) {
-            if (!this.argsChecked.has(b.id)) (unjudged ??= new Map<string, CallLike>()).set(b.id, b);
-            continue;
-          }
-          blocks ??= content.slice();
-          blocks[j] = { ...b, arguments: args };
+        const held = gate ? this.freshArgsChars(m.content as CallLike[]) : 0;
+        if (held > 0) {
+          freshCalls.push(i);
+          savedChars += held;
         }
+        const blocks = this.agedCallBlocks(m.content as CallLike[], gate === undefined, (b) => {
+          if (!this.argsChecked.has(b.id as string)) (unjudged ??= new Map<string, CallLike>()).set(b.id as string, b);
+        });
         if (blocks) swap(i, idAt(messages[i])!, { ...(m as object), content: blocks } as AgentMessage);
         continue;
       }
@@ -248,18 +277,71 @@ export class AgedOffload {
       if (call) this.queueArgsCatchUp(call, id, m.isError === true);
       let content = this.aged.get(id);
       if (!content && i < boundary) {
-        content = this.pending.get(id);
-        if (content) {
-          this.pending.delete(id);
-          this.aged.set(id, content);
-          this.stats.aged++;
-        } else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as ToolResultLike & { toolCallId: string });
+        const pending = this.pending.get(id);
+        if (pending && gate) {
+          freshResults.push({ index: i, id });
+          savedChars += Math.max(0, textChars(m.content) - textChars(pending));
+        } else if (pending) content = this.ageResult(id, pending);
+        else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as ToolResultLike & { toolCallId: string });
       }
       if (content) swap(i, id, { ...(m as object), content } as AgentMessage);
     }
+    let judgedUpTo = boundary;
+    if (gate && (freshResults.length > 0 || freshCalls.length > 0)) {
+      const earliest = Math.min(freshResults[0]?.index ?? Infinity, freshCalls[0] ?? Infinity);
+      if (gate({ earliest, savedChars, count: freshResults.length + freshCalls.length }, messages)) {
+        for (const r of freshResults) swap(r.index, r.id, { ...(messages[r.index] as object), content: this.ageResult(r.id, this.pending.get(r.id)!) } as AgentMessage);
+        for (const i of freshCalls) {
+          const m = messages[i] as { content: CallLike[] };
+          const blocks = this.agedCallBlocks(m.content, true, () => {});
+          if (!blocks) continue;
+          const at = swaps.findIndex((s) => s.index === i);
+          if (at >= 0) swaps.splice(at, 1);
+          swap(i, idAt(messages[i])!, { ...(m as object), content: blocks } as AgentMessage);
+        }
+      } else judgedUpTo = Math.min(boundary, earliest); // held back: judged again from there
+    }
     const tail = messages[messages.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
-    this.last = { length: messages.length, boundary, swaps, tailRole: tail?.role, tailTime: tail?.timestamp };
+    this.last = { length: messages.length, boundary: judgedUpTo, swaps, tailRole: tail?.role, tailTime: tail?.timestamp };
     return out ?? messages;
+  }
+
+  /** A pending result shown aged from now on (sticky). */
+  private ageResult(id: string, content: TextContent): TextContent {
+    this.pending.delete(id);
+    this.aged.set(id, content);
+    this.stats.aged++;
+    return content;
+  }
+
+  /** Chars the call blocks' not-yet-aged stashed arguments would take off the prompt. */
+  private freshArgsChars(content: CallLike[]): number {
+    let n = 0;
+    for (const b of content) {
+      if (!b || b.type !== "toolCall" || typeof b.id !== "string" || this.agedArgs.has(b.id) || !this.pendingArgs.has(b.id)) continue;
+      for (const a of longArgs(b.arguments)) n += a.text.length;
+    }
+    return n;
+  }
+
+  /**
+   * The call blocks with their aged arguments (null: none); `ageNew`: arguments stashed but not
+   * yet aged age now, otherwise only those already aged are swapped.
+   */
+  private agedCallBlocks(content: CallLike[], ageNew: boolean, unjudged: (b: CallLike) => void): unknown[] | null {
+    let blocks: unknown[] | null = null;
+    for (let j = 0; j < content.length; j++) {
+      const b = content[j];
+      if (!b || b.type !== "toolCall" || typeof b.id !== "string") continue;
+      const args = ageNew ? this.agedArgsOf(b, b.id) : this.agedArgs.get(b.id);
+      if (args === undefined) {
+        if (ageNew || !this.pendingArgs.has(b.id)) unjudged(b);
+        continue;
+      }
+      blocks ??= content.slice();
+      blocks[j] = { ...b, arguments: args };
+    }
+    return blocks;
   }
 
   /** A call never seen at tool_result time: judged once; its arguments age from the next request on. */

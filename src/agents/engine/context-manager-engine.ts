@@ -287,8 +287,11 @@ export class ContextManagerEngine {
     }
   }
 
-  /** `context` event: capture new messages, gauge, and the auto checkpoint at the threshold. */
-  async onContext(messages: AgentMessage[], usage: ContextUsage | undefined): Promise<ContextDecision> {
+  /**
+   * `context` event: capture new messages, gauge, and the auto checkpoint at the threshold.
+   * `appendGauge` false: the line is not appended, only returned (the prompt-cache policy places it).
+   */
+  async onContext(messages: AgentMessage[], usage: ContextUsage | undefined, appendGauge = true): Promise<ContextDecision> {
     const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
     try {
       await this.idle();
@@ -303,7 +306,8 @@ export class ContextManagerEngine {
       // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
       // before any compaction can run; a failure is logged
       const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
-      return { messages: text ? [...messages, gaugeMessage(text)] : undefined, reading, checkpoint: null, ...(checkpointWrite ? { checkpointWrite } : {}) };
+      const appended = text && appendGauge ? [...messages, gaugeMessage(text)] : undefined;
+      return { messages: appended, reading, checkpoint: null, gaugeText: text, gaugeAction: action, ...(checkpointWrite ? { checkpointWrite } : {}) };
     } catch (e) {
       this.log.fail("context handler", e);
       return { messages: undefined, reading, checkpoint: null };

@@ -2,7 +2,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../context-checkpoint.js";
 import type { SessionIdentity } from "../context-checkpoint-schema.js";
-import type { GaugeReading } from "../context-gauge.js";
+import type { GaugeAction, GaugeReading } from "../context-gauge.js";
 
 /** What a compaction checkpoint adds to the state's draft. */
 export interface DraftExtra {
@@ -27,4 +27,7 @@ export interface ContextDecision {
   checkpoint: Checkpoint | null;
   /** the auto-80pct checkpoint this call started, settling when it is on disk (null on failure) */
   checkpointWrite?: Promise<Checkpoint | null>;
+  /** the gauge text of this reading ("" below the gauge threshold), and its action */
+  gaugeText?: string;
+  gaugeAction?: GaugeAction;
 }

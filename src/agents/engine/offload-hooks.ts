@@ -6,7 +6,7 @@
  */
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { AgedOffload } from "../artifacts/aged-offload.js";
+import { AgedOffload, type AgingGate } from "../artifacts/aged-offload.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { recordStash } from "../artifacts/session-stashes.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
@@ -51,9 +51,10 @@ const warmed = (): WeakSet<AgedOffload> => globalSingleton("openclaw.contextMana
  * preview (docs/artifacts.md#aged-offload). A memory that never saw this session's history
  * (the first request after a restart on the plugin route, which has no session-start hook) is
  * warmed first, on this request: otherwise it would go out un-aged, larger by everything aged
- * before the restart, and could cross the compaction threshold. Never throws.
+ * before the restart, and could cross the compaction threshold. `gate`: the prompt-cache
+ * policy's say on what ages for the first time (cache/swap-policy.ts). Never throws.
  */
-export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null): AgentMessage[] {
+export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null, gate?: AgingGate): AgentMessage[] {
   if (!engine || !engine.runtime.config.offload) return messages;
   try {
     const aged = agedFor(engine);
@@ -62,7 +63,7 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
       seen.add(aged);
       aged.warm(messages);
     }
-    return aged.apply(messages);
+    return aged.apply(messages, gate);
   } catch (e) {
     engine.log.fail("aged offload", e);
     return messages;

@@ -4,6 +4,8 @@
  *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
  *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
  *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
+ *      under a prompt cache (cache-hooks.ts) aging in 1 passes the cache policy's gate, and the
+ *      gauge lines stay where earlier requests sent them (a new one only when the reading moves);
  *   4. the request recorded by reference for the context breakdown (engine/request-log.ts),
  *      before anything awaits, so a checkpoint step 2 started records this request's breakdown;
  *   5. smart trim near the window (config smartTrim; engine/trim-hooks.ts; a long history it
@@ -16,6 +18,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, type GaugeReading } from "../context-gauge.js";
 import { withAutoRecall } from "./archive-hooks.js";
+import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
 import { withoutSuperseded } from "./superseded-blocks.js";
@@ -31,6 +34,8 @@ export interface ModelRequest {
   pendingPrompt?: string;
   /** what the host adds to the messages (system prompt, tools), for the context breakdown; read lazily */
   host?: RequestHost;
+  /** the model the request goes to and what changed outside the messages, for the prompt-cache policy */
+  cache?: RequestCacheHints;
 }
 
 export interface PreparedRequest {
@@ -42,12 +47,14 @@ export interface PreparedRequest {
 }
 
 export async function prepareRequest(engine: ContextManagerEngine, request: ModelRequest): Promise<PreparedRequest> {
-  const sent = agedMessages(request.messages, engine);
   const pending = request.pendingPrompt;
   const pendingTokens = promptTokens(pending);
+  // the prompt-cache policy (null: no cache, the steps run as they always did)
+  const cache = beginRequestCache(engine, request.messages, cacheTokens(request, pendingTokens), request.cache);
+  const sent = agedMessages(request.messages, engine, cache?.gate);
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
-  const decision = await engine.onContext(sent, usage);
-  const kept = withoutSuperseded(decision.messages ?? sent);
+  const decision = await engine.onContext(sent, usage, cache === null);
+  const kept = cache ? withCacheGauge(cache, withoutSuperseded(sent), decision) : withoutSuperseded(decision.messages ?? sent);
   // by reference: the breakdown is computed when asked (/context, a checkpoint), never here.
   // Recorded before anything awaits: the 80% checkpoint this request started (on the next turn
   // of the event loop) records the breakdown of this request, not of the one before it
@@ -64,9 +71,16 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   if (base !== kept || reading !== decision.reading) engine.requests.complete(record, base, reading.tokens);
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   if (messages !== base) engine.requests.complete(record, messages);
+  if (cache) endRequestCache(cache, messages, reading.tokens);
   const cfg = engine.runtime.config;
   engine.requests.refreshGaugePhrase(reading.utilization, cfg.gaugeThreshold, { contextWindow: reading.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
   return { messages, reading, pendingTokens };
+}
+
+/** The request's tokens before aging, as the gauge would read them (the policy's view of the window). */
+function cacheTokens(request: ModelRequest, pendingTokens: number): number {
+  if (request.usage && request.pendingPrompt === undefined && typeof request.usage.tokens === "number") return request.usage.tokens;
+  return estimateContextTokens(request.messages) + pendingTokens;
 }
 
 /** Tokens of the pending prompt (0: none). */

@@ -32,6 +32,7 @@ import { createContextNoteTool } from "../state/note-tool.js";
 import { archiveCompactedSpan, searchForAgent } from "../engine/archive-hooks.js";
 import { backgroundWritesSettled } from "../engine/background-writes.js";
 import { prepareRequest } from "../engine/request.js";
+import type { HostModel } from "../cache/cache-rules.js";
 import { checkpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import {
@@ -233,7 +234,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         const engine = await get(ctx, "context");
         if (!engine) return undefined;
         const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
-        const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx), host })).messages;
+        const cache = { model: piModelOf(ctx) };
+        const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
         return out !== event.messages ? { messages: out } : undefined;
       }),
     );
@@ -360,6 +362,16 @@ function safeUsage(ctx: ExtensionContext) {
   } catch (e) {
     debugLog("getContextUsage", e);
     return undefined;
+  }
+}
+
+/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
+function piModelOf(ctx: ExtensionContext): HostModel | undefined {
+  try {
+    const m = ctx.model;
+    return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
+  } catch {
+    return undefined; // a stale ctx: the rules fall back to the config's choice
   }
 }
 

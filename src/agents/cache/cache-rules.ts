@@ -1,0 +1,67 @@
+/**
+ * Whose prompt-cache rules our prompt changes follow (issue 37), chosen from the model the host
+ * reports or set in config (`promptCache`, `promptCacheTtl`; docs/configuration.md#prompt-cache).
+ *
+ * - `anthropic`: explicit breakpoints; an entry exists only where a request put one, and a
+ *   request finds one only at a block boundary about 20 blocks before its own breakpoint;
+ *   write 1.25x, read 0.1x; 5-minute TTL (1 hour on request).
+ * - `openai`: automatic caching of any shared prefix (also Gemini, DeepSeek, xAI and most
+ *   OpenAI-compatible servers); a change costs only what follows it.
+ * - `none`: no cache; every request is billed whole, so our changes are judged by tokens alone.
+ */
+import type { ContextManagerConfig } from "../context-manager-config.js";
+
+export type CacheFamily = "anthropic" | "openai" | "none";
+
+export interface CacheRules {
+  family: CacheFamily;
+  /** how long an unread entry lives, in ms */
+  ttlMs: number;
+  /** blocks before its own breakpoint a request looks back for an entry (anthropic) */
+  lookbackBlocks: number;
+  /** price of a token written to the cache and of one read from it, against uncached input */
+  writePrice: number;
+  readPrice: number;
+}
+
+/** What the host says of the model a request goes to (any field may be unknown). */
+export interface HostModel {
+  provider?: string | null;
+  api?: string | null;
+  id?: string | null;
+  /** the retention the host asks the provider for ("long": 1 hour) */
+  retention?: string | null;
+}
+
+export const FIVE_MINUTES_MS = 5 * 60_000;
+export const ONE_HOUR_MS = 60 * 60_000;
+
+const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+
+/**
+ * The family of a model. Anthropic's API, and Claude wherever it is served (Bedrock, Vertex,
+ * OpenRouter, a gateway) since those keep Anthropic's breakpoint rules; a provider or API this
+ * package does not know caches any shared prefix automatically, as most do today: the gauge
+ * stays put (it costs nothing under any rule) and aging keeps its token savings.
+ */
+export function familyOfModel(model: HostModel | undefined): CacheFamily {
+  const api = lower(model?.api);
+  const provider = lower(model?.provider);
+  const id = lower(model?.id);
+  if (api === "anthropic-messages" || provider === "anthropic" || id.includes("claude")) return "anthropic";
+  return "openai";
+}
+
+/** The rules a request is prepared under: config first, then the host's model. */
+export function cacheRulesFor(config: Pick<ContextManagerConfig, "promptCache" | "promptCacheTtl">, model: HostModel | undefined): CacheRules {
+  const family = config.promptCache === "auto" ? familyOfModel(model) : config.promptCache;
+  const long = config.promptCacheTtl === "1h" || (config.promptCacheTtl === "auto" && lower(model?.retention) === "long");
+  const ttlMs = long ? ONE_HOUR_MS : FIVE_MINUTES_MS;
+  if (family === "anthropic") return { family, ttlMs, lookbackBlocks: ANTHROPIC_LOOKBACK_BLOCKS, writePrice: long ? 2 : 1.25, readPrice: 0.1 };
+  if (family === "openai") return { family, ttlMs, lookbackBlocks: Number.POSITIVE_INFINITY, writePrice: 1, readPrice: 0.5 };
+  return { family, ttlMs: 0, lookbackBlocks: 0, writePrice: 1, readPrice: 1 };
+}
+
+function lower(v: string | null | undefined): string {
+  return typeof v === "string" ? v.toLowerCase() : "";
+}

@@ -1,0 +1,63 @@
+/**
+ * What the prompt-cache policy remembers of a session between requests, per session key for the
+ * whole process: the hosts make a new engine per run (pi: per session; OpenClaw 2026.9: per
+ * turn), and the gauge lines must be re-placed identically by whichever engine prepares the next
+ * request. A restarted process starts empty: its first request is taken as a cold cache.
+ */
+import { globalSingleton } from "../../infra/global-singleton.js";
+
+/** A gauge line as sent: re-inserted with the same text after the same message in every later request. */
+export interface GaugeAnchor {
+  /** messageKey of the message the line follows */
+  after: string;
+  text: string;
+  timestamp: number;
+  /** the reading's step when it was sent: a new line only when the step moves */
+  step: string;
+}
+
+export class CacheSession {
+  /** the gauge lines still in the prompt, in the order they were sent */
+  anchors: GaugeAnchor[] = [];
+  /** when the previous request was prepared (null: none in this process) */
+  lastRequestAt: number | null = null;
+  /** messageKey of the previous request's first message: another one means the prompt was rewritten */
+  firstKey: string | null = null;
+  /** tokens of the previous request, and the mean growth per request (for the expected remaining requests) */
+  lastTokens = 0;
+  growth = 0;
+  /** message counts of the latest requests, ascending: where their cache entries end */
+  ends: number[] = [];
+  /** what the latest request's policy saw and decided (tests, diagnostics) */
+  last: { family: string | null; cold: string | null; aging: string | null; gaugeLines: number } = { family: null, cold: null, aging: null, gaugeLines: 0 };
+}
+
+/** Sessions kept per process; the oldest idle one goes first (a few hundred bytes each). */
+const MAX_SESSIONS = 4096;
+/** Gauge lines kept per session: far more than one context fill's steps. */
+export const MAX_ANCHORS = 64;
+/** Request ends kept per session for the lookback check. */
+export const MAX_ENDS = 8;
+
+const sessions = (): Map<string, CacheSession> => globalSingleton("openclaw.contextManager.cacheSessions", () => new Map<string, CacheSession>());
+
+/** The session's memory (made on first use; each use makes it the most recent). */
+export function cacheSessionOf(key: string): CacheSession {
+  const map = sessions();
+  let s = map.get(key);
+  if (s) map.delete(key);
+  else s = new CacheSession();
+  map.set(key, s);
+  if (map.size > MAX_SESSIONS) map.delete(map.keys().next().value!);
+  return s;
+}
+
+/** Forgets every session (tests). */
+export function clearCacheSessions(): void {
+  sessions().clear();
+}
+
+/** Every session's memory, most recent last (tests, diagnostics). */
+export function allCacheSessions(): CacheSession[] {
+  return [...sessions().values()];
+}

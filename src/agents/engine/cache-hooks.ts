@@ -1,0 +1,72 @@
+/**
+ * The prompt-cache policy around one request (src/agents/cache/): the rules chosen from the
+ * host's model and the config, whether the cache is cold, the gate aging passes through, and
+ * the gauge lines placed where earlier requests sent them. `none`: no step runs, the request is
+ * prepared as before the policy existed.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgingGate } from "../artifacts/aged-offload.js";
+import { messageKey } from "../breakdown/compute.js";
+import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
+import { type CacheSession, cacheSessionOf } from "../cache/cache-session.js";
+import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
+import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { ContextDecision } from "./engine-shapes.js";
+
+/** What the host tells of a request's cache (both optional). */
+export interface RequestCacheHints {
+  model?: HostModel;
+  /** the system prompt differs from the previous request's (OpenClaw: a restore block came or went) */
+  systemPromptChanged?: boolean;
+}
+
+export interface RequestCache {
+  rules: CacheRules;
+  session: CacheSession;
+  now: number;
+  cold: ColdReason | null;
+  gate: AgingGate | undefined;
+  /** messageKey of the host's first message (what the next request's is compared with) */
+  firstKey: string | null;
+}
+
+/** The session's policy memory (per state dir and key, for the process). */
+export function cacheSessionFor(engine: ContextManagerEngine): CacheSession {
+  return cacheSessionOf(`${engine.runtime.stateDir}\u0000${engine.sessionKey}`);
+}
+
+/** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
+export function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined): RequestCache | null {
+  try {
+    const cfg = engine.runtime.config;
+    const rules = cacheRulesFor(cfg, hints?.model);
+    if (rules.family === "none") return null;
+    const session = cacheSessionFor(engine);
+    const now = Date.now();
+    const cold = coldReason(session, rules, messages, now, hints?.systemPromptChanged === true);
+    session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
+    const window = engine.runtime.contextWindowTokens;
+    const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
+    const gate = agingGate({ rules, session, cold, tokens, compactAt, decided: (d) => (session.last.aging = d) });
+    return { rules, session, now, cold, gate, firstKey: messageKey(messages[0]) };
+  } catch (e) {
+    engine.log.fail("prompt cache", e);
+    return null;
+  }
+}
+
+/** The messages with the gauge lines placed by the policy (gauge-anchors.ts). */
+export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decision: ContextDecision): AgentMessage[] {
+  const text = decision.gaugeText ?? "";
+  const action = decision.gaugeAction ?? "none";
+  const line = text ? { text, step: gaugeStep(action, decision.reading.utilization), force: decision.checkpointWrite !== undefined } : null;
+  const out = withAnchoredGauge(messages, rc.session, line, rc.now);
+  rc.session.last.gaugeLines = rc.session.anchors.length;
+  return out;
+}
+
+/** The request as sent: what the next one is judged against. */
+export function endRequestCache(rc: RequestCache, sent: readonly AgentMessage[], tokens: number): void {
+  rememberRequest(rc.session, sent, tokens, rc.now, rc.cold, rc.firstKey);
+}
