@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/cost-matrix.ts [--transcripts <dir>] [--windows 200000,64000] [--jobs 3]
- *   [--only <name substring>] [--out bench/cost-results.json] [--md bench/cost-results.md]`
+ *   [--only <name substring>] [--prompt-cache anthropic|openai|none] [--out bench/cost-results.json] [--md bench/cost-results.md]`
  *
  * What a session costs under each provider's prompt caching (issue 37), as ratios against the
  * host alone in the same run: every transcript × window × mode is replayed through
@@ -12,6 +12,9 @@
  * runs unchanged on any branch whose replay reports `cost`.
  * `--aggregate <dir>`: no replay; the tables from the per-run JSON files a run left in <dir>
  * (`--keep <dir>` keeps them there), e.g. to tabulate an interrupted run.
+ * `--prompt-cache`: the caching family the manager runs assume (config promptCache; the faux model's
+ * provider is unknown to the rules, so `auto` would pick openai): bill each model against the
+ * behaviour it would get.
  * Transcripts: the in-repo fixtures (bench/transcripts.ts), or --transcripts <dir>.
  */
 import { spawn } from "node:child_process";
@@ -68,11 +71,14 @@ function args(argv: string[]) {
   const windows = (get("--windows") ?? "200000,64000").split(",").map(Number);
   if (windows.some((w) => !Number.isInteger(w) || w <= 0)) fail("--windows expects positive whole numbers, comma-separated");
   const jobs = Number(get("--jobs") ?? Math.max(2, cpus().length + 1));
+  const family = get("--prompt-cache");
+  if (family !== undefined && !["anthropic", "openai", "none"].includes(family)) fail("--prompt-cache expects anthropic, openai or none");
   return {
     dir,
     windows,
     jobs,
     only: get("--only"),
+    promptCache: get("--prompt-cache"),
     aggregate: get("--aggregate"),
     keep: get("--keep"),
     out: resolve(get("--out") ?? join(REPO, "bench/cost-results.json")),
@@ -90,13 +96,13 @@ function transcriptFiles(dir: string, only?: string): string[] {
 
 const runFile = (tmp: string, name: string, window: number, mode: Mode) => join(tmp, `${name}-${window}-${mode.replace(/\W+/g, "_")}.json`);
 
-function replay(file: string, window: number, mode: Mode, tmp: string): Promise<Run> {
+function replay(file: string, window: number, mode: Mode, tmp: string, promptCache?: string): Promise<Run> {
   const name = file.split("/").pop()!.replace(/\.json$/, "");
   const out = runFile(tmp, name, window, mode);
   const started = performance.now();
   const tsx = join(REPO, "node_modules/.bin/tsx");
   return new Promise((done) => {
-    const child = spawn(tsx, [join(REPO, "src/replay/main.ts"), file, "--window", String(window), "--json", out, ...MODES[mode]], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(tsx, [join(REPO, "src/replay/main.ts"), file, "--window", String(window), "--json", out, ...MODES[mode], ...(promptCache && mode !== "host" ? ["--config", JSON.stringify({ promptCache })] : [])], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr = (stderr + String(d)).slice(-2000)));
     child.on("close", () => done(readRun(out, name, window, mode, Math.round(performance.now() - started), stderr)));
@@ -200,7 +206,7 @@ async function main() {
   const tasks: Array<() => Promise<Run>> = [];
   // longest first, so the pool ends together
   const sized = files.map((f) => ({ f, size: readFileSync(f).length })).sort((x, y) => y.size - x.size);
-  for (const { f } of sized) for (const w of a.windows) for (const m of Object.keys(MODES) as Mode[]) tasks.push(() => replay(f, w, m, tmp));
+  for (const { f } of sized) for (const w of a.windows) for (const m of Object.keys(MODES) as Mode[]) tasks.push(() => replay(f, w, m, tmp, a.promptCache));
   const loadBefore = loadavg().map(r3);
   const started = performance.now();
   let done = 0;
