@@ -16,7 +16,9 @@ import { OVERFLOW_MARK } from "./fixtures/loopback-model.mjs";
 import { OPENCLAW_VERSION } from "./openclaw-internals.mjs";
 
 const SUMMARY = "Compaction summary: context manager";
-const PROVIDER = { provider: "context-manager" };
+// the one line an operator adds; keepRecentTokens only makes this short session compactable
+// (OpenClaw keeps 20,000 recent tokens by default, more than the whole session here)
+const PROVIDER = { provider: "context-manager", keepRecentTokens: 1_000 };
 const FAULTY = { id: "faulty-compaction", root: join(dirname(fileURLToPath(import.meta.url)), "fixtures", "faulty-provider") };
 const summarizations = (model, from = 0) => model.requests.slice(from).filter((r) => !r.tools?.length).length;
 const carries = (requests) => requests.some((r) => JSON.stringify(r.messages).includes(SUMMARY));
@@ -36,7 +38,8 @@ for (const route of [
 
     before(async () => {
       gw = await startGateway("cm-compat-provider-", {}, { engine: route.engine, compaction: PROVIDER });
-      writeFileSync(join(gw.workspace, "ledger.txt"), bulk(9_000));
+      // ~4k tokens: one read stays under the 24k prompt budget (the system prompt and tools take ~17k), two cross it
+      writeFileSync(join(gw.workspace, "ledger.txt"), bulk(4_000));
     });
 
     after(async () => {
@@ -58,6 +61,8 @@ for (const route of [
     });
 
     it("the overflow retry: the refused request is compacted by the provider and retried; no summarization", async () => {
+      const read = await openclaw(["agent", "--session-key", KEY, "-m", "Please READ:ledger.txt and check the totals"], gw.env);
+      assert.equal(read.code, 0, read.out.slice(-2000));
       const from = gw.model.requests.length;
       const before = compactions(gw.cmDir);
       const turn = await turnRequests(gw, KEY, `Summarize the taxes again ${OVERFLOW_MARK}`);
@@ -70,7 +75,7 @@ for (const route of [
     it("the threshold compaction: a large read fills the window; compacted with no summarization, the session goes on", async () => {
       const from = gw.model.requests.length;
       const before = compactions(gw.cmDir);
-      for (const m of ["Please READ:ledger.txt and check the totals", "Please READ:ledger.txt again, the totals moved", "And the last entry?", "Thanks, what next?"]) {
+      for (const m of ["Please READ:ledger.txt again, the totals moved", "Please READ:ledger.txt once more", "Please READ:ledger.txt, last time", "Thanks, what next?"]) {
         const r = await openclaw(["agent", "--session-key", KEY, "-m", m], gw.env);
         assert.equal(r.code, 0, r.out.slice(-2000));
         if (compactions(gw.cmDir) > before) break;

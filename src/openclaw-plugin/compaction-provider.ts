@@ -9,7 +9,7 @@
  * as the summary (the same render as the plugin's own compaction, inject/compaction-summary.ts).
  * When the session is known (provider-session.ts) it goes through that session's slot: the
  * checkpoint is the session's cumulative one and is written, the span archived (context_search
- * finds it); a checkpoint the context engine's compact() wrote for this very compaction moments
+ * finds it; the checkpoint is durable before `summarize` returns); a checkpoint the context engine's compact() wrote for this very compaction moments
  * before is rendered instead of a second one. An unknown session's checkpoint is stored under a
  * key of its own (PROVIDER_KEY_PREFIX). `previousSummary`: one of ours is carried by the
  * cumulative checkpoint, another is quoted (budget permitting).
@@ -120,8 +120,10 @@ async function checkpointFor(opts: CompactionProviderOptions, session: ProviderS
   const event = compactionEventWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
   const started = await slot.engine.startCompactionCheckpoint(event, opts.workspaceDir ?? process.cwd());
   if (!started) return null;
-  // written and archived in the background (as the plugin's own compaction): summarize returns now
+  // the span is archived in the background; the checkpoint is on disk before OpenClaw gets the
+  // summary (a compaction may run in a CLI process that exits right after it)
   void archiveCompactedSpanAfter(slot.engine, messages, started.durable, {});
+  if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
   slot.engine.onCompacted();
   slot.data.compactions = slot.engine.compactions;
