@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
-import type { CompactionProviderShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
+import type { CompactParams, CompactResult, CompactionProviderShape, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
 import { COMPACTION_PROVIDER_ID, PROVIDER_KEY_PREFIX } from "../../src/openclaw-plugin/compaction-provider.js";
 import { clearCompactionHints } from "../../src/openclaw-plugin/provider-session.js";
 import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
@@ -23,22 +23,23 @@ import { call, prose, reply, result, user } from "./plugin-messages.js";
 type Hook = (event: unknown, ctx: unknown) => unknown;
 type ToolFactory = (ctx: { sessionKey?: string; sessionId?: string }) => { execute: (id: string, p: unknown) => Promise<{ content: Array<{ text: string }> }> };
 
-function setup(config: Record<string, unknown> = {}) {
+function setup(config: Record<string, unknown> = {}, delegate: (p: CompactParams) => Promise<CompactResult> = async () => ({ ok: false, compacted: false })) {
   const stateDir = mkdtempSync(join(tmpdir(), "cm-provider-"));
   const providers: CompactionProviderShape[] = [];
   const hooks = new Map<string, Hook>();
   const tools: Array<{ factory: ToolFactory; name?: string }> = [];
+  let engine: ContextEngineShape | null = null;
   const api: PluginApiShape = {
     id: "context-manager",
     pluginConfig: { stateDir, ...config },
-    registerContextEngine: () => undefined,
+    registerContextEngine: (_id, factory) => void (engine = factory({}) as ContextEngineShape),
     registerTool: (factory, opts) => void tools.push({ factory: factory as ToolFactory, name: opts?.name }),
     registerCompactionProvider: (p) => void providers.push(p),
     on: (name, handler) => void hooks.set(name, handler),
   };
-  registerContextManagerPlugin(api, async () => ({ ok: false, compacted: false }));
+  registerContextManagerPlugin(api, delegate);
   expect(providers).toHaveLength(1);
-  return { stateDir, provider: providers[0]!, hook: hooks.get("before_compaction")!, tools };
+  return { stateDir, provider: providers[0]!, hook: hooks.get("before_compaction")!, tools, engine: engine! };
 }
 
 /** A session of `turns` turns: a request, a read call, its result and a reply each. */
@@ -136,5 +137,29 @@ describe("OpenClaw compaction provider", () => {
     const ac = new AbortController();
     ac.abort(new Error("user stopped"));
     await expect(provider.summarize({ messages: history(2, Date.now()), signal: ac.signal })).rejects.toThrow("user stopped");
+  });
+
+  it("under our engine (\"host\" mode): compact() writes the checkpoint, the runtime's safeguard calls the provider, which renders that checkpoint; no second checkpoint, no restore block beside the summary", async () => {
+    const key = "agent:main:provider-engine";
+    const msgs = history(4, Date.now(), "e");
+    let summary = "";
+    // the runtime compaction OpenClaw runs for compact(): its hook (ids only), then the safeguard's provider call
+    const ref: { provider?: CompactionProviderShape; hook?: Hook } = {};
+    const { stateDir, engine, provider, hook } = setup({}, async (p) => {
+      ref.hook!({ messageCount: -1 }, { sessionKey: p.sessionKey, sessionId: p.sessionId });
+      summary = await ref.provider!.summarize({ messages: msgs.slice(0, 12) });
+      return { ok: true, compacted: true, result: { summary, tokensBefore: 3000, tokensAfter: 900 } };
+    });
+    ref.provider = provider;
+    ref.hook = hook;
+    await engine.assemble({ sessionId: "se", sessionKey: key, messages: msgs, tokenBudget: 100_000 });
+    await engine.compact({ sessionId: "se", sessionKey: key, currentTokenCount: 3000 });
+    await settled();
+    const cps = readCheckpointsOnDisk(stateDir, key);
+    expect(cps.map((c) => c.meta.trigger)).toEqual(["compaction"]);
+    expect(summary).toContain(cps[0]!.meta.checkpoint_id);
+    expect(summary).toContain("e0: look into src/mod0.ts");
+    const next = await engine.assemble({ sessionId: "se", sessionKey: key, messages: [{ role: "compactionSummary", summary, tokensBefore: 3000, timestamp: Date.now() } as unknown as AgentMessage, ...msgs.slice(12), user("where were we?", Date.now() + 1)], tokenBudget: 100_000 });
+    expect(next.systemPromptAddition ?? "").not.toContain("Post-compaction checkpoint restore");
   });
 });
