@@ -72,7 +72,10 @@ for (const route of [
       assert.ok(carries(turn.slice(1)), "the retried request carries our summary");
     });
 
-    it("the threshold compaction: a large read fills the window; compacted with no summarization, the session goes on", async () => {
+    // todo: on 2026.9.6 with a provider set (safeguard mode: the runtime's in-attempt compaction off)
+    // the gateway admitted requests over its prompt budget (estimated 26-36k of 24k) without
+    // compacting, and no summarization ran either; the loopback model does not refuse them
+    it("the threshold compaction: a large read fills the window; compacted with no summarization, the session goes on", { todo: "OpenClaw admitted the over-budget requests without compacting (docs/compatibility.md)" }, async () => {
       const from = gw.model.requests.length;
       const before = compactions(gw.cmDir);
       for (const m of ["Please READ:ledger.txt again, the totals moved", "Please READ:ledger.txt once more", "Please READ:ledger.txt, last time", "Thanks, what next?"]) {
