@@ -9,6 +9,7 @@
  * - pi's own structuredClone of the same history, for scale.
  * - checkpoint build + write (fsync included, retention pruning included).
  * - YAML parse of a checkpoint, restore block render.
+ * - the OpenClaw compaction provider's summarize on 1,000 messages (bench/compaction-provider.ts).
  * - a busy gateway (bench/gateway.ts): 200 keys round-robin through the plugin's entry, cold
  *   20,000-segment archives, every key in flight; summary under `gateway`.
  */
@@ -35,6 +36,7 @@ import { open } from "node:fs/promises";
 import { benchDrift } from "./drift.js";
 import { benchArtifacts } from "./artifacts.js";
 import { benchGateway } from "./gateway.js";
+import { benchCompactionProvider } from "./compaction-provider.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SIZES = [200, 2_000, 5_000, 20_000];
@@ -242,6 +244,8 @@ async function main() {
   log(`drift: record 30 files ${drift.record30Files230Tracked.median} ms, compare ${drift.compareUnchanged30Files.median} ms (unchanged) / ${drift.compareAfterEditsDeleteAnd5Commits.median} ms (moved)`);
   const artifacts = await benchArtifacts();
   log(`artifacts: stash+patch 50 KB ${artifacts.stashPatch50KB.median} ms (p99 ${artifacts.stashPatch50KB.p99}); fetch headtail ${artifacts.fetchHeadtail50KB.median} ms, grep ${artifacts.fetchGrep50KB.median} ms`);
+  const compactionProvider = await benchCompactionProvider();
+  log(`compaction provider: summarize 1,000 messages median ${compactionProvider.summarize.median} ms, p99 ${compactionProvider.summarize.p99} ms (target 50), loop delay p99 ${compactionProvider.loopDelayP99Ms} ms`);
   const gateway = await benchGateway({}, log);
   log(`gateway: ${JSON.stringify(gateway)}`);
   const cpu = cpus();
@@ -261,6 +265,7 @@ async function main() {
     checkpoint,
     drift,
     artifacts,
+    compactionProvider,
     gateway,
     warnings,
     durationS: Math.round((performance.now() - started) / 100) / 10,

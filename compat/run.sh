@@ -15,7 +15,7 @@ node pack.mjs
 "$NODE24" fetch-pi1.mjs
 # OpenClaw's offline plugin inspector on the packed package root (findings: docs/openclaw-integration.md)
 "$NODE24" node_modules/@openclaw/plugin-inspector/src/cli.js ci --plugin-root .pack/package --openclaw node_modules/openclaw --out .pack/inspector --no-sarif --no-junit
-"$NODE24" --test --test-concurrency=1 pi1-lifecycle.test.mjs openclaw-plugin.test.mjs openclaw-gateway.test.mjs openclaw-own-compaction.test.mjs
+"$NODE24" --test --test-concurrency=1 pi1-lifecycle.test.mjs openclaw-plugin.test.mjs openclaw-gateway.test.mjs openclaw-own-compaction.test.mjs openclaw-provider.test.mjs
 t=$(date +%s)
 bash new-user.sh
 echo "compat suite: $(( $(date +%s) - start )) s (install included; new-user check $(( $(date +%s) - t )) s)"

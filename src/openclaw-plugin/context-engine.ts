@@ -93,6 +93,23 @@ function assembleModelOf(params: AssembleParams): HostModel {
   };
 }
 
+const scopeOf = (opts: SlotOptions): string => `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
+
+/**
+ * The process's slot of a session, made when missing: the compaction provider
+ * (compaction-provider.ts) uses the engine's slot, so one engine writes a key's state.
+ */
+export async function sharedSessionSlot(opts: SlotOptions, sessionId: string, sessionKey: string): Promise<SessionSlot> {
+  const slots = processSlots();
+  const key = scopeOf(opts) + sessionId;
+  let slot = slots.get(key);
+  if (!slot) {
+    slot = await SessionSlot.open(opts, sessionId, sessionKey);
+    slots.set(key, slot);
+  } else await slot.reload();
+  return slot;
+}
+
 export class ContextManagerContextEngine implements ContextEngineShape {
   readonly info: ContextEngineInfo = {
     id: CONTEXT_ENGINE_ID,
@@ -117,7 +134,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private readonly assembled = new Map<string, AgentMessage[]>();
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
-    this.scope = `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
+    this.scope = scopeOf(opts);
     this.slots.setBudget(cacheBudgetBytes(opts.config, "sessions"));
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }

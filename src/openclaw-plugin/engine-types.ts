@@ -141,6 +141,22 @@ export interface PluginToolContextShape {
   sessionId?: string;
 }
 
+/** OpenClaw 2026.9's `CompactionProvider` (plugin-sdk): what the compaction-safeguard calls instead of the model. */
+export interface SummarizeParams {
+  messages: unknown[];
+  signal?: AbortSignal;
+  compressionRatio?: number;
+  customInstructions?: string;
+  summarizationInstructions?: { identifierPolicy?: "strict" | "off" | "custom"; identifierInstructions?: string };
+  previousSummary?: string;
+}
+
+export interface CompactionProviderShape {
+  id: string;
+  label: string;
+  summarize(params: SummarizeParams): Promise<string>;
+}
+
 /** The part of `OpenClawPluginApi` the entry uses. */
 export interface PluginApiShape {
   id: string;
@@ -153,4 +169,8 @@ export interface PluginApiShape {
    * the run's session (the SDK's OpenClawPluginToolContext; context_search)
    */
   registerTool?(tool: unknown, opts?: { name?: string; optional?: boolean }): void;
+  /** `api.registerCompactionProvider` (openclaw ≥ 2026.9) */
+  registerCompactionProvider?(provider: CompactionProviderShape): void;
+  /** `api.on(hookName, handler)`: the plugin hooks (before_compaction) */
+  on?(hookName: string, handler: (event: unknown, ctx: unknown) => unknown): void;
 }

@@ -13,7 +13,9 @@ import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/sea
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/context-manager-config.js";
 import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
-import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
+import { CONTEXT_ENGINE_ID, createContextManagerContextEngine, sharedSessionSlot } from "./context-engine.js";
+import { createCompactionProvider } from "./compaction-provider.js";
+import { noteCompactionHint } from "./provider-session.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
 import { hostSessionKey } from "../infra/session-key.js";
 
@@ -45,6 +47,26 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
   );
 }
 
+/**
+ * The compaction provider (compaction-provider.ts), selected with
+ * `agents.defaults.compaction.provider: "context-manager"`, with any context engine. The
+ * `before_compaction` hook tells it which session a compaction is of (provider-session.ts).
+ */
+function registerProvider(api: PluginApiShape, config: ContextManagerConfig, workspaceDir: string | null): void {
+  if (typeof api.registerCompactionProvider !== "function" || !config.enabled) return;
+  const opts = { config, stateDir: config.stateDir ?? defaultStateDir(), logger: api.logger, workspaceDir };
+  if (typeof api.on === "function") {
+    api.on("before_compaction", (event, ctx) => {
+      try {
+        noteCompactionHint(event, ctx);
+      } catch {
+        // a hint is optional: the provider renders from the messages alone
+      }
+    });
+  }
+  api.registerCompactionProvider(createCompactionProvider({ ...opts, slotFor: (s) => sharedSessionSlot(opts, s.sessionId, s.sessionKey) }));
+}
+
 export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
   const configOf = () => {
     try {
@@ -62,9 +84,14 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
     api.registerTool!(createArtifactFetchTool({ stateDir: () => stateDir, defaultMaxChars: configOf().fetchMaxChars }));
   }
   registerSearchTool(api, configOf());
-  api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
+  // the engine's config exactly: the provider shares its session slots (keyed by config)
+  const engineConfig = (): ContextManagerConfig => {
     const resolved = configOf();
-    const config = offloadTool ? resolved : { ...resolved, offload: false };
+    return offloadTool ? resolved : { ...resolved, offload: false };
+  };
+  registerProvider(api, engineConfig(), null);
+  api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
+    const config = engineConfig();
     return createContextManagerContextEngine({
       config,
       stateDir: config.stateDir ?? defaultStateDir(),

@@ -13,6 +13,8 @@ import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
 import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
+import { compactionOutcomeSince } from "../agents/checkpoint/compaction-outcome.js";
+import { canonicalSessionKey } from "../infra/session-key.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/context-gauge.js";
 import type { WarnLogger } from "../infra/log-once.js";
@@ -256,6 +258,14 @@ export class SessionSlot {
     if (successor) {
       this.previousIds.add(sessionId);
       this.resumeChecked = true;
+    }
+    // the compaction provider rendered this compaction's checkpoint as its summary: the history
+    // carries it, no restore block beside it
+    if (compactionOutcomeSince(this.opts.stateDir, canonicalSessionKey(this.sessionKey), sessionId, 0)?.summarized === true) {
+      this.data.restoreFor = [];
+      this.pendingRestore = null;
+      await this.persist();
+      return;
     }
     // owed to the next turn, which may run in another engine instance (or process)
     this.data.restoreFor = successor ? [sessionId, successor] : [sessionId];

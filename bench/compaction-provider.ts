@@ -1,0 +1,97 @@
+/**
+ * The compaction provider's summarize (issue 39, src/openclaw-plugin/compaction-provider.ts):
+ * what OpenClaw's compaction-safeguard waits on instead of a model call. Each timed call is a
+ * compaction of a new session of 1,000 messages (the recorded transcript's messages, cycled),
+ * through the plugin's entry as OpenClaw registers it: the before_compaction hook with the live
+ * messages, then summarize (capture in one pass, the checkpoint built in memory and previewed,
+ * the summary rendered). The checkpoint's durable write and the span's archive run after
+ * summarize returns; they are settled between calls, outside the timing. The event loop's
+ * delay is sampled over the timed calls, and the process's CPU time per call is recorded beside
+ * the wall time (on a machine shared with other work the wall time is mostly waiting for a core).
+ * Target: p99 <= 50 ms.
+ *
+ * Part of `npm run bench` (key `compactionProvider` in bench/results.json); alone:
+ * `npx tsx bench/compaction-provider.ts` (writes bench/provider-results.json).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
+import type { CompactionProviderShape } from "../src/openclaw-plugin/engine-types.js";
+import { backgroundWritesSettled } from "../src/agents/engine/background-writes.js";
+import { spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
+import { latencyStats } from "../src/replay/stats.js";
+import { loadSourceMessages, MessageFactory } from "./messages.js";
+
+const REPO = resolve(import.meta.dirname, "..");
+const MESSAGES = 1_000;
+const ITERATIONS = 100;
+const WARMUP = 10;
+
+export async function benchCompactionProvider(opts: { iterations?: number; messages?: number } = {}) {
+  const iterations = opts.iterations ?? ITERATIONS;
+  const n = opts.messages ?? MESSAGES;
+  const load0 = Math.round(loadavg()[0]! * 10) / 10;
+  const stateDir = mkdtempSync(join(tmpdir(), "cm-bench-provider-"));
+  let provider: CompactionProviderShape | null = null;
+  let hook: ((e: unknown, c: unknown) => unknown) | null = null;
+  registerContextManagerPlugin({
+    id: "context-manager",
+    pluginConfig: { stateDir },
+    logger: { warn: (m: string) => process.stderr.write(`${m}\n`) },
+    registerContextEngine: () => undefined,
+    registerCompactionProvider: (p) => void (provider = p),
+    on: (name, h) => void (name === "before_compaction" && (hook = h)),
+  });
+  const { name, messages: source } = loadSourceMessages(REPO);
+  const factory = new MessageFactory(source);
+  const times: number[] = [];
+  const cpu: number[] = [];
+  const chars: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  try {
+    for (let i = 0; i < WARMUP + iterations; i++) {
+      const messages: AgentMessage[] = factory.take(n);
+      hook!({ messageCount: n, messages, sessionFile: `/sessions/bench-${i}.jsonl` }, { sessionKey: `agent:main:bench-provider-${i}` });
+      if (i === WARMUP) loop.enable();
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const text = await provider!.summarize({ messages });
+      const ms = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      if (i >= WARMUP) {
+        times.push(ms);
+        cpu.push((c.user + c.system) / 1000);
+        chars.push(text.length);
+      }
+      loop.disable();
+      await backgroundWritesSettled();
+      await spanArchivesSettled();
+      if (i >= WARMUP) loop.enable();
+    }
+  } finally {
+    loop.disable();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  const summarize = latencyStats(times);
+  return {
+    transcript: name,
+    messages: n,
+    summarize,
+    // this process's CPU time over the call (all its threads: the archive worker's too), for a loaded machine
+    summarizeCpuMs: latencyStats(cpu),
+    summaryChars: latencyStats(chars),
+    loopDelayP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
+    loopDelayMaxMs: Math.round((loop.max / 1e6) * 10) / 10,
+    load: { before: load0, after: Math.round(loadavg()[0]! * 10) / 10 },
+    target: { p99Ms: 50 },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await benchCompactionProvider();
+  process.stderr.write(`${JSON.stringify(r)}\n`);
+  writeFileSync(join(REPO, "bench", "provider-results.json"), `${JSON.stringify({ date: new Date().toISOString(), ...r }, null, 1)}\n`);
+}

@@ -1,0 +1,171 @@
+/**
+ * The plugin as OpenClaw's compaction provider (openclaw ≥ 2026.9, `api.registerCompactionProvider`,
+ * selected with `agents.defaults.compaction.provider: "context-manager"`): OpenClaw's
+ * compaction-safeguard calls `summarize` instead of the model, with whichever context engine is
+ * selected, and appends its own suffix (split turn, preserved recent turns, tool failures, file
+ * operations, workspace rules) within its summary budget.
+ *
+ * `summarize` captures the messages it is given in one pass and renders the compaction checkpoint
+ * as the summary (the same render as the plugin's own compaction, inject/compaction-summary.ts).
+ * When the session is known (provider-session.ts) it goes through that session's slot: the
+ * checkpoint is the session's cumulative one and is written, the span archived (context_search
+ * finds it; the checkpoint is durable before `summarize` returns); a checkpoint the context engine's compact() wrote for this very compaction moments
+ * before is rendered instead of a second one. An unknown session's checkpoint is stored under a
+ * key of its own (PROVIDER_KEY_PREFIX). `previousSummary`: one of ours is carried by the
+ * cumulative checkpoint, another is quoted (budget permitting).
+ *
+ * OpenClaw falls back to the model when the provider throws or returns "": `summarize` never does
+ * either for a history with messages (a failure renders a short frame instead). An aborted
+ * `signal` rejects with its reason: OpenClaw then rethrows the abort (no model fallback).
+ */
+import { createHash } from "node:crypto";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
+import { readLatestCheckpoint } from "../agents/context-checkpoint.js";
+import { compactionOutcomeSince, markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
+import { archiveCompactedSpanAfter } from "../agents/engine/archive-hooks.js";
+import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
+import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
+import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
+import { canonicalSessionKey } from "../infra/session-key.js";
+import { identifySession, type ProviderSession } from "./provider-session.js";
+import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
+import { type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+
+export const COMPACTION_PROVIDER_ID = "context-manager";
+export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
+/** the key an unidentified session's compaction checkpoint is stored under, with a hash of its first message */
+export const PROVIDER_KEY_PREFIX = "openclaw-compaction:";
+
+/**
+ * OpenClaw's safeguard fits body + suffix into MAX_COMPACTION_SUMMARY_CHARS (16,000) and keeps at
+ * least half of it for the body: a body of ≤ 8,000 chars (2,000 tokens at chars/4) is never cut
+ * for its suffix. A smaller request budget (the overflow retry) may still cut it.
+ */
+const SAFEGUARD_BODY_TOKENS = 2_000;
+/** the least a ratio may leave (the frame, the goal and the changed paths fit) */
+const MIN_SUMMARY_TOKENS = 150;
+/** a checkpoint the engine's compact() wrote this long before is this compaction's */
+const SAME_COMPACTION_MS = 120_000;
+
+export interface CompactionProviderOptions extends SlotOptions {
+  /** the session's slot, shared with the context engine (context-engine.ts sharedSessionSlot) */
+  slotFor(session: ProviderSession): Promise<SessionSlot>;
+}
+
+const isMessage = (m: unknown): m is AgentMessage => typeof m === "object" && m !== null && typeof (m as { role?: unknown }).role === "string";
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? Object.assign(new Error("compaction aborted"), { name: "AbortError" });
+}
+
+/** The summary budget: the configured one, within the safeguard's body share, times `compressionRatio` of the input when given. */
+export function summaryBudget(configured: number, compressionRatio: unknown, messages: readonly AgentMessage[]): number {
+  let tokens = Math.min(configured, SAFEGUARD_BODY_TOKENS);
+  if (typeof compressionRatio === "number" && compressionRatio > 0 && compressionRatio < 1) {
+    let chars = 0;
+    for (const m of messages) chars += approxChars(m);
+    tokens = Math.min(tokens, Math.max(MIN_SUMMARY_TOKENS, Math.floor((chars / 4) * compressionRatio)));
+  }
+  return tokens;
+}
+
+function approxChars(m: AgentMessage): number {
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === "string") return c.length;
+  if (!Array.isArray(c)) return 0;
+  let n = 0;
+  for (const p of c) {
+    const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
+    if (typeof x?.text === "string") n += x.text.length;
+    else if (typeof x?.thinking === "string") n += x.thinking.length;
+    else if (x?.arguments !== undefined) n += 64;
+  }
+  return n;
+}
+
+/** What is returned when the render failed: never "" (OpenClaw would call the model). No captured text in it. */
+export function fallbackSummary(count: number): string {
+  return [
+    COMPACTION_SUMMARY_HEADER,
+    `${count} earlier message${count === 1 ? " was" : "s were"} compacted without a model call; their summary could not be rendered this time.`,
+    "context_search finds anything from before this point.",
+    COMPACTION_SUMMARY_END,
+  ].join("\n");
+}
+
+function anonymousSession(messages: readonly AgentMessage[]): ProviderSession {
+  const first = messages.find((m) => m.role === "user") ?? messages[0];
+  const stamp = `${String(first?.role)}@${String((first as { timestamp?: unknown } | undefined)?.timestamp)}`;
+  const id = createHash("sha256").update(stamp).digest("hex").slice(0, 16);
+  return { sessionKey: `${PROVIDER_KEY_PREFIX}${id}`, sessionId: `compaction-${id}` };
+}
+
+/** The checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime, if any. */
+async function sameCompactionCheckpoint(opts: SlotOptions, slot: SessionSlot, sessionId: string): Promise<Checkpoint | null> {
+  const stored = canonicalSessionKey(slot.sessionKey);
+  const outcome = compactionOutcomeSince(opts.stateDir, stored, sessionId, Date.now() - SAME_COMPACTION_MS);
+  if (!outcome?.checkpointId || outcome.summarized) return null;
+  const cp = await readLatestCheckpoint({ stateDir: opts.stateDir }, stored);
+  return cp?.meta.checkpoint_id === outcome.checkpointId ? cp : null;
+}
+
+async function checkpointFor(opts: CompactionProviderOptions, session: ProviderSession, messages: AgentMessage[], known: boolean): Promise<{ cp: Checkpoint; slot: SessionSlot } | null> {
+  const slot = await opts.slotFor(session);
+  const earlier = known ? await sameCompactionCheckpoint(opts, slot, session.sessionId) : null;
+  if (earlier) {
+    markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
+    return { cp: earlier, slot };
+  }
+  const event = compactionEventWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
+  const started = await slot.engine.startCompactionCheckpoint(event, opts.workspaceDir ?? process.cwd());
+  if (!started) return null;
+  // the span is archived in the background; the checkpoint is on disk before OpenClaw gets the
+  // summary (a compaction may run in a CLI process that exits right after it)
+  void archiveCompactedSpanAfter(slot.engine, messages, started.durable, {});
+  if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
+  markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
+  slot.engine.onCompacted();
+  slot.data.compactions = slot.engine.compactions;
+  // the next history starts with this summary: ours, not a runtime compaction to catch up on; no restore follows it
+  slot.data.summaries.ownCompaction = true;
+  slot.data.restoreFor = [];
+  slot.pendingRestore = null;
+  await slot.persist();
+  return { cp: started.checkpoint, slot };
+}
+
+async function render(opts: CompactionProviderOptions, params: SummarizeParams, messages: AgentMessage[]): Promise<string> {
+  const known = identifySession(messages);
+  const session = known ?? anonymousSession(messages);
+  const made = await checkpointFor(opts, session, messages, known !== null);
+  if (!made) return "";
+  const previous = typeof params.previousSummary === "string" ? params.previousSummary : null;
+  // a summary of ours: carried by the cumulative checkpoint of a known session, quoted for another
+  const carried = known ? previous : previous?.replace(COMPACTION_SUMMARY_HEADER, "").trim() ?? null;
+  const maxTokens = summaryBudget(opts.config.compactionSummaryMaxTokens, params.compressionRatio, messages);
+  return renderCompactionSummary(made.cp, { maxTokens, previousSummary: carried }).text;
+}
+
+export function createCompactionProvider(opts: CompactionProviderOptions): CompactionProviderShape {
+  return {
+    id: COMPACTION_PROVIDER_ID,
+    label: COMPACTION_PROVIDER_LABEL,
+    async summarize(params: SummarizeParams): Promise<string> {
+      const signal = params?.signal;
+      if (signal?.aborted) throw abortReason(signal);
+      const raw: unknown[] = Array.isArray(params?.messages) ? params.messages : [];
+      // nothing to summarize: "" leaves it to OpenClaw (which does not call a provider for that)
+      if (raw.length === 0) return "";
+      const messages = raw.filter(isMessage);
+      let text = "";
+      try {
+        text = await render(opts, params, messages);
+      } catch (e) {
+        warnFailure(opts.logger, "compaction provider", e);
+      }
+      if (signal?.aborted) throw abortReason(signal);
+      return text.trim() ? text : fallbackSummary(raw.length);
+    },
+  };
+}
