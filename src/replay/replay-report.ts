@@ -40,8 +40,6 @@ export interface ReplayOptions {
   peerExtension?: string;
   /** the host alone: our manager disabled and pi's own compaction (no safeguard), the baseline of cost ratios */
   hostAlone?: boolean;
-  /** every model request as the provider received it (chat and summarizer), for cost estimates */
-  onModelRequest?: (context: Context) => void;
 }
 
 export interface CheckpointRecord {

@@ -158,7 +158,6 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
 
   const visible = new VisibleAfterCompaction();
   faux.setResponder((context) => {
-    opts.onModelRequest?.(context);
     if (isSummarizerRequest(context)) {
       summarizerRequests++;
       summarizerInputTokens += promptTokens(context);

@@ -25,6 +25,8 @@ export interface RequestCache {
   rules: CacheRules;
   session: CacheSession;
   now: number;
+  /** when the request is made, on the messages' clock (what the TTL is judged on) */
+  at: number;
   cold: ColdReason | null;
   gate: AgingGate | undefined;
   /** messageKey of the host's first message (what the next request's is compared with) */
@@ -37,19 +39,22 @@ export function cacheSessionFor(engine: ContextManagerEngine): CacheSession {
 }
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
-export function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined): RequestCache | null {
+export function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
     if (rules.family === "none") return null;
     const session = cacheSessionFor(engine);
     const now = Date.now();
-    const cold = coldReason(session, rules, messages, now, hints?.systemPromptChanged === true);
+    // a prompt not yet in the messages (OpenClaw's fenced turn) is being sent now: the newest
+    // message is the previous turn's, and the user's idle gap since then counts
+    const at = promptPending ? now : requestTime(messages, now);
+    const cold = coldReason(session, rules, messages, at, hints?.systemPromptChanged === true);
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
     const gate = agingGate({ rules, session, cold, tokens, compactAt, decided: (d) => (session.last.aging = d) });
-    return { rules, session, now, cold, gate, firstKey: messageKey(messages[0]) };
+    return { rules, session, now, at, cold, gate, firstKey: messageKey(messages[0]) };
   } catch (e) {
     engine.log.fail("prompt cache", e);
     return null;
@@ -68,5 +73,15 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
 
 /** The request as sent: what the next one is judged against. */
 export function endRequestCache(rc: RequestCache, sent: readonly AgentMessage[], tokens: number): void {
-  rememberRequest(rc.session, sent, tokens, rc.now, rc.cold, rc.firstKey);
+  rememberRequest(rc.session, sent, tokens, rc.at, rc.cold, rc.firstKey);
+}
+
+/**
+ * The request's time: its newest message's timestamp (the prompt or tool result that triggered
+ * it, written a moment before), else the clock. The messages' own clock is the one the gaps
+ * between requests were lived on: a replayed or resumed session is judged on its real idle gaps.
+ */
+export function requestTime(messages: readonly AgentMessage[], fallback: number): number {
+  const t = (messages[messages.length - 1] as { timestamp?: unknown } | undefined)?.timestamp;
+  return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : fallback;
 }
