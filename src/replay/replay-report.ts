@@ -2,7 +2,6 @@
  * What a replay is asked for and what it reports (replayer.ts): the options, each checkpoint
  * and compaction it saw, and the report `npm run replay -- --json` writes.
  */
-import type { Context } from "@mariozechner/pi-ai";
 import type { Fidelity } from "./fidelity.js";
 import type { FidelityV2 } from "./fidelity-v2.js";
 import type { RecallReport } from "./recall.js";
