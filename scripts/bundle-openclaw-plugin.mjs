@@ -25,6 +25,16 @@ const sdkTreeShaking = {
   },
 };
 
+// pi-ai's model catalogue (~295 KiB) stays reachable through a module initializer although none
+// of its lookups (getModel, calculateCost, ...) survives tree shaking: the plugin gets the model
+// from OpenClaw, never from pi's catalogue, so the bundle carries an empty one
+const noModelCatalogue = {
+  name: "no-model-catalogue",
+  setup(b) {
+    b.onLoad({ filter: /@mariozechner[\\/]pi-ai[\\/]dist[\\/]models\.generated\.js$/ }, () => ({ contents: "export const MODELS = {};", loader: "js" }));
+  },
+};
+
 const result = await build({
   entryPoints: { plugin: "src/openclaw-plugin/index.ts", "archive-worker": "src/agents/archive/worker/archive-worker.ts" },
   outdir: "dist/openclaw",
@@ -33,7 +43,7 @@ const result = await build({
   target: "node22",
   format: "esm",
   external: ["openclaw", "openclaw/*"],
-  plugins: [sdkTreeShaking],
+  plugins: [sdkTreeShaking, noModelCatalogue],
   // bundled CommonJS modules require() Node built-ins: give the ES module a real require
   banner: { js: 'import { createRequire as __cmCreateRequire } from "node:module"; const require = __cmCreateRequire(import.meta.url);' },
   minify: true,
