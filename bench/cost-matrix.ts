@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/cost-matrix.ts [--transcripts <dir>] [--windows 200000,64000] [--jobs 3]
- *   [--only <name substring>] [--prompt-cache anthropic|openai|none] [--out bench/cost-results.json] [--md bench/cost-results.md]`
+ *   [--only <name substring>] [--prompt-cache anthropic|openai|none] [--modes host,defaults,...] [--out bench/cost-results.json] [--md bench/cost-results.md]`
  *
  * What a session costs under each provider's prompt caching (issue 37), as ratios against the
  * host alone in the same run: every transcript × window × mode is replayed through
@@ -71,6 +71,8 @@ function args(argv: string[]) {
   const windows = (get("--windows") ?? "200000,64000").split(",").map(Number);
   if (windows.some((w) => !Number.isInteger(w) || w <= 0)) fail("--windows expects positive whole numbers, comma-separated");
   const jobs = Number(get("--jobs") ?? Math.max(2, cpus().length + 1));
+  const unknownMode = get("--modes")?.split(",").find((m) => !(m in MODES));
+  if (unknownMode !== undefined) fail(`--modes: unknown mode ${unknownMode} (${Object.keys(MODES).join(", ")})`);
   const family = get("--prompt-cache");
   if (family !== undefined && !["anthropic", "openai", "none"].includes(family)) fail("--prompt-cache expects anthropic, openai or none");
   return {
@@ -79,6 +81,7 @@ function args(argv: string[]) {
     jobs,
     only: get("--only"),
     promptCache: get("--prompt-cache"),
+    modes: (get("--modes")?.split(",") ?? Object.keys(MODES)) as Mode[],
     aggregate: get("--aggregate"),
     keep: get("--keep"),
     out: resolve(get("--out") ?? join(REPO, "bench/cost-results.json")),
@@ -206,7 +209,7 @@ async function main() {
   const tasks: Array<() => Promise<Run>> = [];
   // longest first, so the pool ends together
   const sized = files.map((f) => ({ f, size: readFileSync(f).length })).sort((x, y) => y.size - x.size);
-  for (const { f } of sized) for (const w of a.windows) for (const m of Object.keys(MODES) as Mode[]) tasks.push(() => replay(f, w, m, tmp, a.promptCache));
+  for (const { f } of sized) for (const w of a.windows) for (const m of a.modes) tasks.push(() => replay(f, w, m, tmp, a.promptCache));
   const loadBefore = loadavg().map(r3);
   const started = performance.now();
   let done = 0;
