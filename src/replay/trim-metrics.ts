@@ -17,7 +17,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
-import { baseKeyOf, keysOf } from "../agents/trim/message-key.js";
+import { baseKeyOf, keysOf } from "../agents/messages/message-key.js";
 import { TRIM_MARKER_TEXT } from "../agents/trim/smart-trim.js";
 import { RECALL_HEADER } from "../agents/archive/recall-markers.js";
 import { orphansOf } from "../agents/trim/trim-units.js";

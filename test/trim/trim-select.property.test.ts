@@ -9,7 +9,7 @@ import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
-import { keysOf } from "../../src/agents/trim/message-key.js";
+import { keysOf } from "../../src/agents/messages/message-key.js";
 import { SmartTrim, MIN_QUERY_CHARS, type TrimSettings } from "../../src/agents/trim/smart-trim.js";
 import { planTrim } from "../../src/agents/trim/trim-plan.js";
 import { protectedIndexes } from "../../src/agents/trim/trim-protect.js";

@@ -18,6 +18,7 @@ import type { CallSizes } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
 import { describeItemMemo } from "./items.js";
 import { AgedLookup, measurePass } from "./pass.js";
+import { agedKey, messageKey } from "../messages/message-key.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -116,30 +117,6 @@ function swappedAt(view: AgingView | null | undefined): number[] | null {
   const out: number[] = [];
   for (let i = 0; i < view.sent.length; i++) if (view.sent[i] !== view.unaged[i]) out.push(i);
   return out;
-}
-
-/**
- * A swapped message's identity across requests (positions shift when history is compacted): a
- * result's call id as it is (no string built per aged result on every breakdown), a reply's
- * call ids after a NUL (which no id holds).
- */
-function agedKey(m: AgentMessage): string | null {
-  const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
-  if (o.role === "toolResult" && typeof o.toolCallId === "string") return o.toolCallId;
-  if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
-  const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
-  return ids.length > 0 ? `\u0000${ids.join(",")}` : null;
-}
-
-/**
- * A message's identity across requests (each request gets its own copies): role, timestamp and
- * what tells apart messages of one instant (parallel tool results, a reply's calls).
- */
-export function messageKey(m: AgentMessage | undefined): string | null {
-  const o = m as { role?: unknown; timestamp?: unknown; toolCallId?: unknown; customType?: unknown } | undefined;
-  if (!o || typeof o.role !== "string" || typeof o.timestamp !== "number") return null;
-  const extra = typeof o.toolCallId === "string" ? o.toolCallId : typeof o.customType === "string" ? o.customType : (agedKey(m!) ?? "");
-  return `${o.role}\u0000${o.timestamp}\u0000${extra}`;
 }
 
 /** The keys of what a request had aged (one pointer compare per message). */

@@ -2,8 +2,10 @@
  * Chars per category of one message, counted the way pi's `estimateTokens` counts them (text
  * lengths, a tool call's name + JSON of its arguments, 4,800 chars per image), plus a provider's
  * framing of each message (MESSAGE_FRAMING_CHARS, which pi's estimate and so the gauge's leave
- * out). No text is copied or cut: lengths only, one JSON.stringify per tool call (what pi's own
- * estimate does).
+ * out). No text is copied or cut: lengths only. The one writer of these counts: the breakdown's
+ * pass over a request (pass.ts) and what aging took out (compute.ts) both call measureMessage.
+ * It runs over every message of every request, so sums are kept in locals and added once per
+ * message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpoint-schema.js";
@@ -35,6 +37,14 @@ const TOOLS_LISTED = 16;
 // imported constants as local ones (a module binding read per block adds up over a history)
 const FRAMING = MESSAGE_FRAMING_CHARS;
 const IMAGE = IMAGE_CHARS;
+/** our blocks' slots by custom type (a Map: a customType such as "toString" finds nothing) */
+const CUSTOM_SLOT = new Map<string, number>([
+  [GAUGE_CUSTOM_TYPE, SLOT.gauge],
+  [RESTORE_CUSTOM_TYPE, SLOT.restore],
+  [RECALL_CUSTOM_TYPE, SLOT.recall],
+]);
+const STASHED = STASHED_MARKER;
+const STASHED_FIRST = STASHED.charCodeAt(0);
 
 /** Chars per category and per tool (results), summed over a span of messages. */
 export class Tally {
@@ -102,44 +112,65 @@ export class Tally {
 }
 
 type Block = CallBlock & { text?: unknown; thinking?: unknown };
+type Msg = { role?: unknown; content?: unknown; toolName?: unknown; customType?: unknown; summary?: unknown; command?: unknown; output?: unknown; excludeFromContext?: unknown; timestamp?: unknown };
 
-/** our blocks' slots by custom type (a Map: a customType such as "toString" finds nothing) */
-const CUSTOM_SLOT = new Map<string, number>([
-  [GAUGE_CUSTOM_TYPE, SLOT.gauge],
-  [RESTORE_CUSTOM_TYPE, SLOT.restore],
-  [RECALL_CUSTOM_TYPE, SLOT.recall],
-]);
-
-const len = (v: unknown): number => (typeof v === "string" ? v.length : 0);
-
-/** Text and image chars of a content value (string or blocks): text to `slot` (to `tool`'s results when given), images apart. */
-function content(value: unknown, tally: Tally, slot: number, tool?: string): void {
+/** Text chars of a content value (string or blocks); images added to `tally` apart. */
+function contentChars(value: unknown, tally: Tally): number {
+  if (typeof value === "string") return value.length;
+  if (!Array.isArray(value)) return 0;
   let text = 0;
-  if (typeof value === "string") text = value.length;
-  else if (Array.isArray(value)) {
-    for (const b of value as Block[]) {
-      if (!b) continue;
-      if (b.type === "text") text += len(b.text);
-      else if (b.type === "image") tally.addAt(IMAGES, IMAGE);
+  for (let k = 0; k < value.length; k++) {
+    const b = value[k] as Block | undefined;
+    if (!b) continue;
+    const type = b.type;
+    if (type === "text") {
+      const t = b.text;
+      if (typeof t === "string") text += t.length;
+    } else if (type === "image") tally.addAt(IMAGES, IMAGE);
+  }
+  return text;
+}
+
+/** A tool result's content starts with a fresh stash's marker (handle + preview). */
+function stashed(value: unknown): boolean {
+  let text: unknown = value;
+  if (Array.isArray(value)) {
+    const first = value[0] as Block | undefined;
+    if (!first || first.type !== "text") return false;
+    text = first.text;
+  }
+  return typeof text === "string" && text.length > 0 && text.charCodeAt(0) === STASHED_FIRST && text.startsWith(STASHED);
+}
+
+/** An assistant message's chars into `tally`; calls by position through `calls` (in a pass) or stringified. */
+function assistant(m: Msg, aged: boolean, tally: Tally, calls: CallLookup | undefined): number {
+  const c = m.content;
+  if (!Array.isArray(c)) return 0;
+  let text = 0;
+  let thinking = 0;
+  let callChars = 0;
+  let hasCalls = false;
+  for (let k = 0; k < c.length; k++) {
+    const b = c[k] as Block | undefined;
+    if (!b) continue;
+    const type = b.type;
+    if (type === "text") {
+      const t = b.text;
+      if (typeof t === "string") text += t.length;
+    } else if (type === "thinking") {
+      const t = b.thinking;
+      if (typeof t === "string") thinking += t.length;
+    } else if (type === "toolCall") {
+      hasCalls = true;
+      if (aged || !calls) callChars += toolCallChars(b);
     }
   }
-  if (tool === undefined) tally.addAt(slot, text);
-  else tally.addToolResult(tool, text);
-}
-
-/** Whether a tool result is a fresh stash's replacement (handle + preview). */
-function isStashed(value: unknown): boolean {
-  if (!Array.isArray(value)) return startsStashed(value);
-  const first = value[0] as Block | undefined;
-  return first?.type === "text" && startsStashed(first.text);
-}
-
-const STASHED = STASHED_MARKER;
-const STASHED_FIRST = STASHED.charCodeAt(0);
-
-/** The marker at the start of `text` (its first char compared first: most results are not stashed). */
-function startsStashed(text: unknown): boolean {
-  return typeof text === "string" && text.charCodeAt(0) === STASHED_FIRST && text.startsWith(STASHED);
+  if (hasCalls && !aged && calls) callChars = calls.ofReply(m.timestamp, c as Block[]);
+  tally.addAt(ASSISTANT_TEXT, text);
+  tally.addAt(THINKING, thinking);
+  const main = hasCalls ? (aged ? HANDLES : TOOL_CALLS) : ASSISTANT_TEXT;
+  tally.addAt(main, callChars + FRAMING);
+  return text + thinking + callChars + FRAMING;
 }
 
 /**
@@ -149,55 +180,48 @@ function startsStashed(text: unknown): boolean {
  * message is the next of a pass over a request in order (ReplyTable.begin), its calls found by
  * position; without, its calls are stringified.
  */
-export function measureMessage(m: AgentMessage, aged: boolean, tally: Tally, calls?: CallLookup): number {
-  const before = tally.total;
-  const msg = m as { role?: string; content?: unknown; toolName?: unknown; customType?: unknown; summary?: unknown; command?: unknown; output?: unknown; excludeFromContext?: unknown };
-  switch (msg.role) {
-    case "user":
-      content(msg.content, tally, USER);
-      tally.addAt(USER, FRAMING);
-      break;
-    case "assistant": {
-      if (!Array.isArray(msg.content)) break;
-      let main = ASSISTANT_TEXT;
-      for (const b of msg.content as Block[]) {
-        if (!b) continue;
-        if (b.type === "text") tally.addAt(ASSISTANT_TEXT, len(b.text));
-        else if (b.type === "thinking") tally.addAt(THINKING, len(b.thinking));
-        else if (b.type === "toolCall") {
-          main = aged ? HANDLES : TOOL_CALLS;
-          if (aged || !calls) tally.addAt(main, toolCallChars(b));
-        }
-      }
-      if (main === TOOL_CALLS && calls) tally.addAt(TOOL_CALLS, calls.ofReply((m as { timestamp?: unknown }).timestamp, msg.content as Block[]));
-      tally.addAt(main, FRAMING);
-      break;
-    }
+export function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: CallLookup): number {
+  const m = message as Msg;
+  switch (m.role) {
+    case "assistant":
+      return assistant(m, aged, tally, calls);
     case "toolResult": {
-      const tool = typeof msg.toolName === "string" && msg.toolName ? msg.toolName : "(unnamed)";
-      const stored = aged || isStashed(msg.content);
-      content(msg.content, tally, HANDLES, stored ? undefined : tool);
-      if (stored) tally.addAt(HANDLES, FRAMING);
-      else tally.addToolResult(tool, FRAMING);
-      break;
+      const c = m.content;
+      const before = tally.total;
+      const text = contentChars(c, tally);
+      if (aged || stashed(c)) tally.addAt(HANDLES, text + FRAMING);
+      else {
+        const tool = m.toolName;
+        tally.addToolResult(typeof tool === "string" && tool.length > 0 ? tool : "(unnamed)", text + FRAMING);
+      }
+      return tally.total - before;
+    }
+    case "user": {
+      const before = tally.total;
+      tally.addAt(USER, contentChars(m.content, tally) + FRAMING);
+      return tally.total - before;
     }
     case "custom": {
-      const type = typeof msg.customType === "string" ? msg.customType : "";
-      if (type === REPORT_CUSTOM_TYPE) break;
+      const type = typeof m.customType === "string" ? m.customType : "";
+      if (type === REPORT_CUSTOM_TYPE) return 0;
       const slot = CUSTOM_SLOT.get(type) ?? OTHER;
-      content(msg.content, tally, slot);
-      tally.addAt(slot, FRAMING);
-      break;
+      const before = tally.total;
+      tally.addAt(slot, contentChars(m.content, tally) + FRAMING);
+      return tally.total - before;
     }
-    case "bashExecution":
-      if (msg.excludeFromContext !== true) tally.addAt(OTHER, len(msg.command) + len(msg.output) + FRAMING);
-      break;
+    case "bashExecution": {
+      if (m.excludeFromContext === true) return 0;
+      const n = (typeof m.command === "string" ? m.command.length : 0) + (typeof m.output === "string" ? m.output.length : 0) + FRAMING;
+      tally.addAt(OTHER, n);
+      return n;
+    }
     case "compactionSummary":
-    case "branchSummary":
-      tally.addAt(SUMMARIES, len(msg.summary) + FRAMING);
-      break;
+    case "branchSummary": {
+      const n = (typeof m.summary === "string" ? m.summary.length : 0) + FRAMING;
+      tally.addAt(SUMMARIES, n);
+      return n;
+    }
     default:
-      break;
+      return 0;
   }
-  return tally.total - before;
 }

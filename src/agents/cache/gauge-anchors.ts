@@ -6,7 +6,7 @@
  * N's last block, where N's cache breakpoint was.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { messageKey } from "../breakdown/compute.js";
+import { messageKey } from "../messages/message-key.js";
 import { gaugeMessage } from "../context-gauge.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { type CacheSession, type GaugeAnchor, MAX_ANCHORS } from "./cache-session.js";

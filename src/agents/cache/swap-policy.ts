@@ -12,7 +12,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
-import { messageKey } from "../breakdown/compute.js";
+import { messageKey } from "../messages/message-key.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import type { CacheRules } from "./cache-rules.js";
 import { type CacheSession, MAX_ENDS } from "./cache-session.js";

@@ -6,7 +6,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
-import { messageKey } from "../breakdown/compute.js";
+import { messageKey } from "../messages/message-key.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import { type CacheSession, cacheSessionOf } from "../cache/cache-session.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";

@@ -8,7 +8,8 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../context-checkpoint-schema.js";
-import { agedKeys, computeBreakdown, type HostParts, messageKey } from "../breakdown/compute.js";
+import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute.js";
+import { messageKey } from "../messages/message-key.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
 import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCallSizes } from "./breakdown-caches.js";

@@ -7,7 +7,7 @@
  * `end` lets a caller do in slices (SmartTrim.catchUp).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { baseKeyOf, callIdsOf } from "./message-key.js";
+import { baseKeyOf, callIdsOf } from "../messages/message-key.js";
 import type { Units } from "./trim-units.js";
 
 export class HistoryView {

@@ -4,7 +4,7 @@
  * a result without its call). One pass, O(messages), reading only roles and ids.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { callIdsOf } from "./message-key.js";
+import { callIdsOf } from "../messages/message-key.js";
 
 export interface Units {
   /** unit of each message index */

@@ -3,6 +3,8 @@
  * history each time, so object identity is useless; the content is not stable either (aged
  * offload swaps a result for its preview). Role, time and tool call id are: pi stamps a message
  * once and appends; OpenClaw's transcript keeps them. O(1) per message (no text is read).
+ * Two spellings: smart trim's "role|time|id" (keysOf, numbered when repeated) and the
+ * breakdown's, the request log's and the cache's NUL-joined `messageKey`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
@@ -49,4 +51,28 @@ export function keysOf(messages: readonly AgentMessage[]): string[] {
     out[i] = n === 1 ? base : `${base}#${n}`;
   }
   return out;
+}
+
+/**
+ * A swapped message's identity across requests (positions shift when history is compacted): a
+ * result's call id as it is (no string built per aged result on every breakdown), a reply's
+ * call ids after a NUL (which no id holds).
+ */
+export function agedKey(m: AgentMessage): string | null {
+  const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
+  if (o.role === "toolResult" && typeof o.toolCallId === "string") return o.toolCallId;
+  if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
+  const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
+  return ids.length > 0 ? `\u0000${ids.join(",")}` : null;
+}
+
+/**
+ * A message's identity across requests (each request gets its own copies): role, timestamp and
+ * what tells apart messages of one instant (parallel tool results, a reply's calls).
+ */
+export function messageKey(m: AgentMessage | undefined): string | null {
+  const o = m as { role?: unknown; timestamp?: unknown; toolCallId?: unknown; customType?: unknown } | undefined;
+  if (!o || typeof o.role !== "string" || typeof o.timestamp !== "number") return null;
+  const extra = typeof o.toolCallId === "string" ? o.toolCallId : typeof o.customType === "string" ? o.customType : (agedKey(m!) ?? "");
+  return `${o.role}\u0000${o.timestamp}\u0000${extra}`;
 }
