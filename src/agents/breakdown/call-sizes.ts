@@ -13,25 +13,10 @@
  * (`warm`), so the next pass finds them in order.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { argumentsJsonLength } from "../messages/argument-chars.js";
-
-export type CallBlock = { type?: string; id?: unknown; name?: unknown; arguments?: unknown };
+import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
 
 /** Rows a pass looks ahead for a reply before it looks the reply up by time. */
 const LOOKAHEAD = 8;
-
-/** The chars of a tool call block, as pi counts them. */
-export function toolCallChars(b: CallBlock): number {
-  let args = 0;
-  try {
-    const value = b.arguments ?? {};
-    // an object's JSON length as the gauge's estimate measured it (messages/argument-chars.ts)
-    args = typeof value === "object" && value !== null ? argumentsJsonLength(value) : (JSON.stringify(value)?.length ?? 0);
-  } catch {
-    args = 0; // a cyclic or BigInt argument: pi would have failed on it first
-  }
-  return (typeof b.name === "string" ? b.name.length : 0) + args;
-}
 
 /** One pass's replies with calls, as parallel arrays: read back in order, no object per row. */
 class CallTable {

@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { BreakdownItem } from "../context-checkpoint-schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
-import { toolCallChars } from "./call-sizes.js";
+import { toolCallChars } from "../messages/argument-chars.js";
 import type { ItemAt } from "./pass.js";
 
 export type { ItemAt } from "./pass.js";

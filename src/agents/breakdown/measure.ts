@@ -12,7 +12,7 @@ import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpo
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
-import { type CallBlock, toolCallChars } from "./call-sizes.js";
+import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
 
 /** Where a pass finds a reply's call sizes (call-sizes.ts ReplyTable), in order. */
 export interface CallLookup {

@@ -1,11 +1,16 @@
 /**
- * The JSON length of a tool call's arguments object, stringified once per object: the gauge's
- * estimate (message-tokens.ts) and the context breakdown (breakdown/measure.ts) both count a call
- * as its name plus this, over the whole history, on every request. A call's arguments are not
- * changed once the call is in the history (a streamed call gets a new object per delta). No SDK
- * import here: the breakdown is loaded by the CLI too.
+ * A tool call's size as pi's `estimateTokens` counts it: its name plus the JSON length of its
+ * arguments. The one place that length is computed: the gauge's estimate (message-tokens.ts),
+ * smart trim's (trim/token-memo.ts) and the context breakdown (breakdown/) all read it here, so
+ * an arguments object is stringified once for all three. Kept per arguments object: a call's
+ * arguments are not changed once the call is in the history (a streamed call gets a new object
+ * per delta; aged offload swaps in a new block with new arguments). No SDK import here: the
+ * breakdown is loaded by the CLI too.
  */
 const argumentChars = new WeakMap<object, number>();
+
+/** A tool call block, as read from a message's content. */
+export type CallBlock = { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
 
 /** `JSON.stringify(args).length`; throws where JSON.stringify throws or gives no text. */
 export function argumentsJsonLength(args: object): number {
@@ -15,4 +20,29 @@ export function argumentsJsonLength(args: object): number {
     argumentChars.set(args, n);
   }
   return n;
+}
+
+/** Name + JSON of the arguments, exactly as pi counts a call; null where pi's count would throw (no name, arguments with no JSON). */
+export function strictCallChars(b: CallBlock): number | null {
+  if (typeof b.name !== "string") return null;
+  const args = b.arguments;
+  try {
+    if (args !== null && typeof args === "object") return b.name.length + argumentsJsonLength(args);
+    const json = JSON.stringify(args);
+    return typeof json === "string" ? b.name.length + json.length : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The breakdown's count of a call: as pi's, never throwing (no arguments count as `{}`, unstringifiable ones as 0). */
+export function toolCallChars(b: CallBlock): number {
+  let args = 0;
+  try {
+    const value = b.arguments ?? {};
+    args = typeof value === "object" && value !== null ? argumentsJsonLength(value) : (JSON.stringify(value)?.length ?? 0);
+  } catch {
+    args = 0; // a cyclic or BigInt argument: pi would have failed on it first
+  }
+  return (typeof b.name === "string" ? b.name.length : 0) + args;
 }

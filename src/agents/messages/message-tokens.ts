@@ -6,13 +6,13 @@
  * and stringifying every tool call's arguments again was most of that time and a quarter of
  * the gateway's garbage (bench/gateway.ts, docs/benchmarks.md). A call's arguments are not
  * changed once the call is in the history (a streamed call gets a new object per delta).
- * Anything but an assistant message, or a tool call whose arguments are not an object, is
- * pi's own function, so what it throws on throws here too.
+ * Anything but an assistant message, or a call pi's count would throw on, is pi's own
+ * function, so what it throws on throws here too.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
-import { argumentsJsonLength } from "./argument-chars.js";
+import { strictCallChars } from "./argument-chars.js";
 
 export function messageTokens(message: AgentMessage): number {
   if (message.role !== "assistant") return estimateTokens(message);
@@ -23,9 +23,9 @@ export function messageTokens(message: AgentMessage): number {
     if (block.type === "text") chars += block.text.length;
     else if (block.type === "thinking") chars += block.thinking.length;
     else if (block.type === "toolCall") {
-      const args: unknown = block.arguments;
-      if (args === null || typeof args !== "object") return estimateTokens(message);
-      chars += block.name.length + argumentsJsonLength(args);
+      const n = strictCallChars(block);
+      if (n === null) return estimateTokens(message);
+      chars += n;
     }
   }
   return Math.ceil(chars / 4);

@@ -11,6 +11,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
+import { strictCallChars } from "../messages/argument-chars.js";
 
 type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
@@ -128,13 +129,9 @@ function callChars(content: readonly Block[]): number | null {
   let chars = 0;
   for (const b of content) {
     if (b?.type !== "toolCall") continue;
-    try {
-      const json = JSON.stringify(b.arguments);
-      if (typeof json !== "string" || typeof b.name !== "string") return null;
-      chars += b.name.length + json.length;
-    } catch {
-      return null;
-    }
+    const n = strictCallChars(b);
+    if (n === null) return null;
+    chars += n;
   }
   return chars;
 }
