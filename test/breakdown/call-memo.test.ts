@@ -12,9 +12,9 @@ import { computeBreakdown } from "../../src/agents/breakdown/compute.js";
 import { CallSizes } from "../../src/agents/breakdown/call-sizes.js";
 import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { RequestLog } from "../../src/agents/engine/request-log.js";
-import { sessionCallSizes, setBreakdownBudget } from "../../src/agents/engine/breakdown-caches.js";
+import { breakdownMemories, setBreakdownBudget } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
-import { cacheBudgetBytes } from "../../src/agents/engine/cache-shares.js";
+import { cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 
 const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
 const call = (id: string, args: object, ts: number) =>
@@ -101,7 +101,7 @@ describe("tool call sizes remembered across requests", () => {
 });
 
 /**
- * The sizes live per session key, process-wide (engine/breakdown-caches.ts): OpenClaw's runner
+ * The sizes live per session key, process-wide (engine/cache-budget.ts): OpenClaw's runner
  * makes a new engine, so a new RequestLog, for every inbound message. A new log of the key finds
  * the calls its predecessor sized, and still measures what changed in between as it is now.
  */
@@ -122,7 +122,7 @@ describe("tool call sizes kept per session key across engines", () => {
     const key = `test-key-${Math.random()}`;
     const h = history(30);
     expect(nextEngine(key, structuredClone(h))).toEqual(noMemo(h));
-    const sizes = sessionCallSizes().peek(key)!;
+    const sizes = breakdownMemories().peek(key)!.calls!;
     expect(sizes.stringified).toBe(30);
     // the next inbound message: a new engine, fresh copies, one new call
     const more = [...h, call("c30", { path: "new.ts", content: "y" }, 500), result("c30", "ok", 501)];
@@ -145,9 +145,9 @@ describe("tool call sizes kept per session key across engines", () => {
       setBreakdownBudget({ cacheMemoryMiB: 1 / 2 ** 20 }); // one byte: only the newest key is kept
       nextEngine(a, structuredClone(h));
       nextEngine(b, structuredClone(h));
-      expect(sessionCallSizes().peek(a)).toBeUndefined();
+      expect(breakdownMemories().peek(a)?.calls).toBeUndefined();
       expect(nextEngine(a, structuredClone(h))).toEqual(noMemo(h));
-      expect(sessionCallSizes().peek(a)!.stringified).toBe(20);
+      expect(breakdownMemories().peek(a)!.calls!.stringified).toBe(20);
     } finally {
       setBreakdownBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
     }
@@ -186,7 +186,7 @@ describe("tool call sizes per key: compact", () => {
       l.record(record(structuredClone(h)));
       l.warmCalls();
       l.breakdown(logSettings);
-      expect(sessionCallSizes().peek(k)?.stringified).toBe(450);
+      expect(breakdownMemories().peek(k)?.calls?.stringified).toBe(450);
     }
   });
 });

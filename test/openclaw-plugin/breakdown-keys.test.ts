@@ -12,7 +12,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
-import { agedHistories, gaugePhrases, sessionCallSizes } from "../../src/agents/engine/breakdown-caches.js";
+import { breakdownMemories } from "../../src/agents/engine/cache-budget.js";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 import { call, prose, result, user } from "./plugin-messages.js";
@@ -54,22 +54,24 @@ describe("breakdown memories past the old count bound", () => {
     const key = (i: number) => `agent:main:telegram:direct:bk${i}`;
     // the memories' key: the state dir and the session key (engine/context-manager-engine.ts)
     const memo = (i: number) => `${stateDir}\u0000${key(i)}`;
+    /** the chats whose memory holds `part` */
+    const holding = (part: "phrase" | "aged" | "calls") => Array.from({ length: CHATS + 1 }, (_, i) => breakdownMemories().peek(memo(i))?.[part]).filter(Boolean).length;
     const h = history("a");
     // first run of chat 0: its gauge line has no phrase yet (computed after the request)
     const first = await run(stateDir, key(0), h);
     expect(first).toMatch(/\[Context: \d+%/);
-    const phrase = gaugePhrases().peek(memo(0))?.text;
+    const phrase = breakdownMemories().peek(memo(0))?.phrase?.text;
     expect(phrase).toMatch(/tool results \d+%/);
-    const sized = sessionCallSizes().peek(memo(0))!.stringified;
+    const sized = breakdownMemories().peek(memo(0))!.calls!.stringified;
     expect(sized).toBe(6);
     // the other chats, each with its own phrase, aged requests and call sizes
     for (let i = 1; i <= CHATS; i++) await run(stateDir, key(i), history(`o${i}`));
-    expect(gaugePhrases().size).toBeGreaterThan(64);
-    expect(agedHistories().size).toBeGreaterThan(64);
-    expect(sessionCallSizes().size).toBeGreaterThan(64);
+    expect(holding("phrase")).toBeGreaterThan(64);
+    expect(holding("aged")).toBeGreaterThan(64);
+    expect(holding("calls")).toBeGreaterThan(64);
     // chat 0's next run, a new engine: the first gauge line names what dominates, no call sized again
     const next = await run(stateDir, key(0), [...h, call("ac6", "src/mod6.ts", 101), result("ac6", "ok", 102)]);
     expect(next).toContain(phrase!);
-    expect(sessionCallSizes().peek(memo(0))!.stringified).toBe(sized + 1);
+    expect(breakdownMemories().peek(memo(0))!.calls!.stringified).toBe(sized + 1);
   }, TEST_TIMEOUT_MS);
 });

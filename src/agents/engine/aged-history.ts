@@ -1,7 +1,7 @@
 /**
  * What a session's latest requests had aged (breakdown/compute.ts agedKeys), by request number
  * and by the request's last message, kept per session key in a budgeted cache
- * (breakdown-caches.ts). Consecutive requests age nearly the same results, so each key string is
+ * (cache-budget.ts). Consecutive requests age nearly the same results, so each key string is
  * kept once, in the history's own table of small numbers, and each request holds a sorted
  * Int32Array of them: ~4 bytes per aged result per request instead of a Set of strings per request
  * (which weighed ~110 bytes per aged result per request, so a budget held few keys).

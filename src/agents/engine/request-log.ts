@@ -12,7 +12,7 @@ import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute
 import { messageKey } from "../messages/message-key.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
-import { agedHistories as agedHistoryCache, gaugePhrases as phrases, sessionCallSizes } from "./breakdown-caches.js";
+import { breakdownMemories, breakdownMemory } from "./cache-budget.js";
 import { AgedHistory } from "./aged-history.js";
 import { requestFingerprint } from "./request-fingerprint.js";
 import type { CostRequest } from "../prompt-cost/request.js";
@@ -25,7 +25,6 @@ import { estimateReuse, type ReuseEstimate } from "../prompt-cost/reuse.js";
  * Process-wide, as the phrase, so the first request of an OpenClaw run (a new engine) still
  * knows its predecessors'.
  */
-const agedHistories = () => agedHistoryCache<AgedHistory>();
 const newHistory = (): AgedHistory => new AgedHistory();
 /** the request number of each record */
 const seqOf = new WeakMap<RequestRecord, number>();
@@ -70,7 +69,7 @@ const REFRESH_DELTA = 0.01;
 export class RequestLog {
   /** `key`: the session's key and state dir, where the phrase outlives this log */
   constructor(private readonly key: string | null = null) {
-    this.phrase = key === null ? null : (phrases().get(key) ?? null);
+    this.phrase = key === null ? null : (breakdownMemories().get(key)?.phrase ?? null);
     this.ownHistory = key === null ? newHistory() : null;
     this.ownCalls = key === null ? new CallSizes() : null;
   }
@@ -84,36 +83,21 @@ export class RequestLog {
    */
   private calls(): CallSizes {
     if (this.ownCalls) return this.ownCalls;
-    const all = sessionCallSizes();
-    let c = all.get(this.key!);
-    if (!c) {
-      c = new CallSizes();
-      all.set(this.key!, c);
-    }
-    return c;
-  }
-
-  /** The key's sizes grew (a longer history): weighed again against the cache budget. */
-  private reweighCalls(): void {
-    if (this.key !== null) sessionCallSizes().reweigh(this.key);
+    const m = breakdownMemory(this.key!);
+    return (m.calls ??= new CallSizes());
   }
 
   private readonly ownHistory: AgedHistory | null;
 
   private history(): AgedHistory {
     if (this.ownHistory) return this.ownHistory;
-    const all = agedHistories();
-    let h = all.get(this.key!);
-    if (!h) {
-      h = newHistory();
-      all.set(this.key!, h);
-    }
-    return h;
+    const m = breakdownMemory(this.key!);
+    return (m.aged ??= newHistory());
   }
 
-  /** The key's aged requests changed: weighed again against the cache budget. */
-  private reweighHistory(): void {
-    if (this.key !== null) agedHistories().reweigh(this.key);
+  /** The key's memory grew (a longer history, more aged requests): weighed again against the cache budget. */
+  private reweigh(): void {
+    if (this.key !== null) breakdownMemories().reweigh(this.key);
   }
 
   private current: RequestRecord | null = null;
@@ -166,7 +150,7 @@ export class RequestLog {
       this.rememberAgedOf(r);
       this.fingerprint(r);
       const sized = this.calls().warm(r.unaged);
-      if (sized > 0) this.reweighCalls();
+      if (sized > 0) this.reweigh();
       return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
@@ -206,7 +190,7 @@ export class RequestLog {
   private rememberAgedOf(r: RequestRecord): void {
     try {
       rememberAged(this.history(), seqOf.get(r) ?? 0, r);
-      this.reweighHistory();
+      this.reweigh();
     } catch {
       // a breakdown then reads the request before as unknown, as before any request
     }
@@ -256,7 +240,7 @@ export class RequestLog {
         handleOf: host.handleOf,
         calls,
       });
-      this.reweighCalls();
+      this.reweigh();
       this.cached = { record, breakdown };
       return breakdown;
     } catch {
@@ -281,7 +265,9 @@ export class RequestLog {
       const b = this.breakdown(settings, r);
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
-      if (this.key !== null) phrases().set(this.key, this.phrase);
+      if (this.key === null) return;
+      breakdownMemory(this.key).phrase = this.phrase;
+      this.reweigh();
     });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Smart trim as the engine uses it (config `smartTrim`, docs/archive.md#smart-trim): one
  * SmartTrim per session key for the whole process (a host makes a new engine per inbound
- * message; the sticky trimmed set must outlive it; kept by memory budget: trim-caches.ts), applied to
+ * message; the sticky trimmed set must outlive it; kept by memory budget: cache-budget.ts), applied to
  * each request after the superseded blocks are dropped and before the automatic recall. What it trims is archived
  * on the next turn of the event loop (off the request path; `context_search` finds it from
  * the next request on). Never throws: a failure sends the messages as they were.
@@ -11,8 +11,7 @@ import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
 import { SmartTrim, type TrimResult } from "../trim/smart-trim.js";
 import { archiveMessages } from "./archive-hooks.js";
-import { applyCacheBudget } from "./cache-budget.js";
-import { smartTrims, stickySets } from "./trim-caches.js";
+import { applyCacheBudget, smartTrims, stickySets } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
 /** The session key's SmartTrim (created on first use, or again with its sticky set after an eviction). */
