@@ -83,12 +83,6 @@ export interface ContextManagerConfig {
   smartTrim: boolean;
   /** the host's compaction reserve: safeLimit = window - this - the recall cap (pi's default 16,384) */
   smartTrimReserveTokens: number;
-  /** user/assistant messages at the end that are never trimmed */
-  smartTrimKeepRecent: number;
-  /** a trim goes this share below safeLimit, so the next requests need none (a stable prompt prefix) */
-  smartTrimHeadroom: number;
-  /** one marker line where trimmed messages were (false: nothing) */
-  smartTrimMarker: boolean;
   /** typed knowledge records from each checkpoint's facts, searched beside the segments */
   knowledge: boolean;
   /** context_search also searches the other keys of the same agent (results labelled with their key) */
@@ -146,9 +140,6 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   compactionDeadlineMs: 60_000,
   smartTrim: false,
   smartTrimReserveTokens: 16_384,
-  smartTrimKeepRecent: 6,
-  smartTrimHeadroom: 0.3,
-  smartTrimMarker: true,
   knowledge: true,
   crossSession: false,
   promptCache: "auto",
@@ -196,13 +187,28 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   compactionSummaryMaxTokens: { min: 300, max: 100_000, integer: true },
   compactionDeadlineMs: { min: 1_000, max: 3_600_000, integer: true },
   smartTrimReserveTokens: { min: 0, max: 10_000_000, integer: true },
-  smartTrimKeepRecent: { min: 1, max: 1_000, integer: true },
-  smartTrimHeadroom: { min: 0, max: 0.9, integer: false },
 };
 
 const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);
 // smart trim, knowledge layer, cross-session search (issue 26)
-for (const key of ["smartTrim", "smartTrimMarker", "knowledge", "crossSession"]) BOOLEAN_KEYS.add(key);
+for (const key of ["smartTrim", "knowledge", "crossSession"]) BOOLEAN_KEYS.add(key);
+
+/**
+ * Keys no longer read (docs/configuration.md#retired-keys): a config that sets one still loads,
+ * the key ignored, with one process warning per key.
+ */
+const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
+  ["smartTrimMarker", "smart trim always marks where it trimmed"],
+  ["smartTrimHeadroom", "smart trim always goes 30% below its limit"],
+  ["smartTrimKeepRecent", "smart trim always keeps the last 6 user/assistant messages"],
+]);
+const warnedRetired = new Set<string>();
+
+function warnRetired(key: string): void {
+  if (warnedRetired.has(key)) return;
+  warnedRetired.add(key);
+  process.emitWarning(`context-manager: config key "${key}" is no longer read and is ignored (${RETIRED_KEYS.get(key)})`, { code: "OPENCLAW_CONTEXT_RETIRED_KEY" });
+}
 
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
@@ -212,7 +218,8 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
   const out: ContextManagerConfig = { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (value === undefined) continue;
-    if (BOOLEAN_KEYS.has(key)) {
+    if (RETIRED_KEYS.has(key)) warnRetired(key);
+    else if (BOOLEAN_KEYS.has(key)) {
       if (typeof value !== "boolean") throw new ContextManagerConfigError(key, `expected true or false, got ${describe(value)}`);
       (out as unknown as Record<string, unknown>)[key] = value;
     } else if (key in NUMBER_RULES) {

@@ -38,6 +38,14 @@ function reweigh(engine: ContextManagerEngine): void {
   stickySets().reweigh(key);
 }
 
+/**
+ * Smart trim's fixed settings (their config keys were set by no deployment, test or bench:
+ * docs/configuration.md#retired-keys): a trim goes 30% below safeLimit so the next requests
+ * need none (a stable prompt prefix), the last 6 user/assistant messages are never trimmed,
+ * and one constant marker line shows where messages were.
+ */
+const FIXED_SETTINGS = { headroom: 0.3, keepRecent: 6, marker: true } as const;
+
 /** safeLimit = window - reserve - recall cap (0: no window known, no trimming). */
 export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
   const cfg = engine.runtime.config;
@@ -82,7 +90,7 @@ export function withSmartTrim(
     const { query, requestAt } = recallQueryOf(messages, pending);
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt },
-      { safeLimit, headroom: cfg.smartTrimHeadroom, keepRecent: cfg.smartTrimKeepRecent, marker: cfg.smartTrimMarker },
+      { safeLimit, ...FIXED_SETTINGS },
     );
     if (result.newlyTrimmed.length > 0) {
       const trimmed = result.newlyTrimmed;
