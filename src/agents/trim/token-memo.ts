@@ -7,7 +7,9 @@
  * arguments keep their shape: the same call ids, names, keys, and string lengths with the
  * same first and last characters. Aged offload swaps a long argument for a marker line of
  * another length and first character, so an aged call is measured again. Everything else
- * (text and thinking lengths) is read each time: O(blocks), no text scanned.
+ * (text and thinking lengths) is read each time: O(blocks), no text scanned. A call is
+ * measured by messages/argument-chars.ts, whose length per arguments object the gauge and the
+ * breakdown share; this memo by key is what survives pi handing each request fresh copies.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
