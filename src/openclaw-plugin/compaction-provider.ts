@@ -110,7 +110,12 @@ async function sameCompactionCheckpoint(opts: SlotOptions, slot: SessionSlot, se
   return cp?.meta.checkpoint_id === outcome.checkpointId ? cp : null;
 }
 
-async function checkpointFor(opts: CompactionProviderOptions, session: ProviderSession, messages: AgentMessage[], known: boolean): Promise<{ cp: Checkpoint; slot: SessionSlot } | null> {
+/** Settles on the turn after `summarize` returned: the span's archive (a copy of every message to its worker) starts there, off the reply path. */
+function afterReply(replied: Promise<unknown>): Promise<void> {
+  return replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+}
+
+async function checkpointFor(opts: CompactionProviderOptions, session: ProviderSession, messages: AgentMessage[], known: boolean, replied: Promise<unknown>): Promise<{ cp: Checkpoint; slot: SessionSlot } | null> {
   const slot = await opts.slotFor(session);
   const earlier = known ? await sameCompactionCheckpoint(opts, slot, session.sessionId) : null;
   if (earlier) {
@@ -120,9 +125,9 @@ async function checkpointFor(opts: CompactionProviderOptions, session: ProviderS
   const event = compactionEventWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
   const started = await slot.engine.startCompactionCheckpoint(event, opts.workspaceDir ?? process.cwd());
   if (!started) return null;
-  // the span is archived in the background; the checkpoint is on disk before OpenClaw gets the
-  // summary (a compaction may run in a CLI process that exits right after it)
-  void archiveCompactedSpanAfter(slot.engine, messages, started.durable, {});
+  // the checkpoint is on disk before OpenClaw gets the summary (`openclaw sessions compact`
+  // compacts in its CLI process, which exits right after it); the span is archived after the reply
+  void archiveCompactedSpanAfter(slot.engine, messages, Promise.all([started.durable, afterReply(replied)]), {});
   if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
   slot.engine.onCompacted();
@@ -135,10 +140,10 @@ async function checkpointFor(opts: CompactionProviderOptions, session: ProviderS
   return { cp: started.checkpoint, slot };
 }
 
-async function render(opts: CompactionProviderOptions, params: SummarizeParams, messages: AgentMessage[]): Promise<string> {
+async function render(opts: CompactionProviderOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
   const known = identifySession(messages);
   const session = known ?? anonymousSession(messages);
-  const made = await checkpointFor(opts, session, messages, known !== null);
+  const made = await checkpointFor(opts, session, messages, known !== null, replied);
   if (!made) return "";
   const previous = typeof params.previousSummary === "string" ? params.previousSummary : null;
   // a summary of ours: carried by the cumulative checkpoint of a known session, quoted for another
@@ -159,10 +164,14 @@ export function createCompactionProvider(opts: CompactionProviderOptions): Compa
       if (raw.length === 0) return "";
       const messages = raw.filter(isMessage);
       let text = "";
+      let reply!: () => void;
+      const replied = new Promise<void>((resolve) => (reply = resolve));
       try {
-        text = await render(opts, params, messages);
+        text = await render(opts, params, messages, replied);
       } catch (e) {
         warnFailure(opts.logger, "compaction provider", e);
+      } finally {
+        reply();
       }
       if (signal?.aborted) throw abortReason(signal);
       return text.trim() ? text : fallbackSummary(raw.length);

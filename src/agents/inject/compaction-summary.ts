@@ -149,12 +149,16 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   };
   const renderTurns = (): void => {
     const lines: string[] = [];
-    const shown = views.filter((v) => v.fold < 3);
-    for (const v of shown) {
+    // by index, one pass: this runs once per folded turn, so it stays O(turns) per call
+    let firstShown = false;
+    for (let i = 0; i < views.length; i++) {
+      const v = views[i]!;
+      if (v.fold >= 3) continue;
+      if (v.first) firstShown = true;
       if (v.first && folded > 0) lines.push(`- (${folded} earlier turn${folded === 1 ? "" : "s"} folded: context_search finds them)`);
-      lines.push(cachedLine(v, views.indexOf(v)));
+      lines.push(cachedLine(v, i));
     }
-    if (!shown.some((v) => v.first) && folded > 0) lines.push(`- (${folded} earlier turn${folded === 1 ? "" : "s"} folded: context_search finds them)`);
+    if (!firstShown && folded > 0) lines.push(`- (${folded} earlier turn${folded === 1 ? "" : "s"} folded: context_search finds them)`);
     turnSec.entries = lines;
   };
   renderTurns();

@@ -154,6 +154,8 @@ export function backtickNames(text: string, max = MAX_TURN_NAMES): string[] {
     if (out.length < max && !out.includes(name)) out.push(name);
   };
   const bounded = text.length > 40_000 ? text.slice(0, 40_000) : text;
+  // spans and fences both start with a backtick: most replies have none (no closures, no scans)
+  if (!bounded.includes("`")) return out;
   const spans = (prose: string): void => {
     for (const m of prose.matchAll(/`([^`\n]{2,80})`/g)) {
       const name = m[1]!.trim();

@@ -303,6 +303,8 @@ function baseName(p: string): string {
 export function fileNamesIn(text: string): string[] {
   const out = new Set<string>();
   const bounded = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  // every match holds a dot and a letter: most requests have none, and the scan is per start position
+  if (!/\.[A-Za-z]/.test(bounded)) return [];
   for (const m of bounded.matchAll(/[\w@./~-]*?([\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})\b/g)) out.add(m[1]!.toLowerCase());
   return [...out];
 }

@@ -38,6 +38,15 @@ function codePoints(s: string, cap: number): number {
   return n;
 }
 
+/**
+ * Code points of `s` up to `cap` when it may hold a surrogate pair (`pairs`), else its length.
+ * A module function, not a closure per gist call: the plugin bundle keeps function names
+ * (keepNames), which costs a property definition per closure created, on every captured text.
+ */
+function countUpTo(s: string, cap: number, pairs: boolean): number {
+  return pairs ? codePoints(s, cap) : Math.min(s.length, cap);
+}
+
 /** The UTF-16 index where the first `count` code points of `s` end. */
 function codePointIndex(s: string, count: number): number {
   let i = 0;
@@ -60,7 +69,6 @@ export function gist(text: string, maxChars: number): string {
   let out = "";
   // out holds a surrogate: count code points; otherwise its length is the count
   let pairs = false;
-  const count = (s: string, cap: number): number => (pairs ? codePoints(s, cap) : Math.min(s.length, cap));
   for (let pos = 0; pos < text.length; ) {
     let end = Math.min(text.length, pos + step);
     // never between the two halves of a surrogate pair
@@ -75,10 +83,10 @@ export function gist(text: string, maxChars: number): string {
     if (!pairs && SURROGATE.test(piece)) pairs = true;
     out += piece;
     // one code point beyond the budget is enough to know the text is cut
-    if (count(out.endsWith(" ") ? out.slice(0, -1) : out, limit + 1) > limit) break;
+    if (countUpTo(out.endsWith(" ") ? out.slice(0, -1) : out, limit + 1, pairs) > limit) break;
   }
   if (out.endsWith(" ")) out = out.slice(0, -1);
-  if (count(out, limit + 1) <= limit) return out;
+  if (countUpTo(out, limit + 1, pairs) <= limit) return out;
   let kept = out.slice(0, pairs ? codePointIndex(out, Math.max(0, limit - 1)) : Math.max(0, limit - 1));
   if (kept.endsWith(" ")) kept = kept.slice(0, -1);
   return kept + ELLIPSIS;
