@@ -9,9 +9,11 @@ import type { ContextManagerConfig } from "../context-manager-config.js";
 // trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26);
 // breakdowns: each key's tool call sizes (12 bytes per reply with calls + 8 per call + ~1 KB,
 // engine/breakdown-caches.ts); gaugePhrases and agedHistories: each key's gauge phrase and what
-// its latest requests aged (engine/request-log.ts), bounded by memory instead of 64 keys (issue 27)
+// its latest requests aged (engine/request-log.ts), bounded by memory instead of 64 keys (issue 27);
+// knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
+// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte
 export const CACHE_SHARES = {
-  archives: 0.42,
+  archives: 0.38,
   sessions: 0.35,
   agedOutputs: 0.1,
   archiveTails: 0.05,
@@ -20,6 +22,8 @@ export const CACHE_SHARES = {
   breakdowns: 0.015,
   agedHistories: 0.01,
   gaugePhrases: 0.005,
+  knowledgeIndexes: 0.03,
+  knowledgeFollowers: 0.01,
 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
