@@ -15,8 +15,8 @@
  *
  * `npx tsx bench/gateway-soak.ts [--keys 80] [--seconds 60] [--long 5] [--cap 150000]`
  * writes bench/gateway-soak-results.json. SOAK_HEAP_PROFILE=<dir>: the live heap by allocation
- * site (the sampling heap profiler) after the first third of the soak and at its end, for
- * comparison (bench/heap-compare.ts).
+ * site (the sampling heap profiler) a tenth into the soak, half way and at its end
+ * (live-start / live-middle / live-end.heapprofile), for comparison (bench/heap-compare.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -66,6 +66,8 @@ export interface SoakSample {
   rssMiB: number;
   /** heap used after a full collection */
   heapMiB: number;
+  /** memory of this thread's Buffers and other objects outside the V8 heap */
+  externalMiB: number;
   /** each budgeted process cache: MiB held / MiB allowed */
   caches: Record<string, [number, number]>;
 }
@@ -175,7 +177,7 @@ function plugin(stateDir: string, cacheMemoryMiB: number | null): () => ContextE
 
 type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; map?: Map<string, { value: { sessionKey?: string } }> };
 const processCache = (name: string): Cache | undefined => (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
-const CACHES = ["pluginSlots", "agedOffload", "smartTrims", "smartTrimSticky", "breakdownCallSizes", "agedHistoriesByBudget", "gaugePhrasesByBudget"];
+const CACHES = ["pluginSlots", "agedOffload", "smartTrims", "smartTrimSticky", "breakdownCallSizes", "agedHistoriesByBudget", "gaugePhrasesByBudget", "knowledgeFollowers"];
 
 function cacheFigures(): Record<string, [number, number]> {
   const out: Record<string, [number, number]> = {};
@@ -204,18 +206,25 @@ function autoCheckpoints(stateDir: string, key: string): Array<{ file: string; t
     .map((x) => ({ file: x.file, tokens: x.cp.meta.token_usage.input_tokens }));
 }
 
-async function heapSample(file: string | null): Promise<(() => Promise<void>) | null> {
-  if (!file) return null;
+/** The sampling heap profiler from now on; the returned call writes what is live at that moment to `file`. */
+async function heapSampler(): Promise<(file: string) => Promise<void>> {
   const { Session } = await import("node:inspector/promises");
   const session = new Session();
   session.connect();
   await session.post("HeapProfiler.enable");
   await session.post("HeapProfiler.startSampling", { samplingInterval: 65_536 });
-  return async () => {
+  return async (file) => {
+    gc();
     // without the collected objects: what is live now, by allocation site
     writeFileSync(file, JSON.stringify((await session.post("HeapProfiler.getSamplingProfile")).profile));
   };
 }
+
+/** Where the live heap is profiled: a tenth into the soak (the caches filling), half way, the end. */
+const PROFILE_AT = [
+  { name: "live-start", at: 0.1 },
+  { name: "live-middle", at: 0.5 },
+] as const;
 
 export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line: string) => void = () => undefined): Promise<SoakFigures | null> {
   const o = { ...DEFAULT_SOAK_OPTIONS, ...options };
@@ -252,11 +261,11 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
     const sample = (turns: number) => {
       gc();
       const m = process.memoryUsage();
-      samples.push({ s: Math.round((performance.now() - t0) / 1000), turns, rssMiB: mib(m.rss), heapMiB: mib(m.heapUsed), caches: cacheFigures() });
+      samples.push({ s: Math.round((performance.now() - t0) / 1000), turns, rssMiB: mib(m.rss), heapMiB: mib(m.heapUsed), externalMiB: mib(m.external), caches: cacheFigures() });
       log(`soak: ${JSON.stringify(samples.at(-1))}`);
     };
-    const profile = await heapSample(profileDir ? join(profileDir, "live-early.heapprofile") : null);
-    let early = profile !== null;
+    const profile = profileDir ? await heapSampler() : null;
+    const profilesDue: Array<{ name: string; at: number }> = profile ? [...PROFILE_AT] : [];
     let turns = 0;
     let nextSample = 0;
     sample(0);
@@ -273,15 +282,14 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
           nextSample += o.sample;
           sample(turns);
         }
-        if (early && s >= o.seconds / 3) {
-          early = false;
-          await profile!();
+        if (profilesDue.length > 0 && s >= o.seconds * profilesDue[0]!.at) {
+          await profile!(join(profileDir!, `${profilesDue.shift()!.name}.heapprofile`));
         }
         if (s >= o.seconds) break;
       }
     }
     sample(turns);
-    if (profileDir) await (await heapSample(join(profileDir, "live-end.heapprofile")))!();
+    if (profile) await profile(join(profileDir!, "live-end.heapprofile"));
 
     // late commits: the long sessions' turns take them over 80%; every key's turn in flight
     const long = chats.slice(0, o.long);

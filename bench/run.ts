@@ -20,7 +20,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../src/agents/context-checkpoint-build.js";
 import { type Checkpoint, CheckpointWriter, parseCheckpoint } from "../src/agents/context-checkpoint.js";
-import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCallAfterRestart } from "./write-path.js";
+import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCallAfterRestart, interleavedWriteAndFloor } from "./write-path.js";
 import { makeBenchDraft } from "./draft.js";
 import { renderCheckpointRestore } from "../src/agents/context-checkpoint-inject.js";
 import { resolveContextManagerConfig } from "../src/agents/context-manager-config.js";
@@ -166,6 +166,11 @@ async function checkpointBench(source: readonly AgentMessage[]) {
   }
   const fsOpsPerWrite = perWrite(counting.tally, total.length);
   const yaml = readFileSync(lastPath, "utf8");
+  const interleaved = await interleavedWriteAndFloor(stateDir, yaml, async (i) => {
+    const draft = buildCheckpointDraft({ state: snapshot, previous, trigger: "compaction", reading, identity: runtime, compactionCount: 1_000 + i, config, cwd });
+    const result = await writer.write(draft);
+    if (result.written) previous = result.checkpoint;
+  });
   writeFileSync(join(REPO, "bench", "sample-checkpoint.yaml"), yaml);
   const parse = await timeIt(2_000, 200, () => parseCheckpoint(yaml, "cp.yaml"));
   const cp = parseCheckpoint(yaml, "cp.yaml");
@@ -181,6 +186,7 @@ async function checkpointBench(source: readonly AgentMessage[]) {
     fsOpsPerWrite,
     fsyncBaseline: await fsyncBaseline(stateDir, yaml),
     durableFloor: await durableFloor(stateDir, yaml),
+    interleaved,
     yamlParse: latencyStats(parse),
     restoreRender: latencyStats(render),
     restoreTokens,
@@ -231,6 +237,8 @@ async function main() {
     write: { median: checkpoint.buildAndWrite.median, p99: checkpoint.buildAndWrite.p99, n: checkpoint.buildAndWrite.n },
     floor: { median: checkpoint.durableFloor.median, p99: checkpoint.durableFloor.p99, n: checkpoint.durableFloor.n },
     writeOverFloor: Math.round((checkpoint.buildAndWrite.median / checkpoint.durableFloor.median) * 100) / 100,
+    // the same, one write and one floor publish in turns (both at the same moment's load)
+    interleaved: { write: checkpoint.interleaved.write.median, floor: checkpoint.interleaved.floor.median, writeOverFloor: checkpoint.interleaved.writeOverFloor },
     handler: { 200: byN(200), 2000: byN(2_000), 5000: byN(5_000), 20000: byN(20_000) },
     autoCheckpointCall: { median: auto.call.median, p99: auto.call.p99, n: auto.call.n, messages: auto.messages, backgroundWrite: auto.backgroundWrite },
     firstCall: { messages: first.messages, median: first.median, max: first.max, n: first.n },
@@ -239,7 +247,7 @@ async function main() {
     load: { before: loadBefore, after: loadavg().map((x) => Math.round(x * 100) / 100) },
     targets: { writeOverFloorMax: 3, autoCheckpointCallMedianMs: 1, list1000KeysMs: 1000, list1000CheckpointsMs: 100, firstCallAt20000Ms: 20 },
   };
-  log(`write median ${writePath.write.median} ms = ${writePath.writeOverFloor}x floor ${writePath.floor.median} ms; load ${JSON.stringify(writePath.load)}`);
+  log(`write median ${writePath.write.median} ms = ${writePath.writeOverFloor}x floor ${writePath.floor.median} ms; in turns ${writePath.interleaved.write} / ${writePath.interleaved.floor} ms = ${writePath.interleaved.writeOverFloor}x; load ${JSON.stringify(writePath.load)}`);
   const drift = await benchDrift();
   log(`drift: record 30 files ${drift.record30Files230Tracked.median} ms, compare ${drift.compareUnchanged30Files.median} ms (unchanged) / ${drift.compareAfterEditsDeleteAnd5Commits.median} ms (moved)`);
   const artifacts = await benchArtifacts();

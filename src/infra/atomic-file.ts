@@ -22,8 +22,8 @@ export interface AtomicWriteOptions {
    */
   durable?: boolean;
   /**
-   * default true (when durable): fsync the directory after the rename. false when the caller
-   * writes several files of one directory at once and fsyncs it once after all their renames.
+   * default true (when durable): fsync the directory after the rename (or link). false when the
+   * caller fsyncs it itself: once after several files of one directory, or beside other work.
    */
   syncDir?: boolean;
 }
@@ -136,7 +136,8 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
 }
 
 /**
- * Create `target` with `data`, durably, never overwriting. Returns false when `target` exists.
+ * Create `target` with `data`, durably (the directory's fsync left to the caller with `syncDir:
+ * false`), never overwriting. Returns false when `target` exists.
  * Primary path: link(tmp, target), atomic and exclusive. Where link is unsupported: claim the
  * name with an exclusive empty create, then rename the full temp file over our own claim
  * (a crash in between leaves an empty file, which readers reject as invalid and skip).
@@ -163,7 +164,7 @@ export async function createFileExclusive(target: string, data: string, opts: At
     throw err;
   }
   // the temp name's removal need not be durable: it goes beside the directory's fsync, not before it
-  await Promise.all([unlinkQuietly(fs, tmp), created ? syncDir(path.dirname(target), fs) : undefined]);
+  await Promise.all([unlinkQuietly(fs, tmp), created && opts.syncDir !== false ? syncDir(path.dirname(target), fs) : undefined]);
   return created;
 }
 

@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
 import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
-import { appendKnowledge, followKnowledge, knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
-import { knowledgeIndex, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
+import { appendKnowledge, followKnowledge, knowledgeFile, knowledgeFollowers, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
+import { knowledgeIndex, knowledgeIndexStats, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
+import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
 import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 
@@ -108,6 +110,36 @@ describe("knowledge records", () => {
     rmSync(file);
     expect(await knowledgeIndex(file)).toBeNull();
     expect(await followKnowledge(file)).toBeUndefined();
+  });
+
+  it("followers and indexes are held by bytes within their share of cacheMemoryMiB; an evicted one is read again whole", async () => {
+    dir = mkdtempSync(join(tmpdir(), "cm-knowledge-"));
+    // the smallest cacheMemoryMiB: the shares the engine applies to both caches
+    applyCacheBudget({ cacheMemoryMiB: 16 });
+    const followerBudget = cacheBudgetBytes({ cacheMemoryMiB: 16 }, "knowledgeFollowers");
+    const indexBudget = cacheBudgetBytes({ cacheMemoryMiB: 16 }, "knowledgeIndexes");
+    const files: string[] = [];
+    for (let k = 0; k < 8; k++) {
+      const file = knowledgeFile(dir, `agent:main:k${k}`);
+      files.push(file);
+      // a long session's file: many checkpoints' records (~100 KB)
+      for (let c = 0; c < 60; c++) {
+        const cp = checkpoint(`cp_${c}`, {});
+        cp.work!.files = cp.work!.files.map((f, i) => ({ ...f, path: `src/k${k}/f${c}_${i}.ts`, change: `${f.change} (${k}.${c}) ${"x".repeat(300)}` }));
+        await appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: "s1" }, await followKnowledge(file));
+      }
+      await knowledgeIndex(file);
+      const followers = knowledgeFollowers().stats();
+      expect(followers.bytes).toBeLessThanOrEqual(followerBudget);
+      expect(knowledgeIndexStats().bytes).toBeLessThanOrEqual(indexBudget);
+    }
+    expect(knowledgeFollowers().stats().evictions).toBeGreaterThan(0);
+    expect(knowledgeIndexStats().evictions).toBeGreaterThan(0);
+    // the first file was evicted from both: read again whole, the same records and hits
+    const total = (await readKnowledge(files[0]!)).length;
+    expect((await followKnowledge(files[0]!))!.entries.size).toBe(total);
+    expect(searchKnowledge(await knowledgeIndex(files[0]!), "f59_0", 3)[0]!.entry.subject).toBe("file:src/k0/f59_0.ts");
+    applyCacheBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
   });
 });
 

@@ -124,4 +124,19 @@ describe("direct YAML emitter", () => {
     expect(t("bom\uFEFFx")).toContain('  topic: "bom\\uFEFFx"\n');
     expect(t("ls\u2028x")).toContain('  topic: "ls\\u2028x"\n');
   });
+
+  it("normalizeForDisk copies only what it changes: a lone surrogate and -0 deep inside, the input untouched", () => {
+    const cp = makeCheckpoint();
+    expect(normalizeForDisk(cp)).toBe(cp); // nothing to change: no copy
+    const bad = makeCheckpoint();
+    bad.decisions = [{ ...bad.decisions[0]!, what: "a\uD800b" }, ...bad.decisions.slice(1)];
+    bad.meta = { ...bad.meta, token_usage: { ...bad.meta.token_usage, utilization: -0 } };
+    const before = structuredClone(bad);
+    const out = normalizeForDisk(bad);
+    expect(out.decisions[0]!.what).toBe("a\uFFFDb");
+    expect(Object.is(out.meta.token_usage.utilization, 0)).toBe(true);
+    expect(bad).toStrictEqual(before);
+    expect(Object.is(bad.meta.token_usage.utilization, -0)).toBe(true);
+    expect(out.thread).toBe(bad.thread); // untouched branches are shared
+  });
 });

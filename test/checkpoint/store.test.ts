@@ -16,6 +16,7 @@ import {
   serializeCheckpoint,
   writeCheckpoint,
   type CheckpointStoreOptions,
+  CheckpointWriter,
 } from "../../src/agents/context-checkpoint.js";
 import { createFileExclusive, writeFileAtomic } from "../../src/infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
@@ -362,6 +363,46 @@ describe("write path cost", () => {
     const fifth = await write({ topic: "t4" }, { ...opts, fs: counting });
     expect(reads.some((r) => r.endsWith(".yaml"))).toBe(true);
     expect(fifth.checkpoint.meta.previous_checkpoint).toBe("cp_003");
+  });
+
+  it("a steady write: the fsync of the directory, its listing and the pointer side by side; retention only after the fsync", async () => {
+    const events: string[] = [];
+    const log = <T>(what: string, run: () => Promise<T>): Promise<T> => {
+      events.push(`start ${what}`);
+      return run().finally(() => events.push(`end ${what}`));
+    };
+    const name = (p: string) => (p === dir ? "dir" : path.basename(p).replace(/^\.(.+)\.\d+\.[0-9a-f]{12}\.tmp$/, "tmp($1)"));
+    const recording: FsOps = {
+      ...nodeFsOps,
+      open: async (p, flags, mode) => {
+        const fh = await log(`open ${name(p)}`, () => nodeFsOps.open(p, flags, mode));
+        return { writeFile: (d) => fh.writeFile(d), sync: () => log(`sync ${name(p)}`, () => fh.sync()), close: () => fh.close() };
+      },
+      link: (a, b) => log(`link ${name(b)}`, () => nodeFsOps.link(a, b)),
+      unlink: (p) => log(`unlink ${name(p)}`, () => nodeFsOps.unlink(p)),
+      readdir: (p) => log(`readdir ${name(p)}`, () => nodeFsOps.readdir(p)),
+      rename: (a, b) => log(`rename ${name(b)}`, () => nodeFsOps.rename(a, b)),
+      writeFile: (p, d, o) => log(`writeFile ${name(p)}`, () => nodeFsOps.writeFile(p, d, o)),
+    };
+    const writer = new CheckpointWriter({ ...opts, fs: recording, retention: 2 }, KEY);
+    for (let i = 0; i < 3; i++) await writer.write(makeDraft({ sessionKey: KEY, topic: `t${i}` }));
+    events.length = 0;
+    const r = await writer.write(makeDraft({ sessionKey: KEY, topic: "t3" }));
+    expect(r.written && r.pruned).toEqual(["cp_002"]);
+    const at = (e: string) => {
+      const i = events.indexOf(e);
+      expect(i, `${e} in ${events.join(", ")}`).toBeGreaterThanOrEqual(0);
+      return i;
+    };
+    // the checkpoint is linked after its own fsync; what follows the link starts before the directory's fsync ends
+    expect(at("end sync tmp(cp_004.yaml)")).toBeLessThan(at("start link cp_004.yaml"));
+    const dirSynced = at("end sync dir");
+    expect(at("start readdir dir")).toBeLessThan(dirSynced);
+    at("start rename _latest.json"); // the pointer moved
+    expect(at("start writeFile tmp(_latest.json)")).toBeLessThan(dirSynced);
+    // a removal never goes to disk before the new name does
+    expect(at("start unlink cp_002.yaml")).toBeGreaterThan(dirSynced);
+    expect((await readLatestPointer(opts, KEY))?.checkpoint_id).toBe("cp_004");
   });
 });
 

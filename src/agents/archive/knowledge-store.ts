@@ -7,7 +7,8 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { LruMap } from "../state/lru.js";
+import { BudgetCache } from "../../infra/budget-cache.js";
+import { globalSingleton } from "../../infra/global-singleton.js";
 import { appendLines, archiveDir } from "./store.js";
 import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
 import { openRegularFile, readRegularFile } from "../../infra/regular-file.js";
@@ -136,13 +137,26 @@ export async function appendKnowledge(
   return { added, superseded };
 }
 
-interface Followed extends KnowledgeState {
+export interface Followed extends KnowledgeState {
   /** bytes of the file applied (whole lines) */
   size: number;
 }
 
-/** Files whose records this process follows for its appends (dedup ids, live subjects). */
-const followed = new LruMap<string, Followed>(16);
+/** Heap bytes of a followed file per byte of it (measured 1.38: parsed records, their two maps). */
+export const FOLLOWED_BYTES_PER_FILE_BYTE = 1.5;
+/** Until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeFollowers`). */
+const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
+
+/**
+ * Files whose records this process follows for its appends (dedup ids, live subjects), kept by
+ * memory: each grows with its key's checkpoints, and an evicted one is read again at its next append.
+ */
+export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
+  globalSingleton("openclaw.contextManager.knowledgeFollowers", () => new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size * FOLLOWED_BYTES_PER_FILE_BYTE));
+
+export function setKnowledgeFollowerBudget(bytes: number): void {
+  if (Number.isFinite(bytes) && bytes > 0) knowledgeFollowers().setBudget(bytes);
+}
 const LINES_PER_TURN = 256;
 
 /**
@@ -156,10 +170,10 @@ export async function followKnowledge(file: string): Promise<KnowledgeState | un
   try {
     size = (await fsp.stat(file)).size;
   } catch {
-    followed.delete(file);
+    knowledgeFollowers().delete(file);
     return undefined;
   }
-  let f = followed.get(file);
+  let f = knowledgeFollowers().get(file);
   if (!f || size < f.size) f = { size: 0, ...emptyKnowledgeState() }; // new, or rewritten shorter
   if (size > f.size) {
     const fh = await openRegularFile(file);
@@ -178,6 +192,6 @@ export async function followKnowledge(file: string): Promise<KnowledgeState | un
     }
     f.size += end + 1;
   }
-  followed.touch(file, f);
+  knowledgeFollowers().set(file, f); // weighed again: it grew by what was applied
   return f;
 }

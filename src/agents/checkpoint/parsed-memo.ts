@@ -35,6 +35,16 @@ export function memoizeCheckpoint(text: string, checkpoint: Checkpoint): void {
   memo.set(text, { checkpoint: structuredClone(checkpoint), chars: text.length });
 }
 
+/**
+ * Remembers the checkpoint a writer just published, without a copy (a structured clone was a
+ * tenth of a write): the writer's object is already its own (validated and normalized from the
+ * draft) and is only read after, by the writer and its callers; readers of the memo get copies.
+ */
+export function memoizeWritten(text: string, checkpoint: Checkpoint): void {
+  if (text.length > MAX_CHECKPOINT_BYTES) return;
+  memo.set(text, { checkpoint, chars: text.length });
+}
+
 /** Hits and misses (tests, the debug log). */
 export function parsedCheckpointStats(): { hits: number; misses: number } {
   const s = memo.stats();

@@ -9,19 +9,22 @@
  *     the session captured at least `delta` of that checkpoint's tokens since (`capturedTokens`):
  *     a history whose oldest turns the host drops keeps its size while its content moves on;
  *  3. publishes `cp_<top+1>.yaml` exclusively: temp file, fsync, link (fails on an existing
- *     name), directory fsync;
- *  4. lists the directory once. Another writer may have gone past this id meanwhile, or have
+ *     name); then, side by side (none waits for another): the directory fsync, one listing of
+ *     the directory (step 4) and the pointer (step 5);
+ *  4. the listing: another writer may have gone past this id meanwhile, or have
  *     published and then pruned this very id while this writer's view was stale: whenever the
  *     listing holds a higher id, the file just published is withdrawn and the write retried
  *     above the highest id. Retention never removes the highest id, so the highest id on disk
  *     only grows: a cp_NNN that survives names one checkpoint, and ids follow publish order;
- *  5. moves the pointer (a non-durable hint) to the new id;
- *  6. retention and the stale-temp sweep, from that same listing.
+ *  5. moves the pointer (a non-durable hint) to the new id (a withdrawn id's pointer is
+ *     replaced by the retry's; readers check the file it names);
+ *  6. once the directory fsync is done (a removal never reaches the disk before the new name):
+ *     retention and the stale-temp sweep, from that same listing.
  * Steps 5 and 6 failing does not undo a durable checkpoint: they are reported in `warnings`.
  * Any other failure forgets what the writer knew, so the next write starts from the disk.
  */
 import path from "node:path";
-import { createFileExclusive, ensurePrivateDir } from "../../infra/atomic-file.js";
+import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint, CheckpointDraft } from "../context-checkpoint-schema.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
@@ -37,7 +40,7 @@ import { summarizeCheckpoint } from "./summary.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
 import { normalizeForDisk } from "./yaml.js";
-import { memoizeCheckpoint } from "./parsed-memo.js";
+import { memoizeWritten } from "./parsed-memo.js";
 
 export const DEFAULT_DEDUP_DELTA = 0.05;
 const MAX_ID_ATTEMPTS = 1000;
@@ -204,7 +207,7 @@ export class CheckpointWriter {
       const file = path.join(this.dir, checkpointFileName(id));
       let created: boolean;
       try {
-        created = await createFileExclusive(file, text, { fs });
+        created = await createFileExclusive(file, text, { fs, syncDir: false });
       } catch (err) {
         // the directory was removed under a writer that created it once: recreate it, once
         if (errorCode(err) !== "ENOENT" || recreatedDir) throw err;
@@ -212,7 +215,13 @@ export class CheckpointWriter {
         await ensurePrivateDir(this.dir, fs);
         continue;
       }
-      const scan = await scanSessionDir(this.dir, fs);
+      const bytes = Buffer.byteLength(text, "utf8");
+      // what follows the link needs no other: the fsync, the listing and the pointer side by side
+      const [scan] = await Promise.all([
+        scanSessionDir(this.dir, fs),
+        created ? syncDir(this.dir, fs) : undefined,
+        created ? this.movePointer(checkpoint, bytes, fs, warnings) : undefined,
+      ]);
       this.reportOutOfRange(scan.outOfRange, warnings);
       const top = scan.files.at(-1)?.n ?? 0;
       if (!created || top > n) {
@@ -226,8 +235,8 @@ export class CheckpointWriter {
       known.top = n;
       known.latest = latestOf(checkpoint);
       // the next reader in this process (a new session, a fresh engine) skips the parse
-      memoizeCheckpoint(text, checkpoint);
-      await this.afterPublish(checkpoint, Buffer.byteLength(text, "utf8"), scan, retention, fs, warnings);
+      memoizeWritten(text, checkpoint);
+      await this.afterPublish(scan, retention, fs, warnings);
       return { written: true, id, path: file, checkpoint, pruned: this.lastPruned, warnings };
     }
     throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
@@ -235,38 +244,36 @@ export class CheckpointWriter {
 
   private lastPruned: string[] = [];
 
-  /** Pointer, retention and temp sweep: best effort, reported in `warnings`. */
-  private async afterPublish(cp: Checkpoint, bytes: number, scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
-    // the pointer and retention touch different files: side by side, not one after the other
-    const pointer = (async () => {
-      try {
-        await writePointerInDir(this.dir, cp.meta.checkpoint_id, this.sessionKey, fs, new Date(), {
-          session_id: cp.meta.session_id,
-          input_tokens: cp.meta.token_usage.input_tokens,
-          bytes,
-          summary: summarizeCheckpoint(cp),
-        });
-      } catch (err) {
-        warnings.push(`pointer not updated: ${describe(err)}`);
-      }
-    })();
+  /** The pointer to a published checkpoint: best effort, reported in `warnings`. */
+  private async movePointer(cp: Checkpoint, bytes: number, fs: FsOps, warnings: string[]): Promise<void> {
+    try {
+      await writePointerInDir(this.dir, cp.meta.checkpoint_id, this.sessionKey, fs, new Date(), {
+        session_id: cp.meta.session_id,
+        input_tokens: cp.meta.token_usage.input_tokens,
+        bytes,
+        summary: summarizeCheckpoint(cp),
+      });
+    } catch (err) {
+      warnings.push(`pointer not updated: ${describe(err)}`);
+    }
+  }
+
+  /** Retention and temp sweep: best effort, reported in `warnings`. */
+  private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
     // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
     const pruned: string[] = [];
-    const retention = (async () => {
-      try {
-        for (const f of scan.files.slice(0, Math.max(0, scan.files.length - keep))) {
-          try {
-            await fs.unlink(f.path);
-            pruned.push(f.id);
-          } catch (err) {
-            if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
-          }
+    try {
+      for (const f of scan.files.slice(0, Math.max(0, scan.files.length - keep))) {
+        try {
+          await fs.unlink(f.path);
+          pruned.push(f.id);
+        } catch (err) {
+          if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
         }
-      } catch (err) {
-        warnings.push(`retention failed: ${describe(err)}`);
       }
-    })();
-    await Promise.all([pointer, retention]);
+    } catch (err) {
+      warnings.push(`retention failed: ${describe(err)}`);
+    }
     this.lastPruned = pruned;
     const now = Date.now();
     for (const name of scan.temps) {

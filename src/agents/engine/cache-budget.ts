@@ -10,21 +10,26 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
+import { setKnowledgeFollowerBudget } from "../archive/knowledge-store.js";
 import type { CallSizes } from "../breakdown/call-sizes.js";
 import { BYTES_PER_KEY, type SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
 
 // smartTrims: each key's SmartTrim (its relevance index weighs ~9 bytes per indexed char);
 // trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26);
-// breakdowns: each key's breakdown memory (call sizes, gauge phrase, aged requests)
+// breakdowns: each key's breakdown memory (call sizes, gauge phrase, aged requests);
+// knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
+// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte
 export const CACHE_SHARES = {
-  archives: 0.42,
+  archives: 0.38,
   sessions: 0.35,
   agedOutputs: 0.1,
   archiveTails: 0.05,
   smartTrims: 0.04,
   trimSticky: 0.01,
   breakdowns: 0.03,
+  knowledgeIndexes: 0.03,
+  knowledgeFollowers: 0.01,
 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
@@ -95,14 +100,15 @@ let applied: number | null = null;
 
 /**
  * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
- * append tails, smart trim's two caches, the breakdown memories) by the configuration: O(1)
- * unless it changed.
+ * append tails, the knowledge indexes and followers, smart trim's two caches, the breakdown
+ * memories) by the configuration: O(1) unless it changed.
  */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   if (applied === config.cacheMemoryMiB) return;
   applied = config.cacheMemoryMiB;
   // the tails are followed where the appends run: the worker (and this thread when none can run)
-  archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"));
+  archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
+  setKnowledgeFollowerBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
   smartTrims().setBudget(cacheBudgetBytes(config, "smartTrims"));
   stickySets().setBudget(cacheBudgetBytes(config, "trimSticky"));
   setBreakdownBudget(config);

@@ -25,6 +25,8 @@ import { READY_ID, WORKER_ROLE, type WorkerReplies, type WorkerReply, type Worke
 // sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
 import "./archive-worker.js";
 
+type WorkerBudgets = { bytes: number; tailBytes?: number; knowledgeBytes?: number };
+
 /** Deaths before "ready" after which the process stops starting workers and works in-thread. */
 const MAX_START_FAILURES = 3;
 
@@ -83,7 +85,7 @@ export class ArchiveWorkerClient {
   private nextId = 1;
   /** deaths before the worker said it was ready, in a row: the environment cannot run it */
   private startFailures = 0;
-  private budget: { bytes: number; tailBytes?: number } | null = null;
+  private budget: WorkerBudgets | null = null;
   private readonly heapMiB: number | undefined;
   private readonly evalSource: string | undefined;
   /** deaths under a request, for tests and the debug log */
@@ -207,10 +209,11 @@ export class ArchiveWorkerClient {
     this.start();
   }
 
-  /** The archives' budget, and the append tails' (tail-append.ts), here and in the worker. */
-  setBudget(bytes: number, tailBytes?: number): void {
-    if (this.budget?.bytes === bytes && this.budget.tailBytes === tailBytes) return;
-    this.budget = tailBytes === undefined ? { bytes } : { bytes, tailBytes };
+  /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
+  setBudget(bytes: number, tailBytes?: number, knowledgeBytes?: number): void {
+    const b = this.budget;
+    if (b?.bytes === bytes && b.tailBytes === tailBytes && b.knowledgeBytes === knowledgeBytes) return;
+    this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
     inThread.setBudgets(this.budget);
     const w = this.worker;
     if (w) this.post(w, { id: this.nextId++, op: "budget", args: this.budget });

@@ -12,7 +12,7 @@ import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { type ArchiveLimits, SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
-import { type KnowledgeHit, knowledgeIndex, searchKnowledge } from "../knowledge-search.js";
+import { type KnowledgeHit, knowledgeIndex, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced } from "../segments.js";
 import { stashedTextResolver } from "../stashed-text.js";
@@ -107,10 +107,11 @@ export async function appendMessages(req: AppendRequest): Promise<TailAppendResu
   return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
 }
 
-/** The worker's budgets: its loaded archives and, when given, the append tails it follows. */
-export function setBudgets(b: { bytes: number; tailBytes?: number }): void {
+/** The worker's budgets: its loaded archives and, when given, the append tails it follows and the knowledge indexes. */
+export function setBudgets(b: { bytes: number; tailBytes?: number; knowledgeBytes?: number }): void {
   setArchiveBudget(b.bytes);
   if (b.tailBytes !== undefined) setTailBudget(b.tailBytes);
+  if (b.knowledgeBytes !== undefined) setKnowledgeIndexBudget(b.knowledgeBytes);
 }
 
 /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */

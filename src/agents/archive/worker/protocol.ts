@@ -10,7 +10,7 @@ export type WorkerRequest =
   | { id: number; op: "warm"; args: ArchiveRef }
   | { id: number; op: "drop"; args: Pick<ArchiveRef, "stateDir" | "sessionKey"> }
   | { id: number; op: "append"; args: AppendRequest }
-  | { id: number; op: "budget"; args: { bytes: number; tailBytes?: number } };
+  | { id: number; op: "budget"; args: { bytes: number; tailBytes?: number; knowledgeBytes?: number } };
 
 export interface WorkerReplies {
   search: SearchReply;
