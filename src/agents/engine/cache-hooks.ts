@@ -53,7 +53,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
-    const gate = agingGate({ rules, session, cold, tokens, compactAt, decided: (d) => (session.last.aging = d) });
+    const gate = agingGate({ rules, session, cold, tokens, compactAt, now: at, decided: (d) => (session.last.aging = d) });
     return { rules, session, now, at, cold, gate, firstKey: messageKey(messages[0]) };
   } catch (e) {
     engine.log.fail("prompt cache", e);
@@ -71,9 +71,9 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
   return out;
 }
 
-/** The request as sent: what the next one is judged against. */
-export function endRequestCache(rc: RequestCache, sent: readonly AgentMessage[], tokens: number): void {
-  rememberRequest(rc.session, sent, tokens, rc.at, rc.cold, rc.firstKey);
+/** The request as sent: what the next one is judged against. `hostCount`: the host's messages in it. */
+export function endRequestCache(rc: RequestCache, hostCount: number, tokens: number): void {
+  rememberRequest(rc.session, hostCount, tokens, rc.at, rc.cold, rc.firstKey);
 }
 
 /**
