@@ -8,7 +8,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { messageKey } from "../breakdown/compute.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
-import { type CacheSession, cacheSessionOf } from "../cache/cache-session.js";
+import type { CacheSession } from "../cache/cache-session.js";
+import { cacheSessionAt } from "./cache-session-key.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -35,7 +36,7 @@ export interface RequestCache {
 
 /** The session's policy memory (per state dir and key, for the process). */
 export function cacheSessionFor(engine: ContextManagerEngine): CacheSession {
-  return cacheSessionOf(`${engine.runtime.stateDir}\u0000${engine.sessionKey}`);
+  return cacheSessionAt(engine.runtime.stateDir, engine.sessionKey);
 }
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
@@ -43,8 +44,11 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
-    if (rules.family === "none") return null;
     const session = cacheSessionFor(engine);
+    if (rules.family === "none") {
+      session.last = { family: "none", cold: null, aging: null, gaugeLines: 0 };
+      return null;
+    }
     const now = Date.now();
     // a prompt not yet in the messages (OpenClaw's fenced turn) is being sent now: the newest
     // message is the previous turn's, and the user's idle gap since then counts
@@ -85,3 +89,4 @@ export function requestTime(messages: readonly AgentMessage[], fallback: number)
   const t = (messages[messages.length - 1] as { timestamp?: unknown } | undefined)?.timestamp;
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : fallback;
 }
+
