@@ -11,7 +11,8 @@
  * `cost.models` (src/agents/prompt-cost/models.ts). Only the replay CLI is used, so the script
  * runs unchanged on any branch whose replay reports `cost`.
  * `--aggregate <dir>`: no replay; the tables from the per-run JSON files a run left in <dir>
- * (`--keep <dir>` keeps them there), e.g. to tabulate an interrupted run.
+ * (`--keep <dir>` keeps them there), e.g. to tabulate an interrupted run. A `--keep` run reads
+ * the runs already in <dir> instead of replaying them again (resuming an interrupted run).
  * `--prompt-cache`: the caching family the manager runs assume (config promptCache; the faux model's
  * provider is unknown to the rules, so `auto` would pick openai): bill each model against the
  * behaviour it would get.
@@ -99,9 +100,11 @@ function transcriptFiles(dir: string, only?: string): string[] {
 
 const runFile = (tmp: string, name: string, window: number, mode: Mode) => join(tmp, `${name}-${window}-${mode.replace(/\W+/g, "_")}.json`);
 
-function replay(file: string, window: number, mode: Mode, tmp: string, promptCache?: string): Promise<Run> {
+function replay(file: string, window: number, mode: Mode, tmp: string, promptCache?: string, resume = false): Promise<Run> {
   const name = file.split("/").pop()!.replace(/\.json$/, "");
   const out = runFile(tmp, name, window, mode);
+  // a run an interrupted `--keep` run finished is read, not replayed again (its time: 0)
+  if (resume && existsSync(out)) return Promise.resolve(readRun(out, name, window, mode, 0));
   const started = performance.now();
   const tsx = join(REPO, "node_modules/.bin/tsx");
   return new Promise((done) => {
@@ -209,7 +212,7 @@ async function main() {
   const tasks: Array<() => Promise<Run>> = [];
   // longest first, so the pool ends together
   const sized = files.map((f) => ({ f, size: readFileSync(f).length })).sort((x, y) => y.size - x.size);
-  for (const { f } of sized) for (const w of a.windows) for (const m of a.modes) tasks.push(() => replay(f, w, m, tmp, a.promptCache));
+  for (const { f } of sized) for (const w of a.windows) for (const m of a.modes) tasks.push(() => replay(f, w, m, tmp, a.promptCache, a.keep !== undefined));
   const loadBefore = loadavg().map(r3);
   const started = performance.now();
   let done = 0;

@@ -114,7 +114,8 @@ export interface ContextBreakdown {
   };
   /**
    * The latest request's estimated prompt-cache reuse after the one before (issue 37,
-   * prompt-cost/reuse.ts: Anthropic's breakpoint rules, pi-ai's placement); absent when unknown.
+   * prompt-cost/reuse.ts, under the caching rules the request was prepared for); absent when unknown
+   * or under `promptCache: none`.
    */
   cache_reuse?: {
     /** share of the prompt read from cache, whole percent */
@@ -122,6 +123,8 @@ export interface ContextBreakdown {
     prompt_tokens: number;
     /** what broke the reuse when it fell short of what the request before left cached; null: nothing */
     cause: string | null;
+    /** whose caching rules the estimate follows (absent in older checkpoints: anthropic) */
+    rules?: "anthropic" | "openai";
   };
 }
 

@@ -7,6 +7,7 @@
 import { type Checkpoint, checkpointSessionDir, listCheckpointFilesInDir, readCheckpointFile } from "../agents/context-checkpoint.js";
 import type { ContextBreakdown } from "../agents/context-checkpoint-schema.js";
 import { breakdownBar, breakdownTable } from "../agents/breakdown/render.js";
+import { reuseRulesLabel } from "../agents/prompt-cost/reuse.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 
 /** The latest checkpoint when it has a breakdown, else the newest earlier one with one (null: none has). */
@@ -49,7 +50,7 @@ export function breakdownJson(cp: Checkpoint | null) {
     largest: b.largest,
     removed: { agedOffload: b.removed.aged_offload, smartTrim: b.removed.smart_trim },
     headroom: { toCheckpoint: b.headroom.to_checkpoint, toCompaction: b.headroom.to_compaction },
-    cacheReuse: b.cache_reuse ? { percent: b.cache_reuse.percent, promptTokens: b.cache_reuse.prompt_tokens, cause: b.cache_reuse.cause } : null,
+    cacheReuse: b.cache_reuse ? { percent: b.cache_reuse.percent, promptTokens: b.cache_reuse.prompt_tokens, cause: b.cache_reuse.cause, rules: b.cache_reuse.rules ?? "anthropic" } : null,
   };
 }
 
@@ -63,7 +64,7 @@ export function breakdownLines(latest: Checkpoint, shown: Checkpoint | null): st
       ? []
       : [`  breakdown of ${shown.meta.checkpoint_id} (trigger ${shown.meta.trigger}, ${shown.meta.created_at}): the latest checkpoint with one; ${latest.meta.checkpoint_id} recorded none`];
   const reuse = b.cache_reuse
-    ? [`  Last request: cache reuse ~${b.cache_reuse.percent}% of ${b.cache_reuse.prompt_tokens.toLocaleString("en-US")} tokens (estimate: Anthropic breakpoint rules, pi-ai placement)${b.cache_reuse.cause ? `; broken by: ${b.cache_reuse.cause}` : ""}`]
+    ? [`  Last request: cache reuse ~${b.cache_reuse.percent}% of ${b.cache_reuse.prompt_tokens.toLocaleString("en-US")} tokens (estimate: ${reuseRulesLabel(b.cache_reuse.rules ?? "anthropic")})${b.cache_reuse.cause ? `; broken by: ${b.cache_reuse.cause}` : ""}`]
     : [];
   return [...whose, `  ${breakdownBar(b, window)}`, ...breakdownTable(b, window).map((l) => `  ${l}`), ...reuse];
 }

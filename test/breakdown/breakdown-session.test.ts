@@ -125,6 +125,8 @@ describe("checkpoint meta records the breakdown", () => {
     expect(b.largest[0]).toMatchObject({ role: "toolResult", tool: "read", target: "big.ts" });
     // and the request's estimated cache reuse, which `status --breakdown` shows (issue 37)
     expect(b.cache_reuse?.prompt_tokens).toBeGreaterThan(0);
-    expect(breakdownLines(cp!, cp!).at(-1)).toMatch(/^ {2}Last request: cache reuse ~\d+% of [\d,]+ tokens \(estimate: Anthropic breakpoint rules, pi-ai placement\)/);
+    // labelled by the rules the request was prepared for (the faux provider: automatic prefix caching)
+    expect(b.cache_reuse?.rules).toBe("openai");
+    expect(breakdownLines(cp!, cp!).at(-1)).toMatch(/^ {2}Last request: cache reuse ~\d+% of [\d,]+ tokens \(estimate: automatic prefix caching, OpenAI rules\)/);
   }, TEST_TIMEOUT_MS);
 });

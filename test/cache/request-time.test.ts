@@ -27,10 +27,10 @@ describe("prompt cache: the request's time", () => {
     const session = new CacheSession();
     const first = [user("a", T0)];
     expect(coldReason(session, rules, first, requestTime(first, 0), false)).toBe("first request");
-    rememberRequest(session, first, 1000, requestTime(first, 0), "first request", null);
+    rememberRequest(session, first.length, 1000, requestTime(first, 0), "first request", null);
     const soon = [...first, user("b", T0 + FIVE_MINUTES_MS - 1000)];
     expect(coldReason(session, rules, soon, requestTime(soon, 0), false)).toBeNull();
-    rememberRequest(session, soon, 1100, requestTime(soon, 0), null, null);
+    rememberRequest(session, soon.length, 1100, requestTime(soon, 0), null, null);
     const late = [...soon, user("c", T0 + 2 * FIVE_MINUTES_MS + 1000)];
     expect(coldReason(session, rules, late, requestTime(late, 0), false)).toBe("ttl");
   });

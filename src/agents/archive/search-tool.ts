@@ -9,13 +9,12 @@ import { SEARCH_LIMITS, type SearchParams } from "./search-params.js";
 
 export const SEARCH_TOOL_NAME = "context_search";
 
+// Sent with every request: short (the bounds are checked in search-params.ts, not only here).
 const parameters = Type.Object({
-  query: Type.String({ maxLength: SEARCH_LIMITS.query.maxChars, description: "Words, identifiers, file names or paths to look for." }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMITS.limit.max, description: "Fragments (default 5)." })),
-  maxChars: Type.Optional(
-    Type.Integer({ minimum: SEARCH_LIMITS.maxChars.min, maximum: SEARCH_LIMITS.maxChars.max, description: "Result size (default 4000)." }),
-  ),
-  full: Type.Optional(Type.Boolean({ description: "Whole fragments instead of snippets." })),
+  query: Type.String({ maxLength: SEARCH_LIMITS.query.maxChars, description: "words, identifiers, paths" }),
+  limit: Type.Optional(Type.Integer({ maximum: SEARCH_LIMITS.limit.max, description: "fragments, default 5" })),
+  maxChars: Type.Optional(Type.Integer({ maximum: SEARCH_LIMITS.maxChars.max, description: "default 4000" })),
+  full: Type.Optional(Type.Boolean({ description: "whole fragments" })),
 });
 
 export function createContextSearchTool(
@@ -25,7 +24,7 @@ export function createContextSearchTool(
     name: SEARCH_TOOL_NAME,
     label: "Context search",
     description:
-      "Search the earlier messages and tool results of this session that context compaction removed (files read, commands, outputs, decisions). Returns the best-matching fragments.",
+      "Search what compaction removed from this session (files read, commands, outputs, decisions); returns the best fragments.",
     parameters,
     async execute(_id, params, _signal, _onUpdate, ctx) {
       const text = await search(params, ctx);

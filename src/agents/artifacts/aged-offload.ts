@@ -56,6 +56,9 @@ export interface FreshAging {
 /** true: swap the fresh agings in now; false: hold them (they are judged again next request). */
 export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) => boolean;
 
+/** The gate of a pass that only judges and stashes (session start): every first aging waits for a request. */
+const HOLD_ALL: AgingGate = () => false;
+
 /** Chars of a message content's text blocks (a string content counts whole). */
 function textChars(content: unknown): number {
   if (typeof content === "string") return content.length;
@@ -373,7 +376,9 @@ export class AgedOffload {
    */
   warm(messages: AgentMessage[]): void {
     if (!this.enabled) return;
-    this.apply(messages);
+    // nothing is swapped in here: what is due ages on the next request, through its gate
+    // (under a prompt cache a swap at session start, unjudged, rewrites the cached prompt)
+    this.apply(messages, HOLD_ALL);
     this.runCatchUp();
   }
 
@@ -407,14 +412,8 @@ export class AgedOffload {
       }
       const r = this.catchUp.shift()!;
       try {
+        // old enough already: it ages on the next request (through its gate, like any first aging)
         this.stash(r, r.toolCallId);
-        // old enough already: it ages on the next request
-        const content = this.pending.get(r.toolCallId);
-        if (content) {
-          this.pending.delete(r.toolCallId);
-          this.aged.set(r.toolCallId, content);
-          this.stats.aged++;
-        }
       } catch (e) {
         this.onError(e);
       }

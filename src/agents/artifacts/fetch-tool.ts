@@ -11,18 +11,21 @@ import { FETCH_TOOL_NAME } from "./preview.js";
 import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, type FetchMode, selectFromArtifact } from "./select.js";
 import { readArtifact } from "./store.js";
 
+// Every word here is sent with every request (cached at 0.1x under a prompt cache, whole
+// without one): the field meanings live in the description once, `mode` is a plain enum (a
+// union of literals is serialized as one object per value), no field repeats its name.
 const parameters = Type.Object({
-  handle: Type.String({ description: "ocm_artifact:v1:sha256:… from a stored output" }),
-  mode: Type.Optional(Type.Union([Type.Literal("headtail"), Type.Literal("range"), Type.Literal("grep"), Type.Literal("json")])),
+  handle: Type.String(),
+  mode: Type.Optional(Type.Unsafe<FetchMode>({ type: "string", enum: ["headtail", "range", "grep", "json"] })),
   startLine: Type.Optional(Type.Integer()),
   endLine: Type.Optional(Type.Integer()),
-  pattern: Type.Optional(Type.String({ description: "regex (RE2 syntax: no lookaround or backreferences)" })),
+  pattern: Type.Optional(Type.String()),
   context: Type.Optional(Type.Integer()),
-  path: Type.Optional(Type.String({ description: "JSON path, e.g. items[0].id" })),
+  path: Type.Optional(Type.String()),
   maxChars: Type.Optional(Type.Integer()),
 });
 
-const DESCRIPTION = `Read part of a tool output stored off the prompt. Modes: headtail, range (lines), grep (regex, context lines), json (path). maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
+const DESCRIPTION = `Read part of a stored tool output by its ocm_artifact handle. mode: headtail, range (startLine-endLine), grep (pattern: RE2 regex, context lines), json (path like items[0].id). maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
 
 export interface FetchToolOptions {
   /** state dir of the running session (may differ per session; resolved per call) */

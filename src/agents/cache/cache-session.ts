@@ -16,6 +16,13 @@ export interface GaugeAnchor {
   step: string;
 }
 
+/** A request's end: its cache entry covers the host's first `count` messages (and our lines among them). */
+export interface RequestEnd {
+  count: number;
+  /** when it was written (the messages' clock): an entry no later request read lives one TTL from then */
+  at: number;
+}
+
 export class CacheSession {
   /** the gauge lines still in the prompt, in the order they were sent */
   anchors: GaugeAnchor[] = [];
@@ -26,8 +33,10 @@ export class CacheSession {
   /** tokens of the previous request, and the mean growth per request (for the expected remaining requests) */
   lastTokens = 0;
   growth = 0;
-  /** message counts of the latest requests, ascending: where their cache entries end */
-  ends: number[] = [];
+  /** the latest requests' ends, ascending: where their cache entries end (the host's message count) and when written */
+  ends: RequestEnd[] = [];
+  /** requests prepared for this session in this process since its prompt was last rewritten whole */
+  requests = 0;
   /** what the latest request's policy saw and decided (tests, diagnostics) */
   last: { family: string | null; cold: string | null; aging: string | null; gaugeLines: number } = { family: null, cold: null, aging: null, gaugeLines: 0 };
 }

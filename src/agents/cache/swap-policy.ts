@@ -1,21 +1,26 @@
 /**
  * When a change to earlier history pays under the provider's cache rules (docs/design.md#aging-under-a-prompt-cache).
  * Under Anthropic's breakpoint rules a change before the previous request's breakpoint makes the
- * request write everything after it (1.25x) instead of reading it (0.1x), so what ages for the
- * first time is swapped in only:
+ * request write everything from the latest entry the provider can still reuse before the change
+ * (an earlier request's end within the lookback and the TTL, else the system prompt's) to its
+ * end at 1.25x instead of reading it at 0.1x. So what ages for the first time is swapped in:
  *   - when the cache is cold anyway: no request within the TTL, or the prompt was just rewritten
- *     (a compaction, a restore block in the system prompt, a restart of this process);
- *   - when the change lies within the lookback of an earlier request's breakpoint;
- *   - as a batch whose reads saved over the expected remaining requests exceed the rewrite of the
- *     whole prompt (no entry before the change is within reach, or the lookback case applied).
+ *     (a compaction, a restore block in the system prompt, a restart of this process): "cold";
+ *   - when the reads it saves over the expected remaining requests exceed what it rewrites,
+ *     priced by swap-price.ts from the entry the provider would reuse: "lookback" when that
+ *     entry is an earlier request's end, "pays" when it is only the system prompt's;
+ *   - otherwise it is held ("held") and offered again, with whatever aged since, next request:
+ *     one rewrite then carries the batch.
  * Under automatic prefix caching (openai) and without a cache, aging runs as it always did.
+ * Per request O(new messages): the ends are counts, the lookback walk is bounded by the lookback.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
-import { customTypeOf, GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { messageTokens } from "../messages/message-tokens.js";
 import type { CacheRules } from "./cache-rules.js";
-import { type CacheSession, MAX_ENDS } from "./cache-session.js";
+import { type CacheSession, MAX_ENDS, type RequestEnd } from "./cache-session.js";
+import { expectedRemaining, type SwapCase, swapPays } from "./swap-price.js";
 
 /** Why a request's prompt cannot be read from the cache, or null when it may be. */
 export type ColdReason = "first request" | "ttl" | "rewritten";
@@ -23,9 +28,6 @@ export type ColdReason = "first request" | "ttl" | "rewritten";
 /** What the policy decided for a request's first-time agings. */
 export type AgingDecision = "cold" | "lookback" | "pays" | "held";
 
-/** Requests expected at least / at most before the next compaction (a bound on the estimate). */
-const MIN_REMAINING = 1;
-const MAX_REMAINING = 100;
 /** Blocks kept in hand when judging the lookback (thinking blocks, merged results). */
 const LOOKBACK_MARGIN = 4;
 /** Growth per request assumed before one was measured, in tokens. */
@@ -39,17 +41,20 @@ export function coldReason(session: CacheSession, rules: CacheRules, messages: r
   return null;
 }
 
-/** The end of a request: what the next one is judged against. */
-export function rememberRequest(session: CacheSession, sent: readonly AgentMessage[], tokens: number, now: number, cold: ColdReason | null, firstKey: string | null): void {
-  if (cold === "rewritten" || cold === "first request") session.ends = [];
-  else if (session.lastTokens > 0 && tokens >= session.lastTokens) {
+/**
+ * The end of a request: what the next one is judged against. `count`: the host's messages in
+ * it (the coordinates aging sees; our gauge lines among them are not counted). O(1).
+ */
+export function rememberRequest(session: CacheSession, count: number, tokens: number, now: number, cold: ColdReason | null, firstKey: string | null): void {
+  if (cold === "rewritten" || cold === "first request") {
+    session.ends = [];
+    session.requests = 0;
+  } else if (session.lastTokens > 0 && tokens >= session.lastTokens) {
     const g = tokens - session.lastTokens;
     session.growth = session.growth > 0 ? 0.7 * session.growth + 0.3 * g : g;
   }
-  // in the coordinates aging sees: the messages without our gauge lines
-  let n = 0;
-  for (const m of sent) if (customTypeOf(m) !== GAUGE_CUSTOM_TYPE) n++;
-  session.ends.push(n);
+  session.requests++;
+  session.ends.push({ count, at: now });
   if (session.ends.length > MAX_ENDS) session.ends.splice(0, session.ends.length - MAX_ENDS);
   session.lastRequestAt = now;
   session.firstKey = firstKey;
@@ -63,49 +68,72 @@ export interface GateContext {
   /** the request's tokens before aging, and where the host compacts */
   tokens: number;
   compactAt: number;
+  /** when the request is made (the messages' clock) */
+  now: number;
   /** told what was decided (tests, the breakdown) */
-  decided?: (d: AgingDecision, fresh: FreshAging) => void;
+  decided?: (d: AgingDecision, fresh: FreshAging, priced?: SwapCase) => void;
 }
 
 /** The aging gate for a request, or undefined where aging runs as before (no breakpoint rules). */
 export function agingGate(ctx: GateContext): AgingGate | undefined {
   if (ctx.rules.family !== "anthropic") return undefined;
   return (fresh, messages) => {
-    const d = decide(ctx, fresh, messages);
+    const { decision, priced } = decide(ctx, fresh, messages);
     // entries of earlier requests that end after the change no longer match any later request
-    if (d !== "held") ctx.session.ends = ctx.session.ends.filter((e) => e <= fresh.earliest);
-    ctx.decided?.(d, fresh);
-    return d !== "held";
+    if (decision !== "held") ctx.session.ends = ctx.session.ends.filter((e) => e.count <= fresh.earliest);
+    ctx.decided?.(decision, fresh, priced);
+    return decision !== "held";
   };
 }
 
-function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMessage[]): AgingDecision {
+function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMessage[]): { decision: AgingDecision; priced?: SwapCase } {
   const { rules, session } = ctx;
-  if (ctx.cold) return "cold";
+  if (ctx.cold) return { decision: "cold" };
+  const previous = session.ends[session.ends.length - 1];
+  const reused = reusableEnd(ctx, fresh.earliest, messages);
+  const rewritten = reused && previous ? tokensBetween(messages, reused.count, previous.count) : ctx.tokens;
   const growth = session.growth > 0 ? session.growth : DEFAULT_GROWTH;
-  // an earlier request's entry before the change, close enough to this request's breakpoint that
-  // the provider finds it (the gauge lines placed after it counted, and a margin for blocks the
-  // provider's format adds)
-  const before = latestEndAtOrBefore(session.ends, fresh.earliest);
-  if (before !== null && blocksBetween(messages, before, messages.length) + session.anchors.length + LOOKBACK_MARGIN <= rules.lookbackBlocks) return "lookback";
-  // no entry before the change within reach: the provider writes the whole prompt again
-  const rewritten = ctx.tokens;
-  const saved = fresh.savedChars / 4;
-  const remaining = ctx.compactAt > ctx.tokens ? Math.min(MAX_REMAINING, Math.max(MIN_REMAINING, (ctx.compactAt - ctx.tokens) / growth)) : MIN_REMAINING;
-  return saved * rules.readPrice * remaining > rewritten * (rules.writePrice - rules.readPrice) ? "pays" : "held";
+  const priced: SwapCase = {
+    rewritten,
+    saved: fresh.savedChars / 4,
+    remaining: expectedRemaining(session.requests, ctx.tokens, ctx.compactAt, growth),
+    writePrice: rules.writePrice,
+    readPrice: rules.readPrice,
+  };
+  if (!swapPays(priced)) return { decision: "held", priced };
+  return { decision: reused ? "lookback" : "pays", priced };
 }
 
-function latestEndAtOrBefore(ends: readonly number[], index: number): number | null {
-  for (let i = ends.length - 1; i >= 0; i--) if (ends[i]! <= index) return ends[i]!;
+/**
+ * The latest earlier request's end at or before the change whose entry the provider still finds:
+ * within the TTL of its writing, and close enough to this request's breakpoint (the gauge lines
+ * placed after it counted, and a margin for blocks the provider's format adds).
+ */
+function reusableEnd(ctx: GateContext, earliest: number, messages: readonly AgentMessage[]): RequestEnd | null {
+  const { rules, session } = ctx;
+  for (let i = session.ends.length - 1; i >= 0; i--) {
+    const e = session.ends[i]!;
+    if (e.count > earliest) continue;
+    if (ctx.now - e.at > rules.ttlMs) return null;
+    const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
+    return blocks + session.anchors.length + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
+  }
   return null;
 }
 
-/** Content blocks of messages[from..to) as the provider counts them (a string content is one). */
-function blocksBetween(messages: readonly AgentMessage[], from: number, to: number): number {
+/** Content blocks of messages[from..to) as the provider counts them (a string content is one); stops past `cap`. */
+function blocksBetween(messages: readonly AgentMessage[], from: number, to: number, cap: number): number {
   let n = 0;
-  for (let i = from; i < to; i++) {
+  for (let i = from; i < to && n <= cap; i++) {
     const c = (messages[i] as { content?: unknown }).content;
     n += Array.isArray(c) ? Math.max(1, c.length) : 1;
   }
+  return n;
+}
+
+/** Estimated tokens of messages[from..to) (within the lookback: a few messages). */
+function tokensBetween(messages: readonly AgentMessage[], from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < Math.min(to, messages.length); i++) n += messageTokens(messages[i]!);
   return n;
 }

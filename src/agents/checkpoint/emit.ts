@@ -155,6 +155,7 @@ function emitBreakdown(e: Emitter, b: ContextBreakdown): void {
     e.plain(6, "percent", b.cache_reuse.percent);
     e.plain(6, "prompt_tokens", b.cache_reuse.prompt_tokens);
     e.q(6, "cause", b.cache_reuse.cause);
+    if (b.cache_reuse.rules) e.q(6, "rules", b.cache_reuse.rules);
   }
 }
 

@@ -71,7 +71,12 @@ export function validateBreakdown(meta: Obj, file: string): ContextBreakdown | u
       to_compaction: headroom.to_compaction === null ? null : int(headroom.to_compaction, ".headroom.to_compaction"),
     },
     ...(reuse
-      ? { cache_reuse: { percent: count(reuse.percent, ".cache_reuse.percent"), prompt_tokens: count(reuse.prompt_tokens, ".cache_reuse.prompt_tokens"), cause: nullableStr(reuse.cause, ".cache_reuse.cause") } }
+      ? { cache_reuse: { percent: count(reuse.percent, ".cache_reuse.percent"), prompt_tokens: count(reuse.prompt_tokens, ".cache_reuse.prompt_tokens"), cause: nullableStr(reuse.cause, ".cache_reuse.cause"), ...reuseRules(reuse.rules) } }
       : {}),
   };
+}
+
+/** `cache_reuse.rules`: absent in checkpoints written before it (their estimate was Anthropic's); an unknown value is dropped. */
+function reuseRules(v: unknown): { rules?: "anthropic" | "openai" } {
+  return v === "anthropic" || v === "openai" ? { rules: v } : {};
 }

@@ -8,7 +8,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
-import { type CacheSession, cacheSessionOf } from "../cache/cache-session.js";
+import type { CacheSession } from "../cache/cache-session.js";
+import { cacheSessionAt } from "./cache-session-key.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -35,7 +36,7 @@ export interface RequestCache {
 
 /** The session's policy memory (per state dir and key, for the process). */
 export function cacheSessionFor(engine: ContextManagerEngine): CacheSession {
-  return cacheSessionOf(`${engine.runtime.stateDir}\u0000${engine.sessionKey}`);
+  return cacheSessionAt(engine.runtime.stateDir, engine.sessionKey);
 }
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
@@ -43,8 +44,11 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
-    if (rules.family === "none") return null;
     const session = cacheSessionFor(engine);
+    if (rules.family === "none") {
+      session.last = { family: "none", cold: null, aging: null, gaugeLines: 0 };
+      return null;
+    }
     const now = Date.now();
     // a prompt not yet in the messages (OpenClaw's fenced turn) is being sent now: the newest
     // message is the previous turn's, and the user's idle gap since then counts
@@ -53,7 +57,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
-    const gate = agingGate({ rules, session, cold, tokens, compactAt, decided: (d) => (session.last.aging = d) });
+    const gate = agingGate({ rules, session, cold, tokens, compactAt, now: at, decided: (d) => (session.last.aging = d) });
     return { rules, session, now, at, cold, gate, firstKey: messageKey(messages[0]) };
   } catch (e) {
     engine.log.fail("prompt cache", e);
@@ -71,9 +75,9 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
   return out;
 }
 
-/** The request as sent: what the next one is judged against. */
-export function endRequestCache(rc: RequestCache, sent: readonly AgentMessage[], tokens: number): void {
-  rememberRequest(rc.session, sent, tokens, rc.at, rc.cold, rc.firstKey);
+/** The request as sent: what the next one is judged against. `hostCount`: the host's messages in it. */
+export function endRequestCache(rc: RequestCache, hostCount: number, tokens: number): void {
+  rememberRequest(rc.session, hostCount, tokens, rc.at, rc.cold, rc.firstKey);
 }
 
 /**
@@ -85,3 +89,4 @@ export function requestTime(messages: readonly AgentMessage[], fallback: number)
   const t = (messages[messages.length - 1] as { timestamp?: unknown } | undefined)?.timestamp;
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : fallback;
 }
+

@@ -31,6 +31,8 @@ import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
 import { withCacheReuse } from "./cache-reuse-field.js";
+import { cacheSessionAt, reuseRulesOf } from "./cache-session-key.js";
+import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
@@ -478,8 +480,14 @@ export class ContextManagerEngine {
       cwd: extra.cwd,
       workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
       artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
-      breakdown: withCacheReuse(this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }), this.requests.cacheReuse()),
+      breakdown: withCacheReuse(this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }), this.cacheReuse()),
     });
+  }
+
+  /** The latest request's cache-reuse estimate under the rules it was prepared for (none: no estimate). */
+  cacheReuse(): ReuseEstimate | null {
+    const rules = reuseRulesOf(cacheSessionAt(this.runtime.stateDir, this.sessionKey));
+    return rules ? this.requests.cacheReuse(rules) : null;
   }
 
   /** Writes the draft durably, then resets what it holds from the state. Null when deduplicated or failed. */

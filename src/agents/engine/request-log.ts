@@ -16,7 +16,7 @@ import { breakdownMemories, breakdownMemory } from "./cache-budget.js";
 import { AgedHistory } from "./aged-history.js";
 import { requestFingerprint } from "./request-fingerprint.js";
 import type { CostRequest } from "../prompt-cost/request.js";
-import { estimateReuse, type ReuseEstimate } from "../prompt-cost/reuse.js";
+import { estimateReuse, type ReuseEstimate, type ReuseRules } from "../prompt-cost/reuse.js";
 
 /**
  * What a session's latest requests had aged (their agedKeys), by request number and by the
@@ -174,13 +174,13 @@ export class RequestLog {
    * The latest request's estimated cache reuse after the one before (prompt-cost/reuse.ts):
    * computed when asked (/context); null before any request or on failure.
    */
-  cacheReuse(): ReuseEstimate | null {
+  cacheReuse(rules: ReuseRules = "anthropic"): ReuseEstimate | null {
     const r = this.current;
     if (!r) return null;
     try {
       this.fingerprint(r);
       const [before, latest] = this.prints.length === 2 ? this.prints : [undefined, this.prints[0]];
-      return latest ? estimateReuse(before?.print ?? null, latest.print) : null;
+      return latest ? estimateReuse(before?.print ?? null, latest.print, rules) : null;
     } catch {
       return null;
     }

@@ -71,7 +71,7 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   if (base !== kept || reading !== decision.reading) engine.requests.complete(record, base, reading.tokens);
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   if (messages !== base) engine.requests.complete(record, messages);
-  if (cache) endRequestCache(cache, messages, reading.tokens);
+  if (cache) endRequestCache(cache, request.messages.length, reading.tokens);
   const cfg = engine.runtime.config;
   engine.requests.refreshGaugePhrase(reading.utilization, cfg.gaugeThreshold, { contextWindow: reading.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
   return { messages, reading, pendingTokens };

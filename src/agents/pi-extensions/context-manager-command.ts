@@ -45,7 +45,7 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   }
 
   lines.push(...breakdownSection(ctx, deps, engine));
-  const reuse = engine.requests.cacheReuse();
+  const reuse = engine.cacheReuse();
   if (reuse) lines.push(`Last request: ${formatReuse(reuse)}`);
 
   // read once: the line naming the checkpoint and the block below are of the same one, even when
