@@ -14,6 +14,16 @@ export interface GaugeAnchor {
   timestamp: number;
   /** the reading's step when it was sent: a new line only when the step moves */
   step: string;
+  /** the host's messages before it (its place when the history before it is unchanged) */
+  at: number;
+}
+
+/** What the latest request's gauge placement saw of the history: an unchanged prefix places the lines by index. */
+export interface PlacedHistory {
+  /** the host's messages in it (none of them a gauge line) */
+  count: number;
+  firstKey: string | null;
+  lastKey: string | null;
 }
 
 /** A request's end: its cache entry covers the host's first `count` messages (and our lines among them). */
@@ -26,6 +36,8 @@ export interface RequestEnd {
 export class CacheSession {
   /** the gauge lines still in the prompt, in the order they were sent */
   anchors: GaugeAnchor[] = [];
+  /** the history the anchors were placed in last (null: judge the next request whole) */
+  placed: PlacedHistory | null = null;
   /** when the previous request was prepared (null: none in this process) */
   lastRequestAt: number | null = null;
   /** messageKey of the previous request's first message: another one means the prompt was rewritten */

@@ -4,6 +4,12 @@
  * at the end only when the reading moves by a step (GAUGE_STEP_PERCENT, the action, a checkpoint
  * write). So request N+1 holds request N's messages, its gauge lines included, unchanged through
  * N's last block, where N's cache breakpoint was.
+ *
+ * Per request O(new messages): when the history before the previous request's end is unchanged
+ * (its first and last message have the same identity; the host only appended), the lines go
+ * back at the indexes they were placed at and only the new messages are looked at. Anything
+ * else (a compaction, a branch switch, a trim, an older copy of our lines in the input) takes
+ * the full pass, which re-finds each line by the identity of the message it follows.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { messageKey } from "../messages/message-key.js";
@@ -33,8 +39,55 @@ export interface GaugeLineNow {
  * Returns the input array when it holds no gauge line and none is added.
  */
 export function withAnchoredGauge(messages: AgentMessage[], session: CacheSession, line: GaugeLineNow | null, now: number): AgentMessage[] {
+  const appended = onlyAppended(messages, session);
+  const out = appended ? placeByIndex(messages, session) : placeByKey(messages, session);
+  const live = session.anchors;
+  const latest = live[live.length - 1];
+  const count = appended ? messages.length : hostCount(messages);
+  const lastKey = count > 0 ? messageKey(lastHostMessage(messages)) : null;
+  let result = out;
+  if (line && (line.force || !latest || latest.step !== line.step)) {
+    result = out === messages ? messages.slice() : out;
+    result.push(gaugeMessage(line.text, now));
+    // a request that ends in a message without identity cannot place its line again: sent once
+    if (lastKey !== null) live.push({ after: lastKey, text: line.text, timestamp: now, step: line.step, at: count });
+    if (live.length > MAX_ANCHORS) live.splice(0, live.length - MAX_ANCHORS);
+  }
+  // the index path needs a history without our lines in it; an input that had some is judged whole next time
+  session.placed = count === messages.length ? { count, firstKey: messageKey(messages[0]), lastKey } : null;
+  return result;
+}
+
+/** The host only appended since the last placement (and sent no gauge line among the new messages). */
+function onlyAppended(messages: readonly AgentMessage[], session: CacheSession): boolean {
+  const p = session.placed;
+  if (!p || p.count === 0 || messages.length < p.count) return false;
+  if (messageKey(messages[p.count - 1]) !== p.lastKey || messageKey(messages[0]) !== p.firstKey) return false;
+  for (let i = p.count; i < messages.length; i++) if (customTypeOf(messages[i]!) === GAUGE_CUSTOM_TYPE) return false;
+  return true;
+}
+
+/** Every kept line back at its index (all of them stand within the unchanged prefix). */
+function placeByIndex(messages: AgentMessage[], session: CacheSession): AgentMessage[] {
+  const anchors = session.anchors;
+  if (anchors.length === 0) return messages;
+  const out: AgentMessage[] = [];
+  let from = 0;
+  for (const a of anchors) {
+    if (a.at > from) {
+      for (let i = from; i < a.at; i++) out.push(messages[i]!);
+      from = a.at;
+    }
+    out.push(gaugeMessage(a.text, a.timestamp));
+  }
+  for (let i = from; i < messages.length; i++) out.push(messages[i]!);
+  return out;
+}
+
+/** The full pass: each line after the message it followed, found by identity; incoming lines dropped. */
+function placeByKey(messages: AgentMessage[], session: CacheSession): AgentMessage[] {
   const hasIncoming = messages.some((m) => customTypeOf(m) === GAUGE_CUSTOM_TYPE);
-  if (session.anchors.length === 0 && !line && !hasIncoming) return messages;
+  if (session.anchors.length === 0 && !hasIncoming) return messages;
   const byAfter = new Map<string, GaugeAnchor[]>();
   for (const a of session.anchors) {
     const list = byAfter.get(a.after);
@@ -43,27 +96,35 @@ export function withAnchoredGauge(messages: AgentMessage[], session: CacheSessio
   }
   const out: AgentMessage[] = [];
   const live: GaugeAnchor[] = [];
-  let lastKey: string | null = null;
+  let host = 0;
   for (const m of messages) {
     if (customTypeOf(m) === GAUGE_CUSTOM_TYPE) continue;
     out.push(m);
-    lastKey = messageKey(m);
-    if (byAfter.size === 0 || lastKey === null) continue;
-    const here = byAfter.get(lastKey);
+    host++;
+    if (byAfter.size === 0) continue;
+    const key = messageKey(m);
+    if (key === null) continue;
+    const here = byAfter.get(key);
     if (!here) continue;
-    byAfter.delete(lastKey); // a key seen twice (copies of one message) places its lines once
+    byAfter.delete(key); // a key seen twice (copies of one message) places its lines once
     for (const a of here) {
       out.push(gaugeMessage(a.text, a.timestamp));
+      a.at = host;
       live.push(a);
     }
   }
   session.anchors = live;
-  const latest = live[live.length - 1];
-  if (line && (line.force || !latest || latest.step !== line.step)) {
-    out.push(gaugeMessage(line.text, now));
-    // a request that ends in a message without identity cannot place its line again: sent once
-    if (lastKey !== null) live.push({ after: lastKey, text: line.text, timestamp: now, step: line.step });
-    if (live.length > MAX_ANCHORS) live.splice(0, live.length - MAX_ANCHORS);
-  }
   return out;
+}
+
+/** Messages that are not our gauge lines. */
+function hostCount(messages: readonly AgentMessage[]): number {
+  let n = 0;
+  for (const m of messages) if (customTypeOf(m) !== GAUGE_CUSTOM_TYPE) n++;
+  return n;
+}
+
+function lastHostMessage(messages: readonly AgentMessage[]): AgentMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (customTypeOf(messages[i]!) !== GAUGE_CUSTOM_TYPE) return messages[i];
+  return undefined;
 }

@@ -116,9 +116,16 @@ function reusableEnd(ctx: GateContext, earliest: number, messages: readonly Agen
     if (e.count > earliest) continue;
     if (ctx.now - e.at > rules.ttlMs) return null;
     const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
-    return blocks + session.anchors.length + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
+    return blocks + linesFrom(session, e.count) + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
   }
   return null;
+}
+
+/** Our gauge lines placed at or after the host's message `from` (each a block of its own). */
+function linesFrom(session: CacheSession, from: number): number {
+  let n = 0;
+  for (const a of session.anchors) if (a.at >= from) n++;
+  return n;
 }
 
 /** Content blocks of messages[from..to) as the provider counts them (a string content is one); stops past `cap`. */
