@@ -32,6 +32,7 @@ import { checkpointSessionDir as checkpointDir } from "../src/infra/session-dir.
 import { parseCheckpoint, parseCheckpointFileName } from "../src/agents/context-checkpoint.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/context-manager-config.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
+import { archiveWorker } from "../src/agents/archive/worker/archive-client.js";
 
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 const THRESHOLD = DEFAULT_CONTEXT_MANAGER_CONFIG.checkpointThreshold;
@@ -70,6 +71,8 @@ export interface SoakSample {
   externalMiB: number;
   /** each budgeted process cache: MiB held / MiB allowed */
   caches: Record<string, [number, number]>;
+  /** the archive worker: its heap in use (not collected first) and its caches, MiB held / allowed */
+  worker?: { heapMiB: number; caches: Record<string, [number, number]> };
 }
 
 export interface SoakFigures {
@@ -177,7 +180,7 @@ function plugin(stateDir: string, cacheMemoryMiB: number | null): () => ContextE
 
 type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; map?: Map<string, { value: { sessionKey?: string } }> };
 const processCache = (name: string): Cache | undefined => (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
-const CACHES = ["pluginSlots", "agedOffload", "smartTrims", "smartTrimSticky", "breakdownCallSizes", "agedHistoriesByBudget", "gaugePhrasesByBudget", "knowledgeFollowers"];
+const CACHES = ["pluginSlots", "agedOffload", "smartTrims", "smartTrimSticky", "breakdownMemories", "knowledgeFollowers"];
 
 function cacheFigures(): Record<string, [number, number]> {
   const out: Record<string, [number, number]> = {};
@@ -187,6 +190,17 @@ function cacheFigures(): Record<string, [number, number]> {
     if (s) out[name] = [Math.round((s.bytes / 2 ** 20) * 10) / 10, Math.round((s.budgetBytes / 2 ** 20) * 10) / 10];
   }
   return out;
+}
+
+const round1 = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+
+async function workerFigures(): Promise<SoakSample["worker"] | null> {
+  try {
+    const m = await archiveWorker().call("memory", null);
+    return { heapMiB: mib(m.heapUsed), caches: { archives: [round1(m.archives.bytes), round1(m.archives.budgetBytes)], archiveTails: [round1(m.tails.bytes), round1(m.tails.budgetBytes)], knowledgeIndexes: [round1(m.knowledgeIndexes.bytes), round1(m.knowledgeIndexes.budgetBytes)] } };
+  } catch {
+    return null;
+  }
 }
 
 /** Evicts every slot of `key` from the plugin's slot cache, as a full cache does. */
@@ -258,20 +272,21 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
 
     const samples: SoakSample[] = [];
     const t0 = performance.now();
-    const sample = (turns: number) => {
+    const sample = async (turns: number) => {
       gc();
       const m = process.memoryUsage();
-      samples.push({ s: Math.round((performance.now() - t0) / 1000), turns, rssMiB: mib(m.rss), heapMiB: mib(m.heapUsed), externalMiB: mib(m.external), caches: cacheFigures() });
+      const worker = await workerFigures();
+      samples.push({ s: Math.round((performance.now() - t0) / 1000), turns, rssMiB: mib(m.rss), heapMiB: mib(m.heapUsed), externalMiB: mib(m.external), caches: cacheFigures(), ...(worker ? { worker } : {}) });
       log(`soak: ${JSON.stringify(samples.at(-1))}`);
     };
     const profile = profileDir ? await heapSampler() : null;
     const profilesDue: Array<{ name: string; at: number }> = profile ? [...PROFILE_AT] : [];
     let turns = 0;
     let nextSample = 0;
-    sample(0);
+    await sample(0);
     const more = (round: number) => (o.rounds !== null ? round < o.rounds : (performance.now() - t0) / 1000 < o.seconds);
     for (let round = 0; more(round); round++) {
-      if (o.rounds !== null && round > 0) sample(turns);
+      if (o.rounds !== null && round > 0) await sample(turns);
       for (const c of chats) {
         const turn = c.take();
         await commit(await assemble(c, turn), c, turn);
@@ -280,7 +295,7 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
         if (o.rounds !== null) continue;
         if (s >= nextSample + o.sample) {
           nextSample += o.sample;
-          sample(turns);
+          await sample(turns);
         }
         if (profilesDue.length > 0 && s >= o.seconds * profilesDue[0]!.at) {
           await profile!(join(profileDir!, `${profilesDue.shift()!.name}.heapprofile`));
@@ -288,7 +303,7 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
         if (s >= o.seconds) break;
       }
     }
-    sample(turns);
+    await sample(turns);
     if (profile) await profile(join(profileDir!, "live-end.heapprofile"));
 
     // late commits: the long sessions' turns take them over 80%; every key's turn in flight
@@ -322,7 +337,7 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
       const { PluginSessionFile } = await import("../src/openclaw-plugin/session-file.js");
       ratio.push(Math.round(((await new PluginSessionFile(stateDir, c.key).read()).tokens / truth.get(c)!) * 100) / 100);
     }
-    sample(turns + chats.length);
+    await sample(turns + chats.length);
     return { turns, samples, late: { long: long.length, wroteCheckpoint: wrote, recordedOverTruth: ratio, sessions: lateSessions } };
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -38,6 +38,9 @@ describe("a long-running gateway (bounded soak)", () => {
     }
     // every budgeted cache held no more than its share (estimated bytes) at every sample
     for (const s of f.samples) for (const [name, [held, budget]] of Object.entries(s.caches)) expect(held, `${name} at ${s.turns} turns`).toBeLessThanOrEqual(budget);
+    // the archive worker's too (loaded archives, append tails, knowledge indexes), and the knowledge followers were sampled
+    for (const s of f.samples) for (const [name, [held, budget]] of Object.entries(s.worker?.caches ?? {})) expect(held, `worker ${name} at ${s.turns} turns`).toBeLessThanOrEqual(budget);
+    expect(f.samples.at(-1)!.caches.knowledgeFollowers).toBeDefined();
     // the caches were full (evicting) from the middle on, and the live heap stopped growing
     const mid = f.samples[Math.floor(rounds / 2)]!;
     const end = f.samples.at(-1)!;

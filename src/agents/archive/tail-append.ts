@@ -31,6 +31,10 @@ interface TailState {
 
 const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) => t.scan.ids.size * BYTES_PER_ID);
 
+export function tailStats() {
+  return tails.stats();
+}
+
 export function setTailBudget(bytes: number): void {
   if (Number.isFinite(bytes) && bytes > 0) tails.setBudget(bytes);
 }

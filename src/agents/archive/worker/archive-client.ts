@@ -237,6 +237,7 @@ function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplie
     drop: () => inThread.drop(a),
     append: () => inThread.appendMessages(a),
     budget: () => inThread.setBudgets(a),
+    memory: () => inThread.hostMemory(),
   };
   return Promise.resolve(run[op]()) as Promise<WorkerReplies[O]>;
 }

@@ -8,15 +8,16 @@
  * LOADED_BYTES_PER_FILE_BYTE times its file (records + MiniSearch index).
  */
 import path from "node:path";
+import { getHeapStatistics } from "node:v8";
 import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { type ArchiveLimits, SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
-import { type KnowledgeHit, knowledgeIndex, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
+import { type KnowledgeHit, knowledgeIndex, knowledgeIndexStats, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced } from "../segments.js";
 import { stashedTextResolver } from "../stashed-text.js";
-import { appendToTail, setTailBudget, type TailAppendResult } from "../tail-append.js";
+import { appendToTail, setTailBudget, tailStats, type TailAppendResult } from "../tail-append.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
 export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
@@ -136,6 +137,20 @@ export function drop(ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): void {
 
 export function archiveCacheStats() {
   return archives.stats();
+}
+
+/** What the thread the archives live in holds (a long-running gateway's soak reads it). */
+export interface HostMemory {
+  /** this thread's V8 heap in use (not collected first) */
+  heapUsed: number;
+  archives: { bytes: number; budgetBytes: number };
+  tails: { bytes: number; budgetBytes: number };
+  knowledgeIndexes: { bytes: number; budgetBytes: number };
+}
+
+export function hostMemory(): HostMemory {
+  const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
+  return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
 }
 
 /** Tests: a fresh cache. */

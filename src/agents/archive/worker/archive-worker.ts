@@ -3,7 +3,7 @@
  * requests with archive-host.ts, one message per request, `{ id, ok, value | error }`.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { appendMessages, compact, drop, search, searchKnowledgeFile, setBudgets, warm } from "./archive-host.js";
+import { appendMessages, compact, drop, hostMemory, search, searchKnowledgeFile, setBudgets, warm } from "./archive-host.js";
 import { READY_ID, WORKER_ROLE, type WorkerRequest } from "./protocol.js";
 
 async function run(req: WorkerRequest): Promise<unknown> {
@@ -22,6 +22,8 @@ async function run(req: WorkerRequest): Promise<unknown> {
       return appendMessages(req.args);
     case "budget":
       return setBudgets(req.args);
+    case "memory":
+      return hostMemory();
   }
 }
 

@@ -1,5 +1,5 @@
 /** Messages between the main thread and the archive worker (archive-client.ts, archive-worker.ts). */
-import type { AppendRequest, ArchiveRef, KnowledgeSearchRequest, SearchReply, SearchRequest } from "./archive-host.js";
+import type { AppendRequest, ArchiveRef, HostMemory, KnowledgeSearchRequest, SearchReply, SearchRequest } from "./archive-host.js";
 import type { TailAppendResult } from "../tail-append.js";
 import type { KnowledgeHit } from "../knowledge-search.js";
 
@@ -10,7 +10,8 @@ export type WorkerRequest =
   | { id: number; op: "warm"; args: ArchiveRef }
   | { id: number; op: "drop"; args: Pick<ArchiveRef, "stateDir" | "sessionKey"> }
   | { id: number; op: "append"; args: AppendRequest }
-  | { id: number; op: "budget"; args: { bytes: number; tailBytes?: number; knowledgeBytes?: number } };
+  | { id: number; op: "budget"; args: { bytes: number; tailBytes?: number; knowledgeBytes?: number } }
+  | { id: number; op: "memory"; args: null };
 
 export interface WorkerReplies {
   search: SearchReply;
@@ -20,6 +21,7 @@ export interface WorkerReplies {
   drop: void;
   append: TailAppendResult;
   budget: void;
+  memory: HostMemory;
 }
 
 export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
