@@ -73,7 +73,7 @@ export class ContextState {
   private flushChain: Promise<void> = Promise.resolve();
   /** the accumulators, one group per state file */
   private readonly acc: CapturedState;
-  /** assistant texts not gisted yet: settled at the end of each capture pass (state/deferred-gists.ts) */
+  /** texts not gisted yet: settled at the end of each capture pass (state/deferred-gists.ts) */
   private readonly deferred = new DeferredGists();
 
   private constructor(
@@ -302,12 +302,11 @@ export class ContextState {
     }
     const seq = ++t.seq;
     const topic = safeGist(text, GIST.topic);
-    // the turn that this request ends: its outcome is its latest text
-    this.settleTurnText();
     this.acc.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
     this.mark("work");
     this.closeSupersededItems();
-    const ex: Exchange = { seq, role: "user", gist: safeGist(text, GIST.exchange) };
+    const ex: Exchange = { seq, role: "user", gist: "" };
+    this.deferred.exchanges.set(ex, text);
     if (t.first_user === null) {
       t.first_user = topic;
       t.first_exchange = ex;
@@ -345,7 +344,12 @@ export class ContextState {
     }
     const text = assistantText(m);
     if (text) {
-      this.deferred.turnTexts.push(text);
+      const turn = this.acc.work.turnLog.currentTurn();
+      if (turn) {
+        const texts = this.deferred.turnTexts.get(turn);
+        if (texts) texts.push(text);
+        else this.deferred.turnTexts.set(turn, [text]);
+      }
       this.mark("work");
       const seq = ++t.seq;
       const ex: Exchange = { seq, role: "agent", gist: "" };
@@ -401,7 +405,7 @@ export class ContextState {
     const d = this.deferred;
     const t = this.acc.thread;
     try {
-      this.settleTurnText();
+      this.settleTurnTexts();
       this.settleProposal();
       for (let i = d.reports.length - 1; i >= 0; i--) {
         const report = safeGist(d.reports[i]!.text, GIST.report);
@@ -410,9 +414,12 @@ export class ContextState {
         break;
       }
       if (d.tail && t.last === d.tail.last) t.last.tail = safeGist(lastNonBlankLine(d.tail.text), GIST.topic);
-      for (const ex of t.recent) {
-        const text = d.exchanges.get(ex);
-        if (text !== undefined) ex.gist = safeGist(text, GIST.exchange);
+      for (const ex of [...t.recent, ...t.pivots, t.first_exchange]) {
+        const text = ex ? d.exchanges.get(ex) : undefined;
+        if (ex && text !== undefined) {
+          ex.gist = safeGist(text, GIST.exchange);
+          d.exchanges.delete(ex);
+        }
       }
     } catch (err) {
       this.log.fail("message capture", err);
@@ -421,15 +428,17 @@ export class ContextState {
     }
   }
 
-  /** The current turn's outcome: its latest text with a gist (the turn log keeps one per turn). */
-  private settleTurnText(): void {
-    const texts = this.deferred.turnTexts;
-    this.deferred.turnTexts = [];
-    for (let i = texts.length - 1; i >= 0; i--) {
-      const outcome = safeGist(texts[i]!, GIST.turnOutcome);
-      if (!outcome) continue;
-      this.acc.work.turnLog.onText(outcome, backtickNames(texts[i]!).map((n) => safeGist(n, GIST.name)).filter(Boolean));
-      return;
+  /** Each turn's outcome, for the turns the log still holds: its latest text with a gist. */
+  private settleTurnTexts(): void {
+    const log = this.acc.work.turnLog;
+    for (const [turn, texts] of this.deferred.turnTexts) {
+      if (!log.holds(turn)) continue;
+      for (let i = texts.length - 1; i >= 0; i--) {
+        const outcome = safeGist(texts[i]!, GIST.turnOutcome);
+        if (!outcome) continue;
+        log.onText(outcome, backtickNames(texts[i]!).map((n) => safeGist(n, GIST.name)).filter(Boolean), turn);
+        break;
+      }
     }
   }
 
