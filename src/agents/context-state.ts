@@ -14,7 +14,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isContextOverflow } from "@mariozechner/pi-ai";
 import { GIST, LONG_ANSWER_MIN, DECISION_REPLY_MAX, decisionText, endsWithQuestion, contentHeadTail, extractToolResult, isInterruptStop, normalizeToolPath, itemKey, lastNonBlankLine, proposalGist, summarizeToolCall, taskListItems, type ToolResultEventLike } from "./context-capture.js";
-import { assistantText, isInjectedMessage, prop, toolCallsOf, userText } from "./messages/read.js";
+import { assistantText, isInjectedMessage, prop, toolCallsOf, toolPathArg, userText } from "./messages/read.js";
 import { messageTokens } from "./messages/message-tokens.js";
 import { safeGist } from "./text/safe-gist.js";
 import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
@@ -39,6 +39,7 @@ import { changedText, declaredNames } from "./state/declared-names.js";
 import { ensurePrivateDir } from "../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 import type { NoteKind } from "./state/note-tool.js";
+import { DeferredGists } from "./state/deferred-gists.js";
 
 export interface ContextStateOptions {
   stateDir: string;
@@ -72,6 +73,8 @@ export class ContextState {
   private flushChain: Promise<void> = Promise.resolve();
   /** the accumulators, one group per state file */
   private readonly acc: CapturedState;
+  /** texts not gisted yet: settled at the end of each capture pass (state/deferred-gists.ts) */
+  private readonly deferred = new DeferredGists();
 
   private constructor(
     private readonly opts: ContextStateOptions,
@@ -186,7 +189,9 @@ export class ContextState {
     }
     if (family && typeof command === "string") {
       const exit = exitCodeOf(output) ?? (ev.isError ? null : 0);
-      this.acc.work.onCommand(family, safeGist(command, GIST.command), !cap.failure || emptySearch, exit, now);
+      // without a path argument the capture's target is this command's gist already
+      const commandGist = toolPathArg(ev.input) === null ? cap.target : safeGist(command, GIST.command);
+      this.acc.work.onCommand(family, commandGist, !cap.failure || emptySearch, exit, now);
       workChanged = true;
       // a removal that certainly ran: the changed files it deleted are no longer there
       if (!cap.failure && exit === 0) {
@@ -235,6 +240,7 @@ export class ContextState {
         this.log.fail("message capture", err);
       }
     }
+    this.settleDeferred();
     if (tokens > 0) {
       this.acc.thread.captured_tokens += tokens;
       this.mark("thread");
@@ -299,7 +305,8 @@ export class ContextState {
     this.acc.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
     this.mark("work");
     this.closeSupersededItems();
-    const ex: Exchange = { seq, role: "user", gist: safeGist(text, GIST.exchange) };
+    const ex: Exchange = { seq, role: "user", gist: "" };
+    this.deferred.exchanges.set(ex, text);
     if (t.first_user === null) {
       t.first_user = topic;
       t.first_exchange = ex;
@@ -307,6 +314,7 @@ export class ContextState {
     t.last_user = topic;
     const prev = t.prev_assistant;
     if (prev?.long) {
+      this.settleProposal();
       // spec §11.2: a user message after a long answer is a pivot of the thread
       t.pivots = keepNewest([...t.pivots, ex], this.acc.caps.maxExchanges);
       // a slash command ("/theme") instructs the host; a question ("Where were we?") does not settle
@@ -336,15 +344,22 @@ export class ContextState {
     }
     const text = assistantText(m);
     if (text) {
-      this.acc.work.turnLog.onText(safeGist(text, GIST.turnOutcome), backtickNames(text).map((n) => safeGist(n, GIST.name)).filter(Boolean));
+      const turn = this.acc.work.turnLog.currentTurn();
+      if (turn) {
+        const texts = this.deferred.turnTexts.get(turn);
+        if (texts) texts.push(text);
+        else this.deferred.turnTexts.set(turn, [text]);
+      }
       this.mark("work");
       const seq = ++t.seq;
-      const ex: Exchange = { seq, role: "agent", gist: safeGist(text, GIST.exchange) };
+      const ex: Exchange = { seq, role: "agent", gist: "" };
+      this.deferred.exchanges.set(ex, text);
       const lastRecent = t.recent[t.recent.length - 1];
       // several text replies in one turn: the latest stands for the turn
       t.recent = lastRecent?.role === "agent" ? [...t.recent.slice(0, -1), ex] : keepNewest([...t.recent, ex], RECENT_ENTRIES);
       const long = codePointLength(text, LONG_ANSWER_MIN + 1) > LONG_ANSWER_MIN;
-      t.prev_assistant = { long, proposal: long ? proposalGist(text) : "" };
+      t.prev_assistant = { long, proposal: "" };
+      if (long) this.deferred.proposal = { of: t.prev_assistant, text };
       const tasks = taskListItems(text);
       for (const item of tasks.open) this.openItem(`task\u0000${itemKey(item)}`, item);
       for (const item of tasks.done) this.closeItem(`task\u0000${itemKey(item)}`);
@@ -365,7 +380,7 @@ export class ContextState {
       this.openItem(`interrupted\u0000r${this.acc.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
     } else if (m.stopReason === "stop") {
       if (text && calls.length === 0) {
-        this.acc.work.onReport(safeGist(text, GIST.report));
+        this.deferred.reports.push({ text, seq: this.acc.work.requestCount });
         this.mark("work");
       }
       // the agent completed a turn after the interruption: it has resumed
@@ -379,9 +394,59 @@ export class ContextState {
       stopReason: typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null,
       hasToolCalls: calls.length > 0,
       endsWithQuestion: text ? endsWithQuestion(text) : false,
-      tail: text ? safeGist(lastNonBlankLine(text), GIST.topic) : "",
+      tail: "",
     };
+    this.deferred.tail = text ? { last: t.last, text } : null;
     this.mark("thread");
+  }
+
+  /** The gists of the texts still standing at the end of a capture pass (state/deferred-gists.ts). */
+  private settleDeferred(): void {
+    const d = this.deferred;
+    const t = this.acc.thread;
+    try {
+      this.settleTurnTexts();
+      this.settleProposal();
+      for (let i = d.reports.length - 1; i >= 0; i--) {
+        const report = safeGist(d.reports[i]!.text, GIST.report);
+        if (!report) continue;
+        this.acc.work.onReport(report, d.reports[i]!.seq);
+        break;
+      }
+      if (d.tail && t.last === d.tail.last) t.last.tail = safeGist(lastNonBlankLine(d.tail.text), GIST.topic);
+      for (const ex of [...t.recent, ...t.pivots, t.first_exchange]) {
+        const text = ex ? d.exchanges.get(ex) : undefined;
+        if (ex && text !== undefined) {
+          ex.gist = safeGist(text, GIST.exchange);
+          d.exchanges.delete(ex);
+        }
+      }
+    } catch (err) {
+      this.log.fail("message capture", err);
+    } finally {
+      d.clearPass();
+    }
+  }
+
+  /** Each turn's outcome, for the turns the log still holds: its latest text with a gist. */
+  private settleTurnTexts(): void {
+    const log = this.acc.work.turnLog;
+    for (const [turn, texts] of this.deferred.turnTexts) {
+      if (!log.holds(turn)) continue;
+      for (let i = texts.length - 1; i >= 0; i--) {
+        const outcome = safeGist(texts[i]!, GIST.turnOutcome);
+        if (!outcome) continue;
+        log.onText(outcome, backtickNames(texts[i]!).map((n) => safeGist(n, GIST.name)).filter(Boolean), turn);
+        break;
+      }
+    }
+  }
+
+  /** The pending long answer's proposal, when that answer is still the previous one. */
+  private settleProposal(): void {
+    const p = this.deferred.proposal;
+    this.deferred.proposal = null;
+    if (p && this.acc.thread.prev_assistant === p.of) p.of.proposal = proposalGist(p.text);
   }
 
   private onToolResultMessage(m: ToolResultMessage): void {

@@ -40,9 +40,19 @@ export class TurnLog {
     if (this.recent.length > this.maxTurns) this.recent.shift();
   }
 
-  /** The agent wrote text in the current turn: the latest text of a turn stands for it. */
-  onText(outcome: string, names: readonly string[]): void {
-    const cur = this.recent.at(-1) ?? this.first;
+  /** The turn the agent's text belongs to now (the latest request's), or null before any request. */
+  currentTurn(): object | null {
+    return this.recent.at(-1) ?? this.first;
+  }
+
+  /** `turn` (from currentTurn) is still in the log. */
+  holds(turn: object): boolean {
+    return turn === this.first || this.recent.includes(turn as TurnEntry);
+  }
+
+  /** The agent wrote text in the current turn (or in `turn`): the latest text of a turn stands for it. */
+  onText(outcome: string, names: readonly string[], turn: object | null = this.currentTurn()): void {
+    const cur = turn as TurnEntry | null;
     if (!cur || !outcome) return;
     cur.outcome = outcome;
     if (names.length > 0) cur.names = names.slice(0, MAX_TURN_NAMES);

@@ -90,11 +90,11 @@ export class WorkLedger {
     }
   }
 
-  /** The agent ended a turn with this text (its report to the user). */
-  onReport(reportGist: string): void {
+  /** The agent ended a turn with this text (its report to the user), after request `seq` (the latest by default). */
+  onReport(reportGist: string, seq = this.seq): void {
     if (!reportGist) return;
     this.lastReport = reportGist;
-    this.reportSeq = this.seq;
+    this.reportSeq = seq;
   }
 
   /** A successful edit/write of `path`; `names` = what the change declared (see declared-names.ts). */
