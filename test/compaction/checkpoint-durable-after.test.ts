@@ -85,10 +85,10 @@ describe("checkpoint compaction before its checkpoint is durable", () => {
     });
     session = await s.open(sessionManager);
   });
-  afterAll(() => {
+  afterAll(async () => {
     g.release();
     session?.dispose();
-    s?.cleanup();
+    await s?.cleanup();
   });
 
   it("the summary is in pi's session file and the capture still on disk while the checkpoint is held; a prompt in between waits and keeps its capture", async () => {

@@ -45,9 +45,9 @@ describe("checkpoint compaction on a real AgentSession", () => {
     });
     session = await s.open();
   });
-  afterAll(() => {
+  afterAll(async () => {
     session?.dispose();
-    s?.cleanup();
+    await s?.cleanup();
   });
 
   it("compacts three times without a model call; summaries bounded, kept messages verbatim, no orphaned tool pair, no restore block", async () => {

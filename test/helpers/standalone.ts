@@ -16,6 +16,7 @@ import {
   SessionManager,
   SettingsManager,
 } from "@mariozechner/pi-coding-agent";
+import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
 import { createContextManagerExtension } from "../../src/agents/pi-extensions/context-manager.js";
 import { fauxUsageFixExtension, registerFauxModel } from "../../src/faux/faux-model.js";
@@ -102,9 +103,16 @@ export async function makeStandalone(
     compactions,
     open,
     prompt,
-    cleanup() {
+    /**
+     * After the background writes the test did not await (a compaction's span archive and
+     * knowledge records), as in host.ts: removing the tree under one fails with ENOTEMPTY on a
+     * loaded machine. Never rejects (most callers do not await it).
+     */
+    cleanup(): Promise<void> {
       faux.unregister();
-      rmSync(root, { recursive: true, force: true });
+      return backgroundWritesSettled()
+        .then(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }))
+        .catch(() => undefined);
     },
   };
 }
