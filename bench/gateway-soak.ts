@@ -178,7 +178,7 @@ function plugin(stateDir: string, cacheMemoryMiB: number | null): () => ContextE
   return () => factory!({ workspaceDir: "/ws" }) as ContextEngineShape;
 }
 
-type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; map?: Map<string, { value: { sessionKey?: string } }> };
+type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; clear?(): void; map?: Map<string, { value: { sessionKey?: string } }> };
 const processCache = (name: string): Cache | undefined => (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
 const CACHES = ["pluginSlots", "agedOffload", "smartTrims", "smartTrimSticky", "breakdownMemories", "knowledgeFollowers"];
 
@@ -251,6 +251,8 @@ export async function soakGateway(options: Partial<SoakOptions> = {}, log: (line
   try {
     const stateDir = join(root, "state");
     mkdirSync(stateDir);
+    // a fresh gateway's caches: what another run in this process (a test file before) left is not ours
+    for (const name of CACHES) processCache(name)?.clear?.();
     const instance = plugin(stateDir, o.cacheMemoryMiB);
     const chats: Chat[] = [];
     for (let i = 0; i < o.keys; i++) {

@@ -94,6 +94,12 @@ export class BudgetCache<K, V> {
     return this.map.delete(key);
   }
 
+  /** Drops every entry (what a fresh process starts from; a bench measuring one). */
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
+  }
+
   setBudget(bytes: number): void {
     this.budgetBytes = bytes;
     this.evict();
