@@ -45,6 +45,8 @@ import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piRequestHost } from "./context-manager-request-host.js";
+import { applyRunTools } from "./context-manager-tools.js";
+import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 
@@ -234,7 +236,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         const engine = await get(ctx, "context");
         if (!engine) return undefined;
         const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
-        const cache = { model: piModelOf(ctx) };
+        const tools = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+        // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
+        const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
         const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
         return out !== event.messages ? { messages: out } : undefined;
       }),
@@ -272,11 +276,26 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     }
 
     const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
+    let searchRegistered = false;
     if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
+      searchRegistered = true;
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => {
           const engine = await get(ctx, "context_search");
           return engine ? searchForAgent(engine.runtime, params) : "The context manager is not active in this session.";
+        }),
+      );
+    }
+
+    // context_search joins the run only once the archive holds something (engine/our-tools.ts):
+    // decided before pi snapshots the run's tools
+    if (searchRegistered) {
+      pi.on(
+        "before_agent_start",
+        guard("before_agent_start", async (_event, ctx) => {
+          const engine = await get(ctx, "before_agent_start");
+          if (engine) await applyRunTools(pi, engine, ctx);
+          return undefined;
         }),
       );
     }
