@@ -1,0 +1,54 @@
+/**
+ * context_search joins the prompt only once the archive holds something (issue 37,
+ * engine/our-tools.ts), through a real pi AgentSession (standalone extension, faux model): a
+ * session with nothing archived sends no context_search definition on any request; after a
+ * compaction archived a span, the next run's requests carry it, it returns the archived text,
+ * and it stays for the rest of the session.
+ */
+import type { Context } from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { spanArchivesSettled } from "../../src/agents/engine/archive-hooks.js";
+import { filler, reply } from "../helpers/host.js";
+import { makeStandalone, type Standalone } from "../helpers/standalone.js";
+import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
+
+/** pi filters every tool by this list when one is given */
+const TOOLS = ["read", "write", "edit", "bash", "artifact_fetch", "context_search"];
+const toolNames = (c: Context) => (c.tools ?? []).map((t) => t.name);
+
+describe("context_search joins when the archive holds something", () => {
+  let s: Standalone;
+  afterEach(() => s?.cleanup());
+
+  it("absent before any compaction, present (and working) on every request after one", async () => {
+    s = await makeStandalone({ contextWindow: 200_000, contextManager: { compaction: "checkpoint" }, tools: TOOLS });
+    const session = await s.open();
+    for (let i = 0; i < 4; i++) {
+      s.agent.queue(reply.text(`Noted ${i}. ${filler(`answer${i}`, 4_000)}`));
+      await s.prompt(session, `Turn ${i}: remember the zanzibar${i} setting. ${filler(`ask${i}`, 4_000)}`);
+    }
+    const before = s.agent.chatRequests.length;
+    expect(before).toBe(4);
+    for (const r of s.agent.chatRequests) {
+      expect(toolNames(r)).not.toContain("context_search");
+      expect(toolNames(r)).toContain("bash"); // the host's own tools are untouched
+    }
+
+    await session.compact();
+    await spanArchivesSettled();
+
+    s.agent.queue(reply.tools(["context_search", { query: "zanzibar0 setting" }]), reply.text("Found it."));
+    await s.prompt(session, "Which setting did I ask you to remember first?");
+    s.agent.queue(reply.text("Still here."));
+    await s.prompt(session, "And now?");
+
+    const after = s.agent.chatRequests.slice(before);
+    expect(after.length).toBe(3);
+    for (const r of after) expect(toolNames(r)).toContain("context_search");
+    // the search ran and returned the archived turn
+    const result = after[1]!.messages.find((m) => m.role === "toolResult" && m.toolName === "context_search");
+    expect(result).toBeDefined();
+    expect(JSON.stringify(result!.content)).toContain("zanzibar0");
+    expect(s.errors).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+});
