@@ -199,7 +199,7 @@ for (const key of ["smartTrim", "knowledge", "crossSession"]) BOOLEAN_KEYS.add(k
  */
 const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
   ["smartTrimMarker", "smart trim always marks where it trimmed"],
-  ["smartTrimHeadroom", "smart trim always goes 30% below its limit"],
+  ["smartTrimHeadroom", "smart trim always goes 60% below its limit"],
   ["smartTrimKeepRecent", "smart trim always keeps the last 6 user/assistant messages"],
 ]);
 const warnedRetired = new Set<string>();

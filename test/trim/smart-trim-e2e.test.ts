@@ -55,6 +55,17 @@ describe("smart trim (real host, faux model)", () => {
     // and never came back (sticky)
     for (const c of requests.slice(trimmedAt)) expect(textOf(c)).not.toContain("return \\\"module0.ts\\\"");
     for (const c of requests) expect(orphansOf(c.messages as unknown as AgentMessage[])).toBe(0);
+    // in batches: a trim goes down to the low mark, so the requests after it only append (a
+    // file body that left a request is a trim; each one rewrites the cached prompt)
+    const bodies = requests.map((c) => new Set([...textOf(c).matchAll(/return \\"(module\d+\.ts)\\"/g)].map((m) => m[1])));
+    let trims = 0;
+    for (let i = 1; i < bodies.length; i++) if ([...bodies[i - 1]!].some((b) => !bodies[i]!.has(b))) trims++;
+    expect(trims).toBeGreaterThan(0);
+    expect(trims).toBeLessThanOrEqual(2);
+    // the first trim took the request from over the limit to under half of it (the low mark is 40% of it)
+    const size = (c: Context) => JSON.stringify(c.messages).length;
+    const first = bodies.findIndex((b, i) => i > 0 && [...bodies[i - 1]!].some((x) => !b.has(x)));
+    expect(size(requests[first]!)).toBeLessThan(0.55 * size(requests[first - 1]!));
     // the session file is untouched by trimming
     const file = reports.at(-1)!.sessionFile!;
     expect(readFileSync(file, "utf8")).toContain("reconcileLedgerDrift");
