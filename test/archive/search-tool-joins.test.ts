@@ -3,7 +3,7 @@
  * engine/our-tools.ts), through a real pi AgentSession (standalone extension, faux model): a
  * session with nothing archived sends no context_search definition on any request; after a
  * compaction archived a span, the next run's requests carry it, it returns the archived text,
- * and it stays for the rest of the session.
+ * and it stays for the rest of the session. With smart trim on it is there from the start.
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -49,6 +49,15 @@ describe("context_search joins when the archive holds something", () => {
     const result = after[1]!.messages.find((m) => m.role === "toolResult" && m.toolName === "context_search");
     expect(result).toBeDefined();
     expect(JSON.stringify(result!.content)).toContain("zanzibar0");
+    expect(s.errors).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it("with smart trim on it is there from the first request (a trim inside a run points at it)", async () => {
+    s = await makeStandalone({ contextWindow: 200_000, contextManager: { smartTrim: true }, tools: TOOLS });
+    const session = await s.open();
+    s.agent.queue(reply.text("Hello."));
+    await s.prompt(session, "Hi there, a first question.");
+    expect(toolNames(s.agent.chatRequests[0]!)).toContain("context_search");
     expect(s.errors).toEqual([]);
   }, TEST_TIMEOUT_MS);
 });

@@ -5,7 +5,9 @@
  * before the archive holds what the context does not (a compaction or a smart trim archived a
  * span, or an earlier session of the key left one), so it joins then, at a run start (pi fixes a
  * run's tools when the run starts), and stays for the session: a toggle would rewrite the
- * prompt again. A session whose shell does not manage the tool set keeps it from the start.
+ * prompt again. With smart trim on it is there from the start (a trim can come inside any run,
+ * and its marker line names the tool). A session whose shell does not manage the tool set keeps
+ * it from the start.
  */
 import { globalSingleton } from "../../infra/global-singleton.js";
 

@@ -14,7 +14,8 @@ import { decideSearchJoin, ourToolsState } from "../engine/our-tools.js";
 /** The run start: decide, then set pi's active tools when they differ. The caller guards. */
 export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext): Promise<void> {
   const state = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
-  if (!state.searchJoined) decideSearchJoin(state, ctx.sessionManager.getBranch().some((e) => e.type === "compaction") || (await archiveHasRecords(engine)));
+  // with smart trim on, a trim can come inside any run and its marker line names the tool: there from the start
+  if (!state.searchJoined) decideSearchJoin(state, engine.runtime.config.smartTrim || ctx.sessionManager.getBranch().some((e) => e.type === "compaction") || (await archiveHasRecords(engine)));
   const active = pi.getActiveTools();
   const has = active.includes(SEARCH_TOOL_NAME);
   if (has === state.searchJoined) return;
