@@ -414,7 +414,8 @@ export class ContextState {
       role: "assistant",
       stopReason: typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null,
       hasToolCalls: calls.length > 0,
-      endsWithQuestion: text ? endsWithQuestion(text) : false,
+      // both read from the text when it is still the last message's at the pass's end (settleDeferred)
+      endsWithQuestion: false,
       tail: "",
     };
     this.deferred.tail = text ? { last: t.last, text } : null;
@@ -463,6 +464,7 @@ export class ContextState {
     const d = this.deferred;
     const t = this.acc.thread;
     try {
+      if (d.tail && t.last === d.tail.last) t.last.endsWithQuestion = endsWithQuestion(d.tail.text);
       if (t.last_tool_call) this.settleCall(t.last_tool_call);
       for (const call of t.pending_calls) this.settleCall(call);
       this.settleChanges();
