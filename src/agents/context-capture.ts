@@ -71,6 +71,29 @@ const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
  * a path outside cwd stays absolute. Redacted, single line.
  */
 export function normalizeToolPath(raw: string, cwd: string): string {
+  // "~" reads the home directory, which may change: not memoized
+  const memo = typeof raw === "string" && raw.length <= PATH_MEMO_KEY_MAX && !raw.includes("~");
+  const key = memo ? `${cwd}\u0000${raw}` : "";
+  const hit = memo ? normalizedPaths.get(key) : undefined;
+  if (hit !== undefined) return hit;
+  const out = normalizeToolPathNow(raw, cwd);
+  if (memo) {
+    if (normalizedPaths.size >= PATH_MEMO_MAX) normalizedPaths.clear();
+    normalizedPaths.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * A session names the same few paths in most of its tool calls, and a capture pass over a long
+ * history (the compaction provider's) normalizes every one: the latest results are kept, like the
+ * redaction's memo of recent texts (a pure function of the path and cwd). Bounded; cleared when full.
+ */
+const normalizedPaths = new Map<string, string>();
+const PATH_MEMO_MAX = 1024;
+const PATH_MEMO_KEY_MAX = 1024;
+
+function normalizeToolPathNow(raw: string, cwd: string): string {
   // redact BEFORE normalizing: path.resolve turns `https://user:pass@host` into `https:/user:pass@host`
   let p = redactSecrets(cutHead(raw, 8192)).trim();
   if (p.startsWith("@")) p = p.slice(1);

@@ -40,6 +40,7 @@ import { ensurePrivateDir } from "../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 import type { NoteKind } from "./state/note-tool.js";
 import { DeferredGists } from "./state/deferred-gists.js";
+import type { LastToolCall } from "./context-checkpoint-schema.js";
 
 export interface ContextStateOptions {
   stateDir: string;
@@ -75,6 +76,8 @@ export class ContextState {
   private readonly acc: CapturedState;
   /** texts not gisted yet: settled at the end of each capture pass (state/deferred-gists.ts) */
   private readonly deferred = new DeferredGists();
+  /** inside captureMessages: a tool result's change gist can wait for the pass's end */
+  private inPass = false;
 
   private constructor(
     private readonly opts: ContextStateOptions,
@@ -202,11 +205,25 @@ export class ContextState {
       this.touchFile(cap.file.path, cap.file.access);
       if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
         const names = declaredNames(changedText(cap.tool, ev.input), cap.file.path).map((n) => safeGist(n, GIST.name)).filter(Boolean);
-        this.acc.work.onFileChanged(cap.file.path, cap.tool, safeGist(changeGist(cap.tool, ev.input), GIST.change), now, names);
+        this.onFileChanged(cap.file.path, cap.tool, ev.input, now, names);
         workChanged = true;
       }
     }
     if (workChanged) this.mark("work");
+  }
+
+  /**
+   * In a capture pass, only the latest change of a file stands (or the one before it when the
+   * latest says nothing): its gist is taken when the pass ends (settleChanges). A file the
+   * ledger does not hold (new, or evicted in this pass) starts its list anew, as its entry does.
+   */
+  private onFileChanged(path: string, tool: "edit" | "write", input: unknown, now: Date, names: string[]): void {
+    if (!this.inPass) return this.acc.work.onFileChanged(path, tool, safeGist(changeGist(tool, input), GIST.change), now, names);
+    const changes = this.deferred.changes;
+    let list = this.acc.work.hasFile(path) ? changes.get(path) : undefined;
+    if (!list) changes.set(path, (list = []));
+    list.push({ tool, input });
+    this.acc.work.onFileChanged(path, tool, "", now, names);
   }
 
   // ------------------------------------------------------------ Layer B
@@ -227,6 +244,7 @@ export class ContextState {
     }
     const tools = this.opts.toolResultsFromMessages;
     let tokens = 0;
+    this.inPass = true;
     for (let i = start; i < end; i++) {
       try {
         const m = messages[i]!;
@@ -240,6 +258,7 @@ export class ContextState {
         this.log.fail("message capture", err);
       }
     }
+    this.inPass = false;
     this.settleDeferred();
     if (tokens > 0) {
       this.acc.thread.captured_tokens += tokens;
@@ -292,6 +311,7 @@ export class ContextState {
     // a tool call that never got its result before the user spoke again: interrupted
     const req = this.acc.work.requestCount;
     for (const call of t.pending_calls) {
+      this.settleCall(call);
       this.openItem(`pending\u0000r${req}\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
     }
     t.pending_calls = [];
@@ -314,15 +334,16 @@ export class ContextState {
     t.last_user = topic;
     const prev = t.prev_assistant;
     if (prev?.long) {
-      this.settleProposal();
       // spec §11.2: a user message after a long answer is a pivot of the thread
       t.pivots = keepNewest([...t.pivots, ex], this.acc.caps.maxExchanges);
       // a slash command ("/theme") instructs the host; a question ("Where were we?") does not settle
       if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/") && !endsWithQuestion(text)) {
+        // the proposal's gist is read only by a decision (prev_assistant is dropped below)
+        this.settleProposal();
         const what = decisionText(prev.proposal, text);
         this.acc.addDecision(what, isoOf(timestampOf(m)));
         this.mark("decisions");
-      }
+      } else this.deferred.proposal = null;
     }
     t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
     t.prev_assistant = null;
@@ -337,7 +358,7 @@ export class ContextState {
     const calls = toolCallsOf(m);
     if (t.host_turn) {
       // a heartbeat turn leaves the user's thread as it was: only its calls are tracked
-      for (const call of calls) t.pending_calls.push({ id: call.id, ...summarizeToolCall(call.name, call.arguments) });
+      for (const call of calls) t.pending_calls.push(this.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
       if (t.pending_calls.length > this.acc.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.acc.caps.maxTools);
       this.mark("thread");
       return;
@@ -369,9 +390,9 @@ export class ContextState {
         this.acc.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
         this.mark("work");
       }
-      const s = summarizeToolCall(call.name, call.arguments);
-      t.last_tool_call = s;
-      t.pending_calls.push({ id: call.id, ...s });
+      // summaries taken at the pass's end, for the calls still last or pending (settleCalls)
+      t.last_tool_call = this.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
+      t.pending_calls.push(this.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
     }
     if (t.pending_calls.length > this.acc.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.acc.caps.maxTools);
     if (isInterruptStop(m.stopReason)) {
@@ -393,11 +414,49 @@ export class ContextState {
       role: "assistant",
       stopReason: typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null,
       hasToolCalls: calls.length > 0,
-      endsWithQuestion: text ? endsWithQuestion(text) : false,
+      // both read from the text when it is still the last message's at the pass's end (settleDeferred)
+      endsWithQuestion: false,
       tail: "",
     };
     this.deferred.tail = text ? { last: t.last, text } : null;
     this.mark("thread");
+  }
+
+  private deferCall<T extends LastToolCall>(entry: T, name: string, args: unknown): T {
+    this.deferred.calls.set(entry, { name, args });
+    return entry;
+  }
+
+  /** Fills a call's summary, if it is still to be taken. */
+  private settleCall(entry: LastToolCall): void {
+    const call = this.deferred.calls.get(entry);
+    if (!call) return;
+    this.deferred.calls.delete(entry);
+    try {
+      const s = summarizeToolCall(call.name, call.args);
+      entry.name = s.name;
+      entry.params_summary = s.params_summary;
+    } catch (err) {
+      this.log.fail("message capture", err);
+    }
+  }
+
+  /** Each changed file's latest change gist from this pass (onFileChanged). */
+  private settleChanges(): void {
+    const work = this.acc.work;
+    for (const [path, list] of this.deferred.changes) {
+      if (!work.hasFile(path)) continue;
+      try {
+        for (let i = list.length - 1; i >= 0; i--) {
+          const change = safeGist(changeGist(list[i]!.tool, list[i]!.input), GIST.change);
+          if (!change) continue;
+          work.setChange(path, change);
+          break;
+        }
+      } catch (err) {
+        this.log.fail("message capture", err);
+      }
+    }
   }
 
   /** The gists of the texts still standing at the end of a capture pass (state/deferred-gists.ts). */
@@ -405,6 +464,10 @@ export class ContextState {
     const d = this.deferred;
     const t = this.acc.thread;
     try {
+      if (d.tail && t.last === d.tail.last) t.last.endsWithQuestion = endsWithQuestion(d.tail.text);
+      if (t.last_tool_call) this.settleCall(t.last_tool_call);
+      for (const call of t.pending_calls) this.settleCall(call);
+      this.settleChanges();
       this.settleTurnTexts();
       this.settleProposal();
       for (let i = d.reports.length - 1; i >= 0; i--) {

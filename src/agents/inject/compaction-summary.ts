@@ -69,6 +69,16 @@ function sectionText(s: Section): string {
   return [...(s.title ? [s.title] : []), ...s.entries].join("\n");
 }
 
+/** `sectionText(s).length` without building the text (the budget loop asks after every drop). */
+function sectionLength(s: Section): number {
+  const n = s.entries.length;
+  if (n === 0) return 0;
+  let len = 0;
+  for (const e of s.entries) len += e.length;
+  if (s.inline) return (s.title?.length ?? 0) + len + 2 * (n - 1);
+  return (s.title ? s.title.length + 1 : 0) + len + (n - 1);
+}
+
 export function isCompactionSummary(text: unknown): boolean {
   return typeof text === "string" && text.startsWith(COMPACTION_SUMMARY_HEADER);
 }
@@ -165,10 +175,23 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
 
   const end = COMPACTION_SUMMARY_END;
   const topLen = top.reduce((n, l) => n + l.length + 1, 0);
-  const lens = new Map(sections.map((s) => [s.key, sectionText(s).length]));
+  const lens = new Map(sections.map((s) => [s.key, sectionLength(s)]));
+  const OMITTED_HEAD = "(left out for the budget: ";
+  const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
   const omittedLine = (): string => {
     const parts = sections.filter((s) => s.dropped > 0).map((s) => `${s.dropped} ${s.key.replace("_", " ")}`);
-    return parts.length > 0 ? `(left out for the budget: ${parts.join(", ")}; context_search and openclaw-context show have them)` : "";
+    return parts.length > 0 ? `${OMITTED_HEAD}${parts.join(", ")}${OMITTED_TAIL}` : "";
+  };
+  /** `omittedLine().length`, counted (total() runs after every drop and fold) */
+  const omittedLength = (): number => {
+    let n = 0;
+    let parts = 0;
+    for (const s of sections) {
+      if (s.dropped <= 0) continue;
+      n += String(s.dropped).length + 1 + s.key.length;
+      parts++;
+    }
+    return parts > 0 ? OMITTED_HEAD.length + n + 2 * (parts - 1) + OMITTED_TAIL.length : 0;
   };
   const total = (): number => {
     let n = topLen + 1; // blank line before the body
@@ -176,10 +199,10 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
       const l = lens.get(s.key) ?? 0;
       if (l > 0) n += l + 1;
     }
-    const o = omittedLine();
-    return n + (o ? o.length + 1 : 0) + end.length;
+    const o = omittedLength();
+    return n + (o ? o + 1 : 0) + end.length;
   };
-  const relen = (s: Section) => lens.set(s.key, sectionText(s).length);
+  const relen = (s: Section) => lens.set(s.key, sectionLength(s));
   const dropFrom = (key: string, keep: number, fromStart = false): void => {
     const s = byKey.get(key)!;
     while (s.entries.length > keep && total() > maxChars) {

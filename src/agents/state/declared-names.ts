@@ -90,9 +90,13 @@ export function declaredNames(text: string, path: string): string[] {
   return [...top, ...members];
 }
 
+/** A module function, not a closure per call (the plugin bundle keeps names: a property definition per closure). */
+function get(o: unknown, k: string): unknown {
+  return o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined;
+}
+
 /** Replacement texts of an edit call (pi's `edits: [{newText}]` or the legacy field), or a write's content. */
 export function changedText(toolName: string, input: unknown): string {
-  const get = (o: unknown, k: string): unknown => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined);
   if (toolName === "write") {
     const c = get(input, "content");
     return typeof c === "string" ? c : "";

@@ -113,6 +113,17 @@ export class WorkLedger {
     this.files.touch(path, entry);
   }
 
+  /** The ledger holds `path` as a changed file. */
+  hasFile(path: string): boolean {
+    return this.files.has(path);
+  }
+
+  /** Sets the latest change gist of a file the ledger holds, in place (its rank is unchanged). */
+  setChange(path: string, change: string): void {
+    const f = this.files.get(path);
+    if (f && change) f.change = change;
+  }
+
   /**
    * A shell command removed `path` (or a directory above it): every changed file at or under
    * it is marked deleted, until a later edit/write recreates it. Files the session never
@@ -299,13 +310,18 @@ function baseName(p: string): string {
   return i >= 0 ? p.slice(i + 1) : p;
 }
 
+/** `name.ext`: a word (with dashes), a dot, a letter, up to 7 letters or digits, a word boundary. */
+const FILE_NAME = /([\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})\b/g;
+
 /** File-name-like tokens (`name.ext`, with or without a directory) in a text, lower-cased basenames. */
 export function fileNamesIn(text: string): string[] {
   const out = new Set<string>();
   const bounded = text.length > 20_000 ? text.slice(0, 20_000) : text;
   // every match holds a dot and a letter: most requests have none, and the scan is per start position
   if (!/\.[A-Za-z]/.test(bounded)) return [];
-  for (const m of bounded.matchAll(/[\w@./~-]*?([\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})\b/g)) out.add(m[1]!.toLowerCase());
+  // no lazy path prefix before the name: it matched the same names at the same ends (the name
+  // starts where the leftmost match of the name alone starts) at a cost per start position
+  for (const m of bounded.matchAll(FILE_NAME)) out.add(m[1]!.toLowerCase());
   return [...out];
 }
 
