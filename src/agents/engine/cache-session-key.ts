@@ -1,9 +1,10 @@
 /** The prompt-cache policy's memory of a session (per state dir and key, for the process), and what it says of the last request. */
-import { type CacheSession, cacheSessionOf } from "../cache/cache-session.js";
+import type { CacheSession } from "../cache/cache-session.js";
+import { sessionAt } from "./cache-budget.js";
 import type { ReuseRules } from "../prompt-cost/reuse.js";
 
 export function cacheSessionAt(stateDir: string, sessionKey: string): CacheSession {
-  return cacheSessionOf(`${stateDir}\u0000${sessionKey}`);
+  return sessionAt(stateDir, sessionKey).cache;
 }
 
 /**
