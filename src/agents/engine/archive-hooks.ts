@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -56,15 +56,10 @@ function refOf(at: ArchiveLocation) {
  * session_before_compact, after the compaction checkpoint: archives the messages pi is
  * about to summarize (the split turn's prefix included). Null when off or failed.
  */
-export async function archiveCompactedSpan(engine: ContextManagerEngine, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
+export async function archiveCompactedSpan(engine: ContextManagerEngine, event: CompactionInput): Promise<AppendResult | null> {
   return archiveMessages(engine, compactedSpanOf(event), { compaction: true });
 }
 
-/** The messages pi is about to summarize (the split turn's prefix included). */
-export function compactedSpanOf(event: SessionBeforeCompactEvent): AgentMessage[] {
-  const p = event.preparation;
-  return [...p.messagesToSummarize, ...p.turnPrefixMessages];
-}
 
 /** Compacted spans being archived after the compaction returned, per archive (stateDir, key). */
 const spanArchives = (): Map<string, Promise<unknown>> => globalSingleton("openclaw.contextManager.spanArchives", () => new Map());
