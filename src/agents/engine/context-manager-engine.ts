@@ -37,7 +37,7 @@ import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import type { ContextDecision, DraftExtra, EngineSession } from "./engine-shapes.js";
+import type { ContextDecision, DraftExtra, EngineSession, RecallBlockCache } from "./engine-shapes.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -65,6 +65,11 @@ export class ContextManagerEngine {
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
   readonly requests: RequestLog;
+
+  /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
+  recall: RecallBlockCache | null = null;
+  /** appends to the archive by this engine so far: a recall block cached before one is searched again */
+  archiveAppends = 0;
 
   /** who this engine captures for: what its checkpoints record */
   readonly identity: SessionIdentity & { sessionId: string };
