@@ -31,7 +31,7 @@ import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
 import { withCacheReuse } from "./cache-reuse-field.js";
-import { cacheSessionAt, reuseRulesOf } from "./cache-session-key.js";
+import { sessionAt } from "./cache-budget.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
@@ -490,7 +490,7 @@ export class ContextManagerEngine {
 
   /** The latest request's cache-reuse estimate under the rules it was prepared for (none: no estimate). */
   cacheReuse(): ReuseEstimate | null {
-    const rules = reuseRulesOf(cacheSessionAt(this.runtime.stateDir, this.sessionKey));
+    const rules = sessionAt(this.runtime.stateDir, this.sessionKey).reuseRules();
     return rules ? this.requests.cacheReuse(rules) : null;
   }
 

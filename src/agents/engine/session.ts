@@ -9,6 +9,7 @@ import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
 import type { CallSizes } from "../breakdown/call-sizes.js";
 import { CacheSession } from "../cache/cache-session.js";
+import type { ReuseRules } from "../prompt-cost/reuse.js";
 import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
 
@@ -71,6 +72,15 @@ export class Session {
   /** The SmartTrim if one is held (tests). */
   get heldTrim(): SmartTrim | null {
     return this.trim;
+  }
+
+  /**
+   * Whose rules the latest request was prepared under, for the cache-reuse estimate (`/context`,
+   * the checkpoint's breakdown): null under `none` (no cache, no estimate) and before any request.
+   */
+  reuseRules(): ReuseRules | null {
+    const family = this.cache.last.family;
+    return family === "anthropic" || family === "openai" ? family : null;
   }
 
   /** The key's aged-offload memory under `settings` (another settings' memory is replaced). */
