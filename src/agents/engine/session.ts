@@ -12,6 +12,7 @@ import { CacheSession } from "../cache/cache-session.js";
 import type { ReuseRules } from "../prompt-cost/reuse.js";
 import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
+import type { OnceLogger, WarnLogger } from "../../infra/log-once.js";
 
 /** The gauge line's composition phrase of a key, and the reading it was computed at. */
 export interface GaugePhrase {
@@ -34,6 +35,15 @@ export interface BreakdownMemory {
   aged: AgedHistory | null;
 }
 
+export interface SessionLog {
+  /** the engine's logger: fail(kind) logs once until clear(kind) */
+  once: OnceLogger;
+  /** sink for ContextState: drops a "<kind> failed" line already logged and not yet recovered */
+  stateSink: WarnLogger;
+  /** the state files were written again: their failure kinds may log anew */
+  stateRecovered(): void;
+}
+
 /** The aged-offload memory under one set of offload settings, and whether it has seen the session's history. */
 export interface AgedMemory {
   settings: string;
@@ -52,6 +62,8 @@ export class Session {
   private trim: SmartTrim | null = null;
   private agedMemory: AgedMemory | null = null;
   readonly breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
+  /** the session's once-per-kind logs, per host logger (session-log.ts) */
+  readonly logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
 
