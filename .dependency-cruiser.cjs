@@ -35,6 +35,16 @@ const SURFACES = [
 const ENGINE = "^src/agents/engine/";
 const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
 const CORE_FILES = "^src/agents/[^/]+[.]ts$";
+/** The hosts' own packages (pi's SDK and model layer, OpenClaw): what only the shells may import. */
+const HOST_PACKAGES = "(^|/)node_modules/(@mariozechner/(pi-coding-agent|pi-ai|pi-tui)|openclaw)/";
+/** Feature files that still import a host package (issue 38: to be moved out), and only these. */
+const FEATURE_HOST_IMPORTS_LEFT = [
+  "^src/agents/trim/(token-memo|relevance-index)[.]ts$",
+  "^src/agents/messages/(message-tokens|read)[.]ts$",
+  "^src/agents/state/(note-tool|tool-result-of-message|message-cursor)[.]ts$",
+  "^src/agents/artifacts/fetch-tool[.]ts$",
+  "^src/agents/archive/(segments|search-tool)[.]ts$",
+];
 /** Where an npm package resolves to (also through a symlinked node_modules). */
 const NPM = "(^|/)node_modules/";
 
@@ -77,6 +87,32 @@ module.exports = {
         "it must not reach back into the engine or a host.",
       from: { path: FEATURES },
       to: { path: [ENGINE, ...SHELLS, ...SURFACES] },
+    },
+    // ---- host packages stay in the shells --------------------------------------------------
+    {
+      name: "engine-imports-no-host-package",
+      severity: "error",
+      comment:
+        "The engine speaks its own types (engine/compaction-input.ts, ContextReading): the pi SDK, pi-ai and OpenClaw " +
+        "stay in the shells. Only the message shape (AgentMessage, from pi-agent-core) is shared, as a type.",
+      from: { path: ENGINE },
+      to: { path: HOST_PACKAGES },
+    },
+    {
+      name: "engine-and-features-type-only-message-shape",
+      severity: "error",
+      comment: "AgentMessage is the one host type the engine and the features share, and only as a type: no pi-agent-core code runs there.",
+      from: { path: [ENGINE, FEATURES, "^src/agents/(messages|text)/"] },
+      to: { path: "(^|/)node_modules/@mariozechner/pi-agent-core/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "features-import-no-host-package",
+      severity: "error",
+      comment:
+        "The feature folders are host-neutral libraries. The files listed still take pi's token estimate, tool " +
+        "schema builder or message types (the tool definitions move to the shells); no other feature file may.",
+      from: { path: [FEATURES, "^src/agents/(messages|text)/"], pathNot: FEATURE_HOST_IMPORTS_LEFT },
+      to: { path: HOST_PACKAGES },
     },
     {
       name: "bottom-layers",

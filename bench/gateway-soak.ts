@@ -180,7 +180,7 @@ function plugin(stateDir: string, cacheMemoryMiB: number | null): () => ContextE
 
 type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; clear?(): void; map?: Map<string, { value: { sessionKey?: string } }> };
 const processCache = (name: string): Cache | undefined => (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
-const CACHES = ["pluginSlots", "agedOffload", "smartTrims", "smartTrimSticky", "breakdownMemories", "knowledgeFollowers"];
+const CACHES = ["pluginSlots", "sessions", "knowledgeFollowers"];
 
 function cacheFigures(): Record<string, [number, number]> {
   const out: Record<string, [number, number]> = {};

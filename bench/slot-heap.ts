@@ -80,24 +80,24 @@ try {
     for (const e of (slots as unknown as { map: Map<string, { value: SessionSlot }> }).map.values()) Object.assign(e.value.engine.requests, { current: null, previous: null, cached: null });
     const h = heap();
     console.log("and the request logs' last requests:", Math.round((h0 - h) / keys / 1024), "KiB per key");
-    const c = (globalThis as unknown as Record<symbol, { map: Map<unknown, unknown> }>)[Symbol.for("openclaw.contextManager.agedOffload")]!;
+    const c = (globalThis as unknown as Record<symbol, { map: Map<unknown, unknown> }>)[Symbol.for("openclaw.contextManager.sessions")]!;
     c.map.clear();
     const h2 = heap();
-    console.log("and aged memories dropped:", Math.round((h - h2) / keys / 1024), "KiB per key");
+    console.log("and the Sessions (aged memories, trims, breakdowns) dropped:", Math.round((h - h2) / keys / 1024), "KiB per key");
   }
   if (process.env.AGED_FIRST) {
-    const c = (globalThis as unknown as Record<symbol, { map: Map<unknown, { value: { approxBytes(): number } }> }>)[Symbol.for("openclaw.contextManager.agedOffload")]!;
+    const c = (globalThis as unknown as Record<symbol, { map: Map<unknown, { value: { approxBytes(): number } }> }>)[Symbol.for("openclaw.contextManager.sessions")]!;
     const est = [...c.map.values()].reduce((s, e) => s + e.value.approxBytes(), 0);
     c.map.clear();
     const h = heap();
-    console.log("aged first:", Math.round((withSlots - h) / keys / 1024), "KiB per key; estimated", Math.round(est / keys / 1024));
+    console.log("Sessions first:", Math.round((withSlots - h) / keys / 1024), "KiB per key; estimated", Math.round(est / keys / 1024));
   }
   for (let i = 0; i <= keys; i++) for (const key of [...(slots as unknown as { map: Map<string, unknown> }).map.keys()]) slots.delete(key);
   const without = heap();
   // what else holds each key's history (DROP=1): each process cache emptied in turn
   if (process.env.DROP) {
     let last = without;
-    for (const name of ["smartTrims", "agedOffload", "agedOffloadWarmed", "agedHistories", "gaugePhrases", "artifactStashes", "smartTrimSticky", "artifactRefs", "recallCache", "sessionLogs", "engines"]) {
+    for (const name of ["sessions", "artifactStashes", "artifactRefs", "recallCache", "sessionLogs", "engines"]) {
       const c = (globalThis as unknown as Record<symbol, { map?: Map<unknown, unknown>; clear?: () => void } | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
       if (!c) continue;
       if (c.map instanceof Map) c.map.clear();

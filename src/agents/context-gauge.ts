@@ -8,7 +8,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
-import { calculateContextTokens, type ContextUsage } from "@mariozechner/pi-coding-agent";
+import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
 import { messageTokens } from "./messages/message-tokens.js";
 import type { ContextManagerConfig } from "./context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "./messages/custom-types.js";
@@ -79,7 +79,16 @@ export function usageTokensOf(messages: readonly AgentMessage[]): number | null 
   return null;
 }
 
-export function readGauge(usage: ContextUsage | undefined, messages: readonly AgentMessage[], fallbackWindow: number): GaugeReading {
+/** The host's own reading of the context (pi's `getContextUsage()` has this shape). */
+export interface ContextReading {
+  /** null: unknown (right after a compaction, before the next reply) */
+  tokens: number | null;
+  contextWindow: number;
+  /** percent of the window, null when the tokens are unknown */
+  percent: number | null;
+}
+
+export function readGauge(usage: ContextReading | undefined, messages: readonly AgentMessage[], fallbackWindow: number): GaugeReading {
   const contextWindow = usage && usage.contextWindow > 0 ? usage.contextWindow : Math.max(0, fallbackWindow);
   if (usage && usage.tokens != null && usage.percent != null && Number.isFinite(usage.percent)) {
     return { tokens: usage.tokens, contextWindow, utilization: usage.percent / 100, source: "sdk" };

@@ -67,8 +67,8 @@ export interface ContextManagerConfig {
   recallMinScore: number;
   /**
    * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
-   * loaded archives 45%, session slots 35%, aged-output memories 10%, archive tails 5%,
-   * smart trims 4% and their sticky sets 1%
+   * loaded archives 38%, session slots 35%, per-key Sessions 18%, archive tails 5%,
+   * knowledge indexes 3%, knowledge followers 1% (engine/cache-budget.ts)
    */
   cacheMemoryMiB: number;
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */

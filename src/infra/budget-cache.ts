@@ -60,6 +60,11 @@ export class BudgetCache<K, V> {
     return e?.value;
   }
 
+  /** The values, least recent first, without counting or reordering. */
+  *values(): IterableIterator<V> {
+    for (const e of this.map.values()) yield e.value;
+  }
+
   /** The value of `key` without counting or reordering. */
   peek(key: K): V | undefined {
     return this.map.get(key)?.value;

@@ -24,7 +24,7 @@ import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
 import { readLatestCheckpoint } from "../agents/context-checkpoint.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
 import { archiveCompactedSpanAfter } from "../agents/engine/archive-hooks.js";
-import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
 import { canonicalSessionKey } from "../infra/session-key.js";
@@ -122,7 +122,7 @@ async function checkpointFor(opts: CompactionProviderOptions, session: ProviderS
     markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
     return { cp: earlier, slot };
   }
-  const event = compactionEventWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
+  const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
   const started = await slot.engine.startCompactionCheckpoint(event, opts.workspaceDir ?? process.cwd());
   if (!started) return null;
   // the checkpoint is on disk before OpenClaw gets the summary (`openclaw sessions compact`

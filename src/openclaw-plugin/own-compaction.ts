@@ -14,7 +14,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/context-gauge.js";
 import { markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
 import { archiveCompactedSpanAfter, archiveMessages } from "../agents/engine/archive-hooks.js";
-import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
@@ -119,7 +119,7 @@ export async function compactOwn(slot: SessionSlot, sessionId: string, history: 
   // already down to the summary and the last turn: nothing is lost by answering "compacted" with the same view
   if (cut === 0 && prev && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
   if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
-  const event = compactionEventWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
+  const event = compactionWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
   // the summary is rendered from the checkpoint built in memory; its durable write and the cut
   // part's archive follow in the background (checkpoint-compaction.ts); the view is the
   // compaction itself (the runtime's transcript is untouched): it is written before returning

@@ -8,7 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { agentAndChannelOf } from "../agents/engine/host-key.js";
-import { compactionEventWithoutPreparation } from "../agents/engine/outside-compaction-event.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
 import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
 import type { ContextManagerConfig } from "../agents/context-manager-config.js";
@@ -179,7 +179,7 @@ export class SessionSlot {
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
   async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
     try {
-      const event = compactionEventWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
+      const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
       await this.engine.onBeforeCompact(event, cwd);
     } catch (e) {
       warnFailure(this.opts.logger, "compaction checkpoint", e);

@@ -12,7 +12,7 @@ import { computeBreakdown } from "../../src/agents/breakdown/compute.js";
 import { CallSizes } from "../../src/agents/breakdown/call-sizes.js";
 import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { RequestLog } from "../../src/agents/engine/request-log.js";
-import { breakdownMemories, setBreakdownBudget } from "../../src/agents/engine/cache-budget.js";
+import { heldSession, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
 import { cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 
@@ -122,7 +122,7 @@ describe("tool call sizes kept per session key across engines", () => {
     const key = `test-key-${Math.random()}`;
     const h = history(30);
     expect(nextEngine(key, structuredClone(h))).toEqual(noMemo(h));
-    const sizes = breakdownMemories().peek(key)!.calls!;
+    const sizes = heldSession(key)!.breakdown.calls!;
     expect(sizes.stringified).toBe(30);
     // the next inbound message: a new engine, fresh copies, one new call
     const more = [...h, call("c30", { path: "new.ts", content: "y" }, 500), result("c30", "ok", 501)];
@@ -142,14 +142,14 @@ describe("tool call sizes kept per session key across engines", () => {
     const [a, b] = [`test-key-a-${Math.random()}`, `test-key-b-${Math.random()}`];
     const h = history(20);
     try {
-      setBreakdownBudget({ cacheMemoryMiB: 1 / 2 ** 20 }); // one byte: only the newest key is kept
+      setSessionBudget({ cacheMemoryMiB: 1 / 2 ** 20 }); // one byte: only the newest key is kept
       nextEngine(a, structuredClone(h));
       nextEngine(b, structuredClone(h));
-      expect(breakdownMemories().peek(a)?.calls).toBeUndefined();
+      expect(heldSession(a)?.breakdown.calls).toBeUndefined();
       expect(nextEngine(a, structuredClone(h))).toEqual(noMemo(h));
-      expect(breakdownMemories().peek(a)!.calls!.stringified).toBe(20);
+      expect(heldSession(a)!.breakdown.calls!.stringified).toBe(20);
     } finally {
-      setBreakdownBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
+      setSessionBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
     }
   });
 });
@@ -173,7 +173,7 @@ describe("tool call sizes per key: compact", () => {
     const one = new CallSizes();
     one.warm(h);
     expect(one.approxBytes()).toBeLessThanOrEqual(1200 + 450 * 12 + 450 * 8);
-    expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "breakdowns") / one.approxBytes())).toBeGreaterThanOrEqual(300);
+    expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "keySessions") / one.approxBytes())).toBeGreaterThanOrEqual(300);
     // 200 keys, round robin twice: the second round sizes nothing again
     const keys = Array.from({ length: 200 }, (_, i) => `test-key-rr-${i}-${Math.random()}`);
     for (const k of keys) {
@@ -186,7 +186,7 @@ describe("tool call sizes per key: compact", () => {
       l.record(record(structuredClone(h)));
       l.warmCalls();
       l.breakdown(logSettings);
-      expect(breakdownMemories().peek(k)?.calls?.stringified).toBe(450);
+      expect(heldSession(k)?.breakdown.calls?.stringified).toBe(450);
     }
   });
 });

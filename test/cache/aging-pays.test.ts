@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { allCacheSessions, clearCacheSessions } from "../../src/agents/cache/cache-session.js";
+import { allCacheSessions, clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
 import { filler, reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 

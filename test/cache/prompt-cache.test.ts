@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import type { ContextUsage, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { allCacheSessions, clearCacheSessions } from "../../src/agents/cache/cache-session.js";
+import { allCacheSessions, clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

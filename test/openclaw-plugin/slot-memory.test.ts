@@ -57,7 +57,7 @@ describe("an evicted slot's memory", () => {
     const held = new WeakRef(mine[0]![1].value.engine);
     expect(held.deref()!.requests.latest).not.toBeNull();
     // the aged-output memory of the key is still cached (it is kept apart from the slot)
-    const aged = (globalThis as unknown as Record<symbol, { size: number }>)[Symbol.for("openclaw.contextManager.agedOffload")]!;
+    const aged = (globalThis as unknown as Record<symbol, { size: number }>)[Symbol.for("openclaw.contextManager.sessions")]!;
     expect(aged.size).toBeGreaterThan(0);
     await held.deref()!.flushNow();
     cache.delete(mine[0]![0]);

@@ -8,9 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { withSmartTrim } from "../../src/agents/engine/trim-hooks.js";
-import type { BudgetCache } from "../../src/infra/budget-cache.js";
-import { globalSingleton } from "../../src/infra/global-singleton.js";
-import type { SmartTrim } from "../../src/agents/trim/smart-trim.js";
+import { heldSession } from "../../src/agents/engine/cache-budget.js";
 import { assistantMsg, makeEngine, removeDirs, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 
 const WINDOW = 20_000;
@@ -28,7 +26,6 @@ function history(tag: string, reads = 40): AgentMessage[] {
   return out;
 }
 
-const trimCache = () => globalSingleton<BudgetCache<string, SmartTrim> | undefined>("openclaw.contextManager.smartTrims", () => undefined);
 const tokensOf = (ms: readonly AgentMessage[]) => ms.reduce((a, m) => a + estimateTokens(m), 0);
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -50,7 +47,7 @@ describe("smart trim across many keys", () => {
       withSmartTrim(engineOf(k), structuredClone(h), 100, WINDOW); // under safeLimit: nothing trimmed, the key's SmartTrim made
       await tick(); // its relevance index fills (and weighs) off the request path
     }
-    const heldBefore = trimCache()?.peek(`${stateDir}\0${engineOf(0).sessionKey}`) !== undefined;
+    const heldBefore = (heldSession(`${stateDir}\0${engineOf(0).sessionKey}`)?.heldTrim ?? undefined) !== undefined;
     const next = [...first, assistantMsg([{ type: "text", text: "The drift is in module 3." }])];
     const sentBefore = r1!.messages;
     const r2 = withSmartTrim(engineOf(0), structuredClone(next), tokensOf(sentBefore) + 20, WINDOW);

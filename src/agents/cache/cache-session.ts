@@ -1,11 +1,9 @@
 /**
  * What the prompt-cache policy remembers of a session between requests, per session key for the
- * whole process: the hosts make a new engine per run (pi: per session; OpenClaw 2026.9: per
+ * whole process (held by the key's Session, engine/session.ts): the hosts make a new engine per run (pi: per session; OpenClaw 2026.9: per
  * turn), and the gauge lines must be re-placed identically by whichever engine prepares the next
  * request. A restarted process starts empty: its first request is taken as a cold cache.
  */
-import { globalSingleton } from "../../infra/global-singleton.js";
-
 /** A gauge line as sent: re-inserted with the same text after the same message in every later request. */
 export interface GaugeAnchor {
   /** messageKey of the message the line follows */
@@ -53,32 +51,7 @@ export class CacheSession {
   last: { family: string | null; cold: string | null; aging: string | null; gaugeLines: number } = { family: null, cold: null, aging: null, gaugeLines: 0 };
 }
 
-/** Sessions kept per process; the oldest idle one goes first (a few hundred bytes each). */
-const MAX_SESSIONS = 4096;
 /** Gauge lines kept per session: far more than one context fill's steps. */
 export const MAX_ANCHORS = 64;
 /** Request ends kept per session for the lookback check. */
 export const MAX_ENDS = 8;
-
-const sessions = (): Map<string, CacheSession> => globalSingleton("openclaw.contextManager.cacheSessions", () => new Map<string, CacheSession>());
-
-/** The session's memory (made on first use; each use makes it the most recent). */
-export function cacheSessionOf(key: string): CacheSession {
-  const map = sessions();
-  let s = map.get(key);
-  if (s) map.delete(key);
-  else s = new CacheSession();
-  map.set(key, s);
-  if (map.size > MAX_SESSIONS) map.delete(map.keys().next().value!);
-  return s;
-}
-
-/** Forgets every session (tests). */
-export function clearCacheSessions(): void {
-  sessions().clear();
-}
-
-/** Every session's memory, most recent last (tests, diagnostics). */
-export function allCacheSessions(): CacheSession[] {
-  return [...sessions().values()];
-}

@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import type { ContextManagerConfig } from "../context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -56,15 +56,10 @@ function refOf(at: ArchiveLocation) {
  * session_before_compact, after the compaction checkpoint: archives the messages pi is
  * about to summarize (the split turn's prefix included). Null when off or failed.
  */
-export async function archiveCompactedSpan(engine: ContextManagerEngine, event: SessionBeforeCompactEvent): Promise<AppendResult | null> {
+export async function archiveCompactedSpan(engine: ContextManagerEngine, event: CompactionInput): Promise<AppendResult | null> {
   return archiveMessages(engine, compactedSpanOf(event), { compaction: true });
 }
 
-/** The messages pi is about to summarize (the split turn's prefix included). */
-export function compactedSpanOf(event: SessionBeforeCompactEvent): AgentMessage[] {
-  const p = event.preparation;
-  return [...p.messagesToSummarize, ...p.turnPrefixMessages];
-}
 
 /** Compacted spans being archived after the compaction returned, per archive (stateDir, key). */
 const spanArchives = (): Map<string, Promise<unknown>> => globalSingleton("openclaw.contextManager.spanArchives", () => new Map());
@@ -114,7 +109,7 @@ export async function archiveMessages(engine: ContextManagerEngine, messages: re
     const origin = { session: engine.identity.sessionId, compaction: engine.compactions + 1 };
     const result = await archiveWorker().call("append", { ...ref, messages: messages as AgentMessage[], origin });
     log.clear("archive write");
-    if (result.added > 0) bumpArchiveGeneration(engine);
+    if (result.added > 0) engine.archiveAppends++;
     if (result.overLimit) void archiveWorker().call("compact", ref).catch((e: unknown) => log.fail("archive eviction", e));
     if (opts.compaction && engine.runtime.config.autoRecall) await archiveWorker().call("warm", ref).catch((e: unknown) => log.fail("archive load", e));
     return { added: result.added, duplicates: result.duplicates, evicted: result.evicted };
@@ -150,12 +145,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
 
-interface RecallCache {
-  key: string;
-  block: AgentMessage | null;
-  tokens: number;
-}
-const recallCache = (): WeakMap<object, RecallCache> => globalSingleton("openclaw.contextManager.recallCache", () => new WeakMap());
 
 export interface AutoRecall {
   messages: AgentMessage[];
@@ -199,8 +188,8 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
     const cap = recallCapTokens(cfg, contextWindow || engine.runtime.contextWindowTokens);
     const kFile = knowledgeFile(engine.runtime.stateDir, engine.runtime.sessionKey);
     const kSize = cfg.knowledge ? await fsp.stat(kFile).then((st) => st.size, () => 0) : 0;
-    const key = `${archiveGeneration(engine)}\0${kSize}\0${cap}\0${cfg.recallMinScore}\0${query}`;
-    let cached = recallCache().get(engine);
+    const key = `${engine.archiveAppends}\0${kSize}\0${cap}\0${cfg.recallMinScore}\0${query}`;
+    let cached = engine.recall;
     if (!cached || cached.key !== key) {
       // only what the agent cannot see: query terms present in its context are left out
       const visible = visibleText(base, requestAt);
@@ -218,7 +207,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
           ? ({ role: "custom", customType: RECALL_CUSTOM_TYPE, content: rendered.text, display: false, timestamp: Date.now() } as AgentMessage)
           : null,
       };
-      recallCache().set(engine, cached);
+      engine.recall = cached;
     }
     if (!cached.block) return unchanged;
     return { messages: [...base.slice(0, at), cached.block, ...base.slice(at)], tokens: cached.tokens };
@@ -228,11 +217,3 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
   }
 }
 
-/** Appends to each engine's archive so far: a recall block cached before one is searched again. */
-const generations = (): WeakMap<object, number> => globalSingleton("openclaw.contextManager.archiveGenerations", () => new WeakMap());
-function archiveGeneration(engine: ContextManagerEngine): number {
-  return generations().get(engine) ?? 0;
-}
-function bumpArchiveGeneration(engine: ContextManagerEngine): void {
-  generations().set(engine, archiveGeneration(engine) + 1);
-}

@@ -11,23 +11,20 @@ import type { ContextManagerConfig } from "../context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { setKnowledgeFollowerBudget } from "../archive/knowledge-store.js";
-import type { CallSizes } from "../breakdown/call-sizes.js";
-import { BYTES_PER_KEY, type SmartTrim } from "../trim/smart-trim.js";
-import type { AgedHistory } from "./aged-history.js";
+import { CacheSession } from "../cache/cache-session.js";
+import { Session } from "./session.js";
 
-// smartTrims: each key's SmartTrim (its relevance index weighs ~9 bytes per indexed char);
-// trimSticky: the keys' sticky trimmed sets alone, kept when a SmartTrim is evicted (issue 26);
-// breakdowns: each key's breakdown memory (call sizes, gauge phrase, aged requests);
+// keySessions: each key's Session (session.ts): its SmartTrim (relevance index ~9 bytes per
+// indexed char) and sticky set, aged outputs, breakdown memory and prompt-cache memory; the
+// sum of the shares those caches had apart (aged outputs 0.1, smart trims 0.04, sticky sets
+// 0.01, breakdowns 0.03);
 // knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
 // byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte
 export const CACHE_SHARES = {
   archives: 0.38,
   sessions: 0.35,
-  agedOutputs: 0.1,
+  keySessions: 0.18,
   archiveTails: 0.05,
-  smartTrims: 0.04,
-  trimSticky: 0.01,
-  breakdowns: 0.03,
   knowledgeIndexes: 0.03,
   knowledgeFollowers: 0.01,
 } as const;
@@ -39,69 +36,70 @@ export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemory
 }
 
 /**
- * Smart trim (engine/trim-hooks.ts) keeps two caches, because what is costly to lose is small:
- * a SmartTrim weighs its relevance index (MBs for a long session), rebuilt off the request path
- * after an eviction; its sticky set weighs ~160 bytes per trimmed message and is kept apart, so
- * an evicted key's next SmartTrim trims the same messages and its prompt prefix stays the same.
+ * The registry of Sessions (session.ts), one per state dir and canonical key, weighed as units:
+ * over the budget the least recently used are shed first (their SmartTrim, then their aged
+ * outputs and call sizes), then evicted whole. It holds what the per-feature caches held
+ * (smart trims and their sticky sets, aged outputs, breakdown memories, the prompt-cache
+ * policy's memory), under their summed shares.
  */
-export const smartTrims = (): BudgetCache<string, SmartTrim> =>
-  globalSingleton("openclaw.contextManager.smartTrims", () => new BudgetCache<string, SmartTrim>("smart trim", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "smartTrims"), (t) => t.approxBytes()));
+const sessions = (): BudgetCache<string, Session> =>
+  globalSingleton("openclaw.contextManager.sessions", () => new BudgetCache<string, Session>(
+    "session",
+    cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "keySessions"),
+    (s) => s.approxBytes(),
+    undefined,
+    (_key, s) => s.shed(),
+  ));
 
-export const stickySets = (): BudgetCache<string, Set<string>> =>
-  globalSingleton("openclaw.contextManager.smartTrimSticky", () => new BudgetCache<string, Set<string>>("smart trim sticky set", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "trimSticky"), (s) => 256 + s.size * BYTES_PER_KEY));
+const idOf = (stateDir: string, sessionKey: string): string => `${stateDir}\u0000${sessionKey}`;
 
-/** The gauge line's composition phrase of a key, and the reading it was computed at. */
-export interface GaugePhrase {
-  text: string;
-  tokens: number;
+/** The Session of (stateDir, key), made when missing; made the most recent. */
+export function sessionAt(stateDir: string, sessionKey: string): Session {
+  return sessionOf(idOf(stateDir, sessionKey));
 }
 
-/**
- * What the breakdown (engine/request-log.ts) remembers of a key, weighed and evicted as one:
- * - its tool call sizes (without, each run's first breakdown stringified every tool call of the
- *   history again: 2-3 ms at 2,000 messages, per inbound message); an evicted key sizes its
- *   history once more, off the request path;
- * - its gauge phrase ("tool results 58% (read 40%)"), so a run's first gauge line has it;
- * - what its latest requests had aged, for what aged since the last measured reply; an evicted
- *   key's next breakdown takes the provider's count as it stands.
- * Each part is made when first needed.
- */
-export interface BreakdownMemory {
-  calls: CallSizes | null;
-  phrase: GaugePhrase | null;
-  aged: AgedHistory | null;
-}
-
-/** The entry (~256 bytes: map entry, key, object), the call sizes, the phrase's text, the aged requests. */
-function memoryBytes(m: BreakdownMemory): number {
-  return 256 + (m.calls?.approxBytes() ?? 0) + (m.phrase ? 2 * m.phrase.text.length : 0) + (m.aged?.approxBytes() ?? 0);
-}
-
-export const breakdownMemories = (): BudgetCache<string, BreakdownMemory> =>
-  globalSingleton("openclaw.contextManager.breakdownMemories", () => new BudgetCache<string, BreakdownMemory>("breakdown memory", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "breakdowns"), memoryBytes));
-
-/** The key's breakdown memory, made (empty) when it has none. */
-export function breakdownMemory(key: string): BreakdownMemory {
-  const all = breakdownMemories();
-  let m = all.get(key);
-  if (!m) {
-    m = { calls: null, phrase: null, aged: null };
-    all.set(key, m);
+/** The Session of an id `stateDir\0key` (the request log's key), made when missing. */
+export function sessionOf(id: string): Session {
+  const all = sessions();
+  let s = all.get(id);
+  if (!s) {
+    const cut = id.indexOf("\u0000");
+    s = new Session(cut < 0 ? "" : id.slice(0, cut), cut < 0 ? id : id.slice(cut + 1));
+    all.set(id, s);
   }
-  return m;
+  return s;
 }
 
-/** Sizes the breakdown memories by the configuration (applyCacheBudget; tests). */
-export function setBreakdownBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
-  breakdownMemories().setBudget(cacheBudgetBytes(config, "breakdowns"));
+/** The Session of an id if held, without making it or counting a use (tests, diagnostics). */
+export function heldSession(id: string): Session | undefined {
+  return sessions().peek(id);
+}
+
+/** Weighs the Session again after it grew (a request, a new phrase) and evicts what no longer fits. */
+export function reweighSession(id: string): void {
+  sessions().reweigh(id);
+}
+
+/** Every held Session's prompt-cache memory, least recent first (tests, diagnostics). */
+export function allCacheSessions(): CacheSession[] {
+  return [...sessions().values()].map((s) => s.cache);
+}
+
+/** Forgets every Session's prompt-cache memory (what a restarted process holds of it; tests). */
+export function clearCacheSessions(): void {
+  for (const s of sessions().values()) s.cache = new CacheSession();
+}
+
+/** Sizes the Session registry by the configuration (applyCacheBudget; tests). */
+export function setSessionBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
+  sessions().setBudget(cacheBudgetBytes(config, "keySessions"));
 }
 
 let applied: number | null = null;
 
 /**
  * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
- * append tails, the knowledge indexes and followers, smart trim's two caches, the breakdown
- * memories) by the configuration: O(1) unless it changed.
+ * append tails, the knowledge indexes and followers, the Sessions) by the configuration: O(1) unless it changed.
  */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   if (applied === config.cacheMemoryMiB) return;
@@ -109,7 +107,5 @@ export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemory
   // the tails are followed where the appends run: the worker (and this thread when none can run)
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
   setKnowledgeFollowerBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
-  smartTrims().setBudget(cacheBudgetBytes(config, "smartTrims"));
-  stickySets().setBudget(cacheBudgetBytes(config, "trimSticky"));
-  setBreakdownBudget(config);
+  setSessionBudget(config);
 }

@@ -9,7 +9,7 @@ import type { AgingGate } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import type { CacheSession } from "../cache/cache-session.js";
-import { cacheSessionAt } from "./cache-session-key.js";
+import { sessionAt } from "./cache-budget.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -36,7 +36,7 @@ export interface RequestCache {
 
 /** The session's policy memory (per state dir and key, for the process). */
 export function cacheSessionFor(engine: ContextManagerEngine): CacheSession {
-  return cacheSessionAt(engine.runtime.stateDir, engine.sessionKey);
+  return sessionAt(engine.runtime.stateDir, engine.sessionKey).cache;
 }
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */

@@ -4,12 +4,15 @@
  * call. The pi shells return the result from `session_before_compact` (pi keeps its own cut
  * point, `firstKeptEntryId`, so its `keepRecentTokens` of recent messages stay verbatim).
  */
-import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { markCompactionSummarized } from "../checkpoint/compaction-outcome.js";
 import { renderCompactionSummary } from "../inject/compaction-summary.js";
-import { archiveCompactedSpan, archiveCompactedSpanAfter, compactedSpanOf } from "./archive-hooks.js";
+import { archiveCompactedSpan, archiveCompactedSpanAfter } from "./archive-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
+
+/** A compaction with pi's cut point: the checkpoint compaction returns it as pi's result. */
+export type PiCompaction = CompactionInput & { preparation: { firstKeptEntryId: string } };
 
 /** What pi's `session_before_compact` accepts as `{ compaction }` (its CompactionResult). */
 export interface CheckpointCompaction {
@@ -36,7 +39,7 @@ export function isCheckpointCompactionDetails(details: unknown): details is Chec
 export function compactionFromCheckpoint(
   engine: ContextManagerEngine,
   checkpoint: Checkpoint,
-  event: SessionBeforeCompactEvent,
+  event: PiCompaction,
   startedAt: number,
 ): CheckpointCompaction {
   const p = event.preparation;
@@ -74,7 +77,7 @@ export function compactionFromCheckpoint(
  */
 export async function checkpointCompaction(
   engine: ContextManagerEngine,
-  event: SessionBeforeCompactEvent,
+  event: PiCompaction,
   cwd: string,
 ): Promise<CheckpointCompaction | null> {
   const started = await startCheckpointCompaction(engine, event, cwd);
@@ -91,7 +94,7 @@ export interface StartedCheckpointCompaction {
 
 export async function startCheckpointCompaction(
   engine: ContextManagerEngine,
-  event: SessionBeforeCompactEvent,
+  event: PiCompaction,
   cwd: string,
 ): Promise<StartedCheckpointCompaction | null> {
   const startedAt = performance.now();

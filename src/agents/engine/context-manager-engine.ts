@@ -8,12 +8,12 @@
  * agent loop carries on (errors never reach pi).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../context-checkpoint-build.js";
 import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
 import { movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
-import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
+import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
+import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";
 import { ContextState } from "../context-state.js";
 import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
@@ -31,13 +31,13 @@ import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
 import { withCacheReuse } from "./cache-reuse-field.js";
-import { cacheSessionAt, reuseRulesOf } from "./cache-session-key.js";
+import { sessionAt } from "./cache-budget.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import type { ContextDecision, DraftExtra, EngineSession } from "./engine-shapes.js";
+import type { ContextDecision, DraftExtra, EngineSession, RecallBlockCache } from "./engine-shapes.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -65,6 +65,11 @@ export class ContextManagerEngine {
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
   readonly requests: RequestLog;
+
+  /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
+  recall: RecallBlockCache | null = null;
+  /** appends to the archive by this engine so far: a recall block cached before one is searched again */
+  archiveAppends = 0;
 
   /** who this engine captures for: what its checkpoints record */
   readonly identity: SessionIdentity & { sessionId: string };
@@ -293,7 +298,7 @@ export class ContextManagerEngine {
    * `context` event: capture new messages, gauge, and the auto checkpoint at the threshold.
    * `appendGauge` false: the line is not appended, only returned (the prompt-cache policy places it).
    */
-  async onContext(messages: AgentMessage[], usage: ContextUsage | undefined, appendGauge = true): Promise<ContextDecision> {
+  async onContext(messages: AgentMessage[], usage: ContextReading | undefined, appendGauge = true): Promise<ContextDecision> {
     const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
     try {
       await this.idle();
@@ -372,7 +377,7 @@ export class ContextManagerEngine {
    * yet seen, pi's fileOps and the split-turn flag, and write the compaction
    * checkpoint (never deduplicated). Returns the checkpoint, or null on failure.
    */
-  async onBeforeCompact(event: SessionBeforeCompactEvent, cwd: string): Promise<Checkpoint | null> {
+  async onBeforeCompact(event: CompactionInput, cwd: string): Promise<Checkpoint | null> {
     const started = await this.startCompactionCheckpoint(event, cwd);
     const written = started ? await started.durable : null;
     // a checkpoint that did not reach the disk is restored by no block
@@ -389,7 +394,7 @@ export class ContextManagerEngine {
    * durable, so a crash in between leaves the capture on disk for the next checkpoint.
    * Null (and nothing written) when the state or the draft is unavailable. Never throws.
    */
-  async startCompactionCheckpoint(event: SessionBeforeCompactEvent, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
+  async startCompactionCheckpoint(event: CompactionInput, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
     await this.idle();
     // pendingWrite from here on (no await in between): no capture can land between the draft's snapshot and the reset
     let settle!: (cp: Checkpoint | null) => void;
@@ -401,8 +406,7 @@ export class ContextManagerEngine {
     try {
       const state = await this.ensureState();
       if (state) {
-        const branchMessages: AgentMessage[] = [];
-        for (const entry of event.branchEntries) if (entry.type === "message") branchMessages.push(entry.message);
+        const branchMessages = branchMessagesOf(event);
         state.captureMessages(branchMessages);
         const p = event.preparation;
         const window = this.runtime.contextWindowTokens;
@@ -486,7 +490,7 @@ export class ContextManagerEngine {
 
   /** The latest request's cache-reuse estimate under the rules it was prepared for (none: no estimate). */
   cacheReuse(): ReuseEstimate | null {
-    const rules = reuseRulesOf(cacheSessionAt(this.runtime.stateDir, this.sessionKey));
+    const rules = sessionAt(this.runtime.stateDir, this.sessionKey).reuseRules();
     return rules ? this.requests.cacheReuse(rules) : null;
   }
 

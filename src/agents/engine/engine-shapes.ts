@@ -4,6 +4,13 @@ import type { Checkpoint } from "../context-checkpoint.js";
 import type { SessionIdentity } from "../context-checkpoint-schema.js";
 import type { GaugeAction, GaugeReading } from "../context-gauge.js";
 
+/** The automatic recall's block as last searched (archive-hooks.ts), and what it was searched for. */
+export interface RecallBlockCache {
+  key: string;
+  block: AgentMessage | null;
+  tokens: number;
+}
+
 /** What a compaction checkpoint adds to the state's draft. */
 export interface DraftExtra {
   fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };

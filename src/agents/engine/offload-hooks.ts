@@ -6,13 +6,11 @@
  */
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { AgedOffload, type AgingGate } from "../artifacts/aged-offload.js";
+import type { AgingGate } from "../artifacts/aged-offload.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { recordStash } from "../artifacts/session-stashes.js";
-import { BudgetCache } from "../../infra/budget-cache.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
-import { cacheBudgetBytes } from "./cache-budget.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
+import type { AgedMemory } from "./session.js";
 
 /**
  * One aged-offload memory per session key and settings for the whole process, not per engine:
@@ -21,30 +19,19 @@ import { globalSingleton } from "../../infra/global-singleton.js";
  * memory empty) and the next one aged again: a prompt that flip-flopped, broke provider
  * caches and reported a usage far above what the session needs (the gauge read 142%).
  */
-// kept by memory budget (cacheMemoryMiB's aged-outputs share, ~2,000 typical sessions by
-// default), not by key count: a gateway's hundreds of keys each keep theirs (issue 24)
-const agedByKey = (): BudgetCache<string, AgedOffload> =>
-  globalSingleton("openclaw.contextManager.agedOffload", () => new BudgetCache<string, AgedOffload>("aged output", cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "agedOutputs"), (a) => a.approxBytes()));
-function agedFor(engine: ContextManagerEngine): AgedOffload {
-  const settings = offloadSettings(engine.runtime.config);
-  const key = `${engine.runtime.stateDir}\u0000${engine.sessionKey}\u0000${JSON.stringify(settings)}`;
-  const registry = agedByKey();
-  registry.setBudget(cacheBudgetBytes(engine.runtime.config, "agedOutputs"));
-  let a = registry.get(key);
-  if (!a) {
-    const where = { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey };
-    a = new AgedOffload(settings, where);
-  }
-  registry.set(key, a); // weighed again: it grows with the session
+// held by the key's Session (session.ts), weighed with it under cacheMemoryMiB, not by key
+// count: a gateway's hundreds of keys each keep theirs (issue 24)
+function agedFor(engine: ContextManagerEngine): AgedMemory {
+  const { stateDir } = engine.runtime;
+  applyCacheBudget(engine.runtime.config);
+  const m = sessionAt(stateDir, engine.sessionKey).agedOffload(offloadSettings(engine.runtime.config));
+  reweighSession(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
   // errors go to the log of the run at hand; the log, not the engine: a memory kept past its
   // engine's slot must not keep the engine (its request log's history, its state) alive with it
   const log = engine.log;
-  a.onError = (e) => log.fail("artifact stash", e);
-  return a;
+  m.offload.onError = (e) => log.fail("artifact stash", e);
+  return m;
 }
-
-/** Memories already warmed (at a session start, or at the first request they saw). */
-const warmed = (): WeakSet<AgedOffload> => globalSingleton("openclaw.contextManager.agedOffloadWarmed", () => new WeakSet<AgedOffload>());
 
 /**
  * pi's `context` event and the plugin's `assemble`: aged tool results swapped for handle +
@@ -58,12 +45,11 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
   if (!engine || !engine.runtime.config.offload) return messages;
   try {
     const aged = agedFor(engine);
-    const seen = warmed();
-    if (!seen.has(aged)) {
-      seen.add(aged);
-      aged.warm(messages);
+    if (!aged.warmed) {
+      aged.warmed = true;
+      aged.offload.warm(messages);
     }
-    return aged.apply(messages, gate);
+    return aged.offload.apply(messages, gate);
   } catch (e) {
     engine.log.fail("aged offload", e);
     return messages;
@@ -78,8 +64,8 @@ export function warmAgedOffload(engine: ContextManagerEngine | null, entries: re
   if (!engine || !engine.runtime.config.offload || entries.length === 0) return;
   try {
     const aged = agedFor(engine);
-    warmed().add(aged);
-    aged.warm(messagesInContext(entries));
+    aged.warmed = true;
+    aged.offload.warm(messagesInContext(entries));
   } catch (e) {
     engine.log.fail("aged offload", e);
   }
@@ -109,11 +95,11 @@ export function offloadPatch(
   if (!engine || !engine.runtime.config.offload) return undefined;
   try {
     // the call's own long arguments (a write's content) age too, whatever happens to its result
-    agedFor(engine).registerCall(event);
+    agedFor(engine).offload.registerCall(event);
     const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
     // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
     if (!out) {
-      const aged = agedFor(engine).register(event);
+      const aged = agedFor(engine).offload.register(event);
       // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
       if (aged) recordStash(engine.sessionKey, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
     }

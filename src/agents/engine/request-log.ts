@@ -12,7 +12,7 @@ import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute
 import { messageKey } from "../messages/message-key.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
-import { breakdownMemories, breakdownMemory } from "./cache-budget.js";
+import { reweighSession, sessionOf } from "./cache-budget.js";
 import { AgedHistory } from "./aged-history.js";
 import { requestFingerprint } from "./request-fingerprint.js";
 import type { CostRequest } from "../prompt-cost/request.js";
@@ -69,7 +69,7 @@ const REFRESH_DELTA = 0.01;
 export class RequestLog {
   /** `key`: the session's key and state dir, where the phrase outlives this log */
   constructor(private readonly key: string | null = null) {
-    this.phrase = key === null ? null : (breakdownMemories().get(key)?.phrase ?? null);
+    this.phrase = key === null ? null : (sessionOf(key).breakdown.phrase ?? null);
     this.ownHistory = key === null ? newHistory() : null;
     this.ownCalls = key === null ? new CallSizes() : null;
   }
@@ -83,7 +83,7 @@ export class RequestLog {
    */
   private calls(): CallSizes {
     if (this.ownCalls) return this.ownCalls;
-    const m = breakdownMemory(this.key!);
+    const m = sessionOf(this.key!).breakdown;
     return (m.calls ??= new CallSizes());
   }
 
@@ -91,13 +91,13 @@ export class RequestLog {
 
   private history(): AgedHistory {
     if (this.ownHistory) return this.ownHistory;
-    const m = breakdownMemory(this.key!);
+    const m = sessionOf(this.key!).breakdown;
     return (m.aged ??= newHistory());
   }
 
   /** The key's memory grew (a longer history, more aged requests): weighed again against the cache budget. */
   private reweigh(): void {
-    if (this.key !== null) breakdownMemories().reweigh(this.key);
+    if (this.key !== null) reweighSession(this.key);
   }
 
   private current: RequestRecord | null = null;
@@ -266,7 +266,7 @@ export class RequestLog {
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
       if (this.key === null) return;
-      breakdownMemory(this.key).phrase = this.phrase;
+      sessionOf(this.key).breakdown.phrase = this.phrase;
       this.reweigh();
     });
   }

@@ -15,8 +15,7 @@
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextUsage } from "@mariozechner/pi-coding-agent";
-import { estimateContextTokens, type GaugeReading } from "../context-gauge.js";
+import { type ContextReading, estimateContextTokens, type GaugeReading } from "../context-gauge.js";
 import { withAutoRecall } from "./archive-hooks.js";
 import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -29,7 +28,7 @@ export interface ModelRequest {
   /** what the host would send */
   messages: AgentMessage[];
   /** the host's own reading of the context (pi's getContextUsage()); absent: estimated */
-  usage?: ContextUsage;
+  usage?: ContextReading;
   /** a prompt the model reads after `messages` (OpenClaw 2026.9's fenced turn): gauged and queried first */
   pendingPrompt?: string;
   /** what the host adds to the messages (system prompt, tools), for the context breakdown; read lazily */
@@ -89,7 +88,7 @@ function promptTokens(pending: string | undefined): number {
 }
 
 /** The gauge's reading with `extra` tokens (the pending prompt) counted; undefined: the messages' own estimate. */
-function usageWith(messages: readonly AgentMessage[], extra: number, window: number): ContextUsage | undefined {
+function usageWith(messages: readonly AgentMessage[], extra: number, window: number): ContextReading | undefined {
   if (extra <= 0 || window <= 0) return undefined;
   const tokens = estimateContextTokens(messages) + extra;
   return { tokens, contextWindow: window, percent: (tokens / window) * 100 };

@@ -2,36 +2,21 @@
  * "One log line per failure kind" across runs. OpenClaw builds a new engine
  * (and a new ContextState) for every run, so a per-object OnceLogger would log
  * a read-only disk again on every turn. This keeps the once-state per host
- * logger and session (stateDir + key) for the life of the process, keyed on
- * globalThis like the other registries (modules may be loaded twice).
+ * logger and session (stateDir + key), held by the key's Session (session.ts): an evicted
+ * Session's next failure of a kind is logged once more.
  */
 import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { sessionAt } from "./cache-budget.js";
+import type { SessionLog } from "./session.js";
 import { debugLog } from "../../infra/debug-log.js";
 
-export interface SessionLog {
-  /** the engine's logger: fail(kind) logs once until clear(kind) */
-  once: OnceLogger;
-  /** sink for ContextState: drops a "<kind> failed" line already logged and not yet recovered */
-  stateSink: WarnLogger;
-  /** the state files were written again: their failure kinds may log anew */
-  stateRecovered(): void;
-}
-
-type Logs = WeakMap<WarnLogger, Map<string, SessionLog>>;
-
-const logs = (): Logs => globalSingleton("openclaw.contextManager.sessionLogs", () => new WeakMap());
+export type { SessionLog };
 
 const FAILURE_LINE = /^\[context-manager\] (.+?) failed \(/;
 
 export function sessionLog(sink: WarnLogger, stateDir: string, sessionKey: string): SessionLog {
-  let bySession = logs().get(sink);
-  if (!bySession) {
-    bySession = new Map();
-    logs().set(sink, bySession);
-  }
-  const id = `${stateDir}\u0000${sessionKey}`;
-  let log = bySession.get(id);
+  const bySink = sessionAt(stateDir, sessionKey).logs;
+  let log = bySink.get(sink);
   if (!log) {
     const seen = new Set<string>();
     log = {
@@ -49,7 +34,7 @@ export function sessionLog(sink: WarnLogger, stateDir: string, sessionKey: strin
       },
       stateRecovered: () => seen.clear(),
     };
-    bySession.set(id, log);
+    bySink.set(sink, log);
   }
   return log;
 }

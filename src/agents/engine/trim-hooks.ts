@@ -1,7 +1,7 @@
 /**
  * Smart trim as the engine uses it (config `smartTrim`, docs/archive.md#smart-trim): one
  * SmartTrim per session key for the whole process (a host makes a new engine per inbound
- * message; the sticky trimmed set must outlive it; kept by memory budget: cache-budget.ts), applied to
+ * message; the sticky trimmed set must outlive it; the key's Session holds both), applied to
  * each request after the superseded blocks are dropped and before the automatic recall. What it trims is archived
  * on the next turn of the event loop (off the request path; `context_search` finds it from
  * the next request on). Never throws: a failure sends the messages as they were.
@@ -9,33 +9,20 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
-import { SmartTrim, type TrimResult } from "../trim/smart-trim.js";
+import type { SmartTrim, TrimResult } from "../trim/smart-trim.js";
 import { archiveMessages } from "./archive-hooks.js";
-import { applyCacheBudget, smartTrims, stickySets } from "./cache-budget.js";
+import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
-/** The session key's SmartTrim (created on first use, or again with its sticky set after an eviction). */
+/** The session key's SmartTrim (created on first use, or again with its sticky set after a shed: session.ts). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
-  const key = trimKey(engine);
   applyCacheBudget(engine.runtime.config); // the caches' budgets: set there, once per configuration
-  const registry = smartTrims();
-  const sticky = stickySets();
-  let t = registry.get(key);
-  if (!t) {
-    t = new SmartTrim(sticky.get(key));
-    registry.set(key, t);
-  }
-  sticky.set(key, t.stickySet);
-  return t;
+  return sessionAt(engine.runtime.stateDir, engine.sessionKey).smartTrim();
 }
 
-const trimKey = (engine: ContextManagerEngine): string => `${engine.runtime.stateDir}\0${engine.sessionKey}`;
-
-/** Weighs the key's SmartTrim and sticky set again after a request (they grow with the history). */
+/** Weighs the key's Session again after a request (its SmartTrim grows with the history). */
 function reweigh(engine: ContextManagerEngine): void {
-  const key = trimKey(engine);
-  smartTrims().reweigh(key);
-  stickySets().reweigh(key);
+  reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`);
 }
 
 /**

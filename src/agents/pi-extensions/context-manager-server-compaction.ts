@@ -13,7 +13,7 @@
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../context-checkpoint-schema.js";
 import { engineFor } from "./context-manager.js";
-import { compactionEventWithoutPreparation } from "../engine/outside-compaction-event.js";
+import { compactionWithoutPreparation } from "../engine/compaction-input.js";
 
 export interface ServerCompactionParams {
   sessionManager: ExtensionContext["sessionManager"];
@@ -28,7 +28,7 @@ export async function writeServerCompactionCheckpoint(params: ServerCompactionPa
     const engine = await engineFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
     if (!engine) return null;
     const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
-    const event = compactionEventWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
+    const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
     return await engine.onBeforeCompact(event, params.cwd);
   } catch {
     return null;

@@ -1,0 +1,132 @@
+/**
+ * One session key's memory for the process (per state dir and canonical key), kept in one
+ * registry and weighed as one (cache-budget.ts): the hosts make a new engine per run (OpenClaw:
+ * per inbound message), and what a request needs of the requests before it must outlive that
+ * engine. Everything here can be had again: a Session shed or evicted continues from disk and
+ * from the next request's messages, in O(new messages).
+ */
+import { AgedOffload } from "../artifacts/aged-offload.js";
+import type { OffloadSettings } from "../artifacts/offload.js";
+import type { CallSizes } from "../breakdown/call-sizes.js";
+import { CacheSession } from "../cache/cache-session.js";
+import type { ReuseRules } from "../prompt-cost/reuse.js";
+import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
+import type { AgedHistory } from "./aged-history.js";
+import type { OnceLogger, WarnLogger } from "../../infra/log-once.js";
+
+/** The gauge line's composition phrase of a key, and the reading it was computed at. */
+export interface GaugePhrase {
+  text: string;
+  tokens: number;
+}
+
+/**
+ * What the breakdown (engine/request-log.ts) remembers of a key:
+ * - its tool call sizes (without, each run's first breakdown stringified every tool call of the
+ *   history again: 2-3 ms at 2,000 messages, per inbound message); a shed key sizes its
+ *   history once more, off the request path;
+ * - its gauge phrase ("tool results 58% (read 40%)"), so a run's first gauge line has it;
+ * - what its latest requests had aged, for what aged since the last measured reply.
+ * Each part is made when first needed.
+ */
+export interface BreakdownMemory {
+  calls: CallSizes | null;
+  phrase: GaugePhrase | null;
+  aged: AgedHistory | null;
+}
+
+export interface SessionLog {
+  /** the engine's logger: fail(kind) logs once until clear(kind) */
+  once: OnceLogger;
+  /** sink for ContextState: drops a "<kind> failed" line already logged and not yet recovered */
+  stateSink: WarnLogger;
+  /** the state files were written again: their failure kinds may log anew */
+  stateRecovered(): void;
+}
+
+/** The aged-offload memory under one set of offload settings, and whether it has seen the session's history. */
+export interface AgedMemory {
+  settings: string;
+  offload: AgedOffload;
+  /** it has seen the session's history (a session start, or its first request) */
+  warmed: boolean;
+}
+
+export class Session {
+  /**
+   * Smart trim's sticky set, kept when the SmartTrim (its relevance index: MBs for a long
+   * session) is shed: the next SmartTrim trims the same messages and the prompt prefix stays
+   * the same (issue 26). ~160 bytes per trimmed message.
+   */
+  private sticky: Set<string> | undefined;
+  private trim: SmartTrim | null = null;
+  private agedMemory: AgedMemory | null = null;
+  readonly breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
+  /** the session's once-per-kind logs, per host logger (session-log.ts) */
+  readonly logs = new WeakMap<WarnLogger, SessionLog>();
+  /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
+  cache = new CacheSession();
+
+  constructor(
+    readonly stateDir: string,
+    readonly sessionKey: string,
+  ) {}
+
+  /** The key's SmartTrim (made on first use, or again with its sticky set after a shed). */
+  smartTrim(): SmartTrim {
+    if (!this.trim) {
+      this.trim = new SmartTrim(this.sticky);
+      this.sticky = this.trim.stickySet;
+    }
+    return this.trim;
+  }
+
+  /** The SmartTrim if one is held (tests). */
+  get heldTrim(): SmartTrim | null {
+    return this.trim;
+  }
+
+  /**
+   * Whose rules the latest request was prepared under, for the cache-reuse estimate (`/context`,
+   * the checkpoint's breakdown): null under `none` (no cache, no estimate) and before any request.
+   */
+  reuseRules(): ReuseRules | null {
+    const family = this.cache.last.family;
+    return family === "anthropic" || family === "openai" ? family : null;
+  }
+
+  /** The key's aged-offload memory under `settings` (another settings' memory is replaced). */
+  agedOffload(settings: OffloadSettings): AgedMemory {
+    const id = JSON.stringify(settings);
+    if (this.agedMemory?.settings !== id) {
+      this.agedMemory = { settings: id, offload: new AgedOffload(settings, { stateDir: this.stateDir, sessionKey: this.sessionKey }), warmed: false };
+    }
+    return this.agedMemory;
+  }
+
+  /** About what the Session holds, in bytes: its weight in the registry. */
+  approxBytes(): number {
+    const trim = this.trim ? this.trim.approxBytes() : 256 + (this.sticky?.size ?? 0) * BYTES_PER_KEY;
+    const b = this.breakdown;
+    const breakdown = (b.calls?.approxBytes() ?? 0) + (b.phrase ? 2 * b.phrase.text.length : 0) + (b.aged?.approxBytes() ?? 0);
+    const cache = 512 + this.cache.anchors.length * 256 + this.cache.ends.length * 32;
+    return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache;
+  }
+
+  /**
+   * Over the budget, lightens the Session in place, heaviest first: the SmartTrim (its sticky set
+   * stays), then the aged outputs and the call sizes. The gauge phrase, the aged requests and
+   * the cache memory stay until the whole Session is evicted. True when something was dropped.
+   */
+  shed(): boolean {
+    if (this.trim) {
+      this.sticky = this.trim.stickySet;
+      this.trim = null;
+      return true;
+    }
+    if (!this.agedMemory && !this.breakdown.calls) return false;
+    this.agedMemory = null;
+    this.breakdown.calls = null;
+    return true;
+  }
+}
