@@ -3,7 +3,7 @@
 //
 //   user surfaces   cli/ demo/ replay/ faux/ index.ts store.ts
 //   host shells     agents/pi-extensions/ openclaw-plugin/ openclaw.ts agents/pi-embedded-runner/
-//                   auto-reply/ agents/context-checkpoint-restore.ts (the core restore seam)
+//                   auto-reply/ openclaw-core/ (the restore seams OpenClaw core calls)
 //   engine          agents/engine/
 //   core, features  agents/*.ts (context-*.ts, gauge-line.ts) and
 //                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown,trim,cache}/
@@ -21,7 +21,7 @@ const SHELLS = [
   "^src/openclaw[.]ts$",
   "^src/agents/pi-embedded-runner/",
   "^src/auto-reply/",
-  "^src/agents/context-checkpoint-restore[.]ts$",
+  "^src/openclaw-core/",
 ];
 /** The user surfaces: the CLI, the demo, the replay harness, the faux model, the package entry points. */
 const SURFACES = [
@@ -33,7 +33,7 @@ const SURFACES = [
   "^src/store[.]ts$",
 ];
 const ENGINE = "^src/agents/engine/";
-const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
+const FEATURES = "^src/agents/(config|gauge|state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
 const CORE_FILES = "^src/agents/[^/]+[.]ts$";
 /** Where an npm package resolves to (also through a symlinked node_modules). */
 const NPM = "(^|/)node_modules/";

@@ -16,10 +16,10 @@ export {
   type RestoreBlock,
   type RestoreKind,
   type RestoreParams,
-} from "./agents/context-checkpoint-restore.js";
+} from "./openclaw-core/restore-seams.js";
 export {
   type ContextManagerConfig,
   ContextManagerConfigError,
   DEFAULT_CONTEXT_MANAGER_CONFIG,
   resolveContextManagerConfig,
-} from "./agents/context-manager-config.js";
+} from "./agents/config/context-manager-config.js";

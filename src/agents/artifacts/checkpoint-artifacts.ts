@@ -6,7 +6,7 @@
  * then read), newest first, then the newest others; at most CHECKPOINT_MAX_ARTIFACTS.
  */
 import { CheckpointError } from "../checkpoint/errors.js";
-import type { ArtifactRef } from "../context-checkpoint-schema.js";
+import type { ArtifactRef } from "../checkpoint/schema.js";
 import type { RestoreExtraSection } from "../inject/sections.js";
 import { tryParseHandle } from "./handle.js";
 import { FETCH_TOOL_NAME } from "./preview.js";

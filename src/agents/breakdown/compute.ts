@@ -12,7 +12,7 @@
  * not explain is reported as `unattributed` instead of being spread.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
 import type { CallSizes } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";

@@ -15,7 +15,7 @@
  *    breakdown's headroom; -0 as 0).
  * Keys are fixed schema names, never user content.
  */
-import { BREAKDOWN_CATEGORIES, type Checkpoint, type ContextBreakdown } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type Checkpoint, type ContextBreakdown } from "./schema.js";
 import { wellFormed } from "./text.js";
 
 export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";

@@ -25,7 +25,7 @@ import {
   type WorkTask,
   type WorkTurn,
   type WorkLedger,
-} from "../context-checkpoint-schema.js";
+} from "./schema.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "./validate-workspace.js";

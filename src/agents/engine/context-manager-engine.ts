@@ -9,11 +9,13 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
-import { buildCheckpointDraft } from "../context-checkpoint-build.js";
-import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
+import { buildCheckpointDraft } from "../state/checkpoint-build.js";
+import { type Checkpoint } from "../checkpoint/schema.js";
+import { CheckpointWriter } from "../checkpoint/store.js";
+import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { movedOn } from "../checkpoint/writer.js";
-import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
-import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
+import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../checkpoint/schema.js";
+import { formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { ContextState } from "../context-state.js";
 import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";

@@ -10,7 +10,7 @@ import { AgedOffload, type AgingGate } from "../artifacts/aged-offload.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { recordStash } from "../artifacts/session-stashes.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { cacheBudgetBytes } from "./cache-budget.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 

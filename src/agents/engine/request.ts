@@ -16,7 +16,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
-import { estimateContextTokens, type GaugeReading } from "../context-gauge.js";
+import { estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
 import { withAutoRecall } from "./archive-hooks.js";
 import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";

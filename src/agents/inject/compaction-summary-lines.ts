@@ -5,7 +5,7 @@
  * of plain path characters are printed bare and folded under their root.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, WorkCommand, WorkFile, WorkTask, WorkTurn } from "../context-checkpoint-schema.js";
+import type { Checkpoint, WorkCommand, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
 import { quoteUntrusted } from "./quote.js";

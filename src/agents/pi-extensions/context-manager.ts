@@ -16,9 +16,9 @@
  */
 import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
-import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
+import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../../openclaw-core/restore-seams.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
+import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";

@@ -31,8 +31,8 @@ import {
   shouldCompact,
 } from "@mariozechner/pi-coding-agent";
 import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../agents/pi-embedded-runner/extensions.js";
-import { type Enqueue, onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
-import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
+import { type Enqueue, onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../openclaw-core/restore-seams.js";
+import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { NOTE_TOOL_NAME } from "../../agents/state/note-tool.js";
 import { FETCH_TOOL_NAME } from "../../agents/artifacts/preview.js";

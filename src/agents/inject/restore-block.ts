@@ -11,13 +11,13 @@
  *   (or whole list entries) by priority, and the block says what was left out.
  */
 
-import { tryParseHandle } from "./artifacts/handle.js";
-import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "./context-checkpoint-schema.js";
-import { type Clock, makeClock, parseDate } from "./inject/clock.js";
-import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./inject/drop-plan.js";
-import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./inject/markers.js";
-import { ELLIPSIS, quoteUntrusted } from "./inject/quote.js";
-import { goalOutcome, OUTCOME_REQUESTS, requestOutcome } from "./inject/turn-outcomes.js";
+import { tryParseHandle } from "../artifacts/handle.js";
+import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "../checkpoint/schema.js";
+import { type Clock, makeClock, parseDate } from "./clock.js";
+import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./drop-plan.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
+import { ELLIPSIS, quoteUntrusted } from "./quote.js";
+import { goalOutcome, OUTCOME_REQUESTS, requestOutcome } from "./turn-outcomes.js";
 import {
   type RenderedRestore,
   type RenderRestoreOptions,
@@ -25,9 +25,9 @@ import {
   type RestoreSection,
   SECTION_ORDER,
   SECTION_SPEC,
-} from "./inject/sections.js";
-import { BARE_PATH, commonRoot, foldPaths } from "./text/path-fold.js";
-import { estimateTextTokens } from "./text/token-estimate.js";
+} from "./sections.js";
+import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
+import { estimateTextTokens } from "../text/token-estimate.js";
 
 // Re-exported so existing importers of the renderer keep one entry point.
 

@@ -5,20 +5,20 @@
  * Core passes its own `enqueueSystemEvent`, so this package never imports
  * OpenClaw internals. Never throws: a failure means "no block".
  */
-import { readLatestCheckpoint } from "./context-checkpoint.js";
-import type { Checkpoint } from "./context-checkpoint-schema.js";
-import { renderCheckpointRestore } from "./context-checkpoint-inject.js";
-import type { RenderedRestore, RestoreExtraSection } from "./inject/sections.js";
-import { type ContextManagerConfig, resolveContextManagerConfig } from "./context-manager-config.js";
+import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
+import { renderCheckpointRestore } from "../agents/inject/restore-block.js";
+import type { RenderedRestore, RestoreExtraSection } from "../agents/inject/sections.js";
+import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
 import type { FsOps } from "../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-key.js";
-import { type CompactionOutcome, compactionOutcomeSince } from "./checkpoint/compaction-outcome.js";
+import { type CompactionOutcome, compactionOutcomeSince } from "../agents/checkpoint/compaction-outcome.js";
 import { consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
-import type { DriftReport } from "./drift/compare.js";
-import { driftOf } from "./drift/restore-section.js";
-import { driftExtraSection } from "./drift/render.js";
-import { artifactsExtraSection } from "./artifacts/checkpoint-artifacts.js";
-import { recoverPreviousSessions } from "./engine/recover-previous-session.js";
+import type { DriftReport } from "../agents/drift/compare.js";
+import { driftOf } from "../agents/drift/restore-section.js";
+import { driftExtraSection } from "../agents/drift/render.js";
+import { artifactsExtraSection } from "../agents/artifacts/checkpoint-artifacts.js";
+import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
