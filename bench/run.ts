@@ -24,7 +24,7 @@ import { CheckpointWriter } from "../src/agents/checkpoint/store.js";
 import { parseCheckpoint } from "../src/agents/checkpoint/yaml.js";
 import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCallAfterRestart, interleavedWriteAndFloor } from "./write-path.js";
 import { makeBenchDraft } from "./draft.js";
-import { renderCheckpointRestore } from "../src/agents/inject/restore-block.js";
+import { renderCheckpointRestore } from "../src/agents/inject/render-restore.js";
 import { resolveContextManagerConfig } from "../src/agents/config/context-manager-config.js";
 import { agedMessages } from "../src/agents/engine/offload-hooks.js";
 import { ContextState } from "../src/agents/context-state.js";

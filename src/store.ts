@@ -18,5 +18,5 @@ export { listCheckpointSessions, readLatestPointer, readLatestSummary, type Chec
 export { readCheckpointMeta } from "./agents/checkpoint/meta.js";
 export { summarizeCheckpoint, type CheckpointSummary } from "./agents/checkpoint/summary.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./infra/session-dir.js";
-export { renderCheckpointRestore } from "./agents/inject/restore-block.js";
+export { renderCheckpointRestore } from "./agents/inject/render-restore.js";
 export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/sections.js";

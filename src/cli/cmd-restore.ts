@@ -6,7 +6,7 @@ import type { CliArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
 import { driftOf } from "../agents/drift/restore-section.js";
-import { renderRestoreBlock } from "../openclaw-core/restore-seams.js";
+import { renderRestoreBlock } from "../agents/engine/restore-block.js";
 import { loadCheckpoint, requireSessionKey, resolveCheckpointRef, selectSessions } from "./sessions.js";
 
 export async function runRestore(args: CliArgs, out: Output): Promise<number> {

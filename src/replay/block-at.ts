@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { buildCheckpointDraft } from "../agents/state/checkpoint-build.js";
-import { renderCheckpointRestore } from "../agents/inject/restore-block.js";
+import { renderCheckpointRestore } from "../agents/inject/render-restore.js";
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { ContextState } from "../agents/context-state.js";

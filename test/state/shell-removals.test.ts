@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { buildCheckpointDraft } from "../../src/agents/state/checkpoint-build.js";
-import { renderCheckpointRestore } from "../../src/agents/inject/restore-block.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { ContextState } from "../../src/agents/context-state.js";
 import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";

@@ -7,7 +7,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
-import { restoreBlockOf } from "../../openclaw-core/restore-seams.js";
+import { restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
