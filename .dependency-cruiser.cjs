@@ -5,9 +5,9 @@
 //   host shells     agents/pi-extensions/ openclaw-plugin/ openclaw.ts agents/pi-embedded-runner/
 //                   auto-reply/ openclaw-core/ (the restore seams OpenClaw core calls)
 //   engine          agents/engine/
-//   core, features  agents/*.ts (context-*.ts, gauge-line.ts) and
-//                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown,trim,cache}/
-//                   (one tier: they use each other both ways today, so only no-circular orders them)
+//   core, features  agents/*.ts (context-state.ts, context-capture.ts) and the feature folders,
+//                   ordered bottom first by FEATURE_TIERS: a folder imports only folders below it
+
 //   bottom layers   agents/messages/ -> agents/text/
 //   floor           infra/, node builtins, npm packages
 //
@@ -34,6 +34,11 @@ const SURFACES = [
 ];
 const ENGINE = "^src/agents/engine/";
 const FEATURES = "^src/agents/(config|gauge|state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
+/**
+ * The feature folders, bottom first: each may import only the folders before it, so no two import
+ * each other (a two-way pair can only be read and moved together).
+ */
+const FEATURE_TIERS = ["config", "gauge", "artifacts", "checkpoint", "state", "inject", "drift", "archive", "trim", "breakdown", "cache", "prompt-cost"];
 const CORE_FILES = "^src/agents/[^/]+[.]ts$";
 /** Where an npm package resolves to (also through a symlinked node_modules). */
 const NPM = "(^|/)node_modules/";
@@ -78,6 +83,13 @@ module.exports = {
       from: { path: FEATURES },
       to: { path: [ENGINE, ...SHELLS, ...SURFACES] },
     },
+    ...FEATURE_TIERS.slice(0, -1).map((folder, i) => ({
+      name: `feature-tier-${folder}`,
+      severity: "error",
+      comment: `${folder}/ sits below ${FEATURE_TIERS.slice(i + 1).join(", ")} (FEATURE_TIERS): it must not import them.`,
+      from: { path: `^src/agents/${folder}/` },
+      to: { path: `^src/agents/(${FEATURE_TIERS.slice(i + 1).join("|")})/` },
+    })),
     {
       name: "bottom-layers",
       severity: "error",

@@ -30,7 +30,7 @@ import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "./validate-workspace.js";
 import { validateBreakdown } from "./validate-breakdown.js";
-import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
+import { validateArtifactRefs } from "./validate-artifacts.js";
 import { validateRecovered } from "./recovered.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";

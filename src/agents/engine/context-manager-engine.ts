@@ -20,7 +20,7 @@ import { ContextState } from "../context-state.js";
 import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
-import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
+import { checkpointArtifacts } from "./checkpoint-artifacts.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { type SessionLog, sessionLog } from "./session-log.js";

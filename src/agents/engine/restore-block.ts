@@ -14,7 +14,7 @@ import type { WarnLogger } from "../../infra/log-once.js";
 import type { DriftReport } from "../drift/compare.js";
 import { driftOf } from "../drift/restore-section.js";
 import { driftExtraSection } from "../drift/render.js";
-import { artifactsExtraSection } from "../artifacts/checkpoint-artifacts.js";
+import { artifactsExtraSection } from "../inject/artifacts-section.js";
 import { seamKey } from "./restore-seam-key.js";
 
 export type RestoreKind = "post-compaction" | "resume";
