@@ -22,17 +22,16 @@ import {
   ARCHIVE_FILE,
   INDEX_FILE,
   type ArchiveRecord,
-  type IdScan,
   appendLines,
   newRecords,
   archiveDir,
   readArchiveFile,
   rewriteArchiveFile,
-  scanArchiveIds,
   encodeRecords,
   statArchive,
   withArchiveLock,
 } from "./store.js";
+import { type IdScan, scanArchiveIds } from "./store-scan.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export interface ArchiveLimits {
