@@ -3,11 +3,11 @@
 //
 //   user surfaces   cli/ demo/ replay/ faux/ index.ts store.ts
 //   host shells     agents/pi-extensions/ openclaw-plugin/ openclaw.ts agents/pi-embedded-runner/
-//                   auto-reply/ agents/context-checkpoint-restore.ts (the core restore seam)
+//                   auto-reply/ openclaw-core/ (the restore seams OpenClaw core calls)
 //   engine          agents/engine/
-//   core, features  agents/*.ts (context-*.ts, gauge-line.ts) and
-//                   agents/{state,checkpoint,archive,artifacts,drift,inject,breakdown,trim,cache}/
-//                   (one tier: they use each other both ways today, so only no-circular orders them)
+//   core, features  agents/*.ts (context-state.ts, context-capture.ts) and the feature folders,
+//                   ordered bottom first by FEATURE_TIERS: a folder imports only folders below it
+
 //   bottom layers   agents/messages/ -> agents/text/
 //   floor           infra/, node builtins, npm packages
 //
@@ -21,7 +21,7 @@ const SHELLS = [
   "^src/openclaw[.]ts$",
   "^src/agents/pi-embedded-runner/",
   "^src/auto-reply/",
-  "^src/agents/context-checkpoint-restore[.]ts$",
+  "^src/openclaw-core/",
 ];
 /** The user surfaces: the CLI, the demo, the replay harness, the faux model, the package entry points. */
 const SURFACES = [
@@ -33,7 +33,12 @@ const SURFACES = [
   "^src/store[.]ts$",
 ];
 const ENGINE = "^src/agents/engine/";
-const FEATURES = "^src/agents/(state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
+const FEATURES = "^src/agents/(config|gauge|state|checkpoint|archive|artifacts|drift|inject|breakdown|trim|prompt-cost|cache)/";
+/**
+ * The feature folders, bottom first: each may import only the folders before it, so no two import
+ * each other (a two-way pair can only be read and moved together).
+ */
+const FEATURE_TIERS = ["config", "gauge", "artifacts", "checkpoint", "state", "inject", "drift", "archive", "trim", "breakdown", "cache", "prompt-cost"];
 const CORE_FILES = "^src/agents/[^/]+[.]ts$";
 /** The hosts' own packages (pi's SDK and model layer, OpenClaw): what only the shells may import. */
 const HOST_PACKAGES = "(^|/)node_modules/(@mariozechner/(pi-coding-agent|pi-ai|pi-tui)|openclaw)/";
@@ -44,6 +49,7 @@ const FEATURE_HOST_IMPORTS_LEFT = [
   "^src/agents/state/(note-tool|tool-result-of-message|message-cursor)[.]ts$",
   "^src/agents/artifacts/fetch-tool[.]ts$",
   "^src/agents/archive/(segments|search-tool)[.]ts$",
+  "^src/agents/gauge/context-gauge[.]ts$",
 ];
 /** Where an npm package resolves to (also through a symlinked node_modules). */
 const NPM = "(^|/)node_modules/";
@@ -114,6 +120,13 @@ module.exports = {
       from: { path: [FEATURES, "^src/agents/(messages|text)/"], pathNot: FEATURE_HOST_IMPORTS_LEFT },
       to: { path: HOST_PACKAGES },
     },
+    ...FEATURE_TIERS.slice(0, -1).map((folder, i) => ({
+      name: `feature-tier-${folder}`,
+      severity: "error",
+      comment: `${folder}/ sits below ${FEATURE_TIERS.slice(i + 1).join(", ")} (FEATURE_TIERS): it must not import them.`,
+      from: { path: `^src/agents/${folder}/` },
+      to: { path: `^src/agents/(${FEATURE_TIERS.slice(i + 1).join("|")})/` },
+    })),
     {
       name: "bottom-layers",
       severity: "error",

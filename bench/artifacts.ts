@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { offloadToolResult } from "../src/agents/artifacts/offload.js";
 import { selectFromArtifact } from "../src/agents/artifacts/select.js";
 import { readArtifact, stashArtifact } from "../src/agents/artifacts/store.js";
-import { resolveContextManagerConfig } from "../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../src/agents/config/context-manager-config.js";
 import { offloadSettings } from "../src/agents/artifacts/offload.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { timeIt } from "./timer.js";

@@ -26,7 +26,7 @@ import { backgroundWritesSettled } from "../src/agents/engine/background-writes.
 import { spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { ContextState } from "../src/agents/context-state.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
 
 const REPO = resolve(import.meta.dirname, "..");

@@ -1,5 +1,5 @@
 /** A realistic checkpoint draft for the CLI scale benchmark (fields filled like a working session). */
-import type { CheckpointDraft } from "../src/agents/context-checkpoint.js";
+import type { CheckpointDraft } from "../src/agents/checkpoint/schema.js";
 
 export function makeBenchDraft(sessionKey: string, i: number): CheckpointDraft {
   const when = new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();

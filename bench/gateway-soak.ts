@@ -27,10 +27,11 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
 import { userText } from "../src/agents/messages/read.js";
-import { estimateContextTokens } from "../src/agents/context-gauge.js";
+import { estimateContextTokens } from "../src/agents/gauge/context-gauge.js";
 import { checkpointSessionDir as checkpointDir } from "../src/infra/session-dir.js";
-import { parseCheckpoint, parseCheckpointFileName } from "../src/agents/context-checkpoint.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/context-manager-config.js";
+import { parseCheckpoint } from "../src/agents/checkpoint/yaml.js";
+import { parseCheckpointFileName } from "../src/agents/checkpoint/ids.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { archiveWorker } from "../src/agents/archive/worker/archive-client.js";
 

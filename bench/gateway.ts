@@ -28,7 +28,7 @@ import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
 import { PluginSessionFile } from "../src/openclaw-plugin/session-file.js";
 import { userText } from "../src/agents/messages/read.js";
-import { estimateContextTokens } from "../src/agents/context-gauge.js";
+import { estimateContextTokens } from "../src/agents/gauge/context-gauge.js";
 import { SessionArchive } from "../src/agents/archive/archive.js";
 import { archiveDir } from "../src/agents/archive/store.js";
 import { segmentsOf } from "../src/agents/archive/segments.js";

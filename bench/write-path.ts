@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
-import { CheckpointWriter } from "../src/agents/context-checkpoint.js";
-import { resolveContextManagerConfig } from "../src/agents/context-manager-config.js";
+import { CheckpointWriter } from "../src/agents/checkpoint/store.js";
+import { resolveContextManagerConfig } from "../src/agents/config/context-manager-config.js";
 import { stateSessionDir } from "../src/infra/session-dir.js";
 import { ContextManagerEngine } from "../src/agents/engine/context-manager-engine.js";
 import { runCli } from "../src/cli/main.js";
@@ -152,7 +152,7 @@ async function timeCli(args: string[], runs = 3) {
 }
 
 /** `list` and `status` in process over 1,000 keys (one checkpoint each) and 1,000 checkpoints of one key. */
-export async function cliScale(draftFor: (key: string, i: number) => import("../src/agents/context-checkpoint.js").CheckpointDraft) {
+export async function cliScale(draftFor: (key: string, i: number) => import("../src/agents/checkpoint/schema.js").CheckpointDraft) {
   const keysDir = tempDir();
   for (let i = 0; i < 1_000; i++) {
     const key = `agent:main:bench:k${i}`;

@@ -8,18 +8,11 @@ export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents
 export { agentAndChannelOf } from "./agents/engine/host-key.js";
 export { compactWithCheckpoint, type CompactionSeam, writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
 export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-server-compaction.js";
-export {
-  onCompactionCompleted,
-  onSessionStarted,
-  readCheckpointForInjection,
-  type Enqueue,
-  type RestoreBlock,
-  type RestoreKind,
-  type RestoreParams,
-} from "./agents/context-checkpoint-restore.js";
+export { onCompactionCompleted, onSessionStarted, type Enqueue } from "./openclaw-core/restore-seams.js";
+export { readCheckpointForInjection, type RestoreBlock, type RestoreKind, type RestoreParams } from "./agents/engine/restore-block.js";
 export {
   type ContextManagerConfig,
   ContextManagerConfigError,
   DEFAULT_CONTEXT_MANAGER_CONFIG,
   resolveContextManagerConfig,
-} from "./agents/context-manager-config.js";
+} from "./agents/config/context-manager-config.js";

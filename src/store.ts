@@ -3,6 +3,20 @@
  * (docs/checkpoint-schema.md): the atomic store, the YAML codec, validation, retention and the
  * restore renderer. Needs only `yaml` at run time.
  */
-export * from "./agents/context-checkpoint.js";
-export { renderCheckpointRestore } from "./agents/context-checkpoint-inject.js";
+export * from "./agents/checkpoint/schema.js";
+export { CheckpointError } from "./agents/checkpoint/errors.js";
+export { serializeCheckpoint, parseCheckpoint } from "./agents/checkpoint/yaml.js";
+export { validateCheckpoint } from "./agents/checkpoint/validate.js";
+export { formatCheckpointId, parseCheckpointId, parseCheckpointFileName, checkpointFileName } from "./agents/checkpoint/ids.js";
+export { DEFAULT_RETENTION, type CheckpointStoreOptions } from "./agents/checkpoint/options.js";
+export { readCheckpointFile, listCheckpoints, listCheckpointFilesInDir, type CheckpointFileEntry } from "./agents/checkpoint/files.js";
+export { POINTER_FILE, type LatestPointer } from "./agents/checkpoint/pointer.js";
+export { readLatestCheckpoint } from "./agents/checkpoint/recovery.js";
+export { pruneCheckpoints, STALE_TEMP_MS } from "./agents/checkpoint/retention.js";
+export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./agents/checkpoint/store.js";
+export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./agents/checkpoint/sessions.js";
+export { readCheckpointMeta } from "./agents/checkpoint/meta.js";
+export { summarizeCheckpoint, type CheckpointSummary } from "./agents/checkpoint/summary.js";
+export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./infra/session-dir.js";
+export { renderCheckpointRestore } from "./agents/inject/render-restore.js";
 export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/sections.js";

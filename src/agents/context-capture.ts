@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import type { LastToolCall, ToolFailure, WorkingStatus } from "./context-checkpoint-schema.js";
+import type { LastToolCall, ToolFailure, WorkingStatus } from "./checkpoint/schema.js";
 import { cutHead, cutTail } from "./text/cut.js";
 import { redactSecrets } from "./text/redact.js";
 import { asText, codePointLength, gist, gistTail } from "./text/gist.js";

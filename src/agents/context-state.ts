@@ -40,7 +40,7 @@ import { ensurePrivateDir } from "../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../infra/fs-ops.js";
 import type { NoteKind } from "./state/note-tool.js";
 import { DeferredGists } from "./state/deferred-gists.js";
-import type { LastToolCall } from "./context-checkpoint-schema.js";
+import type { LastToolCall } from "./checkpoint/schema.js";
 
 export interface ContextStateOptions {
   stateDir: string;

@@ -4,8 +4,10 @@
  * checkpoint written before its engine saw a request (a manual `/compact`, a session end)
  * records none: then the newest earlier checkpoint of the session that has one is shown, named.
  */
-import { type Checkpoint, checkpointSessionDir, listCheckpointFilesInDir, readCheckpointFile } from "../agents/context-checkpoint.js";
-import type { ContextBreakdown } from "../agents/context-checkpoint-schema.js";
+import { type Checkpoint } from "../agents/checkpoint/schema.js";
+import { checkpointSessionDir } from "../infra/session-dir.js";
+import { listCheckpointFilesInDir, readCheckpointFile } from "../agents/checkpoint/files.js";
+import type { ContextBreakdown } from "../agents/checkpoint/schema.js";
 import { breakdownBar, breakdownTable } from "../agents/breakdown/render.js";
 import { reuseRulesLabel } from "../agents/prompt-cost/reuse.js";
 import { nodeFsOps } from "../infra/fs-ops.js";

@@ -3,7 +3,7 @@
  * archived context (issue 28; docs/security.md "Deleting what is stored").
  */
 import { pruneArchives, removeArchiveOf } from "../agents/archive/forget.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { CliError, EXIT_PROBLEM, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
 

@@ -2,7 +2,7 @@
  * `prune`: retention by hand — keep the newest N VALID checkpoints per session (never the
  * pointer's, never the newest valid one); `--dry-run` lists what would go and deletes nothing.
  */
-import { DEFAULT_RETENTION } from "../agents/context-checkpoint.js";
+import { DEFAULT_RETENTION } from "../agents/checkpoint/options.js";
 import { sweepStaleTempFiles } from "../agents/checkpoint/retention.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { CliArgs } from "./args.js";

@@ -1,11 +1,12 @@
 /** `restore [<checkpoint>]`: the block an agent would receive, rendered exactly as the host injects it. */
-import { readLatestCheckpoint, type Checkpoint } from "../agents/context-checkpoint.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
+import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
+import { type Checkpoint } from "../agents/checkpoint/schema.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import type { CliArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
 import { driftOf } from "../agents/drift/restore-section.js";
-import { renderRestoreBlock } from "../agents/context-checkpoint-restore.js";
+import { renderRestoreBlock } from "../agents/engine/restore-block.js";
 import { loadCheckpoint, requireSessionKey, resolveCheckpointRef, selectSessions } from "./sessions.js";
 
 export async function runRestore(args: CliArgs, out: Output): Promise<number> {

@@ -1,5 +1,5 @@
 /** `show <checkpoint>`: one checkpoint as YAML (validated first) or JSON. */
-import { serializeCheckpoint } from "../agents/context-checkpoint.js";
+import { serializeCheckpoint } from "../agents/checkpoint/yaml.js";
 import type { CliArgs } from "./args.js";
 import { displayCheckpoint } from "./display.js";
 import { CliError, EXIT_USAGE } from "./errors.js";

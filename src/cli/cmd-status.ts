@@ -3,8 +3,10 @@
  * (the pointer's summary, see checkpoint/summary.ts). With --session-key, the whole latest
  * checkpoint is read and its workspace drift shown too.
  */
-import { readLatestCheckpoint, readLatestSummary, summarizeCheckpoint } from "../agents/context-checkpoint.js";
-import { formatGaugeLine } from "../agents/gauge-line.js";
+import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
+import { readLatestSummary } from "../agents/checkpoint/sessions.js";
+import { summarizeCheckpoint } from "../agents/checkpoint/summary.js";
+import { formatGaugeLine } from "../agents/gauge/gauge-line.js";
 import type { CliArgs } from "./args.js";
 import { displayCheckpoint, displayLine } from "./display.js";
 import { CliError, EXIT_PROBLEM } from "./errors.js";

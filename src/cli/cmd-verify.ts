@@ -5,7 +5,8 @@
  * Exit 1 and one line per problem when anything is wrong.
  */
 import { join } from "node:path";
-import { parseCheckpointId, POINTER_FILE } from "../agents/context-checkpoint.js";
+import { parseCheckpointId } from "../agents/checkpoint/ids.js";
+import { POINTER_FILE } from "../agents/checkpoint/pointer.js";
 import { MAX_POINTER_BYTES, readPointerInDir } from "../agents/checkpoint/pointer.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";

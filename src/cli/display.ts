@@ -5,7 +5,7 @@
  * shown redacted and visible, never echoed raw. `show` keeps line breaks of free text (YAML and
  * JSON escape them); one-line fields (keys, error lines) are collapsed to one line.
  */
-import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { redactSecrets } from "../agents/text/redact.js";
 import { visibleText } from "../agents/text/visible.js";
 

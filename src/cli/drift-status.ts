@@ -1,5 +1,5 @@
 /** The workspace drift of a checkpoint for `status` (issue 17): a JSON value and human lines. */
-import type { Checkpoint } from "../agents/context-checkpoint.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import type { DriftReport } from "../agents/drift/compare.js";
 import { renderDriftSection } from "../agents/drift/render.js";
 import { driftOf } from "../agents/drift/restore-section.js";

@@ -1,19 +1,13 @@
 /** Finding the state dir, its checkpoint sessions and their files, with clear errors. */
 import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import {
-  type Checkpoint,
-  CheckpointError,
-  checkpointSessionDir,
-  type CheckpointFileEntry,
-  listCheckpointFilesInDir,
-  listCheckpointSessions,
-  parseCheckpointId,
-  type CheckpointMeta,
-  readCheckpointFile,
-  readCheckpointMeta,
-  sessionDirName,
-} from "../agents/context-checkpoint.js";
+import { type Checkpoint, type CheckpointMeta } from "../agents/checkpoint/schema.js";
+import { CheckpointError } from "../agents/checkpoint/errors.js";
+import { checkpointSessionDir, sessionDirName } from "../infra/session-dir.js";
+import { type CheckpointFileEntry, listCheckpointFilesInDir, readCheckpointFile } from "../agents/checkpoint/files.js";
+import { listCheckpointSessions } from "../agents/checkpoint/sessions.js";
+import { parseCheckpointId } from "../agents/checkpoint/ids.js";
+import { readCheckpointMeta } from "../agents/checkpoint/meta.js";
 import { wellFormed } from "../agents/checkpoint/text.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { CliError, EXIT_USAGE } from "./errors.js";

@@ -1,7 +1,10 @@
 /** Notices checkpoint files as they appear in the demo session's directory (synchronous: called from event hooks). */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Checkpoint, checkpointSessionDir, parseCheckpoint, parseCheckpointFileName } from "../agents/context-checkpoint.js";
+import { type Checkpoint } from "../agents/checkpoint/schema.js";
+import { checkpointSessionDir } from "../infra/session-dir.js";
+import { parseCheckpoint } from "../agents/checkpoint/yaml.js";
+import { parseCheckpointFileName } from "../agents/checkpoint/ids.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 
 export class CheckpointWatcher {

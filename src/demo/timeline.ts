@@ -1,8 +1,8 @@
 /** Human-readable timeline of the demo: one block per turn, checkpoints, compactions, restore blocks. */
 import { COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
 import { relative } from "node:path";
-import type { Checkpoint } from "../agents/context-checkpoint.js";
-import { formatTokenCount } from "../agents/gauge-line.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
+import { formatTokenCount } from "../agents/gauge/gauge-line.js";
 import { gist } from "../agents/text/gist.js";
 import { breakdownBar, breakdownTable } from "../agents/breakdown/render.js";
 

@@ -20,8 +20,8 @@
  */
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
-import { readLatestCheckpoint } from "../agents/context-checkpoint.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
+import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
 import { archiveCompactedSpanAfter } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";

@@ -10,7 +10,7 @@
  */
 import { type ArchiveLocation, searchForAgent } from "../agents/engine/archive-hooks.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";
-import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/context-manager-config.js";
+import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, createContextManagerContextEngine, sharedSessionSlot } from "./context-engine.js";

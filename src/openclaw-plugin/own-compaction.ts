@@ -11,7 +11,7 @@
  */
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { estimateContextTokens } from "../agents/context-gauge.js";
+import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
 import { archiveCompactedSpanAfter, archiveMessages } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";

@@ -9,14 +9,14 @@ import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { agentAndChannelOf } from "../agents/engine/host-key.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
-import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
-import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../agents/context-checkpoint-restore.js";
-import type { ContextManagerConfig } from "../agents/context-manager-config.js";
+import type { RestoreKind } from "../agents/engine/restore-block.js";
+import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";
+import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { compactionOutcomeSince } from "../agents/checkpoint/compaction-outcome.js";
 import { canonicalSessionKey } from "../infra/session-key.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
-import { estimateContextTokens, usageTokensOf } from "../agents/context-gauge.js";
+import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
 import type { WarnLogger } from "../infra/log-once.js";
 import { newRuntimeCompaction } from "./runtime-compaction.js";
 import { type PluginSessionData, PluginSessionFile } from "./session-file.js";
@@ -150,30 +150,22 @@ export class SessionSlot {
     return this.data.restoreFor.includes(sessionId);
   }
 
-  async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
-    // a previous session's uncheckpointed state is bundled first, so the resume block shows it
-    if (kind === "resume") await this.engine.ready();
-    const accept = kind === "resume" ? this.notMine(sessionId) : this.compactionFilter(sessionId);
-    if (!accept) return null;
-    const block = await readCheckpointForInjection(this.sessionKey, { stateDir: this.opts.stateDir, config: this.opts.config, kind, accept });
-    return block?.text ?? null;
-  }
-
-  private notMine(sessionId: string): (cp: Checkpoint) => boolean {
-    return (cp) => {
-      const id = cp.meta.session_id;
-      return !(id !== null && (id === sessionId || this.previousIds.has(id)));
-    };
-  }
-
   /**
-   * The compaction checkpoint of this session (or the pre-rotation id), or of a compaction
-   * another instance recorded (`restoreFor`: a standalone compact(), an earlier turn); when this
-   * process saw the compaction hook, only the checkpoint it wrote (none when it failed).
+   * The block owed to `sessionId`. Its ids: this one, the pre-rotation ids, and on a compaction the
+   * ids of a compaction another instance recorded (`restoreFor`: a standalone compact(), an earlier turn).
    */
-  private compactionFilter(sessionId: string): ((cp: Checkpoint) => boolean) | null {
-    const ids = [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])];
-    return compactionCheckpointFilter(this.opts.stateDir, this.sessionKey, ids, 0, this.opts.logger);
+  async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
+    const sessionIds = () => (kind === "resume" ? [sessionId, ...this.previousIds] : [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])]);
+    const block = await owedRestoreBlock({
+      kind,
+      sessionKey: this.sessionKey,
+      sessionIds,
+      stateDir: this.opts.stateDir,
+      config: this.opts.config,
+      logger: this.opts.logger,
+      bundlePrevious: () => this.engine.ready(),
+    });
+    return block?.text ?? null;
   }
 
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */

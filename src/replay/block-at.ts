@@ -11,10 +11,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { buildCheckpointDraft } from "../agents/context-checkpoint-build.js";
-import { renderCheckpointRestore } from "../agents/context-checkpoint-inject.js";
-import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
+import { buildCheckpointDraft } from "../agents/state/checkpoint-build.js";
+import { renderCheckpointRestore } from "../agents/inject/render-restore.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { ContextState } from "../agents/context-state.js";
 
 interface Msg {

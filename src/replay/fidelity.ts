@@ -4,7 +4,7 @@
  * judged on what had happened before it). Paths are normalized with the
  * capture's own rule (normalizeToolPath) so that "src/a.ts" and "./src/a.ts" match.
  */
-import type { Checkpoint } from "../agents/context-checkpoint-schema.js";
+import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { extractToolResult, normalizeToolPath } from "../agents/context-capture.js";
 import { gist } from "../agents/text/gist.js";
 import { redactSecrets } from "../agents/text/redact.js";

@@ -21,7 +21,7 @@ import { SearchIndex } from "../agents/archive/search-index.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
 import { segmentsOf } from "../agents/archive/segments.js";
 import { type ExpandStashed, stashedTextResolver } from "../agents/archive/stashed-text.js";
-import type { ContextManagerConfig } from "../agents/context-manager-config.js";
+import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { latencyStats, type LatencyStats } from "./stats.js";
 
 /** turns after a compaction whose requests are queries (fewer when the next compaction comes first) */

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blocksAt } from "./block-at.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { loadPeerExtension, type PeerExtension, peerSummaryOf } from "./peer-extension.js";

@@ -7,7 +7,7 @@ import { appendKnowledge, knowledgeFile } from "../../src/agents/archive/knowled
 import { recordArchiveKey } from "../../src/agents/archive/archive-keys.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import { DEFAULT_ARCHIVE_LIMITS } from "../../src/agents/archive/archive.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 
 const A = "agent:main:telegram:direct:1";

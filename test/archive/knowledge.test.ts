@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
+import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, knowledgeFollowers, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
 import { knowledgeIndex, knowledgeIndexStats, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { segmentsOf } from "../../src/agents/archive/segments.js";
 import { SEARCH_TOOL_NAME } from "../../src/agents/archive/search-tool.js";
 import { offloadCandidate, offloadSettings } from "../../src/agents/artifacts/offload.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { RECALL_CUSTOM_TYPE, RECALL_TOOLS, SEARCH_TOOL, TRIM_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 
 const big = "[1] 2026-11-23 14:31Z tool_result read \"ledger.js\" · score 9.1\n" + "\"export function reconcileLedgerDrift(a, b) { return a - b; }\" ".repeat(300);

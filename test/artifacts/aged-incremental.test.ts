@@ -11,7 +11,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgedOffload } from "../../src/agents/artifacts/aged-offload.js";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 
 const text = (n: number, size: number) => `${Array.from({ length: Math.ceil(size / 40) }, (_, i) => `r${n} line ${i} ${"x".repeat(24)}`).join("\n")}`;
 

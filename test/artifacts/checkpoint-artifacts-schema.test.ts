@@ -1,6 +1,6 @@
 /** The optional `artifacts` list through the YAML writer and reader: the `lines` of a partial read round-trip; a bad one is refused, naming it. */
 import { describe, expect, it } from "vitest";
-import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/context-checkpoint.js";
+import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { linesOf } from "../../src/agents/artifacts/session-stashes.js";
 import { makeCheckpoint } from "../checkpoint/helpers.js";
 

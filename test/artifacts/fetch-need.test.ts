@@ -1,7 +1,7 @@
 /** The replay's fetch-need estimate, on hand-made transcripts whose answer is known by construction. */
 import { describe, expect, it } from "vitest";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { estimateFetchNeed, promptTokens } from "../../src/replay/offload-metrics.js";
 
 const settings = offloadSettings(resolveContextManagerConfig({ offload: true }));

@@ -1,8 +1,8 @@
 /** The stored-outputs section goes through the renderer's extra-section slot: quoted names, strict handles, same budget. */
 import { describe, expect, it } from "vitest";
-import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
-import { ARTIFACTS_EXTRA_TITLE, artifactsExtraSection } from "../../src/agents/artifacts/checkpoint-artifacts.js";
-import type { ArtifactRef } from "../../src/agents/context-checkpoint-schema.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
+import { ARTIFACTS_EXTRA_TITLE, artifactsExtraSection } from "../../src/agents/inject/artifacts-section.js";
+import type { ArtifactRef } from "../../src/agents/checkpoint/schema.js";
 
 /** the stored-outputs section of these refs, as restore passes it to the renderer */
 const sectionsOf = (refs: readonly ArtifactRef[]) => [artifactsExtraSection(refs)].filter((s) => s !== null);

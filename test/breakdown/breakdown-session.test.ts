@@ -12,7 +12,7 @@ import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxPromptTokens, messageText } from "../../src/faux/faux-model.js";
 import { engineForSession } from "../../src/agents/pi-extensions/context-manager.js";
-import type { ContextBreakdown } from "../../src/agents/context-checkpoint-schema.js";
+import type { ContextBreakdown } from "../../src/agents/checkpoint/schema.js";
 import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

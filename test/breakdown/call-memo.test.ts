@@ -13,7 +13,7 @@ import { CallSizes } from "../../src/agents/breakdown/call-sizes.js";
 import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { RequestLog } from "../../src/agents/engine/request-log.js";
 import { heldSession, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 
 const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;

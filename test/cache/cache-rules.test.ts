@@ -1,7 +1,7 @@
 /** Which prompt-cache rules a request is prepared under: the host's model, then the config. */
 import { describe, expect, it } from "vitest";
 import { cacheRulesFor, familyOfModel, FIVE_MINUTES_MS, ONE_HOUR_MS } from "../../src/agents/cache/cache-rules.js";
-import { ContextManagerConfigError, resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { ContextManagerConfigError, resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 
 describe("prompt cache rules", () => {
   it("Anthropic's API and Claude anywhere follow the breakpoint rules; others cache a shared prefix", () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { cacheRulesFor, FIVE_MINUTES_MS } from "../../src/agents/cache/cache-rules.js";
 import { CacheSession } from "../../src/agents/cache/cache-session.js";
 import { coldReason, rememberRequest } from "../../src/agents/cache/swap-policy.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { requestTime } from "../../src/agents/engine/cache-hooks.js";
 
 const user = (text: string, timestamp: number) => ({ role: "user", content: text, timestamp }) as AgentMessage;

@@ -3,16 +3,13 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  checkpointSessionDir,
-  listCheckpoints,
-  parseCheckpointFileName,
-  POINTER_FILE,
-  readCheckpointFile,
-  readLatestCheckpoint,
-  readLatestPointer,
-  writeCheckpoint,
-} from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
+import { listCheckpoints, readCheckpointFile } from "../../src/agents/checkpoint/files.js";
+import { parseCheckpointFileName } from "../../src/agents/checkpoint/ids.js";
+import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { readLatestPointer } from "../../src/agents/checkpoint/sessions.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 

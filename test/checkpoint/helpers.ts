@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Checkpoint, CheckpointDraft } from "../../src/agents/context-checkpoint.js";
+import type { Checkpoint, CheckpointDraft } from "../../src/agents/checkpoint/schema.js";
 
 export async function makeTempDir(prefix = "cp-store-"): Promise<string> {
   return fsp.mkdtemp(path.join(os.tmpdir(), prefix));

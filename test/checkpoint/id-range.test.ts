@@ -6,15 +6,12 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  checkpointSessionDir,
-  parseCheckpointFileName,
-  parseCheckpointId,
-  POINTER_FILE,
-  readLatestCheckpoint,
-  serializeCheckpoint,
-  writeCheckpoint,
-} from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
+import { parseCheckpointFileName, parseCheckpointId } from "../../src/agents/checkpoint/ids.js";
+import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
 import { compactEvent, makeEngine, removeDirs, tempDir, userMsg } from "../hardening/helpers.js";
 import { makeCheckpoint, makeDraft } from "./helpers.js";
 

@@ -7,7 +7,12 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointSessionDir, parseCheckpoint, readCheckpointFile, readLatestCheckpoint, writeCheckpoint, type CheckpointStoreOptions } from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
+import { parseCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
 import { parsedCheckpointStats } from "../../src/agents/checkpoint/parsed-memo.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 import { compactEvent, makeEngine, userMsg } from "../hardening/helpers.js";

@@ -1,7 +1,9 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkpointSessionDir, readLatestCheckpoint, sessionDirName, stateSessionDir, writeCheckpoint } from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir, sessionDirName, stateSessionDir } from "../../src/infra/session-dir.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 
 const NASTY_KEYS = [

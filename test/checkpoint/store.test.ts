@@ -1,23 +1,17 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  checkpointSessionDir,
-  CheckpointError,
-  formatCheckpointId,
-  listCheckpoints,
-  listCheckpointSessions,
-  parseCheckpointId,
-  POINTER_FILE,
-  pruneCheckpoints,
-  readCheckpointFile,
-  readLatestCheckpoint,
-  readLatestPointer,
-  serializeCheckpoint,
-  writeCheckpoint,
-  type CheckpointStoreOptions,
-  CheckpointWriter,
-} from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
+import { CheckpointError } from "../../src/agents/checkpoint/errors.js";
+import { formatCheckpointId, parseCheckpointId } from "../../src/agents/checkpoint/ids.js";
+import { listCheckpoints, readCheckpointFile } from "../../src/agents/checkpoint/files.js";
+import { listCheckpointSessions, readLatestPointer } from "../../src/agents/checkpoint/sessions.js";
+import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
+import { pruneCheckpoints } from "../../src/agents/checkpoint/retention.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { writeCheckpoint, CheckpointWriter } from "../../src/agents/checkpoint/store.js";
+import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
 import { createFileExclusive, writeFileAtomic } from "../../src/infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { makeCheckpoint, makeDraft, makeTempDir, removeDir } from "./helpers.js";

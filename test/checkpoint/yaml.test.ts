@@ -1,12 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import {
-  CheckpointError,
-  parseCheckpoint,
-  serializeCheckpoint,
-  type Checkpoint,
-} from "../../src/agents/context-checkpoint.js";
+import { CheckpointError } from "../../src/agents/checkpoint/errors.js";
+import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { makeCheckpoint } from "./helpers.js";
 
 const NASTY = [

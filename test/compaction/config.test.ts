@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 
 describe("compaction config keys", () => {
   it("defaults to host mode with a 2,000-token summary and a 60 s deadline", () => {

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactParams, CompactResult, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
-import { estimateContextTokens } from "../../src/agents/context-gauge.js";
+import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
 import { chooseCut } from "../../src/openclaw-plugin/own-compaction.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";

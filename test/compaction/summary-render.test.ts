@@ -5,7 +5,7 @@
  * agent did, and a previous host summary quoted (ours not repeated).
  */
 import { describe, expect, it } from "vitest";
-import type { Checkpoint, WorkTurn } from "../../src/agents/context-checkpoint-schema.js";
+import type { Checkpoint, WorkTurn } from "../../src/agents/checkpoint/schema.js";
 import { renderCompactionSummary } from "../../src/agents/inject/compaction-summary.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { specExampleCheckpoint } from "../inject/fixtures.js";

@@ -3,7 +3,7 @@
  * loads as if it did not, and the process warns once per key, never throws.
  */
 import { describe, expect, it } from "vitest";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 
 describe("retired config keys", () => {
   it("load ignored, with one process warning per key", async () => {

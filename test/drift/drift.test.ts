@@ -12,7 +12,7 @@ import { HASH_FULL_MAX_BYTES } from "../../src/agents/drift/fingerprint.js";
 import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { workTreeDirty } from "../../src/agents/drift/git-index.js";
 import { DRIFT_MAX_FILES, recordWorkspace } from "../../src/agents/drift/record.js";
-import type { WorkspaceSnapshot } from "../../src/agents/context-checkpoint-schema.js";
+import type { WorkspaceSnapshot } from "../../src/agents/checkpoint/schema.js";
 import { type GitFixture, gitFixture, gitSaysDirty } from "./git-fixture.js";
 
 const FILES = { "src/a.ts": "export const a = 1;\n", "src/b.ts": "export const b = 2;\n", "README.md": "# r\n", "docs/c.md": "c\n" };

@@ -1,10 +1,10 @@
 /** The drift section: wording, untrusted names quoted, and the block never over its budget. */
 import { describe, expect, it } from "vitest";
-import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { DriftReport } from "../../src/agents/drift/compare.js";
 import { DRIFT_EXTRA_TITLE, DRIFT_TITLE, driftExtraSection, renderDriftSection } from "../../src/agents/drift/render.js";
 import { driftShown } from "../../src/agents/drift/restore-section.js";
-import { renderRestoreBlock } from "../../src/agents/context-checkpoint-restore.js";
+import { renderRestoreBlock } from "../../src/agents/engine/restore-block.js";
 import { makeCheckpoint } from "../checkpoint/helpers.js";
 
 const base: DriftReport = { cwd: "/w", workspaceFound: true, files: [], filesChecked: 3, git: null, drifted: false };

@@ -1,8 +1,10 @@
 /** The optional `workspace` block through the real store: written, read back exactly, validated, absent stays absent. */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCheckpoint, readLatestCheckpoint, serializeCheckpoint, writeCheckpoint } from "../../src/agents/context-checkpoint.js";
-import type { WorkspaceSnapshot } from "../../src/agents/context-checkpoint-schema.js";
+import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import type { WorkspaceSnapshot } from "../../src/agents/checkpoint/schema.js";
 import { makeCheckpoint, makeDraft, makeTempDir, removeDir } from "../checkpoint/helpers.js";
 
 const WS: WorkspaceSnapshot = {

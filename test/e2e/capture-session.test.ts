@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextUsage, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
+import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { messageText } from "../../src/faux/faux-model.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";

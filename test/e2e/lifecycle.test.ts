@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
-import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
+import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "@mariozechner/pi-ai";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
-import { type Checkpoint } from "../../src/agents/context-checkpoint.js";
+import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { RESTORE_CUSTOM_TYPE } from "../../src/agents/pi-extensions/context-manager.js";
 import { filler, reply, requestTexts } from "../helpers/host.js";

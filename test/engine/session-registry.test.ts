@@ -11,7 +11,7 @@ import { heldSession, sessionAt, setSessionBudget } from "../../src/agents/engin
 import { agedMessages } from "../../src/agents/engine/offload-hooks.js";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
 import { withSmartTrim } from "../../src/agents/engine/trim-hooks.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { assistantMsg, makeEngine, removeDirs, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 
 const WINDOW = 20_000;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
+import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { blocksAt as feedAndRender } from "../../src/replay/block-at.js";
 import { commandFamily, informativeErrorLine, isEmptySearch, changeGist } from "../../src/agents/messages/tool-outcome.js";
 import { userText } from "../../src/agents/messages/read.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { GAUGE_ADVISORY, estimateContextTokens, formatGaugeText, gaugeAction, gaugeMessage, readGauge } from "../../src/agents/context-gauge.js";
+import { GAUGE_ADVISORY, estimateContextTokens, formatGaugeText, gaugeAction, gaugeMessage, readGauge } from "../../src/agents/gauge/context-gauge.js";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
-import { formatGaugeLine, formatTokenCount } from "../../src/agents/gauge-line.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/context-manager-config.js";
+import { formatGaugeLine, formatTokenCount } from "../../src/agents/gauge/gauge-line.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { assistant, toolResult, user } from "../state/fixtures.js";
 
 const cfg = DEFAULT_CONTEXT_MANAGER_CONFIG;

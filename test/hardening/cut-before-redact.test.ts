@@ -99,7 +99,7 @@ describe("through the engine: a service-account JSON in an edit, a heading and t
   it("no 8 characters of the key id or a token reach a state file, a checkpoint or the restore block", async () => {
     const { makeEngine, tempDir, rmDir, readAllFiles, userMsg, toolCallMsg, toolResultMsg, compactEvent } = await import("./helpers.js");
     const { readCheckpointsOnDisk } = await import("../helpers/checkpoints.js");
-    const { renderCheckpointRestore } = await import("../../src/agents/context-checkpoint-inject.js");
+    const { renderCheckpointRestore } = await import("../../src/agents/inject/render-restore.js");
     const KEY = "agent:main:test:direct:sa";
     const gl = SECRETS[3]!; // the GitLab token after a newline
     // the key id straddles the 20,000-char bound of the change line; the heading's token straddles its 40-char cut

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
 import type { ContextManagerRuntimeValue } from "../../src/agents/pi-extensions/context-manager-runtime.js";

@@ -9,9 +9,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { parseCheckpoint } from "../../src/agents/context-checkpoint.js";
+import { parseCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
-import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import { expectWellFormedBlock } from "../inject/grammar.js";
 import { filler, type Host, makeHost, reply } from "../helpers/host.js";
 import { assistantMsg, compactEvent, makeEngine, removeDirs, tempDir, toolCallMsg, usageAt, userMsg } from "./helpers.js";

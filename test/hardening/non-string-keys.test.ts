@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { buildContextManagerExtensionFactories, onCompactionCompleted, onSessionStarted, readCheckpointForInjection } from "../../src/openclaw.js";
 import { engineForSession } from "../../src/agents/pi-extensions/context-manager.js";
 import { setContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";

@@ -11,15 +11,12 @@ import { stateSessionDir } from "../../src/infra/session-dir.js";
 import path from "node:path";
 import { parseDocument, visit } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  checkpointSessionDir,
-  CheckpointError,
-  parseCheckpoint,
-  POINTER_FILE,
-  readCheckpointFile,
-  readLatestCheckpoint,
-  serializeCheckpoint,
-} from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
+import { CheckpointError } from "../../src/agents/checkpoint/errors.js";
+import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
+import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_NODES, yamlNodeEstimate } from "../../src/agents/checkpoint/parse-guard.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
 import { compactEvent, makeEngine, removeDirs, tempDir } from "./helpers.js";

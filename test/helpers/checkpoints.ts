@@ -1,7 +1,9 @@
 /** Every checkpoint of a session key, read straight from disk in numeric order (sync, for assertions). */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Checkpoint, parseCheckpoint, parseCheckpointFileName } from "../../src/agents/context-checkpoint.js";
+import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
+import { parseCheckpoint } from "../../src/agents/checkpoint/yaml.js";
+import { parseCheckpointFileName } from "../../src/agents/checkpoint/ids.js";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 
 export function readCheckpointsOnDisk(stateDir: string, sessionKey: string): Checkpoint[] {

@@ -17,7 +17,7 @@ import {
   SettingsManager,
 } from "@mariozechner/pi-coding-agent";
 import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
-import { resolveContextManagerConfig } from "../../src/agents/context-manager-config.js";
+import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { createContextManagerExtension } from "../../src/agents/pi-extensions/context-manager.js";
 import { fauxUsageFixExtension, registerFauxModel } from "../../src/faux/faux-model.js";
 import { createScriptedAgent } from "../../src/faux/scripted-agent.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager, type SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { onCompactionCompleted } from "../../src/agents/context-checkpoint-restore.js";
+import { onCompactionCompleted } from "../../src/openclaw-core/restore-seams.js";
 import { buildContextManagerExtensionFactories } from "../../src/agents/pi-extensions/context-manager.js";
 import { writeCompactionCheckpoint } from "../../src/agents/pi-extensions/context-manager-compaction-hook.js";
 import { writeServerCompactionCheckpoint } from "../../src/agents/pi-extensions/context-manager-server-compaction.js";

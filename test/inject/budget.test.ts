@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RESTORE_DROP_PLAN, SOFT_SHARE } from "../../src/agents/inject/drop-plan.js";
-import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
-import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
+import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { specExampleCheckpoint } from "./fixtures.js";
 import { END_MARKER, expectWellFormedBlock } from "./grammar.js";

@@ -1,4 +1,4 @@
-import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
+import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 
 /** The spec §5.3 example checkpoint, fleshed out to a typical size (10 decisions, 6 exchanges, 10 files). */
 export function specExampleCheckpoint(overrides: Partial<Checkpoint["meta"]> = {}): Checkpoint {

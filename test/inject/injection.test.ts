@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
 import { quoteUntrusted } from "../../src/agents/inject/quote.js";
-import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
-import type { Checkpoint } from "../../src/agents/context-checkpoint-schema.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
+import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { specExampleCheckpoint } from "./fixtures.js";
 import { expectWellFormedBlock } from "./grammar.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../../src/agents/inject/markers.js";
-import { renderCheckpointRestore } from "../../src/agents/context-checkpoint-inject.js";
+import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
 import { specExampleCheckpoint } from "./fixtures.js";
 import { expectWellFormedBlock } from "./grammar.js";

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { PluginSessionFile } from "../../src/openclaw-plugin/session-file.js";
-import { estimateContextTokens } from "../../src/agents/context-gauge.js";
+import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
 import { archiveWorker } from "../../src/agents/archive/worker/archive-client.js";
 import { DEFAULT_ARCHIVE_LIMITS } from "../../src/agents/archive/archive.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { PluginSessionFile } from "../../src/openclaw-plugin/session-file.js";
-import { estimateContextTokens } from "../../src/agents/context-gauge.js";
+import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { forgetProcessState } from "../helpers/new-process.js";
 import { call, prose, reply, result, user } from "./plugin-messages.js";

@@ -10,7 +10,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkpointSessionDir } from "../../src/agents/context-checkpoint.js";
+import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { REPO, run } from "../cli/run.js";
 import { expectPiInstallLoads } from "./pi-install-check.js";
 import { CHILD_TIMEOUT_MS, TEST_TIMEOUT_MS } from "../helpers/timeouts.js";

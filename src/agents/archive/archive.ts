@@ -17,22 +17,23 @@ import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
-import type { SegmentDraft, SegmentRole } from "./segments.js";
+import type { SegmentDraft } from "./segments.js";
 import {
   ARCHIVE_FILE,
   INDEX_FILE,
   type ArchiveRecord,
-  type IdScan,
   appendLines,
   newRecords,
   archiveDir,
   readArchiveFile,
   rewriteArchiveFile,
-  scanArchiveIds,
   encodeRecords,
   statArchive,
   withArchiveLock,
 } from "./store.js";
+import { type IdScan, scanArchiveIds } from "./store-scan.js";
+import { archiveStats, type ArchiveStats } from "./archive-stats.js";
+import { indexWorthSaving } from "./index-save-policy.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export interface ArchiveLimits {
@@ -50,30 +51,10 @@ export interface AppendResult {
   evicted: number;
 }
 
-export interface ArchiveStats {
-  segments: number;
-  bytes: number;
-  badLines: number;
-  sessions: number;
-  compactions: number;
-  oldest: number | null;
-  newest: number | null;
-  byRole: Record<SegmentRole, number>;
-}
-
 const DAY_MS = 86_400_000;
 
 /** Records indexed per event-loop turn by the background indexer (~10-20 ms of work). */
 const INDEX_BATCH = 64;
-/**
- * The index is saved again once this many records were added since the last save (or this
- * share of its size, if more), or right after records were removed (a saved index naming
- * a record the file no longer has is useless). Serializing a 20k-segment index costs about
- * a second of CPU, so saving it after every compaction would cost more than it saves; a
- * new process indexes the records the saved file lacks (at most ~10%).
- */
-const SAVE_MIN_ADDED = 256;
-const SAVE_SHARE = 0.1;
 
 export class SessionArchive {
   readonly dir: string;
@@ -187,7 +168,7 @@ export class SessionArchive {
       index.add(this.unindexed);
       this.unindexed = [];
     }
-    if (this.shouldSave(index) && !this.indexing) void this.indexInBackground(); // saves it
+    if (indexWorthSaving(index) && !this.indexing) void this.indexInBackground(); // saves it
     return index;
   }
 
@@ -225,14 +206,10 @@ export class SessionArchive {
     return this.indexing;
   }
 
-  private shouldSave(index: SearchIndex): boolean {
-    return index.removedSinceSave > 0 || index.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * index.size);
-  }
-
   /** Writes the complete index next to the file when enough changed (a cache: a failure only costs a rebuild). */
   private async saveIndex(): Promise<void> {
     const index = this.index;
-    if (!index || this.unindexed.length > 0 || !this.shouldSave(index)) return;
+    if (!index || this.unindexed.length > 0 || !indexWorthSaving(index)) return;
     const text = index.serialize();
     const { addedSinceSave, removedSinceSave } = index;
     index.markSaved();
@@ -410,29 +387,7 @@ export class SessionArchive {
   }
 
   stats(): ArchiveStats {
-    const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
-    const sessions = new Set<string>();
-    const compactions = new Set<string>();
-    let oldest: number | null = null;
-    let newest: number | null = null;
-    for (const r of this.records.values()) {
-      byRole[r.role]++;
-      sessions.add(r.session);
-      compactions.add(`${r.session}\0${r.compaction}`);
-      const t = r.t || r.at;
-      if (oldest === null || t < oldest) oldest = t;
-      if (newest === null || t > newest) newest = t;
-    }
-    return {
-      segments: this.records.size,
-      bytes: this.offset,
-      badLines: this.badLines,
-      sessions: sessions.size,
-      compactions: compactions.size,
-      oldest,
-      newest,
-      byRole,
-    };
+    return archiveStats(this.records.values(), this.offset, this.badLines);
   }
 
   /** Serialized size of the in-memory index (bench/stats). */

@@ -19,7 +19,7 @@
  * marked, never deleted (knowledge-store.ts).
  */
 import { createHash } from "node:crypto";
-import type { Checkpoint, ToolFailure } from "../context-checkpoint-schema.js";
+import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
 
 export type KnowledgeKind = "decision" | "implementation" | "config" | "issue" | "task_state" | "architecture";

@@ -4,7 +4,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { userText } from "../messages/read.js";
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { stripInjectedBlocks } from "./segments.js";
 

@@ -14,7 +14,8 @@ import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { AppendResult, ArchiveLimits } from "./archive.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, scanArchiveTail, type TailScan, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, withArchiveLock } from "./store.js";
+import { scanArchiveTail, type TailScan } from "./store-scan.js";
 
 /** Smallest tail scanned for dedup. */
 const MIN_TAIL_BYTES = 512 * 1024;

@@ -5,7 +5,7 @@
  * or other non-text blocks, results of the fetch tool itself, and results that
  * already are a replacement (no self-ingest loop).
  */
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";

@@ -12,7 +12,7 @@
  * not explain is reported as `unattributed` instead of being spread.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
 import type { CallSizes } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
@@ -92,7 +92,7 @@ function schemaChars(t: ToolSchema): number {
 
 type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
 
-/** pi's calculateContextTokens, and the same "usable reply" rule as the gauge (context-gauge.ts). */
+/** pi's calculateContextTokens, and the same "usable reply" rule as the gauge (gauge/context-gauge.ts). */
 function usableTokens(m: AgentMessage): number | null {
   const a = m as { role?: string; stopReason?: string; usage?: Usage };
   if (a.role !== "assistant" || a.stopReason === "aborted" || a.stopReason === "error" || !a.usage) return null;

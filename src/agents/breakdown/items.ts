@@ -4,7 +4,7 @@
  * Run for the five largest only, so the scans back for a result's call cost nothing per request.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { BreakdownItem } from "../context-checkpoint-schema.js";
+import type { BreakdownItem } from "../checkpoint/schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";

@@ -8,7 +8,7 @@
  * message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../checkpoint/schema.js";
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";

@@ -4,8 +4,8 @@
  * renders a checkpoint's recorded breakdown). Every string from the session (tool names,
  * targets) was made safe when the breakdown was built and is quoted again here.
  */
-import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type ContextBreakdown } from "../context-checkpoint-schema.js";
-import { formatTokenCount } from "../gauge-line.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type ContextBreakdown } from "../checkpoint/schema.js";
+import { formatTokenCount } from "../gauge/gauge-line.js";
 import { safeGist } from "../text/safe-gist.js";
 
 export const CATEGORY_LABELS: Record<BreakdownCategory, string> = {

@@ -9,7 +9,7 @@
  *   OpenAI-compatible servers); a change costs only what follows it.
  * - `none`: no cache; every request is billed whole, so our changes are judged by tokens alone.
  */
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 
 export type CacheFamily = "anthropic" | "openai" | "none";
 

@@ -13,7 +13,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { messageKey } from "../messages/message-key.js";
-import { gaugeMessage } from "../context-gauge.js";
+import { gaugeMessage } from "../gauge/context-gauge.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { type CacheSession, type GaugeAnchor, MAX_ANCHORS } from "./cache-session.js";
 

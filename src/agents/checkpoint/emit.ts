@@ -15,7 +15,7 @@
  *    breakdown's headroom; -0 as 0).
  * Keys are fixed schema names, never user content.
  */
-import { BREAKDOWN_CATEGORIES, type Checkpoint, type ContextBreakdown } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type Checkpoint, type ContextBreakdown, type ToolFailure } from "./schema.js";
 import { wellFormed } from "./text.js";
 
 export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
@@ -159,6 +159,14 @@ function emitBreakdown(e: Emitter, b: ContextBreakdown): void {
   }
 }
 
+/** One failed tool call (`thread.errors[]`, `work.open_failures[]`), in field order. */
+function emitToolFailure(e: Emitter, x: ToolFailure): void {
+  e.q(6, "tool", x.tool);
+  e.q(6, "target", x.target);
+  e.text(6, "error: ", x.error);
+  e.q(6, "when", x.when);
+}
+
 /** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */
 export function emitCheckpoint(cp: Checkpoint): string {
   const e = new Emitter();
@@ -208,12 +216,7 @@ export function emitCheckpoint(cp: Checkpoint): string {
     e.q(6, "role", x.role);
     e.text(6, "gist: ", x.gist);
   });
-  e.maps(2, "errors", cp.thread.errors, (x) => {
-    e.q(6, "tool", x.tool);
-    e.q(6, "target", x.target);
-    e.text(6, "error: ", x.error);
-    e.q(6, "when", x.when);
-  });
+  e.maps(2, "errors", cp.thread.errors, (x) => emitToolFailure(e, x));
   e.list(0, "open_items", cp.open_items, true);
   e.list(0, "learnings", cp.learnings, true);
   if (cp.workspace) {
@@ -258,12 +261,7 @@ export function emitCheckpoint(cp: Checkpoint): string {
       e.plain(6, "exit", c.exit);
       e.q(6, "when", c.when);
     });
-    e.maps(2, "open_failures", wk.open_failures, (x) => {
-      e.q(6, "tool", x.tool);
-      e.q(6, "target", x.target);
-      e.text(6, "error: ", x.error);
-      e.q(6, "when", x.when);
-    });
+    e.maps(2, "open_failures", wk.open_failures, (x) => emitToolFailure(e, x));
     e.list(2, "requests", wk.requests, true);
     e.text(2, "last_report: ", wk.last_report);
     e.plain(2, "answered", wk.answered);

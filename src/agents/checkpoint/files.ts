@@ -1,7 +1,7 @@
 /** Reading one checkpoint file and listing the checkpoint files of a session directory. */
 import path from "node:path";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "./schema.js";
 import { CheckpointError } from "./errors.js";
 import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
 import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.js";

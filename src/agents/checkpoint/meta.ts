@@ -10,7 +10,7 @@ import { closeSync, readSync } from "node:fs";
 import { NotAFileError } from "../../infra/capped-read.js";
 import path from "node:path";
 import { parseDocument } from "yaml";
-import type { CheckpointMeta } from "../context-checkpoint-schema.js";
+import type { CheckpointMeta } from "./schema.js";
 import { errorCode } from "../../infra/fs-ops.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointFileName } from "./ids.js";

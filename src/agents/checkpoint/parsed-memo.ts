@@ -8,7 +8,7 @@
  * Callers get their own copy: nothing they change reaches the memo.
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "./schema.js";
 import { MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 
 /** about 60 checkpoints of 50 KB (text as the key, the object about twice its size) */

@@ -2,8 +2,7 @@
  * Validation of the optional `recovered` section (docs/checkpoint-schema.md): a checkpoint the
  * next session wrote from the state files of a session that ended before checkpointing them.
  */
-import { STATE_FILE_NAMES } from "../state/state-files.js";
-import type { RecoveredState } from "../context-checkpoint-schema.js";
+import { type RecoveredState, STATE_FILE_NAMES } from "./schema.js";
 import { CheckpointError } from "./errors.js";
 
 const ISO_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;

@@ -11,7 +11,7 @@
 import path from "node:path";
 import { parseDocument } from "yaml";
 import type { FsOps } from "../../infra/fs-ops.js";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "./schema.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { listCheckpointFilesInDir, readCheckpointFile } from "./files.js";
 import { checkpointFileName, parseCheckpointId } from "./ids.js";

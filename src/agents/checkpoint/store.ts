@@ -3,7 +3,7 @@
  * CheckpointWriter reads what it needs from disk and writes once. An engine keeps its own
  * writer instead (see writer.ts for the protocol).
  */
-import type { CheckpointDraft } from "../context-checkpoint-schema.js";
+import type { CheckpointDraft } from "./schema.js";
 import type { CheckpointStoreOptions } from "./options.js";
 import { CheckpointWriter, type WriteCheckpointResult } from "./writer.js";
 

@@ -3,8 +3,8 @@
  * `status` reads one small JSON file per session instead of parsing the checkpoint; when the
  * pointer lacks it, is stale or names a changed file, it is computed from the checkpoint itself.
  */
-import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "../context-checkpoint-schema.js";
-import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "../context-checkpoint-schema.js";
+import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "./schema.js";
+import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "./schema.js";
 
 export interface CheckpointCounts {
   decisions: number;

@@ -4,7 +4,7 @@
  * field path. Unknown category names are ignored (room for more categories within v1).
  */
 import { CheckpointError } from "./errors.js";
-import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../context-checkpoint-schema.js";
+import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "./schema.js";
 
 type Obj = Record<string, unknown>;
 const SOURCES = ["sdk", "estimate"] as const;

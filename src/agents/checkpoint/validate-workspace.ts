@@ -3,7 +3,7 @@
  * of the schema: a bad field is a CheckpointError naming the file and the field path.
  */
 import { CheckpointError } from "./errors.js";
-import { FILE_STATES, HASH_SCOPES, type WorkspaceFile, type WorkspaceGit, type WorkspaceSnapshot } from "../context-checkpoint-schema.js";
+import { FILE_STATES, HASH_SCOPES, type WorkspaceFile, type WorkspaceGit, type WorkspaceSnapshot } from "./schema.js";
 
 type Obj = Record<string, unknown>;
 

@@ -25,12 +25,12 @@ import {
   type WorkTask,
   type WorkTurn,
   type WorkLedger,
-} from "../context-checkpoint-schema.js";
+} from "./schema.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointId } from "./ids.js";
 import { validateWorkspace } from "./validate-workspace.js";
 import { validateBreakdown } from "./validate-breakdown.js";
-import { validateArtifactRefs } from "../artifacts/checkpoint-artifacts.js";
+import { validateArtifactRefs } from "./validate-artifacts.js";
 import { validateRecovered } from "./recovered.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";
@@ -221,17 +221,19 @@ function readThread(r: Reader, root: Obj): Thread {
     return { role: r.oneOf(e, "role", `${f}.role`, EXCHANGE_ROLES), gist: r.str(e, "gist", `${f}.gist`) };
   });
   const rawErrors = t.errors === undefined ? [] : r.list(t, "errors", "thread.errors");
-  const errors: ToolFailure[] = rawErrors.map((item, i) => {
-    const f = `thread.errors[${i}]`;
-    const e = r.itemObj(item, f);
-    return {
-      tool: r.str(e, "tool", `${f}.tool`),
-      target: r.str(e, "target", `${f}.target`),
-      error: r.str(e, "error", `${f}.error`),
-      when: r.timestamp(e, "when", `${f}.when`),
-    };
-  });
+  const errors: ToolFailure[] = rawErrors.map((item, i) => readToolFailure(r, item, `thread.errors[${i}]`));
   return { summary: r.str(t, "summary", "thread.summary"), key_exchanges, errors };
+}
+
+/** One failed tool call (`thread.errors[]`, `work.open_failures[]`). */
+function readToolFailure(r: Reader, item: unknown, f: string): ToolFailure {
+  const e = r.itemObj(item, f);
+  return {
+    tool: r.str(e, "tool", `${f}.tool`),
+    target: r.str(e, "target", `${f}.target`),
+    error: r.str(e, "error", `${f}.error`),
+    when: r.timestamp(e, "when", `${f}.when`),
+  };
 }
 
 function readWork(r: Reader, root: Obj): WorkLedger | undefined {
@@ -267,16 +269,7 @@ function readWork(r: Reader, root: Obj): WorkLedger | undefined {
       when: r.timestamp(o, "when", `${f}.when`),
     };
   });
-  const open_failures: ToolFailure[] = r.list(w, "open_failures", "work.open_failures").map((item, i) => {
-    const f = `work.open_failures[${i}]`;
-    const e = r.itemObj(item, f);
-    return {
-      tool: r.str(e, "tool", `${f}.tool`),
-      target: r.str(e, "target", `${f}.target`),
-      error: r.str(e, "error", `${f}.error`),
-      when: r.timestamp(e, "when", `${f}.when`),
-    };
-  });
+  const open_failures: ToolFailure[] = r.list(w, "open_failures", "work.open_failures").map((item, i) => readToolFailure(r, item, `work.open_failures[${i}]`));
   return {
     files,
     commands,
@@ -316,8 +309,8 @@ function readTasks(r: Reader, w: Obj): WorkTask[] {
   });
 }
 
-/** Validate already-parsed data (YAML -> JS) as a schema v1 checkpoint. */
-export function validateCheckpoint(data: unknown, file: string): Checkpoint {
+/** The top level checked as a schema v1 mapping (schema and version), with its reader. */
+function readHead(data: unknown, file: string): { r: Reader; root: Obj } {
   const r = new Reader(file);
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     r.fail(undefined, `expected a mapping at the top level, got ${r.describe(data)}`);
@@ -327,6 +320,12 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
   if (root.schema_version !== CHECKPOINT_SCHEMA_VERSION) {
     r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
   }
+  return { r, root };
+}
+
+/** Validate already-parsed data (YAML -> JS) as a schema v1 checkpoint. */
+export function validateCheckpoint(data: unknown, file: string): Checkpoint {
+  const { r, root } = readHead(data, file);
   const workspace = validateWorkspace(root, file);
   const artifacts = validateArtifactRefs(root, file);
   const cp: Checkpoint = {
@@ -351,14 +350,6 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
 
 /** Validate only what `list`/`status` read: schema, version and the `meta` block. */
 export function validateCheckpointMeta(data: unknown, file: string): CheckpointMeta {
-  const r = new Reader(file);
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    r.fail(undefined, `expected a mapping at the top level, got ${r.describe(data)}`);
-  }
-  const root = data as Obj;
-  if (root.schema !== CHECKPOINT_SCHEMA) r.fail("schema", `expected "${CHECKPOINT_SCHEMA}", got ${r.describe(root.schema)}`);
-  if (root.schema_version !== CHECKPOINT_SCHEMA_VERSION) {
-    r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
-  }
+  const { r, root } = readHead(data, file);
   return readMeta(r, root);
 }

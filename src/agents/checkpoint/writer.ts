@@ -26,7 +26,7 @@
 import path from "node:path";
 import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
-import type { Checkpoint, CheckpointDraft } from "../context-checkpoint-schema.js";
+import type { Checkpoint, CheckpointDraft } from "./schema.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { emitCheckpoint } from "./emit.js";
 import { CheckpointError } from "./errors.js";

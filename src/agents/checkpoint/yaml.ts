@@ -11,7 +11,7 @@
  * data is validated field by field.
  */
 import { parseDocument } from "yaml";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "./schema.js";
 import { emitCheckpoint } from "./emit.js";
 import { memoizeCheckpoint, memoizedCheckpoint } from "./parsed-memo.js";
 import { assertParseableSize } from "./parse-guard.js";

@@ -13,7 +13,7 @@ import { headMove } from "./git-history.js";
 import { workTreeDirty } from "./git-index.js";
 import { findGitRepo, readGitHead } from "./git-repo.js";
 import { isDirectory, repoRelative } from "./record.js";
-import type { WorkspaceFile, WorkspaceSnapshot } from "../context-checkpoint-schema.js";
+import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Files compared at most (the newest), whatever a checkpoint lists. */
 export const COMPARE_MAX_FILES = 100;

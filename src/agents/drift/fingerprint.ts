@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
-import type { WorkspaceFile } from "../context-checkpoint-schema.js";
+import type { WorkspaceFile } from "../checkpoint/schema.js";
 
 export const HASH_FULL_MAX_BYTES = 256 * 1024;
 export const SAMPLE_BYTES = 16 * 1024;

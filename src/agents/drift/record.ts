@@ -10,7 +10,7 @@ import { debugLog } from "../../infra/debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
 import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
-import type { WorkspaceGit, WorkspaceSnapshot } from "../context-checkpoint-schema.js";
+import type { WorkspaceGit, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Modified files fingerprinted per checkpoint (the newest ones). */
 export const DRIFT_MAX_FILES = 30;

@@ -4,7 +4,7 @@
  * (RenderRestoreOptions.extraSections, see driftExtraSection), budgeted by the renderer's priority
  * plan. Nothing is added when the checkpoint has no workspace record or nothing moved.
  */
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
 import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";

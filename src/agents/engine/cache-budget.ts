@@ -7,8 +7,8 @@
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
-import type { ContextManagerConfig } from "../context-manager-config.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../context-manager-config.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { setKnowledgeFollowerBudget } from "../archive/knowledge-store.js";
 import { CacheSession } from "../cache/cache-session.js";

@@ -1,5 +1,5 @@
 /** A checkpoint's breakdown with the latest request's estimated cache reuse (`meta.breakdown.cache_reuse`). */
-import type { ContextBreakdown } from "../context-checkpoint-schema.js";
+import type { ContextBreakdown } from "../checkpoint/schema.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 
 export function withCacheReuse(b: ContextBreakdown | null, reuse: ReuseEstimate | null): ContextBreakdown | null {

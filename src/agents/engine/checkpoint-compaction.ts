@@ -5,7 +5,7 @@
  * point, `firstKeptEntryId`, so its `keepRecentTokens` of recent messages stay verbatim).
  */
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
 import { markCompactionSummarized } from "../checkpoint/compaction-outcome.js";
 import { renderCompactionSummary } from "../inject/compaction-summary.js";
 import { archiveCompactedSpan, archiveCompactedSpanAfter } from "./archive-hooks.js";

@@ -8,17 +8,19 @@
  * agent loop carries on (errors never reach pi).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { buildCheckpointDraft } from "../context-checkpoint-build.js";
-import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
+import { buildCheckpointDraft } from "../state/checkpoint-build.js";
+import { type Checkpoint } from "../checkpoint/schema.js";
+import { CheckpointWriter } from "../checkpoint/store.js";
+import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { movedOn } from "../checkpoint/writer.js";
-import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../context-checkpoint-schema.js";
-import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../context-gauge.js";
+import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../checkpoint/schema.js";
+import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";
 import { ContextState } from "../context-state.js";
 import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
-import { checkpointArtifacts } from "../artifacts/checkpoint-artifacts.js";
+import { checkpointArtifacts } from "./checkpoint-artifacts.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { type SessionLog, sessionLog } from "./session-log.js";

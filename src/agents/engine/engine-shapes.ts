@@ -1,8 +1,8 @@
 /** The engine's boundary types (context-manager-engine.ts): what it is made for and what it answers. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Checkpoint } from "../context-checkpoint.js";
-import type { SessionIdentity } from "../context-checkpoint-schema.js";
-import type { GaugeAction, GaugeReading } from "../context-gauge.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
+import type { SessionIdentity } from "../checkpoint/schema.js";
+import type { GaugeAction, GaugeReading } from "../gauge/context-gauge.js";
 
 /** The automatic recall's block as last searched (archive-hooks.ts), and what it was searched for. */
 export interface RecallBlockCache {

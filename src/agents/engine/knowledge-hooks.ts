@@ -6,8 +6,8 @@
  * them. Takes plain values, not the engine: the engine calls it. Total: failures are logged
  * once per kind and the agent goes on.
  */
-import type { Checkpoint } from "../context-checkpoint-schema.js";
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";

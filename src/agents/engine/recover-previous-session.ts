@@ -16,9 +16,11 @@
  * A held state that adds nothing to the ended session's latest checkpoint (it had written one
  * and captured nothing since) is released without a new checkpoint. Never throws.
  */
-import { buildCheckpointDraft } from "../context-checkpoint-build.js";
-import { type Checkpoint, CheckpointWriter, readLatestCheckpoint } from "../context-checkpoint.js";
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import { buildCheckpointDraft } from "../state/checkpoint-build.js";
+import { type Checkpoint } from "../checkpoint/schema.js";
+import { CheckpointWriter } from "../checkpoint/store.js";
+import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../context-state.js";
 import { type ContextStateSnapshot } from "../state/state-snapshot.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";

@@ -7,7 +7,7 @@
  * 1% of the window, so the request path never pays for it.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextBreakdown } from "../context-checkpoint-schema.js";
+import type { ContextBreakdown } from "../checkpoint/schema.js";
 import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute.js";
 import { messageKey } from "../messages/message-key.js";
 import { dominantPhrase } from "../breakdown/render.js";

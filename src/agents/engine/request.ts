@@ -15,7 +15,7 @@
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type ContextReading, estimateContextTokens, type GaugeReading } from "../context-gauge.js";
+import { type ContextReading, estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
 import { withAutoRecall } from "./archive-hooks.js";
 import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";

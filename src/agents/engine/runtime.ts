@@ -4,7 +4,7 @@
  * shell keeps them per SessionManager (pi-extensions/context-manager-runtime.ts); the
  * OpenClaw plugin makes them per session slot.
  */
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 

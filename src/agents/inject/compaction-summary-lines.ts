@@ -5,10 +5,11 @@
  * of plain path characters are printed bare and folded under their root.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, WorkCommand, WorkFile, WorkTask, WorkTurn } from "../context-checkpoint-schema.js";
+import type { Checkpoint, WorkCommand, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
 import { quoteUntrusted } from "./quote.js";
+import { arr, safeCount } from "./field-read.js";
 
 /** Per-entry caps, in code points. */
 export const SUMMARY_CAP = {
@@ -39,12 +40,6 @@ export interface TurnView {
   /** the session's first turn (its request is the goal) */
   first: boolean;
   latest: boolean;
-}
-
-const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
-
-function safeCount(n: unknown): number {
-  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
 }
 
 /** Turns newest first with the first turn last; from the turn log, else the request list. */

@@ -15,7 +15,7 @@
  * changed path (one folded line) stay to the end. A later compaction renders the same cumulative
  * checkpoint, so the previous summary's content is carried forward inside the same cap.
  */
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import {
   PathFold,

@@ -3,7 +3,7 @@
  * it lists, and what the agent did with a goal that is only a reference (URL, slash command,
  * @path). Requests in `work.requests` are shorter gists of the same text as `work.turns`.
  */
-import type { WorkLedger } from "../context-checkpoint-schema.js";
+import type { WorkLedger } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
 

@@ -5,10 +5,11 @@
  * (withoutSuperseded drops REPORT_CUSTOM_TYPE). Outside pi: `openclaw-context status`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { checkpointSessionDir, readLatestCheckpoint } from "../context-checkpoint.js";
-import { restoreBlockOf } from "../context-checkpoint-restore.js";
-import { formatGaugeLine } from "../gauge-line.js";
-import { gaugeAction } from "../context-gauge.js";
+import { checkpointSessionDir } from "../../infra/session-dir.js";
+import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { restoreBlockOf } from "../engine/restore-block.js";
+import { formatGaugeLine } from "../gauge/gauge-line.js";
+import { gaugeAction } from "../gauge/context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { CapturedSession } from "./context-manager-capture.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";

@@ -5,7 +5,7 @@
  * checkpoint, then archives the compacted span, and never throws into the handler.
  */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
 import { engineFor } from "./context-manager.js";
 import { archiveCompactedSpan } from "../engine/archive-hooks.js";
 import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/checkpoint-compaction.js";

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getAgentDir } from "@mariozechner/pi-coding-agent";
-import { type ContextManagerConfig, ContextManagerConfigError, resolveContextManagerConfig } from "../context-manager-config.js";
+import { type ContextManagerConfig, ContextManagerConfigError, resolveContextManagerConfig } from "../config/context-manager-config.js";
 
 export const PI_SETTINGS_KEY = "contextManager";
 

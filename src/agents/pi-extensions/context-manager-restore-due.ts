@@ -7,7 +7,7 @@
  * - otherwise nothing (one block per compaction and per new session).
  */
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { RestoreKind } from "../context-checkpoint-restore.js";
+import type { RestoreKind } from "../engine/restore-block.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { isCheckpointCompactionDetails } from "../engine/checkpoint-compaction.js";
 

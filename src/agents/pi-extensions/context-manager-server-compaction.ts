@@ -11,7 +11,7 @@
  * the file lists come from the captured tool calls. Never throws.
  */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
+import type { Checkpoint } from "../checkpoint/schema.js";
 import { engineFor } from "./context-manager.js";
 import { compactionWithoutPreparation } from "../engine/compaction-input.js";
 

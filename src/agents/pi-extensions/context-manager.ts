@@ -16,9 +16,9 @@
  */
 import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { compactionCheckpointFilter, readCheckpointForInjection, type RestoreKind } from "../context-checkpoint-restore.js";
-import type { Checkpoint } from "../context-checkpoint-schema.js";
-import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../context-manager-config.js";
+import type { RestoreKind } from "../engine/restore-block.js";
+import { owedRestoreBlock } from "../engine/restore-delivery.js";
+import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
@@ -396,21 +396,14 @@ function piModelOf(ctx: ExtensionContext): HostModel | undefined {
 
 /** The block a standalone session would receive now (also shown by /context). */
 export async function standaloneBlock(engine: ContextManagerEngine, kind: RestoreKind) {
-  // a previous session's uncheckpointed state is bundled first, so the resume block shows it
-  if (kind === "resume") await engine.ready();
-  const sessionId = engine.identity.sessionId;
-  // post-compaction: the checkpoint this session's compaction hook just wrote, or none
-  const accept =
-    kind === "resume"
-      ? (cp: Checkpoint) => cp.meta.session_id !== sessionId
-      : compactionCheckpointFilter(engine.runtime.stateDir, engine.runtime.sessionKey, [sessionId], 0, engine.runtime.logger);
-  if (!accept) return null;
-  // the host key as given: the restore seam maps it to the stored key itself
-  return readCheckpointForInjection(engine.runtime.sessionKey, {
+  return owedRestoreBlock({
+    kind,
+    sessionKey: engine.runtime.sessionKey,
+    sessionIds: [engine.identity.sessionId],
     stateDir: engine.runtime.stateDir,
     config: engine.runtime.config,
-    kind,
-    accept,
+    logger: engine.runtime.logger,
+    bundlePrevious: () => engine.ready(),
   });
 }
 

@@ -7,9 +7,9 @@
  * - no file I/O and no dirty tracking here: the capture rules say which file changed,
  *   state-codec.ts turns each group into its file's data and back.
  */
-import type { ToolFailure } from "../context-checkpoint-schema.js";
+import type { ToolFailure } from "../checkpoint/schema.js";
 import { itemKey } from "../context-capture.js";
-import type { ContextManagerConfig } from "../context-manager-config.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { LruMap } from "./lru.js";
 import { OpenItems } from "./open-items.js";
 import { ResourceLists } from "./resource-lists.js";

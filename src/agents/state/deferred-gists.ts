@@ -6,7 +6,7 @@
  * those still standing when the pass ends: on a long history most are overwritten or evicted.
  * The gists are the ones the capture took per message before.
  */
-import type { LastToolCall } from "../context-checkpoint-schema.js";
+import type { LastToolCall } from "../checkpoint/schema.js";
 import type { LastMessageInfo } from "../context-capture.js";
 import type { Exchange, ThreadData } from "./thread-data.js";
 

@@ -4,7 +4,7 @@
  * open item: those have their own sections, and a failure older than the latest request
  * is not what the user is waiting for.
  */
-import type { LastToolCall, WorkingStatus } from "../context-checkpoint-schema.js";
+import type { LastToolCall, WorkingStatus } from "../checkpoint/schema.js";
 import { gist } from "../text/gist.js";
 
 export interface NextActionInput {

@@ -6,7 +6,7 @@
  * - touching what is already the newest entry of its list changes nothing (returns false,
  *   so the caller need not write the file).
  */
-import type { Resources } from "../context-checkpoint-schema.js";
+import type { Resources } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { asStringArray } from "./state-files.js";
 

@@ -8,9 +8,10 @@ import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-f
 import { makeDirs } from "../../infra/make-dirs.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
+import { STATE_FILE_NAMES } from "../checkpoint/schema.js";
+export { STATE_FILE_NAMES } from "../checkpoint/schema.js";
 
 export const STATE_FILE_VERSION = 1 as const;
-export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
 export type StateFileName = (typeof STATE_FILE_NAMES)[number];
 /** Moved-aside copies kept per file name in `<dir>/stale/`. */
 export const STALE_KEEP_PER_NAME = 3;

@@ -4,7 +4,7 @@
  * - key exchanges: the first user message, pivots and the last 2 pairs, in order, capped;
  * - status and next_action are derived from the last-message facts, never stored.
  */
-import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../context-checkpoint-schema.js";
+import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { statusOf } from "../context-capture.js";
 import type { CapturedDecision, CapturedState } from "./captured-state.js";
 import { keepNewest } from "./lru.js";

@@ -3,7 +3,7 @@
  * candidates, last-message facts, pending tool calls, errors, the capture cursor), its empty
  * value, and its validating parser (a bad shape throws StateDataError naming the field).
  */
-import type { KeyExchange, LastToolCall, ToolFailure } from "../context-checkpoint-schema.js";
+import type { KeyExchange, LastToolCall, ToolFailure } from "../checkpoint/schema.js";
 import type { LastMessageInfo } from "../context-capture.js";
 import { keepNewest } from "./lru.js";
 import { type Cursor, emptyCursor } from "./message-cursor.js";

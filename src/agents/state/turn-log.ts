@@ -6,7 +6,7 @@
  * - tasks: sub-agent / task tool calls (tool, id, what was asked, what came back).
  * All strings arrive redacted and gisted; O(1) per event.
  */
-import type { WorkTask, WorkTurn } from "../context-checkpoint-schema.js";
+import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
 import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";

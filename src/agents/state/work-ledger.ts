@@ -11,7 +11,7 @@
  *   latest request.
  * All strings arrive redacted and gisted. Every operation is O(1) amortized (Maps, caps).
  */
-import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../context-checkpoint-schema.js";
+import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { TurnLog } from "./turn-log.js";
 import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";

@@ -31,8 +31,9 @@ import {
   shouldCompact,
 } from "@mariozechner/pi-coding-agent";
 import { buildEmbeddedExtensionFactories, type EmbeddedRunConfig } from "../../agents/pi-embedded-runner/extensions.js";
-import { type Enqueue, onCompactionCompleted, onSessionStarted, type RestoreBlock } from "../../agents/context-checkpoint-restore.js";
-import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/context-manager-config.js";
+import { type Enqueue, onCompactionCompleted, onSessionStarted } from "../../openclaw-core/restore-seams.js";
+import type { RestoreBlock } from "../../agents/engine/restore-block.js";
+import { resolveContextManagerConfig, type ContextManagerConfig } from "../../agents/config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { NOTE_TOOL_NAME } from "../../agents/state/note-tool.js";
 import { FETCH_TOOL_NAME } from "../../agents/artifacts/preview.js";

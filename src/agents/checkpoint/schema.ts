@@ -275,6 +275,9 @@ export interface Checkpoint {
   recovered?: RecoveredState;
 }
 
+/** The incremental state files of a session: what a `recovered` section may name. */
+export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
+
 /**
  * Optional `recovered` section (issue 11, spec §7.3/§12): present on a checkpoint written by the
  * NEXT session from the state files of a session whose process ended before it checkpointed

@@ -9,9 +9,9 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
-import { messageTokens } from "./messages/message-tokens.js";
-import type { ContextManagerConfig } from "./context-manager-config.js";
-import { GAUGE_CUSTOM_TYPE } from "./messages/custom-types.js";
+import { messageTokens } from "../messages/message-tokens.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
+import { GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 // the line itself is in gauge-line.ts (no SDK import), so the CLI's `status` starts fast
 import { formatGaugeLine } from "./gauge-line.js";
 

@@ -17,16 +17,16 @@ import type {
   ToolFailure,
   WorkLedger,
   WorkspaceSnapshot,
-} from "./context-checkpoint-schema.js";
-import type { ArtifactRef, ContextBreakdown } from "./context-checkpoint-schema.js";
-import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "./context-checkpoint-schema.js";
-import { GIST, itemKey, normalizeToolPath } from "./context-capture.js";
-import { safeGist } from "./text/safe-gist.js";
-import type { GaugeReading } from "./context-gauge.js";
-import type { ContextManagerConfig } from "./context-manager-config.js";
-import type { ContextStateSnapshot } from "./state/state-snapshot.js";
-import { keepNewest } from "./state/lru.js";
-import { gist } from "./text/gist.js";
+} from "../checkpoint/schema.js";
+import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
+import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
+import { GIST, itemKey, normalizeToolPath } from "../context-capture.js";
+import { safeGist } from "../text/safe-gist.js";
+import type { GaugeReading } from "../gauge/context-gauge.js";
+import type { ContextManagerConfig } from "../config/context-manager-config.js";
+import type { ContextStateSnapshot } from "./state-snapshot.js";
+import { keepNewest } from "./lru.js";
+import { gist } from "../text/gist.js";
 
 
 export interface CompactionFileOps {
@@ -56,7 +56,7 @@ export interface BuildCheckpointParams {
   cwd?: string;
   /** the workspace record of the modified files (drift/record.ts); absent: none */
   workspace?: (filesModified: readonly string[]) => WorkspaceSnapshot | null;
-  /** stored outputs the draft's files name (artifacts/checkpoint-artifacts.ts); absent: none */
+  /** stored outputs the draft's files name (engine/checkpoint-artifacts.ts); absent: none */
   artifacts?: (files: { modified: readonly string[]; read: readonly string[] }) => ArtifactRef[];
   /** what filled the window (issue 27, breakdown/compute.ts); absent/null: not recorded */
   breakdown?: ContextBreakdown | null;

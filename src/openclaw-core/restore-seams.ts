@@ -1,0 +1,65 @@
+/**
+ * The restore seams core calls at its injection site (spec §8.2, §10.3): after a compaction, or
+ * when a new session starts on the same key, enqueue the block the delivery rule owes
+ * (engine/restore-delivery.ts). Core passes its own `enqueueSystemEvent`, so this package never
+ * imports OpenClaw internals. Never throws: a failure means "no block".
+ */
+import { canonicalSessionKey } from "../infra/session-key.js";
+import type { WarnLogger } from "../infra/log-once.js";
+import { compactionOutcomeSince } from "../agents/checkpoint/compaction-outcome.js";
+import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";
+import { type RestoreBlock, type RestoreParams, restoreConfigOf } from "../agents/engine/restore-block.js";
+import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";
+import { seamKey } from "../agents/engine/restore-seam-key.js";
+
+export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
+
+/**
+ * After any compaction (auto, overflow retry, manual): enqueue the block of the
+ * compaction checkpoint this session just wrote. A checkpoint of another
+ * session, or one older than the compaction, is never passed off as
+ * post-compaction state. OpenClaw 2026.9 can rotate the transcript during
+ * compaction: `sessionId` is then the successor and `previousSessionId` the
+ * session that wrote the checkpoint; both are "this session".
+ * When the hook ran, only the checkpoint it wrote is sent; when it could not write one,
+ * nothing is sent and that is logged (never an older checkpoint in its place).
+ */
+export async function onCompactionCompleted(
+  params: RestoreParams & {
+    sessionKey: string;
+    sessionId: string;
+    previousSessionId?: string;
+    since: number;
+    enqueue: Enqueue;
+    logger?: WarnLogger;
+  },
+): Promise<RestoreBlock | null> {
+  if (seamKey("onCompactionCompleted", params?.sessionKey, params?.logger) === null) return null;
+  const ids = params.previousSessionId ? [params.sessionId, params.previousSessionId] : [params.sessionId];
+  // a checkpoint compaction (issue 25): its summary is the restore, already in the history
+  const stored = canonicalSessionKey(params.sessionKey);
+  if (ids.some((id) => compactionOutcomeSince(params.stateDir, stored, id, params.since)?.summarized === true)) return null;
+  const block = await owedRestoreBlock({ ...params, kind: "post-compaction", sessionIds: ids, bundlePrevious: async () => undefined });
+  if (block) params.enqueue(block.text, { sessionKey: params.sessionKey });
+  return block;
+}
+
+/** First turn of a new session id on a key that has a checkpoint from an earlier session. */
+export async function onSessionStarted(
+  params: RestoreParams & { sessionKey: string; sessionId: string; enqueue: Enqueue; logger?: WarnLogger },
+): Promise<RestoreBlock | null> {
+  if (seamKey("onSessionStarted", params?.sessionKey, params?.logger) === null) return null;
+  const bundlePrevious = async () => {
+    try {
+      const config = restoreConfigOf(params);
+      if (config.enabled) {
+        await recoverPreviousSessions({ stateDir: params.stateDir, sessionKey: canonicalSessionKey(params.sessionKey), sessionId: params.sessionId, config, fs: params.fs, logger: params.logger });
+      }
+    } catch {
+      // never throws; the block of the latest checkpoint goes out as before
+    }
+  };
+  const block = await owedRestoreBlock({ ...params, kind: "resume", sessionIds: [params.sessionId], bundlePrevious });
+  if (block) params.enqueue(block.text, { sessionKey: params.sessionKey });
+  return block;
+}
