@@ -45,18 +45,17 @@ describe("swap price", () => {
     expect(swapPays(c)).toBe(true);
   });
 
-  it("expected remaining requests: min(n, n ln(1 + H / n)), the Copernican prior cut at the horizon", () => {
-    // 30 requests so far, 150k to go at 1k a request (H = 150): 30 ln 6 = 53.75 > 30: 30
-    expect(expectedRemaining(30, 50_000, 200_000, 1_000)).toBe(30);
-    // 60 so far, 30 requests of room left (H = 30): 60 ln 1.5 = 24.33 (the median capped at H gave 30)
-    expect(expectedRemaining(60, 170_000, 200_000, 1_000)).toBeCloseTo(60 * Math.log(1.5), 6);
-    expect(expectedRemaining(60, 170_000, 200_000, 1_000)).toBeCloseTo(24.33, 2);
-    // 300 so far, 20 requests of room left: 300 ln(16/15) = 19.36
+  it("expected remaining requests: n ln(1 + H / n), the mean of the Copernican prior cut at the horizon", () => {
+    // 30 requests so far, 150k to go at 1k a request (H = 150): 30 ln 6 = 53.75 (the median was 30)
+    expect(expectedRemaining(30, 50_000, 200_000, 1_000)).toBeCloseTo(30 * Math.log(6), 6);
+    expect(expectedRemaining(30, 50_000, 200_000, 1_000)).toBeCloseTo(53.75, 2);
+    // 300 so far, 20 requests of room left: 300 ln(16/15) = 19.36, under the room left
     expect(expectedRemaining(300, 180_000, 200_000, 1_000)).toBeCloseTo(19.36, 2);
-    // 449 so far, H = 200 (the bound): 449 ln(649/449) = 165.4, not 200
-    expect(expectedRemaining(449, 1_000, 200_000, 1)).toBeCloseTo(165.4, 1);
-    // bounds: the first request 1; a long session approaches H = MAX_REMAINING from below; past the compaction point, 1
-    expect(expectedRemaining(0, 1_000, 200_000, 1_000)).toBe(1);
+    // 200 so far, H = 200 (the bound): 200 ln 2 = 138.6, not the 200 the median gave
+    expect(expectedRemaining(200, 1_000, 200_000, 1)).toBeCloseTo(138.63, 2);
+    // the first request: n = 1, H = 199: ln 200 = 5.30
+    expect(expectedRemaining(0, 1_000, 200_000, 1_000)).toBeCloseTo(Math.log(200), 6);
+    // bounds: a long session approaches H = MAX_REMAINING from below; past the compaction point, 1
     expect(expectedRemaining(10_000, 1_000, 200_000, 1)).toBeCloseTo(198.03, 2);
     expect(expectedRemaining(10_000, 1_000, 200_000, 1)).toBeLessThanOrEqual(MAX_REMAINING);
     expect(expectedRemaining(50, 210_000, 200_000, 1_000)).toBe(1);

@@ -47,17 +47,17 @@ export const MAX_REMAINING = 200;
 /**
  * Requests expected after this one that a swap's savings accrue over. A session seen for n
  * requests is as likely to be anywhere in its life as anywhere else, so the chance it runs r
- * more is n / (n + r) (its median: n more). The savings stop at the horizon H: when the host
- * compacts (at the current growth per request; a compaction drops what the swap saved), at
- * most MAX_REMAINING. The requests expected before min(end, H) under that prior are the
- * integral of n / (n + r) over [0, H], n ln(1 + H / n); that is below H, and below n only when
- * H is short (near a compaction). Past n it counts on the prior's long tail (its mean is
- * infinite), which the replays did not bear out, so the estimate is the smaller of the two:
- *     min(n, n ln(1 + H / n))
+ * more is n / (n + r) (the "Copernican" prior: its median is n more). The savings stop at the
+ * horizon H: when the host compacts (at the current growth per request; a compaction drops
+ * what the swap saved) or MAX_REMAINING. The expected requests before min(end, H) under that
+ * prior are the integral of n / (n + r) over r in [0, H]:
+ *     n * ln(1 + H / n)
+ * (earlier this took the median, min(n, H): too few early in a session, where a swap pays for
+ * hundreds of requests, and too many near a compaction or late in a long one).
  */
 export function expectedRemaining(requestsSoFar: number, tokens: number, compactAt: number, growthPerRequest: number): number {
   const untilCompaction = compactAt > tokens && growthPerRequest > 0 ? (compactAt - tokens) / growthPerRequest : compactAt > tokens ? MAX_REMAINING : 0;
   const horizon = Math.min(MAX_REMAINING, untilCompaction);
   const n = Math.max(1, requestsSoFar);
-  return Math.max(MIN_REMAINING, Math.min(n, n * Math.log1p(horizon / n)));
+  return Math.min(MAX_REMAINING, Math.max(MIN_REMAINING, n * Math.log1p(horizon / n)));
 }
