@@ -52,8 +52,8 @@ export const MAX_REMAINING = 200;
  * what the swap saved) or MAX_REMAINING. The expected requests before min(end, H) under that
  * prior are the integral of n / (n + r) over r in [0, H]:
  *     n * ln(1 + H / n)
- * (earlier this took the median, min(n, H): too few early in a session, where a swap pays for
- * hundreds of requests, and too many near a compaction or late in a long one).
+ * Early in a session that is more than n (a swap made then is read for hundreds of requests),
+ * near a compaction or late in a long session less than n or H.
  */
 export function expectedRemaining(requestsSoFar: number, tokens: number, compactAt: number, growthPerRequest: number): number {
   const untilCompaction = compactAt > tokens && growthPerRequest > 0 ? (compactAt - tokens) / growthPerRequest : compactAt > tokens ? MAX_REMAINING : 0;
