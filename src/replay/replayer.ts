@@ -31,6 +31,8 @@ import type { Transcript } from "./transcript.js";
 import { offloadProbe, promptTokens } from "./offload-metrics.js";
 import { resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { offloadSettings } from "../agents/artifacts/offload.js";
+import { agingAgeUnder } from "../agents/cache/aging-age.js";
+import { cacheRulesFor } from "../agents/cache/cache-rules.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
 import { TrimProbe, type TrimReport } from "./trim-metrics.js";
 import { type KnowledgeReport, KnowledgeTimeline, measureKnowledge } from "./knowledge-metrics.js";
@@ -93,7 +95,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const costProbe = new CostProbe();
   const breakdownProbe = new BreakdownProbe();
   const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
-  const offload = offloadProbe(t.results, t.messages, offloadSettings(resolveContextManagerConfig(cmConfig)), fetchToolPromptTokens());
+  const resolved = resolveContextManagerConfig(cmConfig);
+  // the age aging runs at under the rules the manager runs assume (the faux model is no Claude: "auto" is not anthropic)
+  const ageTurns = agingAgeUnder(cacheRulesFor(resolved, undefined), resolved);
+  const offload = offloadProbe(t.results, t.messages, { ...offloadSettings(resolved), ageTurns }, fetchToolPromptTokens());
   const warnings: string[] = [];
   const errors: string[] = [];
   const delivered: ToolDelivery[] = [];

@@ -42,7 +42,7 @@ describe("prompt cache: aging is held when it does not pay and released when the
   async function run(promptCache: string) {
     s = await makeStandalone({
       contextWindow: 200_000,
-      contextManager: { promptCache, offload: true, offloadAgeTurns: 2, offloadAgedMinChars: 2_000, offloadAgedPreviewChars: 300, searchTool: false },
+      contextManager: { promptCache, offload: true, offloadAgeTurns: 2, promptCacheAgeTurns: 2, offloadAgedMinChars: 2_000, offloadAgedPreviewChars: 300, searchTool: false },
       tools: ["bash", "artifact_fetch"],
     });
     writeFileSync(join(s.cwd, "AAA.log"), midLog("AAA"));

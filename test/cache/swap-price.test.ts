@@ -45,14 +45,19 @@ describe("swap price", () => {
     expect(swapPays(c)).toBe(true);
   });
 
-  it("expected remaining requests: as many as so far, no more than fit before the compaction", () => {
-    // 30 requests so far, 150k to go at 1k a request: 30
-    expect(expectedRemaining(30, 50_000, 200_000, 1_000)).toBe(30);
-    // 300 so far, 20 requests of room left: 20
-    expect(expectedRemaining(300, 180_000, 200_000, 1_000)).toBe(20);
-    // bounds
-    expect(expectedRemaining(0, 1_000, 200_000, 1_000)).toBe(1);
-    expect(expectedRemaining(10_000, 1_000, 200_000, 1)).toBe(MAX_REMAINING);
+  it("expected remaining requests: n ln(1 + H / n), the mean of the Copernican prior cut at the horizon", () => {
+    // 30 requests so far, 150k to go at 1k a request (H = 150): 30 ln 6 = 53.75 (the median was 30)
+    expect(expectedRemaining(30, 50_000, 200_000, 1_000)).toBeCloseTo(30 * Math.log(6), 6);
+    expect(expectedRemaining(30, 50_000, 200_000, 1_000)).toBeCloseTo(53.75, 2);
+    // 300 so far, 20 requests of room left: 300 ln(16/15) = 19.36, under the room left
+    expect(expectedRemaining(300, 180_000, 200_000, 1_000)).toBeCloseTo(19.36, 2);
+    // 200 so far, H = 200 (the bound): 200 ln 2 = 138.6, not the 200 the median gave
+    expect(expectedRemaining(200, 1_000, 200_000, 1)).toBeCloseTo(138.63, 2);
+    // the first request: n = 1, H = 199: ln 200 = 5.30
+    expect(expectedRemaining(0, 1_000, 200_000, 1_000)).toBeCloseTo(Math.log(200), 6);
+    // bounds: a long session approaches H = MAX_REMAINING from below; past the compaction point, 1
+    expect(expectedRemaining(10_000, 1_000, 200_000, 1)).toBeCloseTo(198.03, 2);
+    expect(expectedRemaining(10_000, 1_000, 200_000, 1)).toBeLessThanOrEqual(MAX_REMAINING);
     expect(expectedRemaining(50, 210_000, 200_000, 1_000)).toBe(1);
   });
 });

@@ -208,10 +208,11 @@ export class AgedOffload {
    * `context` event: the messages with aged results swapped, or the same array when nothing
    * changes. `gate` (the prompt-cache policy) decides whether what ages for the first time in
    * this request is swapped in now; what aged before is swapped in every request regardless.
+   * `ageTurns`: the age for this request when the cache policy sets one (cache/aging-age.ts).
    */
-  apply(messages: AgentMessage[], gate?: AgingGate): AgentMessage[] {
+  apply(messages: AgentMessage[], gate?: AgingGate, ageTurns = this.settings.ageTurns): AgentMessage[] {
     if (!this.enabled) return messages;
-    const boundary = this.boundaryOf(messages);
+    const boundary = this.boundaryOf(messages, Math.max(1, ageTurns));
     const last = this.last;
     // the history only grew since the last call (pi appends between compactions): re-place the
     // swaps it made (each checked to still stand at its index) and judge only what is new or
@@ -229,9 +230,9 @@ export class AgedOffload {
   }
 
   /** index of the ageTurns-th assistant message from the end: what stands before it is old enough */
-  private boundaryOf(messages: AgentMessage[]): number {
+  private boundaryOf(messages: AgentMessage[], ageTurns: number): number {
     for (let i = messages.length - 1, seen = 0; i >= 0; i--) {
-      if ((messages[i] as { role?: string }).role === "assistant" && ++seen === this.settings.ageTurns) return i;
+      if ((messages[i] as { role?: string }).role === "assistant" && ++seen === ageTurns) return i;
     }
     return -1;
   }

@@ -45,12 +45,19 @@ export const MIN_REMAINING = 1;
 export const MAX_REMAINING = 200;
 
 /**
- * Requests expected after this one: as many as the session has had so far (with no better
- * knowledge of when it ends, a session is as likely to be past its middle as before it), but no
- * more than fit before the host compacts at the current growth per request (a compaction drops
- * what the swap saved).
+ * Requests expected after this one that a swap's savings accrue over. A session seen for n
+ * requests is as likely to be anywhere in its life as anywhere else, so the chance it runs r
+ * more is n / (n + r) (the "Copernican" prior: its median is n more). The savings stop at the
+ * horizon H: when the host compacts (at the current growth per request; a compaction drops
+ * what the swap saved) or MAX_REMAINING. The expected requests before min(end, H) under that
+ * prior are the integral of n / (n + r) over r in [0, H]:
+ *     n * ln(1 + H / n)
+ * Early in a session that is more than n (a swap made then is read for hundreds of requests),
+ * near a compaction or late in a long session less than n or H.
  */
 export function expectedRemaining(requestsSoFar: number, tokens: number, compactAt: number, growthPerRequest: number): number {
   const untilCompaction = compactAt > tokens && growthPerRequest > 0 ? (compactAt - tokens) / growthPerRequest : compactAt > tokens ? MAX_REMAINING : 0;
-  return Math.min(MAX_REMAINING, Math.max(MIN_REMAINING, Math.min(requestsSoFar, untilCompaction)));
+  const horizon = Math.min(MAX_REMAINING, untilCompaction);
+  const n = Math.max(1, requestsSoFar);
+  return Math.min(MAX_REMAINING, Math.max(MIN_REMAINING, n * Math.log1p(horizon / n)));
 }

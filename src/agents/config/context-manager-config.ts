@@ -91,6 +91,8 @@ export interface ContextManagerConfig {
   promptCache: PromptCacheSetting;
   /** how long a cache entry lives ("auto": what the host requests; pi: PI_CACHE_RETENTION, OpenClaw: its retention) */
   promptCacheTtl: PromptCacheTtlSetting;
+  /** aged offload's age under Anthropic's breakpoint rules, while the swap still lies within the provider's lookback (0: offloadAgeTurns) */
+  promptCacheAgeTurns: number;
 }
 
 export type PromptCacheSetting = "auto" | "anthropic" | "openai" | "none";
@@ -144,6 +146,7 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   crossSession: false,
   promptCache: "auto",
   promptCacheTtl: "auto",
+  promptCacheAgeTurns: 1,
 });
 
 export class ContextManagerConfigError extends Error {
@@ -187,6 +190,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   compactionSummaryMaxTokens: { min: 300, max: 100_000, integer: true },
   compactionDeadlineMs: { min: 1_000, max: 3_600_000, integer: true },
   smartTrimReserveTokens: { min: 0, max: 10_000_000, integer: true },
+  promptCacheAgeTurns: { min: 0, max: 10_000, integer: true },
 };
 
 const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);

@@ -11,6 +11,7 @@ import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-r
 import type { CacheSession } from "../cache/cache-session.js";
 import { sessionAt } from "./cache-budget.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
+import { agingAgeUnder } from "../cache/aging-age.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { ContextDecision } from "./engine-shapes.js";
@@ -30,6 +31,8 @@ export interface RequestCache {
   at: number;
   cold: ColdReason | null;
   gate: AgingGate | undefined;
+  /** the age aging runs at for this request (assistant turns) */
+  ageTurns: number;
   /** messageKey of the host's first message (what the next request's is compared with) */
   firstKey: string | null;
 }
@@ -58,7 +61,8 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
     const gate = agingGate({ rules, session, cold, tokens, compactAt, now: at, decided: (d) => (session.last.aging = d) });
-    return { rules, session, now, at, cold, gate, firstKey: messageKey(messages[0]) };
+    const ageTurns = agingAgeUnder(rules, cfg);
+    return { rules, session, now, at, cold, gate, ageTurns, firstKey: messageKey(messages[0]) };
   } catch (e) {
     engine.log.fail("prompt cache", e);
     return null;

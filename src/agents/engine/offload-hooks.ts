@@ -39,9 +39,10 @@ function agedFor(engine: ContextManagerEngine): AgedMemory {
  * (the first request after a restart on the plugin route, which has no session-start hook) is
  * warmed first, on this request: otherwise it would go out un-aged, larger by everything aged
  * before the restart, and could cross the compaction threshold. `gate`: the prompt-cache
- * policy's say on what ages for the first time (cache/swap-policy.ts). Never throws.
+ * policy's say on what ages for the first time (cache/swap-policy.ts); `ageTurns`: its age for
+ * this request (cache/aging-age.ts). Never throws.
  */
-export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null, gate?: AgingGate): AgentMessage[] {
+export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
   if (!engine || !engine.runtime.config.offload) return messages;
   try {
     const aged = agedFor(engine);
@@ -49,7 +50,7 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
       aged.warmed = true;
       aged.offload.warm(messages);
     }
-    return aged.offload.apply(messages, gate);
+    return aged.offload.apply(messages, gate, ageTurns);
   } catch (e) {
     engine.log.fail("aged offload", e);
     return messages;

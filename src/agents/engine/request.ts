@@ -50,7 +50,7 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const pendingTokens = promptTokens(pending);
   // the prompt-cache policy (null: no cache, the steps run as they always did)
   const cache = beginRequestCache(engine, request.messages, cacheTokens(request, pendingTokens), request.cache, pending !== undefined);
-  const sent = agedMessages(request.messages, engine, cache?.gate);
+  const sent = agedMessages(request.messages, engine, cache?.gate, cache?.ageTurns);
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage, cache === null);
   const kept = cache ? withCacheGauge(cache, withoutSuperseded(sent), decision) : withoutSuperseded(decision.messages ?? sent);
