@@ -156,16 +156,18 @@ export interface DirtyResult {
 
 /**
  * Dirty flag of the work tree. `priority`: work-tree-relative paths (forward slashes) checked
- * first; `oidBytes`: 20 (SHA-1 repositories) or 32 (SHA-256).
+ * first; `oidBytes`: 20 (SHA-1 repositories) or 32 (SHA-256); `onlyPriority`: examine the
+ * priority paths' entries and no other (the rest known clean from a recent reading).
  */
-export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number): DirtyResult {
+export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number, onlyPriority = false): DirtyResult {
   const buf = readSmallRegularFileSync(path.join(gitDir, "index"), INDEX_MAX_BYTES);
   if (!buf) return { dirty: null, checked: 0 };
   const entries = parseGitIndex(buf, oidBytes);
   if (!entries) return { dirty: null, checked: 0 };
   if (entries.some((e) => e.stage !== 0 || e.intentToAdd)) return { dirty: true, checked: 0 };
   const wanted = new Set(priority);
-  const ordered = [...entries.filter((e) => wanted.has(e.path)), ...entries.filter((e) => !wanted.has(e.path))];
+  const first = entries.filter((e) => wanted.has(e.path));
+  const ordered = onlyPriority ? first : [...first, ...entries.filter((e) => !wanted.has(e.path))];
   let checked = 0;
   let unknown = false;
   for (const e of ordered) {
