@@ -152,6 +152,11 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
     // collections that started inside the timed calls: their pause per call, and how many were major
     gcInCallMs: latencyStats(inCalls.ms),
     majorGcInCalls: inCalls.majors,
+    // the three slowest calls: is their time collection, CPU of their own, or waiting for a core?
+    slowestCalls: times
+      .map((wallMs, i) => ({ wallMs: Math.round(wallMs * 10) / 10, cpuMs: Math.round(cpu[i]! * 10) / 10, gcMs: inCalls.ms[i]! }))
+      .sort((a, b) => b.wallMs - a.wallMs)
+      .slice(0, 3),
     gcBetweenCalls: gc !== undefined,
     summaryChars: latencyStats(chars),
     loopDelayP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
