@@ -10,7 +10,13 @@
  * the wall time (on a machine shared with other work the wall time is mostly waiting for a core).
  * `captureCpuMs`: the one-pass capture alone (ContextState.captureMessages of 1,000 new messages
  * into a new state, the largest part of summarize), CPU time, for a component figure that the
- * rest of the call's noise does not hide. Target: p99 <= 50 ms.
+ * rest of the call's noise does not hide. `gcInCallMs` / `majorGcInCalls`: the collections that
+ * started inside the timed calls (a `gc` PerformanceObserver), `slowestCalls`: the three slowest
+ * calls' wall, CPU and GC time. Run with `node --expose-gc --import tsx bench/compaction-provider.ts`
+ * to collect before each call (outside the timing) the garbage the harness makes between calls
+ * (1,000 cloned messages, the previous call's background write and archive); measured, that takes
+ * every collection out of the calls but raises their CPU time (docs/benchmarks.md), so the default
+ * run does not. Target: p99 <= 50 ms.
  *
  * Part of `npm run bench` (key `compactionProvider` in bench/results.json); alone:
  * `npx tsx bench/compaction-provider.ts` (writes bench/provider-results.json).
