@@ -10,7 +10,13 @@
  * the wall time (on a machine shared with other work the wall time is mostly waiting for a core).
  * `captureCpuMs`: the one-pass capture alone (ContextState.captureMessages of 1,000 new messages
  * into a new state, the largest part of summarize), CPU time, for a component figure that the
- * rest of the call's noise does not hide. Target: p99 <= 50 ms.
+ * rest of the call's noise does not hide. `gcInCallMs` / `majorGcInCalls`: the collections that
+ * started inside the timed calls (a `gc` PerformanceObserver), `slowestCalls`: the three slowest
+ * calls' wall, CPU and GC time. Run with `node --expose-gc --import tsx bench/compaction-provider.ts`
+ * to collect before each call (outside the timing) the garbage the harness makes between calls
+ * (1,000 cloned messages, the previous call's background write and archive); measured, that takes
+ * every collection out of the calls but raises their CPU time (docs/benchmarks.md), so the default
+ * run does not. Target: p99 <= 50 ms.
  *
  * Part of `npm run bench` (key `compactionProvider` in bench/results.json); alone:
  * `npx tsx bench/compaction-provider.ts` (writes bench/provider-results.json).
@@ -18,7 +24,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { CompactionProviderShape } from "../src/openclaw-plugin/engine-types.js";
@@ -49,6 +55,41 @@ async function captureCpu(stateDir: string, factory: MessageFactory, n: number, 
   return cpu;
 }
 
+interface GcEntry {
+  start: number;
+  ms: number;
+  major: boolean;
+}
+
+/** Every collection of the run, from a `gc` PerformanceObserver (entries carry their start, so they are matched to the timed calls afterwards). */
+function recordCollections(): { entries: GcEntry[]; stop(): void } {
+  const entries: GcEntry[] = [];
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      entries.push({ start: e.startTime, ms: e.duration, major: kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+    }
+  });
+  obs.observe({ entryTypes: ["gc"] });
+  return { entries, stop: () => obs.disconnect() };
+}
+
+/** GC ms and major collections that started inside each [t0, t1] window. */
+function collectionsIn(windows: Array<[number, number]>, entries: GcEntry[]): { ms: number[]; majors: number } {
+  const ms: number[] = [];
+  let majors = 0;
+  for (const [t0, t1] of windows) {
+    let sum = 0;
+    for (const e of entries) {
+      if (e.start < t0 || e.start > t1) continue;
+      sum += e.ms;
+      if (e.major) majors++;
+    }
+    ms.push(Math.round(sum * 100) / 100);
+  }
+  return { ms, majors };
+}
+
 export async function benchCompactionProvider(opts: { iterations?: number; messages?: number } = {}) {
   const iterations = opts.iterations ?? ITERATIONS;
   const n = opts.messages ?? MESSAGES;
@@ -69,12 +110,18 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
   const times: number[] = [];
   const cpu: number[] = [];
   const chars: number[] = [];
+  const windows: Array<[number, number]> = [];
+  // with `node --expose-gc`: collect the harness's garbage (the 1,000 cloned messages it builds per
+  // call, the previous call's background write and archive) before each call, outside the timing
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const gcs = recordCollections();
   const loop = monitorEventLoopDelay({ resolution: 1 });
   let capture: number[] = [];
   try {
     for (let i = 0; i < WARMUP + iterations; i++) {
       const messages: AgentMessage[] = factory.take(n);
       hook!({ messageCount: n, messages, sessionFile: `/sessions/bench-${i}.jsonl` }, { sessionKey: `agent:main:bench-provider-${i}` });
+      gc?.();
       if (i === WARMUP) loop.enable();
       const c0 = process.cpuUsage();
       const t0 = performance.now();
@@ -85,6 +132,7 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
         times.push(ms);
         cpu.push((c.user + c.system) / 1000);
         chars.push(text.length);
+        windows.push([t0, t0 + ms]);
       }
       loop.disable();
       await backgroundWritesSettled();
@@ -94,9 +142,12 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
     capture = await captureCpu(join(stateDir, "capture"), factory, n, Math.min(iterations, CAPTURE_ITERATIONS));
   } finally {
     loop.disable();
+    gcs.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
+  await new Promise((r) => setImmediate(r)); // the observer's last entries
   const summarize = latencyStats(times);
+  const inCalls = collectionsIn(windows, gcs.entries);
   return {
     transcript: name,
     messages: n,
@@ -104,6 +155,15 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
     // this process's CPU time over the call (all its threads: the archive worker's too), for a loaded machine
     summarizeCpuMs: latencyStats(cpu),
     captureCpuMs: latencyStats(capture),
+    // collections that started inside the timed calls: their pause per call, and how many were major
+    gcInCallMs: latencyStats(inCalls.ms),
+    majorGcInCalls: inCalls.majors,
+    // the three slowest calls: is their time collection, CPU of their own, or waiting for a core?
+    slowestCalls: times
+      .map((wallMs, i) => ({ wallMs: Math.round(wallMs * 10) / 10, cpuMs: Math.round(cpu[i]! * 10) / 10, gcMs: inCalls.ms[i]! }))
+      .sort((a, b) => b.wallMs - a.wallMs)
+      .slice(0, 3),
+    gcBetweenCalls: gc !== undefined,
     summaryChars: latencyStats(chars),
     loopDelayP99Ms: Math.round((loop.percentile(99) / 1e6) * 10) / 10,
     loopDelayMaxMs: Math.round((loop.max / 1e6) * 10) / 10,

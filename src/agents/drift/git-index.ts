@@ -11,7 +11,7 @@
  * are found at once); past either bound without a finding the answer is null, never a guess of clean.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 
@@ -154,18 +154,48 @@ export interface DirtyResult {
   checked: number;
 }
 
+/** Repositories whose parsed index is kept (each holds its index file's buffer, ≤ INDEX_MAX_BYTES). */
+const PARSED_MAX = 4;
+const parsedIndexes = new Map<string, { stamp: string; entries: IndexEntry[] }>();
+
+/**
+ * `<gitDir>/index`'s entries, parsed again only when the file changed: git replaces the index
+ * (a lock file renamed over it), so its size, mtime, ctime and inode tell. Checkpoints that
+ * follow each other in one repository would otherwise each read and parse it.
+ */
+function indexEntries(gitDir: string, oidBytes: number): IndexEntry[] | null {
+  const file = path.join(gitDir, "index");
+  let stamp: string | null = null;
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (st?.isFile()) stamp = `${oidBytes}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  } catch {
+    stamp = null;
+  }
+  const hit = stamp === null ? undefined : parsedIndexes.get(gitDir);
+  if (hit && hit.stamp === stamp) return hit.entries;
+  const buf = readSmallRegularFileSync(file, INDEX_MAX_BYTES);
+  const entries = buf ? parseGitIndex(buf, oidBytes) : null;
+  parsedIndexes.delete(gitDir);
+  if (stamp !== null && entries) {
+    parsedIndexes.set(gitDir, { stamp, entries });
+    if (parsedIndexes.size > PARSED_MAX) parsedIndexes.delete(parsedIndexes.keys().next().value!);
+  }
+  return entries;
+}
+
 /**
  * Dirty flag of the work tree. `priority`: work-tree-relative paths (forward slashes) checked
- * first; `oidBytes`: 20 (SHA-1 repositories) or 32 (SHA-256).
+ * first; `oidBytes`: 20 (SHA-1 repositories) or 32 (SHA-256); `onlyPriority`: examine the
+ * priority paths' entries and no other (the rest known clean from a recent reading).
  */
-export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number): DirtyResult {
-  const buf = readSmallRegularFileSync(path.join(gitDir, "index"), INDEX_MAX_BYTES);
-  if (!buf) return { dirty: null, checked: 0 };
-  const entries = parseGitIndex(buf, oidBytes);
+export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number, onlyPriority = false): DirtyResult {
+  const entries = indexEntries(gitDir, oidBytes);
   if (!entries) return { dirty: null, checked: 0 };
   if (entries.some((e) => e.stage !== 0 || e.intentToAdd)) return { dirty: true, checked: 0 };
   const wanted = new Set(priority);
-  const ordered = [...entries.filter((e) => wanted.has(e.path)), ...entries.filter((e) => !wanted.has(e.path))];
+  const first = entries.filter((e) => wanted.has(e.path));
+  const ordered = onlyPriority ? first : [...first, ...entries.filter((e) => !wanted.has(e.path))];
   let checked = 0;
   let unknown = false;
   for (const e of ordered) {

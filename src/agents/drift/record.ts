@@ -9,6 +9,7 @@ import path from "node:path";
 import { debugLog } from "../../infra/debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
+import { noteReading, recentlyClean } from "./clean-reading.js";
 import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
 import type { WorkspaceGit, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
@@ -38,7 +39,11 @@ export function readGitState(cwd: string, priority: readonly string[]): Workspac
   if (!repo) return null;
   const { branch, head } = readGitHead(repo);
   const oidBytes = head && head.length === 64 ? 32 : 20;
-  const { dirty } = workTreeDirty(repo.gitDir, repo.workTree, repoRelative(repo, cwd, priority), oidBytes);
+  const paths = repoRelative(repo, cwd, priority);
+  // a clean reading of moments ago stands for the files this session did not touch
+  if (recentlyClean(repo.gitDir, head)) return { branch, head, dirty: workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes, true).dirty };
+  const { dirty } = workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes);
+  noteReading(repo.gitDir, head, dirty);
   return { branch, head, dirty };
 }
 
