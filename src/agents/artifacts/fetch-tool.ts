@@ -25,7 +25,9 @@ const parameters = Type.Object({
   maxChars: Type.Optional(Type.Integer()),
 });
 
-const DESCRIPTION = `Read part of a stored tool output by its ocm_artifact handle. mode: headtail, range (startLine-endLine), grep (pattern: RE2 regex, context lines), json (path like items[0].id). maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
+// The modes and which field each reads are named by the enum and by the [more: …] line under
+// every preview (preview.ts); the description says only what neither does.
+const DESCRIPTION = `Read part of a stored tool output by its ocm_artifact handle. grep: RE2 pattern, context lines. json: path like items[0].id. maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
 
 export interface FetchToolOptions {
   /** state dir of the running session (may differ per session; resolved per call) */
