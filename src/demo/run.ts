@@ -90,12 +90,15 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
   });
 
   const ratio = (f: number) => Math.round(window * f);
+  // pi compacts above window - reserve: 14% puts the threshold compaction in turn 13, so the
+  // manual /compact after turn 14 has turns of its own to compact
+  const reserveTokens = ratio(0.14);
   const runner = new AgentRunner({
     stateDir: dirs.stateDir,
     workspaceDir: dirs.workspace,
     model: demo.model,
     authStorage: demo.authStorage,
-    compaction: { enabled: true, reserveTokens: ratio(0.125), keepRecentTokens: ratio(0.19) },
+    compaction: { enabled: true, reserveTokens, keepRecentTokens: ratio(0.19) },
     cfg: { agents: { defaults: { contextManager: { compaction: args.compaction } } } },
     extraExtensionFactories: demo.extraExtensionFactories,
     logger: { warn: (m) => print(`  log    ${gist(m, 200)}`) },
@@ -109,7 +112,7 @@ export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir:
     `  session key ${key}`,
     `  state dir   ${dirs.stateDir}`,
     `  workspace   ${dirs.workspace}`,
-    `  thresholds  gauge 70%, checkpoint 80%, auto-compaction above ${window - ratio(0.125)} tokens`,
+    `  thresholds  gauge 70%, checkpoint 80%, auto-compaction above ${window - reserveTokens} tokens`,
     `  offload     ${runnerOffloadLine(runner.contextManagerConfig)}`,
     `  compaction  ${args.compaction === "checkpoint" ? "checkpoint: the compaction checkpoint is the summary (no model call)" : "host: the model summarizes, the restore block follows"}`,
   ]);
