@@ -12,7 +12,7 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
+import { markCompactionSummarized } from "../agents/engine/compaction-outcomes.js";
 import { archiveCompactedSpanAfter, archiveMessages } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";

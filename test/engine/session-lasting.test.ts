@@ -1,0 +1,33 @@
+/**
+ * A Session is weighed and evicted under cacheMemoryMiB, but what it holds that is not a cache
+ * (a compaction's outcome the restore reads after it, the stashed outputs a checkpoint names,
+ * work in flight) must survive eviction: the registry empties such a Session's caches instead.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
+import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction-outcomes.js";
+import { addStash } from "../../src/agents/artifacts/session-stashes.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
+
+const dir = "/tmp/session-lasting-test";
+
+afterEach(() => setSessionBudget(DEFAULT_CONTEXT_MANAGER_CONFIG));
+
+describe("Session lasting state", () => {
+  it("keeps a compaction outcome and stashes when the registry evicts, and drops the caches", () => {
+    recordCompactionOutcome(dir, "keep", "s1", "ckpt-1", 1_000);
+    addStash(sessionAt(dir, "keep").lasting.stashes, { handle: "h1", tool: "read", input: { path: "a.ts" }, bytes: 10 });
+    const kept = sessionAt(dir, "keep");
+    kept.breakdown.phrase = { text: "tool results 58%", tokens: 1 };
+    sessionAt(dir, "plain").breakdown.phrase = { text: "x", tokens: 1 };
+    setSessionBudget({ cacheMemoryMiB: 0 }); // everything but the newest must go
+    sessionAt(dir, "newest");
+
+    expect(heldSession(`${dir}\u0000plain`)).toBeUndefined();
+    expect(heldSession(`${dir}\u0000keep`)).toBe(kept);
+    expect(kept.breakdown.phrase).toBeNull();
+    expect(kept.lasting.stashes.map((s) => s.handle)).toEqual(["h1"]);
+    expect(compactionOutcomeSince(dir, "keep", "s1", 999)?.checkpointId).toBe("ckpt-1");
+    expect(compactionOutcomeSince(dir, "keep", "s1", 1_001)).toBeNull();
+  });
+});
