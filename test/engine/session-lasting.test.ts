@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
 import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction-outcomes.js";
+import { decideSearchJoin, ourToolsState } from "../../src/agents/engine/our-tools.js";
 import { addStash } from "../../src/agents/artifacts/session-stashes.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 
@@ -18,6 +19,7 @@ describe("Session lasting state", () => {
     recordCompactionOutcome(dir, "keep", "s1", "ckpt-1", 1_000);
     addStash(sessionAt(dir, "keep").lasting.stashes, { handle: "h1", tool: "read", input: { path: "a.ts" }, bytes: 10 });
     const kept = sessionAt(dir, "keep");
+    expect(decideSearchJoin(ourToolsState(dir, "joined", "s1"), true)).toBe(true);
     kept.breakdown.phrase = { text: "tool results 58%", tokens: 1 };
     sessionAt(dir, "plain").breakdown.phrase = { text: "x", tokens: 1 };
     setSessionBudget({ cacheMemoryMiB: 0 }); // everything but the newest must go
@@ -29,5 +31,8 @@ describe("Session lasting state", () => {
     expect(kept.lasting.stashes.map((s) => s.handle)).toEqual(["h1"]);
     expect(compactionOutcomeSince(dir, "keep", "s1", 999)?.checkpointId).toBe("ckpt-1");
     expect(compactionOutcomeSince(dir, "keep", "s1", 1_001)).toBeNull();
+    // a joined context_search stays joined: the tool list does not change again
+    expect(heldSession(`${dir}\u0000joined`)).toBeDefined();
+    expect(decideSearchJoin(ourToolsState(dir, "joined", "s1"), true)).toBe(false);
   });
 });

@@ -61,13 +61,38 @@ export interface AgedMemory {
  * - the outcome of each session id's latest compaction hook, read by the restore after it;
  * - the outputs stashed in the key (newest last, bounded), for the checkpoint's handles;
  * - the compacted span being archived (later spans and searches wait for it);
- * - the previous-session recovery running (one per key at a time).
+ * - the previous-session recovery running (one per key at a time);
+ * - whether context_search joined each session id's tools (our-tools.ts);
+ * - the plugin's own compaction view (openclaw-plugin/own-compaction.ts), which may not have
+ *   reached its file.
  */
 export interface LastingState {
   compactionOutcomes: Map<string, CompactionOutcome>;
   stashes: SessionStash[];
   spanArchive: Promise<unknown> | null;
   recovery: Promise<unknown> | null;
+  ourTools: Map<string, OurToolsState>;
+  ownCompaction: OwnCompactionView | null;
+}
+
+/** Whether our context_search joined a session's tools (our-tools.ts). */
+export interface OurToolsState {
+  searchJoined: boolean;
+  /** the tool list changed at this run start: its first request rewrites the prompt */
+  toolsChanged: boolean;
+}
+
+/** A compaction the plugin made: the first `cut` messages of the history are replaced by `summary`. */
+export interface OwnCompactionView {
+  sessionId: string;
+  cut: number;
+  /** role and timestamp of the message just before the cut: the view holds only for that history */
+  mark: string;
+  summary: string;
+  tokensBefore: number;
+  checkpointId: string;
+  /** ms time of the compaction: the summary's timestamp, so the gauge trusts no usage of a reply older than it */
+  at: number;
 }
 
 export class Session {
@@ -84,7 +109,7 @@ export class Session {
   logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
-  readonly lasting: LastingState = { compactionOutcomes: new Map(), stashes: [], spanArchive: null, recovery: null };
+  readonly lasting: LastingState = { compactionOutcomes: new Map(), stashes: [], spanArchive: null, recovery: null, ourTools: new Map(), ownCompaction: null };
 
   constructor(
     readonly stateDir: string,
@@ -130,14 +155,18 @@ export class Session {
     const breakdown = (b.calls?.approxBytes() ?? 0) + (b.phrase ? 2 * b.phrase.text.length : 0) + (b.aged?.approxBytes() ?? 0);
     const cache = 512 + this.cache.anchors.length * 256 + this.cache.ends.length * 32;
     const l = this.lasting;
-    const lasting = l.compactionOutcomes.size * 160 + l.stashes.reduce((n, x) => n + 96 + 2 * (x.handle.length + x.tool.length + x.target.length), 0);
+    const lasting =
+      l.compactionOutcomes.size * 160 +
+      l.stashes.reduce((n, x) => n + 96 + 2 * (x.handle.length + x.tool.length + x.target.length), 0) +
+      l.ourTools.size * 96 +
+      (l.ownCompaction ? 256 + 2 * l.ownCompaction.summary.length : 0);
     return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache + lasting;
   }
 
   /** It holds something that is not a cache (`lasting`). */
   holdsLasting(): boolean {
     const l = this.lasting;
-    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null;
+    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null || l.ourTools.size > 0 || l.ownCompaction !== null;
   }
 
   /** Drops every cache (what eviction and a new Session would drop); `lasting` stays. */
