@@ -36,8 +36,9 @@ export class BudgetCache<K, V> {
    *   the budget, the least recently used entries are lightened first, oldest first, and only
    *   then evicted whole. Never throws into the caller.
    * @param retain an entry about to be evicted that holds what is not a cache (in-flight work, a
-   *   fact a later hook reads): true when it emptied its caches in place and must stay. Never
-   *   throws into the caller.
+   *   fact a later hook reads): true when it emptied its caches in place and must stay; it then
+   *   weighs nothing until weighed again (`set`, `reweigh`): what it keeps is not the cache's
+   *   to budget. Never throws into the caller.
    */
   constructor(
     readonly name: string,
@@ -135,7 +136,7 @@ export class BudgetCache<K, V> {
     }
   }
 
-  /** The entry emptied its caches and stays (`retain`), weighed again. */
+  /** The entry emptied its caches and stays (`retain`), weighing nothing. */
   private retained(key: K, e: { value: V; weight: number }): boolean {
     if (!this.retain) return false;
     let keep = false;
@@ -145,9 +146,8 @@ export class BudgetCache<K, V> {
       debugLog(`${this.name} cache`, err);
     }
     if (!keep) return false;
-    const weight = Math.max(0, this.weigh(e.value));
-    this.bytes += weight - e.weight;
-    e.weight = weight;
+    this.bytes -= e.weight;
+    e.weight = 0;
     return true;
   }
 

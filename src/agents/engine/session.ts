@@ -5,7 +5,8 @@
  * engine. Its caches can be had again: a Session shed or evicted continues from disk and from
  * the next request's messages, in O(new messages). What is not a cache (`lasting`: work in
  * flight, the latest compactions' outcomes, the stashed outputs) is kept when the registry
- * evicts the Session: its caches are emptied instead (`emptyCaches`).
+ * evicts the Session: its caches are emptied instead (`emptyCaches`), and it weighs nothing
+ * until it is used again.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
@@ -148,19 +149,16 @@ export class Session {
     return this.agedMemory;
   }
 
-  /** About what the Session holds, in bytes: its weight in the registry. */
+  /**
+   * About what the Session's caches hold, in bytes: its weight in the registry. `lasting` is not
+   * weighed: it is not a cache, and the registry cannot evict it to make room.
+   */
   approxBytes(): number {
     const trim = this.trim ? this.trim.approxBytes() : 256 + (this.sticky?.size ?? 0) * BYTES_PER_KEY;
     const b = this.breakdown;
     const breakdown = (b.calls?.approxBytes() ?? 0) + (b.phrase ? 2 * b.phrase.text.length : 0) + (b.aged?.approxBytes() ?? 0);
     const cache = 512 + this.cache.anchors.length * 256 + this.cache.ends.length * 32;
-    const l = this.lasting;
-    const lasting =
-      l.compactionOutcomes.size * 160 +
-      l.stashes.reduce((n, x) => n + 96 + 2 * (x.handle.length + x.tool.length + x.target.length), 0) +
-      l.ourTools.size * 96 +
-      (l.ownCompaction ? 256 + 2 * l.ownCompaction.summary.length : 0);
-    return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache + lasting;
+    return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache;
   }
 
   /** It holds something that is not a cache (`lasting`). */
