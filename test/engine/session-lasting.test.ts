@@ -4,7 +4,7 @@
  * work in flight) must survive eviction: the registry empties such a Session's caches instead.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
+import { heldSession, heldSessions, MAX_SESSIONS_KEPT, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
 import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction-outcomes.js";
 import { decideSearchJoin, ourToolsState } from "../../src/agents/engine/our-tools.js";
 import { addStash } from "../../src/agents/artifacts/session-stashes.js";
@@ -34,5 +34,15 @@ describe("Session lasting state", () => {
     // a joined context_search stays joined: the tool list does not change again
     expect(heldSession(`${dir}\u0000joined`)).toBeDefined();
     expect(decideSearchJoin(ourToolsState(dir, "joined", "s1"), true)).toBe(false);
+  });
+
+  it("stays bounded: past MAX_SESSIONS_KEPT even Sessions with lasting state are evicted, the least recent first", () => {
+    setSessionBudget({ cacheMemoryMiB: 0 });
+    const n = MAX_SESSIONS_KEPT + 50;
+    for (let i = 0; i < n; i++) recordCompactionOutcome(dir, `many-${i}`, "s1", `ckpt-${i}`, 1_000);
+    sessionAt(dir, "newest-of-many");
+    expect(heldSessions().length).toBeLessThanOrEqual(MAX_SESSIONS_KEPT + 1);
+    expect(heldSession(`${dir}\u0000many-0`)).toBeUndefined();
+    expect(compactionOutcomeSince(dir, `many-${n - 1}`, "s1", 999)?.checkpointId).toBe(`ckpt-${n - 1}`);
   });
 });

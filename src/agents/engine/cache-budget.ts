@@ -50,8 +50,15 @@ const sessions = (): BudgetCache<string, Session> =>
     (s) => s.approxBytes(),
     undefined,
     (_key, s) => s.shed(),
-    (_key, s) => s.holdsLasting() && (s.emptyCaches(), true),
+    (_key, s) => sessions().stats().entries <= MAX_SESSIONS_KEPT && s.holdsLasting() && (s.emptyCaches(), true),
   ));
+
+/**
+ * How many Sessions the registry keeps at most when evicting: past it a Session holding lasting
+ * state is evicted too (the least recent first), so a gateway that sees ever new keys stays
+ * bounded; the per-key maps this state lived in before were capped at 1,000 and 4,096 entries.
+ */
+export const MAX_SESSIONS_KEPT = 4_096;
 
 const idOf = (stateDir: string, sessionKey: string): string => `${stateDir}\u0000${sessionKey}`;
 
