@@ -35,6 +35,10 @@ export class BudgetCache<K, V> {
    * @param shed lightens an entry in place (drops what can be had again), true when it did: over
    *   the budget, the least recently used entries are lightened first, oldest first, and only
    *   then evicted whole. Never throws into the caller.
+   * @param retain an entry about to be evicted that holds what is not a cache (in-flight work, a
+   *   fact a later hook reads): true when it emptied its caches in place and must stay; it then
+   *   weighs nothing until weighed again (`set`, `reweigh`): what it keeps is not the cache's
+   *   to budget. Never throws into the caller.
    */
   constructor(
     readonly name: string,
@@ -42,6 +46,7 @@ export class BudgetCache<K, V> {
     private readonly weigh: (value: V) => number,
     private readonly onEvict?: (key: K, value: V) => void,
     private readonly shed?: (key: K, value: V) => boolean,
+    private readonly retain?: (key: K, value: V) => boolean,
   ) {}
 
   get size(): number {
@@ -116,8 +121,10 @@ export class BudgetCache<K, V> {
 
   private evict(): void {
     if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
-    while (this.bytes > this.budgetBytes && this.map.size > 1) {
-      const [key, e] = this.map.entries().next().value as [K, { value: V; weight: number }];
+    let left = this.map.size - 1;
+    for (const [key, e] of this.map) {
+      if (this.bytes <= this.budgetBytes || left-- <= 0) return;
+      if (this.retained(key, e)) continue;
       this.map.delete(key);
       this.bytes -= e.weight;
       this.evictions++;
@@ -127,6 +134,21 @@ export class BudgetCache<K, V> {
         debugLog(`${this.name} cache`, err);
       }
     }
+  }
+
+  /** The entry emptied its caches and stays (`retain`), weighing nothing. */
+  private retained(key: K, e: { value: V; weight: number }): boolean {
+    if (!this.retain) return false;
+    let keep = false;
+    try {
+      keep = this.retain(key, e.value);
+    } catch (err) {
+      debugLog(`${this.name} cache`, err);
+    }
+    if (!keep) return false;
+    this.bytes -= e.weight;
+    e.weight = 0;
+    return true;
   }
 
   /** Lightens entries, oldest first, until the budget holds (the newest entry is left whole). */

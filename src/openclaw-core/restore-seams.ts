@@ -6,7 +6,7 @@
  */
 import { canonicalSessionKey } from "../infra/session-key.js";
 import type { WarnLogger } from "../infra/log-once.js";
-import { compactionOutcomeSince } from "../agents/checkpoint/compaction-outcome.js";
+import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
 import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";
 import { type RestoreBlock, type RestoreParams, restoreConfigOf } from "../agents/engine/restore-block.js";
 import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";

@@ -22,7 +22,7 @@ import { createHash } from "node:crypto";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
-import { compactionOutcomeSince, markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
+import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engine/compaction-outcomes.js";
 import { archiveCompactedSpanAfter } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";

@@ -12,31 +12,21 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { markCompactionSummarized } from "../agents/checkpoint/compaction-outcome.js";
+import { markCompactionSummarized } from "../agents/engine/compaction-outcomes.js";
 import { archiveCompactedSpanAfter, archiveMessages } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
+import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
+import type { OwnCompactionView } from "../agents/engine/session.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
-import { globalSingleton } from "../infra/global-singleton.js";
 import { stateSessionDir } from "../infra/session-dir.js";
 import type { CompactResult } from "./engine-types.js";
 import type { SessionSlot } from "./session-slot.js";
 
-/** A compaction the plugin made: the first `cut` messages of the history are replaced by `summary`. */
-export interface OwnCompactionView {
-  sessionId: string;
-  cut: number;
-  /** role and timestamp of the message just before the cut: the view holds only for that history */
-  mark: string;
-  summary: string;
-  tokensBefore: number;
-  checkpointId: string;
-  /** ms time of the compaction: the summary's timestamp, so the gauge trusts no usage of a reply older than it */
-  at: number;
-}
+export type { OwnCompactionView };
 
 /** Share of the window the kept messages may take (pi's keepRecentTokens is 20k of 200k). */
 const KEEP_SHARE = 0.1;
@@ -44,7 +34,8 @@ const KEEP_SHARE = 0.1;
 /** The view holds a summary of ≤ 2,000 tokens; a larger file (or a FIFO, /dev/zero) is not ours and is not read. */
 const VIEW_FILE_MAX_BYTES = 1024 * 1024;
 
-const views = (): Map<string, OwnCompactionView> => globalSingleton("openclaw.contextManager.ownCompactions", () => new Map());
+/** The view in memory is the key's Session's (`lasting.ownCompaction`): it may be ahead of its file. */
+const idOf = (stateDir: string, sessionKey: string) => `${path.resolve(stateDir)}\u0000${sessionKey}`;
 
 const fileOf = (stateDir: string, sessionKey: string) => path.join(stateSessionDir(stateDir, sessionKey), "own-compaction.json");
 
@@ -54,13 +45,12 @@ function markOf(m: AgentMessage | undefined): string {
 }
 
 export async function ownCompactionView(stateDir: string, sessionKey: string, sessionId: string): Promise<OwnCompactionView | null> {
-  const k = `${path.resolve(stateDir)}\u0000${sessionKey}`;
-  const mem = views().get(k);
+  const mem = heldSession(idOf(stateDir, sessionKey))?.lasting.ownCompaction;
   if (mem) return mem.sessionId === sessionId ? mem : null;
   try {
     const v = JSON.parse(await readTextCapped(nodeFsOps, fileOf(stateDir, sessionKey), VIEW_FILE_MAX_BYTES)) as OwnCompactionView;
     if (typeof v?.cut !== "number" || typeof v.summary !== "string" || typeof v.mark !== "string") return null;
-    views().set(k, v);
+    sessionAt(path.resolve(stateDir), sessionKey).lasting.ownCompaction = v;
     return v.sessionId === sessionId ? v : null;
   } catch {
     return null;
@@ -134,7 +124,7 @@ export async function compactOwn(slot: SessionSlot, sessionId: string, history: 
   markCompactionSummarized(stateDir, slot.sessionKey, slot.engine.identity.sessionId);
   const rendered = renderCompactionSummary(checkpoint, { maxTokens: slot.engine.runtime.config.compactionSummaryMaxTokens, previousSummary: null });
   const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };
-  views().set(`${path.resolve(stateDir)}\u0000${slot.sessionKey}`, view);
+  sessionAt(path.resolve(stateDir), slot.sessionKey).lasting.ownCompaction = view;
   await writeFileAtomic(fileOf(stateDir, slot.sessionKey), JSON.stringify(view));
   const tokensAfter = estimateContextTokens(applyOwnCompaction(view, history));
   return {

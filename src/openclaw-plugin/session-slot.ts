@@ -13,7 +13,7 @@ import type { RestoreKind } from "../agents/engine/restore-block.js";
 import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
-import { compactionOutcomeSince } from "../agents/checkpoint/compaction-outcome.js";
+import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
 import { canonicalSessionKey } from "../infra/session-key.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";

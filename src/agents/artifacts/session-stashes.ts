@@ -1,9 +1,8 @@
 /**
- * The outputs stashed in each live session (newest last, bounded), so a checkpoint can
- * record their handles and a restore block can point at them. Process-wide (one
- * registry shared by every copy of this module, as pi may load the extension twice).
+ * The outputs stashed in a live session (newest last, bounded), so a checkpoint can record
+ * their handles and a restore block can point at them. The list is the key's Session's
+ * (engine/session.ts `lasting`).
  */
-import { globalSingleton } from "../../infra/global-singleton.js";
 import { redactSecrets } from "../text/redact.js";
 
 export interface SessionStash {
@@ -18,8 +17,6 @@ export interface SessionStash {
 
 /** enough to cover pi's keep-recent tail after a compaction */
 export const MAX_STASHES_PER_SESSION = 30;
-
-const registry = (): Map<string, SessionStash[]> => globalSingleton("openclaw.contextManager.artifactStashes", () => new Map());
 
 function targetOf(input: unknown): string {
   if (!input || typeof input !== "object") return "";
@@ -40,20 +37,11 @@ export function linesOf(input: unknown): string | undefined {
   return limit === null ? `${from}-` : `${from}-${from + limit - 1}`;
 }
 
-export function recordStash(sessionKey: string, s: { handle: string; tool: string; input: unknown; bytes: number }): void {
-  const list = registry().get(sessionKey) ?? [];
+/** Adds a stash to `list` (newest last; a handle stashed again moves to the end), at most MAX_STASHES_PER_SESSION. */
+export function addStash(list: SessionStash[], s: { handle: string; tool: string; input: unknown; bytes: number }): void {
   const i = list.findIndex((x) => x.handle === s.handle);
   if (i !== -1) list.splice(i, 1);
   const lines = linesOf(s.input);
   list.push({ handle: s.handle, tool: s.tool, target: targetOf(s.input), ...(lines ? { lines } : {}), bytes: s.bytes });
   if (list.length > MAX_STASHES_PER_SESSION) list.splice(0, list.length - MAX_STASHES_PER_SESSION);
-  registry().set(sessionKey, list);
-}
-
-export function sessionStashes(sessionKey: string): readonly SessionStash[] {
-  return registry().get(sessionKey) ?? [];
-}
-
-export function clearSessionStashesForTest(): void {
-  registry().clear();
 }

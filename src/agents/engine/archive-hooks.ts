@@ -9,12 +9,11 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
 import { sessionLog } from "./session-log.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AppendResult, ArchiveLimits } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import { applyCacheBudget } from "./cache-budget.js";
+import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { renderSearchResult } from "../archive/recall-render.js";
 import { renderRecalledContext } from "../archive/recall-block.js";
@@ -61,8 +60,7 @@ export async function archiveCompactedSpan(engine: ContextManagerEngine, event: 
 }
 
 
-/** Compacted spans being archived after the compaction returned, per archive (stateDir, key). */
-const spanArchives = (): Map<string, Promise<unknown>> => globalSingleton("openclaw.contextManager.spanArchives", () => new Map());
+/** The compacted span being archived after the compaction returned is its key's Session's (`lasting.spanArchive`). */
 const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.sessionKey}`;
 
 /**
@@ -72,26 +70,28 @@ const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.
  * archived at a compaction is missed by the requests after it. Never rejects.
  */
 export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
-  const map = spanArchives();
-  const key = archiveKeyOf(locationOf(engine));
-  const before = map.get(key);
+  const at = locationOf(engine);
+  const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
+  const before = lasting.spanArchive;
   const run: Promise<AppendResult | null> = Promise.all([before, after.catch(() => null)])
     .then(() => archiveMessages(engine, span, opts))
     .finally(() => {
-      if (map.get(key) === run) map.delete(key);
+      if (lasting.spanArchive === run) lasting.spanArchive = null;
     });
-  map.set(key, run);
+  lasting.spanArchive = run;
   return run;
 }
 
 /** Resolves when the compacted spans of this archive started so far are archived. */
 export async function spanArchived(at: ArchiveLocation): Promise<void> {
-  for (let p = spanArchives().get(archiveKeyOf(at)); p; p = spanArchives().get(archiveKeyOf(at))) await p;
+  const running = () => heldSession(archiveKeyOf(at))?.lasting.spanArchive;
+  for (let p = running(); p; p = running()) await p;
 }
 
 /** Resolves when every compacted span started so far is archived (shutdown, tests). */
 export async function spanArchivesSettled(): Promise<void> {
-  while (spanArchives().size > 0) await Promise.all([...spanArchives().values()]);
+  const running = () => heldSessions().flatMap((s) => (s.lasting.spanArchive ? [s.lasting.spanArchive] : []));
+  for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
 }
 
 /**

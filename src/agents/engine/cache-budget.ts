@@ -38,7 +38,8 @@ export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemory
 /**
  * The registry of Sessions (session.ts), one per state dir and canonical key, weighed as units:
  * over the budget the least recently used are shed first (their SmartTrim, then their aged
- * outputs and call sizes), then evicted whole. It holds what the per-feature caches held
+ * outputs and call sizes), then evicted whole (one holding what is not a cache is emptied of its
+ * caches instead, session.ts `lasting`). It holds what the per-feature caches held
  * (smart trims and their sticky sets, aged outputs, breakdown memories, the prompt-cache
  * policy's memory), under their summed shares.
  */
@@ -49,7 +50,15 @@ const sessions = (): BudgetCache<string, Session> =>
     (s) => s.approxBytes(),
     undefined,
     (_key, s) => s.shed(),
+    (_key, s) => sessions().stats().entries <= MAX_SESSIONS_KEPT && s.holdsLasting() && (s.emptyCaches(), true),
   ));
+
+/**
+ * How many Sessions the registry keeps at most when evicting: past it a Session holding lasting
+ * state is evicted too (the least recent first), so a gateway that sees ever new keys stays
+ * bounded; the per-key maps this state lived in before were capped at 1,000 and 4,096 entries.
+ */
+export const MAX_SESSIONS_KEPT = 4_096;
 
 const idOf = (stateDir: string, sessionKey: string): string => `${stateDir}\u0000${sessionKey}`;
 
@@ -73,6 +82,11 @@ export function sessionOf(id: string): Session {
 /** The Session of an id if held, without making it or counting a use (tests, diagnostics). */
 export function heldSession(id: string): Session | undefined {
   return sessions().peek(id);
+}
+
+/** Every held Session, least recent first, without counting a use (shutdown, tests). */
+export function heldSessions(): Session[] {
+  return [...sessions().values()];
 }
 
 /** Weighs the Session again after it grew (a request, a new phrase) and evicts what no longer fits. */

@@ -6,13 +6,13 @@
  * then read), newest first, then the newest others; at most CHECKPOINT_MAX_ARTIFACTS.
  */
 import type { ArtifactRef } from "../checkpoint/schema.js";
-import { sessionStashes } from "../artifacts/session-stashes.js";
+import type { SessionStash } from "../artifacts/session-stashes.js";
 
 export const CHECKPOINT_MAX_ARTIFACTS = 10;
 const norm = (p: string) => p.replace(/^\.\//, "");
 
-export function checkpointArtifacts(sessionKey: string, files: { modified: readonly string[]; read: readonly string[] }): ArtifactRef[] {
-  const stashes = [...sessionStashes(sessionKey)].reverse(); // newest first
+export function checkpointArtifacts(sessionStashes: readonly SessionStash[], files: { modified: readonly string[]; read: readonly string[] }): ArtifactRef[] {
+  const stashes = [...sessionStashes].reverse(); // newest first
   if (stashes.length === 0) return [];
   const rank = (target: string): number => {
     const t = norm(target);

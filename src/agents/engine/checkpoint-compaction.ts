@@ -6,7 +6,7 @@
  */
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import { markCompactionSummarized } from "../checkpoint/compaction-outcome.js";
+import { markCompactionSummarized } from "./compaction-outcomes.js";
 import { renderCompactionSummary } from "../inject/compaction-summary.js";
 import { archiveCompactedSpan, archiveCompactedSpanAfter } from "./archive-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";

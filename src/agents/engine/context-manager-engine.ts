@@ -28,7 +28,7 @@ import { StoreWarnings } from "./store-warnings.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { recordCompactionOutcome } from "../checkpoint/compaction-outcome.js";
+import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
@@ -485,7 +485,7 @@ export class ContextManagerEngine {
       config: this.runtime.config,
       cwd: extra.cwd,
       workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
-      artifacts: (files) => checkpointArtifacts(this.sessionKey, files),
+      artifacts: (files) => checkpointArtifacts(sessionAt(this.runtime.stateDir, this.sessionKey).lasting.stashes, files),
       breakdown: withCacheReuse(this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }), this.cacheReuse()),
     });
   }

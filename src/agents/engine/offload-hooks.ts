@@ -8,7 +8,7 @@ import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
-import { recordStash } from "../artifacts/session-stashes.js";
+import { addStash } from "../artifacts/session-stashes.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { AgedMemory } from "./session.js";
 
@@ -102,11 +102,11 @@ export function offloadPatch(
     if (!out) {
       const aged = agedFor(engine).offload.register(event);
       // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
-      if (aged) recordStash(engine.sessionKey, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
+      if (aged) addStash(sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
     }
     engine.log.clear("artifact stash");
     if (!out) return undefined;
-    recordStash(engine.sessionKey, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
+    addStash(sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
     return out.patch;
   } catch (e) {
     engine.log.fail("artifact stash", e);

@@ -9,27 +9,25 @@
  * and its marker line names the tool). A session whose shell does not manage the tool set keeps
  * it from the start.
  */
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { sessionAt } from "./cache-budget.js";
+import type { OurToolsState } from "./session.js";
 
-export interface OurToolsState {
-  searchJoined: boolean;
-  /** the tool list changed at this run start: its first request rewrites the prompt */
-  toolsChanged: boolean;
-}
+export type { OurToolsState };
 
-const MAX_SESSIONS = 4_096;
+/** Session ids remembered per key at most (oldest forgotten first). */
+const MAX_SESSION_IDS = 16;
 
-const states = (): Map<string, OurToolsState> => globalSingleton("openclaw.contextManager.ourTools", () => new Map());
-
-/** One state per state dir, key and session id, for the process (a host may open a new engine per run). */
+/**
+ * One state per state dir, key and session id, for the process (a host may open a new engine
+ * per run): the key's Session's (`lasting.ourTools`; not a cache: a joined tool stays joined).
+ */
 export function ourToolsState(stateDir: string, sessionKey: string, sessionId: string): OurToolsState {
-  const map = states();
-  const key = `${stateDir}\u0000${sessionKey}\u0000${sessionId}`;
-  let s = map.get(key);
+  const map = sessionAt(stateDir, sessionKey).lasting.ourTools;
+  let s = map.get(sessionId);
   if (!s) {
     s = { searchJoined: false, toolsChanged: false };
-    if (map.size >= MAX_SESSIONS) map.delete(map.keys().next().value as string);
-    map.set(key, s);
+    if (map.size >= MAX_SESSION_IDS) map.delete(map.keys().next().value as string);
+    map.set(sessionId, s);
   }
   return s;
 }

@@ -29,7 +29,7 @@ import { stateSessionDir } from "../../infra/session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
 import { acquireBundleLock, type LockOptions } from "../state/bundle-lock.js";
 import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { sessionAt } from "./cache-budget.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { nodeFsOps } from "../../infra/fs-ops.js";
 
@@ -64,17 +64,18 @@ export interface RecoverResult {
   stateFiles?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
-/** one recovery per key at a time in this process: the engine and the host seam may both ask */
-const inFlight = (): Map<string, Promise<RecoverResult>> => globalSingleton("openclaw.contextManager.recoveries", () => new Map());
-
+/**
+ * One recovery per key at a time in this process (the engine and the host seam may both ask):
+ * the running one is the key's Session's (`lasting.recovery`).
+ */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
-  const k = `${p.stateDir}\u0000${p.sessionKey}`;
-  const running = inFlight().get(k);
+  const lasting = sessionAt(p.stateDir, p.sessionKey).lasting;
+  const running = lasting.recovery as Promise<RecoverResult> | null;
   const next = (running ?? Promise.resolve()).then(() => recoverNow(p));
   const settled = next.finally(() => {
-    if (inFlight().get(k) === settled) inFlight().delete(k);
+    if (lasting.recovery === settled) lasting.recovery = null;
   });
-  inFlight().set(k, settled);
+  lasting.recovery = settled;
   return settled;
 }
 

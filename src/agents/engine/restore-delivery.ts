@@ -5,7 +5,7 @@
  * only decide when a block is owed and how it travels.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
-import { type CompactionOutcome, compactionOutcomeSince } from "../checkpoint/compaction-outcome.js";
+import { type CompactionOutcome, compactionOutcomeSince } from "./compaction-outcomes.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { readCheckpointForInjection, type RestoreBlock, type RestoreKind, type RestoreParams } from "./restore-block.js";

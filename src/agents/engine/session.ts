@@ -2,8 +2,11 @@
  * One session key's memory for the process (per state dir and canonical key), kept in one
  * registry and weighed as one (cache-budget.ts): the hosts make a new engine per run (OpenClaw:
  * per inbound message), and what a request needs of the requests before it must outlive that
- * engine. Everything here can be had again: a Session shed or evicted continues from disk and
- * from the next request's messages, in O(new messages).
+ * engine. Its caches can be had again: a Session shed or evicted continues from disk and from
+ * the next request's messages, in O(new messages). What is not a cache (`lasting`: work in
+ * flight, the latest compactions' outcomes, the stashed outputs) is kept when the registry
+ * evicts the Session: its caches are emptied instead (`emptyCaches`), and it weighs nothing
+ * until it is used again.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
@@ -12,6 +15,8 @@ import { CacheSession } from "../cache/cache-session.js";
 import type { ReuseRules } from "../prompt-cost/reuse.js";
 import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
+import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
+import type { SessionStash } from "../artifacts/session-stashes.js";
 import type { OnceLogger, WarnLogger } from "../../infra/log-once.js";
 
 /** The gauge line's composition phrase of a key, and the reading it was computed at. */
@@ -52,6 +57,45 @@ export interface AgedMemory {
   warmed: boolean;
 }
 
+/**
+ * What a Session holds that is not a cache, so eviction keeps it:
+ * - the outcome of each session id's latest compaction hook, read by the restore after it;
+ * - the outputs stashed in the key (newest last, bounded), for the checkpoint's handles;
+ * - the compacted span being archived (later spans and searches wait for it);
+ * - the previous-session recovery running (one per key at a time);
+ * - whether context_search joined each session id's tools (our-tools.ts);
+ * - the plugin's own compaction view (openclaw-plugin/own-compaction.ts), which may not have
+ *   reached its file.
+ */
+export interface LastingState {
+  compactionOutcomes: Map<string, CompactionOutcome>;
+  stashes: SessionStash[];
+  spanArchive: Promise<unknown> | null;
+  recovery: Promise<unknown> | null;
+  ourTools: Map<string, OurToolsState>;
+  ownCompaction: OwnCompactionView | null;
+}
+
+/** Whether our context_search joined a session's tools (our-tools.ts). */
+export interface OurToolsState {
+  searchJoined: boolean;
+  /** the tool list changed at this run start: its first request rewrites the prompt */
+  toolsChanged: boolean;
+}
+
+/** A compaction the plugin made: the first `cut` messages of the history are replaced by `summary`. */
+export interface OwnCompactionView {
+  sessionId: string;
+  cut: number;
+  /** role and timestamp of the message just before the cut: the view holds only for that history */
+  mark: string;
+  summary: string;
+  tokensBefore: number;
+  checkpointId: string;
+  /** ms time of the compaction: the summary's timestamp, so the gauge trusts no usage of a reply older than it */
+  at: number;
+}
+
 export class Session {
   /**
    * Smart trim's sticky set, kept when the SmartTrim (its relevance index: MBs for a long
@@ -63,9 +107,10 @@ export class Session {
   private agedMemory: AgedMemory | null = null;
   readonly breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
   /** the session's once-per-kind logs, per host logger (session-log.ts) */
-  readonly logs = new WeakMap<WarnLogger, SessionLog>();
+  logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
+  readonly lasting: LastingState = { compactionOutcomes: new Map(), stashes: [], spanArchive: null, recovery: null, ourTools: new Map(), ownCompaction: null };
 
   constructor(
     readonly stateDir: string,
@@ -104,13 +149,34 @@ export class Session {
     return this.agedMemory;
   }
 
-  /** About what the Session holds, in bytes: its weight in the registry. */
+  /**
+   * About what the Session's caches hold, in bytes: its weight in the registry. `lasting` is not
+   * weighed: it is not a cache, and the registry cannot evict it to make room.
+   */
   approxBytes(): number {
     const trim = this.trim ? this.trim.approxBytes() : 256 + (this.sticky?.size ?? 0) * BYTES_PER_KEY;
     const b = this.breakdown;
     const breakdown = (b.calls?.approxBytes() ?? 0) + (b.phrase ? 2 * b.phrase.text.length : 0) + (b.aged?.approxBytes() ?? 0);
     const cache = 512 + this.cache.anchors.length * 256 + this.cache.ends.length * 32;
     return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache;
+  }
+
+  /** It holds something that is not a cache (`lasting`). */
+  holdsLasting(): boolean {
+    const l = this.lasting;
+    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null || l.ourTools.size > 0 || l.ownCompaction !== null;
+  }
+
+  /** Drops every cache (what eviction and a new Session would drop); `lasting` stays. */
+  emptyCaches(): void {
+    this.trim = null;
+    this.sticky = undefined;
+    this.agedMemory = null;
+    this.breakdown.calls = null;
+    this.breakdown.phrase = null;
+    this.breakdown.aged = null;
+    this.cache = new CacheSession();
+    this.logs = new WeakMap();
   }
 
   /**

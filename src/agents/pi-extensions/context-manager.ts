@@ -39,8 +39,9 @@ import {
   type ContextManagerRuntimeValue,
   getContextManagerRuntime,
   setContextManagerRuntime,
+  engineOfManager,
+  setEngineOfManager,
 } from "./context-manager-runtime.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
@@ -50,10 +51,6 @@ import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 
-type Engines = WeakMap<object, Promise<ContextManagerEngine>>;
-
-/** one engine per SessionManager, shared by every copy of this module */
-const engines = (): Engines => globalSingleton("openclaw.contextManager.engines", () => new WeakMap());
 
 export { defaultStateDir };
 
@@ -87,7 +84,7 @@ export async function engineForSession(
 ): Promise<ContextManagerEngine | null> {
   const sm = view.sessionManager as object;
   // hot path: the engine of this session manager already exists
-  let engine = engines().get(sm);
+  let engine = engineOfManager(sm);
   if (!engine) {
     const runtime = getContextManagerRuntime(sm) ?? fallback?.();
     if (!runtime || !runtime.config.enabled) return null;
@@ -113,7 +110,7 @@ export async function engineForSession(
         runtime.fs,
       );
     });
-    engines().set(sm, engine);
+    setEngineOfManager(sm, engine);
   }
   return engine;
 }
