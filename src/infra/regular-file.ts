@@ -22,6 +22,17 @@ export async function openRegularFile(file: string): Promise<fsp.FileHandle> {
   }
 }
 
+/** Reads `len` bytes at `position` into `buf` (from 0); fewer only at the end of the file. The count read. */
+export async function readRange(fh: fsp.FileHandle, buf: Buffer, len: number, position: number): Promise<number> {
+  let read = 0;
+  while (read < len) {
+    const { bytesRead } = await fh.read(buf, read, len - read, position + read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return read;
+}
+
 /** The whole regular file (`fsp.readFile` with the check above). */
 export async function readRegularFile(file: string): Promise<Buffer>;
 export async function readRegularFile(file: string, encoding: "utf8"): Promise<string>;

@@ -3,7 +3,7 @@
  * seq read straight from each line's fixed prefix, so a large archive is indexed in one pass.
  */
 import { promises as fsp } from "node:fs";
-import { openRegularFile } from "../../infra/regular-file.js";
+import { openRegularFile, readRange } from "../../infra/regular-file.js";
 import { parseRecord } from "./store.js";
 
 /** Read size of scanArchiveIds. */
@@ -142,12 +142,7 @@ export async function scanArchiveTail(file: string, bytes: number, from?: TailSc
     const len = st.size - start;
     if (len <= 0) return out;
     const buf = Buffer.allocUnsafe(len);
-    let read = 0;
-    while (read < len) {
-      const { bytesRead } = await fh.read(buf, read, len - read, start + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
+    const read = await readRange(fh, buf, len, start);
     // from the middle of the file: the first (partial) line is not a record
     let at = start === 0 || grown ? 0 : buf.indexOf(0x0a) + 1;
     let end = at;

@@ -17,7 +17,7 @@ import { makeDirs } from "../../infra/make-dirs.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import { NotAFileError } from "../../infra/capped-read.js";
-import { openRegularFile } from "../../infra/regular-file.js";
+import { openRegularFile, readRange } from "../../infra/regular-file.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
 /** the saved full-text index (a cache of segments.jsonl; see SearchIndex.serialize) */
@@ -143,12 +143,7 @@ export async function readArchiveFile(file: string, from = 0): Promise<ReadResul
     const size = st.size - from;
     if (size <= 0) return { records: [], badLines: 0, offset: from, ino: st.ino };
     const buf = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const { bytesRead } = await fh.read(buf, read, size - read, from + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
+    const read = await readRange(fh, buf, size, from);
     const parsed = parseLines(read < size ? buf.subarray(0, read) : buf);
     return { records: parsed.records, badLines: parsed.badLines, offset: from + parsed.consumed, ino: st.ino };
   } finally {
