@@ -15,7 +15,8 @@ export interface ToolDelivery {
 }
 
 export interface ReplayToolsHooks {
-  onDelivered(d: ToolDelivery): void;
+  /** awaited before the result is returned (the replay clock lets a skipped gap start first) */
+  onDelivered(d: ToolDelivery): void | Promise<void>;
   onMissing(toolName: string, toolCallId: string): void;
 }
 
@@ -41,7 +42,7 @@ export function replayToolsExtension(
             hooks.onMissing(name, toolCallId);
             throw new Error("[replay] no recorded result for this tool call (interrupted in the recording)");
           }
-          hooks.onDelivered({ result, input: (params ?? {}) as Record<string, unknown> });
+          await hooks.onDelivered({ result, input: (params ?? {}) as Record<string, unknown> });
           if (result.isError) throw new Error(textOf(result.content) || "(recorded failure without text)");
           return { content: result.content, details: undefined };
         },

@@ -45,6 +45,7 @@ import { BreakdownProbe } from "./breakdown-metrics.js";
 import { loadPeerExtension } from "./peer-extension.js";
 import { VisibleAfterCompaction } from "./visible-after.js";
 import { CostProbe, replyOutputTokens } from "./cost-probe.js";
+import { ReplayClock } from "./replay-clock.js";
 
 import type { CheckpointRecord, CompactionRecord, ReplayOptions, ReplayReport } from "./replay-report.js";
 
@@ -93,6 +94,12 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   const peer = opts.peerExtension === undefined ? null : await loadPeerExtension(opts.peerExtension);
   const compactionMode = peer ? "peer" : opts.hostAlone ? "host-alone" : resolveContextManagerConfig(cmConfig).compaction;
   const costProbe = new CostProbe();
+  // the recorded idle gaps, lived again for the prompt-cache policy (replay-clock.ts)
+  const clock = new ReplayClock();
+  const recordedAt = (index: number): number | undefined => {
+    const ts = t.messages[index]?.timestamp;
+    return typeof ts === "number" ? ts : undefined;
+  };
   const breakdownProbe = new BreakdownProbe();
   const trimProbe = new TrimProbe(resolveContextManagerConfig(cmConfig).smartTrim);
   const resolved = resolveContextManagerConfig(cmConfig);
@@ -269,9 +276,10 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       breakdownProbe.extension(),
       recallObserver(() => (lastUserSeen === currentUser ? segIndex + 1 : segIndex), observed, observedContexts, stateDir),
       replayToolsExtension(t.toolNames, t.results, {
-        onDelivered: (d) => {
+        onDelivered: async (d) => {
           delivered.push(d);
           advance(d.result.index);
+          if (clock.reach(recordedAt(d.result.index))) await ReplayClock.settle();
         },
         onMissing: () => missingToolResults++,
       }),
@@ -343,6 +351,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       currentUserIndex = seg.userIndex;
       try {
         await knowledgeTimeline.mark(i);
+        if (clock.reach(recordedAt(seg.userIndex))) await ReplayClock.settle();
         const report = await runner.handleInbound(SESSION_KEY, seg.text);
         if (report.prompt?.includes(RESTORE_HEADER_POST_COMPACTION)) {
           const waiting = compactions.find((c) => c.restoreTokens !== null && !c.restoreDelivered);
@@ -389,6 +398,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
       }
     }
   } finally {
+    clock.dispose();
     faux.unregister();
     if (!opts.keepDir) rmSync(root, { recursive: true, force: true });
   }

@@ -31,7 +31,7 @@ export type AgingDecision = "cold" | "lookback" | "pays" | "held";
 /** Blocks kept in hand when judging the lookback (thinking blocks, merged results). */
 const LOOKBACK_MARGIN = 4;
 /** Growth per request assumed before one was measured, in tokens. */
-const DEFAULT_GROWTH = 2_000;
+export const DEFAULT_GROWTH = 2_000;
 
 /** The start of a request: whether the provider's cache can hold any of its prompt. */
 export function coldReason(session: CacheSession, rules: CacheRules, messages: readonly AgentMessage[], now: number, systemPromptChanged: boolean): ColdReason | null {

@@ -7,6 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
+import { livedTime } from "../../infra/lived-clock.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import type { CacheSession } from "../cache/cache-session.js";
 import { sessionAt } from "./cache-budget.js";
@@ -55,7 +56,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     const now = Date.now();
     // a prompt not yet in the messages (OpenClaw's fenced turn) is being sent now: the newest
     // message is the previous turn's, and the user's idle gap since then counts
-    const at = promptPending ? now : requestTime(messages, now);
+    const at = livedTime(promptPending ? now : requestTime(messages, now));
     const cold = coldReason(session, rules, messages, at, hints?.systemPromptChanged === true);
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;

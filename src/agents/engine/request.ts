@@ -10,7 +10,8 @@
  *      before anything awaits, so a checkpoint step 2 started records this request's breakdown;
  *   5. smart trim near the window (config smartTrim; engine/trim-hooks.ts; a long history it
  *      has not read yet is read first in slices that yield the event loop), its result added
- *      to the record;
+ *      to the record; under a prompt cache a cold request past the middle of a trim cycle is
+ *      trimmed with smart trim off too (cache/trim-policy.ts);
  *   6. after a compaction, the automatic recall block (config autoRecall), added to the record.
  * Never throws: each step falls back to its input.
  */
@@ -61,9 +62,9 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   engine.requests.record(record);
   // a long history smart trim reads for the first time is read in slices that yield (rare:
   // a restart, an eviction); only then does the request wait here
-  const catchUp = smartTrimCatchUp(engine, kept);
+  const catchUp = smartTrimCatchUp(engine, kept, decision.reading.tokens, decision.reading.contextWindow, cache);
   if (catchUp) await catchUp;
-  const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending);
+  const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending, cache);
   const base = trim?.messages ?? kept;
   // what is sent: the reading less what this request trimmed (earlier trims were never in it)
   const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;

@@ -126,6 +126,11 @@ export class Session {
     return this.trim;
   }
 
+  /** Whether smart trim left messages out of this key's requests (they stay out of every later one). */
+  get trimsMessages(): boolean {
+    return this.trim ? this.trim.hasTrimmed : (this.sticky?.size ?? 0) > 0;
+  }
+
   /** The SmartTrim if one is held (tests). */
   get heldTrim(): SmartTrim | null {
     return this.trim;

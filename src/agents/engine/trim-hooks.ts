@@ -9,7 +9,9 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
-import type { SmartTrim, TrimResult } from "../trim/smart-trim.js";
+import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
+import { coldForTrim, coldTrimAbove, trimPays } from "../cache/trim-policy.js";
+import type { RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -48,14 +50,28 @@ export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number)
   return Math.max(0, window - cfg.smartTrimReserveTokens - recallCapTokens(cfg, window));
 }
 
+/** The reading above which this request trims because its cache is cold (cache/trim-policy.ts); null: not cold. */
+function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cache: RequestCache | null | undefined): number | null {
+  if (!cache || !coldForTrim(cache.cold)) return null;
+  const safeLimit = safeLimitOf(engine, contextWindow);
+  return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
+}
+
+/** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
+function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: number | null): boolean {
+  if (engine.runtime.config.smartTrim) return true;
+  if (coldAbove !== null && tokens > coldAbove) return true;
+  return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
+}
+
 /**
  * When the key's SmartTrim would read a long history for the first time (a restart, an
  * eviction, a compaction or branch switch that left a long history), the promise of reading
  * it in slices that yield the event loop (SmartTrim.catchUp); else null, and nothing awaits.
  */
-export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[]): Promise<void> | null {
-  if (!engine.runtime.config.smartTrim) return null;
+export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
   try {
+    if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache))) return null;
     const t = smartTrimFor(engine);
     return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
   } catch (e) {
@@ -66,7 +82,11 @@ export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMe
 
 /**
  * The request's messages with smart trim applied; null when off, nothing trimmed or failed.
- * `tokens`: the gauge's reading of the request (pending prompt included).
+ * `tokens`: the gauge's reading of the request (pending prompt included). `cache`: the
+ * request's prompt-cache context (null: no cache, smart trim trims at its limit as before).
+ * Under a cache (cache/trim-policy.ts) a cold request trims once past the middle of a trim
+ * cycle, with smart trim off too (the defaults), and a warm batch is taken only when it pays;
+ * once anything is trimmed, every later request leaves the same messages out.
  */
 export function withSmartTrim(
   engine: ContextManagerEngine,
@@ -74,17 +94,22 @@ export function withSmartTrim(
   tokens: number,
   contextWindow: number,
   pendingRequest?: string,
+  cache?: RequestCache | null,
 ): TrimResult | null {
   const cfg = engine.runtime.config;
-  if (!cfg.smartTrim) return null;
   try {
     const safeLimit = safeLimitOf(engine, contextWindow);
     if (safeLimit <= 0) return null;
+    const coldAbove = coldCutAbove(engine, contextWindow, cache);
+    if (!trimRuns(engine, tokens, coldAbove)) return null;
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt } = recallQueryOf(messages, pending);
+    const window = contextWindow || engine.runtime.contextWindowTokens;
+    const compactAt = Math.max(0, window - cfg.smartTrimReserveTokens);
+    const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
-      { messages, tokens, query, requestAt },
-      { safeLimit, ...FIXED_SETTINGS },
+      { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },
+      { safeLimit: cfg.smartTrim ? safeLimit : Number.POSITIVE_INFINITY, ...FIXED_SETTINGS, ...(coldAbove !== null ? { trimAbove: coldAbove, safeLimit } : {}) },
     );
     if (result.newlyTrimmed.length > 0) {
       const trimmed = result.newlyTrimmed;

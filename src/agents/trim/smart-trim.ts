@@ -51,6 +51,19 @@ export interface TrimSettings {
   headroom: number;
   keepRecent: number;
   marker: boolean;
+  /**
+   * the reading above which a trim is decided (default safeLimit): lower at a cold moment, when
+   * the provider's cache holds nothing of the prompt and a trim rewrites nothing it would have read
+   */
+  trimAbove?: number;
+}
+
+/** A trim decided but not taken yet: what it would drop. */
+export interface TrimOffer {
+  /** index of the first message it drops (the prompt changes from there) */
+  first: number;
+  /** tokens it drops */
+  tokens: number;
 }
 
 export interface TrimRequest {
@@ -60,6 +73,8 @@ export interface TrimRequest {
   /** the query: the latest real user requests (recall-query.ts) and where they are */
   query: string;
   requestAt: ReadonlySet<number>;
+  /** asked before a new trim is taken (the prompt cache's price of it); false: nothing more is trimmed now */
+  accept?: (offer: TrimOffer) => boolean;
 }
 
 export interface TrimResult {
@@ -118,6 +133,11 @@ export class SmartTrim {
   approxBytes(): number {
     // the keys not in the sticky set yet counted too (weighing must not insert them on the request path)
     return 4_096 + (this.trimmed.size + this.pendingSticky.length) * BYTES_PER_KEY + this.seen.size * (BYTES_PER_KEY + 48) + this.tokens.size * BYTES_PER_MEMO + this.view.approxBytes() + this.relevance.approxBytes();
+  }
+
+  /** Whether any message is trimmed (its sticky set must be applied to every later request). */
+  get hasTrimmed(): boolean {
+    return this.trimmed.size > 0 || this.pendingSticky.length > 0;
   }
 
   /** Keys of the messages trimmed so far (tests, replay). */
@@ -208,7 +228,8 @@ export class SmartTrim {
     if (req.query.trim().length >= MIN_QUERY_CHARS) this.relevance.warm(req.query);
     const decision = `${messages.length}\0${keys.at(-1)}\0${req.tokens}`;
     const target = Math.floor(s.safeLimit * (1 - s.headroom));
-    if (req.tokens > s.safeLimit && req.query.trim().length >= MIN_QUERY_CHARS && decision !== this.lastDecision) {
+    const above = Math.max(target, s.trimAbove ?? s.safeLimit);
+    if (req.tokens > above && req.query.trim().length >= MIN_QUERY_CHARS && decision !== this.lastDecision) {
       this.lastDecision = decision;
       const scoreOf = this.relevance.scorer(req.query);
       const plan = this.select.decide({
@@ -220,14 +241,20 @@ export class SmartTrim {
         scoreAt: (i) => scoreOf(keys[i]!),
         need: req.tokens - target,
       });
+      if (plan.drop.length > 0 && req.accept && !req.accept({ first: plan.drop[0]!, tokens: plan.tokens })) {
+        this.select.undo(plan.drop, units);
+        plan.drop = [];
+      }
       for (const i of plan.drop) {
         this.pendingSticky.push(keys[i]!);
         result.newlyTrimmed.push(messages[i]!);
       }
       if (plan.drop.length > 0) setImmediate(() => this.settleSticky());
-      result.newTokens = plan.tokens;
-      result.layer2 = plan.layer2;
-      result.layer3 = plan.layer3;
+      if (plan.drop.length > 0) {
+        result.newTokens = plan.tokens;
+        result.layer2 = plan.layer2;
+        result.layer3 = plan.layer3;
+      }
     }
     this.catchUpTokens.clear();
     const any = this.select.count > 0;

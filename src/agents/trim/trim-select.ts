@@ -159,6 +159,19 @@ export class TrimSelect {
     return out;
   }
 
+  /** Takes back a decision not taken (the prompt cache's price said no): its units are candidates again. */
+  undo(drop: readonly number[], units: Units): void {
+    if (drop.length === 0) return;
+    const back = new Set<number>();
+    for (const i of drop) {
+      if (!this.trimmedAt[i]) continue;
+      this.trimmedAt[i] = 0;
+      this.count--;
+      back.add(units.unitOf[i]!);
+    }
+    this.kept = [...new Set([...this.kept, ...back])].sort((a, b) => a - b);
+  }
+
   private mark(i: number): void {
     if (this.trimmedAt[i]) return;
     this.trimmedAt[i] = 1;

@@ -1,0 +1,40 @@
+/**
+ * The clock a session was lived on, for judging idle gaps (the prompt cache's TTL). A live
+ * session's message stamps are that clock: the mapping is the identity. A replay re-lives a
+ * recorded session in seconds, so the host stamps its messages with the replay's wall clock and
+ * the recorded idle gaps vanish; the replay registers each gap it skipped (`skipGap`), and a
+ * stamp taken after it is read that much later. One per process (the replay runs one session).
+ */
+import { globalSingleton } from "./global-singleton.js";
+
+interface Skip {
+  /** wall-clock time the gap was skipped at: stamps at or after it are shifted */
+  from: number;
+  /** total ms added to such stamps (this skip and every earlier one) */
+  shift: number;
+}
+
+const skips = (): Skip[] => globalSingleton("openclaw.contextManager.livedClockSkips", () => [] as Skip[]);
+
+/** A stamp (ms, the host's wall clock) on the clock the session was lived on. O(skips) only while a replay registered some. */
+export function livedTime(stamp: number): number {
+  const all = skips();
+  for (let i = all.length - 1; i >= 0; i--) if (stamp >= all[i]!.from) return stamp + all[i]!.shift;
+  return stamp;
+}
+
+/**
+ * The replay skipped `ms` of recorded idle time: stamps from the next millisecond on are read
+ * that much later (the caller lets the clock pass that millisecond before the host stamps anything).
+ */
+export function skipGap(ms: number): void {
+  if (!(ms > 0)) return;
+  const all = skips();
+  const shift = (all[all.length - 1]?.shift ?? 0) + ms;
+  all.push({ from: Date.now() + 1, shift });
+}
+
+/** Forgets every skip (the start and end of a replay; tests). */
+export function resetLivedClock(): void {
+  skips().length = 0;
+}
