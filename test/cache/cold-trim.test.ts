@@ -1,0 +1,73 @@
+/**
+ * The cold-moment trim (cache/trim-policy.ts) through the real Pi SDK (AgentRunner on the faux
+ * model): after an idle gap past the cache's TTL, a request whose context is past the middle of
+ * smart trim's cycle goes out trimmed to the low mark, with smart trim off (the defaults), and
+ * the requests after it keep the same messages out, byte for byte (their cache holds). Without
+ * the gap, or without a cache (`none`), nothing is trimmed. The gap is lived on the clock the
+ * replay uses for recorded pauses (infra/lived-clock.ts): the host stamps the messages.
+ */
+import type { Context } from "@mariozechner/pi-ai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
+import { TRIM_MARKER_TEXT } from "../../src/agents/trim/smart-trim.js";
+import { resetLivedClock, skipGap } from "../../src/infra/lived-clock.js";
+import { ReplayClock } from "../../src/replay/replay-clock.js";
+import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
+
+const KEY = "agent:main:telegram:direct:cold";
+const wire = (c: Context) => c.messages.map((m) => JSON.stringify(m));
+const trimmed = (c: Context) => requestTexts(c).some((t) => t.includes(TRIM_MARKER_TEXT));
+
+describe("cold-moment trim", () => {
+  let host: Host | undefined;
+  beforeEach(() => {
+    clearCacheSessions();
+    resetLivedClock();
+  });
+  afterEach(async () => {
+    resetLivedClock();
+    await host?.cleanup();
+    host = undefined;
+  });
+
+  /** window 16k, safe limit 13k (reserve 2k, recall cap 1k): low mark 5.2k, a cold request trims past 9.1k; pi compacts past 14k */
+  async function run(promptCache: string, gap: boolean): Promise<Context[]> {
+    host = await makeHost({ contextManager: { promptCache, smartTrimReserveTokens: 2_000, offload: false } });
+    const turn = async (i: number) => {
+      host!.agent.queue(reply.text(filler(`Answer ${i}`, 2400)));
+      const r = await host!.runner.handleInbound(KEY, filler(`Question ${i}`, 1600));
+      expect(r.compactions).toEqual([]);
+    };
+    for (let i = 0; i < 10; i++) await turn(i);
+    if (gap) {
+      skipGap(10 * 60_000);
+      await ReplayClock.settle();
+    }
+    await turn(10);
+    await turn(11);
+    return host.agent.chatRequests;
+  }
+
+  it("anthropic: the first request after a gap past the TTL goes out trimmed; the next keeps it, byte for byte", async () => {
+    const requests = await run("anthropic", true);
+    const before = requests.at(-3)!;
+    const cold = requests.at(-2)!;
+    const next = requests.at(-1)!;
+    expect(trimmed(before)).toBe(false);
+    expect(trimmed(cold)).toBe(true);
+    // down to about the low mark: fewer messages than the request before the gap held
+    expect(cold.messages.length).toBeLessThan(before.messages.length);
+    const sent = wire(cold);
+    expect(wire(next).slice(0, sent.length)).toEqual(sent);
+  });
+
+  it("anthropic without the gap: nothing is trimmed (the cache is warm, the context under the limit)", async () => {
+    const requests = await run("anthropic", false);
+    expect(requests.some(trimmed)).toBe(false);
+  });
+
+  it("none: no cold moment, nothing is trimmed (today's behaviour)", async () => {
+    const requests = await run("none", true);
+    expect(requests.some(trimmed)).toBe(false);
+  });
+});
