@@ -49,6 +49,11 @@ export interface BreakdownInput {
   messages: readonly AgentMessage[];
   aging?: AgingView | null;
   /**
+   * tokens smart trim left out of this request for the first time: the last reply's usage
+   * counted them whole, so it does not measure this request (estimated instead)
+   */
+  newlyTrimmedTokens?: number;
+  /**
    * What the request before this one had aged (agedKeys), for what aging removed since the last
    * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
    * Used when `agedBefore` does not know the request the measured reply answered.
@@ -199,7 +204,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const prefixTokens = prefix.total / 4;
   let scale = 1;
   let unattributed = 0;
-  const usage = measuredMessage ? usableTokens(measuredMessage) : null;
+  const usage = measuredMessage && !((input.newlyTrimmedTokens ?? 0) > 0) ? usableTokens(measuredMessage) : null;
   if (usage !== null) {
     const measuredPrefix = Math.max(0, usage - tokensOfChars(newlyAgedChars));
     if (hostKnown || measuredPrefix < prefixTokens) scale = prefixTokens > 0 ? measuredPrefix / prefixTokens : 1;

@@ -54,6 +54,8 @@ export interface RequestRecord {
   host: RequestHost;
   tokens: number;
   contextWindow: number;
+  /** tokens smart trim left out with this request for the first time (the last reply's usage still counted them) */
+  trimmedTokens?: number;
 }
 
 export interface BreakdownSettings {
@@ -131,9 +133,10 @@ export class RequestLog {
    * changed them (smart trim after its first read, the recall block: both after an await): a
    * breakdown computed before holds for what it saw.
    */
-  complete(r: RequestRecord, final: readonly AgentMessage[], tokens?: number): void {
+  complete(r: RequestRecord, final: readonly AgentMessage[], tokens?: number, trimmedTokens?: number): void {
     (r as { final: readonly AgentMessage[] }).final = final;
     if (tokens !== undefined) (r as { tokens: number }).tokens = tokens;
+    if (trimmedTokens !== undefined) r.trimmedTokens = trimmedTokens;
     if (this.cached?.record === r) this.cached = null;
   }
 
@@ -228,6 +231,7 @@ export class RequestLog {
       const breakdown = computeBreakdown({
         messages: record.final,
         aging: { unaged: record.unaged, sent: record.sent },
+        newlyTrimmedTokens: record.trimmedTokens ?? 0,
         previousAged,
         agedBefore: (end) => {
           const e = before.find((x) => x.end === end);

@@ -68,7 +68,7 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const base = trim?.messages ?? kept;
   // what is sent: the reading less what this request trimmed (earlier trims were never in it)
   const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;
-  if (base !== kept || reading !== decision.reading) engine.requests.complete(record, base, reading.tokens);
+  if (base !== kept || reading !== decision.reading) engine.requests.complete(record, base, reading.tokens, trim?.newTokens);
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   if (messages !== base) engine.requests.complete(record, messages);
   if (cache) endRequestCache(cache, request.messages.length, reading.tokens);
