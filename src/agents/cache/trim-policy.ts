@@ -1,5 +1,5 @@
 /**
- * When smart trim's batch is taken under a prompt cache (docs/design.md#smart-trim-under-a-prompt-cache).
+ * When smart trim's batch is taken under a prompt cache (docs/design.md#smart-trim-under-a-prompt-cache-and-the-cold-moment-trim).
  * A trim drops messages far back in the prompt, so the request that carries it writes the
  * prompt again from there instead of reading it; the requests after it read less.
  *   - At a cold moment (the cache's entries expired on the session's own clock, or the prompt
