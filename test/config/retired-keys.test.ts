@@ -23,6 +23,19 @@ describe("retired config keys", () => {
     }
   });
 
+  it("fetchMaxChars loads ignored, with its warning: artifact_fetch's default is the 8,000 its description states", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      expect(resolveContextManagerConfig({ fetchMaxChars: 2_000 })).toEqual(resolveContextManagerConfig({}));
+      await new Promise((done) => setImmediate(done));
+      expect(warnings.filter((m) => m.includes('"fetchMaxChars"'))).toHaveLength(1);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("a key never known is still an error", () => {
     expect(() => resolveContextManagerConfig({ smartTrimMarkers: true })).toThrow(/unknown key/);
   });

@@ -44,8 +44,6 @@ export interface ContextManagerConfig {
   offloadAgedPreviewChars: number;
   /** aged offload of a succeeded call's long string arguments (a write's content, an edit's texts), same age and size */
   offloadAgeToolArgs: boolean;
-  /** artifact_fetch's default maxChars (a call may ask for up to 20,000) */
-  fetchMaxChars: number;
   /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
   debug: boolean;
   /** archive the compacted span at every compaction (docs/archive.md) */
@@ -127,7 +125,6 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   offloadAgedMinChars: 1_200,
   offloadAgedPreviewChars: 300,
   offloadAgeToolArgs: true,
-  fetchMaxChars: 8_000,
   debug: false,
   archive: true,
   archiveMaxSegments: 20_000,
@@ -181,7 +178,6 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   offloadAgeTurns: { min: 0, max: 10_000, integer: true },
   offloadAgedMinChars: { min: 1_200, max: 100_000_000, integer: true },
   offloadAgedPreviewChars: { min: 0, max: 800, integer: true },
-  fetchMaxChars: { min: 500, max: 20_000, integer: true },
   archiveMaxSegments: { min: 100, max: 1_000_000, integer: true },
   archiveRetentionDays: { min: 1, max: 3650, integer: true },
   recallMaxTokens: { min: 50, max: 100_000, integer: true },
@@ -205,6 +201,7 @@ const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
   ["smartTrimMarker", "smart trim always marks where it trimmed"],
   ["smartTrimHeadroom", "smart trim always goes 60% below its limit"],
   ["smartTrimKeepRecent", "smart trim always keeps the last 6 user/assistant messages"],
+  ["fetchMaxChars", "artifact_fetch's maxChars defaults to 8,000, as its description says"],
 ]);
 const warnedRetired = new Set<string>();
 
