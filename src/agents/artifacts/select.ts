@@ -4,11 +4,18 @@
  * and the header says what was left out.
  *
  * Modes: headtail (default), range (1-based inclusive line numbers), grep (a regex in
- * RE2 syntax, matched per line in linear time, with context lines: grep-pattern.ts), json (a
- * path such as `items[3].name` or `$.a.b`).
+ * RE2 syntax, matched per line in linear time, with context lines), json (a path such as
+ * `items[3].name` or `$.a.b`).
  */
+import { RE2JS } from "re2js";
 
-import { compileGrepPattern } from "./grep-pattern.js";
+/**
+ * The grep pattern comes from the model: with JavaScript's backtracking RegExp, `(a+)+$` against
+ * a line of 28 `a`s ran for seconds, on the event loop (on OpenClaw: every chat of the gateway).
+ * RE2 (re2js) matches in linear time; a pattern using lookaround or backreferences is refused
+ * with RE2's syntax error.
+ */
+const compileGrepPattern = (pattern: string, ignoreCase: boolean) => RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
 
 export const FETCH_DEFAULT_MAX_CHARS = 8_000;
 export const FETCH_HARD_MAX_CHARS = 20_000;
