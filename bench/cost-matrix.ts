@@ -8,7 +8,7 @@
  * own process, `--jobs` at a time; the host-alone replay (`--host-alone`: our manager off,
  * pi's own compaction) of the same transcript and window is the baseline of every ratio.
  * Modes: defaults, offload off, `compaction: checkpoint`, smart trim on. Models: the replay's
- * `cost.models` (src/agents/prompt-cost/models.ts). Only the replay CLI is used, so the script
+ * `cost.models` (src/replay/billing/models.ts). Only the replay CLI is used, so the script
  * runs unchanged on any branch whose replay reports `cost`.
  * `--aggregate <dir>`: no replay; the tables from the per-run JSON files a run left in <dir>
  * (`--keep <dir>` keeps them there), e.g. to tabulate an interrupted run. A `--keep` run reads

@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { FRESH_STASH } from "../src/agents/artifacts/offload.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 
@@ -157,7 +158,7 @@ writeFileSync(
       date: new Date().toISOString().slice(0, 10),
       generator: "npx tsx bench/offload-replay.ts",
       command: "nice -n 10 npx tsx src/replay/main.ts test/fixtures/transcripts/<t>.json --window <32000|64000|200000> --offload <on|off> [--config <sweep setting>] --json out.json",
-      config: `defaults: offloadMinChars ${d.offloadMinChars}, offloadMinLines ${d.offloadMinLines}, offloadStructuredMinChars ${d.offloadStructuredMinChars}, offloadPreviewChars ${d.offloadPreviewChars}, offloadAgeTurns ${d.offloadAgeTurns}, offloadAgedMinChars ${d.offloadAgedMinChars}, offloadAgedPreviewChars ${d.offloadAgedPreviewChars}, offloadAgeToolArgs ${d.offloadAgeToolArgs}`,
+      config: `defaults: offloadMinChars ${FRESH_STASH.minChars}, offloadMinLines ${FRESH_STASH.minLines}, offloadStructuredMinChars ${FRESH_STASH.structuredMinChars}, offloadPreviewChars ${FRESH_STASH.previewChars}, offloadAgeTurns ${d.offloadAgeTurns}, offloadAgedMinChars ${d.offloadAgedMinChars}, offloadAgedPreviewChars ${d.offloadAgedPreviewChars}, offloadAgeToolArgs ${d.offloadAgeToolArgs}`,
       note: "faux replay of recorded replies: the recorded agent never calls artifact_fetch, so fetchNeed estimates the fetches a real agent would add; the model rejects over-window requests (overflowRejections). group: matrix (every transcript, 32k/64k, defaults), sweep (aged-offload settings, long transcripts, 32k), window200k (long transcripts at 200k)",
       runs: rows,
     },

@@ -66,7 +66,7 @@ export async function runForget(argv: string[], out: Output, env: NodeJS.Process
   const dryRun = values["dry-run"] === true;
 
   // decided before anything is removed: what only this key names is read from its files
-  const artifacts = artifactsOfKey(stateDir, key);
+  const artifacts = await artifactsOfKey(stateDir, key);
   const dirs = { checkpoints: checkpointSessionDir(stateDir, key), state: stateSessionDir(stateDir, key) };
   const report = {
     schema: FORGET_SCHEMA,

@@ -11,6 +11,7 @@ import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { AgentRunner, type RunnerEvent } from "../auto-reply/reply/agent-runner.js";
 import { messageText } from "../faux/faux-model.js";
 import { gist } from "../agents/text/gist.js";
+import { FRESH_STASH } from "../agents/artifacts/offload.js";
 import type { DemoArgs } from "./args.js";
 import { CheckpointWatcher } from "./checkpoint-watch.js";
 import { fauxDemoModel, realDemoModel, type DemoModel } from "./model.js";
@@ -38,9 +39,9 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-function runnerOffloadLine(c: { offload: boolean; offloadAgeTurns: number; offloadAgedMinChars: number; offloadMinChars: number }): string {
+function runnerOffloadLine(c: { offload: boolean; offloadAgeTurns: number; offloadAgedMinChars: number }): string {
   if (!c.offload) return "off";
-  return `tool outputs over ${c.offloadMinChars.toLocaleString("en-US")} chars stored at once, over ${c.offloadAgedMinChars.toLocaleString("en-US")} chars (and long call arguments) after ${c.offloadAgeTurns} turns: the model sees a handle + preview (artifact_fetch)`;
+  return `tool outputs over ${FRESH_STASH.minChars.toLocaleString("en-US")} chars stored at once, over ${c.offloadAgedMinChars.toLocaleString("en-US")} chars (and long call arguments) after ${c.offloadAgeTurns} turns: the model sees a handle + preview (artifact_fetch)`;
 }
 
 export async function runDemo(args: DemoArgs, print: Print): Promise<{ stateDir: string }> {

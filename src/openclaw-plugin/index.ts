@@ -81,7 +81,7 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
   const offloadTool = configOf().offload && typeof api.registerTool === "function";
   if (offloadTool) {
     const stateDir = configOf().stateDir ?? defaultStateDir();
-    api.registerTool!(createArtifactFetchTool({ stateDir: () => stateDir, defaultMaxChars: configOf().fetchMaxChars }));
+    api.registerTool!(createArtifactFetchTool({ stateDir: () => stateDir }));
   }
   registerSearchTool(api, configOf());
   // the engine's config exactly: the provider shares its session slots (keyed by config)

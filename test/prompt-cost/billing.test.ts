@@ -9,7 +9,7 @@ import { AnthropicBreakpointCache } from "../../src/agents/prompt-cost/anthropic
 import { AnthropicAnyPrefixCache, NoCache, OpenAIPrefixCache } from "../../src/agents/prompt-cost/prefix-cache.js";
 import { CLAUDE_SONNET_4_5, GPT_5, MINUTE_MS } from "../../src/agents/prompt-cost/prices.js";
 import type { CostBlock, CostRequest } from "../../src/agents/prompt-cost/request.js";
-import { SessionCost } from "../../src/agents/prompt-cost/session-cost.js";
+import { SessionCost } from "../../src/replay/billing/session-cost.js";
 
 const b = (hash: string, tokens: number, tag?: CostBlock["tag"]): CostBlock => ({ hash, tokens, ...(tag ? { tag } : {}) });
 const req = (blocks: CostBlock[], breakpoints: number[], at: number, outputTokens = 0): CostRequest => ({ blocks, breakpoints, at, outputTokens });

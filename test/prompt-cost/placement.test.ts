@@ -5,7 +5,7 @@
  * last tool_result after it when the 4-marker budget allows.
  */
 import { describe, expect, it } from "vitest";
-import { type LayoutMessage, placeBreakpoints, type PromptLayout } from "../../src/agents/prompt-cost/placement.js";
+import { type LayoutMessage, placeBreakpoints, type PromptLayout } from "../../src/replay/billing/placement.js";
 
 const blk = (h: string) => ({ hash: h, tokens: 10 });
 const user = (...types: Array<"text" | "tool_result" | "image">): LayoutMessage => ({ role: "user", blocks: types.map((t, i) => ({ type: t, block: blk(`u${i}${t}`) })) });

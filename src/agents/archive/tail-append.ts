@@ -84,8 +84,3 @@ export function appendToTail(
     return { added: records.length, duplicates, evicted: 0, overLimit: state.scan.firstSeq > 0 && count > limits.maxSegments };
   });
 }
-
-/** Forgets what was scanned of `sessionKey`'s archive (it was rewritten or removed by someone else). */
-export function forgetTail(stateDir: string, sessionKey: string): void {
-  tails.delete(path.join(archiveDir(stateDir, sessionKey), ARCHIVE_FILE));
-}

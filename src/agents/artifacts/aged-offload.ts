@@ -24,9 +24,10 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
+import { CatchUpQueue, type QueuedResult } from "./aged-catch-up.js";
 import { agedRule, offloadCandidate, type OffloadSettings, type ToolResultLike } from "./offload.js";
 import { replacementText } from "./preview.js";
-import { stashArtifact, withBatchedRefs } from "./store.js";
+import { stashArtifact } from "./store.js";
 
 type TextContent = Array<{ type: "text"; text: string }>;
 
@@ -95,12 +96,6 @@ function idAt(message: AgentMessage | undefined): string | undefined {
   return undefined;
 }
 
-/**
- * Results and calls a scheduled catch-up judges before it lets the event loop run (by count, not
- * time, so what has aged after a given request does not depend on the machine's load).
- */
-const CATCH_UP_SLICE = 8;
-
 export class AgedOffload {
   /** toolCallId -> replacement, stashed but not old enough yet */
   private readonly pending = new Map<string, TextContent>();
@@ -118,9 +113,18 @@ export class AgedOffload {
   private last: LastPass | null = null;
   /** a catch-up aged results or stashed calls at places the last pass did not swap: next apply takes the full pass */
   private dirty = false;
-  private catchUp: Array<ToolResultLike & { toolCallId: string }> = [];
-  private argsCatchUp: Array<{ toolName: string; toolCallId: string; input: unknown }> = [];
-  private catchUpScheduled = false;
+  /** a catch-up judges the old ones (it sets `dirty`: they may age at places the last pass did not swap) */
+  private readonly catchUp = new CatchUpQueue({
+    result: (r) => {
+      this.dirty = true;
+      this.stash(r, r.toolCallId); // old enough already: ages on the next request, through its gate
+    },
+    call: (c) => {
+      this.dirty = true;
+      this.stashArgs(c.toolName, c.toolCallId, c.input);
+    },
+    onError: (e) => this.onError(e),
+  });
   readonly stats: AgedStats = { registered: 0, aged: 0, argsRegistered: 0, argsAged: 0 };
 
   constructor(
@@ -286,7 +290,7 @@ export class AgedOffload {
           freshResults.push({ index: i, id });
           savedChars += Math.max(0, textChars(m.content) - textChars(pending));
         } else if (pending) content = this.ageResult(id, pending);
-        else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as ToolResultLike & { toolCallId: string });
+        else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as QueuedResult);
       }
       if (content) swap(i, id, { ...(m as object), content } as AgentMessage);
     }
@@ -352,23 +356,14 @@ export class AgedOffload {
   private queueArgsCatchUp(call: CallLike, id: string, isError: boolean): void {
     if (this.argsChecked.size >= MAX_TRACKED) return;
     this.argsChecked.add(id);
-    if (isError) return;
-    this.argsCatchUp.push({ toolName: typeof call.name === "string" ? call.name : "", toolCallId: id, input: call.arguments });
-    this.scheduleCatchUp();
+    if (!isError) this.catchUp.pushCall({ toolName: typeof call.name === "string" ? call.name : "", toolCallId: id, input: call.arguments });
   }
 
   /** A result never seen at tool_result time: judge and stash it once, after this request is on its way. */
-  private queueCatchUp(m: ToolResultLike & { toolCallId: string }): void {
+  private queueCatchUp(m: QueuedResult): void {
     if (this.checked.size >= MAX_TRACKED) return;
     this.checked.add(m.toolCallId);
-    this.catchUp.push({ toolName: m.toolName, toolCallId: m.toolCallId, content: m.content, isError: m.isError === true });
-    this.scheduleCatchUp();
-  }
-
-  private scheduleCatchUp(): void {
-    if (this.catchUpScheduled) return;
-    this.catchUpScheduled = true;
-    setImmediate(() => this.runCatchUp(true));
+    this.catchUp.pushResult({ toolName: m.toolName, toolCallId: m.toolCallId, content: m.content, isError: m.isError === true });
   }
 
   /**
@@ -380,46 +375,6 @@ export class AgedOffload {
     // nothing is swapped in here: what is due ages on the next request, through its gate
     // (under a prompt cache a swap at session start, unjudged, rewrites the cached prompt)
     this.apply(messages, HOLD_ALL);
-    this.runCatchUp();
+    this.catchUp.run();
   }
-
-  /**
-   * Judges the queued results and calls. From the event loop (a scheduled catch-up) it stops after
-   * CATCH_UP_SLICE of them and schedules the rest, so a turn with many large outputs never holds
-   * up the other chats of a gateway for long (issue 24); `warm` runs it to the end.
-   */
-  private runCatchUp(sliced = false): void {
-    // the refs lines of the slice's stashes in one append per log (store.ts withBatchedRefs)
-    withBatchedRefs(() => this.catchUpSlice(sliced), (e) => this.onError(e));
-  }
-
-  private catchUpSlice(sliced: boolean): void {
-    let done = 0;
-    this.catchUpScheduled = false;
-    while (this.catchUp.length > 0 || this.argsCatchUp.length > 0) {
-      if (sliced && done++ >= CATCH_UP_SLICE) {
-        this.scheduleCatchUp();
-        return;
-      }
-      this.dirty = true;
-      const c = this.argsCatchUp.shift();
-      if (c) {
-        try {
-          this.stashArgs(c.toolName, c.toolCallId, c.input); // old enough already: ages on the next request
-        } catch (e) {
-          this.onError(e);
-        }
-        continue;
-      }
-      const r = this.catchUp.shift()!;
-      try {
-        // old enough already: it ages on the next request (through its gate, like any first aging)
-        this.stash(r, r.toolCallId);
-      } catch (e) {
-        this.onError(e);
-      }
-    }
-  }
-
-
 }

@@ -32,7 +32,6 @@ const DESCRIPTION = `Read part of a stored tool output by its ocm_artifact handl
 export interface FetchToolOptions {
   /** state dir of the running session (may differ per session; resolved per call) */
   stateDir: (ctx: unknown) => string | Promise<string | null> | null;
-  defaultMaxChars?: number;
 }
 
 export function createArtifactFetchTool(opts: FetchToolOptions): ToolDefinition<typeof parameters> {
@@ -47,20 +46,15 @@ export function createArtifactFetchTool(opts: FetchToolOptions): ToolDefinition<
       // models sometimes pad what they copy; the handle itself is still parsed strictly
       const handle = typeof params.handle === "string" ? params.handle.trim() : params.handle;
       const text = readArtifact(stateDir, handle);
-      const sel = selectFromArtifact(
-        handle,
-        text,
-        {
-          mode: params.mode as FetchMode | undefined,
-          startLine: params.startLine,
-          endLine: params.endLine,
-          pattern: params.pattern,
-          context: params.context,
-          path: params.path,
-          maxChars: params.maxChars,
-        },
-        opts.defaultMaxChars,
-      );
+      const sel = selectFromArtifact(handle, text, {
+        mode: params.mode as FetchMode | undefined,
+        startLine: params.startLine,
+        endLine: params.endLine,
+        pattern: params.pattern,
+        context: params.context,
+        path: params.path,
+        maxChars: params.maxChars,
+      });
       return { content: [{ type: "text", text: sel.text }], details: { selector: sel.selector, truncated: sel.truncated } };
     },
   };

@@ -2,56 +2,25 @@
  * The right to forget, for artifacts (issue 28): remove one artifact by handle, and find the
  * artifacts that only one session key refers to (its refs log, its checkpoints, its state files,
  * its archive) so `openclaw-context forget <key>` removes those and no artifact another key still
- * names. Built on the store's own functions (store.ts); gc (gc.ts) is left as it is.
+ * names. Built on the store's own functions (store.ts) and gc's readers (gc.ts).
  */
-import { readdirSync, statSync, unlinkSync } from "node:fs";
+import { statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
-import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
+import { filesUnder, handlesIn } from "./gc.js";
+import { formatHandle, parseHandle } from "./handle.js";
 import { blobPath, metaPath, readdirOrEmpty, refsDir, refsPath, removeArtifact, writeFileReplacing } from "./store.js";
 import { readRegularFileSync } from "../../infra/regular-file.js";
 
 /** `<stateDir>/context/archive` (archive/store.ts's archiveRoot; not imported: archive/ imports artifacts/). */
 const archiveRoot = (stateDir: string): string => path.join(stateDir, "context", "archive");
 
-/** Files under dir, recursively. */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  let entries: import("node:fs").Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...filesUnder(p));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
-}
-
-function handlesIn(files: readonly string[], into: Set<string>): void {
-  for (const f of files) {
-    let text: string;
-    try {
-      text = readRegularFileSync(f);
-    } catch {
-      continue;
-    }
-    if (!text.includes("ocm_artifact:") && !f.endsWith(".log")) continue;
-    for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
-    // refs logs hold bare digests: `<iso time> <64 hex>`
-    if (f.endsWith(".log")) for (const m of text.matchAll(/^\S+ ([0-9a-f]{64})$/gm)) into.add(m[1]!);
-  }
-}
-
 /** Every place that can name an artifact for one key directory: checkpoints, state, archive, refs log. */
-function placesOf(stateDir: string, dirName: string): string[] {
+async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
   return [
-    ...filesUnder(path.join(checkpointsRoot(stateDir), dirName)),
-    ...filesUnder(path.join(stateDir, "context", "state", dirName)),
-    ...filesUnder(path.join(archiveRoot(stateDir), dirName)),
+    ...(await filesUnder(path.join(checkpointsRoot(stateDir), dirName))),
+    ...(await filesUnder(path.join(stateDir, "context", "state", dirName))),
+    ...(await filesUnder(path.join(archiveRoot(stateDir), dirName))),
     path.join(refsDir(stateDir), `${dirName}.log`),
   ];
 }
@@ -73,12 +42,12 @@ export interface KeyArtifacts {
   shared: string[];
 }
 
-export function artifactsOfKey(stateDir: string, sessionKey: string): KeyArtifacts {
+export async function artifactsOfKey(stateDir: string, sessionKey: string): Promise<KeyArtifacts> {
   const mine = sessionDirName(sessionKey);
   const named = new Set<string>();
-  handlesIn(placesOf(stateDir, mine), named);
+  await handlesIn(await placesOf(stateDir, mine), named);
   const others = new Set<string>();
-  for (const d of keyDirs(stateDir)) if (d !== mine) handlesIn(placesOf(stateDir, d), others);
+  for (const d of keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
   const own: string[] = [];
   const shared: string[] = [];
   for (const hex of [...named].sort()) {

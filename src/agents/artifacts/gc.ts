@@ -61,8 +61,8 @@ async function readdirSafe(dir: string, withTypes?: true): Promise<unknown[]> {
   }
 }
 
-/** Files under dir, recursively (small trees: checkpoints and state files). */
-async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
+/** Files under dir, recursively (small trees: checkpoints, state files, one key's archive). */
+export async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
   for (const e of await readdirSafe(dir, true)) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) await filesUnder(p, out);
@@ -71,7 +71,8 @@ async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
   return out;
 }
 
-async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
+/** The digests `files` name: handles in any text, and the bare digests of refs logs (`<iso time> <64 hex>`). */
+export async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
   for (const f of files) {
     await slice();
     let text: string;
@@ -80,8 +81,10 @@ async function handlesIn(files: readonly string[], into: Set<string>): Promise<v
     } catch {
       continue;
     }
-    if (!text.includes("ocm_artifact:")) continue;
+    const log = f.endsWith(".log");
+    if (!text.includes("ocm_artifact:") && !log) continue;
     for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
+    if (log) for (const m of text.matchAll(/^\S+ ([0-9a-f]{64})$/gm)) into.add(m[1]!);
   }
 }
 

@@ -30,26 +30,15 @@ export interface OffloadSettings {
   ageToolArgs: boolean;
 }
 
+/** The fresh-stash rule (seed 004: over 8k chars or 200 lines, structured over 4k; preview ≤ 800). */
+export const FRESH_STASH = { minChars: 8_000, minLines: 200, structuredMinChars: 4_000, previewChars: 600 } as const;
+
 /** The config keys offload reads (docs/configuration.md). */
-export type OffloadConfigKeys = Pick<
-  ContextManagerConfig,
-  | "offload"
-  | "offloadMinChars"
-  | "offloadMinLines"
-  | "offloadStructuredMinChars"
-  | "offloadPreviewChars"
-  | "offloadAgeTurns"
-  | "offloadAgedMinChars"
-  | "offloadAgedPreviewChars"
-  | "offloadAgeToolArgs"
->;
+type OffloadConfigKeys = Pick<ContextManagerConfig, "offload" | "offloadAgeTurns" | "offloadAgedMinChars" | "offloadAgedPreviewChars" | "offloadAgeToolArgs">;
 
 export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
   enabled: c.offload,
-  minChars: c.offloadMinChars,
-  minLines: c.offloadMinLines,
-  structuredMinChars: c.offloadStructuredMinChars,
-  previewChars: c.offloadPreviewChars,
+  ...FRESH_STASH,
   ageTurns: c.offloadAgeTurns,
   agedMinChars: c.offloadAgedMinChars,
   agedPreviewChars: c.offloadAgedPreviewChars,

@@ -4,11 +4,18 @@
  * and the header says what was left out.
  *
  * Modes: headtail (default), range (1-based inclusive line numbers), grep (a regex in
- * RE2 syntax, matched per line in linear time, with context lines: grep-pattern.ts), json (a
- * path such as `items[3].name` or `$.a.b`).
+ * RE2 syntax, matched per line in linear time, with context lines), json (a path such as
+ * `items[3].name` or `$.a.b`).
  */
+import { RE2JS } from "re2js";
 
-import { compileGrepPattern } from "./grep-pattern.js";
+/**
+ * The grep pattern comes from the model: with JavaScript's backtracking RegExp, `(a+)+$` against
+ * a line of 28 `a`s ran for seconds, on the event loop (on OpenClaw: every chat of the gateway).
+ * RE2 (re2js) matches in linear time; a pattern using lookaround or backreferences is refused
+ * with RE2's syntax error.
+ */
+const compileGrepPattern = (pattern: string, ignoreCase: boolean) => RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
 
 export const FETCH_DEFAULT_MAX_CHARS = 8_000;
 export const FETCH_HARD_MAX_CHARS = 20_000;
@@ -71,10 +78,10 @@ function positiveInt(v: unknown, name: string): number | undefined {
   return v;
 }
 
-export function resolveSelector(sel: FetchSelector = {}, defaultMaxChars = FETCH_DEFAULT_MAX_CHARS): ResolvedSelector {
+export function resolveSelector(sel: FetchSelector = {}): ResolvedSelector {
   const mode = sel.mode ?? (sel.pattern !== undefined ? "grep" : sel.path !== undefined ? "json" : sel.startLine !== undefined || sel.endLine !== undefined ? "range" : "headtail");
   if (!(FETCH_MODES as readonly string[]).includes(mode)) throw new FetchSelectorError(`mode must be one of ${FETCH_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
-  const requested = positiveInt(sel.maxChars, "maxChars") ?? defaultMaxChars;
+  const requested = positiveInt(sel.maxChars, "maxChars") ?? FETCH_DEFAULT_MAX_CHARS;
   // a request above the hard max is clamped (and says so in the header), not refused
   const maxChars = Math.max(FETCH_MIN_MAX_CHARS, Math.min(FETCH_HARD_MAX_CHARS, requested));
   const out: ResolvedSelector = { mode, maxChars };
@@ -136,15 +143,15 @@ function assemble(header: string, body: string, maxChars: number): { text: strin
   return { text: `${header}\n${cutChars(body, Math.max(0, room - note.length))}${note}`, cut: true };
 }
 
-export function selectFromArtifact(handle: string, text: string, input: FetchSelector = {}, defaultMaxChars?: number): Selection {
-  const s = select(handle, text, input, defaultMaxChars);
+export function selectFromArtifact(handle: string, text: string, input: FetchSelector = {}): Selection {
+  const s = select(handle, text, input);
   // the bound is a guarantee, not a best effort: a long header cannot push a reply over it
   if (s.text.length > s.selector.maxChars) return { ...s, text: cutChars(s.text, s.selector.maxChars), truncated: true };
   return s;
 }
 
-function select(handle: string, text: string, input: FetchSelector, defaultMaxChars?: number): Selection {
-  const selector = resolveSelector(input, defaultMaxChars);
+function select(handle: string, text: string, input: FetchSelector): Selection {
+  const selector = resolveSelector(input);
   const lines = splitLines(text);
   const base = { selector, totalChars: text.length, totalLines: lines.length };
   const clamped = input.maxChars !== undefined && input.maxChars > FETCH_HARD_MAX_CHARS ? ` (maxChars clamped to ${FETCH_HARD_MAX_CHARS})` : "";

@@ -28,14 +28,6 @@ export interface ContextManagerConfig {
   noteTool: boolean;
   /** large tool outputs off the prompt: stash + handle + preview, and the artifact_fetch tool (docs/artifacts.md) */
   offload: boolean;
-  /** a text tool result longer than this many chars is stashed … */
-  offloadMinChars: number;
-  /** … or one with more lines than this … */
-  offloadMinLines: number;
-  /** … or a JSON / HTML one longer than this */
-  offloadStructuredMinChars: number;
-  /** head + tail preview left in the prompt, in chars (seed 004 caps it at 800) */
-  offloadPreviewChars: number;
   /** aged offload: a result followed by at least this many assistant turns is shown as handle + preview (0: never) */
   offloadAgeTurns: number;
   /** … when its text is longer than this many chars */
@@ -44,8 +36,6 @@ export interface ContextManagerConfig {
   offloadAgedPreviewChars: number;
   /** aged offload of a succeeded call's long string arguments (a write's content, an edit's texts), same age and size */
   offloadAgeToolArgs: boolean;
-  /** artifact_fetch's default maxChars (a call may ask for up to 20,000) */
-  fetchMaxChars: number;
   /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
   debug: boolean;
   /** archive the compacted span at every compaction (docs/archive.md) */
@@ -119,15 +109,10 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   maxErrors: 20,
   noteTool: false,
   offload: true,
-  offloadMinChars: 8_000,
-  offloadMinLines: 200,
-  offloadStructuredMinChars: 4_000,
-  offloadPreviewChars: 600,
   offloadAgeTurns: 4,
   offloadAgedMinChars: 1_200,
   offloadAgedPreviewChars: 300,
   offloadAgeToolArgs: true,
-  fetchMaxChars: 8_000,
   debug: false,
   archive: true,
   archiveMaxSegments: 20_000,
@@ -174,14 +159,9 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   maxOpenItems: { min: 1, max: 10_000, integer: true },
   maxLearnings: { min: 1, max: 10_000, integer: true },
   maxErrors: { min: 1, max: 10_000, integer: true },
-  offloadMinChars: { min: 1_200, max: 100_000_000, integer: true },
-  offloadMinLines: { min: 10, max: 10_000_000, integer: true },
-  offloadStructuredMinChars: { min: 1_200, max: 100_000_000, integer: true },
-  offloadPreviewChars: { min: 0, max: 800, integer: true },
   offloadAgeTurns: { min: 0, max: 10_000, integer: true },
   offloadAgedMinChars: { min: 1_200, max: 100_000_000, integer: true },
   offloadAgedPreviewChars: { min: 0, max: 800, integer: true },
-  fetchMaxChars: { min: 500, max: 20_000, integer: true },
   archiveMaxSegments: { min: 100, max: 1_000_000, integer: true },
   archiveRetentionDays: { min: 1, max: 3650, integer: true },
   recallMaxTokens: { min: 50, max: 100_000, integer: true },
@@ -205,6 +185,11 @@ const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
   ["smartTrimMarker", "smart trim always marks where it trimmed"],
   ["smartTrimHeadroom", "smart trim always goes 60% below its limit"],
   ["smartTrimKeepRecent", "smart trim always keeps the last 6 user/assistant messages"],
+  ["offloadMinChars", "a fresh stash takes results over 8,000 chars (seed 004)"],
+  ["offloadMinLines", "a fresh stash takes results over 200 lines (seed 004)"],
+  ["offloadStructuredMinChars", "a fresh stash takes JSON / HTML results over 4,000 chars"],
+  ["offloadPreviewChars", "a fresh stash leaves a 600-char preview"],
+  ["fetchMaxChars", "artifact_fetch's maxChars defaults to 8,000, as its description says"],
 ]);
 const warnedRetired = new Set<string>();
 

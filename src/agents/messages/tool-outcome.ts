@@ -209,8 +209,3 @@ export function changeGist(toolName: string, input: unknown): string {
   if (oldLine) return `- ${redactedGist(oldLine, SIDE * 2)}`;
   return "";
 }
-
-/** Replacements in one edit call (1 for the legacy pair). */
-export function editCount(input: unknown): number {
-  return Math.max(1, editPairs(input).length);
-}

@@ -258,7 +258,6 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.registerTool(
         createArtifactFetchTool({
           stateDir: async (ctx) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.runtime.stateDir ?? null,
-          defaultMaxChars: toolConfig?.fetchMaxChars,
         }),
       );
     }

@@ -47,12 +47,6 @@ export interface RequestBill {
   divergedAt: number;
 }
 
-export const sumTokens = (blocks: readonly CostBlock[], end = blocks.length): number => {
-  let n = 0;
-  for (let i = 0; i < end; i++) n += blocks[i]!.tokens;
-  return n;
-};
-
 /** cumulative[i] = tokens of blocks[0..i] inclusive */
 export function cumulativeTokens(blocks: readonly CostBlock[]): number[] {
   const out = new Array<number>(blocks.length);

@@ -51,7 +51,7 @@ export interface SearchReply {
 
 const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
 
-let archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
+const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
 
 export function setArchiveBudget(bytes: number): void {
   if (Number.isFinite(bytes) && bytes > 0) archives.setBudget(bytes);
@@ -151,11 +151,6 @@ export interface HostMemory {
 export function hostMemory(): HostMemory {
   const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
   return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
-}
-
-/** Tests: a fresh cache. */
-export function resetArchiveHost(budget = DEFAULT_ARCHIVE_BUDGET_BYTES): void {
-  archives = new BudgetCache<string, SessionArchive>("archive", budget, weigh);
 }
 
 export interface KnowledgeSearchRequest {

@@ -3,10 +3,10 @@
  * "anthropic-openclaw" are the documented breakpoint rules with each host's placement
  * (placement.ts); "-1h" the same with 1-hour entries (pi-ai: `cacheRetention: "long"`).
  */
-import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
+import { AnthropicBreakpointCache } from "../../agents/prompt-cost/anthropic-breakpoints.js";
 import { type HostPlacement } from "./placement.js";
-import { AnthropicAnyPrefixCache, NoCache, OpenAIPrefixCache } from "./prefix-cache.js";
-import { ANTHROPIC_TTL_1H_MS, CLAUDE_SONNET_4_5, GPT_5, type Prices } from "./prices.js";
+import { AnthropicAnyPrefixCache, NoCache, OpenAIPrefixCache } from "../../agents/prompt-cost/prefix-cache.js";
+import { ANTHROPIC_TTL_1H_MS, CLAUDE_SONNET_4_5, GPT_5, type Prices } from "../../agents/prompt-cost/prices.js";
 import { type CacheModel, SessionCost, type WriteRate } from "./session-cost.js";
 
 export const COST_MODELS = ["anthropic-pi", "anthropic-pi-1h", "anthropic-openclaw", "anthropic-any-prefix", "openai", "none"] as const;
