@@ -6,7 +6,7 @@
  * a first load applies the file in batches of lines, one batch per event-loop turn.
  */
 import { promises as fsp } from "node:fs";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { SearchIndex } from "./search-index.js";
@@ -38,7 +38,14 @@ const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 
 /** The loaded indexes, kept by memory: each grows with its key's checkpoints; an evicted one is read again at its next search. */
 const cache = (): BudgetCache<string, Loaded> =>
-  globalSingleton("openclaw.contextManager.knowledgeIndex", () => new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
+  (fileStores().knowledgeIndexes ??= new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
+
+declare module "../../infra/file-stores.js" {
+  interface FileStores {
+    /** by knowledge.jsonl, where the searches run (the archive worker's thread) */
+    knowledgeIndexes?: BudgetCache<string, Loaded>;
+  }
+}
 
 export function setKnowledgeIndexBudget(bytes: number): void {
   if (Number.isFinite(bytes) && bytes > 0) cache().setBudget(bytes);

@@ -8,7 +8,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import { appendLines, archiveDir } from "./store.js";
 import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
 import { openRegularFile, readRegularFile } from "../../infra/regular-file.js";
@@ -156,7 +156,14 @@ const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
  * memory: each grows with its key's checkpoints, and an evicted one is read again at its next append.
  */
 export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
-  globalSingleton("openclaw.contextManager.knowledgeFollowers", () => new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
+  (fileStores().knowledgeFollowers ??= new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
+
+declare module "../../infra/file-stores.js" {
+  interface FileStores {
+    /** by knowledge.jsonl */
+    knowledgeFollowers?: BudgetCache<string, Followed>;
+  }
+}
 
 export function setKnowledgeFollowerBudget(bytes: number): void {
   if (Number.isFinite(bytes) && bytes > 0) knowledgeFollowers().setBudget(bytes);

@@ -11,6 +11,7 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { setKnowledgeFollowerBudget } from "../archive/knowledge-store.js";
+import { setArtifactRefsBudget } from "../artifacts/store.js";
 import { CacheSession } from "../cache/cache-session.js";
 import { Session } from "./session.js";
 
@@ -19,14 +20,16 @@ import { Session } from "./session.js";
 // sum of the shares those caches had apart (aged outputs 0.1, smart trims 0.04, sticky sets
 // 0.01, breakdowns 0.03);
 // knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
-// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte
+// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte;
+// artifactRefs: the handles each key's refs log names (~96 bytes a handle; a fixed 8 MiB before)
 export const CACHE_SHARES = {
-  archives: 0.38,
+  archives: 0.36,
   sessions: 0.35,
   keySessions: 0.18,
   archiveTails: 0.05,
   knowledgeIndexes: 0.03,
   knowledgeFollowers: 0.01,
+  artifactRefs: 0.02,
 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
@@ -113,7 +116,8 @@ let applied: number | null = null;
 
 /**
  * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
- * append tails, the knowledge indexes and followers, the Sessions) by the configuration: O(1) unless it changed.
+ * append tails, the knowledge indexes and followers, the artifact refs, the Sessions) by the configuration:
+ * O(1) unless it changed.
  */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   if (applied === config.cacheMemoryMiB) return;
@@ -121,5 +125,6 @@ export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemory
   // the tails are followed where the appends run: the worker (and this thread when none can run)
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
   setKnowledgeFollowerBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
+  setArtifactRefsBudget(cacheBudgetBytes(config, "artifactRefs"));
   setSessionBudget(config);
 }
