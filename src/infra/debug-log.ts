@@ -7,10 +7,7 @@
 import { processServices } from "./process-services.js";
 
 declare module "./process-services.js" {
-  interface ProcessServices {
-    /** the `debug` config key turned the switch on */
-    debugFromConfig?: boolean;
-  }
+  interface ProcessServices { debugFromConfig?: boolean } // the `debug` config key turned the switch on
 }
 
 export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {

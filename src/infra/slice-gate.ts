@@ -14,9 +14,7 @@ interface Gate {
 }
 
 declare module "./process-services.js" {
-  interface ProcessServices {
-    sliceGate?: Gate;
-  }
+  interface ProcessServices { sliceGate?: Gate }
 }
 
 const gate = (): Gate => (processServices().sliceGate ??= { waiting: [], pumping: false });

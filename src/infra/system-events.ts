@@ -33,11 +33,9 @@ export interface SystemEventOptions {
 
 export const MAX_SYSTEM_EVENTS_PER_SESSION = 20;
 
+// the queued events by owner-scoped session key
 declare module "./process-services.js" {
-  interface ProcessServices {
-    /** the queued events by owner-scoped session key */
-    systemEvents?: Map<string, SystemEvent[]>;
-  }
+  interface ProcessServices { systemEvents?: Map<string, SystemEvent[]> }
 }
 
 const queues = (): Map<string, SystemEvent[]> => (processServices().systemEvents ??= new Map());

@@ -31,11 +31,9 @@ const HINT_TTL_MS = 10 * 60_000;
 const MAX_HINTS = 64;
 const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
 
+// the compaction hints not used yet, the oldest first (at most MAX_HINTS)
 declare module "../infra/process-services.js" {
-  interface ProcessServices {
-    /** the compaction hints not used yet, the oldest first (at most MAX_HINTS) */
-    providerHints?: Hint[];
-  }
+  interface ProcessServices { providerHints?: Hint[] }
 }
 
 const hints = (): Hint[] => (processServices().providerHints ??= []);

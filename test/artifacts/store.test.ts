@@ -13,11 +13,10 @@ import {
   readArtifact,
   readArtifactMeta,
   refsPath,
-  setArtifactRefsBudget,
+  refsCache,
   stashArtifact,
   withBatchedRefs,
 } from "../../src/agents/artifacts/store.js";
-import { fileStores } from "../../src/infra/file-stores.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 
@@ -81,16 +80,16 @@ describe("artifact store", () => {
   it("the refs logs' handles are held within their share of cacheMemoryMiB; an evicted key's log is read again, no handle logged twice", () => {
     applyCacheBudget({ cacheMemoryMiB: 16 });
     try {
-      expect(fileStores().artifactRefs!.stats().budgetBytes).toBe(cacheBudgetBytes({ cacheMemoryMiB: 16 }, "artifactRefs"));
+      expect(refsCache().stats().budgetBytes).toBe(cacheBudgetBytes({ cacheMemoryMiB: 16 }, "artifactRefs"));
       // a share a few keys fill: 6 keys of 20 handles (~2.2 KB each held) against 5 KB
       const budget = 5_000;
-      setArtifactRefsBudget(budget);
+      refsCache().setBudget(budget);
       const lines = (key: string) => readFileSync(refsPath(dir, key), "utf8").trim().split("\n").length;
       for (let k = 0; k < 6; k++) {
         for (let i = 0; i < 20; i++) stashArtifact(dir, { text: `output ${k}.${i}\n`.repeat(50), sessionKey: `agent:main:k${k}` });
-        expect(fileStores().artifactRefs!.stats().bytes).toBeLessThanOrEqual(budget);
+        expect(refsCache().stats().bytes).toBeLessThanOrEqual(budget);
       }
-      expect(fileStores().artifactRefs!.stats().evictions).toBeGreaterThan(0);
+      expect(refsCache().stats().evictions).toBeGreaterThan(0);
       // the first key was evicted: its handles are read again from its log, not logged again
       for (let i = 0; i < 20; i++) stashArtifact(dir, { text: `output 0.${i}\n`.repeat(50), sessionKey: "agent:main:k0" });
       expect(lines("agent:main:k0")).toBe(20);

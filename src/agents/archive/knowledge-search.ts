@@ -40,11 +40,9 @@ const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 const cache = (): BudgetCache<string, Loaded> =>
   (fileStores().knowledgeIndexes ??= new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
 
+// by knowledge.jsonl, where the searches run (the archive worker's thread)
 declare module "../../infra/file-stores.js" {
-  interface FileStores {
-    /** by knowledge.jsonl, where the searches run (the archive worker's thread) */
-    knowledgeIndexes?: BudgetCache<string, Loaded>;
-  }
+  interface FileStores { knowledgeIndexes?: BudgetCache<string, Loaded> }
 }
 
 export function setKnowledgeIndexBudget(bytes: number): void {

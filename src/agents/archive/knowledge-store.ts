@@ -159,15 +159,9 @@ export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
   (fileStores().knowledgeFollowers ??= new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
 
 declare module "../../infra/file-stores.js" {
-  interface FileStores {
-    /** by knowledge.jsonl */
-    knowledgeFollowers?: BudgetCache<string, Followed>;
-  }
+  interface FileStores { knowledgeFollowers?: BudgetCache<string, Followed> } // by knowledge.jsonl
 }
 
-export function setKnowledgeFollowerBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) knowledgeFollowers().setBudget(bytes);
-}
 const LINES_PER_TURN = 256;
 
 /**

@@ -10,11 +10,9 @@ import { gcArtifacts, type GcReceipt } from "./gc.js";
 
 export const AUTO_GC_INTERVAL_MS = 3_600_000;
 
+// when each state dir's artifacts were last collected (ms)
 declare module "../../infra/file-stores.js" {
-  interface FileStores {
-    /** when each state dir's artifacts were last collected (ms) */
-    artifactGcRuns?: Map<string, number>;
-  }
+  interface FileStores { artifactGcRuns?: Map<string, number> }
 }
 
 const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());

@@ -249,20 +249,12 @@ export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): 
 }
 
 declare module "../../infra/file-stores.js" {
-  interface FileStores {
-    /** by refs log, the handles it names */
-    artifactRefs?: BudgetCache<string, Set<string>>;
-  }
+  interface FileStores { artifactRefs?: BudgetCache<string, Set<string>> } // by refs log, the handles it names
 }
 
-/** The handles a refs log names, read once per process and followed by this process's appends. */
-const refsCache = (): BudgetCache<string, Set<string>> =>
+/** The handles each refs log names, read once and followed by this process's appends (sized by cache-budget.ts). */
+export const refsCache = (): BudgetCache<string, Set<string>> =>
   (fileStores().artifactRefs ??= new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
-
-/** Sizes the refs logs' handles held (engine/cache-budget.ts `artifactRefs`). */
-export function setArtifactRefsBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) refsCache().setBudget(bytes);
-}
 function referencedBy(refs: string): Set<string> {
   const cache = refsCache();
   let known = cache.get(refs);

@@ -20,11 +20,9 @@ interface CleanReading {
   index: string;
 }
 
+// by git dir, the oldest first (at most MAX_READINGS)
 declare module "../../infra/process-services.js" {
-  interface ProcessServices {
-    /** by git dir, the oldest first (at most MAX_READINGS) */
-    cleanReadings?: Map<string, CleanReading>;
-  }
+  interface ProcessServices { cleanReadings?: Map<string, CleanReading> }
 }
 
 const readings = (): Map<string, CleanReading> => (processServices().cleanReadings ??= new Map());

@@ -10,8 +10,8 @@ import { globalSingleton } from "../../infra/global-singleton.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import { setKnowledgeFollowerBudget } from "../archive/knowledge-store.js";
-import { setArtifactRefsBudget } from "../artifacts/store.js";
+import { knowledgeFollowers } from "../archive/knowledge-store.js";
+import { refsCache } from "../artifacts/store.js";
 import { CacheSession } from "../cache/cache-session.js";
 import { Session } from "./session.js";
 
@@ -124,7 +124,7 @@ export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemory
   applied = config.cacheMemoryMiB;
   // the tails are followed where the appends run: the worker (and this thread when none can run)
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
-  setKnowledgeFollowerBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
-  setArtifactRefsBudget(cacheBudgetBytes(config, "artifactRefs"));
+  knowledgeFollowers().setBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
+  refsCache().setBudget(cacheBudgetBytes(config, "artifactRefs"));
   setSessionBudget(config);
 }

@@ -243,9 +243,7 @@ function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplie
 }
 
 declare module "../../../infra/process-services.js" {
-  interface ProcessServices {
-    archiveWorker?: ArchiveWorkerClient;
-  }
+  interface ProcessServices { archiveWorker?: ArchiveWorkerClient }
 }
 
 export const archiveWorker = (): ArchiveWorkerClient => (processServices().archiveWorker ??= new ArchiveWorkerClient());
