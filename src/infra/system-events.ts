@@ -94,10 +94,6 @@ export function drainSystemEventEntries(sessionKey: string): SystemEvent[] {
   return queue;
 }
 
-export function drainSystemEvents(sessionKey: string): string[] {
-  return drainSystemEventEntries(sessionKey).map((e) => e.text);
-}
-
 export function peekSystemEvents(sessionKey: string): string[] {
   return (queues().get(requireSessionKey(sessionKey)) ?? []).map((e) => e.text);
 }

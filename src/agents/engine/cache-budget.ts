@@ -7,6 +7,7 @@
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -112,7 +113,10 @@ export function setSessionBudget(config: Pick<ContextManagerConfig, "cacheMemory
   sessions().setBudget(cacheBudgetBytes(config, "keySessions"));
 }
 
-let applied: number | null = null;
+// the cacheMemoryMiB applied last: made again with the stores (a test's new process forgets them)
+declare module "../../infra/file-stores.js" {
+  interface FileStores { appliedCacheMiB?: number }
+}
 
 /**
  * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
@@ -120,8 +124,9 @@ let applied: number | null = null;
  * O(1) unless it changed.
  */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
-  if (applied === config.cacheMemoryMiB) return;
-  applied = config.cacheMemoryMiB;
+  const stores = fileStores();
+  if (stores.appliedCacheMiB === config.cacheMemoryMiB) return;
+  stores.appliedCacheMiB = config.cacheMemoryMiB;
   // the tails are followed where the appends run: the worker (and this thread when none can run)
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
   knowledgeFollowers().setBudget(cacheBudgetBytes(config, "knowledgeFollowers"));

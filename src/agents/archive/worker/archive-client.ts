@@ -211,8 +211,8 @@ export class ArchiveWorkerClient {
 
   /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
   setBudget(bytes: number, tailBytes?: number, knowledgeBytes?: number): void {
-    const b = this.budget;
-    if (b?.bytes === bytes && b.tailBytes === tailBytes && b.knowledgeBytes === knowledgeBytes) return;
+    // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
+    // process's file stores were made anew): the knowledge indexes of this thread may be new ones
     this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
     inThread.setBudgets(this.budget);
     const w = this.worker;
