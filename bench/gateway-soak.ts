@@ -34,6 +34,7 @@ import { parseCheckpointFileName } from "../src/agents/checkpoint/ids.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { archiveWorker } from "../src/agents/archive/worker/archive-client.js";
+import { fileStores } from "../src/infra/file-stores.js";
 
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 const THRESHOLD = DEFAULT_CONTEXT_MANAGER_CONFIG.checkpointThreshold;
@@ -180,7 +181,9 @@ function plugin(stateDir: string, cacheMemoryMiB: number | null): () => ContextE
 }
 
 type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; clear?(): void; map?: Map<string, { value: { sessionKey?: string } }> };
-const processCache = (name: string): Cache | undefined => (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
+// the registries by their globalThis name, the per-file stores by their field (infra/file-stores.ts)
+const processCache = (name: string): Cache | undefined =>
+  (fileStores() as Record<string, Cache | undefined>)[name] ?? (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
 const CACHES = ["pluginSlots", "sessions", "knowledgeFollowers"];
 
 function cacheFigures(): Record<string, [number, number]> {

@@ -21,6 +21,7 @@ import { userText } from "../src/agents/messages/read.js";
 import type { BudgetCache } from "../src/infra/budget-cache.js";
 import type { SessionSlot } from "../src/openclaw-plugin/session-slot.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
+import { fileStores } from "../src/infra/file-stores.js";
 
 const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
@@ -98,7 +99,8 @@ try {
   if (process.env.DROP) {
     let last = without;
     for (const name of ["sessions", "artifactStashes", "artifactRefs", "recallCache", "sessionLogs", "engines"]) {
-      const c = (globalThis as unknown as Record<symbol, { map?: Map<unknown, unknown>; clear?: () => void } | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
+      type Held = { map?: Map<unknown, unknown>; clear?: () => void } | undefined;
+      const c = (fileStores() as Record<string, Held>)[name] ?? (globalThis as unknown as Record<symbol, Held>)[Symbol.for(`openclaw.contextManager.${name}`)];
       if (!c) continue;
       if (c.map instanceof Map) c.map.clear();
       else if (typeof c.clear === "function") c.clear();

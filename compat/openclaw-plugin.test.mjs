@@ -151,7 +151,7 @@ describe(`openclaw@${OPENCLAW_VERSION}: the context-manager context-engine plugi
     assert.match(found.content[0].text, /NEEDLE_7f3a/);
     // it ran in the archive worker, not on the gateway's thread: the worker's entry is in what
     // OpenClaw's loader captured of the plugin (without it the client falls back in-thread)
-    assert.equal(globalThis[Symbol.for("openclaw.contextManager.archiveWorker")]?.mode, "worker");
+    assert.equal(globalThis[Symbol.for("openclaw.contextManager.services")]?.archiveWorker?.mode, "worker");
   });
 
   it("messages OpenClaw writes in the user's role (heartbeat run, another session's message, made by its own input-provenance functions) are not what the restore says the agent works on", async () => {

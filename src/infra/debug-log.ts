@@ -4,18 +4,20 @@
  * earlier session moved aside). Off by default: these lines are for someone investigating,
  * not for a user who has nothing to act on.
  */
-import { globalSingleton } from "./global-singleton.js";
+import { processServices } from "./process-services.js";
 
-const switchState = () => globalSingleton("openclaw.contextManager.debug", () => ({ fromConfig: false }));
+declare module "./process-services.js" {
+  interface ProcessServices { debugFromConfig?: boolean } // the `debug` config key turned the switch on
+}
 
 export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const v = env.OPENCLAW_CONTEXT_DEBUG?.trim().toLowerCase();
-  return (v !== undefined && v !== "" && v !== "0" && v !== "false" && v !== "off") || switchState().fromConfig;
+  return (v !== undefined && v !== "" && v !== "0" && v !== "false" && v !== "off") || processServices().debugFromConfig === true;
 }
 
 /** A config with `debug: true` turns the switch on for the process (it is never turned off again). */
 export function enableDebugFromConfig(on: boolean | undefined): void {
-  if (on) switchState().fromConfig = true;
+  if (on) processServices().debugFromConfig = true;
 }
 
 function describeError(error: unknown): string {

@@ -6,14 +6,18 @@
  * its budget, were hundreds of milliseconds in one stretch). Through the gate the next slice
  * starts in the next iteration, after the loop has gone round.
  */
-import { globalSingleton } from "./global-singleton.js";
+import { processServices } from "./process-services.js";
 
 interface Gate {
   waiting: Array<() => void>;
   pumping: boolean;
 }
 
-const gate = (): Gate => globalSingleton("openclaw.contextManager.sliceGate", () => ({ waiting: [], pumping: false }));
+declare module "./process-services.js" {
+  interface ProcessServices { sliceGate?: Gate }
+}
+
+const gate = (): Gate => (processServices().sliceGate ??= { waiting: [], pumping: false });
 
 function pump(): void {
   const g = gate();

@@ -15,7 +15,7 @@
  * Not modelled: delivery contexts, session-store ownership (sessionStorePath),
  * heartbeat filtering.
  */
-import { globalSingleton } from "./global-singleton.js";
+import { processServices } from "./process-services.js";
 
 export interface SystemEvent {
   text: string;
@@ -33,9 +33,12 @@ export interface SystemEventOptions {
 
 export const MAX_SYSTEM_EVENTS_PER_SESSION = 20;
 
-type Queues = Map<string, SystemEvent[]>;
+// the queued events by owner-scoped session key
+declare module "./process-services.js" {
+  interface ProcessServices { systemEvents?: Map<string, SystemEvent[]> }
+}
 
-const queues = (): Queues => globalSingleton("openclaw.systemEvents.queues", () => new Map());
+const queues = (): Map<string, SystemEvent[]> => (processServices().systemEvents ??= new Map());
 
 const AGENT_KEY = /^agent:([^:]+):(.+)$/i;
 const DEFAULT_AGENT_ID = "main";
@@ -89,10 +92,6 @@ export function drainSystemEventEntries(sessionKey: string): SystemEvent[] {
   const queue = all.get(key) ?? [];
   all.delete(key);
   return queue;
-}
-
-export function drainSystemEvents(sessionKey: string): string[] {
-  return drainSystemEventEntries(sessionKey).map((e) => e.text);
 }
 
 export function peekSystemEvents(sessionKey: string): string[] {

@@ -13,7 +13,7 @@
  * Process-wide and bounded (MAX_HINTS); a hint is used once.
  */
 import path from "node:path";
-import { globalSingleton } from "../infra/global-singleton.js";
+import { processServices } from "../infra/process-services.js";
 import { hostSessionKey } from "../infra/session-key.js";
 
 export interface ProviderSession {
@@ -31,7 +31,12 @@ const HINT_TTL_MS = 10 * 60_000;
 const MAX_HINTS = 64;
 const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
 
-const hints = (): Hint[] => globalSingleton("openclaw.contextManager.providerHints", () => [] as Hint[]);
+// the compaction hints not used yet, the oldest first (at most MAX_HINTS)
+declare module "../infra/process-services.js" {
+  interface ProcessServices { providerHints?: Hint[] }
+}
+
+const hints = (): Hint[] => (processServices().providerHints ??= []);
 
 function stampOf(m: unknown): string | null {
   const x = m as { role?: unknown; timestamp?: unknown } | null;

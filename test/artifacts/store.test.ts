@@ -13,9 +13,12 @@ import {
   readArtifact,
   readArtifactMeta,
   refsPath,
+  refsCache,
   stashArtifact,
   withBatchedRefs,
 } from "../../src/agents/artifacts/store.js";
+import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
+import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 
 /** [line planted in the output, the secret part that must not reach disk] */
 const PLANTED: Array<[string, string]> = [
@@ -72,6 +75,27 @@ describe("artifact store", () => {
     const key = "agent:main:throws";
     expect(() => withBatchedRefs(() => { stashArtifact(dir, { text: texts[1]!, sessionKey: key }); throw new Error("boom"); }, () => undefined)).toThrow("boom");
     expect(handles(refsPath(dir, key))).toHaveLength(1);
+  });
+
+  it("the refs logs' handles are held within their share of cacheMemoryMiB; an evicted key's log is read again, no handle logged twice", () => {
+    applyCacheBudget({ cacheMemoryMiB: 16 });
+    try {
+      expect(refsCache().stats().budgetBytes).toBe(cacheBudgetBytes({ cacheMemoryMiB: 16 }, "artifactRefs"));
+      // a share a few keys fill: 6 keys of 20 handles (~2.2 KB each held) against 5 KB
+      const budget = 5_000;
+      refsCache().setBudget(budget);
+      const lines = (key: string) => readFileSync(refsPath(dir, key), "utf8").trim().split("\n").length;
+      for (let k = 0; k < 6; k++) {
+        for (let i = 0; i < 20; i++) stashArtifact(dir, { text: `output ${k}.${i}\n`.repeat(50), sessionKey: `agent:main:k${k}` });
+        expect(refsCache().stats().bytes).toBeLessThanOrEqual(budget);
+      }
+      expect(refsCache().stats().evictions).toBeGreaterThan(0);
+      // the first key was evicted: its handles are read again from its log, not logged again
+      for (let i = 0; i < 20; i++) stashArtifact(dir, { text: `output 0.${i}\n`.repeat(50), sessionKey: "agent:main:k0" });
+      expect(lines("agent:main:k0")).toBe(20);
+    } finally {
+      applyCacheBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
+    }
   });
 
   it("a failed batched refs append is reported and its handles are logged again by the next stash", () => {

@@ -1,15 +1,20 @@
 /**
- * Forgets what this process holds for the context manager (the process-wide singletons on
- * globalThis: plugin slots, aged-offload memories, archive cache, …), as a new process would
+ * Forgets what this process holds for the context manager (the process-wide registries on
+ * globalThis: plugin slots, Sessions, the followed files' stores, …), as a new process would
  * start: for tests of hosts that run each turn in a process of its own (`openclaw agent --local`).
  */
-const KEPT = new Set(["openclaw.contextManager.debug", "openclaw.contextManager.archiveWorker"]);
+import { processServices } from "../../src/infra/process-services.js";
+
+const SERVICES = "openclaw.contextManager.services";
 
 export function forgetProcessState(): void {
   const g = globalThis as unknown as Record<symbol, unknown>;
   for (const s of Object.getOwnPropertySymbols(g)) {
-    // the archive worker is a thread, not state: it reads the archives afresh from disk (kept, so
-    // that "process per turn" tests do not start a thread per turn)
-    if (s.description?.startsWith("openclaw.contextManager.") && !KEPT.has(s.description)) delete g[s];
+    if (s.description?.startsWith("openclaw.contextManager.") && s.description !== SERVICES) delete g[s];
   }
+  // of the services only the provider's hints are a chat's state. The archive worker is a thread,
+  // not state: it reads the archives afresh from disk (kept, so that "process per turn" tests do
+  // not start a thread per turn); the debug switch, the host's event queues and the clean
+  // readings were kept before too.
+  delete processServices().providerHints;
 }

@@ -6,13 +6,12 @@
  * a first load applies the file in batches of lines, one batch per event-loop turn.
  */
 import { promises as fsp } from "node:fs";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { SearchIndex } from "./search-index.js";
 import type { ArchiveRecord } from "./store.js";
-import { applyKnowledgeLines, emptyKnowledgeState, type KnowledgeEntry, type KnowledgeState } from "./knowledge-store.js";
-import { openRegularFile, readRegularFile } from "../../infra/regular-file.js";
+import { applyAppended, applyKnowledgeLines, emptyKnowledgeState, type KnowledgeEntry, type KnowledgeState } from "./knowledge-store.js";
 
 export interface KnowledgeHit {
   entry: KnowledgeEntry;
@@ -38,7 +37,12 @@ const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 
 /** The loaded indexes, kept by memory: each grows with its key's checkpoints; an evicted one is read again at its next search. */
 const cache = (): BudgetCache<string, Loaded> =>
-  globalSingleton("openclaw.contextManager.knowledgeIndex", () => new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
+  (fileStores().knowledgeIndexes ??= new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
+
+// by knowledge.jsonl, where the searches run (the archive worker's thread)
+declare module "../../infra/file-stores.js" {
+  interface FileStores { knowledgeIndexes?: BudgetCache<string, Loaded> }
+}
 
 export function setKnowledgeIndexBudget(bytes: number): void {
   if (Number.isFinite(bytes) && bytes > 0) cache().setBudget(bytes);
@@ -50,24 +54,8 @@ export function knowledgeIndexStats() {
 /** refreshes in flight, per file: one at a time, so a tail is applied once */
 const refreshing = new Map<string, Promise<Loaded | null>>();
 
-/** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
-const LINES_PER_TURN = 256;
-
 function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
   return { v: 1, id: e.id, seq, role: "assistant", t: e.t, at: e.t, session: e.session, compaction: 0, text: e.text, tool: e.kind, target: e.subject };
-}
-
-/** Applies the whole lines of `bytes` (the file from `loaded.size` on) in batches, yielding between them. */
-async function ingest(loaded: Loaded, bytes: Buffer): Promise<void> {
-  const end = bytes.lastIndexOf(0x0a);
-  if (end < 0) return;
-  const lines = bytes.subarray(0, end + 1).toString("utf8").split("\n");
-  for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const added = applyKnowledgeLines(loaded, lines.slice(i, i + LINES_PER_TURN));
-    loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
-  }
-  loaded.size += end + 1;
 }
 
 async function refresh(file: string): Promise<Loaded | null> {
@@ -80,23 +68,13 @@ async function refresh(file: string): Promise<Loaded | null> {
   }
   const hit = cache().get(file);
   if (hit && hit.size === size) return hit;
-  if (hit && size > hit.size) {
-    // appended since: read only the new bytes (O(new records), whatever the file's size)
-    const fh = await openRegularFile(file);
-    try {
-      const buf = Buffer.alloc(size - hit.size);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, hit.size);
-      await ingest(hit, buf.subarray(0, bytesRead));
-    } finally {
-      await fh.close();
-    }
-    if (cache().peek(file) === hit) cache().set(file, hit); // weighed again: it grew
-    return hit;
-  }
-  // first load, or the file was rewritten (shorter): read it whole, in batches
-  const loaded: Loaded = { size: 0, index: new SearchIndex(), ...emptyKnowledgeState() };
-  await ingest(loaded, await readRegularFile(file));
-  cache().set(file, loaded);
+  // appended since: only the new bytes (O(new records)); new, or rewritten shorter: the whole file
+  const loaded: Loaded = hit && size > hit.size ? hit : { size: 0, index: new SearchIndex(), ...emptyKnowledgeState() };
+  await applyAppended(file, loaded, size, (lines) => {
+    const added = applyKnowledgeLines(loaded, lines);
+    loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
+  });
+  if (loaded !== hit || cache().peek(file) === hit) cache().set(file, loaded); // weighed again: it grew
   return loaded;
 }
 

@@ -8,10 +8,10 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import { appendLines, archiveDir } from "./store.js";
 import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
-import { openRegularFile, readRegularFile } from "../../infra/regular-file.js";
+import { openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";
 
 export const KNOWLEDGE_FILE = "knowledge.jsonl";
 
@@ -156,12 +156,37 @@ const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
  * memory: each grows with its key's checkpoints, and an evicted one is read again at its next append.
  */
 export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
-  globalSingleton("openclaw.contextManager.knowledgeFollowers", () => new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
+  (fileStores().knowledgeFollowers ??= new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
 
-export function setKnowledgeFollowerBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) knowledgeFollowers().setBudget(bytes);
+declare module "../../infra/file-stores.js" {
+  interface FileStores { knowledgeFollowers?: BudgetCache<string, Followed> } // by knowledge.jsonl
 }
+
+/** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
 const LINES_PER_TURN = 256;
+
+/**
+ * Reads `file` from `f.size` up to `size` and hands its whole lines to `apply` in batches, one
+ * per event-loop turn, then moves `f.size` past them: what a follower and an index of the file
+ * (knowledge-search.ts) read of it, O(new bytes) once followed.
+ */
+export async function applyAppended(file: string, f: { size: number }, size: number, apply: (lines: string[]) => void): Promise<void> {
+  const fh = await openRegularFile(file);
+  let buf: Buffer;
+  try {
+    buf = Buffer.alloc(size - f.size);
+    buf = buf.subarray(0, await readRange(fh, buf, buf.length, f.size));
+  } finally {
+    await fh.close();
+  }
+  const end = buf.lastIndexOf(0x0a);
+  const lines = end < 0 ? [] : buf.subarray(0, end + 1).toString("utf8").split("\n");
+  for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    apply(lines.slice(i, i + LINES_PER_TURN));
+  }
+  f.size += end + 1;
+}
 
 /**
  * The file's records as `appendKnowledge` needs them, following the file: a first call reads it
@@ -179,23 +204,8 @@ export async function followKnowledge(file: string): Promise<KnowledgeState | un
   }
   let f = knowledgeFollowers().get(file);
   if (!f || size < f.size) f = { size: 0, ...emptyKnowledgeState() }; // new, or rewritten shorter
-  if (size > f.size) {
-    const fh = await openRegularFile(file);
-    let buf: Buffer;
-    try {
-      buf = Buffer.alloc(size - f.size);
-      buf = buf.subarray(0, (await fh.read(buf, 0, buf.length, f.size)).bytesRead);
-    } finally {
-      await fh.close();
-    }
-    const end = buf.lastIndexOf(0x0a);
-    const lines = end < 0 ? [] : buf.subarray(0, end + 1).toString("utf8").split("\n");
-    for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
-      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      applyKnowledgeLines(f, lines.slice(i, i + LINES_PER_TURN));
-    }
-    f.size += end + 1;
-  }
+  const followed = f;
+  if (size > f.size) await applyAppended(file, f, size, (lines) => applyKnowledgeLines(followed, lines));
   knowledgeFollowers().set(file, f); // weighed again: it grew by what was applied
   return f;
 }

@@ -4,13 +4,18 @@
  * path (after the write, never awaited, asynchronous and sliced: gc.ts), at most once an hour
  * per state dir per process, and never throws: a failure is visible with the debug switch.
  */
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { gcArtifacts, type GcReceipt } from "./gc.js";
 
 export const AUTO_GC_INTERVAL_MS = 3_600_000;
 
-const lastRun = (): Map<string, number> => globalSingleton("openclaw.contextManager.artifactAutoGc", () => new Map());
+// when each state dir's artifacts were last collected (ms)
+declare module "../../infra/file-stores.js" {
+  interface FileStores { artifactGcRuns?: Map<string, number> }
+}
+
+const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());
 
 /** Schedules a gc of stateDir's artifacts unless one ran within the interval; resolves with its receipt (or null). */
 export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): Promise<GcReceipt | null> | null {

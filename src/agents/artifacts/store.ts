@@ -26,7 +26,7 @@ import {
 import path from "node:path";
 import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import { redactSecrets } from "../text/redact.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
@@ -248,8 +248,13 @@ export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): 
   }
 }
 
-/** The handles a refs log names, read once per process and followed by this process's appends. */
-const refsCache = (): BudgetCache<string, Set<string>> => globalSingleton("openclaw.contextManager.artifactRefs", () => new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
+declare module "../../infra/file-stores.js" {
+  interface FileStores { artifactRefs?: BudgetCache<string, Set<string>> } // by refs log, the handles it names
+}
+
+/** The handles each refs log names, read once and followed by this process's appends (sized by cache-budget.ts). */
+export const refsCache = (): BudgetCache<string, Set<string>> =>
+  (fileStores().artifactRefs ??= new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
 function referencedBy(refs: string): Set<string> {
   const cache = refsCache();
   let known = cache.get(refs);

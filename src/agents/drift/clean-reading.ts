@@ -9,7 +9,7 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { processServices } from "../../infra/process-services.js";
 
 export const CLEAN_REUSE_MS = 2_000;
 const MAX_READINGS = 32;
@@ -20,7 +20,12 @@ interface CleanReading {
   index: string;
 }
 
-const readings = (): Map<string, CleanReading> => globalSingleton("contextManager.cleanWorkTreeReadings", () => new Map<string, CleanReading>());
+// by git dir, the oldest first (at most MAX_READINGS)
+declare module "../../infra/process-services.js" {
+  interface ProcessServices { cleanReadings?: Map<string, CleanReading> }
+}
+
+const readings = (): Map<string, CleanReading> => (processServices().cleanReadings ??= new Map());
 
 /** What of the index file a change to the index changes; null when it cannot be read. */
 function indexStamp(gitDir: string): string | null {

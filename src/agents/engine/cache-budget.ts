@@ -7,10 +7,12 @@
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
+import { fileStores } from "../../infra/file-stores.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import { setKnowledgeFollowerBudget } from "../archive/knowledge-store.js";
+import { knowledgeFollowers } from "../archive/knowledge-store.js";
+import { refsCache } from "../artifacts/store.js";
 import { CacheSession } from "../cache/cache-session.js";
 import { Session } from "./session.js";
 
@@ -19,14 +21,16 @@ import { Session } from "./session.js";
 // sum of the shares those caches had apart (aged outputs 0.1, smart trims 0.04, sticky sets
 // 0.01, breakdowns 0.03);
 // knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
-// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte
+// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte;
+// artifactRefs: the handles each key's refs log names (~96 bytes a handle; a fixed 8 MiB before)
 export const CACHE_SHARES = {
-  archives: 0.38,
+  archives: 0.36,
   sessions: 0.35,
   keySessions: 0.18,
   archiveTails: 0.05,
   knowledgeIndexes: 0.03,
   knowledgeFollowers: 0.01,
+  artifactRefs: 0.02,
 } as const;
 
 export type CachePart = keyof typeof CACHE_SHARES;
@@ -109,17 +113,23 @@ export function setSessionBudget(config: Pick<ContextManagerConfig, "cacheMemory
   sessions().setBudget(cacheBudgetBytes(config, "keySessions"));
 }
 
-let applied: number | null = null;
+// the cacheMemoryMiB applied last: made again with the stores (a test's new process forgets them)
+declare module "../../infra/file-stores.js" {
+  interface FileStores { appliedCacheMiB?: number }
+}
 
 /**
  * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
- * append tails, the knowledge indexes and followers, the Sessions) by the configuration: O(1) unless it changed.
+ * append tails, the knowledge indexes and followers, the artifact refs, the Sessions) by the configuration:
+ * O(1) unless it changed.
  */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
-  if (applied === config.cacheMemoryMiB) return;
-  applied = config.cacheMemoryMiB;
+  const stores = fileStores();
+  if (stores.appliedCacheMiB === config.cacheMemoryMiB) return;
+  stores.appliedCacheMiB = config.cacheMemoryMiB;
   // the tails are followed where the appends run: the worker (and this thread when none can run)
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
-  setKnowledgeFollowerBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
+  knowledgeFollowers().setBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
+  refsCache().setBudget(cacheBudgetBytes(config, "artifactRefs"));
   setSessionBudget(config);
 }

@@ -18,7 +18,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
-import { globalSingleton } from "../../../infra/global-singleton.js";
+import { processServices } from "../../../infra/process-services.js";
 import * as inThread from "./archive-host.js";
 import { READY_ID, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
 // the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
@@ -211,8 +211,8 @@ export class ArchiveWorkerClient {
 
   /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
   setBudget(bytes: number, tailBytes?: number, knowledgeBytes?: number): void {
-    const b = this.budget;
-    if (b?.bytes === bytes && b.tailBytes === tailBytes && b.knowledgeBytes === knowledgeBytes) return;
+    // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
+    // process's file stores were made anew): the knowledge indexes of this thread may be new ones
     this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
     inThread.setBudgets(this.budget);
     const w = this.worker;
@@ -242,4 +242,8 @@ function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplie
   return Promise.resolve(run[op]()) as Promise<WorkerReplies[O]>;
 }
 
-export const archiveWorker = (): ArchiveWorkerClient => globalSingleton("openclaw.contextManager.archiveWorker", () => new ArchiveWorkerClient());
+declare module "../../../infra/process-services.js" {
+  interface ProcessServices { archiveWorker?: ArchiveWorkerClient }
+}
+
+export const archiveWorker = (): ArchiveWorkerClient => (processServices().archiveWorker ??= new ArchiveWorkerClient());
