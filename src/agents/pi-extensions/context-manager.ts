@@ -30,7 +30,7 @@ import { backgroundWritesSettled } from "../engine/background-writes.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
-import { type ContextManagerRuntimeValue, setContextManagerRuntime } from "./context-manager-runtime.js";
+import { setContextManagerRuntime } from "./context-manager-runtime.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
