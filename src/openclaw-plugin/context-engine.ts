@@ -28,7 +28,6 @@
  */
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { prepareRequest } from "../agents/engine/request.js";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
@@ -219,7 +218,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       const systemPromptChanged = (slot.pendingRestore ?? null) !== slot.lastSystemAddition;
       slot.lastSystemAddition = slot.pendingRestore ?? null;
       const cache = { model: assembleModelOf(params), systemPromptChanged };
-      const request = await prepareRequest(slot.engine, { messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
+      const request = await slot.session.prepareRequest({ messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
       slot.lastTokens = request.reading.tokens;
       return {
         messages: request.messages,

@@ -27,7 +27,7 @@ async function own(opts: SlotOptions, slot: SessionSlot, params: CompactParams, 
   const window = slot.data.window ?? (params.tokenBudget && params.tokenBudget > 0 ? params.tokenBudget : DEFAULT_WINDOW);
   const result = await compactOwn(slot, params.sessionId, history, tokens, window, cwd, opts.stateDir);
   if (result.ok && result.compacted) {
-    slot.engine.onCompacted();
+    slot.session.afterCompaction();
     slot.data.compactions = slot.engine.compactions;
     slot.data.restoreFor = [];
     slot.pendingRestore = null;

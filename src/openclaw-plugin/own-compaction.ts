@@ -12,12 +12,9 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { markCompactionSummarized } from "../agents/engine/compaction-outcomes.js";
-import { archiveCompactedSpanAfter, archiveMessages } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
-import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
@@ -113,16 +110,9 @@ export async function compactOwn(slot: SessionSlot, sessionId: string, history: 
   // the summary is rendered from the checkpoint built in memory; its durable write and the cut
   // part's archive follow in the background (checkpoint-compaction.ts); the view is the
   // compaction itself (the runtime's transcript is untouched): it is written before returning
-  const started = await slot.engine.startCompactionCheckpoint(event, cwd);
-  const span = history.slice(after, cut);
-  if (!started) {
-    await archiveMessages(slot.engine, span);
-    return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
-  }
-  void archiveCompactedSpanAfter(slot.engine, span, started.durable, {});
-  const checkpoint = started.checkpoint;
-  markCompactionSummarized(stateDir, slot.sessionKey, slot.engine.identity.sessionId);
-  const rendered = renderCompactionSummary(checkpoint, { maxTokens: slot.engine.runtime.config.compactionSummaryMaxTokens, previousSummary: null });
+  const { checkpoint } = await slot.session.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
+  if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
+  const rendered = slot.session.compactionSummary(checkpoint);
   const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };
   sessionAt(path.resolve(stateDir), slot.sessionKey).lasting.ownCompaction = view;
   await writeFileAtomic(fileOf(stateDir, slot.sessionKey), JSON.stringify(view));

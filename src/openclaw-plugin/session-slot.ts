@@ -5,12 +5,12 @@
  * process (context-engine.ts); which instance has read `data` for its turn is the instance's.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
+import { SessionApi } from "../agents/engine/session-api.js";
+import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/host-key.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import type { RestoreKind } from "../agents/engine/restore-block.js";
-import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
@@ -87,6 +87,8 @@ export class SessionSlot {
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   readonly previousIds = new Set<string>();
   resumeChecked = false;
+  /** the engine's host-neutral API: what the plugin calls */
+  readonly session: SessionApi;
 
   private constructor(
     readonly engine: ContextManagerEngine,
@@ -95,7 +97,9 @@ export class SessionSlot {
     private readonly file: PluginSessionFile,
     public data: PluginSessionData,
     private readonly opts: SlotOptions,
-  ) {}
+  ) {
+    this.session = new SessionApi(engine);
+  }
 
   /** The slot of a session id seen first by this process: its key's file read, its engine made. */
   static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
@@ -156,29 +160,15 @@ export class SessionSlot {
    */
   async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
     const sessionIds = () => (kind === "resume" ? [sessionId, ...this.previousIds] : [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])]);
-    const block = await owedRestoreBlock({
-      kind,
-      sessionKey: this.sessionKey,
-      sessionIds,
-      stateDir: this.opts.stateDir,
-      config: this.opts.config,
-      logger: this.opts.logger,
-      bundlePrevious: () => this.engine.ready(),
-    });
-    return block?.text ?? null;
+    return (await this.session.restoreOwed(kind, sessionIds))?.text ?? null;
   }
 
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
   async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
-    try {
-      const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
-      await this.engine.onBeforeCompact(event, cwd);
-    } catch (e) {
-      warnFailure(this.opts.logger, "compaction checkpoint", e);
-    }
+    const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
     // archive (docs/archive.md): no cut point reaches the plugin, so the whole last-seen history
-    // goes in (deduplicated by content hash); each committed turn was archived already. Total.
-    await archiveMessages(this.engine, this.lastMessages, { compaction: true });
+    // goes in (deduplicated by content hash); each committed turn was archived already
+    await this.session.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
   }
 
   /**
@@ -195,7 +185,7 @@ export class SessionSlot {
     }
     debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(this.sessionKey)} by itself: compaction checkpoint from the captured state and the ${this.lastMessages.length} messages seen last`);
     await this.beforeCompaction(this.lastTokens || this.data.tokens, cwd);
-    this.engine.onCompacted();
+    this.session.afterCompaction();
     this.data.compactions = this.engine.compactions;
     this.data.restoreFor = [sessionId];
     await this.persist();
@@ -243,7 +233,7 @@ export class SessionSlot {
    * the caller keeps the slot under it too): count, and the restore owed to the next turn.
    */
   async afterOwnCompaction(sessionId: string, successor: string | null): Promise<void> {
-    this.engine.onCompacted();
+    this.session.afterCompaction();
     this.data.compactions = this.engine.compactions;
     // the summary the next history starts with is this compaction's, not one to catch up on
     this.data.summaries.ownCompaction = true;

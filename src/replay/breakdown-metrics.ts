@@ -8,7 +8,7 @@
 import type { Context } from "@mariozechner/pi-ai";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { fauxPromptTokens, messageText } from "../faux/faux-model.js";
-import { engineFor } from "../agents/pi-extensions/context-manager.js";
+import { engineFor } from "../agents/pi-extensions/context-manager-session.js";
 import type { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 
 export interface BreakdownReport {

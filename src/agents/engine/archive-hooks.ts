@@ -6,7 +6,6 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { sessionLog } from "./session-log.js";
@@ -50,15 +49,6 @@ function refOf(at: ArchiveLocation) {
   applyCacheBudget(at.config);
   return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits: limitsOf(at) };
 }
-
-/**
- * session_before_compact, after the compaction checkpoint: archives the messages pi is
- * about to summarize (the split turn's prefix included). Null when off or failed.
- */
-export async function archiveCompactedSpan(engine: ContextManagerEngine, event: CompactionInput): Promise<AppendResult | null> {
-  return archiveMessages(engine, compactedSpanOf(event), { compaction: true });
-}
-
 
 /** The compacted span being archived after the compaction returned is its key's Session's (`lasting.spanArchive`). */
 const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.sessionKey}`;

@@ -1,15 +1,12 @@
 /**
- * "checkpoint" compaction mode (issue 25), host-neutral: the compaction checkpoint is written,
+ * "checkpoint" compaction mode (issue 25) in pi's shape: the compaction checkpoint is written,
  * the compacted span archived, and the checkpoint rendered as the compaction summary: no model
  * call. The pi shells return the result from `session_before_compact` (pi keeps its own cut
  * point, `firstKeptEntryId`, so its `keepRecentTokens` of recent messages stay verbatim).
  */
-import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
+import type { CompactionInput } from "./compaction-input.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import { markCompactionSummarized } from "./compaction-outcomes.js";
-import { renderCompactionSummary } from "../inject/compaction-summary.js";
-import { archiveCompactedSpan, archiveCompactedSpanAfter } from "./archive-hooks.js";
-import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { SessionApi } from "./session-api.js";
 
 /** A compaction with pi's cut point: the checkpoint compaction returns it as pi's result. */
 export type PiCompaction = CompactionInput & { preparation: { firstKeptEntryId: string } };
@@ -35,84 +32,55 @@ export function isCheckpointCompactionDetails(details: unknown): details is Chec
   return typeof cm?.checkpointId === "string";
 }
 
-/** Renders an already written compaction checkpoint as pi's compaction result. */
-export function compactionFromCheckpoint(
-  engine: ContextManagerEngine,
-  checkpoint: Checkpoint,
-  event: PiCompaction,
-  startedAt: number,
-): CheckpointCompaction {
-  const p = event.preparation;
-  markCompactionSummarized(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
-  const rendered = renderCompactionSummary(checkpoint, {
-    maxTokens: engine.runtime.config.compactionSummaryMaxTokens,
-    previousSummary: p.previousSummary ?? null,
-  });
-  return {
-    summary: rendered.text,
-    firstKeptEntryId: p.firstKeptEntryId,
-    tokensBefore: p.tokensBefore,
-    details: {
-      readFiles: [...checkpoint.resources.files_read],
-      modifiedFiles: [...checkpoint.resources.files_modified],
-      contextManager: {
-        checkpointId: checkpoint.meta.checkpoint_id,
-        summaryTokens: rendered.tokens,
-        foldedTurns: rendered.foldedTurns,
-        compactionMs: Math.round((performance.now() - startedAt) * 100) / 100,
-      },
-    },
-  };
-}
-
 /**
- * The compaction, returned before its checkpoint is on disk: the summary is rendered from the
- * checkpoint built in memory (the captured state, O(messages not yet captured)); the durable
- * write, the state reset and the span's archive run after it (`durable`), the write as the
- * engine's pending write (nothing captures or snapshots the state until it is done). Lost in a
- * crash before `durable`: only the checkpoint file and the span's archive entries; the summary
- * (everything the checkpoint says) is in the host's compaction entry, and the captured state
- * files are reset only after the checkpoint is durable (docs/compaction.md, "Latency").
- * Null when no checkpoint could be built or the render is empty (the host summarizes instead).
+ * A compaction checkpoint as pi's compaction result; null when the render is empty (a cap below
+ * the frame would erase the history) or fails: the host summarizes instead.
  */
-export async function checkpointCompaction(
-  engine: ContextManagerEngine,
-  event: PiCompaction,
-  cwd: string,
-): Promise<CheckpointCompaction | null> {
-  const started = await startCheckpointCompaction(engine, event, cwd);
-  return started?.compaction ?? null;
+export function compactionFromCheckpoint(session: SessionApi, checkpoint: Checkpoint, event: PiCompaction, startedAt: number): CheckpointCompaction | null {
+  try {
+    const p = event.preparation;
+    const rendered = session.compactionSummary(checkpoint, p.previousSummary ?? null);
+    if (!rendered.text) return null;
+    return {
+      summary: rendered.text,
+      firstKeptEntryId: p.firstKeptEntryId,
+      tokensBefore: p.tokensBefore,
+      details: {
+        readFiles: [...checkpoint.resources.files_read],
+        modifiedFiles: [...checkpoint.resources.files_modified],
+        contextManager: {
+          checkpointId: checkpoint.meta.checkpoint_id,
+          summaryTokens: rendered.tokens,
+          foldedTurns: rendered.foldedTurns,
+          compactionMs: Math.round((performance.now() - startedAt) * 100) / 100,
+        },
+      },
+    };
+  } catch {
+    return null;
+  }
 }
 
 export interface StartedCheckpointCompaction {
-  /** null: an empty render (a cap below the frame) would erase the history */
+  /** null: an empty render */
   compaction: CheckpointCompaction | null;
   checkpoint: Checkpoint;
   /** the checkpoint on disk (null: its write failed) and the span archived */
   durable: Promise<Checkpoint | null>;
 }
 
-export async function startCheckpointCompaction(
-  engine: ContextManagerEngine,
-  event: PiCompaction,
-  cwd: string,
-): Promise<StartedCheckpointCompaction | null> {
+/**
+ * The compaction, returned before its checkpoint is on disk: the summary is rendered from the
+ * checkpoint built in memory (the captured state, O(messages not yet captured)); the durable
+ * write, the state reset and the span's archive run after it (`durable`). Lost in a crash
+ * before `durable`: only the checkpoint file and the span's archive entries; the summary
+ * (everything the checkpoint says) is in the host's compaction entry, and the captured state
+ * files are reset only after the checkpoint is durable (docs/compaction.md, "Latency").
+ * Null when no checkpoint could be built (the host summarizes instead).
+ */
+export async function startCheckpointCompaction(session: SessionApi, event: PiCompaction, cwd: string): Promise<StartedCheckpointCompaction | null> {
   const startedAt = performance.now();
-  const started = await engine.startCompactionCheckpoint(event, cwd);
-  if (!started) {
-    // no checkpoint: the span is still archived (the host's summary runs)
-    await archiveCompactedSpan(engine, event);
-    return null;
-  }
-  // the compacted span goes to the archive after the checkpoint is on disk (docs/archive.md)
-  const archived = archiveCompactedSpanAfter(engine, compactedSpanOf(event), started.durable);
-  const durable = archived.then(() => started.durable);
-  let compaction: CheckpointCompaction | null = null;
-  try {
-    const c = compactionFromCheckpoint(engine, started.checkpoint, event, startedAt);
-    compaction = c.summary ? c : null;
-  } catch {
-    compaction = null;
-  }
-  return { compaction, checkpoint: started.checkpoint, durable };
+  const start = await session.beforeCompaction(event, { use: "summary", cwd });
+  if (!start.checkpoint) return null;
+  return { compaction: compactionFromCheckpoint(session, start.checkpoint, event, startedAt), checkpoint: start.checkpoint, durable: start.durable };
 }

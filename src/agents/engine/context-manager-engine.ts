@@ -11,26 +11,20 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";
 import { CheckpointWriter } from "../checkpoint/store.js";
-import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { movedOn } from "../checkpoint/writer.js";
-import type { CheckpointDraft, CheckpointTrigger, SessionIdentity } from "../checkpoint/schema.js";
+import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";
-import { ContextState } from "../context-state.js";
+import type { ContextState } from "../context-state.js";
 import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";
 import { checkpointArtifacts } from "./checkpoint-artifacts.js";
 import type { NoteKind } from "../state/note-tool.js";
-import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
-import { type SessionLog, sessionLog } from "./session-log.js";
 import { StoreWarnings } from "./store-warnings.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
-import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
-import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog } from "./request-log.js";
 import { withCacheReuse } from "./cache-reuse-field.js";
 import { sessionAt } from "./cache-budget.js";
@@ -40,28 +34,18 @@ import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/idle-sweep.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import type { ContextDecision, DraftExtra, EngineSession, RecallBlockCache } from "./engine-shapes.js";
+import { EngineState } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
-/** Longest a captured item waits in memory before it is written (see scheduleFlush). */
-export const FLUSH_DEBOUNCE_MS = 1000;
+export { FLUSH_DEBOUNCE_MS } from "./engine-state.js";
 
 export { interruption };
 
 export type { ContextDecision, EngineSession } from "./engine-shapes.js";
 
-export class ContextManagerEngine {
-  private state: ContextState | null = null;
-  private previous: Checkpoint | null | undefined = undefined;
-  private compactionCount: number;
-  /** one line per failure kind for this session across the process's engines (session-log.ts); the hooks log through it too */
-  readonly log: OnceLogger;
-  private readonly sessionLog: SessionLog;
-  /** one writer per engine: what it knows of the checkpoint directory stays in memory */
-  private writer: CheckpointWriter | null = null;
-  /** the auto checkpoint being written in the background, if any */
-  private pendingWrite: Promise<Checkpoint | null> | null = null;
+export class ContextManagerEngine extends EngineState {
   /** the checkpoint store's warnings, logged once per kind */
   private readonly storeWarnings: StoreWarnings;
 
@@ -73,42 +57,12 @@ export class ContextManagerEngine {
   /** appends to the archive by this engine so far: a recall block cached before one is searched again */
   archiveAppends = 0;
 
-  /** who this engine captures for: what its checkpoints record */
-  readonly identity: SessionIdentity & { sessionId: string };
-
-  constructor(
-    readonly runtime: ContextManagerRuntimeValue,
-    session: EngineSession,
-    private readonly fs?: FsOps,
-  ) {
-    // a clear error where the engine is made, not an opaque TypeError from a string method deep
-    // inside (the hosts check the key first and do nothing for a bad one: issue 28)
-    if (hostSessionKey(runtime.sessionKey) === null) {
-      throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
-    }
-    this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
-    const c = runtime.config; // the checkpoints this configuration writes stay readable (parse-guard.ts)
-    allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
-    this.identity = {
-      sessionKey: canonicalSessionKey(runtime.sessionKey),
-      sessionId: session.sessionId,
-      sessionFile: session.sessionFile,
-      agentId: runtime.agentId ?? null,
-      channel: runtime.channel ?? null,
-      cwd: session.cwd ?? null,
-    };
-    // once-per-kind across runs of this session, not once per engine (one engine per run)
-    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
-    this.log = this.sessionLog.once;
+  constructor(runtime: ContextManagerRuntimeValue, session: EngineSession, fs?: FsOps) {
+    super(runtime, session, fs);
     this.storeWarnings = new StoreWarnings(this.log, runtime.logger);
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
     // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
     if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
-  }
-
-  /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
-  get sessionKey(): string {
-    return this.identity.sessionKey;
   }
 
   get compactions(): number {
@@ -118,115 +72,6 @@ export class ContextManagerEngine {
   /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
   noteCompactionsSoFar(n: number): void {
     if (Number.isSafeInteger(n) && n > this.compactionCount) this.compactionCount = n;
-  }
-
-  private storeOpts() {
-    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
-  }
-
-  private loading: Promise<ContextState | null> | null = null;
-
-  /** Loads state and the latest checkpoint once (concurrent events share the load); retried after a failure. */
-  private ensureState(): Promise<ContextState | null> {
-    if (this.state) return Promise.resolve(this.state);
-    this.loading ??= this.loadState().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
-  }
-
-  private async loadState(): Promise<ContextState | null> {
-    try {
-      // the state files as the previous-session check read them, when it held nothing
-      let preread: RecoverResult["stateFiles"];
-      if (this.previous === undefined) {
-        // an unreadable checkpoint dir must not stop capture: carry nothing forward
-        let latest: Checkpoint | null = null;
-        // what the bundling may take as read (undefined: it reads again, and holds nothing if it cannot)
-        let known: Checkpoint | null | undefined;
-        try {
-          latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
-          known = latest;
-          this.log.clear("checkpoint read");
-        } catch (e) {
-          this.log.fail("checkpoint read", e);
-        }
-        this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
-        this.latestCheckpointAt = latest?.meta.created_at ?? null;
-        // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
-        if (this.recoveryDue) preread = await this.recoverPrevious(known);
-      } else if (this.recoveryDue) preread = await this.recoverPrevious();
-      this.state = await ContextState.load({
-        preread,
-        stateDir: this.runtime.stateDir,
-        sessionKey: this.sessionKey,
-        sessionId: this.identity.sessionId,
-        config: this.runtime.config,
-        fs: this.fs,
-        latestCheckpointAt: this.latestCheckpointAt,
-        // this session's checkpoint holds what was captured before it (first call after a restart)
-        coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
-        logger: this.sessionLog.stateSink,
-        ...(this.runtime.toolResultsFromMessages ? { toolResultsFromMessages: { cwd: this.identity.cwd ?? process.cwd() } } : {}),
-      });
-      this.log.clear("state load");
-      return this.state;
-    } catch (e) {
-      this.log.fail("state load", e);
-      return null;
-    }
-  }
-  private latestCheckpointAt: string | null = null;
-  private recoveryDue = true;
-
-  /**
-   * Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until
-   * it succeeds. The state files it read, when it held none (the state load judges them).
-   */
-  private async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
-    const r = await recoverPreviousSessions({
-      latest,
-      stateDir: this.runtime.stateDir,
-      sessionKey: this.sessionKey,
-      sessionId: this.identity.sessionId,
-      config: this.runtime.config,
-      fs: this.fs,
-      logger: this.sessionLog.stateSink,
-    });
-    this.recoveryDue = r.failed > 0;
-    return r.stateFiles;
-  }
-
-  /** State loaded (and a previous session's state bundled): the resume block reads after this. */
-  async ready(): Promise<void> {
-    await this.idle();
-    await this.ensureState();
-  }
-
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
-
-  /**
-   * The hot path never waits for the disk: captured state is written by a
-   * debounced flush (and awaited at agent_end, before a checkpoint, and at
-   * compaction), so a `context` call costs only the in-memory capture of the
-   * messages it has not seen. A crash loses at most FLUSH_DEBOUNCE_MS of capture.
-   */
-  private scheduleFlush(state: ContextState): void {
-    if (this.flushTimer || !state.dirty) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      void this.flush(state);
-    }, FLUSH_DEBOUNCE_MS);
-    this.flushTimer.unref?.();
-  }
-
-  /**
-   * Waits for a background checkpoint write. Everything that changes or snapshots the state
-   * awaits it first, so the write sees a still state and its reset cannot drop newer capture.
-   * It takes milliseconds and the next event comes after an LLM turn, so this rarely waits.
-   */
-  async idle(): Promise<void> {
-    while (this.pendingWrite) await this.pendingWrite;
   }
 
   /**
@@ -243,27 +88,6 @@ export class ContextManagerEngine {
       this.log.fail("agent_end capture", e);
     }
     await this.flushNow();
-  }
-
-  /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
-  async flushNow(): Promise<void> {
-    await this.idle();
-    if (this.flushTimer) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = null;
-    }
-    if (this.state) await this.flush(this.state);
-  }
-
-  private async flush(state: ContextState): Promise<void> {
-    try {
-      // ContextState.flush never throws; files still dirty afterwards = the write failed
-      const hadChanges = state.dirty;
-      await state.flush();
-      if (hadChanges && !state.dirty) this.sessionLog.stateRecovered();
-    } catch (e) {
-      this.log.fail("state write", e);
-    }
   }
 
   /**

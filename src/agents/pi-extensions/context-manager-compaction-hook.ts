@@ -6,21 +6,13 @@
  */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import { engineFor } from "./context-manager.js";
-import { archiveCompactedSpan } from "../engine/archive-hooks.js";
+import { sessionFor } from "./context-manager-session.js";
 import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 
-export async function writeCompactionCheckpoint(
-  event: SessionBeforeCompactEvent,
-  ctx: ExtensionContext,
-): Promise<Checkpoint | null> {
+export async function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
   try {
-    const engine = await engineFor(ctx);
-    if (!engine) return null;
-    const checkpoint = await engine.onBeforeCompact(event, ctx.cwd);
-    // the compacted span goes to the archive after the checkpoint is on disk (docs/archive.md)
-    await archiveCompactedSpan(engine, event);
-    return checkpoint;
+    const session = await sessionFor(ctx);
+    return session ? (await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd })).checkpoint : null;
   } catch {
     return null;
   }
@@ -49,35 +41,20 @@ const NO_SEAM: CompactionSeam = { checkpoint: null, compaction: null, deadlineMs
 export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
   try {
     const startedAt = performance.now();
-    const engine = await engineFor(ctx);
-    if (!engine) return NO_SEAM;
-    if (engine.runtime.config.compaction === "checkpoint") {
+    const session = await sessionFor(ctx);
+    if (!session) return NO_SEAM;
+    const { compaction: mode, compactionDeadlineMs: deadlineMs } = session.engine.runtime.config;
+    if (mode === "checkpoint") {
       // the compaction returns before its checkpoint is durable (checkpoint-compaction.ts)
-      const started = await startCheckpointCompaction(engine, event, ctx.cwd);
-      if (started?.compaction) {
-        const compaction = started.compaction;
-        return { checkpoint: started.checkpoint, compaction, deadlineMs: engine.runtime.config.compactionDeadlineMs, fallback: () => compaction };
-      }
+      const started = await startCheckpointCompaction(session, event, ctx.cwd);
+      const compaction = started?.compaction ?? null;
+      if (started && compaction) return { checkpoint: started.checkpoint, compaction, deadlineMs, fallback: () => compaction };
       // no checkpoint or an empty render: the host's summary runs, as in "host" mode after it
-      const checkpoint = started ? await started.durable : null;
-      return { checkpoint, compaction: null, deadlineMs: engine.runtime.config.compactionDeadlineMs, fallback: () => null };
+      return { checkpoint: started ? await started.durable : null, compaction: null, deadlineMs, fallback: () => null };
     }
-    const checkpoint = await engine.onBeforeCompact(event, ctx.cwd);
-    await archiveCompactedSpan(engine, event);
-    const render = (): CheckpointCompaction | null => {
-      try {
-        const c = checkpoint ? compactionFromCheckpoint(engine, checkpoint, event, startedAt) : null;
-        return c?.summary ? c : null;
-      } catch {
-        return null;
-      }
-    };
-    return {
-      checkpoint,
-      compaction: null,
-      deadlineMs: engine.runtime.config.compactionDeadlineMs,
-      fallback: render,
-    };
+    const { checkpoint } = await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd });
+    const fallback = () => (checkpoint ? compactionFromCheckpoint(session, checkpoint, event, startedAt) : null);
+    return { checkpoint, compaction: null, deadlineMs, fallback };
   } catch {
     return NO_SEAM;
   }

@@ -5,10 +5,10 @@
  *
  * OpenClaw opens a new SessionManager every run, so these values live for one
  * run only; everything that must last between turns is on disk. The same record holds the
- * SessionManager's engine (context-manager.ts): one registry per SessionManager, dropped with it.
+ * SessionManager's Session (context-manager.ts): one registry per SessionManager, dropped with it.
  */
 import type { ContextManagerRuntimeValue } from "../engine/runtime.js";
-import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
+import type { SessionApi } from "../engine/session-api.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
 
 export type { ContextManagerRuntimeValue } from "../engine/runtime.js";
@@ -16,8 +16,8 @@ export type { ContextManagerRuntimeValue } from "../engine/runtime.js";
 /** What the extension keeps of one SessionManager. */
 interface ManagerSlot {
   runtime?: ContextManagerRuntimeValue;
-  /** one engine per SessionManager, shared by every copy of the extension's module */
-  engine?: Promise<ContextManagerEngine>;
+  /** one Session per SessionManager, shared by every copy of the extension's module */
+  session?: Promise<SessionApi>;
 }
 
 type Registry = WeakMap<object, ManagerSlot>;
@@ -44,11 +44,11 @@ export function getContextManagerRuntime(sessionManager: object): ContextManager
   return registry().get(sessionManager)?.runtime;
 }
 
-/** The SessionManager's engine, when one was made. */
-export function engineOfManager(sessionManager: object): Promise<ContextManagerEngine> | undefined {
-  return registry().get(sessionManager)?.engine;
+/** The SessionManager's Session, when one was made. */
+export function sessionOfManager(sessionManager: object): Promise<SessionApi> | undefined {
+  return registry().get(sessionManager)?.session;
 }
 
-export function setEngineOfManager(sessionManager: object, engine: Promise<ContextManagerEngine>): void {
-  slotOf(sessionManager).engine = engine;
+export function setSessionOfManager(sessionManager: object, session: Promise<SessionApi>): void {
+  slotOf(sessionManager).session = session;
 }

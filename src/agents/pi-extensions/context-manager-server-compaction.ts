@@ -12,7 +12,7 @@
  */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import { engineFor } from "./context-manager.js";
+import { sessionFor } from "./context-manager-session.js";
 import { compactionWithoutPreparation } from "../engine/compaction-input.js";
 
 export interface ServerCompactionParams {
@@ -25,11 +25,12 @@ export interface ServerCompactionParams {
 
 export async function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
   try {
-    const engine = await engineFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
-    if (!engine) return null;
+    const session = await sessionFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
+    if (!session) return null;
     const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
     const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
-    return await engine.onBeforeCompact(event, params.cwd);
+    // no span reaches this route: nothing is archived
+    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: params.cwd, span: null })).checkpoint;
   } catch {
     return null;
   }

@@ -14,137 +14,34 @@
  * No handler keeps a ctx past its event: pi invalidates ctx objects on session
  * replacement and when print mode disposes the session during a compaction.
  */
-import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import type { RestoreKind } from "../engine/restore-block.js";
-import { owedRestoreBlock } from "../engine/restore-delivery.js";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
-import { type CapturedSession, type ReadonlySessionManager, SessionCapture } from "./context-manager-capture.js";
+import { debugLog } from "../../infra/debug-log.js";
+import { type CapturedSession, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
-import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { archiveCompactedSpan, searchForAgent } from "../engine/archive-hooks.js";
+import { searchForAgent } from "../engine/archive-hooks.js";
 import { backgroundWritesSettled } from "../engine/background-writes.js";
-import { prepareRequest } from "../engine/request.js";
 import type { HostModel } from "../cache/cache-rules.js";
-import { checkpointCompaction } from "../engine/checkpoint-compaction.js";
+import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
-import {
-  type ContextManagerRuntimeValue,
-  getContextManagerRuntime,
-  setContextManagerRuntime,
-  engineOfManager,
-  setEngineOfManager,
-} from "./context-manager-runtime.js";
+import { setContextManagerRuntime } from "./context-manager-runtime.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piRequestHost } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
 import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
+import { sessionForView, standaloneRuntime } from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
-
-
+export { engineFor, engineForSession, type EngineSessionView, sessionFor, standaloneRuntime } from "./context-manager-session.js";
 export { defaultStateDir };
-
-/** Runtime for a pi CLI session with no host: one session key per workspace. */
-export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): ContextManagerRuntimeValue {
-  const cfg = config ?? resolveContextManagerConfig({});
-  return {
-    sessionKey: `pi:${resolve(cwd)}`,
-    contextWindowTokens: 0, // 0: take the window from the model at engine creation
-    stateDir: cfg.stateDir ?? defaultStateDir(),
-    config: cfg,
-    agentId: "pi",
-    channel: "pi",
-    hostInjectsRestore: false,
-  };
-}
-
-/** What engine creation needs, captured while an event runs (see context-manager-capture.ts). */
-export interface EngineSessionView {
-  sessionManager: Pick<ReadonlySessionManager, "getEntries" | "getSessionId" | "getSessionFile">;
-  /** the workspace, when known (the engine records workspace drift against it) */
-  cwd: string | null;
-  /** the context window when the runtime has none (standalone) */
-  contextWindow: () => number;
-}
-
-/** The engine of this session manager (one per run); null when the manager is disabled. */
-export async function engineForSession(
-  view: EngineSessionView,
-  fallback?: () => ContextManagerRuntimeValue | undefined,
-): Promise<ContextManagerEngine | null> {
-  const sm = view.sessionManager as object;
-  // hot path: the engine of this session manager already exists
-  let engine = engineOfManager(sm);
-  if (!engine) {
-    const runtime = getContextManagerRuntime(sm) ?? fallback?.();
-    if (!runtime || !runtime.config.enabled) return null;
-    // a runtime set with a key that is not one: no engine, one line (the constructor would throw)
-    if (hostSessionKey(runtime.sessionKey) === null) {
-      logBadRuntimeKey(runtime);
-      return null;
-    }
-    enableDebugFromConfig(runtime.config.debug);
-    engine = Promise.resolve().then(() => {
-      const entries = view.sessionManager.getEntries();
-      let compactionsSoFar = 0;
-      for (const e of entries) if (e.type === "compaction") compactionsSoFar++;
-      const window = runtime.contextWindowTokens || view.contextWindow();
-      return new ContextManagerEngine(
-        { ...runtime, contextWindowTokens: window },
-        {
-          sessionId: runtime.sessionId ?? view.sessionManager.getSessionId(),
-          sessionFile: runtime.sessionFile ?? view.sessionManager.getSessionFile() ?? null,
-          compactionsSoFar,
-          cwd: view.cwd,
-        },
-        runtime.fs,
-      );
-    });
-    setEngineOfManager(sm, engine);
-  }
-  return engine;
-}
-
-const badKeyLogged = new WeakSet<object>();
-function logBadRuntimeKey(runtime: ContextManagerRuntimeValue): void {
-  if (badKeyLogged.has(runtime)) return;
-  badKeyLogged.add(runtime);
-  try {
-    (runtime.logger ?? consoleWarnLogger).warn(`[context-manager] off for this session: the session key is ${describeBadKey(runtime.sessionKey)}, not a string`);
-  } catch {
-    // a broken logger must not break the host
-  }
-}
-
-/** engineForSession for a LIVE ctx (OpenClaw's safeguard hook calls this inside its event). */
-export function engineFor(
-  ctx: Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">,
-  fallback?: () => ContextManagerRuntimeValue | undefined,
-): Promise<ContextManagerEngine | null> {
-  return engineForSession(
-    { sessionManager: ctx.sessionManager, cwd: cwdOf(ctx), contextWindow: () => ctx.getContextUsage()?.contextWindow ?? 0 },
-    fallback,
-  );
-}
-
-/** ctx.cwd, read while the event's ctx is live (a stale ctx throws) */
-function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
-  try {
-    return typeof ctx.cwd === "string" ? ctx.cwd : null;
-  } catch {
-    return null;
-  }
-}
 
 export interface ContextManagerExtensionOptions {
   /** used when no host set a runtime for the session manager (standalone pi) */
@@ -184,10 +81,10 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       return settings.config;
     };
 
-    const engineOf = async (session: CapturedSession | null) => {
+    const sessionOf = async (session: CapturedSession | null) => {
       if (!session) return null;
       try {
-        return await engineForSession(
+        return await sessionForView(
           { sessionManager: session.sessionManager, cwd: session.cwd, contextWindow: () => session.contextWindow },
           opts.standalone
             ? () => {
@@ -201,7 +98,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         return null;
       }
     };
-    const get = (ctx: ExtensionContext, event: string) => engineOf(seen.from(ctx, event));
+    // the run's Session (engine/session-api.ts), and its engine for the tools and offload hooks
+    const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
+    const engineOf = async (ctx: ExtensionContext, event: string) => (await get(ctx, event))?.engine ?? null;
 
     // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
     const guard =
@@ -218,7 +117,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on(
       "session_start",
       guard("session_start", async (_event, ctx) => {
-        const engine = await get(ctx, "session_start"); // capture cwd/session now; load settings early
+        const engine = await engineOf(ctx, "session_start"); // capture cwd/session now; load settings early
         // a resumed session: its old tool outputs are aged from the first request on (docs/artifacts.md)
         if (engine) warmAgedOffload(engine, ctx.sessionManager.getBranch());
         // the state is loaded now, not by the first request or a /compact that waits on it
@@ -230,13 +129,14 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on(
       "context",
       guard("context", async (event, ctx) => {
-        const engine = await get(ctx, "context");
-        if (!engine) return undefined;
+        const session = await get(ctx, "context");
+        if (!session) return undefined;
+        const engine = session.engine;
         const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
         const tools = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
         // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
         const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
-        const out = (await prepareRequest(engine, { messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
+        const out = (await session.prepareRequest({ messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
         return out !== event.messages ? { messages: out } : undefined;
       }),
     );
@@ -245,7 +145,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       "tool_result",
       guard("tool_result", async (event, ctx) => {
         const session = seen.from(ctx, "tool_result");
-        const engine = await engineOf(session);
+        const engine = (await sessionOf(session))?.engine ?? null;
         if (engine && session) await engine.onToolResult(event, session.cwd);
         return offloadPatch(event, engine); // docs/artifacts.md
       }),
@@ -257,7 +157,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
       pi.registerTool(
         createArtifactFetchTool({
-          stateDir: async (ctx) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.runtime.stateDir ?? null,
+          stateDir: async (ctx) => (await engineOf(ctx as ExtensionContext, "artifact_fetch"))?.runtime.stateDir ?? null,
         }),
       );
     }
@@ -265,7 +165,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     if (opts.noteTool ?? toolConfig?.noteTool) {
       pi.registerTool(
         createContextNoteTool(async (kind, text, ctx) => {
-          const engine = await get(ctx, "context_note");
+          const engine = await engineOf(ctx, "context_note");
           return engine ? engine.recordNote(kind, text) : "The context manager is not active in this session.";
         }),
       );
@@ -277,7 +177,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       searchRegistered = true;
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => {
-          const engine = await get(ctx, "context_search");
+          const engine = await engineOf(ctx, "context_search");
           return engine ? searchForAgent(engine.runtime, params) : "The context manager is not active in this session.";
         }),
       );
@@ -289,7 +189,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (_event, ctx) => {
-          const engine = await get(ctx, "before_agent_start");
+          const engine = await engineOf(ctx, "before_agent_start");
           if (engine) await applyRunTools(pi, engine, ctx);
           return undefined;
         }),
@@ -299,15 +199,14 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     // The end of an agent run (and of a session) makes captured state durable.
     const flush = (event: string) =>
       guard(event, async (_event: unknown, ctx: ExtensionContext) => {
-        const engine = await get(ctx, event);
-        await engine?.flushNow();
+        await (await engineOf(ctx, event))?.flushNow();
         await backgroundWritesSettled(); // a "checkpoint" compaction's span and the knowledge records, written after it returned
         return undefined;
       });
     pi.on(
       "agent_end",
       guard("agent_end", async (event, ctx) => {
-        await (await get(ctx, "agent_end"))?.onAgentEnd(Array.isArray(event.messages) ? event.messages : []);
+        await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
         return undefined;
       }),
     );
@@ -320,15 +219,14 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.on(
         "session_before_compact",
         guard("session_before_compact", async (event, ctx) => {
-          const session = seen.from(ctx, "session_before_compact");
-          const engine = await engineOf(session);
-          if (!engine || !session || engine.runtime.hostInjectsRestore) return undefined;
-          if (engine.runtime.config.compaction === "checkpoint") {
-            const compaction = await checkpointCompaction(engine, event, session.cwd);
+          const captured = seen.from(ctx, "session_before_compact");
+          const session = await sessionOf(captured);
+          if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
+          if (session.engine.runtime.config.compaction === "checkpoint") {
+            const compaction = (await startCheckpointCompaction(session, event, captured.cwd))?.compaction;
             return compaction ? { compaction } : undefined;
           }
-          await engine.onBeforeCompact(event, session.cwd);
-          await archiveCompactedSpan(engine, event); // after the checkpoint, same awaited hook
+          await session.beforeCompaction(event, { use: "checkpoint", cwd: captured.cwd });
           return undefined;
         }),
       );
@@ -338,17 +236,17 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (_event, ctx) => {
-          const session = seen.from(ctx, "before_agent_start");
-          const engine = await engineOf(session);
-          if (!engine || !session || engine.runtime.hostInjectsRestore) return undefined;
-          const due = restoreDue(session.sessionManager.getBranch());
+          const captured = seen.from(ctx, "before_agent_start");
+          const session = await sessionOf(captured);
+          if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
+          const due = restoreDue(captured.sessionManager.getBranch());
           if (!due) return undefined;
-          const sm = session.sessionManager as object;
+          const sm = captured.sessionManager as object;
           const done = tried.get(sm) ?? new Set<string>();
           tried.set(sm, done);
           if (done.has(due.key)) return undefined;
           done.add(due.key);
-          const block = await standaloneBlock(engine, due.kind);
+          const block = await session.restoreOwed(due.kind);
           if (!block) {
             debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
             return undefined;
@@ -358,13 +256,12 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       );
     }
 
-    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), engine: (ctx) => get(ctx, "/context") });
+    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), engine: (ctx) => engineOf(ctx, "/context") });
 
     pi.on(
       "session_compact",
       guard("session_compact", async (_event, ctx) => {
-        const engine = await get(ctx, "session_compact");
-        engine?.onCompacted();
+        (await get(ctx, "session_compact"))?.afterCompaction();
         return undefined;
       }),
     );
@@ -388,19 +285,6 @@ function piModelOf(ctx: ExtensionContext): HostModel | undefined {
   } catch {
     return undefined; // a stale ctx: the rules fall back to the config's choice
   }
-}
-
-/** The block a standalone session would receive now (also shown by /context). */
-export async function standaloneBlock(engine: ContextManagerEngine, kind: RestoreKind) {
-  return owedRestoreBlock({
-    kind,
-    sessionKey: engine.runtime.sessionKey,
-    sessionIds: [engine.identity.sessionId],
-    stateDir: engine.runtime.stateDir,
-    config: engine.runtime.config,
-    logger: engine.runtime.logger,
-    bundlePrevious: () => engine.ready(),
-  });
 }
 
 /**

@@ -1,0 +1,198 @@
+/**
+ * The captured state of one run's engine (context-manager-engine.ts builds on it): who it
+ * captures for, the state and the latest checkpoint loaded once (a previous session's
+ * uncheckpointed state bundled first, spec §7.3), the debounced flush, and the background
+ * write everything that changes the state waits for (`idle`).
+ */
+import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
+import type { CheckpointWriter } from "../checkpoint/store.js";
+import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
+import { ContextState } from "../context-state.js";
+import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
+import type { FsOps } from "../../infra/fs-ops.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
+import { type SessionLog, sessionLog } from "./session-log.js";
+import type { ContextManagerRuntimeValue } from "./runtime.js";
+import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
+import type { EngineSession } from "./engine-shapes.js";
+
+/** Longest a captured item waits in memory before it is written (see scheduleFlush). */
+export const FLUSH_DEBOUNCE_MS = 1000;
+
+export class EngineState {
+  protected state: ContextState | null = null;
+  protected previous: Checkpoint | null | undefined = undefined;
+  protected compactionCount: number;
+  /** one line per failure kind for this session across the process's engines (session-log.ts); the hooks log through it too */
+  readonly log: OnceLogger;
+  protected readonly sessionLog: SessionLog;
+  /** one writer per engine: what it knows of the checkpoint directory stays in memory */
+  protected writer: CheckpointWriter | null = null;
+  /** the auto checkpoint being written in the background, if any */
+  protected pendingWrite: Promise<Checkpoint | null> | null = null;
+
+  /** who this engine captures for: what its checkpoints record */
+  readonly identity: SessionIdentity & { sessionId: string };
+
+  constructor(
+    readonly runtime: ContextManagerRuntimeValue,
+    session: EngineSession,
+    protected readonly fs?: FsOps,
+  ) {
+    // a clear error where the engine is made, not an opaque TypeError from a string method deep
+    // inside (the hosts check the key first and do nothing for a bad one: issue 28)
+    if (hostSessionKey(runtime.sessionKey) === null) {
+      throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
+    }
+    this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
+    const c = runtime.config; // the checkpoints this configuration writes stay readable (parse-guard.ts)
+    allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
+    this.identity = {
+      sessionKey: canonicalSessionKey(runtime.sessionKey),
+      sessionId: session.sessionId,
+      sessionFile: session.sessionFile,
+      agentId: runtime.agentId ?? null,
+      channel: runtime.channel ?? null,
+      cwd: session.cwd ?? null,
+    };
+    // once-per-kind across runs of this session, not once per engine (one engine per run)
+    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
+    this.log = this.sessionLog.once;
+  }
+
+  /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
+  get sessionKey(): string {
+    return this.identity.sessionKey;
+  }
+
+  protected storeOpts() {
+    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
+  }
+
+  protected loading: Promise<ContextState | null> | null = null;
+
+  /** Loads state and the latest checkpoint once (concurrent events share the load); retried after a failure. */
+  protected ensureState(): Promise<ContextState | null> {
+    if (this.state) return Promise.resolve(this.state);
+    this.loading ??= this.loadState().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  protected async loadState(): Promise<ContextState | null> {
+    try {
+      // the state files as the previous-session check read them, when it held nothing
+      let preread: RecoverResult["stateFiles"];
+      if (this.previous === undefined) {
+        // an unreadable checkpoint dir must not stop capture: carry nothing forward
+        let latest: Checkpoint | null = null;
+        // what the bundling may take as read (undefined: it reads again, and holds nothing if it cannot)
+        let known: Checkpoint | null | undefined;
+        try {
+          latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
+          known = latest;
+          this.log.clear("checkpoint read");
+        } catch (e) {
+          this.log.fail("checkpoint read", e);
+        }
+        this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
+        this.latestCheckpointAt = latest?.meta.created_at ?? null;
+        // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
+        if (this.recoveryDue) preread = await this.recoverPrevious(known);
+      } else if (this.recoveryDue) preread = await this.recoverPrevious();
+      this.state = await ContextState.load({
+        preread,
+        stateDir: this.runtime.stateDir,
+        sessionKey: this.sessionKey,
+        sessionId: this.identity.sessionId,
+        config: this.runtime.config,
+        fs: this.fs,
+        latestCheckpointAt: this.latestCheckpointAt,
+        // this session's checkpoint holds what was captured before it (first call after a restart)
+        coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
+        logger: this.sessionLog.stateSink,
+        ...(this.runtime.toolResultsFromMessages ? { toolResultsFromMessages: { cwd: this.identity.cwd ?? process.cwd() } } : {}),
+      });
+      this.log.clear("state load");
+      return this.state;
+    } catch (e) {
+      this.log.fail("state load", e);
+      return null;
+    }
+  }
+  protected latestCheckpointAt: string | null = null;
+  protected recoveryDue = true;
+
+  /**
+   * Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until
+   * it succeeds. The state files it read, when it held none (the state load judges them).
+   */
+  protected async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
+    const r = await recoverPreviousSessions({
+      latest,
+      stateDir: this.runtime.stateDir,
+      sessionKey: this.sessionKey,
+      sessionId: this.identity.sessionId,
+      config: this.runtime.config,
+      fs: this.fs,
+      logger: this.sessionLog.stateSink,
+    });
+    this.recoveryDue = r.failed > 0;
+    return r.stateFiles;
+  }
+
+  /** State loaded (and a previous session's state bundled): the resume block reads after this. */
+  async ready(): Promise<void> {
+    await this.idle();
+    await this.ensureState();
+  }
+
+  protected flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * The hot path never waits for the disk: captured state is written by a
+   * debounced flush (and awaited at agent_end, before a checkpoint, and at
+   * compaction), so a `context` call costs only the in-memory capture of the
+   * messages it has not seen. A crash loses at most FLUSH_DEBOUNCE_MS of capture.
+   */
+  protected scheduleFlush(state: ContextState): void {
+    if (this.flushTimer || !state.dirty) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      void this.flush(state);
+    }, FLUSH_DEBOUNCE_MS);
+    this.flushTimer.unref?.();
+  }
+
+  /**
+   * Waits for a background checkpoint write. Everything that changes or snapshots the state
+   * awaits it first, so the write sees a still state and its reset cannot drop newer capture.
+   * It takes milliseconds and the next event comes after an LLM turn, so this rarely waits.
+   */
+  async idle(): Promise<void> {
+    while (this.pendingWrite) await this.pendingWrite;
+  }
+
+  /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
+  async flushNow(): Promise<void> {
+    await this.idle();
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    if (this.state) await this.flush(this.state);
+  }
+
+  protected async flush(state: ContextState): Promise<void> {
+    try {
+      // ContextState.flush never throws; files still dirty afterwards = the write failed
+      const hadChanges = state.dirty;
+      await state.flush();
+      if (hadChanges && !state.dirty) this.sessionLog.stateRecovered();
+    } catch (e) {
+      this.log.fail("state write", e);
+    }
+  }
+}

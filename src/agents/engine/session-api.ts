@@ -1,0 +1,112 @@
+/**
+ * The Session's host-neutral API: what the hosts (the pi shell, the OpenClaw plugin, core's
+ * seams) call for one run of a session key, in the engine's own types. Every compaction route
+ * enters through `beforeCompaction` and leaves through `afterCompaction`; the restore owed
+ * (post-compaction or resume) and the compaction summary are rendered here, once for all hosts.
+ * Never throws.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Checkpoint } from "../checkpoint/schema.js";
+import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
+import { archiveCompactedSpanAfter, archiveMessages } from "./archive-hooks.js";
+import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
+import { markCompactionSummarized } from "./compaction-outcomes.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
+import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
+import type { RestoreBlock, RestoreKind } from "./restore-block.js";
+import { owedRestoreBlock } from "./restore-delivery.js";
+
+export type { CompactionInput } from "./compaction-input.js";
+export type { ModelRequest, PreparedRequest } from "./request.js";
+
+/**
+ * How a compaction uses its checkpoint:
+ * - "summary": the checkpoint is the compaction (no model call); it is built in memory and
+ *   `beforeCompaction` returns before it is on disk (`durable`), the span archived after it;
+ * - "checkpoint": the host summarizes; the checkpoint is on disk and the span archived before
+ *   `beforeCompaction` returns.
+ */
+export type CompactionUse = "summary" | "checkpoint";
+
+export interface CompactionOptions {
+  use: CompactionUse;
+  /** the workspace the checkpoint records */
+  cwd: string;
+  /** what goes to the archive (default: the span the host summarizes; null: nothing) */
+  span?: readonly AgentMessage[] | null;
+  /** the span is archived as a compaction's (the automatic recall warms the archive after it); default true */
+  asCompaction?: boolean;
+}
+
+export interface CompactionStart {
+  /** the compaction checkpoint (in memory under "summary"), or null: none could be built or written */
+  checkpoint: Checkpoint | null;
+  /** settles when the checkpoint is on disk (null: its write failed) and the span archived */
+  durable: Promise<Checkpoint | null>;
+}
+
+export class SessionApi {
+  constructor(readonly engine: ContextManagerEngine) {}
+
+  /** One model request: messages in, messages to send out, with the gauge's reading. */
+  prepareRequest(request: ModelRequest): Promise<PreparedRequest> {
+    return prepareRequest(this.engine, request);
+  }
+
+  /** The run's last messages (no request follows them): captured, and the state written. */
+  endTurn(messages: readonly AgentMessage[]): Promise<void> {
+    return this.engine.onAgentEnd(messages);
+  }
+
+  /** The one entry of every compaction route: the compaction checkpoint, and the span archived. */
+  async beforeCompaction(input: CompactionInput, opts: CompactionOptions): Promise<CompactionStart> {
+    const span = opts.span === undefined ? compactedSpanOf(input) : opts.span;
+    const archive = { compaction: opts.asCompaction ?? true };
+    if (opts.use === "checkpoint") {
+      const checkpoint = await this.engine.onBeforeCompact(input, opts.cwd);
+      // after the checkpoint is on disk (docs/archive.md)
+      if (span) await archiveMessages(this.engine, span, archive);
+      return { checkpoint, durable: Promise.resolve(checkpoint) };
+    }
+    const started = await this.engine.startCompactionCheckpoint(input, opts.cwd);
+    if (!started) {
+      // no checkpoint: the span is still archived (the host's summary runs)
+      if (span) await archiveMessages(this.engine, span, archive);
+      return { checkpoint: null, durable: Promise.resolve(null) };
+    }
+    const archived = span ? archiveCompactedSpanAfter(this.engine, span, started.durable, archive) : Promise.resolve();
+    return { checkpoint: started.checkpoint, durable: archived.then(() => started.durable) };
+  }
+
+  /** A compaction happened: one more in this session. */
+  afterCompaction(): void {
+    this.engine.onCompacted();
+  }
+
+  /**
+   * The checkpoint as this compaction's summary (so no restore block follows it). `previous`:
+   * the summary of the compaction before, which the render carries on.
+   */
+  compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
+    const e = this.engine;
+    markCompactionSummarized(e.runtime.stateDir, e.sessionKey, e.identity.sessionId);
+    return renderCompactionSummary(checkpoint, { maxTokens: e.runtime.config.compactionSummaryMaxTokens, previousSummary: previous });
+  }
+
+  /**
+   * The restore block owed now (engine/restore-delivery.ts), or null. `sessionIds`: the ids
+   * whose checkpoints count as this session's (default: this run's).
+   */
+  restoreOwed(kind: RestoreKind, sessionIds?: () => ReadonlyArray<string | null>): Promise<RestoreBlock | null> {
+    const e = this.engine;
+    return owedRestoreBlock({
+      kind,
+      sessionKey: e.runtime.sessionKey,
+      sessionIds: sessionIds ?? [e.identity.sessionId],
+      stateDir: e.runtime.stateDir,
+      config: e.runtime.config,
+      logger: e.runtime.logger,
+      bundlePrevious: () => e.ready(),
+    });
+  }
+}
