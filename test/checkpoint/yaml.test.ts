@@ -96,6 +96,16 @@ describe("checkpoint YAML", () => {
     expect(parseCheckpoint(serializeCheckpoint(idle), "cp_003.yaml")).toEqual(idle);
   });
 
+  it("keeps a removed file's deleted flag on disk (the schema's work.files[].deleted)", () => {
+    const when = "2026-02-24T14:22:00Z";
+    const file = { path: "src/gone.ts", edits: 1, writes: 0, change: "x", last: when, mentions: 0, deleted: true };
+    const work = { files: [file], commands: [], open_failures: [], requests: ["rm it"], last_report: "", answered: false };
+    const cp: Checkpoint = { ...makeCheckpoint(), work };
+    const text = serializeCheckpoint(cp);
+    expect(parseYaml(text).work.files[0].deleted).toBe(true);
+    expect(parseCheckpoint(text, "cp_003.yaml").work?.files[0]?.deleted).toBe(true);
+  });
+
   it("writes free text as block scalars, tool names and ids as quoted strings", () => {
     const text = serializeCheckpoint(makeCheckpoint());
     expect(text).toMatch(/^# OpenClaw Checkpoint Schema v1\n/);

@@ -1,5 +1,6 @@
 /**
- * Checkpoint -> YAML text by direct emission (no YAML document model, no parse-back).
+ * Checkpoint -> YAML text by direct emission (no YAML document model, no parse-back), laid out
+ * by the field table (fields.ts) the validator reads by.
  *
  * Why this is exact without a runtime check: every value takes one of three forms whose
  * reading is fixed by the YAML 1.2 grammar, and `test/checkpoint/emit.test.ts` checks with
@@ -15,7 +16,8 @@
  *    breakdown's headroom; -0 as 0).
  * Keys are fixed schema names, never user content.
  */
-import { BREAKDOWN_CATEGORIES, type Checkpoint, type ContextBreakdown, type ToolFailure } from "./schema.js";
+import type { Checkpoint } from "./schema.js";
+import { CHECKPOINT_FIELDS, type Field } from "./fields.js";
 import { wellFormed } from "./text.js";
 
 export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
@@ -111,192 +113,58 @@ class Emitter {
   }
 }
 
-/** `meta.breakdown` (issue 27), at indent 2: fixed keys, tool names and targets quoted. */
-function emitBreakdown(e: Emitter, b: ContextBreakdown): void {
-  e.line(2, "breakdown:");
-  e.plain(4, "total_tokens", b.total_tokens);
-  e.plain(4, "estimated_tokens", b.estimated_tokens);
-  e.q(4, "source", b.source);
-  e.plain(4, "messages", b.messages);
-  const cats = BREAKDOWN_CATEGORIES.filter((c) => b.categories[c] !== undefined);
-  if (cats.length === 0) e.line(4, "categories: {}");
-  else {
-    e.line(4, "categories:");
-    for (const c of cats) e.plain(6, c, b.categories[c]!);
-  }
-  for (const key of ["tool_results_by_tool", "tool_definitions_by_tool"] as const) {
-    e.maps(4, key, b[key], (x) => {
-      e.q(8, "tool", x.tool);
-      e.plain(8, "tokens", x.tokens);
-    });
-  }
-  e.maps(4, "largest", b.largest, (x) => {
-    e.q(8, "role", x.role);
-    e.q(8, "tool", x.tool);
-    e.q(8, "target", x.target);
-    e.plain(8, "tokens", x.tokens);
-    e.q(8, "handle", x.handle);
-  });
-  e.line(4, "removed:");
-  e.line(6, "aged_offload:");
-  e.plain(8, "tokens", b.removed.aged_offload.tokens);
-  e.plain(8, "items", b.removed.aged_offload.items);
-  if (b.removed.smart_trim === null) e.plain(6, "smart_trim", null);
-  else {
-    e.line(6, "smart_trim:");
-    e.plain(8, "tokens", b.removed.smart_trim.tokens);
-    e.plain(8, "items", b.removed.smart_trim.items);
-  }
-  e.line(4, "headroom:");
-  e.plain(6, "to_checkpoint", b.headroom.to_checkpoint);
-  e.plain(6, "to_compaction", b.headroom.to_compaction);
-  if (b.cache_reuse) {
-    e.line(4, "cache_reuse:");
-    e.plain(6, "percent", b.cache_reuse.percent);
-    e.plain(6, "prompt_tokens", b.cache_reuse.prompt_tokens);
-    e.q(6, "cause", b.cache_reuse.cause);
-    if (b.cache_reuse.rules) e.q(6, "rules", b.cache_reuse.rules);
-  }
-}
+type Obj = Record<string, unknown>;
 
-/** One failed tool call (`thread.errors[]`, `work.open_failures[]`), in field order. */
-function emitToolFailure(e: Emitter, x: ToolFailure): void {
-  e.q(6, "tool", x.tool);
-  e.q(6, "target", x.target);
-  e.text(6, "error: ", x.error);
-  e.q(6, "when", x.when);
+/** The fields of mapping `o` at `indent`, as the table lays them out; absent ones skipped. */
+function emitFields(e: Emitter, indent: number, o: Obj, fields: readonly Field[]): void {
+  for (const f of fields) {
+    const v = o[f.key];
+    if (v === undefined) continue;
+    if (v === null) {
+      e.plain(indent, f.key, null);
+      continue;
+    }
+    switch (f.kind) {
+      case "text":
+        e.text(indent, `${f.key}: `, v as string);
+        break;
+      case "str":
+      case "time":
+      case "id":
+      case "enum":
+        e.q(indent, f.key, v as string);
+        break;
+      case "count":
+      case "ratio":
+      case "num":
+      case "bool":
+        e.plain(indent, f.key, v as number | boolean);
+        break;
+      case "strings":
+      case "texts":
+        e.list(indent, f.key, v as string[], f.kind === "texts");
+        break;
+      case "map":
+        e.line(indent, `${f.key}:`);
+        emitFields(e, indent + 2, v as Obj, f.fields);
+        break;
+      case "maps":
+        e.maps(indent, f.key, v as Obj[], (x) => emitFields(e, indent + 4, x, f.fields));
+        break;
+      case "counts": {
+        const keys = f.keys.filter((k) => (v as Obj)[k] !== undefined);
+        e.line(indent, keys.length === 0 ? `${f.key}: {}` : `${f.key}:`);
+        for (const k of keys) e.plain(indent + 2, k, (v as Obj)[k] as number);
+      }
+    }
+  }
 }
 
 /** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */
 export function emitCheckpoint(cp: Checkpoint): string {
   const e = new Emitter();
-  const m = cp.meta;
-  const w = cp.working;
   e.q(0, "schema", cp.schema);
   e.plain(0, "schema_version", cp.schema_version);
-  e.line(0, "meta:");
-  e.q(2, "checkpoint_id", m.checkpoint_id);
-  e.q(2, "session_key", m.session_key);
-  e.q(2, "session_id", m.session_id);
-  e.q(2, "session_file", m.session_file);
-  e.q(2, "created_at", m.created_at);
-  e.q(2, "trigger", m.trigger);
-  e.plain(2, "compaction_count", m.compaction_count);
-  e.line(2, "token_usage:");
-  e.plain(4, "input_tokens", m.token_usage.input_tokens);
-  e.plain(4, "context_window", m.token_usage.context_window);
-  e.plain(4, "utilization", m.token_usage.utilization);
-  e.q(2, "previous_checkpoint", m.previous_checkpoint);
-  e.q(2, "channel", m.channel);
-  e.q(2, "agent_id", m.agent_id);
-  if (m.breakdown) emitBreakdown(e, m.breakdown);
-  e.line(0, "working:");
-  e.text(2, "topic: ", w.topic);
-  e.q(2, "status", w.status);
-  e.plain(2, "interrupted", w.interrupted);
-  if (w.last_tool_call === null) e.plain(2, "last_tool_call", null);
-  else {
-    e.line(2, "last_tool_call:");
-    e.q(4, "name", w.last_tool_call.name);
-    e.text(4, "params_summary: ", w.last_tool_call.params_summary);
-  }
-  e.text(2, "next_action: ", w.next_action);
-  e.maps(0, "decisions", cp.decisions, (d) => {
-    e.q(4, "id", d.id);
-    e.text(4, "what: ", d.what);
-    e.q(4, "when", d.when);
-  });
-  e.line(0, "resources:");
-  e.list(2, "files_read", cp.resources.files_read, false);
-  e.list(2, "files_modified", cp.resources.files_modified, false);
-  e.list(2, "tools_used", cp.resources.tools_used, false);
-  e.line(0, "thread:");
-  e.text(2, "summary: ", cp.thread.summary);
-  e.maps(2, "key_exchanges", cp.thread.key_exchanges, (x) => {
-    e.q(6, "role", x.role);
-    e.text(6, "gist: ", x.gist);
-  });
-  e.maps(2, "errors", cp.thread.errors, (x) => emitToolFailure(e, x));
-  e.list(0, "open_items", cp.open_items, true);
-  e.list(0, "learnings", cp.learnings, true);
-  if (cp.workspace) {
-    const ws = cp.workspace;
-    e.line(0, "workspace:");
-    e.q(2, "cwd", ws.cwd);
-    e.maps(2, "files", ws.files, (f) => {
-      e.q(6, "path", f.path);
-      e.q(6, "state", f.state);
-      e.plain(6, "size", f.size);
-      e.plain(6, "mtime_ms", f.mtime_ms);
-      e.q(6, "hash", f.hash);
-      e.q(6, "hash_scope", f.hash_scope);
-    });
-    e.plain(2, "files_omitted", ws.files_omitted);
-    if (ws.git === null) e.plain(2, "git", null);
-    else {
-      e.line(2, "git:");
-      e.q(4, "branch", ws.git.branch);
-      e.q(4, "head", ws.git.head);
-      e.plain(4, "dirty", ws.git.dirty);
-    }
-  }
-  if (cp.work) {
-    const wk = cp.work;
-    e.line(0, "work:");
-    e.maps(2, "files", wk.files, (f) => {
-      e.q(6, "path", f.path);
-      e.plain(6, "edits", f.edits);
-      e.plain(6, "writes", f.writes);
-      e.text(6, "change: ", f.change);
-      if (f.names !== undefined) e.list(6, "names", f.names, true);
-      e.q(6, "last", f.last);
-      e.plain(6, "mentions", f.mentions);
-    });
-    e.maps(2, "commands", wk.commands, (c) => {
-      e.q(6, "family", c.family);
-      e.text(6, "command: ", c.command);
-      e.plain(6, "runs", c.runs);
-      e.plain(6, "failures", c.failures);
-      e.plain(6, "ok", c.ok);
-      e.plain(6, "exit", c.exit);
-      e.q(6, "when", c.when);
-    });
-    e.maps(2, "open_failures", wk.open_failures, (x) => emitToolFailure(e, x));
-    e.list(2, "requests", wk.requests, true);
-    e.text(2, "last_report: ", wk.last_report);
-    e.plain(2, "answered", wk.answered);
-    if (wk.turns !== undefined) {
-      e.maps(2, "turns", wk.turns, (t) => {
-        e.q(6, "request", t.request);
-        e.text(6, "outcome: ", t.outcome);
-        if (t.names !== undefined) e.list(6, "names", t.names, false);
-      });
-    }
-    if (wk.tasks !== undefined) {
-      e.maps(2, "tasks", wk.tasks, (t) => {
-        e.q(6, "tool", t.tool);
-        e.q(6, "id", t.id);
-        e.text(6, "ask: ", t.ask);
-        e.text(6, "outcome: ", t.outcome);
-        e.plain(6, "ok", t.ok);
-      });
-    }
-  }
-  if (cp.artifacts) {
-    e.maps(0, "artifacts", cp.artifacts, (x) => {
-      e.q(4, "handle", x.handle);
-      e.q(4, "tool", x.tool);
-      e.q(4, "target", x.target);
-      if (x.lines !== undefined) e.q(4, "lines", x.lines);
-      e.plain(4, "bytes", x.bytes);
-    });
-  }
-  if (cp.recovered) {
-    e.line(0, "recovered:");
-    e.q(2, "by_session_id", cp.recovered.by_session_id);
-    e.q(2, "state_updated_at", cp.recovered.state_updated_at);
-    e.list(2, "files", cp.recovered.files, false);
-    e.list(2, "files_modified_since_checkpoint", cp.recovered.files_modified_since_checkpoint, false);
-  }
+  emitFields(e, 0, cp as unknown as Obj, CHECKPOINT_FIELDS);
   return e.toString();
 }

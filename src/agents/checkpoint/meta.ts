@@ -9,12 +9,12 @@
 import { closeSync, readSync } from "node:fs";
 import { NotAFileError } from "../../infra/capped-read.js";
 import path from "node:path";
-import { parseDocument } from "yaml";
 import type { CheckpointMeta } from "./schema.js";
 import { errorCode } from "../../infra/fs-ops.js";
 import { CheckpointError } from "./errors.js";
 import { parseCheckpointFileName } from "./ids.js";
 import { validateCheckpointMeta } from "./validate.js";
+import { parseYamlData } from "./yaml.js";
 import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
 
 const HEAD_BYTES = 4096;
@@ -90,16 +90,7 @@ export function readCheckpointMeta(file: string): CheckpointMeta {
   const end = text.indexOf(META_END);
   const head = end >= 0 ? text.slice(0, end + 1) : text;
   let data: unknown = end >= 0 ? fastMeta(head) : null;
-  if (data === null) {
-    const doc = parseDocument(end >= 0 ? head : readRegularFileSync(file), { uniqueKeys: true, strict: true, prettyErrors: false });
-    const first = doc.errors[0];
-    if (first) throw new CheckpointError(file, undefined, `invalid YAML: ${first.message.split("\n")[0]}`);
-    try {
-      data = doc.toJS({ maxAliasCount: 0 });
-    } catch (err) {
-      throw new CheckpointError(file, undefined, `invalid YAML: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  if (data === null) data = parseYamlData(end >= 0 ? head : readRegularFileSync(file), file);
   const meta = validateCheckpointMeta(data, file);
   const named = parseCheckpointFileName(path.basename(file));
   if (named && named.id !== meta.checkpoint_id) {

@@ -72,16 +72,19 @@ export function parseCheckpoint(text: string, file: string): Checkpoint {
   if (known) return known;
   if (text.trim() === "") throw new CheckpointError(file, undefined, "empty file");
   assertParseableSize(text, file);
+  const checkpoint = validateCheckpoint(parseYamlData(text, file), file);
+  memoizeCheckpoint(text, checkpoint);
+  return checkpoint;
+}
+
+/** One YAML document as plain data: syntax errors, duplicate keys and aliases are a CheckpointError. */
+export function parseYamlData(text: string, file: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false });
   const first = doc.errors[0];
   if (first) throw new CheckpointError(file, undefined, `invalid YAML: ${first.message.split("\n")[0]}`, { cause: first });
-  let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 0 });
+    return doc.toJS({ maxAliasCount: 0 });
   } catch (err) {
     throw new CheckpointError(file, undefined, `invalid YAML: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  const checkpoint = validateCheckpoint(data, file);
-  memoizeCheckpoint(text, checkpoint);
-  return checkpoint;
 }

@@ -5,11 +5,10 @@
  * of plain path characters are printed bare and folded under their root.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, WorkCommand, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
+import type { Checkpoint, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
-import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
 import { quoteUntrusted } from "./quote.js";
-import { arr, safeCount } from "./field-read.js";
+import { type PathFold, arr, safeCount } from "./section-model.js";
 
 /** Per-entry caps, in code points. */
 export const SUMMARY_CAP = {
@@ -22,11 +21,9 @@ export const SUMMARY_CAP = {
   names: 160,
   change: 110,
   declared: 260,
-  command: 60,
   failureTarget: 80,
   failureError: 160,
   decision: 200,
-  file: 160,
   task: 160,
   working: 200,
   previous: 1600,
@@ -91,30 +88,6 @@ export function goalLine(turns: readonly WorkTurn[], topic: string): string {
   return `Goal: ${quoteUntrusted(request, SUMMARY_CAP.goal)}${did}`;
 }
 
-/** Bare paths folded under their root, the others quoted after them. */
-export class PathFold {
-  readonly root: string | null;
-  constructor(paths: readonly string[]) {
-    this.root = commonRoot(paths.filter((p) => BARE_PATH.test(p)));
-  }
-  display(p: string): string {
-    if (!BARE_PATH.test(p)) return quoteUntrusted(p, SUMMARY_CAP.file);
-    return this.root && p.startsWith(this.root) ? p.slice(this.root.length) : p;
-  }
-  folded(paths: readonly string[]): string {
-    const bare = paths.filter((p) => BARE_PATH.test(p)).map((p) => this.display(p));
-    const quoted = paths.filter((p) => !BARE_PATH.test(p)).map((p) => quoteUntrusted(p, SUMMARY_CAP.file));
-    return [bare.length > 0 ? foldPaths(bare) : "", ...quoted].filter(Boolean).join(", ");
-  }
-}
-
-export function changedPaths(cp: Checkpoint): { files: WorkFile[]; paths: string[] } {
-  const files = arr(cp.work?.files).filter((f) => f && typeof f.path === "string");
-  const known = new Set(files.map((f) => f.path));
-  const extra = arr(cp.resources?.files_modified).filter((p) => typeof p === "string" && !known.has(p)).reverse();
-  return { files, paths: [...files.map((f) => f.path), ...extra] };
-}
-
 export function changeLine(f: WorkFile, fold: PathFold): string {
   const counts: string[] = [];
   const w = safeCount(f.writes);
@@ -126,14 +99,6 @@ export function changeLine(f: WorkFile, fold: PathFold): string {
   const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), SUMMARY_CAP.declared)}` : "";
   const change = f.change ? `; last change ${quoteUntrusted(f.change, SUMMARY_CAP.change)}` : "";
   return `- ${fold.display(f.path)}: ${counts.join(", ") || "changed"}${declared}${change}`;
-}
-
-export function commandEntry(c: WorkCommand): string {
-  const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";
-  const n = safeCount(c.runs);
-  const failed = safeCount(c.failures);
-  const runs = n > 1 ? ` ×${n}${failed > 0 ? ` (${failed} failed)` : ""}` : "";
-  return `${quoteUntrusted(c.family, SUMMARY_CAP.command)} ${outcome}${runs}`;
 }
 
 export function taskLine(t: WorkTask): string {

@@ -17,22 +17,10 @@
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
-import {
-  PathFold,
-  SUMMARY_CAP,
-  type TurnView,
-  artifactLines,
-  changeLine,
-  changedPaths,
-  commandEntry,
-  goalLine,
-  taskLine,
-  turnLine,
-  turnNames,
-  turnsOf,
-} from "./compaction-summary-lines.js";
+import { SUMMARY_CAP, type TurnView, artifactLines, changeLine, goalLine, taskLine, turnLine, turnNames, turnsOf } from "./compaction-summary-lines.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "./markers.js";
 import { quoteUntrusted } from "./quote.js";
+import { type Section, PathFold, SectionBudget, changedPaths, commandEntry, sectionLines } from "./section-model.js";
 
 export interface RenderCompactionSummaryOptions {
   maxTokens: number;
@@ -52,32 +40,7 @@ export interface RenderedCompactionSummary {
 /** Requests that keep their full line to the end (the issue's "last 3 requests"). */
 const PROTECTED_TURNS = 3;
 
-interface Section {
-  key: string;
-  title: string | null;
-  entries: string[];
-  /** entries joined on one line after the title (", ") instead of one per line */
-  inline?: boolean;
-  dropped: number;
-}
-
 const VIEW_PROGRAMS = /^(grep|rg|cat|head|tail|less|ls|find|fd|sed|awk|wc|echo|printf|pwd|which|sleep|tree|file|stat|sort|uniq|cut|jq|true)\b/;
-
-function sectionText(s: Section): string {
-  if (s.entries.length === 0) return "";
-  if (s.inline) return `${s.title ?? ""}${s.entries.join(", ")}`;
-  return [...(s.title ? [s.title] : []), ...s.entries].join("\n");
-}
-
-/** `sectionText(s).length` without building the text (the budget loop asks after every drop). */
-function sectionLength(s: Section): number {
-  const n = s.entries.length;
-  if (n === 0) return 0;
-  let len = 0;
-  for (const e of s.entries) len += e.length;
-  if (s.inline) return (s.title?.length ?? 0) + len + 2 * (n - 1);
-  return (s.title ? s.title.length + 1 : 0) + len + (n - 1);
-}
 
 export function isCompactionSummary(text: unknown): boolean {
   return typeof text === "string" && text.startsWith(COMPACTION_SUMMARY_HEADER);
@@ -118,7 +81,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
   // entries are rendered (quoted, which redacts) only while they could still fit: the cost stays
   // O(budget) on a session of any size; the rest count as dropped
-  const sec = <T>(key: string, title: string | null, items: readonly T[], render: (t: T) => string, inline = false): Section => {
+  const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string, inline = false): Section => {
     const entries: string[] = [];
     let len = 0;
     for (const item of items) {
@@ -127,16 +90,16 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
       entries.push(e);
       len += e.length + 2;
     }
-    return { key, title, entries, inline, dropped: items.length - entries.length };
+    return { key, title, layout: inline ? "inline" : "list", entries, dropped: items.length - entries.length };
   };
   const same = (x: string): string => x;
   const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], same);
-  const filesLine = sec("files_changed", `Files changed (${paths.length}${fold.root ? `, root ${fold.root}` : ""}): `, paths.length > 0 ? [fold.folded(paths)] : [], same, true);
+  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same, true);
   const sections: Section[] = [
     turnSec,
     sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60), true),
     filesLine,
-    sec("changes", null, files, (f) => changeLine(f, fold)),
+    sec("changes", "", files, (f) => changeLine(f, fold)),
     sec("commands", "Commands: ", commands, commandEntry, true),
     sec("open_failures", "Open failures (not fixed since):", failures, same),
     sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, SUMMARY_CAP.decision)}`),
@@ -146,7 +109,6 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifactLines(cp), same),
     sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, SUMMARY_CAP.previous)}`),
   ];
-  const byKey = new Map(sections.map((s) => [s.key, s]));
 
   let folded = 0;
   // a turn's line per fold level, rendered once (quoting redacts: the fold loop must not repeat it)
@@ -175,14 +137,13 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
 
   const end = COMPACTION_SUMMARY_END;
   const topLen = top.reduce((n, l) => n + l.length + 1, 0);
-  const lens = new Map(sections.map((s) => [s.key, sectionLength(s)]));
   const OMITTED_HEAD = "(left out for the budget: ";
   const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
   const omittedLine = (): string => {
     const parts = sections.filter((s) => s.dropped > 0).map((s) => `${s.dropped} ${s.key.replace("_", " ")}`);
     return parts.length > 0 ? `${OMITTED_HEAD}${parts.join(", ")}${OMITTED_TAIL}` : "";
   };
-  /** `omittedLine().length`, counted (total() runs after every drop and fold) */
+  /** `omittedLine().length`, counted (the budget asks after every drop and fold) */
   const omittedLength = (): number => {
     let n = 0;
     let parts = 0;
@@ -193,25 +154,13 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     }
     return parts > 0 ? OMITTED_HEAD.length + n + 2 * (parts - 1) + OMITTED_TAIL.length : 0;
   };
-  const total = (): number => {
-    let n = topLen + 1; // blank line before the body
-    for (const s of sections) {
-      const l = lens.get(s.key) ?? 0;
-      if (l > 0) n += l + 1;
-    }
+  // the top lines, a blank line, the body, the omitted line, the end marker
+  const budget = new SectionBudget(sections, (body) => {
     const o = omittedLength();
-    return n + (o ? o + 1 : 0) + end.length;
-  };
-  const relen = (s: Section) => lens.set(s.key, sectionLength(s));
-  const dropFrom = (key: string, keep: number, fromStart = false): void => {
-    const s = byKey.get(key)!;
-    while (s.entries.length > keep && total() > maxChars) {
-      if (fromStart) s.entries.shift();
-      else s.entries.pop();
-      s.dropped++;
-      relen(s);
-    }
-  };
+    return topLen + 1 + body + (o ? o + 1 : 0) + end.length;
+  });
+  const total = () => budget.total();
+  const dropFrom = (key: string, keep: number): void => budget.drop(key, keep, maxChars);
   /** Fold unprotected turns from the oldest, one level at a time, while over budget. */
   const foldTurns = (level: number, protect: number): void => {
     for (let i = views.length - 1; i >= 0 && total() > maxChars; i--) {
@@ -220,7 +169,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
       v.fold = level;
       if (level === 3) folded++;
       renderTurns();
-      relen(turnSec);
+      budget.relen(turnSec);
     }
   };
 
@@ -239,7 +188,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   dropFrom("names", 60);
   dropFrom("changes", 4);
   // the protected turns and the first: short outcomes
-  for (const v of views) if (v.first && total() > maxChars && v.fold < 1) (v.fold = 1), renderTurns(), relen(turnSec);
+  for (const v of views) if (v.first && total() > maxChars && v.fold < 1) (v.fold = 1), renderTurns(), budget.relen(turnSec);
   foldTurns(1, 1);
   dropFrom("files_read", 0);
   dropFrom("artifacts", 0);
@@ -257,13 +206,12 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   dropFrom("commands", 0);
   dropFrom("open_failures", 0);
 
-  const body = sections.map(sectionText).filter(Boolean);
   const omitted = omittedLine();
-  let lines = [...top, "", ...body, ...(omitted ? [omitted] : []), end];
+  let lines = [...top, "", ...budget.lines(), ...(omitted ? [omitted] : []), end];
   let text = lines.join("\n");
   if (text.length > maxChars) {
     // never fails for size: the frame, the goal and the changed paths, cut to the cap
-    lines = [top[0]!, top[2]!, top[3]!, sectionText(filesLine)].filter(Boolean);
+    lines = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean);
     text = `${cutToChars(lines.join("\n"), maxChars - end.length - 1)}\n${end}`;
     if (text.length > maxChars) text = "";
   }

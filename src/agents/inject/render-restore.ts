@@ -16,16 +16,10 @@ import { type Clock, makeClock, parseDate } from "./clock.js";
 import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./drop-plan.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
 import { quoteUntrusted } from "./quote.js";
-import {
-  type RenderedRestore,
-  type RenderRestoreOptions,
-  type RestoreSection,
-  SECTION_ORDER,
-  SECTION_SPEC,
-} from "./sections.js";
+import { type RenderedRestore, type RenderRestoreOptions, type RestoreSection, SECTION_SPEC } from "./sections.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
-import { type Model, type SectionState, CAP, SHOW_HINT, FileFold, bareOrQuoted, buildSections } from "./restore-model.js";
-import { safeCount } from "./field-read.js";
+import { CAP, SHOW_HINT, bareOrQuoted, buildSections } from "./restore-model.js";
+import { type Section, SectionBudget, safeCount } from "./section-model.js";
 
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
@@ -40,35 +34,11 @@ function formatWindow(n: number): string {
 }
 
 
-function sectionLines(name: RestoreSection, s: SectionState, m: Model): string[] {
-  if (s.entries.length === 0) return [];
-  const spec = SECTION_SPEC[name];
-  switch (spec.layout) {
-    case "list":
-      return [spec.title, ...s.entries];
-    case "inline":
-      return [spec.title + s.entries.join(spec.sep ?? ", ")];
-    case "single":
-      return [spec.title + (s.entries[0] ?? "")];
-    case "fold":
-      return [(m.fold ?? new FileFold(null)).line(s.entries, m.filesTotal)];
-    case "raw":
-      return s.entries.flatMap((e) => e.split("\n"));
-  }
-}
-
-function sectionLength(name: RestoreSection, s: SectionState, m: Model): number {
-  if (s.entries.length === 0) return 0;
-  return joinedLength(sectionLines(name, s, m));
-}
-
-function omittedLine(sections: Record<RestoreSection, SectionState>, compact: boolean): string | null {
+function omittedLine(sections: readonly Section<RestoreSection>[], compact: boolean): string | null {
   const parts: string[] = [];
-  for (const name of SECTION_ORDER) {
-    const s = sections[name];
+  for (const s of sections) {
     if (s.dropped === 0) continue;
-    const label = SECTION_SPEC[name].omittedLabel;
-    const whole = SECTION_SPEC[name].layout === "single" || name === "extras";
+    const { omittedLabel: label, whole } = SECTION_SPEC[s.key];
     parts.push(whole ? label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${label}`);
   }
   if (parts.length === 0) return null;
@@ -170,8 +140,8 @@ function warningLine(cp: Checkpoint, opts: RenderRestoreOptions, sq: Squeeze): s
 const joinedLength = (lines: readonly string[]): number =>
   lines.reduce((n, l) => n + l.length, 0) + Math.max(0, lines.length - 1);
 
-function assemble(top: string[], m: Model, warning: string | null, omitted: string | null): string[] {
-  const body = SECTION_ORDER.flatMap((name) => sectionLines(name, m.sections[name], m));
+function assemble(top: string[], budget: SectionBudget<RestoreSection>, warning: string | null, omitted: string | null): string[] {
+  const body = budget.lines();
   const lines = [...top];
   if (body.length > 0) lines.push("", ...body);
   if (warning) lines.push(warning);
@@ -199,51 +169,26 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
   const top = renderFixedTop(cp, opts, clock, sq);
   const warning = warningLine(cp, opts, sq);
 
-  // Length of everything except the omitted line, kept up to date as entries are dropped.
+  // everything but the body and the omitted line; the body is preceded by a blank line
   const fixedLen = joinedLength(top) + (warning ? warning.length + 1 : 0) + 1 + RESTORE_END_MARKER.length;
-  const lens = new Map<RestoreSection, number>();
-  let bodyLen = 0;
-  let bodyLines = 0;
-  for (const name of SECTION_ORDER) {
-    const n = sectionLength(name, sections[name], model);
-    lens.set(name, n);
-    if (n > 0) {
-      bodyLen += n;
-      bodyLines++;
-    }
-  }
-  const total = (): number => {
+  const budget = new SectionBudget(sections, (body) => {
     const omitted = omittedLine(sections, false);
-    // body sections are preceded by a blank line and separated by newlines
-    const body = bodyLines > 0 ? bodyLen + bodyLines + 1 : 0;
-    return fixedLen + body + (omitted ? omitted.length + 1 : 0);
-  };
-
+    return fixedLen + (body > 0 ? body + 1 : 0) + (omitted ? omitted.length + 1 : 0);
+  });
   for (const step of RESTORE_DROP_PLAN) {
-    const s = sections[step.section];
-    const limit = step.budget === "soft" ? softChars : maxChars;
-    while (s.entries.length > step.keep && total() > limit) {
-      const before = lens.get(step.section) ?? 0;
-      if (DROP_FROM_END.has(step.section)) s.entries.pop();
-      else s.entries.shift();
-      s.dropped++;
-      const after = sectionLength(step.section, s, model);
-      lens.set(step.section, after);
-      bodyLen += after - before;
-      if (after === 0 && before > 0) bodyLines--;
-    }
+    budget.drop(step.section, step.keep, step.budget === "soft" ? softChars : maxChars, DROP_FROM_END.has(step.section));
   }
 
-  let lines = assemble(top, model, warning, omittedLine(sections, false));
+  let lines = assemble(top, budget, warning, omittedLine(sections, false));
   // Only the always-kept lines are left: squeeze them, level by level.
   for (let i = 1; i < SQUEEZE_LEVELS.length && joinedLength(lines) > maxChars; i++) {
     sq = SQUEEZE_LEVELS[i] as Squeeze;
     const note = sq.noNote ? null : omittedLine(sections, sq.compact);
-    lines = assemble(renderFixedTop(cp, opts, clock, sq), model, warningLine(cp, opts, sq), note);
+    lines = assemble(renderFixedTop(cp, opts, clock, sq), budget, warningLine(cp, opts, sq), note);
   }
-  const omitted: string[] = SECTION_ORDER.filter((name) => sections[name].dropped > 0);
+  const omitted: string[] = sections.filter((s) => s.dropped > 0).map((s) => s.key);
   // extras are dropped whole and from the front (not in DROP_FROM_END): the kept ones are the last
-  let extrasKept = sections.extras.entries.length;
+  let extrasKept = budget.byKey.get("extras")!.entries.length;
   if (joinedLength(lines) > maxChars) {
     // Last resort: the frame alone, or nothing at all when even that does not fit.
     const header = opts.kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION;

@@ -1,16 +1,15 @@
 /**
- * The restore block's section model (spec §8.2): a checkpoint turned into its sections' entries,
- * each captured string redacted, capped and quoted (quote.ts); render-restore.ts budgets and
- * assembles them.
+ * The restore block's sections (spec §8.2): a checkpoint turned into entries of the shared
+ * section model (section-model.ts), each captured string redacted, capped and quoted (quote.ts);
+ * render-restore.ts budgets and assembles them.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkCommand, WorkFile } from "../checkpoint/schema.js";
+import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile } from "../checkpoint/schema.js";
 import { type Clock, parseDate } from "./clock.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
 import { goalOutcome, OUTCOME_REQUESTS, requestOutcome } from "./turn-outcomes.js";
-import type { RestoreExtraSection, RestoreSection } from "./sections.js";
-import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
-import { arr, safeCount } from "./field-read.js";
+import { type RestoreExtraSection, type RestoreSection, SECTION_ORDER, SECTION_SPEC } from "./sections.js";
+import { type Section, PathFold, arr, changedPaths, commandEntry, safeCount } from "./section-model.js";
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */
 export const CAP = {
@@ -33,7 +32,6 @@ export const CAP = {
   changeWithNames: 70,
   names: 90,
   namesShown: 4,
-  command: 60,
   failureTarget: 80,
   failureError: 150,
   extra: 200,
@@ -51,48 +49,12 @@ export function bareOrQuoted(value: unknown, allowed: RegExp): string {
   return typeof value === "string" && allowed.test(value) ? value : quoteUntrusted(value, 40);
 }
 
-// --- model of the block ----------------------------------------------------------------
-
-export interface SectionState {
-  /** full rendered lines (list sections), entries (inline/fold sections) or one block (raw) */
-  entries: string[];
-  dropped: number;
-}
-
 export const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
 
-/** The folded "Files changed" line: bare paths folded under the root, others quoted after them. */
-export class FileFold {
-  constructor(readonly root: string | null) {}
-
-  static of(paths: readonly string[]): FileFold {
-    const bare = paths.filter((p) => BARE_PATH.test(p));
-    return new FileFold(commonRoot(bare));
-  }
-
-  rel(p: string): string {
-    return this.root && p.startsWith(this.root) && BARE_PATH.test(p) ? p.slice(this.root.length) : p;
-  }
-
-  /** A path as printed in a list line: bare relative path, or quoted. */
-  display(p: string): string {
-    return BARE_PATH.test(p) ? this.rel(p) : quoteUntrusted(p, CAP.file);
-  }
-
-  line(paths: readonly string[], total: number): string {
-    const bare = paths.filter((p) => BARE_PATH.test(p)).map((p) => this.rel(p));
-    const quoted = paths.filter((p) => !BARE_PATH.test(p)).map((p) => quoteUntrusted(p, CAP.file));
-    const body = [bare.length > 0 ? foldPaths(bare) : "", ...quoted].filter(Boolean).join(", ");
-    const head = `Files changed (${total}${this.root ? `, root ${this.root}` : ""}): `;
-    return head + body;
-  }
-}
-
 export interface Model {
-  sections: Record<RestoreSection, SectionState>;
-  fold: FileFold | null;
-  filesTotal: number;
-  /** ids of the extra sections, one per entry of `sections.extras` before any was dropped */
+  /** in SECTION_ORDER */
+  sections: Section<RestoreSection>[];
+  /** ids of the extra sections, one per entry of the extras section before any was dropped */
   extraIds: string[];
 }
 
@@ -107,7 +69,6 @@ function plural(n: number, word: string): string {
 }
 
 export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null, extras: readonly RestoreExtraSection[]): Model {
-  const st = (entries: string[]): SectionState => ({ entries, dropped: 0 });
   const timeOf = (iso: unknown): string => {
     const when = parseDate(iso);
     if (!when) return "";
@@ -127,14 +88,8 @@ export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string 
   const work = cp.work && typeof cp.work === "object" ? cp.work : null;
   const topic = typeof cp.working?.topic === "string" ? cp.working.topic : "";
 
-  // --- ledger
-  const ledgerFiles = work ? arr(work.files).filter((f) => f && typeof f.path === "string") : [];
-  const ledgerPaths = ledgerFiles.map((f) => f.path);
-  const known = new Set(ledgerPaths);
-  // files the ledger missed (fileOps of a host without tool_result) still count as changed
-  const extraModified = work ? arr(cp.resources?.files_modified).filter((p) => typeof p === "string" && !known.has(p)).reverse() : [];
-  const changedPaths = [...ledgerPaths, ...extraModified];
-  const fold = work ? FileFold.of(changedPaths) : null;
+  const { files: ledgerFiles, paths: changed } = work ? changedPaths(cp) : { files: [], paths: [] };
+  const fold = new PathFold(changed);
   const changeLine = (f: WorkFile): string => {
     const counts: string[] = [];
     if (f.deleted === true) counts.push("deleted");
@@ -147,14 +102,7 @@ export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string 
     const names = arr(f.names).filter((n) => typeof n === "string" && n !== "").slice(0, CAP.namesShown);
     const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.map((n) => cutName(n)).join(", "), CAP.names)}` : "";
     const change = f.change ? `: ${quoteUntrusted(f.change, names.length > 0 ? CAP.changeWithNames : CAP.change)}` : "";
-    return `- ${fold!.display(f.path)}: ${counts.join(", ")}${declared}${change}`;
-  };
-  const commandEntry = (c: WorkCommand): string => {
-    const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";
-    const n = safeCount(c.runs);
-    const failed = safeCount(c.failures);
-    const runs = n > 1 ? ` ×${n}${failed > 0 ? ` (${failed} failed)` : ""}` : "";
-    return `${quoteUntrusted(c.family, CAP.command)} ${outcome}${runs}`;
+    return `- ${fold.display(f.path)}: ${counts.join(", ")}${declared}${change}`;
   };
   const commands = work
     ? arr(work.commands).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.has(c.family.split(" ")[0] ?? ""))
@@ -180,25 +128,30 @@ export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string 
   });
 
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
-  const sections: Record<RestoreSection, SectionState> = {
-    last_report: st(work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : []),
-    goal: st(goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + goalOutcome(work, goal)] : []),
+  const entries: Record<RestoreSection, string[]> = {
+    last_report: work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : [],
+    goal: goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + goalOutcome(work, goal)] : [],
     // issue 25: the agent's own outcome of the newest earlier requests, as far as the cap allows
-    requests: st(earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? requestOutcome(work, r) : ""}`)),
-    extras: st(extraBlocks),
-    files_changed: st(changedPaths),
-    changes: st(ledgerFiles.map(changeLine)),
-    commands: st(commands.map(commandEntry)),
-    open_failures: st(work ? arr(work.open_failures).map(failureLine) : []),
-    decisions: st([...arr(cp.decisions)].reverse().map(decisionLine)),
-    thread_summary: st(summary),
-    key_exchanges: st(arr(cp.thread?.key_exchanges).map(exchangeLine)),
-    files_modified: st(work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file))),
-    files_read: st(arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file))),
-    tools_used: st(arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool))),
-    errors: st(work ? [] : arr(cp.thread?.errors).map(errorLine)),
-    open_items: st(arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`)),
-    learnings: st(arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`)),
+    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? requestOutcome(work, r) : ""}`),
+    extras: extraBlocks,
+    files_changed: [...changed],
+    changes: ledgerFiles.map(changeLine),
+    commands: commands.map(commandEntry),
+    open_failures: work ? arr(work.open_failures).map(failureLine) : [],
+    decisions: [...arr(cp.decisions)].reverse().map(decisionLine),
+    thread_summary: summary,
+    key_exchanges: arr(cp.thread?.key_exchanges).map(exchangeLine),
+    files_modified: work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file)),
+    files_read: arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file)),
+    tools_used: arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool)),
+    errors: work ? [] : arr(cp.thread?.errors).map(errorLine),
+    open_items: arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`),
+    learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`),
   };
-  return { sections, fold, filesTotal: changedPaths.length, extraIds: shownExtras.map((x) => x.id ?? String(x.title)) };
+  const foldLine = (paths: readonly string[]): string => fold.head(changed.length) + fold.folded(paths);
+  const sections = SECTION_ORDER.map((key): Section<RestoreSection> => {
+    const { title, layout, sep } = SECTION_SPEC[key];
+    return { key, title, layout, sep, fold: foldLine, entries: entries[key], dropped: 0 };
+  });
+  return { sections, extraIds: shownExtras.map((x) => x.id ?? String(x.title)) };
 }

@@ -2,6 +2,7 @@
  * What a restore block is made of: the sections the renderer may trim (their titles, layout and
  * order), the extra sections other features hand it, and what the renderer hands back.
  */
+import type { Layout } from "./section-model.js";
 
 /** Sections that may be trimmed, in the order they appear in the block. */
 export type RestoreSection =
@@ -59,23 +60,24 @@ export interface RenderedRestore {
   omittedExtras?: string[];
 }
 
-/** How a section's entries become lines. */
-export type Layout = "list" | "inline" | "single" | "fold" | "raw";
-
+/** How a restore section prints (section-model.ts); `whole`: it goes whole and is named without a count when dropped. */
 export interface SectionSpec {
   title: string;
   layout: Layout;
   omittedLabel: string;
   /** separator of inline entries */
   sep?: string;
+  whole?: true;
 }
 
+/** The restore block's sections, in the order they appear in the block. */
 export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
-  last_report: { title: "Agent's last report: ", layout: "single", omittedLabel: "last report" },
-  goal: { title: "Goal (first request): ", layout: "single", omittedLabel: "goal" },
+  last_report: { title: "Agent's last report: ", layout: "inline", omittedLabel: "last report", whole: true },
+  goal: { title: "Goal (first request): ", layout: "inline", omittedLabel: "goal", whole: true },
   requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests" },
-  extras: { title: "", layout: "raw", omittedLabel: "extra sections" },
-  files_changed: { title: "Files changed: ", layout: "fold", omittedLabel: "changed files" },
+  // each entry a block of lines, title included
+  extras: { title: "", layout: "list", omittedLabel: "extra sections", whole: true },
+  files_changed: { title: "", layout: "fold", omittedLabel: "changed files" },
   changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes" },
   commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands" },
   open_failures: {
@@ -84,7 +86,7 @@ export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
     omittedLabel: "open failures",
   },
   decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions" },
-  thread_summary: { title: "Thread: ", layout: "single", omittedLabel: "thread summary" },
+  thread_summary: { title: "Thread: ", layout: "inline", omittedLabel: "thread summary", whole: true },
   key_exchanges: { title: "Key exchanges:", layout: "list", omittedLabel: "exchanges" },
   files_modified: { title: "Files modified: ", layout: "inline", omittedLabel: "modified files" },
   files_read: { title: "Files read: ", layout: "inline", omittedLabel: "read files" },
@@ -98,22 +100,4 @@ export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
   },
 };
 
-export const SECTION_ORDER: readonly RestoreSection[] = [
-  "last_report",
-  "goal",
-  "requests",
-  "extras",
-  "files_changed",
-  "changes",
-  "commands",
-  "open_failures",
-  "decisions",
-  "thread_summary",
-  "key_exchanges",
-  "files_modified",
-  "files_read",
-  "tools_used",
-  "errors",
-  "open_items",
-  "learnings",
-];
+export const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];

@@ -1,0 +1,137 @@
+/**
+ * The one section model of the restore block and the compaction summary: a checkpoint becomes
+ * ordered sections of rendered entries, and a budget drops entries until the text fits. The two
+ * blocks differ only in their sections, their frame and their drop plan (drop-plan.ts).
+ */
+import type { Checkpoint, WorkCommand, WorkFile } from "../checkpoint/schema.js";
+import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
+import { quoteUntrusted } from "./quote.js";
+
+/** A count as printed: a non-negative integer, 0 for anything else. */
+export function safeCount(n: unknown): number {
+  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
+}
+
+/** A list field, [] when absent or not a list. */
+export const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
+
+/**
+ * How entries become lines: "list" a title line (when not empty) then one entry per line,
+ * "inline" the title then the entries joined by `sep`, "fold" one line made by `fold`.
+ */
+export type Layout = "list" | "inline" | "fold";
+
+export interface Section<K extends string = string> {
+  key: K;
+  title: string;
+  layout: Layout;
+  sep?: string;
+  fold?: (entries: readonly string[]) => string;
+  entries: string[];
+  /** entries left out for the budget */
+  dropped: number;
+}
+
+export function sectionLines(s: Section): string[] {
+  if (s.entries.length === 0) return [];
+  if (s.layout === "fold") return [s.fold!(s.entries)];
+  if (s.layout === "inline") return [s.title + s.entries.join(s.sep ?? ", ")];
+  return s.title ? [s.title, ...s.entries] : s.entries;
+}
+
+/** `sectionLines(s).join("\n").length` without building it (the budget asks after every drop). */
+export function sectionLength(s: Section): number {
+  const n = s.entries.length;
+  if (n === 0) return 0;
+  if (s.layout === "fold") return s.fold!(s.entries).length;
+  let len = 0;
+  for (const e of s.entries) len += e.length;
+  if (s.layout === "inline") return s.title.length + len + (s.sep ?? ", ").length * (n - 1);
+  return (s.title ? s.title.length + 1 : 0) + len + (n - 1);
+}
+
+/**
+ * Sections under one budget. `body` is the sections' text with a newline before each non-empty
+ * one, kept up to date as entries go; `total(body)` adds the block's frame around it.
+ */
+export class SectionBudget<K extends string> {
+  readonly byKey: Map<K, Section<K>>;
+  private readonly lens = new Map<K, number>();
+  body = 0;
+
+  constructor(
+    readonly sections: Section<K>[],
+    private readonly frame: (body: number) => number,
+  ) {
+    this.byKey = new Map(sections.map((s) => [s.key, s]));
+    for (const s of sections) this.relen(s);
+  }
+
+  total(): number {
+    return this.frame(this.body);
+  }
+
+  /** Re-measure `s` after its entries changed. */
+  relen(s: Section<K>): void {
+    const before = this.lens.get(s.key) ?? 0;
+    const after = sectionLength(s);
+    this.lens.set(s.key, after);
+    this.body += (after > 0 ? after + 1 : 0) - (before > 0 ? before + 1 : 0);
+  }
+
+  /** Drop entries of `key` (its last ones, or its first) while more than `keep` remain and the block is over `limit`. */
+  drop(key: K, keep: number, limit: number, fromEnd = true): void {
+    const s = this.byKey.get(key)!;
+    while (s.entries.length > keep && this.total() > limit) {
+      if (fromEnd) s.entries.pop();
+      else s.entries.shift();
+      s.dropped++;
+      this.relen(s);
+    }
+  }
+
+  lines(): string[] {
+    return this.sections.flatMap(sectionLines);
+  }
+}
+
+// --- entries both blocks share ---------------------------------------------------------------
+
+/** Bare paths folded under their root, the others quoted after them. */
+export class PathFold {
+  readonly root: string | null;
+  constructor(paths: readonly string[]) {
+    this.root = commonRoot(paths.filter((p) => BARE_PATH.test(p)));
+  }
+  /** A path as printed in a list line: bare relative path, or quoted. */
+  display(p: string): string {
+    if (!BARE_PATH.test(p)) return quoteUntrusted(p, 160);
+    return this.root && p.startsWith(this.root) ? p.slice(this.root.length) : p;
+  }
+  folded(paths: readonly string[]): string {
+    const bare = paths.filter((p) => BARE_PATH.test(p)).map((p) => this.display(p));
+    const quoted = paths.filter((p) => !BARE_PATH.test(p)).map((p) => quoteUntrusted(p, 160));
+    return [bare.length > 0 ? foldPaths(bare) : "", ...quoted].filter(Boolean).join(", ");
+  }
+  /** The "Files changed" title: how many, and the root they are folded under. */
+  head(total: number): string {
+    return `Files changed (${total}${this.root ? `, root ${this.root}` : ""}): `;
+  }
+}
+
+/** The ledger's files, and every changed path: the ledger's, then files it missed (fileOps of a host without tool_result). */
+export function changedPaths(cp: Checkpoint): { files: WorkFile[]; paths: string[] } {
+  const files = arr(cp.work?.files).filter((f) => f && typeof f.path === "string");
+  const known = new Set(files.map((f) => f.path));
+  const extra = arr(cp.resources?.files_modified).filter((p) => typeof p === "string" && !known.has(p)).reverse();
+  return { files, paths: [...files.map((f) => f.path), ...extra] };
+}
+
+/** A command family with its latest outcome and, run more than once, how often (and how often it failed). */
+export function commandEntry(c: WorkCommand): string {
+  const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";
+  const n = safeCount(c.runs);
+  const failed = safeCount(c.failures);
+  const runs = n > 1 ? ` ×${n}${failed > 0 ? ` (${failed} failed)` : ""}` : "";
+  return `${quoteUntrusted(c.family, 60)} ${outcome}${runs}`;
+}
