@@ -1,7 +1,7 @@
 /**
  * The services one process shares across every chat and engine: the debug switch, the slice
  * gate, the system event queues, the clean work-tree readings, the archive worker and the
- * compaction provider's session hints. One object per process (globalSingleton); each service is
+ * compaction provider's session hints, the pi shell's slots per SessionManager. One object per process (globalSingleton); each service is
  * a field its owner declares (`declare module` augmenting ProcessServices) and creates on first
  * use, so this floor knows none of the layers above it and the object holds nothing unused.
  */

@@ -9,7 +9,7 @@
  */
 import type { ContextManagerRuntimeValue } from "../engine/runtime.js";
 import type { SessionApi } from "../engine/session-api.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
+import { processServices } from "../../infra/process-services.js";
 
 export type { ContextManagerRuntimeValue } from "../engine/runtime.js";
 
@@ -20,9 +20,11 @@ interface ManagerSlot {
   session?: Promise<SessionApi>;
 }
 
-type Registry = WeakMap<object, ManagerSlot>;
+declare module "../../infra/process-services.js" {
+  interface ProcessServices { piManagerSlots?: WeakMap<object, ManagerSlot> } // by pi SessionManager, dropped with it
+}
 
-const registry = (): Registry => globalSingleton("openclaw.contextManager.runtime", () => new WeakMap());
+const registry = (): WeakMap<object, ManagerSlot> => (processServices().piManagerSlots ??= new WeakMap());
 
 function slotOf(sessionManager: object): ManagerSlot {
   let slot = registry().get(sessionManager);
