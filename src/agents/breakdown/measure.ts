@@ -30,6 +30,9 @@ const TOOL_RESULTS = SLOT.tool_results;
 const IMAGES = SLOT.images;
 const HANDLES = SLOT.handles;
 const SUMMARIES = SLOT.summaries;
+/** chars of pi 0.73's frame around a compaction / branch summary as sent */
+const PI_COMPACTION_FRAME_CHARS = 107;
+const PI_BRANCH_FRAME_CHARS = 99;
 const OTHER = SLOT.other;
 
 /** Tools whose results a Tally keeps in a list before it switches to a Map (a scan of a few names beats hashing each one). */
@@ -217,7 +220,9 @@ export function measureMessage(message: AgentMessage, aged: boolean, tally: Tall
     }
     case "compactionSummary":
     case "branchSummary": {
-      const n = (typeof m.summary === "string" ? m.summary.length : 0) + FRAMING;
+      // pi sends the summary inside its frame (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX, BRANCH_SUMMARY_*)
+      const frame = m.role === "compactionSummary" ? PI_COMPACTION_FRAME_CHARS : PI_BRANCH_FRAME_CHARS;
+      const n = (typeof m.summary === "string" ? m.summary.length : 0) + frame + FRAMING;
       tally.addAt(SUMMARIES, n);
       return n;
     }
