@@ -77,6 +77,29 @@ describe("prompt cache: the gauge line", () => {
     expect(requests.some((r) => requestTexts(r).some((t) => GAUGE_RE.test(t) && t.includes("Checkpoint saved")))).toBe(true);
   });
 
+  it("anthropic: after a compaction no earlier reading stays in the prompt (the request is written whole anyway)", async () => {
+    const usages: Array<ContextUsage | undefined> = [];
+    host = await makeHost({ contextManager: { promptCache: "anthropic" }, extraExtensionFactories: [usageRecorder(usages)] });
+    await grow(host, 30);
+    const before = host.agent.chatRequests.length;
+    expect(before).toBeGreaterThan(0);
+    for (let i = 0; i < 2; i++) {
+      host.agent.queue(reply.text(`After ${i}.`));
+      await host.runner.handleInbound(KEY, `A short question ${i}.`);
+    }
+    const requests = host.agent.chatRequests;
+    expect(requests.length).toBeGreaterThan(before);
+    let checked = 0;
+    for (let i = before; i < requests.length; i++) {
+      const u = usages[i]?.percent;
+      if (u == null) continue;
+      checked++;
+      // every line in the prompt is this reading's (within a step), none from before the compaction
+      for (const t of requestTexts(requests[i]!).filter((x) => GAUGE_RE.test(x))) expect(Math.abs(Number(GAUGE_RE.exec(t)![1]) - u), `request ${i} at ${u}%: ${t}`).toBeLessThan(6);
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
   it("none: the gauge is the last message of each request above 70% and the next request drops it (today's behaviour)", async () => {
     const usages: Array<ContextUsage | undefined> = [];
     host = await makeHost({ contextManager: { promptCache: "none" }, extraExtensionFactories: [usageRecorder(usages)] });

@@ -75,6 +75,9 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
   const text = decision.gaugeText ?? "";
   const action = decision.gaugeAction ?? "none";
   const line = text ? { text, step: gaugeStep(action, decision.reading.utilization), force: decision.checkpointWrite !== undefined } : null;
+  // a cold request (a compaction rewrote the prompt, the TTL passed) is written whole anyway:
+  // the earlier readings go, and a line is sent again only if the reading is >= 70%
+  if (rc.cold !== null && rc.cold !== "first request") rc.session.anchors = [];
   const out = withAnchoredGauge(messages, rc.session, line, rc.now);
   rc.session.last.gaugeLines = rc.session.anchors.length;
   return out;
