@@ -70,6 +70,17 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
   }
 }
 
+/**
+ * Whether a request made at `at` (the session's clock) from `messages` would find the cache
+ * cold, without recording anything: a run start looking ahead at its first request. Null under
+ * `none` or when the cache may be warm.
+ */
+export function coldAhead(engine: ContextManagerEngine, messages: readonly AgentMessage[], model: HostModel | undefined, at: number): ColdReason | null {
+  const rules = cacheRulesFor(engine.runtime.config, model);
+  if (rules.family === "none") return null;
+  return coldReason(cacheSessionFor(engine), rules, messages, at, false);
+}
+
 /** The messages with the gauge lines placed by the policy (gauge-anchors.ts). */
 export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decision: ContextDecision): AgentMessage[] {
   const text = decision.gaugeText ?? "";

@@ -289,9 +289,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     if (searchRegistered) {
       pi.on(
         "before_agent_start",
-        guard("before_agent_start", async (_event, ctx) => {
+        guard("before_agent_start", async (event, ctx) => {
           const engine = await get(ctx, "before_agent_start");
-          if (engine) await applyRunTools(pi, engine, ctx);
+          if (engine) await applyRunTools(pi, engine, ctx, event.prompt, piModelOf(ctx));
           return undefined;
         }),
       );
