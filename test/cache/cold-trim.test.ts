@@ -33,8 +33,8 @@ describe("cold-moment trim", () => {
   });
 
   /** window 16k, safe limit 13k (reserve 2k, recall cap 1k): low mark 5.2k, a cold request trims past 9.1k; pi compacts past 14k */
-  async function run(promptCache: string, gap: boolean): Promise<Context[]> {
-    host = await makeHost({ contextManager: { promptCache, smartTrimReserveTokens: 2_000, offload: false } });
+  async function run(promptCache: string, gap: boolean, config: Record<string, unknown> = { smartTrimReserveTokens: 2_000 }): Promise<Context[]> {
+    host = await makeHost({ contextManager: { promptCache, ...config, offload: false }, reserveTokens: 2_000 });
     const turn = async (i: number) => {
       host!.agent.queue(reply.text(filler(`Answer ${i}`, 2400)));
       const r = await host!.runner.handleInbound(KEY, filler(`Question ${i}`, 1600));
@@ -72,6 +72,13 @@ describe("cold-moment trim", () => {
     expect(trimmed(requests.at(-2)!)).toBe(true);
     expect(tools(requests.at(-2)!)).toContain(SEARCH_TOOL_NAME);
     expect(tools(requests.at(-1)!)).toContain(SEARCH_TOOL_NAME);
+  });
+
+  it("the host's reserve wins over smartTrimReserveTokens: pi's 2,000 places the cut, not the key's 16,384 (which would leave no room in a 16k window)", async () => {
+    const requests = await run("anthropic", true, {});
+    expect(trimmed(requests.at(-3)!)).toBe(false);
+    expect(trimmed(requests.at(-2)!)).toBe(true);
+    expect(requests.at(-2)!.messages.length).toBeLessThan(requests.at(-3)!.messages.length);
   });
 
   it("anthropic without the gap: nothing is trimmed (the cache is warm, the context under the limit)", async () => {

@@ -15,6 +15,7 @@ import type { HostModel } from "../cache/cache-rules.js";
 import type { ColdReason } from "../cache/swap-policy.js";
 import { coldAhead, type RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
+import { reserveTokensOf } from "./host-reserve.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
@@ -44,12 +45,12 @@ function reweigh(engine: ContextManagerEngine): void {
  */
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
-/** safeLimit = window - reserve - recall cap (0: no window known, no trimming). */
+/** safeLimit = window - reserve (the host's where it reports it: host-reserve.ts) - recall cap (0: no window known, no trimming). */
 export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
   const cfg = engine.runtime.config;
   const window = contextWindow || engine.runtime.contextWindowTokens;
   if (!(window > 0)) return 0;
-  return Math.max(0, window - cfg.smartTrimReserveTokens - recallCapTokens(cfg, window));
+  return Math.max(0, window - reserveTokensOf(engine.runtime) - recallCapTokens(cfg, window));
 }
 
 /** The reading above which a request trims because its cache is cold (cache/trim-policy.ts); null: not cold. */
@@ -131,7 +132,7 @@ export function withSmartTrim(
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
-    const compactAt = Math.max(0, window - cfg.smartTrimReserveTokens);
+    const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
     const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },

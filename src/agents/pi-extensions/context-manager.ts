@@ -45,7 +45,7 @@ import {
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
-import { piRequestHost } from "./context-manager-request-host.js";
+import { piCompactionSet, piRequestHost } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
 import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
 
@@ -57,7 +57,10 @@ export { defaultStateDir };
 /** Runtime for a pi CLI session with no host: one session key per workspace. */
 export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): ContextManagerRuntimeValue {
   const cfg = config ?? resolveContextManagerConfig({});
+  // pi's own reserve where its settings files set one (its default is the config key's default)
+  const reserve = piCompactionSet(cwd).reserveTokens;
   return {
+    ...(reserve === undefined ? {} : { hostReserveTokens: reserve }),
     sessionKey: `pi:${resolve(cwd)}`,
     contextWindowTokens: 0, // 0: take the window from the model at engine creation
     stateDir: cfg.stateDir ?? defaultStateDir(),
@@ -420,6 +423,8 @@ export function buildContextManagerExtensionFactories(params: {
   channel?: string | null;
   compactionCount?: number;
   hostInjectsRestore?: boolean;
+  /** pi's `compaction.reserveTokens` for the run, as the host set it (its SettingsManager) */
+  compactionReserveTokens?: number;
   logger?: WarnLogger;
 }): ExtensionFactory[] {
   let config: ContextManagerConfig;
@@ -449,6 +454,7 @@ export function buildContextManagerExtensionFactories(params: {
     channel: params.channel ?? null,
     compactionCount: params.compactionCount,
     hostInjectsRestore: params.hostInjectsRestore ?? true,
+    ...(params.compactionReserveTokens === undefined ? {} : { hostReserveTokens: params.compactionReserveTokens }),
     logger: params.logger,
   });
   return [
