@@ -161,6 +161,8 @@ export interface CompactionProviderShape {
 export interface PluginApiShape {
   id: string;
   pluginConfig?: Record<string, unknown>;
+  /** OpenClaw's whole config (`api.config`): its compaction reserve is read (openclaw-reserve.ts) */
+  config?: unknown;
   logger?: { warn(message: string): void };
   registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
   /**

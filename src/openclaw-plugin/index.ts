@@ -14,6 +14,7 @@ import { type ContextManagerConfig, resolveContextManagerConfig } from "../agent
 import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, createContextManagerContextEngine, sharedSessionSlot } from "./context-engine.js";
+import { openClawReserveTokens } from "./openclaw-reserve.js";
 import { createCompactionProvider } from "./compaction-provider.js";
 import { noteCompactionHint } from "./provider-session.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
@@ -54,7 +55,7 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
  */
 function registerProvider(api: PluginApiShape, config: ContextManagerConfig, workspaceDir: string | null): void {
   if (typeof api.registerCompactionProvider !== "function" || !config.enabled) return;
-  const opts = { config, stateDir: config.stateDir ?? defaultStateDir(), logger: api.logger, workspaceDir };
+  const opts = { config, stateDir: config.stateDir ?? defaultStateDir(), logger: api.logger, workspaceDir, ...hostReserve(api) };
   if (typeof api.on === "function") {
     api.on("before_compaction", (event, ctx) => {
       try {
@@ -65,6 +66,12 @@ function registerProvider(api: PluginApiShape, config: ContextManagerConfig, wor
     });
   }
   api.registerCompactionProvider(createCompactionProvider({ ...opts, slotFor: (s) => sharedSessionSlot(opts, s.sessionId, s.sessionKey) }));
+}
+
+/** pi's reserve where OpenClaw's config sets one, for the session slots' runtime. */
+function hostReserve(api: PluginApiShape): { hostReserveTokens?: number } {
+  const reserve = openClawReserveTokens(api.config);
+  return reserve === undefined ? {} : { hostReserveTokens: reserve };
 }
 
 export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
@@ -98,6 +105,7 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
       delegateCompaction,
       logger: api.logger,
       workspaceDir: ctx?.workspaceDir ?? null,
+      ...hostReserve(api),
     });
   });
 }

@@ -42,6 +42,8 @@ export interface SlotOptions {
   logger?: WarnLogger;
   /** the agent's workspace (factory context): checkpoints record its drift state (issue 17) */
   workspaceDir?: string | null;
+  /** pi's compaction reserve from OpenClaw's config (openclaw-reserve.ts); absent: smartTrimReserveTokens */
+  hostReserveTokens?: number;
 }
 
 /** Logs a failure the host must not see (every engine method is total). */
@@ -119,6 +121,7 @@ export class SessionSlot {
         channel: fromKey.channel,
         hostInjectsRestore: true,
         toolResultsFromMessages: true,
+        ...(opts.hostReserveTokens === undefined ? {} : { hostReserveTokens: opts.hostReserveTokens }),
         logger: opts.logger,
       },
       { sessionId, sessionFile: null, compactionsSoFar: data.compactions, cwd: opts.workspaceDir ?? null },

@@ -11,6 +11,7 @@ import { livedTime } from "../../infra/lived-clock.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import type { CacheSession } from "../cache/cache-session.js";
 import { sessionAt } from "./cache-budget.js";
+import { reserveTokensOf } from "./host-reserve.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingAgeUnder } from "../cache/aging-age.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
@@ -60,7 +61,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     const cold = coldReason(session, rules, messages, at, hints?.systemPromptChanged === true);
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;
-    const compactAt = window > 0 ? Math.max(0, window - cfg.smartTrimReserveTokens) : 0;
+    const compactAt = window > 0 ? Math.max(0, window - reserveTokensOf(engine.runtime)) : 0;
     const gate = agingGate({ rules, session, cold, tokens, compactAt, now: at, decided: (d) => (session.last.aging = d) });
     const ageTurns = agingAgeUnder(rules, cfg);
     return { rules, session, now, at, cold, gate, ageTurns, firstKey: messageKey(messages[0]) };
@@ -68,6 +69,17 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
     engine.log.fail("prompt cache", e);
     return null;
   }
+}
+
+/**
+ * Whether a request made at `at` (the session's clock) from `messages` would find the cache
+ * cold, without recording anything: a run start looking ahead at its first request. Null under
+ * `none` or when the cache may be warm.
+ */
+export function coldAhead(engine: ContextManagerEngine, messages: readonly AgentMessage[], model: HostModel | undefined, at: number): ColdReason | null {
+  const rules = cacheRulesFor(engine.runtime.config, model);
+  if (rules.family === "none") return null;
+  return coldReason(cacheSessionFor(engine), rules, messages, at, false);
 }
 
 /** The messages with the gauge lines placed by the policy (gauge-anchors.ts). */

@@ -6,7 +6,10 @@
  * span, or an earlier session of the key left one), so it joins then, at a run start (pi fixes a
  * run's tools when the run starts), and stays for the session: a toggle would rewrite the
  * prompt again. With smart trim on it is there from the start (a trim can come inside any run,
- * and its marker line names the tool). A session whose shell does not manage the tool set keeps
+ * and its marker line names the tool). With it off, it joins too at the start of a run whose
+ * first request is trimmed because the cache is cold (engine/trim-hooks.ts coldTrimAhead): the
+ * marker names it for the rest of that run, and the join rewrites nothing still cached. A
+ * session whose shell does not manage the tool set keeps
  * it from the start.
  */
 import { sessionAt } from "./cache-budget.js";

@@ -25,6 +25,12 @@ export interface ContextManagerRuntimeValue {
    */
   hostInjectsRestore: boolean;
   /**
+   * tokens the host keeps free below the window before it compacts (pi's
+   * `compaction.reserveTokens`), when the host reports it: smart trim and the cold-moment trim
+   * are placed under it (engine/host-reserve.ts); absent: the config's smartTrimReserveTokens
+   */
+  hostReserveTokens?: number;
+  /**
    * true when the host sends no `tool_result` events and tool results are captured from the
    * toolResult messages instead (OpenClaw's context-engine plugin sees messages only)
    */

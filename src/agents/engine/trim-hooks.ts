@@ -11,8 +11,11 @@ import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
 import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { coldForTrim, coldTrimAbove, trimPays } from "../cache/trim-policy.js";
-import type { RequestCache } from "./cache-hooks.js";
+import type { HostModel } from "../cache/cache-rules.js";
+import type { ColdReason } from "../cache/swap-policy.js";
+import { coldAhead, type RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
+import { reserveTokensOf } from "./host-reserve.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
@@ -42,25 +45,49 @@ function reweigh(engine: ContextManagerEngine): void {
  */
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
-/** safeLimit = window - reserve - recall cap (0: no window known, no trimming). */
+/** safeLimit = window - reserve (the host's where it reports it: host-reserve.ts) - recall cap (0: no window known, no trimming). */
 export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
   const cfg = engine.runtime.config;
   const window = contextWindow || engine.runtime.contextWindowTokens;
   if (!(window > 0)) return 0;
-  return Math.max(0, window - cfg.smartTrimReserveTokens - recallCapTokens(cfg, window));
+  return Math.max(0, window - reserveTokensOf(engine.runtime) - recallCapTokens(cfg, window));
 }
 
-/** The reading above which this request trims because its cache is cold (cache/trim-policy.ts); null: not cold. */
-function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cache: RequestCache | null | undefined): number | null {
-  if (!cache || !coldForTrim(cache.cold)) return null;
+/** The reading above which a request trims because its cache is cold (cache/trim-policy.ts); null: not cold. */
+function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined): number | null {
+  if (!coldForTrim(cold ?? null)) return null;
   const safeLimit = safeLimitOf(engine, contextWindow);
   return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
 }
 
+/**
+ * Whether a request reading `tokens` with this cold reason is trimmed because its cache is cold.
+ * The one predicate for the request path (trimRuns) and the run start that looks ahead at the
+ * run's first request (coldTrimAhead: context_search joins for the run that trims).
+ */
+export function coldTrimDue(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined, tokens: number): boolean {
+  const above = coldCutAbove(engine, contextWindow, cold);
+  return above !== null && tokens > above;
+}
+
+/**
+ * At a run start: whether the run's first request will be cold-trimmed. `messages`: the
+ * history the run starts from, `tokens`: its reading with the new prompt, `at`: now on the
+ * session's clock. Reads the cache policy's memory, changes nothing.
+ */
+export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel; at: number }): boolean {
+  try {
+    return coldTrimDue(engine, engine.runtime.contextWindowTokens, coldAhead(engine, ahead.messages, ahead.model, ahead.at), ahead.tokens);
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return false;
+  }
+}
+
 /** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
-function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: number | null): boolean {
+function trimRuns(engine: ContextManagerEngine, tokens: number, contextWindow: number, cache: RequestCache | null | undefined): boolean {
   if (engine.runtime.config.smartTrim) return true;
-  if (coldAbove !== null && tokens > coldAbove) return true;
+  if (coldTrimDue(engine, contextWindow, cache?.cold, tokens)) return true;
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
 }
 
@@ -71,7 +98,7 @@ function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: numbe
  */
 export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
   try {
-    if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache))) return null;
+    if (!trimRuns(engine, tokens, contextWindow, cache)) return null;
     const t = smartTrimFor(engine);
     return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
   } catch (e) {
@@ -100,12 +127,12 @@ export function withSmartTrim(
   try {
     const safeLimit = safeLimitOf(engine, contextWindow);
     if (safeLimit <= 0) return null;
-    const coldAbove = coldCutAbove(engine, contextWindow, cache);
-    if (!trimRuns(engine, tokens, coldAbove)) return null;
+    const coldAbove = coldCutAbove(engine, contextWindow, cache?.cold);
+    if (!trimRuns(engine, tokens, contextWindow, cache)) return null;
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
-    const compactAt = Math.max(0, window - cfg.smartTrimReserveTokens);
+    const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
     const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },

@@ -50,6 +50,8 @@ export interface BuildEmbeddedExtensionFactoriesParams {
   stateDir: string;
   /** stand-in injection: core's createSubsystemLogger("context-manager") */
   logger?: WarnLogger;
+  /** the run's pi `compaction.reserveTokens` (core: its SettingsManager's getCompactionReserveTokens()), passed on to the context manager */
+  compactionReserveTokens?: number;
 }
 
 /** contextTokenBudget, else the model window capped by agents.defaults.contextTokens (resolveContextWindowInfo). */
@@ -85,6 +87,7 @@ export function buildEmbeddedExtensionFactories(params: BuildEmbeddedExtensionFa
         agentId: params.agentId ?? null,
         channel: agentAndChannelOf(params.sessionKey).channel,
         hostInjectsRestore: true,
+        ...(params.compactionReserveTokens === undefined ? {} : { compactionReserveTokens: params.compactionReserveTokens }),
         logger: params.logger,
       }),
     );

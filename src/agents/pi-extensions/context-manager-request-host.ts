@@ -15,7 +15,13 @@ export const PI_DEFAULT_RESERVE_TOKENS = 16_384;
 
 /** pi's compaction settings from its settings files (project wins); defaults when unset or unreadable. */
 export function piCompactionSettings(cwd: string): { enabled: boolean; reserveTokens: number } {
-  const out = { enabled: true, reserveTokens: PI_DEFAULT_RESERVE_TOKENS };
+  const set = piCompactionSet(cwd);
+  return { enabled: set.enabled ?? true, reserveTokens: set.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS };
+}
+
+/** The compaction settings pi's settings files set (project wins); a key no file sets is absent. */
+export function piCompactionSet(cwd: string): { enabled?: boolean; reserveTokens?: number } {
+  const out: { enabled?: boolean; reserveTokens?: number } = {};
   for (const file of piSettingsFiles(cwd)) {
     try {
       const c = (JSON.parse(readFileSync(file, "utf8")) as { compaction?: { enabled?: unknown; reserveTokens?: unknown } } | null)?.compaction;

@@ -11,13 +11,17 @@ import { consoleWarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { enableDebugFromConfig } from "../../infra/debug-log.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
+import { piCompactionSet } from "./context-manager-request-host.js";
 import type { ReadonlySessionManager } from "./context-manager-capture.js";
 import { type ContextManagerRuntimeValue, getContextManagerRuntime, sessionOfManager, setSessionOfManager } from "./context-manager-runtime.js";
 
 /** Runtime for a pi CLI session with no host: one session key per workspace. */
 export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): ContextManagerRuntimeValue {
   const cfg = config ?? resolveContextManagerConfig({});
+  // pi's own reserve where its settings files set one (its default is the config key's default)
+  const reserve = piCompactionSet(cwd).reserveTokens;
   return {
+    ...(reserve === undefined ? {} : { hostReserveTokens: reserve }),
     sessionKey: `pi:${resolve(cwd)}`,
     contextWindowTokens: 0, // 0: take the window from the model at engine creation
     stateDir: cfg.stateDir ?? defaultStateDir(),

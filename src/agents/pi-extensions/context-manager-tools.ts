@@ -5,15 +5,23 @@
  * so pi's rebuilt system prompt is the same text: only the tool list changes.
  */
 import { join } from "node:path";
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { buildSessionContext, type ExtensionAPI, type ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { decideSearchJoin, ourToolsState } from "../engine/our-tools.js";
+import { coldTrimAhead } from "../engine/trim-hooks.js";
+import type { HostModel } from "../cache/cache-rules.js";
+import { estimateContextTokens } from "../gauge/context-gauge.js";
+import { livedTime } from "../../infra/lived-clock.js";
 
 /** The run start: decide, then set pi's active tools when they differ. The caller guards. */
-export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext): Promise<void> {
+export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
   const state = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+  // a run whose first request is trimmed because its cache is cold needs the tool the trim's
+  // marker names, for the whole run; joining then rewrites nothing that was still cached
+  if (!state.searchJoined && coldTrimAhead(engine, runStartView(ctx, prompt, model))) decideSearchJoin(state, true);
   // with smart trim on, a trim can come inside any run and its marker line names the tool: there from the start
   if (!state.searchJoined) decideSearchJoin(state, engine.runtime.config.smartTrim || ctx.sessionManager.getBranch().some((e) => e.type === "compaction") || (await archiveHasRecords(engine)));
   const active = pi.getActiveTools();
@@ -26,4 +34,17 @@ export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngi
 async function archiveHasRecords(engine: ContextManagerEngine): Promise<boolean> {
   const st = await statArchive(join(archiveDir(engine.runtime.stateDir, engine.sessionKey), ARCHIVE_FILE));
   return (st?.size ?? 0) > 0;
+}
+
+/**
+ * The run's first request as the run start sees it: the history it starts from, pi's reading of
+ * it with the new prompt added (the request path reads the same usage), and now on the
+ * session's clock (the prompt is stamped now).
+ */
+function runStartView(ctx: ExtensionContext, prompt: string, model: HostModel | undefined) {
+  const messages = buildSessionContext(ctx.sessionManager.getBranch()).messages;
+  const promptTokens = estimateContextTokens([{ role: "user", content: prompt, timestamp: 0 } as AgentMessage]);
+  const usage = ctx.getContextUsage()?.tokens;
+  const tokens = (typeof usage === "number" ? usage : estimateContextTokens(messages)) + promptTokens;
+  return { messages, tokens, at: livedTime(Date.now()), ...(model ? { model } : {}) };
 }

@@ -188,9 +188,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     if (searchRegistered) {
       pi.on(
         "before_agent_start",
-        guard("before_agent_start", async (_event, ctx) => {
+        guard("before_agent_start", async (event, ctx) => {
           const engine = await engineOf(ctx, "before_agent_start");
-          if (engine) await applyRunTools(pi, engine, ctx);
+          if (engine) await applyRunTools(pi, engine, ctx, event.prompt, piModelOf(ctx));
           return undefined;
         }),
       );
@@ -303,6 +303,8 @@ export function buildContextManagerExtensionFactories(params: {
   channel?: string | null;
   compactionCount?: number;
   hostInjectsRestore?: boolean;
+  /** pi's `compaction.reserveTokens` for the run, as the host set it (its SettingsManager) */
+  compactionReserveTokens?: number;
   logger?: WarnLogger;
 }): ExtensionFactory[] {
   let config: ContextManagerConfig;
@@ -332,6 +334,7 @@ export function buildContextManagerExtensionFactories(params: {
     channel: params.channel ?? null,
     compactionCount: params.compactionCount,
     hostInjectsRestore: params.hostInjectsRestore ?? true,
+    ...(params.compactionReserveTokens === undefined ? {} : { hostReserveTokens: params.compactionReserveTokens }),
     logger: params.logger,
   });
   return [

@@ -301,6 +301,7 @@ export class AgentRunner {
         runId: `run-${Date.now().toString(36)}`,
         stateDir: this.opts.stateDir,
         logger: this.logger,
+        compactionReserveTokens: settingsManager.getCompactionReserveTokens(),
       }),
     ].map(wrap);
     const agentDir = join(this.opts.stateDir, "agents", this.agentId, "agent");
