@@ -31,7 +31,7 @@ import type { CompactionProviderShape } from "../src/openclaw-plugin/engine-type
 import { backgroundWritesSettled } from "../src/agents/engine/background-writes.js";
 import { spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
 import { latencyStats } from "../src/replay/stats.js";
-import { ContextState } from "../src/agents/context-state.js";
+import { ContextState } from "../src/agents/state/context-state.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
 

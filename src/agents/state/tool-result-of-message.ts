@@ -6,7 +6,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { toolCallsOf } from "../messages/read.js";
-import { type ToolResultEventLike } from "../context-capture.js";
+import { type ToolResultEventLike } from "./tool-result-rules.js";
 
 /** a result sits right after its call in every host's history; a bound keeps a hostile one cheap */
 const LOOKBACK = 64;
