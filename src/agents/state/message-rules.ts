@@ -65,11 +65,13 @@ export interface TaskListItems {
 }
 
 const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.+)$/;
+const TASK_BOX = /\[[ xX]\]/;
 
 /** Markdown task-list items: `- [ ] text` is open, `- [x] text` is done (same text closes it). */
 export function taskListItems(text: string): TaskListItems {
   const out: TaskListItems = { open: [], done: [] };
-  if (!text.includes("[")) return out;
+  // every task line holds "[ ]", "[x]" or "[X]": a text without one is not split into lines
+  if (!TASK_BOX.test(text)) return out;
   for (const line of text.split(/\r\n|\r|\n/)) {
     const m = TASK_LINE.exec(line);
     if (!m) continue;
