@@ -5,7 +5,7 @@
 //   host shells     agents/pi-extensions/ openclaw-plugin/ openclaw.ts agents/pi-embedded-runner/
 //                   auto-reply/ openclaw-core/ (the restore seams OpenClaw core calls)
 //   engine          agents/engine/
-//   core, features  agents/*.ts (context-state.ts, context-capture.ts) and the feature folders,
+//   core, features  agents/*.ts and the feature folders (the capture and its state: agents/state/),
 //                   ordered bottom first by FEATURE_TIERS: a folder imports only folders below it
 
 //   bottom layers   agents/messages/ -> agents/text/
@@ -45,7 +45,7 @@ const HOST_PACKAGES = "(^|/)node_modules/(@mariozechner/(pi-coding-agent|pi-ai|p
 /** Feature files that still import a host package (issue 38: to be moved out), and only these. */
 const FEATURE_HOST_IMPORTS_LEFT = [
   "^src/agents/trim/(token-memo|relevance-index)[.]ts$",
-  "^src/agents/messages/(message-tokens|read)[.]ts$",
+  "^src/agents/messages/(message-tokens|read|context-overflow)[.]ts$",
   "^src/agents/state/(note-tool|tool-result-of-message|message-cursor)[.]ts$",
   "^src/agents/artifacts/fetch-tool[.]ts$",
   "^src/agents/archive/(segments|search-tool)[.]ts$",

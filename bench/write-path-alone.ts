@@ -14,7 +14,7 @@ const M = (p: string) => import(join(ROOT, p));
 const { buildCheckpointDraft } = await M("src/agents/state/checkpoint-build.ts");
 const { CheckpointWriter } = await M("src/store.ts");
 const { resolveContextManagerConfig } = await M("src/agents/config/context-manager-config.ts");
-const { ContextState } = await M("src/agents/context-state.ts");
+const { ContextState } = await M("src/agents/state/context-state.ts");
 const { loadSourceMessages, MessageFactory } = await M("bench/messages.ts");
 const { durableFloor } = await M("bench/write-path.ts");
 const { latencyStats } = await M("src/replay/stats.ts");

@@ -15,7 +15,7 @@ import { buildCheckpointDraft } from "../agents/state/checkpoint-build.js";
 import { renderCheckpointRestore } from "../agents/inject/render-restore.js";
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
-import { ContextState } from "../agents/context-state.js";
+import { ContextState } from "../agents/state/context-state.js";
 
 interface Msg {
   role: string;

@@ -4,7 +4,7 @@
  * can be captured still is. Each case runs once, on a fresh engine over a temp dir.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ContextState } from "../../src/agents/context-state.js";
+import { MessageCapture } from "../../src/agents/state/message-capture.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 import {
@@ -120,7 +120,7 @@ describe("context handler: hostile messages", () => {
     for (let i = 0; i < 25_000; i++) {
       messages.push(userMsg(`q${i}`), toolCallMsg(`c${i}`, "read", { path: `f${i % 500}.ts` }), toolResultMsg(`c${i}`, "read", "ok"), assistantMsg([{ type: "text", text: `a${i}` }]));
     }
-    const processed = vi.spyOn(ContextState.prototype as unknown as { processMessage: (m: AgentMessage) => void }, "processMessage");
+    const processed = vi.spyOn(MessageCapture.prototype as unknown as { processMessage: (m: AgentMessage) => void }, "processMessage");
     const first = await timed(() => t.engine.onContext(messages, usageAt(0.5)));
     expect(processed).toHaveBeenCalledTimes(100_000);
     messages.push(userMsg("one more"));

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildCheckpointDraft } from "../../src/agents/state/checkpoint-build.js";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { CONFIG, assistant, rmDir, tempDir, user } from "./fixtures.js";
 
 let stateDir: string;

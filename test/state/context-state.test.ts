@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { CONFIG, assistant, rmDir, tempDir, tick, toolResult, user } from "./fixtures.js";
 

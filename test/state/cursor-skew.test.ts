@@ -5,7 +5,7 @@
  * hook's branch messages).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { assistant, CONFIG, rmDir, tempDir, toolResult, user } from "./fixtures.js";
 
 let stateDir: string;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildCheckpointDraft } from "../../src/agents/state/checkpoint-build.js";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { changedText, declaredNames } from "../../src/agents/state/declared-names.js";
 import { CONFIG, rmDir, tempDir, user } from "./fixtures.js";
 

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { CONFIG, assistant, rmDir, tempDir, user } from "./fixtures.js";

@@ -5,7 +5,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";

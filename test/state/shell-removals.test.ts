@@ -6,7 +6,7 @@ import { parse, stringify } from "yaml";
 import { buildCheckpointDraft } from "../../src/agents/state/checkpoint-build.js";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
-import { ContextState } from "../../src/agents/context-state.js";
+import { ContextState } from "../../src/agents/state/context-state.js";
 import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";
 import { removedPaths } from "../../src/agents/messages/shell-removals.js";
 import { blocksAt } from "../../src/replay/block-at.js";

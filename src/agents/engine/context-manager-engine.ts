@@ -15,7 +15,7 @@ import { movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";
-import type { ContextState } from "../context-state.js";
+import type { ContextState } from "../state/context-state.js";
 import { interruption } from "./interruption.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/auto-gc.js";

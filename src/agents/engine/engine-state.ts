@@ -8,7 +8,7 @@ import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
 import type { CheckpointWriter } from "../checkpoint/store.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
-import { ContextState } from "../context-state.js";
+import { ContextState } from "../state/context-state.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";

@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { lastToolCallOf } from "../context-capture.js";
+import { lastToolCallOf } from "../state/message-rules.js";
 
 /**
  * working.interrupted and last_tool_call, from the branch alone. pi's isSplitTurn (and its

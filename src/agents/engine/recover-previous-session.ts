@@ -21,7 +21,7 @@ import { type Checkpoint } from "../checkpoint/schema.js";
 import { CheckpointWriter } from "../checkpoint/store.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { ContextState } from "../context-state.js";
+import { ContextState } from "../state/context-state.js";
 import { type ContextStateSnapshot } from "../state/state-snapshot.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";

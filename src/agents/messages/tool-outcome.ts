@@ -33,16 +33,17 @@ const SEARCH_PROGRAMS: ReadonlySet<string> = new Set(["grep", "rg", "egrep", "fg
  */
 export function commandFamily(command: string): string {
   const unquoted = cutHead(command, 4000).replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""');
-  const steps = unquoted
-    .split(/&&|\|\||;|\n/)
-    .map((s) => (s.split("|")[0] ?? "").trim())
-    .filter((s) => s && !s.startsWith("#"));
-  for (let i = steps.length - 1; i >= 0; i--) {
-    const words = steps[i]!.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  // read from the last step back: the first that names a program is the answer, the steps
+  // before it are not trimmed nor split into words
+  const parts = unquoted.split(/&&|\|\||;|\n/);
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const step = stepOf(parts[i]!);
+    if (!step) continue;
+    const words = step.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
     const first = words[0];
     if (!first) continue;
     const prog = first.replace(/^.*\//, "");
-    if (PRELUDE.has(prog) && i > 0) continue;
+    if (PRELUDE.has(prog) && hasStepBefore(parts, i)) continue;
     const args = words.slice(1);
     const sub = args.find((w) => !w.startsWith("-"));
     if (RUNNERS.has(prog) && sub === "run") {
@@ -54,16 +55,45 @@ export function commandFamily(command: string): string {
   return redactedGist(cutHead(command, 4096), 60);
 }
 
+/** A step's command before its first pipe, trimmed; "" for an empty step or a comment. */
+function stepOf(part: string): string {
+  const bar = part.indexOf("|");
+  const s = (bar < 0 ? part : part.slice(0, bar)).trim();
+  return s.startsWith("#") ? "" : s;
+}
+
+function hasStepBefore(parts: readonly string[], i: number): boolean {
+  for (let j = i - 1; j >= 0; j--) if (stepOf(parts[j]!)) return true;
+  return false;
+}
+
 const EXIT_LINE = /^(?:Command exited with code|Exit code|exit code:?|exited with code) (\d+)\s*$/i;
 
 /** The exit code a shell tool reported in its output ("Command exited with code N"), or null. */
 export function exitCodeOf(output: string): number | null {
-  const lines = output.split(/\r\n|\r|\n/);
-  for (let i = lines.length - 1; i >= 0 && i >= lines.length - 6; i--) {
+  const lines = lastLines(output, 6);
+  for (let i = lines.length - 1; i >= 0; i--) {
     const m = EXIT_LINE.exec(lines[i]!.trim());
     if (m) return Number(m[1]);
   }
   return null;
+}
+
+/** The last `n` lines of `text` (split at \r\n, \r or \n), without splitting the lines before them. */
+function lastLines(text: string, n: number): string[] {
+  let start = 0;
+  let breaks = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c !== 10 && c !== 13) continue;
+    if (++breaks === n) {
+      start = i + 1;
+      break;
+    }
+    // "\r\n" is one break
+    if (c === 10 && i > 0 && text.charCodeAt(i - 1) === 13) i--;
+  }
+  return text.slice(start).split(/\r\n|\r|\n/);
 }
 
 /** Lines that carry no information about the failure itself. */
@@ -116,7 +146,17 @@ const SOURCE_LOCATION = /^[\w./\\-]+\.\w+:\d+/;
 
 /** The line is an error prefix and nothing else (fewer than 3 letters or digits beside it). */
 function isBarePrefix(line: string): boolean {
-  return (line.replace(STRONG_GLOBAL, " ").match(/[\p{L}\p{N}]/gu)?.length ?? 0) < 3 && STRONG.test(line);
+  // the prefix test first: most lines have none, and the count stops at 3 (no array of every letter)
+  return STRONG.test(line) && !hasLettersOrDigits(line.replace(STRONG_GLOBAL, " "), 3);
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
+
+function hasLettersOrDigits(text: string, n: number): boolean {
+  LETTER_OR_DIGIT.lastIndex = 0;
+  let k = 0;
+  while (LETTER_OR_DIGIT.exec(text)) if (++k >= n) return true;
+  return false;
 }
 
 /**

@@ -3,12 +3,12 @@
  * decisions.json (decisions), resources.json (resources), open_items.json (items),
  * learnings.json (learnings), thread.json (thread + errors), work.json (work).
  * - every collection is capped by CaptureCaps, O(1) dedup, oldest evicted;
- * - all strings arrive redacted and gisted (the capture rules, context-state.ts);
+ * - all strings arrive redacted and gisted (the capture rules, tool-result-capture.ts and message-capture.ts);
  * - no file I/O and no dirty tracking here: the capture rules say which file changed,
  *   state-codec.ts turns each group into its file's data and back.
  */
 import type { ToolFailure } from "../checkpoint/schema.js";
-import { itemKey } from "../context-capture.js";
+import { itemKey } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { LruMap } from "./lru.js";
 import { OpenItems } from "./open-items.js";

@@ -20,7 +20,9 @@ import type {
 } from "../checkpoint/schema.js";
 import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
-import { GIST, itemKey, normalizeToolPath } from "../context-capture.js";
+import { GIST } from "./capture-sizes.js";
+import { itemKey } from "./message-rules.js";
+import { normalizeToolPath } from "./tool-result-rules.js";
 import { safeGist } from "../text/safe-gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";

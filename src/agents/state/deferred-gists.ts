@@ -7,7 +7,7 @@
  * The gists are the ones the capture took per message before.
  */
 import type { LastToolCall } from "../checkpoint/schema.js";
-import type { LastMessageInfo } from "../context-capture.js";
+import type { LastMessageInfo } from "./message-rules.js";
 import type { Exchange, ThreadData } from "./thread-data.js";
 
 /** An edit or write call's input, for its change gist (messages/tool-outcome.ts changeGist). */
@@ -16,7 +16,7 @@ export interface DeferredChange {
   input: unknown;
 }
 
-/** A tool call whose summary (context-capture.ts summarizeToolCall) is not taken yet. */
+/** A tool call whose summary (message-rules.ts summarizeToolCall) is not taken yet. */
 export interface DeferredCall {
   name: string;
   args: unknown;

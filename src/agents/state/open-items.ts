@@ -6,7 +6,7 @@
  * - the closed list holds CLOSED_ITEMS_FACTOR times the open cap, oldest evicted;
  * - open/close return false when nothing changed (nothing to write).
  */
-import { itemKey } from "../context-capture.js";
+import { itemKey } from "./message-rules.js";
 import { LruMap } from "./lru.js";
 import { asArray, asObject, asString, asStringArray } from "./state-files.js";
 

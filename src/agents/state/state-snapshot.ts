@@ -5,7 +5,7 @@
  * - status and next_action are derived from the last-message facts, never stored.
  */
 import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
-import { statusOf } from "../context-capture.js";
+import { statusOf } from "./message-rules.js";
 import type { CapturedDecision, CapturedState } from "./captured-state.js";
 import { keepNewest } from "./lru.js";
 import { nextActionOf } from "./next-action.js";

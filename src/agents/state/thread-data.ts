@@ -4,7 +4,7 @@
  * value, and its validating parser (a bad shape throws StateDataError naming the field).
  */
 import type { KeyExchange, LastToolCall, ToolFailure } from "../checkpoint/schema.js";
-import type { LastMessageInfo } from "../context-capture.js";
+import type { LastMessageInfo } from "./message-rules.js";
 import { keepNewest } from "./lru.js";
 import { type Cursor, emptyCursor } from "./message-cursor.js";
 import { StateDataError, asArray, asNumber, asObject, asString, asStringArray, asStringOrNull } from "./state-files.js";

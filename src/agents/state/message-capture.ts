@@ -1,0 +1,259 @@
+/**
+ * Layer B into state (spec §7.2, §11): a pass over the messages the state has not seen (cursor:
+ * index + identity + timestamp of the last seen message, state/message-cursor.ts), each message's
+ * structural rules (message-rules.ts), and, for a host without `tool_result` events, each tool
+ * result through Layer A. The gists of what still stands are taken at the pass's end
+ * (pass-settle.ts). Rules: docs/capture-rules.md.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
+import { messageTokens } from "../messages/message-tokens.js";
+import { isContextOverflowError } from "../messages/context-overflow.js";
+import { userOrigin } from "../messages/host-provenance.js";
+import { safeGist } from "../text/safe-gist.js";
+import { codePointLength, gist } from "../text/gist.js";
+import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./capture-sizes.js";
+import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
+import { contentHeadTail } from "./tool-result-rules.js";
+import { captureToolResult } from "./tool-result-capture.js";
+import { settleCall, settleDeferred, settleProposal } from "./pass-settle.js";
+import type { CaptureTarget } from "./capture-target.js";
+import { keepNewest } from "./lru.js";
+import { advanceCursor, resumeIndex, timestampOf } from "./message-cursor.js";
+import { dateOf, isoOf } from "./message-date.js";
+import { toolResultEventOf } from "./tool-result-of-message.js";
+import { type Exchange, RECENT_ENTRIES } from "./thread-data.js";
+import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./work-ledger.js";
+import { isTaskTool, taskAsk } from "./turn-log.js";
+
+type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
+type ToolResultMessage = Extract<AgentMessage, { role: "toolResult" }>;
+
+export interface MessageCaptureOptions {
+  /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
+  coveredUntil?: number | null;
+  /** the host sends no `tool_result` events: tool results are captured from the toolResult messages, paths resolved against this cwd */
+  toolResultsFromMessages?: { cwd: string };
+}
+
+export class MessageCapture {
+  constructor(
+    private readonly target: CaptureTarget,
+    private readonly opts: MessageCaptureOptions,
+  ) {}
+
+  /**
+   * Called with the whole (cloned) message array on each context event. Only messages
+   * after the last seen one are processed: O(new messages), also after a compaction
+   * replaced the array and after a restart (the cursor is persisted in thread.json).
+   * `end`: capture the array's first `end` messages as if they were the whole array (a history
+   * captured a message at a time, engine captureInSlices, without a copy of it per message).
+   */
+  captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
+    end = Math.max(0, Math.min(end, messages.length));
+    const start = this.resumeIndex(messages, end);
+    if (start >= end) {
+      this.updateCursorIndex(messages, 0, end);
+      return;
+    }
+    const tools = this.opts.toolResultsFromMessages;
+    let tokens = 0;
+    this.target.inPass = true;
+    for (let i = start; i < end; i++) {
+      try {
+        const m = messages[i]!;
+        if (m && typeof m === "object" && !isInjectedMessage(m)) tokens += messageTokens(m);
+        // before the message itself (pi's tool_result event comes before the result is in the
+        // history); a heartbeat turn's tools are the host's, like the rest of that turn
+        if (tools && m?.role === "toolResult" && !this.target.acc.thread.host_turn && !isInjectedMessage(m)) captureToolResult(this.target, toolResultEventOf(messages, i), tools.cwd, dateOf(m));
+        this.processMessage(m);
+      } catch (err) {
+        // one malformed message must not stop capture of the ones after it (the cursor moves on)
+        this.target.log.fail("message capture", err);
+      }
+    }
+    this.target.inPass = false;
+    settleDeferred(this.target);
+    if (tokens > 0) {
+      this.target.acc.thread.captured_tokens += tokens;
+      this.target.mark("thread");
+    }
+    this.updateCursorIndex(messages, end - start, end);
+  }
+
+  private resumeIndex(messages: readonly AgentMessage[], end: number): number {
+    return resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
+  }
+
+  /** Points the cursor at the last non-injected message of this array (of its first `end`). */
+  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
+    const next = advanceCursor(this.target.acc.thread.cursor, messages, processedNow, end);
+    if (!next) return;
+    this.target.acc.thread.cursor = next;
+    this.target.mark("thread");
+  }
+
+  private processMessage(m: AgentMessage): void {
+    if (!m || typeof m !== "object" || isInjectedMessage(m)) return;
+    switch (m.role) {
+      case "user":
+        this.onUser(m);
+        break;
+      case "assistant":
+        this.onAssistant(m as AssistantMessage);
+        break;
+      case "toolResult":
+        this.onToolResultMessage(m as ToolResultMessage);
+        break;
+      default:
+        // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
+        break;
+    }
+  }
+
+  private onUser(m: AgentMessage): void {
+    // host-written (heartbeat, cron, another session): not a request of the user's
+    const origin = userOrigin(m);
+    const text = origin === "user" ? userText(m) : "";
+    const t = this.target.acc.thread;
+    t.host_turn = origin === "heartbeat";
+    // a tool call that never got its result before the user spoke again: interrupted
+    const req = this.target.acc.work.requestCount;
+    for (const call of t.pending_calls) {
+      settleCall(this.target, call);
+      this.target.openItem(`pending\u0000r${req}\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
+    }
+    t.pending_calls = [];
+    if (!text) {
+      t.prev_assistant = null;
+      this.target.mark("thread");
+      return;
+    }
+    const seq = ++t.seq;
+    const topic = safeGist(text, GIST.topic);
+    this.target.acc.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
+    this.target.mark("work");
+    this.closeSupersededItems();
+    const ex: Exchange = { seq, role: "user", gist: "" };
+    this.target.deferred.exchanges.set(ex, text);
+    if (t.first_user === null) {
+      t.first_user = topic;
+      t.first_exchange = ex;
+    }
+    t.last_user = topic;
+    const prev = t.prev_assistant;
+    if (prev?.long) {
+      // spec §11.2: a user message after a long answer is a pivot of the thread
+      t.pivots = keepNewest([...t.pivots, ex], this.target.acc.caps.maxExchanges);
+      // a slash command ("/theme") instructs the host; a question ("Where were we?") does not settle
+      if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/") && !endsWithQuestion(text)) {
+        // the proposal's gist is read only by a decision (prev_assistant is dropped below)
+        settleProposal(this.target);
+        const what = decisionText(prev.proposal, text);
+        this.target.acc.addDecision(what, isoOf(timestampOf(m)));
+        this.target.mark("decisions");
+      } else this.target.deferred.proposal = null;
+    }
+    t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
+    t.prev_assistant = null;
+    t.last = { role: "user", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+    this.target.mark("thread");
+  }
+
+  private onAssistant(m: AssistantMessage): void {
+    // a provider's context-overflow error: pi drops it, compacts and retries the same turn
+    if (m.stopReason === "error" && isContextOverflowError(m)) return;
+    const t = this.target.acc.thread;
+    const calls = toolCallsOf(m);
+    if (t.host_turn) {
+      // a heartbeat turn leaves the user's thread as it was: only its calls are tracked
+      for (const call of calls) t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
+      if (t.pending_calls.length > this.target.acc.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
+      this.target.mark("thread");
+      return;
+    }
+    const text = assistantText(m);
+    if (text) {
+      const turn = this.target.acc.work.turnLog.currentTurn();
+      if (turn) {
+        const texts = this.target.deferred.turnTexts.get(turn);
+        if (texts) texts.push(text);
+        else this.target.deferred.turnTexts.set(turn, [text]);
+      }
+      this.target.mark("work");
+      const seq = ++t.seq;
+      const ex: Exchange = { seq, role: "agent", gist: "" };
+      this.target.deferred.exchanges.set(ex, text);
+      const lastRecent = t.recent[t.recent.length - 1];
+      // several text replies in one turn: the latest stands for the turn
+      t.recent = lastRecent?.role === "agent" ? [...t.recent.slice(0, -1), ex] : keepNewest([...t.recent, ex], RECENT_ENTRIES);
+      const long = codePointLength(text, LONG_ANSWER_MIN + 1) > LONG_ANSWER_MIN;
+      t.prev_assistant = { long, proposal: "" };
+      if (long) this.target.deferred.proposal = { of: t.prev_assistant, text };
+      const tasks = taskListItems(text);
+      for (const item of tasks.open) this.target.openItem(`task\u0000${itemKey(item)}`, item);
+      for (const item of tasks.done) this.target.closeItem(`task\u0000${itemKey(item)}`);
+    }
+    for (const call of calls) {
+      if (isTaskTool(call.name)) {
+        this.target.acc.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
+        this.target.mark("work");
+      }
+      // summaries taken at the pass's end, for the calls still last or pending (settleCalls)
+      t.last_tool_call = this.target.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
+      t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
+    }
+    if (t.pending_calls.length > this.target.acc.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
+    if (isInterruptStop(m.stopReason)) {
+      t.interrupted = true;
+      const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
+      this.target.openItem(`interrupted\u0000r${this.target.acc.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
+    } else if (m.stopReason === "stop") {
+      if (text && calls.length === 0) {
+        this.target.deferred.reports.push({ text, seq: this.target.acc.work.requestCount });
+        this.target.mark("work");
+      }
+      // the agent completed a turn after the interruption: it has resumed
+      if (t.interrupted) {
+        t.interrupted = false;
+        for (const key of this.target.acc.items.keys()) if (key.startsWith("interrupted\u0000")) this.target.closeItem(key);
+      }
+    }
+    t.last = {
+      role: "assistant",
+      stopReason: typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null,
+      hasToolCalls: calls.length > 0,
+      // both read from the text when it is still the last message's at the pass's end (settleDeferred)
+      endsWithQuestion: false,
+      tail: "",
+    };
+    this.target.deferred.tail = text ? { last: t.last, text } : null;
+    this.target.mark("thread");
+  }
+
+  private onToolResultMessage(m: ToolResultMessage): void {
+    const t = this.target.acc.thread;
+    if (typeof m.toolCallId === "string" && isTaskTool(String(m.toolName))) {
+      const outcome = safeGist(contentHeadTail(m.content, 2000), GIST.turnOutcome);
+      if (this.target.acc.work.turnLog.onTaskResult(safeGist(m.toolCallId, 80), outcome, m.isError !== true)) this.target.mark("work");
+    }
+    if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
+    if (t.host_turn) return this.target.mark("thread");
+    t.last = { role: "toolResult", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+    this.target.mark("thread");
+  }
+
+  /**
+   * Interrupted turns and tool calls without a result are about a request the user has
+   * since moved on from: closed once two more requests came after the one they belong to
+   * (the same rule as failures). The request number is part of their key.
+   */
+  private closeSupersededItems(): void {
+    const now = this.target.acc.work.requestCount;
+    for (const key of this.target.acc.items.keys()) {
+      const m = /^(?:interrupted|pending)\u0000r(\d+)\u0000/.exec(key);
+      if (m && now - Number(m[1]) >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.target.closeItem(key);
+    }
+  }
+
+}

@@ -1,0 +1,152 @@
+/**
+ * Layer B of the capture (spec §7.2, §11): what one message means structurally (tool calls,
+ * task-list items, a question at the end, a long answer's proposal, the working status). No
+ * English keyword matching anywhere: only roles, lengths, stop reasons, markdown structure and
+ * Unicode punctuation. Every string that leaves this module is redacted and gisted.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { LastToolCall, WorkingStatus } from "../checkpoint/schema.js";
+import { cutTail } from "../text/cut.js";
+import { redactSecrets } from "../text/redact.js";
+import { codePointLength, gist, gistTail } from "../text/gist.js";
+import { prop, toolCallsOf, toolPathArg } from "../messages/read.js";
+import { boundedJson } from "../text/bounded-json.js";
+import { safeGist } from "../text/safe-gist.js";
+import { GIST } from "./capture-sizes.js";
+import { normalizeToolPath } from "./tool-result-rules.js";
+
+type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
+
+/** "<name> <path or command or compact JSON of args>", redacted and gisted. */
+export function summarizeToolCall(name: string, args: unknown, cwd?: string): LastToolCall {
+  const p = toolPathArg(args);
+  let summary: string;
+  if (p !== null) summary = cwd ? normalizeToolPath(p, cwd) : safeGist(p, GIST.params);
+  else if (typeof prop(args, "command") === "string") {
+    summary = safeGist(prop(args, "command") as string, GIST.params);
+  } else {
+    summary = safeGist(boundedJson(args, GIST.params * 4), GIST.params);
+  }
+  return { name: safeGist(name, 80), params_summary: summary };
+}
+
+
+/**
+ * The last tool call in `messages` (an interrupted turn's prefix), summarized like every
+ * other captured call: redacted, gisted, bounded JSON. Total on malformed messages.
+ */
+export function lastToolCallOf(messages: readonly AgentMessage[]): LastToolCall | null {
+  if (!Array.isArray(messages)) return null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!m || typeof m !== "object" || m.role !== "assistant") continue;
+    const call = toolCallsOf(m as AssistantMessage).at(-1);
+    if (call) return summarizeToolCall(call.name, call.arguments);
+  }
+  return null;
+}
+
+/** Question marks of several scripts: ? ？(fullwidth) ؟(Arabic) ⸮(reversed) ‽(interrobang). */
+const QUESTION_MARKS: ReadonlySet<string> = new Set(["?", "\uFF1F", "\u061F", "\u2E2E", "\u203D"]);
+/** Closing punctuation / markdown emphasis that may follow the question mark. */
+const TRAILING_CLOSERS = /[\s)\]}"'`*_»”’」』）》〉]+$/u;
+
+/** Does the text end with a question mark (any script), ignoring trailing closers like `**`, `)`, `」`? */
+export function endsWithQuestion(text: string): boolean {
+  const t = text.replace(TRAILING_CLOSERS, "");
+  if (!t) return false;
+  const last = String.fromCodePoint(t.codePointAt(t.length - 1) ?? 0);
+  return QUESTION_MARKS.has(t.slice(-1)) || QUESTION_MARKS.has(last);
+}
+
+export interface TaskListItems {
+  open: string[];
+  done: string[];
+}
+
+const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.+)$/;
+const TASK_BOX = /\[[ xX]\]/;
+
+/** Markdown task-list items: `- [ ] text` is open, `- [x] text` is done (same text closes it). */
+export function taskListItems(text: string): TaskListItems {
+  const out: TaskListItems = { open: [], done: [] };
+  // every task line holds "[ ]", "[x]" or "[X]": a text without one is not split into lines
+  if (!TASK_BOX.test(text)) return out;
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const m = TASK_LINE.exec(line);
+    if (!m) continue;
+    const item = safeGist(m[2]!, GIST.item);
+    if (!item) continue;
+    (m[1] === " " ? out.open : out.done).push(item);
+  }
+  return out;
+}
+
+/** Key for matching an item's text against a later "done" mark (case and width folded). */
+export function itemKey(text: string): string {
+  return gist(text, GIST.item).normalize("NFKC").toLowerCase();
+}
+
+/**
+ * The proposal part of a long answer, ~100 chars: its head and its last non-blank line
+ * (where an answer usually puts the choice it asks the user about).
+ */
+export function proposalGist(text: string): string {
+  if (codePointLength(text, GIST.decisionProposal + 1) <= GIST.decisionProposal) return safeGist(text, GIST.decisionProposal);
+  const lines = text.split(/\r\n|\r|\n/);
+  let lastLine = "";
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]!.trim()) {
+      lastLine = lines[i]!;
+      break;
+    }
+  }
+  const firstLineEnd = text.search(/\r|\n/);
+  const isSingleLine = firstLineEnd < 0 || lastLine === text.slice(0, firstLineEnd);
+  if (isSingleLine) return safeGist(text, GIST.decisionProposal);
+  const head = safeGist(text, 55).replace(/…$/, "");
+  // the last line is bounded before redaction so a huge single line stays cheap
+  return `${head} … ${gistTail(redactSecrets(gistTail(redactSecrets(cutTail(lastLine, 4096)), 400)), 42)}`;
+}
+
+export function decisionText(assistantProposal: string, userReply: string): string {
+  return `${assistantProposal} → ${safeGist(userReply, GIST.decisionReply)}`;
+}
+
+/** What the last conversational message says about the working status. */
+export interface LastMessageInfo {
+  role: "user" | "assistant" | "toolResult";
+  stopReason: string | null;
+  hasToolCalls: boolean;
+  endsWithQuestion: boolean;
+  /** last non-blank line of the last assistant text (for "wait for reply to ..."), gisted */
+  tail: string;
+}
+
+/**
+ * Status rules:
+ * - toolResult last, or assistant with tool calls / stopReason "toolUse" -> in_progress;
+ * - assistant "stop" whose text ends with a question mark (any script) -> waiting_for_user;
+ * - assistant "stop" otherwise -> idle;
+ * - assistant "aborted" / "error" / "length" -> in_progress (the turn did not finish);
+ * - user last -> in_progress (a reply is owed);
+ * - nothing seen -> idle.
+ */
+export function statusOf(last: LastMessageInfo | null): WorkingStatus {
+  if (!last) return "idle";
+  if (last.role !== "assistant") return "in_progress";
+  if (last.hasToolCalls || last.stopReason === "toolUse") return "in_progress";
+  if (last.stopReason === "stop") return last.endsWithQuestion ? "waiting_for_user" : "idle";
+  return "in_progress";
+}
+
+export function isInterruptStop(stopReason: string | null | undefined): boolean {
+  return stopReason === "aborted" || stopReason === "error";
+}
+
+export function lastNonBlankLine(text: string): string {
+  const lines = text.split(/\r\n|\r|\n/);
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.trim()) return lines[i]!;
+  return "";
+}
+

@@ -1,0 +1,116 @@
+/**
+ * Layer A of the capture (spec §7.2): one `tool_result` event -> tool, target, file access,
+ * failure. Only the call's structure (tool name, path and command arguments, isError) is read,
+ * no English keyword of its output. Every string that leaves this module is redacted and gisted.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { ToolFailure } from "../checkpoint/schema.js";
+import { cutHead, cutTail } from "../text/cut.js";
+import { redactSecrets } from "../text/redact.js";
+import { asText } from "../text/gist.js";
+import { informativeErrorLine } from "../messages/tool-outcome.js";
+import { contentText, prop, toolPathArg } from "../messages/read.js";
+import { safeGist } from "../text/safe-gist.js";
+import { GIST } from "./capture-sizes.js";
+
+export interface ToolResultEventLike {
+  toolName: string;
+  toolCallId?: string;
+  input: unknown;
+  content: unknown;
+  isError: boolean;
+}
+
+export type FileAccess = "read" | "modified";
+
+export interface ToolResultCapture {
+  tool: string;
+  /** normalized path, command gist, or "" */
+  target: string;
+  /** the file touched, only when the call succeeded and a path was given */
+  file: { path: string; access: FileAccess } | null;
+  failure: ToolFailure | null;
+}
+
+const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
+
+/**
+ * Path relative to cwd (like pi's tools resolve it: "@" prefix dropped, "~" expanded);
+ * a path outside cwd stays absolute. Redacted, single line.
+ */
+export function normalizeToolPath(raw: string, cwd: string): string {
+  // "~" reads the home directory, which may change: not memoized
+  const memo = typeof raw === "string" && raw.length <= PATH_MEMO_KEY_MAX && !raw.includes("~");
+  const key = memo ? `${cwd}\u0000${raw}` : "";
+  const hit = memo ? normalizedPaths.get(key) : undefined;
+  if (hit !== undefined) return hit;
+  const out = normalizeToolPathNow(raw, cwd);
+  if (memo) {
+    if (normalizedPaths.size >= PATH_MEMO_MAX) normalizedPaths.clear();
+    normalizedPaths.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * A session names the same few paths in most of its tool calls, and a capture pass over a long
+ * history (the compaction provider's) normalizes every one: the latest results are kept, like the
+ * redaction's memo of recent texts (a pure function of the path and cwd). Bounded; cleared when full.
+ */
+const normalizedPaths = new Map<string, string>();
+const PATH_MEMO_MAX = 1024;
+const PATH_MEMO_KEY_MAX = 1024;
+
+function normalizeToolPathNow(raw: string, cwd: string): string {
+  // redact BEFORE normalizing: path.resolve turns `https://user:pass@host` into `https:/user:pass@host`
+  let p = redactSecrets(cutHead(raw, 8192)).trim();
+  if (p.startsWith("@")) p = p.slice(1);
+  if (p === "~") p = os.homedir();
+  else if (p.startsWith("~/")) p = os.homedir() + p.slice(1);
+  const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(cwd, p);
+  const rel = path.relative(cwd, abs);
+  const out = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel;
+  return safeGist(out.split(path.sep).join("/"), 400);
+}
+
+/** The most informative line of an error text (tool-outcome.ts rules), redacted and gisted. */
+export function errorGist(text: string): string {
+  return safeGist(informativeErrorLine(text, GIST.error * 2), GIST.error);
+}
+
+/** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
+export function contentHeadTail(content: unknown, each = 4000): string {
+  const all = contentText(content, 400_000);
+  // cut between tokens (text/cut.ts): a plain slice would keep the unrecognisable end of a
+  // token straddling the tail window's start, or the start of one straddling the head's end
+  return all.length <= each * 2 ? all : `${cutHead(all, each)}\n${cutTail(all, each)}`;
+}
+
+/**
+ * Layer A rules:
+ * - read/ls/grep/find with a path -> file read; write/edit -> file modified;
+ * - any other tool with an unambiguous path argument -> file read (we cannot know
+ *   that it writes; "read" keeps the file visible without claiming a change);
+ * - bash -> target is the command gist, no file;
+ * - a failed call (isError) records no file access, only a failure with its target
+ *   and the first line of the error.
+ */
+export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): ToolResultCapture {
+  const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
+  const rawPath = toolPathArg(ev.input);
+  const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
+  let target = filePath ?? "";
+  if (!filePath) {
+    const cmd = prop(ev.input, "command");
+    if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
+  }
+  if (ev.isError) {
+    const error = errorGist(contentHeadTail(ev.content)) || "(no error text)";
+    return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
+  }
+  let file: ToolResultCapture["file"] = null;
+  // read/ls/grep/find and unknown tools with a path: "read"
+  if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read" };
+  return { tool, target, file, failure: null };
+}
