@@ -5,7 +5,7 @@
  * the recorded idle gaps vanish; the replay registers each gap it skipped (`skipGap`), and a
  * stamp taken after it is read that much later. One per process (the replay runs one session).
  */
-import { globalSingleton } from "./global-singleton.js";
+import { processServices } from "./process-services.js";
 
 interface Skip {
   /** wall-clock time the gap was skipped at: stamps at or after it are shifted */
@@ -14,7 +14,11 @@ interface Skip {
   shift: number;
 }
 
-const skips = (): Skip[] => globalSingleton("openclaw.contextManager.livedClockSkips", () => [] as Skip[]);
+declare module "./process-services.js" {
+  interface ProcessServices { livedClockSkips?: Skip[] } // filled by a replay only
+}
+
+const skips = (): Skip[] => (processServices().livedClockSkips ??= []);
 
 /** A stamp (ms, the host's wall clock) on the clock the session was lived on. O(skips) only while a replay registered some. */
 export function livedTime(stamp: number): number {
