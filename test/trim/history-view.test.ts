@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HistoryView } from "../../src/agents/trim/history-view.js";
 import { keysOf } from "../../src/agents/messages/message-key.js";
-import { unitsOf } from "../../src/agents/trim/trim-units.js";
+import { unitsOf } from "./trim-reference.js";
 
 type Op = { kind: "user" | "text" | "gauge" | "dupUser" } | { kind: "calls"; n: number } | { kind: "compact" };
 

@@ -1,6 +1,6 @@
 /**
  * The incremental decision (trim-select.ts, inside SmartTrim) chooses exactly what the full
- * pass chooses (trim-protect.ts's Layer 1, then trim-plan.ts's Layers 2 and 3, over the sticky
+ * pass chooses (trim-reference.ts: Layer 1, then Layers 2 and 3, over the sticky
  * set re-applied to the whole history), request after request, over random growing sessions
  * with gauge lines, compactions, new queries and an index that catches up at random times.
  */
@@ -11,9 +11,7 @@ import { describe, expect, it } from "vitest";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
 import { keysOf } from "../../src/agents/messages/message-key.js";
 import { SmartTrim, MIN_QUERY_CHARS, type TrimSettings } from "../../src/agents/trim/smart-trim.js";
-import { planTrim } from "../../src/agents/trim/trim-plan.js";
-import { protectedIndexes } from "../../src/agents/trim/trim-protect.js";
-import { unitsOf } from "../../src/agents/trim/trim-units.js";
+import { planTrim, protectedIndexes, unitsOf } from "./trim-reference.js";
 
 const TOPICS = ["parseCheckpointFile", "renderFooter", "ledger_drift", "themeLoader", "queueMessage"];
 const text = (words: number, topic: number) => `${TOPICS[topic % TOPICS.length]} ${"lorem ipsum dolor ".repeat(words)}`.trim();

@@ -2,7 +2,7 @@
  * Smart trim (seed 003, issue 26): when a request would exceed
  * `safeLimit = window - reserve - recallCap`, drop low-value messages from what the model is
  * sent (never from the session file or the host's transcript), so the host's slow, lossy
- * compaction does not fire. Layers: trim-protect.ts (1), trim-plan.ts (2, 3), decided
+ * compaction does not fire. Layers: trim-protect.ts (1) and relevance (2, 3), decided
  * incrementally by trim-select.ts.
  *
  * One SmartTrim per session key, living across requests (and across the engines a host makes

@@ -1,7 +1,7 @@
 /**
  * Smart trim's sticky set and decision, kept per message index across requests (issue 26:
- * nothing proportional to history on the request path). The choice is trim-plan.ts's over
- * trim-protect.ts's Layer 1 (test/trim/trim-select.property.test.ts holds them equal):
+ * nothing proportional to history on the request path). The choice is the full pass's
+ * (test/trim/trim-reference.ts; test/trim/trim-select.property.test.ts holds them equal):
  * Layer 2 drops the candidate units the query does not match (score 0) oldest first, then the
  * matched ones lowest score first; Layer 3 the ones not indexed yet, oldest first; a unit (a
  * call and its results) goes whole; it stops once the dropped tokens reach `need`.

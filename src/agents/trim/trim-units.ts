@@ -13,29 +13,6 @@ export interface Units {
   members: number[][];
 }
 
-export function unitsOf(messages: readonly AgentMessage[]): Units {
-  const unitOf = new Int32Array(messages.length);
-  const members: number[][] = [];
-  const callUnit = new Map<string, number>();
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (m?.role === "toolResult") {
-      const id = (m as { toolCallId?: unknown }).toolCallId;
-      const u = typeof id === "string" ? callUnit.get(id) : undefined;
-      if (u !== undefined) {
-        unitOf[i] = u;
-        members[u]!.push(i);
-        continue;
-      }
-    }
-    const u = members.length;
-    members.push([i]);
-    unitOf[i] = u;
-    if (m?.role === "assistant") for (const id of callIdsOf(m)) callUnit.set(id, u);
-  }
-  return { unitOf, members };
-}
-
 /** Tool calls without their result and results without their call (the property smart trim must keep at 0 beyond its input's). */
 export function orphansOf(messages: readonly AgentMessage[]): number {
   const calls = new Set<string>();
