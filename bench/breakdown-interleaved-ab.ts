@@ -10,7 +10,8 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
 import { BENCH_SYSTEM_PROMPT, BENCH_TOOLS, breakdownFixture } from "./breakdown-fixture.js";
-import { argsShape, CallSizes } from "../src/agents/breakdown/call-sizes.js";
+import { CallSizes } from "../src/agents/breakdown/call-sizes.js";
+import { argsShape } from "../src/agents/messages/argument-chars.js";
 import { computeBreakdown } from "../src/agents/breakdown/compute.js";
 const MAIN = process.env.MAIN ?? "/work/main";
 const { computeBreakdown: mainCompute } = (await import(`${MAIN}/src/agents/breakdown/compute.ts`)) as typeof import("../src/agents/breakdown/compute.js");

@@ -193,7 +193,7 @@ describe("tool call sizes per key: compact", () => {
 
 /**
  * Which sent messages are aging's stand-ins, found by walking the sent array alongside the final
- * one (breakdown/pass.ts AgedLookup): the steps after aging drop, add and replace messages; a
+ * one (breakdown/compute.ts AgedLookup): the steps after aging drop, add and replace messages; a
  * stand-in is counted as a handle wherever it ends up, and a message not in `sent` never is.
  */
 describe("aged stand-ins in a request changed after aging", () => {

@@ -13,7 +13,7 @@
  * (`warm`), so the next pass finds them in order.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
+import { argsShape, type CallBlock, toolCallChars } from "../messages/argument-chars.js";
 
 /** Rows a pass looks ahead for a reply before it looks the reply up by time. */
 const LOOKAHEAD = 8;
@@ -236,19 +236,6 @@ export class CallSizes {
     return toolCallChars(b);
   }
 
-  /** A pass over the messages sent begins (see ReplyTable). */
-  begin(): void {
-    this.main.begin();
-  }
-
-  end(): void {
-    this.main.end();
-  }
-
-  ofReply(timestamp: unknown, blocks: readonly CallBlock[]): number {
-    return this.main.ofReply(timestamp, blocks);
-  }
-
   /**
    * Sizes the calls a request added (after the newest known reply): O(new messages) per
    * request once the history is known (the first request of a resumed session sizes its whole
@@ -258,38 +245,4 @@ export class CallSizes {
   warm(messages: readonly AgentMessage[]): number {
     return this.main.append(messages);
   }
-}
-
-/** Containers argsShape looks into, and how many of their entries. */
-const SHAPE_DEPTH = 3;
-const SHAPE_ENTRIES = 64;
-
-/**
- * A cheap fingerprint of a call (its name's length; its arguments' keys, string lengths,
- * numbers and array lengths, three levels deep; no JSON, no text read), so a call whose
- * arguments were rewritten under the same id is stringified again rather than taken as known.
- * Blind to an edit that keeps every length (its JSON length can still differ by escapes).
- */
-export function argsShape(b: CallBlock): number {
-  return (Math.imul(typeof b.name === "string" ? b.name.length : 0, 31) + shapeOf(b.arguments, 0)) | 0;
-}
-
-function shapeOf(v: unknown, depth: number): number {
-  if (typeof v === "string") return v.length * 8 + 1;
-  if (typeof v === "number") return (v * 1000) | 0;
-  if (v === null || typeof v !== "object") return v === true ? 3 : v === false ? 4 : 5;
-  if (depth >= SHAPE_DEPTH) return 6;
-  let h: number;
-  if (Array.isArray(v)) {
-    h = 7 + v.length;
-    for (let i = 0; i < v.length && i < SHAPE_ENTRIES; i++) h = (Math.imul(h, 31) + shapeOf(v[i], depth + 1)) | 0;
-  } else {
-    h = 11;
-    let n = 0;
-    for (const k in v) {
-      if (n++ >= SHAPE_ENTRIES) break;
-      h = (Math.imul(h, 31) + k.length * 17 + shapeOf((v as Record<string, unknown>)[k], depth + 1)) | 0;
-    }
-  }
-  return h;
 }

@@ -8,9 +8,7 @@ import type { BreakdownItem } from "../checkpoint/schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";
-import type { ItemAt } from "./pass.js";
-
-export type { ItemAt } from "./pass.js";
+import type { ItemAt } from "./compute.js";
 
 type Block = { type?: string; id?: unknown; name?: unknown; arguments?: unknown; text?: unknown };
 type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: unknown; customType?: unknown };
@@ -58,13 +56,12 @@ const DESCRIBED_MAX = 256;
  * gets its own copies of the messages; identity and size are the same): the handle a stored
  * result got later is still asked of `handleOf` every time.
  */
-export function describeItemMemo(
+export function describeItem(
   messages: readonly AgentMessage[],
   at: ItemAt,
   handleOf: ((toolCallId: string) => string | null) | undefined,
   scale: number,
   key: string | null,
-  callChars: (b: Block) => number = toolCallChars,
 ): BreakdownItem {
   const tokens = Math.round((at.chars / 4) * scale);
   const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
@@ -74,7 +71,7 @@ export function describeItemMemo(
     return { role: known.role, tool: known.tool, target: known.target, tokens, handle };
   }
   // the handle found in the text is remembered; one from handleOf is asked again next time
-  const item = describeItem(messages, at, undefined, scale, callChars);
+  const item = describeFresh(messages, at, scale);
   const m = messages[at.index] as Msg;
   const resultId = m.role === "toolResult" && typeof m.toolCallId === "string" ? m.toolCallId : "";
   if (k !== null) {
@@ -84,13 +81,8 @@ export function describeItemMemo(
   return item.handle === null && resultId && handleOf ? { ...item, handle: handleOf(resultId) } : item;
 }
 
-export function describeItem(
-  messages: readonly AgentMessage[],
-  at: ItemAt,
-  handleOf: ((toolCallId: string) => string | null) | undefined,
-  scale: number,
-  callChars: (b: Block) => number = toolCallChars,
-): BreakdownItem {
+/** The item described from the messages (a handle only as found in its text). */
+function describeFresh(messages: readonly AgentMessage[], at: ItemAt, scale: number): BreakdownItem {
   const m = messages[at.index] as Msg;
   const tokens = Math.round((at.chars / 4) * scale);
   const role = typeof m.role === "string" ? m.role : "unknown";
@@ -98,7 +90,7 @@ export function describeItem(
     const id = typeof m.toolCallId === "string" ? m.toolCallId : "";
     const call = id ? callOf(messages, at.index, id) : undefined;
     const text = textOf(m.content);
-    const handle = firstHandle(text.slice(0, 4096)) ?? (id && handleOf ? handleOf(id) : null);
+    const handle = firstHandle(text.slice(0, 4096));
     return { role, tool: typeof m.toolName === "string" ? m.toolName : null, target: targetOf(call?.arguments), tokens, handle };
   }
   if (m.role === "assistant" && Array.isArray(m.content)) {
@@ -106,7 +98,7 @@ export function describeItem(
     let bestChars = -1;
     for (const b of m.content as Block[]) {
       if (b?.type !== "toolCall") continue;
-      const chars = callChars(b);
+      const chars = toolCallChars(b);
       if (chars > bestChars) [best, bestChars] = [b, chars];
     }
     if (!best) return { role, tool: null, target: "", tokens, handle: null };

@@ -3,7 +3,7 @@
  * lengths, a tool call's name + JSON of its arguments, 4,800 chars per image), plus a provider's
  * framing of each message (MESSAGE_FRAMING_CHARS, which pi's estimate and so the gauge's leave
  * out). No text is copied or cut: lengths only. The one writer of these counts: the breakdown's
- * pass over a request (pass.ts) and what aging took out (compute.ts) both call measureMessage.
+ * pass over a request and what aging took out (both in compute.ts) call measureMessage.
  * It runs over every message of every request, so sums are kept in locals and added once per
  * message.
  */

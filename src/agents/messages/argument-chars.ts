@@ -46,3 +46,38 @@ export function toolCallChars(b: CallBlock): number {
   }
   return (typeof b.name === "string" ? b.name.length : 0) + args;
 }
+
+/** Containers argsShape looks into, and how many of their entries. */
+const SHAPE_DEPTH = 3;
+const SHAPE_ENTRIES = 64;
+
+/**
+ * A cheap fingerprint of a call (its name's length; its arguments' keys, string lengths,
+ * numbers and array lengths, three levels deep; no JSON, no text read), so a call whose
+ * arguments were rewritten under the same id is measured again rather than taken as known
+ * (the breakdown's call-sizes.ts and smart trim's token-memo.ts both check it).
+ * Blind to an edit that keeps every length (its JSON length can still differ by escapes).
+ */
+export function argsShape(b: CallBlock): number {
+  return (Math.imul(typeof b.name === "string" ? b.name.length : 0, 31) + shapeOf(b.arguments, 0)) | 0;
+}
+
+function shapeOf(v: unknown, depth: number): number {
+  if (typeof v === "string") return v.length * 8 + 1;
+  if (typeof v === "number") return (v * 1000) | 0;
+  if (v === null || typeof v !== "object") return v === true ? 3 : v === false ? 4 : 5;
+  if (depth >= SHAPE_DEPTH) return 6;
+  let h: number;
+  if (Array.isArray(v)) {
+    h = 7 + v.length;
+    for (let i = 0; i < v.length && i < SHAPE_ENTRIES; i++) h = (Math.imul(h, 31) + shapeOf(v[i], depth + 1)) | 0;
+  } else {
+    h = 11;
+    let n = 0;
+    for (const k in v) {
+      if (n++ >= SHAPE_ENTRIES) break;
+      h = (Math.imul(h, 31) + k.length * 17 + shapeOf((v as Record<string, unknown>)[k], depth + 1)) | 0;
+    }
+  }
+  return h;
+}

@@ -4,54 +4,21 @@
  * arguments (a `write`'s content: KBs per call; 90% of the estimate's time on the bench's
  * 2,000 messages). That length is kept per message key, computed off the request path when
  * the message is indexed (or at the first decision that drops it), and reused while the
- * arguments keep their shape: the same call ids, names, keys, and string lengths with the
- * same first and last characters. Aged offload swaps a long argument for a marker line of
- * another length and first character, so an aged call is measured again. Everything else
+ * arguments keep their shape (argument-chars.ts argsShape: names, keys, string lengths). Aged
+ * offload swaps a long argument for a marker line of another length, so an aged call is
+ * measured again. Everything else
  * (text and thinking lengths) is read each time: O(blocks), no text scanned. A call is
  * measured by messages/argument-chars.ts, whose length per arguments object the gauge and the
  * breakdown share; this memo by key is what survives pi handing each request fresh copies.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
-import { strictCallChars } from "../messages/argument-chars.js";
+import { argsShape, strictCallChars } from "../messages/argument-chars.js";
 
 type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
-/** Nodes of a call's arguments walked for its shape; a larger one is measured each time. */
-const MAX_NODES = 512;
 /** Heap per remembered message (its key's entry and the numbers). */
 export const BYTES_PER_MEMO = 120;
-
-const mix = (h: number, x: number): number => (Math.imul(h ^ x, 0x01000193) + 0x9e3779b9) | 0;
-
-function strShape(h: number, s: string): number {
-  h = mix(h, s.length);
-  return s.length > 0 ? mix(mix(h, s.charCodeAt(0)), s.charCodeAt(s.length - 1)) : h;
-}
-
-/** nodes left to walk in the current shape (a large value is not memoized) */
-let budget = 0;
-
-/** The shape of a value (NaN: too large or not plain JSON data: not memoized). */
-function shapeOf(v: unknown, h: number): number {
-  if (--budget < 0) return NaN;
-  if (typeof v === "string") return strShape(mix(h, 1), v);
-  if (typeof v === "number") return mix(mix(h, 2), Number.isInteger(v) && Math.abs(v) < 2 ** 31 ? v : String(v).length);
-  if (typeof v === "boolean") return mix(h, v ? 3 : 4);
-  if (v === null || v === undefined) return mix(h, v === null ? 5 : 6);
-  if (Array.isArray(v)) {
-    h = mix(mix(h, 7), v.length);
-    for (let i = 0; i < v.length; i++) h = shapeOf(v[i], h);
-    return h;
-  }
-  if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-    h = mix(h, 8);
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) h = shapeOf(o[k], strShape(h, k));
-    return h;
-  }
-  return NaN;
-}
 
 interface Calls {
   /** the tool calls' shape */
@@ -60,16 +27,15 @@ interface Calls {
   chars: number;
 }
 
-/** Shape of an assistant message's tool calls; NaN: none, or not memoizable. */
+/** Shape of an assistant message's tool calls (argsShape of each); NaN: none, or a call without a name or id. */
 function callsShape(content: readonly Block[]): number {
   let h = 17;
   let any = false;
-  budget = MAX_NODES;
   for (const b of content) {
     if (b?.type !== "toolCall") continue;
     any = true;
     if (typeof b.name !== "string" || typeof b.id !== "string") return NaN;
-    h = shapeOf(b.arguments, strShape(strShape(h, b.id), b.name));
+    h = (Math.imul(h, 31) + argsShape(b)) | 0;
   }
   return any ? h : NaN;
 }
