@@ -60,7 +60,7 @@ describe("SmartTrim.catchUp", () => {
     expect(a.messages).toEqual(b.messages);
     expect(a.newlyTrimmed).toEqual(b.newlyTrimmed);
     expect(a.newTokens).toBe(b.newTokens);
-    expect([...sliced.trimmedKeys].sort()).toEqual([...onePass.trimmedKeys].sort());
+    expect([...sliced.stickySet].sort()).toEqual([...onePass.stickySet].sort());
   });
 
   it("estimates what it drops from the request's own messages, not from those the catch-up read, once they changed (aged results)", async () => {

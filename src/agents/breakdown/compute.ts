@@ -16,8 +16,9 @@ import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type 
 import { tokensOfChars } from "../text/token-estimate.js";
 import type { CallSizes, ReplyTable } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
-import { describeItem } from "./items.js";
+import { describeItem, type ItemAt } from "./items.js";
 import { agedKey, messageKey } from "../messages/message-key.js";
+import { lastUsableReply } from "../gauge/context-gauge.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -83,15 +84,6 @@ export interface BreakdownInput {
  * messages, so the pass's cost is reading them: no Set lookup per message (which message aging
  * swapped is found by walking the sent array alongside), the five largest kept without sorting.
  */
-export interface ItemAt {
-  index: number;
-  chars: number;
-  /** measured by the last reply's usage (scaled) rather than estimated */
-  inPrefix: boolean;
-  /** the message is aged offload's swap */
-  aged: boolean;
-}
-
 const TOP = 5;
 /** Positions of the sent array looked ahead for a message of the final one (steps after aging dropped a few). */
 const LOOKAHEAD = 8;
@@ -183,23 +175,10 @@ function schemaChars(t: ToolSchema): number {
 
 type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
 
-/** pi's calculateContextTokens, and the same "usable reply" rule as the gauge (gauge/context-gauge.ts). */
-function usableTokens(m: AgentMessage): number | null {
-  const a = m as { role?: string; stopReason?: string; usage?: Usage };
-  if (a.role !== "assistant" || a.stopReason === "aborted" || a.stopReason === "error" || !a.usage) return null;
-  const u = a.usage;
+/** pi's calculateContextTokens of the reply lastUsableReply found (a missing count read as 0). */
+function usableTokens(m: AgentMessage): number {
+  const u = (m as { usage: Usage }).usage;
   return u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
-}
-
-/** Index of the last reply whose usage counts (newer than a compaction summary pi puts first), or -1. */
-function lastMeasured(messages: readonly AgentMessage[]): number {
-  const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
-  const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (usableTokens(m) !== null && ((m as { timestamp?: number }).timestamp ?? -Infinity) > cutoff) return i;
-  }
-  return -1;
 }
 
 /** Swapped positions of an aging view (null: no view or the lengths disagree). */
@@ -252,7 +231,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   let removedChars = 0;
   const scratch = new Tally();
   const aging = input.aging && input.aging.unaged.length === input.aging.sent.length ? input.aging : null;
-  const measured = lastMeasured(messages);
+  const measured = lastUsableReply(messages);
   const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
   const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
   const measuredMessage = measured >= 0 ? messages[measured] : undefined;

@@ -8,7 +8,16 @@ import type { BreakdownItem } from "../checkpoint/schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";
-import type { ItemAt } from "./compute.js";
+
+/** One of the largest items, as the pass found it. */
+export interface ItemAt {
+  index: number;
+  chars: number;
+  /** measured by the last reply's usage (scaled) rather than estimated */
+  inPrefix: boolean;
+  /** the message is aged offload's swap */
+  aged: boolean;
+}
 
 type Block = { type?: string; id?: unknown; name?: unknown; arguments?: unknown; text?: unknown };
 type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: unknown; customType?: unknown };

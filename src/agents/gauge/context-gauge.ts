@@ -39,28 +39,34 @@ function usableUsage(message: AgentMessage): Usage | undefined {
 }
 
 /**
+ * Index of the latest reply whose usage counts, or -1. Replies kept across a compaction carry
+ * the usage of the OLD, larger context: with `afterSummary`, only usage newer than the
+ * compaction summary (pi puts it first) is trusted.
+ */
+export function lastUsableReply(messages: readonly AgentMessage[], afterSummary = true): number {
+  const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
+  const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (usableUsage(m) && (!afterSummary || ((m as { timestamp?: number }).timestamp ?? -Infinity) > cutoff)) return i;
+  }
+  return -1;
+}
+
+/** The reply at `i`'s usage (0 when none) plus chars/4 of every later message. */
+function tokensFrom(messages: readonly AgentMessage[], i: number): number {
+  let tokens = i >= 0 ? calculateContextTokens(usableUsage(messages[i]!)!) : 0;
+  for (let j = i + 1; j < messages.length; j++) tokens += messageTokens(messages[j]!);
+  return tokens;
+}
+
+/**
  * Own version of pi's (unexported) estimateContextTokens: total tokens of the last
  * usable assistant reply + chars/4 of every later message; chars/4 of everything when
  * no reply has usage yet.
  */
 export function estimateContextTokens(messages: readonly AgentMessage[]): number {
-  // Replies kept across a compaction carry the usage of the OLD, larger context:
-  // only usage newer than the compaction summary (pi puts it first) is trusted.
-  const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
-  const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;
-  let i = messages.length - 1;
-  let usageTokens = 0;
-  for (; i >= 0; i--) {
-    const m = messages[i]!;
-    const usage = usableUsage(m);
-    if (usage && (m as { timestamp?: number }).timestamp! > cutoff) {
-      usageTokens = calculateContextTokens(usage);
-      break;
-    }
-  }
-  let trailing = 0;
-  for (let j = i + 1; j < messages.length; j++) trailing += messageTokens(messages[j]!);
-  return usageTokens + trailing;
+  return tokensFrom(messages, lastUsableReply(messages));
 }
 
 /**
@@ -69,14 +75,8 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): number
  * (the model's usage counted everything it was sent); without usage it cannot.
  */
 export function usageTokensOf(messages: readonly AgentMessage[]): number | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const usage = usableUsage(messages[i]!);
-    if (!usage) continue;
-    let trailing = 0;
-    for (let j = i + 1; j < messages.length; j++) trailing += messageTokens(messages[j]!);
-    return calculateContextTokens(usage) + trailing;
-  }
-  return null;
+  const i = lastUsableReply(messages, false);
+  return i < 0 ? null : tokensFrom(messages, i);
 }
 
 /** The host's own reading of the context (pi's `getContextUsage()` has this shape). */

@@ -140,13 +140,7 @@ export class SmartTrim {
     return this.trimmed.size > 0 || this.pendingSticky.length > 0;
   }
 
-  /** Keys of the messages trimmed so far (tests, replay). */
-  get trimmedKeys(): ReadonlySet<string> {
-    this.settleSticky();
-    return this.trimmed;
-  }
-
-  /** The sticky set itself, for a caller that keeps it beyond this object (hand it to the next one's constructor). */
+  /** Keys of the messages trimmed so far: the sticky set itself, for a caller that keeps it beyond this object (hand it to the next one's constructor). */
   get stickySet(): Set<string> {
     this.settleSticky();
     return this.trimmed;
