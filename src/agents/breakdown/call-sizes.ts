@@ -167,14 +167,8 @@ export class ReplyTable {
       from = i;
     }
     if (from === messages.length) return 0;
-    // appended to a copy with room: `last` stays as the pass left it until the copy is whole
-    const t = new CallTable(this.last.rows + 8, this.last.calls + 8);
-    t.ts.set(this.last.ts);
-    t.start.set(this.last.start);
-    t.shapes.set(this.last.shapes);
-    t.chars.set(this.last.chars);
-    t.rows = this.last.rows;
-    t.calls = this.last.calls;
+    // appended to a copy (grown as rows come): `last` stays as the pass left it until the copy is whole
+    const t = this.last.trimmed();
     let sized = 0;
     for (let i = from; i < messages.length; i++) {
       const m = messages[i] as { role?: string; content?: unknown; timestamp?: unknown };
