@@ -58,6 +58,7 @@ export class Bm25Postings {
   private readonly byId = new Map<string, number>();
   private readonly avg = [0, 0, 0];
   private count = 0;
+  private charsHeld = 0;
   private newest = 0;
   /** dead entries left in the posting lists, and the sweep's place */
   private dead = 0;
@@ -94,10 +95,9 @@ export class Bm25Postings {
     return this.byId.has(id);
   }
 
-  /** Chars indexed for a document (0: not indexed). */
-  charsOf(id: string): number {
-    const n = this.byId.get(id);
-    return n === undefined ? 0 : this.docs[n]!.chars;
+  /** Chars indexed in the documents held (the caller's weight of the index). */
+  get chars(): number {
+    return this.charsHeld;
   }
 
   /** As SearchIndex.add: the document's distinct terms counted once, then each field indexed. */
@@ -111,6 +111,7 @@ export class Bm25Postings {
     const n = this.docs.length;
     const doc: Doc = { id: r.id, seq: r.seq, t: r.t || r.at, weight: segmentWeight(r), terms: [], lengths: [], chars: fields[0]!.length + fields[1]!.length + fields[2]!.length };
     this.count++;
+    this.charsHeld += doc.chars;
     for (let f = 0; f < FIELDS; f++) {
       const tf = new Map<string, number>();
       for (const t of tokens[f]!) tf.set(t, (tf.get(t) ?? 0) + 1);
@@ -161,6 +162,7 @@ export class Bm25Postings {
         }
       }
       this.count--;
+      this.charsHeld -= doc.chars;
       for (const t of distinct) {
         const v = (this.df.get(t) ?? 0) - 1;
         if (v > 0) this.df.set(t, v);

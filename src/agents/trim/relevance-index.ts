@@ -75,8 +75,6 @@ export class RelevanceIndex {
   private seq = 0;
   private cached: { query: string; size: number; byKey: Map<string, number> } | null = null;
   private warming: string | null = null;
-  /** chars of the indexed records (the index's weight) */
-  private chars = 0;
 
   /** @param alsoOffPath run on each message as it is indexed (more per-message work kept off the request path) */
   constructor(private readonly alsoOffPath?: (key: string, m: AgentMessage) => void) {}
@@ -102,7 +100,6 @@ export class RelevanceIndex {
         const r = recordOf(key, m, ++this.seq);
         if (!r || this.index.has(key)) continue;
         this.index.add(r);
-        this.chars += this.index.charsOf(key);
       } catch {
         // a message that cannot be read is not scored (Layer 3 may still drop it)
       }
@@ -117,27 +114,13 @@ export class RelevanceIndex {
     this.scheduled = false;
   }
 
-  get pending(): number {
-    return this.queue.length;
-  }
-
-  get size(): number {
-    return this.index.size;
-  }
-
   remove(keys: Iterable<string>): void {
-    const gone: string[] = [];
-    for (const k of keys) {
-      if (!this.index.has(k)) continue;
-      this.chars -= this.index.charsOf(k);
-      gone.push(k);
-    }
-    this.index.remove(gone);
+    this.index.remove(keys);
   }
 
   /** About what the index holds, in bytes (its weight in the process cache). */
   approxBytes(): number {
-    return this.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.index.queryMemoBytes;
+    return this.index.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.index.queryMemoBytes;
   }
 
   /**

@@ -90,11 +90,6 @@ export interface TrimResult {
   layer3: number;
 }
 
-interface Seen {
-  /** a user message carrying one of our blocks */
-  ours: boolean;
-}
-
 const OUR_HEADERS = [RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME, RECALL_HEADER];
 
 function carriesOurBlock(m: AgentMessage): boolean {
@@ -111,7 +106,8 @@ export class SmartTrim {
    * and hand it to the next one: the same messages stay trimmed, the prefix stays stable.
    */
   private readonly trimmed: Set<string>;
-  private readonly seen = new Map<string, Seen>();
+  /** messages read, by key: whether it is a user message carrying one of our blocks */
+  private readonly seen = new Map<string, boolean>();
   /** token estimates of what a decision drops, the tool calls' JSON measured off the request path */
   private readonly tokens = new TokenMemo();
   readonly relevance = new RelevanceIndex((key, m) => this.tokens.remember(key, m));
@@ -200,7 +196,7 @@ export class SmartTrim {
       const k = keys[i]!;
       if (this.seen.has(k)) continue;
       const m = messages[i]!;
-      this.seen.set(k, { ours: carriesOurBlock(m) });
+      this.seen.set(k, carriesOurBlock(m));
       this.relevance.enqueue(k, m);
     }
     // a unit goes whole: a sticky key trims its other members too (a result never outlives its call)
@@ -210,7 +206,7 @@ export class SmartTrim {
       from,
       unitsFrom,
       (i) => this.trimmed.has(keys[i]!),
-      (i) => fixedByRole(messages[i], this.seen.get(keys[i]!)?.ours ?? false),
+      (i) => fixedByRole(messages[i], this.seen.get(keys[i]!) ?? false),
     );
     return { keys, units };
   }
