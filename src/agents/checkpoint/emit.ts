@@ -136,7 +136,7 @@ function emitFields(e: Emitter, indent: number, o: Obj, fields: readonly Field[]
         break;
       case "count":
       case "ratio":
-      case "num":
+      case "int":
       case "bool":
         e.plain(indent, f.key, v as number | boolean);
         break;

@@ -4,28 +4,33 @@
  * on a field. A field's kind says how it is checked and how it is written:
  * - "str" (ids, paths, names), "time" (ISO-8601), "id" (checkpoint id), "enum": quoted scalars;
  * - "text": free text, a block literal where that is exact (emit.ts);
- * - "count" (integer >= 0), "ratio" (finite >= 0), "num" (any finite; its block has a reader), "bool": plain;
+ * - "count" (integer >= 0), "ratio" (finite >= 0), "int" (any integer), "bool": plain;
  * - "strings" / "texts": lists of quoted scalars / of free text;
  * - "map" / "maps": a mapping / a list of mappings of `fields`;
- * - "counts": a mapping of numbers under fixed `keys`, in their order (`{}` when none).
- * `nullable`: null allowed; `optional`: absent allowed (a mapping also when null); `absent`: what a
- * missing field reads as. `read`: a block with its own validator (its own messages), which the
- * table then only lays out.
+ * - "counts": a mapping of numbers under fixed `keys`, in their order (`{}` when none; other keys ignored).
+ * `nullable`: null allowed; `optional`: absent allowed ("or-null": a null mapping reads as absent too);
+ * `absent`: what a missing field reads as; `match`: what a string (or each string of a list) must be;
+ * `max`: the most entries of a list; `drop`: an invalid value reads as absent instead of failing.
  */
-import { validateArtifactRefs } from "./validate-artifacts.js";
-import { validateBreakdown } from "./validate-breakdown.js";
-import { validateRecovered } from "./recovered.js";
-import { validateWorkspace } from "./validate-workspace.js";
-import { BREAKDOWN_CATEGORIES, CHECKPOINT_TRIGGERS, FILE_STATES, HASH_SCOPES, WORKING_STATUSES } from "./schema.js";
+import { tryParseHandle } from "../artifacts/handle.js";
+import { BREAKDOWN_CATEGORIES, CHECKPOINT_TRIGGERS, FILE_STATES, HASH_SCOPES, STATE_FILE_NAMES, WORKING_STATUSES } from "./schema.js";
 
-type Scalar = "str" | "text" | "time" | "id" | "count" | "ratio" | "num" | "bool" | "strings" | "texts";
+type Scalar = "str" | "text" | "time" | "id" | "count" | "ratio" | "int" | "bool" | "strings" | "texts";
+
+/** A string's constraint and how an error names it ("expected <what>"). */
+export interface Match {
+  test(s: string): boolean;
+  what: string;
+}
 
 interface Common {
   key: string;
   nullable?: true;
-  optional?: true;
+  optional?: true | "or-null";
   absent?: "null" | "empty";
-  read?: (parent: Record<string, unknown>, file: string) => unknown;
+  match?: Match;
+  max?: number;
+  drop?: true;
 }
 
 export type Field = Common &
@@ -42,6 +47,11 @@ const map = (key: string, fields: readonly Field[], flags: Omit<Common, "key"> =
 const maps = (key: string, fields: readonly Field[], flags: Omit<Common, "key"> = {}): Field => ({ key, kind: "maps", fields, ...flags });
 const NULLABLE = { nullable: true } as const;
 const OPTIONAL = { optional: true } as const;
+const OPTIONAL_OR_NULL = { optional: "or-null" } as const;
+
+/** what a checkpoint may hold in `artifacts[].lines` (it is printed unquoted in the restore block) */
+export const LINES_RE = /^\d{1,9}-(?:\d{1,9})?$/;
+const matching = (re: RegExp, what: string): Match => ({ test: (s) => re.test(s), what });
 
 const TOOL_TOKENS = [f("tool", "str"), f("tokens", "count")];
 const TOKENS_ITEMS = [f("tokens", "count"), f("items", "count")];
@@ -57,15 +67,21 @@ const BREAKDOWN = map(
     maps("tool_results_by_tool", TOOL_TOKENS),
     maps("tool_definitions_by_tool", TOOL_TOKENS),
     maps("largest", [f("role", "str"), f("tool", "str", NULLABLE), f("target", "str"), f("tokens", "count"), f("handle", "str", NULLABLE)]),
-    map("removed", [map("aged_offload", TOKENS_ITEMS), map("smart_trim", TOKENS_ITEMS, NULLABLE)]),
-    map("headroom", [f("to_checkpoint", "num"), f("to_compaction", "num", NULLABLE)]),
+    map("removed", [map("aged_offload", TOKENS_ITEMS), map("smart_trim", TOKENS_ITEMS, { nullable: true, absent: "null" })]),
+    map("headroom", [f("to_checkpoint", "int"), f("to_compaction", "int", NULLABLE)]),
     map(
       "cache_reuse",
-      [f("percent", "count"), f("prompt_tokens", "count"), f("cause", "str", NULLABLE), oneOf("rules", ["anthropic", "openai"])],
-      OPTIONAL,
+      [
+        f("percent", "count"),
+        f("prompt_tokens", "count"),
+        f("cause", "str", NULLABLE),
+        // absent in checkpoints written before it (their estimate was Anthropic's); an unknown value is dropped
+        { ...oneOf("rules", ["anthropic", "openai"]), optional: true, drop: true },
+      ],
+      OPTIONAL_OR_NULL,
     ),
   ],
-  { read: validateBreakdown },
+  OPTIONAL,
 );
 
 export const META_FIELD = map("meta", [
@@ -95,13 +111,21 @@ const WORKSPACE = map(
       oneOf("state", FILE_STATES),
       f("size", "count", NULLABLE),
       f("mtime_ms", "count", NULLABLE),
-      f("hash", "str", NULLABLE),
+      f("hash", "str", { nullable: true, match: matching(/^sha1:[0-9a-f]{40}$/, "sha1:<40 hex>") }),
       oneOf("hash_scope", HASH_SCOPES),
     ]),
     f("files_omitted", "count"),
-    map("git", [f("branch", "str", NULLABLE), f("head", "str", NULLABLE), f("dirty", "bool", NULLABLE)], NULLABLE),
+    map(
+      "git",
+      [
+        f("branch", "str", NULLABLE),
+        f("head", "str", { nullable: true, match: matching(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "a commit id") }),
+        f("dirty", "bool", NULLABLE),
+      ],
+      NULLABLE,
+    ),
   ],
-  { read: validateWorkspace },
+  OPTIONAL,
 );
 
 const WORK = map(
@@ -134,8 +158,11 @@ const WORK = map(
     maps("turns", [f("request", "str"), f("outcome", "text"), f("names", "strings", OPTIONAL)], OPTIONAL),
     maps("tasks", [f("tool", "str"), f("id", "str"), f("ask", "text"), f("outcome", "text"), f("ok", "bool", NULLABLE)], OPTIONAL),
   ],
-  OPTIONAL,
+  OPTIONAL_OR_NULL,
 );
+
+const ARTIFACT_HANDLE: Match = { test: (s) => tryParseHandle(s) !== null, what: "ocm_artifact:v1:sha256:<64 lowercase hex>" };
+const STATE_FILE: Match = { test: (s) => (STATE_FILE_NAMES as readonly string[]).includes(s), what: `one of ${STATE_FILE_NAMES.join("|")}` };
 
 /** Every field after `schema` and `schema_version`, in file order. */
 export const CHECKPOINT_FIELDS: readonly Field[] = [
@@ -159,12 +186,25 @@ export const CHECKPOINT_FIELDS: readonly Field[] = [
   f("learnings", "texts"),
   WORKSPACE,
   WORK,
-  maps("artifacts", [f("handle", "str"), f("tool", "str"), f("target", "str"), f("lines", "str", OPTIONAL), f("bytes", "count")], {
-    read: validateArtifactRefs,
-  }),
+  maps(
+    "artifacts",
+    [
+      f("handle", "str", { match: ARTIFACT_HANDLE }),
+      f("tool", "str"),
+      f("target", "str"),
+      f("lines", "str", { optional: true, match: matching(LINES_RE, 'a line range like "120-219" or "120-"') }),
+      f("bytes", "count"),
+    ],
+    { optional: true, max: 1000 },
+  ),
   map(
     "recovered",
-    [f("by_session_id", "str", NULLABLE), f("state_updated_at", "time"), f("files", "strings"), f("files_modified_since_checkpoint", "strings")],
-    { read: validateRecovered },
+    [
+      f("by_session_id", "str", NULLABLE),
+      f("state_updated_at", "time"),
+      f("files", "strings", { match: STATE_FILE }),
+      f("files_modified_since_checkpoint", "strings", { absent: "empty" }),
+    ],
+    OPTIONAL_OR_NULL,
   ),
 ];

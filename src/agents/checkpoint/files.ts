@@ -22,6 +22,12 @@ function quoteKey(key: string): string {
   return JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key);
 }
 
+/** A checkpoint's id must match its file's name (cp_004 copied over cp_003 is refused). */
+export function assertNamedAs(file: string, id: string): void {
+  const named = parseCheckpointFileName(path.basename(file));
+  if (named && named.id !== id) throw new CheckpointError(file, "meta.checkpoint_id", `"${id}" does not match the file name`);
+}
+
 /**
  * Read and validate one checkpoint file. Also refuses a file whose `meta.checkpoint_id` does not
  * match its name (cp_004 copied over cp_003) and, when `expectedSessionKey` is given, a
@@ -37,10 +43,7 @@ export async function readCheckpointFile(file: string, expectedSessionKey?: stri
     throw new CheckpointError(file, undefined, code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`, { cause: err });
   }
   const cp = parseCheckpoint(text, file);
-  const named = parseCheckpointFileName(path.basename(file));
-  if (named && named.id !== cp.meta.checkpoint_id) {
-    throw new CheckpointError(file, "meta.checkpoint_id", `"${cp.meta.checkpoint_id}" does not match the file name`);
-  }
+  assertNamedAs(file, cp.meta.checkpoint_id);
   if (expectedSessionKey !== undefined && cp.meta.session_key !== wellFormed(expectedSessionKey)) {
     throw new CheckpointError(
       file,
@@ -49,17 +52,6 @@ export async function readCheckpointFile(file: string, expectedSessionKey?: stri
     );
   }
   return cp;
-}
-
-/** Checkpoint files (cp_N.yaml) in a directory, numeric order; [] when the directory is missing. */
-export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<CheckpointFileEntry[]> {
-  const names = await readdirOrEmpty(fs, dir);
-  const out: CheckpointFileEntry[] = [];
-  for (const name of names) {
-    const parsed = parseCheckpointFileName(name);
-    if (parsed) out.push({ ...parsed, path: path.join(dir, name) });
-  }
-  return out.sort((a, b) => a.n - b.n);
 }
 
 export interface SessionDirScan {
@@ -83,6 +75,11 @@ export async function scanSessionDir(dir: string, fs: FsOps): Promise<SessionDir
   }
   scan.files.sort((a, b) => a.n - b.n);
   return scan;
+}
+
+/** Checkpoint files (cp_N.yaml) in a directory, numeric order; [] when the directory is missing. */
+export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<CheckpointFileEntry[]> {
+  return (await scanSessionDir(dir, fs)).files;
 }
 
 export async function listCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointFileEntry[]> {

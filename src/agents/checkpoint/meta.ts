@@ -8,11 +8,10 @@
  */
 import { closeSync, readSync } from "node:fs";
 import { NotAFileError } from "../../infra/capped-read.js";
-import path from "node:path";
 import type { CheckpointMeta } from "./schema.js";
 import { errorCode } from "../../infra/fs-ops.js";
 import { CheckpointError } from "./errors.js";
-import { parseCheckpointFileName } from "./ids.js";
+import { assertNamedAs } from "./files.js";
 import { validateCheckpointMeta } from "./validate.js";
 import { parseYamlData } from "./yaml.js";
 import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
@@ -92,9 +91,6 @@ export function readCheckpointMeta(file: string): CheckpointMeta {
   let data: unknown = end >= 0 ? fastMeta(head) : null;
   if (data === null) data = parseYamlData(end >= 0 ? head : readRegularFileSync(file), file);
   const meta = validateCheckpointMeta(data, file);
-  const named = parseCheckpointFileName(path.basename(file));
-  if (named && named.id !== meta.checkpoint_id) {
-    throw new CheckpointError(file, "meta.checkpoint_id", `"${meta.checkpoint_id}" does not match the file name`);
-  }
+  assertNamedAs(file, meta.checkpoint_id);
   return meta;
 }

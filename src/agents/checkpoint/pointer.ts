@@ -35,12 +35,8 @@ export interface LatestPointer {
   summary?: CheckpointSummary;
 }
 
-export interface PointerMeta {
-  session_id: string | null;
-  input_tokens: number;
-  bytes: number;
-  summary?: CheckpointSummary;
-}
+/** What the writer stores beside the id (see LatestPointer). */
+export type PointerMeta = Required<Pick<LatestPointer, "session_id" | "input_tokens" | "bytes">> & Pick<LatestPointer, "summary">;
 
 /**
  * Read the pointer of a session dir; null when missing, unreadable, malformed or for another key.

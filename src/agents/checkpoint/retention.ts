@@ -12,21 +12,9 @@ import { readPointerInDir } from "./pointer.js";
 
 export const STALE_TEMP_MS = 60_000;
 
-/** Returns the ids of the deleted checkpoints (numeric order). */
-export async function pruneCheckpointsInDir(
-  dir: string,
-  keep: number,
-  fs: FsOps,
-  now = Date.now(),
-  known?: { files: CheckpointFileEntry[]; pointerId: string | null },
-): Promise<string[]> {
-  // The writer passes what it already listed (numeric order, its own file included) to save
-  // a directory scan and a pointer read on every write.
-  const files = known?.files ?? (await listCheckpointFilesInDir(dir, fs));
-  const pointerId = known ? known.pointerId : ((await readPointerInDir(dir, null, fs))?.checkpoint_id ?? null);
-  const doomed = files.slice(0, Math.max(0, files.length - keep)).filter((f) => f.id !== pointerId);
-  const deleted: string[] = [];
-  for (const f of doomed) {
+/** Deletes `files`, pushing each id deleted to `deleted` (also when a later one fails); returns it. */
+export async function deleteCheckpointFiles(files: readonly CheckpointFileEntry[], fs: FsOps, deleted: string[] = []): Promise<string[]> {
+  for (const f of files) {
     try {
       await fs.unlink(f.path);
       deleted.push(f.id);
@@ -34,17 +22,11 @@ export async function pruneCheckpointsInDir(
       if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
     }
   }
-  await sweepStaleTempFiles(dir, fs, now);
   return deleted;
 }
 
-export async function sweepStaleTempFiles(dir: string, fs: FsOps, now = Date.now()): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
+/** Removes the temp files of `names` (in `dir`) older than STALE_TEMP_MS; returns the names removed. */
+export async function removeStaleTemps(dir: string, names: readonly string[], fs: FsOps, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
     if (!TEMP_FILE_RE.test(name)) continue;
@@ -62,6 +44,23 @@ export async function sweepStaleTempFiles(dir: string, fs: FsOps, now = Date.now
   return removed;
 }
 
+export async function sweepStaleTempFiles(dir: string, fs: FsOps, now = Date.now()): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return [];
+  }
+  return removeStaleTemps(dir, names, fs, now);
+}
+
+/** Returns the ids of the deleted checkpoints (numeric order). */
 export async function pruneCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<string[]> {
-  return pruneCheckpointsInDir(sessionDirOf(opts, sessionKey), retentionOf(opts), fsOf(opts));
+  const dir = sessionDirOf(opts, sessionKey);
+  const fs = fsOf(opts);
+  const files = await listCheckpointFilesInDir(dir, fs);
+  const pointerId = (await readPointerInDir(dir, null, fs))?.checkpoint_id ?? null;
+  const deleted = await deleteCheckpointFiles(files.slice(0, Math.max(0, files.length - retentionOf(opts))).filter((f) => f.id !== pointerId), fs);
+  await sweepStaleTempFiles(dir, fs);
+  return deleted;
 }

@@ -1,13 +1,13 @@
 /**
  * Schema validation: unknown data -> typed `Checkpoint`, or a `CheckpointError` naming the file
- * and the field path, by the field table (fields.ts). Every field and enum is checked; the two
- * additive fields (`meta.session_id`, `thread.errors`) default to null / [] when absent, optional
+ * and the field path, by the field table (fields.ts). Every field and enum is checked; the
+ * additive fields (`meta.session_id`, `thread.errors`...) default to null / [] when absent, optional
  * sections are left out when absent (files from writers that predate them). Unknown extra keys
  * are ignored (forward-compatible additions within v1).
  */
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointMeta } from "./schema.js";
 import { CheckpointError } from "./errors.js";
-import { CHECKPOINT_FIELDS, type Field, META_FIELD } from "./fields.js";
+import { CHECKPOINT_FIELDS, type Field, type Match, META_FIELD } from "./fields.js";
 import { parseCheckpointId } from "./ids.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";
@@ -104,6 +104,18 @@ class Reader {
     return v;
   }
 
+  int(parent: Obj, key: string, field: string): number {
+    const v = parent[key];
+    if (v === undefined) this.fail(field, "missing");
+    if (typeof v !== "number" || !Number.isSafeInteger(v)) this.fail(field, `expected an integer, got ${this.describe(v)}`);
+    return v;
+  }
+
+  matching(s: string, field: string, m: Match): string {
+    if (!m.test(s)) this.fail(field, `expected ${m.what}, got ${this.describe(s)}`);
+    return s;
+  }
+
   checkpointId(parent: Obj, key: string, field: string, nullable: boolean): string | null {
     const v = parent[key];
     if (nullable && v === null) return null;
@@ -111,10 +123,6 @@ class Reader {
     if (parseCheckpointId(s) === null) this.fail(field, `expected a checkpoint id like cp_001, got ${this.describe(s)}`);
     return s;
   }
-}
-
-function readStrings(r: Reader, parent: Obj, key: string, field: string): string[] {
-  return r.list(parent, key, field).map((item, i) => r.strItem(item, `${field}[${i}]`));
 }
 
 /** One field of `parent` by its entry in the table; `path` names it in errors. */
@@ -125,7 +133,7 @@ function readField(r: Reader, parent: Obj, f: Field, path: string): unknown {
   switch (f.kind) {
     case "str":
     case "text":
-      return r.str(parent, f.key, path);
+      return f.match ? r.matching(r.str(parent, f.key, path), path, f.match) : r.str(parent, f.key, path);
     case "time":
       return r.timestamp(parent, f.key, path);
     case "id":
@@ -135,25 +143,37 @@ function readField(r: Reader, parent: Obj, f: Field, path: string): unknown {
     case "count":
       return r.count(parent, f.key, path);
     case "ratio":
-    case "num":
       return r.ratio(parent, f.key, path);
+    case "int":
+      return r.int(parent, f.key, path);
     case "bool":
       return r.bool(parent, f.key, path);
     case "strings":
     case "texts":
-      return readStrings(r, parent, f.key, path);
+      return r.list(parent, f.key, path).map((item, i) => {
+        const s = r.strItem(item, `${path}[${i}]`);
+        return f.match ? r.matching(s, `${path}[${i}]`, f.match) : s;
+      });
     case "map":
       return readFields(r, r.obj(parent, f.key, path), f.fields, path);
-    case "maps":
-      return r.list(parent, f.key, path).map((item, i) => readFields(r, r.itemObj(item, `${path}[${i}]`), f.fields, `${path}[${i}]`));
-    case "counts":
-      return r.obj(parent, f.key, path);
+    case "maps": {
+      const items = r.list(parent, f.key, path);
+      if (f.max !== undefined && items.length > f.max) r.fail(path, `more than ${f.max} entries`);
+      return items.map((item, i) => readFields(r, r.itemObj(item, `${path}[${i}]`), f.fields, `${path}[${i}]`));
+    }
+    case "counts": {
+      // unknown keys are ignored (room for more categories within v1)
+      const o = r.obj(parent, f.key, path);
+      const out: Obj = {};
+      for (const k of f.keys) if (o[k] !== undefined) out[k] = r.count(o, k, `${path}.${k}`);
+      return out;
+    }
   }
 }
 
 function plainValid(f: Field, v: unknown): boolean {
   if (v === null) return f.nullable === true;
-  if (f.kind === "str" || f.kind === "text") return typeof v === "string";
+  if (f.kind === "str" || f.kind === "text") return typeof v === "string" && f.match === undefined;
   if (f.kind === "count") return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
   return f.kind === "bool" && typeof v === "boolean";
 }
@@ -163,14 +183,21 @@ function readFields(r: Reader, o: Obj, fields: readonly Field[], path: string): 
   const out: Obj = {};
   for (const f of fields) {
     const v = o[f.key];
-    if (f.optional && (v === undefined || (f.kind === "map" && v === null))) continue;
+    if (f.optional && (v === undefined || (f.optional === "or-null" && v === null))) continue;
     // a valid scalar is taken without building its path (every write validates: this is the hot loop)
     if (plainValid(f, v)) {
       out[f.key] = v;
       continue;
     }
-    const read = f.read ? f.read(o, r.file) : readField(r, o, f, path ? `${path}.${f.key}` : f.key);
-    if (read !== undefined) out[f.key] = read;
+    if (f.drop) {
+      try {
+        out[f.key] = readField(r, o, f, "");
+      } catch {
+        // an invalid value of a field the reader may drop: left out
+      }
+      continue;
+    }
+    out[f.key] = readField(r, o, f, path ? `${path}.${f.key}` : f.key);
   }
   return out;
 }

@@ -35,7 +35,7 @@ import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids
 import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
-import { STALE_TEMP_MS } from "./retention.js";
+import { deleteCheckpointFiles, removeStaleTemps } from "./retention.js";
 import { summarizeCheckpoint } from "./summary.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
@@ -261,30 +261,11 @@ export class CheckpointWriter {
   /** Retention and temp sweep: best effort, reported in `warnings`. */
   private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
     // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
-    const pruned: string[] = [];
-    try {
-      for (const f of scan.files.slice(0, Math.max(0, scan.files.length - keep))) {
-        try {
-          await fs.unlink(f.path);
-          pruned.push(f.id);
-        } catch (err) {
-          if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
-        }
-      }
-    } catch (err) {
+    this.lastPruned = [];
+    await deleteCheckpointFiles(scan.files.slice(0, Math.max(0, scan.files.length - keep)), fs, this.lastPruned).catch((err: unknown) => {
       warnings.push(`retention failed: ${describe(err)}`);
-    }
-    this.lastPruned = pruned;
-    const now = Date.now();
-    for (const name of scan.temps) {
-      const file = path.join(this.dir, name);
-      try {
-        const st = await fs.stat(file);
-        if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) await fs.unlink(file);
-      } catch {
-        // vanished or not ours to remove: leave it
-      }
-    }
+    });
+    await removeStaleTemps(this.dir, scan.temps, fs);
   }
 
   private async withdraw(file: string, fs: FsOps, warnings: string[]): Promise<void> {

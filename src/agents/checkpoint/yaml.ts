@@ -56,14 +56,8 @@ export function normalizeForDisk<T>(value: T): T {
  * `<checkpoint_id>.yaml` and the field); `parseCheckpoint(result)` deep-equals it (see emit.ts).
  */
 export function serializeCheckpoint(cp: Checkpoint): string {
-  return serializeCheckpointChecked(cp).text;
-}
-
-/** serializeCheckpoint plus the checkpoint exactly as a reader will get it back. */
-export function serializeCheckpointChecked(cp: Checkpoint): { text: string; checkpoint: Checkpoint } {
   const label = `${typeof cp?.meta?.checkpoint_id === "string" ? cp.meta.checkpoint_id : "checkpoint"}.yaml`;
-  const checkpoint = normalizeForDisk(validateCheckpoint(cp, label));
-  return { text: emitCheckpoint(checkpoint), checkpoint };
+  return emitCheckpoint(normalizeForDisk(validateCheckpoint(cp, label)));
 }
 
 /** YAML text -> validated Checkpoint; throws CheckpointError naming `file` and the field. */

@@ -4,87 +4,6 @@
  * object and throws a `ContextManagerConfigError` naming the offending key.
  */
 
-export interface ContextManagerConfig {
-  /** master switch; when false no factory is registered */
-  enabled: boolean;
-  /** utilization (0..1) at which the gauge line is injected */
-  gaugeThreshold: number;
-  /** utilization (0..1) at which an auto-80pct checkpoint is written */
-  checkpointThreshold: number;
-  /** an auto checkpoint is skipped when input_tokens moved less than this fraction */
-  dedupDelta: number;
-  /** checkpoints kept per session key */
-  retention: number;
-  /** hard cap of the restore block, in tokens (chars/4) */
-  restoreMaxTokens: number;
-  maxDecisions: number;
-  maxExchanges: number;
-  maxTools: number;
-  maxFiles: number;
-  maxOpenItems: number;
-  maxLearnings: number;
-  maxErrors: number;
-  /** register the agent-facing `context_note` tool (decisions / open items / learnings) */
-  noteTool: boolean;
-  /** large tool outputs off the prompt: stash + handle + preview, and the artifact_fetch tool (docs/artifacts.md) */
-  offload: boolean;
-  /** aged offload: a result followed by at least this many assistant turns is shown as handle + preview (0: never) */
-  offloadAgeTurns: number;
-  /** … when its text is longer than this many chars */
-  offloadAgedMinChars: number;
-  /** head + tail preview of an aged result, in chars */
-  offloadAgedPreviewChars: number;
-  /** aged offload of a succeeded call's long string arguments (a write's content, an edit's texts), same age and size */
-  offloadAgeToolArgs: boolean;
-  /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
-  debug: boolean;
-  /** archive the compacted span at every compaction (docs/archive.md) */
-  archive: boolean;
-  /** most segments kept per session key; the oldest are evicted */
-  archiveMaxSegments: number;
-  /** archived segments older than this many days are dropped */
-  archiveRetentionDays: number;
-  /** register the agent-facing `context_search` tool over the archive */
-  searchTool: boolean;
-  /** after a compaction, inject matching archive fragments before the latest user message */
-  autoRecall: boolean;
-  /** hard cap of the automatic recall block, in tokens; also never above 10% of the window */
-  recallMaxTokens: number;
-  /**
-   * minimum score of a fragment the automatic recall injects: BM25 x recency over the query
-   * terms not visible in the context, in units of the idf of a term found in one segment
-   */
-  recallMinScore: number;
-  /**
-   * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
-   * loaded archives 38%, session slots 35%, per-key Sessions 18%, archive tails 5%,
-   * knowledge indexes 3%, knowledge followers 1% (engine/cache-budget.ts)
-   */
-  cacheMemoryMiB: number;
-  /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
-  stateDir?: string;
-  /** who compacts: "host" (its model summary + our restore block) or "checkpoint" (our summary, no model call; issue 25) */
-  compaction: CompactionMode;
-  /** hard cap of the checkpoint compaction summary, in tokens (chars/4) */
-  compactionSummaryMaxTokens: number;
-  /** "host" mode: a host summary that fails or runs longer than this is replaced by the checkpoint summary where the route allows */
-  compactionDeadlineMs: number;
-  /** smart trim (issue 26): drop low-value messages from a request near the window instead of letting the host compact (docs/archive.md#smart-trim) */
-  smartTrim: boolean;
-  /** the host's compaction reserve: safeLimit = window - this - the recall cap (pi's default 16,384) */
-  smartTrimReserveTokens: number;
-  /** typed knowledge records from each checkpoint's facts, searched beside the segments */
-  knowledge: boolean;
-  /** context_search also searches the other keys of the same agent (results labelled with their key) */
-  crossSession: boolean;
-  /** whose prompt-cache rules our prompt changes follow (src/agents/cache/; "auto": from the host's model) */
-  promptCache: PromptCacheSetting;
-  /** how long a cache entry lives ("auto": what the host requests; pi: PI_CACHE_RETENTION, OpenClaw: its retention) */
-  promptCacheTtl: PromptCacheTtlSetting;
-  /** aged offload's age under Anthropic's breakpoint rules, while the swap still lies within the provider's lookback (0: offloadAgeTurns) */
-  promptCacheAgeTurns: number;
-}
-
 export type PromptCacheSetting = "auto" | "anthropic" | "openai" | "none";
 export const PROMPT_CACHE_SETTINGS: readonly PromptCacheSetting[] = ["auto", "anthropic", "openai", "none"];
 export type PromptCacheTtlSetting = "auto" | "5m" | "1h";
@@ -93,12 +12,19 @@ export const PROMPT_CACHE_TTL_SETTINGS: readonly PromptCacheTtlSetting[] = ["aut
 export type CompactionMode = "host" | "checkpoint";
 export const COMPACTION_MODES: readonly CompactionMode[] = ["host", "checkpoint"];
 
-export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Object.freeze({
+/** Every key with its default; the config's type is read from it (stateDir, the one key without a default, added). */
+const DEFAULTS = {
+  /** master switch; when false no factory is registered */
   enabled: true,
+  /** utilization (0..1) at which the gauge line is injected */
   gaugeThreshold: 0.7,
+  /** utilization (0..1) at which an auto-80pct checkpoint is written */
   checkpointThreshold: 0.8,
+  /** an auto checkpoint is skipped when input_tokens moved less than this fraction */
   dedupDelta: 0.05,
+  /** checkpoints kept per session key */
   retention: 5,
+  /** hard cap of the restore block, in tokens (chars/4) */
   restoreMaxTokens: 800,
   maxDecisions: 50,
   maxExchanges: 8,
@@ -107,32 +33,71 @@ export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Ob
   maxOpenItems: 20,
   maxLearnings: 20,
   maxErrors: 20,
+  /** register the agent-facing `context_note` tool (decisions / open items / learnings) */
   noteTool: false,
+  /** large tool outputs off the prompt: stash + handle + preview, and the artifact_fetch tool (docs/artifacts.md) */
   offload: true,
+  /** aged offload: a result followed by at least this many assistant turns is shown as handle + preview (0: never) */
   offloadAgeTurns: 4,
+  /** … when its text is longer than this many chars */
   offloadAgedMinChars: 1_200,
+  /** head + tail preview of an aged result, in chars */
   offloadAgedPreviewChars: 300,
+  /** aged offload of a succeeded call's long string arguments (a write's content, an edit's texts), same age and size */
   offloadAgeToolArgs: true,
+  /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
   debug: false,
+  /** archive the compacted span at every compaction (docs/archive.md) */
   archive: true,
+  /** most segments kept per session key; the oldest are evicted */
   archiveMaxSegments: 20_000,
+  /** archived segments older than this many days are dropped */
   archiveRetentionDays: 30,
+  /** register the agent-facing `context_search` tool over the archive */
   searchTool: true,
+  /** after a compaction, inject matching archive fragments before the latest user message */
   autoRecall: false,
+  /** hard cap of the automatic recall block, in tokens; also never above 10% of the window */
   recallMaxTokens: 1000,
+  /**
+   * minimum score of a fragment the automatic recall injects: BM25 x recency over the query
+   * terms not visible in the context, in units of the idf of a term found in one segment
+   */
   recallMinScore: 4,
+  /**
+   * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
+   * loaded archives 38%, session slots 35%, per-key Sessions 18%, archive tails 5%,
+   * knowledge indexes 3%, knowledge followers 1% (engine/cache-budget.ts)
+   */
   cacheMemoryMiB: 256,
-  compaction: "host",
+  /** who compacts: "host" (its model summary + our restore block) or "checkpoint" (our summary, no model call; issue 25) */
+  compaction: "host" as CompactionMode,
+  /** hard cap of the checkpoint compaction summary, in tokens (chars/4) */
   compactionSummaryMaxTokens: 2000,
+  /** "host" mode: a host summary that fails or runs longer than this is replaced by the checkpoint summary where the route allows */
   compactionDeadlineMs: 60_000,
+  /** smart trim (issue 26): drop low-value messages from a request near the window instead of letting the host compact (docs/archive.md#smart-trim) */
   smartTrim: false,
+  /** the host's compaction reserve: safeLimit = window - this - the recall cap (pi's default 16,384) */
   smartTrimReserveTokens: 16_384,
+  /** typed knowledge records from each checkpoint's facts, searched beside the segments */
   knowledge: true,
+  /** context_search also searches the other keys of the same agent (results labelled with their key) */
   crossSession: false,
-  promptCache: "auto",
-  promptCacheTtl: "auto",
+  /** whose prompt-cache rules our prompt changes follow (src/agents/cache/; "auto": from the host's model) */
+  promptCache: "auto" as PromptCacheSetting,
+  /** how long a cache entry lives ("auto": what the host requests; pi: PI_CACHE_RETENTION, OpenClaw: its retention) */
+  promptCacheTtl: "auto" as PromptCacheTtlSetting,
+  /** aged offload's age under Anthropic's breakpoint rules, while the swap still lies within the provider's lookback (0: offloadAgeTurns) */
   promptCacheAgeTurns: 1,
-});
+};
+
+export type ContextManagerConfig = typeof DEFAULTS & {
+  /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
+  stateDir?: string;
+};
+
+export const DEFAULT_CONTEXT_MANAGER_CONFIG: Readonly<ContextManagerConfig> = Object.freeze({ ...DEFAULTS });
 
 export class ContextManagerConfigError extends Error {
   constructor(
@@ -173,9 +138,8 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   promptCacheAgeTurns: { min: 0, max: 10_000, integer: true },
 };
 
-const BOOLEAN_KEYS = new Set(["enabled", "noteTool", "offload", "offloadAgeToolArgs", "debug", "archive", "searchTool", "autoRecall"]);
-// smart trim, knowledge layer, cross-session search (issue 26)
-for (const key of ["smartTrim", "knowledge", "crossSession"]) BOOLEAN_KEYS.add(key);
+/** the switches: the keys whose default is true or false */
+const isBooleanKey = (key: string): boolean => Object.hasOwn(DEFAULTS, key) && typeof (DEFAULTS as Record<string, unknown>)[key] === "boolean";
 
 /**
  * Keys no longer read (docs/configuration.md#retired-keys): a config that sets one still loads,
@@ -208,7 +172,7 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (value === undefined) continue;
     if (RETIRED_KEYS.has(key)) warnRetired(key);
-    else if (BOOLEAN_KEYS.has(key)) {
+    else if (isBooleanKey(key)) {
       if (typeof value !== "boolean") throw new ContextManagerConfigError(key, `expected true or false, got ${describe(value)}`);
       (out as unknown as Record<string, unknown>)[key] = value;
     } else if (key in NUMBER_RULES) {

@@ -5,7 +5,7 @@
 import { tryParseHandle } from "../artifacts/handle.js";
 import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
 import type { ArtifactRef } from "../checkpoint/schema.js";
-import { LINES_RE } from "../checkpoint/validate-artifacts.js";
+import { LINES_RE } from "../checkpoint/fields.js";
 import type { RestoreExtraSection } from "./sections.js";
 
 /** lines of the restore block's artifacts section */

@@ -4,10 +4,10 @@
  * render-restore.ts budgets and assembles them.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile } from "../checkpoint/schema.js";
+import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile, WorkLedger } from "../checkpoint/schema.js";
+import { isBareReference } from "../state/turn-log.js";
 import { type Clock, parseDate } from "./clock.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
-import { goalOutcome, OUTCOME_REQUESTS, requestOutcome } from "./turn-outcomes.js";
 import { type RestoreExtraSection, type RestoreSection, SECTION_ORDER, SECTION_SPEC } from "./sections.js";
 import { type Section, PathFold, arr, changedPaths, commandEntry, safeCount } from "./section-model.js";
 
@@ -47,6 +47,21 @@ function cutName(n: string): string {
 /** Known enum/id values are printed bare; anything else is quoted like captured text. */
 export function bareOrQuoted(value: unknown, allowed: RegExp): string {
   return typeof value === "string" && allowed.test(value) ? value : quoteUntrusted(value, 40);
+}
+
+/**
+ * What the block takes from the turn log (issue 25): the agent's own outcome of the newest
+ * OUTCOME_REQUESTS earlier requests, and of a goal that is only a reference (URL, slash command,
+ * @path). Requests in `work.requests` are shorter gists of the same text as `work.turns`.
+ */
+const OUTCOME_REQUESTS = 2;
+
+/** ` → agent: "<outcome>"` of the newest turn whose request `request` (a gist, maybe cut) starts; "" without one. */
+function outcomeOf(work: WorkLedger | null, request: string): string {
+  const head = request.endsWith(ELLIPSIS) ? request.slice(0, -ELLIPSIS.length) : request;
+  if (!head) return "";
+  const turn = arr(work?.turns).find((t) => t && typeof t.request === "string" && typeof t.outcome === "string" && t.request.startsWith(head));
+  return turn?.outcome ? ` → agent: ${quoteUntrusted(turn.outcome, 70)}` : "";
 }
 
 export const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
@@ -130,9 +145,8 @@ export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string 
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
   const entries: Record<RestoreSection, string[]> = {
     last_report: work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : [],
-    goal: goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + goalOutcome(work, goal)] : [],
-    // issue 25: the agent's own outcome of the newest earlier requests, as far as the cap allows
-    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? requestOutcome(work, r) : ""}`),
+    goal: goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + (isBareReference(goal) ? outcomeOf(work, goal) : "")] : [],
+    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? outcomeOf(work, r) : ""}`),
     extras: extraBlocks,
     files_changed: [...changed],
     changes: ledgerFiles.map(changeLine),

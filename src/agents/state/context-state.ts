@@ -139,14 +139,6 @@ export class ContextState {
     return { state: st, invalid };
   }
 
-  get sessionKey(): string {
-    return this.opts.sessionKey;
-  }
-
-  get sessionId(): string | null {
-    return this.opts.sessionId;
-  }
-
   /** Some file has changes not yet flushed. */
   get dirty(): boolean {
     return this.dirtyFiles.size > 0;

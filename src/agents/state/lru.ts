@@ -7,7 +7,7 @@ export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
   private newestKey: { key: K } | null = null;
 
-  constructor(private cap: number) {}
+  constructor(private readonly cap: number) {}
 
   get size(): number {
     return this.map.size;
@@ -41,11 +41,6 @@ export class LruMap<K, V> {
   clear(): void {
     this.map.clear();
     this.newestKey = null;
-  }
-
-  setCap(cap: number): void {
-    this.cap = cap;
-    this.evict();
   }
 
   keys(): K[] {

@@ -8,7 +8,7 @@ import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, 
 import { statusOf } from "./message-rules.js";
 import type { CapturedDecision, CapturedState } from "./captured-state.js";
 import { keepNewest } from "./lru.js";
-import { nextActionOf } from "./next-action.js";
+import { gist } from "../text/gist.js";
 import type { Exchange } from "./thread-data.js";
 
 /** Everything the checkpoint builder needs, as plain data (already redacted and gisted). */
@@ -67,21 +67,39 @@ export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: stri
     closedItems: s.items.closedTexts(),
     learnings: s.learnings.values(),
     status,
-    nextAction: nextActionOf({
-      status,
-      userSpokeLast: t.last?.role === "user",
-      interrupted: t.interrupted,
-      answered: s.work.answered,
-      latestRequest: t.last_user ?? "",
-      lastToolCall: t.last_tool_call,
-      questionTail: t.last?.tail ?? "",
-    }),
+    nextAction: nextActionOf(s, status),
     interrupted: t.interrupted,
     lastToolCall: t.last_tool_call,
     hasActivity: t.last !== null,
     messagesSeen: t.cursor.processed,
     work: s.work.snapshot(),
   };
+}
+
+/** The request as quoted inside next_action (the full gist is on the Working on line). */
+const REQUEST_IN_ACTION = 60;
+
+/**
+ * working.next_action (issue 10): from the latest user request and whether the agent answered
+ * it, with fixed templates (no content matching). Never from a failure or an open item: those
+ * have their own sections, and a failure older than the latest request is not what the user is
+ * waiting for.
+ */
+function nextActionOf(s: CapturedState, status: WorkingStatus): string {
+  const t = s.thread;
+  const req = gist(t.last_user ?? "", REQUEST_IN_ACTION);
+  if (!req) return "Wait for the user's first request";
+  if (t.last?.role === "user") return `Respond to: ${req}`;
+  if (t.interrupted) return `Resume the interrupted turn: ${req} (check the last step's effect before repeating it)`;
+  if (status === "in_progress") {
+    const call = t.last_tool_call;
+    return `Continue: ${req}${call ? ` (last step: ${call.name} ${gist(call.params_summary, 80)})` : ""}`;
+  }
+  // the last line of the agent's last text: the question it asked
+  if (status === "waiting_for_user") return `Wait for the user's answer to: ${t.last?.tail ?? ""}`.trim();
+  return s.work.answered
+    ? "The latest request was answered (see the agent's last report); wait for the user's next message"
+    : "Wait for the user's next message";
 }
 
 /** spec §11.2: first user message, pivots, last 2 pairs; in order; first + newest within the cap. */

@@ -173,10 +173,6 @@ export class WorkLedger {
 
   // ------------------------------------------------------------ reading
 
-  get latestRequest(): string | null {
-    return this.recent.at(-1) ?? this.first;
-  }
-
   get requestCount(): number {
     return this.seq;
   }
@@ -184,10 +180,6 @@ export class WorkLedger {
   /** The latest report came after the latest request. */
   get answered(): boolean {
     return this.seq > 0 && this.reportSeq === this.seq;
-  }
-
-  get hasData(): boolean {
-    return this.seq > 0 || this.files.size > 0 || this.commands.size > 0 || this.failures.size > 0 || this.lastReport !== "";
   }
 
   openFailures(): ToolFailure[] {
