@@ -26,21 +26,20 @@
  * request. Every method is total: an error never reaches the host (which would
  * quarantine the engine).
  */
-import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
-import { cacheBudgetBytes } from "../agents/engine/cache-budget.js";
+import { reweighSession, sessionOf, setSessionBudget } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/background-writes.js";
-import { BudgetCache } from "../infra/budget-cache.js";
-import { globalSingleton } from "../infra/global-singleton.js";
+import { canonicalSessionKey } from "../infra/session-key.js";
 import { pendingPromptOf, withTurn } from "./fenced-turn.js";
 import { applyOwnCompaction, ownCompactionView } from "./own-compaction.js";
 import { compactRoute, delegateWithFallback, isOwnCompaction } from "./own-compaction-route.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+import { slotKeyOf } from "./slot-key.js";
 import type {
   AfterTurnParams,
   AssembleParams,
@@ -66,20 +65,14 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
 /**
  * Slots live for the process, not for one engine instance: OpenClaw 2026.9 makes an instance per
  * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
- * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
- * and session id, and kept by memory budget (cacheMemoryMiB's sessions share; a slot weighs its
- * last-seen history). An evicted slot's engine flushes on its own timer; the session's next turn
- * continues from disk (its state's cursor), and a turn in flight from the slot its instance holds.
+ * from disk on the model's path every turn (bench/plugin-turns.ts). A slot is held by its key's
+ * Session (engine/session.ts `hostSlots`, by config and session id), weighed with it (a slot
+ * weighs its last-seen history), shed first (its history) and evicted with it. An evicted slot's
+ * engine flushes on its own timer; the session's next turn continues from disk (its state's
+ * cursor), and a turn in flight from the slot its instance holds.
  */
-const processSlots = (): BudgetCache<string, SessionSlot> =>
-  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>(
-      "session slot",
-      cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"),
-      (slot) => slot.approxBytes(),
-      undefined,
-      // the histories go first, the slots (engine and state, read from disk again) last
-      (_key, slot) => slot.shedHistory(),
-    ));
+const registryIdOf = (opts: SlotOptions, sessionId: string, sessionKey: unknown): string =>
+  `${opts.stateDir}\u0000${canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger))}`;
 
 /** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
 function assembleModelOf(params: AssembleParams): HostModel {
@@ -92,19 +85,20 @@ function assembleModelOf(params: AssembleParams): HostModel {
   };
 }
 
-const scopeOf = (opts: SlotOptions): string => `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
+const scopeOf = (opts: SlotOptions): string => `${JSON.stringify(opts.config)}\u0000`;
 
 /**
  * The process's slot of a session, made when missing: the compaction provider
  * (compaction-provider.ts) uses the engine's slot, so one engine writes a key's state.
  */
 export async function sharedSessionSlot(opts: SlotOptions, sessionId: string, sessionKey: string): Promise<SessionSlot> {
-  const slots = processSlots();
+  const slots = sessionOf(registryIdOf(opts, sessionId, sessionKey)).hostSlots;
   const key = scopeOf(opts) + sessionId;
-  let slot = slots.get(key);
+  let slot = slots.get(key) as SessionSlot | undefined;
   if (!slot) {
     slot = await SessionSlot.open(opts, sessionId, sessionKey);
     slots.set(key, slot);
+    reweighSession(registryIdOf(opts, sessionId, sessionKey));
   } else await slot.reload();
   return slot;
 }
@@ -119,7 +113,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   };
 
   private readonly scope: string;
-  private readonly slots = processSlots();
   /** the slots this instance used (flushed at dispose), and those whose data it read for the turn at hand */
   private readonly used = new Set<SessionSlot>();
   private readonly fresh = new WeakSet<SessionSlot>();
@@ -134,16 +127,19 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
     this.scope = scopeOf(opts);
-    this.slots.setBudget(cacheBudgetBytes(opts.config, "sessions"));
+    setSessionBudget(opts.config);
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 
+  /** Puts the slot in its key's Session under `sessionId`, and weighs the Session again. */
   private keep(sessionId: string, slot: SessionSlot): void {
-    this.slots.set(this.scope + sessionId, slot);
+    const id = `${this.opts.stateDir}\u0000${slot.engine.sessionKey}`;
+    sessionOf(id).hostSlots.set(this.scope + sessionId, slot);
+    reweighSession(id);
   }
 
   private async slotFor(sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
-    let slot = this.slots.get(this.scope + sessionId);
+    let slot = sessionOf(registryIdOf(this.opts, sessionId, sessionKey)).hostSlots.get(this.scope + sessionId) as SessionSlot | undefined;
     if (!slot) {
       // evicted since this instance's assemble (other chats' turns in flight filled the cache):
       // the slot this instance holds still has the history that assemble saw, and the commit
@@ -176,7 +172,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
     await slot.finishTurn(sessionId, history, turn, cwd, whole);
     this.fresh.delete(slot);
-    this.slots.reweigh(this.scope + sessionId); // its history grew (or it holds only the turn now)
+    reweighSession(`${this.opts.stateDir}\u0000${slot.engine.sessionKey}`); // its history grew (or it holds only the turn now)
     await slot.persist();
   }
 
@@ -304,7 +300,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   }
 
   async dispose(): Promise<void> {
-    // the slots stay for the next instance (processSlots); what they captured goes to disk now
+    // the slots stay for the next instance (in their Sessions); what they captured goes to disk now
     for (const slot of this.used) await slot.engine.flushNow().catch(() => undefined);
     this.used.clear();
     this.mine.clear();
