@@ -36,6 +36,11 @@ export interface CompactionOptions {
   span?: readonly AgentMessage[] | null;
   /** the span is archived as a compaction's (the automatic recall warms the archive after it); default true */
   asCompaction?: boolean;
+  /**
+   * "summary": the span's archive waits for this too (the host's reply: a copy of every message
+   * to the archive worker stays off it); `durable` then settles with the checkpoint alone
+   */
+  archiveAfter?: Promise<unknown>;
 }
 
 export interface CompactionStart {
@@ -69,13 +74,15 @@ export class SessionApi {
       return { checkpoint, durable: Promise.resolve(checkpoint) };
     }
     const started = await this.engine.startCompactionCheckpoint(input, opts.cwd);
+    const after = opts.archiveAfter;
     if (!started) {
       // no checkpoint: the span is still archived (the host's summary runs)
-      if (span) await archiveMessages(this.engine, span, archive);
+      if (span && !after) await archiveMessages(this.engine, span, archive);
+      else if (span) void archiveCompactedSpanAfter(this.engine, span, after!, archive);
       return { checkpoint: null, durable: Promise.resolve(null) };
     }
-    const archived = span ? archiveCompactedSpanAfter(this.engine, span, started.durable, archive) : Promise.resolve();
-    return { checkpoint: started.checkpoint, durable: archived.then(() => started.durable) };
+    const archived = span ? archiveCompactedSpanAfter(this.engine, span, after ? Promise.all([started.durable, after]) : started.durable, archive) : Promise.resolve();
+    return { checkpoint: started.checkpoint, durable: after ? started.durable : archived.then(() => started.durable) };
   }
 
   /** A compaction happened: one more in this session. */
