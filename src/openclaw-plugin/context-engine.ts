@@ -72,8 +72,19 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
  * engine flushes on its own timer; the session's next turn continues from disk (its state's
  * cursor), and a turn in flight from the slot its instance holds.
  */
-const registryIdOf = (opts: SlotOptions, sessionId: string, sessionKey: unknown): string =>
-  `${opts.stateDir}\u0000${canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger))}`;
+const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
+
+function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unknown): SessionSlot | undefined {
+  const id = `${opts.stateDir}\u0000${canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger))}`;
+  return sessionOf(id).hostSlots.get(scopeOf(opts, sessionId)) as SessionSlot | undefined;
+}
+
+/** Puts the slot in its key's Session under `sessionId`, and weighs the Session again. */
+function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot): void {
+  const id = `${opts.stateDir}\u0000${slot.engine.sessionKey}`;
+  sessionOf(id).hostSlots.set(scopeOf(opts, sessionId), slot);
+  reweighSession(id);
+}
 
 /** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
 function assembleModelOf(params: AssembleParams): HostModel {
@@ -86,21 +97,14 @@ function assembleModelOf(params: AssembleParams): HostModel {
   };
 }
 
-const scopeOf = (opts: SlotOptions): string => `${JSON.stringify(opts.config)}\u0000`;
-
 /**
  * The process's slot of a session, made when missing: the compaction provider
  * (compaction-provider.ts) uses the engine's slot, so one engine writes a key's state.
  */
 export async function sharedSessionSlot(opts: SlotOptions, sessionId: string, sessionKey: string): Promise<SessionSlot> {
-  const slots = sessionOf(registryIdOf(opts, sessionId, sessionKey)).hostSlots;
-  const key = scopeOf(opts) + sessionId;
-  let slot = slots.get(key) as SessionSlot | undefined;
-  if (!slot) {
-    slot = await SessionSlot.open(opts, sessionId, sessionKey);
-    slots.set(key, slot);
-    reweighSession(registryIdOf(opts, sessionId, sessionKey));
-  } else await slot.reload();
+  let slot = heldSlot(opts, sessionId, sessionKey);
+  if (slot) await slot.reload();
+  else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
   return slot;
 }
 
@@ -113,7 +117,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     transcriptSemantics: { currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" },
   };
 
-  private readonly scope: string;
   /** the slots this instance used (flushed at dispose), and those whose data it read for the turn at hand */
   private readonly used = new Set<SessionSlot>();
   private readonly fresh = new WeakSet<SessionSlot>();
@@ -127,30 +130,22 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private readonly assembled = new Map<string, AgentMessage[]>();
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
-    this.scope = scopeOf(opts);
     setSessionBudget(opts.config);
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 
-  /** Puts the slot in its key's Session under `sessionId`, and weighs the Session again. */
-  private keep(sessionId: string, slot: SessionSlot): void {
-    const id = `${this.opts.stateDir}\u0000${slot.engine.sessionKey}`;
-    sessionOf(id).hostSlots.set(this.scope + sessionId, slot);
-    reweighSession(id);
-  }
-
   private async slotFor(sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
-    let slot = sessionOf(registryIdOf(this.opts, sessionId, sessionKey)).hostSlots.get(this.scope + sessionId) as SessionSlot | undefined;
+    let slot = heldSlot(this.opts, sessionId, sessionKey);
     if (!slot) {
       // evicted since this instance's assemble (other chats' turns in flight filled the cache):
       // the slot this instance holds still has the history that assemble saw, and the commit
       // gauges it whole instead of continuing from the tokens recorded a turn earlier (which
       // count the turns the host has dropped since, and miss what it added)
       const held = this.mine.get(sessionId);
-      if (held) this.keep(sessionId, held);
+      if (held) keepSlot(this.opts, sessionId, held);
       else {
         slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget);
-        this.keep(sessionId, slot);
+        keepSlot(this.opts, sessionId, slot);
         this.fresh.add(slot);
       }
       slot ??= held!;
@@ -291,7 +286,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       if (result.ok && result.compacted) {
         const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
         const rotated = successor && successor !== params.sessionId ? successor : null;
-        if (rotated) this.keep(rotated, slot);
+        if (rotated) keepSlot(this.opts, rotated, slot);
         await slot.afterOwnCompaction(params.sessionId, rotated);
       }
     } catch (e) {
