@@ -34,6 +34,7 @@ import { parseCheckpointFileName } from "../src/agents/checkpoint/ids.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { archiveWorker } from "../src/agents/archive/worker/archive-client.js";
+import { heldSessions } from "../src/agents/engine/cache-budget.js";
 import { fileStores } from "../src/infra/file-stores.js";
 
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
@@ -184,7 +185,8 @@ type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string
 // the registries by their globalThis name, the per-file stores by their field (infra/file-stores.ts)
 const processCache = (name: string): Cache | undefined =>
   (fileStores() as Record<string, Cache | undefined>)[name] ?? (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
-const CACHES = ["pluginSlots", "sessions", "knowledgeFollowers"];
+// the plugin's slots are held by the Sessions (engine/session.ts hostSlots)
+const CACHES = ["sessions", "knowledgeFollowers"];
 
 function cacheFigures(): Record<string, [number, number]> {
   const out: Record<string, [number, number]> = {};
@@ -207,11 +209,9 @@ async function workerFigures(): Promise<SoakSample["worker"] | null> {
   }
 }
 
-/** Evicts every slot of `key` from the plugin's slot cache, as a full cache does. */
+/** Evicts every slot of `key` from its Session, as a full registry does. */
 function evictSlot(key: string): void {
-  const slots = processCache("pluginSlots");
-  const map = (slots as unknown as { map: Map<string, { value: { sessionKey: string } }> }).map;
-  for (const [k, e] of [...map]) if (e.value.sessionKey === key) slots!.delete(k);
+  for (const s of heldSessions()) for (const [k, slot] of [...s.hostSlots]) if ((slot as { sessionKey?: string }).sessionKey === key) s.hostSlots.delete(k);
 }
 
 function autoCheckpoints(stateDir: string, key: string): Array<{ file: string; tokens: number }> {

@@ -18,7 +18,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
 import { userText } from "../src/agents/messages/read.js";
-import type { BudgetCache } from "../src/infra/budget-cache.js";
+import { heldSessions } from "../src/agents/engine/cache-budget.js";
 import type { SessionSlot } from "../src/openclaw-plugin/session-slot.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { fileStores } from "../src/infra/file-stores.js";
@@ -51,7 +51,8 @@ try {
     registerTool: (() => undefined) as PluginApiShape["registerTool"],
   };
   registerContextManagerPlugin(api, async () => ({ ok: true, compacted: false }));
-  const slotCache = () => (globalThis as unknown as Record<symbol, BudgetCache<string, SessionSlot>>)[Symbol.for("openclaw.contextManager.pluginSlots")]!;
+  // the plugin's slots, held by the keys' Sessions (engine/session.ts hostSlots)
+  const slotList = () => heldSessions().flatMap((s) => [...s.hostSlots.values()] as SessionSlot[]);
   async function turn(i: number): Promise<void> {
     const src = sources[i % sources.length]!;
     const starts = src.flatMap((m, j) => (m.role === "user" && userText(m) ? [j] : []));
@@ -70,15 +71,14 @@ try {
   for (let i = 0; i < keys; i++) await turn(i);
   await new Promise((r) => setTimeout(r, 1500)); // debounced flushes
   const withSlots = heap();
-  const slots = slotCache();
-  const estimate = slots.stats().bytes;
-  const n = slots.size;
+  const estimate = slotList().reduce((sum, slot) => sum + slot.approxBytes(), 0);
+  const n = slotList().length;
   if (process.env.DROP_LAST) {
-    for (const e of (slots as unknown as { map: Map<string, { value: SessionSlot }> }).map.values()) e.value.lastMessages = [];
+    for (const slot of slotList()) slot.lastMessages = [];
     const h0 = heap();
     console.log("lastMessages dropped:", Math.round((withSlots - h0) / keys / 1024), "KiB per key");
     // the engine's request log keeps its last two requests by reference (engine/request-log.ts)
-    for (const e of (slots as unknown as { map: Map<string, { value: SessionSlot }> }).map.values()) Object.assign(e.value.engine.requests, { current: null, previous: null, cached: null });
+    for (const slot of slotList()) Object.assign(slot.engine.requests, { current: null, previous: null, cached: null });
     const h = heap();
     console.log("and the request logs' last requests:", Math.round((h0 - h) / keys / 1024), "KiB per key");
     const c = (globalThis as unknown as Record<symbol, { map: Map<unknown, unknown> }>)[Symbol.for("openclaw.contextManager.sessions")]!;
@@ -93,7 +93,7 @@ try {
     const h = heap();
     console.log("Sessions first:", Math.round((withSlots - h) / keys / 1024), "KiB per key; estimated", Math.round(est / keys / 1024));
   }
-  for (let i = 0; i <= keys; i++) for (const key of [...(slots as unknown as { map: Map<string, unknown> }).map.keys()]) slots.delete(key);
+  for (const s of heldSessions()) s.hostSlots.clear();
   const without = heap();
   // what else holds each key's history (DROP=1): each process cache emptied in turn
   if (process.env.DROP) {

@@ -23,7 +23,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engine/compaction-outcomes.js";
-import { archiveCompactedSpanAfter } from "../agents/engine/archive-hooks.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
@@ -123,14 +122,14 @@ async function checkpointFor(opts: CompactionProviderOptions, session: ProviderS
     return { cp: earlier, slot };
   }
   const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
-  const started = await slot.engine.startCompactionCheckpoint(event, opts.workspaceDir ?? process.cwd());
-  if (!started) return null;
   // the checkpoint is on disk before OpenClaw gets the summary (`openclaw sessions compact`
   // compacts in its CLI process, which exits right after it); the span is archived after the reply
-  void archiveCompactedSpanAfter(slot.engine, messages, Promise.all([started.durable, afterReply(replied)]), {});
+  const span = { span: messages, asCompaction: false, archiveAfter: afterReply(replied) };
+  const started = await slot.session.beforeCompaction(event, { use: "summary", cwd: opts.workspaceDir ?? process.cwd(), ...span });
+  if (!started.checkpoint) return null;
   if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-  slot.engine.onCompacted();
+  slot.session.afterCompaction();
   slot.data.compactions = slot.engine.compactions;
   // the next history starts with this summary: ours, not a runtime compaction to catch up on; no restore follows it
   slot.data.summaries.ownCompaction = true;

@@ -26,21 +26,21 @@
  * request. Every method is total: an error never reaches the host (which would
  * quarantine the engine).
  */
-import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
-import { cacheBudgetBytes } from "../agents/engine/cache-budget.js";
+import { reweighSession, sessionOf, setSessionBudget } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/background-writes.js";
-import { BudgetCache } from "../infra/budget-cache.js";
-import { globalSingleton } from "../infra/global-singleton.js";
-import { pendingPromptOf, withTurn } from "./fenced-turn.js";
+import { canonicalSessionKey } from "../infra/session-key.js";
+import { userText } from "../agents/messages/read.js";
+import { messageIdentity } from "../agents/state/message-cursor.js";
 import { applyOwnCompaction, ownCompactionView } from "./own-compaction.js";
 import { compactRoute, delegateWithFallback, isOwnCompaction } from "./own-compaction-route.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+import { slotKeyOf } from "./slot-key.js";
 import type {
   AfterTurnParams,
   AssembleParams,
@@ -66,20 +66,25 @@ export interface ContextManagerContextEngineOptions extends SlotOptions {
 /**
  * Slots live for the process, not for one engine instance: OpenClaw 2026.9 makes an instance per
  * logical turn, and a slot made afresh each turn would load the key's state and latest checkpoint
- * from disk on the model's path every turn (bench/plugin-turns.ts). Keyed by state dir, config
- * and session id, and kept by memory budget (cacheMemoryMiB's sessions share; a slot weighs its
- * last-seen history). An evicted slot's engine flushes on its own timer; the session's next turn
- * continues from disk (its state's cursor), and a turn in flight from the slot its instance holds.
+ * from disk on the model's path every turn (bench/plugin-turns.ts). A slot is held by its key's
+ * Session (engine/session.ts `hostSlots`, by config and session id), weighed with it (a slot
+ * weighs its last-seen history), shed first (its history) and evicted with it. An evicted slot's
+ * engine flushes on its own timer; the session's next turn continues from disk (its state's
+ * cursor), and a turn in flight from the slot its instance holds.
  */
-const processSlots = (): BudgetCache<string, SessionSlot> =>
-  globalSingleton("openclaw.contextManager.pluginSlots", () => new BudgetCache<string, SessionSlot>(
-      "session slot",
-      cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"),
-      (slot) => slot.approxBytes(),
-      undefined,
-      // the histories go first, the slots (engine and state, read from disk again) last
-      (_key, slot) => slot.shedHistory(),
-    ));
+const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
+
+function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unknown): SessionSlot | undefined {
+  const id = `${opts.stateDir}\u0000${canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger))}`;
+  return sessionOf(id).hostSlots.get(scopeOf(opts, sessionId)) as SessionSlot | undefined;
+}
+
+/** Puts the slot in its key's Session under `sessionId`, and weighs the Session again. */
+function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot): void {
+  const id = `${opts.stateDir}\u0000${slot.engine.sessionKey}`;
+  sessionOf(id).hostSlots.set(scopeOf(opts, sessionId), slot);
+  reweighSession(id);
+}
 
 /** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
 function assembleModelOf(params: AssembleParams): HostModel {
@@ -92,20 +97,14 @@ function assembleModelOf(params: AssembleParams): HostModel {
   };
 }
 
-const scopeOf = (opts: SlotOptions): string => `${path.resolve(opts.stateDir)}\u0000${JSON.stringify(opts.config)}\u0000`;
-
 /**
  * The process's slot of a session, made when missing: the compaction provider
  * (compaction-provider.ts) uses the engine's slot, so one engine writes a key's state.
  */
 export async function sharedSessionSlot(opts: SlotOptions, sessionId: string, sessionKey: string): Promise<SessionSlot> {
-  const slots = processSlots();
-  const key = scopeOf(opts) + sessionId;
-  let slot = slots.get(key);
-  if (!slot) {
-    slot = await SessionSlot.open(opts, sessionId, sessionKey);
-    slots.set(key, slot);
-  } else await slot.reload();
+  let slot = heldSlot(opts, sessionId, sessionKey);
+  if (slot) await slot.reload();
+  else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
   return slot;
 }
 
@@ -118,8 +117,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     transcriptSemantics: { currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" },
   };
 
-  private readonly scope: string;
-  private readonly slots = processSlots();
   /** the slots this instance used (flushed at dispose), and those whose data it read for the turn at hand */
   private readonly used = new Set<SessionSlot>();
   private readonly fresh = new WeakSet<SessionSlot>();
@@ -133,27 +130,22 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private readonly assembled = new Map<string, AgentMessage[]>();
 
   constructor(private readonly opts: ContextManagerContextEngineOptions) {
-    this.scope = scopeOf(opts);
-    this.slots.setBudget(cacheBudgetBytes(opts.config, "sessions"));
+    setSessionBudget(opts.config);
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 
-  private keep(sessionId: string, slot: SessionSlot): void {
-    this.slots.set(this.scope + sessionId, slot);
-  }
-
   private async slotFor(sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
-    let slot = this.slots.get(this.scope + sessionId);
+    let slot = heldSlot(this.opts, sessionId, sessionKey);
     if (!slot) {
       // evicted since this instance's assemble (other chats' turns in flight filled the cache):
       // the slot this instance holds still has the history that assemble saw, and the commit
       // gauges it whole instead of continuing from the tokens recorded a turn earlier (which
       // count the turns the host has dropped since, and miss what it added)
       const held = this.mine.get(sessionId);
-      if (held) this.keep(sessionId, held);
+      if (held) keepSlot(this.opts, sessionId, held);
       else {
         slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget);
-        this.keep(sessionId, slot);
+        keepSlot(this.opts, sessionId, slot);
         this.fresh.add(slot);
       }
       slot ??= held!;
@@ -176,7 +168,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
     await slot.finishTurn(sessionId, history, turn, cwd, whole);
     this.fresh.delete(slot);
-    this.slots.reweigh(this.scope + sessionId); // its history grew (or it holds only the turn now)
+    reweighSession(`${this.opts.stateDir}\u0000${slot.engine.sessionKey}`); // its history grew (or it holds only the turn now)
     await slot.persist();
   }
 
@@ -294,7 +286,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       if (result.ok && result.compacted) {
         const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
         const rotated = successor && successor !== params.sessionId ? successor : null;
-        if (rotated) this.keep(rotated, slot);
+        if (rotated) keepSlot(this.opts, rotated, slot);
         await slot.afterOwnCompaction(params.sessionId, rotated);
       }
     } catch (e) {
@@ -304,7 +296,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   }
 
   async dispose(): Promise<void> {
-    // the slots stay for the next instance (processSlots); what they captured goes to disk now
+    // the slots stay for the next instance (in their Sessions); what they captured goes to disk now
     for (const slot of this.used) await slot.engine.flushNow().catch(() => undefined);
     this.used.clear();
     this.mine.clear();
@@ -330,6 +322,35 @@ function hostEstimate(messages: unknown): number {
       return 0;
     }
   }
+}
+
+// OpenClaw 2026.9's fenced turns (`currentTurnFence: "before-current-turn-entry-v1"`): assemble
+// gets the history before the turn and the turn's prompt apart, commitTurn the turn alone; these
+// put the two back together for the capture and the request (engine/request.ts)
+
+/**
+ * The history before the turn (as assemble saw it) followed by the turn, without the part of
+ * the turn the history already holds (the cursor would take a repeated message as new).
+ */
+function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]): AgentMessage[] {
+  if (turn.length === 0) return [...before];
+  const first = messageIdentity(turn[0]!);
+  let cut = before.length;
+  for (let i = before.length - 1; i >= 0 && i >= before.length - turn.length; i--) if (messageIdentity(before[i]!) === first) cut = i;
+  return [...before.slice(0, cut), ...turn];
+}
+
+/**
+ * The turn's prompt when the history is fenced before it (OpenClaw 2026.9's durable turns): the
+ * model reads it after `messages`, so the gauge counts it and the automatic recall queries it.
+ * Undefined when there is no prompt or the history already ends with it.
+ */
+function pendingPromptOf(messages: readonly AgentMessage[], prompt: string | undefined): string | undefined {
+  if (typeof prompt !== "string" || !prompt.trim()) return undefined;
+  for (let i = messages.length - 1; i >= 0 && i >= messages.length - 4; i--) {
+    if (messages[i]?.role === "user" && userText(messages[i]!) === prompt.trim()) return undefined;
+  }
+  return prompt;
 }
 
 export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {

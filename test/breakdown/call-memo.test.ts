@@ -173,7 +173,7 @@ describe("tool call sizes per key: compact", () => {
     const one = new CallSizes();
     one.warm(h);
     expect(one.approxBytes()).toBeLessThanOrEqual(1200 + 450 * 12 + 450 * 8);
-    expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "keySessions") / one.approxBytes())).toBeGreaterThanOrEqual(300);
+    expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions") / one.approxBytes())).toBeGreaterThanOrEqual(300);
     // 200 keys, round robin twice: the second round sizes nothing again
     const keys = Array.from({ length: 200 }, (_, i) => `test-key-rr-${i}-${Math.random()}`);
     for (const k of keys) {

@@ -7,7 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
+import { CACHE_SHARES, heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
 import { agedMessages } from "../../src/agents/engine/offload-hooks.js";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
 import { withSmartTrim } from "../../src/agents/engine/trim-hooks.js";
@@ -81,7 +81,7 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     // room for b whole and a without its SmartTrim (its sticky set and small memories)
     const room = sb.approxBytes() + 16 * 1024;
     expect(sa.approxBytes() + sb.approxBytes()).toBeGreaterThan(room);
-    setSessionBudget({ cacheMemoryMiB: room / (2 ** 20 * 0.18) });
+    setSessionBudget({ cacheMemoryMiB: room / (2 ** 20 * CACHE_SHARES.sessions) });
     expect(heldSession(idOf("a"))).toBe(sa);
     expect(sa.heldTrim).toBeNull();
     expect(sb.heldTrim).not.toBeNull();

@@ -22,8 +22,9 @@ import { forgetProcessState } from "../helpers/new-process.js";
 import { call, prose, reply, result, user } from "./plugin-messages.js";
 
 const WINDOW = 32_000;
-// the smallest budget: the session slots' share (6.4 MiB) holds ~85 chats of 2,000 tokens, so 120
-// other chats evict the oldest slot (as 64, the count cap this replaced, did)
+// the smallest budget: the Sessions' share (8.5 MiB, the plugin's slots in it) holds ~125 chats of
+// 2,000 tokens, so 180 other chats evict the oldest Session and its slot (as 64, the count cap
+// this replaced, did)
 const CONFIG = { cacheMemoryMiB: 16 };
 
 /** A session of `turns` turns, each a request, a read of a file, its output and a reply. */
@@ -72,7 +73,7 @@ const autoCheckpoints = (stateDir: string, key: string) => readCheckpointsOnDisk
 
 describe("a busy gateway: sessions evicted from every cache keep their history", () => {
   for (const [what, evict] of [
-    ["120 other chats took turns meanwhile", "chats"],
+    ["180 other chats took turns meanwhile", "chats"],
     ["the gateway restarted meanwhile", "restart"],
   ] as const) {
     it(`a turn committed after its assemble, when ${what}: the whole history's gauge and the 80% checkpoint`, async () => {
@@ -90,10 +91,10 @@ describe("a busy gateway: sessions evicted from every cache keep their history",
 
       let e = await assemble(stateDir, key, last.messages.slice(0, last.start));
       if (evict === "chats") {
-        const slots = () => (globalThis as unknown as Record<symbol, { stats(): { evictions: number } }>)[Symbol.for("openclaw.contextManager.pluginSlots")]!;
+        const slots = () => (globalThis as unknown as Record<symbol, { stats(): { evictions: number } }>)[Symbol.for("openclaw.contextManager.sessions")]!;
         const before = slots().stats().evictions;
-        await otherChats(stateDir, 120, Date.now() - 500_000);
-        // least recently used first: this key's slot, assembled before all 120, went
+        await otherChats(stateDir, 180, Date.now() - 500_000);
+        // least recently used first: this key's slot, assembled before all 180, went
         expect(slots().stats().evictions).toBeGreaterThan(before);
       }
       else {

@@ -44,7 +44,7 @@ describe("a long-running gateway (bounded soak)", () => {
     // the caches were full (evicting) from the middle on, and the live heap stopped growing
     const mid = f.samples[Math.floor(rounds / 2)]!;
     const end = f.samples.at(-1)!;
-    expect(mid.caches.pluginSlots![0]).toBeGreaterThan(0.8 * mid.caches.pluginSlots![1]);
+    expect(mid.caches.sessions![0]).toBeGreaterThan(0.8 * mid.caches.sessions![1]);
     console.log(JSON.stringify(f.samples.map((s) => [s.turns, s.heapMiB, s.rssMiB])));
     expect(end.heapMiB - mid.heapMiB).toBeLessThan(16);
   });

@@ -14,6 +14,8 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { PluginSessionFile } from "../../src/openclaw-plugin/session-file.js";
+import type { SessionSlot } from "../../src/openclaw-plugin/session-slot.js";
+import { heldSessions } from "../../src/agents/engine/cache-budget.js";
 import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { forgetProcessState } from "../helpers/new-process.js";
@@ -37,7 +39,8 @@ function instance(stateDir: string): ContextEngineShape {
 }
 
 const runtimeContext = { provider: "mock", modelId: "m1", modelContextWindow: WINDOW, tokenBudget: WINDOW };
-const slots = () => (globalThis as unknown as Record<symbol, { delete(k: string): boolean; map: Map<string, { value: { sessionKey: string } }> }>)[Symbol.for("openclaw.contextManager.pluginSlots")]!;
+// the slots held by the keys' Sessions: [session, slot id, slot]
+const slots = () => heldSessions().flatMap((s) => [...s.hostSlots].map(([id, slot]) => [s, id, slot as SessionSlot] as const));
 
 type Between = "nothing" | "its slot lets go of its history" | "its slot is evicted" | "the gateway restarts";
 
@@ -66,9 +69,9 @@ describe("a history the host keeps level: the 80% checkpoint follows what the se
         await e.assemble({ sessionId, sessionKey: key, messages: history, tokenBudget: WINDOW, prompt: `Look at src/mod${k}.ts and summarise it` });
         if (meanwhile === "its slot lets go of its history") {
           // what the cache does first when it is over its budget
-          for (const s of slots().map.values()) if (s.value.sessionKey === key) (s.value as unknown as { shedHistory(): boolean }).shedHistory();
+          for (const [, , slot] of slots()) if (slot.sessionKey === key) slot.shedHistory();
         } else if (meanwhile === "its slot is evicted") {
-          for (const [k2, s] of [...slots().map]) if (s.value.sessionKey === key) slots().delete(k2);
+          for (const [s, k2, slot] of slots()) if (slot.sessionKey === key) s.hostSlots.delete(k2);
         } else if (meanwhile === "the gateway restarts") {
           await e.dispose();
           forgetProcessState();

@@ -1,6 +1,6 @@
-/** pi's compaction reserve read from OpenClaw's config for the plugin route (src/openclaw-plugin/openclaw-reserve.ts). */
+/** pi's compaction reserve read from OpenClaw's config for the plugin route (src/openclaw-plugin/index.ts). */
 import { describe, expect, it } from "vitest";
-import { openClawReserveTokens } from "../../src/openclaw-plugin/openclaw-reserve.js";
+import { openClawReserveTokens } from "../../src/openclaw-plugin/index.js";
 
 const cfg = (compaction: Record<string, unknown>) => ({ agents: { defaults: { compaction } } });
 

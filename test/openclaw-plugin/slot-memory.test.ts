@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import type { SessionSlot } from "../../src/openclaw-plugin/session-slot.js";
-import type { BudgetCache } from "../../src/infra/budget-cache.js";
+import { heldSessions } from "../../src/agents/engine/cache-budget.js";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -36,7 +36,8 @@ function history(turns: number): AgentMessage[] {
   return out;
 }
 
-const slotCache = () => (globalThis as unknown as Record<symbol, BudgetCache<string, SessionSlot>>)[Symbol.for("openclaw.contextManager.pluginSlots")]!;
+// the slots held by the keys' Sessions, each with the map it is held in
+const slotEntries = () => heldSessions().flatMap((s) => [...s.hostSlots].map(([id, slot]) => [id, { value: slot as SessionSlot, map: s.hostSlots }] as const));
 
 describe("an evicted slot's memory", () => {
   it("is freed: the key's aged-output memory, which outlives the slot, does not hold its engine", async () => {
@@ -50,9 +51,7 @@ describe("an evicted slot's memory", () => {
     await engine.assemble({ sessionId: "s1", sessionKey: key, messages: all.slice(0, 44), tokenBudget: 200_000, prompt: "Summarise notes 11" });
     await engine.commitTurn({ advancementKey: "t1", sessionId: "s1", sessionKey: key, messages: all.slice(44), runtimeContext: { modelContextWindow: 200_000, tokenBudget: 200_000 } });
     await engine.dispose();
-    const cache = slotCache();
-    const entries = (cache as unknown as { map: Map<string, { value: SessionSlot }> }).map;
-    const mine = [...entries].filter(([, e]) => e.value.sessionKey === key);
+    const mine = slotEntries().filter(([, e]) => e.value.sessionKey === key);
     expect(mine).toHaveLength(1);
     const held = new WeakRef(mine[0]![1].value.engine);
     expect(held.deref()!.requests.latest).not.toBeNull();
@@ -60,7 +59,7 @@ describe("an evicted slot's memory", () => {
     const aged = (globalThis as unknown as Record<symbol, { size: number }>)[Symbol.for("openclaw.contextManager.sessions")]!;
     expect(aged.size).toBeGreaterThan(0);
     await held.deref()!.flushNow();
-    cache.delete(mine[0]![0]);
+    mine[0]![1].map.delete(mine[0]![0]);
     mine.length = 0;
     for (let i = 0; i < 20 && held.deref(); i++) {
       await new Promise((r) => setTimeout(r, 20));

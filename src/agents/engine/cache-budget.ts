@@ -16,17 +16,16 @@ import { refsCache } from "../artifacts/store.js";
 import { CacheSession } from "../cache/cache-session.js";
 import { Session } from "./session.js";
 
-// keySessions: each key's Session (session.ts): its SmartTrim (relevance index ~9 bytes per
-// indexed char) and sticky set, aged outputs, breakdown memory and prompt-cache memory; the
-// sum of the shares those caches had apart (aged outputs 0.1, smart trims 0.04, sticky sets
-// 0.01, breakdowns 0.03);
+// sessions: each key's Session (session.ts): the plugin's slots of the key (0.35 when they were
+// a registry apart), its SmartTrim (relevance index ~9 bytes per indexed char) and sticky set,
+// aged outputs, breakdown memory and prompt-cache memory (0.18: the sum of the shares those
+// caches had apart: aged outputs 0.1, smart trims 0.04, sticky sets 0.01, breakdowns 0.03);
 // knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
 // byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte;
 // artifactRefs: the handles each key's refs log names (~96 bytes a handle; a fixed 8 MiB before)
 export const CACHE_SHARES = {
   archives: 0.36,
-  sessions: 0.35,
-  keySessions: 0.18,
+  sessions: 0.53,
   archiveTails: 0.05,
   knowledgeIndexes: 0.03,
   knowledgeFollowers: 0.01,
@@ -41,16 +40,16 @@ export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemory
 
 /**
  * The registry of Sessions (session.ts), one per state dir and canonical key, weighed as units:
- * over the budget the least recently used are shed first (their SmartTrim, then their aged
+ * over the budget the least recently used are shed first (their slots' histories, their SmartTrim, then their aged
  * outputs and call sizes), then evicted whole (one holding what is not a cache is emptied of its
- * caches instead, session.ts `lasting`). It holds what the per-feature caches held
- * (smart trims and their sticky sets, aged outputs, breakdown memories, the prompt-cache
- * policy's memory), under their summed shares.
+ * caches instead, session.ts `lasting`). It holds what the per-feature caches held (the
+ * plugin's slots, smart trims and their sticky sets, aged outputs, breakdown memories, the
+ * prompt-cache policy's memory), under their summed shares.
  */
 const sessions = (): BudgetCache<string, Session> =>
   globalSingleton("openclaw.contextManager.sessions", () => new BudgetCache<string, Session>(
     "session",
-    cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "keySessions"),
+    cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"),
     (s) => s.approxBytes(),
     undefined,
     (_key, s) => s.shed(),
@@ -110,7 +109,7 @@ export function clearCacheSessions(): void {
 
 /** Sizes the Session registry by the configuration (applyCacheBudget; tests). */
 export function setSessionBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
-  sessions().setBudget(cacheBudgetBytes(config, "keySessions"));
+  sessions().setBudget(cacheBudgetBytes(config, "sessions"));
 }
 
 // the cacheMemoryMiB applied last: made again with the stores (a test's new process forgets them)

@@ -8,7 +8,10 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
-import { archiveCompactedSpanAfter, archiveMessages } from "./archive-hooks.js";
+import type { SearchParams } from "../archive/search-params.js";
+import type { NoteKind } from "../state/note-tool.js";
+import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
+import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import { markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
@@ -36,6 +39,11 @@ export interface CompactionOptions {
   span?: readonly AgentMessage[] | null;
   /** the span is archived as a compaction's (the automatic recall warms the archive after it); default true */
   asCompaction?: boolean;
+  /**
+   * "summary": the span's archive waits for this too (the host's reply: a copy of every message
+   * to the archive worker stays off it); `durable` then settles with the checkpoint alone
+   */
+  archiveAfter?: Promise<unknown>;
 }
 
 export interface CompactionStart {
@@ -45,12 +53,42 @@ export interface CompactionStart {
   durable: Promise<Checkpoint | null>;
 }
 
+/** A tool's result as the hosts see it (pi's tool_result event). */
+export type ToolResult = Parameters<ContextManagerEngine["onToolResult"]>[0] & Parameters<typeof offloadPatch>[0];
+
 export class SessionApi {
   constructor(readonly engine: ContextManagerEngine) {}
 
   /** One model request: messages in, messages to send out, with the gauge's reading. */
   prepareRequest(request: ModelRequest): Promise<PreparedRequest> {
     return prepareRequest(this.engine, request);
+  }
+
+  /** A run starts: a resumed history's old tool outputs aged from its first request on; the state loaded now. */
+  startRun(entries: readonly unknown[]): void {
+    warmAgedOffload(this.engine, entries);
+    void this.engine.ready();
+  }
+
+  /** A tool's result: captured, and the patch that offloads it (docs/artifacts.md), or undefined. */
+  async toolResult(event: ToolResult, cwd: string): Promise<ReturnType<typeof offloadPatch>> {
+    await this.engine.onToolResult(event, cwd);
+    return offloadPatch(event, this.engine);
+  }
+
+  /** The agent's context_note: recorded in the state; the tool's reply. */
+  note(kind: NoteKind, text: string): Promise<string> {
+    return this.engine.recordNote(kind, text);
+  }
+
+  /** The agent's context_search over this key's archive: the tool's reply. */
+  search(params: SearchParams): Promise<string> {
+    return searchForAgent(this.engine.runtime, params);
+  }
+
+  /** What was captured goes to disk now (a run's or a session's end). */
+  flush(): Promise<void> {
+    return this.engine.flushNow();
   }
 
   /** The run's last messages (no request follows them): captured, and the state written. */
@@ -69,13 +107,15 @@ export class SessionApi {
       return { checkpoint, durable: Promise.resolve(checkpoint) };
     }
     const started = await this.engine.startCompactionCheckpoint(input, opts.cwd);
+    const after = opts.archiveAfter;
     if (!started) {
       // no checkpoint: the span is still archived (the host's summary runs)
-      if (span) await archiveMessages(this.engine, span, archive);
+      if (span && !after) await archiveMessages(this.engine, span, archive);
+      else if (span) void archiveCompactedSpanAfter(this.engine, span, after!, archive);
       return { checkpoint: null, durable: Promise.resolve(null) };
     }
-    const archived = span ? archiveCompactedSpanAfter(this.engine, span, started.durable, archive) : Promise.resolve();
-    return { checkpoint: started.checkpoint, durable: archived.then(() => started.durable) };
+    const archived = span ? archiveCompactedSpanAfter(this.engine, span, after ? Promise.all([started.durable, after]) : started.durable, archive) : Promise.resolve();
+    return { checkpoint: started.checkpoint, durable: after ? started.durable : archived.then(() => started.durable) };
   }
 
   /** A compaction happened: one more in this session. */

@@ -96,6 +96,13 @@ export interface OwnCompactionView {
   at: number;
 }
 
+/** What a host keeps per session id of the key (the plugin's slots): weighed, shed and evicted with the Session. */
+export interface HostSlot {
+  approxBytes(): number;
+  /** lets go of the history it holds, keeping what reading the disk again would cost; true when it held one */
+  shedHistory(): boolean;
+}
+
 export class Session {
   /**
    * Smart trim's sticky set, kept when the SmartTrim (its relevance index: MBs for a long
@@ -110,6 +117,8 @@ export class Session {
   logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
+  /** the host's slots of this key, by the host's own id (the plugin: its scope and a session id) */
+  readonly hostSlots = new Map<string, HostSlot>();
   readonly lasting: LastingState = { compactionOutcomes: new Map(), stashes: [], spanArchive: null, recovery: null, ourTools: new Map(), ownCompaction: null };
 
   constructor(
@@ -163,7 +172,9 @@ export class Session {
     const b = this.breakdown;
     const breakdown = (b.calls?.approxBytes() ?? 0) + (b.phrase ? 2 * b.phrase.text.length : 0) + (b.aged?.approxBytes() ?? 0);
     const cache = 512 + this.cache.anchors.length * 256 + this.cache.ends.length * 32;
-    return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache;
+    let slots = 0;
+    for (const slot of this.hostSlots.values()) slots += slot.approxBytes();
+    return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache + slots;
   }
 
   /** It holds something that is not a cache (`lasting`). */
@@ -182,14 +193,19 @@ export class Session {
     this.breakdown.aged = null;
     this.cache = new CacheSession();
     this.logs = new WeakMap();
+    this.hostSlots.clear();
   }
 
   /**
-   * Over the budget, lightens the Session in place, heaviest first: the SmartTrim (its sticky set
-   * stays), then the aged outputs and the call sizes. The gauge phrase, the aged requests and
-   * the cache memory stay until the whole Session is evicted. True when something was dropped.
+   * Over the budget, lightens the Session in place, heaviest first: the histories its host slots
+   * hold (their engines and state stay), the SmartTrim (its sticky set stays), then the aged
+   * outputs and the call sizes. The gauge phrase, the aged requests, the cache memory and the
+   * slots stay until the whole Session is evicted. True when something was dropped.
    */
   shed(): boolean {
+    let shedSlots = false;
+    for (const slot of this.hostSlots.values()) shedSlots = slot.shedHistory() || shedSlots;
+    if (shedSlots) return true;
     if (this.trim) {
       this.sticky = this.trim.stickySet;
       this.trim = null;

@@ -11,12 +11,13 @@ import { restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
-import type { CapturedSession } from "./context-manager-capture.js";
+import type { CapturedSession, ReadonlySessionManager } from "./context-manager-capture.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
 import { formatReuse } from "../prompt-cost/reuse.js";
-import { nextRequestRecord } from "./context-manager-next-request.js";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { RequestRecord } from "../engine/request-log.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;
@@ -107,4 +108,29 @@ export function registerContextCommand(pi: ExtensionAPI, deps: ContextCommandDep
       pi.sendMessage({ customType: REPORT_CUSTOM_TYPE, content: text, display: true });
     },
   });
+}
+
+const stamp = (m: AgentMessage | undefined) => {
+  const t = (m as { timestamp?: unknown } | undefined)?.timestamp;
+  return typeof t === "number" ? t : -Infinity;
+};
+
+/**
+ * What pi's next request will hold: the last request the engine prepared (its aged stand-ins,
+ * gauge line and blocks as sent) plus the session's messages that came after it (the final reply
+ * of the run, a `!` command's output), which no `context` event has seen yet.
+ */
+function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManager, "getBranch">): RequestRecord {
+  let newest = -Infinity;
+  for (const m of latest.unaged) newest = Math.max(newest, stamp(m));
+  const after: AgentMessage[] = [];
+  try {
+    for (const e of sm.getBranch() as Array<{ type?: string; message?: AgentMessage }>) {
+      if (e.type === "message" && e.message && stamp(e.message) > newest) after.push(e.message);
+    }
+  } catch {
+    return latest; // a stale session manager: the last request is what there is
+  }
+  if (after.length === 0) return latest;
+  return { ...latest, unaged: [...latest.unaged, ...after], sent: [...latest.sent, ...after], final: [...latest.final, ...after] };
 }

@@ -25,14 +25,12 @@ import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { searchForAgent } from "../engine/archive-hooks.js";
 import { backgroundWritesSettled } from "../engine/background-writes.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import { setContextManagerRuntime } from "./context-manager-runtime.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
-import { offloadPatch, warmAgedOffload } from "../engine/offload-hooks.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piRequestHost } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
@@ -98,9 +96,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         return null;
       }
     };
-    // the run's Session (engine/session-api.ts), and its engine for the tools and offload hooks
+    // the run's Session (engine/session-api.ts): every handler and tool calls it
     const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
-    const engineOf = async (ctx: ExtensionContext, event: string) => (await get(ctx, event))?.engine ?? null;
 
     // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
     const guard =
@@ -117,11 +114,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on(
       "session_start",
       guard("session_start", async (_event, ctx) => {
-        const engine = await engineOf(ctx, "session_start"); // capture cwd/session now; load settings early
-        // a resumed session: its old tool outputs are aged from the first request on (docs/artifacts.md)
-        if (engine) warmAgedOffload(engine, ctx.sessionManager.getBranch());
-        // the state is loaded now, not by the first request or a /compact that waits on it
-        if (engine) void engine.ready();
+        // capture cwd/session now; a resumed session's old tool outputs are aged from the first
+        // request on (docs/artifacts.md); the state is loaded now, not by the first request or a /compact
+        (await get(ctx, "session_start"))?.startRun(ctx.sessionManager.getBranch());
         return undefined;
       }),
     );
@@ -144,10 +139,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on(
       "tool_result",
       guard("tool_result", async (event, ctx) => {
-        const session = seen.from(ctx, "tool_result");
-        const engine = (await sessionOf(session))?.engine ?? null;
-        if (engine && session) await engine.onToolResult(event, session.cwd);
-        return offloadPatch(event, engine); // docs/artifacts.md
+        const captured = seen.from(ctx, "tool_result");
+        const session = await sessionOf(captured);
+        return session && captured ? session.toolResult(event, captured.cwd) : undefined;
       }),
     );
 
@@ -157,7 +151,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
       pi.registerTool(
         createArtifactFetchTool({
-          stateDir: async (ctx) => (await engineOf(ctx as ExtensionContext, "artifact_fetch"))?.runtime.stateDir ?? null,
+          stateDir: async (ctx) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null,
         }),
       );
     }
@@ -165,8 +159,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     if (opts.noteTool ?? toolConfig?.noteTool) {
       pi.registerTool(
         createContextNoteTool(async (kind, text, ctx) => {
-          const engine = await engineOf(ctx, "context_note");
-          return engine ? engine.recordNote(kind, text) : "The context manager is not active in this session.";
+          const session = await get(ctx, "context_note");
+          return session ? session.note(kind, text) : "The context manager is not active in this session.";
         }),
       );
     }
@@ -177,8 +171,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       searchRegistered = true;
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => {
-          const engine = await engineOf(ctx, "context_search");
-          return engine ? searchForAgent(engine.runtime, params) : "The context manager is not active in this session.";
+          const session = await get(ctx, "context_search");
+          return session ? session.search(params) : "The context manager is not active in this session.";
         }),
       );
     }
@@ -189,7 +183,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (event, ctx) => {
-          const engine = await engineOf(ctx, "before_agent_start");
+          const engine = (await get(ctx, "before_agent_start"))?.engine;
           if (engine) await applyRunTools(pi, engine, ctx, event.prompt, piModelOf(ctx));
           return undefined;
         }),
@@ -199,7 +193,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     // The end of an agent run (and of a session) makes captured state durable.
     const flush = (event: string) =>
       guard(event, async (_event: unknown, ctx: ExtensionContext) => {
-        await (await engineOf(ctx, event))?.flushNow();
+        await (await get(ctx, event))?.flush();
         await backgroundWritesSettled(); // a "checkpoint" compaction's span and the knowledge records, written after it returned
         return undefined;
       });
@@ -256,7 +250,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       );
     }
 
-    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), engine: (ctx) => engineOf(ctx, "/context") });
+    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), engine: async (ctx) => (await get(ctx, "/context"))?.engine ?? null });
 
     pi.on(
       "session_compact",
