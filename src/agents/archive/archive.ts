@@ -31,7 +31,7 @@ import {
   statArchive,
   withArchiveLock,
 } from "./store.js";
-import { type IdScan, scanArchiveIds } from "./store-scan.js";
+import { appendToTailLocked, prefetchTail } from "./tail-append.js";
 import { archiveStats, type ArchiveStats } from "./archive-stats.js";
 import { indexWorthSaving } from "./index-save-policy.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
@@ -74,8 +74,6 @@ export class SessionArchive {
   /** the file holds expired records (not indexed): the next append rewrites it */
   private expiredOnDisk = false;
   private loading: Promise<void> | null = null;
-  /** ids scanned ahead of the first cold append (prefetchIds), continued at that append */
-  private idScan: Promise<IdScan | null> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -276,8 +274,12 @@ export class SessionArchive {
     const done = this.serial(() =>
       withArchiveLock(this.dir, async () => {
         if (!this.loaded && !this.loading) {
-          const cold = await this.appendCold(drafts, origin);
-          if (cold) return cold;
+          // not loaded (the first compaction after a restart): dedup against the file's newest
+          // records without parsing it (tail-append.ts); over maxSegments, load and evict now
+          const cold = await appendToTailLocked(this.file, drafts, origin, this.limits, this.now());
+          if (!cold.overLimit) return { added: cold.added, duplicates: cold.duplicates, evicted: 0 };
+          await this.refresh();
+          return { added: cold.added, duplicates: cold.duplicates, evicted: await this.compactFile() };
         }
         await this.refresh();
         const { records, duplicates } = newRecords(drafts, (id) => this.records.has(id), this.nextSeq, this.now(), origin);
@@ -305,38 +307,15 @@ export class SessionArchive {
   }
 
   /**
-   * An append by a process that has not loaded the archive (the first compaction after a
-   * restart): dedup against the ids scanned from the file, without parsing the records,
-   * so the awaited hook does not pay the full load. Eviction and retention wait for the next
-   * append of a loaded archive; when this append would exceed maxSegments it returns null
-   * and the caller takes the loaded path, which evicts now.
-   */
-  private async appendCold(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult | null> {
-    // a prefetched scan only needs the lines appended since (by this or another process)
-    const early = this.idScan ? await this.idScan : null;
-    const scan = await scanArchiveIds(this.file, early ?? undefined);
-    this.idScan = null; // the sets below are changed in place: never reuse them
-    const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, this.now(), origin);
-    for (const r of records) scan.ids.add(r.id);
-    if (scan.ids.size > this.limits.maxSegments) return null;
-    if (records.length > 0) await appendLines(this.file, encodeRecords(records));
-    return { added: records.length, duplicates, evicted: 0 };
-  }
-
-  /**
-   * Scans the archive's ids in the background (session start), so the first compaction of a
-   * process dedups against them and reads only what was appended since: the awaited hook
-   * then costs about what it costs in a warm process. Errors leave the cold path as it was.
+   * Scans the newest records' ids in the background (session start), so the first compaction of a
+   * process dedups against them and reads only what was appended since: the awaited hook then
+   * costs about what it costs in a warm process. Errors leave the cold path as it was.
    */
   prefetchIds(): Promise<void> {
     if (this.loaded || this.loading) return Promise.resolve();
-    this.idScan ??= new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => scanArchiveIds(this.file))
-      .catch((e: unknown) => {
-        debugLog("archive id prefetch", e);
-        return null;
-      });
-    return this.idScan.then(() => undefined);
+    return new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => prefetchTail(this.file))
+      .catch((e: unknown) => debugLog("archive id prefetch", e));
   }
 
   /**

@@ -11,6 +11,17 @@ import { ARCHIVE_FILE, archiveDir, archiveRoot, INDEX_FILE, readArchiveFile, rew
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** Every key's archive directory in the state dir, by name. */
+function archiveDirs(stateDir: string): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(archiveRoot(stateDir));
+  } catch {
+    return [];
+  }
+  return names.sort().filter((n) => !n.startsWith(".")).map((n) => path.join(archiveRoot(stateDir), n));
+}
+
 function dirBytes(dir: string): number {
   let n = 0;
   let names: string[] = [];
@@ -29,10 +40,9 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-/** The index is rebuilt from the file on the next load; a stale one could still know removed text. */
-function dropIndex(dir: string): void {
+function unlinkIfThere(file: string): void {
   try {
-    unlinkSync(path.join(dir, INDEX_FILE));
+    unlinkSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
@@ -56,13 +66,7 @@ async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRm
   if (!existed || dryRun) return receipt;
   // the lock keeps a concurrent append from landing in a file being removed
   await withArchiveLock(dir, async () => {
-    for (const f of [ARCHIVE_FILE, INDEX_FILE]) {
-      try {
-        unlinkSync(path.join(dir, f));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-      }
-    }
+    for (const f of [ARCHIVE_FILE, INDEX_FILE]) unlinkIfThere(path.join(dir, f));
   });
   rmSync(dir, { recursive: true, force: true });
   return receipt;
@@ -86,15 +90,7 @@ export interface ArchivePruneReceipt {
 export async function pruneArchives(stateDir: string, opts: { retentionDays: number; dryRun?: boolean; now?: number }): Promise<ArchivePruneReceipt> {
   const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
   const receipt: ArchivePruneReceipt = { retentionDays: opts.retentionDays, dryRun: opts.dryRun === true, archives: [] };
-  let names: string[] = [];
-  try {
-    names = readdirSync(archiveRoot(stateDir));
-  } catch {
-    return receipt;
-  }
-  for (const name of names.sort()) {
-    if (name.startsWith(".")) continue;
-    const dir = path.join(archiveRoot(stateDir), name);
+  for (const dir of archiveDirs(stateDir)) {
     const file = path.join(dir, ARCHIVE_FILE);
     if (!existsSync(file)) continue;
     const { records } = await readArchiveFile(file);
@@ -111,7 +107,8 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
       // read again under the lock: an append since the first read is kept
       const now = (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff);
       await rewriteArchiveFile(file, now);
-      dropIndex(dir);
+      // the index is rebuilt from the file on the next load; a stale one could still know removed text
+      unlinkIfThere(path.join(dir, INDEX_FILE));
     });
   }
   return receipt;
@@ -126,15 +123,7 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
 export async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number; now?: number; dryRun?: boolean }): Promise<ArchiveRmReceipt[]> {
   const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
   const out: ArchiveRmReceipt[] = [];
-  let names: string[] = [];
-  try {
-    names = readdirSync(archiveRoot(stateDir));
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    if (name.startsWith(".")) continue;
-    const dir = path.join(archiveRoot(stateDir), name);
+  for (const dir of archiveDirs(stateDir)) {
     let mtime: number;
     try {
       mtime = statSync(path.join(dir, ARCHIVE_FILE)).mtimeMs;

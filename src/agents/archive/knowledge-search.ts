@@ -5,13 +5,12 @@
  * kept per file in memory (LRU) and follows the file's appends by reading only the new bytes;
  * a first load applies the file in batches of lines, one batch per event-loop turn.
  */
-import { promises as fsp } from "node:fs";
 import { fileStores } from "../../infra/file-stores.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { SearchIndex } from "./search-index.js";
 import type { ArchiveRecord } from "./store.js";
-import { applyAppended, applyKnowledgeLines, emptyKnowledgeState, type KnowledgeEntry, type KnowledgeState } from "./knowledge-store.js";
+import { applyKnowledgeLines, followFile, emptyKnowledgeState, type Followed, type KnowledgeEntry } from "./knowledge-store.js";
 
 export interface KnowledgeHit {
   entry: KnowledgeEntry;
@@ -20,9 +19,7 @@ export interface KnowledgeHit {
 
 const SUPERSEDED_WEIGHT = 0.5;
 
-interface Loaded extends KnowledgeState {
-  /** bytes of the file applied (whole lines) */
-  size: number;
+interface Loaded extends Followed {
   index: SearchIndex;
 }
 
@@ -58,29 +55,17 @@ function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
   return { v: 1, id: e.id, seq, role: "assistant", t: e.t, at: e.t, session: e.session, compaction: 0, text: e.text, tool: e.kind, target: e.subject };
 }
 
-async function refresh(file: string): Promise<Loaded | null> {
-  let size: number;
-  try {
-    size = (await fsp.stat(file)).size;
-  } catch {
-    cache().delete(file); // removed (forget): nothing of it stays searchable
-    return null;
-  }
-  const hit = cache().get(file);
-  if (hit && hit.size === size) return hit;
-  // appended since: only the new bytes (O(new records)); new, or rewritten shorter: the whole file
-  const loaded: Loaded = hit && size > hit.size ? hit : { size: 0, index: new SearchIndex(), ...emptyKnowledgeState() };
-  await applyAppended(file, loaded, size, (lines) => {
+function refresh(file: string): Promise<Loaded | undefined> {
+  const fresh = (): Loaded => ({ size: 0, index: new SearchIndex(), ...emptyKnowledgeState() });
+  return followFile(file, cache(), fresh, (loaded, lines) => {
     const added = applyKnowledgeLines(loaded, lines);
     loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
   });
-  if (loaded !== hit || cache().peek(file) === hit) cache().set(file, loaded); // weighed again: it grew
-  return loaded;
 }
 
 /** The index of `file`, loaded or followed to its current end; null when there is no file. */
 export function knowledgeIndex(file: string): Promise<Loaded | null> {
-  const run = (refreshing.get(file) ?? Promise.resolve(null)).catch(() => null).then(() => refresh(file));
+  const run = (refreshing.get(file) ?? Promise.resolve(null)).catch(() => null).then(async () => (await refresh(file)) ?? null);
   const settled = run.finally(() => {
     if (refreshing.get(file) === settled) refreshing.delete(file);
   });

@@ -42,21 +42,26 @@ function parse(line: string): KnowledgeRecord | { superseded: string; by: string
 
 /** The file's records in order, supersede marks applied; empty when there is none. */
 export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
-  let text: string;
-  try {
-    text = await readRegularFile(file, "utf8");
-  } catch {
-    return [];
-  }
-  return parseKnowledge(text);
+  return [...(await readKnowledgeState(file)).entries.values()];
 }
 
 /** Records of a knowledge file's text (whole lines only), supersede marks applied. */
 export function parseKnowledge(text: string): KnowledgeEntry[] {
-  const end = text.lastIndexOf("\n");
+  return [...knowledgeStateOf(text).entries.values()];
+}
+
+function knowledgeStateOf(text: string): KnowledgeState {
   const state = emptyKnowledgeState();
-  applyKnowledgeLines(state, text.slice(0, end + 1).split("\n"));
-  return [...state.entries.values()];
+  applyKnowledgeLines(state, text.slice(0, text.lastIndexOf("\n") + 1).split("\n"));
+  return state;
+}
+
+async function readKnowledgeState(file: string): Promise<KnowledgeState> {
+  try {
+    return knowledgeStateOf(await readRegularFile(file, "utf8"));
+  } catch {
+    return emptyKnowledgeState();
+  }
 }
 
 /** What appends and searches need of a file's records, kept up to date line by line. */
@@ -105,14 +110,7 @@ export async function appendKnowledge(
   /** the file's records as the caller follows them (knowledge-search.ts): no full read */
   known?: KnowledgeState,
 ): Promise<KnowledgeAppend> {
-  let state = known;
-  if (!state) {
-    state = emptyKnowledgeState();
-    for (const r of await readKnowledge(file)) {
-      state.entries.set(r.id, r);
-      if (!r.supersededBy) state.live.set(subjectKey(r), r.id);
-    }
-  }
+  const state = known ?? (await readKnowledgeState(file));
   const ids = new Set<string>();
   const live = new Map<string, string>(); // subjects changed by these drafts
   let lines = "";
@@ -170,7 +168,7 @@ const LINES_PER_TURN = 256;
  * per event-loop turn, then moves `f.size` past them: what a follower and an index of the file
  * (knowledge-search.ts) read of it, O(new bytes) once followed.
  */
-export async function applyAppended(file: string, f: { size: number }, size: number, apply: (lines: string[]) => void): Promise<void> {
+async function applyAppended(file: string, f: { size: number }, size: number, apply: (lines: string[]) => void): Promise<void> {
   const fh = await openRegularFile(file);
   let buf: Buffer;
   try {
@@ -189,23 +187,30 @@ export async function applyAppended(file: string, f: { size: number }, size: num
 }
 
 /**
- * The file's records as `appendKnowledge` needs them, following the file: a first call reads it
- * in batches of lines (one per event-loop turn), later ones only the bytes appended since; no
- * search index (the searches run in the archive worker). Undefined when there is no file.
- * Callers serialize calls per file (knowledge-hooks.ts chains its writes).
+ * Follows `file` in `cache`: a first call reads it in batches of lines (one per event-loop turn),
+ * later ones only the bytes appended since; a file rewritten shorter is read afresh (`fresh`).
+ * Undefined when there is no file (removed by forget: nothing of it stays).
  */
-export async function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
+export async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
   let size: number;
   try {
     size = (await fsp.stat(file)).size;
   } catch {
-    knowledgeFollowers().delete(file);
+    cache.delete(file);
     return undefined;
   }
-  let f = knowledgeFollowers().get(file);
-  if (!f || size < f.size) f = { size: 0, ...emptyKnowledgeState() }; // new, or rewritten shorter
-  const followed = f;
-  if (size > f.size) await applyAppended(file, f, size, (lines) => applyKnowledgeLines(followed, lines));
-  knowledgeFollowers().set(file, f); // weighed again: it grew by what was applied
+  const known = cache.get(file);
+  const f = known && size >= known.size ? known : fresh();
+  if (size > f.size) await applyAppended(file, f, size, (lines) => apply(f, lines));
+  if (f !== known || cache.peek(file) === known) cache.set(file, f); // weighed again: it grew by what was applied
   return f;
+}
+
+/**
+ * The file's records as `appendKnowledge` needs them, following the file (followFile); no search
+ * index (the searches run in the archive worker). Undefined when there is no file. Callers
+ * serialize calls per file (knowledge-hooks.ts chains its writes).
+ */
+export function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
+  return followFile(file, knowledgeFollowers(), () => ({ size: 0, ...emptyKnowledgeState() }), applyKnowledgeLines);
 }

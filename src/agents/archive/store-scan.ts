@@ -1,95 +1,15 @@
 /**
  * Scans of an archive file that do not parse it whole (store.ts writes it): the ids and the last
- * seq read straight from each line's fixed prefix, so a large archive is indexed in one pass.
+ * seq read straight from each line's fixed prefix, a few ms where a full parse of 20k records
+ * costs ~0.4 s.
  */
 import { promises as fsp } from "node:fs";
 import { openRegularFile, readRange } from "../../infra/regular-file.js";
 import { parseRecord } from "./store.js";
 
-/** Read size of scanArchiveIds. */
-const SCAN_CHUNK = 1 << 20;
 /** How every record line starts (serialize writes `v` then `id` first); the id follows. */
 const ID_PREFIX = Buffer.from('{"v":1,"id":"', "latin1");
 const SEQ_KEY = Buffer.from('","seq":', "latin1");
-
-export interface IdScan {
-  ids: Set<string>;
-  /** highest seq in the file */
-  lastSeq: number;
-  /** bytes scanned: the end of the last complete line (a later scan continues from here) */
-  offset: number;
-  /** inode of the file scanned (a rewrite replaces it: a continued scan must start over) */
-  ino: number;
-}
-
-/**
- * The record ids of the archive without parsing the records: the id sits at a fixed place
- * at the start of each line, so this is a newline scan, a few ms at 20k records where a full
- * parse costs ~0.4 s. For dedup on the awaited path of a process that has not loaded the
- * archive yet. A line of another shape is parsed; a torn line without a newline is skipped.
- */
-export async function scanArchiveIds(file: string, from?: IdScan): Promise<IdScan> {
-  let fh: fsp.FileHandle;
-  try {
-    fh = await openRegularFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0, offset: 0, ino: 0 };
-    throw e;
-  }
-  let ids = new Set<string>();
-  let lastSeq = 0;
-  let scanned = 0;
-  let ino = 0;
-  try {
-    const st = await fh.stat();
-    ino = st.ino;
-    // continue an earlier scan of the same file when it only grew (appends); else start over
-    if (from && from.ino === st.ino && from.offset <= st.size) {
-      ids = from.ids;
-      lastSeq = from.lastSeq;
-      scanned = from.offset;
-    }
-    // read through one reused buffer: allocating a 20 MB buffer for the whole file costs more
-    // than the scan (page faults), ~100 ms on this machine
-    let buf = Buffer.allocUnsafe(SCAN_CHUNK);
-    let len = 0;
-    for (let pos = scanned; ; ) {
-      if (len === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2); // a line longer than the buffer
-        buf.copy(bigger, 0, 0, len);
-        buf = bigger;
-      }
-      const { bytesRead } = await fh.read(buf, len, buf.length - len, pos);
-      pos += bytesRead;
-      len += bytesRead;
-      let start = 0;
-      for (let nl = buf.indexOf(0x0a, start); nl >= 0 && nl < len; nl = buf.indexOf(0x0a, start)) {
-        if (nl > start) {
-          const fixed = nl - start > 31 && buf.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) === 0 && buf[start + 29] === 0x22 && buf[nl - 1] === 0x7d;
-          const seq = fixed ? seqAt(buf, start + 29, nl) : -1;
-          if (fixed && seq >= 0) {
-            ids.add(buf.toString("latin1", start + 13, start + 29));
-            if (seq > lastSeq) lastSeq = seq;
-          } else {
-            const r = parseRecord(buf.toString("utf8", start, nl));
-            if (r) {
-              ids.add(r.id);
-              if (r.seq > lastSeq) lastSeq = r.seq;
-            }
-          }
-        }
-        start = nl + 1;
-      }
-      scanned += start;
-      buf.copy(buf, 0, start, len);
-      len -= start;
-      if (bytesRead === 0) break;
-    }
-  } finally {
-    await fh.close();
-  }
-  return { ids, lastSeq, offset: scanned, ino };
-}
 
 /** What the newest part of an archive file says (tailScan): for an append that loads nothing. */
 export interface TailScan {

@@ -55,32 +55,47 @@ export function appendToTail(
   now: number = Date.now(),
 ): Promise<TailAppendResult> {
   const dir = archiveDir(stateDir, sessionKey);
-  const file = path.join(dir, ARCHIVE_FILE);
-  return withArchiveLock(dir, async () => {
-    let bytes = 0;
-    for (const d of drafts) bytes += d.text.length + 160;
-    const need = Math.max(MIN_TAIL_BYTES, 2 * bytes);
-    const known = tails.get(file);
-    let state: TailState;
-    if (known && known.scan.ids.size < MAX_IDS && (known.start === 0 || known.scan.offset - known.start >= need)) {
-      const scan = await scanArchiveTail(file, need, known.scan);
-      state = scan === known.scan ? known : { scan, start: Math.max(0, scan.offset - need) };
-    } else {
-      const scan = await scanArchiveTail(file, need);
-      state = { scan, start: Math.max(0, scan.offset - need) };
-    }
-    const { scan } = state;
-    const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, now, origin);
-    for (const r of records) scan.ids.add(r.id);
-    scan.lastSeq += records.length;
-    if (records.length > 0) {
-      if (scan.firstSeq === 0) scan.firstSeq = records[0]!.seq;
-      // we hold the lock: the file is what we scanned plus these lines
-      scan.offset = await appendLines(file, encodeRecords(records));
-      if (scan.ino === 0) state = { scan: await scanArchiveTail(file, need), start: 0 };
-    }
-    tails.set(file, state);
-    const count = state.scan.lastSeq - state.scan.firstSeq + 1;
-    return { added: records.length, duplicates, evicted: 0, overLimit: state.scan.firstSeq > 0 && count > limits.maxSegments };
-  });
+  return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits, now));
+}
+
+/** Scans the newest MIN_TAIL_BYTES of `file` ahead of its first append (session start), so that append reads only what came since. */
+export async function prefetchTail(file: string): Promise<void> {
+  if (tails.get(file)) return;
+  const scan = await scanArchiveTail(file, MIN_TAIL_BYTES);
+  tails.set(file, { scan, start: Math.max(0, scan.offset - MIN_TAIL_BYTES) });
+}
+
+/** appendToTail with the archive's lock already held (SessionArchive's append before it has loaded the file). */
+export async function appendToTailLocked(
+  file: string,
+  drafts: readonly SegmentDraft[],
+  origin: { session: string; compaction: number },
+  limits: ArchiveLimits,
+  now: number,
+): Promise<TailAppendResult> {
+  let bytes = 0;
+  for (const d of drafts) bytes += d.text.length + 160;
+  const need = Math.max(MIN_TAIL_BYTES, 2 * bytes);
+  const known = tails.get(file);
+  let state: TailState;
+  if (known && known.scan.ids.size < MAX_IDS && (known.start === 0 || known.scan.offset - known.start >= need)) {
+    const scan = await scanArchiveTail(file, need, known.scan);
+    state = scan === known.scan ? known : { scan, start: Math.max(0, scan.offset - need) };
+  } else {
+    const scan = await scanArchiveTail(file, need);
+    state = { scan, start: Math.max(0, scan.offset - need) };
+  }
+  const { scan } = state;
+  const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, now, origin);
+  for (const r of records) scan.ids.add(r.id);
+  scan.lastSeq += records.length;
+  if (records.length > 0) {
+    if (scan.firstSeq === 0) scan.firstSeq = records[0]!.seq;
+    // we hold the lock: the file is what we scanned plus these lines
+    scan.offset = await appendLines(file, encodeRecords(records));
+    if (scan.ino === 0) state = { scan: await scanArchiveTail(file, need), start: 0 };
+  }
+  tails.set(file, state);
+  const count = state.scan.lastSeq - state.scan.firstSeq + 1;
+  return { added: records.length, duplicates, evicted: 0, overLimit: state.scan.firstSeq > 0 && count > limits.maxSegments };
 }

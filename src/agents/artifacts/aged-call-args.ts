@@ -29,19 +29,14 @@ export interface LongArg {
 /** The long string arguments of a call, in document order; [] when none. */
 export function longArgs(input: unknown): LongArg[] {
   const out: LongArg[] = [];
-  walk(input, "", 0, (path, text) => {
-    if (text.length >= ARG_FIELD_MIN_CHARS && !text.startsWith(AGED_ARG_MARKER)) out.push({ path, text });
+  replace(input, "", 0, (text, path) => {
+    if (isLongArg(text)) out.push({ path, text });
+    return text;
   });
   return out;
 }
 
-function walk(value: unknown, path: string, depth: number, visit: (path: string, text: string) => void): void {
-  if (depth > MAX_DEPTH) return;
-  if (typeof value === "string") visit(path, value);
-  else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`, depth + 1, visit));
-  else if (value && typeof value === "object")
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, path ? `${path}.${k}` : k, depth + 1, visit);
-}
+const isLongArg = (text: string): boolean => text.length >= ARG_FIELD_MIN_CHARS && !text.startsWith(AGED_ARG_MARKER);
 
 /** What is stashed: one field's text as it is (so line ranges match the file), several under a header each. */
 export function stashTextOf(args: readonly LongArg[]): string {
@@ -66,16 +61,17 @@ export function agedArgMarker(text: string, handle: string): string {
 
 /** A copy of `input` with each long argument replaced by its marker. Containers along the way are copied; nothing else is. */
 export function withAgedArgs(input: unknown, handle: string): unknown {
-  return replace(input, 0, (text) => (text.length >= ARG_FIELD_MIN_CHARS && !text.startsWith(AGED_ARG_MARKER) ? agedArgMarker(text, handle) : text));
+  return replace(input, "", 0, (text) => (isLongArg(text) ? agedArgMarker(text, handle) : text));
 }
 
-function replace(value: unknown, depth: number, f: (s: string) => string): unknown {
+/** `value` with `f` applied to each string in it (`path`: its JSON-path-like name, `content`, `edits[0].oldText`). */
+function replace(value: unknown, path: string, depth: number, f: (s: string, path: string) => string): unknown {
   if (depth > MAX_DEPTH) return value;
-  if (typeof value === "string") return f(value);
-  if (Array.isArray(value)) return value.map((v) => replace(v, depth + 1, f));
+  if (typeof value === "string") return f(value, path);
+  if (Array.isArray(value)) return value.map((v, i) => replace(v, `${path}[${i}]`, depth + 1, f));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = replace(v, depth + 1, f);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = replace(v, path ? `${path}.${k}` : k, depth + 1, f);
     return out;
   }
   return value;

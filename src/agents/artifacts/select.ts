@@ -40,16 +40,7 @@ export interface FetchSelector {
   path?: string;
 }
 
-export interface ResolvedSelector {
-  mode: FetchMode;
-  maxChars: number;
-  startLine?: number;
-  endLine?: number;
-  pattern?: string;
-  ignoreCase?: boolean;
-  context?: number;
-  path?: string;
-}
+export type ResolvedSelector = Omit<FetchSelector, "mode" | "maxChars"> & { mode: FetchMode; maxChars: number };
 
 export interface Selection {
   selector: ResolvedSelector;

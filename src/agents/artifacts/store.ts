@@ -175,18 +175,7 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
       writeFileReplacing(blob, stored);
       created = true;
     }
-    meta = {
-      schema: META_SCHEMA,
-      sha256: hex,
-      bytes: Buffer.byteLength(stored, "utf8"),
-      chars: stored.length,
-      lines: countLines(stored),
-      createdAt,
-      kind: input.kind ?? "tool_output",
-      contentType: sniffContentType(stored),
-      redactions: Math.max(0, countMarkers(stored) - countMarkers(input.text)),
-      meta: metaFields,
-    };
+    meta = metaOf(hex, stored, createdAt, input.kind ?? "tool_output", Math.max(0, countMarkers(stored) - countMarkers(input.text)), metaFields);
     writeFileReplacing(metaFile, `${JSON.stringify(meta)}\n`);
   }
   if (input.sessionKey) {
@@ -308,18 +297,12 @@ export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta
   } catch {
     // keep the epoch
   }
-  return {
-    schema: META_SCHEMA,
-    sha256: hex,
-    bytes: Buffer.byteLength(text, "utf8"),
-    chars: text.length,
-    lines: countLines(text),
-    createdAt: createdAt.replace(/\.\d{3}Z$/, "Z"),
-    kind: "unknown",
-    contentType: sniffContentType(text),
-    redactions: 0,
-    meta: {},
-  };
+  return metaOf(hex, text, createdAt.replace(/\.\d{3}Z$/, "Z"), "unknown", 0, {});
+}
+
+function metaOf(hex: string, text: string, createdAt: string, kind: string, redactions: number, meta: ArtifactMeta["meta"]): ArtifactMeta {
+  const bytes = Buffer.byteLength(text, "utf8");
+  return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: countLines(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
 }
 
 /** Every stored digest (walks the two shard levels; ignores anything that is not a blob name). */

@@ -3,34 +3,8 @@
  * `[REDACTED:<class>]` marker every pass writes and refuses to match again.
  */
 
-export type SecretClass =
-  | "private_key"
-  | "url_password"
-  | "bearer"
-  | "basic_auth"
-  | "authorization"
-  | "anthropic"
-  | "openai"
-  | "stripe"
-  | "github"
-  | "slack"
-  | "slack_webhook"
-  | "gitlab"
-  | "huggingface"
-  | "npm"
-  | "google"
-  | "aws_access_key"
-  | "aws_secret"
-  | "token"
-  | "secret"
-  | "password"
-  | "jwt"
-  | "hex"
-  | "base64"
-  | "secretlint";
-
 /** Every class `redactSecrets` can emit, with what it catches (for docs and `--help`). */
-export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readonly description: string }> = [
+export const SECRET_CLASSES = [
   { class: "private_key", description: "PEM private-key blocks (-----BEGIN … PRIVATE KEY----- … END), also truncated ones" },
   { class: "url_password", description: "password in a URL with user:password@ credentials (also `scheme:/` as a normalized path leaves it)" },
   { class: "bearer", description: "Authorization: Bearer <token> and a bare `Bearer <token>`" },
@@ -74,7 +48,9 @@ export const SECRET_CLASSES: ReadonlyArray<{ readonly class: SecretClass; readon
     description:
       "base64 / base64url runs of 40+ characters that look random (mixed case and digits), except digests (`sha512-…` integrity, `h1:…`, after hash/digest/checksum keys) and base64 that decodes to text",
   },
-];
+] as const;
+
+export type SecretClass = (typeof SECRET_CLASSES)[number]["class"];
 
 export const MARKER_PREFIX = "[REDACTED:";
 export const marker = (cls: SecretClass): string => `${MARKER_PREFIX}${cls}]`;
