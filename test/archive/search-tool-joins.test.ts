@@ -3,7 +3,8 @@
  * engine/our-tools.ts), through a real pi AgentSession (standalone extension, faux model): a
  * session with nothing archived sends no context_search definition on any request; after a
  * compaction archived a span, the next run's requests carry it, it returns the archived text,
- * and it stays for the rest of the session. With smart trim on it is there from the start.
+ * and it stays for the rest of the session. With smart trim on it joins at the second run's start
+ * (or the first's, when that starts past the low mark a trim cuts to; without a cache: from the start).
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -52,8 +53,36 @@ describe("context_search joins when the archive holds something", () => {
     expect(s.errors).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
-  it("with smart trim on it is there from the first request (a trim inside a run points at it)", async () => {
-    s = await makeStandalone({ contextWindow: 200_000, contextManager: { smartTrim: true }, tools: TOOLS });
+  it("with smart trim on it is absent from a session's first run and joins at the second run's start", async () => {
+    s = await makeStandalone({ contextWindow: 64_000, contextManager: { smartTrim: true, promptCache: "anthropic" }, tools: TOOLS });
+    const session = await s.open();
+    // a one-prompt session with a small context: no trim ahead, nothing archived, no definition on the wire
+    s.agent.queue(reply.tools(["bash", { command: "ls" }]), reply.text("Hello."));
+    await s.prompt(session, "Hi there, a first question.");
+    expect(s.agent.chatRequests.length).toBe(2);
+    for (const r of s.agent.chatRequests) expect(toolNames(r)).not.toContain("context_search");
+    for (let i = 0; i < 3; i++) {
+      s.agent.queue(reply.text(`Noted ${i}.`));
+      await s.prompt(session, `Turn ${i}: remember the zanzibar${i} setting.`);
+    }
+    // from the second run on it is there (a later trim cuts what the agent can search), and stays
+    const later = s.agent.chatRequests.slice(2);
+    expect(later.length).toBe(3);
+    for (const r of later) expect(toolNames(r)).toContain("context_search");
+    expect(s.errors).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it("with smart trim on, a first run that starts past the low mark a trim cuts to has it (a resumed long history)", async () => {
+    s = await makeStandalone({ contextWindow: 64_000, contextManager: { smartTrim: true, promptCache: "anthropic" }, tools: TOOLS });
+    const session = await s.open();
+    s.agent.queue(reply.text("Read."));
+    await s.prompt(session, `Please read this: ${filler("big", 100_000)}`);
+    expect(toolNames(s.agent.chatRequests[0]!)).toContain("context_search");
+    expect(s.errors).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it("with smart trim on and no cache (promptCache none) it is there from the first request, as before", async () => {
+    s = await makeStandalone({ contextWindow: 200_000, contextManager: { smartTrim: true, promptCache: "none" }, tools: TOOLS });
     const session = await s.open();
     s.agent.queue(reply.text("Hello."));
     await s.prompt(session, "Hi there, a first question.");

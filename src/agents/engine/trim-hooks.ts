@@ -11,13 +11,14 @@ import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
 import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { coldForTrim, coldTrimAbove, trimPays } from "../cache/trim-policy.js";
-import type { HostModel } from "../cache/cache-rules.js";
+import { cacheRulesFor, type HostModel } from "../cache/cache-rules.js";
 import type { ColdReason } from "../cache/swap-policy.js";
 import { coldAhead, type RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
 import { reserveTokensOf } from "./host-reserve.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
+import { ourToolsState } from "./our-tools.js";
 
 /** The session key's SmartTrim (created on first use, or again with its sticky set after a shed: session.ts). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
@@ -84,6 +85,30 @@ export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: r
   }
 }
 
+/**
+ * At a run start with smart trim on: whether context_search joins now (our-tools.ts), so that a
+ * batch later in the session cuts what the agent can search. Not in the session's first run while
+ * its context is below the low mark a trim cuts down to: a one-prompt session (`pi -p`, an
+ * SWE-agent task) lives there, mostly without ever trimming, and would pay the definition on every
+ * request. From the second run on (or past the low mark) it joins, while the prompt it rewrites is
+ * still small; a batch due in a run without the tool waits for the next run start
+ * (withSmartTrim). Without a cache (`none`) it is there from the start, as before.
+ */
+export function smartTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel }): boolean {
+  const cfg = engine.runtime.config;
+  if (!cfg.smartTrim) return false;
+  if (cacheRulesFor(cfg, ahead.model).family === "none") return true;
+  if (ahead.messages.some((m) => m.role === "user")) return true;
+  const safeLimit = safeLimitOf(engine, engine.runtime.contextWindowTokens);
+  return safeLimit > 0 && ahead.tokens >= Math.floor(safeLimit * (1 - FIXED_SETTINGS.headroom));
+}
+
+/** A host that sets the tools per run (pi) has not given this session context_search yet: what a trim cuts could not be searched in this run. */
+function searchToolAbsent(engine: ContextManagerEngine): boolean {
+  const s = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+  return s.gated === true && !s.searchJoined;
+}
+
 /** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
 function trimRuns(engine: ContextManagerEngine, tokens: number, contextWindow: number, cache: RequestCache | null | undefined): boolean {
   if (engine.runtime.config.smartTrim) return true;
@@ -133,7 +158,9 @@ export function withSmartTrim(
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
     const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
-    const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
+    // a warm batch waits for the run start where context_search joins (smartTrimAhead)
+    const wait = cache && coldAbove === null && searchToolAbsent(engine);
+    const accept = wait ? () => false : cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },
       { safeLimit: cfg.smartTrim ? safeLimit : Number.POSITIVE_INFINITY, ...FIXED_SETTINGS, ...(coldAbove !== null ? { trimAbove: coldAbove, safeLimit } : {}) },

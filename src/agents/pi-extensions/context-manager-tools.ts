@@ -11,7 +11,7 @@ import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { decideSearchJoin, ourToolsState } from "../engine/our-tools.js";
-import { coldTrimAhead } from "../engine/trim-hooks.js";
+import { coldTrimAhead, smartTrimAhead } from "../engine/trim-hooks.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
 import { livedTime } from "../../infra/lived-clock.js";
@@ -19,11 +19,14 @@ import { livedTime } from "../../infra/lived-clock.js";
 /** The run start: decide, then set pi's active tools when they differ. The caller guards. */
 export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
   const state = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+  state.gated = true;
   // a run whose first request is trimmed because its cache is cold needs the tool the trim's
   // marker names, for the whole run; joining then rewrites nothing that was still cached
-  if (!state.searchJoined && coldTrimAhead(engine, runStartView(ctx, prompt, model))) decideSearchJoin(state, true);
-  // with smart trim on, a trim can come inside any run and its marker line names the tool: there from the start
-  if (!state.searchJoined) decideSearchJoin(state, engine.runtime.config.smartTrim || ctx.sessionManager.getBranch().some((e) => e.type === "compaction") || (await archiveHasRecords(engine)));
+  const view = state.searchJoined ? null : runStartView(ctx, prompt, model);
+  if (view && coldTrimAhead(engine, view)) decideSearchJoin(state, true);
+  // with smart trim on, a warm batch may come within this run: its marker line names the tool
+  if (view && !state.searchJoined && smartTrimAhead(engine, view)) decideSearchJoin(state, true);
+  if (!state.searchJoined) decideSearchJoin(state, ctx.sessionManager.getBranch().some((e) => e.type === "compaction") || (await archiveHasRecords(engine)));
   const active = pi.getActiveTools();
   const has = active.includes(SEARCH_TOOL_NAME);
   if (has === state.searchJoined) return;
