@@ -7,7 +7,7 @@
 export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
 export { agentAndChannelOf } from "./agents/engine/host-key.js";
 export { compactWithCheckpoint, type CompactionSeam, writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
-export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-server-compaction.js";
+export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-compaction-hook.js";
 export { onCompactionCompleted, onSessionStarted, type Enqueue } from "./openclaw-core/restore-seams.js";
 export { readCheckpointForInjection, type RestoreBlock, type RestoreKind, type RestoreParams } from "./agents/engine/restore-block.js";
 export {

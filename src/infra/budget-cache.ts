@@ -58,8 +58,10 @@ export class BudgetCache<K, V> {
     const e = this.map.get(key);
     if (e) {
       this.hits++;
-      this.map.delete(key);
-      this.map.set(key, e);
+      if (!this.passing) {
+        this.map.delete(key);
+        this.map.set(key, e);
+      }
     } else this.misses++;
     this.report();
     return e?.value;
@@ -119,7 +121,23 @@ export class BudgetCache<K, V> {
     return { hits: this.hits, misses: this.misses, evictions: this.evictions, entries: this.map.size, bytes: this.bytes, budgetBytes: this.budgetBytes };
   }
 
+  /**
+   * An eviction pass is running: an entry's shed that reads or weighs the cache again (a Session's
+   * plugin slot letting go of its request) neither makes it the most recent nor starts a pass
+   */
+  private passing = false;
+
   private evict(): void {
+    if (this.passing) return;
+    this.passing = true;
+    try {
+      this.evictPass();
+    } finally {
+      this.passing = false;
+    }
+  }
+
+  private evictPass(): void {
     if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
     let left = this.map.size - 1;
     for (const [key, e] of this.map) {

@@ -2,11 +2,13 @@
  * The compaction hook (spec §8.1): the ONE awaited call OpenClaw core adds at
  * the top of compaction-safeguard's `session_before_compact` handler, before
  * any early return and before summarization. It writes the `compaction`
- * checkpoint, then archives the compacted span, and never throws into the handler.
+ * checkpoint, then archives the compacted span, and never throws into the handler. Also the
+ * checkpoint of OpenClaw's server-side compaction, which runs no such handler.
  */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { sessionFor } from "./context-manager-session.js";
+import { compactionWithoutPreparation } from "../engine/compaction-input.js";
 import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 
 export async function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
@@ -57,5 +59,38 @@ export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ct
     return { checkpoint, compaction: null, deadlineMs, fallback };
   } catch {
     return NO_SEAM;
+  }
+}
+
+export interface ServerCompactionParams {
+  sessionManager: ExtensionContext["sessionManager"];
+  /** the run's working directory (core: effectiveCwd) */
+  cwd: string;
+  /** input tokens the endpoint compacted (core: the compacted usage's input_tokens) */
+  tokensBefore: number;
+}
+
+/**
+ * The compaction checkpoint for OpenClaw's SERVER-SIDE compaction (2026.9:
+ * OpenAI Responses / xAI `/responses/compact`, run by
+ * `attemptServerEndpointCompaction()` in
+ * `src/agents/embedded-agent-runner/compaction-session-execution.ts`). That
+ * path never emits pi's `session_before_compact`, so the safeguard hook does
+ * not run; core calls this right after the endpoint compaction committed.
+ *
+ * The endpoint only compacts a finished run (last message from the
+ * assistant), so there is no split turn; pi's fileOps are not available and
+ * the file lists come from the captured tool calls. Never throws.
+ */
+export async function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
+  try {
+    const session = await sessionFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
+    if (!session) return null;
+    const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
+    const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
+    // no span reaches this route: nothing is archived
+    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: params.cwd, span: null })).checkpoint;
+  } catch {
+    return null;
   }
 }
