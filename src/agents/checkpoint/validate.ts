@@ -25,6 +25,7 @@ class Reader {
   }
 
   describe(v: unknown): string {
+    if (v === undefined) return "nothing"; // a missing scalar: "expected a string, got nothing"
     if (v === null) return "null";
     if (Array.isArray(v)) return "a list";
     if (typeof v === "object") return "a mapping";
@@ -58,7 +59,6 @@ class Reader {
 
   str(parent: Obj, key: string, field: string): string {
     const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
     if (typeof v !== "string") this.fail(field, `expected a string, got ${this.describe(v)}`);
     return v;
   }
@@ -70,28 +70,24 @@ class Reader {
 
   bool(parent: Obj, key: string, field: string): boolean {
     const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
     if (typeof v !== "boolean") this.fail(field, `expected true or false, got ${this.describe(v)}`);
     return v;
   }
 
   count(parent: Obj, key: string, field: string): number {
     const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
     if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) this.fail(field, `expected a non-negative integer, got ${this.describe(v)}`);
     return v;
   }
 
   ratio(parent: Obj, key: string, field: string): number {
     const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0) this.fail(field, `expected a finite number >= 0, got ${this.describe(v)}`);
     return v;
   }
 
   oneOf<T extends string>(parent: Obj, key: string, field: string, allowed: readonly T[]): T {
     const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
     if (typeof v !== "string" || !(allowed as readonly string[]).includes(v)) {
       this.fail(field, `expected one of ${allowed.join("|")}, got ${this.describe(v)}`);
     }
@@ -106,7 +102,6 @@ class Reader {
 
   int(parent: Obj, key: string, field: string): number {
     const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
     if (typeof v !== "number" || !Number.isSafeInteger(v)) this.fail(field, `expected an integer, got ${this.describe(v)}`);
     return v;
   }

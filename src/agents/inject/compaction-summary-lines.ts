@@ -8,7 +8,7 @@ import { tryParseHandle } from "../artifacts/handle.js";
 import type { Checkpoint, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { quoteUntrusted } from "./quote.js";
-import { type PathFold, arr, safeCount } from "./section-model.js";
+import { type PathFold, arr, changeCounts } from "./section-model.js";
 
 /** Per-entry caps, in code points. */
 export const SUMMARY_CAP = {
@@ -89,12 +89,7 @@ export function goalLine(turns: readonly WorkTurn[], topic: string): string {
 }
 
 export function changeLine(f: WorkFile, fold: PathFold): string {
-  const counts: string[] = [];
-  const w = safeCount(f.writes);
-  const e = safeCount(f.edits);
-  if (f.deleted === true) counts.push("deleted");
-  if (w > 0) counts.push(`${w} write${w === 1 ? "" : "s"}`);
-  if (e > 0) counts.push(`${e} edit${e === 1 ? "" : "s"}`);
+  const counts = changeCounts(f);
   const names = arr(f.names).filter((n) => typeof n === "string" && n !== "");
   const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), SUMMARY_CAP.declared)}` : "";
   const change = f.change ? `; last change ${quoteUntrusted(f.change, SUMMARY_CAP.change)}` : "";

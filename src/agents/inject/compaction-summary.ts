@@ -20,7 +20,7 @@ import { estimateTextTokens } from "../text/token-estimate.js";
 import { SUMMARY_CAP, type TurnView, artifactLines, changeLine, goalLine, taskLine, turnLine, turnNames, turnsOf } from "./compaction-summary-lines.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "./markers.js";
 import { quoteUntrusted } from "./quote.js";
-import { type Section, PathFold, SectionBudget, changedPaths, commandEntry, sectionLines } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, changedPaths, commandEntry, plural, sectionLines } from "./section-model.js";
 
 export interface RenderCompactionSummaryOptions {
   maxTokens: number;
@@ -123,14 +123,15 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     const lines: string[] = [];
     // by index, one pass: this runs once per folded turn, so it stays O(turns) per call
     let firstShown = false;
+    const foldNote = `- (${plural(folded, "earlier turn")} folded: context_search finds them)`;
     for (let i = 0; i < views.length; i++) {
       const v = views[i]!;
       if (v.fold >= 3) continue;
       if (v.first) firstShown = true;
-      if (v.first && folded > 0) lines.push(`- (${folded} earlier turn${folded === 1 ? "" : "s"} folded: context_search finds them)`);
+      if (v.first && folded > 0) lines.push(foldNote);
       lines.push(cachedLine(v, i));
     }
-    if (!firstShown && folded > 0) lines.push(`- (${folded} earlier turn${folded === 1 ? "" : "s"} folded: context_search finds them)`);
+    if (!firstShown && folded > 0) lines.push(foldNote);
     turnSec.entries = lines;
   };
   renderTurns();

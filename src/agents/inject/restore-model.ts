@@ -9,7 +9,7 @@ import { isBareReference } from "../state/turn-log.js";
 import { type Clock, parseDate } from "./clock.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
 import { type RestoreExtraSection, type RestoreSection, SECTION_ORDER, SECTION_SPEC } from "./sections.js";
-import { type Section, PathFold, arr, changedPaths, commandEntry, safeCount } from "./section-model.js";
+import { type Section, PathFold, arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */
 export const CAP = {
@@ -79,10 +79,6 @@ const VIEW_PROGRAMS: ReadonlySet<string> = new Set([
   "echo", "printf", "pwd", "which", "sleep", "tree", "file", "stat", "diff", "sort", "uniq", "cut", "jq", "true",
 ]);
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
 export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null, extras: readonly RestoreExtraSection[]): Model {
   const timeOf = (iso: unknown): string => {
     const when = parseDate(iso);
@@ -106,10 +102,7 @@ export function buildSections(cp: Checkpoint, clock: Clock, createdDate: string 
   const { files: ledgerFiles, paths: changed } = work ? changedPaths(cp) : { files: [], paths: [] };
   const fold = new PathFold(changed);
   const changeLine = (f: WorkFile): string => {
-    const counts: string[] = [];
-    if (f.deleted === true) counts.push("deleted");
-    if (safeCount(f.writes) > 0) counts.push(plural(safeCount(f.writes), "write"));
-    if (safeCount(f.edits) > 0) counts.push(plural(safeCount(f.edits), "edit"));
+    const counts = changeCounts(f);
     if (safeCount(f.mentions) > 0) counts.push(`named in ${plural(safeCount(f.mentions), "request")}`);
     const t = timeOf(f.last);
     if (t) counts.push(`last ${t}`);

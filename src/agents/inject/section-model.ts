@@ -127,6 +127,18 @@ export function changedPaths(cp: Checkpoint): { files: WorkFile[]; paths: string
   return { files, paths: [...files.map((f) => f.path), ...extra] };
 }
 
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** What a ledger file went through: deleted, writes, edits (the counts both blocks print first). */
+export function changeCounts(f: WorkFile): string[] {
+  const counts = f.deleted === true ? ["deleted"] : [];
+  if (safeCount(f.writes) > 0) counts.push(plural(safeCount(f.writes), "write"));
+  if (safeCount(f.edits) > 0) counts.push(plural(safeCount(f.edits), "edit"));
+  return counts;
+}
+
 /** A command family with its latest outcome and, run more than once, how often (and how often it failed). */
 export function commandEntry(c: WorkCommand): string {
   const outcome = c.ok ? "ok" : typeof c.exit === "number" ? `failed (exit ${safeCount(c.exit)})` : "failed";

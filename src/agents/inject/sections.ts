@@ -4,26 +4,6 @@
  */
 import type { Layout } from "./section-model.js";
 
-/** Sections that may be trimmed, in the order they appear in the block. */
-export type RestoreSection =
-  | "last_report"
-  | "goal"
-  | "requests"
-  | "extras"
-  | "files_changed"
-  | "changes"
-  | "commands"
-  | "open_failures"
-  | "decisions"
-  | "thread_summary"
-  | "key_exchanges"
-  | "files_modified"
-  | "files_read"
-  | "tools_used"
-  | "errors"
-  | "open_items"
-  | "learnings";
-
 export interface RestoreExtraSection {
   /** names the section in RenderedRestore.omittedExtras (default: its title) */
   id?: string;
@@ -70,8 +50,7 @@ export interface SectionSpec {
   whole?: true;
 }
 
-/** The restore block's sections, in the order they appear in the block. */
-export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
+const SPEC = {
   last_report: { title: "Agent's last report: ", layout: "inline", omittedLabel: "last report", whole: true },
   goal: { title: "Goal (first request): ", layout: "inline", omittedLabel: "goal", whole: true },
   requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests" },
@@ -98,6 +77,11 @@ export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = {
     layout: "list",
     omittedLabel: "learnings",
   },
-};
+} satisfies Record<string, SectionSpec>;
+
+/** Sections that may be trimmed, in the order they appear in the block. */
+export type RestoreSection = keyof typeof SPEC;
+/** The restore block's sections, in the order they appear in the block. */
+export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = SPEC;
 
 export const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];
