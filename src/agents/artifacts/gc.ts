@@ -51,11 +51,9 @@ async function slice(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-async function readdirSafe(dir: string, withTypes: true): Promise<import("node:fs").Dirent[]>;
-async function readdirSafe(dir: string): Promise<string[]>;
-async function readdirSafe(dir: string, withTypes?: true): Promise<unknown[]> {
+async function readdirSafe(dir: string): Promise<import("node:fs").Dirent[]> {
   try {
-    return withTypes ? await fsp.readdir(dir, { withFileTypes: true }) : await fsp.readdir(dir);
+    return await fsp.readdir(dir, { withFileTypes: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return [];
@@ -63,9 +61,11 @@ async function readdirSafe(dir: string, withTypes?: true): Promise<unknown[]> {
   }
 }
 
+const namesIn = async (dir: string): Promise<string[]> => (await readdirSafe(dir)).map((e) => e.name);
+
 /** Files under dir, recursively (small trees: checkpoints, state files, one key's archive). */
 export async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
-  for (const e of await readdirSafe(dir, true)) {
+  for (const e of await readdirSafe(dir)) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) await filesUnder(p, out);
     else if (e.isFile()) out.push(p);
@@ -93,7 +93,7 @@ export async function handlesIn(files: readonly string[], into: Set<string>): Pr
 async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number | null> {
   const dir = path.join(stateDir, "context", "checkpoints", sessionDir);
   let newest: number | null = null;
-  for (const name of await readdirSafe(dir)) {
+  for (const name of await namesIn(dir)) {
     if (!/^cp_\d+\.yaml$/.test(name)) continue;
     try {
       const t = (await fsp.stat(path.join(dir, name))).mtimeMs;
@@ -132,12 +132,12 @@ async function readRefs(file: string): Promise<RefLine[]> {
 async function listDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
   const out: string[] = [];
-  for (const a of await readdirSafe(root)) {
+  for (const a of await namesIn(root)) {
     if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of await readdirSafe(path.join(root, a))) {
+    for (const b of await namesIn(path.join(root, a))) {
       if (!/^[0-9a-f]{2}$/.test(b)) continue;
       await slice();
-      for (const f of await readdirSafe(path.join(root, a, b))) {
+      for (const f of await namesIn(path.join(root, a, b))) {
         const m = /^([0-9a-f]{64})\.txt$/.exec(f);
         if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
       }
@@ -163,7 +163,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
 
   const live = new Set<string>();
   const refs = new Map<string, RefLine[]>();
-  for (const name of await readdirSafe(refsDir(stateDir))) {
+  for (const name of await namesIn(refsDir(stateDir))) {
     if (!name.endsWith(".log")) continue;
     await slice();
     const file = path.join(refsDir(stateDir), name);
