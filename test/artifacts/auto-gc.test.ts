@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { blobPath, stashArtifact } from "../../src/agents/artifacts/store.js";
-import { resetAutoGcForTest, scheduleArtifactGc } from "../../src/agents/artifacts/auto-gc.js";
+import { resetAutoGcForTest, scheduleArtifactGc } from "../../src/agents/artifacts/gc.js";
 import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 describe("automatic artifact gc", () => {

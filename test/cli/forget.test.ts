@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
 import { archiveMessages } from "../../src/agents/engine/archive-hooks.js";
-import { resetIdleSweepForTest } from "../../src/agents/archive/idle-sweep.js";
+import { resetIdleSweepForTest } from "../../src/agents/archive/forget.js";
 import { pruneArchives } from "../../src/agents/archive/forget.js";
 import { ARCHIVE_FILE, archiveDir } from "../../src/agents/archive/store.js";
 import { blobPath, refsPath, stashArtifact } from "../../src/agents/artifacts/store.js";

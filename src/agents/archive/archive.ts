@@ -16,10 +16,12 @@
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
+import { indexWorthSaving, type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
 import {
   ARCHIVE_FILE,
+  archiveStats,
+  type ArchiveStats,
   INDEX_FILE,
   type ArchiveRecord,
   appendLines,
@@ -31,25 +33,12 @@ import {
   statArchive,
   withArchiveLock,
 } from "./store.js";
-import { appendToTailLocked, prefetchTail } from "./tail-append.js";
-import { archiveStats, type ArchiveStats } from "./archive-stats.js";
-import { indexWorthSaving } from "./index-save-policy.js";
+import { type AppendResult, type ArchiveLimits, appendToTailLocked, prefetchTail } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
-export interface ArchiveLimits {
-  /** most segments kept; beyond it the oldest go (down to 90% so eviction is not per append) */
-  maxSegments: number;
-  /** segments archived longer ago than this are dropped */
-  retentionDays: number;
-}
+export type { AppendResult, ArchiveLimits };
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
-
-export interface AppendResult {
-  added: number;
-  duplicates: number;
-  evicted: number;
-}
 
 const DAY_MS = 86_400_000;
 

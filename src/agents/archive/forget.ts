@@ -2,11 +2,12 @@
  * The right to forget, for the archive (issue 28): remove one key's archive, and prune every
  * archive in a state dir to the retention setting (records older than `retentionDays` go; an
  * archive with nothing younger goes whole). Retention used to apply only when a key's archive was
- * loaded again, so an idle key's archive was never swept; idle-sweep.ts runs this prune in the
- * background. Built on store.ts's functions (lock, read, atomic rewrite); archive.ts is untouched.
+ * loaded again, so an idle key's archive was never swept; sweepIdleArchivesSoon (below) sweeps
+ * in the background. Built on store.ts's functions (lock, read, atomic rewrite).
  */
 import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { ARCHIVE_FILE, archiveDir, archiveRoot, INDEX_FILE, readArchiveFile, rewriteArchiveFile, withArchiveLock } from "./store.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -133,4 +134,32 @@ export async function sweepIdleArchives(stateDir: string, opts: { retentionDays:
     if (mtime < cutoff) out.push(await removeArchiveDir(dir, opts.dryRun === true));
   }
   return out;
+}
+
+/**
+ * Runs the idle-archive sweep in the background at most once a day per state dir and
+ * process, from engine creation (a session start): an idle key's archive is otherwise never cut to the retention
+ * (issue 28). A failure is logged, never thrown.
+ */
+const lastSweep = new Map<string, number>();
+
+export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger: WarnLogger = consoleWarnLogger, now = Date.now()): void {
+  const last = lastSweep.get(stateDir);
+  if (last !== undefined && now - last < DAY_MS) return;
+  lastSweep.set(stateDir, now);
+  const timer = setTimeout(() => {
+    sweepIdleArchives(stateDir, { retentionDays }).catch((e: unknown) => {
+      try {
+        logger.warn(`[context-manager] idle archive sweep failed: ${(e as Error)?.message ?? String(e)}`);
+      } catch {
+        // a broken logger must not break the host
+      }
+    });
+  }, 0);
+  timer.unref?.();
+}
+
+/** For tests: forget when the sweep last ran. */
+export function resetIdleSweepForTest(): void {
+  lastSweep.clear();
 }

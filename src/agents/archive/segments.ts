@@ -244,14 +244,16 @@ const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();
-  for (const msg of messages) {
-    try {
-      pushMessage(out, calls, msg, expand);
-    } catch {
-      // a hostile message (throwing getter, odd shape) is skipped, the rest archived
-    }
-  }
+  for (const msg of messages) pushSafely(out, calls, msg, expand);
   return out;
+}
+
+function pushSafely(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
+  try {
+    pushMessage(out, calls, msg, expand);
+  } catch {
+    // a hostile message (throwing getter, odd shape) is skipped, the rest archived
+  }
 }
 
 /** Longest stretch segmentsOfSliced works before it lets the event loop run. */
@@ -266,11 +268,7 @@ export async function segmentsOfSliced(messages: readonly AgentMessage[], expand
   const calls = new Map<string, { tool: string; target: string }>();
   let since = performance.now();
   for (const msg of messages) {
-    try {
-      pushMessage(out, calls, msg, expand);
-    } catch {
-      // skipped, as in segmentsOf
-    }
+    pushSafely(out, calls, msg, expand);
     if (performance.now() - since > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();

@@ -12,10 +12,22 @@
  */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import type { AppendResult, ArchiveLimits } from "./archive.js";
 import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, withArchiveLock } from "./store.js";
 import { scanArchiveTail, type TailScan } from "./store-scan.js";
+
+export interface ArchiveLimits {
+  /** most segments kept; beyond it the oldest go (down to 90% so eviction is not per append) */
+  maxSegments: number;
+  /** segments archived longer ago than this are dropped */
+  retentionDays: number;
+}
+
+export interface AppendResult {
+  added: number;
+  duplicates: number;
+  evicted: number;
+}
 
 /** Smallest tail scanned for dedup. */
 const MIN_TAIL_BYTES = 512 * 1024;

@@ -4,7 +4,7 @@
  * its archive) so `openclaw-context forget <key>` removes those and no artifact another key still
  * names. Built on the store's own functions (store.ts) and gc's readers (gc.ts).
  */
-import { statSync, unlinkSync } from "node:fs";
+import { existsSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { filesUnder, handlesIn } from "./gc.js";
@@ -50,16 +50,7 @@ export async function artifactsOfKey(stateDir: string, sessionKey: string): Prom
   for (const d of keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
   const own: string[] = [];
   const shared: string[] = [];
-  for (const hex of [...named].sort()) {
-    let exists = true;
-    try {
-      statSync(blobPath(stateDir, hex));
-    } catch {
-      exists = false;
-    }
-    if (!exists) continue;
-    (others.has(hex) ? shared : own).push(hex);
-  }
+  for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) (others.has(hex) ? shared : own).push(hex);
   return { own, shared };
 }
 

@@ -18,6 +18,8 @@ import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
 import { artifactsRoot, blobPath, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
+import { fileStores } from "../../infra/file-stores.js";
+import { debugLog } from "../../infra/debug-log.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
 
@@ -49,11 +51,9 @@ async function slice(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-async function readdirSafe(dir: string, withTypes: true): Promise<import("node:fs").Dirent[]>;
-async function readdirSafe(dir: string): Promise<string[]>;
-async function readdirSafe(dir: string, withTypes?: true): Promise<unknown[]> {
+async function readdirSafe(dir: string): Promise<import("node:fs").Dirent[]> {
   try {
-    return withTypes ? await fsp.readdir(dir, { withFileTypes: true }) : await fsp.readdir(dir);
+    return await fsp.readdir(dir, { withFileTypes: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return [];
@@ -61,9 +61,11 @@ async function readdirSafe(dir: string, withTypes?: true): Promise<unknown[]> {
   }
 }
 
+const namesIn = async (dir: string): Promise<string[]> => (await readdirSafe(dir)).map((e) => e.name);
+
 /** Files under dir, recursively (small trees: checkpoints, state files, one key's archive). */
 export async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
-  for (const e of await readdirSafe(dir, true)) {
+  for (const e of await readdirSafe(dir)) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) await filesUnder(p, out);
     else if (e.isFile()) out.push(p);
@@ -91,7 +93,7 @@ export async function handlesIn(files: readonly string[], into: Set<string>): Pr
 async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number | null> {
   const dir = path.join(stateDir, "context", "checkpoints", sessionDir);
   let newest: number | null = null;
-  for (const name of await readdirSafe(dir)) {
+  for (const name of await namesIn(dir)) {
     if (!/^cp_\d+\.yaml$/.test(name)) continue;
     try {
       const t = (await fsp.stat(path.join(dir, name))).mtimeMs;
@@ -130,12 +132,12 @@ async function readRefs(file: string): Promise<RefLine[]> {
 async function listDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
   const out: string[] = [];
-  for (const a of await readdirSafe(root)) {
+  for (const a of await namesIn(root)) {
     if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of await readdirSafe(path.join(root, a))) {
+    for (const b of await namesIn(path.join(root, a))) {
       if (!/^[0-9a-f]{2}$/.test(b)) continue;
       await slice();
-      for (const f of await readdirSafe(path.join(root, a, b))) {
+      for (const f of await namesIn(path.join(root, a, b))) {
         const m = /^([0-9a-f]{64})\.txt$/.exec(f);
         if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
       }
@@ -161,7 +163,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
 
   const live = new Set<string>();
   const refs = new Map<string, RefLine[]>();
-  for (const name of await readdirSafe(refsDir(stateDir))) {
+  for (const name of await namesIn(refsDir(stateDir))) {
     if (!name.endsWith(".log")) continue;
     await slice();
     const file = path.join(refsDir(stateDir), name);
@@ -212,4 +214,42 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     }
   }
   return receipt;
+}
+
+/**
+ * Artifact gc run automatically after a checkpoint write (retention has just pruned the
+ * checkpoints that named old handles), instead of only by `artifact gc`. Off the LLM
+ * path (after the write, never awaited, asynchronous and sliced), at most once an hour
+ * per state dir per process, and never throws: a failure is visible with the debug switch.
+ */
+export const AUTO_GC_INTERVAL_MS = 3_600_000;
+
+// when each state dir's artifacts were last collected (ms)
+declare module "../../infra/file-stores.js" {
+  interface FileStores { artifactGcRuns?: Map<string, number> }
+}
+
+const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());
+
+/** Schedules a gc of stateDir's artifacts unless one ran within the interval; resolves with its receipt (or null). */
+export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): Promise<GcReceipt | null> | null {
+  const last = lastRun().get(stateDir);
+  if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;
+  lastRun().set(stateDir, now);
+  return new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => gcArtifacts(stateDir))
+    .then(
+      (receipt) => {
+        if (receipt.removed.length) debugLog("artifact auto gc", `${receipt.removed.length} removed, ${receipt.bytesFreed} bytes`);
+        return receipt;
+      },
+      (e: unknown) => {
+        debugLog("artifact auto gc", e);
+        return null;
+      },
+    );
+}
+
+export function resetAutoGcForTest(): void {
+  lastRun().clear();
 }

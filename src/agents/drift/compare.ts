@@ -9,9 +9,8 @@
  */
 import path from "node:path";
 import { fingerprintFile } from "./fingerprint.js";
-import { headMove } from "./git-history.js";
 import { workTreeDirty } from "./git-index.js";
-import { findGitRepo, readGitHead } from "./git-repo.js";
+import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
 import { isDirectory, repoRelative } from "./record.js";
 import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 

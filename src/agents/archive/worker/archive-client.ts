@@ -20,12 +20,12 @@ import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
 import * as inThread from "./archive-host.js";
-import { READY_ID, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
+import { type ArgsOf, type Op, READY_ID, runOp, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
 // the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
 // sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
 import "./archive-worker.js";
 
-type WorkerBudgets = { bytes: number; tailBytes?: number; knowledgeBytes?: number };
+type WorkerBudgets = ArgsOf<"budget">;
 
 /** Deaths before "ready" after which the process stops starting workers and works in-thread. */
 const MAX_START_FAILURES = 3;
@@ -42,9 +42,6 @@ export class ArchiveWorkerDiedError extends Error {
 class WorkerDeath extends Error {}
 /** The worker died before it was ready: it never read the request (a module it cannot load). */
 class WorkerStartFailure extends Error {}
-
-type Op = WorkerRequest["op"];
-type ArgsOf<O extends Op> = Extract<WorkerRequest, { op: O }>["args"];
 
 /**
  * The worker as this build runs it: the built .js entry beside this file, or, in a source
@@ -228,18 +225,7 @@ export class ArchiveWorkerClient {
 }
 
 function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
-  const a = args as never;
-  const run: Record<Op, () => unknown> = {
-    search: () => inThread.search(a),
-    knowledge: () => inThread.searchKnowledgeFile(a),
-    compact: () => inThread.compact(a),
-    warm: () => inThread.warm(a),
-    drop: () => inThread.drop(a),
-    append: () => inThread.appendMessages(a),
-    budget: () => inThread.setBudgets(a),
-    memory: () => inThread.hostMemory(),
-  };
-  return Promise.resolve(run[op]()) as Promise<WorkerReplies[O]>;
+  return Promise.resolve(runOp(inThread.hostOps, op, args));
 }
 
 declare module "../../../infra/process-services.js" {

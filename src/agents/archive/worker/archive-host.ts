@@ -175,3 +175,15 @@ export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<
     ...(req.minScoreUnits !== undefined ? { minUnits: req.minScoreUnits } : {}),
   });
 }
+
+/** The operations, by name: what the worker answers (archive-worker.ts) and the client runs in-thread when no worker can. */
+export const hostOps = {
+  search,
+  knowledge: searchKnowledgeFile,
+  compact,
+  warm,
+  drop,
+  append: appendMessages,
+  budget: setBudgets,
+  memory: (_: null) => hostMemory(),
+};

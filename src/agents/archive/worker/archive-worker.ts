@@ -3,28 +3,11 @@
  * requests with archive-host.ts, one message per request, `{ id, ok, value | error }`.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { appendMessages, compact, drop, hostMemory, search, searchKnowledgeFile, setBudgets, warm } from "./archive-host.js";
-import { READY_ID, WORKER_ROLE, type WorkerRequest } from "./protocol.js";
+import { hostOps } from "./archive-host.js";
+import { READY_ID, runOp, WORKER_ROLE, type WorkerRequest } from "./protocol.js";
 
 async function run(req: WorkerRequest): Promise<unknown> {
-  switch (req.op) {
-    case "search":
-      return search(req.args);
-    case "knowledge":
-      return searchKnowledgeFile(req.args);
-    case "compact":
-      return compact(req.args);
-    case "warm":
-      return warm(req.args);
-    case "drop":
-      return drop(req.args);
-    case "append":
-      return appendMessages(req.args);
-    case "budget":
-      return setBudgets(req.args);
-    case "memory":
-      return hostMemory();
-  }
+  return runOp(hostOps, req.op, req.args);
 }
 
 // only in the thread archive-client.ts started: this module is also imported in the main thread

@@ -1,28 +1,15 @@
 /** Messages between the main thread and the archive worker (archive-client.ts, archive-worker.ts). */
-import type { AppendRequest, ArchiveRef, HostMemory, KnowledgeSearchRequest, SearchReply, SearchRequest } from "./archive-host.js";
-import type { TailAppendResult } from "../tail-append.js";
-import type { KnowledgeHit } from "../knowledge-search.js";
+import type { hostOps } from "./archive-host.js";
 
-export type WorkerRequest =
-  | { id: number; op: "search"; args: SearchRequest }
-  | { id: number; op: "knowledge"; args: KnowledgeSearchRequest }
-  | { id: number; op: "compact"; args: ArchiveRef }
-  | { id: number; op: "warm"; args: ArchiveRef }
-  | { id: number; op: "drop"; args: Pick<ArchiveRef, "stateDir" | "sessionKey"> }
-  | { id: number; op: "append"; args: AppendRequest }
-  | { id: number; op: "budget"; args: { bytes: number; tailBytes?: number; knowledgeBytes?: number } }
-  | { id: number; op: "memory"; args: null };
+type Ops = typeof hostOps;
+export type Op = keyof Ops;
+export type ArgsOf<O extends Op> = Parameters<Ops[O]>[0];
+export type WorkerRequest = { [O in Op]: { id: number; op: O; args: ArgsOf<O> } }[Op];
+export type WorkerReplies = { [O in Op]: Awaited<ReturnType<Ops[O]>> };
 
-export interface WorkerReplies {
-  search: SearchReply;
-  knowledge: KnowledgeHit[];
-  compact: number;
-  warm: number;
-  drop: void;
-  append: TailAppendResult;
-  budget: void;
-  memory: HostMemory;
-}
+/** Runs one operation of `ops` (the worker's and the in-thread path's one dispatch). */
+export const runOp = <O extends Op>(ops: Ops, op: O, args: ArgsOf<O>): WorkerReplies[O] | Promise<WorkerReplies[O]> =>
+  (ops[op] as (a: ArgsOf<O>) => WorkerReplies[O] | Promise<WorkerReplies[O]>)(args);
 
 export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
 
