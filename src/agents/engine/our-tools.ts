@@ -7,7 +7,7 @@
  * run's tools when the run starts), and stays for the session: a toggle would rewrite the
  * prompt again. With smart trim on it joins at the start of a run that begins past the low mark a
  * trim cuts down to (a warm batch may come within it, and its marker line names the tool; a batch
- * due in a run without the tool waits for the next run start: trim-hooks.ts smartTrimAhead). It
+ * due in a run without the tool trims all the same, the tool joining at the next run start: trim-hooks.ts smartTrimAhead). It
  * joins too at the start of a run whose
  * first request is trimmed because the cache is cold (engine/trim-hooks.ts coldTrimAhead): the
  * marker names it for the rest of that run, and the join rewrites nothing still cached. A

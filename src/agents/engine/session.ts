@@ -79,8 +79,6 @@ export interface LastingState {
 /** Whether our context_search joined a session's tools (our-tools.ts). */
 export interface OurToolsState {
   searchJoined: boolean;
-  /** the host decides the tool set per run (pi): until the tool joined, a warm smart-trim batch waits */
-  gated?: boolean;
   /** the tool list changed at this run start: its first request rewrites the prompt */
   toolsChanged: boolean;
 }

@@ -18,7 +18,6 @@ import { archiveMessages } from "./archive-hooks.js";
 import { reserveTokensOf } from "./host-reserve.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import { ourToolsState } from "./our-tools.js";
 
 /** The session key's SmartTrim (created on first use, or again with its sticky set after a shed: session.ts). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
@@ -91,8 +90,8 @@ export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: r
  * its context is below the low mark a trim cuts down to: a one-prompt session (`pi -p`, an
  * SWE-agent task) lives there, mostly without ever trimming, and would pay the definition on every
  * request. From the second run on (or past the low mark) it joins, while the prompt it rewrites is
- * still small; a batch due in a run without the tool waits for the next run start
- * (withSmartTrim). Without a cache (`none`) it is there from the start, as before.
+ * still small; a batch due in a run without the tool trims all the same (withSmartTrim) and the
+ * tool joins at the next run start. Without a cache (`none`) it is there from the start, as before.
  */
 export function smartTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel }): boolean {
   const cfg = engine.runtime.config;
@@ -101,12 +100,6 @@ export function smartTrimAhead(engine: ContextManagerEngine, ahead: { messages: 
   if (ahead.messages.some((m) => m.role === "user")) return true;
   const safeLimit = safeLimitOf(engine, engine.runtime.contextWindowTokens);
   return safeLimit > 0 && ahead.tokens >= Math.floor(safeLimit * (1 - FIXED_SETTINGS.headroom));
-}
-
-/** A host that sets the tools per run (pi) has not given this session context_search yet: what a trim cuts could not be searched in this run. */
-function searchToolAbsent(engine: ContextManagerEngine): boolean {
-  const s = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
-  return s.gated === true && !s.searchJoined;
 }
 
 /** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
@@ -158,9 +151,9 @@ export function withSmartTrim(
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
     const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
-    // a warm batch waits for the run start where context_search joins (smartTrimAhead)
-    const wait = cache && coldAbove === null && searchToolAbsent(engine);
-    const accept = wait ? () => false : cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
+    // a warm batch in a run that has no context_search yet (smartTrimAhead) still trims: waiting
+    // would let the host compact (a model call) at the same point; the tool joins at the next run start
+    const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },
       { safeLimit: cfg.smartTrim ? safeLimit : Number.POSITIVE_INFINITY, ...FIXED_SETTINGS, ...(coldAbove !== null ? { trimAbove: coldAbove, safeLimit } : {}) },

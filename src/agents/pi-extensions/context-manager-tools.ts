@@ -19,7 +19,6 @@ import { livedTime } from "../../infra/lived-clock.js";
 /** The run start: decide, then set pi's active tools when they differ. The caller guards. */
 export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
   const state = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
-  state.gated = true;
   // a run whose first request is trimmed because its cache is cold needs the tool the trim's
   // marker names, for the whole run; joining then rewrites nothing that was still cached
   const view = state.searchJoined ? null : runStartView(ctx, prompt, model);
