@@ -181,19 +181,12 @@ function usableTokens(m: AgentMessage): number {
   return u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
 }
 
-/** Swapped positions of an aging view (null: no view or the lengths disagree). */
-function swappedAt(view: AgingView | null | undefined): number[] | null {
-  if (!view || view.unaged.length !== view.sent.length) return null;
-  const out: number[] = [];
-  for (let i = 0; i < view.sent.length; i++) if (view.sent[i] !== view.unaged[i]) out.push(i);
-  return out;
-}
-
-/** The keys of what a request had aged (one pointer compare per message). */
+/** The keys of what a request had aged (one pointer compare per message; none when the lengths disagree). */
 export function agedKeys(view: AgingView | null | undefined): Set<string> {
   const out = new Set<string>();
-  for (const i of swappedAt(view) ?? []) {
-    const k = agedKey(view!.unaged[i]!);
+  if (!view || view.unaged.length !== view.sent.length) return out;
+  for (let i = 0; i < view.sent.length; i++) {
+    const k = view.sent[i] === view.unaged[i] ? null : agedKey(view.unaged[i]!);
     if (k !== null) out.add(k);
   }
   return out;

@@ -8,41 +8,23 @@ import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type ContextBreakdown } f
 import { formatTokenCount } from "../gauge/gauge-line.js";
 import { safeGist } from "../text/safe-gist.js";
 
-export const CATEGORY_LABELS: Record<BreakdownCategory, string> = {
-  system_prompt: "system prompt",
-  tool_definitions: "tool definitions",
-  user: "user messages",
-  assistant_text: "assistant text",
-  thinking: "thinking",
-  tool_calls: "tool calls",
-  tool_results: "tool results",
-  images: "images",
-  summaries: "compaction summaries",
-  gauge: "gauge line",
-  restore: "restore block",
-  recall: "recall block",
-  handles: "stored-output handles",
-  other: "other",
-  unattributed: "unattributed",
-};
-
-/** One character per category in the bar. */
-const BAR_CHARS: Record<BreakdownCategory, string> = {
-  system_prompt: "S",
-  tool_definitions: "D",
-  user: "U",
-  assistant_text: "A",
-  thinking: "T",
-  tool_calls: "C",
-  tool_results: "R",
-  images: "I",
-  summaries: "Y",
-  gauge: "g",
-  restore: "r",
-  recall: "c",
-  handles: "h",
-  other: "o",
-  unattributed: "?",
+/** Each category's label, and its letter in the bar. */
+const CATEGORIES: Record<BreakdownCategory, readonly [label: string, bar: string]> = {
+  system_prompt: ["system prompt", "S"],
+  tool_definitions: ["tool definitions", "D"],
+  user: ["user messages", "U"],
+  assistant_text: ["assistant text", "A"],
+  thinking: ["thinking", "T"],
+  tool_calls: ["tool calls", "C"],
+  tool_results: ["tool results", "R"],
+  images: ["images", "I"],
+  summaries: ["compaction summaries", "Y"],
+  gauge: ["gauge line", "g"],
+  restore: ["restore block", "r"],
+  recall: ["recall block", "c"],
+  handles: ["stored-output handles", "h"],
+  other: ["other", "o"],
+  unattributed: ["unattributed", "?"],
 };
 
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 100) : 0);
@@ -64,7 +46,7 @@ export function dominantPhrase(b: ContextBreakdown): string {
   const [top] = sorted(b);
   if (!top || b.total_tokens <= 0) return "";
   const [category, tokens] = top;
-  const phrase = `${CATEGORY_LABELS[category]} ${pct(tokens, b.total_tokens)}%`;
+  const phrase = `${CATEGORIES[category][0]} ${pct(tokens, b.total_tokens)}%`;
   const tool = category === "tool_results" ? b.tool_results_by_tool[0] : undefined;
   return tool && tool.tokens > 0 ? `${phrase} (${toolName(tool.tool)} ${pct(tool.tokens, b.total_tokens)}%)` : phrase;
 }
@@ -80,12 +62,12 @@ export function breakdownBar(b: ContextBreakdown, contextWindow: number, width =
     if (n <= 0) continue;
     acc += n;
     const upTo = Math.round((acc / whole) * width);
-    cells += BAR_CHARS[c].repeat(Math.max(0, upTo - used));
+    cells += CATEGORIES[c][1].repeat(Math.max(0, upTo - used));
     used = Math.max(used, upTo);
   }
   const legend = sorted(b)
     .slice(0, 6)
-    .map(([c]) => `${BAR_CHARS[c]} ${CATEGORY_LABELS[c]}`)
+    .map(([c]) => `${CATEGORIES[c][1]} ${CATEGORIES[c][0]}`)
     .join(", ");
   return `[${cells}${".".repeat(Math.max(0, width - used))}] ${legend}`;
 }
@@ -100,7 +82,7 @@ export function breakdownTable(b: ContextBreakdown, contextWindow: number, check
   const row = (label: string, n: number, indent: string) =>
     `${indent}${label.padEnd(24 - indent.length)}${formatTokenCount(n).padStart(6)} ${String(pct(n, t)).padStart(3)}%`;
   for (const [c, n] of sorted(b)) {
-    lines.push(row(CATEGORY_LABELS[c], n, "  "));
+    lines.push(row(CATEGORIES[c][0], n, "  "));
     if (c === "tool_results") for (const x of b.tool_results_by_tool.slice(0, 5)) lines.push(row(toolName(x.tool), x.tokens, "    "));
   }
   if (b.largest.length > 0) {

@@ -10,14 +10,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 type Block = { type?: unknown; id?: unknown };
 
-/** First tool call id of an assistant message ("" when none). */
-export function firstCallId(m: AgentMessage): string {
-  const content = (m as { content?: unknown }).content;
-  if (!Array.isArray(content)) return "";
-  for (const b of content as Block[]) if (b && b.type === "toolCall" && typeof b.id === "string") return b.id;
-  return "";
-}
-
 /** Tool call ids of an assistant message, in order. */
 export function callIdsOf(m: AgentMessage): string[] {
   const content = (m as { content?: unknown }).content;
@@ -35,7 +27,7 @@ export function baseKeyOf(m: AgentMessage): string {
   const role = String(m.role);
   let id = "";
   if (m.role === "toolResult") id = String((m as { toolCallId?: unknown }).toolCallId ?? "");
-  else if (m.role === "assistant") id = firstCallId(m);
+  else if (m.role === "assistant") id = callIdsOf(m)[0] ?? "";
   else if (m.role === "custom") id = String((m as { customType?: unknown }).customType ?? "");
   return `${role}|${time}|${id}`;
 }
