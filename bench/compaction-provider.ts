@@ -12,7 +12,7 @@
  * into a new state, the largest part of summarize), CPU time, for a component figure that the
  * rest of the call's noise does not hide. `gcInCallMs` / `majorGcInCalls`: the collections that
  * started inside the timed calls (a `gc` PerformanceObserver), `slowestCalls`: the three slowest
- * calls' wall, CPU and GC time.
+ * calls' index (after the warm-up), wall, CPU and GC time.
  *
  * The input: each call's 1,000 messages are cloned just before it, so they sit in V8's young
  * generation, where a live history does not; until 2026-11-27 20:00 the first scavenge inside the
@@ -46,8 +46,9 @@ import { loadSourceMessages, MessageFactory } from "./messages.js";
 const REPO = resolve(import.meta.dirname, "..");
 const MESSAGES = 1_000;
 const ITERATIONS = 100;
-// V8 still compiles the provider's code through the first ~30 calls (a call's CPU median at load
-// ~14: 64 ms in calls 10-19, 52 in 20-29, 38 from 30 on), so 40 untimed calls reach the steady state
+// V8 still optimizes the provider's code through the first ~30 calls (functions optimized per call,
+// `--trace-opt`: 19 in calls 0-9, 6.6 in 10-19, 3.6 in 20-29, 1-2 from 40 on; the compiler threads'
+// CPU is charged to the call), so 40 untimed calls reach the steady state
 const WARMUP = 40;
 const CAPTURE_ITERATIONS = 50;
 
@@ -189,9 +190,9 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
     // collections that started inside the timed calls: their pause per call, and how many were major
     gcInCallMs: latencyStats(inCalls.ms),
     majorGcInCalls: inCalls.majors,
-    // the three slowest calls: is their time collection, CPU of their own, or waiting for a core?
+    // the three slowest calls (`call`: the timed call's index, warm-up excluded): is their time collection, CPU of their own, or waiting for a core?
     slowestCalls: times
-      .map((wallMs, i) => ({ wallMs: Math.round(wallMs * 10) / 10, cpuMs: Math.round(cpu[i]! * 10) / 10, gcMs: inCalls.ms[i]! }))
+      .map((wallMs, i) => ({ call: i, wallMs: Math.round(wallMs * 10) / 10, cpuMs: Math.round(cpu[i]! * 10) / 10, gcMs: inCalls.ms[i]! }))
       .sort((a, b) => b.wallMs - a.wallMs)
       .slice(0, 3),
     gcBetweenCalls: gc !== undefined,
