@@ -13,10 +13,18 @@ export const ELLIPSIS = "…";
 const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]/g;
 
 /**
+ * What toSingleLine could change: anything but printable ASCII (line breaks, invisible and
+ * non-ASCII code points), a run of spaces, a space at either end. Most captured strings are
+ * already gists (one line, plain ASCII): they are returned as they are, without three passes.
+ */
+const CHANGED_BY_SINGLE_LINE = /[^\x20-\x7e]| {2}|^ | $/;
+
+/**
  * Collapse to one trimmed line that shows only what a person would see: every invisible or
  * format code point removed by Unicode class (see text/visible.ts), lone surrogates -> U+FFFD.
  */
 export function toSingleLine(text: string): string {
+  if (!CHANGED_BY_SINGLE_LINE.test(text)) return text;
   return visibleText(text.replace(LINE_BREAKS, " "))
     .replace(/\s+/g, " ")
     .trim();
@@ -42,6 +50,9 @@ function truncateCodePoints(text: string, max: number): string {
 export function quoteUntrusted(value: unknown, maxCodePoints: number): string {
   const raw = typeof value === "string" ? value : value == null ? "" : String(value);
   // redacted before and after normalization (removing invisible characters can join a token)
-  const line = truncateCodePoints(redactSecrets(toSingleLine(redactSecrets(raw))), Math.max(1, maxCodePoints));
+  const redacted = redactSecrets(raw);
+  const single = toSingleLine(redacted);
+  // redactSecrets is a fixpoint: a text the normalization left as it was is redacted already
+  const line = truncateCodePoints(single === redacted ? single : redactSecrets(single), Math.max(1, maxCodePoints));
   return `"${line.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

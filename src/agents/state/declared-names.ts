@@ -49,43 +49,54 @@ function isMarkdown(path: string): boolean {
   return /\.(md|markdown|mdx)$/i.test(path);
 }
 
+/** The names found so far: top-level declarations, then members. */
+interface Found {
+  top: string[];
+  members: string[];
+  seen: Set<string>;
+}
+
+/** Module functions, not closures per call (the plugin bundle keeps names: a property definition per closure). */
+function isFull(f: Found): boolean {
+  return f.top.length + f.members.length >= MAX_NAMES;
+}
+
+function addName(f: Found, name: string, line: string): void {
+  if (isFull(f) || f.seen.has(name)) return;
+  f.seen.add(name);
+  (/^\S/.test(line) ? f.top : f.members).push(name);
+}
+
 /**
  * Declared names in `text`, deduplicated: `f()` for callables, `Name` for types. Top-level
  * declarations (no indentation: the module's classes, types, functions) come first, then
  * members, each in order of appearance: a written file is named by what it exports.
  */
 export function declaredNames(text: string, path: string): string[] {
-  const top: string[] = [];
-  const members: string[] = [];
-  const seen = new Set<string>();
-  const full = () => top.length + members.length >= MAX_NAMES;
-  const add = (name: string, line: string) => {
-    if (full() || seen.has(name)) return;
-    seen.add(name);
-    (/^\S/.test(line) ? top : members).push(name);
-  };
+  const found: Found = { top: [], members: [], seen: new Set<string>() };
+  const { top, members } = found;
   const md = isMarkdown(path);
   let inFence = false;
   for (const line of cutHead(text, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
-    if (full()) break;
+    if (isFull(found)) break;
     if (md) {
       if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
       const h = inFence ? null : headingText(line);
-      if (h) add(`§ ${h}`, line);
+      if (h) addName(found, `§ ${h}`, line);
       continue;
     }
     let m = KEYWORD_DECL.exec(line);
     if (m) {
-      add(CALLABLE.has(m[1]!) ? `${m[2]}()` : m[2]!, line);
+      addName(found, CALLABLE.has(m[1]!) ? `${m[2]}()` : m[2]!, line);
       continue;
     }
     m = GO_METHOD.exec(line) ?? ARROW_DECL.exec(line);
     if (m) {
-      add(`${m[1]}()`, line);
+      addName(found, `${m[1]}()`, line);
       continue;
     }
     m = METHOD_DECL.exec(line);
-    if (m && !NOT_A_NAME.has(m[1]!)) add(`${m[1]}()`, line);
+    if (m && !NOT_A_NAME.has(m[1]!)) addName(found, `${m[1]}()`, line);
   }
   return [...top, ...members];
 }

@@ -19,11 +19,12 @@ import type { CaptureTarget } from "./capture-target.js";
  * only found nothing is a command run, not a failure.
  */
 export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
-  const cap = extractToolResult(ev, cwd, now);
-  t.touchTool(cap.tool);
   const command = prop(ev.input, "command");
   const family = typeof command === "string" ? safeGist(commandFamily(command), 60) : "";
+  // read once: a failure's error line and the command's outcome come from the same head and tail
   const output = ev.isError || family ? contentHeadTail(ev.content) : "";
+  const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
+  t.touchTool(cap.tool);
   const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
   let workChanged = false;
   if (cap.failure && !emptySearch) {

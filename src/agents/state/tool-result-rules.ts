@@ -95,8 +95,9 @@ export function contentHeadTail(content: unknown, each = 4000): string {
  * - bash -> target is the command gist, no file;
  * - a failed call (isError) records no file access, only a failure with its target
  *   and the first line of the error.
+ * `headTail`: `contentHeadTail(ev.content)` when the caller has it already.
  */
-export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): ToolResultCapture {
+export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date(), headTail?: string): ToolResultCapture {
   const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
   const rawPath = toolPathArg(ev.input);
   const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
@@ -106,7 +107,7 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
     if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
   }
   if (ev.isError) {
-    const error = errorGist(contentHeadTail(ev.content)) || "(no error text)";
+    const error = errorGist(headTail ?? contentHeadTail(ev.content)) || "(no error text)";
     return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
   }
   let file: ToolResultCapture["file"] = null;
