@@ -11,5 +11,10 @@ export function safeGist(text: string, maxChars: number): string {
   if (typeof text !== "string") text = asText(text);
   if (!text) return "";
   const raw = redactSecrets(cutHead(text, maxChars * 16 + 4096));
-  return gist(redactSecrets(gist(raw, maxChars * 4 + 256)), maxChars);
+  const first = gist(raw, maxChars * 4 + 256);
+  const redacted = redactSecrets(first);
+  // a gist within the budget is its own gist (no invisible character, no run of spaces, no
+  // space at either end is left in it): when the redaction changed nothing, nothing is left to do
+  if (redacted === first && first.length <= maxChars) return first;
+  return gist(redacted, maxChars);
 }
