@@ -21,7 +21,7 @@ const fullSingleLine = (text: string): string =>
     .replace(/\s+/g, " ")
     .trim();
 
-const PIECES = ["a", "Z", "é", " ", "  ", "\n", "\t", "\u0085", "\u00a0", "\u2028", "\u3000", "\ufeff", "\u200b", "\u0001", "\u007f", "\ufe0f", "\u{1f600}", "\ud83d", "\ude00", "…", "x".repeat(90), " ".repeat(5), "password=hunter2hunter2", "sk-ant-api03-" + "A1b2C3d4".repeat(8), "\\\""];
+const PIECES = ["a", "Z", "é", "…", "\u2026 ", " ", "  ", "\n", "\t", "\u0085", "\u00a0", "\u2028", "\u3000", "\ufeff", "\u200b", "\u0001", "\u007f", "\ufe0f", "\u{1f600}", "\ud83d", "\ude00", "…", "x".repeat(90), " ".repeat(5), "password=hunter2hunter2", "sk-ant-api03-" + "A1b2C3d4".repeat(8), "\\\""];
 const text = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((p) => p.join(""));
 const SIZES = [1, 2, 7, 40, 60, 80, 200, 300];
 

@@ -13,11 +13,12 @@ export const ELLIPSIS = "…";
 const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]/g;
 
 /**
- * What toSingleLine could change: anything but printable ASCII (line breaks, invisible and
- * non-ASCII code points), a run of spaces, a space at either end. Most captured strings are
- * already gists (one line, plain ASCII): they are returned as they are, without three passes.
+ * What toSingleLine could change: anything but printable ASCII and the gist's "…" (line breaks,
+ * invisible and other non-ASCII code points), a run of spaces, a space at either end. Most
+ * captured strings are already gists (one line, plain ASCII, "…" where cut): they are returned
+ * as they are, without three passes.
  */
-const CHANGED_BY_SINGLE_LINE = /[^\x20-\x7e]| {2}|^ | $/;
+const CHANGED_BY_SINGLE_LINE = /[^\x20-\x7e\u2026]| {2}|^ | $/;
 
 /**
  * Collapse to one trimmed line that shows only what a person would see: every invisible or
