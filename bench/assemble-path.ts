@@ -13,25 +13,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
-import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
+import type { ContextEngineShape } from "../src/openclaw-plugin/engine-types.js";
 import { userText } from "../src/agents/messages/read.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
+import { pluginEngine } from "./plugin-harness.js";
 
 const name = process.argv[2] ?? "badlogic__pi-mono__large-session";
 const SRC = resolve(import.meta.dirname, "../src") + "/";
-
-function newInstance(stateDir: string): ContextEngineShape {
-  let engine: ContextEngineShape | null = null;
-  const api: PluginApiShape = {
-    id: "context-manager",
-    pluginConfig: { stateDir },
-    registerContextEngine: (_id, factory) => void (engine = factory({ workspaceDir: "/ws" }) as ContextEngineShape),
-    registerTool: () => undefined,
-  };
-  registerContextManagerPlugin(api, async () => ({ ok: true, compacted: false }));
-  return engine!;
-}
 
 const messages = JSON.parse(readFileSync(join(TRANSCRIPTS_DIR, `${name}.json`), "utf8")) as AgentMessage[];
 const starts = messages.flatMap((m, i) => (m.role === "user" && userText(m) ? [i] : []));
@@ -43,12 +31,12 @@ const assembleOf = (engine: ContextEngineShape, start: number) =>
 try {
   // the warm session: every turn before the last, as the gateway runs them
   for (const [k, start] of starts.slice(0, -1).entries()) {
-    const engine = newInstance(stateDir);
+    const engine = pluginEngine(stateDir);
     await assembleOf(engine, start);
     await engine.commitTurn({ advancementKey: `turn-${k}`, sessionId: "s1", sessionKey: key, messages: messages.slice(start, starts[k + 1]), runtimeContext: { modelContextWindow: 150_000, tokenBudget: 150_000 } });
     await engine.dispose();
   }
-  const engine = newInstance(stateDir);
+  const engine = pluginEngine(stateDir);
   const inspector = new Session();
   inspector.connect();
   await inspector.post("Profiler.enable");

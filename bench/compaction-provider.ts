@@ -31,17 +31,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
-import type { CompactionProviderShape } from "../src/openclaw-plugin/engine-types.js";
 import { backgroundWritesSettled } from "../src/agents/engine/background-writes.js";
 import { spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { ContextState } from "../src/agents/state/context-state.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
+import { inputPromoter, providerEntry } from "./plugin-harness.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const MESSAGES = 1_000;
@@ -65,24 +62,6 @@ async function captureCpu(stateDir: string, factory: MessageFactory, n: number, 
     if (i >= WARMUP) cpu.push((c.user + c.system) / 1000);
   }
   return cpu;
-}
-
-/**
- * Moves the input the harness just built out of V8's young generation, outside the timing: two
- * scavenges (a survivor of two is promoted). OpenClaw's history is long-lived, in the old
- * generation; 1,000 freshly cloned messages are not, and the first scavenge inside the call would
- * copy every one of them (the harness's work, timed as the call's). A scavenge leaves no sweeping
- * to helper threads, unlike the full `gc()` of `--expose-gc`. `BENCH_PROVIDER_INPUT=young`: the
- * earlier harness (the input left where it was built).
- */
-function inputPromoter(): (() => void) | null {
-  if (process.env.BENCH_PROVIDER_INPUT === "young") return null;
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as (o: { type: "minor" }) => void;
-  return () => {
-    gc({ type: "minor" });
-    gc({ type: "minor" });
-  };
 }
 
 interface GcEntry {
@@ -125,16 +104,7 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
   const n = opts.messages ?? MESSAGES;
   const load0 = Math.round(loadavg()[0]! * 10) / 10;
   const stateDir = mkdtempSync(join(tmpdir(), "cm-bench-provider-"));
-  let provider: CompactionProviderShape | null = null;
-  let hook: ((e: unknown, c: unknown) => unknown) | null = null;
-  registerContextManagerPlugin({
-    id: "context-manager",
-    pluginConfig: { stateDir },
-    logger: { warn: (m: string) => process.stderr.write(`${m}\n`) },
-    registerContextEngine: () => undefined,
-    registerCompactionProvider: (p) => void (provider = p),
-    on: (name, h) => void (name === "before_compaction" && (hook = h)),
-  });
+  const { provider, hook } = providerEntry(stateDir);
   const { name, messages: source } = loadSourceMessages(REPO);
   const factory = new MessageFactory(source);
   const times: number[] = [];
@@ -151,13 +121,13 @@ export async function benchCompactionProvider(opts: { iterations?: number; messa
   try {
     for (let i = 0; i < WARMUP + iterations; i++) {
       const messages: AgentMessage[] = factory.take(n);
-      hook!({ messageCount: n, messages, sessionFile: `/sessions/bench-${i}.jsonl` }, { sessionKey: `agent:main:bench-provider-${i}` });
+      hook({ messageCount: n, messages, sessionFile: `/sessions/bench-${i}.jsonl` }, { sessionKey: `agent:main:bench-provider-${i}` });
       gc?.();
       promote?.();
       if (i === WARMUP) loop.enable();
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const text = await provider!.summarize({ messages });
+      const text = await provider.summarize({ messages });
       const ms = performance.now() - t0;
       const c = process.cpuUsage(c0);
       if (i >= WARMUP) {

@@ -13,11 +13,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
-import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
 import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
+import { pluginEngine } from "./plugin-harness.js";
 
 const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
@@ -33,18 +32,6 @@ function turnsOf(messages: readonly AgentMessage[]): Array<{ start: number; end:
 function forgetProcessState(): void {
   const g = globalThis as unknown as Record<symbol, unknown>;
   for (const sym of Object.getOwnPropertySymbols(g)) if (sym.description?.startsWith("openclaw.contextManager.")) delete g[sym];
-}
-
-function newInstance(stateDir: string): ContextEngineShape {
-  let engine: ContextEngineShape | null = null;
-  const api: PluginApiShape = {
-    id: "context-manager",
-    pluginConfig: { stateDir },
-    registerContextEngine: (_id, factory) => void (engine = factory({ workspaceDir: "/ws" }) as ContextEngineShape),
-    registerTool: () => undefined,
-  };
-  registerContextManagerPlugin(api, async () => ({ ok: true, compacted: false }));
-  return engine!;
 }
 
 const rows: Array<Record<string, unknown>> = [];
@@ -66,7 +53,7 @@ for (const name of NAMES) {
   try {
     for (const [k, t] of turns.entries()) {
       if (perProcess) forgetProcessState();
-      const engine = newInstance(stateDir);
+      const engine = pluginEngine(stateDir);
       const before = messages.slice(0, t.start);
       const prompt = userText(messages[t.start]!);
       let t0 = performance.now();

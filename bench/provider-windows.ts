@@ -13,14 +13,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
-import type { CompactionProviderShape } from "../src/openclaw-plugin/engine-types.js";
 import { backgroundWritesSettled } from "../src/agents/engine/background-writes.js";
 import { spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
+import { inputPromoter, providerEntry } from "./plugin-harness.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const MESSAGES = 1_000;
@@ -31,40 +28,23 @@ function windowsOf(source: readonly AgentMessage[], count: number): AgentMessage
   return Array.from({ length: count }, () => factory.take(MESSAGES));
 }
 
-function promoter(): () => void {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as (o: { type: "minor" }) => void;
-  return () => {
-    gc({ type: "minor" });
-    gc({ type: "minor" });
-  };
-}
 
 const [repeats = 5, count = 110, top = 10] = process.argv.slice(2).map(Number);
 const only = process.env.WINDOWS?.split(",").map(Number);
 const stateDir = mkdtempSync(join(tmpdir(), "cm-bench-windows-"));
-let provider: CompactionProviderShape | null = null;
-let hook: ((e: unknown, c: unknown) => unknown) | null = null;
-registerContextManagerPlugin({
-  id: "context-manager",
-  pluginConfig: { stateDir },
-  logger: { warn: (m: string) => process.stderr.write(`${m}\n`) },
-  registerContextEngine: () => undefined,
-  registerCompactionProvider: (p) => void (provider = p),
-  on: (name, h) => void (name === "before_compaction" && (hook = h)),
-});
+const { provider, hook } = providerEntry(stateDir);
 const { messages: source } = loadSourceMessages(REPO);
-const promote = promoter();
+const promote = inputPromoter() ?? (() => undefined);
 const load0 = loadavg()[0]!;
 let call = 0;
 
 async function oneCall(window: readonly AgentMessage[]): Promise<number> {
   const messages = structuredClone(window) as AgentMessage[];
   const i = call++;
-  hook!({ messageCount: messages.length, messages, sessionFile: `/sessions/win-${i}.jsonl` }, { sessionKey: `agent:main:win-${i}` });
+  hook({ messageCount: messages.length, messages, sessionFile: `/sessions/win-${i}.jsonl` }, { sessionKey: `agent:main:win-${i}` });
   promote();
   const c0 = process.cpuUsage();
-  await provider!.summarize({ messages });
+  await provider.summarize({ messages });
   const c = process.cpuUsage(c0);
   await backgroundWritesSettled();
   await spanArchivesSettled();
