@@ -5,7 +5,8 @@
  * the last turn's assemble under V8's precise coverage with call counts. Counts the functions of
  * src/ that ran (count > 0), the calls to them, and their files.
  *
- * `npx tsx bench/assemble-path.ts [transcript-name]` (default: pi-mono's large session, 88 turns).
+ * `npx tsx bench/assemble-path.ts [transcript-name]` (default: pi-mono's large session, 88 turns);
+ * `BENCH_ASSEMBLE_TOP=N` also lists the N functions called most.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -48,6 +49,7 @@ try {
   inspector.disconnect();
   let functions = 0;
   let calls = 0;
+  const perFunction: { name: string; calls: number }[] = [];
   const files = new Set<string>();
   for (const script of result) {
     if (!script.url.startsWith("file:")) continue;
@@ -60,10 +62,12 @@ try {
       functions++;
       calls += count;
       files.add(file.slice(SRC.length));
+      perFunction.push({ name: `${file.slice(SRC.length)}:${fn.functionName || "(anonymous)"}`, calls: count });
     }
   }
   await engine.dispose();
-  console.log(JSON.stringify({ transcript: name, turnsBefore: starts.length - 1, functions, calls, files: files.size }));
+  const top = perFunction.sort((a, b) => b.calls - a.calls).slice(0, Number(process.env.BENCH_ASSEMBLE_TOP ?? 0));
+  console.log(JSON.stringify({ transcript: name, turnsBefore: starts.length - 1, functions, calls, files: files.size, ...(top.length ? { top } : {}) }));
 } finally {
   // once the background writes (archive, artifact refs) have settled
   process.once("beforeExit", () => rmSync(stateDir, { recursive: true, force: true }));
