@@ -111,17 +111,23 @@ export class AgedOffload {
   private readonly argsChecked = new Set<string>();
   /** what the last apply did, so the next one only judges what is new (see apply) */
   private last: LastPass | null = null;
-  /** a catch-up aged results or stashed calls at places the last pass did not swap: next apply takes the full pass */
-  private dirty = false;
-  /** a catch-up judges the old ones (it sets `dirty`: they may age at places the last pass did not swap) */
+  /**
+   * The earliest index where a catch-up stashed a result or a call's arguments since the last
+   * pass (Infinity: none): the next pass judges again from there, not from the start, so a turn
+   * whose results only the catch-up sees (the plugin route) costs O(new), not O(history).
+   */
+  private rejudgeFrom = Infinity;
+  /** toolCallId -> index of the result / the call's message in the pass that queued its catch-up */
+  private readonly queuedAt = { result: new Map<string, number>(), call: new Map<string, number>() };
+  /** a catch-up judges the old ones; what it stashes may age at places the last pass did not swap */
   private readonly catchUp = new CatchUpQueue({
     result: (r) => {
-      this.dirty = true;
-      this.stash(r, r.toolCallId); // old enough already: ages on the next request, through its gate
+      // old enough already: ages on the next request, through its gate
+      this.rejudge(this.queuedAt.result, r.toolCallId, this.stash(r, r.toolCallId) !== null);
     },
     call: (c) => {
-      this.dirty = true;
       this.stashArgs(c.toolName, c.toolCallId, c.input);
+      this.rejudge(this.queuedAt.call, c.toolCallId, this.pendingArgs.has(c.toolCallId));
     },
     onError: (e) => this.onError(e),
   });
@@ -133,6 +139,12 @@ export class AgedOffload {
     /** where catch-up failures go (the host shell points it at the current run's log) */
     public onError: (e: unknown) => void = () => {},
   ) {}
+
+  /** A catch-up judged `id`: when it stashed something, the next pass judges again from its index. */
+  private rejudge(queued: Map<string, number>, id: string, stashed: boolean): void {
+    if (stashed) this.rejudgeFrom = Math.min(this.rejudgeFrom, queued.get(id) ?? 0);
+    queued.delete(id);
+  }
 
   get enabled(): boolean {
     return this.settings.enabled && this.settings.ageTurns > 0;
@@ -219,17 +231,19 @@ export class AgedOffload {
     const boundary = this.boundaryOf(messages, Math.max(1, ageTurns));
     const last = this.last;
     // the history only grew since the last call (pi appends between compactions): re-place the
-    // swaps it made (each checked to still stand at its index) and judge only what is new or
-    // newly old. Anything else (a compaction, a branch switch, a catch-up that aged results at
-    // unknown places) takes the full pass.
-    if (last && !this.dirty && messages.length >= last.length && this.stillInPlace(messages, last)) {
-      const from = Math.max(0, Math.min(last.boundary, last.length));
+    // swaps it made (each checked to still stand at its index) and judge only what is new, newly
+    // old, or stashed by a catch-up since. Anything else (a compaction, a branch switch) takes the full pass.
+    const rejudgeFrom = this.rejudgeFrom;
+    this.rejudgeFrom = Infinity;
+    if (last && messages.length >= last.length && this.stillInPlace(messages, last)) {
+      const from = Math.max(0, Math.min(last.boundary, last.length, rejudgeFrom));
       const kept = last.swaps.filter((s) => s.index < from);
       const out = kept.length > 0 ? messages.slice() : null;
       for (const s of kept) out![s.index] = s.message;
       return this.pass(messages, from, boundary, out, kept, gate);
     }
-    this.dirty = false;
+    // indices queued against an earlier history no longer say where their messages stand
+    for (const queued of [this.queuedAt.result, this.queuedAt.call]) for (const id of queued.keys()) queued.set(id, 0);
     return this.pass(messages, 0, boundary, null, [], gate);
   }
 
@@ -255,7 +269,7 @@ export class AgedOffload {
    */
   private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[], gate?: AgingGate): AgentMessage[] {
     /** old calls whose arguments were never judged (a resumed session, the plugin route): judged when their result shows success */
-    let unjudged = null as Map<string, CallLike> | null;
+    let unjudged = null as Map<string, { call: CallLike; at: number }> | null;
     const swap = (index: number, id: string, message: AgentMessage) => {
       out ??= messages.slice();
       out[index] = message;
@@ -274,7 +288,7 @@ export class AgedOffload {
           savedChars += held;
         }
         const blocks = this.agedCallBlocks(m.content as CallLike[], gate === undefined, (b) => {
-          if (!this.argsChecked.has(b.id as string)) (unjudged ??= new Map<string, CallLike>()).set(b.id as string, b);
+          if (!this.argsChecked.has(b.id as string)) (unjudged ??= new Map()).set(b.id as string, { call: b, at: i });
         });
         if (blocks) swap(i, idAt(messages[i])!, { ...(m as object), content: blocks } as AgentMessage);
         continue;
@@ -282,7 +296,7 @@ export class AgedOffload {
       if (m.role !== "toolResult" || typeof m.toolCallId !== "string") continue;
       const id = m.toolCallId;
       const call = unjudged?.get(id);
-      if (call) this.queueArgsCatchUp(call, id, m.isError === true);
+      if (call) this.queueArgsCatchUp(call.call, id, m.isError === true, call.at);
       let content = this.aged.get(id);
       if (!content && i < boundary) {
         const pending = this.pending.get(id);
@@ -290,7 +304,7 @@ export class AgedOffload {
           freshResults.push({ index: i, id });
           savedChars += Math.max(0, textChars(m.content) - textChars(pending));
         } else if (pending) content = this.ageResult(id, pending);
-        else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as QueuedResult);
+        else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as QueuedResult, i);
       }
       if (content) swap(i, id, { ...(m as object), content } as AgentMessage);
     }
@@ -353,16 +367,19 @@ export class AgedOffload {
   }
 
   /** A call never seen at tool_result time: judged once; its arguments age from the next request on. */
-  private queueArgsCatchUp(call: CallLike, id: string, isError: boolean): void {
+  private queueArgsCatchUp(call: CallLike, id: string, isError: boolean, at: number): void {
     if (this.argsChecked.size >= MAX_TRACKED) return;
     this.argsChecked.add(id);
-    if (!isError) this.catchUp.pushCall({ toolName: typeof call.name === "string" ? call.name : "", toolCallId: id, input: call.arguments });
+    if (isError) return;
+    this.queuedAt.call.set(id, at);
+    this.catchUp.pushCall({ toolName: typeof call.name === "string" ? call.name : "", toolCallId: id, input: call.arguments });
   }
 
   /** A result never seen at tool_result time: judge and stash it once, after this request is on its way. */
-  private queueCatchUp(m: QueuedResult): void {
+  private queueCatchUp(m: QueuedResult, at: number): void {
     if (this.checked.size >= MAX_TRACKED) return;
     this.checked.add(m.toolCallId);
+    this.queuedAt.result.set(m.toolCallId, at);
     this.catchUp.pushResult({ toolName: m.toolName, toolCallId: m.toolCallId, content: m.content, isError: m.isError === true });
   }
 
