@@ -15,6 +15,7 @@ export function withoutSuperseded(messages: AgentMessage[]): AgentMessage[] {
   let lastGauge = -1;
   let drop = 0;
   for (let i = 0; i < messages.length; i++) {
+    if (messages[i]!.role !== "custom") continue; // most messages: no call per message on the request path
     const t = customTypeOf(messages[i]!);
     if (t === undefined) continue;
     if (t === RESTORE_CUSTOM_TYPE) {
