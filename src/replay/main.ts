@@ -75,7 +75,13 @@ async function main(argv: string[]) {
   }
   if (!file) usage("missing transcript file");
   const transcript = loadTranscript(file);
-  if (trace) writeFileSync(trace, "");
+  if (trace) {
+    try {
+      writeFileSync(trace, "");
+    } catch (e) {
+      usage(`--trace: cannot write ${trace} (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  }
   const traceTo = (run: "ours" | "host") => (trace ? (row: object) => appendFileSync(trace, `${JSON.stringify({ run, ...row })}\n`) : undefined);
   const report = await replayTranscript(transcript, {
     contextWindow: window,
