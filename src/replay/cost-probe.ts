@@ -24,6 +24,24 @@ const GAUGE_LINE = /^\[Context: \d+% \|/;
 /** images: Anthropic bills by pixel size, not known here; a typical screenshot */
 const IMAGE_TOKENS = 1600;
 
+/**
+ * One chat request as billed under anthropic-pi (`npm run replay -- … --trace <file>`): what the
+ * request-by-request comparisons of docs/benchmarks.md are computed from.
+ */
+export interface CostTraceRow {
+  request: number;
+  at: number;
+  messages: number;
+  tokens: number;
+  toolTokens: number;
+  /** tokens of the blocks carrying each of our tags (a tagged block counts whole) */
+  tagged: Partial<Record<BlockTag, number>>;
+  read: number;
+  write: number;
+  uncached: number;
+  cause: string | null;
+}
+
 export interface CostReport {
   /** "transcript": request times from the recorded replies; "none": no timestamps, every request inside the TTL */
   clock: "transcript" | "none";
@@ -57,6 +75,9 @@ export class CostProbe {
   private lastAt = 0;
   private clocked = false;
 
+  /** `trace`: told every chat request as billed under anthropic-pi */
+  constructor(private readonly trace?: (row: CostTraceRow) => void) {}
+
   /** `at`: the request's time on the transcript's clock (undefined: the previous one's) */
   onChatRequest(context: Context, at: number | undefined, outputTokens: number): void {
     if (at !== undefined && Number.isFinite(at)) {
@@ -64,7 +85,21 @@ export class CostProbe {
       this.clocked = true;
     }
     this.requests++;
-    this.ledger.addRequest(this.layout(context), this.lastAt, outputTokens);
+    const layout = this.layout(context);
+    this.ledger.addRequest(layout, this.lastAt, outputTokens);
+    if (this.trace) this.trace(this.traceRow(layout, context.messages.length));
+  }
+
+  private traceRow(layout: PromptLayout, messages: number): CostTraceRow {
+    const tagged: CostTraceRow["tagged"] = {};
+    let tokens = 0;
+    for (const b of [...layout.tools, ...layout.system, ...layout.messages.flatMap((m) => m.blocks.map((x) => x.block))]) {
+      tokens += b.tokens;
+      if (b.tag) tagged[b.tag] = (tagged[b.tag] ?? 0) + b.tokens;
+    }
+    const bill = this.ledger.session("anthropic-pi")?.last;
+    const toolTokens = layout.tools.reduce((n, b) => n + b.tokens, 0);
+    return { request: this.requests, at: this.lastAt, messages, tokens, toolTokens, tagged, read: bill?.read ?? 0, write: bill?.write ?? 0, uncached: bill?.uncached ?? 0, cause: bill?.cause ?? null };
   }
 
   onSummarizerRequest(inputTokens: number, outputTokens: number): void {

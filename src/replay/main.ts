@@ -1,11 +1,11 @@
 /**
- * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint] [--peer-extension <path>] [--host-alone] [--against-host]`
+ * `npm run replay -- <transcript.json> [--window N] [--json out.json] [--no-final-compact] [--compaction host|checkpoint] [--peer-extension <path>] [--host-alone] [--against-host] [--trace out.jsonl]`
  * Replays a recorded Pi transcript through the real host runner and reports
  * handler cost, checkpoints, compactions, restore blocks, fidelity and what the session
  * costs under each provider's prompt caching (`--against-host`: also replays the host alone
  * and reports every cost as a ratio against it, `costVsHost` in the JSON).
  */
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { loadTranscript } from "./transcript.js";
 import { replayTranscript } from "./replayer.js";
 import { formatSummary } from "./summary.js";
@@ -13,7 +13,7 @@ import { costRatios, formatCost } from "./cost-summary.js";
 
 function usage(msg?: string): never {
   if (msg) console.error(`replay: ${msg}`);
-  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>] [--peer-extension <pi extension entry or package dir>] [--host-alone] [--against-host]");
+  console.error("usage: npm run replay -- <transcript.json> [--window N] [--reserve N] [--keep-recent N] [--json out.json] [--no-final-compact] [--offload on|off] [--compaction host|checkpoint] [--smart-trim on|off] [--config <json of context-manager keys>] [--peer-extension <pi extension entry or package dir>] [--host-alone] [--against-host] [--trace <out.jsonl>]");
   process.exit(2);
 }
 
@@ -37,12 +37,14 @@ async function main(argv: string[]) {
   let peerExtension: string | undefined;
   let hostAlone = false;
   let againstHost = false;
+  let trace: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--window") window = intArg(argv[++i], a);
     else if (a === "--reserve") reserve = intArg(argv[++i], a);
     else if (a === "--keep-recent") keepRecent = intArg(argv[++i], a);
     else if (a === "--json") json = argv[++i] ?? usage("--json expects a file name");
+    else if (a === "--trace") trace = argv[++i] ?? usage("--trace expects a file name");
     else if (a === "--no-final-compact") finalCompact = false;
     else if (a === "--host-alone") hostAlone = true;
     else if (a === "--against-host") againstHost = true;
@@ -73,6 +75,14 @@ async function main(argv: string[]) {
   }
   if (!file) usage("missing transcript file");
   const transcript = loadTranscript(file);
+  if (trace) {
+    try {
+      writeFileSync(trace, "");
+    } catch (e) {
+      usage(`--trace: cannot write ${trace} (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  }
+  const traceTo = (run: "ours" | "host") => (trace ? (row: object) => appendFileSync(trace, `${JSON.stringify({ run, ...row })}\n`) : undefined);
   const report = await replayTranscript(transcript, {
     contextWindow: window,
     reserveTokens: reserve,
@@ -84,6 +94,7 @@ async function main(argv: string[]) {
     contextManager,
     peerExtension,
     hostAlone,
+    costTrace: traceTo(hostAlone ? "host" : "ours"),
     onProgress: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r  turn ${done}/${total}`);
     },
@@ -92,7 +103,7 @@ async function main(argv: string[]) {
   console.log(formatSummary(report));
   let costVsHost: ReturnType<typeof costRatios> | undefined;
   if (againstHost && !hostAlone) {
-    const host = await replayTranscript(transcript, { contextWindow: window, reserveTokens: reserve, keepRecentTokens: keepRecent, finalCompact, hostAlone: true });
+    const host = await replayTranscript(transcript, { contextWindow: window, reserveTokens: reserve, keepRecentTokens: keepRecent, finalCompact, hostAlone: true, costTrace: traceTo("host") });
     costVsHost = costRatios(report.cost, host.cost);
     console.log("  host alone:");
     console.log(formatCost(host.cost));

@@ -10,7 +10,7 @@ import type { OffloadReport } from "./offload-metrics.js";
 import type { TrimReport } from "./trim-metrics.js";
 import type { KnowledgeReport } from "./knowledge-metrics.js";
 import type { BreakdownReport } from "./breakdown-metrics.js";
-import type { CostReport } from "./cost-probe.js";
+import type { CostReport, CostTraceRow } from "./cost-probe.js";
 
 export interface ReplayOptions {
   /** simulated context window in tokens (default 32k) */
@@ -39,6 +39,8 @@ export interface ReplayOptions {
   peerExtension?: string;
   /** the host alone: our manager disabled and pi's own compaction (no safeguard), the baseline of cost ratios */
   hostAlone?: boolean;
+  /** told every chat request as billed under anthropic-pi (`--trace`) */
+  costTrace?: (row: CostTraceRow) => void;
 }
 
 export interface CheckpointRecord {

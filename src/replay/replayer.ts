@@ -93,7 +93,7 @@ export async function replayTranscript(t: Transcript, opts: ReplayOptions = {}):
   };
   const peer = opts.peerExtension === undefined ? null : await loadPeerExtension(opts.peerExtension);
   const compactionMode = peer ? "peer" : opts.hostAlone ? "host-alone" : resolveContextManagerConfig(cmConfig).compaction;
-  const costProbe = new CostProbe();
+  const costProbe = new CostProbe(opts.costTrace);
   // the recorded idle gaps, lived again for the prompt-cache policy (replay-clock.ts)
   const clock = new ReplayClock();
   const recordedAt = (index: number): number | undefined => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Context } from "@mariozechner/pi-ai";
-import { CostProbe } from "../../src/replay/cost-probe.js";
+import { CostProbe, type CostTraceRow } from "../../src/replay/cost-probe.js";
 import { STASHED_MARKER } from "../../src/agents/artifacts/preview.js";
 
 const big = (c: string) => c.repeat(8000);
@@ -43,5 +43,23 @@ describe("cost probe", () => {
     const pi = probe.report().models["anthropic-pi"]!;
     expect(pi.breaks.aged).toBe(1);
     expect(pi.breaks.ttl).toBe(1);
+  });
+
+  it("--trace: one row per request, its tagged tokens and its bill under anthropic-pi", () => {
+    const rows: CostTraceRow[] = [];
+    const probe = new CostProbe((r) => rows.push(r));
+    const history = [user(big("a")), call("c1"), result("c1", big("r"))];
+    const ctx = (messages: unknown[]): Context => ({ systemPrompt: big("s"), tools, messages: messages as Context["messages"] });
+    probe.onChatRequest(ctx([...history, gauge]), 1_000, 10);
+    probe.onChatRequest(ctx([...history, call("c2"), result("c2", "ok"), gauge]), 2_000, 10);
+    const pi = probe.report().models["anthropic-pi"]!;
+    expect(rows.map((r) => r.request)).toEqual([1, 2]);
+    expect(rows[1]!.cause).toBe("gauge");
+    expect(rows[1]!.tagged.gauge).toBeGreaterThan(0);
+    expect(rows[1]!.messages).toBe(6);
+    // the rows add up to the session's bill
+    expect(rows.reduce((n, r) => n + r.read, 0)).toBe(pi.readTokens);
+    expect(rows.reduce((n, r) => n + r.write, 0)).toBe(pi.writeTokens);
+    expect(rows[1]!.read + rows[1]!.write + rows[1]!.uncached).toBe(rows[1]!.tokens);
   });
 });
