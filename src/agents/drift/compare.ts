@@ -1,17 +1,13 @@
 /**
- * Compares a checkpoint's recorded workspace with the workspace now. Only differences are
- * reported; an unchanged workspace gives a report with `drifted: false`. Never throws: a missing
- * workspace or an unreadable file is part of the report.
- *
- * Rules: a file with the same content hash is unchanged whatever its mtime (touch, rewrite with the
- * same bytes, checkout of the same blob); a sampled hash (large file) is backed by size and mtime.
- * The dirty flag counts only when known at both ends; HEAD moves are counted along loose first parents.
+ * A checkpoint's recorded workspace against the workspace now: only differences are reported. The
+ * same content hash is unchanged whatever the mtime (a sampled hash is backed by size and mtime);
+ * the dirty flag counts only when known at both ends.
  */
 import path from "node:path";
 import { fingerprintFile } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
-import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
-import { isDirectory, repoRelative } from "./record.js";
+import { findGitRepo, headMove, isDirectory, readGitHead } from "./git-repo.js";
+import { repoRelative } from "./record.js";
 import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Files compared at most (the newest), whatever a checkpoint lists. */
@@ -72,7 +68,7 @@ function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | nul
 export function compareWorkspace(snapshot: WorkspaceSnapshot, opts: CompareOptions = {}): DriftReport {
   const cwd = snapshot.cwd;
   const report: DriftReport = { cwd, workspaceFound: true, files: [], filesChecked: 0, git: null, drifted: false };
-  // a relative cwd (only a hand-made file has one) would be read against this process's cwd
+  // a relative cwd (a hand-made file) would be read against this process's cwd
   if (!path.isAbsolute(cwd) || !isDirectory(cwd)) {
     report.workspaceFound = false;
     report.drifted = true;

@@ -1,8 +1,7 @@
 /**
- * A file's fingerprint: state, size, mtime and a content hash. Files up to HASH_FULL_MAX_BYTES are
- * hashed whole ("full"); larger ones by their size, first and last SAMPLE_BYTES ("sampled": an edit
- * in the middle that keeps the size is caught by the mtime only). Only regular files are opened,
- * with O_NONBLOCK, so a path naming a FIFO or a device never blocks or streams forever.
+ * A file's fingerprint: state, size, mtime and a content hash, whole up to HASH_FULL_MAX_BYTES, else
+ * of size, head and tail ("sampled": a same-size edit in the middle shows in the mtime only). Only
+ * regular files are opened, with O_NONBLOCK: a FIFO or a device never blocks.
  */
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
