@@ -27,10 +27,6 @@ function readAt(fd: number, pos: number, len: number): Buffer {
   return buf.subarray(0, off);
 }
 
-function errCode(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
-
 export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
   const base = { path: p, size: null, mtime_ms: null, hash: null, hash_scope: "none" as const };
   const abs = resolveWorkspacePath(cwd, p);
@@ -39,7 +35,7 @@ export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
     if (!st) return { ...base, state: "missing" };
     if (!st.isFile()) return { ...base, state: "other" };
   } catch (e) {
-    const code = errCode(e);
+    const code = (e as NodeJS.ErrnoException | null)?.code;
     return { ...base, state: code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable" };
   }
   let fd: number | null = null;

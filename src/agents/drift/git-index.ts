@@ -143,12 +143,6 @@ function entryChanged(workTree: string, e: IndexEntry, oidBytes: number): boolea
   return !blobId(content, oidBytes).equals(e.oid);
 }
 
-export interface DirtyResult {
-  dirty: boolean | null;
-  /** files examined */
-  checked: number;
-}
-
 /** What git changes when it replaces the index (a lock file renamed over it); null: unreadable. */
 function indexStamp(gitDir: string): string | null {
   try {
@@ -184,10 +178,10 @@ function indexEntries(gitDir: string, oidBytes: number): IndexEntry[] | null {
  * Dirty flag of the work tree. `priority`: work-tree-relative paths checked first (or only, with
  * `onlyPriority`: the rest known clean from a recent reading); `oidBytes`: 20 (SHA-1) or 32 (SHA-256).
  */
-export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number, onlyPriority = false): DirtyResult {
+export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number, onlyPriority = false): boolean | null {
   const entries = indexEntries(gitDir, oidBytes);
-  if (!entries) return { dirty: null, checked: 0 };
-  if (entries.some((e) => e.stage !== 0 || e.intentToAdd)) return { dirty: true, checked: 0 };
+  if (!entries) return null;
+  if (entries.some((e) => e.stage !== 0 || e.intentToAdd)) return true;
   const wanted = new Set(priority);
   const first = entries.filter((e) => wanted.has(e.path));
   const ordered = onlyPriority ? first : [...first, ...entries.filter((e) => !wanted.has(e.path))];
@@ -195,13 +189,12 @@ export function workTreeDirty(gitDir: string, workTree: string, priority: readon
   let unknown = false;
   for (const e of ordered) {
     if (e.ignoreWorktree || (e.mode & S_IFMT) === S_IFGITLINK) continue;
-    if (checked >= DIRTY_MAX_STATS) return { dirty: null, checked };
-    checked++;
+    if (checked++ >= DIRTY_MAX_STATS) return null;
     const changed = entryChanged(workTree, e, oidBytes);
-    if (changed === true) return { dirty: true, checked };
+    if (changed === true) return true;
     if (changed === null) unknown = true;
   }
-  return { dirty: unknown ? null : false, checked };
+  return unknown ? null : false;
 }
 
 /**

@@ -16,11 +16,6 @@ export interface GitRepo {
   commonDir: string;
 }
 
-export interface GitHead {
-  branch: string | null;
-  head: string | null;
-}
-
 /** How many parent directories are searched for `.git`. */
 const MAX_ASCENT = 64;
 /** Files read here are tiny; anything larger is not a git file. */
@@ -97,7 +92,7 @@ export function resolveRef(repo: GitRepo, ref: string, depth = 0): string | null
 }
 
 /** Branch and commit of HEAD. A detached HEAD has branch null; an unborn branch has head null. */
-export function readGitHead(repo: GitRepo): GitHead {
+export function readGitHead(repo: GitRepo): { branch: string | null; head: string | null } {
   const text = readSmall(path.join(repo.gitDir, "HEAD"))?.trim() ?? "";
   if (OID_RE.test(text)) return { branch: null, head: text };
   const m = /^ref:\s*(\S+)$/.exec(text);

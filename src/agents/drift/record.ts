@@ -29,8 +29,8 @@ export function readGitState(cwd: string, priority: readonly string[]): Workspac
   const oidBytes = head && head.length === 64 ? 32 : 20;
   const paths = repoRelative(repo, cwd, priority);
   // a clean reading of moments ago stands for the files this session did not touch
-  if (recentlyClean(repo.gitDir, head)) return { branch, head, dirty: workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes, true).dirty };
-  const { dirty } = workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes);
+  if (recentlyClean(repo.gitDir, head)) return { branch, head, dirty: workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes, true) };
+  const dirty = workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes);
   noteReading(repo.gitDir, head, dirty);
   return { branch, head, dirty };
 }

@@ -20,7 +20,7 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
     const later = cp.recovered
       ? new Set(cp.recovered.files_modified_since_checkpoint)
       : readLaterWork(ctx.stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
-    return compareWorkspace(cp.workspace, { laterWork: later });
+    return compareWorkspace(cp.workspace, later);
   } catch (e) {
     debugLog("workspace drift compare", e);
     return null;

@@ -2,6 +2,7 @@
  * Untrusted text -> one quoted token (redacted, one visible line, capped) before it reaches an
  * agent-readable block: it can never start a line, forge a header or end a block.
  */
+import { codePointIndex, codePointLength } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";
 
@@ -22,18 +23,8 @@ export function toSingleLine(text: string): string {
 }
 
 function truncateCodePoints(text: string, max: number): string {
-  if (text.length <= max) return text; // UTF-16 length >= code points
-  let count = 0;
-  let end = 0;
-  for (const ch of text) {
-    if (count === max - 1) {
-      if (text.length - end > ch.length) return text.slice(0, end).trimEnd() + ELLIPSIS;
-      return text;
-    }
-    count++;
-    end += ch.length;
-  }
-  return text;
+  if (text.length <= max || codePointLength(text, max + 1) <= max) return text; // UTF-16 length >= code points
+  return text.slice(0, codePointIndex(text, max - 1)).trimEnd() + ELLIPSIS;
 }
 
 /** Redacted, single-line, capped, JSON-style double-quoted. Safe to put anywhere in a line. */

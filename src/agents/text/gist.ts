@@ -24,7 +24,7 @@ function countUpTo(s: string, cap: number, pairs: boolean): number {
 }
 
 /** The UTF-16 index where the first `count` code points of `s` end. */
-function codePointIndex(s: string, count: number): number {
+export function codePointIndex(s: string, count: number): number {
   let i = 0;
   for (let n = 0; i < s.length && n < count; i++, n++) if (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) i++;
   return i;
