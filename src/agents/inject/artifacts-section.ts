@@ -5,7 +5,6 @@ import type { ArtifactRef } from "../checkpoint/schema.js";
 import { LINES_RE } from "../checkpoint/fields.js";
 import type { RestoreExtraSection } from "./sections.js";
 
-/** lines of the restore block's artifacts section */
 const RESTORE_MAX_LINES = 3;
 
 export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;

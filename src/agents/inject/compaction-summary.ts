@@ -206,17 +206,15 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   };
   const renderTurns = (): void => {
     const lines: string[] = [];
-    // by index, one pass: this runs once per folded turn, so it stays O(turns) per call
-    let firstShown = false;
+    // by index, one pass: this runs once per folded turn, so it stays O(turns) per call; the first
+    // turn (the last view) is never folded away, so the note always goes before it
     const foldNote = `- (${plural(folded, "earlier turn")} folded: context_search finds them)`;
     for (let i = 0; i < views.length; i++) {
       const v = views[i]!;
       if (v.fold >= 3) continue;
-      if (v.first) firstShown = true;
       if (v.first && folded > 0) lines.push(foldNote);
       lines.push(cachedLine(v, i));
     }
-    if (!firstShown && folded > 0) lines.push(foldNote);
     turnSec.entries = lines;
   };
   renderTurns();
@@ -229,7 +227,6 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     const parts = sections.filter((s) => s.dropped > 0).map((s) => `${s.dropped} ${s.key.replace("_", " ")}`);
     return parts.length > 0 ? `${OMITTED_HEAD}${parts.join(", ")}${OMITTED_TAIL}` : "";
   };
-  // the top lines, a blank line, the body, the omitted line, the end marker
   const budget = new SectionBudget(sections, (body) => {
     const o = omittedLine().length;
     return topLen + 1 + body + (o ? o + 1 : 0) + end.length;

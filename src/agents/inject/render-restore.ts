@@ -279,8 +279,6 @@ function warningLine(cp: Checkpoint, opts: RenderRestoreOptions, sq: Squeeze): s
     : `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}). A long session compacts often; only if compactions now come every turn or two, finish the current step and suggest /new to the user.`;
 }
 
-// --- budgeted assembly ---------------------------------------------------------------------
-
 /** Length of `lines.join("\n")` without building it. */
 const joinedLength = (lines: readonly string[]): number =>
   lines.reduce((n, l) => n + l.length, 0) + Math.max(0, lines.length - 1);

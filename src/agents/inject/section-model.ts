@@ -64,7 +64,6 @@ export class SectionBudget<K extends string> {
     return this.frame(this.body);
   }
 
-  /** Re-measure `s` after its entries changed. */
   relen(s: Section<K>): void {
     const before = this.lens.get(s.key) ?? 0;
     const after = sectionLength(s);
