@@ -88,8 +88,7 @@ export function codePointLength(s: string, cap = Number.POSITIVE_INFINITY): numb
 
 /** Like `gist` but keeps the END of the text: "…" + the last `maxChars - 1` code points. */
 export function gistTail(text: string, maxChars: number): string {
-  if (typeof text !== "string") text = asText(text);
-  const full = gist(text, Number.MAX_SAFE_INTEGER);
+  const full = gist(text, Number.MAX_SAFE_INTEGER); // gist takes a non-string as asText does
   const cps = Array.from(full);
   if (cps.length <= maxChars) return full;
   if (!(maxChars > 0)) return "";
