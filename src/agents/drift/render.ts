@@ -3,6 +3,7 @@
  * commit ids validated hex; lists shortened to "+N more", then counts, to fit.
  */
 import { quoteUntrusted } from "../inject/quote.js";
+import { plural } from "../inject/section-model.js";
 import type { RestoreExtraSection } from "../inject/sections.js";
 import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
 
@@ -12,7 +13,6 @@ const KINDS: readonly FileChange[] = ["changed", "deleted", "created", "unreadab
 const LIST_LIMITS = [Infinity, 8, 4, 2, 1, 0];
 
 const short = (oid: string | null): string => (oid && /^[0-9a-f]{7,64}$/.test(oid) ? oid.slice(0, 7) : "none");
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function who(f: FileDrift): string {
   if (f.change !== "changed") return "";
@@ -20,10 +20,8 @@ function who(f: FileDrift): string {
 }
 const fileEntry = (f: FileDrift): string => `${quoteUntrusted(f.path, PATH_CAP)}${who(f)}`;
 
-const quoted = (s: string): string => quoteUntrusted(s, 80);
-
 /** `show` renders a branch name: quoted for our own lines, as is when the renderer quotes the whole entry. */
-function gitLine(g: GitDrift, show: (name: string) => string = quoted): string | null {
+function gitLine(g: GitDrift, show = (name: string): string => quoteUntrusted(name, 80)): string | null {
   if (g.repoGone) return "- git: the repository is no longer there";
   const parts: string[] = [];
   if (g.branch) {
