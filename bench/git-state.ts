@@ -1,13 +1,13 @@
 /**
  * The checkpoint's git state (src/agents/drift/record.ts readGitState) on this repository's own
  * checkout: CPU ms per reading with every reading a whole-tree scan (the clean-reading reuse
- * forgotten before each) and with a clean reading reused (src/agents/drift/clean-reading.ts).
+ * forgotten before each) and with a clean reading reused (src/agents/drift/git-index.ts).
  * The scan is one lstat per index entry only when the tree is clean (a dirty tree's scan stops at
  * its first change): commit first. `npx tsx bench/git-state.ts`
  */
 import { resolve } from "node:path";
 import { readGitState } from "../src/agents/drift/record.js";
-import { forgetCleanReadings } from "../src/agents/drift/clean-reading.js";
+import { forgetCleanReadings } from "../src/agents/drift/git-index.js";
 import { latencyStats } from "../src/replay/stats.js";
 
 const REPO = resolve(import.meta.dirname, "..");

@@ -1,12 +1,12 @@
 /**
  * The checkpoint's git state reuses a clean reading of the same repository for CLEAN_REUSE_MS
- * (src/agents/drift/clean-reading.ts): on a real git repository, what it still sees at once (the
+ * (src/agents/drift/git-index.ts): on a real git repository, what it still sees at once (the
  * session's own files, a commit, a staged change), what it sees only after the window, and that
  * a dirty reading is never reused.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readGitState } from "../../src/agents/drift/record.js";
-import { CLEAN_REUSE_MS, forgetCleanReadings, recentlyClean } from "../../src/agents/drift/clean-reading.js";
+import { CLEAN_REUSE_MS, forgetCleanReadings, recentlyClean } from "../../src/agents/drift/git-index.js";
 import { findGitRepo } from "../../src/agents/drift/git-repo.js";
 import { type GitFixture, gitFixture, gitSaysDirty } from "./git-fixture.js";
 

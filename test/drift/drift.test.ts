@@ -124,7 +124,7 @@ describe("compareWorkspace: the 100% / 0 targets", () => {
     const snap = record(f);
     f.write("src/a.ts", "export const a = 12;\n");
     f.write("src/b.ts", "export const b = 22;\n");
-    const r = compareWorkspace(snap, { laterWork: new Set(["src/b.ts"]) });
+    const r = compareWorkspace(snap, new Set(["src/b.ts"]));
     expect(r.files.map((x) => [x.path, x.by])).toEqual([
       ["src/a.ts", "outside"],
       ["src/b.ts", "session"],
@@ -217,10 +217,10 @@ describe("compareWorkspace: the 100% / 0 targets", () => {
     const f = sessionRepo();
     f.git("update-index", "--index-version", "4");
     const repo = findGitRepo(f.dir)!;
-    expect(workTreeDirty(repo.gitDir, repo.workTree, [], 20).dirty).toBe(gitSaysDirty(f));
+    expect(workTreeDirty(repo.gitDir, repo.workTree, [], 20)).toBe(gitSaysDirty(f));
     f.commitAll("all");
     f.git("update-index", "--index-version", "4");
-    expect(workTreeDirty(repo.gitDir, repo.workTree, [], 20).dirty).toBe(false);
+    expect(workTreeDirty(repo.gitDir, repo.workTree, [], 20)).toBe(false);
     expect(gitSaysDirty(f)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SECRET_CLASSES, redactSecrets } from "../../src/agents/text/redact.js";
+import { SECRET_CLASSES } from "../../src/agents/text/redact-classes.js";
+import { redactSecrets } from "../../src/agents/text/redact.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 
 // Fake credentials, assembled at runtime so no literal looks like a real key in the repo.

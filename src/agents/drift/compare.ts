@@ -1,31 +1,25 @@
 /**
- * Compares a checkpoint's recorded workspace with the workspace now. Only differences are
- * reported; an unchanged workspace gives a report with `drifted: false`. Never throws: a missing
- * workspace or an unreadable file is part of the report.
- *
- * Rules: a file with the same content hash is unchanged whatever its mtime (touch, rewrite with the
- * same bytes, checkout of the same blob); a sampled hash (large file) is backed by size and mtime.
- * The dirty flag counts only when known at both ends; HEAD moves are counted along loose first parents.
+ * A checkpoint's recorded workspace against the workspace now: only differences are reported. The
+ * same content hash is unchanged whatever the mtime (a sampled hash is backed by size and mtime);
+ * the dirty flag counts only when known at both ends.
  */
 import path from "node:path";
 import { fingerprintFile } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
-import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
-import { isDirectory, repoRelative } from "./record.js";
+import { findGitRepo, headMove, isDirectory, readGitHead } from "./git-repo.js";
+import { repoRelative } from "./record.js";
 import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Files compared at most (the newest), whatever a checkpoint lists. */
 export const COMPARE_MAX_FILES = 100;
 
 export type FileChange = "changed" | "deleted" | "created" | "unreadable";
-/** session: the session's own later work touched it (per its capture); outside: no record of the session touching it */
-export type ChangeSource = "session" | "outside";
 
 export interface FileDrift {
   path: string;
   change: FileChange;
-  /** null when nothing is known about later work */
-  by: ChangeSource | null;
+  /** session: its later work touched it (per its capture); outside: no record of that; null: unknown */
+  by: "session" | "outside" | null;
 }
 
 export interface GitDrift {
@@ -49,11 +43,6 @@ export interface DriftReport {
   drifted: boolean;
 }
 
-export interface CompareOptions {
-  /** paths the session touched after the checkpoint, when its capture knows (else null) */
-  laterWork?: ReadonlySet<string> | null;
-}
-
 function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | null {
   if (before.state === "unreadable") return null; // nothing to compare against
   if (now.state === "unreadable") return "unreadable";
@@ -69,16 +58,16 @@ function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | nul
   return null;
 }
 
-export function compareWorkspace(snapshot: WorkspaceSnapshot, opts: CompareOptions = {}): DriftReport {
+/** `later`: the paths the session touched after the checkpoint, when its capture knows. */
+export function compareWorkspace(snapshot: WorkspaceSnapshot, later: ReadonlySet<string> | null = null): DriftReport {
   const cwd = snapshot.cwd;
   const report: DriftReport = { cwd, workspaceFound: true, files: [], filesChecked: 0, git: null, drifted: false };
-  // a relative cwd (only a hand-made file has one) would be read against this process's cwd
+  // a relative cwd (a hand-made file) would be read against this process's cwd
   if (!path.isAbsolute(cwd) || !isDirectory(cwd)) {
     report.workspaceFound = false;
     report.drifted = true;
     return report;
   }
-  const later = opts.laterWork ?? null;
   // the writer records at most DRIFT_MAX_FILES; a hand-edited file cannot make a restore slow
   for (const before of snapshot.files.slice(-COMPARE_MAX_FILES)) {
     const now = fingerprintFile(cwd, before.path);
@@ -99,7 +88,7 @@ function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
   const { branch, head } = readGitHead(repo);
   const oidBytes = head && head.length === 64 ? 32 : 20;
   const priority = repoRelative(repo, cwd, snapshot.files.slice(-COMPARE_MAX_FILES).map((f) => f.path));
-  const dirtyNow = workTreeDirty(repo.gitDir, repo.workTree, priority, oidBytes).dirty;
+  const dirtyNow = workTreeDirty(repo.gitDir, repo.workTree, priority, oidBytes);
   let headDrift: GitDrift["head"] = null;
   if (head !== was.head && (head !== null || was.head !== null)) {
     const move = head && was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };

@@ -1,8 +1,7 @@
 /**
- * A file's fingerprint: state, size, mtime and a content hash. Files up to HASH_FULL_MAX_BYTES are
- * hashed whole ("full"); larger ones by their size, first and last SAMPLE_BYTES ("sampled": an edit
- * in the middle that keeps the size is caught by the mtime only). Only regular files are opened,
- * with O_NONBLOCK, so a path naming a FIFO or a device never blocks or streams forever.
+ * A file's fingerprint: state, size, mtime and a content hash, whole up to HASH_FULL_MAX_BYTES, else
+ * of size, head and tail ("sampled": a same-size edit in the middle shows in the mtime only). Only
+ * regular files are opened, with O_NONBLOCK: a FIFO or a device never blocks.
  */
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
@@ -28,10 +27,6 @@ function readAt(fd: number, pos: number, len: number): Buffer {
   return buf.subarray(0, off);
 }
 
-function errCode(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
-
 export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
   const base = { path: p, size: null, mtime_ms: null, hash: null, hash_scope: "none" as const };
   const abs = resolveWorkspacePath(cwd, p);
@@ -40,7 +35,7 @@ export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
     if (!st) return { ...base, state: "missing" };
     if (!st.isFile()) return { ...base, state: "other" };
   } catch (e) {
-    const code = errCode(e);
+    const code = (e as NodeJS.ErrnoException | null)?.code;
     return { ...base, state: code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable" };
   }
   let fd: number | null = null;

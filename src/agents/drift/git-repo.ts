@@ -1,8 +1,6 @@
 /**
- * Reads a git checkout's location, branch and HEAD commit straight from its files, without
- * spawning git: `.git` (a directory, or a file `gitdir: <path>` for worktrees and submodules),
- * `commondir` (a worktree's shared repository), `HEAD`, loose refs and `packed-refs`.
- * Everything is bounded and never throws; what cannot be read is null.
+ * A git checkout's location, branch and HEAD read from its files (`.git` or `gitdir:`, `commondir`,
+ * `HEAD`, loose and packed refs) without spawning git. Bounded, never throws; unreadable is null.
  */
 import { statSync } from "node:fs";
 import { readSmallRegularFileSync } from "../../infra/regular-file.js";
@@ -18,11 +16,6 @@ export interface GitRepo {
   commonDir: string;
 }
 
-export interface GitHead {
-  branch: string | null;
-  head: string | null;
-}
-
 /** How many parent directories are searched for `.git`. */
 const MAX_ASCENT = 64;
 /** Files read here are tiny; anything larger is not a git file. */
@@ -35,7 +28,7 @@ function readSmall(file: string, max = SMALL_FILE_MAX): string | null {
   return readSmallRegularFileSync(file, max)?.toString("utf8") ?? null;
 }
 
-function isDir(p: string): boolean {
+export function isDirectory(p: string): boolean {
   try {
     return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
@@ -45,12 +38,12 @@ function isDir(p: string): boolean {
 
 /** The git dir a `.git` entry designates: the directory itself or the target of a `gitdir:` file. */
 function gitDirOf(dotGit: string): string | null {
-  if (isDir(dotGit)) return dotGit;
+  if (isDirectory(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text ? /^gitdir:[ \t]*(.+?)[ \t]*\r?$/m.exec(text) : null;
   if (!m?.[1]) return null;
   const target = path.resolve(path.dirname(dotGit), m[1]);
-  return isDir(target) ? target : null;
+  return isDirectory(target) ? target : null;
 }
 
 /** The repository whose work tree contains `cwd`, or null. */
@@ -62,7 +55,7 @@ export function findGitRepo(cwd: string): GitRepo | null {
     if (gitDir && readSmall(path.join(gitDir, "HEAD")) !== null) {
       const common = readSmall(path.join(gitDir, "commondir"))?.trim();
       const commonDir = common ? path.resolve(gitDir, common) : gitDir;
-      return { workTree: dir, gitDir, commonDir: isDir(commonDir) ? commonDir : gitDir };
+      return { workTree: dir, gitDir, commonDir: isDirectory(commonDir) ? commonDir : gitDir };
     }
     const parent = path.dirname(dir);
     if (parent === dir) return null;
@@ -99,7 +92,7 @@ export function resolveRef(repo: GitRepo, ref: string, depth = 0): string | null
 }
 
 /** Branch and commit of HEAD. A detached HEAD has branch null; an unborn branch has head null. */
-export function readGitHead(repo: GitRepo): GitHead {
+export function readGitHead(repo: GitRepo): { branch: string | null; head: string | null } {
   const text = readSmall(path.join(repo.gitDir, "HEAD"))?.trim() ?? "";
   if (OID_RE.test(text)) return { branch: null, head: text };
   const m = /^ref:\s*(\S+)$/.exec(text);
@@ -111,15 +104,11 @@ export function readGitHead(repo: GitRepo): GitHead {
   return { branch, head: resolveRef(repo, ref) };
 }
 
-/**
- * How far HEAD moved, counted along first parents in LOOSE commit objects (zlib-inflated with
- * node:zlib). Packed objects are not read: when the walk meets one, or passes WALK_MAX commits,
- * the count is unknown and the caller says "moved".
- */
+/** How far HEAD moved along first parents in LOOSE commits; a packed one or WALK_MAX steps: unknown. */
 export const WALK_MAX = 200;
 const COMMIT_OBJECT_MAX = 1024 * 1024;
 
-/** First parent of a loose commit; undefined when the object is not loose/readable, null for a root commit. */
+/** First parent of a loose commit; undefined: not loose or unreadable; null: a root commit. */
 function firstParent(repo: GitRepo, oid: string): string | null | undefined {
   const file = path.join(repo.commonDir, "objects", oid.slice(0, 2), oid.slice(2));
   const raw = readSmallRegularFileSync(file, COMMIT_OBJECT_MAX);

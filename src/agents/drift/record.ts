@@ -1,28 +1,16 @@
 /**
- * Records the workspace at checkpoint time: a fingerprint of each modified file (the newest
- * DRIFT_MAX_FILES) and, inside a git work tree, branch, HEAD and the dirty flag. Synchronous,
- * bounded file-system reads only (no process is spawned); about a millisecond for 30 small files.
- * Never throws: a cwd that is not a directory records nothing (null).
+ * The workspace at checkpoint time: a fingerprint of the newest DRIFT_MAX_FILES modified files and,
+ * in a git work tree, branch, HEAD and the dirty flag. Bounded reads, no process; never throws.
  */
-import { statSync } from "node:fs";
 import path from "node:path";
 import { debugLog } from "../../infra/debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
-import { workTreeDirty } from "./git-index.js";
-import { noteReading, recentlyClean } from "./clean-reading.js";
-import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
+import { noteReading, recentlyClean, workTreeDirty } from "./git-index.js";
+import { findGitRepo, type GitRepo, isDirectory, readGitHead } from "./git-repo.js";
 import type { WorkspaceGit, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Modified files fingerprinted per checkpoint (the newest ones). */
 export const DRIFT_MAX_FILES = 30;
-
-export function isDirectory(p: string): boolean {
-  try {
-    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
-}
 
 /** Work-tree-relative, forward-slash form of the paths inside the work tree. */
 export function repoRelative(repo: GitRepo, cwd: string, paths: readonly string[]): string[] {
@@ -41,8 +29,8 @@ export function readGitState(cwd: string, priority: readonly string[]): Workspac
   const oidBytes = head && head.length === 64 ? 32 : 20;
   const paths = repoRelative(repo, cwd, priority);
   // a clean reading of moments ago stands for the files this session did not touch
-  if (recentlyClean(repo.gitDir, head)) return { branch, head, dirty: workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes, true).dirty };
-  const { dirty } = workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes);
+  if (recentlyClean(repo.gitDir, head)) return { branch, head, dirty: workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes, true) };
+  const dirty = workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes);
   noteReading(repo.gitDir, head, dirty);
   return { branch, head, dirty };
 }

@@ -1,10 +1,9 @@
 /**
- * The drift section of a restore block: one compact section, or no lines when nothing moved.
- * Paths and branch names come from disk and may be anything, so they are quoted like captured
- * text (quoteUntrusted: redacted, one line, no invisible characters); commit ids are validated hex.
- * Bounded: at most `maxChars` characters (lists shortened to "+N more", then counts only).
+ * The drift report as text: paths and branch names (anything on disk) quoted like captured text,
+ * commit ids validated hex; lists shortened to "+N more", then counts, to fit.
  */
 import { quoteUntrusted } from "../inject/quote.js";
+import { plural } from "../inject/section-model.js";
 import type { RestoreExtraSection } from "../inject/sections.js";
 import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
 
@@ -14,17 +13,15 @@ const KINDS: readonly FileChange[] = ["changed", "deleted", "created", "unreadab
 const LIST_LIMITS = [Infinity, 8, 4, 2, 1, 0];
 
 const short = (oid: string | null): string => (oid && /^[0-9a-f]{7,64}$/.test(oid) ? oid.slice(0, 7) : "none");
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-function fileEntry(f: FileDrift): string {
-  const who = f.by === "session" ? " (by the session's later work)" : f.by === "outside" ? " (not by the session)" : "";
-  return `${quoteUntrusted(f.path, PATH_CAP)}${f.change === "changed" ? who : ""}`;
+function who(f: FileDrift): string {
+  if (f.change !== "changed") return "";
+  return f.by === "session" ? " (by the session's later work)" : f.by === "outside" ? " (not by the session)" : "";
 }
-
-const quoted = (s: string): string => quoteUntrusted(s, 80);
+const fileEntry = (f: FileDrift): string => `${quoteUntrusted(f.path, PATH_CAP)}${who(f)}`;
 
 /** `show` renders a branch name: quoted for our own lines, as is when the renderer quotes the whole entry. */
-function gitLine(g: GitDrift, show: (name: string) => string = quoted): string | null {
+function gitLine(g: GitDrift, show = (name: string): string => quoteUntrusted(name, 80)): string | null {
   if (g.repoGone) return "- git: the repository is no longer there";
   const parts: string[] = [];
   if (g.branch) {
@@ -78,13 +75,11 @@ export function renderDriftSection(report: DriftReport, maxChars: number): strin
   return [];
 }
 
-// --- as an extra section of the renderer's priority plan (RenderRestoreOptions.extraSections) ---
-
 /** Title of the drift section when the renderer lays it out (plain text ending in ":"). */
 export const DRIFT_EXTRA_TITLE = "Workspace changed since the checkpoint:";
 /** The section's id in RenderedRestore.omittedExtras. */
 export const DRIFT_SECTION_ID = "drift";
-/** The renderer quotes and caps each entry at 200 code points; lists are shortened to fit below that. */
+/** The renderer caps each entry at 200 code points: lists are shortened below that. */
 const EXTRA_LINE_MAX = 180;
 
 function plainList(items: readonly string[], head: string): string {
@@ -100,10 +95,7 @@ function plainList(items: readonly string[], head: string): string {
   return shown < items.length ? `${line}, +${items.length - shown} more` : line;
 }
 
-/**
- * The drift report as entries for the renderer's extra-section slot (the renderer quotes each
- * entry as a whole, so names are given plain here), or null when nothing moved.
- */
+/** The report as an extra section (plain names: the renderer quotes each entry whole); null: nothing moved. */
 export function driftExtraSection(report: DriftReport): RestoreExtraSection | null {
   if (!report.drifted) return null;
   if (!report.workspaceFound) return { id: DRIFT_SECTION_ID, title: DRIFT_EXTRA_TITLE, lines: [`the working directory ${report.cwd} no longer exists`] };
@@ -111,8 +103,6 @@ export function driftExtraSection(report: DriftReport): RestoreExtraSection | nu
   for (const kind of KINDS) {
     const files = report.files.filter((f) => f.change === kind);
     if (files.length === 0) continue;
-    const who = (f: FileDrift) =>
-      f.change === "changed" && f.by === "session" ? " (by the session's later work)" : f.change === "changed" && f.by === "outside" ? " (not by the session)" : "";
     lines.push(plainList(files.map((f) => `${f.path}${who(f)}`), `${kind}:`));
   }
   const g = report.git ? gitLine(report.git, (b) => b) : null;

@@ -1,9 +1,4 @@
-/**
- * The drift section of a restore block: the report of a checkpoint's workspace record against the
- * workspace now. Restore hands it to the renderer as one of its extra sections
- * (RenderRestoreOptions.extraSections, see driftExtraSection), budgeted by the renderer's priority
- * plan. Nothing is added when the checkpoint has no workspace record or nothing moved.
- */
+/** The drift report of a checkpoint for its restore block (an extra section, see driftExtraSection). */
 import path from "node:path";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js";
@@ -17,7 +12,7 @@ export interface DriftContext {
   stateDir: string;
 }
 
-/** The drift report of a checkpoint against the workspace now; null when it has no record (or, defensively, on any failure). */
+/** The drift report of a checkpoint against the workspace now; null without a record or on failure. */
 export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
   try {
     if (!cp.workspace) return null;
@@ -25,7 +20,7 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
     const later = cp.recovered
       ? new Set(cp.recovered.files_modified_since_checkpoint)
       : readLaterWork(ctx.stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
-    return compareWorkspace(cp.workspace, { laterWork: later });
+    return compareWorkspace(cp.workspace, later);
   } catch (e) {
     debugLog("workspace drift compare", e);
     return null;
@@ -35,10 +30,8 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
 const STATE_FILE_MAX = 4 * 1024 * 1024;
 
 /**
- * Which files the checkpoint's session touched AFTER the checkpoint, as far as its capture knows:
- * the `resources` state file of that session (see state/state-files.ts), when it was written at or
- * after the checkpoint. null when unknown (no such file, another session's, unreadable), so the
- * render then makes no claim about who changed a file.
+ * The files the checkpoint's session touched after it, from that session's `resources` state file
+ * written since; null when unknown (the render then makes no claim about who changed a file).
  */
 export function readLaterWork(stateDir: string, sessionKey: string, sessionId: string | null, checkpointAt: string): ReadonlySet<string> | null {
   try {

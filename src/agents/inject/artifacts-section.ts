@@ -1,25 +1,17 @@
-/**
- * The restore block's "Stored outputs" section (issue 15): the artifacts a checkpoint points at,
- * newest first, so the agent can read them back with the fetch tool.
- */
+/** The restore block's "Stored outputs" section: the artifacts a checkpoint points at, newest first. */
 import { tryParseHandle } from "../artifacts/handle.js";
 import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
 import type { ArtifactRef } from "../checkpoint/schema.js";
 import { LINES_RE } from "../checkpoint/fields.js";
 import type { RestoreExtraSection } from "./sections.js";
 
-/** lines of the restore block's artifacts section */
 const RESTORE_MAX_LINES = 3;
 
 export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;
 /** The section's id in RenderedRestore.omittedExtras. */
 export const ARTIFACTS_SECTION_ID = "artifacts";
 
-/**
- * The stored outputs as an extra section of the restore renderer (RenderRestoreOptions.extraSections):
- * tool and target quoted by the renderer like every untrusted string, the handle printed after
- * them (re-checked by the renderer), budgeted by its priority plan.
- */
+/** The stored outputs as an extra section: the renderer quotes each entry and re-checks its handle. */
 export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined): RestoreExtraSection | null {
   const shown = (refs ?? []).filter((r) => tryParseHandle(r.handle) !== null).slice(0, RESTORE_MAX_LINES);
   if (shown.length === 0) return null;

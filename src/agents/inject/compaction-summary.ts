@@ -1,26 +1,112 @@
 /**
- * The checkpoint compaction summary (issue 25): a render of the compaction checkpoint that
- * replaces the history in "checkpoint" mode, with its own budget (`compactionSummaryMaxTokens`).
- * It is the restore too: after a checkpoint compaction no restore block follows it.
- *
- * Sections: goal, status and next action, the turn log (each request with the agent's own last
- * text of that turn, newest first, the first kept), the work ledger (changed files with the
- * latest change gist and the names they define), commands with outcomes, open failures with
- * their cause, decisions, read-only files, stored-output handles, sub-agent/task calls, a host
- * summary this one follows (quoted), and one line on `context_search`.
- *
- * Budget (chars / 4 never above the cap): optional entries go first in a fixed order; the turn
- * log folds from its oldest turn (names, then the outcome cut short, then request only, then the
- * turn counted in a "folded" line); the first request, the latest three requests and every
- * changed path (one folded line) stay to the end. A later compaction renders the same cumulative
- * checkpoint, so the previous summary's content is carried forward inside the same cap.
+ * The checkpoint compaction summary (issue 25): the compaction checkpoint rendered, without a model,
+ * as the text that replaces the history in "checkpoint" mode (the restore too: none follows it),
+ * within `compactionSummaryMaxTokens`. Optional entries go first, then the turn log folds from its
+ * oldest turn; the first request, the latest three and the changed paths stay to the end. A later
+ * compaction renders the same cumulative checkpoint, so earlier content is carried forward.
+ * Every captured string goes through `quoteUntrusted`.
  */
-import type { Checkpoint } from "../checkpoint/schema.js";
+import { tryParseHandle } from "../artifacts/handle.js";
+import type { Checkpoint, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
+import { isBareReference } from "../state/turn-log.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
-import { SUMMARY_CAP, type TurnView, artifactLines, changeLine, goalLine, taskLine, turnLine, turnNames, turnsOf } from "./compaction-summary-lines.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "./markers.js";
 import { quoteUntrusted } from "./quote.js";
-import { type Section, PathFold, SectionBudget, changedPaths, commandEntry, plural, sectionLines } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, sectionLines } from "./section-model.js";
+import { arr, changeCounts, changedPaths, commandEntry, plural } from "./section-model.js";
+
+/** Per-entry caps, in code points. */
+const SUMMARY_CAP = {
+  goal: 300,
+  request: 240,
+  requestFolded: 120,
+  outcome: 480,
+  outcomeEarlier: 300,
+  outcomeShort: 140,
+  names: 160,
+  change: 110,
+  declared: 260,
+  failureTarget: 80,
+  failureError: 160,
+  decision: 200,
+  task: 160,
+  working: 200,
+  previous: 1600,
+} as const;
+
+/** One turn as the summary shows it, with how far it has been folded. */
+interface TurnView {
+  turn: WorkTurn;
+  /** 0 full, 1 outcome cut short, 2 request only, 3 folded away */
+  fold: number;
+  /** the session's first turn (its request is the goal) */
+  first: boolean;
+  latest: boolean;
+}
+
+/** Turns newest first with the first turn last; from the turn log, else the request list. */
+function turnsOf(cp: Checkpoint): WorkTurn[] {
+  const work = cp.work;
+  if (!work) return [];
+  const turns = arr(work.turns).filter((t) => t && typeof t.request === "string" && t.request !== "");
+  if (turns.length > 0) return turns;
+  // checkpoints before the turn log: requests only, the latest report on the newest one
+  return arr(work.requests)
+    .filter((r) => typeof r === "string" && r !== "")
+    .map((request, i) => ({ request, outcome: i === 0 && work.answered ? work.last_report : "" }));
+}
+
+function turnLine(v: TurnView): string {
+  const t = v.turn;
+  const label = v.first ? "first request" : v.latest ? "latest request" : "user";
+  const request = v.first ? "(the goal above)" : quoteUntrusted(t.request, v.fold >= 2 ? SUMMARY_CAP.requestFolded : SUMMARY_CAP.request);
+  if (v.fold >= 2 || !t.outcome) return `- ${label}: ${request}${v.fold < 2 && !t.outcome ? " → agent: (no text)" : ""}`;
+  const cap = v.fold >= 1 ? SUMMARY_CAP.outcomeShort : v.latest ? SUMMARY_CAP.outcome : SUMMARY_CAP.outcomeEarlier;
+  return `- ${label}: ${request} → agent: ${quoteUntrusted(t.outcome, cap)}`;
+}
+
+/** Code names from the turn reports: the latest turn's, the first's, then the others; no changed file. */
+function turnNames(turns: readonly WorkTurn[], changed: readonly string[]): string[] {
+  const shown = new Set(changed.flatMap((p) => [p, p.split("/").pop() ?? p]));
+  const ordered = turns.length > 1 ? [turns[0]!, turns.at(-1)!, ...turns.slice(1, -1)] : [...turns];
+  const out = new Set<string>();
+  for (const t of ordered) {
+    for (const n of arr(t.names)) {
+      if (typeof n !== "string" || n === "") continue;
+      if (shown.has(n) || [...shown].some((p) => p.endsWith(`/${n}`))) continue;
+      out.add(n);
+    }
+  }
+  return [...out];
+}
+
+/** The goal: the first real request; a bare reference (URL, slash command, @path) says what the agent did with it. */
+function goalLine(turns: readonly WorkTurn[], topic: string): string {
+  const first = turns.at(-1);
+  const request = first?.request || topic;
+  if (!request) return "Goal: (not recorded)";
+  const did = first && isBareReference(request) && first.outcome ? ` → agent: ${quoteUntrusted(first.outcome, SUMMARY_CAP.outcomeShort)}` : "";
+  return `Goal: ${quoteUntrusted(request, SUMMARY_CAP.goal)}${did}`;
+}
+
+function changeLine(f: WorkFile, fold: PathFold): string {
+  const counts = changeCounts(f);
+  const names = arr(f.names).filter((n) => typeof n === "string" && n !== "");
+  const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), SUMMARY_CAP.declared)}` : "";
+  const change = f.change ? `; last change ${quoteUntrusted(f.change, SUMMARY_CAP.change)}` : "";
+  return `- ${fold.display(f.path)}: ${counts.join(", ") || "changed"}${declared}${change}`;
+}
+
+function taskLine(t: WorkTask): string {
+  const outcome = t.ok === null ? "no result yet" : `${t.ok ? "ok" : "failed"}: ${quoteUntrusted(t.outcome, SUMMARY_CAP.task)}`;
+  return `- ${quoteUntrusted(t.tool, 40)} ${quoteUntrusted(t.id, 60)} asked ${quoteUntrusted(t.ask, SUMMARY_CAP.task)} → ${outcome}`;
+}
+
+function artifactLines(cp: Checkpoint): string[] {
+  return arr(cp.artifacts)
+    .filter((a) => a && tryParseHandle(a.handle) !== null)
+    .map((a) => `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, SUMMARY_CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`);
+}
 
 export interface RenderCompactionSummaryOptions {
   maxTokens: number;
@@ -79,8 +165,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
-  // entries are rendered (quoted, which redacts) only while they could still fit: the cost stays
-  // O(budget) on a session of any size; the rest count as dropped
+  // entries are rendered (quoting redacts) only while they could fit: O(budget) on any session
   const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string, inline = false): Section => {
     const entries: string[] = [];
     let len = 0;
@@ -121,17 +206,15 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   };
   const renderTurns = (): void => {
     const lines: string[] = [];
-    // by index, one pass: this runs once per folded turn, so it stays O(turns) per call
-    let firstShown = false;
+    // by index, one pass: this runs once per folded turn, so it stays O(turns) per call; the first
+    // turn (the last view) is never folded away, so the note always goes before it
     const foldNote = `- (${plural(folded, "earlier turn")} folded: context_search finds them)`;
     for (let i = 0; i < views.length; i++) {
       const v = views[i]!;
       if (v.fold >= 3) continue;
-      if (v.first) firstShown = true;
       if (v.first && folded > 0) lines.push(foldNote);
       lines.push(cachedLine(v, i));
     }
-    if (!firstShown && folded > 0) lines.push(foldNote);
     turnSec.entries = lines;
   };
   renderTurns();
@@ -144,20 +227,8 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     const parts = sections.filter((s) => s.dropped > 0).map((s) => `${s.dropped} ${s.key.replace("_", " ")}`);
     return parts.length > 0 ? `${OMITTED_HEAD}${parts.join(", ")}${OMITTED_TAIL}` : "";
   };
-  /** `omittedLine().length`, counted (the budget asks after every drop and fold) */
-  const omittedLength = (): number => {
-    let n = 0;
-    let parts = 0;
-    for (const s of sections) {
-      if (s.dropped <= 0) continue;
-      n += String(s.dropped).length + 1 + s.key.length;
-      parts++;
-    }
-    return parts > 0 ? OMITTED_HEAD.length + n + 2 * (parts - 1) + OMITTED_TAIL.length : 0;
-  };
-  // the top lines, a blank line, the body, the omitted line, the end marker
   const budget = new SectionBudget(sections, (body) => {
-    const o = omittedLength();
+    const o = omittedLine().length;
     return topLen + 1 + body + (o ? o + 1 : 0) + end.length;
   });
   const total = () => budget.total();
@@ -224,13 +295,11 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   };
 }
 
-/** Whole lines that fit, then the next line cut at a code point boundary with an ellipsis. */
+/** The whole lines that fit (a cut inside a quoted string would leave it open). */
 function cutToChars(text: string, max: number): string {
   if (max <= 0) return "";
   if (text.length <= max) return text;
-  const cps = Array.from(text.slice(0, Math.max(0, max - 1)));
-  // a cut inside a quoted string would leave it open: end it at the last complete line
-  const cut = cps.join("");
+  const cut = text.slice(0, Math.max(0, max - 1));
   const nl = cut.lastIndexOf("\n");
   return nl > 0 ? cut.slice(0, nl) : "";
 }

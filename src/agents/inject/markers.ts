@@ -1,7 +1,4 @@
-/**
- * The fixed lines that frame a restore block. Other features recognise a block by them (the
- * archive skips restore blocks it meets in a transcript), so they live apart from the renderer.
- */
+/** The lines that frame a block; other features recognise a block by them (the archive skips restores). */
 export const RESTORE_HEADER_POST_COMPACTION = "[Post-compaction checkpoint restore]";
 export const RESTORE_HEADER_RESUME = "[Session resume checkpoint restore]";
 export const RESTORE_END_MARKER = "[End of checkpoint restore]";

@@ -1,9 +1,8 @@
 /**
- * Untrusted text -> one safe quoted token. Captured or on-disk strings go through here before
- * they reach an agent-readable block (restore, recall, drift): redacted, collapsed to one line
- * with invisible characters removed, length-capped and JSON-style quoted, so they can never
- * start a line, forge a header or end a block.
+ * Untrusted text -> one quoted token (redacted, one visible line, capped) before it reaches an
+ * agent-readable block: it can never start a line, forge a header or end a block.
  */
+import { codePointIndex, codePointLength } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";
 
@@ -12,18 +11,10 @@ export const ELLIPSIS = "…";
 /** Line breaks of every kind plus tab/vertical tab/form feed: become a space. */
 const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]/g;
 
-/**
- * What toSingleLine could change: anything but printable ASCII and the gist's "…" (line breaks,
- * invisible and other non-ASCII code points), a run of spaces, a space at either end. Most
- * captured strings are already gists (one line, plain ASCII, "…" where cut): they are returned
- * as they are, without three passes.
- */
+/** What toSingleLine could change; most captured strings are gists already and are returned as they are. */
 const CHANGED_BY_SINGLE_LINE = /[^\x20-\x7e\u2026]| {2}|^ | $/;
 
-/**
- * Collapse to one trimmed line that shows only what a person would see: every invisible or
- * format code point removed by Unicode class (see text/visible.ts), lone surrogates -> U+FFFD.
- */
+/** One trimmed line of what a person would see (text/visible.ts). */
 export function toSingleLine(text: string): string {
   if (!CHANGED_BY_SINGLE_LINE.test(text)) return text;
   return visibleText(text.replace(LINE_BREAKS, " "))
@@ -32,19 +23,8 @@ export function toSingleLine(text: string): string {
 }
 
 function truncateCodePoints(text: string, max: number): string {
-  if (text.length <= max) return text; // UTF-16 length >= code points
-  let count = 0;
-  let end = 0;
-  for (const ch of text) {
-    if (count === max - 1) {
-      // Is there more than one code point left? Then cut here and add the ellipsis.
-      if (text.length - end > ch.length) return text.slice(0, end).trimEnd() + ELLIPSIS;
-      return text;
-    }
-    count++;
-    end += ch.length;
-  }
-  return text;
+  if (text.length <= max || codePointLength(text, max + 1) <= max) return text; // UTF-16 length >= code points
+  return text.slice(0, codePointIndex(text, max - 1)).trimEnd() + ELLIPSIS;
 }
 
 /** Redacted, single-line, capped, JSON-style double-quoted. Safe to put anywhere in a line. */

@@ -1,30 +1,180 @@
 /**
- * Restore block (spec §8.2): renders a checkpoint into the agent-readable text that is
- * injected as a system event after compaction, or when a new session resumes a key.
- *
- * Two guarantees, both tested:
- * - Captured text cannot shape the block. Every captured string is redacted, collapsed to
- *   one line (line/paragraph separators, control, zero-width and bidi characters removed),
- *   length-capped and emitted as a JSON-style quoted string, so no line starts with
- *   captured content: it cannot forge a header, the end marker or a `System:` line.
- * - `tokens` (chars / 4) never exceeds `maxTokens`. Content is dropped in whole lines
- *   (or whole list entries) by priority, and the block says what was left out.
+ * Restore block (spec §8.2): a checkpoint rendered as the text injected after compaction or when
+ * a new session resumes a key. Two guarantees, both tested: captured text cannot shape the block
+ * (every captured string is redacted, one line, capped and quoted, so no line starts with it), and
+ * `tokens` (chars / 4) never exceeds `maxTokens` (whole entries dropped by priority, and named).
  */
-
-import type { Checkpoint } from "../checkpoint/schema.js";
-import { type Clock, makeClock, parseDate } from "./clock.js";
-import { DROP_FROM_END, RESTORE_DROP_PLAN, SOFT_SHARE } from "./drop-plan.js";
-import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
-import { quoteUntrusted } from "./quote.js";
-import { type RenderedRestore, type RenderRestoreOptions, type RestoreSection, SECTION_SPEC } from "./sections.js";
+import { tryParseHandle } from "../artifacts/handle.js";
+import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile, WorkLedger } from "../checkpoint/schema.js";
+import { isBareReference } from "../state/turn-log.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
-import { CAP, SHOW_HINT, bareOrQuoted, buildSections } from "./restore-model.js";
-import { type Section, SectionBudget, safeCount } from "./section-model.js";
+import { type Clock, makeClock, parseDate } from "./clock.js";
+import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
+import { ELLIPSIS, quoteUntrusted } from "./quote.js";
+import {
+  DROP_FROM_END,
+  RESTORE_DROP_PLAN,
+  type RenderedRestore,
+  type RenderRestoreOptions,
+  type RestoreExtraSection,
+  type RestoreSection,
+  SECTION_ORDER,
+  SECTION_SPEC,
+  SOFT_SHARE,
+} from "./sections.js";
+import { type Section, PathFold, SectionBudget } from "./section-model.js";
+import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
+
+/** Per-entry length caps, in code points (quotes and escapes not counted). */
+const CAP = {
+  working: 200,
+  toolName: 40,
+  toolParams: 120,
+  decision: 200,
+  summary: 240,
+  exchange: 160,
+  file: 160,
+  tool: 40,
+  errorTarget: 120,
+  error: 160,
+  openItem: 200,
+  learning: 200,
+  goal: 160,
+  request: 110,
+  report: 200,
+  change: 110,
+  changeWithNames: 70,
+  names: 90,
+  namesShown: 4,
+  failureTarget: 80,
+  failureError: 150,
+  extra: 200,
+} as const;
+
+/** A declared name in a change line: a heading's label before its colon ("§ WP14"), else 28 code points. */
+function cutName(n: string): string {
+  const label = n.startsWith("§ ") ? (n.split(":")[0] ?? n) : n;
+  const cps = Array.from(label);
+  return cps.length <= 28 ? label : `${cps.slice(0, 27).join("")}${ELLIPSIS}`;
+}
+
+/** Known enum/id values are printed bare; anything else is quoted like captured text. */
+function bareOrQuoted(value: unknown, allowed: RegExp): string {
+  return typeof value === "string" && allowed.test(value) ? value : quoteUntrusted(value, 40);
+}
+
+/** Earlier requests shown with the agent's outcome (newest first); a goal that is a bare reference has it too. */
+const OUTCOME_REQUESTS = 2;
+
+/** ` → agent: "<outcome>"` of the newest turn whose request starts with `request` (a gist, maybe cut). */
+function outcomeOf(work: WorkLedger | null, request: string): string {
+  const head = request.endsWith(ELLIPSIS) ? request.slice(0, -ELLIPSIS.length) : request;
+  if (!head) return "";
+  const turn = arr(work?.turns).find((t) => t && typeof t.request === "string" && typeof t.outcome === "string" && t.request.startsWith(head));
+  return turn?.outcome ? ` → agent: ${quoteUntrusted(turn.outcome, 70)}` : "";
+}
+
+const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
+
+interface Model {
+  /** in SECTION_ORDER */
+  sections: Section<RestoreSection>[];
+  /** ids of the extra sections, one per entry of the extras section before any was dropped */
+  extraIds: string[];
+}
+
+/** Read-only programs whose runs say nothing about the state of the work. */
+const VIEW_PROGRAMS: ReadonlySet<string> = new Set([
+  "grep", "rg", "egrep", "fgrep", "ag", "cat", "head", "tail", "less", "ls", "find", "fd", "sed", "awk", "wc",
+  "echo", "printf", "pwd", "which", "sleep", "tree", "file", "stat", "diff", "sort", "uniq", "cut", "jq", "true",
+]);
+
+function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null, extras: readonly RestoreExtraSection[]): Model {
+  const timeOf = (iso: unknown): string => {
+    const when = parseDate(iso);
+    if (!when) return "";
+    const { date, time } = clock.parts(when);
+    return date === createdDate ? time : `${date} ${time}`;
+  };
+  const decisionLine = (d: Decision): string => {
+    const t = timeOf(d?.when);
+    return `- ${quoteUntrusted(d?.what, CAP.decision)}${t ? ` (${t})` : ""}`;
+  };
+  const exchangeLine = (x: KeyExchange): string =>
+    `- ${x?.role === "user" ? "user" : "agent"}: ${quoteUntrusted(x?.gist, CAP.exchange)}`;
+  const errorLine = (e: ToolFailure): string => {
+    const target = e?.target ? ` ${quoteUntrusted(e.target, CAP.errorTarget)}` : "";
+    return `- ${quoteUntrusted(e?.tool, CAP.tool)}${target}: ${quoteUntrusted(e?.error, CAP.error)}`;
+  };
+  const work = cp.work && typeof cp.work === "object" ? cp.work : null;
+  const topic = typeof cp.working?.topic === "string" ? cp.working.topic : "";
+
+  const { files: ledgerFiles, paths: changed } = work ? changedPaths(cp) : { files: [], paths: [] };
+  const fold = new PathFold(changed);
+  const changeLine = (f: WorkFile): string => {
+    const counts = changeCounts(f);
+    if (safeCount(f.mentions) > 0) counts.push(`named in ${plural(safeCount(f.mentions), "request")}`);
+    const t = timeOf(f.last);
+    if (t) counts.push(`last ${t}`);
+    // the declared names say what the work was about; the latest change gist what it did last
+    const names = arr(f.names).filter((n) => typeof n === "string" && n !== "").slice(0, CAP.namesShown);
+    const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.map((n) => cutName(n)).join(", "), CAP.names)}` : "";
+    const change = f.change ? `: ${quoteUntrusted(f.change, names.length > 0 ? CAP.changeWithNames : CAP.change)}` : "";
+    return `- ${fold.display(f.path)}: ${counts.join(", ")}${declared}${change}`;
+  };
+  const commands = work
+    ? arr(work.commands).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.has(c.family.split(" ")[0] ?? ""))
+    : [];
+  const failureLine = (e: ToolFailure): string => {
+    const tool = typeof e?.tool === "string" && /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/.test(e.tool) ? e.tool : quoteUntrusted(e?.tool, CAP.tool);
+    const target = e?.target ? ` ${quoteUntrusted(e.target, CAP.failureTarget)}` : "";
+    return `- ${tool}${target}: ${quoteUntrusted(e?.error, CAP.failureError)}`;
+  };
+  const requests = work ? arr(work.requests).filter((r) => typeof r === "string" && r) : [];
+  const goal = requests.length > 1 ? requests[requests.length - 1]! : "";
+  // newest first, without the first request (Goal) and the latest one when it is the topic (Working on)
+  const earlier = requests.slice(0, goal ? -1 : requests.length).filter((r, i) => !(i === 0 && r === topic));
+
+  const shownExtras = extras.filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0);
+  const extraBlocks = shownExtras.map((x) => {
+    const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
+    const handle = (i: number) => {
+      const h = x.handles?.[i];
+      return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
+    };
+    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
+  });
+
+  const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
+  const entries: Record<RestoreSection, string[]> = {
+    last_report: work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : [],
+    goal: goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + (isBareReference(goal) ? outcomeOf(work, goal) : "")] : [],
+    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? outcomeOf(work, r) : ""}`),
+    extras: extraBlocks,
+    files_changed: [...changed],
+    changes: ledgerFiles.map(changeLine),
+    commands: commands.map(commandEntry),
+    open_failures: work ? arr(work.open_failures).map(failureLine) : [],
+    decisions: [...arr(cp.decisions)].reverse().map(decisionLine),
+    thread_summary: summary,
+    key_exchanges: arr(cp.thread?.key_exchanges).map(exchangeLine),
+    files_modified: work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file)),
+    files_read: arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file)),
+    tools_used: arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool)),
+    errors: work ? [] : arr(cp.thread?.errors).map(errorLine),
+    open_items: arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`),
+    learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`),
+  };
+  const foldLine = (paths: readonly string[]): string => fold.head(changed.length) + fold.folded(paths);
+  const sections = SECTION_ORDER.map((key): Section<RestoreSection> => {
+    const { title, layout, sep } = SECTION_SPEC[key];
+    return { key, title, layout, sep, fold: foldLine, entries: entries[key], dropped: 0 };
+  });
+  return { sections, extraIds: shownExtras.map((x) => x.id ?? String(x.title)) };
+}
 
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
-
-// --- numbers -------------------------------------------------------------------------------
 
 function formatWindow(n: number): string {
   if (!Number.isFinite(n) || n <= 0) return "?";
@@ -97,7 +247,7 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
     lines.push(`Checkpoint ${id} (${createdText})`);
   } else {
     const usage = meta.token_usage ?? ({} as Checkpoint["meta"]["token_usage"]);
-    // no window recorded (a bundled previous-session state knows no token count): no figure at all
+    // no window recorded (a bundled previous-session state): no figure at all
     const context =
       typeof usage.utilization === "number" && Number.isFinite(usage.utilization) && usage.context_window > 0
         ? ` · context ${Math.round(usage.utilization * 100)}% of ${formatWindow(usage.context_window)}`
@@ -120,21 +270,14 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
   return lines;
 }
 
-/**
- * spec §5.5's rule (more than DEATH_SPIRAL_COMPACTIONS compactions) with what it measured: the
- * count alone does not make a session unhealthy, so the note says when /new is worth it
- * (compactions every turn or two) instead of telling the agent to abandon the session.
- */
+/** spec §5.5: the count alone does not make a session unhealthy, so the note says when /new is worth it. */
 function warningLine(cp: Checkpoint, opts: RenderRestoreOptions, sq: Squeeze): string | null {
   const n = safeCount(cp.meta?.compaction_count);
-  // Only meaningful inside the compacting session; a resumed session starts at zero.
   if (opts.kind !== "post-compaction" || n <= DEATH_SPIRAL_COMPACTIONS) return null;
   return sq.compact
     ? `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}).`
     : `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}). A long session compacts often; only if compactions now come every turn or two, finish the current step and suggest /new to the user.`;
 }
-
-// --- budgeted assembly ---------------------------------------------------------------------
 
 /** Length of `lines.join("\n")` without building it. */
 const joinedLength = (lines: readonly string[]): number =>
@@ -151,11 +294,8 @@ function assemble(top: string[], budget: SectionBudget<RestoreSection>, warning:
 }
 
 /**
- * Render `cp` as a restore block of at most `maxTokens` tokens (chars / 4). Optional sections
- * go first, by RESTORE_DROP_PLAN (soft steps down to SOFT_SHARE of the cap, hard steps down
- * to the cap); then the kept lines are squeezed (shorter working fields, compact
- * meta/warning/note); below that only header + end marker remain, and below ~16 tokens the
- * text is empty.
+ * `cp` as a restore block of at most `maxTokens`: optional sections go by RESTORE_DROP_PLAN, then
+ * the kept lines are squeezed; below that only the frame remains, below ~16 tokens nothing.
  */
 export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptions): RenderedRestore {
   const maxChars = Number.isFinite(opts.maxTokens) ? Math.max(0, Math.floor(opts.maxTokens)) * 4 : 0;
@@ -180,7 +320,6 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
   }
 
   let lines = assemble(top, budget, warning, omittedLine(sections, false));
-  // Only the always-kept lines are left: squeeze them, level by level.
   for (let i = 1; i < SQUEEZE_LEVELS.length && joinedLength(lines) > maxChars; i++) {
     sq = SQUEEZE_LEVELS[i] as Squeeze;
     const note = sq.noNote ? null : omittedLine(sections, sq.compact);
@@ -190,7 +329,7 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
   // extras are dropped whole and from the front (not in DROP_FROM_END): the kept ones are the last
   let extrasKept = budget.byKey.get("extras")!.entries.length;
   if (joinedLength(lines) > maxChars) {
-    // Last resort: the frame alone, or nothing at all when even that does not fit.
+    // the frame alone, or nothing when even that does not fit
     const header = opts.kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION;
     lines = [header, RESTORE_END_MARKER];
     omitted.push("working");

@@ -1,7 +1,6 @@
 /**
- * The one section model of the restore block and the compaction summary: a checkpoint becomes
- * ordered sections of rendered entries, and a budget drops entries until the text fits. The two
- * blocks differ only in their sections, their frame and their drop plan (drop-plan.ts).
+ * The section model of the restore block and the compaction summary: ordered sections of rendered
+ * entries, and a budget that drops entries until the text fits (each block has its own plan).
  */
 import type { Checkpoint, WorkCommand, WorkFile } from "../checkpoint/schema.js";
 import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
@@ -15,10 +14,7 @@ export function safeCount(n: unknown): number {
 /** A list field, [] when absent or not a list. */
 export const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
 
-/**
- * How entries become lines: "list" a title line (when not empty) then one entry per line,
- * "inline" the title then the entries joined by `sep`, "fold" one line made by `fold`.
- */
+/** "list": a title line then one entry per line; "inline": title + entries joined by `sep`; "fold": `fold`'s line. */
 export type Layout = "list" | "inline" | "fold";
 
 export interface Section<K extends string = string> {
@@ -50,10 +46,7 @@ export function sectionLength(s: Section): number {
   return (s.title ? s.title.length + 1 : 0) + len + (n - 1);
 }
 
-/**
- * Sections under one budget. `body` is the sections' text with a newline before each non-empty
- * one, kept up to date as entries go; `total(body)` adds the block's frame around it.
- */
+/** Sections under one budget: `body` (their length, kept up to date) inside the block's `frame`. */
 export class SectionBudget<K extends string> {
   readonly byKey: Map<K, Section<K>>;
   private readonly lens = new Map<K, number>();
@@ -71,7 +64,6 @@ export class SectionBudget<K extends string> {
     return this.frame(this.body);
   }
 
-  /** Re-measure `s` after its entries changed. */
   relen(s: Section<K>): void {
     const before = this.lens.get(s.key) ?? 0;
     const after = sectionLength(s);
@@ -95,8 +87,6 @@ export class SectionBudget<K extends string> {
   }
 }
 
-// --- entries both blocks share ---------------------------------------------------------------
-
 /** Bare paths folded under their root, the others quoted after them. */
 export class PathFold {
   readonly root: string | null;
@@ -119,7 +109,7 @@ export class PathFold {
   }
 }
 
-/** The ledger's files, and every changed path: the ledger's, then files it missed (fileOps of a host without tool_result). */
+/** The ledger's files, and every changed path: the ledger's, then those it missed (a host without tool_result). */
 export function changedPaths(cp: Checkpoint): { files: WorkFile[]; paths: string[] } {
   const files = arr(cp.work?.files).filter((f) => f && typeof f.path === "string");
   const known = new Set(files.map((f) => f.path));

@@ -1,6 +1,6 @@
 /**
- * What a restore block is made of: the sections the renderer may trim (their titles, layout and
- * order), the extra sections other features hand it, and what the renderer hands back.
+ * What a restore block is made of: the sections the renderer may trim (titles, layout, order and
+ * drop plan), the extra sections other features hand it, and what the renderer hands back.
  */
 import type { Layout } from "./section-model.js";
 
@@ -20,10 +20,7 @@ export interface RenderRestoreOptions {
   maxTokens: number;
   /** IANA zone for times (default UTC); an unknown zone falls back to UTC */
   timeZone?: string;
-  /**
-   * Optional sections from other features (e.g. workspace drift), placed after the working
-   * lines and budgeted by the same plan: they go before the ledger's details when space runs out.
-   */
+  /** sections from other features (workspace drift), budgeted by the same plan */
   extraSections?: RestoreExtraSection[];
 }
 
@@ -32,11 +29,7 @@ export interface RenderedRestore {
   tokens: number;
   /** names of sections that were dropped in whole or in part to fit `maxTokens` */
   omitted: string[];
-  /**
-   * Ids of the extra sections left out of `text` (each goes whole), in the order given; set only
-   * when `extraSections` was passed, so a caller learns whether its section made it without
-   * searching the text.
-   */
+  /** ids of the extra sections left out (each goes whole); set only when `extraSections` was passed */
   omittedExtras?: string[];
 }
 
@@ -79,9 +72,67 @@ const SPEC = {
   },
 } satisfies Record<string, SectionSpec>;
 
-/** Sections that may be trimmed, in the order they appear in the block. */
+/** The sections that may be trimmed, in block order. */
 export type RestoreSection = keyof typeof SPEC;
-/** The restore block's sections, in the order they appear in the block. */
 export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = SPEC;
 
 export const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];
+
+/**
+ * The drop plan, lowest priority first: each step drops entries of one section down to `keep`
+ * while the block is over SOFT_SHARE of the cap ("soft") or the cap ("hard"). Working state,
+ * header, warning and end marker are never in it.
+ */
+export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
+  { section: "files_read", keep: 0, budget: "soft" },
+  { section: "tools_used", keep: 0, budget: "soft" },
+  { section: "key_exchanges", keep: 2, budget: "soft" },
+  { section: "thread_summary", keep: 0, budget: "soft" },
+  { section: "learnings", keep: 2, budget: "soft" },
+  { section: "decisions", keep: 3, budget: "soft" },
+  { section: "open_items", keep: 3, budget: "soft" },
+  { section: "errors", keep: 3, budget: "soft" },
+  { section: "key_exchanges", keep: 0, budget: "soft" },
+  { section: "commands", keep: 3, budget: "soft" },
+  { section: "changes", keep: 4, budget: "soft" },
+  { section: "requests", keep: 5, budget: "soft" },
+  { section: "decisions", keep: 1, budget: "soft" },
+  { section: "open_items", keep: 1, budget: "soft" },
+  { section: "learnings", keep: 0, budget: "soft" },
+  { section: "files_modified", keep: 5, budget: "soft" },
+  { section: "changes", keep: 3, budget: "soft" },
+  { section: "errors", keep: 1, budget: "soft" },
+  { section: "commands", keep: 2, budget: "hard" },
+  { section: "requests", keep: 3, budget: "hard" },
+  { section: "open_failures", keep: 4, budget: "hard" },
+  { section: "errors", keep: 0, budget: "hard" },
+  { section: "extras", keep: 0, budget: "hard" },
+  { section: "decisions", keep: 0, budget: "hard" },
+  { section: "changes", keep: 0, budget: "hard" },
+  { section: "commands", keep: 0, budget: "hard" },
+  { section: "open_items", keep: 0, budget: "hard" },
+  { section: "last_report", keep: 0, budget: "hard" },
+  { section: "open_failures", keep: 2, budget: "hard" },
+  { section: "files_changed", keep: 30, budget: "hard" },
+  { section: "files_modified", keep: 0, budget: "hard" },
+  { section: "requests", keep: 2, budget: "hard" },
+  { section: "goal", keep: 0, budget: "hard" },
+  { section: "requests", keep: 0, budget: "hard" },
+  { section: "open_failures", keep: 0, budget: "hard" },
+  { section: "files_changed", keep: 10, budget: "hard" },
+  { section: "files_changed", keep: 0, budget: "hard" },
+];
+
+/** The soft budget: the block's typical size (600-750 tokens at the default cap of 800). */
+export const SOFT_SHARE = 0.93;
+
+/** Sections whose LAST entries go first (their first entries matter most). */
+export const DROP_FROM_END: ReadonlySet<RestoreSection> = new Set([
+  "learnings",
+  "open_items",
+  "requests",
+  "files_changed",
+  "changes",
+  "commands",
+  "decisions",
+]);

@@ -4,12 +4,9 @@ import { redactSecrets } from "./redact.js";
 const JSON_MAX_DEPTH = 6;
 
 /**
- * Compact JSON-like text of `value`, at most about `maxChars` long. Total: bounded depth
- * (deeper parts become "…"), cycles, getters that throw and huge strings cannot make it
- * throw or run long (JSON.stringify would throw RangeError on deep nesting and copy a
- * 10 MB argument whole). Every string (value or key) is redacted BEFORE it is quoted and cut:
- * quoting folds a newline into `\n`, gluing an `n` to the token after it (`\nghp_…` is no longer
- * recognisable), and a cut can split a token.
+ * Compact JSON-like text of `value`, about `maxChars` long; depth, cycles, throwing getters and huge
+ * strings cannot make it throw or run long. Strings are redacted BEFORE quoting (`\nghp_…` hides a
+ * token) and cutting.
  */
 export function boundedJson(value: unknown, maxChars: number): string {
   let out = "";

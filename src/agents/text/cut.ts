@@ -1,19 +1,12 @@
 /**
- * Cutting untrusted text to a bound BEFORE it is redacted. A secret cut in half is no longer
- * recognisable (`sk-proj-Hx` is not a key, `https://user:pa` has no `@`, a JWT with one dot is
- * not a JWT), so a plain slice would leak the piece left of the cut. These cuts drop the
- * partial run instead: back to the last character that cannot be part of a token (whitespace,
- * quotes, brackets, `,;:|`), or forward from the first one for a tail.
+ * Cuts of untrusted text BEFORE it is redacted: half a secret is no longer recognisable
+ * (`sk-proj-Hx`), so the partial run is dropped, back (or, for a tail, forward) to a token break.
  */
 
 /** Characters no credential format contains; a cut moved to one never splits a token. */
 const TOKEN_BREAK = /[\s"'`,;:()[\]{}<>|]/;
 
-/**
- * For a tail cut, `:` is not a break: what follows a colon can be the secret half of a token
- * (`https://user:` | `pass@host`, `user:` | `pass` of basic auth), and without its head the rest
- * is no longer recognisable. A head cut may stop at a colon: what precedes it is a name.
- */
+/** A tail cut does not stop at `:`: what follows it can be a secret half (`https://user:` | `pass@host`). */
 const TAIL_BREAK = /[\s"'`,;()[\]{}<>|]/;
 
 /** Whether UTF-16 unit `i` of `text` is a token break (false outside the string). */
@@ -21,10 +14,7 @@ function isBreak(text: string, i: number, re: RegExp = TOKEN_BREAK): boolean {
   return i >= 0 && i < text.length && re.test(text.charAt(i));
 }
 
-/**
- * The first `max` UTF-16 units of `text`; when the cut falls inside a run of token characters,
- * that run is dropped (the result then ends at a token break). Never splits a surrogate pair.
- */
+/** The first `max` UTF-16 units of `text`, without a token run the cut falls in or half a surrogate pair. */
 export function cutHead(text: string, max: number): string {
   if (text.length <= max) return text;
   let end = Math.max(0, Math.floor(max));

@@ -1,18 +1,14 @@
 /**
- * Secrets inside escaped JSON (one of redact.ts's passes). A JSON document captured as a string
- * (a `write` call's `content`, tool arguments as bounded JSON, a transcript quoted in a result)
- * arrives with its quotes escaped (`\"private_key_id\": \"…\"`, or `\\\"` one level deeper) and
- * its newlines as `\n`: rules keyed on a field name, a quote or a line end do not see them. So
- * the text is also redacted as it reads with its JSON escapes decoded, one level at a time, and
- * what is redacted in a decoded view is redacted at the same place in the raw text (each decoded
- * character maps back to the span of raw characters it came from). The raw text's own escapes
- * are left as they were; only the redacted spans change.
+ * Secrets inside escaped JSON (a `write` call's content, quoted tool arguments): `\"key\": \"…\"`
+ * and `\n` hide field names, quotes and line ends from the passes. The text is also redacted as it
+ * reads with its escapes decoded, level by level, and each redacted span is written back at its
+ * place in the raw text (every decoded character maps to its raw span); nothing else changes.
  */
 import { isMarker, MARKER_PREFIX, type Replacer } from "./redact-classes.js";
 
-/** `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\uXXXX`: what one level of JSON string escaping writes. */
+/** What one level of JSON string escaping writes. */
 const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
-/** Levels decoded at most (a JSON string inside a JSON string inside … ); deeper text is read as it is at this level. */
+/** Levels decoded at most; deeper text is read as it is at this level. */
 const MAX_DEPTH = 4;
 
 const SIMPLE: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
@@ -54,19 +50,13 @@ function decodeLevel(text: string, from: Int32Array | null): View {
 }
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
-const ESCAPES = /\\(?:(["\\/bfnrt])|u([0-9a-fA-F]{4}))/g;
-/** One level decoded, without the index map (to find how deep the escaping goes). */
-const decodePlain = (text: string): string =>
-  text.replace(ESCAPES, (_all, c: string | undefined, hex: string | undefined) => (c !== undefined ? SIMPLE[c]! : String.fromCharCode(parseInt(hex!, 16))));
 
 const MARKER_RE = /\[REDACTED:[a-z_]+\]/g;
 
 /**
- * Where `redacted` replaced text of `view` with markers: [from, to, marker] in the view's indices.
- * Every pass keeps the text around what it replaces as it was, so the redacted text is the
- * view's text with some spans replaced by markers; each span ends where the literal text after
- * its marker resumes. Null when the two cannot be aligned that way (then the caller redacts the
- * whole changed stretch).
+ * The spans of `view` that `redacted` replaced by markers ([from, to, marker]): each ends where the
+ * literal text after its marker resumes. Null when they do not align so (then the whole changed
+ * stretch is redacted).
  */
 function alignMarkers(view: string, redacted: string): Array<[number, number, string]> | null {
   const spans: Array<[number, number, string]> = [];
@@ -138,16 +128,15 @@ function viewAt(text: string, depth: number): View {
 }
 
 /**
- * A pass that redacts `text` as its decoded views read, with `redactView` (the other passes),
- * and writes each redacted span back into the raw text. The deepest view goes first and each
- * shallower one is decoded from the text as redacted so far: at a shallower level a deeper
- * level's line breaks are still `\\n`, and a value run there would read on into the next line.
+ * A pass that redacts the decoded views with `redactView` and writes the spans back. Deepest first,
+ * each shallower view decoded from the text redacted so far: there a deeper level's line breaks are
+ * still `\\n`, and a value run would read on into the next line.
  */
 export function escapedViewsPass(redactView: (view: string) => string): Replacer {
   return (text) => {
     if (!hasEscape(text)) return text;
     let depth = 0;
-    for (let t = text; depth < MAX_DEPTH && hasEscape(t); depth++) t = decodePlain(t);
+    for (let t = text; depth < MAX_DEPTH && hasEscape(t); depth++) t = decodeLevel(t, null).text;
     let out = text;
     for (let d = depth; d >= 1; d--) {
       const view = viewAt(out, d);

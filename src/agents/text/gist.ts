@@ -1,29 +1,16 @@
-/**
- * `gist`: one short line from arbitrary text. Used for every string the context
- * manager keeps (topics, exchanges, errors, decisions), so it must be cheap on
- * huge inputs: it walks code points and stops as soon as the budget is spent.
- */
+/** `gist`: one short line from arbitrary text, for every string kept; stops once its budget is spent. */
 
 import { withLoneSurrogatesReplaced, withoutInvisible } from "./visible.js";
 
 const ELLIPSIS = "…";
 
-/**
- * Runs of whitespace per `\s` (includes \r \n \t, U+2028, U+2029, NBSP and the other Unicode
- * spaces) plus U+0085 (NEL), a line break for YAML 1.1 and many terminals that `\s` does not cover.
- */
+/** `\s` runs plus U+0085 (NEL), a line break for YAML 1.1 and many terminals that `\s` misses. */
 const WS_RUN = /[\s\u0085]+/gu;
 
 /** UTF-16 units read per step: gist stops once it has more than the budget of code points. */
 const MIN_STEP = 128;
 
-/**
- * Tests that say a pass would change nothing, so it is skipped (it costs a new string per step;
- * gist runs on every captured text): no character but printable ASCII and the ASCII spaces
- * (`withoutInvisible` keeps all of them); no whitespace but single plain spaces (WS_RUN would
- * put back what it found: `\s` is these characters plus the plain space); no surrogate (one
- * UTF-16 unit is one code point).
- */
+/** A pass these do not match would change nothing, so it is skipped (a new string per step saved). */
 const MAYBE_INVISIBLE = /[^\t\n\v\f\r\x20-\x7e]/;
 const MAYBE_WS_RUN = /[\t\n\v\f\r\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]| {2}/;
 const SURROGATE = /[\ud800-\udfff]/;
@@ -31,35 +18,21 @@ const SURROGATE = /[\ud800-\udfff]/;
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
-/** Code points in `s`, counting at most `cap`. */
-function codePoints(s: string, cap: number): number {
-  let n = 0;
-  for (let i = 0; i < s.length && n < cap; i++, n++) if (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) i++;
-  return n;
-}
-
-/**
- * Code points of `s` up to `cap` when it may hold a surrogate pair (`pairs`), else its length.
- * A module function, not a closure per gist call: the plugin bundle keeps function names
- * (keepNames), which costs a property definition per closure created, on every captured text.
- */
+/** Code points of `s` up to `cap` (its length without a surrogate pair). Not a closure: keepNames costs one each. */
 function countUpTo(s: string, cap: number, pairs: boolean): number {
-  return pairs ? codePoints(s, cap) : Math.min(s.length, cap);
+  return pairs ? codePointLength(s, cap) : Math.min(s.length, cap);
 }
 
 /** The UTF-16 index where the first `count` code points of `s` end. */
-function codePointIndex(s: string, count: number): number {
+export function codePointIndex(s: string, count: number): number {
   let i = 0;
   for (let n = 0; i < s.length && n < count; i++, n++) if (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) i++;
   return i;
 }
 
 /**
- * Single line (every whitespace run, line and paragraph separators included, becomes one
- * space), trimmed, at most `maxChars` code points; a cut text ends with "…" (counted).
- * Invisible characters (controls, format, tags, variation selectors, fillers) are dropped.
- * Reads the text a step at a time with two native regex passes per step (not a test per
- * character), and stops once more than `maxChars` code points are out.
+ * One trimmed line (each whitespace run one space) without invisible characters, at most `maxChars`
+ * code points, a cut text ending in "…" (counted). Read a step at a time with native regex passes.
  */
 export function gist(text: string, maxChars: number): string {
   if (typeof text !== "string") text = asText(text);
@@ -92,11 +65,7 @@ export function gist(text: string, maxChars: number): string {
   return kept + ELLIPSIS;
 }
 
-/**
- * A string for a value that should have been one (hostile or malformed input): numbers,
- * booleans and bigints print as themselves, anything else (objects, symbols, null) is "".
- * Never throws (no user-defined toString is called).
- */
+/** A value that should have been a string: numbers, booleans, bigints as themselves, else "" (no toString call). */
 export function asText(v: unknown): string {
   switch (typeof v) {
     case "string":
@@ -111,19 +80,15 @@ export function asText(v: unknown): string {
 }
 
 /** Number of code points in `text`, counting at most `cap` (so long texts stay cheap). */
-export function codePointLength(text: string, cap = Number.POSITIVE_INFINITY): number {
+export function codePointLength(s: string, cap = Number.POSITIVE_INFINITY): number {
   let n = 0;
-  for (const _ of text) {
-    n++;
-    if (n >= cap) return n;
-  }
+  for (let i = 0; i < s.length && n < cap; i++, n++) if (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) i++;
   return n;
 }
 
 /** Like `gist` but keeps the END of the text: "…" + the last `maxChars - 1` code points. */
 export function gistTail(text: string, maxChars: number): string {
-  if (typeof text !== "string") text = asText(text);
-  const full = gist(text, Number.MAX_SAFE_INTEGER);
+  const full = gist(text, Number.MAX_SAFE_INTEGER); // gist takes a non-string as asText does
   const cps = Array.from(full);
   if (cps.length <= maxChars) return full;
   if (!(maxChars > 0)) return "";

@@ -1,8 +1,6 @@
 /**
- * Folds file paths under their common prefixes so 20-30 files fit in a few dozen tokens:
- * a root line (`root /repo/pkg/`) and brace groups, `src/{core/{a.ts, b.ts}, cli.ts}`.
- * Only paths made of plain path characters are folded (bare in the text); anything else is
- * left to the caller to quote, so captured text can never open a brace or a new line.
+ * Folds paths under their common prefixes (`src/{core/{a.ts, b.ts}, cli.ts}`) so 20-30 files fit
+ * in a few dozen tokens. Only plain-character paths are folded; the caller quotes the others.
  */
 
 /** Characters a path may have to be printed bare (no space, quote, comma, brace, colon). */
@@ -32,10 +30,7 @@ interface Node {
 
 const node = (): Node => ({ children: new Map(), terminal: false });
 
-/**
- * `src/{a.ts, b/{c.ts, d.ts}}, README.md`: paths in the given order (the first path of a
- * group decides where the group sits), a directory with one child joined with "/".
- */
+/** Paths in the given order (a group sits where its first path was); a single child joined with "/". */
 export function foldPaths(paths: readonly string[]): string {
   const root = node();
   for (const p of paths) {

@@ -1,9 +1,4 @@
-/**
- * What `redactSecrets` (redact.ts) emits: the classes of secret it names and the
- * `[REDACTED:<class>]` marker every pass writes and refuses to match again.
- */
-
-/** Every class `redactSecrets` can emit, with what it catches (for docs and `--help`). */
+/** The classes `redactSecrets` emits (for docs and `--help`) and the marker no pass matches again. */
 export const SECRET_CLASSES = [
   { class: "private_key", description: "PEM private-key blocks (-----BEGIN … PRIVATE KEY----- … END), also truncated ones" },
   { class: "url_password", description: "password in a URL with user:password@ credentials (also `scheme:/` as a normalized path leaves it)" },

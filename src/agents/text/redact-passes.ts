@@ -1,13 +1,9 @@
-/**
- * The pattern passes of redactSecrets (redact.ts), one per kind of credential: each replaces what
- * it finds with the marker of its class and is linear (see redact.ts for the rules they keep).
- */
+/** The pattern passes of redactSecrets (redact.ts), one per kind of credential. */
 
 import { isMarker, marker, type Replacer, type SecretClass } from "./redact-classes.js";
 
 // --- PEM private keys --------------------------------------------------------
-// Scanned with two bounded marker regexes and index arithmetic: the body between
-// BEGIN and END can be any size and is never matched by a regex quantifier.
+// The body between BEGIN and END is found by index, never by a regex quantifier.
 const PEM_BEGIN = /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
 const PEM_END = /-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
 
@@ -20,8 +16,7 @@ export const redactPrivateKeys: Replacer = (text) => {
     PEM_END.lastIndex = m.index + m[0].length;
     const end = PEM_END.exec(text);
     out += text.slice(pos, m.index) + marker("private_key");
-    // A truncated key (no END marker) is redacted to the end of the text: there is
-    // no reliable end of its body, and leaking a key prefix is worse than losing prose.
+    // a truncated key (no END) is redacted to the end: leaking a key prefix is worse than losing prose
     pos = end ? end.index + end[0].length : text.length;
     PEM_BEGIN.lastIndex = pos;
     if (!end) break;
@@ -30,8 +25,7 @@ export const redactPrivateKeys: Replacer = (text) => {
 };
 
 // --- URL credentials ---------------------------------------------------------
-// User and password runs stop at "/", so one scan never crosses into the next URL.
-// One slash too: a path normalization (pi's tools, path.resolve) turns `https://` into `https:/`.
+// Runs stop at "/" (never into the next URL); one slash too: path.resolve turns `https://` into `https:/`.
 const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/?)([^\s/?#@:]*):([^\s/?#@]+)@/g;
 
 export const redactUrlCredentials: Replacer = (text) =>
@@ -77,16 +71,13 @@ export const redactAuthorization: Replacer = (text) => {
 interface PrefixRule {
   cls: SecretClass;
   re: RegExp;
-  /** cheap test that must hold for the rule to possibly match (a substring, or a pattern without lookbehind every match contains) */
+  /** what every match contains: a text without it is not scanned */
   hint: string | RegExp;
-  /** optional whole-match check (done here, not as a regex tail, to stay linear) */
+  /** whole-match check (here, not as a regex tail, to stay linear) */
   accept?: (match: string) => boolean;
 }
 
-/**
- * Case switches (upper / lower / digit) in at least 30% of a body, or letters and digits: a random
- * body, not a word or a camelCase name (`hf_TransformersConfig` switches case twice in 19 chars).
- */
+/** Letters and digits, or case switches in 30% of a body: random, not a camelCase name (`hf_TransformersConfig`). */
 function randomish(body: string): boolean {
   let switches = 0;
   let prev = 0;
@@ -98,21 +89,18 @@ function randomish(body: string): boolean {
   }
   return (hasDigit(body) && /[A-Za-z]/.test(body)) || switches >= 0.3 * body.length;
 }
-/** A prefix that also starts names (`hf_hub_download`, `npm_config_registry`): a short body must look random; one of the full length need not. */
+/** A prefix that also starts names (`hf_hub_download`): a body shorter than the format's must look random. */
 const randomUnder = (prefix: number, full: number) => (m: string): boolean => m.length - prefix >= full || randomish(m.slice(prefix));
 
-// Lengths: a token truncated, or in an older or newer format than today's, is still a secret. A
-// prefix nothing else starts with takes any body from a few characters on and of any length; a
-// prefix that also starts names needs a random-looking body when it is shorter than the current
-// format (docs/security.md, "Token prefixes and lengths", lists each prefix and its reason).
+// A truncated or other-format token is still a secret: bodies of any length past a few characters
+// (docs/security.md, "Token prefixes and lengths", gives each prefix's reason).
 const PREFIX_RULES: PrefixRule[] = [
   { cls: "anthropic", hint: "sk-ant-", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{6,}/g },
   {
     cls: "openai",
     hint: "sk-",
     re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}/g,
-    // "sk-learn-pipeline-2024" is a name, not a key: a key body is random (mixed case and
-    // digits, or one long run of letters and digits), a name is short dash-separated words.
+    // "sk-learn-pipeline-2024" is a name: a key body is mixed case and digits, or one long alnum run
     accept: (m) => {
       const body = m.slice(3);
       if (hasDigit(body) && hasUpperAndLower(body)) return true;
@@ -134,8 +122,7 @@ const PREFIX_RULES: PrefixRule[] = [
   { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{12,}/g, accept: randomUnder(4, 36) },
   { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{12,}/g },
   { cls: "aws_access_key", hint: /AKIA|ASIA/, re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{8,}/g },
-  // Prefixed formats whose body is hex or short (a bare hex run is kept, so the prefix must say it):
-  // as the providers document them (and gitleaks' default rules list them).
+  // hex or short bodies, as the providers document them (a bare hex run is kept, so the prefix must say it)
   { cls: "token", hint: "_v1_", re: /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{16,}/g },
   { cls: "token", hint: "rubygems_", re: /(?<![A-Za-z0-9_-])rubygems_[a-f0-9]{16,}/g },
   { cls: "token", hint: "pul-", re: /(?<![A-Za-z0-9_-])pul-[a-f0-9]{20,}/g },
@@ -173,36 +160,29 @@ export const redactProviderKeys: Replacer = (text) => {
 };
 
 // --- key = value secrets ----------------------------------------------------------
-// The key must END in one of the secret words, so `max_tokens: 4096` or
-// `tokens: 12` are left alone while `GITHUB_TOKEN=…` and `"apiKey": "…"` are not.
-// Key chars are excluded from the lookbehind so a key run is tried from its start only.
+// The key must END in a secret word (`GITHUB_TOKEN=…`, not `max_tokens: 4096`); the lookbehind
+// makes a key run start only at its start.
 const KEY_WORDS =
   "(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|passw(?:or)?d|pass(?:phrase)?|pwd|access[_-]?key|private[_-]?key|credentials?|auth)";
 const KEY_VALUE = new RegExp(
   String.raw`(?<![A-Za-z0-9_.-])(["']?[A-Za-z0-9_.-]{0,40}?` +
     KEY_WORDS +
     String.raw`["']?[ \t]{0,5}[:=][ \t]{0,5})` +
-    // double-quoted (with escapes) | single-quoted | bare value
-    // Runs are unbounded on purpose (a bounded run would leave the tail of a long secret);
-    // a quoted run stops at its closing quote or the line end, so scans cannot overlap.
-    // A quote left open (the text was cut inside the value) runs to the line end: a cut value is still a secret.
+    // double-quoted | single-quoted | bare; unbounded (a bound would leave a long secret's tail), a quote
+    // left open (a cut value) runs to the line end
     String.raw`(?:"((?:[^"\\\r\n]|\\.)+)(?:"|(?=[\r\n]|$))|'([^'\r\n]+)(?:'|(?=[\r\n]|$))|([^\s"'\x60,;(){}\[\]<>]+))`,
   "gi",
 );
 const AWS_SECRET =
   /(?<![A-Za-z0-9_.-])(["']?(?:aws_?)?secret_?access_?key["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi;
 
-/** Code-literal values and type names that are not secrets (not language heuristics: these are syntax). */
+/** Code literals and type names (syntax, not secrets). */
 const LITERALS = new Set(["null", "true", "false", "undefined", "none", "nil", "string", "str", "number", "boolean", "bytes"]);
 
 /** `req.body.password`, `process.env.DB_PASS`, `this.token`: a member access in code, not a literal. */
 const MEMBER_ACCESS = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$/;
 
-/**
- * A key ending in the short words `pass` / `pwd` names a password only as a whole word:
- * `pass`, `DB_PASS`, `db.pass`, `dbPass`, `MYSQL_PWD`, `PGPASS` (upper-case env name), not
- * `compass` or `bypass`. The longer words (password, passphrase, token…) count anywhere.
- */
+/** `pass` / `pwd` only as a whole word (`DB_PASS`, `dbPass`, `PGPASS`, not `compass`); longer words anywhere. */
 function isSecretKeyName(head: string): boolean {
   const key = head.replace(/["'\s:=]+/g, "");
   const m = /(pass|pwd)$/i.exec(key);
@@ -213,13 +193,10 @@ function isSecretKeyName(head: string): boolean {
   return /[a-z0-9]$/.test(before) && /^[A-Z]/.test(m[1]!); // camelCase: dbPass
 }
 
-/**
- * The backslashes that end a bare value right before a quote escape that quote (`KEY=v\\"}` inside a
- * JSON string): they are the string's syntax, kept so the text stays the JSON it was.
- */
+/** Backslashes that end a bare value before a quote escape it (`KEY=v\\"}` in JSON): kept, they are syntax. */
 const escapeTail = (value: string, next: string): string => (next === '"' || next === "'" ? (/\\+$/.exec(value)?.[0] ?? "") : "");
 
-/** A bare value that reads like a credential rather than a word: has a digit or a symbol, or is long and mixed-case. */
+/** A digit or a symbol, or long and mixed-case: a credential, not a word. */
 const looksLikeCredential = (v: string): boolean => /[^A-Za-z]/.test(v) || (v.length >= 8 && hasUpperAndLower(v));
 
 export const redactKeyValues: Replacer = (text) => {
@@ -240,8 +217,7 @@ export const redactKeyValues: Replacer = (text) => {
       // `token = getToken()`: code calling a function, not a secret literal.
       if (whole.charAt(offset + all.length) === "(") return all;
       if (MEMBER_ACCESS.test(value) && !hasDigit(value)) return all;
-      // `the secret: keep functions small`: after `key:` a plain word followed by more words
-      // on the same line is prose; a credential has digits, symbols or mixed case.
+      // `the secret: keep functions small`: a plain word followed by more words is prose
       if (!head.includes("=") && !looksLikeCredential(value) && /^[ \t]+\S/.test(whole.slice(offset + all.length, offset + all.length + 8))) {
         return all;
       }
@@ -252,13 +228,11 @@ export const redactKeyValues: Replacer = (text) => {
 };
 
 // --- command-line passwords ---------------------------------------------------------
-// `--password X` (space-separated; `--password=X` is a key=value above). A value starting with
-// `-` is the next flag, one starting with `$` a shell variable (not the secret itself), one starting
-// with `\"` a quoted value one JSON level down (read whole in the decoded view, escaped-views.ts).
+// `--password X` (`=X` is a key=value above); not a value starting with `-` (a flag), `$` (a shell
+// variable) or `\"` (a quoted value one JSON level down, read in the decoded view).
 const CLI_FLAG =
   /(?<![A-Za-z0-9_-])(--?(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-?key|private-?key)[ \t]+)(?![-$]|\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/gi;
-// mysql/mariadb take the password glued to -p (`-p secret` prompts and names a database);
-// sshpass takes it after -p. Scanned within one command (up to a newline, ;, | or &).
+// mysql takes the password glued to -p (`-p db` names a database), sshpass after -p; within one command.
 const MYSQL_P = /(?<![\w./-])((?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|mariadb|mariadb-dump)(?![\w-])[^\n;|&]{0,400}?[ \t]-p)(?!\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 // `curl -u user:password` (the user is kept) and a netrc line `machine h login u password p`.
 const CURL_USER = /(?<![\w./-])(curl(?![\w-])[^\n;|&]{0,400}?[ \t](?:-u|--user)[ \t]*["']?[^\s:"']{1,100}:)([^\s"']+)/g;

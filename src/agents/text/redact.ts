@@ -1,23 +1,10 @@
 /**
- * Secret redaction for every string the context manager captures or renders.
- *
- * `redactSecrets` replaces credentials with `[REDACTED:<class>]`. It runs on untrusted
- * text of any size on the agent's hot path, so every pattern is written to be linear:
- * - each unbounded run is anchored by a lookbehind that only lets it start at the
- *   beginning of a run of its own character class (no restart inside a run), and
- * - no unbounded run is followed by a condition that could force it to backtrack
- *   over the whole run from many start positions; checks that need the whole match
- *   ("looks random", "has a digit") are done in the replacement callback instead.
- *
- * The output is a fixpoint (`redactSecrets(redactSecrets(x)) === redactSecrets(x)`):
- * every pattern refuses to match the `[REDACTED:…]` marker, and the passes are
- * repeated until nothing changes (in practice the second pass is the check).
- *
- * Kept on purpose (not secrets, and an agent needs them to refer to things):
- * UUIDs, git SHAs (short and full), sha256/container digests, lockfile checksums and npm
- * `integrity` strings, base64 that decodes to text, file paths and identifiers. A hex or
- * base64 run is redacted by its context (the key before it names a credential) or, for
- * base64, by its entropy; not by its length alone (issue 28; docs/security.md).
+ * Secret redaction for every string the context manager captures or renders: credentials become
+ * `[REDACTED:<class>]`. Runs on untrusted text of any size, so every pattern is linear (unbounded
+ * runs start only at the beginning of their run; whole-match checks run in the callback), and the
+ * output is a fixpoint (no pattern matches a marker; the passes repeat until nothing changes).
+ * Kept on purpose: UUIDs, git SHAs, digests, lockfile checksums, base64 that decodes to text, paths
+ * (docs/security.md).
  */
 
 import { MARKER_PREFIX, marker, type Replacer } from "./redact-classes.js";
@@ -34,8 +21,6 @@ import {
   redactUrlCredentials,
   redactWebhooks,
 } from "./redact-passes.js";
-
-export { SECRET_CLASSES, type SecretClass } from "./redact-classes.js";
 
 // --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
 const redactByRuleSet: Replacer = (text) => {
@@ -74,9 +59,8 @@ const redactEscapedViews = escapedViewsPass((view) => redactWhole(view, RAW_PASS
 const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_RAW_PASSES));
 
 /**
- * The text as it is, then as it reads with its JSON escapes decoded (escaped-views.ts). Raw first:
- * in `"password": "p@ss \"word\""` the `\"` belongs to the value, which only the raw text shows
- * whole; the views then find what the escaping hid from the raw passes.
+ * Raw first (in `"password": "p@ss \"word\""` only the raw text shows the value whole), then the
+ * decoded JSON views (escaped-views.ts) find what the escaping hid.
  */
 function redactAll(text: string, passes: readonly Replacer[], views: Replacer): string {
   const raw = redactWhole(text, passes);
@@ -87,11 +71,9 @@ function redactAll(text: string, passes: readonly Replacer[], views: Replacer): 
 const MAX_ROUNDS = 4;
 
 /**
- * Replace every recognised secret in `text` with `[REDACTED:<class>]`. Linear time, idempotent.
- * Total: a single match of several MB (one 10 MB token) exhausts V8's regexp backtrack stack
- * (RangeError); such input is then redacted in chunks of CHUNK chars, cut at whitespace where
- * possible. Only a secret straddling a cut could be missed there, and every caller in this
- * package bounds its input long before that size (see docs/security.md).
+ * Every recognised secret in `text` replaced by its marker. One match of several MB exhausts V8's
+ * backtrack stack (RangeError): such input is redacted in CHUNK pieces cut at whitespace (callers
+ * bound their input long before that size; docs/security.md).
  */
 export function redactSecrets(text: string): string {
   if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
@@ -112,11 +94,8 @@ export function redactSecrets(text: string): string {
 }
 
 /**
- * The same text is redacted several times as one message is captured (a gist window per field),
- * archived and stashed, and short texts (names, paths, gists, requests cut to a line) again at
- * every checkpoint and compaction summary: the latest results are kept (a pure function of the
- * text, so a hit is exactly what a new pass would give). Bounded by MEMO_BUDGET_CHARS, each entry
- * counted at least ENTRY_CHARS (so many short texts are bounded too), oldest out first.
+ * One text is redacted several times per capture, archive and stash: the latest results are kept,
+ * oldest out first past MEMO_BUDGET_CHARS (60 -> 31 ms per turn at 100 keys, docs/benchmarks.md).
  */
 const MEMO_MAX_CHARS = 64 * 1024;
 const MEMO_BUDGET_CHARS = 4 * 1024 * 1024;
@@ -135,7 +114,6 @@ function remember(text: string, out: string): void {
 }
 
 const CHUNK = 256 * 1024;
-/** How far back from a chunk's end a whitespace cut is looked for. */
 const CUT_WINDOW = 4096;
 
 function redactChunked(text: string): string {
@@ -145,7 +123,6 @@ function redactChunked(text: string): string {
     if (end < text.length) {
       const ws = text.slice(end - CUT_WINDOW, end).search(/\s[^\s]*$/);
       if (ws >= 0) end = end - CUT_WINDOW + ws + 1;
-      // never split a surrogate pair
       const c = text.charCodeAt(end - 1);
       if (c >= 0xd800 && c <= 0xdbff) end -= 1;
     }

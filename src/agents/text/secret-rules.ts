@@ -1,20 +1,12 @@
 /**
- * A maintained secret-rule set beside ours (issue 28): the rules of secretlint's recommended
- * preset (`@secretlint/secretlint-rule-preset-recommend`: code hosts, clouds, model hubs,
- * registries, SaaS tokens; kept up to date upstream), run synchronously on one string.
+ * A maintained rule set beside ours: secretlint's recommended preset, its rules' `file` handlers
+ * run synchronously on one string with a minimal context that collects the reported ranges (the
+ * engine itself is async and file-oriented). A rule that throws is skipped: an upstream bug costs
+ * coverage, never a capture.
  *
- * secretlint's own engine is async and file-oriented; its rules are not: each rule's `file`
- * handler scans `source.content` and calls `context.report({ range })` synchronously. We give
- * them a minimal context and collect the ranges. The `.p12` rule (the only one that reads a file
- * or awaits) never runs: the source is never named `.p12`. A rule that throws is skipped, so a
- * bug upstream can only cost coverage, never a capture.
- *
- * Each rule scans the whole text with its own patterns, most of them with no literal V8 can skip
- * ahead to: on a gateway this was a quarter of the main thread (issue 24). PREFILTERS gives, per
- * rule, a pattern that every match of that rule contains (a superset, read off the rule's
- * patterns in the preset's source): a text without it cannot be reported by that rule, so the
- * rule is not run. A rule not listed always runs (a rule added upstream keeps its coverage).
- * test/text/secret-rules-prefilter.test.ts checks the guarded scan against the unguarded one.
+ * PREFILTERS: per rule, a literal every match of it contains (read off the preset's patterns); a
+ * text without it skips the rule (the preset was a quarter of a gateway's main thread, issue 24).
+ * An unlisted rule always runs; test/redact/secret-rules-prefilter.test.ts checks the guarded scan.
  */
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 
@@ -32,12 +24,9 @@ interface RuleCreator {
   create(context: RuleContext, options: unknown): { file?: (source: unknown) => unknown };
 }
 
-/**
- * What a text must contain for a rule to report anything in it (a necessary condition, never a
- * narrower one: case-insensitive where any of the rule's patterns is).
- */
+/** What a text must contain for a rule to report in it (case-insensitive where the rule is). */
 type Guard = (text: string, lower: () => string) => boolean;
-/** every literal a guard looks for: one case-insensitive scan for all of them rules out most texts at once */
+/** every guard's literal: one scan for all of them rules out most texts */
 const LITERALS: string[] = [];
 const any = (...xs: string[]): Guard => {
   LITERALS.push(...xs);
@@ -86,10 +75,7 @@ const PREFILTERS: Readonly<Record<string, Guard>> = {
   "@secretlint/secretlint-rule-tailscale": any("tskey-"),
 };
 
-/**
- * Some guard's literal, in any case: when a text has none, no guarded rule runs; a match (at the
- * leftmost place any literal occurs) sends the text to the guards one by one.
- */
+/** Some guard's literal, in any case: without one no guarded rule runs. */
 const ANY_LITERAL = new RegExp([...new Set(LITERALS.map((x) => x.toLowerCase()))].map((x) => x.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|"), "i");
 
 /** Rules that are not about secrets in text (comment directives). */
@@ -103,7 +89,7 @@ interface Scanner {
 let scanner: Scanner | null = null;
 let unguarded: Scanner | null = null;
 
-/** Built once: each rule's handlers close over one shared report sink. */
+/** Built once: the rules' handlers share one report sink. */
 function build(guarded: boolean): Scanner {
   const ranges: Array<readonly [number, number]> = [];
   const context: RuleContext = {
@@ -149,11 +135,9 @@ function scan({ ranges, file }: Scanner, text: string): Array<[number, number]> 
     if (guard && !(someLiteral && guard(text, lower))) continue;
     try {
       const r = run(source);
-      // never awaited: no handler is async for a .txt source; a promise would only be a rejection to swallow
+      // no handler is async for a .txt source; a promise could only be a rejection to swallow
       if (r && typeof (r as Promise<unknown>).catch === "function") (r as Promise<unknown>).catch(() => {});
-    } catch {
-      // a throwing rule is skipped (see the header)
-    }
+    } catch {}
   }
   const sorted = ranges.map(([a, b]) => [Math.max(0, a), Math.min(text.length, b)] as [number, number]).sort((x, y) => x[0] - y[0]);
   const merged: Array<[number, number]> = [];
