@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { SearchIndex } from "../../src/agents/archive/search-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
-import { Bm25Postings } from "../../src/agents/trim/bm25-postings.js";
+import { Bm25 as Bm25Postings } from "../../src/agents/archive/bm25.js";
 import { keysOf } from "../../src/agents/messages/message-key.js";
 import { recordOf } from "../../src/agents/trim/relevance-index.js";
 import { userText } from "../../src/agents/messages/read.js";
