@@ -1,17 +1,9 @@
 /**
- * SessionArchive: the archive of one session key, on disk (store.ts) and indexed in
- * memory (search-index.ts). One instance per (state dir, session key) per process; it
- * follows appends by other processes by reading only the new tail of the file.
- *
- * Durability and indexing are separate: `append` (awaited inside the compaction hook)
- * extracts nothing and indexes nothing; it dedups against the record ids, writes the
- * fsync'd lines and returns. The full-text index is built off that path: in the
- * background right after an append (in small batches, yielding to the event loop), and
- * synchronously for whatever is still missing when a search comes first. The finished
- * index is saved next to the file (index.json, atomic) so a new process loads it instead
- * of rebuilding it; an index file that is torn, of another version or that names a record
- * the archive no longer has is ignored and the index rebuilt from segments.jsonl (the
- * source of truth).
+ * SessionArchive: one session key's archive, on disk (store.ts) and indexed in memory
+ * (search-index.ts); one per (state dir, key) per process, following other processes' appends by
+ * reading the file's new tail. `append` only dedups and writes fsync'd lines; indexing runs in the
+ * background after it (or at a search that comes first). The index is saved beside the file; a
+ * torn, stale or other-version one is rebuilt from segments.jsonl, the source of truth.
  */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";

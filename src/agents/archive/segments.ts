@@ -1,14 +1,9 @@
 /**
- * Messages of a compacted span -> archive segments (pure; no I/O).
- *
- * One segment per user message, assistant reply text, tool call and tool result
- * (`!cmd` bash executions too), each with its role and time; tool segments carry the
- * tool name and target (path, command or pattern). Every text is redacted before it
- * leaves this function and bounded (SEGMENT_BOUNDS): a long text becomes several chunk
- * segments (`part` k of `parts`, overlapping), so an identifier in the middle of a long
- * tool output stays findable instead of being cut away. Never archived: our own injected
- * messages (gauge, restore, recall), restore or recall blocks a host folded into a
- * user message, host `System:` lines, thinking blocks, compaction summaries.
+ * Messages of a compacted span -> archive segments (pure): one per user message, reply text, tool
+ * call and result, with role, time, tool name and target. Every text is redacted before it leaves
+ * here and bounded (SEGMENT_BOUNDS): a long one becomes overlapping chunks, so an identifier in the
+ * middle of a long output stays findable. Never archived: our injected messages and blocks, host
+ * `System:` lines, thinking blocks, compaction summaries.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";

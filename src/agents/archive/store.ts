@@ -1,13 +1,8 @@
 /**
- * The archive file of one session key: `<stateDir>/context/archive/<dir>/segments.jsonl`,
- * one JSON record per line (docs/archive.md).
- *
- * Crash safety: records are only ever appended, whole lines in one write; a reader takes
- * only newline-terminated lines and skips a line that does not parse, and the next append
- * after a torn write starts on a fresh line. So an interrupted append can lose at most the
- * records it was writing, never what was there. Rewrites (eviction, retention) go through
- * writeFileAtomic (tmp + fsync + rename). Appends and rewrites of one file are serialized
- * across processes by a lock file, so a rewrite never drops another writer's append.
+ * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, one JSON
+ * record per line. Crash safety: whole lines appended in one write; a reader skips a torn or bad
+ * line and the next append starts a fresh one, so an interrupted append loses at most its own
+ * records. Rewrites go through writeFileAtomic; a lock file serializes writers across processes.
  */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";

@@ -123,11 +123,10 @@ export class RelevanceIndex {
   }
 
   /**
-   * Score of each message against `query`: the best 100 matches by score, other indexed ones
-   * 0, not indexed yet null. The search is cached per query and refreshed by `warm` off the
-   * request path after each request, so a trim decision normally only reads the cache; it
-   * searches itself only for a query it has never seen (a new request that needs a trim at once).
+   * Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null. Cached
+   * per query and refreshed by `warm` off the request path; a decision searches only a new query.
    */
+
   scorer(query: string): (key: string) => number | null {
     if (this.cached?.query !== query) this.score(query);
     const byKey = this.cached!.byKey;

@@ -1,17 +1,10 @@
 /**
- * The main thread's side of the archive worker: searches and evictions of archives run in one
- * worker thread per process (archive-worker.ts), so loading, indexing and saving a large
- * archive never blocks the event loop a gateway serves every chat from (issue 24).
- *
- * The worker is started on first use and does not keep the process alive while idle (it is
- * ref'd only while a request is pending). When it cannot start (no worker_threads, a source
- * checkout without tsx, or it dies before it is ready, MAX_START_FAILURES times), the same
- * operations run in this thread (archive-host.ts): slower for the loop, never a lost search.
- *
- * A worker that dies under a request (its heap limit, an archive too large to load) takes only
- * itself down: the request is sent once more to a fresh worker and then fails with
- * ArchiveWorkerDiedError. It is never re-run in this thread, where the same input would take the
- * host (on OpenClaw, the gateway serving every chat) down with it.
+ * The main thread's side of the archive worker (archive-worker.ts): loading, indexing and saving a
+ * large archive never block the event loop a gateway serves every chat from. Started on first use,
+ * ref'd only while a request is pending. When it cannot start (MAX_START_FAILURES times), the same
+ * operations run in this thread (archive-host.ts). A request the worker dies under is sent once
+ * more to a fresh worker, then fails (ArchiveWorkerDiedError): never re-run in this thread, where
+ * the same input would take the host down.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
