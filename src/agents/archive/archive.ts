@@ -151,12 +151,7 @@ export class SessionArchive {
     return index;
   }
 
-  /**
-   * Loads the saved index or indexes in the background, INDEX_BATCH records per
-   * event-loop turn, so the LLM request that follows a compaction and the `context`
-   * handler are never held up for long; then saves the index. Resolves when everything is
-   * indexed and saved (bench and tests wait on it). Never rejects.
-   */
+  /** Loads or builds the index INDEX_BATCH records per event-loop turn, then saves it; never rejects. */
   indexInBackground(): Promise<void> {
     this.indexing ??= (async () => {
       try {
@@ -287,11 +282,7 @@ export class SessionArchive {
     });
   }
 
-  /**
-   * Scans the newest records' ids in the background (session start), so the first compaction of a
-   * process dedups against them and reads only what was appended since: the awaited hook then
-   * costs about what it costs in a warm process. Errors leave the cold path as it was.
-   */
+  /** Scans the newest ids in the background (session start): the first compaction's hook then costs a warm one's. */
   prefetchIds(): Promise<void> {
     if (this.loaded || this.loading) return Promise.resolve();
     return new Promise<void>((resolve) => setImmediate(resolve))
@@ -299,10 +290,8 @@ export class SessionArchive {
       .catch((e: unknown) => debugLog("archive id prefetch", e));
   }
 
-  /**
-   * Loads the archive and, holding the lock, evicts and expires what is over its limits (an
-   * append that loaded nothing found it over maxSegments). Returns how many records went.
-   */
+  /** Loads the archive and, under the lock, evicts and expires what is over its limits; returns how many went. */
+
   enforceLimits(): Promise<number> {
     return this.serial(async () => {
       await this.load();

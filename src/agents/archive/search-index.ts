@@ -85,12 +85,8 @@ export class SearchIndex {
     return this.records.get(id);
   }
 
-  /**
-   * The score unit of automatic recall thresholds: the idf of a term found in a single
-   * segment (MiniSearch's BM25 idf at df = 1). Raw BM25 grows with the archive's size (idf
-   * is a log of it); a threshold in this unit means the same specificity in an archive of
-   * 10 segments and of 20,000.
-   */
+  /** Recall thresholds' unit: BM25's idf at df = 1 (raw BM25 grows with the archive; this unit does not). */
+
   scoreUnit(): number {
     const n = Math.max(1, this.records.size);
     return Math.log(1 + (n - 1 + 0.5) / 1.5);

@@ -73,11 +73,7 @@ function startAfter(text: string, from: number, limit: number): number {
   return from;
 }
 
-/**
- * `text` as overlapping chunks of at most SEGMENT_BOUNDS.chunk chars, cut at whitespace
- * where there is some in the chunk's second half. More than maxChunks: the first and last
- * halves of them are kept, the middle left out (an elision marker says so).
- */
+/** Overlapping chunks cut at whitespace; past maxChunks the middle is left out, with a marker. */
 export function chunkText(text: string): string[] {
   const { chunk, overlap, maxChunks } = SEGMENT_BOUNDS;
   if (text.length <= chunk) return text ? [text] : [];
@@ -97,11 +93,7 @@ export function chunkText(text: string): string[] {
   return [...out.slice(0, head - 1), `${out[head - 1]}${ELIDED}`, ...out.slice(out.length - tail)];
 }
 
-/**
- * Head and tail of a huge text, each cut at whitespace so no token (a secret has no
- * spaces) is split into a piece the redaction patterns could no longer recognise; a
- * partial token at a cut is dropped whole.
- */
+/** Head and tail of a huge text, cut at whitespace: no secret is split past the redactor's recognition. */
 function scanWindow(text: string): string {
   if (text.length <= SCAN_MAX) return text;
   let head = text.slice(0, SCAN_MAX / 2);
@@ -232,10 +224,7 @@ function timeOf(msg: AgentMessage): number {
 
 const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall", "context-trim"]);
 
-/**
- * Segments of `messages`, in order. Total: malformed messages are skipped. `expand` gives a
- * stashed tool result's payload (offload on: stashed-text.ts) to archive instead of its preview.
- */
+/** Segments of `messages` in order (malformed ones skipped); `expand` gives a stashed result's payload. */
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();
@@ -254,10 +243,8 @@ function pushSafely(out: SegmentDraft[], calls: Map<string, { tool: string; targ
 /** Longest stretch segmentsOfSliced works before it lets the event loop run. */
 const SLICE_MS = 8;
 
-/**
- * segmentsOf, yielding to the event loop every SLICE_MS: a committed turn with megabytes of tool
- * output is redacted and chunked without holding up the other chats of a gateway (issue 24).
- */
+/** segmentsOf, yielding to the event loop every SLICE_MS (megabytes of output hold up no other chat). */
+
 export async function segmentsOfSliced(messages: readonly AgentMessage[], expand?: ExpandStashed): Promise<SegmentDraft[]> {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();

@@ -36,11 +36,8 @@ class WorkerDeath extends Error {}
 /** The worker died before it was ready: it never read the request (a module it cannot load). */
 class WorkerStartFailure extends Error {}
 
-/**
- * The worker as this build runs it: the built .js entry beside this file, or, in a source
- * checkout (tsx, vitest), a small module that registers tsx's loader in the worker's thread
- * before importing the .ts entry (a worker does not inherit the loader hooks).
- */
+/** The built .js entry beside this file, or in a source checkout a module registering tsx's loader first. */
+
 function workerSpec(): { code: string | URL; eval: boolean } | null {
   const self = import.meta.url;
   if (!self.endsWith(".ts")) return { code: new URL("./archive-worker.js", self), eval: false };
