@@ -291,7 +291,6 @@ export class SessionArchive {
   }
 
   /** Loads the archive and, under the lock, evicts and expires what is over its limits; returns how many went. */
-
   enforceLimits(): Promise<number> {
     return this.serial(async () => {
       await this.load();

@@ -131,7 +131,6 @@ export async function sweepIdleArchives(stateDir: string, opts: { retentionDays:
 const lastSweep = new Map<string, number>();
 
 /** The idle sweep in the background, at most daily per state dir and process; a failure is logged, never thrown. */
-
 export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger: WarnLogger = consoleWarnLogger, now = Date.now()): void {
   const last = lastSweep.get(stateDir);
   if (last !== undefined && now - last < DAY_MS) return;

@@ -22,7 +22,6 @@ interface Loaded extends Followed {
 }
 
 /** Heap of a loaded index: its file's bytes plus this per record (20,000 records: 37.7 / 43.8 MB, within 1%). */
-
 export const INDEXED_BYTES_PER_RECORD = 1_650;
 /** Until the budget is set from `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeIndexes`). */
 const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;

@@ -187,7 +187,6 @@ export async function followFile<T extends Followed>(file: string, cache: Budget
 }
 
 /** The file's records for `appendKnowledge` (no index: searches run in the worker); calls serialized per file. */
-
 export function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
   return followFile(file, knowledgeFollowers(), () => ({ size: 0, ...emptyKnowledgeState() }), applyKnowledgeLines);
 }

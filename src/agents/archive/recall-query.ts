@@ -19,7 +19,6 @@ export function recallCapTokens(config: Pick<ContextManagerConfig, "recallMaxTok
 }
 
 /** The latest RECALL_QUERY_REQUESTS user requests (latest first), their indexes, and the latest one's (-1: none). */
-
 export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): { query: string; requestAt: Set<number>; lastUser: number } {
   let lastUser = -1;
   // a request the host keeps out of `messages` until the reply (OpenClaw 2026.9's fenced turn) comes first

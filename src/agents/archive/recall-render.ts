@@ -40,7 +40,6 @@ export interface RenderedRecall {
 }
 
 /** The `context_search` result: a header, then per fragment a label line and a quoted snippet (or `full` text). */
-
 export function renderSearchResult(query: string, hits: readonly SearchHit[], archived: number, maxChars: number, opts: { full?: boolean } = {}): string {
   const q = quoteUntrusted(query, 120);
   if (archived === 0) return "The archive of compacted context is empty: nothing of this session has been compacted yet.";

@@ -86,7 +86,6 @@ export class SearchIndex {
   }
 
   /** Recall thresholds' unit: BM25's idf at df = 1 (raw BM25 grows with the archive; this unit does not). */
-
   scoreUnit(): number {
     const n = Math.max(1, this.records.size);
     return Math.log(1 + (n - 1 + 0.5) / 1.5);

@@ -244,7 +244,6 @@ function pushSafely(out: SegmentDraft[], calls: Map<string, { tool: string; targ
 const SLICE_MS = 8;
 
 /** segmentsOf, yielding to the event loop every SLICE_MS (megabytes of output hold up no other chat). */
-
 export async function segmentsOfSliced(messages: readonly AgentMessage[], expand?: ExpandStashed): Promise<SegmentDraft[]> {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();

@@ -35,7 +35,6 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
 }
 
 /** Ids of the file's last `bytes` (and its first seq), or with `from` of what was appended since; a rewrite: afresh. */
-
 export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
   let fh: fsp.FileHandle;
   try {

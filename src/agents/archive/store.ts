@@ -215,7 +215,6 @@ const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 5_000;
 
 /** Runs `fn` holding `<dir>/segments.lock`; a lock past LOCK_STALE_MS is taken over, LOCK_WAIT_MS of waiting fails. */
-
 export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   const lock = path.join(dir, LOCK_FILE);
   const started = Date.now();

@@ -25,7 +25,6 @@ export class HistoryView {
   }
 
   /** Keys (a repeated base key numbered "#n") and units; `from`/`unitsFrom`: where the reused part ends. */
-
   update(messages: readonly AgentMessage[], end = messages.length): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
     const reuse = this.known(messages) > 0;
     this.rebuilt = !reuse;

@@ -126,7 +126,6 @@ export class RelevanceIndex {
    * Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null. Cached
    * per query and refreshed by `warm` off the request path; a decision searches only a new query.
    */
-
   scorer(query: string): (key: string) => number | null {
     if (this.cached?.query !== query) this.score(query);
     const byKey = this.cached!.byKey;

@@ -220,7 +220,6 @@ export class SmartTrim {
     }
     this.catchUpTokens.clear();
     if (this.select.count === 0) return result;
-
     const out: AgentMessage[] = [];
     let marked = !s.marker;
     for (let i = 0; i < messages.length; i++) {

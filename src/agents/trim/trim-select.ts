@@ -61,7 +61,6 @@ export class TrimSelect {
   }
 
   /** Takes in the messages from `from` on (units before `unitsFrom` unchanged); a sticky key trims its whole unit. */
-
   sync(n: number, units: Units, from: number, unitsFrom: number, sticky: (i: number) => boolean, fixed: (i: number) => boolean): void {
     for (let i = from; i < this.length; i++) {
       if (this.trimmedAt[i]) this.count--;

@@ -37,7 +37,6 @@ class WorkerDeath extends Error {}
 class WorkerStartFailure extends Error {}
 
 /** The built .js entry beside this file, or in a source checkout a module registering tsx's loader first. */
-
 function workerSpec(): { code: string | URL; eval: boolean } | null {
   const self = import.meta.url;
   if (!self.endsWith(".ts")) return { code: new URL("./archive-worker.js", self), eval: false };

@@ -158,7 +158,6 @@ export interface KnowledgeSearchRequest {
 }
 
 /** A knowledge search, run where the archive's run (its index grows with the session). */
-
 export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
   const visible = req.visible;
   return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, {
