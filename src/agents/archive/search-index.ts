@@ -39,9 +39,6 @@ export class SearchIndex {
   addedSinceSave = 0;
   removedSinceSave = 0;
 
-  get dirty(): boolean {
-    return this.addedSinceSave > 0 || this.removedSinceSave > 0;
-  }
 
   markSaved(): void {
     this.addedSinceSave = 0;
@@ -81,9 +78,6 @@ export class SearchIndex {
     return this.records.has(id);
   }
 
-  get(id: string): ArchiveRecord | undefined {
-    return this.records.get(id);
-  }
 
   /** Recall thresholds' unit: BM25's idf at df = 1 (raw BM25 grows with the archive; this unit does not). */
   scoreUnit(): number {
