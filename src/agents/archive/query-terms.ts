@@ -17,11 +17,9 @@ const HEX_DIGEST = /^(?=[a-f]*[0-9])[0-9a-f]{7,}$/;
 const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
 
 /**
- * Index terms of the query's code-like tokens: a token with `_`, `/`, an extension, an
- * inner capital or letters and digits (`initTheme`, `tui-renderer.ts`, `max_tokens`, `v2`)
- * contributes its whole lower-cased form, its file name and the terms it ends with (the
- * last folder of a path, the last word of a camelCase or snake_case name: `queueMessage`
- * -> queuemessage, message).
+ * Terms of the query's code-like tokens (with `_`, `/`, an extension, an inner capital, or letters
+ * and digits): the whole lower-cased form, the file name and the terms it ends with
+ * (`queueMessage` -> queuemessage, message).
  */
 export function identifierTerms(query: string): Set<string> {
   const out = new Set<string>();
@@ -80,11 +78,9 @@ const GENERATION_CHARS = 16_384;
 export const BYTES_PER_MEMO_CHAR = 8;
 
 /**
- * A query's terms read line by line, each line's terms remembered: smart trim's query is the
- * latest requests joined by lines, so a new one shares all but its newest request with the last
- * (reading a 2,165-char query was ~85% of a search over 2,000 messages). Exact: no token or
- * identifier spans a line break, so the lines' terms in order are the query's
- * (test/trim/query-terms-memo.test.ts).
+ * A query's terms read line by line, each line remembered: smart trim's next query shares all but
+ * its newest request with the last (reading a 2,165-char query was ~85% of a search over 2,000
+ * messages). Exact: no term spans a line break (test/trim/query-terms-memo.test.ts).
  */
 export class QueryTermsMemo {
   /** lines read lately, and those of the generation before (a line read again moves back to the current one) */

@@ -129,10 +129,8 @@ export class SearchIndex {
 }
 
 /**
- * When the index is written to disk again (SessionArchive.saveIndex): once this many records were
- * added since the last save (or this share of its size, if more), or right after records were
- * removed (a saved index naming a record the file no longer has is useless). Serializing a
- * 20k-segment index costs about a second of CPU; a new process indexes what the file lacks.
+ * The index is saved again once this many records (or this share, if more) were added, or right
+ * after a removal (a saved index naming a gone record is useless); a new process adds the rest.
  */
 const SAVE_MIN_ADDED = 256;
 const SAVE_SHARE = 0.1;

@@ -124,11 +124,9 @@ function userTextOf(msg: AgentMessage): string {
 }
 
 /**
- * Stricter than redactSecrets, for the verbatim archive only: a bare run of 20+ letters
- * and digits that mixes upper case, lower case and digits and switches between them on
- * at least 35% of its characters is a random token (an API key with no recognisable
- * prefix or key name), not an identifier: camelCase names switch case a few times per
- * word ("computeInvoiceTotal2": 3 switches in 20 chars).
+ * Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower
+ * and digits that switches kind on >= 35% of its chars is a random token (a key without a known
+ * prefix), not an identifier ("computeInvoiceTotal2": 3 switches in 20 chars).
  */
 const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const kindOf = (c: number): number => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);

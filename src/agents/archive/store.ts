@@ -43,10 +43,7 @@ export interface RecordOrigin {
   compaction: number;
 }
 
-/**
- * The records of `drafts` not archived yet (`archived`: an id already in the file) and not
- * repeated among `drafts`, numbered from `firstSeq`; `duplicates` counts the rest.
- */
+/** The drafts neither `archived` nor repeated, numbered from `firstSeq`; `duplicates` counts the rest. */
 export function newRecords(drafts: readonly SegmentDraft[], archived: (id: string) => boolean, firstSeq: number, at: number, origin: RecordOrigin): { records: ArchiveRecord[]; duplicates: number } {
   const records: ArchiveRecord[] = [];
   const seen = new Set<string>();

@@ -187,10 +187,7 @@ export class ArchiveWorkerClient {
     });
   }
 
-  /**
-   * Starts the worker now, without a request (O(1) once started): a compaction coming soon then
-   * does not wait for the worker's start (~0.8 s under tsx) on its archive append.
-   */
+  /** Starts the worker ahead of a likely compaction, whose append then skips the ~0.8 s start. */
   prestart(): void {
     this.start();
   }
