@@ -29,7 +29,7 @@ export function fragmentLabel(hit: SearchHit): string {
 const TRAILER_ROOM = 70;
 
 /** Minimum body worth showing: below it a fragment is left out instead of cut to nothing. */
-const MIN_BODY = 40;
+export const MIN_BODY = 40;
 
 export interface RenderedRecall {
   text: string;

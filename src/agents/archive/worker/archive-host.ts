@@ -28,13 +28,17 @@ export interface ArchiveRef {
   limits: ArchiveLimits;
 }
 
-export interface SearchRequest extends ArchiveRef {
+/** A query as the automatic recall and context_search send it (archive and knowledge alike). */
+interface QueryRequest {
   query: string;
   limit: number;
-  /** minimum final score in units of the archive's scoreUnit (automatic recall) */
+  /** minimum score in units of the index's scoreUnit (automatic recall) */
   minScoreUnits?: number;
   /** query terms found in this text are left out (what the agent can already see) */
   visible?: string;
+}
+
+export interface SearchRequest extends ArchiveRef, QueryRequest {
   /** answer `{ ready: false }` at once when the archive is not loaded and indexed (and start that) */
   ifReady?: boolean;
 }
@@ -146,15 +150,9 @@ export function hostMemory(): HostMemory {
   return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
 }
 
-export interface KnowledgeSearchRequest {
+export interface KnowledgeSearchRequest extends QueryRequest {
   /** the key's knowledge.jsonl */
   file: string;
-  query: string;
-  limit: number;
-  /** minimum score in units of the knowledge index's scoreUnit (automatic recall) */
-  minScoreUnits?: number;
-  /** query terms found in this text are left out (what the agent can already see) */
-  visible?: string;
 }
 
 /** A knowledge search, run where the archive's run (its index grows with the session). */
