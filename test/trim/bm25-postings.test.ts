@@ -1,5 +1,5 @@
 /**
- * Smart trim's BM25 postings (trim/bm25-postings.ts) give the archive's SearchIndex scores
+ * The BM25 postings (archive/bm25.ts) give SearchIndex (which searches with them) its scores
  * bit for bit: the same top 100 with the same scores for every query, on a real session's
  * messages and on random ones built from a small vocabulary (many ties, identifiers, paths,
  * empty fields). After removals (the newest document kept: both keep the newest time seen)

@@ -1,5 +1,5 @@
 /**
- * A query's terms read line by line with each line remembered (trim/query-terms-memo.ts) are
+ * A query's terms read line by line with each line remembered (archive/query-terms.ts) are
  * exactly the query's own: identifierTerms(query) and queryTerms(query, MAX_QUERY_READ), the
  * same terms in the same order (their order breaks pickSpecificTerms's ties), whether its
  * lines were seen before or not: on every recall query of the long real sessions, and on
