@@ -177,7 +177,7 @@ async function main() {
     const results = {
       date: new Date().toISOString(),
       machine: { cpu: cpus()[0]?.model ?? "?", cores: cpus().length, node: process.version, platform: `${platform()} ${release()}`, loadAverage1m: { start: loadStart, end: loadEnd } },
-      engine: "minisearch 7.2.0 (BM25, in memory) + JSONL file",
+      engine: "BM25 postings (src/agents/archive/bm25.ts, in memory) + JSONL file",
       corpus: { transcripts: SOURCES, sourceMessages: src.length, queries: queries.length, spanMessages: SPAN },
       targets: { searchMedianMsAt20k: 10, appendSpanMs: 20 },
       appendSpanAllSizes: appendAll,

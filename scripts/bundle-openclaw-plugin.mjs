@@ -8,7 +8,7 @@ import { build } from "esbuild";
 
 // modules of the pi SDK (and what they import) are marked side-effect free so that only the
 // functions we call survive; our own runtime dependencies keep their side effects
-const OWN_DEPS = /node_modules\/(yaml|minisearch|re2js|@secretlint\/[^/]+|typebox)\//;
+const OWN_DEPS = /node_modules\/(yaml|re2js|@secretlint\/[^/]+|typebox)\//;
 
 const sdkTreeShaking = {
   name: "sdk-tree-shaking",

@@ -1,5 +1,5 @@
 /**
- * Smart trim's BM25 postings (trim/bm25-postings.ts) give the archive's SearchIndex scores
+ * The BM25 postings (archive/bm25.ts) give SearchIndex (which searches with them) its scores
  * bit for bit: the same top 100 with the same scores for every query, on a real session's
  * messages and on random ones built from a small vocabulary (many ties, identifiers, paths,
  * empty fields). After removals (the newest document kept: both keep the newest time seen)
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { SearchIndex } from "../../src/agents/archive/search-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
-import { Bm25Postings } from "../../src/agents/trim/bm25-postings.js";
+import { Bm25 as Bm25Postings } from "../../src/agents/archive/bm25.js";
 import { keysOf } from "../../src/agents/messages/message-key.js";
 import { recordOf } from "../../src/agents/trim/relevance-index.js";
 import { userText } from "../../src/agents/messages/read.js";

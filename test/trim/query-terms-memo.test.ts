@@ -1,5 +1,5 @@
 /**
- * A query's terms read line by line with each line remembered (trim/query-terms-memo.ts) are
+ * A query's terms read line by line with each line remembered (archive/query-terms.ts) are
  * exactly the query's own: identifierTerms(query) and queryTerms(query, MAX_QUERY_READ), the
  * same terms in the same order (their order breaks pickSpecificTerms's ties), whether its
  * lines were seen before or not: on every recall query of the long real sessions, and on
@@ -9,9 +9,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
-import { identifierTerms, MAX_QUERY_READ } from "../../src/agents/archive/search-index.js";
+import { identifierTerms, MAX_QUERY_READ, QueryTermsMemo } from "../../src/agents/archive/query-terms.js";
 import { queryTerms } from "../../src/agents/archive/tokenize.js";
-import { QueryTermsMemo } from "../../src/agents/trim/query-terms-memo.js";
 import { readTranscriptJson } from "../helpers/transcripts.js";
 
 const FILES = ["badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];

@@ -1,8 +1,6 @@
 /**
- * Which session key an archive directory belongs to: the directory name keeps only a
- * readable prefix and a hash of the key, so a `key.json` sidecar
- * (`{"v":1,"sessionKey":…,"agent":…}`) is written beside the segments once per process.
- * Cross-session search (config `crossSession`) lists the keys of one agent through it.
+ * Which session key an archive directory belongs to (its name keeps only a prefix and a hash): a
+ * `key.json` sidecar written once per process, through which cross-session search lists an agent's keys.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";

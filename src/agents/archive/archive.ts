@@ -1,17 +1,9 @@
 /**
- * SessionArchive: the archive of one session key, on disk (store.ts) and indexed in
- * memory (search-index.ts). One instance per (state dir, session key) per process; it
- * follows appends by other processes by reading only the new tail of the file.
- *
- * Durability and indexing are separate: `append` (awaited inside the compaction hook)
- * extracts nothing and indexes nothing; it dedups against the record ids, writes the
- * fsync'd lines and returns. The full-text index is built off that path: in the
- * background right after an append (in small batches, yielding to the event loop), and
- * synchronously for whatever is still missing when a search comes first. The finished
- * index is saved next to the file (index.json, atomic) so a new process loads it instead
- * of rebuilding it; an index file that is torn, of another version or that names a record
- * the archive no longer has is ignored and the index rebuilt from segments.jsonl (the
- * source of truth).
+ * SessionArchive: one session key's archive, on disk (store.ts) and indexed in memory
+ * (search-index.ts); one per (state dir, key) per process, following other processes' appends by
+ * reading the file's new tail. `append` only dedups and writes fsync'd lines; indexing runs in the
+ * background after it (or at a search that comes first). The index is saved beside the file; a
+ * torn, stale or other-version one is rebuilt from segments.jsonl, the source of truth.
  */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
@@ -159,12 +151,7 @@ export class SessionArchive {
     return index;
   }
 
-  /**
-   * Loads the saved index or indexes in the background, INDEX_BATCH records per
-   * event-loop turn, so the LLM request that follows a compaction and the `context`
-   * handler are never held up for long; then saves the index. Resolves when everything is
-   * indexed and saved (bench and tests wait on it). Never rejects.
-   */
+  /** Loads or builds the index INDEX_BATCH records per event-loop turn, then saves it; never rejects. */
   indexInBackground(): Promise<void> {
     this.indexing ??= (async () => {
       try {
@@ -295,11 +282,7 @@ export class SessionArchive {
     });
   }
 
-  /**
-   * Scans the newest records' ids in the background (session start), so the first compaction of a
-   * process dedups against them and reads only what was appended since: the awaited hook then
-   * costs about what it costs in a warm process. Errors leave the cold path as it was.
-   */
+  /** Scans the newest ids in the background (session start): the first compaction's hook then costs a warm one's. */
   prefetchIds(): Promise<void> {
     if (this.loaded || this.loading) return Promise.resolve();
     return new Promise<void>((resolve) => setImmediate(resolve))
@@ -307,10 +290,7 @@ export class SessionArchive {
       .catch((e: unknown) => debugLog("archive id prefetch", e));
   }
 
-  /**
-   * Loads the archive and, holding the lock, evicts and expires what is over its limits (an
-   * append that loaded nothing found it over maxSegments). Returns how many records went.
-   */
+  /** Loads the archive and, under the lock, evicts and expires what is over its limits; returns how many went. */
   enforceLimits(): Promise<number> {
     return this.serial(async () => {
       await this.load();

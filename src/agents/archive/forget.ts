@@ -1,9 +1,6 @@
 /**
- * The right to forget, for the archive (issue 28): remove one key's archive, and prune every
- * archive in a state dir to the retention setting (records older than `retentionDays` go; an
- * archive with nothing younger goes whole). Retention used to apply only when a key's archive was
- * loaded again, so an idle key's archive was never swept; sweepIdleArchivesSoon (below) sweeps
- * in the background. Built on store.ts's functions (lock, read, atomic rewrite).
+ * The right to forget: remove one key's archive, prune every archive in a state dir to the
+ * retention, and sweep idle archives in the background (their retention is otherwise never applied).
  */
 import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
@@ -115,12 +112,7 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
   return receipt;
 }
 
-/**
- * The idle sweep: archives not written for longer than the retention (their file's mtime is older
- * than the cutoff, so every record in them is) are removed whole. Stat only, no parse: cheap
- * enough to run in the background of a session start. Active archives are cut to the retention
- * by SessionArchive itself when they are loaded or appended to.
- */
+/** Removes whole the archives not written within the retention (by mtime: stat only, cheap at a session start). */
 export async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number; now?: number; dryRun?: boolean }): Promise<ArchiveRmReceipt[]> {
   const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
   const out: ArchiveRmReceipt[] = [];
@@ -136,13 +128,9 @@ export async function sweepIdleArchives(stateDir: string, opts: { retentionDays:
   return out;
 }
 
-/**
- * Runs the idle-archive sweep in the background at most once a day per state dir and
- * process, from engine creation (a session start): an idle key's archive is otherwise never cut to the retention
- * (issue 28). A failure is logged, never thrown.
- */
 const lastSweep = new Map<string, number>();
 
+/** The idle sweep in the background, at most daily per state dir and process; a failure is logged, never thrown. */
 export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger: WarnLogger = consoleWarnLogger, now = Date.now()): void {
   const last = lastSweep.get(stateDir);
   if (last !== undefined && now - last < DAY_MS) return;

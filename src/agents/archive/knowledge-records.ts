@@ -1,7 +1,6 @@
 /**
- * The knowledge layer, LLM-free (seed 003's knowledge store, issue 26): a checkpoint's facts
- * as typed records. The mapping is structural, by which checkpoint field a fact comes from
- * (and, for config, the file name's syntax), never by words in it:
+ * The knowledge layer, LLM-free: a checkpoint's facts as typed records, mapped by the checkpoint
+ * field a fact comes from (for config, the file name's syntax), never by words in it:
  *
  * | checkpoint field | kind |
  * |---|---|
@@ -13,10 +12,8 @@
  * | `work.requests[]`, `work.commands[]` (outcome), `working` (topic, status, next action), `open_items[]` | task_state |
  * | `learnings[]` (the agent's notes about the system) | architecture |
  *
- * Each record has a `subject` (the file, the failing tool and target, the command family,
- * the decision id, …): a later record of the same subject with other text supersedes it
- * (a file changed again, a failure fixed, a decision revised). Superseded records are
- * marked, never deleted (knowledge-store.ts).
+ * A later record of the same `subject` (file, failing tool and target, command family, decision
+ * id) with other text supersedes it; superseded records are marked, never deleted.
  */
 import { createHash } from "node:crypto";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";

@@ -1,9 +1,7 @@
 /**
- * Search over a key's knowledge records: the archive's BM25 (SearchIndex: same tokenizer,
- * identifiers first, plain BM25) with the kind as `tool` and the subject as `target`.
- * Superseded records stay searchable at half their score, labelled as such. The index is
- * kept per file in memory (LRU) and follows the file's appends by reading only the new bytes;
- * a first load applies the file in batches of lines, one batch per event-loop turn.
+ * Search over a key's knowledge records with the archive's BM25 (kind as `tool`, subject as
+ * `target`); superseded records at half their score. Indexes are kept per file by memory and
+ * follow the file's appends, a first load in batches of lines per event-loop turn.
  */
 import { fileStores } from "../../infra/file-stores.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
@@ -23,11 +21,7 @@ interface Loaded extends Followed {
   index: SearchIndex;
 }
 
-/**
- * Heap of a loaded index: its file's bytes once more plus this much per record (the record, its
- * BM25 postings, two map entries). Measured over 20,000 records of 190 / 448 bytes a line: 37.7 /
- * 43.8 MB, within 1% of this estimate.
- */
+/** Heap of a loaded index: its file's bytes plus this per record (20,000 records: 37.7 / 43.8 MB, within 1%). */
 export const INDEXED_BYTES_PER_RECORD = 1_650;
 /** Until the budget is set from `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeIndexes`). */
 const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;

@@ -1,9 +1,7 @@
 /**
- * `knowledge.jsonl` beside `segments.jsonl` (same directory, same modes): the knowledge
- * records of a session key, append-only. Two line shapes: a record, and a supersede mark
- * `{"v":1,"superseded":"<id>","by":"<id>"}` written when a later record of the same subject
- * replaces it, so nothing is rewritten or deleted. Readers take whole lines and skip one that
- * does not parse. Writes go through the archive's `appendLines` (one fsync'd write).
+ * `knowledge.jsonl` beside `segments.jsonl`: a key's knowledge records, append-only. A record, or
+ * a supersede mark `{"v":1,"superseded":"<id>","by":"<id>"}` when a later record of the subject
+ * replaces it, so nothing is rewritten. Readers take whole lines and skip one that does not parse.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -99,10 +97,7 @@ export interface KnowledgeAppend {
   superseded: number;
 }
 
-/**
- * Appends the drafts not recorded yet; a draft whose subject has a live record with other
- * text supersedes it. One write for records and marks.
- */
+/** Appends the drafts not recorded yet (superseding a live record of the subject): one write. */
 export async function appendKnowledge(
   file: string,
   drafts: readonly KnowledgeDraft[],
@@ -140,19 +135,12 @@ export interface Followed extends KnowledgeState {
   size: number;
 }
 
-/**
- * Heap of a followed file: its bytes once more (the parsed strings) plus this much per record
- * (the object and its two map entries). Measured over 20,000 records of 190 / 282 / 448 bytes a
- * line: 330 / 425 / 587 bytes a record, within 1% of this estimate.
- */
+/** Heap of a followed file: its bytes plus this per record (20,000 records: within 1% of measured). */
 export const FOLLOWED_BYTES_PER_RECORD = 170;
 /** Until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeFollowers`). */
 const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
 
-/**
- * Files whose records this process follows for its appends (dedup ids, live subjects), kept by
- * memory: each grows with its key's checkpoints, and an evicted one is read again at its next append.
- */
+/** Files this process follows for its appends (dedup ids, live subjects), kept by memory; evicted: read again. */
 export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
   (fileStores().knowledgeFollowers ??= new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
 
@@ -163,11 +151,7 @@ declare module "../../infra/file-stores.js" {
 /** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
 const LINES_PER_TURN = 256;
 
-/**
- * Reads `file` from `f.size` up to `size` and hands its whole lines to `apply` in batches, one
- * per event-loop turn, then moves `f.size` past them: what a follower and an index of the file
- * (knowledge-search.ts) read of it, O(new bytes) once followed.
- */
+/** Hands the whole lines of `file` between `f.size` and `size` to `apply`, a batch per event-loop turn. */
 async function applyAppended(file: string, f: { size: number }, size: number, apply: (lines: string[]) => void): Promise<void> {
   const fh = await openRegularFile(file);
   let buf: Buffer;
@@ -186,11 +170,7 @@ async function applyAppended(file: string, f: { size: number }, size: number, ap
   f.size += end + 1;
 }
 
-/**
- * Follows `file` in `cache`: a first call reads it in batches of lines (one per event-loop turn),
- * later ones only the bytes appended since; a file rewritten shorter is read afresh (`fresh`).
- * Undefined when there is no file (removed by forget: nothing of it stays).
- */
+/** Follows `file` in `cache`: new bytes only, afresh when it shrank; undefined when there is no file. */
 export async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
   let size: number;
   try {
@@ -206,11 +186,7 @@ export async function followFile<T extends Followed>(file: string, cache: Budget
   return f;
 }
 
-/**
- * The file's records as `appendKnowledge` needs them, following the file (followFile); no search
- * index (the searches run in the archive worker). Undefined when there is no file. Callers
- * serialize calls per file (knowledge-hooks.ts chains its writes).
- */
+/** The file's records for `appendKnowledge` (no index: searches run in the worker); calls serialized per file. */
 export function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
   return followFile(file, knowledgeFollowers(), () => ({ size: 0, ...emptyKnowledgeState() }), applyKnowledgeLines);
 }

@@ -1,19 +1,9 @@
 /**
- * Field and segment weights of the archive's ranking (issue 27, docs/archive.md#ranking).
- *
- * Why: on the demo's session the top hit for "average" was `write`'s receipt
- * "Successfully wrote 113 bytes to test/average.test.mjs", not the content that holds
- * average(). Two things put it there: the path field weighed twice the text (so a term inside a
- * file NAME beat the same term in the code), and a receipt is short and repeats its path, so
- * BM25's length normalization scored the path's terms high. Both are structure, not words:
- * - a receipt — a succeeded tool result of at most RECEIPT_MAX_CHARS that contains its own
- *   target, or a call whose only content is its target — is ranked at RECEIPT_WEIGHT; a result
- *   receipt's target is not indexed as a field of its own: its text holds it already, and
- *   indexing it twice counted the path three times (text + a field weighed twice).
- * The target field of every other segment weighs twice the text: a segment whose path or command
- * names the term is about it (issue 40: with the field at 1, a grep whose command names an
- * identifier fell below build logs that shared a stack trace's directory names with the query).
- * Every weight is <= 1, so the search's early stop (scores only go down) stays exact.
+ * Field and segment weights of the archive's ranking (docs/archive.md#ranking): the target field
+ * weighs twice the text (a segment whose path or command names the term is about it); a receipt (a
+ * short succeeded result that holds its own target, or a call with nothing but its target) ranks at
+ * RECEIPT_WEIGHT and a result receipt's target is not indexed again. Every weight is <= 1, so
+ * recency and weight only lower a BM25 score.
  */
 import type { ArchiveRecord } from "./store.js";
 

@@ -18,11 +18,7 @@ export function recallCapTokens(config: Pick<ContextManagerConfig, "recallMaxTok
   return Math.max(0, Math.min(config.recallMaxTokens, share));
 }
 
-/**
- * The automatic recall's query: the latest RECALL_QUERY_REQUESTS user requests (latest
- * first), with where they are in `messages` (they are not "visible context") and the
- * index of the latest one (-1: none).
- */
+/** The latest RECALL_QUERY_REQUESTS user requests (latest first), their indexes, and the latest one's (-1: none). */
 export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): { query: string; requestAt: Set<number>; lastUser: number } {
   let lastUser = -1;
   // a request the host keeps out of `messages` until the reply (OpenClaw 2026.9's fenced turn) comes first

@@ -1,10 +1,7 @@
 /**
- * Text of recalled fragments, for the `context_search` tool result and the automatic
- * recall block. Same guarantees as the restore block, through the same quoting
- * (quoteUntrusted): every archived string is redacted again, collapsed to one line
- * without control, zero-width or bidi characters, capped and emitted as a JSON-style
- * quoted string, so no line starts with archived content and no fragment can forge
- * the frame, a `System:` line or another fragment. Sizes are hard caps.
+ * Text of recalled fragments for `context_search` and the recall block. Every archived string goes
+ * through quoteUntrusted (redacted again, one line, capped, quoted), so no line starts with archived
+ * content and no fragment can forge the frame or another fragment. Sizes are hard caps.
  */
 import { quoteUntrusted } from "../inject/quote.js";
 import type { SearchHit } from "./search-index.js";
@@ -32,7 +29,7 @@ export function fragmentLabel(hit: SearchHit): string {
 const TRAILER_ROOM = 70;
 
 /** Minimum body worth showing: below it a fragment is left out instead of cut to nothing. */
-const MIN_BODY = 40;
+export const MIN_BODY = 40;
 
 export interface RenderedRecall {
   text: string;
@@ -42,12 +39,7 @@ export interface RenderedRecall {
   ids: string[];
 }
 
-/**
- * The `context_search` tool result (and the CLI's `search`): a header line, then per fragment a
- * label line with its segment id and a quoted body, at most `maxChars` in all. The body is a
- * short snippet around the best match with the matched terms marked (snippet.ts); `full` shows
- * whole fragments instead.
- */
+/** The `context_search` result: a header, then per fragment a label line and a quoted snippet (or `full` text). */
 export function renderSearchResult(query: string, hits: readonly SearchHit[], archived: number, maxChars: number, opts: { full?: boolean } = {}): string {
   const q = quoteUntrusted(query, 120);
   if (archived === 0) return "The archive of compacted context is empty: nothing of this session has been compacted yet.";

@@ -1,11 +1,7 @@
 /**
- * What the agent can already see: the lower-cased text of the messages in its context
- * (the compaction summary, kept and newer messages, tool calls and results), for the
- * automatic recall to leave out query terms that are visible anyway. A request that only
- * names things in view gets no block; one that names something only the archive holds
- * is searched on exactly those terms. Syntax only (substring of the visible text), no
- * word lists. Built once per new request (the recall caches per query), bounded per
- * message.
+ * What the agent can already see (lower-cased text of the messages in context), so the automatic
+ * recall leaves out query terms visible anyway: a request naming only things in view gets no block.
+ * Syntax only (substrings), bounded per message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText } from "../messages/read.js";

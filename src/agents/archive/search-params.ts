@@ -7,11 +7,7 @@ export interface SearchParams {
   full?: boolean;
 }
 
-/**
- * `query.maxChars`: what a query is cut to. Its words each cost a posting-list walk in the
- * archive worker and the reply quotes it: a 1 MB query held the worker ~0.8 s; 2,000 chars is
- * far past any query an agent writes.
- */
+/** `query.maxChars`: a 1 MB query held the archive worker ~0.8 s; 2,000 chars is past any query an agent writes. */
 export const SEARCH_LIMITS = { limit: { default: 5, max: 20 }, maxChars: { default: 4000, min: 200, max: 20_000 }, query: { maxChars: 2_000 } } as const;
 
 export const clampInt = (v: unknown, def: number, min: number, max: number): number =>

@@ -1,14 +1,9 @@
 /**
- * Messages of a compacted span -> archive segments (pure; no I/O).
- *
- * One segment per user message, assistant reply text, tool call and tool result
- * (`!cmd` bash executions too), each with its role and time; tool segments carry the
- * tool name and target (path, command or pattern). Every text is redacted before it
- * leaves this function and bounded (SEGMENT_BOUNDS): a long text becomes several chunk
- * segments (`part` k of `parts`, overlapping), so an identifier in the middle of a long
- * tool output stays findable instead of being cut away. Never archived: our own injected
- * messages (gauge, restore, recall), restore or recall blocks a host folded into a
- * user message, host `System:` lines, thinking blocks, compaction summaries.
+ * Messages of a compacted span -> archive segments (pure): one per user message, reply text, tool
+ * call and result, with role, time, tool name and target. Every text is redacted before it leaves
+ * here and bounded (SEGMENT_BOUNDS): a long one becomes overlapping chunks, so an identifier in the
+ * middle of a long output stays findable. Never archived: our injected messages and blocks, host
+ * `System:` lines, thinking blocks, compaction summaries.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
@@ -78,11 +73,7 @@ function startAfter(text: string, from: number, limit: number): number {
   return from;
 }
 
-/**
- * `text` as overlapping chunks of at most SEGMENT_BOUNDS.chunk chars, cut at whitespace
- * where there is some in the chunk's second half. More than maxChunks: the first and last
- * halves of them are kept, the middle left out (an elision marker says so).
- */
+/** Overlapping chunks cut at whitespace; past maxChunks the middle is left out, with a marker. */
 export function chunkText(text: string): string[] {
   const { chunk, overlap, maxChunks } = SEGMENT_BOUNDS;
   if (text.length <= chunk) return text ? [text] : [];
@@ -102,11 +93,7 @@ export function chunkText(text: string): string[] {
   return [...out.slice(0, head - 1), `${out[head - 1]}${ELIDED}`, ...out.slice(out.length - tail)];
 }
 
-/**
- * Head and tail of a huge text, each cut at whitespace so no token (a secret has no
- * spaces) is split into a piece the redaction patterns could no longer recognise; a
- * partial token at a cut is dropped whole.
- */
+/** Head and tail of a huge text, cut at whitespace: no secret is split past the redactor's recognition. */
 function scanWindow(text: string): string {
   if (text.length <= SCAN_MAX) return text;
   let head = text.slice(0, SCAN_MAX / 2);
@@ -137,11 +124,9 @@ function userTextOf(msg: AgentMessage): string {
 }
 
 /**
- * Stricter than redactSecrets, for the verbatim archive only: a bare run of 20+ letters
- * and digits that mixes upper case, lower case and digits and switches between them on
- * at least 35% of its characters is a random token (an API key with no recognisable
- * prefix or key name), not an identifier: camelCase names switch case a few times per
- * word ("computeInvoiceTotal2": 3 switches in 20 chars).
+ * Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower
+ * and digits that switches kind on >= 35% of its chars is a random token (a key without a known
+ * prefix), not an identifier ("computeInvoiceTotal2": 3 switches in 20 chars).
  */
 const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const kindOf = (c: number): number => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);
@@ -237,10 +222,7 @@ function timeOf(msg: AgentMessage): number {
 
 const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall", "context-trim"]);
 
-/**
- * Segments of `messages`, in order. Total: malformed messages are skipped. `expand` gives a
- * stashed tool result's payload (offload on: stashed-text.ts) to archive instead of its preview.
- */
+/** Segments of `messages` in order (malformed ones skipped); `expand` gives a stashed result's payload. */
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();
@@ -259,10 +241,7 @@ function pushSafely(out: SegmentDraft[], calls: Map<string, { tool: string; targ
 /** Longest stretch segmentsOfSliced works before it lets the event loop run. */
 const SLICE_MS = 8;
 
-/**
- * segmentsOf, yielding to the event loop every SLICE_MS: a committed turn with megabytes of tool
- * output is redacted and chunked without holding up the other chats of a gateway (issue 24).
- */
+/** segmentsOf, yielding to the event loop every SLICE_MS (megabytes of output hold up no other chat). */
 export async function segmentsOfSliced(messages: readonly AgentMessage[], expand?: ExpandStashed): Promise<SegmentDraft[]> {
   const out: SegmentDraft[] = [];
   const calls = new Map<string, { tool: string; target: string }>();

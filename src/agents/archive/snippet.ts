@@ -1,9 +1,7 @@
 /**
- * A short snippet of an archived fragment around its best match, the matched terms marked
- * «like this» (issue 27): what `search` and `context_search` show by default instead of whole
- * 2,000-character chunks. The window is the one that holds the most distinct matched terms
- * (earliest on a tie). The text is redacted BEFORE it is cut, so a secret is never cut in half
- * past the redactor; the caller quotes the result (quoteUntrusted) as before.
+ * A snippet of an archived fragment around its best match (the window with the most distinct
+ * matched terms), the terms marked «like this». Redacted BEFORE it is cut, so a secret is never
+ * cut in half past the redactor; the caller quotes the result.
  */
 import { redactSecrets } from "../text/redact.js";
 

@@ -1,8 +1,6 @@
 /**
- * With `offload` on, the session holds a large tool result as handle + preview (the fresh
- * stash patches pi's tool_result). The archive indexes the stashed payload instead, so
- * `context_search` finds an identifier from the middle of a 30 KB output after compaction
- * whether offload is on or off. The payload was redacted when it was stashed.
+ * With `offload` on the session holds a large tool result as handle + preview; the archive indexes
+ * the stashed payload instead (redacted when stashed), so search finds what offload replaced.
  */
 import { STASHED_MARKER } from "../artifacts/preview.js";
 import { HANDLE_PREFIX } from "../artifacts/handle.js";

@@ -34,12 +34,7 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
   return r ? { id: r.id, seq: r.seq } : null;
 }
 
-/**
- * The ids of the last `bytes` of the file (and its first record's seq), or, with `from`, of what
- * was appended since that scan: an append dedups against the newest records without reading the
- * archive (issue 24: O(turn), whatever the archive's size). A rewritten file (other inode, or
- * shorter) is scanned afresh.
- */
+/** Ids of the file's last `bytes` (and its first seq), or with `from` of what was appended since; a rewrite: afresh. */
 export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
   let fh: fsp.FileHandle;
   try {

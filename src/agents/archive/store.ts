@@ -1,13 +1,8 @@
 /**
- * The archive file of one session key: `<stateDir>/context/archive/<dir>/segments.jsonl`,
- * one JSON record per line (docs/archive.md).
- *
- * Crash safety: records are only ever appended, whole lines in one write; a reader takes
- * only newline-terminated lines and skips a line that does not parse, and the next append
- * after a torn write starts on a fresh line. So an interrupted append can lose at most the
- * records it was writing, never what was there. Rewrites (eviction, retention) go through
- * writeFileAtomic (tmp + fsync + rename). Appends and rewrites of one file are serialized
- * across processes by a lock file, so a rewrite never drops another writer's append.
+ * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, one JSON
+ * record per line. Crash safety: whole lines appended in one write; a reader skips a torn or bad
+ * line and the next append starts a fresh one, so an interrupted append loses at most its own
+ * records. Rewrites go through writeFileAtomic; a lock file serializes writers across processes.
  */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
@@ -48,10 +43,7 @@ export interface RecordOrigin {
   compaction: number;
 }
 
-/**
- * The records of `drafts` not archived yet (`archived`: an id already in the file) and not
- * repeated among `drafts`, numbered from `firstSeq`; `duplicates` counts the rest.
- */
+/** The drafts neither `archived` nor repeated, numbered from `firstSeq`; `duplicates` counts the rest. */
 export function newRecords(drafts: readonly SegmentDraft[], archived: (id: string) => boolean, firstSeq: number, at: number, origin: RecordOrigin): { records: ArchiveRecord[]; duplicates: number } {
   const records: ArchiveRecord[] = [];
   const seen = new Set<string>();
@@ -168,21 +160,15 @@ export function serialize(records: readonly ArchiveRecord[]): string {
 }
 
 /**
- * The bytes of `serialize(records)`, encoded a line at a time: one non-Latin-1 character made
- * the whole joined string two-byte, and encoding that (a rope of thousands of lines) cost 2-3x
- * the lines' own encodings (a 1.9 MB append: ~100 vs ~45 ms; it was the main thread's largest
- * single call per turn in bench/gateway.ts).
+ * The bytes of `serialize(records)`, a line at a time: one non-Latin-1 character made the joined
+ * string two-byte, and encoding it cost 2-3x the lines' own (a 1.9 MB append: ~100 vs ~45 ms).
  */
 export function encodeRecords(records: readonly ArchiveRecord[]): Buffer {
   const lines = records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`, "utf8"));
   return lines.length === 1 ? lines[0]! : Buffer.concat(lines);
 }
 
-/**
- * Appends whole lines in one write (fsync'd). When the file does not end with a newline
- * (a torn earlier write), a newline goes first so the torn line stays one bad line.
- * Returns the file size after the write.
- */
+/** Appends whole lines in one fsync'd write (after a newline if a torn write left none); returns the new size. */
 export async function appendLines(file: string, data: string | Buffer): Promise<number> {
   const fh = await openMakingDir(file, "a+");
   try {
@@ -206,11 +192,7 @@ export async function appendLines(file: string, data: string | Buffer): Promise<
   }
 }
 
-/**
- * Opens `file`, making its directory (mode 0700) only when the open finds it missing: the
- * directory exists on every append but the first, and a mkdir before each was one more
- * file-system call on the gateway's event loop per turn (issue 24).
- */
+/** Opens `file`, making its directory (0700) only when missing (a mkdir per append cost a call per turn). */
 async function openMakingDir(file: string, flags: string): Promise<fsp.FileHandle> {
   try {
     return await fsp.open(file, flags, FILE_MODE);
@@ -229,11 +211,7 @@ export async function rewriteArchiveFile(file: string, records: readonly Archive
 const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 5_000;
 
-/**
- * Runs `fn` holding `<dir>/segments.lock` (O_EXCL create). A lock older than
- * LOCK_STALE_MS is a crashed holder's and is taken over; after LOCK_WAIT_MS of waiting the
- * call fails (the caller logs and skips this archive write; nothing on disk is harmed).
- */
+/** Runs `fn` holding `<dir>/segments.lock`; a lock past LOCK_STALE_MS is taken over, LOCK_WAIT_MS of waiting fails. */
 export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   const lock = path.join(dir, LOCK_FILE);
   const started = Date.now();

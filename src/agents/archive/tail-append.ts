@@ -1,14 +1,9 @@
 /**
- * Appending to an archive without loading it: what a committed turn or a compaction costs on
- * the engine's thread is O(segments appended), whatever the archive's size (issue 24).
- *
- * Dedup is by content id (segmentId) against the archive's newest records: the tail of the file
- * covering at least twice the bytes being appended (what a compaction re-archives of a history
- * is what its turns archived last), read once per process and then followed by the bytes
- * appended since. An id older than that tail is archived again; a reader keeps one record per
- * id (SessionArchive.ingest), so that costs a line on disk, never a duplicate hit. Eviction and
- * retention are the archive worker's (archive-client.ts), asked for when the file's seq range
- * says it is over maxSegments.
+ * Appending without loading the archive: O(segments appended), whatever its size. Dedup by content
+ * id against the file's tail (at least twice the bytes appended), read once per process and then
+ * followed; an older id is archived again, costing a line on disk, never a duplicate hit (a reader
+ * keeps one record per id). Eviction is the worker's, asked for when the seq range says the file
+ * is over maxSegments.
  */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";

@@ -1,19 +1,9 @@
 /**
- * Tokenizer of the archive's full-text index (documents and queries alike), so that
- * code and CJK text match the way people refer to them:
- * - words are runs of letters/digits/underscore; each is indexed lower-cased, and also
- *   split at snake_case underscores, camelCase humps and letter/digit boundaries
- *   (`parseCheckpointFile` -> parsecheckpointfile, parse, checkpoint, file);
- * - path-like runs (`src/agents/redact.ts`, `foo.test.ts`) add their file name with its
- *   extension (`redact.ts`) so a query naming a file ranks that file above loose words;
- * - and each pair of adjacent directory names (`modes/interactive/components` ->
- *   modes/interactive, interactive/components): people name a folder by its last few
- *   segments, and the words alone match every path that merely contains them somewhere.
- *   A pair ending in a file name is left out (the file name term already stands for it);
- * - CJK runs (Han, Kana, Hangul) have no spaces: indexed as overlapping bigrams plus
- *   single characters, the usual n-gram approach of search engines.
- * No stop words and no stemming: both are language-specific, and BM25's idf already
- * gives frequent words little weight.
+ * Tokenizer of the archive's index (documents and queries alike), so code and CJK match the way
+ * people name them: words lower-cased plus their snake_case, camelCase and letter/digit parts;
+ * a path's file name with its extension, and each pair of adjacent directory names (people name a
+ * folder by its last segments; a pair ending in the file name is left out); CJK runs as bigrams
+ * plus single characters. No stop words, no stemming: language-specific, and idf weighs them down.
  */
 
 /** Longest token kept (longer runs are hashes or blobs, not words anyone searches). */

@@ -1,15 +1,8 @@
 /**
- * Token estimates of a long history read in slices (SmartTrim.catchUp: a restart, an
- * eviction, a compaction or branch switch that left a long history), kept per index for the
- * request that reads it. The decision that follows on the same array (a restart with the
- * whole history over drops most of it: ~1,500 messages at 2,000) then sums a typed array
- * instead of reading each dropped message on the request path (memory latency, not compute:
- * the same reads cost 7x less when the messages are in cache). The slices read every message
- * anyway (keys, units), so the estimate adds little to them.
- *
- * Valid for that array only, and released after its decision: the next request's array is
- * another (pi hands the `context` event a structuredClone; aged offload may have swapped a
- * message since), so its decision estimates what it drops as before (token-memo.ts).
+ * Token estimates of a long history read in slices (SmartTrim.catchUp), kept per index for the
+ * request that reads it: the decision that follows sums a typed array instead of reading ~1,500
+ * dropped messages on the request path (memory latency: 7x their in-cache cost). Valid for that
+ * array only and released after its decision (the next request's array is a fresh clone).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 

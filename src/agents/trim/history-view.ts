@@ -1,10 +1,7 @@
 /**
- * Keys and units of the history, kept across requests so a request costs O(new messages):
- * between compactions pi only appends, so the messages of the last request (less its
- * trailing custom messages: the gauge line is rebuilt each time) are checked at both ends
- * in O(1) and their keys and units reused; only what follows is read. Anything else (a
- * compaction, a branch switch, a host that rewrote the history) rebuilds the view, which
- * `end` lets a caller do in slices (SmartTrim.catchUp).
+ * Keys and units of the history, kept across requests so a request costs O(new messages): between
+ * compactions pi only appends, so the last request's messages (less trailing custom ones) are
+ * checked at both ends in O(1) and reused. Anything else rebuilds the view, in slices via `end`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { baseKeyOf, callIdsOf } from "../messages/message-key.js";
@@ -27,10 +24,7 @@ export class HistoryView {
     return this.keys.length * 240 + this.callUnit.size * 120;
   }
 
-  /**
-   * Keys (unique: a repeated base key numbered "#n") and units of `messages`; `from`: the
-   * first index not reused from the last call, `unitsFrom`: the units left as they were.
-   */
+  /** Keys (a repeated base key numbered "#n") and units; `from`/`unitsFrom`: where the reused part ends. */
   update(messages: readonly AgentMessage[], end = messages.length): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
     const reuse = this.known(messages) > 0;
     this.rebuilt = !reuse;

@@ -1,11 +1,8 @@
 /**
- * Smart trim's Layer 2 scores: the archive's BM25 (SearchIndex's tokenizer and ranking, the
- * same scores as `context_search` would give: bm25-postings.ts) over the messages of the
- * live history, one document per message,
- * keyed by the message key. Fed incrementally and off the request path: a new message is
- * queued when a request first shows it and indexed on a later turn of the event loop, in
- * small batches; a message not indexed yet when a trim is decided scores 0. In memory only
- * (the text never reaches disk here), so no redaction.
+ * Smart trim's Layer 2 scores: the archive's BM25 (archive/bm25.ts: the scores `context_search`
+ * would give) over the live history, one document per message, keyed by the message key.
+ * Indexed off the request path, in batches on later event-loop turns; a message not indexed
+ * yet when a trim is decided scores 0. In memory only (no text reaches disk), so no redaction.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
@@ -13,13 +10,14 @@ import type { ArchiveRecord } from "../archive/store.js";
 import { toolTarget } from "../archive/segments.js";
 import { requestTextOf } from "../archive/recall-query.js";
 import { assistantText, contentText, toolCallsOf, userText } from "../messages/read.js";
-import { Bm25Postings } from "./bm25-postings.js";
+import { Bm25 } from "../archive/bm25.js";
+import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "../archive/query-terms.js";
 
 /** Chars of a message indexed (a relevance score needs the gist, not a 60 KB read). */
 const TEXT_MAX = 12_000;
 /** Messages indexed per event-loop turn. */
 const BATCH = 32;
-/** Heap per indexed char (bm25-postings.ts: postings and per-document terms): measured 9.0 on the bench's 2,000 messages (SearchIndex: 8.6). */
+/** Heap per indexed char (bm25.ts: postings and per-document terms): measured 9.0 on the bench's 2,000 messages. */
 const BYTES_PER_CHAR = 9;
 
 /** The document a message is indexed as (exported for the tests). */
@@ -69,7 +67,8 @@ export function recordOf(key: string, m: AgentMessage, seq: number): ArchiveReco
 }
 
 export class RelevanceIndex {
-  private readonly index = new Bm25Postings();
+  private readonly queries = new QueryTermsMemo();
+  private readonly index = new Bm25(this.queries);
   private queue: Array<[string, AgentMessage]> = [];
   private scheduled = false;
   private seq = 0;
@@ -92,10 +91,10 @@ export class RelevanceIndex {
     for (const [key, m] of batch) {
       try {
         this.alsoOffPath?.(key, m);
-        // a request's terms, read now for the queries that will hold it (query-terms-memo.ts)
+        // a request's terms, read now for the queries that will hold it (query-terms.ts)
         if (m?.role === "user") {
           const q = requestTextOf(m);
-          if (q) this.index.rememberQueryText(q);
+          if (q) this.queries.remember(q);
         }
         const r = recordOf(key, m, ++this.seq);
         if (!r || this.index.has(key)) continue;
@@ -120,14 +119,12 @@ export class RelevanceIndex {
 
   /** About what the index holds, in bytes (its weight in the process cache). */
   approxBytes(): number {
-    return this.index.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.index.queryMemoBytes;
+    return this.index.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.queries.chars * BYTES_PER_MEMO_CHAR;
   }
 
   /**
-   * Score of each message against `query`: the best 100 matches by score, other indexed ones
-   * 0, not indexed yet null. The search is cached per query and refreshed by `warm` off the
-   * request path after each request, so a trim decision normally only reads the cache; it
-   * searches itself only for a query it has never seen (a new request that needs a trim at once).
+   * Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null. Cached
+   * per query and refreshed by `warm` off the request path; a decision searches only a new query.
    */
   scorer(query: string): (key: string) => number | null {
     if (this.cached?.query !== query) this.score(query);

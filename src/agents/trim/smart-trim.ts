@@ -1,23 +1,11 @@
 /**
- * Smart trim (seed 003, issue 26): when a request would exceed
- * `safeLimit = window - reserve - recallCap`, drop low-value messages from what the model is
- * sent (never from the session file or the host's transcript), so the host's slow, lossy
- * compaction does not fire. Layers: trim-protect.ts (1) and relevance (2, 3), decided
- * incrementally by trim-select.ts.
- *
- * One SmartTrim per session key, living across requests (and across the engines a host makes
- * per inbound message):
- * - sticky: a message once trimmed stays trimmed (by its key, message-key.ts) and the marker
- *   line is byte-identical each time, so the prompt prefix changes only where a new trim
- *   happens; a trim goes `headroom` below safeLimit, so the next requests need none;
- * - idempotent: the same history shown twice (a retry) trims nothing more;
- * - cost per request: keys, units and the trimmed flags are kept per index across requests
- *   (history-view.ts, trim-select.ts), so only the new messages are read (and indexed, off
- *   the request path), plus one copy of the array sent; a trim decision walks only the units
- *   it drops (and those kept by earlier decisions), reads the query's cached BM25 scores (one
- *   search when the query was never seen) and estimates the tokens of what it drops (the
- *   tool calls' JSON measured off the request path: token-memo.ts). The
- *   caller archives what `apply` reports as newly trimmed.
+ * Smart trim (seed 003): when a request would exceed `safeLimit = window - reserve - recallCap`,
+ * drop low-value messages from what the model is sent (never from the session file), so the
+ * host's lossy compaction does not fire. Layers: trim-protect.ts (1), relevance (2, 3), decided
+ * incrementally by trim-select.ts. One SmartTrim per session key, across requests: a trimmed
+ * message stays trimmed and the marker line is constant (the prompt prefix changes only where a
+ * new trim happens); a trim goes `headroom` below safeLimit so the next requests need none; a
+ * retry trims nothing more. The caller archives what `apply` reports as newly trimmed.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText } from "../messages/read.js";
@@ -100,11 +88,7 @@ function carriesOurBlock(m: AgentMessage): boolean {
 }
 
 export class SmartTrim {
-  /**
-   * keys of trimmed messages (sticky). The caller may keep the set itself beyond this
-   * object (engine/trim-hooks.ts keeps it when a SmartTrim is evicted from the process cache)
-   * and hand it to the next one: the same messages stay trimmed, the prefix stays stable.
-   */
+  /** keys of trimmed messages (sticky); engine/trim-hooks.ts hands it to the next SmartTrim after an eviction */
   private readonly trimmed: Set<string>;
   /** messages read, by key: whether it is a user message carrying one of our blocks */
   private readonly seen = new Map<string, boolean>();
@@ -142,31 +126,19 @@ export class SmartTrim {
     return this.trimmed;
   }
 
-  /**
-   * Adds the last decision's keys to the sticky set. A decision only lists them (a restart's
-   * drops ~1,500 keys: inserting them is a third of its cost), the set takes them on the next
-   * turn of the event loop, or first thing when anything reads it.
-   */
+  /** The last decision's keys into the sticky set, off the request path (~1,500: a third of a restart's decision). */
   private settleSticky(): void {
     if (this.pendingSticky.length === 0) return;
     for (const k of this.pendingSticky) this.trimmed.add(k);
     this.pendingSticky = [];
   }
 
-  /**
-   * Whether the next `apply` on `messages` would read more than CATCH_UP_SLICE messages for
-   * the first time (a restart, an eviction, a compaction or branch switch that left a long history).
-   */
+  /** Whether the next `apply` on `messages` would read more than CATCH_UP_SLICE messages for the first time. */
   needsCatchUp(messages: readonly AgentMessage[]): boolean {
     return messages.length - this.view.known(messages) > CATCH_UP_SLICE;
   }
 
-  /**
-   * Takes in the messages this SmartTrim does not know yet, CATCH_UP_SLICE per turn of the
-   * event loop, so a long history read for the first time never blocks it in one pass; the
-   * rest, in a last slice. The same state as one pass (HistoryView.update is incremental). The
-   * token estimates of what it read are kept for the `apply` on the same array (catch-up-tokens.ts).
-   */
+  /** Reads unknown messages CATCH_UP_SLICE per event-loop turn (the state of one pass), estimates kept for `apply`. */
   async catchUp(messages: readonly AgentMessage[]): Promise<void> {
     let rebuilt = false;
     this.catchUpTokens.begin(messages);
@@ -239,16 +211,15 @@ export class SmartTrim {
         this.pendingSticky.push(keys[i]!);
         result.newlyTrimmed.push(messages[i]!);
       }
-      if (plan.drop.length > 0) setImmediate(() => this.settleSticky());
       if (plan.drop.length > 0) {
+        setImmediate(() => this.settleSticky());
         result.newTokens = plan.tokens;
         result.layer2 = plan.layer2;
         result.layer3 = plan.layer3;
       }
     }
     this.catchUpTokens.clear();
-    const any = this.select.count > 0;
-    if (!any) return result;
+    if (this.select.count === 0) return result;
     const out: AgentMessage[] = [];
     let marked = !s.marker;
     for (let i = 0; i < messages.length; i++) {

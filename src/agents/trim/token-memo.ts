@@ -1,15 +1,8 @@
 /**
- * pi's `estimateTokens` of a message (chars / 4) as smart trim asks it for what a decision
- * drops, without its one costly part on the request path: the JSON of each tool call's
- * arguments (a `write`'s content: KBs per call; 90% of the estimate's time on the bench's
- * 2,000 messages). That length is kept per message key, computed off the request path when
- * the message is indexed (or at the first decision that drops it), and reused while the
- * arguments keep their shape (argument-chars.ts argsShape: names, keys, string lengths). Aged
- * offload swaps a long argument for a marker line of another length, so an aged call is
- * measured again. Everything else
- * (text and thinking lengths) is read each time: O(blocks), no text scanned. A call is
- * measured by messages/argument-chars.ts, whose length per arguments object the gauge and the
- * breakdown share; this memo by key is what survives pi handing each request fresh copies.
+ * pi's `estimateTokens` of a message for what a decision drops, without its costly part on the
+ * request path: the JSON of each tool call's arguments (90% of the estimate's time on the bench's
+ * 2,000 messages). That length is kept per message key, measured off the request path, and reused
+ * while the arguments keep their shape (argument-chars.ts argsShape; aged offload changes it).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";

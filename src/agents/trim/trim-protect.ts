@@ -1,15 +1,8 @@
 /**
- * Smart trim's Layer 1: what is never trimmed. Structural only (roles, custom types, our own
- * block markers), never a word of what the user wrote:
- * - system messages, a compaction or branch summary;
- * - every custom message (ours: gauge, restore, recall, the trim marker; another extension's
- *   are not ours to drop);
- * - the last `keepRecent` user/assistant messages and everything after the first of them
- *   (the current turn's tool results included);
- * - the latest tool call and its results (the unit of the last assistant message with calls);
- * - the user's own requests the query is built from (the latest real one at least: in a long
- *   agent run they are older than the last N messages, and without them the model loses its task);
- * - user messages carrying one of our blocks (a restore or recall block a host folded in).
+ * Smart trim's Layer 1: what is never trimmed, by structure only (roles, custom types, our block
+ * markers): system messages and summaries; custom messages; the last `keepRecent` user/assistant
+ * messages and all after them; the latest tool call with its results; the user requests the query
+ * is built from (without them the model loses its task); user messages carrying one of our blocks.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 

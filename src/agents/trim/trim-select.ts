@@ -1,18 +1,10 @@
 /**
- * Smart trim's sticky set and decision, kept per message index across requests (issue 26:
- * nothing proportional to history on the request path). The choice is the full pass's
- * (test/trim/trim-reference.ts; test/trim/trim-select.property.test.ts holds them equal):
- * Layer 2 drops the candidate units the query does not match (score 0) oldest first, then the
- * matched ones lowest score first; Layer 3 the ones not indexed yet, oldest first; a unit (a
- * call and its results) goes whole; it stops once the dropped tokens reach `need`.
- *
- * Incremental because every unit before `frontier` is, for good, trimmed or fixed by role
- * (system, summary, custom, ours), or else listed in `kept` (matched by an earlier query,
- * not indexed yet, protected then: a user request of the query); units after it are walked
- * oldest first only as far as the drop needs. Score-0 units come first and in age order, so
- * `kept` (older than the frontier) and then the walk from the frontier visit them in the
- * full sort's order. A decision costs O(kept + the units it walks); a request O(new
- * messages). The flags live in typed arrays grown by doubling: no per-request temporaries.
+ * Smart trim's sticky set and decision, kept per message index across requests. The choice is
+ * the full pass's (test/trim/trim-reference.ts, held equal by trim-select.property.test.ts):
+ * Layer 2 drops unmatched units oldest first, then matched ones lowest score first; Layer 3 the
+ * ones not indexed yet, oldest first; a unit goes whole; it stops once the dropped tokens reach
+ * `need`. Every unit before `frontier` is for good trimmed, fixed by role or listed in `kept`, so
+ * a decision costs O(kept + the units it walks) and a request O(new messages).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Units } from "./trim-units.js";
@@ -68,11 +60,7 @@ export class TrimSelect {
     return this.trimmedAt[i] === 1;
   }
 
-  /**
-   * Takes in the messages from `from` on (those before are unchanged since the last call);
-   * `unitsFrom`: the units left untouched before them. A new message is trimmed when its key
-   * is sticky or its unit already is; a sticky key trims its whole unit.
-   */
+  /** Takes in the messages from `from` on (units before `unitsFrom` unchanged); a sticky key trims its whole unit. */
   sync(n: number, units: Units, from: number, unitsFrom: number, sticky: (i: number) => boolean, fixed: (i: number) => boolean): void {
     for (let i = from; i < this.length; i++) {
       if (this.trimmedAt[i]) this.count--;

@@ -1,7 +1,6 @@
 /**
- * The units smart trim drops: a message alone, or an assistant message with tool calls
- * together with every result of those calls (providers reject a call without its result and
- * a result without its call). One pass, O(messages), reading only roles and ids.
+ * The units smart trim drops: a message alone, or an assistant message with its tool calls'
+ * results (providers reject a call without its result and a result without its call).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { callIdsOf } from "../messages/message-key.js";

@@ -1,17 +1,10 @@
 /**
- * The main thread's side of the archive worker: searches and evictions of archives run in one
- * worker thread per process (archive-worker.ts), so loading, indexing and saving a large
- * archive never blocks the event loop a gateway serves every chat from (issue 24).
- *
- * The worker is started on first use and does not keep the process alive while idle (it is
- * ref'd only while a request is pending). When it cannot start (no worker_threads, a source
- * checkout without tsx, or it dies before it is ready, MAX_START_FAILURES times), the same
- * operations run in this thread (archive-host.ts): slower for the loop, never a lost search.
- *
- * A worker that dies under a request (its heap limit, an archive too large to load) takes only
- * itself down: the request is sent once more to a fresh worker and then fails with
- * ArchiveWorkerDiedError. It is never re-run in this thread, where the same input would take the
- * host (on OpenClaw, the gateway serving every chat) down with it.
+ * The main thread's side of the archive worker (archive-worker.ts): loading, indexing and saving a
+ * large archive never block the event loop a gateway serves every chat from. Started on first use,
+ * ref'd only while a request is pending. When it cannot start (MAX_START_FAILURES times), the same
+ * operations run in this thread (archive-host.ts). A request the worker dies under is sent once
+ * more to a fresh worker, then fails (ArchiveWorkerDiedError): never re-run in this thread, where
+ * the same input would take the host down.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -43,11 +36,7 @@ class WorkerDeath extends Error {}
 /** The worker died before it was ready: it never read the request (a module it cannot load). */
 class WorkerStartFailure extends Error {}
 
-/**
- * The worker as this build runs it: the built .js entry beside this file, or, in a source
- * checkout (tsx, vitest), a small module that registers tsx's loader in the worker's thread
- * before importing the .ts entry (a worker does not inherit the loader hooks).
- */
+/** The built .js entry beside this file, or in a source checkout a module registering tsx's loader first. */
 function workerSpec(): { code: string | URL; eval: boolean } | null {
   const self = import.meta.url;
   if (!self.endsWith(".ts")) return { code: new URL("./archive-worker.js", self), eval: false };
@@ -198,10 +187,7 @@ export class ArchiveWorkerClient {
     });
   }
 
-  /**
-   * Starts the worker now, without a request (O(1) once started): a compaction coming soon then
-   * does not wait for the worker's start (~0.8 s under tsx) on its archive append.
-   */
+  /** Starts the worker ahead of a likely compaction, whose append then skips the ~0.8 s start. */
   prestart(): void {
     this.start();
   }

@@ -1,11 +1,8 @@
 /**
- * The archives a process searches, held where the searching happens: in the archive worker
- * thread (archive-worker.ts) or, when no worker can run, in the caller's thread. Loading a
- * 20,000-segment archive, restoring or rebuilding its index and saving it cost seconds of CPU;
- * in the worker none of it touches the gateway's event loop (issue 24).
- *
- * Archives are kept by memory budget (BudgetCache): a loaded archive weighs about
- * LOADED_BYTES_PER_FILE_BYTE times its file (records + MiniSearch index).
+ * The archives a process searches, held where the searching happens: the archive worker thread
+ * (archive-worker.ts) or, when no worker can run, the caller's thread. Loading and indexing a
+ * 20,000-segment archive cost seconds of CPU, none of it on the gateway's event loop. Kept by
+ * memory budget: a loaded archive weighs about LOADED_BYTES_PER_FILE_BYTE times its file.
  */
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
@@ -31,13 +28,17 @@ export interface ArchiveRef {
   limits: ArchiveLimits;
 }
 
-export interface SearchRequest extends ArchiveRef {
+/** A query as the automatic recall and context_search send it (archive and knowledge alike). */
+interface QueryRequest {
   query: string;
   limit: number;
-  /** minimum final score in units of the archive's scoreUnit (automatic recall) */
+  /** minimum score in units of the index's scoreUnit (automatic recall) */
   minScoreUnits?: number;
   /** query terms found in this text are left out (what the agent can already see) */
   visible?: string;
+}
+
+export interface SearchRequest extends ArchiveRef, QueryRequest {
   /** answer `{ ready: false }` at once when the archive is not loaded and indexed (and start that) */
   ifReady?: boolean;
 }
@@ -98,11 +99,7 @@ export interface AppendRequest extends ArchiveRef {
   origin: { session: string; compaction: number };
 }
 
-/**
- * Archives messages: redacted and cut into segments, then appended to the archive's file without
- * loading it (tail-append.ts). Run in the worker, a turn's O(turn) redaction and chunking leave the
- * gateway's event loop; a search of the same archive reads the appended lines at its next refresh.
- */
+/** Archives messages (redacted, cut into segments, appended without loading the file: tail-append.ts). */
 export async function appendMessages(req: AppendRequest): Promise<TailAppendResult> {
   const drafts = await segmentsOfSliced(req.messages, stashedTextResolver(req.stateDir));
   return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
@@ -153,21 +150,12 @@ export function hostMemory(): HostMemory {
   return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
 }
 
-export interface KnowledgeSearchRequest {
+export interface KnowledgeSearchRequest extends QueryRequest {
   /** the key's knowledge.jsonl */
   file: string;
-  query: string;
-  limit: number;
-  /** minimum score in units of the knowledge index's scoreUnit (automatic recall) */
-  minScoreUnits?: number;
-  /** query terms found in this text are left out (what the agent can already see) */
-  visible?: string;
 }
 
-/**
- * A knowledge search where the archive's run: the index follows the file's appends and the
- * search walks posting lists that grow with the session, so neither touches the main thread.
- */
+/** A knowledge search, run where the archive's run (its index grows with the session). */
 export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
   const visible = req.visible;
   return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, {

@@ -1,24 +1,27 @@
 /**
- * Smart trim's BM25 (issue 26): the ranking of the archive's SearchIndex (same tokenizer, term
- * choice, field boosts, MiniSearch's BM25+ formula, recency), on posting lists kept in plain
- * arrays, so a query never searched costs O(its terms x their postings) with no per-result
- * objects: ~10x less than the MiniSearch search it replaces, whose allocations made the
- * decision's p99. Scores are computed with the same floating-point operations in the same
- * order, so they are bit-for-bit SearchIndex.search's (test/trim/bm25-postings.test.ts).
- * A removed document leaves its postings at once for the scores (MiniSearch kept counting
- * it in a term's document count until its vacuum ran); its entries are swept off the request
- * path, in slices.
+ * BM25+ over posting lists in plain arrays, for the archive's search (search-index.ts) and smart
+ * trim's relevance scores (trim/relevance-index.ts). Three fields (text, tool, target) with
+ * rank-weights.ts's boosts, the query's identifiers weighing IDENTIFIER_BOOST, then recency
+ * and segment weight. A query costs O(its terms x their postings) with no per-result objects
+ * (the MiniSearch search this replaced allocated per result: that made trim's p99), and gives
+ * MiniSearch's scores bit for bit (same operations, same order; docs/archive.md#ranking).
+ * A removed document leaves the scores at once; its entries are swept off the request path.
  */
-import { IDENTIFIER_BOOST, pickSpecificTermsOf, recencyFactor } from "../archive/search-index.js";
-import { indexedTarget, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../archive/rank-weights.js";
-import type { ArchiveRecord } from "../archive/store.js";
-import { tokenize } from "../archive/tokenize.js";
-import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "./query-terms-memo.js";
+import { indexedTarget, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "./rank-weights.js";
+import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
+import type { ArchiveRecord } from "./store.js";
+import { queryTerms, tokenize } from "./tokenize.js";
 
-/** SearchIndex's fields, in its order, and their boosts as MiniSearch applies them (0 counts as 1). */
+/** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
+const IDENTIFIER_BOOST = 3;
+/** Age at which the recency factor has halved; measured from the newest archived segment. */
+const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
+/** Lowest recency factor: an old exact match still beats a new loose one. */
+const RECENCY_FLOOR = 0.5;
+/** Field boosts, text/tool/target (a boost of 0 counts as 1). */
 const FIELD_BOOST = [1, TOOL_FIELD_BOOST || 1, TARGET_FIELD_BOOST || 1] as const;
 const FIELDS = 3;
-/** MiniSearch's default BM25+ parameters */
+/** BM25+ parameters (MiniSearch's defaults) */
 const K = 1.2;
 const B = 0.7;
 const D = 0.5;
@@ -35,9 +38,6 @@ interface Posting {
 
 interface Doc {
   id: string;
-  seq: number;
-  t: number;
-  weight: number;
   /** distinct terms, field after field (`lengths` says where each ends): to take the document out again */
   terms: string[];
   /** unique terms per field (BM25's field length) */
@@ -46,49 +46,71 @@ interface Doc {
   chars: number;
 }
 
-export interface ScoredDoc {
+export interface Bm25Hit {
   id: string;
+  /** BM25 times recency and segment weight */
   score: number;
+  bm25: number;
+  /** the query terms it matched, in query order */
+  terms: string[];
 }
 
-export class Bm25Postings {
+export interface Bm25Options {
+  /** query terms to leave out */
+  skipTerm?: (term: string) => boolean;
+  /** documents to return (the others are scored, not returned) */
+  keep?: (id: string) => boolean;
+  /** hits below this score are dropped */
+  minScore?: number;
+}
+
+/** The saved form (SearchIndex.serialize): live documents in order, average field lengths, postings. */
+export interface Bm25Saved {
+  ids: string[];
+  avg: number[];
+  postings: Array<[string, number[], number[]]>;
+}
+
+export function recencyFactor(t: number, newest: number): number {
+  const age = Math.max(0, newest - t);
+  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
+}
+
+export class Bm25 {
   private readonly postings = new Map<string, Posting>();
-  private readonly df = new Map<string, number>();
+  /** documents per term (query-terms.ts picks a query's terms by it) */
+  readonly df = new Map<string, number>();
   private readonly docs: Array<Doc | null> = [];
   private readonly byId = new Map<string, number>();
-  private readonly avg = [0, 0, 0];
+  private avg = [0, 0, 0];
   private count = 0;
   private charsHeld = 0;
   private newest = 0;
   /** dead entries left in the posting lists, and the sweep's place */
   private dead = 0;
   private sweep: Iterator<Posting> | null = null;
-  /** per-query scratch, grown with the documents */
+  /** per-query scratch, grown with the documents; `lo`/`hi`: matched query terms (<= 48) as bits */
   private acc = new Float64Array(64);
   private part = new Float64Array(64);
   private matched = new Uint16Array(64);
   private inTerm = new Uint8Array(64);
+  private lo = new Uint32Array(64);
+  private hi = new Uint32Array(64);
   /** per document, for the search's loops (no object read per posting): indexed, field lengths, time, weight, seq */
   private present = new Uint8Array(64);
   private lens = new Float64Array(3 * 64);
   private times = new Float64Array(64);
   private weights = new Float64Array(64);
   private seqs = new Float64Array(64);
-  /** the terms of query lines read before (a new query shares all but its newest request with the last) */
-  private readonly queries = new QueryTermsMemo();
+  /** smart trim's: the terms of query lines read before (query-terms.ts) */
+  private queries: QueryTermsMemo | null = null;
+
+  constructor(queries?: QueryTermsMemo) {
+    this.queries = queries ?? null;
+  }
 
   get size(): number {
     return this.count;
-  }
-
-  /** Reads a user request's terms now (off the request path) for the queries that will hold it. */
-  rememberQueryText(text: string): void {
-    this.queries.remember(text);
-  }
-
-  /** Heap of the remembered query lines. */
-  get queryMemoBytes(): number {
-    return this.queries.chars * BYTES_PER_MEMO_CHAR;
   }
 
   has(id: string): boolean {
@@ -100,27 +122,23 @@ export class Bm25Postings {
     return this.charsHeld;
   }
 
-  /** As SearchIndex.add: the document's distinct terms counted once, then each field indexed. */
   add(r: ArchiveRecord): void {
     if (this.byId.has(r.id)) return;
     const fields = [r.text, r.tool ?? "", indexedTarget(r)];
-    const tokens = fields.map((f) => tokenize(f));
-    const distinct = new Set<string>();
-    for (const ts of tokens) for (const t of ts) distinct.add(t);
-    for (const t of distinct) this.df.set(t, (this.df.get(t) ?? 0) + 1);
     const n = this.docs.length;
-    const doc: Doc = { id: r.id, seq: r.seq, t: r.t || r.at, weight: segmentWeight(r), terms: [], lengths: [], chars: fields[0]!.length + fields[1]!.length + fields[2]!.length };
-    this.count++;
-    this.charsHeld += doc.chars;
+    const prior = this.count;
+    const terms: string[] = [];
+    const lengths: number[] = [];
+    const distinct = new Set<string>();
     for (let f = 0; f < FIELDS; f++) {
       const tf = new Map<string, number>();
-      for (const t of tokens[f]!) tf.set(t, (tf.get(t) ?? 0) + 1);
-      // MiniSearch's running average (addFieldLength), operation for operation
-      const prior = this.count - 1;
+      for (const t of tokenize(fields[f]!)) tf.set(t, (tf.get(t) ?? 0) + 1);
+      // a running average, operation for operation as MiniSearch kept it
       this.avg[f] = (this.avg[f]! * prior + tf.size) / (prior + 1);
-      doc.lengths.push(tf.size);
+      lengths.push(tf.size);
       for (const [t, c] of tf) {
-        doc.terms.push(t);
+        terms.push(t);
+        distinct.add(t);
         let p = this.postings.get(t);
         if (!p) this.postings.set(t, (p = { e: [], tf: [], live: [0, 0, 0] }));
         p.e.push((n << 2) | f);
@@ -128,18 +146,27 @@ export class Bm25Postings {
         p.live[f as 0 | 1 | 2]++;
       }
     }
-    this.docs.push(doc);
-    this.byId.set(r.id, n);
-    this.growDocs(n + 1);
-    this.present[n] = 1;
-    for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = doc.lengths[f]!;
-    this.times[n] = doc.t;
-    this.weights[n] = doc.weight;
-    this.seqs[n] = doc.seq;
-    if (doc.t > this.newest) this.newest = doc.t;
+    for (const t of distinct) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+    this.place(r, terms, lengths, fields.join("").length);
   }
 
-  /** As SearchIndex.remove, the postings' entries left for the sweep. */
+  /** Registers document number docs.length, its postings already in place. */
+  private place(r: ArchiveRecord, terms: string[], lengths: number[], chars: number): void {
+    const n = this.docs.length;
+    this.docs.push({ id: r.id, terms, lengths, chars });
+    this.byId.set(r.id, n);
+    this.count++;
+    this.charsHeld += chars;
+    this.growDocs(n + 1);
+    this.present[n] = 1;
+    for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = lengths[f]!;
+    const t = r.t || r.at;
+    this.times[n] = t;
+    this.weights[n] = segmentWeight(r);
+    this.seqs[n] = r.seq;
+    if (t > this.newest) this.newest = t;
+  }
+
   remove(ids: Iterable<string>): void {
     for (const id of ids) {
       const n = this.byId.get(id);
@@ -151,7 +178,6 @@ export class Bm25Postings {
       const distinct = new Set<string>();
       let at = 0;
       for (let f = 0; f < FIELDS; f++) {
-        // MiniSearch's removeFieldLength
         const c = this.count;
         this.avg[f] = c === 1 ? 0 : (this.avg[f]! * c - doc.lengths[f]!) / (c - 1);
         for (const end = at + doc.lengths[f]!; at < end; at++) {
@@ -208,21 +234,21 @@ export class Bm25Postings {
     tf.length = w;
   }
 
-  /**
-   * The best `limit` documents for `query` by SearchIndex.search's final score (BM25 divided
-   * as it divides it, times recency and segment weight; ties: the later document first).
-   */
-  search(query: string, limit: number): ScoredDoc[] {
+  /** The best `limit` documents for `query` (ties: the later document first), best first. */
+  search(query: string, limit: number, opts: Bm25Options = {}): Bm25Hit[] {
     if (this.count === 0) return [];
-    const { ids, read } = this.queries.of(query);
-    const terms = pickSpecificTermsOf(read, ids, this.df, this.count);
+    const { ids, read } = this.queries?.of(query) ?? { ids: identifierTerms(query), read: queryTerms(query, MAX_QUERY_READ) };
+    const skip = opts.skipTerm;
+    const picked = pickSpecificTerms(read, ids, this.df, this.count);
+    const terms = skip ? picked.filter((t) => !skip(t)) : picked;
     if (terms.length === 0) return [];
     this.grow();
-    const { acc, part, matched, inTerm, present, lens, avg } = this;
+    const { acc, part, matched, inTerm, present, lens, avg, lo, hi } = this;
     const touched: number[] = [];
     const idf = [0, 0, 0];
     const boost = [0, 0, 0];
-    for (const term of terms) {
+    for (let ti = 0; ti < terms.length; ti++) {
+      const term = terms[ti]!;
       const p = this.postings.get(term);
       if (!p) continue;
       const termBoost = ids.has(term) ? IDENTIFIER_BOOST : 1;
@@ -239,8 +265,7 @@ export class Bm25Postings {
         if (present[n] === 0) continue;
         const f = entry & 3;
         const tf = tfs[i]!;
-        // calcBM25Score, then MiniSearch's weighting (term weight 1, document boost 1); a
-        // document's fields come in field order, as MiniSearch adds them up
+        // a document's fields come in field order, summed as MiniSearch summed them
         const raw = idf[f]! * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * lens[n * FIELDS + f]!) / avg[f]!)));
         const weighted = boost[f]! * raw;
         if (inTerm[n]) part[n] = part[n]! + weighted;
@@ -259,28 +284,41 @@ export class Bm25Postings {
           touched.push(n);
         }
         matched[n]!++;
+        if (ti < 32) lo[n] = lo[n]! | (1 << ti);
+        else hi[n] = hi[n]! | (1 << (ti - 32));
       }
     }
-    const final = new Float64Array(touched.length);
-    for (let j = 0; j < touched.length; j++) {
-      const n = touched[j]!;
+    const cand: number[] = [];
+    const final: number[] = [];
+    const bm25: number[] = [];
+    for (const n of touched) {
       const q = matched[n]!;
       matched[n] = 0;
-      // MiniSearch multiplies by the matched terms, SearchIndex divides by them again
-      const bm25 = (acc[n]! * q) / Math.max(1, q);
-      final[j] = bm25 * recencyFactor(this.times[n]!, this.newest) * this.weights[n]!;
+      // times the matched terms and divided again: MiniSearch's score, bit for bit
+      const b = (acc[n]! * q) / Math.max(1, q);
+      const score = b * recencyFactor(this.times[n]!, this.newest) * this.weights[n]!;
+      if ((opts.keep && !opts.keep(this.docs[n]!.id)) || (opts.minScore !== undefined && score < opts.minScore)) continue;
+      cand.push(n);
+      final.push(score);
+      bm25.push(b);
     }
-    return this.best(touched, final, limit);
+    const hits = this.best(cand, final, limit).map((j) => {
+      const n = cand[j]!;
+      const matchedTerms = terms.filter((_, i) => ((i < 32 ? lo[n]! >>> i : hi[n]! >>> (i - 32)) & 1) === 1);
+      return { id: this.docs[n]!.id, score: final[j]!, bm25: bm25[j]!, terms: matchedTerms };
+    });
+    for (const n of touched) lo[n] = hi[n] = 0;
+    return hits;
   }
 
-  /** The `limit` best of the scored documents (score, then the later document first), best first, without sorting them all. */
-  private best(touched: readonly number[], final: Float64Array, limit: number): ScoredDoc[] {
+  /** The candidates' `limit` best (score, then the later document first), best first, without sorting them all. */
+  private best(cand: readonly number[], final: readonly number[], limit: number): number[] {
     const seqs = this.seqs;
-    const seq = (j: number) => seqs[touched[j]!]!;
+    const seq = (j: number) => seqs[cand[j]!]!;
     // a < b: a ranks below b
     const below = (a: number, b: number) => final[a]! < final[b]! || (final[a] === final[b] && seq(a) < seq(b));
     const heap: number[] = []; // min-heap of the best so far (root: the lowest of them)
-    for (let j = 0; j < touched.length; j++) {
+    for (let j = 0; j < cand.length; j++) {
       if (heap.length === limit) {
         if (!below(heap[0]!, j)) continue;
         heap[0] = j;
@@ -308,8 +346,7 @@ export class Bm25Postings {
         }
       }
     }
-    heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
-    return heap.map((j) => ({ id: this.docs[touched[j]!]!.id, score: final[j]! }));
+    return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
   }
 
   /** Room for `n` documents in the per-document arrays (doubling). */
@@ -339,5 +376,57 @@ export class Bm25Postings {
     this.part = new Float64Array(cap);
     this.matched = new Uint16Array(cap);
     this.inTerm = new Uint8Array(cap);
+    this.lo = new Uint32Array(cap);
+    this.hi = new Uint32Array(cap);
+  }
+
+  /** The live documents renumbered in order, with their postings. */
+  save(): Bm25Saved {
+    const renumber = new Int32Array(this.docs.length);
+    const ids: string[] = [];
+    this.docs.forEach((d, n) => {
+      if (d) renumber[n] = ids.push(d.id) - 1;
+    });
+    const postings: Bm25Saved["postings"] = [];
+    for (const [term, p] of this.postings) {
+      const e: number[] = [];
+      const tf: number[] = [];
+      for (let i = 0; i < p.e.length; i++) {
+        const n = p.e[i]! >> 2;
+        if (this.docs[n] === null) continue;
+        e.push((renumber[n]! << 2) | (p.e[i]! & 3));
+        tf.push(p.tf[i]!);
+      }
+      if (e.length > 0) postings.push([term, e, tf]);
+    }
+    return { ids, avg: [...this.avg], postings };
+  }
+
+  /** The index `save` gave, over `records`; null when it names a record they lack or is malformed. */
+  static load(saved: Bm25Saved, records: ReadonlyMap<string, ArchiveRecord>): Bm25 | null {
+    const docs = saved.ids.map((id) => records.get(id));
+    if (docs.some((r) => !r) || saved.avg.length !== FIELDS) return null;
+    const idx = new Bm25();
+    const fieldTerms = docs.map((): string[][] => [[], [], []]);
+    for (const [term, e, tf] of saved.postings) {
+      const live: Posting["live"] = [0, 0, 0];
+      let df = 0;
+      for (let i = 0; i < e.length; i++) {
+        const n = e[i]! >> 2;
+        const f = e[i]! & 3;
+        if (n >= docs.length || f >= FIELDS || tf[i] === undefined) return null;
+        live[f as 0 | 1 | 2]++;
+        fieldTerms[n]![f]!.push(term);
+        if (i === 0 || e[i - 1]! >> 2 !== n) df++;
+      }
+      idx.postings.set(term, { e, tf, live });
+      idx.df.set(term, df);
+    }
+    docs.forEach((r, n) => {
+      const byField = fieldTerms[n]!;
+      idx.place(r!, byField.flat(), byField.map((ts) => ts.length), r!.text.length + (r!.tool ?? "").length + indexedTarget(r!).length);
+    });
+    idx.avg = saved.avg;
+    return idx;
   }
 }
