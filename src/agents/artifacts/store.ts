@@ -28,6 +28,7 @@ import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { redactSecrets } from "../text/redact.js";
+import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
 import { appendRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
@@ -144,13 +145,6 @@ export function sniffContentType(text: string): ArtifactContentType {
   }
   if (/^<(?:!doctype html|html|head|body|div|\?xml)/i.test(head)) return "html";
   return "text";
-}
-
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return text.endsWith("\n") ? n - 1 : n;
 }
 
 const countMarkers = (s: string): number => s.split("[REDACTED:").length - 1;
@@ -302,7 +296,7 @@ export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta
 
 function metaOf(hex: string, text: string, createdAt: string, kind: string, redactions: number, meta: ArtifactMeta["meta"]): ArtifactMeta {
   const bytes = Buffer.byteLength(text, "utf8");
-  return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: countLines(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
+  return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: lineCount(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
 }
 
 /** Every stored digest (walks the two shard levels; ignores anything that is not a blob name). */
