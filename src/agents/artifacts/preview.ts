@@ -1,14 +1,12 @@
 /**
- * What the model sees instead of a stashed tool output: the handle, the size, a
- * bounded head/tail preview (seed 004: peek.previewChars 300–800) and one line on
- * how to fetch more. Cut from the REDACTED payload, so a secret in a tool output
- * reaches neither the disk nor the prompt through this path.
+ * What the model sees instead of a stashed output: handle, size, a bounded head/tail preview
+ * (seed 004: 300–800 chars) and how to fetch more. Cut from the REDACTED payload.
  */
 import { cutChars } from "./select.js";
 
 export const PREVIEW_MAX_CHARS = 800;
 export const FETCH_TOOL_NAME = "artifact_fetch";
-/** First line of every replacement: marks a patched result (and keeps it from being stashed again). */
+/** Marks a replacement (and keeps it from being stashed again). */
 export const STASHED_MARKER = "[tool output stored off the prompt:";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -22,7 +20,7 @@ export interface PreviewParts {
   omittedLines: number;
 }
 
-/** Head gets two thirds of the budget, tail the rest; whole lines where they fit, a cut line otherwise. */
+/** Head two thirds of the budget, tail the rest; whole lines where they fit. */
 export function previewParts(text: string, previewChars: number): PreviewParts {
   const budget = Math.max(0, Math.min(PREVIEW_MAX_CHARS, previewChars));
   const lines = text.split("\n");

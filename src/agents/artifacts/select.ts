@@ -1,19 +1,13 @@
 /**
- * Bounded, deterministic retrieval from a stashed payload (seed 004 §5.3): no LLM,
- * every reply fits `maxChars` (default 8,000, hard max 20,000) INCLUDING its header,
- * and the header says what was left out.
- *
- * Modes: headtail (default), range (1-based inclusive line numbers), grep (a regex in
- * RE2 syntax, matched per line in linear time, with context lines), json (a path such as
- * `items[3].name` or `$.a.b`).
+ * Bounded, deterministic retrieval from a stashed payload (seed 004 §5.3): every reply fits
+ * `maxChars` INCLUDING its header, and the header says what was left out. Modes: headtail,
+ * range (1-based inclusive lines), grep (RE2, per line, with context), json (`items[3].name`).
  */
 import { RE2JS } from "re2js";
 
 /**
- * The grep pattern comes from the model: with JavaScript's backtracking RegExp, `(a+)+$` against
- * a line of 28 `a`s ran for seconds, on the event loop (on OpenClaw: every chat of the gateway).
- * RE2 (re2js) matches in linear time; a pattern using lookaround or backreferences is refused
- * with RE2's syntax error.
+ * The pattern comes from the model: a backtracking RegExp ran `(a+)+$` for seconds on the event
+ * loop. RE2 is linear; lookaround and backreferences are refused with its syntax error.
  */
 const compileGrepPattern = (pattern: string, ignoreCase: boolean) => RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
 
@@ -30,13 +24,11 @@ export interface FetchSelector {
   startLine?: number;
   /** range: last line (inclusive), default: as many as fit */
   endLine?: number;
-  /** grep: regex (JavaScript syntax) */
+  /** grep: regex (RE2 syntax) */
   pattern?: string;
-  /** grep: case-insensitive (default false) */
   ignoreCase?: boolean;
   /** grep: lines of context before and after each match (default 2, max 20) */
   context?: number;
-  /** json: path */
   path?: string;
 }
 
