@@ -123,7 +123,8 @@ async function readRefs(file: string): Promise<RefLine[]> {
   return out;
 }
 
-async function listDigests(stateDir: string): Promise<string[]> {
+/** Every stored digest (anything that is not a blob name is ignored). */
+export async function listArtifactDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
   const out: string[] = [];
   for (const a of await namesIn(root)) {
@@ -145,7 +146,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
   const now = opts.now ?? Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
   const activeMs = (opts.activeSessionSeconds ?? 6 * 3600) * 1000;
-  const digests = await listDigests(stateDir);
+  const digests = await listArtifactDigests(stateDir);
 
   const byCheckpoint = new Set<string>();
   await handlesIn(await filesUnder(path.join(stateDir, "context", "checkpoints")), byCheckpoint);

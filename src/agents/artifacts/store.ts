@@ -288,23 +288,6 @@ function metaOf(hex: string, text: string, createdAt: string, kind: string, reda
   return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: lineCount(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
 }
 
-/** Every stored digest (anything that is not a blob name is ignored). */
-export function listArtifactDigests(stateDir: string): string[] {
-  const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
-  const out: string[] = [];
-  for (const a of readdirOrEmpty(root)) {
-    if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of readdirOrEmpty(path.join(root, a))) {
-      if (!/^[0-9a-f]{2}$/.test(b)) continue;
-      for (const f of readdirOrEmpty(path.join(root, a, b))) {
-        const m = /^([0-9a-f]{64})\.txt$/.exec(f);
-        if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
-      }
-    }
-  }
-  return out.sort();
-}
-
 export function readdirOrEmpty(dir: string): string[] {
   try {
     return readdirSync(dir);
