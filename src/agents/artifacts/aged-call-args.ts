@@ -42,7 +42,8 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 export function agedArgMarker(text: string, handle: string): string {
   // cut between tokens before the redaction in safeGist (a plain slice could leave a token's head)
   const first = cutHead(text, 4096).split("\n").find((l) => l.trim() !== "") ?? "";
-  return `${AGED_ARG_MARKER} ${fmt(text.length)} chars, ${fmt(text.split("\n").length)} lines, first line ${JSON.stringify(safeGist(first, HINT_CHARS))}; the call succeeded; full text: artifact_fetch ${handle}]`;
+  const lines = text.split("\n").length;
+  return `${AGED_ARG_MARKER} ${fmt(text.length)} chars, ${fmt(lines)} lines, first line ${JSON.stringify(safeGist(first, HINT_CHARS))}; the call succeeded; full text: artifact_fetch ${handle}]`;
 }
 
 /** A copy of `input` with each long argument replaced by its marker (only containers copied). */
