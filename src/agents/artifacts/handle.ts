@@ -39,9 +39,6 @@ export function parseHandle(input: unknown): string {
 }
 
 export function tryParseHandle(input: unknown): string | null {
-  try {
-    return parseHandle(input);
-  } catch {
-    return null;
-  }
+  const valid = typeof input === "string" && /^ocm_artifact:v1:sha256:[0-9a-f]{64}$/.test(input);
+  return valid ? input.slice(HANDLE_PREFIX.length) : null;
 }

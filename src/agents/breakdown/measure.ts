@@ -10,11 +10,7 @@ import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUST
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
 import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
-
-/** call-sizes.ts ReplyTable, as a pass asks it. */
-export interface CallLookup {
-  ofReply(timestamp: unknown, blocks: readonly CallBlock[]): number;
-}
+import type { ReplyTable } from "./call-sizes.js";
 
 /** Each category's slot in a Tally (an array add, not a Map update). */
 const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as Record<BreakdownCategory, number>;
@@ -141,7 +137,7 @@ function stashed(value: unknown): boolean {
 }
 
 /** Calls found by position through `calls` (in a pass), else stringified. */
-function assistant(m: Msg, aged: boolean, tally: Tally, calls: CallLookup | undefined): number {
+function assistant(m: Msg, aged: boolean, tally: Tally, calls: ReplyTable | undefined): number {
   const c = m.content;
   if (!Array.isArray(c)) return 0;
   let text = 0;
@@ -175,7 +171,7 @@ function assistant(m: Msg, aged: boolean, tally: Tally, calls: CallLookup | unde
  * Adds one message, framing included, to `tally`; its chars (0 for what is never sent: a /context
  * report, a `!!` bash run). `aged`: aging's swap (counts as handles). `calls`: in a pass, in order.
  */
-export function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: CallLookup): number {
+export function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: ReplyTable): number {
   const m = message as Msg;
   switch (m.role) {
     case "assistant":
