@@ -38,9 +38,6 @@ export interface FreshAging {
 /** true: swap the fresh agings in now; false: hold them (they are judged again next request). */
 export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) => boolean;
 
-/** Session start: every first aging waits for a request. */
-const HOLD_ALL: AgingGate = () => false;
-
 /** Chars of a message content's text blocks (a string content counts whole). */
 function textChars(content: unknown): number {
   if (typeof content === "string") return content.length;
@@ -317,7 +314,7 @@ export class AgedOffload {
    */
   warm(messages: AgentMessage[]): void {
     if (!this.enabled) return;
-    this.apply(messages, HOLD_ALL);
+    this.apply(messages, () => false);
     this.catchUp.run();
   }
 }

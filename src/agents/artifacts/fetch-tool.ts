@@ -24,12 +24,10 @@ const parameters = Type.Object({
 // the modes' fields are named by the [more: …] line under every preview (preview.ts)
 const DESCRIPTION = `Read part of a stored tool output by its ocm_artifact handle. grep: RE2 pattern, context lines. json: path like items[0].id. maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
 
-export interface FetchToolOptions {
-  /** resolved per call (may differ per session) */
+/** `stateDir` is resolved per call (it may differ per session). */
+export function createArtifactFetchTool(opts: {
   stateDir: (ctx: unknown) => string | Promise<string | null> | null;
-}
-
-export function createArtifactFetchTool(opts: FetchToolOptions): ToolDefinition<typeof parameters> {
+}): ToolDefinition<typeof parameters> {
   return {
     name: FETCH_TOOL_NAME,
     label: "Artifact fetch",
