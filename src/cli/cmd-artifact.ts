@@ -8,14 +8,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ArtifactHandleError, formatHandle } from "../agents/artifacts/handle.js";
-import { gcArtifacts } from "../agents/artifacts/gc.js";
+import { gcArtifacts, listArtifactDigests } from "../agents/artifacts/gc.js";
 import { removeArtifactByHandle } from "../agents/artifacts/forget.js";
 import { previewParts } from "../agents/artifacts/preview.js";
 import { FETCH_MODES, type FetchMode, FetchSelectorError, selectFromArtifact } from "../agents/artifacts/select.js";
 import {
   ArtifactCorruptError,
   ArtifactNotFoundError,
-  listArtifactDigests,
   readArtifact,
   readArtifactMeta,
   stashArtifact,
@@ -180,7 +179,7 @@ export async function runArtifact(argv: string[], out: Output, env: NodeJS.Proce
       if (rest.length) throw new CliError("artifact list takes no arguments", EXIT_USAGE);
       const key = values["session-key"] as string | undefined;
       const items = [];
-      for (const hex of listArtifactDigests(stateDir)) {
+      for (const hex of await listArtifactDigests(stateDir)) {
         const handle = formatHandle(hex);
         let meta;
         try {

@@ -8,7 +8,6 @@ import {
   ArtifactCorruptError,
   ArtifactNotFoundError,
   blobPath,
-  listArtifactDigests,
   metaPath,
   readArtifact,
   readArtifactMeta,
@@ -17,6 +16,7 @@ import {
   stashArtifact,
   withBatchedRefs,
 } from "../../src/agents/artifacts/store.js";
+import { listArtifactDigests } from "../../src/agents/artifacts/gc.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 
@@ -48,7 +48,7 @@ describe("artifact store", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("stores content-addressed by full sha256 with 0600 files, and reads it back verified", () => {
+  it("stores content-addressed by full sha256 with 0600 files, and reads it back verified", async () => {
     const text = "line\n".repeat(3000);
     const { receipt } = stashArtifact(dir, { text, tool: "bash", sessionKey: "agent:main:x" });
     const hex = createHash("sha256").update(text).digest("hex");
@@ -58,7 +58,7 @@ describe("artifact store", () => {
     for (const f of walk(join(dir, "context", "artifacts"))) expect(statSync(f).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, "context", "artifacts", "blobs")).mode & 0o777).toBe(0o700);
     expect(readArtifact(dir, receipt.handle)).toBe(text);
-    expect(listArtifactDigests(dir)).toEqual([hex]);
+    expect(await listArtifactDigests(dir)).toEqual([hex]);
     // the same content again: same handle, not rewritten
     expect(stashArtifact(dir, { text }).receipt).toMatchObject({ handle: receipt.handle, created: false });
   });

@@ -1,32 +1,25 @@
 /**
  * Aged tool-call arguments (docs/artifacts.md#aged-tool-call-arguments): the long string
- * arguments of a call that SUCCEEDED — a `write`'s content, an `edit`'s old and new text, a
- * long heredoc — are the other big share of a coding session's prompt (31–35% of the text
- * of the long transcripts). Once the call is `ageTurns` assistant turns old, the model sees
- * each such argument as one marker line naming its size, its first line and the handle of
- * the stashed arguments; the other arguments (paths, flags) stay as they were.
- *
- * Pure helpers here; the stash and the sticky swap live in aged-offload.ts, beside the
- * aged results, so both routes (pi's `context` event, the OpenClaw plugin's `assemble`)
- * get them from one place.
+ * arguments of a succeeded call (a `write`'s content, an `edit`'s texts) are 31–35% of the text
+ * of the long transcripts. Once aged, each is one marker line (size, first line, handle); short
+ * arguments stay. Pure helpers; the stash and the swap are in aged-offload.ts.
  */
 import { cutHead } from "../text/cut.js";
 import { safeGist } from "../text/safe-gist.js";
 
 /** A string argument shorter than this stays in place (a path, a flag, a short command). */
 export const ARG_FIELD_MIN_CHARS = 200;
-/** First line of every aged argument: marks it (and keeps it from being stashed again). */
+/** Marks an aged argument (and keeps it from being stashed again). */
 export const AGED_ARG_MARKER = "[argument stored off the prompt:";
 const MAX_DEPTH = 8;
 const HINT_CHARS = 60;
 
 export interface LongArg {
-  /** JSON-path-like name of the field: `content`, `edits[0].oldText` */
+  /** `content`, `edits[0].oldText` */
   path: string;
   text: string;
 }
 
-/** The long string arguments of a call, in document order; [] when none. */
 export function longArgs(input: unknown): LongArg[] {
   const out: LongArg[] = [];
   replace(input, "", 0, (text, path) => {
@@ -38,7 +31,7 @@ export function longArgs(input: unknown): LongArg[] {
 
 const isLongArg = (text: string): boolean => text.length >= ARG_FIELD_MIN_CHARS && !text.startsWith(AGED_ARG_MARKER);
 
-/** What is stashed: one field's text as it is (so line ranges match the file), several under a header each. */
+/** One field as it is (so line ranges match the file), several under a header each. */
 export function stashTextOf(args: readonly LongArg[]): string {
   if (args.length === 1) return args[0]!.text;
   return args.map((a) => `[argument ${a.path}]\n${a.text}`).join("\n");
@@ -46,25 +39,19 @@ export function stashTextOf(args: readonly LongArg[]): string {
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-function lineCount(text: string): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
-/** The marker that stands for one aged argument: size, its first line (redacted, no invisible text), the handle. */
 export function agedArgMarker(text: string, handle: string): string {
   // cut between tokens before the redaction in safeGist (a plain slice could leave a token's head)
   const first = cutHead(text, 4096).split("\n").find((l) => l.trim() !== "") ?? "";
-  return `${AGED_ARG_MARKER} ${fmt(text.length)} chars, ${fmt(lineCount(text))} lines, first line ${JSON.stringify(safeGist(first, HINT_CHARS))}; the call succeeded; full text: artifact_fetch ${handle}]`;
+  const lines = text.split("\n").length;
+  return `${AGED_ARG_MARKER} ${fmt(text.length)} chars, ${fmt(lines)} lines, first line ${JSON.stringify(safeGist(first, HINT_CHARS))}; the call succeeded; full text: artifact_fetch ${handle}]`;
 }
 
-/** A copy of `input` with each long argument replaced by its marker. Containers along the way are copied; nothing else is. */
+/** A copy of `input` with each long argument replaced by its marker (only containers copied). */
 export function withAgedArgs(input: unknown, handle: string): unknown {
   return replace(input, "", 0, (text) => (isLongArg(text) ? agedArgMarker(text, handle) : text));
 }
 
-/** `value` with `f` applied to each string in it (`path`: its JSON-path-like name, `content`, `edits[0].oldText`). */
+/** `value` with `f` applied to each string in it, given its path. */
 function replace(value: unknown, path: string, depth: number, f: (s: string, path: string) => string): unknown {
   if (depth > MAX_DEPTH) return value;
   if (typeof value === "string") return f(value, path);

@@ -1,21 +1,16 @@
 /**
- * Aged offload's catch-up (aged-offload.ts): results and calls this process never saw at
- * tool_result time (a resumed session, the plugin route) are judged and stashed once, off the
- * request path, and age from the next request on.
+ * Aged offload's catch-up: results and calls never seen at tool_result time (a resumed session,
+ * the plugin route) are judged and stashed once, off the request path.
  */
 import type { ToolResultLike } from "./offload.js";
 import { withBatchedRefs } from "./store.js";
 
-/**
- * Results and calls a scheduled catch-up judges before it lets the event loop run (by count, not
- * time, so what has aged after a given request does not depend on the machine's load).
- */
+/** Items judged per event-loop turn (by count, not time: what ages must not depend on load). */
 const CATCH_UP_SLICE = 8;
 
 export type QueuedResult = ToolResultLike & { toolCallId: string };
 export type QueuedCall = { toolName: string; toolCallId: string; input: unknown };
 
-/** What judges a queued item (throws on I/O errors) and where failures go. */
 export interface CatchUpJudge {
   result(r: QueuedResult): void;
   call(c: QueuedCall): void;
@@ -45,13 +40,8 @@ export class CatchUpQueue {
     setImmediate(() => this.run(true));
   }
 
-  /**
-   * Judges the queued results and calls. From the event loop (a scheduled catch-up) it stops after
-   * CATCH_UP_SLICE of them and schedules the rest, so a turn with many large outputs never holds
-   * up the other chats of a gateway for long (issue 24); session start runs it to the end.
-   */
+  /** Judges the queue; `sliced` (scheduled): CATCH_UP_SLICE at a time, so a gateway's other chats run. */
   run(sliced = false): void {
-    // the refs lines of the slice's stashes in one append per log (store.ts withBatchedRefs)
     withBatchedRefs(() => this.slice(sliced), (e) => this.judge.onError(e));
   }
 

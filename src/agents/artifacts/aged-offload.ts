@@ -1,45 +1,28 @@
 /**
- * Aged offload (docs/artifacts.md#aged-offload): a tool result the agent has already
- * consumed — followed by at least `ageTurns` assistant messages — and longer than
- * `agedMinChars` is shown to the model as handle + bounded head/tail preview + the
- * fetch line, the same shape as a fresh stash. Non-destructive: only pi's `context`
- * event copy is changed; the session file keeps the original.
- *
- * Cost model: the blob is written at tool_result time (`register`), so the `context`
- * handler (`apply`) only swaps content it already holds, judging only what is new or newly old:
- * the last call's swaps are re-placed after a check, O(new + aged); a compaction takes one full
- * pass of O(1) per message (role check + Map lookup by toolCallId). No content read, hashed or
- * cut per call.
- * Results this process never saw at tool_result time (a resumed session) are checked
- * once, off the request path (setImmediate), and age from the next request on.
- *
- * Deterministic and sticky: once a result is aged it stays aged, so the prompt prefix
- * before the newly aged position is byte-stable and provider prompt caches break only
- * there. Never aged: errors, images / non-text blocks, artifact_fetch results, results
- * already replaced by a fresh stash, and anything in the newest `ageTurns` rounds.
- *
- * The calls' long string arguments age the same way (aged-call-args.ts, config
- * `offloadAgeToolArgs`): stashed at tool_result time when the call succeeded, the marker
- * built once from the message's own arguments when the call ages, then swapped like a result.
+ * Aged offload (docs/artifacts.md#aged-offload): a consumed tool result (at least `ageTurns`
+ * assistant messages old, longer than `agedMinChars`) is shown as handle + preview + fetch line,
+ * like a fresh stash; a succeeded call's long arguments age the same way (aged-call-args.ts).
+ * Only pi's `context` copy changes. Blobs are written at tool_result time, so a request only
+ * swaps what it already holds, judging only what is new; results never seen then (a resumed
+ * session) are judged once off the request path (aged-catch-up.ts). Sticky: once aged, always
+ * aged, so the prompt prefix stays byte-stable for provider caches.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
 import { CatchUpQueue, type QueuedResult } from "./aged-catch-up.js";
-import { agedRule, offloadCandidate, type OffloadSettings, type ToolResultLike } from "./offload.js";
-import { replacementText } from "./preview.js";
+import { agedRule, offloadToolResult, type OffloadSettings, type ToolResultLike } from "./offload.js";
 import { stashArtifact } from "./store.js";
+import { callIdsOf } from "../messages/message-key.js";
 
 type TextContent = Array<{ type: "text"; text: string }>;
 
 /** bound on remembered ids per session (a result beyond it simply stays whole) */
 const MAX_TRACKED = 20_000;
 
+/** Results and calls stashed for aging (`registered`) and shown aged from now on (`aged`). */
 export interface AgedStats {
-  /** results stashed for aging (at tool_result time or in catch-up) */
   registered: number;
-  /** results shown aged from now on */
   aged: number;
-  /** calls whose long arguments were stashed / are shown aged from now on */
   argsRegistered: number;
   argsAged: number;
 }
@@ -48,17 +31,12 @@ export interface AgedStats {
 export interface FreshAging {
   /** index of the earliest message it would change */
   earliest: number;
-  /** chars it would take off the prompt */
   savedChars: number;
-  /** results and calls it would swap */
   count: number;
 }
 
 /** true: swap the fresh agings in now; false: hold them (they are judged again next request). */
 export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) => boolean;
-
-/** The gate of a pass that only judges and stashes (session start): every first aging waits for a request. */
-const HOLD_ALL: AgingGate = () => false;
 
 /** Chars of a message content's text blocks (a string content counts whole). */
 function textChars(content: unknown): number {
@@ -71,7 +49,6 @@ function textChars(content: unknown): number {
 
 type CallLike = { type?: string; id?: unknown; name?: unknown; arguments?: unknown };
 
-/** one swapped message: where it stood, whose it is, what was sent instead */
 interface Swap {
   index: number;
   id: string;
@@ -86,30 +63,22 @@ interface LastPass {
   tailTime: unknown;
 }
 
-/** A result's toolCallId, or an assistant message's first tool call id: what identifies a swapped message. */
+/** What identifies a swapped message: a result's toolCallId, a reply's first call id. */
 function idAt(message: AgentMessage | undefined): string | undefined {
-  const m = message as { role?: unknown; toolCallId?: unknown; content?: unknown } | undefined;
-  if (!m) return undefined;
-  if (m.role === "toolResult") return typeof m.toolCallId === "string" ? m.toolCallId : undefined;
-  if (m.role !== "assistant" || !Array.isArray(m.content)) return undefined;
-  for (const b of m.content as CallLike[]) if (b && b.type === "toolCall" && typeof b.id === "string") return b.id;
-  return undefined;
+  const m = message as { role?: unknown; toolCallId?: unknown } | undefined;
+  if (m?.role === "toolResult") return typeof m.toolCallId === "string" ? m.toolCallId : undefined;
+  return message ? callIdsOf(message)[0] : undefined;
 }
 
 export class AgedOffload {
-  /** toolCallId -> replacement, stashed but not old enough yet */
+  // by toolCallId: replacements stashed but not old enough (pending) or shown from now on (aged);
+  // the same for call arguments (a handle, then the aged arguments); `checked`: judged once
   private readonly pending = new Map<string, TextContent>();
-  /** toolCallId -> replacement, shown aged from now on (sticky) */
   private readonly aged = new Map<string, TextContent>();
-  /** ids whose content was already judged (candidate or not) */
   private readonly checked = new Set<string>();
-  /** toolCallId -> handle of the stashed arguments, the call not old enough yet */
   private readonly pendingArgs = new Map<string, string>();
-  /** toolCallId -> the arguments the model sees from now on (sticky) */
   private readonly agedArgs = new Map<string, unknown>();
-  /** ids whose call arguments were already judged */
   private readonly argsChecked = new Set<string>();
-  /** what the last apply did, so the next one only judges what is new (see apply) */
   private last: LastPass | null = null;
   /**
    * The earliest index where a catch-up stashed a result or a call's arguments since the last
@@ -150,7 +119,7 @@ export class AgedOffload {
     return this.settings.enabled && this.settings.ageTurns > 0;
   }
 
-  /** tool_result time: stash a mid-size result now, so aging it later is a swap; its receipt, or null. Throws on I/O errors. */
+  /** tool_result time: stash a result now, so aging it later is a swap. Throws on I/O errors. */
   register(event: ToolResultLike): { handle: string; bytes: number } | null {
     const id = event.toolCallId;
     if (!this.enabled || !id || this.checked.has(id) || this.checked.size >= MAX_TRACKED) return null;
@@ -158,7 +127,7 @@ export class AgedOffload {
     return this.stash(event, id);
   }
 
-  /** tool_result time, every result (stashed fresh or not): a succeeded call's long arguments are stashed for aging. Throws on I/O errors. */
+  /** tool_result time: a succeeded call's long arguments are stashed for aging. Throws on I/O errors. */
   registerCall(event: ToolResultLike & { input?: unknown }): void {
     const id = event.toolCallId;
     if (!this.enabled || !this.settings.ageToolArgs || !id || event.isError) return;
@@ -167,7 +136,7 @@ export class AgedOffload {
     this.stashArgs(event.toolName, id, event.input);
   }
 
-  /** A succeeded call's long string arguments, stashed as one artifact; the marker is built when the call ages. */
+  /** One artifact for all of a call's long arguments; the marker is built when the call ages. */
   private stashArgs(toolName: string, id: string, input: unknown): void {
     const args = longArgs(input);
     let total = 0;
@@ -184,7 +153,6 @@ export class AgedOffload {
     this.stats.argsRegistered++;
   }
 
-  /** The call's arguments as the model sees them once aged; built once, then reused (sticky). */
   private agedArgsOf(block: CallLike, id: string): unknown {
     let args = this.agedArgs.get(id);
     if (args !== undefined) return args;
@@ -198,33 +166,21 @@ export class AgedOffload {
   }
 
   private stash(event: ToolResultLike, id: string): { handle: string; bytes: number } | null {
-    const rule = agedRule(this.settings);
-    const candidate = offloadCandidate(event, rule);
-    if (!candidate) return null;
-    const { receipt, stored, meta } = stashArtifact(this.where.stateDir, {
-      text: candidate.text,
-      kind: "tool_output",
-      tool: event.toolName,
-      sessionKey: this.where.sessionKey,
-      toolCallId: id,
-    });
-    const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool: event.toolName, previewChars: rule.previewChars });
-    if (text.length >= candidate.text.length) return null;
-    this.pending.set(id, [{ type: "text", text }]);
+    const out = offloadToolResult(event, this.where, agedRule(this.settings));
+    if (!out || out.savedChars <= 0) return null;
+    this.pending.set(id, out.patch.content);
     this.stats.registered++;
-    return { handle: receipt.handle, bytes: receipt.bytes };
+    return { handle: out.receipt.handle, bytes: out.receipt.bytes };
   }
 
-  /** About what this memory holds, in bytes (previews and ids): its weight in the process cache. */
+  /** Rough bytes held, for the process cache's budget. */
   approxBytes(): number {
     return 4_096 + (this.pending.size + this.aged.size + this.agedArgs.size + this.pendingArgs.size) * 800 + (this.checked.size + this.argsChecked.size) * 64 + (this.last?.swaps.length ?? 0) * 64;
   }
 
   /**
-   * `context` event: the messages with aged results swapped, or the same array when nothing
-   * changes. `gate` (the prompt-cache policy) decides whether what ages for the first time in
-   * this request is swapped in now; what aged before is swapped in every request regardless.
-   * `ageTurns`: the age for this request when the cache policy sets one (cache/aging-age.ts).
+   * `context` event: the messages with aged ones swapped (the same array when none). `gate` (the
+   * prompt-cache policy) decides whether first-time agings go in now; `ageTurns`: cache/aging-age.ts.
    */
   apply(messages: AgentMessage[], gate?: AgingGate, ageTurns = this.settings.ageTurns): AgentMessage[] {
     if (!this.enabled) return messages;
@@ -247,7 +203,7 @@ export class AgedOffload {
     return this.pass(messages, 0, boundary, null, [], gate);
   }
 
-  /** index of the ageTurns-th assistant message from the end: what stands before it is old enough */
+  /** index of the ageTurns-th assistant message from the end: what stands before it is old */
   private boundaryOf(messages: AgentMessage[], ageTurns: number): number {
     for (let i = messages.length - 1, seen = 0; i >= 0; i--) {
       if ((messages[i] as { role?: string }).role === "assistant" && ++seen === ageTurns) return i;
@@ -262,11 +218,7 @@ export class AgedOffload {
     return true;
   }
 
-  /**
-   * Judges messages[from..] (swapping what is old enough) into `out`; remembers the swaps for the next call.
-   * With a `gate`, what would age for the first time is swapped in only when the gate says so
-   * (as one batch); otherwise it stays whole and is judged again by the next call.
-   */
+  /** Judges messages[from..] into `out`; first-time agings go in as one batch if `gate` allows. */
   private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[], gate?: AgingGate): AgentMessage[] {
     /** old calls whose arguments were never judged (a resumed session, the plugin route): judged when their result shows success */
     let unjudged = null as Map<string, { call: CallLike; at: number }> | null;
@@ -275,7 +227,6 @@ export class AgedOffload {
       out[index] = message;
       swaps.push({ index, id, message });
     };
-    /** first-time agings held for the gate: results by id, calls by message index */
     const freshResults: Array<{ index: number; id: string }> = [];
     const freshCalls: number[] = [];
     let savedChars = 0;
@@ -328,7 +279,6 @@ export class AgedOffload {
     return out ?? messages;
   }
 
-  /** A pending result shown aged from now on (sticky). */
   private ageResult(id: string, content: TextContent): TextContent {
     this.pending.delete(id);
     this.aged.set(id, content);
@@ -336,7 +286,7 @@ export class AgedOffload {
     return content;
   }
 
-  /** Chars the call blocks' not-yet-aged stashed arguments would take off the prompt. */
+  /** Chars the blocks' stashed, not yet aged arguments would take off the prompt. */
   private freshArgsChars(content: CallLike[]): number {
     let n = 0;
     for (const b of content) {
@@ -346,10 +296,7 @@ export class AgedOffload {
     return n;
   }
 
-  /**
-   * The call blocks with their aged arguments (null: none); `ageNew`: arguments stashed but not
-   * yet aged age now, otherwise only those already aged are swapped.
-   */
+  /** The blocks with aged arguments (null: none); `ageNew`: stashed arguments age now. */
   private agedCallBlocks(content: CallLike[], ageNew: boolean, unjudged: (b: CallLike) => void): unknown[] | null {
     let blocks: unknown[] | null = null;
     for (let j = 0; j < content.length; j++) {
@@ -384,14 +331,12 @@ export class AgedOffload {
   }
 
   /**
-   * Session start of a resumed session: judge and stash the old results and calls now (off the
-   * request path: no request is waiting yet), so the first request already goes out aged.
+   * Resumed session start: judge and stash old results now (no request waits yet). Nothing is
+   * swapped in: under a prompt cache an unjudged swap would rewrite the cached prompt.
    */
   warm(messages: AgentMessage[]): void {
     if (!this.enabled) return;
-    // nothing is swapped in here: what is due ages on the next request, through its gate
-    // (under a prompt cache a swap at session start, unjudged, rewrites the cached prompt)
-    this.apply(messages, HOLD_ALL);
+    this.apply(messages, () => false);
     this.catchUp.run();
   }
 }

@@ -1,8 +1,6 @@
 /**
- * The agent tool `artifact_fetch`: a bounded excerpt of a stashed tool output by
- * handle. Registered by the extension when offload is on. Its schema and
- * description are sent with every request, so both are kept short:
- * `fetchToolPromptTokens()` measures them (docs/artifacts.md quotes the figure).
+ * The agent tool `artifact_fetch`: a bounded excerpt of a stashed output by handle. Its schema
+ * and description go with every request, so both are short (`fetchToolPromptTokens()`).
  */
 import { Type } from "@mariozechner/pi-ai";
 import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
@@ -11,9 +9,7 @@ import { FETCH_TOOL_NAME } from "./preview.js";
 import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, type FetchMode, selectFromArtifact } from "./select.js";
 import { readArtifact } from "./store.js";
 
-// Every word here is sent with every request (cached at 0.1x under a prompt cache, whole
-// without one): the field meanings live in the description once, `mode` is a plain enum (a
-// union of literals is serialized as one object per value), no field repeats its name.
+// `mode` is a plain enum (a union of literals serializes as one object per value)
 const parameters = Type.Object({
   handle: Type.String(),
   mode: Type.Optional(Type.Unsafe<FetchMode>({ type: "string", enum: ["headtail", "range", "grep", "json"] })),
@@ -25,16 +21,13 @@ const parameters = Type.Object({
   maxChars: Type.Optional(Type.Integer()),
 });
 
-// The modes and which field each reads are named by the enum and by the [more: …] line under
-// every preview (preview.ts); the description says only what neither does.
+// the modes' fields are named by the [more: …] line under every preview (preview.ts)
 const DESCRIPTION = `Read part of a stored tool output by its ocm_artifact handle. grep: RE2 pattern, context lines. json: path like items[0].id. maxChars default ${FETCH_DEFAULT_MAX_CHARS}, max ${FETCH_HARD_MAX_CHARS}.`;
 
-export interface FetchToolOptions {
-  /** state dir of the running session (may differ per session; resolved per call) */
+/** `stateDir` is resolved per call (it may differ per session). */
+export function createArtifactFetchTool(opts: {
   stateDir: (ctx: unknown) => string | Promise<string | null> | null;
-}
-
-export function createArtifactFetchTool(opts: FetchToolOptions): ToolDefinition<typeof parameters> {
+}): ToolDefinition<typeof parameters> {
   return {
     name: FETCH_TOOL_NAME,
     label: "Artifact fetch",

@@ -1,8 +1,7 @@
 /**
- * The right to forget, for artifacts (issue 28): remove one artifact by handle, and find the
- * artifacts that only one session key refers to (its refs log, its checkpoints, its state files,
- * its archive) so `openclaw-context forget <key>` removes those and no artifact another key still
- * names. Built on the store's own functions (store.ts) and gc's readers (gc.ts).
+ * The right to forget, for artifacts (issue 28): remove one artifact by handle, and find what
+ * only one session key names (refs log, checkpoints, state, archive), so `forget <key>` removes
+ * those and nothing another key still names.
  */
 import { existsSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
@@ -12,10 +11,10 @@ import { formatHandle, parseHandle } from "./handle.js";
 import { blobPath, metaPath, readdirOrEmpty, refsDir, refsPath, removeArtifact, writeFileReplacing } from "./store.js";
 import { readRegularFileSync } from "../../infra/regular-file.js";
 
-/** `<stateDir>/context/archive` (archive/store.ts's archiveRoot; not imported: archive/ imports artifacts/). */
+/** archive/store.ts's archiveRoot (not imported: archive/ imports artifacts/). */
 const archiveRoot = (stateDir: string): string => path.join(stateDir, "context", "archive");
 
-/** Every place that can name an artifact for one key directory: checkpoints, state, archive, refs log. */
+/** Every place that can name an artifact for one key directory. */
 async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
   return [
     ...(await filesUnder(path.join(checkpointsRoot(stateDir), dirName))),
@@ -25,7 +24,6 @@ async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
   ];
 }
 
-/** Key directories present anywhere in the state dir. */
 function keyDirs(stateDir: string): Set<string> {
   const dirs = new Set<string>();
   for (const root of [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), archiveRoot(stateDir)]) {
@@ -54,7 +52,6 @@ export async function artifactsOfKey(stateDir: string, sessionKey: string): Prom
   return { own, shared };
 }
 
-/** Bytes of an artifact's blob and meta (0 when gone). */
 export function artifactBytes(stateDir: string, hex: string): number {
   let n = 0;
   for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
@@ -67,7 +64,6 @@ export function artifactBytes(stateDir: string, hex: string): number {
   return n;
 }
 
-/** Removes digests from every refs log (a removed artifact is no longer anyone's stash). */
 export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
   if (hexes.size === 0) return;
   for (const name of readdirOrEmpty(refsDir(stateDir))) {
@@ -92,7 +88,7 @@ export interface ArtifactRmReceipt {
   dryRun: boolean;
 }
 
-/** `artifact rm <handle>`: the blob, its meta and every refs line of it. Throws ArtifactHandleError on a malformed handle. */
+/** `artifact rm <handle>`: blob, meta and refs lines. Throws ArtifactHandleError on a bad handle. */
 export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}): ArtifactRmReceipt {
   const hex = parseHandle(handle);
   const bytes = artifactBytes(stateDir, hex);
@@ -104,7 +100,6 @@ export function removeArtifactByHandle(stateDir: string, handle: string, opts: {
   return receipt;
 }
 
-/** The refs log of one key (removed by forget). */
 export function removeRefsLog(stateDir: string, sessionKey: string): void {
   try {
     unlinkSync(refsPath(stateDir, sessionKey));

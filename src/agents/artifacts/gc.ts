@@ -1,16 +1,11 @@
 /**
- * Artifact gc, tied to checkpoint retention: an artifact stays while something can
- * still point at it. Kept when
- *  1. a kept checkpoint or a live capture-state file names its handle (text scan of
- *     <stateDir>/context/checkpoints/** and context/state/**: checkpoint retention
- *     decides what is kept, gc follows), or
- *  2. a session stashed it after that session's newest checkpoint, or it is among the
- *     session's last MAX_STASHES_PER_SESSION stashes (the live session's window and
- *     pi's keep-recent tail after a compaction), or the session has no checkpoint yet, or
- *     the session stashed anything within activeSessionSeconds (a running session shows
- *     aged results by handle anywhere in its prompt: docs/artifacts.md#aged-offload), or
+ * Artifact gc, tied to checkpoint retention: an artifact stays while something can point at it:
+ *  1. a kept checkpoint or a live state file names it (checkpoint retention decides, gc follows);
+ *  2. its session stashed it after its newest checkpoint, among its last MAX_STASHES_PER_SESSION,
+ *     has no checkpoint yet, or stashed anything within activeSessionSeconds (a running session
+ *     shows aged results by handle anywhere in its prompt);
  *  3. it is younger than minAgeSeconds (a concurrent stash may not have logged its ref yet).
- * Everything else is removed (blob and meta); the refs logs are rewritten without them.
+ * Everything else is removed (blob and meta) and dropped from the refs logs.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -42,7 +37,7 @@ export interface GcReceipt {
   bytesFreed: number;
 }
 
-/** Lets the event loop run between slices of gc's work (it shares the loop with every chat of a gateway). */
+/** Lets the event loop run between slices (gc shares it with every chat of a gateway). */
 const SLICE = 64;
 let sinceYield = 0;
 async function slice(): Promise<void> {
@@ -63,7 +58,7 @@ async function readdirSafe(dir: string): Promise<import("node:fs").Dirent[]> {
 
 const namesIn = async (dir: string): Promise<string[]> => (await readdirSafe(dir)).map((e) => e.name);
 
-/** Files under dir, recursively (small trees: checkpoints, state files, one key's archive). */
+/** Files under dir, recursively (small trees). */
 export async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
   for (const e of await readdirSafe(dir)) {
     const p = path.join(dir, e.name);
@@ -73,7 +68,7 @@ export async function filesUnder(dir: string, out: string[] = []): Promise<strin
   return out;
 }
 
-/** The digests `files` name: handles in any text, and the bare digests of refs logs (`<iso time> <64 hex>`). */
+/** The digests `files` name: handles in any text, bare digests in refs logs. */
 export async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
   for (const f of files) {
     await slice();
@@ -128,8 +123,8 @@ async function readRefs(file: string): Promise<RefLine[]> {
   return out;
 }
 
-/** The blobs' digests, the blob tree read asynchronously. */
-async function listDigests(stateDir: string): Promise<string[]> {
+/** Every stored digest (anything that is not a blob name is ignored). */
+export async function listArtifactDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
   const out: string[] = [];
   for (const a of await namesIn(root)) {
@@ -146,16 +141,12 @@ async function listDigests(stateDir: string): Promise<string[]> {
   return out.sort();
 }
 
-/**
- * Removes what nothing can point at any more. Asynchronous and sliced: every file is read with
- * the event loop free, and the loop runs between slices of SLICE files (issue 24: a gateway's
- * state dir holds hundreds of keys).
- */
+/** Removes what nothing can point at; asynchronous and sliced (a gateway holds hundreds of keys). */
 export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promise<GcReceipt> {
   const now = opts.now ?? Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
   const activeMs = (opts.activeSessionSeconds ?? 6 * 3600) * 1000;
-  const digests = await listDigests(stateDir);
+  const digests = await listArtifactDigests(stateDir);
 
   const byCheckpoint = new Set<string>();
   await handlesIn(await filesUnder(path.join(stateDir, "context", "checkpoints")), byCheckpoint);
@@ -217,21 +208,18 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
 }
 
 /**
- * Artifact gc run automatically after a checkpoint write (retention has just pruned the
- * checkpoints that named old handles), instead of only by `artifact gc`. Off the LLM
- * path (after the write, never awaited, asynchronous and sliced), at most once an hour
- * per state dir per process, and never throws: a failure is visible with the debug switch.
+ * Auto gc after a checkpoint write (retention just pruned what named old handles): never
+ * awaited, at most hourly per state dir per process, never throws (failures: debug log).
  */
 export const AUTO_GC_INTERVAL_MS = 3_600_000;
 
-// when each state dir's artifacts were last collected (ms)
 declare module "../../infra/file-stores.js" {
   interface FileStores { artifactGcRuns?: Map<string, number> }
 }
 
 const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());
 
-/** Schedules a gc of stateDir's artifacts unless one ran within the interval; resolves with its receipt (or null). */
+/** A gc unless one ran within the interval; resolves with its receipt (or null). */
 export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): Promise<GcReceipt | null> | null {
   const last = lastRun().get(stateDir);
   if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;

@@ -1,14 +1,11 @@
 /**
- * Artifact handles (seed 004 §4.1): `ocm_artifact:v1:sha256:<64 lowercase hex>`.
- * The handle is the only reference to a stashed payload that enters the prompt.
- * Parsing is strict (no trimming, no case folding, exact length) because a handle
- * becomes a file path: anything that is not exactly a handle is refused with a
- * message that says what is wrong.
+ * Artifact handles (seed 004 §4.1): `ocm_artifact:v1:sha256:<64 lowercase hex>`. A handle
+ * becomes a file path, so parsing is strict (no trimming or case folding) and says what is wrong.
  */
 
 export const HANDLE_PREFIX = "ocm_artifact:v1:sha256:";
 export const HANDLE_LENGTH = HANDLE_PREFIX.length + 64;
-/** Finds handles inside larger text (checkpoints, state files): used by gc, never for parsing input. */
+/** Finds handles inside larger text (gc), never for parsing input. */
 export const HANDLE_IN_TEXT_RE = /ocm_artifact:v1:sha256:([0-9a-f]{64})(?![0-9a-fA-F])/g;
 
 export class ArtifactHandleError extends Error {
@@ -23,7 +20,6 @@ export function formatHandle(sha256Hex: string): string {
   return HANDLE_PREFIX + sha256Hex;
 }
 
-/** The sha256 hex of a valid handle; throws ArtifactHandleError naming the defect otherwise. */
 export function parseHandle(input: unknown): string {
   if (typeof input !== "string") throw new ArtifactHandleError(`an artifact handle is a string, got ${input === null ? "null" : typeof input}`);
   if (input.length === 0) throw new ArtifactHandleError("empty artifact handle");
@@ -42,11 +38,7 @@ export function parseHandle(input: unknown): string {
   return hex;
 }
 
-/** Like parseHandle, but null instead of an error. */
 export function tryParseHandle(input: unknown): string | null {
-  try {
-    return parseHandle(input);
-  } catch {
-    return null;
-  }
+  const valid = typeof input === "string" && /^ocm_artifact:v1:sha256:[0-9a-f]{64}$/.test(input);
+  return valid ? input.slice(HANDLE_PREFIX.length) : null;
 }

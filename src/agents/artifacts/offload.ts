@@ -1,9 +1,7 @@
 /**
- * The tool_result patch (seed 004 §6.1, done inside the extension): a large text
- * result is stashed and the model gets the handle + a bounded preview instead.
- * Never stashed: errors (the agent needs the whole failure), results with images
- * or other non-text blocks, results of the fetch tool itself, and results that
- * already are a replacement (no self-ingest loop).
+ * The tool_result patch (seed 004 §6.1): a large text result is stashed and the model gets the
+ * handle + a bounded preview. Never stashed: errors (the agent needs the whole failure), images
+ * or other blocks, fetch and recall results, and replacements (no self-ingest loop).
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
@@ -18,7 +16,7 @@ export interface OffloadSettings {
   minLines: number;
   /** … or structured (JSON / HTML) and longer than this */
   structuredMinChars: number;
-  /** head + tail preview budget (≤ 800, seed 004) */
+  /** ≤ 800 (seed 004) */
   previewChars: number;
   /** aged offload (aged-offload.ts): results followed by this many assistant turns (0: off) … */
   ageTurns: number;
@@ -26,14 +24,13 @@ export interface OffloadSettings {
   agedMinChars: number;
   /** … keep this preview */
   agedPreviewChars: number;
-  /** aged tool-call arguments (aged-call-args.ts): a succeeded call's long string arguments, same age and size */
+  /** aged-call-args.ts: same age and size */
   ageToolArgs: boolean;
 }
 
 /** The fresh-stash rule (seed 004: over 8k chars or 200 lines, structured over 4k; preview ≤ 800). */
 export const FRESH_STASH = { minChars: 8_000, minLines: 200, structuredMinChars: 4_000, previewChars: 600 } as const;
 
-/** The config keys offload reads (docs/configuration.md). */
 type OffloadConfigKeys = Pick<ContextManagerConfig, "offload" | "offloadAgeTurns" | "offloadAgedMinChars" | "offloadAgedPreviewChars" | "offloadAgeToolArgs">;
 
 export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
@@ -45,7 +42,7 @@ export const offloadSettings = (c: OffloadConfigKeys): OffloadSettings => ({
   ageToolArgs: c.offloadAgeToolArgs,
 });
 
-/** The fresh-stash rule applied to aged results: one size threshold, the aged preview. */
+/** For aged results: one size threshold, the aged preview. */
 export const agedRule = (s: OffloadSettings): OffloadSettings => ({
   ...s,
   enabled: s.enabled && s.ageTurns > 0,
@@ -62,7 +59,7 @@ export interface ToolResultLike {
   isError: boolean;
 }
 
-/** Payloads smaller than this are never worth a handle (the replacement would not be much smaller). */
+/** Below this a replacement would not be much smaller. */
 const FLOOR_CHARS = 1_200;
 
 /** The text to stash, or null when this result stays as it is. */
@@ -90,14 +87,13 @@ function lineCountExceeds(text: string, limit: number): boolean {
 }
 
 export interface OffloadOutcome {
-  /** the patch for pi's tool_result event */
   patch: { content: Array<{ type: "text"; text: string }> };
   receipt: StashReceipt;
   /** chars the model no longer sees */
   savedChars: number;
 }
 
-/** Stashes and builds the patch; null when the result stays. Throws on I/O errors (the caller keeps the original). */
+/** Null when the result stays. Throws on I/O errors (the caller keeps the original). */
 export function offloadToolResult(
   event: ToolResultLike,
   where: { stateDir: string; sessionKey: string },

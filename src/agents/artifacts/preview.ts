@@ -1,14 +1,12 @@
 /**
- * What the model sees instead of a stashed tool output: the handle, the size, a
- * bounded head/tail preview (seed 004: peek.previewChars 300–800) and one line on
- * how to fetch more. Cut from the REDACTED payload, so a secret in a tool output
- * reaches neither the disk nor the prompt through this path.
+ * What the model sees instead of a stashed output: handle, size, a bounded head/tail preview
+ * (seed 004: 300–800 chars) and how to fetch more. Cut from the REDACTED payload.
  */
-import { cutChars } from "./select.js";
+import { cutChars, splitLines, takeLines } from "./select.js";
 
 export const PREVIEW_MAX_CHARS = 800;
 export const FETCH_TOOL_NAME = "artifact_fetch";
-/** First line of every replacement: marks a patched result (and keeps it from being stashed again). */
+/** Marks a replacement (and keeps it from being stashed again). */
 export const STASHED_MARKER = "[tool output stored off the prompt:";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -22,40 +20,24 @@ export interface PreviewParts {
   omittedLines: number;
 }
 
-/** Head gets two thirds of the budget, tail the rest; whole lines where they fit, a cut line otherwise. */
+/** Head two thirds of the budget, tail the rest; whole lines where they fit. */
 export function previewParts(text: string, previewChars: number): PreviewParts {
   const budget = Math.max(0, Math.min(PREVIEW_MAX_CHARS, previewChars));
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const lines = splitLines(text);
   const headBudget = Math.ceil((budget * 2) / 3);
-  const head: string[] = [];
-  let used = 0;
-  for (const line of lines) {
-    if (used + line.length + 1 > headBudget) {
-      if (head.length === 0 && headBudget > 0) {
-        head.push(`${cutChars(line, headBudget - 1)}…`);
-        used = headBudget;
-      }
-      break;
-    }
-    head.push(line);
-    used += line.length + 1;
+  const { taken: head, chars, over } = takeLines(lines, headBudget);
+  let used = chars;
+  if (head.length === 0 && over !== undefined && headBudget > 0) {
+    head.push(`${cutChars(over, headBudget - 1)}…`);
+    used = headBudget;
   }
   const tailBudget = budget - used;
-  const tail: string[] = [];
-  let tailUsed = 0;
-  for (let i = lines.length - 1; i >= head.length; i--) {
-    const line = lines[i]!;
-    if (tailUsed + line.length + 1 > tailBudget) {
-      if (tail.length === 0 && tailBudget > 40) {
-        const cut = line.slice(line.length - (tailBudget - 2));
-        tail.unshift(`…${cut}`);
-        tailUsed = tailBudget;
-      }
-      break;
-    }
-    tail.unshift(line);
-    tailUsed += line.length + 1;
+  const t = takeLines(lines, tailBudget, true, head.length);
+  const tail = t.taken;
+  let tailUsed = t.chars;
+  if (tail.length === 0 && t.over !== undefined && tailBudget > 40) {
+    tail.push(`…${t.over.slice(t.over.length - (tailBudget - 2))}`);
+    tailUsed = tailBudget;
   }
   const shown = Math.min(text.length, used + tailUsed);
   return {

@@ -1,19 +1,13 @@
 /**
- * Bounded, deterministic retrieval from a stashed payload (seed 004 §5.3): no LLM,
- * every reply fits `maxChars` (default 8,000, hard max 20,000) INCLUDING its header,
- * and the header says what was left out.
- *
- * Modes: headtail (default), range (1-based inclusive line numbers), grep (a regex in
- * RE2 syntax, matched per line in linear time, with context lines), json (a path such as
- * `items[3].name` or `$.a.b`).
+ * Bounded, deterministic retrieval from a stashed payload (seed 004 §5.3): every reply fits
+ * `maxChars` INCLUDING its header, and the header says what was left out. Modes: headtail,
+ * range (1-based inclusive lines), grep (RE2, per line, with context), json (`items[3].name`).
  */
 import { RE2JS } from "re2js";
 
 /**
- * The grep pattern comes from the model: with JavaScript's backtracking RegExp, `(a+)+$` against
- * a line of 28 `a`s ran for seconds, on the event loop (on OpenClaw: every chat of the gateway).
- * RE2 (re2js) matches in linear time; a pattern using lookaround or backreferences is refused
- * with RE2's syntax error.
+ * The pattern comes from the model: a backtracking RegExp ran `(a+)+$` for seconds on the event
+ * loop. RE2 is linear; lookaround and backreferences are refused with its syntax error.
  */
 const compileGrepPattern = (pattern: string, ignoreCase: boolean) => RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
 
@@ -30,13 +24,11 @@ export interface FetchSelector {
   startLine?: number;
   /** range: last line (inclusive), default: as many as fit */
   endLine?: number;
-  /** grep: regex (JavaScript syntax) */
+  /** grep: regex (RE2 syntax) */
   pattern?: string;
-  /** grep: case-insensitive (default false) */
   ignoreCase?: boolean;
   /** grep: lines of context before and after each match (default 2, max 20) */
   context?: number;
-  /** json: path */
   path?: string;
 }
 
@@ -102,7 +94,7 @@ export function resolveSelector(sel: FetchSelector = {}): ResolvedSelector {
   return out;
 }
 
-function splitLines(text: string): string[] {
+export function splitLines(text: string): string[] {
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return lines;
@@ -154,8 +146,8 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       const probe = head(`headtail: lines 1-${fmt(lines.length)} of ${fmt(lines.length)}, nothing omitted`);
       const room = selector.maxChars - probe.length - 80;
       if (text.length <= room) return { ...base, text: `${probe}\n${text}`, truncated: false };
-      const headPart = takeLinesFromStart(lines, Math.ceil(room / 2));
-      const tailPart = takeLinesFromEnd(lines, room - headPart.chars, headPart.count);
+      const headPart = takeLinesOrCut(lines, Math.ceil(room / 2), false);
+      const tailPart = takeLinesOrCut(lines, room - headPart.chars, true, headPart.count);
       const omittedLines = lines.length - headPart.count - tailPart.count;
       const omittedChars = Math.max(0, text.length - headPart.chars - tailPart.chars);
       const gap = `[… ${fmt(omittedLines)} lines (${fmt(omittedChars)} chars) omitted; use mode range or grep for them …]`;
@@ -258,39 +250,32 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
   }
 }
 
-function takeLinesFromStart(lines: readonly string[], budget: number): { text: string; count: number; chars: number } {
+/** Whole lines (each with its newline) from the start, or from the end down to `notBefore`. */
+export function takeLines(
+  lines: readonly string[],
+  budget: number,
+  fromEnd = false,
+  notBefore = 0,
+): { taken: string[]; chars: number; over?: string } {
   const taken: string[] = [];
   let chars = 0;
-  for (const line of lines) {
-    if (chars + line.length + 1 > budget) {
-      if (taken.length === 0) {
-        const cut = cutChars(line, Math.max(0, budget - 2));
-        return { text: `${cut}…`, count: 1, chars: cut.length };
-      }
-      break;
-    }
+  for (let k = 0; k < lines.length - (fromEnd ? notBefore : 0); k++) {
+    const line = lines[fromEnd ? lines.length - 1 - k : k]!;
+    // `over`: the first line that did not fit
+    if (chars + line.length + 1 > budget) return { taken: fromEnd ? taken.reverse() : taken, chars, over: line };
     taken.push(line);
     chars += line.length + 1;
   }
-  return { text: taken.join("\n"), count: taken.length, chars };
+  return { taken: fromEnd ? taken.reverse() : taken, chars };
 }
 
-function takeLinesFromEnd(lines: readonly string[], budget: number, notBefore: number): { text: string; count: number; chars: number } {
-  const taken: string[] = [];
-  let chars = 0;
-  for (let i = lines.length - 1; i >= notBefore; i--) {
-    const line = lines[i]!;
-    if (chars + line.length + 1 > budget) {
-      if (taken.length === 0 && budget > 20) {
-        const cut = cutCharsFromEnd(line, budget - 2);
-        return { text: `…${cut}`, count: 1, chars: cut.length };
-      }
-      break;
-    }
-    taken.unshift(line);
-    chars += line.length + 1;
-  }
-  return { text: taken.join("\n"), count: taken.length, chars };
+/** takeLines, with one cut line when not even one fits. */
+function takeLinesOrCut(lines: readonly string[], budget: number, fromEnd: boolean, notBefore = 0) {
+  const r = takeLines(lines, budget, fromEnd, notBefore);
+  const whole = { text: r.taken.join("\n"), count: r.taken.length, chars: r.chars };
+  if (r.taken.length > 0 || r.over === undefined || (fromEnd && budget <= 20)) return whole;
+  const cut = fromEnd ? cutCharsFromEnd(r.over, budget - 2) : cutChars(r.over, Math.max(0, budget - 2));
+  return { text: fromEnd ? `…${cut}` : `${cut}…`, count: 1, chars: cut.length };
 }
 
 export type JsonPathStep = string | number;

@@ -1,8 +1,4 @@
-/**
- * The outputs stashed in a live session (newest last, bounded), so a checkpoint can record
- * their handles and a restore block can point at them. The list is the key's Session's
- * (engine/session.ts `lasting`).
- */
+/** The outputs stashed in a live session (newest last, bounded), for checkpoints and restore blocks. */
 import { redactSecrets } from "../text/redact.js";
 
 export interface SessionStash {
@@ -37,7 +33,7 @@ export function linesOf(input: unknown): string | undefined {
   return limit === null ? `${from}-` : `${from}-${from + limit - 1}`;
 }
 
-/** Adds a stash to `list` (newest last; a handle stashed again moves to the end), at most MAX_STASHES_PER_SESSION. */
+/** Newest last; a handle stashed again moves to the end. */
 export function addStash(list: SessionStash[], s: { handle: string; tool: string; input: unknown; bytes: number }): void {
   const i = list.findIndex((x) => x.handle === s.handle);
   if (i !== -1) list.splice(i, 1);

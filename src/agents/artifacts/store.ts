@@ -1,16 +1,11 @@
 /**
- * The content-addressed artifact store (seed 004 §5.2), under the state dir:
- *   <stateDir>/context/artifacts/blobs/sha256/ab/cd/<64 hex>.txt   the payload (redacted)
- *   <stateDir>/context/artifacts/meta/sha256/ab/cd/<64 hex>.json   metadata, never the payload
- *   <stateDir>/context/artifacts/refs/<session dir>.log            "<ISO time> <hex>" per stash (gc's live set)
- * Files are 0600, directories 0700. The payload is redacted BEFORE it is hashed, so the
- * handle names exactly the bytes on disk and a read verifies them against it.
- *
- * Writes are tmp + rename without fsync: a crash can lose a blob but never leaves a
- * torn one under its final name (content addressing makes a half-written file
- * detectable anyway: reads re-hash). Synchronous fs calls on purpose: the whole stash
- * of a 50 KB output is well under a millisecond, less than the thread-pool hops of
- * the async API (bench/artifacts.ts).
+ * The content-addressed artifact store (seed 004 §5.2), under <stateDir>/context/artifacts/:
+ *   blobs/sha256/ab/cd/<64 hex>.txt   the payload (redacted)
+ *   meta/sha256/ab/cd/<64 hex>.json   metadata, never the payload
+ *   refs/<session dir>.log            "<ISO time> <hex>" per stash (gc's live set)
+ * Files 0600, directories 0700. Redacted BEFORE hashing, so a handle names the bytes on disk and
+ * reads verify them. Writes are tmp + rename without fsync (a crash loses a blob, never tears
+ * one). Synchronous on purpose: a 50 KB stash is well under a millisecond (bench/artifacts.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -28,6 +23,7 @@ import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { redactSecrets } from "../text/redact.js";
+import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, parseHandle } from "./handle.js";
 import { appendRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
@@ -52,7 +48,6 @@ export interface ArtifactMeta {
   meta: { tool?: string; sessionKey?: string; toolCallId?: string };
 }
 
-/** The seed's artifact.stash.v1 receipt. */
 export interface StashReceipt {
   schema: typeof STASH_SCHEMA;
   handle: string;
@@ -76,7 +71,7 @@ export interface StashInput {
 
 export interface StashResult {
   receipt: StashReceipt;
-  /** the redacted text that was stored (previews are cut from it, never from the raw input) */
+  /** the redacted text stored (previews are cut from it, never from the raw input) */
   stored: string;
   meta: ArtifactMeta;
 }
@@ -114,7 +109,7 @@ function ensureDir(dir: string): void {
   madeDirs.add(dir);
 }
 
-/** tmp (exclusive, 0600) + rename: readers see the whole file or none. */
+/** Readers see the whole file or none. */
 export function writeFileReplacing(file: string, data: string): void {
   ensureDir(path.dirname(file));
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
@@ -146,13 +141,6 @@ export function sniffContentType(text: string): ArtifactContentType {
   return "text";
 }
 
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return text.endsWith("\n") ? n - 1 : n;
-}
-
 const countMarkers = (s: string): number => s.split("[REDACTED:").length - 1;
 
 /** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure. */
@@ -180,8 +168,7 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
   }
   if (input.sessionKey) {
     const refs = refsPath(stateDir, input.sessionKey);
-    // a handle this key already references is not logged again (a re-judged aged output, a
-    // restarted process): one line per handle, unless the blob had to be written anew
+    // one line per handle (a re-judged aged output is not logged again), unless written anew
     const known = referencedBy(refs);
     if (created || !known.has(hex)) {
       const line = `${new Date().toISOString()} ${hex}\n`;
@@ -204,17 +191,13 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
   };
 }
 
-/** Refs lines of the stashes of a running withBatchedRefs, by refs log. */
 type RefsBatch = Map<string, Array<{ line: string; hex: string }>>;
 let refsBatch: RefsBatch | null = null;
 
 /**
- * Runs `fn`, a synchronous batch of stashes, writing the refs lines they add with one append per
- * refs log at its end instead of one per stash: the aged-output catch-up stashes a turn's outputs
- * together, and each line was an open, write and close on the gateway's event loop (~14 per turn
- * in bench/gateway.ts). `fn` is synchronous, so nothing runs between a stash and its line being
- * written. A failed append is handed to `onError` and its handles are forgotten as referenced, so
- * a later stash logs them again (as a failed single append did).
+ * Runs `fn`, a synchronous batch of stashes, with one refs append per log at its end (the
+ * catch-up's were ~14 open/write/close per turn, bench/gateway.ts). A failed append goes to
+ * `onError` and its handles are forgotten, so a later stash logs them again.
  */
 export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): T {
   if (refsBatch) return fn();
@@ -241,7 +224,7 @@ declare module "../../infra/file-stores.js" {
   interface FileStores { artifactRefs?: BudgetCache<string, Set<string>> } // by refs log, the handles it names
 }
 
-/** The handles each refs log names, read once and followed by this process's appends (sized by cache-budget.ts). */
+/** The handles each refs log names, read once, then kept up with this process's appends. */
 export const refsCache = (): BudgetCache<string, Set<string>> =>
   (fileStores().artifactRefs ??= new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
 function referencedBy(refs: string): Set<string> {
@@ -302,24 +285,7 @@ export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta
 
 function metaOf(hex: string, text: string, createdAt: string, kind: string, redactions: number, meta: ArtifactMeta["meta"]): ArtifactMeta {
   const bytes = Buffer.byteLength(text, "utf8");
-  return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: countLines(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
-}
-
-/** Every stored digest (walks the two shard levels; ignores anything that is not a blob name). */
-export function listArtifactDigests(stateDir: string): string[] {
-  const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
-  const out: string[] = [];
-  for (const a of readdirOrEmpty(root)) {
-    if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of readdirOrEmpty(path.join(root, a))) {
-      if (!/^[0-9a-f]{2}$/.test(b)) continue;
-      for (const f of readdirOrEmpty(path.join(root, a, b))) {
-        const m = /^([0-9a-f]{64})\.txt$/.exec(f);
-        if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
-      }
-    }
-  }
-  return out.sort();
+  return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: lineCount(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
 }
 
 export function readdirOrEmpty(dir: string): string[] {

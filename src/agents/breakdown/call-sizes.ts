@@ -1,16 +1,9 @@
 /**
- * Chars of tool calls (name + JSON of the arguments, as pi counts them), remembered between the
- * breakdowns of one session so each call is stringified once. Each request hands the breakdown
- * fresh copies of its messages (pi structuredClones them), so nothing is found by object
- * identity, and looking every call of the history up by id again (a hash of each fresh id, a
- * compare with the id string kept, long out of the cache) cost more than the rest of the
- * breakdown. So a pass over a request finds each reply's calls where the last pass had them (the
- * same timestamp at the next row, or a few rows on, or by timestamp when the history moved) in
- * one table of parallel typed arrays, and takes a call's size there when its shape (argsShape:
- * what its size depends on; the id is not counted) matches; any other call is stringified.
- * No id is kept: a key's sizes weigh 12 bytes per reply and 8 per call (issue 27: a few hundred
- * keys fit the budget), and the calls a request adds are appended to the table after it
- * (`warm`), so the next pass finds them in order.
+ * Tool call chars (name + JSON of the arguments, as pi counts them) remembered between the
+ * breakdowns of one session. Each request gets fresh copies of its messages, so nothing is found
+ * by identity, and a lookup by id cost more than the rest of the breakdown; so a pass finds each
+ * reply's calls where the last pass had them, in parallel typed arrays, and takes a size when
+ * the call's argsShape matches. No ids kept: 12 bytes per reply, 8 per call (docs/benchmarks.md).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { argsShape, type CallBlock, toolCallChars } from "../messages/argument-chars.js";
@@ -18,7 +11,7 @@ import { argsShape, type CallBlock, toolCallChars } from "../messages/argument-c
 /** Rows a pass looks ahead for a reply before it looks the reply up by time. */
 const LOOKAHEAD = 8;
 
-/** One pass's replies with calls, as parallel arrays: read back in order, no object per row. */
+/** One pass's replies with calls, as parallel arrays (no object per row). */
 class CallTable {
   rows = 0;
   calls = 0;
@@ -35,7 +28,6 @@ class CallTable {
     this.chars = new Int32Array(calls);
   }
 
-  /** Bytes its arrays hold. */
   bytes(): number {
     return this.ts.byteLength + this.start.byteLength + this.shapes.byteLength + this.chars.byteLength;
   }
@@ -66,7 +58,6 @@ class CallTable {
     this.start[this.rows] = this.calls;
   }
 
-  /** This table with its arrays cut to what it holds (what is kept between passes). */
   trimmed(): CallTable {
     const out = new CallTable();
     out.rows = this.rows;
@@ -79,7 +70,6 @@ class CallTable {
   }
 }
 
-/** `into` (larger) holding `a`'s values. */
 function grown<T extends Float64Array | Int32Array>(a: T, into: T): T {
   into.set(a);
   return into;
@@ -87,41 +77,30 @@ function grown<T extends Float64Array | Int32Array>(a: T, into: T): T {
 
 const EMPTY = new CallTable();
 
-/** Finds each reply's calls where the last pass over requests of the session had them. */
+/** Finds each reply's calls where the last pass had them. */
 export class ReplyTable {
-  /** the last complete pass's replies, and the one under way (only during a pass) */
+  /** the last complete pass's replies, and the one under way */
   private last = EMPTY;
   private current = EMPTY;
   /** the next row of `last` a pass expects */
   private at = 0;
   /** first row of `last` per timestamp, built only when a pass loses its place */
   private byTime: Map<number, number> | null = null;
-  /** the latest timestamp of a row (what `warm` appends after) */
+  /** the latest row's timestamp (`warm` appends after it) */
   private newest = -Infinity;
 
   constructor(private readonly sizes: CallSizes) {}
 
-  /** Bytes held between passes. */
   bytes(): number {
     return 64 + this.last.bytes() + this.current.bytes();
   }
 
-  get rows(): number {
-    return this.last.rows;
-  }
-
-  get calls(): number {
-    return this.last.calls;
-  }
-
-  /** A pass over one request's messages, in order, begins. */
   begin(): void {
     this.current = new CallTable(this.last.rows + 8, this.last.calls + 8);
     this.at = 0;
     this.byTime = null;
   }
 
-  /** The pass is complete: the next one finds its replies where this one had them. */
   end(): void {
     this.last = this.current.trimmed();
     this.current = EMPTY;
@@ -131,7 +110,7 @@ export class ReplyTable {
     for (let i = 0; i < this.last.rows; i++) if (ts[i]! > this.newest) this.newest = ts[i]!;
   }
 
-  /** The chars of a reply's tool calls, within a pass (between begin and end), in order. */
+  /** The chars of a reply's tool calls, within a pass, in order. */
   ofReply(timestamp: unknown, blocks: readonly CallBlock[]): number {
     const ts = typeof timestamp === "number" ? timestamp : NaN;
     const row = this.rowAt(ts);
@@ -154,10 +133,7 @@ export class ReplyTable {
     return total;
   }
 
-  /**
-   * Appends the replies a request added (after the newest row; found from the end back) with
-   * their calls sized, so the next pass finds them in order: O(new messages). Returns the calls sized.
-   */
+  /** Appends the replies newer than the newest row, sized: O(new messages). Returns the calls sized. */
   append(messages: readonly AgentMessage[]): number {
     let from = messages.length;
     for (let i = messages.length - 1; i >= 0; i--) {
@@ -167,7 +143,7 @@ export class ReplyTable {
       from = i;
     }
     if (from === messages.length) return 0;
-    // appended to a copy (grown as rows come): `last` stays as the pass left it until the copy is whole
+    // appended to a copy: `last` stays whole until it is done
     const t = this.last.trimmed();
     let sized = 0;
     for (let i = from; i < messages.length; i++) {
@@ -188,7 +164,7 @@ export class ReplyTable {
     return sized;
   }
 
-  /** The row of the last pass for the reply at `ts` (-1: none): the next in order, a few on, or the first of that time. */
+  /** The last pass's row for the reply at `ts` (-1: none): next in order, a few on, or by time. */
   private rowAt(ts: number): number {
     const last = this.last;
     for (let i = this.at; i < last.rows && i < this.at + LOOKAHEAD; i++) {
@@ -208,34 +184,24 @@ export class ReplyTable {
   }
 }
 
-/**
- * A session's call sizes: the replies of the messages sent (`main`), and the unaged replies
- * aged offload swapped (`aged`: what aging took out is their size less their stand-in's), each
- * found by position across requests.
- */
+/** A session's call sizes: of the messages sent (`main`) and of the unaged replies aging swapped. */
 export class CallSizes {
   readonly main = new ReplyTable(this);
   readonly aged = new ReplyTable(this);
-  /** calls stringified so far (tests, bench: a pass over unchanged copies adds none) */
+  /** calls stringified so far (tests, bench) */
   stringified = 0;
 
-  /** Estimated bytes held (cache budget): the tables' arrays, and ~1 KB for the eight typed arrays and the objects around them. */
+  /** Bytes held (cache budget): the arrays, ~1 KB for the objects around them. */
   approxBytes(): number {
     return 1024 + this.main.bytes() + this.aged.bytes();
   }
 
-  /** A call stringified (counted). */
   size(b: CallBlock): number {
     this.stringified++;
     return toolCallChars(b);
   }
 
-  /**
-   * Sizes the calls a request added (after the newest known reply): O(new messages) per
-   * request once the history is known (the first request of a resumed session sizes its whole
-   * history, once). Run after a request, off its path, so a breakdown finds every call sized.
-   * Returns the calls sized.
-   */
+  /** Sizes a request's new calls, off its path, so a breakdown finds every call sized. */
   warm(messages: readonly AgentMessage[]): number {
     return this.main.append(messages);
   }

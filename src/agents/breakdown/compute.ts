@@ -1,15 +1,10 @@
 /**
- * The context breakdown (issue 27): what one request holds, by category, with its largest items,
- * what aged offload took out and the headroom left. Computed lazily from a request already sent
- * (engine/request-log.ts), never on the request path: one pass over the messages, lengths only.
- *
- * Reconciliation with the provider's count (docs/cli.md#breakdown): the last reply's reported
- * usage measured everything up to and including that reply (system prompt, tool definitions,
- * messages); the messages after it are estimated (chars/4 and each message's framing). The measured
- * prefix is spread over the prefix's categories in proportion to their estimate (the tokenizer
- * ratio), so the categories sum to the same total as the gauge. When the host does not show the
- * system prompt and tool definitions (the OpenClaw plugin), the measured part the messages do
- * not explain is reported as `unattributed` instead of being spread.
+ * The context breakdown (issue 27): one request by category, its largest items, what aged
+ * offload took out, the headroom. Computed lazily from a request already sent, lengths only.
+ * The last reply's usage measured the prefix up to it; that measure is spread over the prefix's
+ * categories by their estimate, so the categories sum to the gauge's total (docs/cli.md#breakdown).
+ * When the host hides system prompt and tools (OpenClaw plugin), the unexplained part of the
+ * measure is reported as `unattributed` instead.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
@@ -27,12 +22,11 @@ export interface ToolSchema {
   parameters?: unknown;
 }
 
-/** A request's aged keys (agedKeys), as a breakdown asks them. */
 export interface AgedSet {
   has(key: string): boolean;
 }
 
-/** What the host adds to the messages: null when the host does not expose it. */
+/** What the host adds to the messages: null when it does not expose it. */
 export interface HostParts {
   systemPrompt: string | null;
   tools: readonly ToolSchema[] | null;
@@ -48,22 +42,13 @@ export interface BreakdownInput {
   /** the messages as sent (after every step of engine/request.ts) */
   messages: readonly AgentMessage[];
   aging?: AgingView | null;
-  /**
-   * tokens smart trim left out of this request for the first time: the last reply's usage
-   * counted them whole, so it does not measure this request (estimated instead)
-   */
+  /** tokens smart trim newly left out: the last usage counted them, so it is not used (estimate) */
   newlyTrimmedTokens?: number;
-  /**
-   * What the request before this one had aged (agedKeys), for what aging removed since the last
-   * reply measured it; null: unknown, nothing is taken as newly aged (the provider's count stands).
-   * Used when `agedBefore` does not know the request the measured reply answered.
-   */
+  /** what the request before had aged, when `agedBefore` does not know; null: nothing newly aged */
   previousAged?: AgedSet | null;
   /**
-   * What the request the last measured reply answered had aged, found by that request's last
-   * message (the one the reply follows): its usage counted everything aged since then whole.
-   * Not always the request before this one: after an aborted or errored reply (whose usage pi
-   * ignores) the measured reply answered an older request. Undefined: not known.
+   * What the request the measured reply answered had aged, by that request's last message (after
+   * an aborted reply, whose usage pi ignores, that is an older request than the one before).
    */
   agedBefore?: (endKey: string) => AgedSet | undefined;
   host: HostParts;
@@ -73,29 +58,18 @@ export interface BreakdownInput {
   compactionAt?: number | null;
   /** the handle of a result stored for aging but still shown whole */
   handleOf?: (toolCallId: string) => string | null;
-  /** tool call sizes remembered from earlier breakdowns of the session */
   calls?: CallSizes;
 }
 
-/**
- * The pass over a request's messages (what it costs per request, issue 27): every message is
- * read as it is now (a host may have cut a result or rewritten a call since the last request),
- * counted by measure.ts's measureMessage. The host hands each request fresh copies of its
- * messages, so the pass's cost is reading them: no Set lookup per message (which message aging
- * swapped is found by walking the sent array alongside), the five largest kept without sorting.
- */
+// Every message is read as it is now (a host may have cut a result since): the pass's cost is
+// that read, so nothing else per message (docs/benchmarks.md#context-breakdown-issue-27).
 const TOP = 5;
-/** Positions of the sent array looked ahead for a message of the final one (steps after aging dropped a few). */
+/** Positions of `sent` looked ahead (steps after aging drop a few messages). */
 const LOOKAHEAD = 8;
-
-/** Misses (a message of `final` not in `sent`: the gauge line, a trim's stand-in) scanned for before a Set is built. */
+/** Misses (the gauge line, a trim's stand-in) scanned for before a Set is built. */
 const SCANNED_MISSES = 16;
 
-/**
- * Which messages of `final` are aged offload's swaps: `sent` walked alongside (the steps after
- * aging drop, add and replace messages but never reorder them); a message not found there is
- * looked for in all of `sent` (a scan of pointers, then a Set when misses are many).
- */
+/** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder). */
 class AgedLookup {
   private j = 0;
   private misses = 0;
@@ -131,10 +105,7 @@ class AgedLookup {
   }
 }
 
-/**
- * Measures every message in order: up to `measured` into `prefix`, the rest into `trailing`;
- * returns the five largest, largest first.
- */
+/** Measures up to `measured` into `prefix`, the rest into `trailing`; the five largest, largest first. */
 function measurePass(messages: readonly AgentMessage[], aged: AgedLookup, measured: number, prefix: Tally, trailing: Tally, calls: ReplyTable | undefined): ItemAt[] {
   const top: ItemAt[] = [];
   let smallest = 0;
@@ -144,7 +115,6 @@ function measurePass(messages: readonly AgentMessage[], aged: AgedLookup, measur
     const isAged = aged.isAged(m);
     const chars = measureMessage(m, isAged, i <= measured ? prefix : trailing, calls);
     if (chars <= 0 || (top.length === TOP && chars <= smallest)) continue;
-    // insert in order (largest first), keep five
     let at = top.length;
     while (at > 0 && top[at - 1]!.chars < chars) at--;
     top.splice(at, 0, { index: i, chars, inPrefix: i <= measured, aged: isAged });
@@ -155,10 +125,9 @@ function measurePass(messages: readonly AgentMessage[], aged: AgedLookup, measur
   return top;
 }
 
-/** Sizes of tool schemas by their parameters object: a host's tools keep theirs for the session. */
+/** Tool schema sizes by parameters object (a host's tools keep theirs for the session). */
 const schemaSizes = new WeakMap<object, { name: string; description: string | undefined; chars: number }>();
 
-/** Chars of a tool's definition as a provider gets it: JSON of name, description, parameters. */
 function schemaChars(t: ToolSchema): number {
   const key = t.parameters !== null && typeof t.parameters === "object" ? t.parameters : null;
   const known = key ? schemaSizes.get(key) : undefined;
@@ -181,7 +150,7 @@ function usableTokens(m: AgentMessage): number {
   return u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
 }
 
-/** The keys of what a request had aged (one pointer compare per message; none when the lengths disagree). */
+/** The keys of what a request had aged (none when the lengths disagree). */
 export function agedKeys(view: AgingView | null | undefined): Set<string> {
   const out = new Set<string>();
   if (!view || view.unaged.length !== view.sent.length) return out;
@@ -193,10 +162,8 @@ export function agedKeys(view: AgingView | null | undefined): Set<string> {
 }
 
 /**
- * Integers with the floats' sum rounded, each off by less than one (largest remainder). Typed
- * arrays and loops: Array map/reduce over numbers that are small integers in one request and
- * fractions in the next changed the arrays' element kind, and each change threw the optimized
- * breakdown away (~0.45 ms a time, in a loop, in the bench).
+ * Integers summing to the rounded total (largest remainder). Typed arrays: map/reduce over
+ * numbers changing element kind deoptimized the breakdown (~0.45 ms a time in the bench).
  */
 function roundToSum(values: Float64Array, total: number): Float64Array {
   const n = values.length;
@@ -219,8 +186,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const prefix = new Tally();
   const trailing = new Tally();
 
-  // what aging swapped in this request, what it took out, and what it newly took out since the
-  // request the last reply measured (that reply's usage still counts it whole)
+  // what aging took out, and what it newly took out since the measured reply (whose usage counts it)
   let removedChars = 0;
   const scratch = new Tally();
   const aging = input.aging && input.aging.unaged.length === input.aging.sent.length ? input.aging : null;

@@ -1,7 +1,6 @@
 /**
- * One of a breakdown's largest items, described: role, tool, what it was aimed at (path or
- * command gist, redacted and cut), its tokens and its artifact handle when it is stored.
- * Run for the five largest only, so the scans back for a result's call cost nothing per request.
+ * One of a breakdown's largest items described: role, tool, target (a safe gist), tokens and its
+ * handle when stored. Run for the five largest only.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { BreakdownItem } from "../checkpoint/schema.js";
@@ -9,7 +8,6 @@ import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";
 
-/** One of the largest items, as the pass found it. */
 export interface ItemAt {
   index: number;
   chars: number;
@@ -25,7 +23,6 @@ type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: 
 const TARGET_CHARS = 80;
 const TARGET_KEYS = ["path", "file_path", "command", "pattern", "url", "query"] as const;
 
-/** What a call was aimed at: its path / command / pattern argument, as a safe gist. */
 export function targetOf(args: unknown): string {
   if (!args || typeof args !== "object") return "";
   const o = args as Record<string, unknown>;
@@ -45,7 +42,6 @@ function textOf(content: unknown): string {
   return (content as Block[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join("\n");
 }
 
-/** The call a result answers, searched back from the result. */
 function callOf(messages: readonly AgentMessage[], from: number, id: string): Block | undefined {
   for (let i = from - 1; i >= 0; i--) {
     const m = messages[i] as Msg;
@@ -55,16 +51,12 @@ function callOf(messages: readonly AgentMessage[], from: number, id: string): Bl
   return undefined;
 }
 
-/** What describing an item costs (a redacted gist, a scan of the result's text), by message: the largest items change little between requests. */
+/** Descriptions by message (a redacted gist, a text scan): the largest items change little. */
 type Described = Omit<BreakdownItem, "tokens" | "handle"> & { handle: string | null; resultId: string };
 const described = new Map<string, Described>();
 const DESCRIBED_MAX = 256;
 
-/**
- * The description of the item at `at`, remembered by the message's identity (each request
- * gets its own copies of the messages; identity and size are the same): the handle a stored
- * result got later is still asked of `handleOf` every time.
- */
+/** Remembered by message key and size; a handle not in the text is asked of `handleOf` every time. */
 export function describeItem(
   messages: readonly AgentMessage[],
   at: ItemAt,
@@ -79,7 +71,6 @@ export function describeItem(
     const handle = known.handle ?? (known.resultId && handleOf ? handleOf(known.resultId) : null);
     return { role: known.role, tool: known.tool, target: known.target, tokens, handle };
   }
-  // the handle found in the text is remembered; one from handleOf is asked again next time
   const item = describeFresh(messages, at, scale);
   const m = messages[at.index] as Msg;
   const resultId = m.role === "toolResult" && typeof m.toolCallId === "string" ? m.toolCallId : "";
@@ -90,7 +81,6 @@ export function describeItem(
   return item.handle === null && resultId && handleOf ? { ...item, handle: handleOf(resultId) } : item;
 }
 
-/** The item described from the messages (a handle only as found in its text). */
 function describeFresh(messages: readonly AgentMessage[], at: ItemAt, scale: number): BreakdownItem {
   const m = messages[at.index] as Msg;
   const tokens = Math.round((at.chars / 4) * scale);

@@ -1,11 +1,8 @@
 /**
- * Chars per category of one message, counted the way pi's `estimateTokens` counts them (text
- * lengths, a tool call's name + JSON of its arguments, 4,800 chars per image), plus a provider's
- * framing of each message (MESSAGE_FRAMING_CHARS, which pi's estimate and so the gauge's leave
- * out). No text is copied or cut: lengths only. The one writer of these counts: the breakdown's
- * pass over a request and what aging took out (both in compute.ts) call measureMessage.
- * It runs over every message of every request, so sums are kept in locals and added once per
- * message.
+ * Chars per category of one message, as pi's `estimateTokens` counts them (text lengths, a
+ * call's name + JSON of its arguments, 4,800 per image), plus the provider's framing of each
+ * message (MESSAGE_FRAMING_CHARS, which pi's estimate leaves out). Lengths only. It runs over
+ * every message of every request, so sums are kept in locals and added once per message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../checkpoint/schema.js";
@@ -13,15 +10,11 @@ import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUST
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS } from "../text/token-estimate.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
 import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
+import type { ReplyTable } from "./call-sizes.js";
 
-/** Where a pass finds a reply's call sizes (call-sizes.ts ReplyTable), in order. */
-export interface CallLookup {
-  ofReply(timestamp: unknown, blocks: readonly CallBlock[]): number;
-}
-
-/** Each category's slot in a Tally (an array add per block instead of a Map update). */
+/** Each category's slot in a Tally (an array add, not a Map update). */
 const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as Record<BreakdownCategory, number>;
-// the slots measureMessage adds to, resolved once (a keyed lookup per block costs more than the add)
+// resolved once: a keyed lookup per block costs more than the add
 const USER = SLOT.user;
 const ASSISTANT_TEXT = SLOT.assistant_text;
 const THINKING = SLOT.thinking;
@@ -35,12 +28,12 @@ const PI_COMPACTION_FRAME_CHARS = 107;
 const PI_BRANCH_FRAME_CHARS = 99;
 const OTHER = SLOT.other;
 
-/** Tools whose results a Tally keeps in a list before it switches to a Map (a scan of a few names beats hashing each one). */
+/** Tools a Tally scans in a list before it switches to a Map (a short scan beats hashing). */
 const TOOLS_LISTED = 16;
 // imported constants as local ones (a module binding read per block adds up over a history)
 const FRAMING = MESSAGE_FRAMING_CHARS;
 const IMAGE = IMAGE_CHARS;
-/** our blocks' slots by custom type (a Map: a customType such as "toString" finds nothing) */
+/** by custom type (a Map: a customType such as "toString" finds nothing) */
 const CUSTOM_SLOT = new Map<string, number>([
   [GAUGE_CUSTOM_TYPE, SLOT.gauge],
   [RESTORE_CUSTOM_TYPE, SLOT.restore],
@@ -49,7 +42,7 @@ const CUSTOM_SLOT = new Map<string, number>([
 const STASHED = STASHED_MARKER;
 const STASHED_FIRST = STASHED.charCodeAt(0);
 
-/** Chars per category and per tool (results), summed over a span of messages. */
+/** Chars per category and per tool (results) over a span of messages. */
 export class Tally {
   private readonly slots = new Float64Array(BREAKDOWN_CATEGORIES.length);
   private readonly toolNames: string[] = [];
@@ -57,7 +50,6 @@ export class Tally {
   private toolIndex: Map<string, number> | null = null;
   private lastTool = 0;
 
-  /** all chars added so far */
   total = 0;
 
   add(category: BreakdownCategory, chars: number): void {
@@ -77,7 +69,7 @@ export class Tally {
     this.toolChars[i] = this.toolChars[i]! + chars;
   }
 
-  /** Adds the chars of results per tool, times `f`, to `into` (tools in the order first seen). */
+  /** Adds the results' chars per tool, times `f`, to `into` (in the order first seen). */
   addToolsTo(into: Map<string, number>, f: number): void {
     for (let i = 0; i < this.toolNames.length; i++) {
       const t = this.toolNames[i]!;
@@ -85,7 +77,6 @@ export class Tally {
     }
   }
 
-  /** the chars added to `category` */
   get(category: BreakdownCategory): number {
     return this.slots[SLOT[category]]!;
   }
@@ -134,7 +125,7 @@ function contentChars(value: unknown, tally: Tally): number {
   return text;
 }
 
-/** A tool result's content starts with a fresh stash's marker (handle + preview). */
+/** The content starts with a fresh stash's marker. */
 function stashed(value: unknown): boolean {
   let text: unknown = value;
   if (Array.isArray(value)) {
@@ -145,8 +136,8 @@ function stashed(value: unknown): boolean {
   return typeof text === "string" && text.length > 0 && text.charCodeAt(0) === STASHED_FIRST && text.startsWith(STASHED);
 }
 
-/** An assistant message's chars into `tally`; calls by position through `calls` (in a pass) or stringified. */
-function assistant(m: Msg, aged: boolean, tally: Tally, calls: CallLookup | undefined): number {
+/** Calls found by position through `calls` (in a pass), else stringified. */
+function assistant(m: Msg, aged: boolean, tally: Tally, calls: ReplyTable | undefined): number {
   const c = m.content;
   if (!Array.isArray(c)) return 0;
   let text = 0;
@@ -177,13 +168,10 @@ function assistant(m: Msg, aged: boolean, tally: Tally, calls: CallLookup | unde
 }
 
 /**
- * Adds one message to `tally`, its provider framing (MESSAGE_FRAMING_CHARS) to its main
- * category; returns its chars (0 for what is never sent: a /context report, a `!!` bash run).
- * `aged`: the message is aged offload's swap (its stand-ins count as handles). `calls`: the
- * message is the next of a pass over a request in order (ReplyTable.begin), its calls found by
- * position; without, its calls are stringified.
+ * Adds one message, framing included, to `tally`; its chars (0 for what is never sent: a /context
+ * report, a `!!` bash run). `aged`: aging's swap (counts as handles). `calls`: in a pass, in order.
  */
-export function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: CallLookup): number {
+export function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: ReplyTable): number {
   const m = message as Msg;
   switch (m.role) {
     case "assistant":
@@ -220,7 +208,7 @@ export function measureMessage(message: AgentMessage, aged: boolean, tally: Tall
     }
     case "compactionSummary":
     case "branchSummary": {
-      // pi sends the summary inside its frame (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX, BRANCH_SUMMARY_*)
+      // pi sends it framed (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX)
       const frame = m.role === "compactionSummary" ? PI_COMPACTION_FRAME_CHARS : PI_BRANCH_FRAME_CHARS;
       const n = (typeof m.summary === "string" ? m.summary.length : 0) + frame + FRAMING;
       tally.addAt(SUMMARIES, n);

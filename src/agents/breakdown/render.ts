@@ -1,8 +1,6 @@
 /**
- * A breakdown as text: the gauge line's phrase ("tool results 58% (read 40%)"), the one-line
- * bar and the compact table of pi's `/context` and the CLI. Plain text, no SDK import (the CLI
- * renders a checkpoint's recorded breakdown). Every string from the session (tool names,
- * targets) was made safe when the breakdown was built and is quoted again here.
+ * A breakdown as text: the gauge line's phrase, the bar and the table of pi's `/context` and the
+ * CLI. No SDK import (the CLI renders a recorded breakdown); session strings are quoted again.
  */
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type ContextBreakdown } from "../checkpoint/schema.js";
 import { formatTokenCount } from "../gauge/gauge-line.js";
@@ -28,7 +26,7 @@ const CATEGORIES: Record<BreakdownCategory, readonly [label: string, bar: string
 };
 
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 100) : 0);
-/** A tool name as shown: made safe and short (tool names come from the host, not from us). */
+/** Tool names come from the host: made safe and short. */
 const toolName = (s: string) => safeGist(s, 24) || "(unnamed)";
 
 function sorted(b: ContextBreakdown): Array<[BreakdownCategory, number]> {
@@ -37,11 +35,7 @@ function sorted(b: ContextBreakdown): Array<[BreakdownCategory, number]> {
     .sort((a, b) => b[1] - a[1]);
 }
 
-/**
- * What dominates, in a few tokens for the gauge line: the largest category's share of the
- * tokens in use and, for tool results, the largest tool's ("tool results 58% (read 40%)").
- * "" when the breakdown is empty.
- */
+/** What dominates, for the gauge line: "tool results 58% (read 40%)"; "" when empty. */
 export function dominantPhrase(b: ContextBreakdown): string {
   const [top] = sorted(b);
   if (!top || b.total_tokens <= 0) return "";
@@ -72,7 +66,7 @@ export function breakdownBar(b: ContextBreakdown, contextWindow: number, width =
   return `[${cells}${".".repeat(Math.max(0, width - used))}] ${legend}`;
 }
 
-/** The compact table: total, one row per category (tool results by tool below), largest items, removed, headroom. */
+/** Total, a row per category (results by tool), largest items, removed, headroom. */
 export function breakdownTable(b: ContextBreakdown, contextWindow: number, checkpointThreshold?: number): string[] {
   const t = b.total_tokens;
   const source = b.source === "sdk" ? `provider-reported, estimate ${formatTokenCount(b.estimated_tokens)}` : "estimated, no usage reported yet";

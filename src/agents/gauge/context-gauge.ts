@@ -1,10 +1,7 @@
 /**
- * Token gauge (spec §6): how full the context window is, the action that level
- * calls for, and the one-line text injected for the agent.
- *
- * Primary source is `ctx.getContextUsage()` (API usage metadata); when it is
- * missing or null (before the first reply and after EVERY compaction) the gauge
- * falls back to an estimate from the message array.
+ * Token gauge (spec §6): how full the window is, the action that calls for, and the injected
+ * line. From `ctx.getContextUsage()`; estimated from the messages when that is null (before the
+ * first reply and after every compaction).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
@@ -12,7 +9,6 @@ import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
 import { messageTokens } from "../messages/message-tokens.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
-// the line itself is in gauge-line.ts (no SDK import), so the CLI's `status` starts fast
 import { formatGaugeLine } from "./gauge-line.js";
 
 export interface GaugeReading {
@@ -24,7 +20,6 @@ export interface GaugeReading {
 }
 
 export type GaugeAction = "none" | "gauge" | "checkpoint";
-
 
 /** Fixed advisory appended at/above the checkpoint threshold (no claim that the write succeeded). */
 export const GAUGE_ADVISORY =
@@ -39,9 +34,8 @@ function usableUsage(message: AgentMessage): Usage | undefined {
 }
 
 /**
- * Index of the latest reply whose usage counts, or -1. Replies kept across a compaction carry
- * the usage of the OLD, larger context: with `afterSummary`, only usage newer than the
- * compaction summary (pi puts it first) is trusted.
+ * Index of the latest reply whose usage counts, or -1. With `afterSummary`, only usage newer than
+ * the compaction summary (replies kept across it carry the old, larger context's usage).
  */
 export function lastUsableReply(messages: readonly AgentMessage[], afterSummary = true): number {
   const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
@@ -60,20 +54,12 @@ function tokensFrom(messages: readonly AgentMessage[], i: number): number {
   return tokens;
 }
 
-/**
- * Own version of pi's (unexported) estimateContextTokens: total tokens of the last
- * usable assistant reply + chars/4 of every later message; chars/4 of everything when
- * no reply has usage yet.
- */
+/** pi's (unexported) estimateContextTokens: the last usage + chars/4 of what followed (or of all). */
 export function estimateContextTokens(messages: readonly AgentMessage[]): number {
   return tokensFrom(messages, lastUsableReply(messages));
 }
 
-/**
- * Tokens the latest usable reply's usage says the context held, plus chars/4 of what followed
- * it; null when no message has usage. A turn alone answers for the whole context this way
- * (the model's usage counted everything it was sent); without usage it cannot.
- */
+/** The latest usage (even before a compaction summary) + chars/4 of what followed; null without usage. */
 export function usageTokensOf(messages: readonly AgentMessage[]): number | null {
   const i = lastUsableReply(messages, false);
   return i < 0 ? null : tokensFrom(messages, i);
@@ -103,14 +89,14 @@ export function gaugeAction(r: GaugeReading, cfg: Pick<ContextManagerConfig, "ga
   return "none";
 }
 
-/** The injected text for an action: "" for none, the line for gauge, line + "\n" + advisory for checkpoint. */
+/** "" for none, the line for gauge, line + advisory for checkpoint. */
 export function formatGaugeText(r: GaugeReading, action: GaugeAction, checkpointSaved: boolean, composition = ""): string {
   if (action === "none") return "";
   const line = formatGaugeLine(r, checkpointSaved, composition);
   return action === "checkpoint" ? `${line}\n${GAUGE_ADVISORY}` : line;
 }
 
-/** A custom message (sent to the model as user content, hidden in UIs); append it at the END of the messages. */
+/** Sent as user content, hidden in UIs; goes at the END of the messages. */
 export function gaugeMessage(text: string, now: number = Date.now()): AgentMessage {
   return { role: "custom", customType: GAUGE_CUSTOM_TYPE, content: text, display: false, timestamp: now };
 }

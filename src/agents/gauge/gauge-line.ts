@@ -1,6 +1,5 @@
 /** The gauge line's text, without the Pi SDK (the CLI's `status` uses it and starts fast). */
 
-/** What the line shows of a gauge reading. */
 export interface GaugeFigures {
   tokens: number;
   contextWindow: number;
@@ -9,11 +8,7 @@ export interface GaugeFigures {
   source?: string;
 }
 
-/**
- * Compact token count: below 1,000 as is ("850"); below 1,000,000 as rounded
- * thousands ("162k"; 999,600 -> "1000k"); from 1,000,000 as millions with at most
- * one decimal ("1M", "1.5M").
- */
+/** "850", "162k" (999,600 -> "1000k"), "1M", "1.5M". */
 export function formatTokenCount(n: number): string {
   const v = Math.max(0, Math.round(n));
   if (v < 1000) return String(v);
@@ -25,11 +20,10 @@ export function formatTokenCount(n: number): string {
 /** Longest composition phrase the line carries (about 15 tokens; the whole line stays near 25). */
 export const GAUGE_PHRASE_MAX_CHARS = 60;
 
-/** "[Context: 81% | 162k/200k tokens]", with " | Checkpoint saved" before "]" when saved.
- * The percent is floored (79.6% shows 79%), so the line never claims a threshold
- * that has not been reached; the epsilon absorbs float noise (0.29 * 100).
- * `composition` (issue 27) names what dominates the window, after the spec's prefix:
- * "[Context: 81% | 162k/200k tokens | tool results 58% (read 40%) | Checkpoint saved]". */
+/**
+ * "[Context: 81% | 162k/200k tokens | tool results 58% (read 40%) | Checkpoint saved]". The
+ * percent is floored so the line never claims a threshold not reached (epsilon: 0.29 * 100).
+ */
 export function formatGaugeLine(r: GaugeFigures, checkpointSaved: boolean, composition = ""): string {
   const percent = Math.floor(r.utilization * 100 + 1e-9);
   const saved = checkpointSaved ? " | Checkpoint saved" : "";

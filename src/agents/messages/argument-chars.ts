@@ -1,33 +1,22 @@
 /**
- * A tool call's size as pi's `estimateTokens` counts it: its name plus the JSON length of its
- * arguments. The one place that length is computed: the gauge's estimate (message-tokens.ts),
- * smart trim's (trim/token-memo.ts) and the context breakdown (breakdown/) all read it here, so
- * an arguments object is stringified once for all three. Kept per arguments object: a call's
- * arguments are not changed once the call is in the history (a streamed call gets a new object
- * per delta; aged offload swaps in a new block with new arguments). No SDK import here: the
- * breakdown is loaded by the CLI too.
+ * A tool call's size as pi's `estimateTokens` counts it: name + JSON length of the arguments,
+ * the one place that length is computed (gauge, smart trim, breakdown). Kept per arguments
+ * object: a call's arguments do not change once in the history. No SDK import (the CLI loads it).
  */
 const argumentChars = new WeakMap<object, number>();
 
-/** A tool call block, as read from a message's content. */
 export type CallBlock = { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
 
-/** `JSON.stringify(args).length`; throws where JSON.stringify throws or gives no text. */
-export function argumentsJsonLength(args: object): number {
-  let n = argumentChars.get(args);
-  if (n === undefined) {
-    n = JSON.stringify(args).length;
-    argumentChars.set(args, n);
-  }
-  return n;
-}
-
-/** Name + JSON of the arguments, exactly as pi counts a call; null where pi's count would throw (no name, arguments with no JSON). */
+/** Exactly as pi counts a call; null where pi's count would throw (no name, arguments with no JSON). */
 export function strictCallChars(b: CallBlock): number | null {
   if (typeof b.name !== "string") return null;
   const args = b.arguments;
   try {
-    if (args !== null && typeof args === "object") return b.name.length + argumentsJsonLength(args);
+    if (args !== null && typeof args === "object") {
+      let n = argumentChars.get(args);
+      if (n === undefined) argumentChars.set(args, (n = JSON.stringify(args).length));
+      return b.name.length + n;
+    }
     const json = JSON.stringify(args);
     return typeof json === "string" ? b.name.length + json.length : null;
   } catch {
@@ -37,14 +26,8 @@ export function strictCallChars(b: CallBlock): number | null {
 
 /** The breakdown's count of a call: as pi's, never throwing (no arguments count as `{}`, unstringifiable ones as 0). */
 export function toolCallChars(b: CallBlock): number {
-  let args = 0;
-  try {
-    const value = b.arguments ?? {};
-    args = typeof value === "object" && value !== null ? argumentsJsonLength(value) : (JSON.stringify(value)?.length ?? 0);
-  } catch {
-    args = 0; // a cyclic or BigInt argument: pi would have failed on it first
-  }
-  return (typeof b.name === "string" ? b.name.length : 0) + args;
+  const name = typeof b.name === "string" ? b.name : "";
+  return strictCallChars({ name, arguments: b.arguments ?? {} }) ?? name.length;
 }
 
 /** Containers argsShape looks into, and how many of their entries. */
@@ -52,11 +35,9 @@ const SHAPE_DEPTH = 3;
 const SHAPE_ENTRIES = 64;
 
 /**
- * A cheap fingerprint of a call (its name's length; its arguments' keys, string lengths,
- * numbers and array lengths, three levels deep; no JSON, no text read), so a call whose
- * arguments were rewritten under the same id is measured again rather than taken as known
- * (the breakdown's call-sizes.ts and smart trim's token-memo.ts both check it).
- * Blind to an edit that keeps every length (its JSON length can still differ by escapes).
+ * A cheap fingerprint of a call (name length; keys, string lengths, numbers, array lengths, three
+ * levels deep; no JSON), so a call rewritten under its id is measured again. Blind to an edit
+ * that keeps every length.
  */
 export function argsShape(b: CallBlock): number {
   return (Math.imul(typeof b.name === "string" ? b.name.length : 0, 31) + shapeOf(b.arguments, 0)) | 0;

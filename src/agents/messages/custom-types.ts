@@ -1,7 +1,4 @@
-/**
- * The custom message types this package puts in front of the model (or the pi UI): one home,
- * so the filters that drop, replace or skip our own blocks agree on what they are.
- */
+/** The custom message types this package sends, in one home so every filter agrees. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 /** the gauge line appended to each request */

@@ -1,22 +1,15 @@
 /**
- * Who wrote a user-role message. OpenClaw (2026.9, `src/sessions/input-provenance.ts`) puts
- * text the user did not write in user-role messages and says so:
- * - `provenance: { kind: "internal_system", sourceTool }` on heartbeats, cron and exec wakes,
- *   restart recovery (the persisted message);
- * - `provenance: { kind: "inter_session", … }` on another session's or a subagent's message,
- *   whose prompt text also starts with the host's header line
- *   `[Inter-session message] sourceSession=… isUser=false` (`annotateInterSessionPromptText`);
- * - `isHeartbeat: true` on the context engine's afterTurn (the live message has no provenance).
- * OpenClaw's own memory index treats them the same way (memory-host `session-files.ts`: an
- * inter-session message is not what the user said; a heartbeat turn is skipped whole).
- * Structural only: the host's field and its fixed header line, never a word of the text.
+ * Who wrote a user-role message. OpenClaw (2026.9, `src/sessions/input-provenance.ts`) marks text
+ * the user did not write: `provenance.kind` "internal_system" (heartbeats, cron, wakes; the
+ * sourceTool says which) or "inter_session" (whose text also starts with the
+ * `[Inter-session message] … isUser=false` header), and `isHeartbeat` on afterTurn. Structural
+ * only: the host's field and its fixed header line, never a word of the text.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
-/** user: the user's own words; host: written by the host or another session; heartbeat: a heartbeat prompt. */
 export type UserOrigin = "user" | "host" | "heartbeat";
 
-/** The first line OpenClaw's annotateInterSessionPromptText puts before an inter-session message. */
+/** OpenClaw's annotateInterSessionPromptText header line. */
 const INTER_SESSION_HEADER = /^\[Inter-session message\](?: [A-Za-z]+=\S*)* isUser=false[ \t]*(?:\r?\n|$)/;
 
 function provenanceOf(msg: AgentMessage): { kind?: unknown; sourceTool?: unknown } | null {
@@ -32,7 +25,7 @@ function leadingText(msg: AgentMessage): string {
   return typeof first?.text === "string" ? first.text.slice(0, 400) : "";
 }
 
-/** Total: a malformed message is the user's (the safe default: nothing of it is dropped). */
+/** A malformed message is the user's (the safe default: nothing of it is dropped). */
 export function userOrigin(msg: AgentMessage): UserOrigin {
   try {
     if (!msg || msg.role !== "user") return "user";
@@ -45,11 +38,7 @@ export function userOrigin(msg: AgentMessage): UserOrigin {
   }
 }
 
-/**
- * The turn's messages of an OpenClaw afterTurn with `isHeartbeat: true`: its user messages
- * (from `from` on) carry the heartbeat provenance the live messages lack. Copies, the
- * history itself is not touched.
- */
+/** An `isHeartbeat` afterTurn: copies with its user messages (from `from` on) marked as heartbeat. */
 export function markHeartbeatTurn(messages: readonly AgentMessage[], from: number): AgentMessage[] {
   const start = Math.max(0, Math.min(messages.length, Number.isFinite(from) ? Math.floor(from) : messages.length));
   return messages.map((m, i) =>

@@ -1,10 +1,7 @@
 /**
- * A message's identity across requests. pi hands the `context` event a structuredClone of the
- * history each time, so object identity is useless; the content is not stable either (aged
- * offload swaps a result for its preview). Role, time and tool call id are: pi stamps a message
- * once and appends; OpenClaw's transcript keeps them. O(1) per message (no text is read).
- * Two spellings: smart trim's "role|time|id" (keysOf, numbered when repeated) and the
- * breakdown's, the request log's and the cache's NUL-joined `messageKey`.
+ * A message's identity across requests: each request gets a structuredClone of the history and
+ * aged offload changes content, but role, time and tool call id are stable. O(1) per message.
+ * Two spellings: smart trim's "role|time|id" (keysOf) and the NUL-joined `messageKey`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
@@ -45,23 +42,15 @@ export function keysOf(messages: readonly AgentMessage[]): string[] {
   return out;
 }
 
-/**
- * A swapped message's identity across requests (positions shift when history is compacted): a
- * result's call id as it is (no string built per aged result on every breakdown), a reply's
- * call ids after a NUL (which no id holds).
- */
+/** A swapped message's identity: a result's call id as it is, a reply's call ids after a NUL. */
 export function agedKey(m: AgentMessage): string | null {
-  const o = m as { role?: string; toolCallId?: unknown; content?: unknown };
+  const o = m as { role?: string; toolCallId?: unknown };
   if (o.role === "toolResult" && typeof o.toolCallId === "string") return o.toolCallId;
-  if (o.role !== "assistant" || !Array.isArray(o.content)) return null;
-  const ids = (o.content as Array<{ type?: string; id?: unknown }>).filter((b) => b?.type === "toolCall" && typeof b.id === "string").map((b) => b.id);
+  const ids = callIdsOf(m);
   return ids.length > 0 ? `\u0000${ids.join(",")}` : null;
 }
 
-/**
- * A message's identity across requests (each request gets its own copies): role, timestamp and
- * what tells apart messages of one instant (parallel tool results, a reply's calls).
- */
+/** Role, timestamp and what tells apart messages of one instant (parallel results, a reply's calls). */
 export function messageKey(m: AgentMessage | undefined): string | null {
   const o = m as { role?: unknown; timestamp?: unknown; toolCallId?: unknown; customType?: unknown } | undefined;
   if (!o || typeof o.role !== "string" || typeof o.timestamp !== "number") return null;

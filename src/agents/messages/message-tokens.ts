@@ -1,13 +1,8 @@
 /**
- * pi's per-message token estimate (`estimateTokens`: chars/4, a tool call counted as its name
- * plus the JSON of its arguments), with the JSON length of each tool call's arguments kept by
- * the arguments object. Without usage (a provider that reports none, the first request after a
- * compaction) the gauge estimates the whole history on every request and every committed turn,
- * and stringifying every tool call's arguments again was most of that time and a quarter of
- * the gateway's garbage (bench/gateway.ts, docs/benchmarks.md). A call's arguments are not
- * changed once the call is in the history (a streamed call gets a new object per delta).
- * Anything but an assistant message, or a call pi's count would throw on, is pi's own
- * function, so what it throws on throws here too.
+ * pi's per-message `estimateTokens`, with each call's argument JSON length kept per arguments
+ * object (argument-chars.ts): without usage the gauge estimates the whole history per request,
+ * and re-stringifying every call was most of that time (bench/gateway.ts, docs/benchmarks.md).
+ * What pi's count would throw on is left to pi's own function.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";

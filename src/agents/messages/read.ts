@@ -1,7 +1,6 @@
 /**
- * Readers of Pi messages: the user's own text, an assistant's text and tool calls, a tool
- * result's text, and whether a message is one of our own blocks. Structural only (roles,
- * block types, host framing); bounded on huge or hostile content; nothing is redacted here.
+ * Readers of Pi messages (user text, assistant text and calls, tool result text, our own
+ * blocks). Structural only; bounded on huge or hostile content; nothing redacted here.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, UserMessage } from "@mariozechner/pi-ai";
@@ -9,15 +8,12 @@ import { cutHead } from "../text/cut.js";
 import { asText } from "../text/gist.js";
 import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
 
-/** Custom message types this package injects itself: never captured as conversation. */
+/** Never captured as conversation. */
 export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set([GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE]);
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
 
-/**
- * The path argument of a tool call, or null: one of PATH_KEYS holding a non-empty
- * string, and if several hold strings they must agree (otherwise ambiguous -> null).
- */
+/** The path argument of a tool call; null when none or when PATH_KEYS disagree. */
 export function toolPathArg(input: unknown): string | null {
   if (!input || typeof input !== "object") return null;
   let found: string | null = null;
@@ -57,10 +53,7 @@ export function contentText(content: unknown, maxChars = 4000): string {
 
 const SYSTEM_LINE = /^System(?: \(untrusted\))?:/;
 
-/**
- * Drops the block of `System:` / `System (untrusted):` lines an OpenClaw host prepends
- * to a user message (system events), plus the blank line(s) after it.
- */
+/** Drops the `System:` / `System (untrusted):` lines an OpenClaw host prepends (and blanks after). */
 export function stripHostSystemLines(text: string): string {
   if (!SYSTEM_LINE.test(text)) return text;
   const lines = text.split(/\r\n|\r|\n/);
@@ -71,21 +64,15 @@ export function stripHostSystemLines(text: string): string {
 }
 
 /**
- * Removes host-injected tagged blocks: a block that starts a line with `<name …>` and ends a
- * line with `</name>`, where `name` is a lower-case hyphenated (or underscored) identifier,
- * the shape hosts use for notifications and command echoes (`<task-notification>`,
- * `<system-reminder>`, `<local-command-stdout>`, `<command-name>`). Plain HTML tags have
- * no hyphen and stay. Structural only: no word of the block is looked at.
+ * Removes host-injected blocks: `<name …>` … `</name>` on their own lines, `name` lower-case and
+ * hyphenated (`<system-reminder>`, `<task-notification>`); HTML tags have no hyphen and stay.
  */
 export function stripHostBlocks(text: string): string {
   if (!text.includes("</")) return text;
   return text.replace(/^[ \t]*<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>[\s\S]*?<\/\1>[ \t]*$/gm, "").trim();
 }
 
-/**
- * The user's own text (host system lines and host-injected tagged blocks stripped), or ""
- * (image-only, empty, only host-injected content, not a user message).
- */
+/** The user's own text without host-injected lines and blocks; "" when nothing is left. */
 export function userText(msg: AgentMessage): string {
   if (!msg || msg.role !== "user") return "";
   const content = (msg as UserMessage).content;
@@ -121,7 +108,6 @@ export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: st
     if (!block || typeof block !== "object") continue;
     const b = block as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
     if (b.type !== "toolCall") continue;
-    // hostile or malformed blocks: ids and names are strings from here on
     out.push({ id: asText(b.id), name: asText(b.name), arguments: b.arguments });
   }
   return out;

@@ -1,23 +1,18 @@
 /**
- * The paths a shell command line removed with `rm` or `git rm` (Layer A, work ledger): a
- * session that wrote a scratch file and then deleted it must not hand the next context a
- * "changed" file that no longer exists. Shell syntax, not user text: parsed, never guessed.
- *
- * Conservative by construction: a step whose words carry any expansion (`$`, backticks, globs,
- * braces, `~`) or redirection names nothing, and a directory change (`cd`, `pushd`) before the
- * removal ends the scan (the later paths would be relative to a directory we do not know).
+ * The paths a shell command removed with `rm` or `git rm` (Layer A, work ledger): a deleted
+ * scratch file must not be handed on as "changed". Parsed, never guessed: a step with any
+ * expansion or redirection names nothing, and a `cd` before the removal ends the scan.
  */
 import { cutHead } from "../text/cut.js";
 
-/** Programs that remove their operands from the working tree. */
 const REMOVERS: ReadonlySet<string> = new Set(["rm", "unlink"]);
 const DIRECTORY_CHANGERS: ReadonlySet<string> = new Set(["cd", "pushd", "popd"]);
-/** Characters that make a word's value depend on the shell (expansion, globbing, redirection). */
+/** expansion, globbing, redirection: the word's value depends on the shell */
 const EXPANDS = /[$`*?[\]{}~<>()]/;
 const MAX_PATHS = 64;
 const MAX_COMMAND_CHARS = 8_000;
 
-/** Paths as written (relative to the command's working directory, or absolute), deduplicated. */
+/** Paths as written, deduplicated. */
 export function removedPaths(command: string): string[] {
   if (typeof command !== "string" || !/\b(?:rm|unlink)\b/.test(command)) return [];
   const out = new Set<string>();
@@ -56,10 +51,7 @@ function gitRmOperands(args: readonly string[]): string[] {
   return operandsOf(rest);
 }
 
-/**
- * The command's simple commands as word lists (quotes removed), split at `;`, `&&`, `||`, `|`,
- * `&` and newlines. A step with an expansion or an unterminated quote is `null` (names nothing).
- */
+/** Simple commands as word lists (quotes removed); null for a step with an expansion or open quote. */
 function steps(command: string): (string[] | null)[] {
   const out: (string[] | null)[] = [];
   let words: string[] = [];

@@ -1,19 +1,14 @@
 /**
- * Pure rules on one tool call's arguments and output (Layer A), used by the work ledger
- * and the failure lifecycle: the command family, whether a failed search only found
- * nothing, the most informative error line, the exit code, and a short change gist of an
- * edit or write. Tool output is program text, not user text: matching error markers in it
- * is not a heuristic on what users write.
+ * Pure rules on one tool call's arguments and output (Layer A): command family, empty search,
+ * the telling error line, exit code, an edit's change gist. Tool output is program text, not
+ * user text: matching error markers in it is not a heuristic on what users write.
  */
 import { cutHead } from "../text/cut.js";
 import { redactSecrets } from "../text/redact.js";
 import { gist } from "../text/gist.js";
 import { prop } from "./read.js";
 
-/**
- * Every cut here is of raw tool text: redact BEFORE cutting, so a token the cut would split is
- * already a `[REDACTED:…]` marker (a split token is no longer recognisable afterwards).
- */
+/** Redact BEFORE cutting: a token the cut would split is no longer recognisable afterwards. */
 function redactedGist(text: string, maxChars: number): string {
   return gist(redactSecrets(text), maxChars);
 }
@@ -25,16 +20,12 @@ const PRELUDE: ReadonlySet<string> = new Set(["cd", "export", "source", ".", "se
 const SEARCH_PROGRAMS: ReadonlySet<string> = new Set(["grep", "rg", "egrep", "fgrep", "ag"]);
 
 /**
- * Program + subcommand of a shell command's LAST step (what the command was run for):
- * `cd /x && git push --set-upstream o b` -> "git push", `npm run check 2>&1 | tail` ->
- * "npm run check", `git add -A && git commit -m "…"` -> "git commit", `ls -la` -> "ls".
- * Quoted strings are blanked first (a multi-line commit message is not a step); env
- * assignments, comments and prelude steps (cd, export, source) are skipped.
+ * Program + subcommand of a command's LAST step (what it was run for): `cd /x && git push -u o b`
+ * -> "git push", `npm run check 2>&1 | tail` -> "npm run check". Quoted strings are blanked
+ * first; env assignments, comments and prelude steps (cd, export) are skipped.
  */
 export function commandFamily(command: string): string {
   const unquoted = cutHead(command, 4000).replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""');
-  // read from the last step back: the first that names a program is the answer, the steps
-  // before it are not trimmed nor split into words
   const parts = unquoted.split(/&&|\|\||;|\n/);
   for (let i = parts.length - 1; i >= 0; i--) {
     const step = stepOf(parts[i]!);
@@ -69,7 +60,7 @@ function hasStepBefore(parts: readonly string[], i: number): boolean {
 
 const EXIT_LINE = /^(?:Command exited with code|Exit code|exit code:?|exited with code) (\d+)\s*$/i;
 
-/** The exit code a shell tool reported in its output ("Command exited with code N"), or null. */
+/** The exit code a shell tool reported ("Command exited with code N"), or null. */
 export function exitCodeOf(output: string): number | null {
   const lines = lastLines(output, 6);
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -114,9 +105,8 @@ const LONG_LINE = 300;
 const WEAK = /error|fail|not found|no such|denied|cannot|can't|could not|couldn't|invalid|unexpected|missing|refused|abort/i;
 
 /**
- * The most informative line of a failed call's output: the LAST line with an error prefix
- * (where git, tsc, Python and npm put the cause), else the first line with an error word,
- * else the last line that is not noise (exit status, npm banner, rules). Gisted.
+ * The LAST line with an error prefix (where git, tsc, Python and npm put the cause), else the
+ * first with an error word, else the last that is not noise. Gisted.
  */
 export function informativeErrorLine(output: string, maxChars: number): string {
   const lines = (jsonErrorMessage(output) ?? output)
@@ -135,18 +125,16 @@ export function informativeErrorLine(output: string, maxChars: number): string {
   let strong: string | undefined;
   for (const l of telling) if (STRONG.test(l)) strong = l;
   const pick = strong ?? telling.find((l) => WEAK.test(l)) ?? pool[pool.length - 1]!;
-  // a heading ("Pre-commit validation failed:") says where the cause is: the first source
-  // location after it (`file.ext:line[:col]…`, by shape) goes with it
+  // a heading ("… failed:") takes the first source location after it (`file.ext:line`, by shape)
   const location = pick.endsWith(":") ? pool.slice(pool.indexOf(pick) + 1).find((l) => SOURCE_LOCATION.test(l)) : undefined;
   return redactedGist(location ? `${pick} ${location}` : pick, maxChars);
 }
 
-/** `path/file.ext:12` or `file.ext:12:5` at the start of a line (compilers', linters' and checkers' findings). */
+/** `path/file.ext:12` or `file.ext:12:5` at the start of a line. */
 const SOURCE_LOCATION = /^[\w./\\-]+\.\w+:\d+/;
 
 /** The line is an error prefix and nothing else (fewer than 3 letters or digits beside it). */
 function isBarePrefix(line: string): boolean {
-  // the prefix test first: most lines have none, and the count stops at 3 (no array of every letter)
   return STRONG.test(line) && !hasLettersOrDigits(line.replace(STRONG_GLOBAL, " "), 3);
 }
 
@@ -159,11 +147,7 @@ function hasLettersOrDigits(text: string, n: number): boolean {
   return false;
 }
 
-/**
- * A tool that reports its failure as one JSON object (OpenClaw's tools answer
- * `{"status":"error","tool":"read","error":"File not found: …"}`): its error message field.
- * Structure only: the field's name, never its words.
- */
+/** A failure reported as one JSON object (OpenClaw's tools: `{"status":"error","error":"…"}`). */
 function jsonErrorMessage(output: string): string | null {
   const t = output.trim();
   if (t.length > JSON_ERROR_MAX || !t.startsWith("{") || !t.endsWith("}")) return null;
@@ -217,14 +201,13 @@ const SIDE = 48;
 export function lineCount(text: string): number {
   if (!text) return 0;
   let n = 1;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
   return text.endsWith("\n") ? n - 1 : n;
 }
 
 /**
- * What one edit/write call changed, in one short line (raw, not yet redacted):
- * edit -> the first differing line, `old → new` (`+ new` when lines were only added,
- * `- old` when only removed); write -> "wrote N lines". "" when nothing can be said.
+ * What one edit/write changed, in one line: the first differing line `old → new` (`+ new`,
+ * `- old`), "wrote N lines" for a write; "" when nothing can be said.
  */
 export function changeGist(toolName: string, input: unknown): string {
   if (toolName === "write") {
@@ -235,12 +218,10 @@ export function changeGist(toolName: string, input: unknown): string {
   }
   const pair = editPairs(input)[0];
   if (!pair) return "";
-  // cut between tokens (a plain slice could leave the head of a token the redaction no longer knows)
   const a = cutHead(pair.oldText, 20_000).split(LINE_SPLIT);
   const b = cutHead(pair.newText, 20_000).split(LINE_SPLIT);
   let i = 0;
   while (i < a.length && i < b.length && a[i]!.trim() === b[i]!.trim()) i++;
-  // the first differing line that says something (not a lone brace or a rule)
   const telling = (l: string) => (l.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 3;
   const oldLine = a.slice(i).find(telling) ?? a.slice(i).find((l) => l.trim()) ?? "";
   const newLine = b.slice(i).find(telling) ?? b.slice(i).find((l) => l.trim()) ?? "";
