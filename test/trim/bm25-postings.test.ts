@@ -1,6 +1,6 @@
 /**
- * The BM25 postings (archive/bm25.ts) give SearchIndex (which searches with them) its scores
- * bit for bit: the same top 100 with the same scores for every query, on a real session's
+ * The BM25 postings (archive/bm25.ts) give the scores of the MiniSearch index they replaced
+ * (test/helpers/minisearch-index.ts, the reference) bit for bit: the same top 100 with the same scores for every query, on a real session's
  * messages and on random ones built from a small vocabulary (many ties, identifiers, paths,
  * empty fields). After removals (the newest document kept: both keep the newest time seen)
  * they score as a fresh index of what is left would, up to the running average's rounding:
@@ -9,7 +9,8 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SearchIndex } from "../../src/agents/archive/search-index.js";
+import { SearchIndex as ProductIndex } from "../../src/agents/archive/search-index.js";
+import { SearchIndex } from "../helpers/minisearch-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
 import { Bm25 as Bm25Postings } from "../../src/agents/archive/bm25.js";
@@ -47,6 +48,27 @@ describe("Bm25Postings", () => {
       expect(topOf(p, q)).toEqual(want);
     }
     expect(nonEmpty).toBeGreaterThan(10);
+  });
+
+  it("the archive's SearchIndex over them: the reference's hits, scores, BM25 and matched terms, with a session filter", () => {
+    const messages = readTranscriptJson<AgentMessage[]>(FILE).slice(0, 900);
+    const keys = keysOf(messages);
+    const records = messages.flatMap((m, i) => recordOf(keys[i]!, m, i + 1) ?? []).map((r, i) => ({ ...r, session: i % 3 === 0 ? "s1" : "s2" }));
+    const ref = new SearchIndex();
+    const ours = new ProductIndex();
+    ref.add(records);
+    ours.add(records);
+    const hitsOf = (hits: Array<{ record: { id: string }; score: number; bm25: number; terms: string[] }>) => hits.map((h) => ({ id: h.record.id, score: h.score, bm25: h.bm25, terms: [...h.terms].sort() }));
+    const queries = messages.filter((m) => m.role === "user").map((m) => userText(m)).filter((q) => q.trim().length >= 3);
+    let compared = 0;
+    for (const q of queries) {
+      for (const opts of [{ limit: 5 }, { limit: 50, session: "s1" }]) {
+        const want = hitsOf(ref.search(q, opts));
+        compared += want.length;
+        expect(hitsOf(ours.search(q, opts))).toEqual(want);
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 
   const WORDS = ["alpha", "beta", "gamma", "parseConfig", "src/agents/trim.ts", "max_tokens", "v2", "the", "a", "ledger", "日本語", "fix", "error"];

@@ -1,25 +1,16 @@
 /**
  * BM25+ over posting lists in plain arrays, for the archive's search (search-index.ts) and smart
- * trim's relevance scores (trim/relevance-index.ts). Three fields (text, tool, target) with
- * rank-weights.ts's boosts, the query's identifiers weighing IDENTIFIER_BOOST, then recency
- * and segment weight. A query costs O(its terms x their postings) with no per-result objects
- * (the MiniSearch search this replaced allocated per result: that made trim's p99), and gives
- * MiniSearch's scores bit for bit (same operations, same order; docs/archive.md#ranking).
- * A removed document leaves the scores at once; its entries are swept off the request path.
+ * trim's relevance scores (trim/relevance-index.ts), weighed by rank-weights.ts. A query costs
+ * O(its terms x their postings) with no per-result objects (MiniSearch, which this replaced,
+ * allocated per result: that made trim's p99) and gives MiniSearch's scores bit for bit
+ * (test/trim/bm25-postings.test.ts). A removed document leaves the scores at once; its entries
+ * are swept off the request path.
  */
-import { indexedTarget, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "./rank-weights.js";
+import { FIELD_BOOST, IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight } from "./rank-weights.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
-/** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
-const IDENTIFIER_BOOST = 3;
-/** Age at which the recency factor has halved; measured from the newest archived segment. */
-const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
-/** Lowest recency factor: an old exact match still beats a new loose one. */
-const RECENCY_FLOOR = 0.5;
-/** Field boosts, text/tool/target (a boost of 0 counts as 1). */
-const FIELD_BOOST = [1, TOOL_FIELD_BOOST || 1, TARGET_FIELD_BOOST || 1] as const;
 const FIELDS = 3;
 /** BM25+ parameters (MiniSearch's defaults) */
 const K = 1.2;
@@ -69,11 +60,6 @@ export interface Bm25Saved {
   ids: string[];
   avg: number[];
   postings: Array<[string, number[], number[]]>;
-}
-
-export function recencyFactor(t: number, newest: number): number {
-  const age = Math.max(0, newest - t);
-  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
 }
 
 export class Bm25 {

@@ -11,6 +11,19 @@ export const TARGET_FIELD_BOOST = 2;
 export const TOOL_FIELD_BOOST = 1;
 export const RECEIPT_WEIGHT = 0.25;
 export const RECEIPT_MAX_CHARS = 160;
+/** Field boosts of the index, text/tool/target (a boost of 0 counts as 1). */
+export const FIELD_BOOST = [1, TOOL_FIELD_BOOST || 1, TARGET_FIELD_BOOST || 1] as const;
+/** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
+export const IDENTIFIER_BOOST = 3;
+/** Age at which the recency factor has halved; measured from the newest archived segment. */
+const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
+/** Lowest recency factor: an old exact match still beats a new loose one. */
+const RECENCY_FLOOR = 0.5;
+
+export function recencyFactor(t: number, newest: number): number {
+  const age = Math.max(0, newest - t);
+  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
+}
 
 /** Whether a segment only acknowledges a call (it says nothing its target does not). */
 export function isReceipt(r: Pick<ArchiveRecord, "role" | "text" | "target" | "error">): boolean {
