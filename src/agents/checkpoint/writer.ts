@@ -63,18 +63,7 @@ interface Known {
   latest: LatestKnown | null;
 }
 
-function withId(draft: CheckpointDraft, id: string, previous: string | null): Checkpoint {
-  const { session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, channel, agent_id } = draft.meta;
-  return {
-    ...draft,
-    meta: {
-      checkpoint_id: id, session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, previous_checkpoint: previous, channel, agent_id,
-      ...(draft.meta.breakdown ? { breakdown: draft.meta.breakdown } : {}),
-    },
-  };
-}
-
-function withMeta(cp: Checkpoint, id: string, previous: string | null): Checkpoint {
+function withMeta(cp: Checkpoint | CheckpointDraft, id: string, previous: string | null): Checkpoint {
   return { ...cp, meta: { ...cp.meta, checkpoint_id: id, previous_checkpoint: previous } };
 }
 
@@ -91,13 +80,15 @@ export function movedOn(capturedTokens: number | undefined, latestTokens: number
   return capturedTokens !== undefined && capturedTokens >= delta * Math.max(latestTokens, 1);
 }
 
+/** An auto draft of session `sessionId` whose token count moved less than `delta` from `tokens`. */
+function repeats(draft: CheckpointDraft, sessionId: string | null, tokens: number, delta: number): boolean {
+  if (draft.meta.trigger !== "auto-80pct" || sessionId !== (draft.meta.session_id ?? null)) return false;
+  return Math.abs(draft.meta.token_usage.input_tokens - tokens) / Math.max(tokens, 1) < delta;
+}
+
 /** True when an auto checkpoint would repeat `latest` (token count moved less than `delta`). */
 export function isDuplicateAutoCheckpoint(draft: CheckpointDraft, latest: Checkpoint | null, delta: number): boolean {
-  if (draft.meta.trigger !== "auto-80pct" || latest === null) return false;
-  if ((latest.meta.session_id ?? null) !== (draft.meta.session_id ?? null)) return false;
-  const before = latest.meta.token_usage.input_tokens;
-  const now = draft.meta.token_usage.input_tokens;
-  return Math.abs(now - before) / Math.max(before, 1) < delta;
+  return latest !== null && repeats(draft, latest.meta.session_id ?? null, latest.meta.token_usage.input_tokens, delta);
 }
 
 function describe(err: unknown): string {
@@ -106,6 +97,11 @@ function describe(err: unknown): string {
 
 function latestOf(cp: Checkpoint): LatestKnown {
   return { id: cp.meta.checkpoint_id, sessionId: cp.meta.session_id ?? null, inputTokens: cp.meta.token_usage.input_tokens, checkpoint: cp };
+}
+
+/** One write without a long-lived writer (tests, tools, one-off callers): an engine keeps its own writer. */
+export async function writeCheckpoint(opts: CheckpointStoreOptions, draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
+  return new CheckpointWriter(opts, draft.meta.session_key).write(draft, dedup);
 }
 
 export class CheckpointWriter {
@@ -122,9 +118,14 @@ export class CheckpointWriter {
     this.dir = checkpointSessionDir(opts.stateDir, sessionKey);
   }
 
-  async write(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
+  write(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
+    return this.forgetOnError(() => this.writeOnce(draft, dedup));
+  }
+
+  /** Any failure forgets what this writer knew: the next call starts from the disk. */
+  private async forgetOnError<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await this.writeOnce(draft, dedup);
+      return await run();
     } catch (err) {
       this.known = null;
       this.dirReady = false;
@@ -138,24 +139,20 @@ export class CheckpointWriter {
    * directory (after its first write or preview). Only a concurrent writer of the same key in
    * another process can make the write publish it under a higher id (the result says which).
    */
-  async preview(draft: CheckpointDraft): Promise<Checkpoint> {
-    try {
+  preview(draft: CheckpointDraft): Promise<Checkpoint> {
+    return this.forgetOnError(async () => {
       const base = this.baseOf(draft);
       // what reading the directory found is reported with the write that follows
       const known = await this.knownNow(fsOf(this.opts), this.previewWarnings);
       return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
-    } catch (err) {
-      this.known = null;
-      this.dirReady = false;
-      throw err;
-    }
+    });
   }
 
   /** The draft validated and normalized for disk, checked to be this writer's key (memoized per draft). */
   private baseOf(draft: CheckpointDraft): Checkpoint {
     const memo = this.bases.get(draft);
     if (memo) return memo;
-    const base = normalizeForDisk(validateCheckpoint(withId(draft, "cp_001", null), "draft"));
+    const base = normalizeForDisk(validateCheckpoint(withMeta(draft, "cp_001", null), "draft"));
     if (base.meta.session_key !== wellFormed(this.sessionKey)) {
       throw new CheckpointError("draft", "meta.session_key", "belongs to another session key than this writer's");
     }
@@ -186,13 +183,8 @@ export class CheckpointWriter {
     const known = await this.knownNow(fs, warnings);
 
     const latest = known.latest;
-    if (
-      draft.meta.trigger === "auto-80pct" &&
-      latest &&
-      latest.sessionId === (draft.meta.session_id ?? null) &&
-      Math.abs(draft.meta.token_usage.input_tokens - latest.inputTokens) / Math.max(latest.inputTokens, 1) < delta &&
-      !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)
-    ) {
+    // what the writer knows of the latest decides first; only a likely repeat reads it
+    if (latest && repeats(draft, latest.sessionId, latest.inputTokens, delta) && !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)) {
       const cp = latest.checkpoint ?? (await readLatestInDir(this.dir, this.sessionKey, fs));
       if (cp && isDuplicateAutoCheckpoint(draft, cp, delta)) return { written: false, reason: "dedup", latest: cp, warnings };
     }
@@ -236,13 +228,11 @@ export class CheckpointWriter {
       known.latest = latestOf(checkpoint);
       // the next reader in this process (a new session, a fresh engine) skips the parse
       memoizeWritten(text, checkpoint);
-      await this.afterPublish(scan, retention, fs, warnings);
-      return { written: true, id, path: file, checkpoint, pruned: this.lastPruned, warnings };
+      const pruned = await this.afterPublish(scan, retention, fs, warnings);
+      return { written: true, id, path: file, checkpoint, pruned, warnings };
     }
     throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
   }
-
-  private lastPruned: string[] = [];
 
   /** The pointer to a published checkpoint: best effort, reported in `warnings`. */
   private async movePointer(cp: Checkpoint, bytes: number, fs: FsOps, warnings: string[]): Promise<void> {
@@ -258,14 +248,15 @@ export class CheckpointWriter {
     }
   }
 
-  /** Retention and temp sweep: best effort, reported in `warnings`. */
-  private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
+  /** Retention and temp sweep: best effort, reported in `warnings`; returns the ids pruned. */
+  private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<string[]> {
     // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
-    this.lastPruned = [];
-    await deleteCheckpointFiles(scan.files.slice(0, Math.max(0, scan.files.length - keep)), fs, this.lastPruned).catch((err: unknown) => {
+    const pruned: string[] = [];
+    await deleteCheckpointFiles(scan.files.slice(0, Math.max(0, scan.files.length - keep)), fs, pruned).catch((err: unknown) => {
       warnings.push(`retention failed: ${describe(err)}`);
     });
     await removeStaleTemps(this.dir, scan.temps, fs);
+    return pruned;
   }
 
   private async withdraw(file: string, fs: FsOps, warnings: string[]): Promise<void> {
