@@ -11,17 +11,15 @@ import { messageTokens } from "../messages/message-tokens.js";
 import { isContextOverflowError } from "../messages/context-overflow.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
-import { codePointLength, gist } from "../text/gist.js";
+import { asText, codePointLength, gist } from "../text/gist.js";
 import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./capture-sizes.js";
 import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
-import { contentHeadTail } from "./tool-result-rules.js";
+import { contentHeadTail, type ToolResultEventLike } from "./tool-result-rules.js";
 import { captureToolResult } from "./tool-result-capture.js";
 import { settleCall, settleDeferred, settleProposal } from "./pass-settle.js";
 import type { CaptureTarget } from "./capture-target.js";
 import { keepNewest } from "./lru.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./message-cursor.js";
-import { dateOf, isoOf } from "./message-date.js";
-import { toolResultEventOf } from "./tool-result-of-message.js";
 import { type Exchange, RECENT_ENTRIES } from "./thread-data.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./work-ledger.js";
 import { isTaskTool, taskAsk } from "./turn-log.js";
@@ -150,7 +148,7 @@ export class MessageCapture {
         // the proposal's gist is read only by a decision (prev_assistant is dropped below)
         settleProposal(this.target);
         const what = decisionText(prev.proposal, text);
-        this.target.acc.addDecision(what, isoOf(timestampOf(m)));
+        this.target.acc.addDecision(what, dateOf(m).toISOString());
         this.target.mark("decisions");
       } else this.target.deferred.proposal = null;
     }
@@ -256,4 +254,47 @@ export class MessageCapture {
     }
   }
 
+}
+
+/** When a message was written, as capture records it: now when its timestamp is missing or unusable. */
+function dateOf(m: AgentMessage): Date {
+  const ts = timestampOf(m);
+  const d = ts > 0 ? new Date(ts) : new Date();
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
+
+/** a result sits right after its call in every host's history; a bound keeps a hostile one cheap */
+const LOOKBACK = 64;
+
+/**
+ * A toolResult message as the `tool_result` event pi would have sent for it, for hosts that send
+ * none (OpenClaw's context engine); the call's arguments come from the assistant message that made it.
+ */
+function toolResultEventOf(messages: readonly AgentMessage[], index: number): ToolResultEventLike {
+  const m = messages[index] as ToolResultMessage;
+  const id = typeof m.toolCallId === "string" ? m.toolCallId : undefined;
+  let input: unknown = undefined;
+  for (let i = index - 1; id !== undefined && i >= 0 && i >= index - LOOKBACK; i--) {
+    const prev = messages[i];
+    if (prev?.role !== "assistant") continue;
+    const call = toolCallBlock(prev, id);
+    if (call) {
+      input = call.arguments;
+      break;
+    }
+  }
+  const name = typeof m.toolName === "string" ? m.toolName : "";
+  return { toolName: name, toolCallId: id, input: input ?? {}, content: m.content, isError: m.isError === true };
+}
+
+/** The message's tool call block with this id (toolCallsOf's reading of ids), without a list of every call. */
+function toolCallBlock(msg: AssistantMessage, id: string): { arguments?: unknown } | null {
+  const content: unknown = msg.content;
+  if (!Array.isArray(content)) return null;
+  for (const block of content as unknown[]) {
+    if (!block || typeof block !== "object") continue;
+    const b = block as { type?: unknown; id?: unknown; arguments?: unknown };
+    if (b.type === "toolCall" && asText(b.id) === id) return b;
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 /**
- * The end of a capture pass: the gists of the texts that still stand (state/deferred-gists.ts
+ * The end of a capture pass: the gists of the texts that still stand (capture-target.ts
  * says which), taken once instead of for every message that wrote them.
  */
 import type { LastToolCall } from "../checkpoint/schema.js";
@@ -42,7 +42,7 @@ function settleChanges(t: CaptureTarget): void {
   }
 }
 
-/** The gists of the texts still standing at the end of a capture pass (state/deferred-gists.ts). */
+/** The gists of the texts still standing at the end of a capture pass (capture-target.ts). */
 export function settleDeferred(target: CaptureTarget): void {
   const d = target.deferred;
   const t = target.acc.thread;
