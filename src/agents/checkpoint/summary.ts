@@ -1,8 +1,4 @@
-/**
- * What `status` shows of a session's latest checkpoint. The writer stores it in the pointer, so
- * `status` reads one small JSON file per session instead of parsing the checkpoint; when the
- * pointer lacks it, is stale or names a changed file, it is computed from the checkpoint itself.
- */
+/** What `status` shows of a latest checkpoint: stored in the pointer so `status` parses no YAML. */
 import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "./schema.js";
 import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "./schema.js";
 

@@ -1,27 +1,18 @@
 /**
- * The checkpoint writer of one session key (spec §5.2, §5.5, §12). An engine keeps one for its
- * session, so what the writer knows of the directory (highest id, the latest checkpoint's
- * session id and tokens) lives in memory after the first write, and the directory is created
- * and its permissions set once. A write:
+ * The checkpoint writer of one session key (spec §5.2, §5.5, §12). An engine keeps one, so the
+ * highest id and the latest checkpoint's session id and tokens stay in memory after the first
+ * write. A write:
  *  1. validates the draft before touching disk;
  *  2. dedup: an `auto-80pct` draft is skipped when input_tokens moved less than `delta` from the
- *     latest checkpoint of the SAME session id (`compaction` / `session-end` never are), unless
- *     the session captured at least `delta` of that checkpoint's tokens since (`capturedTokens`):
- *     a history whose oldest turns the host drops keeps its size while its content moves on;
- *  3. publishes `cp_<top+1>.yaml` exclusively: temp file, fsync, link (fails on an existing
- *     name); then, side by side (none waits for another): the directory fsync, one listing of
- *     the directory (step 4) and the pointer (step 5);
- *  4. the listing: another writer may have gone past this id meanwhile, or have
- *     published and then pruned this very id while this writer's view was stale: whenever the
- *     listing holds a higher id, the file just published is withdrawn and the write retried
- *     above the highest id. Retention never removes the highest id, so the highest id on disk
- *     only grows: a cp_NNN that survives names one checkpoint, and ids follow publish order;
- *  5. moves the pointer (a non-durable hint) to the new id (a withdrawn id's pointer is
- *     replaced by the retry's; readers check the file it names);
- *  6. once the directory fsync is done (a removal never reaches the disk before the new name):
- *     retention and the stale-temp sweep, from that same listing.
- * Steps 5 and 6 failing does not undo a durable checkpoint: they are reported in `warnings`.
- * Any other failure forgets what the writer knew, so the next write starts from the disk.
+ *     latest checkpoint of the SAME session id, unless the session captured at least `delta` of
+ *     its tokens since (a history whose oldest turns the host drops keeps its size, not its content);
+ *  3. publishes `cp_<top+1>.yaml` exclusively (temp file, fsync, link); then, side by side, the
+ *     directory fsync, one listing of the directory and the pointer (a non-durable hint);
+ *  4. when the listing holds a higher id (another writer went past, or pruned this very id from a
+ *     stale view), withdraws the file and retries above it. Retention never removes the highest
+ *     id, so the highest id only grows and ids follow publish order;
+ *  5. once the directory fsync is done: retention and the stale-temp sweep, from that listing.
+ * The pointer, retention and the sweep failing do not undo a durable checkpoint (`warnings`).
  */
 import path from "node:path";
 import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
@@ -134,10 +125,8 @@ export class CheckpointWriter {
   }
 
   /**
-   * The checkpoint `write(draft)` will publish, without writing it: validated and normalized as
-   * on disk, with the id the write tries first. No disk access once this writer knows its
-   * directory (after its first write or preview). Only a concurrent writer of the same key in
-   * another process can make the write publish it under a higher id (the result says which).
+   * The checkpoint `write(draft)` will publish, as on disk, with the id the write tries first (a
+   * concurrent writer in another process may push it higher). No disk access once the directory is known.
    */
   preview(draft: CheckpointDraft): Promise<Checkpoint> {
     return this.forgetOnError(async () => {
@@ -276,10 +265,8 @@ export class CheckpointWriter {
   }
 
   /**
-   * First write of this writer: highest id and latest checkpoint from disk. A valid pointer that
-   * names the newest file, with the size it was written with, carries what is needed without
-   * parsing YAML; anything else (no pointer, an older format, a newer file left by a crashed
-   * writer) takes the recovering read.
+   * Highest id and latest checkpoint from disk: from the pointer when it names the newest file at
+   * the size it was written with (no YAML parse), else by the recovering read.
    */
   private async readKnown(fs: FsOps, warnings: string[]): Promise<Known> {
     const scan = await scanSessionDir(this.dir, fs);

@@ -1,9 +1,7 @@
 /**
- * Layer B into state (spec §7.2, §11): a pass over the messages the state has not seen (cursor:
- * index + identity + timestamp of the last seen message, state/message-cursor.ts), each message's
- * structural rules (message-rules.ts), and, for a host without `tool_result` events, each tool
- * result through Layer A. The gists of what still stands are taken at the pass's end
- * (pass-settle.ts). Rules: docs/capture-rules.md.
+ * Layer B into state (spec §7.2, §11, docs/capture-rules.md): a pass over the messages not seen
+ * yet (message-cursor.ts), each message's structural rules (message-rules.ts), and, for a host
+ * without `tool_result` events, each tool result through Layer A; gists taken at the pass's end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
@@ -30,7 +28,7 @@ type ToolResultMessage = Extract<AgentMessage, { role: "toolResult" }>;
 export interface MessageCaptureOptions {
   /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
   coveredUntil?: number | null;
-  /** the host sends no `tool_result` events: tool results are captured from the toolResult messages, paths resolved against this cwd */
+  /** the host sends no `tool_result` events: tool results come from the messages, paths resolved against cwd */
   toolResultsFromMessages?: { cwd: string };
 }
 
@@ -41,15 +39,13 @@ export class MessageCapture {
   ) {}
 
   /**
-   * Called with the whole (cloned) message array on each context event. Only messages
-   * after the last seen one are processed: O(new messages), also after a compaction
-   * replaced the array and after a restart (the cursor is persisted in thread.json).
-   * `end`: capture the array's first `end` messages as if they were the whole array (a history
-   * captured a message at a time, engine captureInSlices, without a copy of it per message).
+   * The messages after the last seen one, O(new messages), also after a compaction replaced the
+   * array and after a restart. `end`: capture the first `end` messages as if they were the whole
+   * array (engine captureInSlices, without a copy per message).
    */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     end = Math.max(0, Math.min(end, messages.length));
-    const start = this.resumeIndex(messages, end);
+    const start = resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
     if (start >= end) {
       this.updateCursorIndex(messages, 0, end);
       return;
@@ -77,10 +73,6 @@ export class MessageCapture {
       this.target.mark("thread");
     }
     this.updateCursorIndex(messages, end - start, end);
-  }
-
-  private resumeIndex(messages: readonly AgentMessage[], end: number): number {
-    return resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
   }
 
   /** Points the cursor at the last non-injected message of this array (of its first `end`). */
