@@ -16,7 +16,7 @@ import type { Exchange, ThreadData } from "./thread-data.js";
  * standing when the pass ends (pass-settle.ts); on a long history most are overwritten or evicted.
  */
 export class DeferredGists {
-  /** each turn's texts, oldest first (the latest one whose gist is not empty stands for the turn), by turn-log entry */
+  /** each turn's texts by turn-log entry, oldest first (the latest with a gist stands for the turn) */
   turnTexts = new Map<object, string[]>();
   /** turn-ending texts with the request number they answered, oldest first */
   reports: Array<{ text: string; seq: number }> = [];

@@ -1,11 +1,6 @@
 /**
- * The accumulators of incremental state capture, one group per state file:
- * decisions.json (decisions), resources.json (resources), open_items.json (items),
- * learnings.json (learnings), thread.json (thread + errors), work.json (work).
- * - every collection is capped by CaptureCaps, O(1) dedup, oldest evicted;
- * - all strings arrive redacted and gisted (the capture rules, tool-result-capture.ts and message-capture.ts);
- * - no file I/O and no dirty tracking here: the capture rules say which file changed,
- *   state-codec.ts turns each group into its file's data and back.
+ * The capture's accumulators, one group per state file, each capped with O(1) dedup, oldest
+ * evicted. Strings arrive redacted and gisted; no I/O here (state-codec.ts does the files).
  */
 import type { ToolFailure } from "../checkpoint/schema.js";
 import { itemKey } from "./message-rules.js";
@@ -80,13 +75,9 @@ export class CapturedState {
   }
 
   /**
-   * After a checkpoint is written: clears what the checkpoint now holds (decisions,
-   * resources, errors, learnings, key exchanges except the first user message, closed
-   * items). Keeps the cursor (the messages were seen), the first and last user message
-   * (thread summary/topic), the open items and pending tool calls (they are the current
-   * situation, not a delta: a later success must still close them), the last-message facts
-   * behind status and next_action, and the work ledger (the whole session's picture). The count
-   * of tokens captured since a checkpoint starts again.
+   * After a checkpoint: clears the delta it now holds. Keeps what is the current situation, not
+   * a delta: the cursor, first and last user message, open items and pending calls (a later
+   * success must still close them), the last-message facts, the work ledger.
    */
   clearCheckpointed(): void {
     this.decisions.clear();

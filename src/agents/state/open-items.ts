@@ -1,10 +1,7 @@
 /**
- * open_items.json: the items currently open (key -> text, oldest first) and the items closed
- * since the last checkpoint (itemKey(text) -> text), so a carried-forward checkpoint can drop them.
- * - the key says where an item came from (`note`, `task`, `pending`, `interrupted` + details);
- * - opening an item takes it off the closed list; closing moves it there;
- * - the closed list holds CLOSED_ITEMS_FACTOR times the open cap, oldest evicted;
- * - open/close return false when nothing changed (nothing to write).
+ * open_items.json: the open items (key -> text; the key says where it came from: `note`, `task`,
+ * `pending`, `interrupted`) and those closed since the last checkpoint, which a carried-forward
+ * checkpoint drops. open/close return false when nothing changed (nothing to write).
  */
 import { itemKey } from "./message-rules.js";
 import { LruMap } from "./lru.js";

@@ -1,7 +1,4 @@
-/**
- * The end of a capture pass: the gists of the texts that still stand (capture-target.ts
- * says which), taken once instead of for every message that wrote them.
- */
+/** The end of a capture pass: gists of the texts still standing (capture-target.ts), taken once. */
 import type { LastToolCall } from "../checkpoint/schema.js";
 import { changeGist } from "../messages/tool-outcome.js";
 import { safeGist } from "../text/safe-gist.js";

@@ -1,11 +1,8 @@
 /**
- * State files a previous session left behind (spec §7.3, §10.1, §12): its process ended (crash,
- * kill, plain exit) after capturing work it never checkpointed. Such files, newer than the key's
- * latest checkpoint and written by another session id, are HELD: renamed in place to
- * `<dir>/previous.<stamp>.<name>.json`, so this session's own writes cannot replace them, until a
- * checkpoint bundles them (recover-previous-session.ts); then they are deleted. A rename in the
- * same directory needs no new directory, so holding works where creating `stale/` may not.
- * Files older than the latest checkpoint are not held: ContextState.load moves them aside.
+ * State files of a previous session that ended without checkpointing them (spec §7.3, §10.1,
+ * §12): newer than the key's latest checkpoint, of another session id. They are HELD, renamed in
+ * place to `previous.<stamp>.<name>.json` (no new directory needed) so this session's writes
+ * cannot replace them, until a checkpoint bundles them (recover-previous-session.ts).
  */
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
@@ -40,11 +37,7 @@ export interface HeldState {
   invalid: string[];
 }
 
-/**
- * Holds the state files of sessions other than `sessionId` that are newer than
- * `latestCheckpointAt`. Returns the names that were held; a file that cannot be renamed stays
- * where it is (ContextState.load then treats it as before: moved aside, never merged).
- */
+/** Holds other sessions' state files newer than `latestCheckpointAt`; one that cannot be renamed is moved aside later. */
 export async function holdPreviousSessionFiles(
   fs: FsOps,
   dir: string,

@@ -1,10 +1,6 @@
 /**
- * resources.json: the files read, the files modified and the tools used, each an LRU list
- * (most recently touched last, oldest evicted beyond its cap).
- * - a file is in at most one list: a modification moves it from read to modified, and a
- *   modified file stays listed as modified only (a later read refreshes its recency there);
- * - touching what is already the newest entry of its list changes nothing (returns false,
- *   so the caller need not write the file).
+ * resources.json: files read, files modified, tools used, each an LRU list. A file is in one
+ * list (a modification moves it to modified, where it stays). Returns false when nothing changed.
  */
 import type { Resources } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
@@ -21,22 +17,18 @@ export class ResourceLists {
     this.toolsUsed = new LruMap(maxTools);
   }
 
-  /** Returns false when nothing changed. */
   touchTool(tool: string): boolean {
     if (this.toolsUsed.isNewest(tool)) return false;
     this.toolsUsed.touch(tool, true);
     return true;
   }
 
-  /** Returns false when nothing changed. */
   touchFile(p: string, access: "read" | "modified"): boolean {
-    // already the most recent entry of its list: nothing changes, nothing to write
     if (this.filesModified.isNewest(p) || (access === "read" && this.filesRead.isNewest(p))) return false;
     if (access === "modified") {
       this.filesRead.delete(p);
       this.filesModified.touch(p, true);
     } else if (this.filesModified.has(p)) {
-      // a modified file stays listed as modified only; a later read refreshes its recency
       this.filesModified.touch(p, true);
     } else {
       this.filesRead.touch(p, true);

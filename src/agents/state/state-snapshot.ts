@@ -1,9 +1,4 @@
-/**
- * The snapshot of captured state: everything the checkpoint builder needs, as plain data
- * (already redacted and gisted), read from the accumulators (captured-state.ts).
- * - key exchanges: the first user message, pivots and the last 2 pairs, in order, capped;
- * - status and next_action are derived from the last-message facts, never stored.
- */
+/** Captured state as the checkpoint builder reads it; status and next_action derived, never stored. */
 import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { statusOf } from "./message-rules.js";
 import type { CapturedDecision, CapturedState } from "./captured-state.js";
@@ -80,10 +75,8 @@ export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: stri
 const REQUEST_IN_ACTION = 60;
 
 /**
- * working.next_action (issue 10): from the latest user request and whether the agent answered
- * it, with fixed templates (no content matching). Never from a failure or an open item: those
- * have their own sections, and a failure older than the latest request is not what the user is
- * waiting for.
+ * working.next_action (issue 10): fixed templates over the latest request and whether it was
+ * answered. Never a failure or an open item: they have their own sections.
  */
 function nextActionOf(s: CapturedState, status: WorkingStatus): string {
   const t = s.thread;
