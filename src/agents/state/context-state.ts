@@ -16,7 +16,8 @@ import type { ToolResultEventLike } from "./tool-result-rules.js";
 import { captureToolResult } from "./tool-result-capture.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
 import { CaptureTarget } from "./capture-target.js";
-import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
+import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
+import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
 import type { CaptureCaps } from "./captured-state.js";
 import { snapshotOf, type ContextStateSnapshot } from "./state-snapshot.js";
 import { applyStateFile, stateFileData } from "./state-codec.js";
@@ -82,7 +83,7 @@ export class ContextState {
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
       const pre = opts.preread?.get(name);
-      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFile(st.fs, st.dir, name, exp);
+      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFileAt(st.fs, stateFilePath(st.dir, name), exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason !== null) {

@@ -85,20 +85,10 @@ export class MessageCapture {
 
   private processMessage(m: AgentMessage): void {
     if (!m || typeof m !== "object" || isInjectedMessage(m)) return;
-    switch (m.role) {
-      case "user":
-        this.onUser(m);
-        break;
-      case "assistant":
-        this.onAssistant(m as AssistantMessage);
-        break;
-      case "toolResult":
-        this.onToolResultMessage(m as ToolResultMessage);
-        break;
-      default:
-        // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
-        break;
-    }
+    // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
+    if (m.role === "user") this.onUser(m);
+    else if (m.role === "assistant") this.onAssistant(m);
+    else if (m.role === "toolResult") this.onToolResultMessage(m);
   }
 
   private onUser(m: AgentMessage): void {

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { errorCode } from "../../infra/fs-ops.js";
 import { makeDirs } from "../../infra/make-dirs.js";
-import { STATE_FILE_NAMES, fileStamp, freePath, readStateFile, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
 
@@ -48,11 +48,12 @@ export async function holdPreviousSessionFiles(
   const stamp = fileStamp(now);
   for (const name of STATE_FILE_NAMES) {
     // sessionId null: any session's file is "ok" here; the age check still applies
-    const loaded = await readStateFile(fs, dir, name, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
+    const file = stateFilePath(dir, name);
+    const loaded = await readStateFileAt(fs, file, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
     if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
     try {
       const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
-      await fs.rename(stateFilePath(dir, name), dest);
+      await fs.rename(file, dest);
       held.push(name);
     } catch {
       // stays in place: not bundled this time, never merged into this session

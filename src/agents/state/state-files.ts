@@ -49,11 +49,6 @@ export function isExpectedStaleReason(reason: string): boolean {
 }
 
 /** Reads one state file and decides whether it may be merged. Never throws. */
-export function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: LoadExpectations): Promise<LoadedFile> {
-  return readStateFileAt(fs, stateFilePath(dir, name), exp);
-}
-
-/** readStateFile for any path (the held files of a previous session, state/previous-session.ts). */
 export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
   return judgeStateFile(await readStateEnvelope(fs, file), exp);
 }
@@ -61,7 +56,7 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
 /** One state file as read, not yet judged: the previous-session check and the load judge one read. */
 export type StateFileRead = { kind: "missing" } | { kind: "stale"; reason: string } | { kind: "envelope"; env: Partial<StateEnvelope<unknown>> };
 
-/** The read half of readStateFileAt. Never throws. */
+/** The read half of readStateFileAt. */
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
   let text: string;
   try {
