@@ -2,15 +2,8 @@
 import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "./schema.js";
 import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "./schema.js";
 
-export interface CheckpointCounts {
-  decisions: number;
-  files_read: number;
-  files_modified: number;
-  tools_used: number;
-  errors: number;
-  open_items: number;
-  learnings: number;
-}
+const COUNT_KEYS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
+export type CheckpointCounts = Record<(typeof COUNT_KEYS)[number], number>;
 
 export interface CheckpointSummary {
   checkpoint_id: string;
@@ -47,7 +40,6 @@ export function summarizeCheckpoint(cp: Checkpoint): CheckpointSummary {
   };
 }
 
-const COUNT_KEYS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 
 /** A summary as read back from the pointer, or null when any field is missing or wrong. */
