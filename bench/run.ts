@@ -20,7 +20,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { buildCheckpointDraft } from "../src/agents/state/checkpoint-build.js";
 import { type Checkpoint } from "../src/agents/checkpoint/schema.js";
-import { CheckpointWriter } from "../src/agents/checkpoint/store.js";
+import { CheckpointWriter } from "../src/agents/checkpoint/writer.js";
 import { parseCheckpoint } from "../src/agents/checkpoint/yaml.js";
 import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCallAfterRestart, interleavedWriteAndFloor } from "./write-path.js";
 import { makeBenchDraft } from "./draft.js";

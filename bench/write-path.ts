@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
-import { CheckpointWriter } from "../src/agents/checkpoint/store.js";
+import { CheckpointWriter } from "../src/agents/checkpoint/writer.js";
 import { resolveContextManagerConfig } from "../src/agents/config/context-manager-config.js";
 import { stateSessionDir } from "../src/infra/session-dir.js";
 import { ContextManagerEngine } from "../src/agents/engine/context-manager-engine.js";

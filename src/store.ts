@@ -13,7 +13,7 @@ export { readCheckpointFile, listCheckpoints, listCheckpointFilesInDir, type Che
 export { POINTER_FILE, type LatestPointer } from "./agents/checkpoint/pointer.js";
 export { readLatestCheckpoint } from "./agents/checkpoint/recovery.js";
 export { pruneCheckpoints, STALE_TEMP_MS } from "./agents/checkpoint/retention.js";
-export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./agents/checkpoint/store.js";
+export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./agents/checkpoint/writer.js";
 export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./agents/checkpoint/sessions.js";
 export { readCheckpointMeta } from "./agents/checkpoint/meta.js";
 export { summarizeCheckpoint, type CheckpointSummary } from "./agents/checkpoint/summary.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { blobPath, refsPath } from "../../src/agents/artifacts/store.js";
 import { runCli } from "../../src/cli/main.js";
 import { makeDraft } from "../checkpoint/helpers.js";

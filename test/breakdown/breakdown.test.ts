@@ -15,7 +15,7 @@ import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { breakdownBar, breakdownTable, dominantPhrase } from "../../src/agents/breakdown/render.js";
 import { formatGaugeLine } from "../../src/agents/gauge/gauge-line.js";
 import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import type { ContextBreakdown } from "../../src/agents/checkpoint/schema.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
 import { cli } from "../cli/run.js";

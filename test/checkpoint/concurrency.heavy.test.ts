@@ -9,7 +9,7 @@ import { parseCheckpointFileName } from "../../src/agents/checkpoint/ids.js";
 import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { readLatestPointer } from "../../src/agents/checkpoint/sessions.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 

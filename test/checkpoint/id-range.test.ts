@@ -11,7 +11,7 @@ import { parseCheckpointFileName, parseCheckpointId } from "../../src/agents/che
 import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { compactEvent, makeEngine, removeDirs, tempDir, userMsg } from "../hardening/helpers.js";
 import { makeCheckpoint, makeDraft } from "./helpers.js";
 

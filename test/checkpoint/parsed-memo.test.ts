@@ -11,7 +11,7 @@ import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { parseCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
 import { parsedCheckpointStats } from "../../src/agents/checkpoint/parsed-memo.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir, sessionDirName, stateSessionDir } from "../../src/infra/session-dir.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 
 const NASTY_KEYS = [

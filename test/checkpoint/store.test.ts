@@ -10,7 +10,7 @@ import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
 import { pruneCheckpoints } from "../../src/agents/checkpoint/retention.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { writeCheckpoint, CheckpointWriter } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint, CheckpointWriter } from "../../src/agents/checkpoint/writer.js";
 import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
 import { createFileExclusive, writeFileAtomic } from "../../src/infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { runCli } from "../../src/cli/main.js";
 import { makeDraft } from "../checkpoint/helpers.js";
 import { cli, STACK_TRACE_RE, type RunResult } from "./run.js";

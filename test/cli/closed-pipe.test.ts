@@ -10,7 +10,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { makeDraft } from "../checkpoint/helpers.js";
 import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";
 import { CLI_BIN, REPO, run, STACK_TRACE_RE } from "./run.js";

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
 import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { makeDraft } from "../checkpoint/helpers.js";
 import { cli } from "./run.js";

@@ -2,7 +2,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { recordWorkspace } from "../../src/agents/drift/record.js";
 import { DRIFT_EXTRA_TITLE, DRIFT_TITLE } from "../../src/agents/drift/render.js";
 import { runCli } from "../../src/cli/main.js";

@@ -13,7 +13,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ContextState } from "../../src/agents/state/context-state.js";
-import { writeCheckpoint } from "../../src/agents/checkpoint/store.js";
+import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { recoverPreviousSessions } from "../../src/agents/engine/recover-previous-session.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

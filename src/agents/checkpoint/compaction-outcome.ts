@@ -1,8 +1,6 @@
 /**
- * What happened to the checkpoint of a session's latest compaction, so the post-compaction
- * restore sends THAT checkpoint or nothing. Without it, a compaction whose checkpoint could
- * not be written (full or read-only disk) would be answered with the previous checkpoint,
- * which does not cover the compacted span. Kept per key by engine/compaction-outcomes.ts.
+ * The checkpoint of a session's latest compaction, so the restore sends THAT checkpoint or nothing
+ * (never an older one that misses the compacted span). Kept per key by engine/compaction-outcomes.ts.
  */
 export interface CompactionOutcome {
   /** the checkpoint written for the compaction, or null when writing it failed */

@@ -1,20 +1,12 @@
 /**
- * Checkpoint -> YAML text by direct emission (no YAML document model, no parse-back), laid out
- * by the field table (fields.ts) the validator reads by.
- *
- * Why this is exact without a runtime check: every value takes one of three forms whose
- * reading is fixed by the YAML 1.2 grammar, and `test/checkpoint/emit.test.ts` checks with
- * fast-check that the `yaml` parser reads back exactly what was emitted.
- *  - double-quoted: JSON's escaping (a subset of YAML's double-quoted escapes), plus `\uXXXX`
- *    for every character YAML does not allow raw in a quoted scalar or that a parser might
- *    take as a line break (DEL, C1 controls, NEL, U+2028/9, BOM, U+FFFE/F);
- *  - block literal `|-` for free text, only when the string is made of block-safe
- *    characters (no CR, control or format characters YAML would refuse or rewrite), starts
- *    with a character that is not white space (so the indentation is detected from the first
- *    line) and ends with one that is not white space (so strip chomping keeps every character);
- *  - plain `null`, `true`/`false`, and numbers (validated finite; non-negative except the
- *    breakdown's headroom; -0 as 0).
- * Keys are fixed schema names, never user content.
+ * Checkpoint -> YAML text by direct emission, laid out by the field table (fields.ts). Exact
+ * without a parse-back because every value takes a form the YAML 1.2 grammar reads one way
+ * (test/checkpoint/emit.test.ts checks the `yaml` parser reads back what was emitted):
+ *  - double-quoted: JSON's escaping plus `\uXXXX` for what YAML refuses raw in a quoted scalar
+ *    or may take as a line break (DEL, C1 controls, NEL, U+2028/9, BOM, U+FFFE/F);
+ *  - block literal `|-` for free text made of block-safe characters that neither starts nor
+ *    ends with white space (indentation detection, strip chomping);
+ *  - plain `null`, `true`/`false` and numbers (-0 as 0). Keys are fixed schema names.
  */
 import type { Checkpoint } from "./schema.js";
 import { CHECKPOINT_FIELDS, type Field } from "./fields.js";

@@ -1,7 +1,7 @@
 /**
  * The checkpoint's fields (spec §5.3, docs/checkpoint-schema.md) as one table, in file order:
- * validate.ts reads a checkpoint by it and emit.ts writes one by it, so the two cannot disagree
- * on a field. A field's kind says how it is checked and how it is written:
+ * validate.ts reads by it, emit.ts writes by it and schema.ts derives the types from it, so the
+ * three cannot disagree on a field. A field's kind says how it is checked and written:
  * - "str" (ids, paths, names), "time" (ISO-8601), "id" (checkpoint id), "enum": quoted scalars;
  * - "text": free text, a block literal where that is exact (emit.ts);
  * - "count" (integer >= 0), "ratio" (finite >= 0), "int" (any integer), "bool": plain;
@@ -13,7 +13,35 @@
  * `max`: the most entries of a list; `drop`: an invalid value reads as absent instead of failing.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import { BREAKDOWN_CATEGORIES, CHECKPOINT_TRIGGERS, FILE_STATES, HASH_SCOPES, STATE_FILE_NAMES, WORKING_STATUSES } from "./schema.js";
+
+export const CHECKPOINT_SCHEMA = "openclaw/checkpoint" as const;
+export const CHECKPOINT_SCHEMA_VERSION = 1 as const;
+export const CHECKPOINT_TRIGGERS = ["auto-80pct", "compaction", "session-end"] as const;
+export const WORKING_STATUSES = ["in_progress", "idle", "waiting_for_user"] as const;
+/** The categories of a context breakdown, in display order: fixed names (never user content). */
+export const BREAKDOWN_CATEGORIES = [
+  "system_prompt",
+  "tool_definitions",
+  "user",
+  "assistant_text",
+  "thinking",
+  "tool_calls",
+  "tool_results",
+  "images",
+  "summaries",
+  "gauge",
+  "restore",
+  "recall",
+  "handles",
+  "other",
+  "unattributed",
+] as const;
+/** The incremental state files of a session: what a `recovered` section may name. */
+export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
+/** How a workspace file's content hash was taken. */
+export const HASH_SCOPES = ["full", "sampled", "none"] as const;
+/** present: a regular file; missing: no such path; other: not a regular file; unreadable: stat/read failed. */
+export const FILE_STATES = ["present", "missing", "other", "unreadable"] as const;
 
 type Scalar = "str" | "text" | "time" | "id" | "count" | "ratio" | "int" | "bool" | "strings" | "texts";
 
@@ -23,8 +51,7 @@ export interface Match {
   what: string;
 }
 
-interface Common {
-  key: string;
+interface Flags {
   nullable?: true;
   optional?: true | "or-null";
   absent?: "null" | "empty";
@@ -33,18 +60,23 @@ interface Common {
   drop?: true;
 }
 
-export type Field = Common &
-  (
+export type Field = Flags & { key: string } & (
     | { kind: Scalar }
     | { kind: "enum"; values: readonly string[] }
     | { kind: "map" | "maps"; fields: readonly Field[] }
     | { kind: "counts"; keys: readonly string[] }
   );
 
-const f = (key: string, kind: Scalar, flags: Omit<Common, "key"> = {}): Field => ({ key, kind, ...flags });
-const oneOf = (key: string, values: readonly string[]): Field => ({ key, kind: "enum", values });
-const map = (key: string, fields: readonly Field[], flags: Omit<Common, "key"> = {}): Field => ({ key, kind: "map", fields, ...flags });
-const maps = (key: string, fields: readonly Field[], flags: Omit<Common, "key"> = {}): Field => ({ key, kind: "maps", fields, ...flags });
+// generic so that each field keeps its literal key, kind and flags: schema.ts reads the types from them
+const f = <K extends string, T extends Scalar, const F extends Flags = {}>(key: K, kind: T, flags?: F) =>
+  ({ key, kind, ...flags }) as { key: K; kind: T } & F;
+const oneOf = <K extends string, const V extends readonly string[]>(key: K, values: V) =>
+  ({ key, kind: "enum", values }) as { key: K; kind: "enum"; values: V };
+type Fields = readonly Field[];
+const map = <K extends string, const Fs extends Fields, const F extends Flags = {}>(key: K, fields: Fs, flags?: F) =>
+  ({ key, kind: "map", fields, ...flags }) as { key: K; kind: "map"; fields: Fs } & F;
+const maps = <K extends string, const Fs extends Fields, const F extends Flags = {}>(key: K, fields: Fs, flags?: F) =>
+  ({ key, kind: "maps", fields, ...flags }) as { key: K; kind: "maps"; fields: Fs } & F;
 const NULLABLE = { nullable: true } as const;
 const OPTIONAL = { optional: true } as const;
 const OPTIONAL_OR_NULL = { optional: "or-null" } as const;
@@ -53,38 +85,44 @@ const OPTIONAL_OR_NULL = { optional: "or-null" } as const;
 export const LINES_RE = /^\d{1,9}-(?:\d{1,9})?$/;
 const matching = (re: RegExp, what: string): Match => ({ test: (s) => re.test(s), what });
 
-const TOOL_TOKENS = [f("tool", "str"), f("tokens", "count")];
-const TOKENS_ITEMS = [f("tokens", "count"), f("items", "count")];
+const TOOL_TOKENS = [f("tool", "str"), f("tokens", "count")] as const;
+const TOKENS_ITEMS = [f("tokens", "count"), f("items", "count")] as const;
 
-const BREAKDOWN = map(
-  "breakdown",
-  [
-    f("total_tokens", "count"),
-    f("estimated_tokens", "count"),
-    oneOf("source", ["sdk", "estimate"]),
-    f("messages", "count"),
-    { key: "categories", kind: "counts", keys: BREAKDOWN_CATEGORIES },
-    maps("tool_results_by_tool", TOOL_TOKENS),
-    maps("tool_definitions_by_tool", TOOL_TOKENS),
-    maps("largest", [f("role", "str"), f("tool", "str", NULLABLE), f("target", "str"), f("tokens", "count"), f("handle", "str", NULLABLE)]),
-    map("removed", [map("aged_offload", TOKENS_ITEMS), map("smart_trim", TOKENS_ITEMS, { nullable: true, absent: "null" })]),
-    map("headroom", [f("to_checkpoint", "int"), f("to_compaction", "int", NULLABLE)]),
-    map(
-      "cache_reuse",
-      [
-        f("percent", "count"),
-        f("prompt_tokens", "count"),
-        f("cause", "str", NULLABLE),
-        // absent in checkpoints written before it (their estimate was Anthropic's); an unknown value is dropped
-        { ...oneOf("rules", ["anthropic", "openai"]), optional: true, drop: true },
-      ],
-      OPTIONAL_OR_NULL,
-    ),
-  ],
-  OPTIONAL,
-);
+export const BREAKDOWN_ITEM = [
+  f("role", "str"),
+  f("tool", "str", NULLABLE),
+  f("target", "str"),
+  f("tokens", "count"),
+  f("handle", "str", NULLABLE),
+] as const;
 
-export const META_FIELD = map("meta", [
+export const BREAKDOWN = [
+  f("total_tokens", "count"),
+  f("estimated_tokens", "count"),
+  oneOf("source", ["sdk", "estimate"]),
+  f("messages", "count"),
+  { key: "categories", kind: "counts", keys: BREAKDOWN_CATEGORIES },
+  maps("tool_results_by_tool", TOOL_TOKENS),
+  maps("tool_definitions_by_tool", TOOL_TOKENS),
+  maps("largest", BREAKDOWN_ITEM),
+  map("removed", [map("aged_offload", TOKENS_ITEMS), map("smart_trim", TOKENS_ITEMS, { nullable: true, absent: "null" })]),
+  map("headroom", [f("to_checkpoint", "int"), f("to_compaction", "int", NULLABLE)]),
+  map(
+    "cache_reuse",
+    [
+      f("percent", "count"),
+      f("prompt_tokens", "count"),
+      f("cause", "str", NULLABLE),
+      // absent in checkpoints written before it (their estimate was Anthropic's); an unknown value is dropped
+      { ...oneOf("rules", ["anthropic", "openai"]), optional: true, drop: true },
+    ],
+    OPTIONAL_OR_NULL,
+  ),
+] as const;
+
+export const TOKEN_USAGE = [f("input_tokens", "count"), f("context_window", "count"), f("utilization", "ratio")] as const;
+
+export const META = [
   f("checkpoint_id", "id"),
   f("session_key", "str"),
   // additive: absent in the first v1 files
@@ -93,118 +131,167 @@ export const META_FIELD = map("meta", [
   f("created_at", "time"),
   oneOf("trigger", CHECKPOINT_TRIGGERS),
   f("compaction_count", "count"),
-  map("token_usage", [f("input_tokens", "count"), f("context_window", "count"), f("utilization", "ratio")]),
+  map("token_usage", TOKEN_USAGE),
   f("previous_checkpoint", "id", NULLABLE),
   f("channel", "str", NULLABLE),
   f("agent_id", "str", NULLABLE),
-  BREAKDOWN,
-]);
+  map("breakdown", BREAKDOWN, OPTIONAL),
+] as const;
+export const META_FIELD = map("meta", META);
 
-const TOOL_FAILURE = [f("tool", "str"), f("target", "str"), f("error", "text"), f("when", "time")];
+export const TOOL_FAILURE = [f("tool", "str"), f("target", "str"), f("error", "text"), f("when", "time")] as const;
+export const LAST_TOOL_CALL = [f("name", "str"), f("params_summary", "text")] as const;
 
-const WORKSPACE = map(
-  "workspace",
-  [
-    f("cwd", "str"),
-    maps("files", [
-      f("path", "str"),
-      oneOf("state", FILE_STATES),
-      f("size", "count", NULLABLE),
-      f("mtime_ms", "count", NULLABLE),
-      f("hash", "str", { nullable: true, match: matching(/^sha1:[0-9a-f]{40}$/, "sha1:<40 hex>") }),
-      oneOf("hash_scope", HASH_SCOPES),
-    ]),
-    f("files_omitted", "count"),
-    map(
-      "git",
-      [
-        f("branch", "str", NULLABLE),
-        f("head", "str", { nullable: true, match: matching(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "a commit id") }),
-        f("dirty", "bool", NULLABLE),
-      ],
-      NULLABLE,
-    ),
-  ],
-  OPTIONAL,
-);
+export const WORKING = [
+  f("topic", "text"),
+  oneOf("status", WORKING_STATUSES),
+  f("interrupted", "bool"),
+  map("last_tool_call", LAST_TOOL_CALL, NULLABLE),
+  f("next_action", "text"),
+] as const;
 
-const WORK = map(
-  "work",
-  [
-    maps("files", [
-      f("path", "str"),
-      f("edits", "count"),
-      f("writes", "count"),
-      f("change", "text"),
-      f("names", "texts", OPTIONAL),
-      f("last", "time"),
-      f("mentions", "count"),
-      f("deleted", "bool", OPTIONAL),
-    ]),
-    maps("commands", [
-      f("family", "str"),
-      f("command", "text"),
-      f("runs", "count"),
-      f("failures", "count"),
-      f("ok", "bool"),
-      f("exit", "count", NULLABLE),
-      f("when", "time"),
-    ]),
-    maps("open_failures", TOOL_FAILURE),
-    f("requests", "texts"),
-    f("last_report", "text"),
-    f("answered", "bool"),
-    // issue 25: absent in checkpoints written before the turn log
-    maps("turns", [f("request", "str"), f("outcome", "text"), f("names", "strings", OPTIONAL)], OPTIONAL),
-    maps("tasks", [f("tool", "str"), f("id", "str"), f("ask", "text"), f("outcome", "text"), f("ok", "bool", NULLABLE)], OPTIONAL),
-  ],
-  OPTIONAL_OR_NULL,
-);
+export const DECISION = [f("id", "str"), f("what", "text"), f("when", "time")] as const;
+export const RESOURCES = [f("files_read", "strings"), f("files_modified", "strings"), f("tools_used", "strings")] as const;
+export const KEY_EXCHANGE = [oneOf("role", ["user", "agent"]), f("gist", "text")] as const;
+
+export const THREAD = [
+  f("summary", "text"),
+  maps("key_exchanges", KEY_EXCHANGE),
+  // additive: absent in the first v1 files
+  maps("errors", TOOL_FAILURE, { absent: "empty" }),
+] as const;
+
+export const WORKSPACE_FILE = [
+  f("path", "str"),
+  oneOf("state", FILE_STATES),
+  f("size", "count", NULLABLE),
+  f("mtime_ms", "count", NULLABLE),
+  f("hash", "str", { nullable: true, match: matching(/^sha1:[0-9a-f]{40}$/, "sha1:<40 hex>") }),
+  oneOf("hash_scope", HASH_SCOPES),
+] as const;
+
+export const WORKSPACE_GIT = [
+  f("branch", "str", NULLABLE),
+  f("head", "str", { nullable: true, match: matching(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "a commit id") }),
+  f("dirty", "bool", NULLABLE),
+] as const;
+
+export const WORKSPACE = [
+  f("cwd", "str"),
+  maps("files", WORKSPACE_FILE),
+  f("files_omitted", "count"),
+  map("git", WORKSPACE_GIT, NULLABLE),
+] as const;
+
+export const WORK_FILE = [
+  f("path", "str"),
+  f("edits", "count"),
+  f("writes", "count"),
+  f("change", "text"),
+  f("names", "texts", OPTIONAL),
+  f("last", "time"),
+  f("mentions", "count"),
+  f("deleted", "bool", OPTIONAL),
+] as const;
+
+export const WORK_COMMAND = [
+  f("family", "str"),
+  f("command", "text"),
+  f("runs", "count"),
+  f("failures", "count"),
+  f("ok", "bool"),
+  f("exit", "count", NULLABLE),
+  f("when", "time"),
+] as const;
+
+export const WORK_TURN = [f("request", "str"), f("outcome", "text"), f("names", "strings", OPTIONAL)] as const;
+
+export const WORK_TASK = [
+  f("tool", "str"),
+  f("id", "str"),
+  f("ask", "text"),
+  f("outcome", "text"),
+  f("ok", "bool", NULLABLE),
+] as const;
+
+export const WORK = [
+  maps("files", WORK_FILE),
+  maps("commands", WORK_COMMAND),
+  maps("open_failures", TOOL_FAILURE),
+  f("requests", "texts"),
+  f("last_report", "text"),
+  f("answered", "bool"),
+  // issue 25: absent in checkpoints written before the turn log
+  maps("turns", WORK_TURN, OPTIONAL),
+  maps("tasks", WORK_TASK, OPTIONAL),
+] as const;
 
 const ARTIFACT_HANDLE: Match = { test: (s) => tryParseHandle(s) !== null, what: "ocm_artifact:v1:sha256:<64 lowercase hex>" };
 const STATE_FILE: Match = { test: (s) => (STATE_FILE_NAMES as readonly string[]).includes(s), what: `one of ${STATE_FILE_NAMES.join("|")}` };
 
+export const ARTIFACT_REF = [
+  f("handle", "str", { match: ARTIFACT_HANDLE }),
+  f("tool", "str"),
+  f("target", "str"),
+  f("lines", "str", { optional: true, match: matching(LINES_RE, 'a line range like "120-219" or "120-"') }),
+  f("bytes", "count"),
+] as const;
+
+export const RECOVERED = [
+  f("by_session_id", "str", NULLABLE),
+  f("state_updated_at", "time"),
+  f("files", "strings", { match: STATE_FILE }),
+  f("files_modified_since_checkpoint", "strings", { absent: "empty" }),
+] as const;
+
 /** Every field after `schema` and `schema_version`, in file order. */
-export const CHECKPOINT_FIELDS: readonly Field[] = [
+export const CHECKPOINT_FIELDS = [
   META_FIELD,
-  map("working", [
-    f("topic", "text"),
-    oneOf("status", WORKING_STATUSES),
-    f("interrupted", "bool"),
-    map("last_tool_call", [f("name", "str"), f("params_summary", "text")], NULLABLE),
-    f("next_action", "text"),
-  ]),
-  maps("decisions", [f("id", "str"), f("what", "text"), f("when", "time")]),
-  map("resources", [f("files_read", "strings"), f("files_modified", "strings"), f("tools_used", "strings")]),
-  map("thread", [
-    f("summary", "text"),
-    maps("key_exchanges", [oneOf("role", ["user", "agent"]), f("gist", "text")]),
-    // additive: absent in the first v1 files
-    maps("errors", TOOL_FAILURE, { absent: "empty" }),
-  ]),
+  map("working", WORKING),
+  maps("decisions", DECISION),
+  map("resources", RESOURCES),
+  map("thread", THREAD),
   f("open_items", "texts"),
   f("learnings", "texts"),
-  WORKSPACE,
-  WORK,
-  maps(
-    "artifacts",
-    [
-      f("handle", "str", { match: ARTIFACT_HANDLE }),
-      f("tool", "str"),
-      f("target", "str"),
-      f("lines", "str", { optional: true, match: matching(LINES_RE, 'a line range like "120-219" or "120-"') }),
-      f("bytes", "count"),
-    ],
-    { optional: true, max: 1000 },
-  ),
-  map(
-    "recovered",
-    [
-      f("by_session_id", "str", NULLABLE),
-      f("state_updated_at", "time"),
-      f("files", "strings", { match: STATE_FILE }),
-      f("files_modified_since_checkpoint", "strings", { absent: "empty" }),
-    ],
-    OPTIONAL_OR_NULL,
-  ),
-];
+  map("workspace", WORKSPACE, OPTIONAL),
+  map("work", WORK, OPTIONAL_OR_NULL),
+  maps("artifacts", ARTIFACT_REF, { optional: true, max: 1000 }),
+  map("recovered", RECOVERED, OPTIONAL_OR_NULL),
+] as const;
+
+type ScalarType = {
+  str: string;
+  text: string;
+  time: string;
+  id: string;
+  count: number;
+  ratio: number;
+  int: number;
+  bool: boolean;
+  strings: string[];
+  texts: string[];
+};
+type Base<F> = F extends { kind: infer K extends Scalar }
+  ? ScalarType[K]
+  : F extends { kind: "enum"; values: readonly (infer V)[] }
+    ? V
+    : F extends { kind: "map"; fields: infer Fs }
+      ? Shape<Fs>
+      : F extends { kind: "maps"; fields: infer Fs }
+        ? Shape<Fs>[]
+        : F extends { kind: "counts"; keys: readonly (infer K extends string)[] }
+          ? Partial<Record<K, number>>
+          : never;
+type ValueOf<F> = Base<F> | (F extends { nullable: true } ? null : never);
+type KeyOf<F> = F extends { key: infer K extends string } ? K : never;
+type Optional = { optional: true | "or-null" };
+type Flat<T> = { [K in keyof T]: T[K] };
+
+/** The object a field list describes (an optional field is an optional key), as validate.ts returns it. */
+export type Shape<Fs> = Fs extends readonly unknown[]
+  ? Flat<
+      { [F in Fs[number] as F extends Optional ? never : KeyOf<F>]: ValueOf<F> } & {
+        [F in Fs[number] as F extends Optional ? KeyOf<F> : never]?: ValueOf<F>;
+      }
+    >
+  : never;

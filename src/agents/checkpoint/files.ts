@@ -28,11 +28,7 @@ export function assertNamedAs(file: string, id: string): void {
   if (named && named.id !== id) throw new CheckpointError(file, "meta.checkpoint_id", `"${id}" does not match the file name`);
 }
 
-/**
- * Read and validate one checkpoint file. Also refuses a file whose `meta.checkpoint_id` does not
- * match its name (cp_004 copied over cp_003) and, when `expectedSessionKey` is given, a
- * checkpoint of another session key. Every failure is a CheckpointError naming the file.
- */
+/** One checkpoint file, validated, named as its id, of `expectedSessionKey` when given; else a CheckpointError. */
 export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
   let text: string;
   try {

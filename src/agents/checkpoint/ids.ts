@@ -1,15 +1,9 @@
 /**
- * Checkpoint ids: "cp_" + a positive integer, zero-padded to 3 digits ("cp_001".."cp_999",
- * then "cp_1000", ...). Only the canonical form is accepted, so one number has one id and
- * one file name. Always sort by the number, never by the string ("cp_1000" > "cp_999").
+ * Checkpoint ids: "cp_" + a positive integer zero-padded to 3 digits ("cp_001", "cp_1000"); only
+ * the canonical form, so one number has one file name. Sort by the number, never the string.
  */
-
 const ID_RE = /^cp_(\d{3,})$/;
-/**
- * Highest checkpoint number (12 digits: 31,000 years at one checkpoint a second). A larger id
- * in a file name or a pointer is corrupt or hostile, not a checkpoint: taking it as the
- * latest would leave no room above it and make every later write fail.
- */
+/** Highest checkpoint number: a larger one is corrupt or hostile, and would leave no room for later writes. */
 export const MAX_CHECKPOINT_NUMBER = 999_999_999_999;
 const OUT_OF_RANGE_FILE_RE = /^cp_(\d{3,})\.yaml$/;
 const FILE_RE = /^(cp_\d{3,})\.yaml$/;

@@ -1,10 +1,7 @@
 /**
- * Reading only a checkpoint's `meta` block, for `list` and `status`: they show ids, triggers,
- * times and token counts, and leave full validation to `verify`. The file's head is read (the
- * writer puts `meta` right after `schema`/`schema_version`), the lines up to `working:` are read
- * by a line reader that knows the writer's output, and anything it does not recognise goes to
- * the YAML parser. Synchronous: a CLI process has nothing else to do meanwhile, and 1,000 small
- * synchronous reads cost a fraction of as many thread-pool round trips.
+ * Only a checkpoint's `meta` block, for `list` and `status`: the file's head, read by a line
+ * reader that knows the writer's layout, anything else by the YAML parser. Synchronous: 1,000
+ * small synchronous reads cost a fraction of as many thread-pool round trips.
  */
 import { closeSync, readSync } from "node:fs";
 import { NotAFileError } from "../../infra/capped-read.js";

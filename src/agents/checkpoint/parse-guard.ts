@@ -1,11 +1,9 @@
 /**
- * A bound on what parsing a checkpoint may cost, checked before the parse. The `yaml` parser
- * spends microseconds per node: a 256 KB file of one flow sequence (`[a, a, …]`) held the event
- * loop 1.4 s, 1 MB 4.5 s, 30 MB exhausted the heap. This package's checkpoints are block YAML with
- * one scalar per line (emit.ts): the largest seen on real sessions is 56 KB and 1,001 lines.
- * The estimate counts what makes nodes: lines outside block scalars and flow indicators outside
- * quoted scalars; a text over the cap is refused as "not a checkpoint" without being parsed. A
- * configuration with larger list caps (maxFiles, maxDecisions…) raises the cap in its process.
+ * A bound on what parsing a checkpoint may cost, checked before the parse: the `yaml` parser held
+ * the event loop 1.4 s on a 256 KB flow sequence (`[a, a, …]`) and exhausted the heap at 30 MB.
+ * Checkpoints are block YAML, one scalar per line (the largest seen: 56 KB, 1,001 lines). The
+ * estimate counts lines outside block scalars and flow indicators outside quoted scalars; larger
+ * list caps in the configuration raise the cap in their process.
  */
 import { CheckpointError } from "./errors.js";
 

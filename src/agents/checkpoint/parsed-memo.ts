@@ -1,11 +1,8 @@
 /**
- * Checkpoints this process has written or parsed, by their exact YAML text. Parsing a 50 KB
- * checkpoint takes 10 ms warm and 80–170 ms cold (the `yaml` parser), and a new session, a manual
- * `/compact` in a fresh engine or a gateway turn whose slot was evicted reads the latest
- * checkpoint again although this process wrote it a moment ago (issue 25: the manual compaction
- * spent most of its time there). Keyed by the text itself, a hit is exactly the file's content,
- * whoever wrote it; the emitter is exact (emit.ts), so the written object is what a parse returns.
- * Callers get their own copy: nothing they change reaches the memo.
+ * Checkpoints this process has written or parsed, by their exact YAML text: parsing a 50 KB
+ * checkpoint takes 10 ms warm, 80–170 ms cold, and a new session, a manual `/compact` or an
+ * evicted gateway slot reads again what this process just wrote. Keyed by the text, a hit is the
+ * file's content whoever wrote it (the emitter is exact). Callers get their own copy.
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { Checkpoint } from "./schema.js";
@@ -35,11 +32,7 @@ export function memoizeCheckpoint(text: string, checkpoint: Checkpoint): void {
   memo.set(text, { checkpoint: structuredClone(checkpoint), chars: text.length });
 }
 
-/**
- * Remembers the checkpoint a writer just published, without a copy (a structured clone was a
- * tenth of a write): the writer's object is already its own (validated and normalized from the
- * draft) and is only read after, by the writer and its callers; readers of the memo get copies.
- */
+/** The checkpoint a writer just published, without a copy (a clone was a tenth of a write; it is only read after). */
 export function memoizeWritten(text: string, checkpoint: Checkpoint): void {
   if (text.length > MAX_CHECKPOINT_BYTES) return;
   memo.set(text, { checkpoint, chars: text.length });

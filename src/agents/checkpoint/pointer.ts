@@ -1,8 +1,6 @@
 /**
- * `_latest.json`: per-session pointer to the newest checkpoint,
- * `{ checkpoint_id, path, session_key, updated_at }` with `path` the file name inside the session
- * directory. It is a hint, written atomically after the checkpoint is durable; readers validate it
- * (canonical id, path === "<id>.yaml", same session key) and fall back when it is wrong.
+ * `_latest.json`: a hint naming a session's newest checkpoint, written after the checkpoint is
+ * durable; readers validate it (canonical id, path === "<id>.yaml", same key) and fall back.
  */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
@@ -38,10 +36,7 @@ export interface LatestPointer {
 /** What the writer stores beside the id (see LatestPointer). */
 export type PointerMeta = Required<Pick<LatestPointer, "session_id" | "input_tokens" | "bytes">> & Pick<LatestPointer, "summary">;
 
-/**
- * Read the pointer of a session dir; null when missing, unreadable, malformed or for another key.
- * A pointer naming an id out of range is reported in `problems` (it is ignored as corrupt).
- */
+/** The pointer of a session dir; null when missing, malformed or another key's (an out-of-range id: in `problems`). */
 export async function readPointerInDir(
   dir: string,
   expectedSessionKey: string | null,
@@ -85,10 +80,7 @@ export async function readPointerInDir(
   };
 }
 
-/**
- * The pointer is a hint: readers validate it and look for newer files on disk, so it is
- * written atomically but without fsync (a power loss can only leave it one step behind).
- */
+/** Atomic but not fsync'd: readers look for newer files anyway (a power loss leaves it a step behind). */
 export async function writePointerInDir(
   dir: string,
   checkpointId: string,

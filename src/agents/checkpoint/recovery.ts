@@ -1,12 +1,9 @@
 /**
- * Finding the latest valid checkpoint of a session directory, without ever throwing for a
- * corrupt file. Order:
- *   1. the pointer's checkpoint, unless a NEWER valid file exists (a writer made it durable and
- *      died, or lost a race, before moving the pointer): then that newer file;
- *   2. the pointer's file is missing/corrupt/foreign: follow `meta.previous_checkpoint` from what
- *      can still be read of it (a torn file often keeps its meta block), file by file;
- *   3. scan the directory, newest id first (numeric order), for the first valid checkpoint.
- * A checkpoint of another session key is never returned.
+ * The latest valid checkpoint of a session directory, never throwing for a corrupt file:
+ *   1. a valid file newer than the pointer's (its writer died before moving the pointer), else
+ *      the pointer's checkpoint;
+ *   2. else `meta.previous_checkpoint` as far as it can be read (a torn file often keeps its meta);
+ *   3. else the newest valid file. Another session key's checkpoint is never returned.
  */
 import path from "node:path";
 import { parseDocument } from "yaml";
@@ -22,10 +19,7 @@ import { assertParseableSize, MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 
 const MAX_CHAIN_STEPS = 64;
 
-/**
- * Read a checkpoint that belongs in `dir`: same key as `expectedKey`, or (key unknown, e.g. when
- * listing sessions) a key whose directory name is this directory. null instead of throwing.
- */
+/** A checkpoint of `expectedKey` (or, key unknown, of a key whose directory this is), else null. */
 async function readValid(file: string, dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
   try {
     const cp = await readCheckpointFile(file, expectedKey ?? undefined, fs);

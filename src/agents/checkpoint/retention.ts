@@ -1,7 +1,6 @@
 /**
- * Retention (spec §5.5): keep the newest N checkpoints by NUMERIC id, delete older files only,
- * never the one the pointer names. Also sweeps temp files left by a crashed writer once they are
- * older than a minute (a live writer's temp file is younger than that).
+ * Retention (spec §5.5): the newest N checkpoints by numeric id stay, and the one the pointer
+ * names; a crashed writer's temp files go once older than a minute (a live writer's are younger).
  */
 import path from "node:path";
 import { TEMP_FILE_RE } from "../../infra/atomic-file.js";

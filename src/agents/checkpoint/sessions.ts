@@ -35,11 +35,7 @@ export async function listCheckpointSessions(stateDir: string, fs: FsOps = nodeF
   return out;
 }
 
-/**
- * The raw key of a session directory from metadata only: the pointer's key when it maps to this
- * directory and names an existing file, else the `meta` of the newest checkpoint whose meta is
- * valid and maps here; null when none does.
- */
+/** The raw key of a session directory, from the pointer or else the newest valid `meta` that maps here. */
 async function sessionKeyOfDir(dir: string, fs: FsOps): Promise<string | null> {
   const base = path.basename(dir);
   const pointer = await readPointerInDir(dir, null, fs);
@@ -68,9 +64,8 @@ export async function readLatestPointer(opts: CheckpointStoreOptions, sessionKey
 }
 
 /**
- * What `status` shows of the latest checkpoint of a key, from metadata: the pointer's summary
- * when the pointer names the highest file on disk and that file still has the size the pointer
- * recorded; otherwise the recovering read of the latest valid checkpoint. null when none.
+ * What `status` shows of a key's latest checkpoint: the pointer's summary when it names the highest
+ * file at the size it recorded, else the recovering read's. null when none.
  */
 export async function readLatestSummary(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointSummary | null> {
   const fs = fsOf(opts);

@@ -1,20 +1,9 @@
-/**
- * What `status` shows of a session's latest checkpoint. The writer stores it in the pointer, so
- * `status` reads one small JSON file per session instead of parsing the checkpoint; when the
- * pointer lacks it, is stale or names a changed file, it is computed from the checkpoint itself.
- */
+/** What `status` shows of a latest checkpoint: stored in the pointer so `status` parses no YAML. */
 import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "./schema.js";
 import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "./schema.js";
 
-export interface CheckpointCounts {
-  decisions: number;
-  files_read: number;
-  files_modified: number;
-  tools_used: number;
-  errors: number;
-  open_items: number;
-  learnings: number;
-}
+const COUNT_KEYS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
+export type CheckpointCounts = Record<(typeof COUNT_KEYS)[number], number>;
 
 export interface CheckpointSummary {
   checkpoint_id: string;
@@ -51,7 +40,6 @@ export function summarizeCheckpoint(cp: Checkpoint): CheckpointSummary {
   };
 }
 
-const COUNT_KEYS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 
 /** A summary as read back from the pointer, or null when any field is missing or wrong. */

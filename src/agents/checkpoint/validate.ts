@@ -17,6 +17,18 @@ const ISO_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-
 
 type Obj = Record<string, unknown>;
 
+const isNumber = (v: unknown): v is number => typeof v === "number";
+/** What each plain kind accepts, and how an error names it ("expected <what>"). */
+const PLAIN: Record<"count" | "ratio" | "int" | "bool", [test: (v: unknown) => boolean, what: string]> = {
+  count: [(v) => isNumber(v) && Number.isSafeInteger(v) && v >= 0, "a non-negative integer"],
+  ratio: [(v) => isNumber(v) && Number.isFinite(v) && v >= 0, "a finite number >= 0"],
+  int: [(v) => isNumber(v) && Number.isSafeInteger(v), "an integer"],
+  bool: [(v) => typeof v === "boolean", "true or false"],
+};
+const isTime = (s: string): boolean => ISO_DATE_TIME_RE.test(s) && !Number.isNaN(Date.parse(s));
+const isId = (s: string): boolean => parseCheckpointId(s) !== null;
+const CONTAINERS = new Set<Field["kind"]>(["strings", "texts", "map", "maps", "counts"]);
+
 class Reader {
   constructor(readonly file: string) {}
 
@@ -38,85 +50,28 @@ class Reader {
     return `${typeof v} ${String(v)}`;
   }
 
-  obj(parent: Obj, key: string, field: string): Obj {
-    const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(field, `expected a mapping, got ${this.describe(v)}`);
-    return v as Obj;
-  }
-
-  list(parent: Obj, key: string, field: string): unknown[] {
-    const v = parent[key];
-    if (v === undefined) this.fail(field, "missing");
-    if (!Array.isArray(v)) this.fail(field, `expected a list, got ${this.describe(v)}`);
-    return v;
-  }
-
-  itemObj(v: unknown, field: string): Obj {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(field, `expected a mapping, got ${this.describe(v)}`);
-    return v as Obj;
-  }
-
-  str(parent: Obj, key: string, field: string): string {
-    const v = parent[key];
-    if (typeof v !== "string") this.fail(field, `expected a string, got ${this.describe(v)}`);
-    return v;
-  }
-
-  strItem(v: unknown, field: string): string {
-    if (typeof v !== "string") this.fail(field, `expected a string, got ${this.describe(v)}`);
-    return v;
-  }
-
-  bool(parent: Obj, key: string, field: string): boolean {
-    const v = parent[key];
-    if (typeof v !== "boolean") this.fail(field, `expected true or false, got ${this.describe(v)}`);
-    return v;
-  }
-
-  count(parent: Obj, key: string, field: string): number {
-    const v = parent[key];
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) this.fail(field, `expected a non-negative integer, got ${this.describe(v)}`);
-    return v;
-  }
-
-  ratio(parent: Obj, key: string, field: string): number {
-    const v = parent[key];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) this.fail(field, `expected a finite number >= 0, got ${this.describe(v)}`);
-    return v;
-  }
-
-  oneOf<T extends string>(parent: Obj, key: string, field: string, allowed: readonly T[]): T {
-    const v = parent[key];
-    if (typeof v !== "string" || !(allowed as readonly string[]).includes(v)) {
-      this.fail(field, `expected one of ${allowed.join("|")}, got ${this.describe(v)}`);
-    }
+  check<T>(v: unknown, field: string, ok: boolean, what: string): T {
+    if (!ok) this.fail(field, `expected ${what}, got ${this.describe(v)}`);
     return v as T;
   }
 
-  timestamp(parent: Obj, key: string, field: string): string {
-    const v = this.str(parent, key, field);
-    if (!ISO_DATE_TIME_RE.test(v) || Number.isNaN(Date.parse(v))) this.fail(field, `expected an ISO-8601 date-time like 2026-02-24T15:30:00Z, got ${this.describe(v)}`);
-    return v;
+  plain(kind: keyof typeof PLAIN, v: unknown, field: string): unknown {
+    const [test, what] = PLAIN[kind];
+    return this.check(v, field, test(v), what);
   }
 
-  int(parent: Obj, key: string, field: string): number {
-    const v = parent[key];
-    if (typeof v !== "number" || !Number.isSafeInteger(v)) this.fail(field, `expected an integer, got ${this.describe(v)}`);
-    return v;
+  list(v: unknown, field: string): unknown[] {
+    return this.check(v, field, Array.isArray(v), "a list");
   }
 
-  matching(s: string, field: string, m: Match): string {
-    if (!m.test(s)) this.fail(field, `expected ${m.what}, got ${this.describe(s)}`);
-    return s;
+  mapping(v: unknown, field: string): Obj {
+    return this.check(v, field, typeof v === "object" && v !== null && !Array.isArray(v), "a mapping");
   }
 
-  checkpointId(parent: Obj, key: string, field: string, nullable: boolean): string | null {
-    const v = parent[key];
-    if (nullable && v === null) return null;
-    const s = this.str(parent, key, field);
-    if (parseCheckpointId(s) === null) this.fail(field, `expected a checkpoint id like cp_001, got ${this.describe(s)}`);
-    return s;
+  /** A string, matching `m` when given. */
+  str(v: unknown, field: string, m?: Match): string {
+    const s = this.check<string>(v, field, typeof v === "string", "a string");
+    return m ? this.check(s, field, m.test(s), m.what) : s;
   }
 }
 
@@ -125,42 +80,38 @@ function readField(r: Reader, parent: Obj, f: Field, path: string): unknown {
   const v = parent[f.key];
   if (v === undefined && f.absent) return f.absent === "null" ? null : [];
   if (f.nullable && v === null) return null;
+  // a missing scalar reads "expected ..., got nothing"
+  if (v === undefined && CONTAINERS.has(f.kind)) r.fail(path, "missing");
   switch (f.kind) {
     case "str":
     case "text":
-      return f.match ? r.matching(r.str(parent, f.key, path), path, f.match) : r.str(parent, f.key, path);
+      return r.str(v, path, f.match);
     case "time":
-      return r.timestamp(parent, f.key, path);
+      return r.str(v, path, { test: isTime, what: "an ISO-8601 date-time like 2026-02-24T15:30:00Z" });
     case "id":
-      return r.checkpointId(parent, f.key, path, false);
+      return r.str(v, path, { test: isId, what: "a checkpoint id like cp_001" });
     case "enum":
-      return r.oneOf(parent, f.key, path, f.values);
+      return r.check(v, path, typeof v === "string" && f.values.includes(v), `one of ${f.values.join("|")}`);
     case "count":
-      return r.count(parent, f.key, path);
     case "ratio":
-      return r.ratio(parent, f.key, path);
     case "int":
-      return r.int(parent, f.key, path);
     case "bool":
-      return r.bool(parent, f.key, path);
+      return r.plain(f.kind, v, path);
     case "strings":
     case "texts":
-      return r.list(parent, f.key, path).map((item, i) => {
-        const s = r.strItem(item, `${path}[${i}]`);
-        return f.match ? r.matching(s, `${path}[${i}]`, f.match) : s;
-      });
+      return r.list(v, path).map((item, i) => r.str(item, `${path}[${i}]`, f.match));
     case "map":
-      return readFields(r, r.obj(parent, f.key, path), f.fields, path);
+      return readFields(r, r.mapping(v, path), f.fields, path);
     case "maps": {
-      const items = r.list(parent, f.key, path);
+      const items = r.list(v, path);
       if (f.max !== undefined && items.length > f.max) r.fail(path, `more than ${f.max} entries`);
-      return items.map((item, i) => readFields(r, r.itemObj(item, `${path}[${i}]`), f.fields, `${path}[${i}]`));
+      return items.map((item, i) => readFields(r, r.mapping(item, `${path}[${i}]`), f.fields, `${path}[${i}]`));
     }
     case "counts": {
       // unknown keys are ignored (room for more categories within v1)
-      const o = r.obj(parent, f.key, path);
+      const o = r.mapping(v, path);
       const out: Obj = {};
-      for (const k of f.keys) if (o[k] !== undefined) out[k] = r.count(o, k, `${path}.${k}`);
+      for (const k of f.keys) if (o[k] !== undefined) out[k] = r.plain("count", o[k], `${path}.${k}`);
       return out;
     }
   }

@@ -1,27 +1,18 @@
 /**
- * The checkpoint writer of one session key (spec §5.2, §5.5, §12). An engine keeps one for its
- * session, so what the writer knows of the directory (highest id, the latest checkpoint's
- * session id and tokens) lives in memory after the first write, and the directory is created
- * and its permissions set once. A write:
+ * The checkpoint writer of one session key (spec §5.2, §5.5, §12). An engine keeps one, so the
+ * highest id and the latest checkpoint's session id and tokens stay in memory after the first
+ * write. A write:
  *  1. validates the draft before touching disk;
  *  2. dedup: an `auto-80pct` draft is skipped when input_tokens moved less than `delta` from the
- *     latest checkpoint of the SAME session id (`compaction` / `session-end` never are), unless
- *     the session captured at least `delta` of that checkpoint's tokens since (`capturedTokens`):
- *     a history whose oldest turns the host drops keeps its size while its content moves on;
- *  3. publishes `cp_<top+1>.yaml` exclusively: temp file, fsync, link (fails on an existing
- *     name); then, side by side (none waits for another): the directory fsync, one listing of
- *     the directory (step 4) and the pointer (step 5);
- *  4. the listing: another writer may have gone past this id meanwhile, or have
- *     published and then pruned this very id while this writer's view was stale: whenever the
- *     listing holds a higher id, the file just published is withdrawn and the write retried
- *     above the highest id. Retention never removes the highest id, so the highest id on disk
- *     only grows: a cp_NNN that survives names one checkpoint, and ids follow publish order;
- *  5. moves the pointer (a non-durable hint) to the new id (a withdrawn id's pointer is
- *     replaced by the retry's; readers check the file it names);
- *  6. once the directory fsync is done (a removal never reaches the disk before the new name):
- *     retention and the stale-temp sweep, from that same listing.
- * Steps 5 and 6 failing does not undo a durable checkpoint: they are reported in `warnings`.
- * Any other failure forgets what the writer knew, so the next write starts from the disk.
+ *     latest checkpoint of the SAME session id, unless the session captured at least `delta` of
+ *     its tokens since (a history whose oldest turns the host drops keeps its size, not its content);
+ *  3. publishes `cp_<top+1>.yaml` exclusively (temp file, fsync, link); then, side by side, the
+ *     directory fsync, one listing of the directory and the pointer (a non-durable hint);
+ *  4. when the listing holds a higher id (another writer went past, or pruned this very id from a
+ *     stale view), withdraws the file and retries above it. Retention never removes the highest
+ *     id, so the highest id only grows and ids follow publish order;
+ *  5. once the directory fsync is done: retention and the stale-temp sweep, from that listing.
+ * The pointer, retention and the sweep failing do not undo a durable checkpoint (`warnings`).
  */
 import path from "node:path";
 import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
@@ -63,18 +54,7 @@ interface Known {
   latest: LatestKnown | null;
 }
 
-function withId(draft: CheckpointDraft, id: string, previous: string | null): Checkpoint {
-  const { session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, channel, agent_id } = draft.meta;
-  return {
-    ...draft,
-    meta: {
-      checkpoint_id: id, session_key, session_id, session_file, created_at, trigger, compaction_count, token_usage, previous_checkpoint: previous, channel, agent_id,
-      ...(draft.meta.breakdown ? { breakdown: draft.meta.breakdown } : {}),
-    },
-  };
-}
-
-function withMeta(cp: Checkpoint, id: string, previous: string | null): Checkpoint {
+function withMeta(cp: Checkpoint | CheckpointDraft, id: string, previous: string | null): Checkpoint {
   return { ...cp, meta: { ...cp.meta, checkpoint_id: id, previous_checkpoint: previous } };
 }
 
@@ -91,13 +71,15 @@ export function movedOn(capturedTokens: number | undefined, latestTokens: number
   return capturedTokens !== undefined && capturedTokens >= delta * Math.max(latestTokens, 1);
 }
 
+/** An auto draft of session `sessionId` whose token count moved less than `delta` from `tokens`. */
+function repeats(draft: CheckpointDraft, sessionId: string | null, tokens: number, delta: number): boolean {
+  if (draft.meta.trigger !== "auto-80pct" || sessionId !== (draft.meta.session_id ?? null)) return false;
+  return Math.abs(draft.meta.token_usage.input_tokens - tokens) / Math.max(tokens, 1) < delta;
+}
+
 /** True when an auto checkpoint would repeat `latest` (token count moved less than `delta`). */
 export function isDuplicateAutoCheckpoint(draft: CheckpointDraft, latest: Checkpoint | null, delta: number): boolean {
-  if (draft.meta.trigger !== "auto-80pct" || latest === null) return false;
-  if ((latest.meta.session_id ?? null) !== (draft.meta.session_id ?? null)) return false;
-  const before = latest.meta.token_usage.input_tokens;
-  const now = draft.meta.token_usage.input_tokens;
-  return Math.abs(now - before) / Math.max(before, 1) < delta;
+  return latest !== null && repeats(draft, latest.meta.session_id ?? null, latest.meta.token_usage.input_tokens, delta);
 }
 
 function describe(err: unknown): string {
@@ -106,6 +88,11 @@ function describe(err: unknown): string {
 
 function latestOf(cp: Checkpoint): LatestKnown {
   return { id: cp.meta.checkpoint_id, sessionId: cp.meta.session_id ?? null, inputTokens: cp.meta.token_usage.input_tokens, checkpoint: cp };
+}
+
+/** One write without a long-lived writer (tests, tools, one-off callers): an engine keeps its own writer. */
+export async function writeCheckpoint(opts: CheckpointStoreOptions, draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
+  return new CheckpointWriter(opts, draft.meta.session_key).write(draft, dedup);
 }
 
 export class CheckpointWriter {
@@ -122,9 +109,14 @@ export class CheckpointWriter {
     this.dir = checkpointSessionDir(opts.stateDir, sessionKey);
   }
 
-  async write(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
+  write(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
+    return this.forgetOnError(() => this.writeOnce(draft, dedup));
+  }
+
+  /** Any failure forgets what this writer knew: the next call starts from the disk. */
+  private async forgetOnError<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await this.writeOnce(draft, dedup);
+      return await run();
     } catch (err) {
       this.known = null;
       this.dirReady = false;
@@ -133,29 +125,23 @@ export class CheckpointWriter {
   }
 
   /**
-   * The checkpoint `write(draft)` will publish, without writing it: validated and normalized as
-   * on disk, with the id the write tries first. No disk access once this writer knows its
-   * directory (after its first write or preview). Only a concurrent writer of the same key in
-   * another process can make the write publish it under a higher id (the result says which).
+   * The checkpoint `write(draft)` will publish, as on disk, with the id the write tries first (a
+   * concurrent writer in another process may push it higher). No disk access once the directory is known.
    */
-  async preview(draft: CheckpointDraft): Promise<Checkpoint> {
-    try {
+  preview(draft: CheckpointDraft): Promise<Checkpoint> {
+    return this.forgetOnError(async () => {
       const base = this.baseOf(draft);
       // what reading the directory found is reported with the write that follows
       const known = await this.knownNow(fsOf(this.opts), this.previewWarnings);
       return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
-    } catch (err) {
-      this.known = null;
-      this.dirReady = false;
-      throw err;
-    }
+    });
   }
 
   /** The draft validated and normalized for disk, checked to be this writer's key (memoized per draft). */
   private baseOf(draft: CheckpointDraft): Checkpoint {
     const memo = this.bases.get(draft);
     if (memo) return memo;
-    const base = normalizeForDisk(validateCheckpoint(withId(draft, "cp_001", null), "draft"));
+    const base = normalizeForDisk(validateCheckpoint(withMeta(draft, "cp_001", null), "draft"));
     if (base.meta.session_key !== wellFormed(this.sessionKey)) {
       throw new CheckpointError("draft", "meta.session_key", "belongs to another session key than this writer's");
     }
@@ -186,13 +172,8 @@ export class CheckpointWriter {
     const known = await this.knownNow(fs, warnings);
 
     const latest = known.latest;
-    if (
-      draft.meta.trigger === "auto-80pct" &&
-      latest &&
-      latest.sessionId === (draft.meta.session_id ?? null) &&
-      Math.abs(draft.meta.token_usage.input_tokens - latest.inputTokens) / Math.max(latest.inputTokens, 1) < delta &&
-      !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)
-    ) {
+    // what the writer knows of the latest decides first; only a likely repeat reads it
+    if (latest && repeats(draft, latest.sessionId, latest.inputTokens, delta) && !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)) {
       const cp = latest.checkpoint ?? (await readLatestInDir(this.dir, this.sessionKey, fs));
       if (cp && isDuplicateAutoCheckpoint(draft, cp, delta)) return { written: false, reason: "dedup", latest: cp, warnings };
     }
@@ -236,13 +217,11 @@ export class CheckpointWriter {
       known.latest = latestOf(checkpoint);
       // the next reader in this process (a new session, a fresh engine) skips the parse
       memoizeWritten(text, checkpoint);
-      await this.afterPublish(scan, retention, fs, warnings);
-      return { written: true, id, path: file, checkpoint, pruned: this.lastPruned, warnings };
+      const pruned = await this.afterPublish(scan, retention, fs, warnings);
+      return { written: true, id, path: file, checkpoint, pruned, warnings };
     }
     throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
   }
-
-  private lastPruned: string[] = [];
 
   /** The pointer to a published checkpoint: best effort, reported in `warnings`. */
   private async movePointer(cp: Checkpoint, bytes: number, fs: FsOps, warnings: string[]): Promise<void> {
@@ -258,14 +237,15 @@ export class CheckpointWriter {
     }
   }
 
-  /** Retention and temp sweep: best effort, reported in `warnings`. */
-  private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<void> {
+  /** Retention and temp sweep: best effort, reported in `warnings`; returns the ids pruned. */
+  private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<string[]> {
     // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
-    this.lastPruned = [];
-    await deleteCheckpointFiles(scan.files.slice(0, Math.max(0, scan.files.length - keep)), fs, this.lastPruned).catch((err: unknown) => {
+    const pruned: string[] = [];
+    await deleteCheckpointFiles(scan.files.slice(0, Math.max(0, scan.files.length - keep)), fs, pruned).catch((err: unknown) => {
       warnings.push(`retention failed: ${describe(err)}`);
     });
     await removeStaleTemps(this.dir, scan.temps, fs);
+    return pruned;
   }
 
   private async withdraw(file: string, fs: FsOps, warnings: string[]): Promise<void> {
@@ -285,10 +265,8 @@ export class CheckpointWriter {
   }
 
   /**
-   * First write of this writer: highest id and latest checkpoint from disk. A valid pointer that
-   * names the newest file, with the size it was written with, carries what is needed without
-   * parsing YAML; anything else (no pointer, an older format, a newer file left by a crashed
-   * writer) takes the recovering read.
+   * Highest id and latest checkpoint from disk: from the pointer when it names the newest file at
+   * the size it was written with (no YAML parse), else by the recovering read.
    */
   private async readKnown(fs: FsOps, warnings: string[]): Promise<Known> {
     const scan = await scanSessionDir(this.dir, fs);

@@ -1,14 +1,7 @@
 /**
- * Checkpoint <-> YAML text.
- * Writing (spec §5.1 safety rules, emit.ts): free-text fields are block literals (`|-`) where a
- * block literal reproduces the string exactly, otherwise double-quoted scalars (CR, NUL and other
- * control characters, text that starts or ends with white space...). Every other string (ids,
- * keys, paths, tool names, timestamps) is double-quoted, so no value can be read back as another
- * type or inject structure. Keys are fixed schema names, never user content. The emitter is
- * exact by construction and property-tested against the parser, so there is no parse-back.
- * Strings are stored as UTF-8, so a lone UTF-16 surrogate (not valid Unicode) is stored as U+FFFD.
- * Reading: YAML errors, duplicate keys, multiple documents and aliases are rejected, then the
- * data is validated field by field.
+ * Checkpoint <-> YAML text (spec §5.1). Writing: emit.ts, exact by construction (no parse-back);
+ * a lone UTF-16 surrogate is stored as U+FFFD. Reading: YAML errors, duplicate keys, multiple
+ * documents and aliases are rejected, then the data is validated field by field.
  */
 import { parseDocument } from "yaml";
 import type { Checkpoint } from "./schema.js";
@@ -20,9 +13,8 @@ import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
 
 /**
- * `value` with every string made well-formed and -0 as 0 (what the file will actually hold).
- * Copy on write: what needs no change is returned as it is (the checkpoints given here are fresh
- * from validation), so the usual checkpoint costs a walk, not a deep copy (a tenth of a write).
+ * `value` as the file will hold it: strings well-formed, -0 as 0. Copy on write: the usual
+ * checkpoint costs a walk, not a deep copy (a deep copy was a tenth of a write).
  */
 export function normalizeForDisk<T>(value: T): T {
   if (typeof value === "string") return wellFormed(value) as T;

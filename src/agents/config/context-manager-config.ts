@@ -4,45 +4,54 @@
  * object and throws a `ContextManagerConfigError` naming the offending key.
  */
 
-export type PromptCacheSetting = "auto" | "anthropic" | "openai" | "none";
-export const PROMPT_CACHE_SETTINGS: readonly PromptCacheSetting[] = ["auto", "anthropic", "openai", "none"];
-export type PromptCacheTtlSetting = "auto" | "5m" | "1h";
-export const PROMPT_CACHE_TTL_SETTINGS: readonly PromptCacheTtlSetting[] = ["auto", "5m", "1h"];
+/** A number key's default and the range a config may set (whole numbers unless `integer` is false). */
+interface NumberKey {
+  value: number;
+  min: number;
+  max: number;
+  integer: boolean;
+}
+const num = (value: number, min: number, max: number, integer = true): NumberKey => ({ value, min, max, integer });
+const isNumberKey = (v: unknown): v is NumberKey => typeof v === "object" && v !== null && "min" in v;
+/** A key that takes one of `values`. */
+interface EnumKey {
+  value: string;
+  values: readonly string[];
+}
+const oneOf = <const V extends readonly string[]>(value: V[number], values: V) => ({ value, values });
+const isEnumKey = (v: unknown): v is EnumKey => typeof v === "object" && v !== null && "values" in v;
 
-export type CompactionMode = "host" | "checkpoint";
-export const COMPACTION_MODES: readonly CompactionMode[] = ["host", "checkpoint"];
-
-/** Every key with its default; the config's type is read from it (stateDir, the one key without a default, added). */
-const DEFAULTS = {
+/** Every key with its default (and a number's range); the config's type is read from it (stateDir added). */
+const KEYS = {
   /** master switch; when false no factory is registered */
   enabled: true,
   /** utilization (0..1) at which the gauge line is injected */
-  gaugeThreshold: 0.7,
+  gaugeThreshold: num(0.7, 0, 1, false),
   /** utilization (0..1) at which an auto-80pct checkpoint is written */
-  checkpointThreshold: 0.8,
+  checkpointThreshold: num(0.8, 0, 1, false),
   /** an auto checkpoint is skipped when input_tokens moved less than this fraction */
-  dedupDelta: 0.05,
+  dedupDelta: num(0.05, 0, 1, false),
   /** checkpoints kept per session key */
-  retention: 5,
+  retention: num(5, 1, 10_000),
   /** hard cap of the restore block, in tokens (chars/4) */
-  restoreMaxTokens: 800,
-  maxDecisions: 50,
-  maxExchanges: 8,
-  maxTools: 100,
-  maxFiles: 100,
-  maxOpenItems: 20,
-  maxLearnings: 20,
-  maxErrors: 20,
+  restoreMaxTokens: num(800, 100, 100_000),
+  maxDecisions: num(50, 1, 10_000),
+  maxExchanges: num(8, 1, 1_000),
+  maxTools: num(100, 1, 10_000),
+  maxFiles: num(100, 1, 10_000),
+  maxOpenItems: num(20, 1, 10_000),
+  maxLearnings: num(20, 1, 10_000),
+  maxErrors: num(20, 1, 10_000),
   /** register the agent-facing `context_note` tool (decisions / open items / learnings) */
   noteTool: false,
   /** large tool outputs off the prompt: stash + handle + preview, and the artifact_fetch tool (docs/artifacts.md) */
   offload: true,
   /** aged offload: a result followed by at least this many assistant turns is shown as handle + preview (0: never) */
-  offloadAgeTurns: 4,
+  offloadAgeTurns: num(4, 0, 10_000),
   /** … when its text is longer than this many chars */
-  offloadAgedMinChars: 1_200,
+  offloadAgedMinChars: num(1_200, 1_200, 100_000_000),
   /** head + tail preview of an aged result, in chars */
-  offloadAgedPreviewChars: 300,
+  offloadAgedPreviewChars: num(300, 0, 800),
   /** aged offload of a succeeded call's long string arguments (a write's content, an edit's texts), same age and size */
   offloadAgeToolArgs: true,
   /** log what the guards swallowed and the quiet expected paths (also OPENCLAW_CONTEXT_DEBUG=1) */
@@ -50,49 +59,53 @@ const DEFAULTS = {
   /** archive the compacted span at every compaction (docs/archive.md) */
   archive: true,
   /** most segments kept per session key; the oldest are evicted */
-  archiveMaxSegments: 20_000,
+  archiveMaxSegments: num(20_000, 100, 1_000_000),
   /** archived segments older than this many days are dropped */
-  archiveRetentionDays: 30,
+  archiveRetentionDays: num(30, 1, 3650),
   /** register the agent-facing `context_search` tool over the archive */
   searchTool: true,
   /** after a compaction, inject matching archive fragments before the latest user message */
   autoRecall: false,
   /** hard cap of the automatic recall block, in tokens; also never above 10% of the window */
-  recallMaxTokens: 1000,
+  recallMaxTokens: num(1000, 50, 100_000),
   /**
    * minimum score of a fragment the automatic recall injects: BM25 x recency over the query
    * terms not visible in the context, in units of the idf of a term found in one segment
    */
-  recallMinScore: 4,
+  recallMinScore: num(4, 0, 1000, false),
   /**
    * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
    * loaded archives 38%, session slots 35%, per-key Sessions 18%, archive tails 5%,
    * knowledge indexes 3%, knowledge followers 1% (engine/cache-budget.ts)
    */
-  cacheMemoryMiB: 256,
+  cacheMemoryMiB: num(256, 16, 65_536),
   /** who compacts: "host" (its model summary + our restore block) or "checkpoint" (our summary, no model call; issue 25) */
-  compaction: "host" as CompactionMode,
+  compaction: oneOf("host", ["host", "checkpoint"]),
   /** hard cap of the checkpoint compaction summary, in tokens (chars/4) */
-  compactionSummaryMaxTokens: 2000,
+  compactionSummaryMaxTokens: num(2000, 300, 100_000),
   /** "host" mode: a host summary that fails or runs longer than this is replaced by the checkpoint summary where the route allows */
-  compactionDeadlineMs: 60_000,
+  compactionDeadlineMs: num(60_000, 1_000, 3_600_000),
   /** smart trim (issue 26): drop low-value messages from a request near the window instead of letting the host compact (docs/archive.md#smart-trim) */
   smartTrim: false,
   /** the host's compaction reserve: safeLimit = window - this - the recall cap (pi's default 16,384) */
-  smartTrimReserveTokens: 16_384,
+  smartTrimReserveTokens: num(16_384, 0, 10_000_000),
   /** typed knowledge records from each checkpoint's facts, searched beside the segments */
   knowledge: true,
   /** context_search also searches the other keys of the same agent (results labelled with their key) */
   crossSession: false,
   /** whose prompt-cache rules our prompt changes follow (src/agents/cache/; "auto": from the host's model) */
-  promptCache: "auto" as PromptCacheSetting,
+  promptCache: oneOf("auto", ["auto", "anthropic", "openai", "none"]),
   /** how long a cache entry lives ("auto": what the host requests; pi: PI_CACHE_RETENTION, OpenClaw: its retention) */
-  promptCacheTtl: "auto" as PromptCacheTtlSetting,
+  promptCacheTtl: oneOf("auto", ["auto", "5m", "1h"]),
   /** aged offload's age under Anthropic's breakpoint rules, while the swap still lies within the provider's lookback (0: offloadAgeTurns) */
-  promptCacheAgeTurns: 1,
+  promptCacheAgeTurns: num(1, 0, 10_000),
 };
 
-export type ContextManagerConfig = typeof DEFAULTS & {
+type ValueOf<K> = K extends NumberKey ? number : K extends { values: readonly (infer V)[] } ? V : K;
+type Defaults = { [K in keyof typeof KEYS]: ValueOf<(typeof KEYS)[K]> };
+const DEFAULTS = Object.fromEntries(Object.entries(KEYS).map(([k, v]) => [k, typeof v === "object" ? v.value : v])) as Defaults;
+
+export type ContextManagerConfig = Defaults & {
   /** override of `<OPENCLAW_STATE_DIR or ~/.openclaw>` */
   stateDir?: string;
 };
@@ -108,35 +121,6 @@ export class ContextManagerConfigError extends Error {
     this.name = "ContextManagerConfigError";
   }
 }
-
-type NumberRule = { min: number; max: number; integer: boolean };
-
-const NUMBER_RULES: Record<string, NumberRule> = {
-  gaugeThreshold: { min: 0, max: 1, integer: false },
-  checkpointThreshold: { min: 0, max: 1, integer: false },
-  dedupDelta: { min: 0, max: 1, integer: false },
-  retention: { min: 1, max: 10_000, integer: true },
-  restoreMaxTokens: { min: 100, max: 100_000, integer: true },
-  maxDecisions: { min: 1, max: 10_000, integer: true },
-  maxExchanges: { min: 1, max: 1_000, integer: true },
-  maxTools: { min: 1, max: 10_000, integer: true },
-  maxFiles: { min: 1, max: 10_000, integer: true },
-  maxOpenItems: { min: 1, max: 10_000, integer: true },
-  maxLearnings: { min: 1, max: 10_000, integer: true },
-  maxErrors: { min: 1, max: 10_000, integer: true },
-  offloadAgeTurns: { min: 0, max: 10_000, integer: true },
-  offloadAgedMinChars: { min: 1_200, max: 100_000_000, integer: true },
-  offloadAgedPreviewChars: { min: 0, max: 800, integer: true },
-  archiveMaxSegments: { min: 100, max: 1_000_000, integer: true },
-  archiveRetentionDays: { min: 1, max: 3650, integer: true },
-  recallMaxTokens: { min: 50, max: 100_000, integer: true },
-  recallMinScore: { min: 0, max: 1000, integer: false },
-  cacheMemoryMiB: { min: 16, max: 65_536, integer: true },
-  compactionSummaryMaxTokens: { min: 300, max: 100_000, integer: true },
-  compactionDeadlineMs: { min: 1_000, max: 3_600_000, integer: true },
-  smartTrimReserveTokens: { min: 0, max: 10_000_000, integer: true },
-  promptCacheAgeTurns: { min: 0, max: 10_000, integer: true },
-};
 
 /** the switches: the keys whose default is true or false */
 const isBooleanKey = (key: string): boolean => Object.hasOwn(DEFAULTS, key) && typeof (DEFAULTS as Record<string, unknown>)[key] === "boolean";
@@ -171,12 +155,12 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
   const out: ContextManagerConfig = { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (value === undefined) continue;
+    const rule: unknown = Object.hasOwn(KEYS, key) ? KEYS[key as keyof typeof KEYS] : undefined;
     if (RETIRED_KEYS.has(key)) warnRetired(key);
     else if (isBooleanKey(key)) {
       if (typeof value !== "boolean") throw new ContextManagerConfigError(key, `expected true or false, got ${describe(value)}`);
       (out as unknown as Record<string, unknown>)[key] = value;
-    } else if (key in NUMBER_RULES) {
-      const rule = NUMBER_RULES[key]!;
+    } else if (isNumberKey(rule)) {
       if (typeof value !== "number" || !Number.isFinite(value)) {
         throw new ContextManagerConfigError(key, `expected a number, got ${describe(value)}`);
       }
@@ -190,15 +174,11 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
         throw new ContextManagerConfigError(key, `expected a non-empty path, got ${describe(value)}`);
       }
       out.stateDir = value;
-    } else if (key === "compaction") {
-      if (typeof value !== "string" || !(COMPACTION_MODES as readonly string[]).includes(value)) {
-        throw new ContextManagerConfigError(key, `expected "host" or "checkpoint", got ${describe(value)}`);
-      }
-      out.compaction = value as CompactionMode;
-    } else if (key === "promptCache" || key === "promptCacheTtl") {
-      const allowed: readonly string[] = key === "promptCache" ? PROMPT_CACHE_SETTINGS : PROMPT_CACHE_TTL_SETTINGS;
-      if (typeof value !== "string" || !allowed.includes(value)) {
-        throw new ContextManagerConfigError(key, `expected one of ${allowed.map((v) => `"${v}"`).join(", ")}, got ${describe(value)}`);
+    } else if (isEnumKey(rule)) {
+      if (typeof value !== "string" || !rule.values.includes(value)) {
+        const quoted = rule.values.map((v) => `"${v}"`);
+        const what = quoted.length === 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`;
+        throw new ContextManagerConfigError(key, `expected ${what}, got ${describe(value)}`);
       }
       (out as unknown as Record<string, unknown>)[key] = value;
     } else {

@@ -10,8 +10,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";
-import { CheckpointWriter } from "../checkpoint/store.js";
-import { movedOn } from "../checkpoint/writer.js";
+import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";

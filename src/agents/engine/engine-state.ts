@@ -5,7 +5,7 @@
  * write everything that changes the state waits for (`idle`).
  */
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
-import type { CheckpointWriter } from "../checkpoint/store.js";
+import type { CheckpointWriter } from "../checkpoint/writer.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { ContextState } from "../state/context-state.js";

@@ -18,7 +18,7 @@
  */
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";
-import { CheckpointWriter } from "../checkpoint/store.js";
+import { CheckpointWriter } from "../checkpoint/writer.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";

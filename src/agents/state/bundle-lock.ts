@@ -1,16 +1,10 @@
 /**
- * Cross-process lock of one key's previous-session bundling (recover-previous-session.ts).
- * Within a process the bundling is serialized per key; two processes starting sessions on one
- * key at the same instant (two pi processes, a gateway and the CLI) both saw the same held files
- * and wrote the dead session's bundle twice. The lock is `<state dir>/bundle.lock`, created
- * exclusively and holding `{pid, host, at}`:
- * - taken: hold, bundle and release under it, then remove it;
- * - held by a live process: wait for it (bundling takes milliseconds), at most WAIT_MS, then go
- *   on without bundling (the files stay held for the next session: nothing is lost);
- * - stale (its process is gone on this host, or older than STALE_MS, or torn and old): removed
- *   and taken;
- * - cannot be created at all (read-only or full disk): bundle without it, as before the lock
- *   existed: a duplicate bundle is possible there, a loss is not.
+ * Cross-process lock of one key's previous-session bundling: two processes starting sessions on
+ * one key at once wrote the dead session's bundle twice. `<state dir>/bundle.lock`, created
+ * exclusively, holds `{pid, host, at}`. Held by a live process: wait up to LOCK_WAIT_MS, then go
+ * on without bundling (the files stay held: nothing is lost). Stale (its process gone, older than
+ * LOCK_STALE_MS, or torn): removed and taken. Cannot be created (read-only or full disk): bundle
+ * without it (a duplicate bundle is possible there, a loss is not).
  */
 import { hostname } from "node:os";
 import path from "node:path";
@@ -105,9 +99,8 @@ export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOption
     }
     const body = parseBody(text);
     const age = now() - (body?.at ?? mtime);
-    // our own pid: left by an earlier run of this process's pid (bundling here is serialized
-    // per key, so it is not in progress); torn (created, never written: the writer died in
-    // between): stale by the file's age
+    // our own pid: left by an earlier run (bundling is serialized per key in a process); torn
+    // (created, never written): stale by the file's age
     const gone = body !== null && body.host === me.host && (body.pid === process.pid || !alive(body.pid));
     if (gone || age > LOCK_STALE_MS || (body === null && now() - mtime > POLL_MS * 100)) {
       try {

@@ -1,18 +1,12 @@
 /**
- * The accumulators of incremental state capture, one group per state file:
- * decisions.json (decisions), resources.json (resources), open_items.json (items),
- * learnings.json (learnings), thread.json (thread + errors), work.json (work).
- * - every collection is capped by CaptureCaps, O(1) dedup, oldest evicted;
- * - all strings arrive redacted and gisted (the capture rules, tool-result-capture.ts and message-capture.ts);
- * - no file I/O and no dirty tracking here: the capture rules say which file changed,
- *   state-codec.ts turns each group into its file's data and back.
+ * The capture's accumulators, one group per state file, each capped with O(1) dedup, oldest
+ * evicted. Strings arrive redacted and gisted; no I/O here (state-codec.ts does the files).
  */
-import type { ToolFailure } from "../checkpoint/schema.js";
+import type { Resources, ToolFailure } from "../checkpoint/schema.js";
 import { itemKey } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { LruMap } from "./lru.js";
-import { OpenItems } from "./open-items.js";
-import { ResourceLists } from "./resource-lists.js";
+import { asArray, asObject, asString, asStringArray } from "./state-files.js";
 import { emptyThread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
@@ -80,13 +74,9 @@ export class CapturedState {
   }
 
   /**
-   * After a checkpoint is written: clears what the checkpoint now holds (decisions,
-   * resources, errors, learnings, key exchanges except the first user message, closed
-   * items). Keeps the cursor (the messages were seen), the first and last user message
-   * (thread summary/topic), the open items and pending tool calls (they are the current
-   * situation, not a delta: a later success must still close them), the last-message facts
-   * behind status and next_action, and the work ledger (the whole session's picture). The count
-   * of tokens captured since a checkpoint starts again.
+   * After a checkpoint: clears the delta it now holds. Keeps what is the current situation, not
+   * a delta: the cursor, first and last user message, open items and pending calls (a later
+   * success must still close them), the last-message facts, the work ledger.
    */
   clearCheckpointed(): void {
     this.decisions.clear();
@@ -102,4 +92,145 @@ export class CapturedState {
 
 export function workCaps(c: CaptureCaps): WorkLedgerCaps {
   return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
+}
+
+/**
+ * resources.json: files read, files modified, tools used, each an LRU list. A file is in one
+ * list (a modification moves it to modified, where it stays). Returns false when nothing changed.
+ */
+
+export class ResourceLists {
+  private readonly filesRead: LruMap<string, true>;
+  private readonly filesModified: LruMap<string, true>;
+  private readonly toolsUsed: LruMap<string, true>;
+
+  constructor(maxFiles: number, maxTools: number) {
+    this.filesRead = new LruMap(maxFiles);
+    this.filesModified = new LruMap(maxFiles);
+    this.toolsUsed = new LruMap(maxTools);
+  }
+
+  touchTool(tool: string): boolean {
+    if (this.toolsUsed.isNewest(tool)) return false;
+    this.toolsUsed.touch(tool, true);
+    return true;
+  }
+
+  touchFile(p: string, access: "read" | "modified"): boolean {
+    if (this.filesModified.isNewest(p) || (access === "read" && this.filesRead.isNewest(p))) return false;
+    if (access === "modified") {
+      this.filesRead.delete(p);
+      this.filesModified.touch(p, true);
+    } else if (this.filesModified.has(p)) {
+      this.filesModified.touch(p, true);
+    } else {
+      this.filesRead.touch(p, true);
+    }
+    return true;
+  }
+
+  clear(): void {
+    this.filesRead.clear();
+    this.filesModified.clear();
+    this.toolsUsed.clear();
+  }
+
+  /** The lists in checkpoint form; also the file's data. */
+  snapshot(): Resources {
+    return { files_read: this.filesRead.keys(), files_modified: this.filesModified.keys(), tools_used: this.toolsUsed.keys() };
+  }
+
+  /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
+  applyData(d: Record<string, unknown>): void {
+    for (const p of asStringArray(d.files_read, "files_read")) this.filesRead.touch(p, true);
+    for (const p of asStringArray(d.files_modified, "files_modified")) this.filesModified.touch(p, true);
+    for (const p of asStringArray(d.tools_used, "tools_used")) this.toolsUsed.touch(p, true);
+  }
+}
+
+/**
+ * open_items.json: the open items (key -> text; the key says where it came from: `note`, `task`,
+ * `pending`, `interrupted`) and those closed since the last checkpoint, which a carried-forward
+ * checkpoint drops. open/close return false when nothing changed (nothing to write).
+ */
+
+const CLOSED_ITEMS_FACTOR = 4;
+
+export class OpenItems {
+  private readonly open: LruMap<string, string>;
+  private readonly closed: LruMap<string, string>;
+
+  constructor(maxOpenItems: number) {
+    this.open = new LruMap(maxOpenItems);
+    this.closed = new LruMap(maxOpenItems * CLOSED_ITEMS_FACTOR);
+  }
+
+  /** Returns false when nothing changed. */
+  openItem(key: string, text: string): boolean {
+    if (!text) return false;
+    if (this.open.get(key) === text) return false;
+    this.open.touch(key, text);
+    this.closed.delete(itemKey(text));
+    return true;
+  }
+
+  /** Returns false when no item is open under `key`. */
+  closeItem(key: string): boolean {
+    const text = this.open.get(key);
+    if (text === undefined) return false;
+    this.open.delete(key);
+    this.closed.touch(itemKey(text), text);
+    return true;
+  }
+
+  /** Closes every open item whose text has the same itemKey as `text`; returns how many. */
+  closeByText(text: string): number {
+    const k = itemKey(text);
+    let closed = 0;
+    for (const [key, value] of this.open.entries()) {
+      if (itemKey(value) === k && this.closeItem(key)) closed++;
+    }
+    return closed;
+  }
+
+  /** Records `text` as closed without an open item (one carried forward from a checkpoint). */
+  markClosed(text: string): void {
+    this.closed.touch(itemKey(text), text);
+  }
+
+  /** Keys of the open items, oldest first. */
+  keys(): string[] {
+    return this.open.keys();
+  }
+
+  openTexts(): string[] {
+    return this.open.values();
+  }
+
+  closedTexts(): string[] {
+    return this.closed.values();
+  }
+
+  /** After a checkpoint: the checkpoint holds what was closed. */
+  clearClosed(): void {
+    this.closed.clear();
+  }
+
+  clear(): void {
+    this.open.clear();
+    this.closed.clear();
+  }
+
+  toData(): unknown {
+    return { open: this.open.entries().map(([key, text]) => ({ key, text })), closed: this.closed.values() };
+  }
+
+  /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
+  applyData(d: Record<string, unknown>): void {
+    for (const [i, v] of asArray(d.open, "open").entries()) {
+      const o = asObject(v, `open[${i}]`);
+      this.open.touch(asString(o.key, `open[${i}].key`), asString(o.text, `open[${i}].text`));
+    }
+    for (const text of asStringArray(d.closed, "closed")) this.closed.touch(itemKey(text), text);
+  }
 }

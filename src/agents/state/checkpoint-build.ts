@@ -1,10 +1,7 @@
 /**
- * Builds a checkpoint draft (spec §11) from the captured state, pure computation.
- *
- * Checkpoints are cumulative within one session although state is reset after each
- * write: the previous checkpoint of the SAME session id is carried forward and the
- * state delta merged into it (dedup, caps keep the newest). compaction fileOps are
- * folded in as the authoritative file lists of the compacted span.
+ * A checkpoint draft from the captured state (spec §11), pure. Cumulative within a session
+ * although state resets after each write: the previous checkpoint of the SAME session id is
+ * carried forward with the delta merged in; compaction fileOps are the compacted span's file lists.
  */
 import type {
   Checkpoint,
@@ -25,11 +22,10 @@ import { itemKey } from "./message-rules.js";
 import { normalizeToolPath } from "./tool-result-rules.js";
 import { safeGist } from "../text/safe-gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
-import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { ContextStateSnapshot } from "./state-snapshot.js";
 import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
-
+import type { CaptureCaps } from "./captured-state.js";
 
 export interface CompactionFileOps {
   read: Iterable<string>;
@@ -52,7 +48,7 @@ export interface BuildCheckpointParams {
   compactionCount: number;
   fileOps?: CompactionFileOps;
   splitTurn?: SplitTurnInfo;
-  config: Pick<ContextManagerConfig, "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors">;
+  config: CaptureCaps;
   now?: Date;
   /** to make fileOps paths relative like the captured ones; without it they are only redacted */
   cwd?: string;
@@ -198,11 +194,7 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
 
 const LEGACY_FAILURE_ITEM = "Unresolved failure: ";
 
-/**
- * The ledger is session-long in the state; the previous checkpoint's only fills what the
- * state no longer knows (state files moved aside after a crash): its files not in the
- * state, and everything when the state has seen no request yet.
- */
+/** The state's ledger is session-long: the previous one only fills what the state lost (files moved aside). */
 function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
   if (!prev) return cur;
   const hasCur = cur.requests.length > 0 || cur.files.length > 0 || cur.commands.length > 0;

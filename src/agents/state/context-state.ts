@@ -1,14 +1,7 @@
 /**
- * Incremental state capture (spec §7): the rules that turn the extension's `tool_result`
- * (Layer A) and `context` (Layer B) events into state, and its load/flush as small JSON
- * files (STATE_FILE_NAMES) under `stateSessionDir(stateDir, key)`. The accumulators are
- * captured-state.ts, the snapshot state-snapshot.ts, each file's data
- * state-codec.ts.
- *
- * Hot path model: `captureMessages` only looks at messages it has not seen (cursor:
- * index + identity + timestamp of the last seen message), every collection is a Map
- * with O(1) dedup and oldest-first eviction, and `flush` rewrites only the files that
- * changed, atomically. Rules are documented in docs/capture-rules.md.
+ * Incremental state capture (spec §7, docs/capture-rules.md): `tool_result` (Layer A) and
+ * `context` (Layer B) events into state, loaded and flushed as small JSON files under
+ * `stateSessionDir(stateDir, key)`. A flush rewrites only the files that changed.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
@@ -21,14 +14,16 @@ import { GIST } from "./capture-sizes.js";
 import { itemKey } from "./message-rules.js";
 import type { ToolResultEventLike } from "./tool-result-rules.js";
 import { captureToolResult } from "./tool-result-capture.js";
-import { MessageCapture } from "./message-capture.js";
+import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
 import { CaptureTarget } from "./capture-target.js";
-import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFile, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
+import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
+import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
 import type { CaptureCaps } from "./captured-state.js";
 import { snapshotOf, type ContextStateSnapshot } from "./state-snapshot.js";
 import { applyStateFile, stateFileData } from "./state-codec.js";
 import type { NoteKind } from "./note-tool.js";
-export interface ContextStateOptions {
+
+export interface ContextStateOptions extends MessageCaptureOptions {
   stateDir: string;
   sessionKey: string;
   sessionId: string | null;
@@ -36,21 +31,10 @@ export interface ContextStateOptions {
   fs?: FsOps;
   /** created_at of the latest checkpoint of this key: state files older than it are stale */
   latestCheckpointAt?: string | null;
-  /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
-  coveredUntil?: number | null;
   logger?: WarnLogger;
-  /**
-   * The host sends no `tool_result` events (OpenClaw's context-engine plugin): tool results are
-   * captured from the toolResult messages, paths resolved against this cwd.
-   */
-  toolResultsFromMessages?: { cwd: string };
-  /**
-   * The state files as the previous-session check read them just before (recover-previous-
-   * session.ts), judged here for this session instead of read a second time.
-   */
+  /** the state files as the previous-session check just read them: judged here, not read again */
   preread?: ReadonlyMap<StateFileName, StateFileRead>;
 }
-
 
 export class ContextState {
   readonly dir: string;
@@ -99,7 +83,7 @@ export class ContextState {
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
       const pre = opts.preread?.get(name);
-      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFile(st.fs, st.dir, name, exp);
+      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFileAt(st.fs, stateFilePath(st.dir, name), exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason !== null) {
@@ -121,11 +105,7 @@ export class ContextState {
     return st;
   }
 
-  /**
-   * A state built from state-file data read elsewhere (a previous session's held files,
-   * state/previous-session.ts): nothing is read or written here. Invalid data of a file is
-   * left out and named in `invalid`.
-   */
+  /** A state from a previous session's held files (previous-session.ts); invalid data left out and named. */
   static fromData(
     opts: ContextStateOptions,
     files: Iterable<{ name: StateFileName; data: unknown }>,
@@ -149,26 +129,12 @@ export class ContextState {
     return [...this.dirtyFiles];
   }
 
-  // ------------------------------------------------------------ Layer A
-
-  /**
-   * Layer A: tool, file access, failure (history in thread.errors), and the work ledger:
-   * file changes with their gist, command outcomes, the failure lifecycle. A grep/rg that
-   * only found nothing is a command run, not a failure.
-   */
+  /** Layer A (tool-result-capture.ts). */
   captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
     captureToolResult(this.target, ev, cwd, now);
   }
 
-  // ------------------------------------------------------------ Layer B
-
-  /**
-   * Called with the whole (cloned) message array on each context event. Only messages
-   * after the last seen one are processed: O(new messages), also after a compaction
-   * replaced the array and after a restart (the cursor is persisted in thread.json).
-   * `end`: capture the array's first `end` messages as if they were the whole array (a history
-   * captured a message at a time, engine captureInSlices, without a copy of it per message).
-   */
+  /** Layer B: the messages not seen yet (message-capture.ts). */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     this.messages.captureMessages(messages, end);
   }
@@ -178,8 +144,6 @@ export class ContextState {
     return this.acc.thread.captured_tokens;
   }
 
-  // ------------------------------------------------------------ notes (context_note tool)
-
   /** Records an agent-provided note. Returns a short confirmation for the tool result. */
   addNote(kind: NoteKind, rawText: string, now: Date = new Date()): string {
     const text = safeGist(rawText, GIST.item);
@@ -187,45 +151,32 @@ export class ContextState {
     switch (kind) {
       case "decision":
         this.acc.addDecision(text, now.toISOString());
-        this.mark("decisions");
+        this.target.mark("decisions");
         return "Decision recorded.";
       case "learning":
         this.acc.addLearning(text);
-        this.mark("learnings");
+        this.target.mark("learnings");
         return "Learning recorded.";
       case "open_item":
-        this.openItem(`note\u0000${itemKey(text)}`, text);
+        this.target.openItem(`note\u0000${itemKey(text)}`, text);
         return "Open item recorded.";
       case "close_item": {
         const closed = this.acc.items.closeByText(text);
         // also closes the same item carried forward from an earlier checkpoint
         if (closed === 0) this.acc.items.markClosed(text);
-        this.mark("open_items");
+        this.target.mark("open_items");
         return closed > 0 ? "Open item closed." : "Marked as closed.";
       }
     }
   }
 
-  private openItem(key: string, text: string): void {
-    this.target.openItem(key, text);
-  }
-
-  private mark(name: StateFileName): void {
-    this.target.mark(name);
-  }
-
-  // ------------------------------------------------------------ snapshot
-
   snapshot(): ContextStateSnapshot {
     return snapshotOf(this.acc, this.opts.sessionKey, this.opts.sessionId);
   }
 
-  // ------------------------------------------------------------ persistence
-
   /**
-   * Writes the changed files (each atomically; fsync'd only when `durable`: a turn's flush is
-   * not, the reset after a checkpoint is, state/state-files.ts says why). Never throws: a
-   * failure is logged once and the files stay dirty for the next flush. Calls are serialized.
+   * Writes the changed files, fsync'd only when `durable` (the reset after a checkpoint; state-files.ts
+   * says why). Never throws: a failure is logged once and the files stay dirty. Calls are serialized.
    */
   flush(opts: { durable?: boolean } = {}): Promise<void> {
     this.flushChain = this.flushChain.then(() => this.flushNow(opts.durable ?? false));
@@ -245,13 +196,10 @@ export class ContextState {
     else this.log.clear("state write");
   }
 
-  /**
-   * After a checkpoint is written: clears what the checkpoint now holds
-   * (CapturedState.clearCheckpointed) and flushes every file.
-   */
+  /** After a checkpoint is written: clears what it now holds and flushes every file. */
   async reset(): Promise<void> {
     this.acc.clearCheckpointed();
-    for (const name of STATE_FILE_NAMES) this.mark(name);
+    for (const name of STATE_FILE_NAMES) this.target.mark(name);
     await this.flush({ durable: true });
   }
 }

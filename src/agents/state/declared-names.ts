@@ -1,14 +1,8 @@
 /**
- * Names an edit or write declares: the functions, methods, classes and types (or, in
- * Markdown, the section headings) whose definition lines appear in the new text. They say
- * what a change was about ("prompt(), compact(), CompactionResult") where the first
- * differing line often does not ("} → // Session Management").
- *
- * Syntax only, over code the agent wrote: declaration keywords of common languages and
- * the method shape `name(...) {`. Nothing here reads what the user wrote (spec finding #13).
- * Pure and bounded: at most MAX_SCAN_CHARS of text and MAX_NAMES names per call.
+ * Names an edit or write declares (functions, methods, classes, types; Markdown headings): they
+ * say what a change was about where its first differing line often does not. Syntax only, over
+ * code the agent wrote (spec finding #13); bounded by MAX_SCAN_CHARS and MAX_NAMES.
  */
-
 import { cutHead } from "../text/cut.js";
 import { gist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
@@ -35,9 +29,8 @@ const MARKDOWN_HEADING_START = /^#{1,6}[ \t]/;
 const MAX_HEADING_LINE = 4096;
 
 /**
- * The text of a Markdown heading line, redacted BEFORE it is cut to MAX_HEADING_CHARS (a secret
- * cut in half is no longer recognisable), or null. Parsed by index, not by a regex with a lazy
- * run before optional trailing runs (that one was cubic on a heading padded with spaces).
+ * A Markdown heading's text, redacted BEFORE the cut (a secret cut in half is no longer
+ * recognisable), or null. No lazy regex: it was cubic on a heading padded with spaces.
  */
 function headingText(line: string): string | null {
   if (!MARKDOWN_HEADING_START.test(line)) return null;
@@ -67,11 +60,7 @@ function addName(f: Found, name: string, line: string): void {
   (/^\S/.test(line) ? f.top : f.members).push(name);
 }
 
-/**
- * Declared names in `text`, deduplicated: `f()` for callables, `Name` for types. Top-level
- * declarations (no indentation: the module's classes, types, functions) come first, then
- * members, each in order of appearance: a written file is named by what it exports.
- */
+/** Declared names, `f()` for callables: top-level ones first (a file is named by its exports), then members. */
 export function declaredNames(text: string, path: string): string[] {
   const found: Found = { top: [], members: [], seen: new Set<string>() };
   const { top, members } = found;

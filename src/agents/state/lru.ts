@@ -1,8 +1,4 @@
-/**
- * Insertion-ordered map with a size cap that evicts the OLDEST entry, and where
- * touching an existing key moves it to the end (most recent). O(1) per operation:
- * a JS Map keeps insertion order, and delete+set re-inserts at the end.
- */
+/** A capped Map evicting the OLDEST entry; touching a key moves it to the end. O(1) (Map insertion order). */
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
   private newestKey: { key: K } | null = null;

@@ -1,9 +1,7 @@
 /**
- * Layer B into state (spec §7.2, §11): a pass over the messages the state has not seen (cursor:
- * index + identity + timestamp of the last seen message, state/message-cursor.ts), each message's
- * structural rules (message-rules.ts), and, for a host without `tool_result` events, each tool
- * result through Layer A. The gists of what still stands are taken at the pass's end
- * (pass-settle.ts). Rules: docs/capture-rules.md.
+ * Layer B into state (spec §7.2, §11, docs/capture-rules.md): a pass over the messages not seen
+ * yet (message-cursor.ts), each message's structural rules (message-rules.ts), and, for a host
+ * without `tool_result` events, each tool result through Layer A; gists taken at the pass's end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
@@ -11,17 +9,15 @@ import { messageTokens } from "../messages/message-tokens.js";
 import { isContextOverflowError } from "../messages/context-overflow.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
-import { codePointLength, gist } from "../text/gist.js";
+import { asText, codePointLength, gist } from "../text/gist.js";
 import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./capture-sizes.js";
 import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
-import { contentHeadTail } from "./tool-result-rules.js";
+import { contentHeadTail, type ToolResultEventLike } from "./tool-result-rules.js";
 import { captureToolResult } from "./tool-result-capture.js";
 import { settleCall, settleDeferred, settleProposal } from "./pass-settle.js";
 import type { CaptureTarget } from "./capture-target.js";
 import { keepNewest } from "./lru.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./message-cursor.js";
-import { dateOf, isoOf } from "./message-date.js";
-import { toolResultEventOf } from "./tool-result-of-message.js";
 import { type Exchange, RECENT_ENTRIES } from "./thread-data.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./work-ledger.js";
 import { isTaskTool, taskAsk } from "./turn-log.js";
@@ -32,7 +28,7 @@ type ToolResultMessage = Extract<AgentMessage, { role: "toolResult" }>;
 export interface MessageCaptureOptions {
   /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
   coveredUntil?: number | null;
-  /** the host sends no `tool_result` events: tool results are captured from the toolResult messages, paths resolved against this cwd */
+  /** the host sends no `tool_result` events: tool results come from the messages, paths resolved against cwd */
   toolResultsFromMessages?: { cwd: string };
 }
 
@@ -43,15 +39,13 @@ export class MessageCapture {
   ) {}
 
   /**
-   * Called with the whole (cloned) message array on each context event. Only messages
-   * after the last seen one are processed: O(new messages), also after a compaction
-   * replaced the array and after a restart (the cursor is persisted in thread.json).
-   * `end`: capture the array's first `end` messages as if they were the whole array (a history
-   * captured a message at a time, engine captureInSlices, without a copy of it per message).
+   * The messages after the last seen one, O(new messages), also after a compaction replaced the
+   * array and after a restart. `end`: capture the first `end` messages as if they were the whole
+   * array (engine captureInSlices, without a copy per message).
    */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     end = Math.max(0, Math.min(end, messages.length));
-    const start = this.resumeIndex(messages, end);
+    const start = resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
     if (start >= end) {
       this.updateCursorIndex(messages, 0, end);
       return;
@@ -81,10 +75,6 @@ export class MessageCapture {
     this.updateCursorIndex(messages, end - start, end);
   }
 
-  private resumeIndex(messages: readonly AgentMessage[], end: number): number {
-    return resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
-  }
-
   /** Points the cursor at the last non-injected message of this array (of its first `end`). */
   private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
     const next = advanceCursor(this.target.acc.thread.cursor, messages, processedNow, end);
@@ -95,20 +85,10 @@ export class MessageCapture {
 
   private processMessage(m: AgentMessage): void {
     if (!m || typeof m !== "object" || isInjectedMessage(m)) return;
-    switch (m.role) {
-      case "user":
-        this.onUser(m);
-        break;
-      case "assistant":
-        this.onAssistant(m as AssistantMessage);
-        break;
-      case "toolResult":
-        this.onToolResultMessage(m as ToolResultMessage);
-        break;
-      default:
-        // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
-        break;
-    }
+    // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
+    if (m.role === "user") this.onUser(m);
+    else if (m.role === "assistant") this.onAssistant(m);
+    else if (m.role === "toolResult") this.onToolResultMessage(m);
   }
 
   private onUser(m: AgentMessage): void {
@@ -150,7 +130,7 @@ export class MessageCapture {
         // the proposal's gist is read only by a decision (prev_assistant is dropped below)
         settleProposal(this.target);
         const what = decisionText(prev.proposal, text);
-        this.target.acc.addDecision(what, isoOf(timestampOf(m)));
+        this.target.acc.addDecision(what, dateOf(m).toISOString());
         this.target.mark("decisions");
       } else this.target.deferred.proposal = null;
     }
@@ -256,4 +236,47 @@ export class MessageCapture {
     }
   }
 
+}
+
+/** When a message was written, as capture records it: now when its timestamp is missing or unusable. */
+function dateOf(m: AgentMessage): Date {
+  const ts = timestampOf(m);
+  const d = ts > 0 ? new Date(ts) : new Date();
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
+
+/** a result sits right after its call in every host's history; a bound keeps a hostile one cheap */
+const LOOKBACK = 64;
+
+/**
+ * A toolResult message as the `tool_result` event pi would have sent for it, for hosts that send
+ * none (OpenClaw's context engine); the call's arguments come from the assistant message that made it.
+ */
+function toolResultEventOf(messages: readonly AgentMessage[], index: number): ToolResultEventLike {
+  const m = messages[index] as ToolResultMessage;
+  const id = typeof m.toolCallId === "string" ? m.toolCallId : undefined;
+  let input: unknown = undefined;
+  for (let i = index - 1; id !== undefined && i >= 0 && i >= index - LOOKBACK; i--) {
+    const prev = messages[i];
+    if (prev?.role !== "assistant") continue;
+    const call = toolCallBlock(prev, id);
+    if (call) {
+      input = call.arguments;
+      break;
+    }
+  }
+  const name = typeof m.toolName === "string" ? m.toolName : "";
+  return { toolName: name, toolCallId: id, input: input ?? {}, content: m.content, isError: m.isError === true };
+}
+
+/** The message's tool call block with this id (toolCallsOf's reading of ids), without a list of every call. */
+function toolCallBlock(msg: AssistantMessage, id: string): { arguments?: unknown } | null {
+  const content: unknown = msg.content;
+  if (!Array.isArray(content)) return null;
+  for (const block of content as unknown[]) {
+    if (!block || typeof block !== "object") continue;
+    const b = block as { type?: unknown; id?: unknown; arguments?: unknown };
+    if (b.type === "toolCall" && asText(b.id) === id) return b;
+  }
+  return null;
 }

@@ -1,12 +1,7 @@
 /**
- * The capture cursor: which messages of pi's (cloned, sometimes compacted) array the
- * state has already processed, so every `context` event costs O(new messages).
- *
- * It stores the index, identity and timestamp of the last seen message, plus the
- * identities of seen messages sharing that timestamp. Fast path: the message at the
- * stored index is still the last seen one (the array only grew). Otherwise scan back from
- * the end to the last seen message, a seen same-millisecond sibling, or the first message
- * clearly older than it. The cursor is persisted in thread.json across restarts.
+ * The capture cursor (persisted in thread.json): which messages of pi's cloned, sometimes
+ * compacted array were processed, so a `context` event costs O(new messages). It keeps the last
+ * seen message's index, identity and timestamp and its same-millisecond siblings.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
@@ -60,10 +55,8 @@ export function messageIdentity(m: AgentMessage): string {
 }
 
 /**
- * Index of the first message of `messages` (of its first `end`: a prefix, without a copy) not
- * seen yet. Without a cursor (first call after a restart whose state was lost), `coveredUntil`
- * (the time of this session's latest checkpoint, which holds what was captured before it) bounds
- * the work to the messages since then.
+ * Index of the first message (of the first `end`) not seen yet. Without a cursor (state lost),
+ * `coveredUntil`, the session's latest checkpoint time, bounds the work to the messages since.
  */
 export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null, end = messages.length): number {
   if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil, end);
@@ -78,10 +71,8 @@ export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], covere
     const id = messageIdentity(m);
     if (id === c.lastId) return i + 1;
     const ts = timestampOf(m);
-    // a message clearly older than the last seen one ends the scan (O(new messages) when the
-    // last seen message is gone, e.g. compacted away); the skew keeps a reply stamped a little
-    // before the tool result it follows (clock skew, a provider stamping at request time) from
-    // being taken for an old one
+    // a message clearly older than the last seen one ends the scan (it may be compacted away); the
+    // skew keeps a reply stamped a little before the result it follows from being taken for old
     if (ts < c.lastTs - CURSOR_CLOCK_SKEW_MS || (ts === c.lastTs && siblings.has(id))) return i + 1;
   }
   return 0;
@@ -111,10 +102,7 @@ export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], proc
   return { lastIndex, lastId, lastTs, idsAtLastTs: ids, processed: c.processed + processedNow };
 }
 
-/**
- * Index of the first message stamped after `since` (minus the clock skew), scanning back from
- * the end: O(messages after it). Injected messages do not end the scan.
- */
+/** Index of the first message stamped after `since` (minus the skew), scanning back: O(messages after it). */
 export function firstIndexAfter(messages: readonly AgentMessage[], since: number, end = messages.length): number {
   for (let i = end - 1; i >= 0; i--) {
     const m = messages[i]!;

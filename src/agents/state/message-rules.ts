@@ -1,8 +1,6 @@
 /**
- * Layer B of the capture (spec §7.2, §11): what one message means structurally (tool calls,
- * task-list items, a question at the end, a long answer's proposal, the working status). No
- * English keyword matching anywhere: only roles, lengths, stop reasons, markdown structure and
- * Unicode punctuation. Every string that leaves this module is redacted and gisted.
+ * Layer B rules (spec §7.2, §11): what one message means structurally, from roles, lengths, stop
+ * reasons, Markdown and Unicode punctuation, never English keywords. Strings leave redacted and gisted.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { LastToolCall, WorkingStatus } from "../checkpoint/schema.js";
@@ -30,11 +28,7 @@ export function summarizeToolCall(name: string, args: unknown, cwd?: string): La
   return { name: safeGist(name, 80), params_summary: summary };
 }
 
-
-/**
- * The last tool call in `messages` (an interrupted turn's prefix), summarized like every
- * other captured call: redacted, gisted, bounded JSON. Total on malformed messages.
- */
+/** The last tool call in `messages` (an interrupted turn's prefix), summarized; total on malformed messages. */
 export function lastToolCallOf(messages: readonly AgentMessage[]): LastToolCall | null {
   if (!Array.isArray(messages)) return null;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -87,20 +81,10 @@ export function itemKey(text: string): string {
   return gist(text, GIST.item).normalize("NFKC").toLowerCase();
 }
 
-/**
- * The proposal part of a long answer, ~100 chars: its head and its last non-blank line
- * (where an answer usually puts the choice it asks the user about).
- */
+/** A long answer's proposal, ~100 chars: its head and its last non-blank line (where the choice usually is). */
 export function proposalGist(text: string): string {
   if (codePointLength(text, GIST.decisionProposal + 1) <= GIST.decisionProposal) return safeGist(text, GIST.decisionProposal);
-  const lines = text.split(/\r\n|\r|\n/);
-  let lastLine = "";
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (lines[i]!.trim()) {
-      lastLine = lines[i]!;
-      break;
-    }
-  }
+  const lastLine = lastNonBlankLine(text);
   const firstLineEnd = text.search(/\r|\n/);
   const isSingleLine = firstLineEnd < 0 || lastLine === text.slice(0, firstLineEnd);
   if (isSingleLine) return safeGist(text, GIST.decisionProposal);
@@ -123,15 +107,7 @@ export interface LastMessageInfo {
   tail: string;
 }
 
-/**
- * Status rules:
- * - toolResult last, or assistant with tool calls / stopReason "toolUse" -> in_progress;
- * - assistant "stop" whose text ends with a question mark (any script) -> waiting_for_user;
- * - assistant "stop" otherwise -> idle;
- * - assistant "aborted" / "error" / "length" -> in_progress (the turn did not finish);
- * - user last -> in_progress (a reply is owed);
- * - nothing seen -> idle.
- */
+/** Nothing seen or an assistant "stop": idle (waiting_for_user after a question); anything else: in_progress. */
 export function statusOf(last: LastMessageInfo | null): WorkingStatus {
   if (!last) return "idle";
   if (last.role !== "assistant") return "in_progress";

@@ -1,13 +1,7 @@
 /**
- * Optional agent-facing tool `context_note` (config `noteTool`, default off):
- * lets the agent record a decision, an open item, a learning, or close an open
- * item, explicitly, instead of relying only on the structural capture rules.
- *
- * Why off by default: its schema and description cost about 115 prompt tokens (chars/4 of
- * the JSON the provider receives)
- * on EVERY request, and the structural rules already capture decisions and
- * open items without the agent's help. Turn it on for long sessions where
- * explicit notes are worth that price.
+ * Optional tool `context_note` (config `noteTool`): the agent records a decision, an open item or
+ * a learning explicitly. Off by default: it costs about 115 prompt tokens (chars/4) on EVERY
+ * request, and the structural rules capture decisions and open items without it.
  */
 import { Type } from "@mariozechner/pi-ai";
 import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";

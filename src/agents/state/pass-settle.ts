@@ -1,7 +1,4 @@
-/**
- * The end of a capture pass: the gists of the texts that still stand (state/deferred-gists.ts
- * says which), taken once instead of for every message that wrote them.
- */
+/** The end of a capture pass: gists of the texts still standing (capture-target.ts), taken once. */
 import type { LastToolCall } from "../checkpoint/schema.js";
 import { changeGist } from "../messages/tool-outcome.js";
 import { safeGist } from "../text/safe-gist.js";
@@ -42,7 +39,7 @@ function settleChanges(t: CaptureTarget): void {
   }
 }
 
-/** The gists of the texts still standing at the end of a capture pass (state/deferred-gists.ts). */
+/** The gists of the texts still standing at the end of a capture pass (capture-target.ts). */
 export function settleDeferred(target: CaptureTarget): void {
   const d = target.deferred;
   const t = target.acc.thread;

@@ -1,17 +1,14 @@
 /**
- * State files a previous session left behind (spec §7.3, §10.1, §12): its process ended (crash,
- * kill, plain exit) after capturing work it never checkpointed. Such files, newer than the key's
- * latest checkpoint and written by another session id, are HELD: renamed in place to
- * `<dir>/previous.<stamp>.<name>.json`, so this session's own writes cannot replace them, until a
- * checkpoint bundles them (recover-previous-session.ts); then they are deleted. A rename in the
- * same directory needs no new directory, so holding works where creating `stale/` may not.
- * Files older than the latest checkpoint are not held: ContextState.load moves them aside.
+ * State files of a previous session that ended without checkpointing them (spec §7.3, §10.1,
+ * §12): newer than the key's latest checkpoint, of another session id. They are HELD, renamed in
+ * place to `previous.<stamp>.<name>.json` (no new directory needed) so this session's writes
+ * cannot replace them, until a checkpoint bundles them (recover-previous-session.ts).
  */
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { errorCode } from "../../infra/fs-ops.js";
 import { makeDirs } from "../../infra/make-dirs.js";
-import { STATE_FILE_NAMES, fileStamp, freePath, readStateFile, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
 
@@ -40,11 +37,7 @@ export interface HeldState {
   invalid: string[];
 }
 
-/**
- * Holds the state files of sessions other than `sessionId` that are newer than
- * `latestCheckpointAt`. Returns the names that were held; a file that cannot be renamed stays
- * where it is (ContextState.load then treats it as before: moved aside, never merged).
- */
+/** Holds other sessions' state files newer than `latestCheckpointAt`; one that cannot be renamed is moved aside later. */
 export async function holdPreviousSessionFiles(
   fs: FsOps,
   dir: string,
@@ -55,11 +48,12 @@ export async function holdPreviousSessionFiles(
   const stamp = fileStamp(now);
   for (const name of STATE_FILE_NAMES) {
     // sessionId null: any session's file is "ok" here; the age check still applies
-    const loaded = await readStateFile(fs, dir, name, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
+    const file = stateFilePath(dir, name);
+    const loaded = await readStateFileAt(fs, file, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
     if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
     try {
       const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
-      await fs.rename(stateFilePath(dir, name), dest);
+      await fs.rename(file, dest);
       held.push(name);
     } catch {
       // stays in place: not bundled this time, never merged into this session

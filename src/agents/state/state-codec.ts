@@ -1,10 +1,6 @@
 /**
- * The state-file codec: one table that says, per state file, how its `data` is read from
- * the accumulators (captured-state.ts), how to clear what it holds, and how to apply it
- * back. The envelope around `data` and the stale rules are state-files.ts.
- * - the data's shape and JSON key order are the on-disk format;
- * - apply adds to empty accumulators (a fresh state) and throws StateDataError naming the
- *   field on a bad shape; what a failed apply already added is cleared (never half-merged).
+ * Per state file, its `data` from the accumulators, and back (the shape and key order are the
+ * on-disk format). A failed apply clears what it added: never half-merged.
  */
 import { WorkLedger } from "./work-ledger.js";
 import { type CapturedState, workCaps } from "./captured-state.js";
@@ -67,10 +63,7 @@ export function stateFileData(s: CapturedState, name: StateFileName): unknown {
   return CODEC[name].data(s);
 }
 
-/**
- * Applies one file's data. On a bad shape, clears what the file holds and returns the
- * reason (`invalid data: <field>: ...`); null when applied.
- */
+/** Applies one file's data; on a bad shape clears it and returns `invalid data: <field>: ...`. */
 export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
   try {
     CODEC[name].apply(s, asObject(raw, "data"));

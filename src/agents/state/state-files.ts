@@ -1,7 +1,6 @@
 /**
- * On-disk envelope of the incremental state files and the "move aside" rule for
- * files that must not be merged (another session, older than the latest checkpoint,
- * unreadable or invalid). Each file: `{ version: 1, session_id, session_key, updated_at, data }`.
+ * The state files' envelope `{ version: 1, session_id, session_key, updated_at, data }` and the
+ * "move aside" rule for files that must not be merged (another session, already checkpointed, invalid).
  */
 import path from "node:path";
 import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-file.js";
@@ -50,23 +49,14 @@ export function isExpectedStaleReason(reason: string): boolean {
 }
 
 /** Reads one state file and decides whether it may be merged. Never throws. */
-export function readStateFile(fs: FsOps, dir: string, name: StateFileName, exp: LoadExpectations): Promise<LoadedFile> {
-  return readStateFileAt(fs, stateFilePath(dir, name), exp);
-}
-
-/** readStateFile for any path (the held files of a previous session, state/previous-session.ts). */
 export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
   return judgeStateFile(await readStateEnvelope(fs, file), exp);
 }
 
-/**
- * One state file as read and parsed, not yet judged against a session's expectations: the
- * previous-session check and the state load of one session start judge the same read
- * (recover-previous-session.ts), so a reopened session reads each file once.
- */
+/** One state file as read, not yet judged: the previous-session check and the load judge one read. */
 export type StateFileRead = { kind: "missing" } | { kind: "stale"; reason: string } | { kind: "envelope"; env: Partial<StateEnvelope<unknown>> };
 
-/** The read half of readStateFileAt. Never throws. */
+/** The read half of readStateFileAt. */
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
   let text: string;
   try {
@@ -120,12 +110,8 @@ export function stateFileText(sessionKey: string, sessionId: string | null, upda
   return `${JSON.stringify(env, null, 1)}\n`;
 }
 
-/**
- * Atomic write of one state file. The directory may have vanished since load (deleted
- * mid-session, or it could not be created on a full disk): recreate it once and retry,
- * so capture resumes on its own when the fault clears.
- */
-export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, opts: { syncDir?: boolean; durable?: boolean } = {}): Promise<void> {
+/** Atomic write of one state file; a vanished directory is recreated once, so capture resumes by itself. */
+async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, opts: { syncDir?: boolean; durable?: boolean } = {}): Promise<void> {
   const file = stateFilePath(dir, name);
   try {
     await writeFileAtomic(file, text, { fs, ...opts });
@@ -137,14 +123,10 @@ export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName
 }
 
 /**
- * Several state files of one directory at once, each replaced atomically (tmp + rename) and
- * written side by side (a turn's flush waits for the slowest, not for the sum). Each file's text
- * is made when its write starts, the event loop let through in between (one file's text, not all
- * of them, is one stretch of the loop). `durable` (default true): each file fsync'd, then the
- * directory once for all the renames; false: all-or-nothing against a process crash, without the
- * fsyncs (a turn's flush: spec §7.3 keeps state files "best effort" across an exit, and a file a
- * power loss leaves empty or torn is moved aside as stale on the next load, never merged).
- * The names whose write failed are returned with their error.
+ * State files written side by side, each atomically, its text made when its write starts (one
+ * file's text per stretch of the event loop); returns the failed names with their error.
+ * `durable` (default true): each file and then the directory fsync'd; false (a turn's flush):
+ * no fsyncs, as spec §7.3 keeps state "best effort", and a torn file is moved aside on load.
  */
 export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>, opts: { durable?: boolean } = {}): Promise<Array<{ name: StateFileName; error: unknown }>> {
   const durable = opts.durable ?? true;
@@ -164,10 +146,7 @@ export function fileStamp(d: Date): string {
   return d.toISOString().replace(/[-:.]/g, "");
 }
 
-/**
- * Moves `<dir>/<name>.json` to `<dir>/stale/<name>.<ts>.json` and prunes older copies of
- * the same name beyond STALE_KEEP_PER_NAME. Returns false when the move failed.
- */
+/** Moves `<dir>/<name>.json` to `<dir>/stale/<name>.<ts>.json`, keeping STALE_KEEP_PER_NAME copies; false on failure. */
 export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now: Date): Promise<boolean> {
   const staleDir = path.join(dir, "stale");
   try {

@@ -1,9 +1,4 @@
-/**
- * The snapshot of captured state: everything the checkpoint builder needs, as plain data
- * (already redacted and gisted), read from the accumulators (captured-state.ts).
- * - key exchanges: the first user message, pivots and the last 2 pairs, in order, capped;
- * - status and next_action are derived from the last-message facts, never stored.
- */
+/** Captured state as the checkpoint builder reads it; status and next_action derived, never stored. */
 import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { statusOf } from "./message-rules.js";
 import type { CapturedDecision, CapturedState } from "./captured-state.js";
@@ -11,41 +6,36 @@ import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
 import type { Exchange } from "./thread-data.js";
 
-/** Everything the checkpoint builder needs, as plain data (already redacted and gisted). */
+/**
+ * Everything the checkpoint builder needs, redacted and gisted. keyExchanges, errors, decisions,
+ * resources, closedItems and learnings hold what came since the last checkpoint (oldest first);
+ * the rest is the current situation, kept across it.
+ */
 export interface ContextStateSnapshot {
   sessionKey: string;
   sessionId: string | null;
-  /** first user message of the session, gist 100 (kept across reset) */
   firstUser: string | null;
-  /** last user message, gist 100 (kept across reset) */
   lastUser: string | null;
   /** = lastUser ?? "" (spec §11.1: working.topic) */
   topic: string;
-  /** first user message + pivots + last 2 pairs, in order, capped (since the last reset) */
+  /** first user message + pivots + last 2 pairs, in order, capped */
   keyExchanges: KeyExchange[];
-  /** tool failures since the last reset, oldest first */
   errors: ToolFailure[];
-  /** decisions since the last reset, oldest first */
   decisions: CapturedDecision[];
-  /** since the last reset; LRU order (most recently touched last) */
   resources: Resources;
-  /** currently open items (kept across reset), oldest first */
   openItems: string[];
-  /** items closed since the last reset: remove them from a carried-forward checkpoint */
+  /** to remove from a carried-forward checkpoint */
   closedItems: string[];
-  /** since the last reset */
   learnings: string[];
   status: WorkingStatus;
   nextAction: string;
   /** the last assistant reply was aborted / errored */
   interrupted: boolean;
-  /** the most recent tool call seen in the messages, or null */
   lastToolCall: LastToolCall | null;
   /** false until any conversational message has been captured (nothing to say about status) */
   hasActivity: boolean;
   /** messages processed by the cursor so far (diagnostics) */
   messagesSeen: number;
-  /** the work ledger (whole session, never reset by a checkpoint) */
   work: WorkLedgerData;
 }
 
@@ -80,10 +70,8 @@ export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: stri
 const REQUEST_IN_ACTION = 60;
 
 /**
- * working.next_action (issue 10): from the latest user request and whether the agent answered
- * it, with fixed templates (no content matching). Never from a failure or an open item: those
- * have their own sections, and a failure older than the latest request is not what the user is
- * waiting for.
+ * working.next_action (issue 10): fixed templates over the latest request and whether it was
+ * answered. Never a failure or an open item: they have their own sections.
  */
 function nextActionOf(s: CapturedState, status: WorkingStatus): string {
   const t = s.thread;

@@ -1,8 +1,4 @@
-/**
- * thread.json's data: the running conversation state (first/last user message, key-exchange
- * candidates, last-message facts, pending tool calls, errors, the capture cursor), its empty
- * value, and its validating parser (a bad shape throws StateDataError naming the field).
- */
+/** thread.json's data: the running conversation state, its empty value and its parser (StateDataError on a bad shape). */
 import type { KeyExchange, LastToolCall, ToolFailure } from "../checkpoint/schema.js";
 import type { LastMessageInfo } from "./message-rules.js";
 import { keepNewest } from "./lru.js";
@@ -40,11 +36,7 @@ export interface ThreadData {
   last_tool_call: LastToolCall | null;
   pending_calls: PendingCall[];
   cursor: Cursor;
-  /**
-   * Tokens of the messages captured since the latest checkpoint: how far the session moved on
-   * since it, which its token count alone does not say once the host drops a history's oldest
-   * turns (the auto-80pct dedup, checkpoint/writer.ts)
-   */
+  /** tokens captured since the latest checkpoint: how far the session moved on (the auto-80pct dedup) */
   captured_tokens: number;
 }
 

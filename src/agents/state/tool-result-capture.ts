@@ -1,8 +1,4 @@
-/**
- * Layer A into state (spec §7.2): a `tool_result` event's tool, file access and failure (history
- * in thread.errors), and the work ledger: file changes with their gist, command outcomes, the
- * failure lifecycle. Rules: tool-result-rules.ts; docs/capture-rules.md.
- */
+/** Layer A into state (spec §7.2, docs/capture-rules.md), by the rules of tool-result-rules.ts. */
 import { prop, toolPathArg } from "../messages/read.js";
 import { asText } from "../text/gist.js";
 import { safeGist } from "../text/safe-gist.js";
@@ -14,9 +10,8 @@ import { changedText, declaredNames } from "./declared-names.js";
 import type { CaptureTarget } from "./capture-target.js";
 
 /**
- * Layer A: tool, file access, failure (history in thread.errors), and the work ledger:
- * file changes with their gist, command outcomes, the failure lifecycle. A grep/rg that
- * only found nothing is a command run, not a failure.
+ * A tool result's tool, file access and failure (thread.errors), and the work ledger: file
+ * changes, command outcomes, the failure lifecycle. A search that found nothing is not a failure.
  */
 export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
   const command = prop(ev.input, "command");
@@ -58,11 +53,7 @@ export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd
   if (workChanged) t.mark("work");
 }
 
-/**
- * In a capture pass, only the latest change of a file stands (or the one before it when the
- * latest says nothing): its gist is taken when the pass ends (settleChanges). A file the
- * ledger does not hold (new, or evicted in this pass) starts its list anew, as its entry does.
- */
+/** In a pass, a file's change gist is taken at the end for the latest change that says something. */
 function onFileChanged(t: CaptureTarget, path: string, tool: "edit" | "write", input: unknown, now: Date, names: string[]): void {
   if (!t.inPass) return t.acc.work.onFileChanged(path, tool, safeGist(changeGist(tool, input), GIST.change), now, names);
   const changes = t.deferred.changes;

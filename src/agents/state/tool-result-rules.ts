@@ -1,7 +1,6 @@
 /**
- * Layer A of the capture (spec §7.2): one `tool_result` event -> tool, target, file access,
- * failure. Only the call's structure (tool name, path and command arguments, isError) is read,
- * no English keyword of its output. Every string that leaves this module is redacted and gisted.
+ * Layer A rules (spec §7.2): one `tool_result` event -> tool, target, file access, failure, from
+ * the call's structure only (no keyword of its output). Strings leave redacted and gisted.
  */
 import os from "node:os";
 import path from "node:path";
@@ -35,10 +34,7 @@ export interface ToolResultCapture {
 
 const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
 
-/**
- * Path relative to cwd (like pi's tools resolve it: "@" prefix dropped, "~" expanded);
- * a path outside cwd stays absolute. Redacted, single line.
- */
+/** Path relative to cwd as pi's tools resolve it ("@" dropped, "~" expanded), absolute outside cwd; redacted. */
 export function normalizeToolPath(raw: string, cwd: string): string {
   // "~" reads the home directory, which may change: not memoized
   const memo = typeof raw === "string" && raw.length <= PATH_MEMO_KEY_MAX && !raw.includes("~");
@@ -54,9 +50,8 @@ export function normalizeToolPath(raw: string, cwd: string): string {
 }
 
 /**
- * A session names the same few paths in most of its tool calls, and a capture pass over a long
- * history (the compaction provider's) normalizes every one: the latest results are kept, like the
- * redaction's memo of recent texts (a pure function of the path and cwd). Bounded; cleared when full.
+ * A session names the same few paths in most calls: without this memo, path.resolve alone
+ * allocated ~0.4 MB per 1,000-message capture pass (heap profile, bench/compaction-provider.ts).
  */
 const normalizedPaths = new Map<string, string>();
 const PATH_MEMO_MAX = 1024;
@@ -88,13 +83,8 @@ export function contentHeadTail(content: unknown, each = 4000): string {
 }
 
 /**
- * Layer A rules:
- * - read/ls/grep/find with a path -> file read; write/edit -> file modified;
- * - any other tool with an unambiguous path argument -> file read (we cannot know
- *   that it writes; "read" keeps the file visible without claiming a change);
- * - bash -> target is the command gist, no file;
- * - a failed call (isError) records no file access, only a failure with its target
- *   and the first line of the error.
+ * write/edit with a path: modified; any other tool with a path: read (we cannot know it writes);
+ * bash: the command gist is the target. A failed call records only a failure with its error line.
  * `headTail`: `contentHeadTail(ev.content)` when the caller has it already.
  */
 export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date(), headTail?: string): ToolResultCapture {
@@ -111,7 +101,6 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
     return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
   }
   let file: ToolResultCapture["file"] = null;
-  // read/ls/grep/find and unknown tools with a path: "read"
   if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read" };
   return { tool, target, file, failure: null };
 }

@@ -1,10 +1,7 @@
 /**
- * The turn log and the task log (issue 25), kept inside the work ledger's state file.
- * - turns: each user request paired with the agent's own last text of that turn (the model's
- *   own report of the turn, already in the transcript), the session's first turn kept, the
- *   newest `maxTurns` after it;
- * - tasks: sub-agent / task tool calls (tool, id, what was asked, what came back).
- * All strings arrive redacted and gisted; O(1) per event.
+ * The turn log and the task log (issue 25), inside the work ledger's state file: each request
+ * with the agent's own last text of its turn (the first turn and the newest `maxTurns`), and the
+ * sub-agent / task tool calls. Strings arrive redacted and gisted; O(1) per event.
  */
 import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
@@ -123,20 +120,13 @@ export class TurnLog {
   }
 }
 
-/**
- * A request that is only a reference: one token that is a slash command, a URL or an @path
- * (syntax, not words). Such a request is not a goal by itself; the summary says what the agent
- * did with it.
- */
+/** A request that is only a slash command, a URL or an @path (syntax, not words): not a goal by itself. */
 export function isBareReference(request: string): boolean {
   const r = request.trim().replace(/^"|"$/g, "");
   return /^(\/[\w:.-]+|(https?|file):\/\/\S+|www\.\S+|@\S+)$/.test(r);
 }
 
-/**
- * Tool names of sub-agent and task tools across hosts (Claude Code's `Task`, pi-subagents,
- * OpenClaw's `sessions_spawn`): host tool names, not user text.
- */
+/** Sub-agent and task tool names across hosts (Claude Code's `Task`, pi-subagents, OpenClaw's `sessions_spawn`). */
 const TASK_TOOLS = /^(task|agent|subagent|sub_agent|spawn_agent|sessions_spawn|dispatch_agent|delegate|delegate_task)$/i;
 
 export function isTaskTool(name: string): boolean {
@@ -154,10 +144,7 @@ export function taskAsk(args: unknown): string {
   return "";
 }
 
-/**
- * Code names the agent wrote, from its Markdown (syntax, not words): inline code spans, and the
- * names declared in its fenced code blocks (declared-names.ts); in order, deduplicated, bounded.
- */
+/** Code names in the agent's Markdown: inline code spans and what its fenced blocks declare, in order, bounded. */
 export function backtickNames(text: string, max = MAX_TURN_NAMES): string[] {
   const out: string[] = [];
   const add = (name: string): void => {

@@ -1,15 +1,8 @@
 /**
- * The work ledger (issue 10): what the session did, mechanically, kept for the whole
- * session (never reset by a checkpoint: it is the current picture, not a delta).
- * - files: per modified file, how often it was edited/written, the latest change gist,
- *   the names its changes declared (newest first), when, and how many user requests named it;
- * - commands: per command family (program + subcommand), runs, failures, latest outcome;
- * - failures: the failure lifecycle (open until a later success on the same target or
- *   command family, or until two later user requests);
- * - requests: the user's request gists (first kept, the rest newest first, deduplicated);
- * - the agent's latest report (its last turn-ending text) and whether it answered the
- *   latest request.
- * All strings arrive redacted and gisted. Every operation is O(1) amortized (Maps, caps).
+ * The work ledger (issue 10): what the session did, mechanically, for the whole session (never
+ * reset by a checkpoint: the current picture, not a delta): modified files, command families,
+ * open failures (until a later success on the same target or family, or two later requests), the
+ * user's requests, the agent's latest report. Strings arrive redacted and gisted; O(1) amortized.
  */
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
@@ -69,8 +62,6 @@ export class WorkLedger {
     this.mentioned = new LruMap(MAX_MENTIONED_NAMES);
   }
 
-  // ------------------------------------------------------------ events
-
   /** A user request (host-injected blocks already removed). `rawText` is only scanned for file names. */
   onUserRequest(requestGist: string, rawText: string, turnGist = requestGist): void {
     if (!requestGist) return;
@@ -125,9 +116,8 @@ export class WorkLedger {
   }
 
   /**
-   * A shell command removed `path` (or a directory above it): every changed file at or under
-   * it is marked deleted, until a later edit/write recreates it. Files the session never
-   * changed are not added (a scratch `rm -rf build` is not the session's work). True if any.
+   * A shell command removed `path` or a directory above it: the changed files under it are marked
+   * deleted (until recreated); others are not added (`rm -rf build` is not the work). True if any.
    */
   onPathRemoved(path: string, now: Date): boolean {
     const prefix = path.endsWith("/") ? path : `${path}/`; // "/" itself: everything absolute
@@ -171,8 +161,6 @@ export class WorkLedger {
     return closed;
   }
 
-  // ------------------------------------------------------------ reading
-
   get requestCount(): number {
     return this.seq;
   }
@@ -210,8 +198,6 @@ export class WorkLedger {
   private mentionsOf(path: string): number {
     return this.mentioned.get(baseName(path).toLowerCase()) ?? 0;
   }
-
-  // ------------------------------------------------------------ persistence (state file "work")
 
   toData(): unknown {
     return {
@@ -311,16 +297,13 @@ export function fileNamesIn(text: string): string[] {
   const bounded = text.length > 20_000 ? text.slice(0, 20_000) : text;
   // every match holds a dot and a letter: most requests have none, and the scan is per start position
   if (!/\.[A-Za-z]/.test(bounded)) return [];
-  // no lazy path prefix before the name: it matched the same names at the same ends (the name
-  // starts where the leftmost match of the name alone starts) at a cost per start position
   for (const m of bounded.matchAll(FILE_NAME)) out.add(m[1]!.toLowerCase());
   return [...out];
 }
 
 /**
- * Importance: edits (log scale), a write, mentions in user requests, and recency (rank among
- * files by last touch). Recency alone would push out the session's central file; counts
- * alone would bury the file being worked on now.
+ * Importance: edits (log scale), a write, mentions in requests and recency rank. Recency alone
+ * would push out the session's central file; counts alone would bury the one worked on now.
  */
 export function rankFiles(files: readonly FileEntry[]): FileEntry[] {
   const byRecency = [...files].sort((a, b) => b.order - a.order);
