@@ -13,7 +13,7 @@ import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/sea
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
-import { CONTEXT_ENGINE_ID, createContextManagerContextEngine, sharedSessionSlot } from "./context-engine.js";
+import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
 import { createCompactionProvider } from "./compaction-provider.js";
 import { noteCompactionHint } from "./provider-session.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
@@ -64,7 +64,7 @@ function registerProvider(api: PluginApiShape, config: ContextManagerConfig, wor
       }
     });
   }
-  api.registerCompactionProvider(createCompactionProvider({ ...opts, slotFor: (s) => sharedSessionSlot(opts, s.sessionId, s.sessionKey) }));
+  api.registerCompactionProvider(createCompactionProvider(opts));
 }
 
 /** pi's reserve where OpenClaw's config sets one, for the session slots' runtime. */
