@@ -1,9 +1,6 @@
 /**
- * The slice of OpenClaw's context-engine contract this plugin implements
- * (openclaw@2026.9.6 `src/context-engine/types.ts`: ContextEngine,
- * AssembleResult, CompactResult; `OpenClawPluginApi.registerContextEngine`).
- * Structural copies, so the main install does not need the 300 MB openclaw
- * package; compat/ typechecks this plugin against the published types.
+ * The slice of OpenClaw's plugin contract this plugin uses (openclaw@2026.9.6), as structural
+ * copies so the install needs no 300 MB openclaw package; compat/ checks them against the real types.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
@@ -12,11 +9,7 @@ export interface ContextEngineInfo {
   name: string;
   version?: string;
   ownsCompaction?: boolean;
-  /**
-   * OpenClaw 2026.9 runs a plugin engine for a durable (admitted) turn only with both
-   * declarations and commitTurn; without them it degrades every such turn to "legacy"
-   * (`src/agents/harness/context-engine-logical-turn.ts`, docs/concepts/context-engine.md).
-   */
+  /** 2026.9 runs a durable turn through the engine only with both and commitTurn (else "legacy") */
   transcriptSemantics?: {
     currentTurnFence: "before-current-turn-entry-v1";
     turnAdvancementIdempotency: "atomic-idempotent-v1";
@@ -161,15 +154,11 @@ export interface CompactionProviderShape {
 export interface PluginApiShape {
   id: string;
   pluginConfig?: Record<string, unknown>;
-  /** OpenClaw's whole config (`api.config`): its compaction reserve is read (openclaw-reserve.ts) */
+  /** OpenClaw's whole config: its compaction reserve is read */
   config?: unknown;
   logger?: { warn(message: string): void };
   registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
-  /**
-   * OpenClaw's `api.registerTool(tool | factory, opts)`: an agent tool (name, label,
-   * description, parameters, execute; artifact_fetch) or a factory making one per run from
-   * the run's session (the SDK's OpenClawPluginToolContext; context_search)
-   */
+  /** a tool, or a factory making one per run from the run's session (OpenClawPluginToolContext) */
   registerTool?(tool: unknown, opts?: { name?: string; optional?: boolean }): void;
   /** `api.registerCompactionProvider` (openclaw ≥ 2026.9) */
   registerCompactionProvider?(provider: CompactionProviderShape): void;

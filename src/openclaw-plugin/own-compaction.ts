@@ -63,9 +63,8 @@ export function applyOwnCompaction(view: OwnCompactionView | null, messages: Age
 }
 
 /**
- * Where to cut `history` (the runtime's whole transcript): at the start of a user turn, keeping
- * about `keepTokens` of the newest messages, never before `after` (an earlier cut), and never
- * splitting a tool call from its result (a cut before a user message cannot). 0: nothing to cut.
+ * Where to cut `history`: at a user turn's start (never between a tool call and its result),
+ * keeping about `keepTokens` of the newest, after `after` (an earlier cut). 0: nothing to cut.
  */
 export function chooseCut(history: readonly AgentMessage[], keepTokens: number, after: number): number {
   // turn starts after the first user message (a cut before it would compact only what precedes the first request)

@@ -11,7 +11,7 @@ import { restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
-import type { CapturedSession, ReadonlySessionManager } from "./context-manager-capture.js";
+import type { CapturedSession, ReadonlySessionManager } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";

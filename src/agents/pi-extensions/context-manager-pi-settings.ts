@@ -61,3 +61,18 @@ export function loadPiContextManagerConfig(cwd: string, agentDir?: string): Cont
     throw new PiSettingsError(`${piSettingsFiles(cwd, agentDir).join(" + ")}: ${(e as Error).message.replace(/^agents\.defaults\.contextManager\./, `${PI_SETTINGS_KEY}.`)}`);
   }
 }
+
+/** The compaction settings pi's settings files set (project wins); a key no file sets is absent. */
+export function piCompactionSet(cwd: string): { enabled?: boolean; reserveTokens?: number } {
+  const out: { enabled?: boolean; reserveTokens?: number } = {};
+  for (const file of piSettingsFiles(cwd)) {
+    try {
+      const c = (JSON.parse(readFileSync(file, "utf8")) as { compaction?: { enabled?: unknown; reserveTokens?: unknown } } | null)?.compaction;
+      if (typeof c?.enabled === "boolean") out.enabled = c.enabled;
+      if (typeof c?.reserveTokens === "number" && Number.isFinite(c.reserveTokens) && c.reserveTokens >= 0) out.reserveTokens = c.reserveTokens;
+    } catch {
+      // no file or not JSON: pi reports a broken file itself
+    }
+  }
+  return out;
+}

@@ -19,7 +19,6 @@ import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveConte
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { type CapturedSession, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
@@ -29,16 +28,15 @@ import { backgroundWritesSettled } from "../engine/background-writes.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
-import { setContextManagerRuntime } from "./context-manager-runtime.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piRequestHost } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
 import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
-import { sessionForView, standaloneRuntime } from "./context-manager-session.js";
+import { type CapturedSession, SessionCapture, sessionForView, setContextManagerRuntime, standaloneRuntime } from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
-export { engineFor, engineForSession, type EngineSessionView, sessionFor, standaloneRuntime } from "./context-manager-session.js";
+export { type EngineSessionView, sessionFor, sessionForView, standaloneRuntime } from "./context-manager-session.js";
 export { defaultStateDir };
 
 export interface ContextManagerExtensionOptions {
