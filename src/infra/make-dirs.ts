@@ -1,10 +1,7 @@
 /**
- * mkdir -p without Node's `{ recursive: true }`: under /proc and /sys (a state dir configured
- * there, or a key dir below one) Node's recursive mkdir loops forever (mkdir says ENOENT, the
- * parent exists, retry), spinning a thread-pool thread and never settling the promise (Node 20
- * and 24). Here each level is made once, from the first missing ancestor down; a level that
- * still says ENOENT after its parent exists is an error the caller reports.
- * Every directory made gets `mode` (as Node's recursive mkdir does); existing ones are untouched.
+ * mkdir -p without Node's `{ recursive: true }`, which loops forever under /proc and /sys (Node
+ * 20, 24): each level made once from the first missing ancestor down, with `mode`; a level still
+ * ENOENT after its parent exists is an error.
  */
 import { mkdirSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";

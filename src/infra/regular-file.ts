@@ -1,9 +1,6 @@
 /**
- * Opening a file this package reads back (archive, knowledge, artifacts, checkpoint heads) so
- * that only a regular file is read: a FIFO planted under the state dir would block the reading
- * thread forever (a sync read: the whole event loop), a symlink to /dev/zero never ends. The
- * open is O_NONBLOCK (it returns at once even for a FIFO with no writer; no effect on regular
- * files), then fstat decides. Errors other than NotAFileError are `fs`'s own (ENOENT stays ENOENT).
+ * Reading only regular files back (a FIFO under the state dir would block a thread, a sync read
+ * the event loop; /dev/zero never ends): opened O_NONBLOCK, then fstat decides. Other errors are `fs`'s.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
@@ -73,10 +70,7 @@ export function readRegularFileSync(file: string): string {
   }
 }
 
-/**
- * A whole regular file of at most `max` bytes, synchronously; null when it is missing, not a
- * regular file, larger, or unreadable (for readers whose every failure means "unknown").
- */
+/** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
   let fd: number | null = null;
   try {
@@ -98,11 +92,7 @@ export function readSmallRegularFileSync(file: string, max: number): Buffer | nu
   }
 }
 
-/**
- * Appends `data` to `file` (created with `mode`), synchronously, only when it is a regular file:
- * a plain append's open blocks until a FIFO gets a reader, on the event loop; O_NONBLOCK makes
- * that open fail (ENXIO) instead, and fstat refuses a device. NotAFileError for either.
- */
+/** Appends `data` to `file` (created with `mode`) only when it is a regular file (ENXIO: a FIFO). */
 export function appendRegularFileSync(file: string, data: string, mode: number): void {
   let fd: number;
   try {

@@ -19,7 +19,13 @@ import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.
 import { backgroundWritesSettled } from "../agents/engine/background-writes.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/message-cursor.js";
-import { applyOwnCompaction, compactRoute, delegateWithFallback, isOwnCompaction, ownCompactionView } from "./own-compaction.js";
+import {
+  applyOwnCompaction,
+  compactRoute,
+  delegateWithFallback,
+  isOwnCompaction,
+  ownCompactionView,
+} from "./own-compaction.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 import type {

@@ -48,7 +48,7 @@ export function warnFailure(logger: WarnLogger | undefined, what: string, e: unk
 
 const badKeysSaid = new Set<string>();
 
-/** The host's session key, or `openclaw:<session id>` without one (a key that is not a string is said once per kind). */
+/** The host's session key, else `openclaw:<session id>` (a key that is not a string is said once per kind). */
 export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnLogger): string {
   const key = hostSessionKey(sessionKey)?.trim();
   if (key) return key;

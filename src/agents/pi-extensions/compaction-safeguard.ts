@@ -9,7 +9,12 @@
  * staged summaries and workspace sections are not modelled.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type ExtensionFactory, type FileOperations, generateSummary, type SessionEntry } from "@mariozechner/pi-coding-agent";
+import {
+  type ExtensionFactory,
+  type FileOperations,
+  generateSummary,
+  type SessionEntry,
+} from "@mariozechner/pi-coding-agent";
 import { safeGist } from "../text/safe-gist.js";
 import { compactWithCheckpoint } from "./context-manager-compaction-hook.js";
 

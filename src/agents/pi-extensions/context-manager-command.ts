@@ -1,8 +1,6 @@
 /**
- * `/context` inside pi: the gauge, the latest checkpoint of this workspace's key and the restore
- * block the extension would inject. Shown as a custom message (display: true) so the TUI renders
- * it and RPC clients get it as message events; the `context` handler never sends it to the model
- * (withoutSuperseded drops REPORT_CUSTOM_TYPE). Outside pi: `openclaw-context status`.
+ * `/context` inside pi: the gauge, the latest checkpoint of this key and the restore block it would
+ * inject, as a displayed custom message (REPORT_CUSTOM_TYPE, which never reaches the model).
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
@@ -50,8 +48,7 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   const reuse = engine.cacheReuse();
   if (reuse) lines.push(`Last request: ${formatReuse(reuse)}`);
 
-  // read once: the line naming the checkpoint and the block below are of the same one, even when
-  // a compaction writes the next checkpoint while this report is built
+  // read once: the line naming the checkpoint and the block below are of the same one
   const latest = await readLatestCheckpoint({ stateDir }, engine.sessionKey).catch(() => null);
   if (!latest) {
     lines.push("Latest checkpoint: none yet for this key.");
@@ -115,11 +112,7 @@ const stamp = (m: AgentMessage | undefined) => {
   return typeof t === "number" ? t : -Infinity;
 };
 
-/**
- * What pi's next request will hold: the last request the engine prepared (its aged stand-ins,
- * gauge line and blocks as sent) plus the session's messages that came after it (the final reply
- * of the run, a `!` command's output), which no `context` event has seen yet.
- */
+/** What pi's next request will hold: the last request as sent plus the session's messages after it. */
 function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManager, "getBranch">): RequestRecord {
   let newest = -Infinity;
   for (const m of latest.unaged) newest = Math.max(newest, stamp(m));

@@ -1,9 +1,7 @@
 /**
- * Settings for standalone pi users: the `contextManager` key of pi's own settings files,
- * `<agentDir>/settings.json` (global; PI_CODING_AGENT_DIR moves it) and `<cwd>/.pi/settings.json`
- * (project, wins key by key). Same keys and validation as OpenClaw's
- * `agents.defaults.contextManager` (resolveContextManagerConfig). pi keeps keys it does not
- * know when it rewrites these files, so the setting survives `/settings` changes.
+ * pi's own settings files, `<agentDir>/settings.json` and `<cwd>/.pi/settings.json` (project wins
+ * key by key): standalone pi's `contextManager` key (the keys of OpenClaw's
+ * `agents.defaults.contextManager`; pi keeps keys it does not know) and pi's compaction settings.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
