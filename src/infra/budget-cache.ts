@@ -117,26 +117,22 @@ export class BudgetCache<K, V> {
     if (this.passing) return;
     this.passing = true;
     try {
-      this.evictPass();
+      if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
+      let left = this.map.size - 1;
+      for (const [key, e] of this.map) {
+        if (this.bytes <= this.budgetBytes || left-- <= 0) return;
+        if (this.retained(key, e)) continue;
+        this.map.delete(key);
+        this.bytes -= e.weight;
+        this.evictions++;
+        try {
+          this.onEvict?.(key, e.value);
+        } catch (err) {
+          debugLog(`${this.name} cache`, err);
+        }
+      }
     } finally {
       this.passing = false;
-    }
-  }
-
-  private evictPass(): void {
-    if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
-    let left = this.map.size - 1;
-    for (const [key, e] of this.map) {
-      if (this.bytes <= this.budgetBytes || left-- <= 0) return;
-      if (this.retained(key, e)) continue;
-      this.map.delete(key);
-      this.bytes -= e.weight;
-      this.evictions++;
-      try {
-        this.onEvict?.(key, e.value);
-      } catch (err) {
-        debugLog(`${this.name} cache`, err);
-      }
     }
   }
 

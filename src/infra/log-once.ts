@@ -33,8 +33,4 @@ export class OnceLogger {
   clear(kind: string): void {
     this.active.delete(kind);
   }
-
-  isFailing(kind: string): boolean {
-    return this.active.has(kind);
-  }
 }

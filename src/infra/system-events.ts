@@ -92,8 +92,8 @@ export function resetSystemEventsForTest(): void {
   queues().clear();
 }
 
-/** `[2026-09-30T12:00:00Z]`: core prints the enqueue time (in the configured zone) before an event's first line. */
-export function formatSystemEventTimestamp(ts: number): string {
+/** `2026-09-30T12:00:00Z`: core prints the enqueue time before an event's first line. */
+function timestampOf(ts: number): string {
   const date = new Date(ts);
   return Number.isNaN(date.getTime()) ? "unknown-time" : `${date.toISOString().slice(0, 19)}Z`;
 }
@@ -104,7 +104,7 @@ export function prependSystemEvents(events: ReadonlyArray<string | SystemEvent>,
   const lines: string[] = [];
   for (const event of events) {
     const text = typeof event === "string" ? event : event.text;
-    const stamp = typeof event === "string" ? "" : `[${formatSystemEventTimestamp(event.ts)}] `;
+    const stamp = typeof event === "string" ? "" : `[${timestampOf(event.ts)}] `;
     text.split(/\r\n|\r|\n|\u2028|\u2029/).forEach((line, i) => {
       const body = i === 0 ? `${stamp}${line}` : line;
       lines.push(body ? `System: ${body}` : "System:");

@@ -277,7 +277,3 @@ function pendingPromptOf(messages: readonly AgentMessage[], prompt: string | und
   }
   return prompt;
 }
-
-export function createContextManagerContextEngine(opts: ContextManagerContextEngineOptions): ContextEngineShape {
-  return new ContextManagerContextEngine(opts);
-}

@@ -8,7 +8,7 @@ import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/sea
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
-import { CONTEXT_ENGINE_ID, createContextManagerContextEngine } from "./context-engine.js";
+import { CONTEXT_ENGINE_ID, ContextManagerContextEngine } from "./context-engine.js";
 import { createCompactionProvider } from "./compaction-provider.js";
 import { noteCompactionHint } from "./provider-session.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
@@ -84,7 +84,7 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
   registerProvider(api, engineConfig(), null);
   api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
     const config = engineConfig();
-    return createContextManagerContextEngine({
+    return new ContextManagerContextEngine({
       config,
       stateDir: config.stateDir ?? defaultStateDir(),
       delegateCompaction,

@@ -37,15 +37,8 @@ function stampOf(m: unknown): string | null {
   return `${String(x.role)}@${String(x.timestamp)}`;
 }
 
-/** role@timestamp of each conversation message, one pass. */
-export function stampsOf(messages: readonly unknown[]): Set<string> {
-  const out = new Set<string>();
-  for (const m of messages) {
-    const s = stampOf(m);
-    if (s) out.add(s);
-  }
-  return out;
-}
+/** role@timestamp of each conversation message. */
+const stampsOf = (messages: readonly unknown[]): Set<string> => new Set(messages.map(stampOf).filter((s) => s !== null));
 
 /** First and last conversation stamps of the provider's messages (what a matching history must hold). */
 function endsOf(messages: readonly unknown[]): string[] {
