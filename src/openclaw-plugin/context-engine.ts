@@ -83,29 +83,26 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 
+  /** The session's slot, with what earlier instances left for its key read once per turn of this instance. */
   private async slotFor(sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
     let slot = heldSlot(this.opts, sessionId, sessionKey);
     if (!slot) {
       // evicted since this instance's assemble: the slot it holds still has that history
       const held = this.mine.get(sessionId);
-      if (held) keepSlot(this.opts, sessionId, held);
+      if (held) keepSlot(this.opts, sessionId, (slot = held));
       else {
         slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget);
         keepSlot(this.opts, sessionId, slot);
         this.fresh.add(slot);
       }
-      slot ??= held!;
     }
     this.used.add(slot);
     this.mine.set(sessionId, slot);
+    if (!this.fresh.has(slot)) {
+      this.fresh.add(slot);
+      await slot.reload();
+    }
     return slot;
-  }
-
-  /** What earlier instances left for this key, read once per turn of this instance. */
-  private async beginTurn(slot: SessionSlot): Promise<void> {
-    if (this.fresh.has(slot)) return;
-    this.fresh.add(slot);
-    await slot.reload();
   }
 
   private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
@@ -128,7 +125,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     if (!this.opts.config.enabled || !Array.isArray(messages)) return { messages, estimatedTokens: hostEstimate(messages) };
     try {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      await this.beginTurn(slot);
       // a compaction since this key's last history (a run that compacted and failed, a new instance)
       await slot.afterRuntimeCompaction(params.sessionId, messages, this.cwdOf({}));
       // owed to this session (or the successor it became), not to a new session on the key
@@ -166,7 +162,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     if (!this.opts.config.enabled) return;
     try {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      await this.beginTurn(slot);
       slot.learnWindow(params.runtimeContext);
       // the live prompt of a heartbeat run carries no provenance yet: the flag says it
       const seen = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, params.prePromptMessageCount) : params.messages;
@@ -183,7 +178,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     if (!this.opts.config.enabled) return { status: "committed" };
     try {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, Number(params.runtimeContext?.tokenBudget) || undefined);
-      await this.beginTurn(slot);
       if (hasCommitted(slot.data, params.advancementKey)) {
         this.fresh.delete(slot);
         return { status: "duplicate" };
@@ -206,12 +200,11 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     // no parameters to act on: the host's runtime gets the call as it would without us
     if (!this.opts.config.enabled || typeof params !== "object" || params === null) return this.opts.delegateCompaction(params);
     // "checkpoint" mode compacts itself; "host" mode falls back to it (own-compaction.ts)
-    const own = await compactRoute(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), (slot) => this.beginTurn(slot), this.cwdOf(params));
+    const own = await compactRoute(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), this.cwdOf(params));
     if (own) return own;
     let slot: SessionSlot | null = null;
     try {
       slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      await this.beginTurn(slot); // a standalone compaction's own instance, or between turns
       await slot.beforeCompaction(params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens), this.cwdOf(params));
     } catch (e) {
       warnFailure(this.opts.logger, "compaction checkpoint", e);

@@ -153,13 +153,11 @@ export async function compactRoute(
   opts: SlotOptions,
   params: CompactParams,
   slotOf: () => Promise<SessionSlot>,
-  beginTurn: (slot: SessionSlot) => Promise<void>,
   cwd: string,
 ): Promise<CompactResult | null> {
   if (opts.config.compaction !== "checkpoint") return null;
   try {
     const slot = await slotOf();
-    await beginTurn(slot);
     // the whole history is needed to cut it (a slot made after the turn's assemble has one turn)
     if (!slot.lastIsHistory || slot.lastMessages.length === 0) return null;
     const result = await own(opts, slot, params, cwd);
