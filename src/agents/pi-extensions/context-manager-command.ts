@@ -12,6 +12,7 @@ import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { CapturedSession, ReadonlySessionManager } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
+import { safeUsage } from "./context-manager-request-host.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
 import { formatReuse } from "../prompt-cost/reuse.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -30,12 +31,7 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   const { config, stateDir } = engine.runtime;
   const lines = [`[context-manager] session key ${engine.sessionKey}`, `state dir ${stateDir}`];
 
-  let usage: ReturnType<ExtensionContext["getContextUsage"]>;
-  try {
-    usage = ctx.getContextUsage();
-  } catch {
-    usage = undefined;
-  }
+  const usage = safeUsage(ctx);
   if (usage && usage.tokens != null && usage.percent != null) {
     const reading = { tokens: usage.tokens, contextWindow: usage.contextWindow, utilization: usage.percent / 100, source: "sdk" as const };
     const action = gaugeAction(reading, config);

@@ -1,12 +1,13 @@
 /**
- * What pi adds to a request besides the messages, for the context breakdown: the system prompt
- * (read while the ctx is live), the active tools' schemas and where pi compacts (window − pi's
- * `compaction.reserveTokens`), the last two read only when a breakdown is computed.
+ * What the shell reads of pi for a request besides the messages: its usage and model (a stale ctx
+ * reads as unknown), and for the breakdown the system prompt, the active tools' schemas and where
+ * pi compacts (window − pi's `compaction.reserveTokens`), the last two only when one is computed.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RequestHost } from "../engine/request-log.js";
 import { piCompactionSet } from "./context-manager-pi-settings.js";
 import { debugLog } from "../../infra/debug-log.js";
+import type { HostModel } from "../cache/cache-rules.js";
 
 /** pi's default `compaction.reserveTokens`. */
 const PI_DEFAULT_RESERVE_TOKENS = 16_384;
@@ -36,4 +37,24 @@ export function piRequestHost(pi: ExtensionAPI, ctx: ExtensionContext, cwd: stri
       return (c.enabled ?? true) ? window - (c.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS) : null;
     },
   };
+}
+
+/** pi's context usage; undefined when unknown or the ctx is stale. */
+export function safeUsage(ctx: ExtensionContext) {
+  try {
+    return ctx.getContextUsage();
+  } catch (e) {
+    debugLog("getContextUsage", e);
+    return undefined;
+  }
+}
+
+/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
+export function piModelOf(ctx: ExtensionContext): HostModel | undefined {
+  try {
+    const m = ctx.model;
+    return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
+  } catch {
+    return undefined; // a stale ctx: the rules fall back to the config's choice
+  }
 }

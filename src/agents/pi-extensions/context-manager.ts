@@ -17,12 +17,11 @@ import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/background-writes.js";
-import type { HostModel } from "../cache/cache-rules.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
-import { piRequestHost } from "./context-manager-request-host.js";
+import { piModelOf, piRequestHost, safeUsage } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
 import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
 import {
@@ -243,25 +242,6 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }),
     );
   };
-}
-
-function safeUsage(ctx: ExtensionContext) {
-  try {
-    return ctx.getContextUsage();
-  } catch (e) {
-    debugLog("getContextUsage", e);
-    return undefined;
-  }
-}
-
-/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
-function piModelOf(ctx: ExtensionContext): HostModel | undefined {
-  try {
-    const m = ctx.model;
-    return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
-  } catch {
-    return undefined; // a stale ctx: the rules fall back to the config's choice
-  }
 }
 
 /**
