@@ -154,19 +154,14 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     }
 
     const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
-    let searchRegistered = false;
     if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
-      searchRegistered = true;
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => {
           const session = await get(ctx, "context_search");
           return session ? session.search(params) : "The context manager is not active in this session.";
         }),
       );
-    }
-
-    // context_search joins the run once the archive holds something, before pi snapshots the tools
-    if (searchRegistered) {
+      // context_search joins the run once the archive holds something, before pi snapshots the tools
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (event, ctx) => {
