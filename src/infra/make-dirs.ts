@@ -19,22 +19,19 @@ export async function makeDirs(dir: string, mode: number, mkdir: MkdirOne = defa
   await makeLevel(path.resolve(dir), mode, mkdir, stat, 0);
 }
 
+/** Makes `dir`; on ENOENT its parent first, then `dir` once more. */
 async function makeLevel(dir: string, mode: number, mkdir: MkdirOne, stat: StatDir, level: number): Promise<void> {
-  try {
-    await mkdir(dir, { mode });
-    return;
-  } catch (err) {
-    const code = codeOf(err);
-    if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
-    const parent = path.dirname(dir);
-    if (code !== "ENOENT" || parent === dir || level >= MAX_LEVELS) throw err;
-    await makeLevel(parent, mode, mkdir, stat, level + 1);
-  }
-  try {
-    await mkdir(dir, { mode });
-  } catch (err) {
-    if (codeOf(err) !== "EEXIST") throw err;
-    existingDirectory(dir, err, await stat(dir).catch(() => null));
+  for (let again = false; ; again = true) {
+    try {
+      await mkdir(dir, { mode });
+      return;
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
+      const parent = path.dirname(dir);
+      if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
+      await makeLevel(parent, mode, mkdir, stat, level + 1);
+    }
   }
 }
 
@@ -43,21 +40,17 @@ export function makeDirsSync(dir: string, mode: number): void {
 }
 
 function makeLevelSync(dir: string, mode: number, level: number): void {
-  try {
-    mkdirSync(dir, { mode });
-    return;
-  } catch (err) {
-    const code = codeOf(err);
-    if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
-    const parent = path.dirname(dir);
-    if (code !== "ENOENT" || parent === dir || level >= MAX_LEVELS) throw err;
-    makeLevelSync(parent, mode, level + 1);
-  }
-  try {
-    mkdirSync(dir, { mode });
-  } catch (err) {
-    if (codeOf(err) !== "EEXIST") throw err;
-    existingDirectory(dir, err, statOrNull(dir));
+  for (let again = false; ; again = true) {
+    try {
+      mkdirSync(dir, { mode });
+      return;
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
+      const parent = path.dirname(dir);
+      if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
+      makeLevelSync(parent, mode, level + 1);
+    }
   }
 }
 

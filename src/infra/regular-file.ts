@@ -43,7 +43,7 @@ export async function readRegularFile(file: string, encoding?: "utf8"): Promise<
 }
 
 /** A sync read descriptor on `file` and its size, as `openRegularFile`. */
-function openRegularFdSync(file: string): { fd: number; size: number } {
+export function openRegularFileSync(file: string): { fd: number; size: number } {
   const fd = openSync(file, READ_FLAGS);
   try {
     const st = fstatSync(fd);
@@ -55,14 +55,9 @@ function openRegularFdSync(file: string): { fd: number; size: number } {
   }
 }
 
-/** A sync read descriptor on `file`, as `openRegularFile`. */
-export function openRegularFileSync(file: string): number {
-  return openRegularFdSync(file).fd;
-}
-
 /** The whole regular file, synchronously (`readFileSync` with the check above). */
 export function readRegularFileSync(file: string): string {
-  const fd = openRegularFileSync(file);
+  const { fd } = openRegularFileSync(file);
   try {
     return readFileSync(fd, "utf8");
   } finally {
@@ -75,7 +70,7 @@ export function readSmallRegularFileSync(file: string, max: number): Buffer | nu
   let fd: number | null = null;
   try {
     let size: number;
-    ({ fd, size } = openRegularFdSync(file));
+    ({ fd, size } = openRegularFileSync(file));
     if (size > max) return null;
     const buf = Buffer.allocUnsafe(size);
     let off = 0;
