@@ -1,13 +1,12 @@
 /**
  * The slice of OpenClaw's plugin contract this plugin uses (openclaw@2026.9.6), as structural
- * copies so the install needs no 300 MB openclaw package; compat/ checks them against the real types.
+ * copies so the install needs no 300 MB openclaw package; compat/ runs the plugin in a real OpenClaw.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ContextEngineInfo {
   id: string;
   name: string;
-  version?: string;
   ownsCompaction?: boolean;
   /** 2026.9 runs a durable turn through the engine only with both and commitTurn (else "legacy") */
   transcriptSemantics?: {
@@ -35,7 +34,7 @@ export interface AssembleParams {
   /** the current model id ("claude-opus-4", "gpt-4o") */
   model?: string;
   /** what the runtime resolved of the model (provider, family) */
-  runtimeSettings?: { model?: { requested?: string | null; resolved?: string | null; provider?: string | null; family?: string | null } };
+  runtimeSettings?: { model?: { resolved?: string | null; provider?: string | null } };
   /** `promptCache.retention`: the retention the runtime asks for ("long": 1 hour) */
   runtimeContext?: Record<string, unknown>;
 }
@@ -77,7 +76,6 @@ export interface SessionTarget {
   agentId?: string;
   sessionId?: string;
   sessionKey?: string;
-  storePath?: string;
 }
 
 export interface CompactParams {
@@ -88,10 +86,7 @@ export interface CompactParams {
   tokenBudget?: number;
   force?: boolean;
   currentTokenCount?: number;
-  compactionTarget?: "budget" | "threshold";
-  customInstructions?: string;
   runtimeContext?: Record<string, unknown>;
-  abortSignal?: AbortSignal;
 }
 
 export interface CompactResult {
@@ -139,8 +134,6 @@ export interface SummarizeParams {
   messages: unknown[];
   signal?: AbortSignal;
   compressionRatio?: number;
-  customInstructions?: string;
-  summarizationInstructions?: { identifierPolicy?: "strict" | "off" | "custom"; identifierInstructions?: string };
   previousSummary?: string;
 }
 
