@@ -1,8 +1,6 @@
 /**
  * Package entry `openclaw-context-manager/openclaw`: the seams OpenClaw core calls
- * (docs/openclaw-integration.md): extension registration (and the key's channel for it), the compaction checkpoint hooks
- * (client- and server-side compaction) and the restore injection after a compaction and on a
- * new session.
+ * (docs/openclaw-integration.md): extension registration, the compaction hooks and the restore injection.
  */
 export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
 export { agentAndChannelOf } from "./agents/engine/host-key.js";

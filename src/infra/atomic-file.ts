@@ -1,10 +1,7 @@
 /**
- * Durable file writes:
- * - `writeFileAtomic`: replace a file's contents all-or-nothing (tmp -> fsync -> rename -> fsync dir);
- * - `createFileExclusive`: publish a new file that must never overwrite an existing one
- *   (tmp -> fsync -> link, which fails with EEXIST instead of replacing).
- * Temp files live in the target's directory (rename/link must not cross devices), are named
- * `.<base>.<pid>.<random>.tmp` so no reader mistakes them for real files, and are removed on failure.
+ * Durable file writes: `writeFileAtomic` replaces all-or-nothing (tmp, fsync, rename, fsync dir);
+ * `createFileExclusive` never overwrites (tmp, fsync, link). Temp files sit beside the target
+ * (no cross-device rename) as `.<base>.<pid>.<n>.tmp`, and are removed on failure.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -15,16 +12,9 @@ export interface AtomicWriteOptions {
   fs?: FsOps;
   /** file mode, default 0o600 (checkpoints and state may hold conversation text) */
   mode?: number;
-  /**
-   * default true: fsync the data and the directory (survives power loss). false: still
-   * all-or-nothing against a process crash (tmp + rename), without the fsyncs — for hints
-   * and best-effort files whose readers recover when they are stale.
-   */
+  /** default true: fsyncs (survives power loss); false: all-or-nothing against a crash only (hints) */
   durable?: boolean;
-  /**
-   * default true (when durable): fsync the directory after the rename (or link). false when the
-   * caller fsyncs it itself: once after several files of one directory, or beside other work.
-   */
+  /** default true (when durable): fsync the directory; false when the caller does it once for several */
   syncDir?: boolean;
 }
 
@@ -37,10 +27,8 @@ const LINK_UNSUPPORTED_CODES = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV
 const RENAME_RETRIES = 5;
 
 /**
- * The 12 hex digits of a temp name: a random 48-bit start drawn once per process, then counted up
- * (a synchronous randomBytes per write cost ~0.2 ms per gateway turn, bench/gateway.ts). Unique
- * within the process by the count, across processes by the pid beside it; the "wx" open refuses
- * a name that exists anyway.
+ * A temp name's 12 hex digits: a random start per process, then counted up (a randomBytes per
+ * write cost ~0.2 ms per gateway turn, bench/gateway.ts); the pid beside it and "wx" do the rest.
  */
 let tempSeq = -1;
 function tempSuffix(): string {
@@ -107,9 +95,8 @@ async function renameWithRetry(fs: FsOps, from: string, to: string): Promise<voi
 }
 
 /**
- * Replace `target` with `data` atomically. On a persistent EPERM/EBUSY/EACCES from rename
- * (Windows, file locked by another process) falls back to rewriting the target in place:
- * not atomic, but readers of our files validate and fall back on a torn write.
+ * Replace `target` with `data` atomically; on a persistent EPERM/EBUSY/EACCES from rename (Windows,
+ * a locked file) it is rewritten in place: not atomic, but our readers validate what they read.
  */
 export async function writeFileAtomic(target: string, data: string, opts: AtomicWriteOptions = {}): Promise<void> {
   const fs = opts.fs ?? nodeFsOps;
@@ -136,11 +123,9 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
 }
 
 /**
- * Create `target` with `data`, durably (the directory's fsync left to the caller with `syncDir:
- * false`), never overwriting. Returns false when `target` exists.
- * Primary path: link(tmp, target), atomic and exclusive. Where link is unsupported: claim the
- * name with an exclusive empty create, then rename the full temp file over our own claim
- * (a crash in between leaves an empty file, which readers reject as invalid and skip).
+ * Create `target` with `data`, durably, never overwriting; false when it exists. Where link() is
+ * unsupported: claim the name with an exclusive empty create, then rename the temp file over it
+ * (a crash in between leaves an empty file, which readers reject).
  */
 export async function createFileExclusive(target: string, data: string, opts: AtomicWriteOptions = {}): Promise<boolean> {
   const fs = opts.fs ?? nodeFsOps;

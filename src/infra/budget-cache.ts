@@ -1,11 +1,7 @@
 /**
- * A least-recently-used cache sized by memory, not by entry count: each entry states its weight
- * (estimated bytes) and the oldest entries go once the sum passes the budget. A busy gateway holds
- * hundreds of session keys whose weights differ by orders of magnitude (a new chat vs. a
- * 20,000-segment archive), so a count cap either wastes memory or thrashes (issue 24).
- *
- * Hit and miss counts are kept for the debug log (OPENCLAW_CONTEXT_DEBUG=1): one line per
- * REPORT_EVERY lookups with the hit rate, entries and bytes held.
+ * A least-recently-used cache sized by memory: entries weigh their estimated bytes (a new chat
+ * and a 20,000-segment archive differ by orders of magnitude, so a count cap wastes or thrashes).
+ * The debug log gets its hit rate every REPORT_EVERY lookups.
  */
 import { debugLog } from "./debug-log.js";
 
@@ -28,17 +24,10 @@ export class BudgetCache<K, V> {
   private evictions = 0;
 
   /**
-   * @param name what the debug log calls it
-   * @param budgetBytes most estimated bytes held (at least the newest entry is always kept)
-   * @param weigh an entry's estimated bytes, asked again by `reweigh` when it grew
-   * @param onEvict an evicted entry (to release what it holds); never throws into the caller
-   * @param shed lightens an entry in place (drops what can be had again), true when it did: over
-   *   the budget, the least recently used entries are lightened first, oldest first, and only
-   *   then evicted whole. Never throws into the caller.
-   * @param retain an entry about to be evicted that holds what is not a cache (in-flight work, a
-   *   fact a later hook reads): true when it emptied its caches in place and must stay; it then
-   *   weighs nothing until weighed again (`set`, `reweigh`): what it keeps is not the cache's
-   *   to budget. Never throws into the caller.
+   * The newest entry is always kept. Over the budget, entries are first lightened in place
+   * (`shed`, oldest first), then evicted (`onEvict`) unless `retain` emptied their caches and keeps
+   * them (what they hold is not a cache: in-flight work); a retained entry weighs nothing until
+   * weighed again. The callbacks' errors never reach the caller.
    */
   constructor(
     readonly name: string,
@@ -121,36 +110,29 @@ export class BudgetCache<K, V> {
     return { hits: this.hits, misses: this.misses, evictions: this.evictions, entries: this.map.size, bytes: this.bytes, budgetBytes: this.budgetBytes };
   }
 
-  /**
-   * An eviction pass is running: an entry's shed that reads or weighs the cache again (a Session's
-   * plugin slot letting go of its request) neither makes it the most recent nor starts a pass
-   */
+  /** an eviction pass runs: a shed that reads or weighs the cache neither reorders it nor starts a pass */
   private passing = false;
 
   private evict(): void {
     if (this.passing) return;
     this.passing = true;
     try {
-      this.evictPass();
+      if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
+      let left = this.map.size - 1;
+      for (const [key, e] of this.map) {
+        if (this.bytes <= this.budgetBytes || left-- <= 0) return;
+        if (this.retained(key, e)) continue;
+        this.map.delete(key);
+        this.bytes -= e.weight;
+        this.evictions++;
+        try {
+          this.onEvict?.(key, e.value);
+        } catch (err) {
+          debugLog(`${this.name} cache`, err);
+        }
+      }
     } finally {
       this.passing = false;
-    }
-  }
-
-  private evictPass(): void {
-    if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
-    let left = this.map.size - 1;
-    for (const [key, e] of this.map) {
-      if (this.bytes <= this.budgetBytes || left-- <= 0) return;
-      if (this.retained(key, e)) continue;
-      this.map.delete(key);
-      this.bytes -= e.weight;
-      this.evictions++;
-      try {
-        this.onEvict?.(key, e.value);
-      } catch (err) {
-        debugLog(`${this.name} cache`, err);
-      }
     }
   }
 

@@ -1,8 +1,4 @@
-/**
- * Reading a file this package parses, refused when it is larger than any file the package
- * writes of that kind: a stray or hostile multi-megabyte file must not be read into memory and
- * parsed on the event loop (a 30 MB file in a checkpoint directory exhausted the heap).
- */
+/** Reading a file this package parses, refused over the size it writes (a stray 30 MB file exhausted the heap). */
 import type { FsOps } from "./fs-ops.js";
 
 /** Thrown for a file over its cap; `code` as Node's own "file too big". */
@@ -27,10 +23,7 @@ export class NotAFileError extends Error {
   }
 }
 
-/**
- * The file's text; FileTooLargeError when it is over `maxBytes`, NotAFileError when the path (or
- * what a symlink names) is not a regular file; other errors as `fs` throws them.
- */
+/** The file's text; FileTooLargeError over `maxBytes`, NotAFileError for what is not a regular file. */
 export async function readTextCapped(fs: FsOps, file: string, maxBytes: number): Promise<string> {
   const st = await fs.stat(file);
   if (!st.isFile()) throw new NotAFileError(file);

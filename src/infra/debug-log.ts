@@ -1,8 +1,6 @@
 /**
- * The debug switch: OPENCLAW_CONTEXT_DEBUG=1 (or the `debug` config key) prints what the
- * guards swallowed and the expected paths that are otherwise quiet (a stale ctx, state of an
- * earlier session moved aside). Off by default: these lines are for someone investigating,
- * not for a user who has nothing to act on.
+ * The debug switch: OPENCLAW_CONTEXT_DEBUG=1 (or the `debug` config key) prints what the guards
+ * swallowed and the quiet expected paths; off by default (nothing for a user to act on).
  */
 import { processServices } from "./process-services.js";
 

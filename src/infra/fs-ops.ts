@@ -1,8 +1,4 @@
-/**
- * Injectable file-system layer: the subset of `node:fs/promises` this package uses.
- * Everything that touches disk goes through an `FsOps`, so tests can wrap
- * `nodeFsOps` and inject ENOSPC / EACCES / EIO / EPERM at any single call.
- */
+/** The subset of `node:fs/promises` this package uses, injectable so tests can fail any single call. */
 import { promises as fsp } from "node:fs";
 
 /** The part of a `FileHandle` we use: write, fsync, close. */

@@ -1,9 +1,6 @@
 /**
- * The clock a session was lived on, for judging idle gaps (the prompt cache's TTL). A live
- * session's message stamps are that clock: the mapping is the identity. A replay re-lives a
- * recorded session in seconds, so the host stamps its messages with the replay's wall clock and
- * the recorded idle gaps vanish; the replay registers each gap it skipped (`skipGap`), and a
- * stamp taken after it is read that much later. One per process (the replay runs one session).
+ * The clock a session was lived on, for idle gaps (the prompt cache's TTL): the identity, except in
+ * a replay, which registers each recorded gap it skipped (`skipGap`) so later stamps read later.
  */
 import { processServices } from "./process-services.js";
 
@@ -27,10 +24,7 @@ export function livedTime(stamp: number): number {
   return stamp;
 }
 
-/**
- * The replay skipped `ms` of recorded idle time: stamps from the next millisecond on are read
- * that much later (the caller lets the clock pass that millisecond before the host stamps anything).
- */
+/** The replay skipped `ms` of idle time: stamps from the next millisecond on read that much later. */
 export function skipGap(ms: number): void {
   if (!(ms > 0)) return;
   const all = skips();

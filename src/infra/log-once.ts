@@ -1,8 +1,4 @@
-/**
- * One log line per failure kind, not per event: the context manager runs before
- * every LLM call, and a read-only disk must not flood the host's log. A kind
- * logs again after it has recovered (`clear`) and failed anew.
- */
+/** One log line per failure kind until it recovers (`clear`): a read-only disk must not flood the host's log. */
 import { debugLog } from "./debug-log.js";
 
 export interface WarnLogger {
@@ -36,9 +32,5 @@ export class OnceLogger {
 
   clear(kind: string): void {
     this.active.delete(kind);
-  }
-
-  isFailing(kind: string): boolean {
-    return this.active.has(kind);
   }
 }

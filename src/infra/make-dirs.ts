@@ -1,10 +1,7 @@
 /**
- * mkdir -p without Node's `{ recursive: true }`: under /proc and /sys (a state dir configured
- * there, or a key dir below one) Node's recursive mkdir loops forever (mkdir says ENOENT, the
- * parent exists, retry), spinning a thread-pool thread and never settling the promise (Node 20
- * and 24). Here each level is made once, from the first missing ancestor down; a level that
- * still says ENOENT after its parent exists is an error the caller reports.
- * Every directory made gets `mode` (as Node's recursive mkdir does); existing ones are untouched.
+ * mkdir -p without Node's `{ recursive: true }`, which loops forever under /proc and /sys (Node
+ * 20, 24): each level made once from the first missing ancestor down, with `mode`; a level still
+ * ENOENT after its parent exists is an error.
  */
 import { mkdirSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
@@ -22,22 +19,19 @@ export async function makeDirs(dir: string, mode: number, mkdir: MkdirOne = defa
   await makeLevel(path.resolve(dir), mode, mkdir, stat, 0);
 }
 
+/** Makes `dir`; on ENOENT its parent first, then `dir` once more. */
 async function makeLevel(dir: string, mode: number, mkdir: MkdirOne, stat: StatDir, level: number): Promise<void> {
-  try {
-    await mkdir(dir, { mode });
-    return;
-  } catch (err) {
-    const code = codeOf(err);
-    if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
-    const parent = path.dirname(dir);
-    if (code !== "ENOENT" || parent === dir || level >= MAX_LEVELS) throw err;
-    await makeLevel(parent, mode, mkdir, stat, level + 1);
-  }
-  try {
-    await mkdir(dir, { mode });
-  } catch (err) {
-    if (codeOf(err) !== "EEXIST") throw err;
-    existingDirectory(dir, err, await stat(dir).catch(() => null));
+  for (let again = false; ; again = true) {
+    try {
+      await mkdir(dir, { mode });
+      return;
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
+      const parent = path.dirname(dir);
+      if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
+      await makeLevel(parent, mode, mkdir, stat, level + 1);
+    }
   }
 }
 
@@ -46,21 +40,17 @@ export function makeDirsSync(dir: string, mode: number): void {
 }
 
 function makeLevelSync(dir: string, mode: number, level: number): void {
-  try {
-    mkdirSync(dir, { mode });
-    return;
-  } catch (err) {
-    const code = codeOf(err);
-    if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
-    const parent = path.dirname(dir);
-    if (code !== "ENOENT" || parent === dir || level >= MAX_LEVELS) throw err;
-    makeLevelSync(parent, mode, level + 1);
-  }
-  try {
-    mkdirSync(dir, { mode });
-  } catch (err) {
-    if (codeOf(err) !== "EEXIST") throw err;
-    existingDirectory(dir, err, statOrNull(dir));
+  for (let again = false; ; again = true) {
+    try {
+      mkdirSync(dir, { mode });
+      return;
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
+      const parent = path.dirname(dir);
+      if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
+      makeLevelSync(parent, mode, level + 1);
+    }
   }
 }
 

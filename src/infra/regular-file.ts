@@ -1,9 +1,6 @@
 /**
- * Opening a file this package reads back (archive, knowledge, artifacts, checkpoint heads) so
- * that only a regular file is read: a FIFO planted under the state dir would block the reading
- * thread forever (a sync read: the whole event loop), a symlink to /dev/zero never ends. The
- * open is O_NONBLOCK (it returns at once even for a FIFO with no writer; no effect on regular
- * files), then fstat decides. Errors other than NotAFileError are `fs`'s own (ENOENT stays ENOENT).
+ * Reading only regular files back (a FIFO under the state dir would block a thread, a sync read
+ * the event loop; /dev/zero never ends): opened O_NONBLOCK, then fstat decides. Other errors are `fs`'s.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
@@ -46,7 +43,7 @@ export async function readRegularFile(file: string, encoding?: "utf8"): Promise<
 }
 
 /** A sync read descriptor on `file` and its size, as `openRegularFile`. */
-function openRegularFdSync(file: string): { fd: number; size: number } {
+export function openRegularFileSync(file: string): { fd: number; size: number } {
   const fd = openSync(file, READ_FLAGS);
   try {
     const st = fstatSync(fd);
@@ -58,14 +55,9 @@ function openRegularFdSync(file: string): { fd: number; size: number } {
   }
 }
 
-/** A sync read descriptor on `file`, as `openRegularFile`. */
-export function openRegularFileSync(file: string): number {
-  return openRegularFdSync(file).fd;
-}
-
 /** The whole regular file, synchronously (`readFileSync` with the check above). */
 export function readRegularFileSync(file: string): string {
-  const fd = openRegularFileSync(file);
+  const { fd } = openRegularFileSync(file);
   try {
     return readFileSync(fd, "utf8");
   } finally {
@@ -73,15 +65,12 @@ export function readRegularFileSync(file: string): string {
   }
 }
 
-/**
- * A whole regular file of at most `max` bytes, synchronously; null when it is missing, not a
- * regular file, larger, or unreadable (for readers whose every failure means "unknown").
- */
+/** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
   let fd: number | null = null;
   try {
     let size: number;
-    ({ fd, size } = openRegularFdSync(file));
+    ({ fd, size } = openRegularFileSync(file));
     if (size > max) return null;
     const buf = Buffer.allocUnsafe(size);
     let off = 0;
@@ -98,11 +87,7 @@ export function readSmallRegularFileSync(file: string, max: number): Buffer | nu
   }
 }
 
-/**
- * Appends `data` to `file` (created with `mode`), synchronously, only when it is a regular file:
- * a plain append's open blocks until a FIFO gets a reader, on the event loop; O_NONBLOCK makes
- * that open fail (ENXIO) instead, and fstat refuses a device. NotAFileError for either.
- */
+/** Appends `data` to `file` (created with `mode`) only when it is a regular file (ENXIO: a FIFO). */
 export function appendRegularFileSync(file: string, data: string, mode: number): void {
   let fd: number;
   try {

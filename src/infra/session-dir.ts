@@ -1,16 +1,7 @@
 /**
- * Session key -> directory name. Session keys are host-controlled strings ("telegram:user123",
- * "agent:main:subagent:…") and may hold anything, so the name is
- *   <readable prefix>-<16 hex of sha256(raw key)>
- * - prefix: [A-Za-z0-9_-] only (runs of other characters become "_"), at most 40 chars,
- *   "session" when nothing readable is left, never starting with "-";
- * - the hash makes keys that sanitize alike ("a:b", "a/b", "a_b") land in different directories;
- *   it is taken over the UTF-8 of canonicalSessionKey(key) (session-key.ts): an injective map to
- *   well-formed text, so keys that are not well-formed UTF-16 (`x\uD800`, `x\uDC00`) never share a
- *   directory with each other or with `x\uFFFD`; ordinary keys map to themselves.
- * The result never contains "." (so never "." / ".."), has no trailing dot/space, cannot be a
- * Windows reserved device name (CON, NUL, COM1: the hash suffix is always there) and is at most
- * 57 characters.
+ * Session key -> directory name `<readable prefix>-<16 hex of sha256(canonicalSessionKey(key))>`:
+ * the prefix is [A-Za-z0-9_-] (≤ 40 chars, "session" when nothing is left, no leading "-"); the
+ * hash keeps apart keys that sanitize alike. No ".", no reserved device name, ≤ 57 chars.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";

@@ -1,10 +1,6 @@
 /**
- * Slices of work that a caller cuts to let the event loop run take turns: one slice per iteration
- * of the loop, in arrival order, process-wide. A `setImmediate` yield alone does not bound the
- * loop's delay when many chats yield at once: every immediate queued before the check phase runs
- * in that one phase, before any timer or I/O callback (200 commits in flight, each slice up to
- * its budget, were hundreds of milliseconds in one stretch). Through the gate the next slice
- * starts in the next iteration, after the loop has gone round.
+ * Slices of work take turns, one per event-loop iteration, process-wide: a bare `setImmediate`
+ * runs every queued slice in one check phase (200 commits in flight: hundreds of ms in one stretch).
  */
 import { processServices } from "./process-services.js";
 

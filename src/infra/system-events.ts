@@ -1,19 +1,8 @@
 /**
- * HOST STAND-IN for OpenClaw core (openclaw@2026.9.6) `src/infra/system-events.ts`,
- * with the owner scoping of `src/infra/system-event-ownership.ts` and the
- * `System:` formatting of `src/auto-reply/reply/session-system-events.ts`.
- *
- * An in-memory queue of system events per OWNER-SCOPED session key, with the
- * real semantics this project depends on:
- * - keys must be agent-qualified (`agent:<agentId>:<rest>`); a bare key throws,
- *   so core callers wrap options in `withSystemEventOwner({ sessionKey }, agentId)`;
- * - text is trimmed, empty text is ignored, an event identical to the last one
- *   (same contextKey) is dropped, `replace` swaps the event of a contextKey,
- *   at most 20 are kept (oldest dropped); `enqueueSystemEvent` returns a boolean;
- * - a drain returns and clears; each event carries its enqueue time `ts`, which
- *   the drained `System:` lines show.
- * Not modelled: delivery contexts, session-store ownership (sessionStorePath),
- * heartbeat filtering.
+ * HOST STAND-IN for OpenClaw core's system events (openclaw@2026.9.6 `src/infra/system-events.ts`,
+ * its owner scoping and `System:` formatting): a queue per agent-qualified key (a bare key
+ * throws); trimmed, empty ignored, a repeat of the last dropped, `replace` per contextKey, at most
+ * 20; a drain returns and clears. Not modelled: delivery contexts, store ownership, heartbeats.
  */
 import { processServices } from "./process-services.js";
 
@@ -103,23 +92,19 @@ export function resetSystemEventsForTest(): void {
   queues().clear();
 }
 
-/** `[2026-09-30T12:00:00Z]`: core prints the enqueue time (in the configured zone) before an event's first line. */
-export function formatSystemEventTimestamp(ts: number): string {
+/** `2026-09-30T12:00:00Z`: core prints the enqueue time before an event's first line. */
+function timestampOf(ts: number): string {
   const date = new Date(ts);
   return Number.isNaN(date.getTime()) ? "unknown-time" : `${date.toISOString().slice(0, 19)}Z`;
 }
 
-/**
- * Prepends events to a user message the way OpenClaw does: every line of every
- * event prefixed with `System: `, the first line of a timed event also with its
- * `[timestamp]`, then a blank line, then the user's text.
- */
+/** Prepends events to a user message as OpenClaw does: `System: [ts] line`, a blank line, the text. */
 export function prependSystemEvents(events: ReadonlyArray<string | SystemEvent>, userText: string): string {
   if (events.length === 0) return userText;
   const lines: string[] = [];
   for (const event of events) {
     const text = typeof event === "string" ? event : event.text;
-    const stamp = typeof event === "string" ? "" : `[${formatSystemEventTimestamp(event.ts)}] `;
+    const stamp = typeof event === "string" ? "" : `[${timestampOf(event.ts)}] `;
     text.split(/\r\n|\r|\n|\u2028|\u2029/).forEach((line, i) => {
       const body = i === 0 ? `${stamp}${line}` : line;
       lines.push(body ? `System: ${body}` : "System:");

@@ -1,22 +1,13 @@
 /**
- * The plugin as OpenClaw's compaction provider (openclaw ≥ 2026.9, `api.registerCompactionProvider`,
- * selected with `agents.defaults.compaction.provider: "context-manager"`): OpenClaw's
- * compaction-safeguard calls `summarize` instead of the model, with whichever context engine is
- * selected, and appends its own suffix (split turn, preserved recent turns, tool failures, file
- * operations, workspace rules) within its summary budget.
- *
- * `summarize` captures the messages it is given in one pass and renders the compaction checkpoint
- * as the summary (the same render as the plugin's own compaction, inject/compaction-summary.ts).
- * When the session is known (provider-session.ts) it goes through that session's slot: the
- * checkpoint is the session's cumulative one and is written, the span archived (context_search
- * finds it; the checkpoint is durable before `summarize` returns); a checkpoint the context engine's compact() wrote for this very compaction moments
- * before is rendered instead of a second one. An unknown session's checkpoint is stored under a
- * key of its own (PROVIDER_KEY_PREFIX). `previousSummary`: one of ours is carried by the
- * cumulative checkpoint, another is quoted (budget permitting).
- *
- * OpenClaw falls back to the model when the provider throws or returns "": `summarize` never does
- * either for a history with messages (a failure renders a short frame instead). An aborted
- * `signal` rejects with its reason: OpenClaw then rethrows the abort (no model fallback).
+ * The plugin as OpenClaw's compaction provider (openclaw ≥ 2026.9, selected with
+ * `agents.defaults.compaction.provider: "context-manager"`): the compaction-safeguard calls
+ * `summarize` instead of the model, with any context engine, and appends its own suffix.
+ * The summary is the compaction checkpoint rendered (inject/compaction-summary.ts). A known
+ * session (provider-session.ts) goes through the engine's slot: its cumulative checkpoint is
+ * written before `summarize` returns, the span archived after; a checkpoint compact() wrote for
+ * this compaction moments before is rendered instead of a second one. An unknown session's is
+ * stored under PROVIDER_KEY_PREFIX. OpenClaw calls the model when the provider throws or returns
+ * "": neither happens for a history with messages; an aborted `signal` rejects with its reason.
  */
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -29,28 +20,19 @@ import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inj
 import { canonicalSessionKey } from "../infra/session-key.js";
 import { identifySession, type ProviderSession } from "./provider-session.js";
 import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
-import { type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+import { type SessionSlot, type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
 export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
 /** the key an unidentified session's compaction checkpoint is stored under, with a hash of its first message */
 export const PROVIDER_KEY_PREFIX = "openclaw-compaction:";
 
-/**
- * OpenClaw's safeguard fits body + suffix into MAX_COMPACTION_SUMMARY_CHARS (16,000) and keeps at
- * least half of it for the body: a body of ≤ 8,000 chars (2,000 tokens at chars/4) is never cut
- * for its suffix. A smaller request budget (the overflow retry) may still cut it.
- */
+/** The safeguard keeps at least half of its 16,000 chars for the body: ≤ 8,000 chars is never cut for its suffix. */
 const SAFEGUARD_BODY_TOKENS = 2_000;
 /** the least a ratio may leave (the frame, the goal and the changed paths fit) */
 const MIN_SUMMARY_TOKENS = 150;
 /** a checkpoint the engine's compact() wrote this long before is this compaction's */
 const SAME_COMPACTION_MS = 120_000;
-
-export interface CompactionProviderOptions extends SlotOptions {
-  /** the session's slot, shared with the context engine (context-engine.ts sharedSessionSlot) */
-  slotFor(session: ProviderSession): Promise<SessionSlot>;
-}
 
 const isMessage = (m: unknown): m is AgentMessage => typeof m === "object" && m !== null && typeof (m as { role?: unknown }).role === "string";
 
@@ -109,37 +91,30 @@ async function sameCompactionCheckpoint(opts: SlotOptions, slot: SessionSlot, se
   return cp?.meta.checkpoint_id === outcome.checkpointId ? cp : null;
 }
 
-/** Settles on the turn after `summarize` returned: the span's archive (a copy of every message to its worker) starts there, off the reply path. */
+/** Settles on the turn after `summarize` returned: the span's archive starts there, off the reply path. */
 function afterReply(replied: Promise<unknown>): Promise<void> {
   return replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
 }
 
-async function checkpointFor(opts: CompactionProviderOptions, session: ProviderSession, messages: AgentMessage[], known: boolean, replied: Promise<unknown>): Promise<{ cp: Checkpoint; slot: SessionSlot } | null> {
-  const slot = await opts.slotFor(session);
+async function checkpointFor(opts: SlotOptions, session: ProviderSession, messages: AgentMessage[], known: boolean, replied: Promise<unknown>): Promise<{ cp: Checkpoint; slot: SessionSlot } | null> {
+  const slot = await sharedSessionSlot(opts, session.sessionId, session.sessionKey);
   const earlier = known ? await sameCompactionCheckpoint(opts, slot, session.sessionId) : null;
   if (earlier) {
     markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
     return { cp: earlier, slot };
   }
   const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
-  // the checkpoint is on disk before OpenClaw gets the summary (`openclaw sessions compact`
-  // compacts in its CLI process, which exits right after it); the span is archived after the reply
+  // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it)
   const span = { span: messages, asCompaction: false, archiveAfter: afterReply(replied) };
   const started = await slot.session.beforeCompaction(event, { use: "summary", cwd: opts.workspaceDir ?? process.cwd(), ...span });
   if (!started.checkpoint) return null;
   if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-  slot.session.afterCompaction();
-  slot.data.compactions = slot.engine.compactions;
-  // the next history starts with this summary: ours, not a runtime compaction to catch up on; no restore follows it
-  slot.data.summaries.ownCompaction = true;
-  slot.data.restoreFor = [];
-  slot.pendingRestore = null;
-  await slot.persist();
+  await slot.afterSummarizedCompaction();
   return { cp: started.checkpoint, slot };
 }
 
-async function render(opts: CompactionProviderOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
+async function render(opts: SlotOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
   const known = identifySession(messages);
   const session = known ?? anonymousSession(messages);
   const made = await checkpointFor(opts, session, messages, known !== null, replied);
@@ -151,7 +126,7 @@ async function render(opts: CompactionProviderOptions, params: SummarizeParams, 
   return renderCompactionSummary(made.cp, { maxTokens, previousSummary: carried }).text;
 }
 
-export function createCompactionProvider(opts: CompactionProviderOptions): CompactionProviderShape {
+export function createCompactionProvider(opts: SlotOptions): CompactionProviderShape {
   return {
     id: COMPACTION_PROVIDER_ID,
     label: COMPACTION_PROVIDER_LABEL,

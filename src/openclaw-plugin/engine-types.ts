@@ -1,22 +1,14 @@
 /**
- * The slice of OpenClaw's context-engine contract this plugin implements
- * (openclaw@2026.9.6 `src/context-engine/types.ts`: ContextEngine,
- * AssembleResult, CompactResult; `OpenClawPluginApi.registerContextEngine`).
- * Structural copies, so the main install does not need the 300 MB openclaw
- * package; compat/ typechecks this plugin against the published types.
+ * The slice of OpenClaw's plugin contract this plugin uses (openclaw@2026.9.6), as structural
+ * copies so the install needs no 300 MB openclaw package; compat/ runs the plugin in a real OpenClaw.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 export interface ContextEngineInfo {
   id: string;
   name: string;
-  version?: string;
   ownsCompaction?: boolean;
-  /**
-   * OpenClaw 2026.9 runs a plugin engine for a durable (admitted) turn only with both
-   * declarations and commitTurn; without them it degrades every such turn to "legacy"
-   * (`src/agents/harness/context-engine-logical-turn.ts`, docs/concepts/context-engine.md).
-   */
+  /** 2026.9 runs a durable turn through the engine only with both and commitTurn (else "legacy") */
   transcriptSemantics?: {
     currentTurnFence: "before-current-turn-entry-v1";
     turnAdvancementIdempotency: "atomic-idempotent-v1";
@@ -42,7 +34,7 @@ export interface AssembleParams {
   /** the current model id ("claude-opus-4", "gpt-4o") */
   model?: string;
   /** what the runtime resolved of the model (provider, family) */
-  runtimeSettings?: { model?: { requested?: string | null; resolved?: string | null; provider?: string | null; family?: string | null } };
+  runtimeSettings?: { model?: { resolved?: string | null; provider?: string | null } };
   /** `promptCache.retention`: the retention the runtime asks for ("long": 1 hour) */
   runtimeContext?: Record<string, unknown>;
 }
@@ -84,7 +76,6 @@ export interface SessionTarget {
   agentId?: string;
   sessionId?: string;
   sessionKey?: string;
-  storePath?: string;
 }
 
 export interface CompactParams {
@@ -95,10 +86,7 @@ export interface CompactParams {
   tokenBudget?: number;
   force?: boolean;
   currentTokenCount?: number;
-  compactionTarget?: "budget" | "threshold";
-  customInstructions?: string;
   runtimeContext?: Record<string, unknown>;
-  abortSignal?: AbortSignal;
 }
 
 export interface CompactResult {
@@ -146,8 +134,6 @@ export interface SummarizeParams {
   messages: unknown[];
   signal?: AbortSignal;
   compressionRatio?: number;
-  customInstructions?: string;
-  summarizationInstructions?: { identifierPolicy?: "strict" | "off" | "custom"; identifierInstructions?: string };
   previousSummary?: string;
 }
 
@@ -161,15 +147,11 @@ export interface CompactionProviderShape {
 export interface PluginApiShape {
   id: string;
   pluginConfig?: Record<string, unknown>;
-  /** OpenClaw's whole config (`api.config`): its compaction reserve is read (openclaw-reserve.ts) */
+  /** OpenClaw's whole config: its compaction reserve is read */
   config?: unknown;
   logger?: { warn(message: string): void };
   registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
-  /**
-   * OpenClaw's `api.registerTool(tool | factory, opts)`: an agent tool (name, label,
-   * description, parameters, execute; artifact_fetch) or a factory making one per run from
-   * the run's session (the SDK's OpenClawPluginToolContext; context_search)
-   */
+  /** a tool, or a factory making one per run from the run's session (OpenClawPluginToolContext) */
   registerTool?(tool: unknown, opts?: { name?: string; optional?: boolean }): void;
   /** `api.registerCompactionProvider` (openclaw ≥ 2026.9) */
   registerCompactionProvider?(provider: CompactionProviderShape): void;

@@ -1,26 +1,20 @@
 /**
- * OpenClaw plugin entry (openclaw ≥ 2026.9): registers the `context-manager`
- * context engine. The package root is the plugin: its manifest is the root's
- * `openclaw.plugin.json`, and package.json `openclaw.extensions` points at this entry
- * bundled (scripts/bundle-openclaw-plugin.mjs → dist/openclaw/plugin.js):
- *   openclaw plugins install <tarball or built clone>
- * which also selects it as `plugins.slots.contextEngine` (docs/openclaw-integration.md §6). The plugin's config is
- * `plugins.entries["context-manager"].config`, the same keys as
- * `agents.defaults.contextManager` (docs/configuration.md).
+ * OpenClaw plugin entry (openclaw ≥ 2026.9), bundled to dist/openclaw/plugin.js: the context
+ * engine, the compaction provider and the tools (docs/openclaw-integration.md §6). Its config,
+ * `plugins.entries["context-manager"].config`, has the keys of `agents.defaults.contextManager`.
  */
 import { type ArchiveLocation, searchForAgent } from "../agents/engine/archive-hooks.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { defaultStateDir } from "../infra/state-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
-import { CONTEXT_ENGINE_ID, createContextManagerContextEngine, sharedSessionSlot } from "./context-engine.js";
+import { CONTEXT_ENGINE_ID, ContextManagerContextEngine } from "./context-engine.js";
 import { createCompactionProvider } from "./compaction-provider.js";
 import { noteCompactionHint } from "./provider-session.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
 import { hostSessionKey } from "../infra/session-key.js";
 
-// OpenClaw aliases this specifier to its own SDK for the plugins it loads; kept in a
-// variable so this package builds without the openclaw package installed.
+// OpenClaw aliases this specifier to its SDK; a variable, so this package builds without openclaw
 const PLUGIN_SDK_CORE = "openclaw/plugin-sdk/core";
 
 const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
@@ -28,11 +22,7 @@ const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
   return sdk.delegateCompactionToRuntime(params);
 };
 
-/**
- * The agent's `context_search` over the archive the engine's compact() writes, through
- * OpenClaw's plugin tool API: the factory gets the run's session key (the engine's key:
- * the same fallback for a run without one).
- */
+/** The agent's `context_search`, made per run for its session key (the engine's fallback without one). */
 function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): void {
   if (!api.registerTool || !config.archive || !config.searchTool) return;
   const stateDir = config.stateDir ?? defaultStateDir();
@@ -47,11 +37,7 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
   );
 }
 
-/**
- * The compaction provider (compaction-provider.ts), selected with
- * `agents.defaults.compaction.provider: "context-manager"`, with any context engine. The
- * `before_compaction` hook tells it which session a compaction is of (provider-session.ts).
- */
+/** The compaction provider; the `before_compaction` hook tells it which session a compaction is of. */
 function registerProvider(api: PluginApiShape, config: ContextManagerConfig, workspaceDir: string | null): void {
   if (typeof api.registerCompactionProvider !== "function" || !config.enabled) return;
   const opts = { config, stateDir: config.stateDir ?? defaultStateDir(), logger: api.logger, workspaceDir, ...hostReserve(api) };
@@ -64,7 +50,7 @@ function registerProvider(api: PluginApiShape, config: ContextManagerConfig, wor
       }
     });
   }
-  api.registerCompactionProvider(createCompactionProvider({ ...opts, slotFor: (s) => sharedSessionSlot(opts, s.sessionId, s.sessionKey) }));
+  api.registerCompactionProvider(createCompactionProvider(opts));
 }
 
 /** pi's reserve where OpenClaw's config sets one, for the session slots' runtime. */
@@ -98,7 +84,7 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
   registerProvider(api, engineConfig(), null);
   api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
     const config = engineConfig();
-    return createContextManagerContextEngine({
+    return new ContextManagerContextEngine({
       config,
       stateDir: config.stateDir ?? defaultStateDir(),
       delegateCompaction,
@@ -119,11 +105,8 @@ export default {
 };
 
 /**
- * pi's compaction reserve as OpenClaw's config sets it, for smart trim and the cold-moment trim
- * (engine/host-reserve.ts): `agents.defaults.compaction.reserveTokens`, raised to
- * `reserveTokensFloor` when that is set too (OpenClaw raises the reserve it gives pi to the
- * floor). Undefined when the config sets no reserve: OpenClaw's default floor and its cap by the
- * model's window are not modelled here, so the plugin's `smartTrimReserveTokens` applies.
+ * pi's compaction reserve as OpenClaw's config sets it (`reserveTokens`, raised to
+ * `reserveTokensFloor` as OpenClaw does); undefined without one: `smartTrimReserveTokens` applies.
  */
 export function openClawReserveTokens(config: unknown): number | undefined {
   const c = (config as { agents?: { defaults?: { compaction?: { reserveTokens?: unknown; reserveTokensFloor?: unknown } } } } | null | undefined)?.agents?.defaults?.compaction;

@@ -1,13 +1,13 @@
 /**
- * The plugin's own compaction (issue 25, "checkpoint" mode, and the fallback of "host" mode):
- * `compact()` cuts the history it saw last at a turn boundary, writes the compaction checkpoint,
- * archives what it cut, and renders the checkpoint as the summary; `assemble` then sends the
- * summary plus the kept messages. The runtime's transcript is untouched: the view is a cut
- * count over it, checked against the message at the cut, kept per session id for the process
- * and on disk (`own-compaction.json` beside the state files) for the next instance or process.
- *
- * A later compact() (the overflow-recovery retry, a threshold later on) cuts further along
- * the same history; when the kept part alone is still too large it keeps only the last turn.
+ * The plugin's own compaction ("checkpoint" mode, and "host" mode's fallback): compact() cuts the
+ * history it saw last at a turn boundary, writes the checkpoint, archives the cut part and renders
+ * the checkpoint as the summary; assemble then sends summary plus kept messages. The runtime's
+ * transcript is untouched: the view is a cut count over it (checked against the message at the
+ * cut), in the key's Session and in `own-compaction.json` for the next instance or process.
+ * - "checkpoint" mode: ours; the runtime's when no checkpoint could be written or this process
+ *   has seen no history of the session (compact() receives no messages);
+ * - "host" mode: the runtime's, and ours in its place when it fails or runs past
+ *   `compactionDeadlineMs` (the late one is left to finish; its result is ignored).
  */
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -20,18 +20,18 @@ import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { stateSessionDir } from "../infra/session-dir.js";
-import type { CompactResult } from "./engine-types.js";
-import type { SessionSlot } from "./session-slot.js";
+import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
+import { DEFAULT_WINDOW, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 
 export type { OwnCompactionView };
 
 /** Share of the window the kept messages may take (pi's keepRecentTokens is 20k of 200k). */
 const KEEP_SHARE = 0.1;
 
-/** The view holds a summary of ≤ 2,000 tokens; a larger file (or a FIFO, /dev/zero) is not ours and is not read. */
+/** The view holds a summary of ≤ 2,000 tokens: a larger file is not ours and is not read. */
 const VIEW_FILE_MAX_BYTES = 1024 * 1024;
 
-/** The view in memory is the key's Session's (`lasting.ownCompaction`): it may be ahead of its file. */
+/** The view in memory (the key's Session's `lasting.ownCompaction`) may be ahead of its file. */
 const idOf = (stateDir: string, sessionKey: string) => `${path.resolve(stateDir)}\u0000${sessionKey}`;
 
 const fileOf = (stateDir: string, sessionKey: string) => path.join(stateSessionDir(stateDir, sessionKey), "own-compaction.json");
@@ -63,9 +63,8 @@ export function applyOwnCompaction(view: OwnCompactionView | null, messages: Age
 }
 
 /**
- * Where to cut `history` (the runtime's whole transcript): at the start of a user turn, keeping
- * about `keepTokens` of the newest messages, never before `after` (an earlier cut), and never
- * splitting a tool call from its result (a cut before a user message cannot). 0: nothing to cut.
+ * Where to cut `history`: at a user turn's start (never between a tool call and its result),
+ * keeping about `keepTokens` of the newest, after `after` (an earlier cut). 0: nothing to cut.
  */
 export function chooseCut(history: readonly AgentMessage[], keepTokens: number, after: number): number {
   // turn starts after the first user message (a cut before it would compact only what precedes the first request)
@@ -92,10 +91,7 @@ export function chooseCut(history: readonly AgentMessage[], keepTokens: number, 
   return cut > after ? cut : 0;
 }
 
-/**
- * compact() without the runtime: checkpoint, archive of the cut part, summary, the view.
- * `history` is what the plugin saw last (compact() receives no messages).
- */
+/** compact() without the runtime, over the history the plugin saw last: checkpoint, archive, summary, view. */
 export async function compactOwn(slot: SessionSlot, sessionId: string, history: AgentMessage[], tokensBefore: number, window: number, cwd: string, stateDir: string): Promise<CompactResult> {
   const startedAt = performance.now();
   const prev = await ownCompactionView(stateDir, slot.sessionKey, sessionId);
@@ -107,9 +103,8 @@ export async function compactOwn(slot: SessionSlot, sessionId: string, history: 
   if (cut === 0 && prev && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
   if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
   const event = compactionWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
-  // the summary is rendered from the checkpoint built in memory; its durable write and the cut
-  // part's archive follow in the background (checkpoint-compaction.ts); the view is the
-  // compaction itself (the runtime's transcript is untouched): it is written before returning
+  // the checkpoint's durable write and the archive follow in the background; the view (the
+  // compaction itself) is written before returning
   const { checkpoint } = await slot.session.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
   if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
   const rendered = slot.session.compactionSummary(checkpoint);
@@ -135,4 +130,82 @@ function safeJson(m: unknown): string {
   } catch {
     return "";
   }
+}
+
+/** True when `result` is a compaction the plugin made itself (no restore block follows it). */
+export function isOwnCompaction(result: CompactResult): boolean {
+  const d = result.result?.details as { contextManager?: { checkpointId?: unknown } } | undefined;
+  return typeof d?.contextManager?.checkpointId === "string";
+}
+
+async function own(opts: SlotOptions, slot: SessionSlot, params: CompactParams, cwd: string): Promise<CompactResult> {
+  const history: AgentMessage[] = slot.lastMessages;
+  const tokens = params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens);
+  const window = slot.data.window ?? (params.tokenBudget && params.tokenBudget > 0 ? params.tokenBudget : DEFAULT_WINDOW);
+  const result = await compactOwn(slot, params.sessionId, history, tokens, window, cwd, opts.stateDir);
+  // OpenClaw 2026.9 records an owning engine's result in its transcript: the next history starts with it
+  if (result.ok && result.compacted) await slot.afterSummarizedCompaction();
+  return result;
+}
+
+/** "checkpoint" mode's compact(); null: not this mode (or no checkpoint), take the runtime's path. */
+export async function compactRoute(
+  opts: SlotOptions,
+  params: CompactParams,
+  slotOf: () => Promise<SessionSlot>,
+  cwd: string,
+): Promise<CompactResult | null> {
+  if (opts.config.compaction !== "checkpoint") return null;
+  try {
+    const slot = await slotOf();
+    // the whole history is needed to cut it (a slot made after the turn's assemble has one turn)
+    if (!slot.lastIsHistory || slot.lastMessages.length === 0) return null;
+    const result = await own(opts, slot, params, cwd);
+    if (!result.ok && /checkpoint could not be written/.test(result.reason ?? "")) return null;
+    return result;
+  } catch (e) {
+    warnFailure(opts.logger, "own compaction", e);
+    return null;
+  }
+}
+
+/** "host" mode: the runtime's compaction within the deadline, else (or on failure) the plugin's own. */
+export async function delegateWithFallback(
+  opts: SlotOptions,
+  delegate: DelegateCompaction,
+  params: CompactParams,
+  slot: SessionSlot | null,
+  cwd: string,
+): Promise<CompactResult> {
+  const ms = opts.config.compactionDeadlineMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), ms);
+  });
+  let outcome: CompactResult | "late" | Error;
+  const running = Promise.resolve().then(() => delegate(params));
+  running.catch(() => undefined); // a late runtime compaction that fails later must not surface unhandled
+  try {
+    outcome = await Promise.race([running, late]);
+  } catch (e) {
+    outcome = e instanceof Error ? e : new Error(String(e));
+  } finally {
+    clearTimeout(timer);
+  }
+  const failed = outcome === "late" || outcome instanceof Error || (!outcome.ok && !/nothing to compact|already compacted/i.test(outcome.reason ?? ""));
+  if (!failed) return outcome as CompactResult;
+  if (slot) {
+    try {
+      const fallback = await own(opts, slot, params, cwd);
+      if (fallback.ok) {
+        opts.logger?.warn(`[context-manager] the runtime's compaction ${outcome === "late" ? `ran past ${ms} ms` : "failed"}: the checkpoint compaction took its place`);
+        return fallback;
+      }
+    } catch (e) {
+      warnFailure(opts.logger, "own compaction", e);
+    }
+  }
+  // no fallback possible: the runtime's answer as it was (an error is rethrown, as without us)
+  if (outcome instanceof Error) throw outcome;
+  return outcome === "late" ? await running : outcome;
 }

@@ -1,16 +1,9 @@
 /**
- * Which session a compaction provider call belongs to. OpenClaw's compaction-safeguard hands the
- * provider only the messages (no session id or key), so the plugin remembers what its
- * `before_compaction` hook and its context engine saw, and matches the call against that:
- *
- * - a hint whose messages hold the call's first and last conversation message (role and
- *   timestamp): the in-attempt auto-compaction hook passes the live messages;
- * - else the one hint without messages (`openclaw sessions compact`, the overflow retry pass only
- *   the ids) recorded in the last HINT_TTL_MS and not used yet; two or more such hints are
- *   ambiguous and none is taken (a summary written into the wrong session's store would be worse
- *   than a summary from the messages alone).
- *
- * Process-wide and bounded (MAX_HINTS); a hint is used once.
+ * Which session a compaction provider call is of (the safeguard passes only the messages): the
+ * `before_compaction` hint whose messages hold the call's first and last conversation message,
+ * else the one recent hint without messages (`openclaw sessions compact`, the overflow retry);
+ * two such are ambiguous and none is taken (the wrong session's store is worse than none).
+ * Process-wide, at most MAX_HINTS, each used once.
  */
 import path from "node:path";
 import { processServices } from "../infra/process-services.js";
@@ -44,17 +37,10 @@ function stampOf(m: unknown): string | null {
   return `${String(x.role)}@${String(x.timestamp)}`;
 }
 
-/** role@timestamp of each conversation message, one pass. */
-export function stampsOf(messages: readonly unknown[]): Set<string> {
-  const out = new Set<string>();
-  for (const m of messages) {
-    const s = stampOf(m);
-    if (s) out.add(s);
-  }
-  return out;
-}
+/** role@timestamp of each conversation message. */
+const stampsOf = (messages: readonly unknown[]): Set<string> => new Set(messages.map(stampOf).filter((s) => s !== null));
 
-/** First and last conversation stamps of the provider's messages (what a matching history must hold), from both ends. */
+/** First and last conversation stamps of the provider's messages (what a matching history must hold). */
 function endsOf(messages: readonly unknown[]): string[] {
   let first: string | null = null;
   let last: string | null = null;
@@ -63,11 +49,7 @@ function endsOf(messages: readonly unknown[]): string[] {
   return first && last ? [...new Set([first, last])] : [];
 }
 
-/**
- * The `before_compaction` hook's event and context, as OpenClaw 2026.9 passes them (the
- * auto-compaction hook carries `messages` and `sessionFile` with the key only; the engine and
- * manual routes carry `sessionId`).
- */
+/** The `before_compaction` hook's event and context (auto-compaction: messages and sessionFile; others: sessionId). */
 export function noteCompactionHint(event: unknown, ctx: unknown, now = Date.now()): void {
   const e = (event ?? {}) as { messages?: unknown; sessionFile?: unknown };
   const c = (ctx ?? {}) as { sessionKey?: unknown; sessionId?: unknown };

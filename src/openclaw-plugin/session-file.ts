@@ -1,31 +1,17 @@
 /**
- * What the plugin must remember about a session key between engine instances: OpenClaw 2026.9
- * builds a new engine for every logical turn and for a standalone compaction (`openclaw
- * sessions compact`, `/compact`), and a CLI turn (`openclaw agent --local`) is a process of its
- * own, so nothing in memory outlives a turn. One small JSON file per key,
- * `<stateDir>/context/state/<key dir>/openclaw-session.json`, written atomically (not fsynced:
- * losing the last write only repeats a restore or a catch-up checkpoint):
- *
- * - `keys`: advancement keys of the committed turns (durable-turn contract, `commitTurn` answers
- *   "duplicate" for a host retry), newest last, at most MAX_KEYS;
- * - `window`: the model's context window as the host gave it with a committed turn (assemble on
- *   2026.9 gets only the prompt budget, which leaves out the system prompt and the output);
- * - `summaries`: the compaction summary the last history began with, to notice a compaction
- *   the runtime ran by itself, and whether compact() itself ran (runtime-compaction.ts);
- * - `compactions`: compactions of this session so far (checkpoint `meta.compaction_count`);
- * - `tokens`: the gauge's last reading (compact() gets no messages and often no token count);
- * - `restoreFor`: session ids whose compaction checkpoint the next turn is owed as the
- *   post-compaction restore (empty: none; a turn that ends clears it).
- *
- * An unreadable or malformed file reads as a fresh one.
+ * What the plugin remembers of a session key between engine instances and processes (OpenClaw
+ * 2026.9 builds an engine per logical turn and per standalone compaction; `openclaw agent --local`
+ * is a process per turn): `<state dir>/context/state/<key dir>/openclaw-session.json`, written
+ * atomically, not fsynced (a lost write only repeats a restore or a catch-up checkpoint). An
+ * unreadable or malformed file reads as a fresh one.
  */
 import { createHash } from "node:crypto";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import path from "node:path";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { errorCode, nodeFsOps } from "../infra/fs-ops.js";
-import type { SummaryWatch } from "./runtime-compaction.js";
 
 export const SESSION_FILE = "openclaw-session.json";
 const MAX_KEYS = 256;
@@ -36,11 +22,16 @@ const MAX_IDS = 8;
 const SESSION_FILE_MAX_BYTES = 1024 * 1024;
 
 export interface PluginSessionData {
+  /** advancement keys of the committed turns (commitTurn answers "duplicate" for a host retry), newest last */
   keys: string[];
+  /** the model's window as the host gave it with a turn (2026.9's assemble gets only the prompt budget) */
   window: number | null;
   summaries: SummaryWatch;
+  /** compactions of this session so far (checkpoint `meta.compaction_count`) */
   compactions: number;
+  /** the gauge's last reading (compact() gets no messages and often no token count) */
   tokens: number;
+  /** session ids whose compaction checkpoint the next turn owes as its restore (a finished turn clears it) */
   restoreFor: string[];
 }
 
@@ -85,8 +76,7 @@ export class PluginSessionFile {
     // a watch that never saw a history stays unset (null would mean "saw one without a summary")
     if (data.summaries.seen === undefined) (out.summaries as { seen?: unknown }).seen = undefined;
     const text = `${JSON.stringify(out)}\n`;
-    // the directory is made (private) when the write finds it missing, not before every write:
-    // two fewer file-system calls per turn (ContextState.load makes it private for each engine)
+    // the directory is made when the write finds it missing: two fewer fs calls per turn
     try {
       await writeFileAtomic(this.file, text, { durable: false });
     } catch (err) {
@@ -102,4 +92,45 @@ export const hasCommitted = (data: PluginSessionData, key: string): boolean => d
 export function addCommitted(data: PluginSessionData, key: string): void {
   const k = storedKey(key);
   if (!data.keys.includes(k)) data.keys = [...data.keys, k].slice(-MAX_KEYS);
+}
+
+// the runtime's own compactions (docs/openclaw-integration.md §6), seen by the summary a history starts with
+const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
+/** how far into the prelude a summary is looked for (pi puts it first; OpenClaw keeps it there) */
+const PRELUDE_MAX = 8;
+
+/** The compaction summary in the prelude a history starts with, as an identity; null when none. */
+export function summaryKeyOf(messages: readonly AgentMessage[]): string | null {
+  for (let i = 0; i < Math.min(messages.length, PRELUDE_MAX); i++) {
+    const m = messages[i] as { role?: unknown; timestamp?: unknown; summary?: unknown } | undefined;
+    if (CONVERSATION.has(String(m?.role))) return null;
+    if (m?.role !== "compactionSummary") continue; // a branch summary, a host's custom message
+    const summary = typeof m.summary === "string" ? m.summary : "";
+    // an identity only, and it is kept on disk (openclaw-session.json): a hash, never summary text
+    return createHash("sha256").update(`${String(m.timestamp)}\u0000${summary.length}\u0000${summary.slice(0, 256)}`).digest("hex").slice(0, 32);
+  }
+  return null;
+}
+
+export interface SummaryWatch {
+  /** the summary key of the last history seen; undefined before the first one */
+  seen: string | null | undefined;
+  /** compact() ran and the runtime compacted: the next history seen carries that summary */
+  ownCompaction: boolean;
+}
+
+/**
+ * True when `messages` starts with a summary the watch has not seen: the runtime compacted by itself
+ * (`ownsCompaction: false`). The first history a watch sees, and the first after our compact(), only set it.
+ */
+export function newRuntimeCompaction(watch: SummaryWatch, messages: readonly AgentMessage[]): boolean {
+  const key = summaryKeyOf(messages);
+  if (watch.seen === undefined || watch.ownCompaction) {
+    watch.seen = key;
+    watch.ownCompaction = false;
+    return false;
+  }
+  if (key === null || key === watch.seen) return false;
+  watch.seen = key;
+  return true;
 }

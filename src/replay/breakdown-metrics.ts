@@ -8,7 +8,7 @@
 import type { Context } from "@mariozechner/pi-ai";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { fauxPromptTokens, messageText } from "../faux/faux-model.js";
-import { engineFor } from "../agents/pi-extensions/context-manager-session.js";
+import { sessionFor } from "../agents/pi-extensions/context-manager-session.js";
 import type { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 
 export interface BreakdownReport {
@@ -86,7 +86,7 @@ export class BreakdownProbe {
   extension(): ExtensionFactory {
     return (pi) => {
       pi.on("context", async (_event, ctx) => {
-        this.engine = await engineFor(ctx);
+        this.engine = (await sessionFor(ctx))?.engine ?? null;
         return undefined;
       });
     };

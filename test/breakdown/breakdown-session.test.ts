@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxPromptTokens, messageText } from "../../src/faux/faux-model.js";
-import { engineForSession } from "../../src/agents/pi-extensions/context-manager.js";
+import { sessionForView } from "../../src/agents/pi-extensions/context-manager.js";
 import type { ContextBreakdown } from "../../src/agents/checkpoint/schema.js";
 import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
@@ -41,7 +41,7 @@ describe("context breakdown on a real AgentSession", () => {
     writeFileSync(join(s.cwd, "mid.ts"), source("mid", 25));
     writeFileSync(join(s.cwd, "small.ts"), source("small", 4));
     const session = await s.open();
-    const engine = () => engineForSession({ sessionManager: session.sessionManager, cwd: s.cwd, contextWindow: () => 60_000 });
+    const engine = async () => (await sessionForView({ sessionManager: session.sessionManager, cwd: s.cwd, contextWindow: () => 60_000 }))?.engine ?? null;
     const checks: Array<{ measured: number; b: ContextBreakdown; context: Context }> = [];
     const pending: Array<Promise<void>> = [];
     s.agent.onChat((context) => {

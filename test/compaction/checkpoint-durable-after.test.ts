@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
-import { setContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
+import { setContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { checkpointSessionDir, stateSessionDir } from "../../src/infra/session-dir.js";
 import { filler, reply } from "../helpers/host.js";

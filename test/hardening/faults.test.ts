@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
+import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { checkpointSessionDir, stateSessionDir } from "../../src/infra/session-dir.js";
 import { STATE_FILE_NAMES } from "../../src/agents/state/state-files.js";
 import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";

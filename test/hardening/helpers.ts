@@ -7,7 +7,7 @@ import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
-import type { ContextManagerRuntimeValue } from "../../src/agents/pi-extensions/context-manager-runtime.js";
+import type { ContextManagerRuntimeValue } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 
 export type FaultCode = "ENOSPC" | "EACCES" | "EIO" | "EPERM" | "EBUSY" | "EROFS";

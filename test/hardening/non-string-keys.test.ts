@@ -12,8 +12,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { buildContextManagerExtensionFactories, onCompactionCompleted, onSessionStarted, readCheckpointForInjection } from "../../src/openclaw.js";
-import { engineForSession } from "../../src/agents/pi-extensions/context-manager.js";
-import { setContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
+import { sessionForView } from "../../src/agents/pi-extensions/context-manager.js";
+import { setContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
@@ -71,8 +71,8 @@ describe("session keys that are not strings (issue 28, class 4)", () => {
         const { lines: lines2, logger: log2 } = logger();
         setContextManagerRuntime(sm2, { sessionKey: key as string, contextWindowTokens: 10_000, stateDir, config: resolveContextManagerConfig({}), hostInjectsRestore: true, logger: log2 });
         const view = { sessionManager: sm2, cwd: "/work", contextWindow: () => 10_000 };
-        await expect(engineForSession(view)).resolves.toBeNull();
-        await expect(engineForSession(view)).resolves.toBeNull();
+        await expect(sessionForView(view)).resolves.toBeNull();
+        await expect(sessionForView(view)).resolves.toBeNull();
         expect(lines2).toHaveLength(1);
       }
     } finally {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { onCompactionCompleted } from "../../src/openclaw-core/restore-seams.js";
 import { filler, makeHost, reply } from "../helpers/host.js";
-import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-runtime.js";
+import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-session.js";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { assistantMsg, compactEvent, faultyFs, makeEngine, rmDir, tempDir, userMsg } from "./helpers.js";
 

@@ -4,7 +4,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { newRuntimeCompaction, summaryKeyOf, type SummaryWatch } from "../../src/openclaw-plugin/runtime-compaction.js";
+import { newRuntimeCompaction, summaryKeyOf, type SummaryWatch } from "../../src/openclaw-plugin/session-file.js";
 
 const summary = (text: string, t: number) => ({ role: "compactionSummary", summary: text, tokensBefore: 1, timestamp: t }) as unknown as AgentMessage;
 const branch = { role: "branchSummary", summary: "b", fromId: "x", timestamp: 1 } as unknown as AgentMessage;

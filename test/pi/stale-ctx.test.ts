@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { SessionCapture } from "../../src/agents/pi-extensions/context-manager-capture.js";
+import { SessionCapture } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 
 describe("stale pi ctx", () => {

@@ -19,7 +19,7 @@ const META_END = "\nworking:";
 function readHead(file: string): string {
   let fd: number;
   try {
-    fd = openRegularFileSync(file);
+    fd = openRegularFileSync(file).fd;
   } catch (err) {
     const code = errorCode(err);
     const why = code === "ENOENT" ? "file not found" : err instanceof NotAFileError ? "not a regular file: not read" : `cannot read (${code ?? String(err)})`;

@@ -1,34 +1,22 @@
 /**
- * HOST STAND-IN for OpenClaw core (openclaw@2026.9.6)
- * `src/agents/agent-hooks/compaction-safeguard.ts` (before 2026.9:
- * `src/agents/pi-extensions/compaction-safeguard.ts`, the path this file keeps).
- *
- * A faithful minimal safeguard: its `session_before_compact` handler
- *   1. FIRST awaits the context manager's checkpoint hook (the one line this
- *      project adds to core), before any early return, so the structured state
- *      is on disk even when summarization later fails;
- *   2. summarizes with the session's model and key (pi's generateSummary);
- *   3. appends tool failures and the read/modified file lists, and returns a
- *      CompactionResult with details { readFiles, modifiedFiles }.
- * Simplified: on a missing model/key or a failed summary this stand-in uses a
- * fixed fallback summary, where 2026.9 returns `{ cancel: true }` (history
- * kept); its quality guard, staged summaries, preserved recent turns and
- * workspace sections are not modelled. The checkpoint is written either way.
- *
- * Issue 25: the seam line is `compactWithCheckpoint` (it writes the same checkpoint). In
- * "checkpoint" mode its compaction is returned at once (no model call); in "host" mode a
- * summary that fails or runs past `compactionDeadlineMs` is replaced by the checkpoint
- * compaction (before the fixed fallback / cancel).
+ * HOST STAND-IN for OpenClaw core's compaction-safeguard (openclaw@2026.9.6
+ * `src/agents/agent-hooks/compaction-safeguard.ts`): its `session_before_compact` handler FIRST
+ * awaits the context manager's seam (`compactWithCheckpoint`, the one line this project adds to
+ * core) so the checkpoint is on disk even when summarization fails, then summarizes with pi's
+ * generateSummary and appends tool failures and the read/modified file lists. "checkpoint" mode
+ * returns the seam's compaction (no model call); in "host" mode it replaces a summary that fails
+ * or is late. Simplified: a fixed fallback summary where 2026.9 cancels; its quality guard,
+ * staged summaries and workspace sections are not modelled.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type ExtensionFactory, generateSummary } from "@mariozechner/pi-coding-agent";
-import { compactWithCheckpoint } from "./context-manager-compaction-hook.js";
 import {
-  appendSummarySections,
-  collectToolFailures,
-  computeFileLists,
-  FALLBACK_SUMMARY,
-} from "./compaction-safeguard-summary.js";
+  type ExtensionFactory,
+  type FileOperations,
+  generateSummary,
+  type SessionEntry,
+} from "@mariozechner/pi-coding-agent";
+import { safeGist } from "../text/safe-gist.js";
+import { compactWithCheckpoint } from "./context-manager-compaction-hook.js";
 
 export interface CompactionSafeguardOptions {
   /** where summarization errors go (never thrown into pi) */
@@ -38,7 +26,7 @@ export interface CompactionSafeguardOptions {
 export function createCompactionSafeguardExtension(opts: CompactionSafeguardOptions = {}): ExtensionFactory {
   return (pi) => {
     pi.on("session_before_compact", async (event, ctx) => {
-      // --- the lines OpenClaw core adds (spec §8.1, issue 25): never throw ---
+      // --- the lines OpenClaw core adds (spec §8.1): never throw ---
       const cm = await compactWithCheckpoint(event, ctx);
       if (cm.compaction) return { compaction: cm.compaction };
 
@@ -69,7 +57,7 @@ export function createCompactionSafeguardExtension(opts: CompactionSafeguardOpti
         } catch (error) {
           if (signal.aborted) return { cancel: true };
           opts.onSummaryError?.(error);
-          // --- issue 25: the checkpoint compaction stands in for the failed or late summary ---
+          // --- the checkpoint compaction stands in for the failed or late summary ---
           const fallback = cm.fallback();
           if (fallback) return { compaction: fallback };
           summary = FALLBACK_SUMMARY;
@@ -106,4 +94,59 @@ async function withDeadline<T>(ms: number | null, signal: AbortSignal, fn: (sign
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
   }
+}
+
+// the non-LLM parts of the summary (seed 001 §2 "Fallback Summary")
+export const FALLBACK_SUMMARY = "Summary unavailable due to context limits. Older messages were truncated.";
+export const MAX_TOOL_FAILURES = 8;
+export const MAX_TOOL_FAILURE_CHARS = 240;
+
+export interface ToolFailureLine {
+  toolName: string;
+  text: string;
+}
+
+/** Up to 8 failed tool results, newest kept, each one line of at most 240 chars. */
+export function collectToolFailures(messages: readonly AgentMessage[]): ToolFailureLine[] {
+  const out: ToolFailureLine[] = [];
+  for (const m of messages) {
+    if (m.role !== "toolResult" || !m.isError) continue;
+    const raw = (Array.isArray(m.content) ? m.content : []).map((b) => (b.type === "text" && typeof b.text === "string" ? b.text : "")).join(" ");
+    // kept in the session file and read by every later turn: redacted before the cut (safeGist)
+    out.push({ toolName: safeGist(m.toolName, 80), text: safeGist(raw, MAX_TOOL_FAILURE_CHARS) });
+  }
+  return out.slice(-MAX_TOOL_FAILURES);
+}
+
+/** File lists from this compaction's fileOps, unioned with the previous compaction's details. */
+export function computeFileLists(
+  fileOps: FileOperations,
+  branchEntries: readonly SessionEntry[],
+): { readFiles: string[]; modifiedFiles: string[] } {
+  const modified = new Set<string>([...fileOps.written, ...fileOps.edited]);
+  const read = new Set<string>(fileOps.read);
+  for (let i = branchEntries.length - 1; i >= 0; i--) {
+    const entry = branchEntries[i]!;
+    if (entry.type !== "compaction") continue;
+    const details = entry.details as { readFiles?: unknown; modifiedFiles?: unknown } | undefined;
+    for (const f of Array.isArray(details?.modifiedFiles) ? details.modifiedFiles : []) if (typeof f === "string") modified.add(f);
+    for (const f of Array.isArray(details?.readFiles) ? details.readFiles : []) if (typeof f === "string") read.add(f);
+    break;
+  }
+  for (const f of modified) read.delete(f);
+  return { readFiles: [...read].sort(), modifiedFiles: [...modified].sort() };
+}
+
+export function appendSummarySections(
+  summary: string,
+  failures: readonly ToolFailureLine[],
+  files: { readFiles: string[]; modifiedFiles: string[] },
+): string {
+  const parts = [summary.trim()];
+  if (failures.length > 0) {
+    parts.push(["## Tool failures", ...failures.map((f) => `- ${f.toolName}: ${f.text}`)].join("\n"));
+  }
+  if (files.readFiles.length > 0) parts.push(`<read-files>\n${files.readFiles.join("\n")}\n</read-files>`);
+  if (files.modifiedFiles.length > 0) parts.push(`<modified-files>\n${files.modifiedFiles.join("\n")}\n</modified-files>`);
+  return parts.join("\n\n");
 }

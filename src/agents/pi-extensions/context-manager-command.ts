@@ -1,8 +1,6 @@
 /**
- * `/context` inside pi: the gauge, the latest checkpoint of this workspace's key and the restore
- * block the extension would inject. Shown as a custom message (display: true) so the TUI renders
- * it and RPC clients get it as message events; the `context` handler never sends it to the model
- * (withoutSuperseded drops REPORT_CUSTOM_TYPE). Outside pi: `openclaw-context status`.
+ * `/context` inside pi: the gauge, the latest checkpoint of this key and the restore block it would
+ * inject, as a displayed custom message (REPORT_CUSTOM_TYPE, which never reaches the model).
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
@@ -11,9 +9,10 @@ import { restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
-import type { CapturedSession, ReadonlySessionManager } from "./context-manager-capture.js";
+import type { CapturedSession, ReadonlySessionManager } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
+import { safeUsage } from "./context-manager-request-host.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
 import { formatReuse } from "../prompt-cost/reuse.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -32,12 +31,7 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   const { config, stateDir } = engine.runtime;
   const lines = [`[context-manager] session key ${engine.sessionKey}`, `state dir ${stateDir}`];
 
-  let usage: ReturnType<ExtensionContext["getContextUsage"]>;
-  try {
-    usage = ctx.getContextUsage();
-  } catch {
-    usage = undefined;
-  }
+  const usage = safeUsage(ctx);
   if (usage && usage.tokens != null && usage.percent != null) {
     const reading = { tokens: usage.tokens, contextWindow: usage.contextWindow, utilization: usage.percent / 100, source: "sdk" as const };
     const action = gaugeAction(reading, config);
@@ -50,8 +44,7 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
   const reuse = engine.cacheReuse();
   if (reuse) lines.push(`Last request: ${formatReuse(reuse)}`);
 
-  // read once: the line naming the checkpoint and the block below are of the same one, even when
-  // a compaction writes the next checkpoint while this report is built
+  // read once: the line naming the checkpoint and the block below are of the same one
   const latest = await readLatestCheckpoint({ stateDir }, engine.sessionKey).catch(() => null);
   if (!latest) {
     lines.push("Latest checkpoint: none yet for this key.");
@@ -115,11 +108,7 @@ const stamp = (m: AgentMessage | undefined) => {
   return typeof t === "number" ? t : -Infinity;
 };
 
-/**
- * What pi's next request will hold: the last request the engine prepared (its aged stand-ins,
- * gauge line and blocks as sent) plus the session's messages that came after it (the final reply
- * of the run, a `!` command's output), which no `context` event has seen yet.
- */
+/** What pi's next request will hold: the last request as sent plus the session's messages after it. */
 function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManager, "getBranch">): RequestRecord {
   let newest = -Infinity;
   for (const m of latest.unaged) newest = Math.max(newest, stamp(m));

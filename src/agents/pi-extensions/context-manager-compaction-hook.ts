@@ -1,9 +1,7 @@
 /**
- * The compaction hook (spec §8.1): the ONE awaited call OpenClaw core adds at
- * the top of compaction-safeguard's `session_before_compact` handler, before
- * any early return and before summarization. It writes the `compaction`
- * checkpoint, then archives the compacted span, and never throws into the handler. Also the
- * checkpoint of OpenClaw's server-side compaction, which runs no such handler.
+ * The compaction seam (spec §8.1): the ONE awaited call OpenClaw core adds at the top of the
+ * safeguard's `session_before_compact` handler; also the checkpoint of the server-side
+ * compaction, which runs no such handler. Never throws.
  */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
@@ -20,7 +18,7 @@ export async function writeCompactionCheckpoint(event: SessionBeforeCompactEvent
   }
 }
 
-/** What the compaction seam hands the host's safeguard (issue 25). */
+/** What the compaction seam hands the host's safeguard. */
 export interface CompactionSeam {
   /** the compaction checkpoint just written, or null */
   checkpoint: Checkpoint | null;
@@ -35,10 +33,8 @@ export interface CompactionSeam {
 const NO_SEAM: CompactionSeam = { checkpoint: null, compaction: null, deadlineMs: null, fallback: () => null };
 
 /**
- * The compaction seam of both modes, in place of `writeCompactionCheckpoint` at the top of the
- * safeguard's handler: writes the checkpoint and archives the span (as before), then in
- * "checkpoint" mode renders the compaction the safeguard returns instead of summarizing; in
- * "host" mode it gives the summary's deadline and the fallback. Never throws.
+ * The seam of both modes: the checkpoint and the span's archive, then in "checkpoint" mode the
+ * compaction the safeguard returns instead of summarizing; in "host" mode the deadline and fallback.
  */
 export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
   try {
@@ -71,16 +67,9 @@ export interface ServerCompactionParams {
 }
 
 /**
- * The compaction checkpoint for OpenClaw's SERVER-SIDE compaction (2026.9:
- * OpenAI Responses / xAI `/responses/compact`, run by
- * `attemptServerEndpointCompaction()` in
- * `src/agents/embedded-agent-runner/compaction-session-execution.ts`). That
- * path never emits pi's `session_before_compact`, so the safeguard hook does
- * not run; core calls this right after the endpoint compaction committed.
- *
- * The endpoint only compacts a finished run (last message from the
- * assistant), so there is no split turn; pi's fileOps are not available and
- * the file lists come from the captured tool calls. Never throws.
+ * The checkpoint of OpenClaw's SERVER-SIDE compaction (2026.9: `/responses/compact`, core's
+ * `attemptServerEndpointCompaction()`), which emits no `session_before_compact`: core calls this
+ * once the endpoint compaction committed. A finished run: no split turn; file lists from the capture.
  */
 export async function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
   try {

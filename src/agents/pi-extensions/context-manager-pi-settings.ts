@@ -1,9 +1,7 @@
 /**
- * Settings for standalone pi users: the `contextManager` key of pi's own settings files,
- * `<agentDir>/settings.json` (global; PI_CODING_AGENT_DIR moves it) and `<cwd>/.pi/settings.json`
- * (project, wins key by key). Same keys and validation as OpenClaw's
- * `agents.defaults.contextManager` (resolveContextManagerConfig). pi keeps keys it does not
- * know when it rewrites these files, so the setting survives `/settings` changes.
+ * pi's own settings files, `<agentDir>/settings.json` and `<cwd>/.pi/settings.json` (project wins
+ * key by key): standalone pi's `contextManager` key (the keys of OpenClaw's
+ * `agents.defaults.contextManager`; pi keeps keys it does not know) and pi's compaction settings.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,4 +58,19 @@ export function loadPiContextManagerConfig(cwd: string, agentDir?: string): Cont
     // a cross-key rule broken only by the merge (gaugeThreshold > checkpointThreshold)
     throw new PiSettingsError(`${piSettingsFiles(cwd, agentDir).join(" + ")}: ${(e as Error).message.replace(/^agents\.defaults\.contextManager\./, `${PI_SETTINGS_KEY}.`)}`);
   }
+}
+
+/** The compaction settings pi's settings files set (project wins); a key no file sets is absent. */
+export function piCompactionSet(cwd: string): { enabled?: boolean; reserveTokens?: number } {
+  const out: { enabled?: boolean; reserveTokens?: number } = {};
+  for (const file of piSettingsFiles(cwd)) {
+    try {
+      const c = (JSON.parse(readFileSync(file, "utf8")) as { compaction?: { enabled?: unknown; reserveTokens?: unknown } } | null)?.compaction;
+      if (typeof c?.enabled === "boolean") out.enabled = c.enabled;
+      if (typeof c?.reserveTokens === "number" && Number.isFinite(c.reserveTokens) && c.reserveTokens >= 0) out.reserveTokens = c.reserveTokens;
+    } catch {
+      // no file or not JSON: pi reports a broken file itself
+    }
+  }
+  return out;
 }

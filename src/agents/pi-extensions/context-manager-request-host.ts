@@ -1,40 +1,17 @@
 /**
- * What pi adds to a request besides the messages, for the context breakdown (issue 27): the
- * effective system prompt (read while the `context` event's ctx is live: a string, no copy),
- * the active tools' schemas and where pi compacts (window − `compaction.reserveTokens` of pi's
- * settings files, 16,384 by default), both read only when a breakdown is computed.
+ * What the shell reads of pi for a request besides the messages: its usage and model (a stale ctx
+ * reads as unknown), and for the breakdown the system prompt, the active tools' schemas and where
+ * pi compacts (window − pi's `compaction.reserveTokens`), the last two only when one is computed.
  */
-import { readFileSync } from "node:fs";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RequestHost } from "../engine/request-log.js";
-import { piSettingsFiles } from "./context-manager-pi-settings.js";
+import { piCompactionSet } from "./context-manager-pi-settings.js";
 import { debugLog } from "../../infra/debug-log.js";
+import type { HostModel } from "../cache/cache-rules.js";
 
 /** pi's default `compaction.reserveTokens`. */
-export const PI_DEFAULT_RESERVE_TOKENS = 16_384;
+const PI_DEFAULT_RESERVE_TOKENS = 16_384;
 
-/** pi's compaction settings from its settings files (project wins); defaults when unset or unreadable. */
-export function piCompactionSettings(cwd: string): { enabled: boolean; reserveTokens: number } {
-  const set = piCompactionSet(cwd);
-  return { enabled: set.enabled ?? true, reserveTokens: set.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS };
-}
-
-/** The compaction settings pi's settings files set (project wins); a key no file sets is absent. */
-export function piCompactionSet(cwd: string): { enabled?: boolean; reserveTokens?: number } {
-  const out: { enabled?: boolean; reserveTokens?: number } = {};
-  for (const file of piSettingsFiles(cwd)) {
-    try {
-      const c = (JSON.parse(readFileSync(file, "utf8")) as { compaction?: { enabled?: unknown; reserveTokens?: unknown } } | null)?.compaction;
-      if (typeof c?.enabled === "boolean") out.enabled = c.enabled;
-      if (typeof c?.reserveTokens === "number" && Number.isFinite(c.reserveTokens) && c.reserveTokens >= 0) out.reserveTokens = c.reserveTokens;
-    } catch {
-      // no file or not JSON: pi reports a broken file itself
-    }
-  }
-  return out;
-}
-
-/** The request's host parts, for prepareRequest. Never throws. */
 export function piRequestHost(pi: ExtensionAPI, ctx: ExtensionContext, cwd: string | null, contextWindow: () => number): RequestHost {
   let systemPrompt: string | null = null;
   try {
@@ -56,8 +33,28 @@ export function piRequestHost(pi: ExtensionAPI, ctx: ExtensionContext, cwd: stri
     compactionAt: () => {
       const window = contextWindow();
       if (!cwd || window <= 0) return null;
-      const c = piCompactionSettings(cwd);
-      return c.enabled ? window - c.reserveTokens : null;
+      const c = piCompactionSet(cwd);
+      return (c.enabled ?? true) ? window - (c.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS) : null;
     },
   };
+}
+
+/** pi's context usage; undefined when unknown or the ctx is stale. */
+export function safeUsage(ctx: ExtensionContext) {
+  try {
+    return ctx.getContextUsage();
+  } catch (e) {
+    debugLog("getContextUsage", e);
+    return undefined;
+  }
+}
+
+/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
+export function piModelOf(ctx: ExtensionContext): HostModel | undefined {
+  try {
+    const m = ctx.model;
+    return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
+  } catch {
+    return undefined; // a stale ctx: the rules fall back to the config's choice
+  }
 }

@@ -1,16 +1,12 @@
 /**
- * Standalone pi delivery rules, decided from the session's own entries so they hold across
- * processes (`pi -p -c`), RPC `new_session` (pi emits session_start twice) and reloads:
- * - after a compaction entry with no restore message after it: the post-compaction block,
- *   unless the compaction was a checkpoint compaction (its summary is the restore, issue 25);
- * - on the first prompt of a session with no messages yet: the resume block;
- * - otherwise nothing (one block per compaction and per new session).
+ * Standalone pi's restore delivery, from the session's own entries (so it holds across processes
+ * and reloads): the post-compaction block after a compaction with no restore after it (unless its
+ * summary is our checkpoint), the resume block on a session's first prompt, else nothing.
  */
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { RestoreKind } from "../engine/restore-block.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { isCheckpointCompactionDetails } from "../engine/checkpoint-compaction.js";
-
 
 export interface DueRestore {
   kind: RestoreKind;

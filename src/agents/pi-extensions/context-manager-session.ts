@@ -1,6 +1,8 @@
 /**
- * The pi shell's Session of a SessionManager: one per run (OpenClaw) or per pi CLI session,
- * made on the first event that needs it from the runtime the host set (or the standalone one).
+ * The pi shell's Session of a SessionManager: one per run (OpenClaw opens a SessionManager per
+ * run) or per pi CLI session, made on the first event that needs it from the runtime values the
+ * host set for that SessionManager (setContextManagerRuntime) or the standalone ones. Kept with
+ * the SessionManager (a WeakMap in the process's services: every copy of the module shares it).
  */
 import { resolve } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
@@ -9,11 +11,41 @@ import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { SessionApi } from "../engine/session-api.js";
 import { consoleWarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { enableDebugFromConfig } from "../../infra/debug-log.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
-import { piCompactionSet } from "./context-manager-request-host.js";
-import type { ReadonlySessionManager } from "./context-manager-capture.js";
-import { type ContextManagerRuntimeValue, getContextManagerRuntime, sessionOfManager, setSessionOfManager } from "./context-manager-runtime.js";
+import { processServices } from "../../infra/process-services.js";
+import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
+import type { ContextManagerRuntimeValue } from "../engine/runtime.js";
+import { piCompactionSet } from "./context-manager-pi-settings.js";
+
+export type { ContextManagerRuntimeValue } from "../engine/runtime.js";
+export type ReadonlySessionManager = ExtensionContext["sessionManager"];
+
+/** What the shell keeps of one SessionManager. */
+interface ManagerSlot {
+  runtime?: ContextManagerRuntimeValue;
+  session?: Promise<SessionApi>;
+}
+
+declare module "../../infra/process-services.js" {
+  interface ProcessServices { piManagerSlots?: WeakMap<object, ManagerSlot> } // by pi SessionManager, dropped with it
+}
+
+const registry = (): WeakMap<object, ManagerSlot> => (processServices().piManagerSlots ??= new WeakMap());
+
+function slotOf(sessionManager: object): ManagerSlot {
+  let slot = registry().get(sessionManager);
+  if (!slot) registry().set(sessionManager, (slot = {}));
+  return slot;
+}
+
+export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue | null): void {
+  if (value !== null) slotOf(sessionManager).runtime = value;
+  else delete registry().get(sessionManager)?.runtime;
+}
+
+export function getContextManagerRuntime(sessionManager: object): ContextManagerRuntimeValue | undefined {
+  return registry().get(sessionManager)?.runtime;
+}
 
 /** Runtime for a pi CLI session with no host: one session key per workspace. */
 export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): ContextManagerRuntimeValue {
@@ -32,7 +64,7 @@ export function standaloneRuntime(cwd: string, config?: ContextManagerConfig): C
   };
 }
 
-/** What engine creation needs, captured while an event runs (see context-manager-capture.ts). */
+/** What engine creation needs, captured while an event runs (SessionCapture). */
 export interface EngineSessionView {
   sessionManager: Pick<ReadonlySessionManager, "getEntries" | "getSessionId" | "getSessionFile">;
   /** the workspace, when known (the engine records workspace drift against it) */
@@ -44,8 +76,7 @@ export interface EngineSessionView {
 /** The Session of this session manager (one per run); null when the manager is disabled. */
 export async function sessionForView(view: EngineSessionView, fallback?: () => ContextManagerRuntimeValue | undefined): Promise<SessionApi | null> {
   const sm = view.sessionManager as object;
-  // hot path: the Session of this session manager already exists
-  let session = sessionOfManager(sm);
+  let session = registry().get(sm)?.session;
   if (!session) {
     const runtime = getContextManagerRuntime(sm) ?? fallback?.();
     if (!runtime || !runtime.config.enabled) return null;
@@ -71,14 +102,9 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
       );
       return new SessionApi(engine);
     });
-    setSessionOfManager(sm, session);
+    slotOf(sm).session = session;
   }
   return session;
-}
-
-/** The engine of this session manager (the /context report, the replay's breakdown, tests). */
-export async function engineForSession(view: EngineSessionView, fallback?: () => ContextManagerRuntimeValue | undefined): Promise<ContextManagerEngine | null> {
-  return (await sessionForView(view, fallback))?.engine ?? null;
 }
 
 const badKeyLogged = new WeakSet<object>();
@@ -99,16 +125,50 @@ export function sessionFor(ctx: LiveCtx, fallback?: () => ContextManagerRuntimeV
   return sessionForView({ sessionManager: ctx.sessionManager, cwd: cwdOf(ctx), contextWindow: () => ctx.getContextUsage()?.contextWindow ?? 0 }, fallback);
 }
 
-/** The engine for a LIVE ctx. */
-export async function engineFor(ctx: LiveCtx, fallback?: () => ContextManagerRuntimeValue | undefined): Promise<ContextManagerEngine | null> {
-  return (await sessionFor(ctx, fallback))?.engine ?? null;
-}
-
 /** ctx.cwd, read while the event's ctx is live (a stale ctx throws) */
 function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
   try {
     return typeof ctx.cwd === "string" ? ctx.cwd : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * pi invalidates a ctx when its session is replaced or disposed (print mode disposes it while a
+ * threshold compaction finishes, so the compaction events can arrive with a stale ctx whose
+ * getters throw): handlers keep no ctx; each live event refreshes these values, a stale one reads them.
+ */
+export interface CapturedSession {
+  sessionManager: ReadonlySessionManager;
+  cwd: string;
+  /** the model's context window at the last live event, 0 when unknown */
+  contextWindow: number;
+}
+
+export class SessionCapture {
+  private last: CapturedSession | null = null;
+
+  /** Fresh values from a live ctx, else those of the last live event (null before any). */
+  from(ctx: ExtensionContext, event: string): CapturedSession | null {
+    try {
+      const sessionManager = ctx.sessionManager;
+      const cwd = ctx.cwd;
+      let contextWindow = 0;
+      try {
+        contextWindow = ctx.model?.contextWindow ?? 0;
+      } catch {
+        contextWindow = this.last?.contextWindow ?? 0;
+      }
+      this.last = { sessionManager, cwd, contextWindow };
+      return this.last;
+    } catch (e) {
+      debugLog(`${event}: ctx is stale, using the values captured at the last live event`, e);
+      return this.last;
+    }
+  }
+
+  get current(): CapturedSession | null {
+    return this.last;
   }
 }

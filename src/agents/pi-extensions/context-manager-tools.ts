@@ -1,8 +1,6 @@
 /**
- * pi's side of "context_search joins when the archive holds something" (engine/our-tools.ts):
- * at each run start (`before_agent_start`, before pi snapshots the run's tools) the tool is made
- * active with `pi.setActiveTools` once it joined, and kept off before. It has no prompt snippet,
- * so pi's rebuilt system prompt is the same text: only the tool list changes.
+ * pi's side of "context_search joins when the archive holds something" (engine/our-tools.ts): at
+ * each run start the tool is made active once it joined (no prompt snippet: only the tool list changes).
  */
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -19,8 +17,7 @@ import { livedTime } from "../../infra/lived-clock.js";
 /** The run start: decide, then set pi's active tools when they differ. The caller guards. */
 export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
   const state = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
-  // a run whose first request is trimmed because its cache is cold needs the tool the trim's
-  // marker names, for the whole run; joining then rewrites nothing that was still cached
+  // a run whose first request is trimmed (its cache cold) needs the tool the trim's marker names
   const view = state.searchJoined ? null : runStartView(ctx, prompt, model);
   if (view && coldTrimAhead(engine, view)) decideSearchJoin(state, true);
   // with smart trim on, a warm batch may come within this run: its marker line names the tool
@@ -38,11 +35,7 @@ async function archiveHasRecords(engine: ContextManagerEngine): Promise<boolean>
   return (st?.size ?? 0) > 0;
 }
 
-/**
- * The run's first request as the run start sees it: the history it starts from, pi's reading of
- * it with the new prompt added (the request path reads the same usage), and now on the
- * session's clock (the prompt is stamped now).
- */
+/** The run's first request as the run start sees it: its history, pi's reading plus the prompt, and now. */
 function runStartView(ctx: ExtensionContext, prompt: string, model: HostModel | undefined) {
   const messages = buildSessionContext(ctx.sessionManager.getBranch()).messages;
   const promptTokens = estimateContextTokens([{ role: "user", content: prompt, timestamp: 0 } as AgentMessage]);

@@ -1,44 +1,39 @@
 /**
- * The context-manager Pi extension (spec §8.3): `context` (gauge, Layer B
- * capture, auto-80pct checkpoint) and `tool_result` (Layer A capture).
- *
- * Two modes:
- * - hosted (OpenClaw): the host sets runtime values per run with
- *   setContextManagerRuntime() and delivers restore blocks itself with
- *   enqueueSystemEvent (hostInjectsRestore: true);
- * - standalone (`pi -e`, `pi install`): no host; the session key is derived
- *   from the workspace, settings come from pi's settings files, and the
- *   extension attaches the restore block to the next prompt (before_agent_start)
- *   after a compaction and on the first prompt of a new session on the same key.
- *
- * No handler keeps a ctx past its event: pi invalidates ctx objects on session
- * replacement and when print mode disposes the session during a compaction.
+ * The context-manager pi extension (spec §8.3): each pi event a call into the run's Session API.
+ * - hosted (OpenClaw): the host sets the run's runtime values (setContextManagerRuntime) and
+ *   delivers restore blocks itself (hostInjectsRestore);
+ * - standalone (`pi -e`, `pi install`): a session key per workspace, pi's settings files, and the
+ *   restore block attached to the next prompt after a compaction and on a new session's first.
+ * No handler keeps a ctx past its event (SessionCapture).
  */
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { type CapturedSession, SessionCapture } from "./context-manager-capture.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/background-writes.js";
-import type { HostModel } from "../cache/cache-rules.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
-import { setContextManagerRuntime } from "./context-manager-runtime.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
-import { piRequestHost } from "./context-manager-request-host.js";
+import { piModelOf, piRequestHost, safeUsage } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
 import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
-import { sessionForView, standaloneRuntime } from "./context-manager-session.js";
+import {
+  type CapturedSession,
+  SessionCapture,
+  sessionForView,
+  setContextManagerRuntime,
+  standaloneRuntime,
+} from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
-export { engineFor, engineForSession, type EngineSessionView, sessionFor, standaloneRuntime } from "./context-manager-session.js";
+export { type EngineSessionView, sessionFor, sessionForView, standaloneRuntime } from "./context-manager-session.js";
 export { defaultStateDir };
 
 export interface ContextManagerExtensionOptions {
@@ -48,7 +43,7 @@ export interface ContextManagerExtensionOptions {
   config?: ContextManagerConfig;
   /** register the agent-facing context_note tool (config `noteTool`) */
   noteTool?: boolean;
-  /** large tool outputs off the prompt + the artifact_fetch tool (config `offload`, off by default: docs/artifacts.md#defaults) */
+  /** large tool outputs off the prompt + the artifact_fetch tool (config `offload`) */
   offload?: boolean;
   /** standalone: where invalid settings are reported (default: console.warn) */
   logger?: WarnLogger;
@@ -58,10 +53,8 @@ export interface ContextManagerExtensionOptions {
 
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
-    // Values read from each ctx while its event runs; never a ctx kept past its event.
     const seen = new SessionCapture();
-    // restore deliveries already tried in this process, per session manager (a checkpoint that
-    // is missing or rejected is not looked up again on every prompt)
+    // restore deliveries tried in this process, per session manager: one look-up each
     const tried = new WeakMap<object, Set<string>>();
     let settings: { cwd: string; config: ContextManagerConfig | null } | null = null;
 
@@ -96,13 +89,12 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         return null;
       }
     };
-    // the run's Session (engine/session-api.ts): every handler and tool calls it
     const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
 
     // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
     const guard =
-      <E, R>(event: string, handler: (event: E, ctx: ExtensionContext) => Promise<R | undefined>) =>
-      async (e: E, ctx: ExtensionContext): Promise<R | undefined> => {
+      <E, R>(event: string, handler: (event: E, ctx: ExtensionContext) => Promise<R | void>) =>
+      async (e: E, ctx: ExtensionContext): Promise<R | void> => {
         try {
           return await handler(e, ctx);
         } catch (err) {
@@ -114,10 +106,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     pi.on(
       "session_start",
       guard("session_start", async (_event, ctx) => {
-        // capture cwd/session now; a resumed session's old tool outputs are aged from the first
-        // request on (docs/artifacts.md); the state is loaded now, not by the first request or a /compact
         (await get(ctx, "session_start"))?.startRun(ctx.sessionManager.getBranch());
-        return undefined;
       }),
     );
 
@@ -145,8 +134,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }),
     );
 
-    // tools are registered now, before any event: standalone reads pi's settings for the
-    // process's cwd here (pi runs sessions in it); events re-read them for their own cwd
+    // tools are registered before any event: standalone reads pi's settings for the process's cwd
     const toolConfig = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null);
     if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
       pi.registerTool(
@@ -166,50 +154,41 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     }
 
     const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
-    let searchRegistered = false;
     if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
-      searchRegistered = true;
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => {
           const session = await get(ctx, "context_search");
           return session ? session.search(params) : "The context manager is not active in this session.";
         }),
       );
-    }
-
-    // context_search joins the run only once the archive holds something (engine/our-tools.ts):
-    // decided before pi snapshots the run's tools
-    if (searchRegistered) {
+      // context_search joins the run once the archive holds something, before pi snapshots the tools
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (event, ctx) => {
           const engine = (await get(ctx, "before_agent_start"))?.engine;
           if (engine) await applyRunTools(pi, engine, ctx, event.prompt, piModelOf(ctx));
-          return undefined;
         }),
       );
     }
 
     // The end of an agent run (and of a session) makes captured state durable.
-    const flush = (event: string) =>
-      guard(event, async (_event: unknown, ctx: ExtensionContext) => {
-        await (await get(ctx, event))?.flush();
-        await backgroundWritesSettled(); // a "checkpoint" compaction's span and the knowledge records, written after it returned
-        return undefined;
-      });
     pi.on(
       "agent_end",
       guard("agent_end", async (event, ctx) => {
         await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
-        return undefined;
       }),
     );
-    pi.on("session_shutdown", flush("session_shutdown"));
+    pi.on(
+      "session_shutdown",
+      guard("session_shutdown", async (_event, ctx) => {
+        await (await get(ctx, "session_shutdown"))?.flush();
+        await backgroundWritesSettled(); // a "checkpoint" compaction's span and knowledge records
+      }),
+    );
 
     if (opts.standalone) {
-      // Without OpenClaw's safeguard, the extension observes compaction itself: in "host" mode
-      // it returns undefined so pi's own summarization still runs; in "checkpoint" mode the
-      // checkpoint is the compaction (issue 25: no model call).
+      // Without OpenClaw's safeguard: "host" mode writes the checkpoint and lets pi summarize;
+      // in "checkpoint" mode the checkpoint is the compaction (no model call).
       pi.on(
         "session_before_compact",
         guard("session_before_compact", async (event, ctx) => {
@@ -225,8 +204,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         }),
       );
 
-      // The restore block rides on the prompt it belongs to, decided from the session's
-      // entries (see restoreDue): one per compaction and per new session, across processes.
+      // The restore block rides on the prompt it belongs to: one per compaction and new session (restoreDue).
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (_event, ctx) => {
@@ -256,36 +234,14 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       "session_compact",
       guard("session_compact", async (_event, ctx) => {
         (await get(ctx, "session_compact"))?.afterCompaction();
-        return undefined;
       }),
     );
   };
 }
 
-function safeUsage(ctx: ExtensionContext) {
-  try {
-    return ctx.getContextUsage();
-  } catch (e) {
-    debugLog("getContextUsage", e);
-    return undefined;
-  }
-}
-
-/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
-function piModelOf(ctx: ExtensionContext): HostModel | undefined {
-  try {
-    const m = ctx.model;
-    return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
-  } catch {
-    return undefined; // a stale ctx: the rules fall back to the config's choice
-  }
-}
-
 /**
- * The seam OpenClaw core calls in buildEmbeddedExtensionFactories(): stores the
- * run's runtime values and returns the factories, or [] when disabled. An
- * invalid config is reported once and disables the manager for the run; it
- * never breaks the run.
+ * The seam OpenClaw core calls in buildEmbeddedExtensionFactories(): stores the run's runtime
+ * values and returns the factories; [] when disabled or the config is invalid (said once).
  */
 export function buildContextManagerExtensionFactories(params: {
   cfg: unknown;
@@ -309,8 +265,7 @@ export function buildContextManagerExtensionFactories(params: {
     return [];
   }
   if (!config.enabled) return [];
-  // a key that is not one (null, a number, an object): the manager is off for this run, said once
-  // here at configuration time rather than thrown later on the reply path (issue 28)
+  // a key that is not one: off for this run, said here rather than thrown on the reply path
   if (hostSessionKey(params.sessionKey) === null) {
     try {
       (params.logger ?? consoleWarnLogger).warn(`[context-manager] disabled for this run: the session key is ${describeBadKey(params.sessionKey)}, not a string`);
