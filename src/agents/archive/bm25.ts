@@ -9,6 +9,7 @@
 import { FIELD_BOOST, IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight } from "./rank-weights.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
+import { bestOf } from "./best-of.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
 const FIELDS = 3;
@@ -288,51 +289,16 @@ export class Bm25 {
       final.push(score);
       bm25.push(b);
     }
-    const hits = this.best(cand, final, limit).map((j) => {
+    const seqs = this.seqs;
+    // the later document first on equal scores
+    const below = (a: number, b: number) => final[a]! < final[b]! || (final[a] === final[b] && seqs[cand[a]!]! < seqs[cand[b]!]!);
+    const hits = bestOf(cand.length, limit, below).map((j) => {
       const n = cand[j]!;
       const matchedTerms = terms.filter((_, i) => ((i < 32 ? lo[n]! >>> i : hi[n]! >>> (i - 32)) & 1) === 1);
       return { id: this.docs[n]!.id, score: final[j]!, bm25: bm25[j]!, terms: matchedTerms };
     });
     for (const n of touched) lo[n] = hi[n] = 0;
     return hits;
-  }
-
-  /** The candidates' `limit` best (score, then the later document first), best first, without sorting them all. */
-  private best(cand: readonly number[], final: readonly number[], limit: number): number[] {
-    const seqs = this.seqs;
-    const seq = (j: number) => seqs[cand[j]!]!;
-    // a < b: a ranks below b
-    const below = (a: number, b: number) => final[a]! < final[b]! || (final[a] === final[b] && seq(a) < seq(b));
-    const heap: number[] = []; // min-heap of the best so far (root: the lowest of them)
-    for (let j = 0; j < cand.length; j++) {
-      if (heap.length === limit) {
-        if (!below(heap[0]!, j)) continue;
-        heap[0] = j;
-      } else heap.push(j);
-      // restore the heap: sift up a push, sift down a replaced root
-      if (heap.length <= limit && heap[0] !== j) {
-        let i = heap.length - 1;
-        while (i > 0) {
-          const up = (i - 1) >> 1;
-          if (!below(heap[i]!, heap[up]!)) break;
-          [heap[i], heap[up]] = [heap[up]!, heap[i]!];
-          i = up;
-        }
-      } else {
-        let i = 0;
-        for (;;) {
-          const l = 2 * i + 1;
-          const r = l + 1;
-          let m = i;
-          if (l < heap.length && below(heap[l]!, heap[m]!)) m = l;
-          if (r < heap.length && below(heap[r]!, heap[m]!)) m = r;
-          if (m === i) break;
-          [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-          i = m;
-        }
-      }
-    }
-    return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
   }
 
   /** Room for `n` documents in the per-document arrays (doubling). */
