@@ -120,7 +120,7 @@ export default {
 
 /**
  * pi's compaction reserve as OpenClaw's config sets it, for smart trim and the cold-moment trim
- * (engine/host-reserve.ts): `agents.defaults.compaction.reserveTokens`, raised to
+ * (engine/runtime.ts reserveTokensOf): `agents.defaults.compaction.reserveTokens`, raised to
  * `reserveTokensFloor` when that is set too (OpenClaw raises the reserve it gives pi to the
  * floor). Undefined when the config sets no reserve: OpenClaw's default floor and its cap by the
  * model's window are not modelled here, so the plugin's `smartTrimReserveTokens` applies.

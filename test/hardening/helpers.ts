@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
 import type { ContextManagerRuntimeValue } from "../../src/agents/pi-extensions/context-manager-runtime.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";

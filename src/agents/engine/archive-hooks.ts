@@ -21,7 +21,7 @@ import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { visibleText } from "../archive/recall-visible.js";
-import { searchWithKnowledge } from "./knowledge-hooks.js";
+import { knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
 
 /** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
@@ -82,6 +82,17 @@ export async function spanArchived(at: ArchiveLocation): Promise<void> {
 export async function spanArchivesSettled(): Promise<void> {
   const running = () => heldSessions().flatMap((s) => (s.lasting.spanArchive ? [s.lasting.spanArchive] : []));
   for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
+}
+
+/**
+ * Resolves when every write started off the caller's path is done (a compacted span's archive,
+ * each checkpoint's knowledge records): a shutdown, a plugin dispose and the replay wait here, so
+ * an exiting process loses none and a removed state dir sees no late file. Never rejects.
+ */
+export async function backgroundWritesSettled(): Promise<void> {
+  // a span archived after its checkpoint: the checkpoint's knowledge write may start meanwhile
+  await spanArchivesSettled().catch(() => undefined);
+  await knowledgeSettled().catch(() => undefined);
 }
 
 /**

@@ -11,7 +11,7 @@ import { livedTime } from "../../infra/lived-clock.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import type { CacheSession } from "../cache/cache-session.js";
 import { sessionAt } from "./cache-budget.js";
-import { reserveTokensOf } from "./host-reserve.js";
+import { reserveTokensOf } from "./runtime.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingAgeUnder } from "../cache/aging-age.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";

@@ -18,7 +18,7 @@ import { archiveWorker } from "../archive/worker/archive-client.js";
 import type { SearchHit } from "../archive/search-index.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { formatTime } from "../archive/recall-render.js";
-import { agentAndChannelOf } from "./host-key.js";
+import { agentAndChannelOf } from "./runtime.js";
 
 export interface KnowledgeLocation {
   stateDir: string;

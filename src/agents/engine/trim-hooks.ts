@@ -15,7 +15,7 @@ import { cacheRulesFor, type HostModel } from "../cache/cache-rules.js";
 import type { ColdReason } from "../cache/swap-policy.js";
 import { coldAhead, type RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
-import { reserveTokensOf } from "./host-reserve.js";
+import { reserveTokensOf } from "./runtime.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 

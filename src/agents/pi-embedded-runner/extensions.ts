@@ -17,7 +17,7 @@ import type { ExtensionFactory, SessionManager } from "@mariozechner/pi-coding-a
 import { createCompactionSafeguardExtension } from "../pi-extensions/compaction-safeguard.js";
 import { buildContextManagerExtensionFactories } from "../pi-extensions/context-manager.js";
 import type { WarnLogger } from "../../infra/log-once.js";
-import { agentAndChannelOf } from "../engine/host-key.js";
+import { agentAndChannelOf } from "../engine/runtime.js";
 
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 200_000;
 

@@ -25,7 +25,7 @@ import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { backgroundWritesSettled } from "../engine/background-writes.js";
+import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
