@@ -8,7 +8,6 @@ import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
-import { sessionLog } from "./session-log.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AppendResult, ArchiveLimits } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -37,7 +36,7 @@ const locationOf = (engine: ContextManagerEngine): ArchiveLocation => engine.run
 
 /** Once per failure kind per session across runs: the engine's own session log. */
 function logOf(at: ArchiveLocation): OnceLogger {
-  return sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once;
+  return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
 }
 
 function limitsOf(at: ArchiveLocation): ArchiveLimits {

@@ -12,7 +12,8 @@ import { ContextState } from "../state/context-state.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { type SessionLog, sessionLog } from "./session-log.js";
+import type { SessionLog } from "./session.js";
+import { sessionAt } from "./cache-budget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import type { EngineSession } from "./engine-shapes.js";
@@ -24,7 +25,7 @@ export class EngineState {
   protected state: ContextState | null = null;
   protected previous: Checkpoint | null | undefined = undefined;
   protected compactionCount: number;
-  /** one line per failure kind for this session across the process's engines (session-log.ts); the hooks log through it too */
+  /** one line per failure kind for this session across the process's engines (Session.logFor); the hooks log through it too */
   readonly log: OnceLogger;
   protected readonly sessionLog: SessionLog;
   /** one writer per engine: what it knows of the checkpoint directory stays in memory */
@@ -57,7 +58,7 @@ export class EngineState {
       cwd: session.cwd ?? null,
     };
     // once-per-kind across runs of this session, not once per engine (one engine per run)
-    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
+    this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
   }
 

@@ -11,7 +11,7 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
-import { sessionLog } from "./session-log.js";
+import { sessionAt } from "./cache-budget.js";
 import { archiveKeysOfAgent, recordArchiveKey } from "../archive/archive-keys.js";
 import { type KnowledgeHit, renderKnowledgeLines } from "../archive/knowledge-search.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -48,8 +48,8 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
     .then(() => followKnowledge(file))
     .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
-      () => sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.clear("knowledge write"),
-      (e: unknown) => void sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.fail("knowledge write", e),
+      () => sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once.clear("knowledge write"),
+      (e: unknown) => void sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once.fail("knowledge write", e),
     )
     .finally(() => {
       if (pending.get(file) === run) pending.delete(file);

@@ -2,7 +2,7 @@
  * Offload as the engine uses it: the tool_result patch, the aged swap of each request and the
  * warm start of a resumed session.
  * Failures (a full or read-only disk) keep the original result: nothing is lost,
- * and the failure is logged once per session for the process (engine.log, session-log.ts).
+ * and the failure is logged once per session for the process (engine.log, Session.logFor).
  */
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";

@@ -17,7 +17,8 @@ import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { OnceLogger, WarnLogger } from "../../infra/log-once.js";
+import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
+import { debugLog } from "../../infra/debug-log.js";
 
 /** The gauge line's composition phrase of a key, and the reading it was computed at. */
 export interface GaugePhrase {
@@ -103,6 +104,8 @@ export interface HostSlot {
   shedHistory(): boolean;
 }
 
+const FAILURE_LINE = /^\[context-manager\] (.+?) failed \(/;
+
 export class Session {
   /**
    * Smart trim's sticky set, kept when the SmartTrim (its relevance index: MBs for a long
@@ -113,8 +116,7 @@ export class Session {
   private trim: SmartTrim | null = null;
   private agedMemory: AgedMemory | null = null;
   readonly breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
-  /** the session's once-per-kind logs, per host logger (session-log.ts) */
-  logs = new WeakMap<WarnLogger, SessionLog>();
+  private logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
   /** the host's slots of this key, by the host's own id (the plugin: its scope and a session id) */
@@ -125,6 +127,34 @@ export class Session {
     readonly stateDir: string,
     readonly sessionKey: string,
   ) {}
+
+  /**
+   * "One log line per failure kind" across runs, per host logger: OpenClaw builds a new engine
+   * (and ContextState) per run, so a per-engine OnceLogger would log a read-only disk every turn.
+   * An evicted Session's next failure of a kind is logged once more.
+   */
+  logFor(sink: WarnLogger): SessionLog {
+    let log = this.logs.get(sink);
+    if (log) return log;
+    const seen = new Set<string>();
+    log = {
+      once: new OnceLogger(sink),
+      stateSink: {
+        warn(message: string) {
+          const kind = FAILURE_LINE.exec(message)?.[1];
+          if (kind !== undefined) {
+            if (seen.has(kind)) return;
+            seen.add(kind);
+          }
+          sink.warn(message);
+        },
+        debug: (message: string) => (sink.debug ? sink.debug(message) : debugLog(message.replace(/^\[context-manager\] /, ""))),
+      },
+      stateRecovered: () => seen.clear(),
+    };
+    this.logs.set(sink, log);
+    return log;
+  }
 
   /** The key's SmartTrim (made on first use, or again with its sticky set after a shed). */
   smartTrim(): SmartTrim {
