@@ -21,7 +21,7 @@ import { withAutoRecall } from "./archive-hooks.js";
 import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
-import { withoutSuperseded } from "./superseded-blocks.js";
+import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import type { RequestHost } from "./request-log.js";
 import { smartTrimCatchUp, withSmartTrim } from "./trim-hooks.js";
 
@@ -93,4 +93,33 @@ function usageWith(messages: readonly AgentMessage[], extra: number, window: num
   if (extra <= 0 || window <= 0) return undefined;
   const tokens = estimateContextTokens(messages) + extra;
   return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
+}
+
+/**
+ * Drops every restore block and gauge line but the latest of each (older copies survive in pi's
+ * keep-recent window and would contradict the newer one), and /context reports. One pass of role
+ * checks; returns the input array when nothing is dropped.
+ */
+export function withoutSuperseded(messages: AgentMessage[]): AgentMessage[] {
+  let lastRestore = -1;
+  let lastGauge = -1;
+  let drop = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const t = customTypeOf(messages[i]!);
+    if (t === undefined) continue;
+    if (t === RESTORE_CUSTOM_TYPE) {
+      if (lastRestore >= 0) drop++;
+      lastRestore = i;
+    } else if (t === GAUGE_CUSTOM_TYPE) {
+      if (lastGauge >= 0) drop++;
+      lastGauge = i;
+    } else if (t === REPORT_CUSTOM_TYPE) drop++;
+  }
+  if (drop === 0) return messages;
+  return messages.filter((m, i) => {
+    const t = customTypeOf(m);
+    if (t === RESTORE_CUSTOM_TYPE) return i === lastRestore;
+    if (t === GAUGE_CUSTOM_TYPE) return i === lastGauge;
+    return t !== REPORT_CUSTOM_TYPE;
+  });
 }
