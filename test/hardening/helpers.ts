@@ -105,7 +105,7 @@ export function makeEngine(opts: {
     logger: { warn: (m) => warnings.push(m) },
     fs: opts.fs,
   };
-  const engine = new ContextManagerEngine(runtime, { sessionId: opts.sessionId ?? "sess-1", sessionFile: null, compactionsSoFar: 0 }, opts.fs);
+  const engine = new ContextManagerEngine(runtime, { sessionId: opts.sessionId ?? "sess-1", sessionFile: null, compactionsSoFar: 0 });
   return { engine, warnings, stateDir: opts.stateDir };
 }
 

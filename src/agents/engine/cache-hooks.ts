@@ -16,7 +16,7 @@ import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingAgeUnder } from "../cache/aging-age.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { ContextDecision } from "./engine-shapes.js";
+import type { ContextDecision } from "./engine-state.js";
 
 /** What the host tells of a request's cache (both optional). */
 export interface RequestCacheHints {

@@ -4,19 +4,54 @@
  * uncheckpointed state bundled first, spec §7.3), the debounced flush, and the background
  * write everything that changes the state waits for (`idle`).
  */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
+import type { GaugeAction, GaugeReading } from "../gauge/context-gauge.js";
 import type { CheckpointWriter } from "../checkpoint/store.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { ContextState } from "../state/context-state.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
-import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
-import type { EngineSession } from "./engine-shapes.js";
+
+/** The automatic recall's block as last searched (archive-hooks.ts), and what it was searched for. */
+export interface RecallBlockCache {
+  key: string;
+  block: AgentMessage | null;
+  tokens: number;
+}
+
+/** What a compaction checkpoint adds to the state's draft. */
+export interface DraftExtra {
+  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+  splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
+  compactionCount?: number;
+  cwd?: string;
+}
+
+/** The session an engine is made for, beside the host's runtime values. */
+export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
+  sessionId: string;
+  /** compaction entries already in this session (used when the host passes none) */
+  compactionsSoFar: number;
+}
+
+export interface ContextDecision {
+  /** messages to send instead of the original (gauge appended), or undefined to leave them */
+  messages: AgentMessage[] | undefined;
+  reading: GaugeReading;
+  /** always null: the auto checkpoint is written in the background (see `checkpointWrite`) */
+  checkpoint: Checkpoint | null;
+  /** the auto-80pct checkpoint this call started, settling when it is on disk (null on failure) */
+  checkpointWrite?: Promise<Checkpoint | null>;
+  /** the gauge text of this reading ("" below the gauge threshold), and its action */
+  gaugeText?: string;
+  gaugeAction?: GaugeAction;
+}
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -39,7 +74,6 @@ export class EngineState {
   constructor(
     readonly runtime: ContextManagerRuntimeValue,
     session: EngineSession,
-    protected readonly fs?: FsOps,
   ) {
     // a clear error where the engine is made, not an opaque TypeError from a string method deep
     // inside (the hosts check the key first and do nothing for a bad one: issue 28)
@@ -65,6 +99,10 @@ export class EngineState {
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
   get sessionKey(): string {
     return this.identity.sessionKey;
+  }
+
+  protected get fs() {
+    return this.runtime.fs;
   }
 
   protected storeOpts() {
