@@ -28,7 +28,8 @@ import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import { type ContextDecision, type DraftExtra, type EngineSession, EngineState, type RecallBlockCache } from "./engine-state.js";
+import { EngineState } from "./engine-state.js";
+import type { ContextDecision, DraftExtra, EngineSession, RecallBlockCache } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -353,7 +354,7 @@ function withCacheReuse(b: ContextBreakdown | null, reuse: ReuseEstimate | null)
   return { ...b, cache_reuse: { percent: Math.round(reuse.share * 100), prompt_tokens: reuse.promptTokens, cause: reuse.cause, rules: reuse.rules } };
 }
 
-/** Stored outputs a checkpoint records (docs/checkpoint-schema.md `artifacts`), so its restore block can point at them. */
+/** Stored outputs a checkpoint records (`artifacts`), so its restore block can point at them. */
 const CHECKPOINT_MAX_ARTIFACTS = 10;
 const norm = (p: string) => p.replace(/^\.\//, "");
 

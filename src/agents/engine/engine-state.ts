@@ -60,7 +60,7 @@ export class EngineState {
   protected state: ContextState | null = null;
   protected previous: Checkpoint | null | undefined = undefined;
   protected compactionCount: number;
-  /** one line per failure kind for this session across the process's engines (Session.logFor); the hooks log through it too */
+  /** one line per failure kind for this session across the process's engines (Session.logFor) */
   readonly log: OnceLogger;
   protected readonly sessionLog: SessionLog;
   /** one writer per engine: what it knows of the checkpoint directory stays in memory */

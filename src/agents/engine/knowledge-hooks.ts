@@ -41,6 +41,7 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
   const before = pending.get(file) ?? Promise.resolve();
+  const log = () => sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
@@ -48,8 +49,8 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
     .then(() => followKnowledge(file))
     .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
-      () => sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once.clear("knowledge write"),
-      (e: unknown) => void sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once.fail("knowledge write", e),
+      () => log().clear("knowledge write"),
+      (e: unknown) => void log().fail("knowledge write", e),
     )
     .finally(() => {
       if (pending.get(file) === run) pending.delete(file);

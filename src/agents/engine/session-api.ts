@@ -17,7 +17,8 @@ import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import { type CompactionOutcome, compactionOutcomeSince, markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
-import { readCheckpointForInjection, type RestoreBlock, type RestoreKind, type RestoreParams } from "./restore-block.js";
+import { readCheckpointForInjection } from "./restore-block.js";
+import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
 
 export type { CompactionInput } from "./compaction-input.js";
 export type { ModelRequest, PreparedRequest } from "./request.js";

@@ -1,12 +1,8 @@
 /**
- * One session key's memory for the process (per state dir and canonical key), kept in one
- * registry and weighed as one (cache-budget.ts): the hosts make a new engine per run (OpenClaw:
- * per inbound message), and what a request needs of the requests before it must outlive that
- * engine. Its caches can be had again: a Session shed or evicted continues from disk and from
- * the next request's messages, in O(new messages). What is not a cache (`lasting`: work in
- * flight, the latest compactions' outcomes, the stashed outputs) is kept when the registry
- * evicts the Session: its caches are emptied instead (`emptyCaches`), and it weighs nothing
- * until it is used again.
+ * One session key's memory for the process, weighed as one in the registry (cache-budget.ts):
+ * the hosts make a new engine per run, and what a request needs of the ones before must outlive
+ * it. Its caches are had again from disk in O(new messages) after a shed or an eviction; what is
+ * not a cache (`lasting`) survives eviction.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
@@ -27,13 +23,9 @@ export interface GaugePhrase {
 }
 
 /**
- * What the breakdown (engine/request-log.ts) remembers of a key:
- * - its tool call sizes (without, each run's first breakdown stringified every tool call of the
- *   history again: 2-3 ms at 2,000 messages, per inbound message); a shed key sizes its
- *   history once more, off the request path;
- * - its gauge phrase ("tool results 58% (read 40%)"), so a run's first gauge line has it;
- * - what its latest requests had aged, for what aged since the last measured reply.
- * Each part is made when first needed.
+ * What the breakdown (request-log.ts) remembers of a key, each part made when first needed: its
+ * tool call sizes (else each run's first breakdown sizes every call again: 2-3 ms at 2,000
+ * messages), its gauge phrase, and what its latest requests had aged.
  */
 export interface BreakdownMemory {
   calls: CallSizes | null;
@@ -58,16 +50,7 @@ export interface AgedMemory {
   warmed: boolean;
 }
 
-/**
- * What a Session holds that is not a cache, so eviction keeps it:
- * - the outcome of each session id's latest compaction hook, read by the restore after it;
- * - the outputs stashed in the key (newest last, bounded), for the checkpoint's handles;
- * - the compacted span being archived (later spans and searches wait for it);
- * - the previous-session recovery running (one per key at a time);
- * - whether context_search joined each session id's tools (our-tools.ts);
- * - the plugin's own compaction view (openclaw-plugin/own-compaction.ts), which may not have
- *   reached its file.
- */
+/** What a Session holds that is not a cache, so eviction keeps it (work in flight, outcomes, stashes). */
 export interface LastingState {
   compactionOutcomes: Map<string, CompactionOutcome>;
   stashes: SessionStash[];
@@ -107,11 +90,7 @@ export interface HostSlot {
 const FAILURE_LINE = /^\[context-manager\] (.+?) failed \(/;
 
 export class Session {
-  /**
-   * Smart trim's sticky set, kept when the SmartTrim (its relevance index: MBs for a long
-   * session) is shed: the next SmartTrim trims the same messages and the prompt prefix stays
-   * the same (issue 26). ~160 bytes per trimmed message.
-   */
+  /** Smart trim's sticky set, kept when the SmartTrim (MBs) is shed, so the prompt prefix stays (~160 B a message). */
   private sticky: Set<string> | undefined;
   private trim: SmartTrim | null = null;
   private agedMemory: AgedMemory | null = null;
@@ -128,11 +107,7 @@ export class Session {
     readonly sessionKey: string,
   ) {}
 
-  /**
-   * "One log line per failure kind" across runs, per host logger: OpenClaw builds a new engine
-   * (and ContextState) per run, so a per-engine OnceLogger would log a read-only disk every turn.
-   * An evicted Session's next failure of a kind is logged once more.
-   */
+  /** One log line per failure kind across runs (a per-engine log would repeat a read-only disk every turn). */
   logFor(sink: WarnLogger): SessionLog {
     let log = this.logs.get(sink);
     if (log) return log;
@@ -175,10 +150,7 @@ export class Session {
     return this.trim;
   }
 
-  /**
-   * Whose rules the latest request was prepared under, for the cache-reuse estimate (`/context`,
-   * the checkpoint's breakdown): null under `none` (no cache, no estimate) and before any request.
-   */
+  /** Whose rules the latest request was prepared under, for the cache-reuse estimate (null: none). */
   reuseRules(): ReuseRules | null {
     const family = this.cache.last.family;
     return family === "anthropic" || family === "openai" ? family : null;
@@ -193,10 +165,7 @@ export class Session {
     return this.agedMemory;
   }
 
-  /**
-   * About what the Session's caches hold, in bytes: its weight in the registry. `lasting` is not
-   * weighed: it is not a cache, and the registry cannot evict it to make room.
-   */
+  /** About what the caches hold, in bytes (`lasting` is no cache: eviction cannot make room from it). */
   approxBytes(): number {
     const trim = this.trim ? this.trim.approxBytes() : 256 + (this.sticky?.size ?? 0) * BYTES_PER_KEY;
     const b = this.breakdown;
@@ -227,10 +196,8 @@ export class Session {
   }
 
   /**
-   * Over the budget, lightens the Session in place, heaviest first: the histories its host slots
-   * hold (their engines and state stay), the SmartTrim (its sticky set stays), then the aged
-   * outputs and the call sizes. The gauge phrase, the aged requests, the cache memory and the
-   * slots stay until the whole Session is evicted. True when something was dropped.
+   * Over the budget, lightens the Session in place, heaviest first: its slots' histories, the
+   * SmartTrim (its sticky set stays), then the aged outputs and call sizes. True when it dropped any.
    */
   shed(): boolean {
     let shedSlots = false;
