@@ -1,8 +1,6 @@
 /**
- * The archive as the context manager's engine uses it: archive the compacted span in
- * the compaction hook, answer `context_search`, and build the automatic recall of the
- * `context` event. Every function is total (failures are logged once per kind and the
- * agent goes on without the archive).
+ * The archive as the engine uses it: the compacted span archived, `context_search` answered, the
+ * automatic recall built. Total: failures are logged once per kind, the agent goes on without it.
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -53,10 +51,8 @@ function refOf(at: ArchiveLocation) {
 const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.sessionKey}`;
 
 /**
- * "checkpoint" compaction (issue 25): the span is archived off the compaction's path, once
- * `after` (the checkpoint's durable write) settled, in order with earlier spans of the same
- * archive. `context_search` and the automatic recall wait for it (`spanArchived`), so nothing
- * archived at a compaction is missed by the requests after it. Never rejects.
+ * The span archived off the compaction's path once `after` settled, in order with earlier spans;
+ * `context_search` and the automatic recall wait for it (`spanArchived`). Never rejects.
  */
 export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
   const at = locationOf(engine);
@@ -95,17 +91,15 @@ export async function backgroundWritesSettled(): Promise<void> {
 }
 
 /**
- * Archives `messages` (already archived ones are deduplicated by content). Null when off or
- * failed. At a compaction with automatic recall on, the archive worker also loads and indexes
- * the archive before this resolves, so the first request after the compaction can recall.
+ * Archives `messages` (deduplicated by content); null when off or failed. At a compaction with
+ * automatic recall on, the archive is also loaded and indexed, so the next request can recall.
  */
 export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
   const log = logOf(locationOf(engine));
   try {
     const ref = refOf(locationOf(engine));
-    // in the archive worker: redacting and cutting the messages into segments is O(messages)
-    // and the append O(these segments), the archive is not loaded (tail-append.ts)
+    // in the archive worker: O(messages), the archive is not loaded (tail-append.ts)
     const origin = { session: engine.identity.sessionId, compaction: engine.compactions + 1 };
     const result = await archiveWorker().call("append", { ...ref, messages: messages as AgentMessage[], origin });
     log.clear("archive write");
@@ -145,7 +139,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
 
-
 export interface AutoRecall {
   messages: AgentMessage[];
   /** tokens of the injected block (0: none) */
@@ -161,13 +154,10 @@ function beforeTrailingGauge(messages: readonly AgentMessage[]): number {
 const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL_CUSTOM_TYPE;
 
 /**
- * `context` event, after a compaction (the history starts with pi's compaction summary):
- * searches the archive with the latest user requests and puts one recall block right
- * before the latest user message. An earlier block is removed first, so blocks are
- * replaced, never stacked. Returns null when nothing changes. The search runs in the archive
- * worker and only on an archive it has loaded and indexed: a cold one gets that work started
- * there and this request goes without (the next one has it). A block is searched again only
- * when the query, the cap or the archive (an append since) changed.
+ * After a compaction: one recall block, searched with the latest user requests, right before the
+ * latest user message (an earlier block replaced, never stacked); null when nothing changes. A
+ * cold archive is loaded in the worker while this request goes without; a block is searched
+ * again only when the query, the cap or the archive changed.
  */
 export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
   const cfg = engine.runtime.config;

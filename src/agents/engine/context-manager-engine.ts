@@ -89,8 +89,7 @@ export class ContextManagerEngine extends EngineState {
       await this.idle();
       const state = await this.ensureState();
       if (!state) return;
-      // every slice takes its turn (infra/slice-gate.ts), the first too: commits that start
-      // together (a gateway's chats in flight) run one slice per iteration of the event loop
+      // every slice takes its turn (infra/slice-gate.ts), the first too: concurrent commits interleave
       await nextSlice();
       await this.idle();
       let since = performance.now();
@@ -121,8 +120,7 @@ export class ContextManagerEngine extends EngineState {
       let checkpointWrite: Promise<Checkpoint | null> | undefined;
       if (action === "checkpoint" && state && !this.isDuplicate(reading, state)) checkpointWrite = this.startAutoCheckpoint(state, reading);
       if (state) this.scheduleFlush(state);
-      // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
-      // before any compaction can run; a failure is logged
+      // "Checkpoint saved" on the call that starts the write: on disk before any compaction can run
       const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
       const appended = text && appendGauge ? [...messages, gaugeMessage(text)] : undefined;
       return { messages: appended, reading, checkpoint: null, gaugeText: text, gaugeAction: action, ...(checkpointWrite ? { checkpointWrite } : {}) };
@@ -285,7 +283,7 @@ export class ContextManagerEngine extends EngineState {
     });
   }
 
-  /** The latest request's cache-reuse estimate under the rules it was prepared for (none: no estimate). */
+  /** The latest request's cache-reuse estimate under the rules it was prepared for. */
   cacheReuse(): ReuseEstimate | null {
     const rules = sessionAt(this.runtime.stateDir, this.sessionKey).reuseRules();
     return rules ? this.requests.cacheReuse(rules) : null;

@@ -1,8 +1,7 @@
 /**
- * The captured state of one run's engine (context-manager-engine.ts builds on it): who it
- * captures for, the state and the latest checkpoint loaded once (a previous session's
- * uncheckpointed state bundled first, spec §7.3), the debounced flush, and the background
- * write everything that changes the state waits for (`idle`).
+ * The captured state of one run's engine (context-manager-engine.ts builds on it): the state and
+ * latest checkpoint loaded once (a previous session's state bundled first, spec §7.3), the
+ * debounced flush, and the background write everything that changes the state waits for (`idle`).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
@@ -75,8 +74,7 @@ export class EngineState {
     readonly runtime: ContextManagerRuntimeValue,
     session: EngineSession,
   ) {
-    // a clear error where the engine is made, not an opaque TypeError from a string method deep
-    // inside (the hosts check the key first and do nothing for a bad one: issue 28)
+    // a clear error here, not an opaque TypeError deep inside (the hosts check the key first)
     if (hostSessionKey(runtime.sessionKey) === null) {
       throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
     }
@@ -91,7 +89,6 @@ export class EngineState {
       channel: runtime.channel ?? null,
       cwd: session.cwd ?? null,
     };
-    // once-per-kind across runs of this session, not once per engine (one engine per run)
     this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
   }
@@ -164,10 +161,7 @@ export class EngineState {
   protected latestCheckpointAt: string | null = null;
   protected recoveryDue = true;
 
-  /**
-   * Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until
-   * it succeeds. The state files it read, when it held none (the state load judges them).
-   */
+  /** Bundles previous sessions' state (retried until it succeeds); returns the state files it read, if any. */
   protected async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
     const r = await recoverPreviousSessions({
       latest,
@@ -191,10 +185,8 @@ export class EngineState {
   protected flushTimer: ReturnType<typeof setTimeout> | null = null;
 
   /**
-   * The hot path never waits for the disk: captured state is written by a
-   * debounced flush (and awaited at agent_end, before a checkpoint, and at
-   * compaction), so a `context` call costs only the in-memory capture of the
-   * messages it has not seen. A crash loses at most FLUSH_DEBOUNCE_MS of capture.
+   * The hot path never waits for the disk: a debounced flush (awaited at agent_end, before a
+   * checkpoint, at compaction); a crash loses at most FLUSH_DEBOUNCE_MS of capture.
    */
   protected scheduleFlush(state: ContextState): void {
     if (this.flushTimer || !state.dirty) return;
@@ -205,11 +197,7 @@ export class EngineState {
     this.flushTimer.unref?.();
   }
 
-  /**
-   * Waits for a background checkpoint write. Everything that changes or snapshots the state
-   * awaits it first, so the write sees a still state and its reset cannot drop newer capture.
-   * It takes milliseconds and the next event comes after an LLM turn, so this rarely waits.
-   */
+  /** Waits for a background checkpoint write, so it sees a still state and its reset drops no newer capture. */
   async idle(): Promise<void> {
     while (this.pendingWrite) await this.pendingWrite;
   }

@@ -24,11 +24,8 @@ export type { CompactionInput } from "./compaction-input.js";
 export type { ModelRequest, PreparedRequest } from "./request.js";
 
 /**
- * How a compaction uses its checkpoint:
- * - "summary": the checkpoint is the compaction (no model call); it is built in memory and
- *   `beforeCompaction` returns before it is on disk (`durable`), the span archived after it;
- * - "checkpoint": the host summarizes; the checkpoint is on disk and the span archived before
- *   `beforeCompaction` returns.
+ * "summary": the checkpoint is the compaction (no model call), returned before it is on disk
+ * (`durable`); "checkpoint": the host summarizes, after the checkpoint is on disk and the span archived.
  */
 export type CompactionUse = "summary" | "checkpoint";
 
@@ -40,10 +37,7 @@ export interface CompactionOptions {
   span?: readonly AgentMessage[] | null;
   /** the span is archived as a compaction's (the automatic recall warms the archive after it); default true */
   asCompaction?: boolean;
-  /**
-   * "summary": the span's archive waits for this too (the host's reply: a copy of every message
-   * to the archive worker stays off it); `durable` then settles with the checkpoint alone
-   */
+  /** "summary": the span's archive waits for this too (the host's reply); `durable` does not */
   archiveAfter?: Promise<unknown>;
 }
 
@@ -124,10 +118,7 @@ export class SessionApi {
     this.engine.onCompacted();
   }
 
-  /**
-   * The checkpoint as this compaction's summary (so no restore block follows it). `previous`:
-   * the summary of the compaction before, which the render carries on.
-   */
+  /** The checkpoint as this compaction's summary (no restore block follows it); `previous`: the one before. */
   compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
     const e = this.engine;
     markCompactionSummarized(e.runtime.stateDir, e.sessionKey, e.identity.sessionId);
