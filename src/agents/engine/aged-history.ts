@@ -1,10 +1,7 @@
 /**
- * What a session's latest requests had aged (breakdown/compute.ts agedKeys), by request number
- * and by the request's last message, kept per session key in a budgeted cache
- * (cache-budget.ts). Consecutive requests age nearly the same results, so each key string is
- * kept once, in the history's own table of small numbers, and each request holds a sorted
- * Int32Array of them: ~4 bytes per aged result per request instead of a Set of strings per request
- * (which weighed ~110 bytes per aged result per request, so a budget held few keys).
+ * What a session's latest requests had aged (breakdown/compute.ts agedKeys). Each key string is
+ * kept once, and each request holds a sorted Int32Array of ids: ~4 bytes per aged result per
+ * request instead of ~110 for a Set of strings.
  */
 import type { AgedSet } from "../breakdown/compute.js";
 

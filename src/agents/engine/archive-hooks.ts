@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { AppendResult, ArchiveLimits } from "../archive/archive.js";
+import type { AppendResult } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
@@ -30,32 +30,23 @@ export interface ArchiveLocation {
   logger?: WarnLogger;
 }
 
-const locationOf = (engine: ContextManagerEngine): ArchiveLocation => engine.runtime;
-
 /** Once per failure kind per session across runs: the engine's own session log. */
 function logOf(at: ArchiveLocation): OnceLogger {
   return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
 }
 
-function limitsOf(at: ArchiveLocation): ArchiveLimits {
-  return { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays };
-}
-
 /** The archive as the worker opens it (archive-client.ts). */
 function refOf(at: ArchiveLocation) {
   applyCacheBudget(at.config);
-  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits: limitsOf(at) };
+  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits: { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays } };
 }
-
-/** The compacted span being archived after the compaction returned is its key's Session's (`lasting.spanArchive`). */
-const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.sessionKey}`;
 
 /**
  * The span archived off the compaction's path once `after` settled, in order with earlier spans;
  * `context_search` and the automatic recall wait for it (`spanArchived`). Never rejects.
  */
 export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
-  const at = locationOf(engine);
+  const at = engine.runtime;
   const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
   const before = lasting.spanArchive;
   const run: Promise<AppendResult | null> = Promise.all([before, after.catch(() => null)])
@@ -69,7 +60,7 @@ export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: re
 
 /** Resolves when the compacted spans of this archive started so far are archived. */
 export async function spanArchived(at: ArchiveLocation): Promise<void> {
-  const running = () => heldSession(archiveKeyOf(at))?.lasting.spanArchive;
+  const running = () => heldSession(`${at.stateDir}\u0000${at.sessionKey}`)?.lasting.spanArchive;
   for (let p = running(); p; p = running()) await p;
 }
 
@@ -80,8 +71,7 @@ export async function spanArchivesSettled(): Promise<void> {
 }
 
 /**
- * Resolves when every write started off the caller's path is done (a compacted span's archive,
- * each checkpoint's knowledge records): a shutdown, a plugin dispose and the replay wait here, so
+ * Resolves when every write started off the caller's path is done (spans, knowledge records), so
  * an exiting process loses none and a removed state dir sees no late file. Never rejects.
  */
 export async function backgroundWritesSettled(): Promise<void> {
@@ -96,9 +86,9 @@ export async function backgroundWritesSettled(): Promise<void> {
  */
 export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
-  const log = logOf(locationOf(engine));
+  const log = logOf(engine.runtime);
   try {
-    const ref = refOf(locationOf(engine));
+    const ref = refOf(engine.runtime);
     // in the archive worker: O(messages), the archive is not loaded (tail-append.ts)
     const origin = { session: engine.identity.sessionId, compaction: engine.compactions + 1 };
     const result = await archiveWorker().call("append", { ...ref, messages: messages as AgentMessage[], origin });
@@ -126,7 +116,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
     const detail = (chars: number) => renderSearchResult(query, reply.hits, reply.size, chars, { full: params.full === true });
-    // knowledge first, then detail (and other keys of the agent with crossSession): knowledge-hooks.ts
     return at.config.knowledge || at.config.crossSession ? await searchWithKnowledge(at, query, limit, maxChars, detail) : detail(maxChars);
   } catch (e) {
     log.fail("archive search", e);
@@ -161,7 +150,7 @@ const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL
  */
 export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
   const cfg = engine.runtime.config;
-  // off: no block was ever injected, so there is nothing to remove either (no scan)
+  // off: no block was ever injected, so none to remove
   if (!cfg.archive || !cfg.autoRecall) return null;
   const hadBlock = messages.some(isRecallMessage);
   const base = hadBlock ? messages.filter((m) => !isRecallMessage(m)) : messages;
@@ -169,7 +158,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
     // the span of a compaction that just returned is archived first (milliseconds after it)
-    await spanArchived(locationOf(engine));
+    await spanArchived(engine.runtime);
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt, lastUser } = recallQueryOf(base, pending);
     // a pending request follows the messages: the block goes last (before a trailing gauge line)
@@ -185,7 +174,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
       const visible = visibleText(base, requestAt);
       // both searches in the archive worker: their cost grows with the session, the loop's must not
       const [reply, facts] = await Promise.all([
-        archiveWorker().call("search", { ...refOf(locationOf(engine)), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true }),
+        archiveWorker().call("search", { ...refOf(engine.runtime), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true }),
         kSize > 0 ? archiveWorker().call("knowledge", { file: kFile, query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible }) : Promise.resolve([]),
       ]);
       if (!reply.ready) return unchanged;
@@ -202,7 +191,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
     if (!cached.block) return unchanged;
     return { messages: [...base.slice(0, at), cached.block, ...base.slice(at)], tokens: cached.tokens };
   } catch (e) {
-    logOf(locationOf(engine)).fail("auto recall", e);
+    logOf(engine.runtime).fail("auto recall", e);
     return unchanged;
   }
 }

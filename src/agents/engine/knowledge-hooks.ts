@@ -1,10 +1,7 @@
 /**
- * The knowledge layer as the engine uses it (config `knowledge`, docs/archive.md#knowledge-layer):
- * after each checkpoint is written, its facts become knowledge records (archive/knowledge-records.ts)
- * appended to the key's knowledge.jsonl, on a later turn of the event loop (never on the
- * request path, never awaited by a compaction); `context_search` and the automatic recall read
- * them. Takes plain values, not the engine: the engine calls it. Total: failures are logged
- * once per kind and the agent goes on.
+ * The knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's facts appended to the
+ * key's knowledge.jsonl off the request path, read by `context_search` and the automatic recall.
+ * Total: failures are logged once per kind.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
@@ -45,7 +42,6 @@ export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
-    // the records as this process follows them (only the file's new bytes read): O(new facts)
     .then(() => followKnowledge(file))
     .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
@@ -69,10 +65,8 @@ const OTHER_KEYS_SHARE = 0.3;
 const MAX_OTHER_KEYS = 8;
 
 /**
- * The `context_search` reply with the knowledge layer: the detail `renderDetail` gives, then a
- * knowledge section (typed records, at most 30% of maxChars, its room taken first); with
- * `crossSession`, knowledge and fragments of the agent's other keys too, each labelled with
- * its key. Each section is left out when it has nothing.
+ * The `context_search` reply with the knowledge layer: the detail, then a knowledge section (at
+ * most 30% of maxChars, its room taken first); with `crossSession`, the agent's other keys too.
  */
 export async function searchWithKnowledge(
   at: KnowledgeLocation,

@@ -75,11 +75,7 @@ export async function readCheckpointForInjection(
   }
 }
 
-/**
- * `cp` rendered as the block the host injects, its workspace drift included: for a caller that
- * already read the checkpoint and names it (pi's `/context`), so the block is of that one and not
- * of a checkpoint written meanwhile.
- */
+/** `cp` as the block the host injects, drift included: for a caller that read it already (pi's `/context`). */
 export function restoreBlockOf(cp: Checkpoint, opts: { stateDir: string; kind: RestoreKind; maxTokens: number }): RestoreBlock {
   let drift: DriftReport | null = null;
   try {

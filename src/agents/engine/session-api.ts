@@ -1,8 +1,6 @@
 /**
- * The Session's host-neutral API: what the hosts (the pi shell, the OpenClaw plugin, core's
- * seams) call for one run of a session key. Every compaction route enters through
- * `beforeCompaction`; the restore owed and the compaction summary are rendered here, once for all
- * hosts. Never throws.
+ * The Session's host-neutral API: what the hosts call for one run of a session key; every
+ * compaction route enters through `beforeCompaction`. Never throws.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
@@ -154,9 +152,8 @@ export interface OwedRestore extends RestoreParams {
 }
 
 /**
- * The one delivery rule of every host (SessionApi.restoreOwed; core's seams, which have no engine):
- * the block owed to a session now, or null. Resume: a checkpoint of an earlier session (none of
- * `sessionIds`); post-compaction: compactionCheckpointFilter.
+ * The one delivery rule of every host (core's seams have no engine): resume, a checkpoint of an
+ * earlier session (none of `sessionIds`); post-compaction, compactionCheckpointFilter.
  */
 export async function owedRestoreBlock(p: OwedRestore): Promise<RestoreBlock | null> {
   if (p.kind === "resume") await p.bundlePrevious();
@@ -171,9 +168,8 @@ export async function owedRestoreBlock(p: OwedRestore): Promise<RestoreBlock | n
 }
 
 /**
- * Which checkpoint may stand for the compaction that started at `since`; null (logged) when the
- * compaction hook ran and could not write one. Without a record of the hook, only a compaction
- * checkpoint created at or after `since` is accepted.
+ * Which checkpoint may stand for the compaction that started at `since`: the one its hook wrote
+ * (none, logged, when it failed), else a compaction checkpoint created since.
  */
 function compactionCheckpointFilter(
   stateDir: string,
