@@ -38,7 +38,8 @@ function logOf(at: ArchiveLocation): OnceLogger {
 /** The archive as the worker opens it (archive-client.ts). */
 function refOf(at: ArchiveLocation) {
   applyCacheBudget(at.config);
-  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits: { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays } };
+  const limits = { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays };
+  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits };
 }
 
 /**
