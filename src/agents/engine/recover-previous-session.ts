@@ -65,20 +65,15 @@ export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const result: RecoverResult = { written: [], covered: 0, failed: 0 };
   const log = p.logger ?? consoleWarnLogger;
-  const debug = (m: string) => {
+  const safely = (say: (m: string) => void) => (m: string) => {
     try {
-      (log.debug ?? ((x: string) => debugLog(x)))(m);
+      say(m);
     } catch {
       // a broken logger must not break loading
     }
   };
-  const warn = (m: string) => {
-    try {
-      log.warn(m);
-    } catch {
-      // idem
-    }
-  };
+  const debug = safely((m) => (log.debug ?? ((x: string) => debugLog(x)))(m));
+  const warn = safely((m) => log.warn(m));
   const fs = p.fs ?? nodeFsOps;
   const dir = stateSessionDir(p.stateDir, p.sessionKey);
   const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };

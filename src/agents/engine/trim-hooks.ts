@@ -22,11 +22,6 @@ export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).smartTrim();
 }
 
-/** Weighs the key's Session again after a request (its SmartTrim grows with the history). */
-function reweigh(engine: ContextManagerEngine): void {
-  reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`);
-}
-
 /**
  * Smart trim's fixed settings (docs/configuration.md#retired-keys). A trim goes from the high
  * mark H (safeLimit) down to the low mark L, 60% below it, in one batch; per request, with growth
@@ -135,7 +130,7 @@ export function withSmartTrim(
       // off the request path: redaction and chunking run after the request has left
       setImmediate(() => void archiveMessages(engine, trimmed));
     }
-    reweigh(engine);
+    reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew with the history
     engine.log.clear("smart trim");
     return result.messages === messages ? null : result;
   } catch (e) {
