@@ -17,7 +17,6 @@ export interface AgedRequest {
 const AGED_KEPT = 16;
 
 export class AgedHistory {
-  /** requests recorded so far */
   seq = 0;
   /** the latest requests, oldest first */
   readonly recent: AgedRequest[] = [];
@@ -48,7 +47,6 @@ export class AgedHistory {
     this.forget();
   }
 
-  /** The aged keys of a remembered request. */
   keysOf(r: AgedRequest): AgedSet {
     return { has: (key) => contains(r.ids, this.idOf.get(key)) };
   }

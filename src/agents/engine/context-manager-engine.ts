@@ -244,7 +244,6 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /** pi's `session_compact`: one more compaction in this session. */
   onCompacted(): void {
     this.compactionCount += 1;
   }

@@ -21,10 +21,8 @@ import { estimateReuse, type ReuseEstimate, type ReuseRules } from "../prompt-co
 
 // What the latest requests aged (aged-history.ts), process-wide like the phrase: a breakdown
 // subtracts what aged since the request the last measured reply answered.
-/** the request number of each record */
 const seqOf = new WeakMap<RequestRecord, number>();
 
-/** Remembers what request `seq` aged (once). */
 function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
   if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
   h.remember(seq, messageKey(r.unaged[r.unaged.length - 1]), agedKeys({ unaged: r.unaged, sent: r.sent }));

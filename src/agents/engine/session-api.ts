@@ -111,7 +111,6 @@ export class SessionApi {
     return { checkpoint: started.checkpoint, durable: after ? started.durable : archived.then(() => started.durable) };
   }
 
-  /** A compaction happened: one more in this session. */
   afterCompaction(): void {
     this.engine.onCompacted();
   }

@@ -145,7 +145,6 @@ export class Session {
     return this.trim ? this.trim.hasTrimmed : (this.sticky?.size ?? 0) > 0;
   }
 
-  /** The SmartTrim if one is held (tests). */
   get heldTrim(): SmartTrim | null {
     return this.trim;
   }
@@ -176,7 +175,6 @@ export class Session {
     return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache + slots;
   }
 
-  /** It holds something that is not a cache (`lasting`). */
   holdsLasting(): boolean {
     const l = this.lasting;
     return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null || l.ourTools.size > 0 || l.ownCompaction !== null;
