@@ -4,8 +4,7 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AppendResult } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -18,17 +17,10 @@ import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { visibleText } from "../archive/recall-visible.js";
-import { knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
+import { type ArchiveLocation, knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
 
-/** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
-export interface ArchiveLocation {
-  stateDir: string;
-  /** the host's key as given (the archive maps it to its directory) */
-  sessionKey: string;
-  config: ContextManagerConfig;
-  logger?: WarnLogger;
-}
+export type { ArchiveLocation };
 
 /** Once per failure kind per session across runs: the engine's own session log. */
 function logOf(at: ArchiveLocation): OnceLogger {

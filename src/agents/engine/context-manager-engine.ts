@@ -29,7 +29,7 @@ import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { EngineState } from "./engine-state.js";
-import type { ContextDecision, DraftExtra, EngineSession, RecallBlockCache } from "./engine-state.js";
+import type { ContextDecision, DraftExtra, EngineSession } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -44,7 +44,7 @@ export class ContextManagerEngine extends EngineState {
   readonly requests: RequestLog;
 
   /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
-  recall: RecallBlockCache | null = null;
+  recall: { key: string; block: AgentMessage | null; tokens: number } | null = null;
   /** appends to the archive by this engine so far: a recall block cached before one is searched again */
   archiveAppends = 0;
 

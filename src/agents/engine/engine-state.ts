@@ -17,13 +17,6 @@ import { sessionAt } from "./cache-budget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 
-/** The automatic recall's block as last searched (archive-hooks.ts), and what it was searched for. */
-export interface RecallBlockCache {
-  key: string;
-  block: AgentMessage | null;
-  tokens: number;
-}
-
 /** What a compaction checkpoint adds to the state's draft. */
 export interface DraftExtra {
   fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };

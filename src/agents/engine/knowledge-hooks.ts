@@ -17,8 +17,10 @@ import { quoteUntrusted } from "../inject/quote.js";
 import { formatTime } from "../archive/recall-render.js";
 import { agentAndChannelOf } from "./runtime.js";
 
-export interface KnowledgeLocation {
+/** Where a session's archive and knowledge are, and who logs their failures (an engine, or a tool). */
+export interface ArchiveLocation {
   stateDir: string;
+  /** the host's key as given (the archive maps it to its directory) */
   sessionKey: string;
   config: ContextManagerConfig;
   logger?: WarnLogger;
@@ -26,7 +28,7 @@ export interface KnowledgeLocation {
 }
 
 /** The agent a key belongs to (cross-session search stays within it). */
-export function agentOf(at: KnowledgeLocation): string {
+export function agentOf(at: ArchiveLocation): string {
   return at.agentId || agentAndChannelOf(at.sessionKey).agentId || at.sessionKey.split(":")[0] || "main";
 }
 
@@ -34,7 +36,7 @@ export function agentOf(at: KnowledgeLocation): string {
 const pending = new Map<string, Promise<void>>();
 
 /** After a checkpoint write: its facts recorded in the background. */
-export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
+export function scheduleKnowledge(at: ArchiveLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
   const before = pending.get(file) ?? Promise.resolve();
@@ -69,7 +71,7 @@ const MAX_OTHER_KEYS = 8;
  * most 30% of maxChars, its room taken first); with `crossSession`, the agent's other keys too.
  */
 export async function searchWithKnowledge(
-  at: KnowledgeLocation,
+  at: ArchiveLocation,
   query: string,
   limit: number,
   maxChars: number,
