@@ -60,7 +60,12 @@ export interface LastingState {
   ownCompaction: OwnCompactionView | null;
 }
 
-/** Whether our context_search joined a session's tools (our-tools.ts). */
+/**
+ * Whether `context_search` joined a session's tools
+ * (docs/design.md#context_search-joins-when-the-archive-holds-something): a tool that joins rewrites
+ * the whole cached prompt, so it joins at a run start once the archive holds something (or a trim
+ * is ahead: trim-hooks.ts smartTrimAhead, coldTrimAhead) and stays.
+ */
 export interface OurToolsState {
   searchJoined: boolean;
   /** the tool list changed at this run start: its first request rewrites the prompt */
@@ -129,6 +134,18 @@ export class Session {
     };
     this.logs.set(sink, log);
     return log;
+  }
+
+  /** Session id's context_search state, for the process (`lasting`: a joined tool stays joined; 16 ids kept). */
+  ourTools(sessionId: string): OurToolsState {
+    const map = this.lasting.ourTools;
+    let s = map.get(sessionId);
+    if (!s) {
+      s = { searchJoined: false, toolsChanged: false };
+      if (map.size >= 16) map.delete(map.keys().next().value as string);
+      map.set(sessionId, s);
+    }
+    return s;
   }
 
   /** The key's SmartTrim (made on first use, or again with its sticky set after a shed). */
@@ -211,4 +228,19 @@ export class Session {
     this.breakdown.calls = null;
     return true;
   }
+}
+
+/** The run start's decision: whether context_search joins now (sticky: never taken off again). */
+export function decideSearchJoin(s: OurToolsState, archiveHolds: boolean): boolean {
+  if (s.searchJoined || !archiveHolds) return false;
+  s.searchJoined = true;
+  s.toolsChanged = true;
+  return true;
+}
+
+/** Whether this request's tool list changed since the previous one (taken once). */
+export function takeToolsChanged(s: OurToolsState): boolean {
+  const changed = s.toolsChanged;
+  s.toolsChanged = false;
+  return changed;
 }

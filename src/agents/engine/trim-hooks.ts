@@ -63,7 +63,7 @@ export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: r
 }
 
 /**
- * At a run start with smart trim on: whether context_search joins now (our-tools.ts). Not in a
+ * At a run start with smart trim on: whether context_search joins now (session.ts OurToolsState). Not in a
  * first run below the low mark: a one-prompt session (`pi -p`) mostly never trims and would pay
  * the definition on every request. Without a cache (`none`) it is there from the start.
  */

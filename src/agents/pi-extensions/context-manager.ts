@@ -34,7 +34,8 @@ import { defaultStateDir } from "../../infra/state-dir.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piRequestHost } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
-import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
+import { takeToolsChanged } from "../engine/session.js";
+import { sessionAt } from "../engine/cache-budget.js";
 import { sessionForView, standaloneRuntime } from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
@@ -128,7 +129,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         if (!session) return undefined;
         const engine = session.engine;
         const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
-        const tools = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+        const tools = sessionAt(engine.runtime.stateDir, engine.sessionKey).ourTools(engine.identity.sessionId);
         // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
         const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
         const out = (await session.prepareRequest({ messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
@@ -177,7 +178,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       );
     }
 
-    // context_search joins the run only once the archive holds something (engine/our-tools.ts):
+    // context_search joins the run only once the archive holds something (engine/session.ts OurToolsState):
     // decided before pi snapshots the run's tools
     if (searchRegistered) {
       pi.on(
