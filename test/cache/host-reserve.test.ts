@@ -1,5 +1,5 @@
 /**
- * The reserve smart trim and the cold-moment trim are placed under (engine/host-reserve.ts):
+ * The reserve smart trim and the cold-moment trim are placed under (engine/runtime.ts reserveTokensOf):
  * standalone pi's own `compaction.reserveTokens` from its settings files wins over the config's
  * smartTrimReserveTokens; without one the key applies.
  */

@@ -83,9 +83,8 @@ function usageWith(messages: readonly AgentMessage[], extra: number, window: num
 }
 
 /**
- * Drops every restore block and gauge line but the latest of each (older copies survive in pi's
- * keep-recent window and would contradict the newer one), and /context reports. One pass of role
- * checks; returns the input array when nothing is dropped.
+ * Drops every restore block and gauge line but the latest of each (older copies in pi's kept
+ * window would contradict it), and /context reports; the input array when nothing is dropped.
  */
 export function withoutSuperseded(messages: AgentMessage[]): AgentMessage[] {
   let lastRestore = -1;

@@ -34,10 +34,7 @@ export interface RestoreBlock {
 
 const reportedBadKeys = new Set<string>();
 
-/**
- * A restore seam's key as the host passed it, or null: a host may pass null, a number or an
- * object; the seam then does nothing and logs once per seam and kind of value (issue 28).
- */
+/** A restore seam's key as the host passed it, or null (not a string: logged once per seam and kind of value). */
 export function seamKey(seam: string, value: unknown, logger: WarnLogger | undefined): string | null {
   const key = hostSessionKey(value);
   if (key !== null) return key;
@@ -87,10 +84,7 @@ export function restoreBlockOf(cp: Checkpoint, opts: { stateDir: string; kind: R
   return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
 }
 
-/**
- * `cp` as the block the host injects (the CLI's `restore` prints the same): the extra sections
- * (workspace drift, then stored outputs) gathered first, rendered once.
- */
+/** `cp` as the block the host injects (and the CLI's `restore` prints): drift, then stored outputs, rendered once. */
 export function renderRestoreBlock(cp: Checkpoint, opts: { kind: RestoreKind; maxTokens: number; drift: DriftReport | null }): RenderedRestore {
   const extras = [opts.drift ? driftExtraSection(opts.drift) : null, artifactsExtraSection(cp.artifacts)];
   const extraSections = extras.filter((s): s is RestoreExtraSection => s !== null);

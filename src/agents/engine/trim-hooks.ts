@@ -31,7 +31,7 @@ export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
  */
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
-/** safeLimit = window - reserve (the host's where it reports it: host-reserve.ts) - recall cap (0: no window known, no trimming). */
+/** safeLimit = window - reserve (runtime.ts reserveTokensOf) - recall cap (0: no window known, no trimming). */
 export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
   const cfg = engine.runtime.config;
   const window = contextWindow || engine.runtime.contextWindowTokens;
@@ -118,8 +118,7 @@ export function withSmartTrim(
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
     const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
-    // a warm batch in a run that has no context_search yet (smartTrimAhead) still trims: waiting
-    // would let the host compact (a model call) at the same point; the tool joins at the next run start
+    // a warm batch in a run without context_search still trims: else the host would compact there
     const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },

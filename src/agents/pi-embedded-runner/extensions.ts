@@ -6,7 +6,7 @@
  * `buildEmbeddedExtensionFactories()` returns the extension factories of one
  * embedded run: the compaction-safeguard (in "safeguard" mode) and — the one
  * import and one push this project adds — the context manager (its channel read
- * from the session key by the plugin's rule, engine/host-key.ts). The params are
+ * from the session key by the plugin's rule, engine/runtime.ts agentAndChannelOf). The params are
  * the real ones (attempt-session-prepare.ts and compaction-session-execution.ts
  * pass exactly these); `stateDir` and `logger` are what core gets from
  * `resolveStateDir()` and `createSubsystemLogger()`, injected here so tests run
