@@ -1,8 +1,6 @@
 /**
- * The per-run engine: the incremental state of one session, the `context` and `tool_result`
- * events, the auto-80pct and compaction checkpoints. One per SessionManager (an OpenClaw run, a
- * pi CLI session); everything lasting is on disk. Every public method is total: failures are
- * logged once per kind and the agent loop carries on.
+ * The per-run engine of one session: capture, gauge, the auto-80pct and compaction checkpoints;
+ * everything lasting is on disk. Every public method is total: failures are logged once per kind.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";

@@ -112,7 +112,7 @@ export class EngineState {
 
   protected async loadState(): Promise<ContextState | null> {
     try {
-      // the state files as the previous-session check read them, when it held nothing
+      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
       let preread: RecoverResult["stateFiles"];
       if (this.previous === undefined) {
         // an unreadable checkpoint dir must not stop capture: carry nothing forward
@@ -128,7 +128,6 @@ export class EngineState {
         }
         this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
         this.latestCheckpointAt = latest?.meta.created_at ?? null;
-        // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
         if (this.recoveryDue) preread = await this.recoverPrevious(known);
       } else if (this.recoveryDue) preread = await this.recoverPrevious();
       this.state = await ContextState.load({

@@ -1,10 +1,8 @@
 /**
- * A previous session's state that was never checkpointed (spec §7.3, §10.1, §12): when a session
- * starts on a key, another session id's state files newer than the key's latest checkpoint are
- * held (state/previous-session.ts) and bundled into a `session-end` checkpoint of that session,
- * with a `recovered` section, so the new session's resume block shows the dead process's work.
- * The held files are deleted only once the checkpoint is durable; a held state that adds nothing
- * to its session's latest checkpoint is released without one. Never throws.
+ * A previous session's state that was never checkpointed (spec §7.3, §10.1, §12): another session
+ * id's state files newer than the key's latest checkpoint are held (state/previous-session.ts) and
+ * bundled into a `session-end` checkpoint of that session, so the resume block shows its work.
+ * Held files are deleted only once that checkpoint is durable. Never throws.
  */
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";

@@ -1,8 +1,6 @@
 /**
- * The latest request an engine prepared, kept by reference (O(1) per request), so the context
- * breakdown is computed only when asked (`/context`, a checkpoint, the CLI). The gauge line's
- * phrase is computed after the request has gone out and refreshed when the reading moved by 1%
- * of the window: the request path never pays for it.
+ * The latest request an engine prepared, kept by reference (O(1)): the breakdown is computed
+ * only when asked, the gauge phrase after the request has gone out (the request path never pays).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../checkpoint/schema.js";
