@@ -14,8 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { backgroundWritesSettled } from "../src/agents/engine/background-writes.js";
-import { spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
+import { backgroundWritesSettled, spanArchivesSettled } from "../src/agents/engine/archive-hooks.js";
 import { loadSourceMessages, MessageFactory } from "./messages.js";
 import { inputPromoter, providerEntry } from "./plugin-harness.js";
 

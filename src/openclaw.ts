@@ -3,7 +3,7 @@
  * (docs/openclaw-integration.md): extension registration, the compaction hooks and the restore injection.
  */
 export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
-export { agentAndChannelOf } from "./agents/engine/host-key.js";
+export { agentAndChannelOf } from "./agents/engine/runtime.js";
 export { compactWithCheckpoint, type CompactionSeam, writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
 export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-compaction-hook.js";
 export { onCompactionCompleted, onSessionStarted, type Enqueue } from "./openclaw-core/restore-seams.js";

@@ -1,28 +1,21 @@
 /**
  * The restore seams core calls at its injection site (spec §8.2, §10.3): after a compaction, or
- * when a new session starts on the same key, enqueue the block the delivery rule owes
- * (engine/restore-delivery.ts). Core passes its own `enqueueSystemEvent`, so this package never
- * imports OpenClaw internals. Never throws: a failure means "no block".
+ * when a new session starts on the key, enqueue the block the Session API's delivery rule owes.
+ * Core passes its own `enqueueSystemEvent`: this package imports no OpenClaw internals. Never throws.
  */
 import { canonicalSessionKey } from "../infra/session-key.js";
 import type { WarnLogger } from "../infra/log-once.js";
 import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
 import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";
-import { type RestoreBlock, type RestoreParams, restoreConfigOf } from "../agents/engine/restore-block.js";
-import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";
-import { seamKey } from "../agents/engine/restore-seam-key.js";
+import { type RestoreBlock, type RestoreParams, restoreConfigOf, seamKey } from "../agents/engine/restore-block.js";
+import { owedRestoreBlock } from "../agents/engine/session-api.js";
 
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
 
 /**
- * After any compaction (auto, overflow retry, manual): enqueue the block of the
- * compaction checkpoint this session just wrote. A checkpoint of another
- * session, or one older than the compaction, is never passed off as
- * post-compaction state. OpenClaw 2026.9 can rotate the transcript during
- * compaction: `sessionId` is then the successor and `previousSessionId` the
- * session that wrote the checkpoint; both are "this session".
- * When the hook ran, only the checkpoint it wrote is sent; when it could not write one,
- * nothing is sent and that is logged (never an older checkpoint in its place).
+ * After any compaction: the block of the compaction checkpoint this session just wrote, never an
+ * older one or another session's. OpenClaw 2026.9 can rotate the transcript during compaction:
+ * `sessionId` is then the successor and `previousSessionId` the writer; both are "this session".
  */
 export async function onCompactionCompleted(
   params: RestoreParams & {

@@ -16,7 +16,7 @@ import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.js";
-import { backgroundWritesSettled } from "../agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/message-cursor.js";
 import {

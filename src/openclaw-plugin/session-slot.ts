@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { SessionApi } from "../agents/engine/session-api.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
-import { agentAndChannelOf } from "../agents/engine/host-key.js";
+import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import type { RestoreKind } from "../agents/engine/restore-block.js";

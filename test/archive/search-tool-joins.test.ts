@@ -1,6 +1,6 @@
 /**
  * context_search joins the prompt only once the archive holds something (issue 37,
- * engine/our-tools.ts), through a real pi AgentSession (standalone extension, faux model): a
+ * engine/session.ts OurToolsState), through a real pi AgentSession (standalone extension, faux model): a
  * session with nothing archived sends no context_search definition on any request; after a
  * compaction archived a span, the next run's requests carry it, it returns the archived text,
  * and it stays for the rest of the session. With smart trim on it joins at the second run's start

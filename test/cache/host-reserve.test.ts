@@ -1,5 +1,5 @@
 /**
- * The reserve smart trim and the cold-moment trim are placed under (engine/host-reserve.ts):
+ * The reserve smart trim and the cold-moment trim are placed under (engine/runtime.ts reserveTokensOf):
  * standalone pi's own `compaction.reserveTokens` from its settings files wins over the config's
  * smartTrimReserveTokens; without one the key applies.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
-import { reserveTokensOf } from "../../src/agents/engine/host-reserve.js";
+import { reserveTokensOf } from "../../src/agents/engine/runtime.js";
 import { standaloneRuntime } from "../../src/agents/pi-extensions/context-manager.js";
 
 describe("the host's compaction reserve", () => {

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { GIST } from "../../src/agents/state/capture-sizes.js";
 import { contentHeadTail, errorGist } from "../../src/agents/state/tool-result-rules.js";
 import { proposalGist, summarizeToolCall } from "../../src/agents/state/message-rules.js";

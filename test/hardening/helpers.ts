@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { ContextManagerEngine } from "../../src/agents/engine/context-manager-engine.js";
 import type { ContextManagerRuntimeValue } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
@@ -105,7 +105,7 @@ export function makeEngine(opts: {
     logger: { warn: (m) => warnings.push(m) },
     fs: opts.fs,
   };
-  const engine = new ContextManagerEngine(runtime, { sessionId: opts.sessionId ?? "sess-1", sessionFile: null, compactionsSoFar: 0 }, opts.fs);
+  const engine = new ContextManagerEngine(runtime, { sessionId: opts.sessionId ?? "sess-1", sessionFile: null, compactionsSoFar: 0 });
   return { engine, warnings, stateDir: opts.stateDir };
 }
 

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { onCompactionCompleted } from "../../src/openclaw-core/restore-seams.js";
 import { quoteUntrusted } from "../../src/agents/inject/quote.js";
 import { gist } from "../../src/agents/text/gist.js";

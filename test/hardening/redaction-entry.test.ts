@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { assistantMsg, compactEvent, makeEngine, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, userMsg } from "./helpers.js";
 

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { filler, type Host, makeHost, reply } from "../helpers/host.js";
 import { assistantMsg, compactEvent, makeEngine, readAllFiles, rmDir, tempDir, toolCallMsg, toolResultMsg, usageAt, userMsg } from "./helpers.js";
 

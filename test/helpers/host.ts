@@ -8,7 +8,7 @@ import { AgentRunner, type RunnerEvent } from "../../src/auto-reply/reply/agent-
 import { fauxUsageFixExtension, messageText, registerFauxModel } from "../../src/faux/faux-model.js";
 import { createScriptedAgent } from "../../src/faux/scripted-agent.js";
 import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 
 export interface HostOptions {
   contextWindow?: number;

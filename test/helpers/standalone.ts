@@ -16,7 +16,7 @@ import {
   SessionManager,
   SettingsManager,
 } from "@mariozechner/pi-coding-agent";
-import { backgroundWritesSettled } from "../../src/agents/engine/background-writes.js";
+import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
 import { createContextManagerExtension } from "../../src/agents/pi-extensions/context-manager.js";
 import { fauxUsageFixExtension, registerFauxModel } from "../../src/faux/faux-model.js";

@@ -5,7 +5,7 @@ import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { restoreDue } from "../../src/agents/pi-extensions/context-manager-restore-due.js";
-import { withoutSuperseded } from "../../src/agents/engine/superseded-blocks.js";
+import { withoutSuperseded } from "../../src/agents/engine/request.js";
 
 let n = 0;
 const base = () => ({ id: `e${++n}`, parentId: null, timestamp: new Date().toISOString() });

@@ -1,10 +1,7 @@
 /**
- * What a session's latest requests had aged (breakdown/compute.ts agedKeys), by request number
- * and by the request's last message, kept per session key in a budgeted cache
- * (cache-budget.ts). Consecutive requests age nearly the same results, so each key string is
- * kept once, in the history's own table of small numbers, and each request holds a sorted
- * Int32Array of them: ~4 bytes per aged result per request instead of a Set of strings per request
- * (which weighed ~110 bytes per aged result per request, so a budget held few keys).
+ * What a session's latest requests had aged (breakdown/compute.ts agedKeys). Each key string is
+ * kept once, and each request holds a sorted Int32Array of ids: ~4 bytes per aged result per
+ * request instead of ~110 for a Set of strings.
  */
 import type { AgedSet } from "../breakdown/compute.js";
 
@@ -20,7 +17,6 @@ export interface AgedRequest {
 const AGED_KEPT = 16;
 
 export class AgedHistory {
-  /** requests recorded so far */
   seq = 0;
   /** the latest requests, oldest first */
   readonly recent: AgedRequest[] = [];
@@ -51,7 +47,6 @@ export class AgedHistory {
     this.forget();
   }
 
-  /** The aged keys of a remembered request. */
   keysOf(r: AgedRequest): AgedSet {
     return { has: (key) => contains(r.ids, this.idOf.get(key)) };
   }

@@ -1,16 +1,12 @@
 /**
- * The archive as the context manager's engine uses it: archive the compacted span in
- * the compaction hook, answer `context_search`, and build the automatic recall of the
- * `context` event. Every function is total (failures are logged once per kind and the
- * agent goes on without the archive).
+ * The archive as the engine uses it: the compacted span archived, `context_search` answered, the
+ * automatic recall built. Total: failures are logged once per kind, the agent goes on without it.
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
-import { sessionLog } from "./session-log.js";
+import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { AppendResult, ArchiveLimits } from "../archive/archive.js";
+import type { AppendResult } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
@@ -21,46 +17,29 @@ import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { visibleText } from "../archive/recall-visible.js";
-import { searchWithKnowledge } from "./knowledge-hooks.js";
+import { type ArchiveLocation, knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
 
-/** Where a session's archive is, and who logs its failures (an engine, or a tool with no engine). */
-export interface ArchiveLocation {
-  stateDir: string;
-  /** the host's key as given (the archive maps it to its directory) */
-  sessionKey: string;
-  config: ContextManagerConfig;
-  logger?: WarnLogger;
-}
-
-const locationOf = (engine: ContextManagerEngine): ArchiveLocation => engine.runtime;
+export type { ArchiveLocation };
 
 /** Once per failure kind per session across runs: the engine's own session log. */
 function logOf(at: ArchiveLocation): OnceLogger {
-  return sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once;
-}
-
-function limitsOf(at: ArchiveLocation): ArchiveLimits {
-  return { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays };
+  return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
 }
 
 /** The archive as the worker opens it (archive-client.ts). */
 function refOf(at: ArchiveLocation) {
   applyCacheBudget(at.config);
-  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits: limitsOf(at) };
+  const limits = { maxSegments: at.config.archiveMaxSegments, retentionDays: at.config.archiveRetentionDays };
+  return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits };
 }
 
-/** The compacted span being archived after the compaction returned is its key's Session's (`lasting.spanArchive`). */
-const archiveKeyOf = (at: ArchiveLocation): string => `${at.stateDir}\u0000${at.sessionKey}`;
-
 /**
- * "checkpoint" compaction (issue 25): the span is archived off the compaction's path, once
- * `after` (the checkpoint's durable write) settled, in order with earlier spans of the same
- * archive. `context_search` and the automatic recall wait for it (`spanArchived`), so nothing
- * archived at a compaction is missed by the requests after it. Never rejects.
+ * The span archived off the compaction's path once `after` settled, in order with earlier spans;
+ * `context_search` and the automatic recall wait for it (`spanArchived`). Never rejects.
  */
 export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
-  const at = locationOf(engine);
+  const at = engine.runtime;
   const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
   const before = lasting.spanArchive;
   const run: Promise<AppendResult | null> = Promise.all([before, after.catch(() => null)])
@@ -74,7 +53,7 @@ export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: re
 
 /** Resolves when the compacted spans of this archive started so far are archived. */
 export async function spanArchived(at: ArchiveLocation): Promise<void> {
-  const running = () => heldSession(archiveKeyOf(at))?.lasting.spanArchive;
+  const running = () => heldSession(`${at.stateDir}\u0000${at.sessionKey}`)?.lasting.spanArchive;
   for (let p = running(); p; p = running()) await p;
 }
 
@@ -85,17 +64,25 @@ export async function spanArchivesSettled(): Promise<void> {
 }
 
 /**
- * Archives `messages` (already archived ones are deduplicated by content). Null when off or
- * failed. At a compaction with automatic recall on, the archive worker also loads and indexes
- * the archive before this resolves, so the first request after the compaction can recall.
+ * Resolves when every write started off the caller's path is done (spans, knowledge records), so
+ * an exiting process loses none and a removed state dir sees no late file. Never rejects.
+ */
+export async function backgroundWritesSettled(): Promise<void> {
+  // a span archived after its checkpoint: the checkpoint's knowledge write may start meanwhile
+  await spanArchivesSettled().catch(() => undefined);
+  await knowledgeSettled().catch(() => undefined);
+}
+
+/**
+ * Archives `messages` (deduplicated by content); null when off or failed. At a compaction with
+ * automatic recall on, the archive is also loaded and indexed, so the next request can recall.
  */
 export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
-  const log = logOf(locationOf(engine));
+  const log = logOf(engine.runtime);
   try {
-    const ref = refOf(locationOf(engine));
-    // in the archive worker: redacting and cutting the messages into segments is O(messages)
-    // and the append O(these segments), the archive is not loaded (tail-append.ts)
+    const ref = refOf(engine.runtime);
+    // in the archive worker: O(messages), the archive is not loaded (tail-append.ts)
     const origin = { session: engine.identity.sessionId, compaction: engine.compactions + 1 };
     const result = await archiveWorker().call("append", { ...ref, messages: messages as AgentMessage[], origin });
     log.clear("archive write");
@@ -122,7 +109,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
     const detail = (chars: number) => renderSearchResult(query, reply.hits, reply.size, chars, { full: params.full === true });
-    // knowledge first, then detail (and other keys of the agent with crossSession): knowledge-hooks.ts
     return at.config.knowledge || at.config.crossSession ? await searchWithKnowledge(at, query, limit, maxChars, detail) : detail(maxChars);
   } catch (e) {
     log.fail("archive search", e);
@@ -134,7 +120,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
 
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
-
 
 export interface AutoRecall {
   messages: AgentMessage[];
@@ -151,17 +136,14 @@ function beforeTrailingGauge(messages: readonly AgentMessage[]): number {
 const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL_CUSTOM_TYPE;
 
 /**
- * `context` event, after a compaction (the history starts with pi's compaction summary):
- * searches the archive with the latest user requests and puts one recall block right
- * before the latest user message. An earlier block is removed first, so blocks are
- * replaced, never stacked. Returns null when nothing changes. The search runs in the archive
- * worker and only on an archive it has loaded and indexed: a cold one gets that work started
- * there and this request goes without (the next one has it). A block is searched again only
- * when the query, the cap or the archive (an append since) changed.
+ * After a compaction: one recall block, searched with the latest user requests, right before the
+ * latest user message (an earlier block replaced, never stacked); null when nothing changes. A
+ * cold archive is loaded in the worker while this request goes without; a block is searched
+ * again only when the query, the cap or the archive changed.
  */
 export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
   const cfg = engine.runtime.config;
-  // off: no block was ever injected, so there is nothing to remove either (no scan)
+  // off: no block was ever injected, so none to remove
   if (!cfg.archive || !cfg.autoRecall) return null;
   const hadBlock = messages.some(isRecallMessage);
   const base = hadBlock ? messages.filter((m) => !isRecallMessage(m)) : messages;
@@ -169,7 +151,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
     // the span of a compaction that just returned is archived first (milliseconds after it)
-    await spanArchived(locationOf(engine));
+    await spanArchived(engine.runtime);
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt, lastUser } = recallQueryOf(base, pending);
     // a pending request follows the messages: the block goes last (before a trailing gauge line)
@@ -185,7 +167,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
       const visible = visibleText(base, requestAt);
       // both searches in the archive worker: their cost grows with the session, the loop's must not
       const [reply, facts] = await Promise.all([
-        archiveWorker().call("search", { ...refOf(locationOf(engine)), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true }),
+        archiveWorker().call("search", { ...refOf(engine.runtime), query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible, ifReady: true }),
         kSize > 0 ? archiveWorker().call("knowledge", { file: kFile, query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible }) : Promise.resolve([]),
       ]);
       if (!reply.ready) return unchanged;
@@ -202,7 +184,7 @@ export async function withAutoRecall(engine: ContextManagerEngine, messages: Age
     if (!cached.block) return unchanged;
     return { messages: [...base.slice(0, at), cached.block, ...base.slice(at)], tokens: cached.tokens };
   } catch (e) {
-    logOf(locationOf(engine)).fail("auto recall", e);
+    logOf(engine.runtime).fail("auto recall", e);
     return unchanged;
   }
 }

@@ -1,9 +1,7 @@
 /**
- * The per-key process caches that outlive an engine (OpenClaw's runner makes a new engine for
- * every inbound message) and each cache's share of `cacheMemoryMiB`
- * (docs/configuration.md#memory). A gateway serves hundreds of keys from one process: what is
- * cached is sized by memory, not by key count, and what falls out is read again from disk in
- * O(new messages) (issue 24). Every cache keeps its hit rate in the debug log.
+ * The process caches that outlive an engine and each one's share of `cacheMemoryMiB`
+ * (docs/configuration.md#memory): a gateway's hundreds of keys are sized by memory, not by key
+ * count, and what falls out is read again from disk in O(new messages).
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -16,13 +14,9 @@ import { refsCache } from "../artifacts/store.js";
 import { CacheSession } from "../cache/cache-session.js";
 import { Session } from "./session.js";
 
-// sessions: each key's Session (session.ts): the plugin's slots of the key (0.35 when they were
-// a registry apart), its SmartTrim (relevance index ~9 bytes per indexed char) and sticky set,
-// aged outputs, breakdown memory and prompt-cache memory (0.18: the sum of the shares those
-// caches had apart: aged outputs 0.1, smart trims 0.04, sticky sets 0.01, breakdowns 0.03);
-// knowledgeIndexes: the search indexes of knowledge.jsonl files (archive worker), ~5 bytes per file
-// byte; knowledgeFollowers: the records the appends dedup against (this thread), ~1.5 per file byte;
-// artifactRefs: the handles each key's refs log names (~96 bytes a handle; a fixed 8 MiB before)
+// sessions: each key's Session (session.ts): its slots (0.35), SmartTrim (~9 bytes per indexed
+// char), aged outputs, breakdown and prompt-cache memory (0.18); knowledgeIndexes ~5 bytes per
+// knowledge.jsonl byte (archive worker), knowledgeFollowers ~1.5; artifactRefs ~96 bytes a handle
 export const CACHE_SHARES = {
   archives: 0.36,
   sessions: 0.53,
@@ -39,12 +33,9 @@ export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemory
 }
 
 /**
- * The registry of Sessions (session.ts), one per state dir and canonical key, weighed as units:
- * over the budget the least recently used are shed first (their slots' histories, their SmartTrim, then their aged
- * outputs and call sizes), then evicted whole (one holding what is not a cache is emptied of its
- * caches instead, session.ts `lasting`). It holds what the per-feature caches held (the
- * plugin's slots, smart trims and their sticky sets, aged outputs, breakdown memories, the
- * prompt-cache policy's memory), under their summed shares.
+ * The registry of Sessions, one per state dir and canonical key, weighed as units: over the
+ * budget the least recently used are shed first (Session.shed), then evicted whole (one holding
+ * `lasting` state is emptied of its caches instead).
  */
 const sessions = (): BudgetCache<string, Session> =>
   globalSingleton("openclaw.contextManager.sessions", () => new BudgetCache<string, Session>(
@@ -56,11 +47,7 @@ const sessions = (): BudgetCache<string, Session> =>
     (_key, s) => sessions().stats().entries <= MAX_SESSIONS_KEPT && s.holdsLasting() && (s.emptyCaches(), true),
   ));
 
-/**
- * How many Sessions the registry keeps at most when evicting: past it a Session holding lasting
- * state is evicted too (the least recent first), so a gateway that sees ever new keys stays
- * bounded; the per-key maps this state lived in before were capped at 1,000 and 4,096 entries.
- */
+/** Sessions kept at most when evicting: past it one holding lasting state goes too (ever new keys stay bounded). */
 export const MAX_SESSIONS_KEPT = 4_096;
 
 const idOf = (stateDir: string, sessionKey: string): string => `${stateDir}\u0000${sessionKey}`;
@@ -117,11 +104,7 @@ declare module "../../infra/file-stores.js" {
   interface FileStores { appliedCacheMiB?: number }
 }
 
-/**
- * Sizes the process caches that live apart from an engine (the worker's loaded archives, the
- * append tails, the knowledge indexes and followers, the artifact refs, the Sessions) by the configuration:
- * O(1) unless it changed.
- */
+/** Sizes the process caches that live apart from an engine by the configuration: O(1) unless it changed. */
 export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
   const stores = fileStores();
   if (stores.appliedCacheMiB === config.cacheMemoryMiB) return;

@@ -1,8 +1,6 @@
 /**
- * The prompt-cache policy around one request (src/agents/cache/): the rules chosen from the
- * host's model and the config, whether the cache is cold, the gate aging passes through, and
- * the gauge lines placed where earlier requests sent them. `none`: no step runs, the request is
- * prepared as before the policy existed.
+ * The prompt-cache policy around one request (src/agents/cache/): its rules, whether the cache is
+ * cold, the gate aging passes through, the gauge lines placed. `none`: no step runs.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
@@ -11,12 +9,12 @@ import { livedTime } from "../../infra/lived-clock.js";
 import { cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
 import type { CacheSession } from "../cache/cache-session.js";
 import { sessionAt } from "./cache-budget.js";
-import { reserveTokensOf } from "./host-reserve.js";
+import { reserveTokensOf } from "./runtime.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingAgeUnder } from "../cache/aging-age.js";
 import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { ContextDecision } from "./engine-shapes.js";
+import type { ContextDecision } from "./engine-state.js";
 
 /** What the host tells of a request's cache (both optional). */
 export interface RequestCacheHints {
@@ -55,8 +53,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
       return null;
     }
     const now = Date.now();
-    // a prompt not yet in the messages (OpenClaw's fenced turn) is being sent now: the newest
-    // message is the previous turn's, and the user's idle gap since then counts
+    // a prompt not yet in the messages (OpenClaw's fenced turn) is sent now: the idle gap counts
     const at = livedTime(promptPending ? now : requestTime(messages, now));
     const cold = coldReason(session, rules, messages, at, hints?.systemPromptChanged === true);
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
@@ -71,11 +68,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
   }
 }
 
-/**
- * Whether a request made at `at` (the session's clock) from `messages` would find the cache
- * cold, without recording anything: a run start looking ahead at its first request. Null under
- * `none` or when the cache may be warm.
- */
+/** Whether a request made at `at` would find the cache cold, recording nothing (a run start looking ahead). */
 export function coldAhead(engine: ContextManagerEngine, messages: readonly AgentMessage[], model: HostModel | undefined, at: number): ColdReason | null {
   const rules = cacheRulesFor(engine.runtime.config, model);
   if (rules.family === "none") return null;
@@ -87,8 +80,7 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
   const text = decision.gaugeText ?? "";
   const action = decision.gaugeAction ?? "none";
   const line = text ? { text, step: gaugeStep(action, decision.reading.utilization), force: decision.checkpointWrite !== undefined } : null;
-  // a cold request (a compaction rewrote the prompt, the TTL passed) is written whole anyway:
-  // the earlier readings go, and a line is sent again only if the reading is >= 70%
+  // a cold request is written whole anyway: the earlier readings go
   if (rc.cold !== null && rc.cold !== "first request") rc.session.anchors = [];
   const out = withAnchoredGauge(messages, rc.session, line, rc.now);
   rc.session.last.gaugeLines = rc.session.anchors.length;
@@ -100,11 +92,7 @@ export function endRequestCache(rc: RequestCache, hostCount: number, tokens: num
   rememberRequest(rc.session, hostCount, tokens, rc.at, rc.cold, rc.firstKey);
 }
 
-/**
- * The request's time: its newest message's timestamp (the prompt or tool result that triggered
- * it, written a moment before), else the clock. The messages' own clock is the one the gaps
- * between requests were lived on: a replayed or resumed session is judged on its real idle gaps.
- */
+/** The request's time: its newest message's timestamp (a replay is judged on its real gaps), else the clock. */
 export function requestTime(messages: readonly AgentMessage[], fallback: number): number {
   const t = (messages[messages.length - 1] as { timestamp?: unknown } | undefined)?.timestamp;
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : fallback;

@@ -1,8 +1,6 @@
 /**
- * "checkpoint" compaction mode (issue 25) in pi's shape: the compaction checkpoint is written,
- * the compacted span archived, and the checkpoint rendered as the compaction summary: no model
- * call. The pi shells return the result from `session_before_compact` (pi keeps its own cut
- * point, `firstKeptEntryId`, so its `keepRecentTokens` of recent messages stay verbatim).
+ * "checkpoint" compaction mode in pi's shape: the checkpoint rendered as the compaction summary,
+ * no model call, returned from `session_before_compact` (pi keeps its own cut point).
  */
 import type { CompactionInput } from "./compaction-input.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
@@ -32,10 +30,7 @@ export function isCheckpointCompactionDetails(details: unknown): details is Chec
   return typeof cm?.checkpointId === "string";
 }
 
-/**
- * A compaction checkpoint as pi's compaction result; null when the render is empty (a cap below
- * the frame would erase the history) or fails: the host summarizes instead.
- */
+/** A compaction checkpoint as pi's compaction result; null when the render is empty or fails (the host summarizes). */
 export function compactionFromCheckpoint(session: SessionApi, checkpoint: Checkpoint, event: PiCompaction, startedAt: number): CheckpointCompaction | null {
   try {
     const p = event.preparation;
@@ -70,13 +65,9 @@ export interface StartedCheckpointCompaction {
 }
 
 /**
- * The compaction, returned before its checkpoint is on disk: the summary is rendered from the
- * checkpoint built in memory (the captured state, O(messages not yet captured)); the durable
- * write, the state reset and the span's archive run after it (`durable`). Lost in a crash
- * before `durable`: only the checkpoint file and the span's archive entries; the summary
- * (everything the checkpoint says) is in the host's compaction entry, and the captured state
- * files are reset only after the checkpoint is durable (docs/compaction.md, "Latency").
- * Null when no checkpoint could be built (the host summarizes instead).
+ * The compaction, returned before its checkpoint is on disk (docs/compaction.md, "Latency"): a
+ * crash before `durable` loses only the checkpoint file and the span's archive entries, the
+ * summary being in the host's entry. Null when no checkpoint could be built.
  */
 export async function startCheckpointCompaction(session: SessionApi, event: PiCompaction, cwd: string): Promise<StartedCheckpointCompaction | null> {
   const startedAt = performance.now();

@@ -1,8 +1,6 @@
 /**
- * A compaction as every host route hands it to the engine, in the engine's own type: pi's
- * `session_before_compact` event has this shape (its shell passes it as it is); the routes pi's
- * hook never sees (OpenClaw's server-side compaction, the plugin's `compact()` and compaction
- * provider) build one from their messages, with no summarizer preparation.
+ * A compaction as every host route hands it to the engine: pi's `session_before_compact` event
+ * has this shape; the plugin's routes build one from their messages, without a preparation.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
@@ -32,9 +30,7 @@ export function compactionWithoutPreparation(branchEntries: ReadonlyArray<{ type
 
 /** The messages of the branch, in order. */
 export function branchMessagesOf(input: CompactionInput): AgentMessage[] {
-  const out: AgentMessage[] = [];
-  for (const entry of input.branchEntries) if (entry.type === "message" && entry.message) out.push(entry.message as AgentMessage);
-  return out;
+  return input.branchEntries.flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
 }
 
 /** The messages the host's summarizer is about to summarize (the split turn's prefix included). */

@@ -1,8 +1,6 @@
 /**
- * The outcome of each session id's latest compaction hook, in the key's Session (not a cache:
- * eviction keeps it, session.ts `lasting`). Recorded by the engine inside
- * `session_before_compact` (writeCompactionCheckpoint), read by the restore seams after
- * `compaction_end`: OpenClaw runs the hook and the restore in one process.
+ * The outcome of each session id's latest compaction hook (the key's Session, `lasting`): written
+ * by the engine in the hook, read by the restore after the compaction, in the same process.
  */
 import { resolve } from "node:path";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";

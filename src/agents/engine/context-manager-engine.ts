@@ -1,64 +1,52 @@
 /**
- * The context manager's per-run engine: owns the incremental state of one
- * session, answers the `context` and `tool_result` events, and writes the
- * auto-80pct and compaction checkpoints. One engine per SessionManager (i.e.
- * per OpenClaw run, or per pi CLI session); everything lasting is on disk.
- *
- * Every public method is total: failures are logged once per kind and the
- * agent loop carries on (errors never reach pi).
+ * The per-run engine of one session: capture, gauge, the auto-80pct and compaction checkpoints;
+ * everything lasting is on disk. Every public method is total: failures are logged once per kind.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
-import { type Checkpoint } from "../checkpoint/schema.js";
 import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";
 import type { ContextState } from "../state/context-state.js";
-import { interruption } from "./interruption.js";
+import { lastToolCallOf } from "../state/message-rules.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
-import { checkpointArtifacts } from "./checkpoint-artifacts.js";
+import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
+import type { SessionStash } from "../artifacts/session-stashes.js";
 import type { NoteKind } from "../state/note-tool.js";
-import { StoreWarnings } from "./store-warnings.js";
+import { consoleWarnLogger } from "../../infra/log-once.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
-import type { FsOps } from "../../infra/fs-ops.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { RequestLog } from "./request-log.js";
-import { withCacheReuse } from "./cache-reuse-field.js";
 import { sessionAt } from "./cache-budget.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import type { ContextDecision, DraftExtra, EngineSession, RecallBlockCache } from "./engine-shapes.js";
 import { EngineState } from "./engine-state.js";
+import type { ContextDecision, DraftExtra, EngineSession } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
-export { FLUSH_DEBOUNCE_MS } from "./engine-state.js";
-
-export { interruption };
-
-export type { ContextDecision, EngineSession } from "./engine-shapes.js";
+export { FLUSH_DEBOUNCE_MS, type ContextDecision, type EngineSession } from "./engine-state.js";
 
 export class ContextManagerEngine extends EngineState {
-  /** the checkpoint store's warnings, logged once per kind */
-  private readonly storeWarnings: StoreWarnings;
+  /** the checkpoint store's warning kinds logged by this engine (pointer and retention: this.log) */
+  private readonly storeWarned = new Set<string>();
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
   readonly requests: RequestLog;
 
   /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
-  recall: RecallBlockCache | null = null;
+  recall: { key: string; block: AgentMessage | null; tokens: number } | null = null;
   /** appends to the archive by this engine so far: a recall block cached before one is searched again */
   archiveAppends = 0;
 
-  constructor(runtime: ContextManagerRuntimeValue, session: EngineSession, fs?: FsOps) {
-    super(runtime, session, fs);
-    this.storeWarnings = new StoreWarnings(this.log, runtime.logger);
+  constructor(runtime: ContextManagerRuntimeValue, session: EngineSession) {
+    super(runtime, session);
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
     // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
     if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
@@ -74,10 +62,9 @@ export class ContextManagerEngine extends EngineState {
   }
 
   /**
-   * `agent_end`: the run's own messages (pi's `newMessages`). The final reply has no `context`
-   * event after it, so without this a /new, a crash or a shutdown right after the run left the
-   * state saying the latest request was still open. The cursor makes this O(new messages) and
-   * the next `context` event skips what was captured here. Then the state is written. Never throws.
+   * `agent_end`: the run's own messages (pi's `newMessages`), then the state written. The final
+   * reply has no `context` event after it: without this, a /new or a crash right after the run
+   * left the latest request open in the state.
    */
   async onAgentEnd(messages: readonly AgentMessage[]): Promise<void> {
     try {
@@ -90,18 +77,16 @@ export class ContextManagerEngine extends EngineState {
   }
 
   /**
-   * Captures the last `count` messages of `history` a few at a time, letting the event loop run
-   * between slices of CAPTURE_SLICE_MS: a turn committed after the reply (the plugin's
-   * commitTurn) may hold megabytes of tool output, and its redaction must not hold up other
-   * chats of the gateway. The `context` event that follows finds them captured. Never throws.
+   * Captures the last `count` messages of `history` in slices of CAPTURE_SLICE_MS: a turn the
+   * plugin commits after the reply may hold megabytes of tool output, and its redaction must not
+   * hold up the gateway's other chats.
    */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
     try {
       await this.idle();
       const state = await this.ensureState();
       if (!state) return;
-      // every slice takes its turn (infra/slice-gate.ts), the first too: commits that start
-      // together (a gateway's chats in flight) run one slice per iteration of the event loop
+      // every slice takes its turn (infra/slice-gate.ts), the first too: concurrent commits interleave
       await nextSlice();
       await this.idle();
       let since = performance.now();
@@ -119,10 +104,7 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /**
-   * `context` event: capture new messages, gauge, and the auto checkpoint at the threshold.
-   * `appendGauge` false: the line is not appended, only returned (the prompt-cache policy places it).
-   */
+  /** `context` event: capture, gauge, the auto checkpoint. `appendGauge` false: the cache policy places the line. */
   async onContext(messages: AgentMessage[], usage: ContextReading | undefined, appendGauge = true): Promise<ContextDecision> {
     const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
     try {
@@ -135,8 +117,7 @@ export class ContextManagerEngine extends EngineState {
       let checkpointWrite: Promise<Checkpoint | null> | undefined;
       if (action === "checkpoint" && state && !this.isDuplicate(reading, state)) checkpointWrite = this.startAutoCheckpoint(state, reading);
       if (state) this.scheduleFlush(state);
-      // "Checkpoint saved" on the call that starts the write: it is on disk milliseconds later,
-      // before any compaction can run; a failure is logged
+      // "Checkpoint saved" on the call that starts the write: on disk before any compaction can run
       const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
       const appended = text && appendGauge ? [...messages, gaugeMessage(text)] : undefined;
       return { messages: appended, reading, checkpoint: null, gaugeText: text, gaugeAction: action, ...(checkpointWrite ? { checkpointWrite } : {}) };
@@ -146,10 +127,7 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /**
-   * The 80% checkpoint off the LLM request path: build and write start on the next turn of the
-   * event loop, after the handler has returned; the promise never rejects.
-   */
+  /** The 80% checkpoint off the request path: it starts on the next turn of the event loop. Never rejects. */
   private startAutoCheckpoint(state: ContextState, reading: GaugeReading): Promise<Checkpoint | null> {
     const write = (async () => {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -162,9 +140,8 @@ export class ContextManagerEngine extends EngineState {
   }
 
   /**
-   * In-memory pre-check of the 5% dedup so calls above 80% cost no disk I/O. A session that
-   * captured 5% of the checkpoint's tokens since it moved on, whatever its token count says (a
-   * host that drops a history's oldest turns keeps it level: checkpoint/writer.ts).
+   * In-memory pre-check of the 5% dedup, so calls above 80% cost no disk I/O. Capture of 5% of
+   * the checkpoint's tokens counts as moved on even at a level count (checkpoint/writer.ts).
    */
   private isDuplicate(reading: GaugeReading, state: ContextState): boolean {
     const last = this.previous?.meta.token_usage.input_tokens;
@@ -173,10 +150,7 @@ export class ContextManagerEngine extends EngineState {
     return Math.abs(reading.tokens - last) / Math.max(last, 1) < delta && !movedOn(state.capturedTokens, last, delta);
   }
 
-  /**
-   * The model's window when the host tells it after the engine was made (OpenClaw 2026.9
-   * gives assemble only the prompt budget and the window with the committed turn).
-   */
+  /** The model's window, told after the engine was made (OpenClaw 2026.9: with the committed turn). */
   setContextWindow(tokens: number): void {
     if (Number.isSafeInteger(tokens) && tokens > 0) this.runtime.contextWindowTokens = tokens;
   }
@@ -197,11 +171,7 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /**
-   * Inside compaction-safeguard, before summarization: fold in the messages not
-   * yet seen, pi's fileOps and the split-turn flag, and write the compaction
-   * checkpoint (never deduplicated). Returns the checkpoint, or null on failure.
-   */
+  /** The compaction checkpoint on disk before the host summarizes (never deduplicated); null on failure. */
   async onBeforeCompact(event: CompactionInput, cwd: string): Promise<Checkpoint | null> {
     const started = await this.startCompactionCheckpoint(event, cwd);
     const written = started ? await started.durable : null;
@@ -211,13 +181,10 @@ export class ContextManagerEngine extends EngineState {
   }
 
   /**
-   * The compaction checkpoint in two steps (issue 25): `checkpoint` is built in memory from the
-   * captured state (O(messages not yet captured)) with the id its write takes; `durable` settles
-   * when it is on disk (null on failure) and the state reset. The write runs as `pendingWrite`:
-   * everything that changes or snapshots the state awaits `idle()` first, so nothing captured
-   * after this call can be reset by it. The state files are not reset before the checkpoint is
-   * durable, so a crash in between leaves the capture on disk for the next checkpoint.
-   * Null (and nothing written) when the state or the draft is unavailable. Never throws.
+   * The compaction checkpoint in two steps: `checkpoint` built in memory with the id its write
+   * takes; `durable` settles when it is on disk and the state reset. The write runs as
+   * `pendingWrite`, so nothing captured after this call can be reset by it, and a crash before
+   * `durable` leaves the capture on disk. Null when the state or the draft is unavailable.
    */
   async startCompactionCheckpoint(event: CompactionInput, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
     await this.idle();
@@ -274,7 +241,6 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /** pi's `session_compact`: one more compaction in this session. */
   onCompacted(): void {
     this.compactionCount += 1;
   }
@@ -313,7 +279,7 @@ export class ContextManagerEngine extends EngineState {
     });
   }
 
-  /** The latest request's cache-reuse estimate under the rules it was prepared for (none: no estimate). */
+  /** The latest request's cache-reuse estimate under the rules it was prepared for. */
   cacheReuse(): ReuseEstimate | null {
     const rules = sessionAt(this.runtime.stateDir, this.sessionKey).reuseRules();
     return rules ? this.requests.cacheReuse(rules) : null;
@@ -324,7 +290,7 @@ export class ContextManagerEngine extends EngineState {
     try {
       const result = await this.writerOf().write(draft, { delta: this.runtime.config.dedupDelta, capturedTokens: state.capturedTokens });
       this.log.clear(`checkpoint write`);
-      this.storeWarnings.report(result.warnings ?? [], result.written);
+      this.reportStoreWarnings(result.warnings ?? [], result.written);
       if (!result.written) {
         if (result.latest.meta.session_id === this.identity.sessionId) this.previous = result.latest;
         return null;
@@ -339,4 +305,66 @@ export class ContextManagerEngine extends EngineState {
       return null;
     }
   }
+
+  /**
+   * A pointer or retention warning logs once until a written checkpoint shows it cleared (the
+   * checkpoint itself is durable); any other kind once per kind for this engine.
+   */
+  private reportStoreWarnings(warnings: readonly string[], written: boolean): void {
+    for (const kind of ["pointer", "retention"] as const) {
+      const w = warnings.find((x) => x.startsWith(kind));
+      if (w) this.log.fail(`checkpoint ${kind}`, new Error(w));
+      else if (written) this.log.clear(`checkpoint ${kind}`);
+    }
+    for (const w of warnings) {
+      if (w.startsWith("pointer") || w.startsWith("retention")) continue;
+      const kind = w.split(":")[0] ?? w;
+      if (this.storeWarned.has(kind)) continue;
+      this.storeWarned.add(kind);
+      try {
+        (this.runtime.logger ?? consoleWarnLogger).warn(`[context-manager] checkpoint store: ${w}`);
+      } catch {
+        // a broken logger must not break the agent
+      }
+    }
+  }
+}
+
+/**
+ * working.interrupted and last_tool_call, from the branch alone: interrupted when the run's last
+ * message is not a finished reply (a threshold compaction of a finished run is none, even when
+ * pi's cut splits a turn); the last tool call is the branch's latest, not the split turn's.
+ */
+export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
+  const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
+  const finished = last?.role === "assistant" && last.stopReason === "stop";
+  if (finished || !last) return { isSplitTurn: false, lastToolCall: null };
+  return { isSplitTurn: true, lastToolCall: lastToolCallOf(branch) };
+}
+
+/** A checkpoint's breakdown with the latest request's estimated cache reuse (`meta.breakdown.cache_reuse`). */
+function withCacheReuse(b: ContextBreakdown | null, reuse: ReuseEstimate | null): ContextBreakdown | null {
+  if (!b || !reuse || reuse.promptTokens <= 0) return b;
+  return { ...b, cache_reuse: { percent: Math.round(reuse.share * 100), prompt_tokens: reuse.promptTokens, cause: reuse.cause, rules: reuse.rules } };
+}
+
+/** Stored outputs a checkpoint records (`artifacts`), so its restore block can point at them. */
+const CHECKPOINT_MAX_ARTIFACTS = 10;
+const norm = (p: string) => p.replace(/^\.\//, "");
+
+/** Outputs of tools aimed at a file the ledger modified, then read, newest first; then the newest others. */
+function checkpointArtifacts(sessionStashes: readonly SessionStash[], files: { modified: readonly string[]; read: readonly string[] }): ArtifactRef[] {
+  const stashes = [...sessionStashes].reverse(); // newest first
+  if (stashes.length === 0) return [];
+  const rank = (target: string): number => {
+    const t = norm(target);
+    if (!t) return 2;
+    const hit = (list: readonly string[]) => list.some((f) => norm(f) === t || t.endsWith(`/${norm(f)}`) || norm(f).endsWith(`/${t}`));
+    return hit(files.modified) ? 0 : hit(files.read) ? 1 : 2;
+  };
+  return stashes
+    .map((s, i) => ({ s, i, r: rank(s.target) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .slice(0, CHECKPOINT_MAX_ARTIFACTS)
+    .map(({ s }) => ({ handle: s.handle, tool: s.tool, target: s.target, ...(s.lines ? { lines: s.lines } : {}), bytes: s.bytes }));
 }

@@ -1,21 +1,49 @@
 /**
- * The captured state of one run's engine (context-manager-engine.ts builds on it): who it
- * captures for, the state and the latest checkpoint loaded once (a previous session's
- * uncheckpointed state bundled first, spec §7.3), the debounced flush, and the background
- * write everything that changes the state waits for (`idle`).
+ * The captured state of one run's engine (context-manager-engine.ts builds on it): the state and
+ * latest checkpoint loaded once (a previous session's state bundled first, spec §7.3), the
+ * debounced flush, and the background write everything that changes the state waits for (`idle`).
  */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
+import type { GaugeAction, GaugeReading } from "../gauge/context-gauge.js";
 import type { CheckpointWriter } from "../checkpoint/writer.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
 import { ContextState } from "../state/context-state.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
-import type { FsOps } from "../../infra/fs-ops.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { type SessionLog, sessionLog } from "./session-log.js";
+import type { SessionLog } from "./session.js";
+import { sessionAt } from "./cache-budget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
-import type { EngineSession } from "./engine-shapes.js";
+
+/** What a compaction checkpoint adds to the state's draft. */
+export interface DraftExtra {
+  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+  splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
+  compactionCount?: number;
+  cwd?: string;
+}
+
+/** The session an engine is made for, beside the host's runtime values. */
+export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
+  sessionId: string;
+  /** compaction entries already in this session (used when the host passes none) */
+  compactionsSoFar: number;
+}
+
+export interface ContextDecision {
+  /** messages to send instead of the original (gauge appended), or undefined to leave them */
+  messages: AgentMessage[] | undefined;
+  reading: GaugeReading;
+  /** always null: the auto checkpoint is written in the background (see `checkpointWrite`) */
+  checkpoint: Checkpoint | null;
+  /** the auto-80pct checkpoint this call started, settling when it is on disk (null on failure) */
+  checkpointWrite?: Promise<Checkpoint | null>;
+  /** the gauge text of this reading ("" below the gauge threshold), and its action */
+  gaugeText?: string;
+  gaugeAction?: GaugeAction;
+}
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -24,7 +52,7 @@ export class EngineState {
   protected state: ContextState | null = null;
   protected previous: Checkpoint | null | undefined = undefined;
   protected compactionCount: number;
-  /** one line per failure kind for this session across the process's engines (session-log.ts); the hooks log through it too */
+  /** one line per failure kind for this session across the process's engines (Session.logFor) */
   readonly log: OnceLogger;
   protected readonly sessionLog: SessionLog;
   /** one writer per engine: what it knows of the checkpoint directory stays in memory */
@@ -38,10 +66,8 @@ export class EngineState {
   constructor(
     readonly runtime: ContextManagerRuntimeValue,
     session: EngineSession,
-    protected readonly fs?: FsOps,
   ) {
-    // a clear error where the engine is made, not an opaque TypeError from a string method deep
-    // inside (the hosts check the key first and do nothing for a bad one: issue 28)
+    // a clear error here, not an opaque TypeError deep inside (the hosts check the key first)
     if (hostSessionKey(runtime.sessionKey) === null) {
       throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
     }
@@ -56,14 +82,17 @@ export class EngineState {
       channel: runtime.channel ?? null,
       cwd: session.cwd ?? null,
     };
-    // once-per-kind across runs of this session, not once per engine (one engine per run)
-    this.sessionLog = sessionLog(runtime.logger ?? consoleWarnLogger, runtime.stateDir, this.sessionKey);
+    this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
   get sessionKey(): string {
     return this.identity.sessionKey;
+  }
+
+  protected get fs() {
+    return this.runtime.fs;
   }
 
   protected storeOpts() {
@@ -83,7 +112,7 @@ export class EngineState {
 
   protected async loadState(): Promise<ContextState | null> {
     try {
-      // the state files as the previous-session check read them, when it held nothing
+      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
       let preread: RecoverResult["stateFiles"];
       if (this.previous === undefined) {
         // an unreadable checkpoint dir must not stop capture: carry nothing forward
@@ -99,7 +128,6 @@ export class EngineState {
         }
         this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
         this.latestCheckpointAt = latest?.meta.created_at ?? null;
-        // spec §7.3: what an earlier session captured and never checkpointed goes into a checkpoint first
         if (this.recoveryDue) preread = await this.recoverPrevious(known);
       } else if (this.recoveryDue) preread = await this.recoverPrevious();
       this.state = await ContextState.load({
@@ -125,10 +153,7 @@ export class EngineState {
   protected latestCheckpointAt: string | null = null;
   protected recoveryDue = true;
 
-  /**
-   * Bundles previous sessions' uncheckpointed state (recover-previous-session.ts); retried until
-   * it succeeds. The state files it read, when it held none (the state load judges them).
-   */
+  /** Bundles previous sessions' state (retried until it succeeds); returns the state files it read, if any. */
   protected async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
     const r = await recoverPreviousSessions({
       latest,
@@ -152,10 +177,8 @@ export class EngineState {
   protected flushTimer: ReturnType<typeof setTimeout> | null = null;
 
   /**
-   * The hot path never waits for the disk: captured state is written by a
-   * debounced flush (and awaited at agent_end, before a checkpoint, and at
-   * compaction), so a `context` call costs only the in-memory capture of the
-   * messages it has not seen. A crash loses at most FLUSH_DEBOUNCE_MS of capture.
+   * The hot path never waits for the disk: a debounced flush (awaited at agent_end, before a
+   * checkpoint, at compaction); a crash loses at most FLUSH_DEBOUNCE_MS of capture.
    */
   protected scheduleFlush(state: ContextState): void {
     if (this.flushTimer || !state.dirty) return;
@@ -166,11 +189,7 @@ export class EngineState {
     this.flushTimer.unref?.();
   }
 
-  /**
-   * Waits for a background checkpoint write. Everything that changes or snapshots the state
-   * awaits it first, so the write sees a still state and its reset cannot drop newer capture.
-   * It takes milliseconds and the next event comes after an LLM turn, so this rarely waits.
-   */
+  /** Waits for a background checkpoint write, so it sees a still state and its reset drops no newer capture. */
   async idle(): Promise<void> {
     while (this.pendingWrite) await this.pendingWrite;
   }

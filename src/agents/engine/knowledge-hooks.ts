@@ -1,27 +1,26 @@
 /**
- * The knowledge layer as the engine uses it (config `knowledge`, docs/archive.md#knowledge-layer):
- * after each checkpoint is written, its facts become knowledge records (archive/knowledge-records.ts)
- * appended to the key's knowledge.jsonl, on a later turn of the event loop (never on the
- * request path, never awaited by a compaction); `context_search` and the automatic recall read
- * them. Takes plain values, not the engine: the engine calls it. Total: failures are logged
- * once per kind and the agent goes on.
+ * The knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's facts appended to the
+ * key's knowledge.jsonl off the request path, read by `context_search` and the automatic recall.
+ * Total: failures are logged once per kind.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
-import { sessionLog } from "./session-log.js";
+import { sessionAt } from "./cache-budget.js";
 import { archiveKeysOfAgent, recordArchiveKey } from "../archive/archive-keys.js";
 import { type KnowledgeHit, renderKnowledgeLines } from "../archive/knowledge-search.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import type { SearchHit } from "../archive/search-index.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { formatTime } from "../archive/recall-render.js";
-import { agentAndChannelOf } from "./host-key.js";
+import { agentAndChannelOf } from "./runtime.js";
 
-export interface KnowledgeLocation {
+/** Where a session's archive and knowledge are, and who logs their failures (an engine, or a tool). */
+export interface ArchiveLocation {
   stateDir: string;
+  /** the host's key as given (the archive maps it to its directory) */
   sessionKey: string;
   config: ContextManagerConfig;
   logger?: WarnLogger;
@@ -29,7 +28,7 @@ export interface KnowledgeLocation {
 }
 
 /** The agent a key belongs to (cross-session search stays within it). */
-export function agentOf(at: KnowledgeLocation): string {
+export function agentOf(at: ArchiveLocation): string {
   return at.agentId || agentAndChannelOf(at.sessionKey).agentId || at.sessionKey.split(":")[0] || "main";
 }
 
@@ -37,19 +36,19 @@ export function agentOf(at: KnowledgeLocation): string {
 const pending = new Map<string, Promise<void>>();
 
 /** After a checkpoint write: its facts recorded in the background. */
-export function scheduleKnowledge(at: KnowledgeLocation, cp: Checkpoint): void {
+export function scheduleKnowledge(at: ArchiveLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
   const before = pending.get(file) ?? Promise.resolve();
+  const log = () => sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
-    // the records as this process follows them (only the file's new bytes read): O(new facts)
     .then(() => followKnowledge(file))
     .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
-      () => sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.clear("knowledge write"),
-      (e: unknown) => void sessionLog(at.logger ?? consoleWarnLogger, at.stateDir, at.sessionKey).once.fail("knowledge write", e),
+      () => log().clear("knowledge write"),
+      (e: unknown) => void log().fail("knowledge write", e),
     )
     .finally(() => {
       if (pending.get(file) === run) pending.delete(file);
@@ -68,13 +67,11 @@ const OTHER_KEYS_SHARE = 0.3;
 const MAX_OTHER_KEYS = 8;
 
 /**
- * The `context_search` reply with the knowledge layer: the detail `renderDetail` gives, then a
- * knowledge section (typed records, at most 30% of maxChars, its room taken first); with
- * `crossSession`, knowledge and fragments of the agent's other keys too, each labelled with
- * its key. Each section is left out when it has nothing.
+ * The `context_search` reply with the knowledge layer: the detail, then a knowledge section (at
+ * most 30% of maxChars, its room taken first); with `crossSession`, the agent's other keys too.
  */
 export async function searchWithKnowledge(
-  at: KnowledgeLocation,
+  at: ArchiveLocation,
   query: string,
   limit: number,
   maxChars: number,

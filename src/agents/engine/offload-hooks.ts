@@ -1,8 +1,6 @@
 /**
- * Offload as the engine uses it: the tool_result patch, the aged swap of each request and the
- * warm start of a resumed session.
- * Failures (a full or read-only disk) keep the original result: nothing is lost,
- * and the failure is logged once per session for the process (engine.log, session-log.ts).
+ * Offload as the engine uses it: the tool_result patch, the aged swap of each request, the warm
+ * start of a resumed session. A failure keeps the original result and is logged once (engine.log).
  */
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -13,34 +11,24 @@ import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { AgedMemory } from "./session.js";
 
 /**
- * One aged-offload memory per session key and settings for the whole process, not per engine:
- * OpenClaw's runner (and our host stand-in) builds a new AgentSession, hence a new engine, for
- * every inbound message. Per engine, the first request of every run went out un-aged (its
- * memory empty) and the next one aged again: a prompt that flip-flopped, broke provider
- * caches and reported a usage far above what the session needs (the gauge read 142%).
+ * The key's aged-offload memory, for the process (the key's Session): per engine, each run's first
+ * request went out un-aged and the next aged again, a flip-flopping prompt that broke the cache.
  */
-// held by the key's Session (session.ts), weighed with it under cacheMemoryMiB, not by key
-// count: a gateway's hundreds of keys each keep theirs (issue 24)
 function agedFor(engine: ContextManagerEngine): AgedMemory {
   const { stateDir } = engine.runtime;
   applyCacheBudget(engine.runtime.config);
   const m = sessionAt(stateDir, engine.sessionKey).agedOffload(offloadSettings(engine.runtime.config));
   reweighSession(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
-  // errors go to the log of the run at hand; the log, not the engine: a memory kept past its
-  // engine's slot must not keep the engine (its request log's history, its state) alive with it
+  // the log, not the engine: a memory kept past its engine must not keep the engine alive
   const log = engine.log;
   m.offload.onError = (e) => log.fail("artifact stash", e);
   return m;
 }
 
 /**
- * pi's `context` event and the plugin's `assemble`: aged tool results swapped for handle +
- * preview (docs/artifacts.md#aged-offload). A memory that never saw this session's history
- * (the first request after a restart on the plugin route, which has no session-start hook) is
- * warmed first, on this request: otherwise it would go out un-aged, larger by everything aged
- * before the restart, and could cross the compaction threshold. `gate`: the prompt-cache
- * policy's say on what ages for the first time (cache/swap-policy.ts); `ageTurns`: its age for
- * this request (cache/aging-age.ts). Never throws.
+ * Aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload). A memory that
+ * never saw the history (the plugin route after a restart) is warmed first, else the request goes
+ * out un-aged. `gate`, `ageTurns`: the prompt-cache policy's say (cache/swap-policy.ts). Never throws.
  */
 export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
   if (!engine || !engine.runtime.config.offload) return messages;
@@ -57,10 +45,7 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
   }
 }
 
-/**
- * Session start of a resumed session (pi `-c`, a restarted gateway): judge the old results and
- * calls off the request path now, so the first request already goes out aged. Never throws.
- */
+/** A resumed session's start: the old results judged off the request path, so its first request goes out aged. */
 export function warmAgedOffload(engine: ContextManagerEngine | null, entries: readonly unknown[]): void {
   if (!engine || !engine.runtime.config.offload || entries.length === 0) return;
   try {

@@ -1,20 +1,8 @@
 /**
- * The next session's first checkpoint bundles what a previous session captured but never
- * checkpointed (spec §7.3, §10.1, §12; issue 11 item 7).
- *
- * When a session starts on a key, the state files of ANOTHER session id that are newer than the
- * key's latest checkpoint are held (state/previous-session.ts) and bundled into a checkpoint
- * written right away: `meta.session_id` is the session the work belongs to, `trigger` is
- * `session-end` (the state that session ended with), and the `recovered` section says which
- * session bundled it and when the ended one last captured. The ended session's own latest
- * checkpoint is carried forward, as its next checkpoint would have. So the resume block of the
- * new session shows the dead process's work (files changed, failures, last request).
- *
- * Nothing is lost: the held files are deleted only after the checkpoint is durable; if the write
- * fails they stay held and the next load (this session's next event, or the next session) tries
- * again. State older than the latest checkpoint is not held: ContextState.load moves it aside.
- * A held state that adds nothing to the ended session's latest checkpoint (it had written one
- * and captured nothing since) is released without a new checkpoint. Never throws.
+ * A previous session's state that was never checkpointed (spec §7.3, §10.1, §12): another session
+ * id's state files newer than the key's latest checkpoint are held (state/previous-session.ts) and
+ * bundled into a `session-end` checkpoint of that session, so the resume block shows its work.
+ * Held files are deleted only once that checkpoint is durable. Never throws.
  */
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";
@@ -56,18 +44,11 @@ export interface RecoverResult {
   covered: number;
   /** held sessions left held because their checkpoint could not be written */
   failed: number;
-  /**
-   * The key's state files as read by a check that found nothing to hold or bundle (no lock
-   * taken): the session's state load judges these instead of reading them again. Absent when
-   * anything was held or bundled, or the check could not decide without the lock.
-   */
+  /** The key's state files as read by a check that found nothing to hold: the state load judges these. */
   stateFiles?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
-/**
- * One recovery per key at a time in this process (the engine and the host seam may both ask):
- * the running one is the key's Session's (`lasting.recovery`).
- */
+/** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
   const lasting = sessionAt(p.stateDir, p.sessionKey).lasting;
   const running = lasting.recovery as Promise<RecoverResult> | null;
@@ -82,20 +63,15 @@ export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const result: RecoverResult = { written: [], covered: 0, failed: 0 };
   const log = p.logger ?? consoleWarnLogger;
-  const debug = (m: string) => {
+  const safely = (say: (m: string) => void) => (m: string) => {
     try {
-      (log.debug ?? ((x: string) => debugLog(x)))(m);
+      say(m);
     } catch {
       // a broken logger must not break loading
     }
   };
-  const warn = (m: string) => {
-    try {
-      log.warn(m);
-    } catch {
-      // idem
-    }
-  };
+  const debug = safely((m) => (log.debug ?? ((x: string) => debugLog(x)))(m));
+  const warn = safely((m) => log.warn(m));
   const fs = p.fs ?? nodeFsOps;
   const dir = stateSessionDir(p.stateDir, p.sessionKey);
   const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
@@ -108,9 +84,8 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
       return result; // no state directory (or unreadable: ContextState.load reports it)
     }
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
-    // the usual reopen of a session (an evicted slot, a new engine per turn): only its own
-    // files, nothing held. Decided from one read of each file, without the lock; the state load
-    // then judges the same reads (issue 24: each file was read twice per reopen)
+    // the usual reopen of a session: only its own files, nothing held. Decided from one read of
+    // each file without the lock; the state load then judges the same reads
     const own = await onlyOwnFiles(p, fs, dir, entries);
     if (own) {
       result.stateFiles = own;
@@ -146,88 +121,84 @@ async function bundleHeld(
   warn: (m: string) => void,
 ): Promise<void> {
   const log = p.logger ?? consoleWarnLogger;
-  {
-    let latest: Checkpoint | null;
-    try {
-      latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
-    } catch (err) {
-      // without the latest checkpoint nothing can be judged newer than it: hold nothing now
-      debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
-      return;
+  let latest: Checkpoint | null;
+  try {
+    latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
+  } catch (err) {
+    // without the latest checkpoint nothing can be judged newer than it: hold nothing now
+    debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
+    return;
+  }
+  const now = p.now ?? (() => new Date());
+  await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, now());
+  const held = await readHeldSessions(fs, dir, p.sessionKey);
+  if (held.invalid.length) warn(`[context-manager] previous-session state not bundled, moved to ${dir}/stale: ${held.invalid.join("; ")}`);
+  let writer: CheckpointWriter | null = null;
+  for (const session of held.sessions) {
+    const { state, invalid } = ContextState.fromData(
+      { stateDir: p.stateDir, sessionKey: p.sessionKey, sessionId: session.sessionId, config: p.config, logger: log },
+      session.files,
+    );
+    if (invalid.length) warn(`[context-manager] previous-session state partly invalid, left out: ${invalid.join("; ")}`);
+    const snap = state.snapshot();
+    const draft = buildCheckpointDraft({
+      state: snap,
+      previous: latest,
+      trigger: "session-end",
+      reading: readingOf(latest, session.sessionId),
+      identity: {
+        sessionKey: p.sessionKey,
+        sessionId: session.sessionId,
+        sessionFile: sameSession(latest, session.sessionId) ? latest!.meta.session_file : null,
+        agentId: sameSession(latest, session.sessionId) ? latest!.meta.agent_id : null,
+        channel: sameSession(latest, session.sessionId) ? latest!.meta.channel : null,
+      },
+      compactionCount: sameSession(latest, session.sessionId) ? latest!.meta.compaction_count : 0,
+      config: p.config,
+      now: now(),
+    });
+    if (isEmpty(snap) || (sameSession(latest, session.sessionId) && sameContent(draft, latest!))) {
+      // already in that session's latest checkpoint (or nothing captured): nothing to bundle
+      await releaseHeld(fs, session);
+      result.covered++;
+      debug(`[context-manager] previous session ${JSON.stringify(session.sessionId)}: state already checkpointed, released`);
+      continue;
     }
-    const now = p.now ?? (() => new Date());
-    await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, now());
-    const held = await readHeldSessions(fs, dir, p.sessionKey);
-    if (held.invalid.length) warn(`[context-manager] previous-session state not bundled, moved to ${dir}/stale: ${held.invalid.join("; ")}`);
-    let writer: CheckpointWriter | null = null;
-    for (const session of held.sessions) {
-      const { state, invalid } = ContextState.fromData(
-        { stateDir: p.stateDir, sessionKey: p.sessionKey, sessionId: session.sessionId, config: p.config, logger: log },
-        session.files,
+    draft.recovered = {
+      by_session_id: p.sessionId,
+      state_updated_at: session.updatedAt,
+      files: session.files.map((f) => f.name),
+      files_modified_since_checkpoint: snap.resources.files_modified,
+    };
+    // what that session's latest checkpoint recorded and this bundle cannot know afresh: the
+    // workspace record (drift compares against it) and the stored-output handles
+    if (sameSession(latest, session.sessionId)) {
+      if (latest!.workspace) draft.workspace = latest!.workspace;
+      if (latest!.artifacts) draft.artifacts = latest!.artifacts;
+    }
+    try {
+      writer ??= new CheckpointWriter(store, p.sessionKey);
+      const w = await writer.write(draft);
+      if (!w.written) throw new Error(`not written (${w.reason})`);
+      await releaseHeld(fs, session);
+      latest = w.checkpoint;
+      result.written.push(w.checkpoint);
+      debug(
+        `[context-manager] bundled the state of previous session ${JSON.stringify(session.sessionId)} (ended without a checkpoint) into ${w.id}`,
       );
-      if (invalid.length) warn(`[context-manager] previous-session state partly invalid, left out: ${invalid.join("; ")}`);
-      const snap = state.snapshot();
-      const draft = buildCheckpointDraft({
-        state: snap,
-        previous: latest,
-        trigger: "session-end",
-        reading: readingOf(latest, session.sessionId),
-        identity: {
-          sessionKey: p.sessionKey,
-          sessionId: session.sessionId,
-          sessionFile: sameSession(latest, session.sessionId) ? latest!.meta.session_file : null,
-          agentId: sameSession(latest, session.sessionId) ? latest!.meta.agent_id : null,
-          channel: sameSession(latest, session.sessionId) ? latest!.meta.channel : null,
-        },
-        compactionCount: sameSession(latest, session.sessionId) ? latest!.meta.compaction_count : 0,
-        config: p.config,
-        now: now(),
-      });
-      if (isEmpty(snap) || (sameSession(latest, session.sessionId) && sameContent(draft, latest!))) {
-        // already in that session's latest checkpoint (or nothing captured): nothing to bundle
-        await releaseHeld(fs, session);
-        result.covered++;
-        debug(`[context-manager] previous session ${JSON.stringify(session.sessionId)}: state already checkpointed, released`);
-        continue;
-      }
-      draft.recovered = {
-        by_session_id: p.sessionId,
-        state_updated_at: session.updatedAt,
-        files: session.files.map((f) => f.name),
-        files_modified_since_checkpoint: snap.resources.files_modified,
-      };
-      // what that session's latest checkpoint recorded and this bundle cannot know afresh: the
-      // workspace record (drift compares against it) and the stored-output handles
-      if (sameSession(latest, session.sessionId)) {
-        if (latest!.workspace) draft.workspace = latest!.workspace;
-        if (latest!.artifacts) draft.artifacts = latest!.artifacts;
-      }
-      try {
-        writer ??= new CheckpointWriter(store, p.sessionKey);
-        const w = await writer.write(draft);
-        if (!w.written) throw new Error(`not written (${w.reason})`);
-        await releaseHeld(fs, session);
-        latest = w.checkpoint;
-        result.written.push(w.checkpoint);
-        debug(
-          `[context-manager] bundled the state of previous session ${JSON.stringify(session.sessionId)} (ended without a checkpoint) into ${w.id}`,
-        );
-      } catch (err) {
-        result.failed++;
-        warn(
-          `[context-manager] could not bundle the state of previous session ${JSON.stringify(session.sessionId)} into a checkpoint (${String(err)}); its files stay in ${dir} for the next attempt`,
-        );
-        break; // keep order: a later session's bundle must not overtake an earlier one
-      }
+    } catch (err) {
+      result.failed++;
+      warn(
+        `[context-manager] could not bundle the state of previous session ${JSON.stringify(session.sessionId)} into a checkpoint (${String(err)}); its files stay in ${dir} for the next attempt`,
+      );
+      break; // keep order: a later session's bundle must not overtake an earlier one
     }
   }
 }
 
 /**
- * The state files read once, when none is a previous session's to hold (newer than the latest
- * checkpoint, of another session id) and none is held already; null when there is something to
- * hold or bundle, or the check cannot tell without the lock (the latest checkpoint unreadable, a
- * file listed a moment ago now missing: another process may be holding it).
+ * The state files read once, when none is a previous session's to hold and none is held; null
+ * when there is something to hold, or the check cannot tell without the lock.
  */
 async function onlyOwnFiles(p: RecoverParams, fs: FsOps, dir: string, entries: readonly string[]): Promise<Map<StateFileName, StateFileRead> | null> {
   if (entries.some((e) => e.startsWith("previous."))) return null;

@@ -1,10 +1,6 @@
 /**
- * The last two requests an engine prepared, kept by reference (O(1) per request: no copy, no
- * scan), so the context breakdown (breakdown/compute.ts) is computed only when someone asks:
- * `/context`, a checkpoint write, the CLI. The gauge line's "what dominates" phrase is the one
- * thing wanted on every request from 70% on; it is computed after the request has gone out
- * (setImmediate) and shown from the next request on, refreshed only when the reading moved by
- * 1% of the window, so the request path never pays for it.
+ * The latest request an engine prepared, kept by reference (O(1)): the breakdown is computed
+ * only when asked, the gauge phrase after the request has gone out (the request path never pays).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../checkpoint/schema.js";
@@ -14,22 +10,17 @@ import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
 import { reweighSession, sessionOf } from "./cache-budget.js";
 import { AgedHistory } from "./aged-history.js";
-import { requestFingerprint } from "./request-fingerprint.js";
-import type { CostRequest } from "../prompt-cost/request.js";
+import { createHash } from "node:crypto";
+import type { BlockTag, CostBlock, CostRequest } from "../prompt-cost/request.js";
+import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE, TRIM_CUSTOM_TYPE, customTypeOf } from "../messages/custom-types.js";
+import { STASHED_MARKER } from "../artifacts/preview.js";
+import { AGED_ARG_MARKER } from "../artifacts/aged-call-args.js";
 import { estimateReuse, type ReuseEstimate, type ReuseRules } from "../prompt-cost/reuse.js";
 
-/**
- * What a session's latest requests had aged (their agedKeys), by request number and by the
- * request's last message: a breakdown subtracts what aged since the request the last measured
- * reply answered (the request before, or an older one when replies after it were aborted).
- * Process-wide, as the phrase, so the first request of an OpenClaw run (a new engine) still
- * knows its predecessors'.
- */
-const newHistory = (): AgedHistory => new AgedHistory();
-/** the request number of each record */
+// What the latest requests aged (aged-history.ts), process-wide like the phrase: a breakdown
+// subtracts what aged since the request the last measured reply answered.
 const seqOf = new WeakMap<RequestRecord, number>();
 
-/** Remembers what request `seq` aged (once). */
 function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
   if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
   h.remember(seq, messageKey(r.unaged[r.unaged.length - 1]), agedKeys({ unaged: r.unaged, sent: r.sent }));
@@ -72,17 +63,13 @@ export class RequestLog {
   /** `key`: the session's key and state dir, where the phrase outlives this log */
   constructor(private readonly key: string | null = null) {
     this.phrase = key === null ? null : (sessionOf(key).breakdown.phrase ?? null);
-    this.ownHistory = key === null ? newHistory() : null;
+    this.ownHistory = key === null ? new AgedHistory() : null;
     this.ownCalls = key === null ? new CallSizes() : null;
   }
 
   private readonly ownCalls: CallSizes | null;
 
-  /**
-   * The session's tool call sizes: the key's, shared with the key's other engines (OpenClaw
-   * makes one per inbound message), or this log's own. Only a cache: every size is checked
-   * against the call's shape where it is used.
-   */
+  /** The key's tool call sizes, shared with its other engines (a cache: each size is checked where used). */
   private calls(): CallSizes {
     if (this.ownCalls) return this.ownCalls;
     const m = sessionOf(this.key!).breakdown;
@@ -94,7 +81,7 @@ export class RequestLog {
   private history(): AgedHistory {
     if (this.ownHistory) return this.ownHistory;
     const m = sessionOf(this.key!).breakdown;
-    return (m.aged ??= newHistory());
+    return (m.aged ??= new AgedHistory());
   }
 
   /** The key's memory grew (a longer history, more aged requests): weighed again against the cache budget. */
@@ -109,11 +96,8 @@ export class RequestLog {
   private warmScheduled = false;
 
   /**
-   * O(1): the request just prepared becomes the latest; its new tool calls are sized after it has
-   * gone out. The request before is let go: what a breakdown needs of it, its aged keys, was
-   * remembered after it went out (warmCalls), or is here when two requests came without a turn of
-   * the event loop between them. Holding its messages would keep a second history per session
-   * alive whenever the host hands each request fresh message objects (issue 24: the slot's memory).
+   * O(1): the request just prepared becomes the latest. The one before is let go, its aged keys
+   * remembered: holding its messages would keep a second history alive per session.
    */
   record(r: RequestRecord): void {
     const before = this.current;
@@ -128,11 +112,7 @@ export class RequestLog {
     });
   }
 
-  /**
-   * The messages a recorded request finally sent (and its tokens), when a step after the record
-   * changed them (smart trim after its first read, the recall block: both after an await): a
-   * breakdown computed before holds for what it saw.
-   */
+  /** What a recorded request finally sent, when a step after the record (smart trim, recall) changed it. */
   complete(r: RequestRecord, final: readonly AgentMessage[], tokens?: number, trimmedTokens?: number): void {
     (r as { final: readonly AgentMessage[] }).final = final;
     if (tokens !== undefined) (r as { tokens: number }).tokens = tokens;
@@ -140,11 +120,7 @@ export class RequestLog {
     if (this.cached?.record === r) this.cached = null;
   }
 
-  /**
-   * Sizes the latest request's new tool calls (JSON of the arguments, what a breakdown spends
-   * most of its time on otherwise): O(new messages), off the request path, so a breakdown asked
-   * later (/context, a checkpoint, the gauge phrase) re-estimates nothing. Returns the calls sized.
-   */
+  /** Off the request path, sizes the latest request's new tool calls (a breakdown's main cost). Returns how many. */
   warmCalls(): number {
     const r = this.current;
     if (!r) return 0;
@@ -173,10 +149,7 @@ export class RequestLog {
     }
   }
 
-  /**
-   * The latest request's estimated cache reuse after the one before (prompt-cost/reuse.ts):
-   * computed when asked (/context); null before any request or on failure.
-   */
+  /** The latest request's estimated cache reuse after the one before (prompt-cost/reuse.ts); null: none. */
   cacheReuse(rules: ReuseRules = "anthropic"): ReuseEstimate | null {
     const r = this.current;
     if (!r) return null;
@@ -199,10 +172,7 @@ export class RequestLog {
     }
   }
 
-  /**
-   * Lets go of the latest request (its messages: a whole history), its aged keys remembered
-   * first; a breakdown then has no request to read, as in a new engine. True when one was held.
-   */
+  /** Lets go of the latest request (a whole history), its aged keys remembered first. True when one was held. */
   forget(): boolean {
     const r = this.current;
     if (!r) return false;
@@ -274,4 +244,40 @@ export class RequestLog {
       this.reweigh();
     });
   }
+}
+
+// --- a request as the cost model sees it (prompt-cost/request.ts) -----------------------------
+// One block per message: a hash of what the provider gets of it, its size, and a tag on our own
+// messages. Memoized per message object (a host that keeps them, pi, pays for new messages only).
+const memo = new WeakMap<object, { content: unknown; block: CostBlock }>();
+
+const CUSTOM_TAGS: Record<string, BlockTag> = { [GAUGE_CUSTOM_TYPE]: "gauge", [RESTORE_CUSTOM_TYPE]: "restore", [RECALL_CUSTOM_TYPE]: "recall", [TRIM_CUSTOM_TYPE]: "trim" };
+
+function tagOf(m: AgentMessage, json: string): BlockTag | undefined {
+  const custom = customTypeOf(m);
+  if (custom) return CUSTOM_TAGS[custom];
+  if (m.role === "compactionSummary") return "compaction";
+  if (m.role === "toolResult" && json.includes(STASHED_MARKER)) return "aged";
+  if (m.role === "assistant" && json.includes(AGED_ARG_MARKER)) return "aged";
+  return undefined;
+}
+
+function blockOf(m: AgentMessage): CostBlock {
+  const content = (m as { content?: unknown }).content;
+  const hit = memo.get(m);
+  if (hit && hit.content === content) return hit.block;
+  const json = JSON.stringify([m.role, (m as { toolCallId?: string }).toolCallId ?? "", (m as { summary?: string }).summary ?? "", content ?? ""]);
+  const tag = tagOf(m, json);
+  const block: CostBlock = { hash: createHash("sha1").update(json).digest("base64").slice(0, 16), tokens: Math.ceil(json.length / 4), ...(tag ? { tag } : {}) };
+  memo.set(m, { content, block });
+  return block;
+}
+
+/** pi-ai's placement at message granularity: the system prompt, and the last message unless it is the model's. */
+function requestFingerprint(messages: readonly AgentMessage[], systemPrompt: string | null | undefined, at: number): CostRequest {
+  const sys: CostBlock = { hash: createHash("sha1").update(systemPrompt ?? "").digest("base64").slice(0, 16), tokens: Math.ceil((systemPrompt ?? "").length / 4) };
+  const blocks = [sys, ...messages.map(blockOf)];
+  const last = messages.at(-1);
+  const breakpoints = last && last.role !== "assistant" ? [0, blocks.length - 1] : [0];
+  return { blocks, breakpoints, at, outputTokens: 0 };
 }

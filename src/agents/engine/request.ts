@@ -1,18 +1,8 @@
 /**
- * One model request, host-neutral: the pipeline both shells call once per request (pi's
- * `context` event, the OpenClaw plugin's `assemble`). In order:
- *   1. aged tool outputs swapped for handle + preview, so the gauge reads what is sent;
- *   2. gauge, capture of the messages not seen yet, the 80% checkpoint (engine.onContext);
- *   3. superseded blocks of ours dropped (older restore blocks and gauge lines, /context reports);
- *      under a prompt cache (cache-hooks.ts) aging in 1 passes the cache policy's gate, and the
- *      gauge lines stay where earlier requests sent them (a new one only when the reading moves);
- *   4. the request recorded by reference for the context breakdown (engine/request-log.ts),
- *      before anything awaits, so a checkpoint step 2 started records this request's breakdown;
- *   5. smart trim near the window (config smartTrim; engine/trim-hooks.ts; a long history it
- *      has not read yet is read first in slices that yield the event loop), its result added
- *      to the record; under a prompt cache a cold request past the middle of a trim cycle is
- *      trimmed with smart trim off too (cache/trim-policy.ts);
- *   6. after a compaction, the automatic recall block (config autoRecall), added to the record.
+ * One model request, host-neutral (pi's `context` event, the plugin's `assemble`): aged outputs
+ * swapped (so the gauge reads what is sent), gauge and capture and the 80% checkpoint, our
+ * superseded blocks dropped, the request recorded for the breakdown, smart trim, the automatic
+ * recall. Under a prompt cache (cache-hooks.ts) its policy gates aging and places the gauge lines.
  * Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -21,7 +11,7 @@ import { withAutoRecall } from "./archive-hooks.js";
 import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
-import { withoutSuperseded } from "./superseded-blocks.js";
+import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import type { RequestHost } from "./request-log.js";
 import { smartTrimCatchUp, withSmartTrim } from "./trim-hooks.js";
 
@@ -55,13 +45,10 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage, cache === null);
   const kept = cache ? withCacheGauge(cache, withoutSuperseded(sent), decision) : withoutSuperseded(decision.messages ?? sent);
-  // by reference: the breakdown is computed when asked (/context, a checkpoint), never here.
-  // Recorded before anything awaits: the 80% checkpoint this request started (on the next turn
-  // of the event loop) records the breakdown of this request, not of the one before it
+  // by reference, before anything awaits: the 80% checkpoint this request started records its breakdown
   const record = { unaged: request.messages, sent, final: kept, host: request.host ?? {}, tokens: decision.reading.tokens, contextWindow: decision.reading.contextWindow };
   engine.requests.record(record);
-  // a long history smart trim reads for the first time is read in slices that yield (rare:
-  // a restart, an eviction); only then does the request wait here
+  // a long history smart trim reads for the first time is read in slices that yield (rare)
   const catchUp = smartTrimCatchUp(engine, kept, decision.reading.tokens, decision.reading.contextWindow, cache);
   if (catchUp) await catchUp;
   const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending, cache);
@@ -93,4 +80,33 @@ function usageWith(messages: readonly AgentMessage[], extra: number, window: num
   if (extra <= 0 || window <= 0) return undefined;
   const tokens = estimateContextTokens(messages) + extra;
   return { tokens, contextWindow: window, percent: (tokens / window) * 100 };
+}
+
+/**
+ * Drops every restore block and gauge line but the latest of each (older copies in pi's kept
+ * window would contradict it), and /context reports; the input array when nothing is dropped.
+ */
+export function withoutSuperseded(messages: AgentMessage[]): AgentMessage[] {
+  let lastRestore = -1;
+  let lastGauge = -1;
+  let drop = 0;
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i]!.role !== "custom") continue; // most messages: no call per message on the request path
+    const t = customTypeOf(messages[i]!);
+    if (t === undefined) continue;
+    if (t === RESTORE_CUSTOM_TYPE) {
+      if (lastRestore >= 0) drop++;
+      lastRestore = i;
+    } else if (t === GAUGE_CUSTOM_TYPE) {
+      if (lastGauge >= 0) drop++;
+      lastGauge = i;
+    } else if (t === REPORT_CUSTOM_TYPE) drop++;
+  }
+  if (drop === 0) return messages;
+  return messages.filter((m, i) => {
+    const t = customTypeOf(m);
+    if (t === RESTORE_CUSTOM_TYPE) return i === lastRestore;
+    if (t === GAUGE_CUSTOM_TYPE) return i === lastGauge;
+    return t !== REPORT_CUSTOM_TYPE;
+  });
 }

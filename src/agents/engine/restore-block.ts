@@ -1,7 +1,7 @@
 /**
  * The restore block of a session key (spec §8.2): the latest checkpoint, read and rendered with its
- * extra sections (workspace drift, stored outputs). Host-neutral; every host reaches it through
- * restore-delivery.ts. Never throws: a failure means "no block".
+ * extra sections (workspace drift, stored outputs). Every host reaches it through session-api.ts.
+ * Never throws: a failure means "no block".
  */
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
@@ -9,13 +9,12 @@ import { renderCheckpointRestore } from "../inject/render-restore.js";
 import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { canonicalSessionKey } from "../../infra/session-key.js";
-import type { WarnLogger } from "../../infra/log-once.js";
 import type { DriftReport } from "../drift/compare.js";
 import { driftOf } from "../drift/restore-section.js";
 import { driftExtraSection } from "../drift/render.js";
 import { artifactsExtraSection } from "../inject/artifacts-section.js";
-import { seamKey } from "./restore-seam-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 
@@ -31,6 +30,24 @@ export interface RestoreBlock {
   checkpoint: Checkpoint;
   /** the workspace compared with the checkpoint's record (null: no record) */
   drift?: DriftReport | null;
+}
+
+const reportedBadKeys = new Set<string>();
+
+/** A restore seam's key as the host passed it, or null (not a string: logged once per seam and kind of value). */
+export function seamKey(seam: string, value: unknown, logger: WarnLogger | undefined): string | null {
+  const key = hostSessionKey(value);
+  if (key !== null) return key;
+  const what = describeBadKey(value);
+  if (!reportedBadKeys.has(`${seam}\u0000${what}`)) {
+    reportedBadKeys.add(`${seam}\u0000${what}`);
+    try {
+      (logger ?? consoleWarnLogger).warn(`[context-manager] ${seam}: the session key is ${what}, not a string; no restore block for this call`);
+    } catch {
+      // a broken logger must not break the host
+    }
+  }
+  return null;
 }
 
 export function restoreConfigOf(p: RestoreParams): ContextManagerConfig {
@@ -55,11 +72,7 @@ export async function readCheckpointForInjection(
   }
 }
 
-/**
- * `cp` rendered as the block the host injects, its workspace drift included: for a caller that
- * already read the checkpoint and names it (pi's `/context`), so the block is of that one and not
- * of a checkpoint written meanwhile.
- */
+/** `cp` as the block the host injects, drift included: for a caller that read it already (pi's `/context`). */
 export function restoreBlockOf(cp: Checkpoint, opts: { stateDir: string; kind: RestoreKind; maxTokens: number }): RestoreBlock {
   let drift: DriftReport | null = null;
   try {
@@ -71,16 +84,9 @@ export function restoreBlockOf(cp: Checkpoint, opts: { stateDir: string; kind: R
   return { text: rendered.text, tokens: rendered.tokens, checkpoint: cp, drift };
 }
 
-/** The extra sections of `cp`'s block, in block order: workspace drift, then stored outputs. */
-export function restoreExtraSections(cp: Checkpoint, drift: DriftReport | null): RestoreExtraSection[] {
-  const sections = [drift ? driftExtraSection(drift) : null, artifactsExtraSection(cp.artifacts)];
-  return sections.filter((s): s is RestoreExtraSection => s !== null);
-}
-
-/**
- * `cp` as the block the host injects (the CLI's `restore` prints the same): the extra sections
- * gathered first, rendered once; `omittedExtras` says which of them did not fit.
- */
+/** `cp` as the block the host injects (and the CLI's `restore` prints): drift, then stored outputs, rendered once. */
 export function renderRestoreBlock(cp: Checkpoint, opts: { kind: RestoreKind; maxTokens: number; drift: DriftReport | null }): RenderedRestore {
-  return renderCheckpointRestore(cp, { kind: opts.kind, maxTokens: opts.maxTokens, extraSections: restoreExtraSections(cp, opts.drift) });
+  const extras = [opts.drift ? driftExtraSection(opts.drift) : null, artifactsExtraSection(cp.artifacts)];
+  const extraSections = extras.filter((s): s is RestoreExtraSection => s !== null);
+  return renderCheckpointRestore(cp, { kind: opts.kind, maxTokens: opts.maxTokens, extraSections });
 }

@@ -1,8 +1,6 @@
 /**
- * The values a host gives the context manager for one session (spec §8.3): the key, the
- * window, where state lives, the config, and how the host delivers restore blocks. The pi
- * shell keeps them per SessionManager (pi-extensions/context-manager-runtime.ts); the
- * OpenClaw plugin makes them per session slot.
+ * The values a host gives the context manager for one session (spec §8.3). The pi shell keeps
+ * them per SessionManager (pi-extensions/context-manager-runtime.ts); the plugin per session slot.
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
@@ -19,25 +17,42 @@ export interface ContextManagerRuntimeValue {
   sessionId?: string | null;
   sessionFile?: string | null;
   /**
-   * true when a host (OpenClaw's agent runner) delivers restore blocks with
-   * enqueueSystemEvent; false in standalone Pi, where the extension sends them
-   * itself with pi.sendMessage(…, { deliverAs: "nextTurn" }).
+   * true when a host (OpenClaw's agent runner) delivers restore blocks with enqueueSystemEvent;
+   * false in standalone Pi, where the extension sends them with pi.sendMessage (nextTurn)
    */
   hostInjectsRestore: boolean;
-  /**
-   * tokens the host keeps free below the window before it compacts (pi's
-   * `compaction.reserveTokens`), when the host reports it: smart trim and the cold-moment trim
-   * are placed under it (engine/host-reserve.ts); absent: the config's smartTrimReserveTokens
-   */
+  /** tokens the host keeps free below the window before it compacts (pi's `compaction.reserveTokens`) */
   hostReserveTokens?: number;
-  /**
-   * true when the host sends no `tool_result` events and tool results are captured from the
-   * toolResult messages instead (OpenClaw's context-engine plugin sees messages only)
-   */
+  /** the host sends no `tool_result` events: tool results are captured from the messages (the plugin) */
   toolResultsFromMessages?: boolean;
   /** compactions of this session so far, when the host tracks them */
   compactionCount?: number;
   logger?: WarnLogger;
   /** file-system layer (tests inject faults: ENOSPC, EACCES, EIO) */
   fs?: FsOps;
+}
+
+/**
+ * The reserve smart trim and the cold-moment trim are placed under: the host's where it reports
+ * one, else `smartTrimReserveTokens`. Under a larger reserve than the host's, the trims would cut
+ * far below where the host compacts (docs/configuration.md#smart-trim).
+ */
+export function reserveTokensOf(runtime: Pick<ContextManagerRuntimeValue, "hostReserveTokens" | "config">): number {
+  const host = runtime.hostReserveTokens;
+  return typeof host === "number" && Number.isFinite(host) && host >= 0 ? host : runtime.config.smartTrimReserveTokens;
+}
+
+/** What a host's session key says about the session, host-neutral. */
+export interface HostKeyParts {
+  agentId: string | null;
+  channel: string | null;
+}
+
+/** OpenClaw's keys are `agent:<agentId>:<channel>:…`; a key of another form names neither. */
+export function agentAndChannelOf(sessionKey: string): HostKeyParts {
+  if (!sessionKey.startsWith("agent:")) return { agentId: null, channel: null };
+  return {
+    agentId: /^agent:([^:]+):/.exec(sessionKey)?.[1] ?? null,
+    channel: sessionKey.split(":")[2] ?? null,
+  };
 }

@@ -1,33 +1,29 @@
 /**
- * The Session's host-neutral API: what the hosts (the pi shell, the OpenClaw plugin, core's
- * seams) call for one run of a session key, in the engine's own types. Every compaction route
- * enters through `beforeCompaction` and leaves through `afterCompaction`; the restore owed
- * (post-compaction or resume) and the compaction summary are rendered here, once for all hosts.
- * Never throws.
+ * The Session's host-neutral API: what the hosts call for one run of a session key; every
+ * compaction route enters through `beforeCompaction`. Never throws.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
+import { canonicalSessionKey } from "../../infra/session-key.js";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
 import type { SearchParams } from "../archive/search-params.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
 import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
-import { markCompactionSummarized } from "./compaction-outcomes.js";
+import { type CompactionOutcome, compactionOutcomeSince, markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
-import type { RestoreBlock, RestoreKind } from "./restore-block.js";
-import { owedRestoreBlock } from "./restore-delivery.js";
+import { readCheckpointForInjection } from "./restore-block.js";
+import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
 
 export type { CompactionInput } from "./compaction-input.js";
 export type { ModelRequest, PreparedRequest } from "./request.js";
 
 /**
- * How a compaction uses its checkpoint:
- * - "summary": the checkpoint is the compaction (no model call); it is built in memory and
- *   `beforeCompaction` returns before it is on disk (`durable`), the span archived after it;
- * - "checkpoint": the host summarizes; the checkpoint is on disk and the span archived before
- *   `beforeCompaction` returns.
+ * "summary": the checkpoint is the compaction (no model call), returned before it is on disk
+ * (`durable`); "checkpoint": the host summarizes, after the checkpoint is on disk and the span archived.
  */
 export type CompactionUse = "summary" | "checkpoint";
 
@@ -39,10 +35,7 @@ export interface CompactionOptions {
   span?: readonly AgentMessage[] | null;
   /** the span is archived as a compaction's (the automatic recall warms the archive after it); default true */
   asCompaction?: boolean;
-  /**
-   * "summary": the span's archive waits for this too (the host's reply: a copy of every message
-   * to the archive worker stays off it); `durable` then settles with the checkpoint alone
-   */
+  /** "summary": the span's archive waits for this too (the host's reply); `durable` does not */
   archiveAfter?: Promise<unknown>;
 }
 
@@ -118,25 +111,18 @@ export class SessionApi {
     return { checkpoint: started.checkpoint, durable: after ? started.durable : archived.then(() => started.durable) };
   }
 
-  /** A compaction happened: one more in this session. */
   afterCompaction(): void {
     this.engine.onCompacted();
   }
 
-  /**
-   * The checkpoint as this compaction's summary (so no restore block follows it). `previous`:
-   * the summary of the compaction before, which the render carries on.
-   */
+  /** The checkpoint as this compaction's summary (no restore block follows it); `previous`: the one before. */
   compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
     const e = this.engine;
     markCompactionSummarized(e.runtime.stateDir, e.sessionKey, e.identity.sessionId);
     return renderCompactionSummary(checkpoint, { maxTokens: e.runtime.config.compactionSummaryMaxTokens, previousSummary: previous });
   }
 
-  /**
-   * The restore block owed now (engine/restore-delivery.ts), or null. `sessionIds`: the ids
-   * whose checkpoints count as this session's (default: this run's).
-   */
+  /** The restore block owed now, or null. `sessionIds`: the ids whose checkpoints count as this session's. */
   restoreOwed(kind: RestoreKind, sessionIds?: () => ReadonlyArray<string | null>): Promise<RestoreBlock | null> {
     const e = this.engine;
     return owedRestoreBlock({
@@ -149,4 +135,68 @@ export class SessionApi {
       bundlePrevious: () => e.ready(),
     });
   }
+}
+
+export interface OwedRestore extends RestoreParams {
+  kind: RestoreKind;
+  /** the host key as given: the read maps it to the stored key itself */
+  sessionKey: string;
+  /** this session's id first, then the ids it was known by (pre-rotation, earlier instances) */
+  sessionIds: ReadonlyArray<string | null> | (() => ReadonlyArray<string | null>);
+  /** post-compaction: when the compaction started (0: any time) */
+  since?: number;
+  logger?: WarnLogger;
+  /** resume: bundles the previous session's uncheckpointed state before the read (spec §7.3) */
+  bundlePrevious: () => Promise<unknown>;
+}
+
+/**
+ * The one delivery rule of every host (core's seams have no engine): resume, a checkpoint of an
+ * earlier session (none of `sessionIds`); post-compaction, compactionCheckpointFilter.
+ */
+export async function owedRestoreBlock(p: OwedRestore): Promise<RestoreBlock | null> {
+  if (p.kind === "resume") await p.bundlePrevious();
+  const ids = typeof p.sessionIds === "function" ? p.sessionIds() : p.sessionIds;
+  const accept =
+    p.kind === "resume"
+      ? (cp: Checkpoint) => !(cp.meta.session_id !== null && ids.includes(cp.meta.session_id))
+      : compactionCheckpointFilter(p.stateDir, p.sessionKey, ids, p.since ?? 0, p.logger);
+  if (!accept) return null;
+  const { bundlePrevious: _bundle, sessionIds: _ids, since: _since, sessionKey, ...read } = p;
+  return readCheckpointForInjection(sessionKey, { ...read, accept });
+}
+
+/**
+ * Which checkpoint may stand for the compaction that started at `since`: the one its hook wrote
+ * (none, logged, when it failed), else a compaction checkpoint created since.
+ */
+function compactionCheckpointFilter(
+  stateDir: string,
+  sessionKey: string,
+  sessionIds: ReadonlyArray<string | null>,
+  since: number,
+  logger: WarnLogger = consoleWarnLogger,
+): ((cp: Checkpoint) => boolean) | null {
+  const stored = canonicalSessionKey(sessionKey);
+  let outcome: CompactionOutcome | null = null;
+  for (const id of sessionIds) {
+    const o = compactionOutcomeSince(stateDir, stored, id, since);
+    if (o && (!outcome || o.at > outcome.at)) outcome = o;
+  }
+  if (outcome && outcome.checkpointId === null) {
+    if (outcome.reported) return null;
+    outcome.reported = true;
+    try {
+      logger.warn(
+        "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
+      );
+    } catch {
+      // a broken logger must not break the host
+    }
+    return null;
+  }
+  const mine = (cp: Checkpoint): boolean => sessionIds.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction";
+  const written = outcome?.checkpointId;
+  if (written) return (cp) => mine(cp) && cp.meta.checkpoint_id === written;
+  return (cp) => mine(cp) && Date.parse(cp.meta.created_at) >= since;
 }

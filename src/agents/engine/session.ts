@@ -1,12 +1,8 @@
 /**
- * One session key's memory for the process (per state dir and canonical key), kept in one
- * registry and weighed as one (cache-budget.ts): the hosts make a new engine per run (OpenClaw:
- * per inbound message), and what a request needs of the requests before it must outlive that
- * engine. Its caches can be had again: a Session shed or evicted continues from disk and from
- * the next request's messages, in O(new messages). What is not a cache (`lasting`: work in
- * flight, the latest compactions' outcomes, the stashed outputs) is kept when the registry
- * evicts the Session: its caches are emptied instead (`emptyCaches`), and it weighs nothing
- * until it is used again.
+ * One session key's memory for the process, weighed as one in the registry (cache-budget.ts):
+ * the hosts make a new engine per run, and what a request needs of the ones before must outlive
+ * it. Its caches are had again from disk in O(new messages) after a shed or an eviction; what is
+ * not a cache (`lasting`) survives eviction.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
@@ -17,7 +13,8 @@ import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { OnceLogger, WarnLogger } from "../../infra/log-once.js";
+import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
+import { debugLog } from "../../infra/debug-log.js";
 
 /** The gauge line's composition phrase of a key, and the reading it was computed at. */
 export interface GaugePhrase {
@@ -26,13 +23,9 @@ export interface GaugePhrase {
 }
 
 /**
- * What the breakdown (engine/request-log.ts) remembers of a key:
- * - its tool call sizes (without, each run's first breakdown stringified every tool call of the
- *   history again: 2-3 ms at 2,000 messages, per inbound message); a shed key sizes its
- *   history once more, off the request path;
- * - its gauge phrase ("tool results 58% (read 40%)"), so a run's first gauge line has it;
- * - what its latest requests had aged, for what aged since the last measured reply.
- * Each part is made when first needed.
+ * What the breakdown (request-log.ts) remembers of a key, each part made when first needed: its
+ * tool call sizes (else each run's first breakdown sizes every call again: 2-3 ms at 2,000
+ * messages), its gauge phrase, and what its latest requests had aged.
  */
 export interface BreakdownMemory {
   calls: CallSizes | null;
@@ -57,16 +50,7 @@ export interface AgedMemory {
   warmed: boolean;
 }
 
-/**
- * What a Session holds that is not a cache, so eviction keeps it:
- * - the outcome of each session id's latest compaction hook, read by the restore after it;
- * - the outputs stashed in the key (newest last, bounded), for the checkpoint's handles;
- * - the compacted span being archived (later spans and searches wait for it);
- * - the previous-session recovery running (one per key at a time);
- * - whether context_search joined each session id's tools (our-tools.ts);
- * - the plugin's own compaction view (openclaw-plugin/own-compaction.ts), which may not have
- *   reached its file.
- */
+/** What a Session holds that is not a cache, so eviction keeps it (work in flight, outcomes, stashes). */
 export interface LastingState {
   compactionOutcomes: Map<string, CompactionOutcome>;
   stashes: SessionStash[];
@@ -76,7 +60,12 @@ export interface LastingState {
   ownCompaction: OwnCompactionView | null;
 }
 
-/** Whether our context_search joined a session's tools (our-tools.ts). */
+/**
+ * Whether `context_search` joined a session's tools
+ * (docs/design.md#context_search-joins-when-the-archive-holds-something): a tool that joins rewrites
+ * the whole cached prompt, so it joins at a run start once the archive holds something (or a trim
+ * is ahead: trim-hooks.ts smartTrimAhead, coldTrimAhead) and stays.
+ */
 export interface OurToolsState {
   searchJoined: boolean;
   /** the tool list changed at this run start: its first request rewrites the prompt */
@@ -103,18 +92,15 @@ export interface HostSlot {
   shedHistory(): boolean;
 }
 
+const FAILURE_LINE = /^\[context-manager\] (.+?) failed \(/;
+
 export class Session {
-  /**
-   * Smart trim's sticky set, kept when the SmartTrim (its relevance index: MBs for a long
-   * session) is shed: the next SmartTrim trims the same messages and the prompt prefix stays
-   * the same (issue 26). ~160 bytes per trimmed message.
-   */
+  /** Smart trim's sticky set, kept when the SmartTrim (MBs) is shed, so the prompt prefix stays (~160 B a message). */
   private sticky: Set<string> | undefined;
   private trim: SmartTrim | null = null;
   private agedMemory: AgedMemory | null = null;
   readonly breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
-  /** the session's once-per-kind logs, per host logger (session-log.ts) */
-  logs = new WeakMap<WarnLogger, SessionLog>();
+  private logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
   /** the host's slots of this key, by the host's own id (the plugin: its scope and a session id) */
@@ -125,6 +111,42 @@ export class Session {
     readonly stateDir: string,
     readonly sessionKey: string,
   ) {}
+
+  /** One log line per failure kind across runs (a per-engine log would repeat a read-only disk every turn). */
+  logFor(sink: WarnLogger): SessionLog {
+    let log = this.logs.get(sink);
+    if (log) return log;
+    const seen = new Set<string>();
+    log = {
+      once: new OnceLogger(sink),
+      stateSink: {
+        warn(message: string) {
+          const kind = FAILURE_LINE.exec(message)?.[1];
+          if (kind !== undefined) {
+            if (seen.has(kind)) return;
+            seen.add(kind);
+          }
+          sink.warn(message);
+        },
+        debug: (message: string) => (sink.debug ? sink.debug(message) : debugLog(message.replace(/^\[context-manager\] /, ""))),
+      },
+      stateRecovered: () => seen.clear(),
+    };
+    this.logs.set(sink, log);
+    return log;
+  }
+
+  /** Session id's context_search state, for the process (`lasting`: a joined tool stays joined; 16 ids kept). */
+  ourTools(sessionId: string): OurToolsState {
+    const map = this.lasting.ourTools;
+    let s = map.get(sessionId);
+    if (!s) {
+      s = { searchJoined: false, toolsChanged: false };
+      if (map.size >= 16) map.delete(map.keys().next().value as string);
+      map.set(sessionId, s);
+    }
+    return s;
+  }
 
   /** The key's SmartTrim (made on first use, or again with its sticky set after a shed). */
   smartTrim(): SmartTrim {
@@ -140,15 +162,11 @@ export class Session {
     return this.trim ? this.trim.hasTrimmed : (this.sticky?.size ?? 0) > 0;
   }
 
-  /** The SmartTrim if one is held (tests). */
   get heldTrim(): SmartTrim | null {
     return this.trim;
   }
 
-  /**
-   * Whose rules the latest request was prepared under, for the cache-reuse estimate (`/context`,
-   * the checkpoint's breakdown): null under `none` (no cache, no estimate) and before any request.
-   */
+  /** Whose rules the latest request was prepared under, for the cache-reuse estimate (null: none). */
   reuseRules(): ReuseRules | null {
     const family = this.cache.last.family;
     return family === "anthropic" || family === "openai" ? family : null;
@@ -163,10 +181,7 @@ export class Session {
     return this.agedMemory;
   }
 
-  /**
-   * About what the Session's caches hold, in bytes: its weight in the registry. `lasting` is not
-   * weighed: it is not a cache, and the registry cannot evict it to make room.
-   */
+  /** About what the caches hold, in bytes (`lasting` is no cache: eviction cannot make room from it). */
   approxBytes(): number {
     const trim = this.trim ? this.trim.approxBytes() : 256 + (this.sticky?.size ?? 0) * BYTES_PER_KEY;
     const b = this.breakdown;
@@ -177,7 +192,6 @@ export class Session {
     return 256 + trim + (this.agedMemory?.offload.approxBytes() ?? 0) + breakdown + cache + slots;
   }
 
-  /** It holds something that is not a cache (`lasting`). */
   holdsLasting(): boolean {
     const l = this.lasting;
     return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null || l.ourTools.size > 0 || l.ownCompaction !== null;
@@ -197,10 +211,8 @@ export class Session {
   }
 
   /**
-   * Over the budget, lightens the Session in place, heaviest first: the histories its host slots
-   * hold (their engines and state stay), the SmartTrim (its sticky set stays), then the aged
-   * outputs and the call sizes. The gauge phrase, the aged requests, the cache memory and the
-   * slots stay until the whole Session is evicted. True when something was dropped.
+   * Over the budget, lightens the Session in place, heaviest first: its slots' histories, the
+   * SmartTrim (its sticky set stays), then the aged outputs and call sizes. True when it dropped any.
    */
   shed(): boolean {
     let shedSlots = false;
@@ -216,4 +228,19 @@ export class Session {
     this.breakdown.calls = null;
     return true;
   }
+}
+
+/** The run start's decision: whether context_search joins now (sticky: never taken off again). */
+export function decideSearchJoin(s: OurToolsState, archiveHolds: boolean): boolean {
+  if (s.searchJoined || !archiveHolds) return false;
+  s.searchJoined = true;
+  s.toolsChanged = true;
+  return true;
+}
+
+/** Whether this request's tool list changed since the previous one (taken once). */
+export function takeToolsChanged(s: OurToolsState): boolean {
+  const changed = s.toolsChanged;
+  s.toolsChanged = false;
+  return changed;
 }

@@ -1,10 +1,7 @@
 /**
- * Smart trim as the engine uses it (config `smartTrim`, docs/archive.md#smart-trim): one
- * SmartTrim per session key for the whole process (a host makes a new engine per inbound
- * message; the sticky trimmed set must outlive it; the key's Session holds both), applied to
- * each request after the superseded blocks are dropped and before the automatic recall. What it trims is archived
- * on the next turn of the event loop (off the request path; `context_search` finds it from
- * the next request on). Never throws: a failure sends the messages as they were.
+ * Smart trim as the engine uses it (docs/archive.md#smart-trim): one SmartTrim per key for the
+ * process (the key's Session), applied before the automatic recall; what it trims is archived
+ * off the request path. Never throws: a failure sends the messages as they were.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
@@ -15,37 +12,26 @@ import { cacheRulesFor, type HostModel } from "../cache/cache-rules.js";
 import type { ColdReason } from "../cache/swap-policy.js";
 import { coldAhead, type RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
-import { reserveTokensOf } from "./host-reserve.js";
+import { reserveTokensOf } from "./runtime.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 
-/** The session key's SmartTrim (created on first use, or again with its sticky set after a shed: session.ts). */
+/** The session key's SmartTrim (session.ts). */
 export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
   applyCacheBudget(engine.runtime.config); // the caches' budgets: set there, once per configuration
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).smartTrim();
 }
 
-/** Weighs the key's Session again after a request (its SmartTrim grows with the history). */
-function reweigh(engine: ContextManagerEngine): void {
-  reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`);
-}
-
 /**
- * Smart trim's fixed settings (their config keys were set by no deployment, test or bench:
- * docs/configuration.md#retired-keys): the last 6 user/assistant messages are never trimmed,
- * and one constant marker line shows where messages were. A trim goes from the high mark
- * (safeLimit) down to the low mark, 60% below it, in one batch: each trim rewrites the cached
- * prompt from its first dropped message, like a swap, and the requests after it only append.
- * Per request, with growth g and the low mark L under the high mark H, that costs about
- *     write * L * g / (H - L)  +  read * (L + H) / 2
- * (one rewrite per cycle, the mean context read): lower in L under every model, so the low
- * mark is as low as keeps the trim a trim and not a compaction. At 30% the context sat above
- * the host's own mean (it compacts down to its kept recent tokens): 1.07-1.10x the host's
- * input tokens at 64k (docs/benchmarks.md).
+ * Smart trim's fixed settings (docs/configuration.md#retired-keys). A trim goes from the high
+ * mark H (safeLimit) down to the low mark L, 60% below it, in one batch; per request, with growth
+ * g, that costs about  write * L * g / (H - L)  +  read * (L + H) / 2 : lower in L under every
+ * model. At 30% the context sat above the host's own mean: 1.07-1.10x its input tokens at 64k
+ * (docs/benchmarks.md).
  */
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
-/** safeLimit = window - reserve (the host's where it reports it: host-reserve.ts) - recall cap (0: no window known, no trimming). */
+/** safeLimit = window - reserve (runtime.ts reserveTokensOf) - recall cap (0: no window known, no trimming). */
 export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
   const cfg = engine.runtime.config;
   const window = contextWindow || engine.runtime.contextWindowTokens;
@@ -60,21 +46,13 @@ function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold:
   return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
 }
 
-/**
- * Whether a request reading `tokens` with this cold reason is trimmed because its cache is cold.
- * The one predicate for the request path (trimRuns) and the run start that looks ahead at the
- * run's first request (coldTrimAhead: context_search joins for the run that trims).
- */
+/** Whether a request is trimmed because its cache is cold: for the request path and the run start alike. */
 export function coldTrimDue(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined, tokens: number): boolean {
   const above = coldCutAbove(engine, contextWindow, cold);
   return above !== null && tokens > above;
 }
 
-/**
- * At a run start: whether the run's first request will be cold-trimmed. `messages`: the
- * history the run starts from, `tokens`: its reading with the new prompt, `at`: now on the
- * session's clock. Reads the cache policy's memory, changes nothing.
- */
+/** At a run start: whether the run's first request will be cold-trimmed (`at`: the session's clock). Reads only. */
 export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel; at: number }): boolean {
   try {
     return coldTrimDue(engine, engine.runtime.contextWindowTokens, coldAhead(engine, ahead.messages, ahead.model, ahead.at), ahead.tokens);
@@ -85,13 +63,9 @@ export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: r
 }
 
 /**
- * At a run start with smart trim on: whether context_search joins now (our-tools.ts), so that a
- * batch later in the session cuts what the agent can search. Not in the session's first run while
- * its context is below the low mark a trim cuts down to: a one-prompt session (`pi -p`, an
- * SWE-agent task) lives there, mostly without ever trimming, and would pay the definition on every
- * request. From the second run on (or past the low mark) it joins, while the prompt it rewrites is
- * still small; a batch due in a run without the tool trims all the same (withSmartTrim) and the
- * tool joins at the next run start. Without a cache (`none`) it is there from the start, as before.
+ * At a run start with smart trim on: whether context_search joins now (session.ts OurToolsState). Not in a
+ * first run below the low mark: a one-prompt session (`pi -p`) mostly never trims and would pay
+ * the definition on every request. Without a cache (`none`) it is there from the start.
  */
 export function smartTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel }): boolean {
   const cfg = engine.runtime.config;
@@ -109,11 +83,7 @@ function trimRuns(engine: ContextManagerEngine, tokens: number, contextWindow: n
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
 }
 
-/**
- * When the key's SmartTrim would read a long history for the first time (a restart, an
- * eviction, a compaction or branch switch that left a long history), the promise of reading
- * it in slices that yield the event loop (SmartTrim.catchUp); else null, and nothing awaits.
- */
+/** When the key's SmartTrim would read a long history for the first time: reading it in slices that yield. */
 export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
   try {
     if (!trimRuns(engine, tokens, contextWindow, cache)) return null;
@@ -127,11 +97,8 @@ export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMe
 
 /**
  * The request's messages with smart trim applied; null when off, nothing trimmed or failed.
- * `tokens`: the gauge's reading of the request (pending prompt included). `cache`: the
- * request's prompt-cache context (null: no cache, smart trim trims at its limit as before).
- * Under a cache (cache/trim-policy.ts) a cold request trims once past the middle of a trim
- * cycle, with smart trim off too (the defaults), and a warm batch is taken only when it pays;
- * once anything is trimmed, every later request leaves the same messages out.
+ * Under a cache (cache/trim-policy.ts) a cold request trims past the middle of a trim cycle even
+ * with smart trim off, and a warm batch only when it pays; trimmed messages stay out after.
  */
 export function withSmartTrim(
   engine: ContextManagerEngine,
@@ -151,8 +118,7 @@ export function withSmartTrim(
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
     const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
-    // a warm batch in a run that has no context_search yet (smartTrimAhead) still trims: waiting
-    // would let the host compact (a model call) at the same point; the tool joins at the next run start
+    // a warm batch in a run without context_search still trims: else the host would compact there
     const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
     const result = smartTrimFor(engine).apply(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },
@@ -163,7 +129,7 @@ export function withSmartTrim(
       // off the request path: redaction and chunking run after the request has left
       setImmediate(() => void archiveMessages(engine, trimmed));
     }
-    reweigh(engine);
+    reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew with the history
     engine.log.clear("smart trim");
     return result.messages === messages ? null : result;
   } catch (e) {

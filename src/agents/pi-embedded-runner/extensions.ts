@@ -6,7 +6,7 @@
  * `buildEmbeddedExtensionFactories()` returns the extension factories of one
  * embedded run: the compaction-safeguard (in "safeguard" mode) and — the one
  * import and one push this project adds — the context manager (its channel read
- * from the session key by the plugin's rule, engine/host-key.ts). The params are
+ * from the session key by the plugin's rule, engine/runtime.ts agentAndChannelOf). The params are
  * the real ones (attempt-session-prepare.ts and compaction-session-execution.ts
  * pass exactly these); `stateDir` and `logger` are what core gets from
  * `resolveStateDir()` and `createSubsystemLogger()`, injected here so tests run
@@ -17,7 +17,7 @@ import type { ExtensionFactory, SessionManager } from "@mariozechner/pi-coding-a
 import { createCompactionSafeguardExtension } from "../pi-extensions/compaction-safeguard.js";
 import { buildContextManagerExtensionFactories } from "../pi-extensions/context-manager.js";
 import type { WarnLogger } from "../../infra/log-once.js";
-import { agentAndChannelOf } from "../engine/host-key.js";
+import { agentAndChannelOf } from "../engine/runtime.js";
 
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 200_000;
 

@@ -98,7 +98,6 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
           compactionsSoFar,
           cwd: view.cwd,
         },
-        runtime.fs,
       );
       return new SessionApi(engine);
     });

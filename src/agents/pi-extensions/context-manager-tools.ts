@@ -1,6 +1,7 @@
 /**
- * pi's side of "context_search joins when the archive holds something" (engine/our-tools.ts): at
- * each run start the tool is made active once it joined (no prompt snippet: only the tool list changes).
+ * pi's side of "context_search joins when the archive holds something" (engine/session.ts
+ * OurToolsState): at each run start the tool is made active once it joined (no prompt snippet:
+ * only the tool list changes).
  */
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -8,7 +9,8 @@ import { buildSessionContext, type ExtensionAPI, type ExtensionContext } from "@
 import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
-import { decideSearchJoin, ourToolsState } from "../engine/our-tools.js";
+import { decideSearchJoin } from "../engine/session.js";
+import { sessionAt } from "../engine/cache-budget.js";
 import { coldTrimAhead, smartTrimAhead } from "../engine/trim-hooks.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
@@ -16,7 +18,7 @@ import { livedTime } from "../../infra/lived-clock.js";
 
 /** The run start: decide, then set pi's active tools when they differ. The caller guards. */
 export async function applyRunTools(pi: ExtensionAPI, engine: ContextManagerEngine, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
-  const state = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+  const state = sessionAt(engine.runtime.stateDir, engine.sessionKey).ourTools(engine.identity.sessionId);
   // a run whose first request is trimmed (its cache cold) needs the tool the trim's marker names
   const view = state.searchJoined ? null : runStartView(ctx, prompt, model);
   if (view && coldTrimAhead(engine, view)) decideSearchJoin(state, true);

@@ -16,14 +16,15 @@ import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
 import { createContextNoteTool } from "../state/note-tool.js";
-import { backgroundWritesSettled } from "../engine/background-writes.js";
+import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piModelOf, piRequestHost, safeUsage } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";
-import { ourToolsState, takeToolsChanged } from "../engine/our-tools.js";
+import { takeToolsChanged } from "../engine/session.js";
+import { sessionAt } from "../engine/cache-budget.js";
 import {
   type CapturedSession,
   SessionCapture,
@@ -117,7 +118,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         if (!session) return undefined;
         const engine = session.engine;
         const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
-        const tools = ourToolsState(engine.runtime.stateDir, engine.sessionKey, engine.identity.sessionId);
+        const tools = sessionAt(engine.runtime.stateDir, engine.sessionKey).ourTools(engine.identity.sessionId);
         // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
         const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
         const out = (await session.prepareRequest({ messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;

@@ -54,7 +54,7 @@ export interface BuildCheckpointParams {
   cwd?: string;
   /** the workspace record of the modified files (drift/record.ts); absent: none */
   workspace?: (filesModified: readonly string[]) => WorkspaceSnapshot | null;
-  /** stored outputs the draft's files name (engine/checkpoint-artifacts.ts); absent: none */
+  /** stored outputs the draft's files name (engine/context-manager-engine.ts); absent: none */
   artifacts?: (files: { modified: readonly string[]; read: readonly string[] }) => ArtifactRef[];
   /** what filled the window (issue 27, breakdown/compute.ts); absent/null: not recorded */
   breakdown?: ContextBreakdown | null;
