@@ -1,6 +1,6 @@
 /**
  * The values a host gives the context manager for one session (spec §8.3). The pi shell keeps
- * them per SessionManager (pi-extensions/context-manager-runtime.ts); the plugin per session slot.
+ * them per SessionManager (pi-extensions/context-manager-session.ts); the plugin per session slot.
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
