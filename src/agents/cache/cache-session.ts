@@ -1,8 +1,6 @@
 /**
- * What the prompt-cache policy remembers of a session between requests, per session key for the
- * whole process (held by the key's Session, engine/session.ts): the hosts make a new engine per run (pi: per session; OpenClaw 2026.9: per
- * turn), and the gauge lines must be re-placed identically by whichever engine prepares the next
- * request. A restarted process starts empty: its first request is taken as a cold cache.
+ * What the prompt-cache policy remembers of a session key for the process (engine/session.ts): hosts
+ * make an engine per run (OpenClaw 2026.9: per turn), yet the next one must re-place the same gauge lines.
  */
 /** A gauge line as sent: re-inserted with the same text after the same message in every later request. */
 export interface GaugeAnchor {
