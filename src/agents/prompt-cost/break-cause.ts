@@ -1,9 +1,7 @@
 /**
- * Why a request reused less than the previous one left cached. In order: the entries had
- * expired (ttl); the prompt changed inside the cached part (the cause is the tag of the
- * block that replaced, or was replaced at, the first difference; "other" when neither is
- * ours, e.g. the host's own rewrite); else the shared prefix was there but no breakpoint of
- * this request reached it within the lookback (lookback).
+ * Why a request reused less than the previous one left cached: the entries expired (ttl); the prompt
+ * changed inside the cached part (the tag of either block at the first difference, "other" when
+ * neither is ours); else no breakpoint reached the shared prefix within the lookback (lookback).
  */
 import type { BlockTag, CostBlock, RequestBill } from "./request.js";
 

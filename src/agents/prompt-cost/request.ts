@@ -1,9 +1,7 @@
 /**
- * What the billing model sees of one request: plain data, no host types. A request is the
- * prompt as the provider serializes it, in order (tools, system, then every content block of
- * every message), each block with its token count and a hash of its content, plus where the
- * host's provider code put cache breakpoints (`cache_control`), when it was sent and what it
- * produced. Tags name our own blocks, so a cache break can be put down to its cause.
+ * What the billing model sees of one request, no host types: its blocks as the provider serializes
+ * them (tools, system, every message's content blocks) with tokens and a content hash, the host's
+ * `cache_control` breakpoints, when it was sent and its output. Tags name our blocks, to blame breaks.
  */
 
 /** Our own content, recognised by whoever builds the request (replay: markers; engine: custom types). */

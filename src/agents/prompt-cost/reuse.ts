@@ -1,9 +1,6 @@
 /**
- * The estimated cache reuse of one request: the share of its prompt the provider's caching
- * rules would read from cache after the request before it, and, when it reused less than that
- * one left cached, why. Billed under the rules the request was prepared for: Anthropic's
- * breakpoint rules (pi-ai's placement) or automatic prefix caching (OpenAI and most others).
- * What `/context` shows.
+ * What `/context` shows: the share of a request's prompt the provider would read from cache after
+ * the request before, under the rules it was prepared for, and why when it reused less than was left.
  */
 import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
 import { OpenAIPrefixCache } from "./prefix-cache.js";
@@ -40,15 +37,11 @@ export function estimateReuse(previous: CostRequest | null, current: CostRequest
   };
 }
 
+/** How an estimate names its rules (`/context`, `status --breakdown`). */
 export const RULES_LABEL: Record<ReuseRules, string> = {
   anthropic: "Anthropic breakpoint rules, pi-ai placement",
   openai: "automatic prefix caching, OpenAI rules",
 };
-
-/** How an estimate names its rules (`/context`, `status --breakdown`). */
-export function reuseRulesLabel(rules: ReuseRules): string {
-  return RULES_LABEL[rules];
-}
 
 /** "cache reuse ~62% of 40,000 tokens (estimate: Anthropic breakpoint rules, pi-ai placement); ... broken by: gauge" */
 export function formatReuse(e: ReuseEstimate): string {

@@ -5,7 +5,7 @@
 import { type BreakCause, BREAK_CAUSES, breakCause } from "../../agents/prompt-cost/break-cause.js";
 import type { Prices } from "../../agents/prompt-cost/prices.js";
 import type { CostRequest, RequestBill, SummarizerCall } from "../../agents/prompt-cost/request.js";
-import type { PreviousRequest } from "../../agents/prompt-cost/previous-request.js";
+import type { PreviousRequest } from "../../agents/prompt-cost/prefix-cache.js";
 
 export interface CacheModel {
   readonly previous: PreviousRequest;
