@@ -53,37 +53,27 @@ function onlyAppended(messages: readonly AgentMessage[], session: CacheSession):
   const p = session.placed;
   if (!p || p.count === 0 || messages.length < p.count) return false;
   if (messageKey(messages[p.count - 1]) !== p.lastKey || messageKey(messages[0]) !== p.firstKey) return false;
-  for (let i = p.count; i < messages.length; i++) if (customTypeOf(messages[i]!) === GAUGE_CUSTOM_TYPE) return false;
-  return true;
+  return messages.slice(p.count).every(isHost);
 }
 
 /** Every kept line back at its index (all of them stand within the unchanged prefix). */
 function placeByIndex(messages: AgentMessage[], session: CacheSession): AgentMessage[] {
-  const anchors = session.anchors;
-  if (anchors.length === 0) return messages;
+  if (session.anchors.length === 0) return messages;
   const out: AgentMessage[] = [];
   let from = 0;
-  for (const a of anchors) {
-    if (a.at > from) {
-      for (let i = from; i < a.at; i++) out.push(messages[i]!);
-      from = a.at;
-    }
+  for (const a of session.anchors) {
+    for (; from < a.at; from++) out.push(messages[from]!);
     out.push(gaugeMessage(a.text, a.timestamp));
   }
-  for (let i = from; i < messages.length; i++) out.push(messages[i]!);
+  for (; from < messages.length; from++) out.push(messages[from]!);
   return out;
 }
 
 /** The full pass: each line after the message it followed, found by identity; incoming lines dropped. */
 function placeByKey(messages: AgentMessage[], session: CacheSession): AgentMessage[] {
-  const hasIncoming = messages.some((m) => customTypeOf(m) === GAUGE_CUSTOM_TYPE);
-  if (session.anchors.length === 0 && !hasIncoming) return messages;
+  if (session.anchors.length === 0 && messages.every(isHost)) return messages;
   const byAfter = new Map<string, GaugeAnchor[]>();
-  for (const a of session.anchors) {
-    const list = byAfter.get(a.after);
-    if (list) list.push(a);
-    else byAfter.set(a.after, [a]);
-  }
+  for (const a of session.anchors) byAfter.set(a.after, [...(byAfter.get(a.after) ?? []), a]);
   const out: AgentMessage[] = [];
   const live: GaugeAnchor[] = [];
   let host = 0;
@@ -91,12 +81,10 @@ function placeByKey(messages: AgentMessage[], session: CacheSession): AgentMessa
     if (customTypeOf(m) === GAUGE_CUSTOM_TYPE) continue;
     out.push(m);
     host++;
-    if (byAfter.size === 0) continue;
-    const key = messageKey(m);
-    if (key === null) continue;
-    const here = byAfter.get(key);
+    const key = byAfter.size > 0 ? messageKey(m) : null;
+    const here = key === null ? undefined : byAfter.get(key);
     if (!here) continue;
-    byAfter.delete(key); // a key seen twice (copies of one message) places its lines once
+    byAfter.delete(key!); // a key seen twice (copies of one message) places its lines once
     for (const a of here) {
       out.push(gaugeMessage(a.text, a.timestamp));
       a.at = host;

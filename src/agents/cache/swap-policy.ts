@@ -88,21 +88,11 @@ function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMes
 /** The latest request end at or before the change still within the TTL and the lookback (gauge lines counted). */
 function reusableEnd(ctx: GateContext, earliest: number, messages: readonly AgentMessage[]): RequestEnd | null {
   const { rules, session } = ctx;
-  for (let i = session.ends.length - 1; i >= 0; i--) {
-    const e = session.ends[i]!;
-    if (e.count > earliest) continue;
-    if (ctx.now - e.at > rules.ttlMs) return null;
-    const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
-    return blocks + linesFrom(session, e.count) + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
-  }
-  return null;
-}
-
-/** Our gauge lines placed at or after the host's message `from` (each a block of its own). */
-function linesFrom(session: CacheSession, from: number): number {
-  let n = 0;
-  for (const a of session.anchors) if (a.at >= from) n++;
-  return n;
+  const e = session.ends.findLast((end) => end.count <= earliest);
+  if (!e || ctx.now - e.at > rules.ttlMs) return null;
+  const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
+  const lines = session.anchors.filter((a) => a.at >= e.count).length; // a block each
+  return blocks + lines + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
 }
 
 /** Content blocks of messages[from..to) as the provider counts them (a string content is one); stops past `cap`. */
@@ -117,9 +107,7 @@ function blocksBetween(messages: readonly AgentMessage[], from: number, to: numb
 
 /** Estimated tokens of messages[from..to) (a few messages: within the lookback). */
 function tokensBetween(messages: readonly AgentMessage[], from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < Math.min(to, messages.length); i++) n += messageTokens(messages[i]!);
-  return n;
+  return messages.slice(from, to).reduce((n, m) => n + messageTokens(m), 0);
 }
 
 /**
