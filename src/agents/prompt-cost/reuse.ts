@@ -4,8 +4,7 @@
  */
 import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
 import { OpenAIPrefixCache } from "./prefix-cache.js";
-import { type BreakCause, breakCause } from "./break-cause.js";
-import type { CostRequest } from "./request.js";
+import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./request.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
 export type ReuseRules = "anthropic" | "openai";
@@ -47,4 +46,20 @@ export const RULES_LABEL: Record<ReuseRules, string> = {
 export function formatReuse(e: ReuseEstimate): string {
   const cause = e.cause ? `; less than the request before left cached (${e.previousCached.toLocaleString("en-US")} tokens), broken by: ${e.cause}` : "";
   return `cache reuse ~${Math.round(e.share * 100)}% of ${e.promptTokens.toLocaleString("en-US")} tokens (estimate: ${RULES_LABEL[e.rules]})${cause}`;
+}
+
+/**
+ * Why a request reused less than the previous one left cached: the entries expired (ttl); the prompt
+ * changed inside the cached part (the tag of either block at the first difference, "other" when
+ * neither is ours); else no breakpoint reached the shared prefix within the lookback (lookback).
+ */
+export type BreakCause = BlockTag | "ttl" | "lookback" | "other";
+
+export const BREAK_CAUSES: readonly BreakCause[] = ["gauge", "aged", "trim", "recall", "restore", "compaction", "ttl", "lookback", "other"];
+
+export function breakCause(bill: RequestBill, previous: readonly CostBlock[], current: readonly CostBlock[]): BreakCause | null {
+  if (bill.previousCached <= 0 || bill.read >= bill.previousCached) return null;
+  if (bill.expired) return "ttl";
+  if (bill.sharedPrefix < bill.previousCached) return current[bill.divergedAt]?.tag ?? previous[bill.divergedAt]?.tag ?? "other";
+  return "lookback";
 }
