@@ -11,7 +11,6 @@ export type CacheFamily = "anthropic" | "openai" | "none";
 
 export interface CacheRules {
   family: CacheFamily;
-  /** how long an unread entry lives, in ms */
   ttlMs: number;
   /** blocks before its own breakpoint a request looks back for an entry (anthropic) */
   lookbackBlocks: number;

@@ -42,8 +42,7 @@ export function rememberRequest(session: CacheSession, count: number, tokens: nu
     session.growth = session.growth > 0 ? 0.7 * session.growth + 0.3 * g : g;
   }
   session.requests++;
-  session.ends.push({ count, at: now });
-  if (session.ends.length > MAX_ENDS) session.ends.splice(0, session.ends.length - MAX_ENDS);
+  session.ends = [...session.ends, { count, at: now }].slice(-MAX_ENDS);
   session.lastRequestAt = now;
   session.firstKey = firstKey;
   session.lastTokens = tokens;

@@ -10,7 +10,7 @@
 export interface Prices {
   model: string;
   input: number;
-  /** cache write, 5-minute entries (OpenAI: same as input, writes are free) */
+  /** cache writes (OpenAI: same as input, writes are free) */
   write5m: number;
   write1h: number;
   read: number;

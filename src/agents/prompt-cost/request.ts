@@ -47,18 +47,14 @@ export interface RequestBill {
 
 /** cumulative[i] = tokens of blocks[0..i] inclusive */
 export function cumulativeTokens(blocks: readonly CostBlock[]): number[] {
-  const out = new Array<number>(blocks.length);
   let n = 0;
-  for (let i = 0; i < blocks.length; i++) out[i] = n += blocks[i]!.tokens;
-  return out;
+  return blocks.map((b) => (n += b.tokens));
 }
 
 /** prefix[i] = a key for blocks[0..i] inclusive (the cache key of a breakpoint there) */
 export function prefixKeys(blocks: readonly CostBlock[]): string[] {
-  const out = new Array<string>(blocks.length);
   let key = "";
-  for (let i = 0; i < blocks.length; i++) out[i] = key = `${key.length > 64 ? shortHash(key) : key}|${blocks[i]!.hash}`;
-  return out;
+  return blocks.map((b) => (key = `${key.length > 64 ? shortHash(key) : key}|${b.hash}`));
 }
 
 /** FNV-1a over the string, two rounds for 64 bits of spread: keys stay short however long the prompt. */
