@@ -74,12 +74,11 @@ export function agingGate(ctx: GateContext): AgingGate | undefined {
 }
 
 function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMessage[]): { decision: AgingDecision; priced?: SwapCase } {
-  const { rules, session } = ctx;
   if (ctx.cold) return { decision: "cold" };
-  const previous = session.ends[session.ends.length - 1];
+  const previous = ctx.session.ends.at(-1);
   const reused = reusableEnd(ctx, fresh.earliest, messages);
   const rewritten = reused && previous ? tokensBetween(messages, reused.count, previous.count) : ctx.tokens;
-  const priced = priceSwap(rules, session, rewritten, fresh.savedChars / 4, ctx.tokens, ctx.compactAt);
+  const priced = priceSwap(ctx, rewritten, fresh.savedChars / 4, ctx.tokens);
   if (!swapPays(priced)) return { decision: "held", priced };
   return { decision: reused ? "lookback" : "pays", priced };
 }
@@ -140,18 +139,13 @@ export function swapPays(c: SwapCase): boolean {
   return swapSavings(c) > swapCost(c);
 }
 
+type PriceContext = Pick<GateContext, "rules" | "session" | "compactAt">;
+
 /** A swap priced under `rules`, its savings running from a context of `tokensLeft` until the host compacts. */
-export function priceSwap(
-  rules: CacheRules,
-  session: CacheSession,
-  rewritten: number,
-  saved: number,
-  tokensLeft: number,
-  compactAt: number,
-): SwapCase {
-  const growth = session.growth > 0 ? session.growth : DEFAULT_GROWTH;
-  const remaining = expectedRemaining(session.requests, tokensLeft, compactAt, growth);
-  return { rewritten, saved, remaining, writePrice: rules.writePrice, readPrice: rules.readPrice };
+export function priceSwap(p: PriceContext, rewritten: number, saved: number, tokensLeft: number): SwapCase {
+  const growth = p.session.growth > 0 ? p.session.growth : DEFAULT_GROWTH;
+  const remaining = expectedRemaining(p.session.requests, tokensLeft, p.compactAt, growth);
+  return { rewritten, saved, remaining, writePrice: p.rules.writePrice, readPrice: p.rules.readPrice };
 }
 
 /** Bounds on the requests expected after this one. */
@@ -199,5 +193,5 @@ export interface TrimPrice {
 /** The rewrite is the whole prompt (a trim lies far before the lookback); savings count from what is left. */
 export function trimPays(p: TrimPrice): boolean {
   const left = Math.max(0, p.tokens - p.saved);
-  return swapPays(priceSwap(p.rules, p.session, p.tokens, p.saved, left, p.compactAt));
+  return swapPays(priceSwap(p, p.tokens, p.saved, left));
 }
