@@ -9,7 +9,7 @@ import { checkpointSessionDir } from "../infra/session-dir.js";
 import { listCheckpointFilesInDir, readCheckpointFile } from "../agents/checkpoint/files.js";
 import type { ContextBreakdown } from "../agents/checkpoint/schema.js";
 import { breakdownBar, breakdownTable } from "../agents/breakdown/render.js";
-import { reuseRulesLabel } from "../agents/prompt-cost/reuse.js";
+import { RULES_LABEL } from "../agents/prompt-cost/reuse.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 
 /** The latest checkpoint when it has a breakdown, else the newest earlier one with one (null: none has). */
@@ -66,7 +66,7 @@ export function breakdownLines(latest: Checkpoint, shown: Checkpoint | null): st
       ? []
       : [`  breakdown of ${shown.meta.checkpoint_id} (trigger ${shown.meta.trigger}, ${shown.meta.created_at}): the latest checkpoint with one; ${latest.meta.checkpoint_id} recorded none`];
   const reuse = b.cache_reuse
-    ? [`  Last request: cache reuse ~${b.cache_reuse.percent}% of ${b.cache_reuse.prompt_tokens.toLocaleString("en-US")} tokens (estimate: ${reuseRulesLabel(b.cache_reuse.rules ?? "anthropic")})${b.cache_reuse.cause ? `; broken by: ${b.cache_reuse.cause}` : ""}`]
+    ? [`  Last request: cache reuse ~${b.cache_reuse.percent}% of ${b.cache_reuse.prompt_tokens.toLocaleString("en-US")} tokens (estimate: ${RULES_LABEL[b.cache_reuse.rules ?? "anthropic"]})${b.cache_reuse.cause ? `; broken by: ${b.cache_reuse.cause}` : ""}`]
     : [];
   return [...whose, `  ${breakdownBar(b, window)}`, ...breakdownTable(b, window).map((l) => `  ${l}`), ...reuse];
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { allCacheSessions, clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
-import { agingAgeUnder } from "../../src/agents/cache/aging-age.js";
+import { agingAgeUnder } from "../../src/agents/cache/cache-rules.js";
 import { cacheRulesFor } from "../../src/agents/cache/cache-rules.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { reply } from "../helpers/host.js";

@@ -1,5 +1,5 @@
 /**
- * The cold-moment trim (cache/trim-policy.ts) through the real Pi SDK (AgentRunner on the faux
+ * The cold-moment trim (cache/swap-policy.ts) through the real Pi SDK (AgentRunner on the faux
  * model): after an idle gap past the cache's TTL, a request whose context is past the middle of
  * smart trim's cycle goes out trimmed to the low mark, with smart trim off (the defaults), and
  * the requests after it keep the same messages out, byte for byte (their cache holds). Without

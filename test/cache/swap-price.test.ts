@@ -1,9 +1,9 @@
 /**
- * The swap's price (cache/swap-price.ts) on worked examples, in units of one uncached input
+ * The swap's price (cache/swap-policy.ts) on worked examples, in units of one uncached input
  * token, with Anthropic's documented rates: 5-minute write 1.25x, 1-hour write 2x, read 0.1x.
  */
 import { describe, expect, it } from "vitest";
-import { expectedRemaining, MAX_REMAINING, swapCost, swapPays, swapSavings } from "../../src/agents/cache/swap-price.js";
+import { expectedRemaining, MAX_REMAINING, swapCost, swapPays, swapSavings } from "../../src/agents/cache/swap-policy.js";
 
 const FIVE_MIN = { writePrice: 1.25, readPrice: 0.1 };
 const ONE_HOUR = { writePrice: 2, readPrice: 0.1 };

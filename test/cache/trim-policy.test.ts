@@ -1,5 +1,5 @@
 /**
- * Smart trim's batch under a prompt cache (cache/trim-policy.ts) on worked examples, Anthropic's
+ * Smart trim's batch under a prompt cache (cache/swap-policy.ts) on worked examples, Anthropic's
  * 5-minute rates (write 1.25x, read 0.1x), and a declined batch through a real SmartTrim: nothing
  * is left out, and the same batch is offered again on the next request.
  */
@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { cacheRulesFor } from "../../src/agents/cache/cache-rules.js";
 import { CacheSession } from "../../src/agents/cache/cache-session.js";
-import { coldForTrim, coldTrimAbove, trimPays } from "../../src/agents/cache/trim-policy.js";
+import { coldForTrim, coldTrimAbove, trimPays } from "../../src/agents/cache/swap-policy.js";
 import { SmartTrim, type TrimOffer } from "../../src/agents/trim/smart-trim.js";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
 

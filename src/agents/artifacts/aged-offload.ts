@@ -180,7 +180,7 @@ export class AgedOffload {
 
   /**
    * `context` event: the messages with aged ones swapped (the same array when none). `gate` (the
-   * prompt-cache policy) decides whether first-time agings go in now; `ageTurns`: cache/aging-age.ts.
+   * prompt-cache policy) decides whether first-time agings go in now; `ageTurns`: cache/cache-rules.ts.
    */
   apply(messages: AgentMessage[], gate?: AgingGate, ageTurns = this.settings.ageTurns): AgentMessage[] {
     if (!this.enabled) return messages;

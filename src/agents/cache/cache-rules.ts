@@ -1,13 +1,9 @@
 /**
- * Whose prompt-cache rules our prompt changes follow (issue 37), chosen from the model the host
- * reports or set in config (`promptCache`, `promptCacheTtl`; docs/configuration.md#prompt-cache).
- *
- * - `anthropic`: explicit breakpoints; an entry exists only where a request put one, and a
- *   request finds one only at a block boundary about 20 blocks before its own breakpoint;
- *   write 1.25x, read 0.1x; 5-minute TTL (1 hour on request).
- * - `openai`: automatic caching of any shared prefix (also Gemini, DeepSeek, xAI and most
- *   OpenAI-compatible servers); a change costs only what follows it.
- * - `none`: no cache; every request is billed whole, so our changes are judged by tokens alone.
+ * Whose prompt-cache rules our prompt changes follow, from config (`promptCache`, `promptCacheTtl`;
+ * docs/configuration.md#prompt-cache) or the host's model:
+ * - `anthropic`: explicit breakpoints, a lookback of about 20 blocks; write 1.25x, read 0.1x; 5-minute TTL;
+ * - `openai`: automatic caching of any shared prefix (also Gemini, DeepSeek, xAI, most compatible servers);
+ * - `none`: every request billed whole, so changes are judged by tokens alone.
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 
@@ -15,7 +11,6 @@ export type CacheFamily = "anthropic" | "openai" | "none";
 
 export interface CacheRules {
   family: CacheFamily;
-  /** how long an unread entry lives, in ms */
   ttlMs: number;
   /** blocks before its own breakpoint a request looks back for an entry (anthropic) */
   lookbackBlocks: number;
@@ -39,10 +34,8 @@ export const ONE_HOUR_MS = 60 * 60_000;
 const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
 /**
- * The family of a model. Anthropic's API, and Claude wherever it is served (Bedrock, Vertex,
- * OpenRouter, a gateway) since those keep Anthropic's breakpoint rules; a provider or API this
- * package does not know caches any shared prefix automatically, as most do today: the gauge
- * stays put (it costs nothing under any rule) and aging keeps its token savings.
+ * Claude keeps Anthropic's breakpoint rules wherever it is served (Bedrock, Vertex, a gateway); an
+ * unknown provider is taken to cache any shared prefix, as most do: the gauge costs nothing then.
  */
 export function familyOfModel(model: HostModel | undefined): CacheFamily {
   const api = lower(model?.api);
@@ -60,6 +53,17 @@ export function cacheRulesFor(config: Pick<ContextManagerConfig, "promptCache" |
   if (family === "anthropic") return { family, ttlMs, lookbackBlocks: ANTHROPIC_LOOKBACK_BLOCKS, writePrice: long ? 2 : 1.25, readPrice: 0.1 };
   if (family === "openai") return { family, ttlMs, lookbackBlocks: Number.POSITIVE_INFINITY, writePrice: 1, readPrice: 0.5 };
   return { family, ttlMs: 0, lookbackBlocks: 0, writePrice: 1, readPrice: 1 };
+}
+
+/**
+ * Assistant turns a tool result stays whole before it ages (docs/design.md#aging-under-a-prompt-cache).
+ * Under breakpoint rules a swap is cheap only within the ~20-block lookback, so it comes early
+ * (`promptCacheAgeTurns`, default 1); elsewhere a swap costs the same at any age (`offloadAgeTurns`).
+ */
+export function agingAgeUnder(rules: Pick<CacheRules, "family">, config: Pick<ContextManagerConfig, "offloadAgeTurns" | "promptCacheAgeTurns">): number {
+  if (config.offloadAgeTurns <= 0) return 0;
+  if (rules.family !== "anthropic" || config.promptCacheAgeTurns <= 0) return config.offloadAgeTurns;
+  return config.promptCacheAgeTurns;
 }
 
 function lower(v: string | null | undefined): string {

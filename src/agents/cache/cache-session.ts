@@ -1,24 +1,19 @@
 /**
- * What the prompt-cache policy remembers of a session between requests, per session key for the
- * whole process (held by the key's Session, engine/session.ts): the hosts make a new engine per run (pi: per session; OpenClaw 2026.9: per
- * turn), and the gauge lines must be re-placed identically by whichever engine prepares the next
- * request. A restarted process starts empty: its first request is taken as a cold cache.
+ * What the prompt-cache policy remembers of a session key for the process (engine/session.ts): hosts
+ * make an engine per run (OpenClaw 2026.9: per turn), yet the next one must re-place the same gauge lines.
  */
-/** A gauge line as sent: re-inserted with the same text after the same message in every later request. */
+/** A gauge line as sent, re-inserted as it was after the message keyed `after` in every later request. */
 export interface GaugeAnchor {
-  /** messageKey of the message the line follows */
   after: string;
   text: string;
   timestamp: number;
-  /** the reading's step when it was sent: a new line only when the step moves */
   step: string;
-  /** the host's messages before it (its place when the history before it is unchanged) */
+  /** the host's messages before it (its index while that history is unchanged) */
   at: number;
 }
 
-/** What the latest request's gauge placement saw of the history: an unchanged prefix places the lines by index. */
+/** The host's history the lines were last placed in: while only appended to, the lines go back by index. */
 export interface PlacedHistory {
-  /** the host's messages in it (none of them a gauge line) */
   count: number;
   firstKey: string | null;
   lastKey: string | null;
@@ -32,9 +27,8 @@ export interface RequestEnd {
 }
 
 export class CacheSession {
-  /** the gauge lines still in the prompt, in the order they were sent */
+  /** the gauge lines still in the prompt, in the order sent */
   anchors: GaugeAnchor[] = [];
-  /** the history the anchors were placed in last (null: judge the next request whole) */
   placed: PlacedHistory | null = null;
   /** when the previous request was prepared (null: none in this process) */
   lastRequestAt: number | null = null;
@@ -43,7 +37,7 @@ export class CacheSession {
   /** tokens of the previous request, and the mean growth per request (for the expected remaining requests) */
   lastTokens = 0;
   growth = 0;
-  /** the latest requests' ends, ascending: where their cache entries end (the host's message count) and when written */
+  /** the latest requests' ends, ascending */
   ends: RequestEnd[] = [];
   /** requests prepared for this session in this process since its prompt was last rewritten whole */
   requests = 0;

@@ -1,15 +1,7 @@
 /**
- * The gauge line under a prompt cache (docs/design.md#the-gauge-and-the-prompt-cache): a line
- * stays where it was sent, with the same text, in every later request, and a new line is added
- * at the end only when the reading moves by a step (GAUGE_STEP_PERCENT, the action, a checkpoint
- * write). So request N+1 holds request N's messages, its gauge lines included, unchanged through
- * N's last block, where N's cache breakpoint was.
- *
- * Per request O(new messages): when the history before the previous request's end is unchanged
- * (its first and last message have the same identity; the host only appended), the lines go
- * back at the indexes they were placed at and only the new messages are looked at. Anything
- * else (a compaction, a branch switch, a trim, an older copy of our lines in the input) takes
- * the full pass, which re-finds each line by the identity of the message it follows.
+ * Gauge lines stay where and as they were sent, a new one only when the reading moves a step, so
+ * request N+1 repeats N unchanged through N's breakpoint (docs/design.md#the-gauge-and-the-prompt-cache).
+ * O(new messages) when the host only appended; anything else re-finds each line by its message's identity.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { messageKey } from "../messages/message-key.js";
@@ -33,18 +25,16 @@ export interface GaugeLineNow {
 }
 
 /**
- * The messages with the session's gauge lines where they were sent (and incoming gauge lines,
- * which only an older copy of ours can be, dropped), plus `line` at the end when the reading
- * moved a step. Lines whose neighbour is gone (a compaction, a trim) are forgotten.
- * Returns the input array when it holds no gauge line and none is added.
+ * The messages with the session's lines re-placed (incoming ones, older copies of ours, dropped) and
+ * `line` appended when the reading moved a step. Returns the input when nothing changes.
  */
 export function withAnchoredGauge(messages: AgentMessage[], session: CacheSession, line: GaugeLineNow | null, now: number): AgentMessage[] {
   const appended = onlyAppended(messages, session);
   const out = appended ? placeByIndex(messages, session) : placeByKey(messages, session);
   const live = session.anchors;
   const latest = live[live.length - 1];
-  const count = appended ? messages.length : hostCount(messages);
-  const lastKey = count > 0 ? messageKey(lastHostMessage(messages)) : null;
+  const count = appended ? messages.length : messages.filter(isHost).length;
+  const lastKey = count > 0 ? messageKey(messages.findLast(isHost)) : null;
   let result = out;
   if (line && (line.force || !latest || latest.step !== line.step)) {
     result = out === messages ? messages.slice() : out;
@@ -63,37 +53,27 @@ function onlyAppended(messages: readonly AgentMessage[], session: CacheSession):
   const p = session.placed;
   if (!p || p.count === 0 || messages.length < p.count) return false;
   if (messageKey(messages[p.count - 1]) !== p.lastKey || messageKey(messages[0]) !== p.firstKey) return false;
-  for (let i = p.count; i < messages.length; i++) if (customTypeOf(messages[i]!) === GAUGE_CUSTOM_TYPE) return false;
-  return true;
+  return messages.slice(p.count).every(isHost);
 }
 
 /** Every kept line back at its index (all of them stand within the unchanged prefix). */
 function placeByIndex(messages: AgentMessage[], session: CacheSession): AgentMessage[] {
-  const anchors = session.anchors;
-  if (anchors.length === 0) return messages;
+  if (session.anchors.length === 0) return messages;
   const out: AgentMessage[] = [];
   let from = 0;
-  for (const a of anchors) {
-    if (a.at > from) {
-      for (let i = from; i < a.at; i++) out.push(messages[i]!);
-      from = a.at;
-    }
+  for (const a of session.anchors) {
+    for (; from < a.at; from++) out.push(messages[from]!);
     out.push(gaugeMessage(a.text, a.timestamp));
   }
-  for (let i = from; i < messages.length; i++) out.push(messages[i]!);
+  for (; from < messages.length; from++) out.push(messages[from]!);
   return out;
 }
 
 /** The full pass: each line after the message it followed, found by identity; incoming lines dropped. */
 function placeByKey(messages: AgentMessage[], session: CacheSession): AgentMessage[] {
-  const hasIncoming = messages.some((m) => customTypeOf(m) === GAUGE_CUSTOM_TYPE);
-  if (session.anchors.length === 0 && !hasIncoming) return messages;
+  if (session.anchors.length === 0 && messages.every(isHost)) return messages;
   const byAfter = new Map<string, GaugeAnchor[]>();
-  for (const a of session.anchors) {
-    const list = byAfter.get(a.after);
-    if (list) list.push(a);
-    else byAfter.set(a.after, [a]);
-  }
+  for (const a of session.anchors) byAfter.set(a.after, [...(byAfter.get(a.after) ?? []), a]);
   const out: AgentMessage[] = [];
   const live: GaugeAnchor[] = [];
   let host = 0;
@@ -101,12 +81,10 @@ function placeByKey(messages: AgentMessage[], session: CacheSession): AgentMessa
     if (customTypeOf(m) === GAUGE_CUSTOM_TYPE) continue;
     out.push(m);
     host++;
-    if (byAfter.size === 0) continue;
-    const key = messageKey(m);
-    if (key === null) continue;
-    const here = byAfter.get(key);
+    const key = byAfter.size > 0 ? messageKey(m) : null;
+    const here = key === null ? undefined : byAfter.get(key);
     if (!here) continue;
-    byAfter.delete(key); // a key seen twice (copies of one message) places its lines once
+    byAfter.delete(key!); // a key seen twice (copies of one message) places its lines once
     for (const a of here) {
       out.push(gaugeMessage(a.text, a.timestamp));
       a.at = host;
@@ -117,14 +95,4 @@ function placeByKey(messages: AgentMessage[], session: CacheSession): AgentMessa
   return out;
 }
 
-/** Messages that are not our gauge lines. */
-function hostCount(messages: readonly AgentMessage[]): number {
-  let n = 0;
-  for (const m of messages) if (customTypeOf(m) !== GAUGE_CUSTOM_TYPE) n++;
-  return n;
-}
-
-function lastHostMessage(messages: readonly AgentMessage[]): AgentMessage | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) if (customTypeOf(messages[i]!) !== GAUGE_CUSTOM_TYPE) return messages[i];
-  return undefined;
-}
+const isHost = (m: AgentMessage): boolean => customTypeOf(m) !== GAUGE_CUSTOM_TYPE;

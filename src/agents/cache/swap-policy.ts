@@ -1,18 +1,10 @@
 /**
- * When a change to earlier history pays under the provider's cache rules (docs/design.md#aging-under-a-prompt-cache).
- * Under Anthropic's breakpoint rules a change before the previous request's breakpoint makes the
- * request write everything from the latest entry the provider can still reuse before the change
- * (an earlier request's end within the lookback and the TTL, else the system prompt's) to its
- * end at 1.25x instead of reading it at 0.1x. So what ages for the first time is swapped in:
- *   - when the cache is cold anyway: no request within the TTL, or the prompt was just rewritten
- *     (a compaction, a restore block in the system prompt, a restart of this process): "cold";
- *   - when the reads it saves over the expected remaining requests exceed what it rewrites,
- *     priced by swap-price.ts from the entry the provider would reuse: "lookback" when that
- *     entry is an earlier request's end, "pays" when it is only the system prompt's;
- *   - otherwise it is held ("held") and offered again, with whatever aged since, next request:
- *     one rewrite then carries the batch.
- * Under automatic prefix caching (openai) and without a cache, aging runs as it always did.
- * Per request O(new messages): the ends are counts, the lookback walk is bounded by the lookback.
+ * When a change to earlier history pays under breakpoint rules (docs/design.md#aging-under-a-prompt-cache):
+ * it makes the request write at 1.25x, instead of reading at 0.1x, everything from the latest entry the
+ * provider still reuses (an earlier request's end within lookback and TTL, else the system prompt's).
+ * First-time agings go in when the cache is cold anyway ("cold"), or when the reads they save over the
+ * expected remaining requests exceed the rewrite ("lookback" / "pays" by the entry reused); else "held"
+ * and offered again next request, so one rewrite carries the batch. Other families age as before.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
@@ -20,7 +12,6 @@ import { messageKey } from "../messages/message-key.js";
 import { messageTokens } from "../messages/message-tokens.js";
 import type { CacheRules } from "./cache-rules.js";
 import { type CacheSession, MAX_ENDS, type RequestEnd } from "./cache-session.js";
-import { expectedRemaining, type SwapCase, swapPays } from "./swap-price.js";
 
 /** Why a request's prompt cannot be read from the cache, or null when it may be. */
 export type ColdReason = "first request" | "ttl" | "rewritten";
@@ -31,7 +22,7 @@ export type AgingDecision = "cold" | "lookback" | "pays" | "held";
 /** Blocks kept in hand when judging the lookback (thinking blocks, merged results). */
 const LOOKBACK_MARGIN = 4;
 /** Growth per request assumed before one was measured, in tokens. */
-export const DEFAULT_GROWTH = 2_000;
+const DEFAULT_GROWTH = 2_000;
 
 /** The start of a request: whether the provider's cache can hold any of its prompt. */
 export function coldReason(session: CacheSession, rules: CacheRules, messages: readonly AgentMessage[], now: number, systemPromptChanged: boolean): ColdReason | null {
@@ -41,10 +32,7 @@ export function coldReason(session: CacheSession, rules: CacheRules, messages: r
   return null;
 }
 
-/**
- * The end of a request: what the next one is judged against. `count`: the host's messages in
- * it (the coordinates aging sees; our gauge lines among them are not counted). O(1).
- */
+/** The end of a request, for the next one to be judged against; `count` excludes our gauge lines. */
 export function rememberRequest(session: CacheSession, count: number, tokens: number, now: number, cold: ColdReason | null, firstKey: string | null): void {
   if (cold === "rewritten" || cold === "first request") {
     session.ends = [];
@@ -54,8 +42,7 @@ export function rememberRequest(session: CacheSession, count: number, tokens: nu
     session.growth = session.growth > 0 ? 0.7 * session.growth + 0.3 * g : g;
   }
   session.requests++;
-  session.ends.push({ count, at: now });
-  if (session.ends.length > MAX_ENDS) session.ends.splice(0, session.ends.length - MAX_ENDS);
+  session.ends = [...session.ends, { count, at: now }].slice(-MAX_ENDS);
   session.lastRequestAt = now;
   session.firstKey = firstKey;
   session.lastTokens = tokens;
@@ -87,45 +74,23 @@ export function agingGate(ctx: GateContext): AgingGate | undefined {
 }
 
 function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMessage[]): { decision: AgingDecision; priced?: SwapCase } {
-  const { rules, session } = ctx;
   if (ctx.cold) return { decision: "cold" };
-  const previous = session.ends[session.ends.length - 1];
+  const previous = ctx.session.ends.at(-1);
   const reused = reusableEnd(ctx, fresh.earliest, messages);
   const rewritten = reused && previous ? tokensBetween(messages, reused.count, previous.count) : ctx.tokens;
-  const growth = session.growth > 0 ? session.growth : DEFAULT_GROWTH;
-  const priced: SwapCase = {
-    rewritten,
-    saved: fresh.savedChars / 4,
-    remaining: expectedRemaining(session.requests, ctx.tokens, ctx.compactAt, growth),
-    writePrice: rules.writePrice,
-    readPrice: rules.readPrice,
-  };
+  const priced = priceSwap(ctx, rewritten, fresh.savedChars / 4, ctx.tokens);
   if (!swapPays(priced)) return { decision: "held", priced };
   return { decision: reused ? "lookback" : "pays", priced };
 }
 
-/**
- * The latest earlier request's end at or before the change whose entry the provider still finds:
- * within the TTL of its writing, and close enough to this request's breakpoint (the gauge lines
- * placed after it counted, and a margin for blocks the provider's format adds).
- */
+/** The latest request end at or before the change still within the TTL and the lookback (gauge lines counted). */
 function reusableEnd(ctx: GateContext, earliest: number, messages: readonly AgentMessage[]): RequestEnd | null {
   const { rules, session } = ctx;
-  for (let i = session.ends.length - 1; i >= 0; i--) {
-    const e = session.ends[i]!;
-    if (e.count > earliest) continue;
-    if (ctx.now - e.at > rules.ttlMs) return null;
-    const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
-    return blocks + linesFrom(session, e.count) + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
-  }
-  return null;
-}
-
-/** Our gauge lines placed at or after the host's message `from` (each a block of its own). */
-function linesFrom(session: CacheSession, from: number): number {
-  let n = 0;
-  for (const a of session.anchors) if (a.at >= from) n++;
-  return n;
+  const e = session.ends.findLast((end) => end.count <= earliest);
+  if (!e || ctx.now - e.at > rules.ttlMs) return null;
+  const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
+  const lines = session.anchors.filter((a) => a.at >= e.count).length; // a block each
+  return blocks + lines + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
 }
 
 /** Content blocks of messages[from..to) as the provider counts them (a string content is one); stops past `cap`. */
@@ -138,9 +103,95 @@ function blocksBetween(messages: readonly AgentMessage[], from: number, to: numb
   return n;
 }
 
-/** Estimated tokens of messages[from..to) (within the lookback: a few messages). */
+/** Estimated tokens of messages[from..to) (a few messages: within the lookback). */
 function tokensBetween(messages: readonly AgentMessage[], from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < Math.min(to, messages.length); i++) n += messageTokens(messages[i]!);
-  return n;
+  return messages.slice(from, to).reduce((n, m) => n + messageTokens(m), 0);
+}
+
+/**
+ * A swap taking `saved` tokens out of the `rewritten` region (reusable entry to the previous request's end),
+ * in units of one uncached input token:
+ *     cost    = (rewritten - saved) * write - rewritten * read
+ *     savings = saved * read * remaining
+ * It pays when savings > cost; what follows the previous request's end is written either way.
+ */
+export interface SwapCase {
+  rewritten: number;
+  saved: number;
+  /** requests expected after this one that would read the saved tokens */
+  remaining: number;
+  /** against uncached input (Anthropic 5 min: 1.25 / 0.1) */
+  writePrice: number;
+  readPrice: number;
+}
+
+/** The extra this request pays (negative when the swap shrinks the rewrite it causes). */
+export function swapCost(c: SwapCase): number {
+  const saved = Math.min(c.saved, c.rewritten);
+  return (c.rewritten - saved) * c.writePrice - c.rewritten * c.readPrice;
+}
+
+export function swapSavings(c: SwapCase): number {
+  return Math.max(0, c.saved) * c.readPrice * Math.max(0, c.remaining);
+}
+
+export function swapPays(c: SwapCase): boolean {
+  return swapSavings(c) > swapCost(c);
+}
+
+type PriceContext = Pick<GateContext, "rules" | "session" | "compactAt">;
+
+/** A swap priced under `rules`, its savings running from a context of `tokensLeft` until the host compacts. */
+export function priceSwap(p: PriceContext, rewritten: number, saved: number, tokensLeft: number): SwapCase {
+  const growth = p.session.growth > 0 ? p.session.growth : DEFAULT_GROWTH;
+  const remaining = expectedRemaining(p.session.requests, tokensLeft, p.compactAt, growth);
+  return { rewritten, saved, remaining, writePrice: p.rules.writePrice, readPrice: p.rules.readPrice };
+}
+
+/** Bounds on the requests expected after this one. */
+const MIN_REMAINING = 1;
+export const MAX_REMAINING = 200;
+
+/**
+ * Requests a swap's savings accrue over. Under the "Copernican" prior a session seen for n requests runs
+ * r more with chance n / (n + r); integrated up to the horizon H (the host's compaction at the current
+ * growth, or MAX_REMAINING) that is n * ln(1 + H / n): more than n early, less near a compaction.
+ */
+export function expectedRemaining(requestsSoFar: number, tokens: number, compactAt: number, growthPerRequest: number): number {
+  const untilCompaction = compactAt > tokens && growthPerRequest > 0 ? (compactAt - tokens) / growthPerRequest : compactAt > tokens ? MAX_REMAINING : 0;
+  const horizon = Math.min(MAX_REMAINING, untilCompaction);
+  const n = Math.max(1, requestsSoFar);
+  return Math.min(MAX_REMAINING, Math.max(MIN_REMAINING, n * Math.log1p(horizon / n)));
+}
+
+/**
+ * Smart trim under a prompt cache (docs/design.md#smart-trim-under-a-prompt-cache-and-the-cold-moment-trim):
+ * a cold request writes its whole prompt anyway, so it trims for free past the middle of a trim cycle
+ * (between the low mark and the limit: a cycle's average); a warm batch goes only when it pays, else it
+ * is offered again, larger, next request. Without a cache neither runs: smart trim trims at its limit.
+ */
+export function coldTrimAbove(safeLimit: number, headroom: number): number {
+  const low = Math.floor(safeLimit * (1 - headroom));
+  return Math.floor((low + safeLimit) / 2);
+}
+
+/** Whether the provider really has nothing cached (a first request in this process may be warm). */
+export function coldForTrim(cold: ColdReason | null): boolean {
+  return cold === "ttl" || cold === "rewritten";
+}
+
+export interface TrimPrice {
+  rules: CacheRules;
+  session: CacheSession;
+  /** the request's tokens before the trim, and where the host compacts */
+  tokens: number;
+  compactAt: number;
+  /** tokens the batch drops */
+  saved: number;
+}
+
+/** The rewrite is the whole prompt (a trim lies far before the lookback); savings count from what is left. */
+export function trimPays(p: TrimPrice): boolean {
+  const left = Math.max(0, p.tokens - p.saved);
+  return swapPays(priceSwap(p, p.tokens, p.saved, left));
 }

@@ -7,9 +7,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
 import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
-import { coldForTrim, coldTrimAbove, trimPays } from "../cache/trim-policy.js";
+import { coldForTrim, type ColdReason, coldTrimAbove, trimPays } from "../cache/swap-policy.js";
 import { cacheRulesFor, type HostModel } from "../cache/cache-rules.js";
-import type { ColdReason } from "../cache/swap-policy.js";
 import { coldAhead, type RequestCache } from "./cache-hooks.js";
 import { archiveMessages } from "./archive-hooks.js";
 import { reserveTokensOf } from "./runtime.js";
@@ -39,7 +38,7 @@ export function safeLimitOf(engine: ContextManagerEngine, contextWindow: number)
   return Math.max(0, window - reserveTokensOf(engine.runtime) - recallCapTokens(cfg, window));
 }
 
-/** The reading above which a request trims because its cache is cold (cache/trim-policy.ts); null: not cold. */
+/** The reading above which a request trims because its cache is cold (cache/swap-policy.ts); null: not cold. */
 function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined): number | null {
   if (!coldForTrim(cold ?? null)) return null;
   const safeLimit = safeLimitOf(engine, contextWindow);
@@ -97,7 +96,7 @@ export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMe
 
 /**
  * The request's messages with smart trim applied; null when off, nothing trimmed or failed.
- * Under a cache (cache/trim-policy.ts) a cold request trims past the middle of a trim cycle even
+ * Under a cache (cache/swap-policy.ts) a cold request trims past the middle of a trim cycle even
  * with smart trim off, and a warm batch only when it pays; trimmed messages stay out after.
  */
 export function withSmartTrim(

@@ -1,48 +1,88 @@
 /**
- * Caches that keep every prefix a request sent, at every block boundary, for `ttlMs` after its
- * last use; a request reads the longest one it shares. Two providers' rules on top of it:
- * - Anthropic, any shared prefix: an upper bound on what breakpoints could save (as if every
- *   block carried one and the lookback were unlimited); new input is written at 1.25×.
+ * Prompt caches billed per block: every prefix entry lives `ttlMs` after its last use. Besides
+ * Anthropic's breakpoints (anthropic-breakpoints.ts), caches that keep every prefix a request sent:
+ * - Anthropic, any shared prefix: an upper bound on what breakpoints could save; writes at 1.25×.
  * - OpenAI automatic prompt caching (https://developers.openai.com/api/docs/guides/prompt-caching):
  *   prompts of 1,024 tokens or more, hits in 128-token steps (1,024, 1,152, ...), writes free.
  *   Matching is per block here: a block that differs is not partly reused (OpenAI matches tokens).
  */
-import { type CostRequest, cumulativeTokens, prefixKeys, type RequestBill } from "./request.js";
-import { PreviousRequest } from "./previous-request.js";
+import type { CostBlock, CostRequest, RequestBill } from "./request.js";
+import { cumulativeTokens, firstDifference, prefixKeys } from "./request.js";
 import { ANTHROPIC_MIN_CACHEABLE_TOKENS, ANTHROPIC_TTL_5M_MS, OPENAI_CACHE_STEP_TOKENS, OPENAI_MIN_CACHED_TOKENS, OPENAI_TTL_MS } from "./prices.js";
 
-abstract class PrefixCache {
-  private readonly entries = new Map<string, number>();
+type Comparison = Pick<RequestBill, "previousCached" | "sharedPrefix" | "expired" | "divergedAt">;
+type Priced = Pick<RequestBill, "read" | "write" | "uncached"> & { cachedEnd: number };
+
+/** The previous request, against which a request's reuse is judged (what it left cached, what both share). */
+export class PreviousRequest {
+  previousBlocks: readonly CostBlock[] = [];
+  private cachedEnd = 0;
+  private at = -Infinity;
+
+  compare(req: CostRequest, cum: readonly number[], ttlMs: number): Comparison {
+    const divergedAt = firstDifference(this.previousBlocks, req.blocks);
+    return {
+      previousCached: this.cachedEnd,
+      sharedPrefix: divergedAt > 0 ? cum[divergedAt - 1]! : 0,
+      expired: this.previousBlocks.length > 0 && req.at - this.at > ttlMs,
+      divergedAt,
+    };
+  }
+
+  remember(req: CostRequest, cachedEnd: number): void {
+    this.previousBlocks = req.blocks;
+    this.cachedEnd = cachedEnd;
+    this.at = req.at;
+  }
+}
+
+export abstract class BlockCache {
+  /** prefix key -> expiry (epoch ms) */
+  protected readonly entries = new Map<string, number>();
   readonly previous = new PreviousRequest();
   constructor(protected readonly ttlMs: number) {}
 
+  /** the prompt's tokens by rate, and where the entry it leaves the next request ends */
+  protected abstract price(req: CostRequest, cum: readonly number[], keys: readonly string[]): Priced;
+
+  bill(req: CostRequest): RequestBill {
+    const cum = cumulativeTokens(req.blocks);
+    const { cachedEnd, ...priced } = this.price(req, cum, prefixKeys(req.blocks));
+    const compared = this.previous.compare(req, cum, this.ttlMs);
+    this.previous.remember(req, cachedEnd);
+    return { ...priced, output: req.outputTokens, ...compared };
+  }
+
+  protected live(key: string, at: number): boolean {
+    return (this.entries.get(key) ?? -Infinity) >= at;
+  }
+}
+
+abstract class PrefixCache extends BlockCache {
   /** tokens billed as cache reads when `shared` tokens of the prompt (of `total`) were found */
   protected abstract readable(shared: number, total: number): number;
   /** does the provider charge for writes (else new input is plain input) */
   protected abstract readonly chargesWrites: boolean;
 
-  bill(req: CostRequest): RequestBill {
-    const cum = cumulativeTokens(req.blocks);
-    const keys = prefixKeys(req.blocks);
+  protected price(req: CostRequest, cum: readonly number[], keys: readonly string[]): Priced {
     const total = cum.at(-1) ?? 0;
     let j = -1;
-    while (j + 1 < keys.length && (this.entries.get(keys[j + 1]!) ?? -Infinity) >= req.at) j++;
+    while (j + 1 < keys.length && this.live(keys[j + 1]!, req.at)) j++;
     const read = this.readable(j >= 0 ? cum[j]! : 0, total);
     for (const k of keys) this.entries.set(k, req.at + this.ttlMs);
-    const compared = this.previous.compare(req, cum, this.ttlMs);
-    this.previous.remember(req, this.readable(total, total));
     const fresh = total - read;
-    return { read, write: this.chargesWrites ? fresh : 0, uncached: this.chargesWrites ? 0 : fresh, output: req.outputTokens, ...compared };
+    const cachedEnd = this.readable(total, total);
+    return { read, write: this.chargesWrites ? fresh : 0, uncached: this.chargesWrites ? 0 : fresh, cachedEnd };
   }
 }
 
 export class AnthropicAnyPrefixCache extends PrefixCache {
   protected readonly chargesWrites = true;
-  constructor(ttlMs = ANTHROPIC_TTL_5M_MS, private readonly minTokens = ANTHROPIC_MIN_CACHEABLE_TOKENS) {
+  constructor(ttlMs = ANTHROPIC_TTL_5M_MS) {
     super(ttlMs);
   }
   protected readable(shared: number): number {
-    return shared >= this.minTokens ? shared : 0;
+    return shared >= ANTHROPIC_MIN_CACHEABLE_TOKENS ? shared : 0;
   }
 }
 

@@ -1,6 +1,5 @@
 /**
- * List prices the models bill at, USD per million tokens. Only ratios inside one run are
- * reported as results; dollars are there so the rates can be checked against the pages:
+ * List prices, USD per million tokens (results report ratios; dollars let the rates be checked):
  * - Anthropic, Claude Sonnet 4.5 (https://platform.claude.com/docs/en/build-with-claude/prompt-caching,
  *   "Pricing"): base input $3, 5-minute cache write $3.75 (1.25×), 1-hour cache write $6 (2×),
  *   cache hits and refreshes $0.30 (0.1×), output $15.
@@ -11,7 +10,7 @@
 export interface Prices {
   model: string;
   input: number;
-  /** cache write, 5-minute entries (OpenAI: same as input, writes are free) */
+  /** cache writes (OpenAI: same as input, writes are free) */
   write5m: number;
   write1h: number;
   read: number;

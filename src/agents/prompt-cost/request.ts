@@ -1,9 +1,7 @@
 /**
- * What the billing model sees of one request: plain data, no host types. A request is the
- * prompt as the provider serializes it, in order (tools, system, then every content block of
- * every message), each block with its token count and a hash of its content, plus where the
- * host's provider code put cache breakpoints (`cache_control`), when it was sent and what it
- * produced. Tags name our own blocks, so a cache break can be put down to its cause.
+ * What the billing model sees of one request, no host types: its blocks as the provider serializes
+ * them (tools, system, every message's content blocks) with tokens and a content hash, the host's
+ * `cache_control` breakpoints, when it was sent and its output. Tags name our blocks, to blame breaks.
  */
 
 /** Our own content, recognised by whoever builds the request (replay: markers; engine: custom types). */
@@ -49,18 +47,14 @@ export interface RequestBill {
 
 /** cumulative[i] = tokens of blocks[0..i] inclusive */
 export function cumulativeTokens(blocks: readonly CostBlock[]): number[] {
-  const out = new Array<number>(blocks.length);
   let n = 0;
-  for (let i = 0; i < blocks.length; i++) out[i] = n += blocks[i]!.tokens;
-  return out;
+  return blocks.map((b) => (n += b.tokens));
 }
 
 /** prefix[i] = a key for blocks[0..i] inclusive (the cache key of a breakpoint there) */
 export function prefixKeys(blocks: readonly CostBlock[]): string[] {
-  const out = new Array<string>(blocks.length);
   let key = "";
-  for (let i = 0; i < blocks.length; i++) out[i] = key = `${key.length > 64 ? shortHash(key) : key}|${blocks[i]!.hash}`;
-  return out;
+  return blocks.map((b) => (key = `${key.length > 64 ? shortHash(key) : key}|${b.hash}`));
 }
 
 /** FNV-1a over the string, two rounds for 64 bits of spread: keys stay short however long the prompt. */

@@ -1,14 +1,10 @@
 /**
- * The estimated cache reuse of one request: the share of its prompt the provider's caching
- * rules would read from cache after the request before it, and, when it reused less than that
- * one left cached, why. Billed under the rules the request was prepared for: Anthropic's
- * breakpoint rules (pi-ai's placement) or automatic prefix caching (OpenAI and most others).
- * What `/context` shows.
+ * What `/context` shows: the share of a request's prompt the provider would read from cache after
+ * the request before, under the rules it was prepared for, and why when it reused less than was left.
  */
 import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
 import { OpenAIPrefixCache } from "./prefix-cache.js";
-import { type BreakCause, breakCause } from "./break-cause.js";
-import type { CostRequest } from "./request.js";
+import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./request.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
 export type ReuseRules = "anthropic" | "openai";
@@ -40,18 +36,30 @@ export function estimateReuse(previous: CostRequest | null, current: CostRequest
   };
 }
 
+/** How an estimate names its rules (`/context`, `status --breakdown`). */
 export const RULES_LABEL: Record<ReuseRules, string> = {
   anthropic: "Anthropic breakpoint rules, pi-ai placement",
   openai: "automatic prefix caching, OpenAI rules",
 };
 
-/** How an estimate names its rules (`/context`, `status --breakdown`). */
-export function reuseRulesLabel(rules: ReuseRules): string {
-  return RULES_LABEL[rules];
-}
-
 /** "cache reuse ~62% of 40,000 tokens (estimate: Anthropic breakpoint rules, pi-ai placement); ... broken by: gauge" */
 export function formatReuse(e: ReuseEstimate): string {
   const cause = e.cause ? `; less than the request before left cached (${e.previousCached.toLocaleString("en-US")} tokens), broken by: ${e.cause}` : "";
   return `cache reuse ~${Math.round(e.share * 100)}% of ${e.promptTokens.toLocaleString("en-US")} tokens (estimate: ${RULES_LABEL[e.rules]})${cause}`;
+}
+
+/**
+ * Why a request reused less than the previous one left cached: the entries expired (ttl); the prompt
+ * changed inside the cached part (the tag of either block at the first difference, "other" when
+ * neither is ours); else no breakpoint reached the shared prefix within the lookback (lookback).
+ */
+export type BreakCause = BlockTag | "ttl" | "lookback" | "other";
+
+export const BREAK_CAUSES: readonly BreakCause[] = ["gauge", "aged", "trim", "recall", "restore", "compaction", "ttl", "lookback", "other"];
+
+export function breakCause(bill: RequestBill, previous: readonly CostBlock[], current: readonly CostBlock[]): BreakCause | null {
+  if (bill.previousCached <= 0 || bill.read >= bill.previousCached) return null;
+  if (bill.expired) return "ttl";
+  if (bill.sharedPrefix < bill.previousCached) return current[bill.divergedAt]?.tag ?? previous[bill.divergedAt]?.tag ?? "other";
+  return "lookback";
 }

@@ -2,10 +2,10 @@
  * One session billed under one caching model: every chat request in order, the host's
  * summarizer calls (a prompt of their own, billed as plain input), totals and breaks by cause.
  */
-import { type BreakCause, BREAK_CAUSES, breakCause } from "../../agents/prompt-cost/break-cause.js";
+import { type BreakCause, BREAK_CAUSES, breakCause } from "../../agents/prompt-cost/reuse.js";
 import type { Prices } from "../../agents/prompt-cost/prices.js";
 import type { CostRequest, RequestBill, SummarizerCall } from "../../agents/prompt-cost/request.js";
-import type { PreviousRequest } from "../../agents/prompt-cost/previous-request.js";
+import type { PreviousRequest } from "../../agents/prompt-cost/prefix-cache.js";
 
 export interface CacheModel {
   readonly previous: PreviousRequest;
