@@ -8,106 +8,11 @@
  * document frequency), so a threshold means "at least this specific a match".
  */
 import MiniSearch, { type Options } from "minisearch";
-import { indexedTarget, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../../src/agents/archive/rank-weights.js";
+import { IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../../src/agents/archive/rank-weights.js";
+import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "../../src/agents/archive/query-terms.js";
+import type { SearchHit, SearchOptions } from "../../src/agents/archive/search-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 import { queryTerms, tokenize } from "../../src/agents/archive/tokenize.js";
-
-export interface SearchHit {
-  record: ArchiveRecord;
-  /** BM25 score times recency */
-  score: number;
-  /** BM25 score alone */
-  bm25: number;
-  /** query terms that matched */
-  terms: string[];
-}
-
-export interface SearchOptions {
-  limit?: number;
-  /** hits below this final score are dropped */
-  minScore?: number;
-  /** only segments of this session id */
-  session?: string;
-  /** query terms to leave out (the automatic recall drops what the agent can already see) */
-  skipTerm?: (term: string) => boolean;
-}
-
-/** Age at which the recency factor has halved; measured from the newest archived segment. */
-export const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
-/** Lowest recency factor: an old exact match still beats a new loose one. */
-export const RECENCY_FLOOR = 0.5;
-
-/** Query terms used (the rarest ones). */
-export const MAX_QUERY_TERMS = 48;
-/** Distinct plain terms a query reads from its start (identifiers are read from all of it). */
-export const MAX_QUERY_READ = 1024;
-/** Posting-list entries a query may walk: this share of the segments, at least MIN_POSTINGS_BUDGET. */
-export const POSTINGS_SHARE = 0.25;
-export const MIN_POSTINGS_BUDGET = 2000;
-
-/** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
-export const IDENTIFIER_BOOST = 3;
-/** a hex digest (a commit or object id): digits and a-f only, 7+ chars, with a digit */
-const HEX_DIGEST = /^(?=[a-f]*[0-9])[0-9a-f]{7,}$/;
-const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
-
-/**
- * Index terms of the query's code-like tokens: a token with `_`, `/`, an extension, an
- * inner capital or letters and digits (`initTheme`, `tui-renderer.ts`, `max_tokens`, `v2`)
- * contributes its whole lower-cased form, its file name and the terms it ends with (the
- * last folder of a path, the last word of a camelCase or snake_case name: `queueMessage`
- * -> queuemessage, message).
- */
-export function identifierTerms(query: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of query.matchAll(CODE_TOKEN)) {
-    const t = m[0];
-    if (t.length < 3) continue;
-    const codeLike = /[_/]/.test(t) || /\.\p{L}[\p{L}\p{N}]{0,7}$/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || (/\p{N}/u.test(t) && /\p{L}/u.test(t));
-    if (!codeLike) continue;
-    const whole = t.toLowerCase();
-    // the word it ends with names something unless it is a number or a hex digest (a line
-    // number, a hash: their fragments match unrelated numbers and hashes)
-    const last = whole.match(/[\p{L}\p{N}]+$/u)?.[0] ?? "";
-    const namedEnd = /\p{L}/u.test(last) && !HEX_DIGEST.test(last);
-    for (const term of tokenize(t)) {
-      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === whole || (namedEnd && whole.endsWith(term) && /\p{L}/u.test(term)))) out.add(term);
-    }
-  }
-  return out;
-}
-
-/** SearchIndex.specificTerms over a document-frequency map of `size` documents (shared with smart trim's relevance postings). */
-export function pickSpecificTerms(query: string, identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
-  return pickSpecificTermsOf(queryTerms(query, MAX_QUERY_READ), identifiers, df, size);
-}
-
-/** pickSpecificTerms with the query's first MAX_QUERY_READ distinct terms already read (`queryTerms(query, MAX_QUERY_READ)`). */
-export function pickSpecificTermsOf(readTerms: readonly string[], identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
-  const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * size);
-  // the first MAX_QUERY_READ distinct terms (a cost bound), plus the identifiers anywhere in
-  // the query (already extracted from all of it): the name a long paste was made for may
-  // come after the cap, as the last file of a listing does
-  const read = new Set(readTerms);
-  for (const id of identifiers) read.add(id);
-  const known = [...read]
-    .map((term) => ({ term, df: df.get(term) ?? 0, id: identifiers.has(term) }))
-    .filter((x) => x.df > 0)
-    .sort((a, b) => Number(b.id) - Number(a.id) || a.df - b.df);
-  const out: string[] = [];
-  let postings = 0;
-  for (const x of known) {
-    if (out.length >= MAX_QUERY_TERMS || (out.length > 0 && postings + x.df > budget)) break;
-    out.push(x.term);
-    postings += x.df;
-  }
-  return out;
-}
-
-export function recencyFactor(t: number, newest: number): number {
-  const age = Math.max(0, newest - t);
-  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
-}
 
 interface Doc {
   id: string;
@@ -278,7 +183,7 @@ export class SearchIndex {
    * than the cap holds, and the name the user pasted it for must not be the one cut.
    */
   specificTerms(query: string, identifiers: ReadonlySet<string> = identifierTerms(query)): string[] {
-    return pickSpecificTerms(query, identifiers, this.df, this.records.size);
+    return pickSpecificTerms(queryTerms(query, MAX_QUERY_READ), identifiers, this.df, this.records.size);
   }
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
@@ -328,19 +233,4 @@ export class SearchIndex {
   serializedBytes(): number {
     return Buffer.byteLength(JSON.stringify(this.ms));
   }
-}
-
-/**
- * When the index is written to disk again (SessionArchive.saveIndex): once this many records were
- * added since the last save (or this share of its size, if more), or right after records were
- * removed (a saved index naming a record the file no longer has is useless). Serializing a 20k-segment index costs about
- * a second of CPU, so saving it after every compaction would cost more than it saves; a
- * new process indexes the records the saved file lacks (at most ~10%).
- */
-const SAVE_MIN_ADDED = 256;
-const SAVE_SHARE = 0.1;
-
-/** True when the index has changed enough since its last save to be saved again. */
-export function indexWorthSaving(index: Pick<SearchIndex, "removedSinceSave" | "addedSinceSave" | "size">): boolean {
-  return index.removedSinceSave > 0 || index.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * index.size);
 }
