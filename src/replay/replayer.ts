@@ -19,7 +19,7 @@ import { GAUGE_CUSTOM_TYPE } from "../agents/messages/custom-types.js";
 import { checkpointSessionDir } from "../infra/session-dir.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { fauxUsageFixExtension, isSummarizerRequest, registerFauxModel } from "../faux/faux-model.js";
-import { resetSystemEventsForTest } from "../infra/system-events.js";
+import { resetSystemEventsForTest } from "../auto-reply/system-events.js";
 import { checkpointFidelity, groundTruth, restoreMentions } from "./fidelity.js";
 import { fidelityV2 } from "./fidelity-v2.js";
 import { type HandlerSample, timedFactory } from "./handler-timing.js";

@@ -12,7 +12,7 @@ import type { ContextUsage, ExtensionFactory } from "@mariozechner/pi-coding-age
 import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { messageText } from "../../src/faux/faux-model.js";
-import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
+import { resetSystemEventsForTest } from "../../src/auto-reply/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
-import { FALLBACK_SUMMARY } from "../../src/agents/pi-extensions/compaction-safeguard.js";
+import { FALLBACK_SUMMARY } from "../../src/agents/pi-embedded-runner/compaction-safeguard.js";
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { type Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";
-import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
+import { resetSystemEventsForTest } from "../../src/auto-reply/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 

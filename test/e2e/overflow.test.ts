@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
-import { peekSystemEvents } from "../../src/infra/system-events.js";
+import { peekSystemEvents } from "../../src/auto-reply/system-events.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 
 const KEY = "agent:main:main";

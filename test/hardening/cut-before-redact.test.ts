@@ -16,7 +16,7 @@ import { segmentsOf } from "../../src/agents/archive/segments.js";
 import { agedArgMarker } from "../../src/agents/artifacts/aged-call-args.js";
 import { previewParts } from "../../src/agents/artifacts/preview.js";
 import { changeGist, commandFamily } from "../../src/agents/messages/tool-outcome.js";
-import { collectToolFailures } from "../../src/agents/pi-extensions/compaction-safeguard.js";
+import { collectToolFailures } from "../../src/agents/pi-embedded-runner/compaction-safeguard.js";
 import { declaredNames } from "../../src/agents/state/declared-names.js";
 import { boundedJson } from "../../src/agents/text/bounded-json.js";
 import { redactSecrets } from "../../src/agents/text/redact.js";

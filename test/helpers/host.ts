@@ -7,7 +7,7 @@ import { fauxAssistantMessage, fauxToolCall, type Context } from "@mariozechner/
 import { AgentRunner, type RunnerEvent } from "../../src/auto-reply/reply/agent-runner.js";
 import { fauxUsageFixExtension, messageText, registerFauxModel } from "../../src/faux/faux-model.js";
 import { createScriptedAgent } from "../../src/faux/scripted-agent.js";
-import { resetSystemEventsForTest } from "../../src/infra/system-events.js";
+import { resetSystemEventsForTest } from "../../src/auto-reply/system-events.js";
 import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 
 export interface HostOptions {

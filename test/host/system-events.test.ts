@@ -8,7 +8,7 @@ import {
   resetSystemEventsForTest,
   resolveSystemEventQueueKey,
   withSystemEventOwner,
-} from "../../src/infra/system-events.js";
+} from "../../src/auto-reply/system-events.js";
 
 describe("system events (openclaw 2026.9 semantics)", () => {
   beforeEach(() => resetSystemEventsForTest());

@@ -14,7 +14,7 @@
  */
 import type { Model } from "@mariozechner/pi-ai";
 import type { ExtensionFactory, SessionManager } from "@mariozechner/pi-coding-agent";
-import { createCompactionSafeguardExtension } from "../pi-extensions/compaction-safeguard.js";
+import { createCompactionSafeguardExtension } from "./compaction-safeguard.js";
 import { buildContextManagerExtensionFactories } from "../pi-extensions/context-manager.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { agentAndChannelOf } from "../engine/runtime.js";

@@ -44,7 +44,7 @@ import {
   prependSystemEvents,
   resolveSystemEventQueueKey,
   withSystemEventOwner,
-} from "../../infra/system-events.js";
+} from "../system-events.js";
 import { SessionStore, type SessionStoreEntry } from "./session-store.js";
 
 export type CompactionTrigger = "threshold" | "overflow" | "manual";

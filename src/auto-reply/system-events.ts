@@ -4,7 +4,7 @@
  * throws); trimmed, empty ignored, a repeat of the last dropped, `replace` per contextKey, at most
  * 20; a drain returns and clears. Not modelled: delivery contexts, store ownership, heartbeats.
  */
-import { processServices } from "./process-services.js";
+import { processServices } from "../infra/process-services.js";
 
 export interface SystemEvent {
   text: string;
@@ -23,7 +23,7 @@ export interface SystemEventOptions {
 export const MAX_SYSTEM_EVENTS_PER_SESSION = 20;
 
 // the queued events by owner-scoped session key
-declare module "./process-services.js" {
+declare module "../infra/process-services.js" {
   interface ProcessServices { systemEvents?: Map<string, SystemEvent[]> }
 }
 
