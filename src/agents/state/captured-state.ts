@@ -6,7 +6,7 @@ import type { Resources, ToolFailure } from "../checkpoint/schema.js";
 import { itemKey } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { LruMap } from "./lru.js";
-import { asArray, asObject, asString, asStringArray } from "./state-files.js";
+import { asRecords, asString, asStringArray } from "./state-files.js";
 import { emptyThread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
@@ -227,10 +227,7 @@ export class OpenItems {
 
   /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
   applyData(d: Record<string, unknown>): void {
-    for (const [i, v] of asArray(d.open, "open").entries()) {
-      const o = asObject(v, `open[${i}]`);
-      this.open.touch(asString(o.key, `open[${i}].key`), asString(o.text, `open[${i}].text`));
-    }
+    for (const { key, text } of asRecords(d.open, "open", { key: asString, text: asString })) this.open.touch(key, text);
     for (const text of asStringArray(d.closed, "closed")) this.closed.touch(itemKey(text), text);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { WorkLedger } from "./work-ledger.js";
 import { type CapturedState, workCaps } from "./captured-state.js";
-import { StateDataError, asArray, asObject, asString, asStringArray, type StateFileName } from "./state-files.js";
+import { StateDataError, asObject, asRecords, asString, asStringArray, type StateFileName } from "./state-files.js";
 import { parseThreadData, type ThreadData } from "./thread-data.js";
 
 interface StateFileCodec {
@@ -18,10 +18,7 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
     data: (s) => ({ items: s.decisions.values() }),
     clear: (s) => s.decisions.clear(),
     apply: (s, d) => {
-      for (const [i, v] of asArray(d.items, "items").entries()) {
-        const o = asObject(v, `items[${i}]`);
-        s.addDecision(asString(o.what, `items[${i}].what`), asString(o.when, `items[${i}].when`));
-      }
+      for (const { what, when } of asRecords(d.items, "items", { what: asString, when: asString })) s.addDecision(what, when);
     },
   },
   thread: {

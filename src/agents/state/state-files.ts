@@ -195,7 +195,10 @@ async function pruneStale(fs: FsOps, staleDir: string, name: StateFileName): Pro
   }
 }
 
-// ---- small validators for the data part (throw StateDataError naming the field)
+// ---- validators for the data part: the value, or a StateDataError naming the field
+
+/** A validator of one field. */
+export type Check<T> = (v: unknown, field: string) => T;
 
 export function asObject(v: unknown, field: string): Record<string, unknown> {
   if (!v || typeof v !== "object" || Array.isArray(v)) throw new StateDataError(`${field}: expected an object`);
@@ -216,11 +219,48 @@ export function asNumber(v: unknown, field: string): number {
   return v;
 }
 
+export function asBoolean(v: unknown, field: string): boolean {
+  if (typeof v !== "boolean") throw new StateDataError(`${field}: expected a boolean`);
+  return v;
+}
+
 export function asArray(v: unknown, field: string): unknown[] {
   if (!Array.isArray(v)) throw new StateDataError(`${field}: expected an array`);
   return v;
 }
 
-export function asStringArray(v: unknown, field: string): string[] {
-  return asArray(v, field).map((x, i) => asString(x, `${field}[${i}]`));
+/** A list whose items `check` reads, named `field[i]`. */
+export function asList<T>(v: unknown, field: string, check: Check<T>): T[] {
+  return asArray(v, field).map((x, i) => check(x, `${field}[${i}]`));
 }
+
+export function asStringArray(v: unknown, field: string): string[] {
+  return asList(v, field, asString);
+}
+
+/** One of `values` (a string first), else `${field}: ${what}`. */
+export function oneOf<const V extends string>(values: readonly V[], what: string): Check<V> {
+  return (v, field) => {
+    const s = asString(v, field);
+    if (!(values as readonly string[]).includes(s)) throw new StateDataError(`${field}: ${what}`);
+    return s as V;
+  };
+}
+
+/** An object read key by key in `shape`'s order (errors name `field.key`); undefined results are left out. */
+export function asFields<S extends Record<string, Check<unknown>>>(v: unknown, field: string, shape: S): Fields<S> {
+  const o = asObject(v, field);
+  const out: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(shape)) {
+    const value = check(o[key], `${field}.${key}`);
+    if (value !== undefined) out[key] = value;
+  }
+  return out as Fields<S>;
+}
+
+/** A list of objects read by `shape` (asFields). */
+export function asRecords<S extends Record<string, Check<unknown>>>(v: unknown, field: string, shape: S): Array<Fields<S>> {
+  return asList(v, field, (x, f) => asFields(x, f, shape));
+}
+
+export type Fields<S extends Record<string, Check<unknown>>> = { [K in keyof S]: ReturnType<S[K]> };

@@ -1,24 +1,19 @@
 /** thread.json's data: the running conversation state, its empty value and its parser (StateDataError on a bad shape). */
-import type { KeyExchange, LastToolCall, ToolFailure } from "../checkpoint/schema.js";
+import type { LastToolCall, ToolFailure } from "../checkpoint/schema.js";
 import type { LastMessageInfo } from "./message-rules.js";
 import { keepNewest } from "./lru.js";
 import { type Cursor, emptyCursor } from "./message-cursor.js";
-import { StateDataError, asArray, asNumber, asObject, asString, asStringArray, asStringOrNull } from "./state-files.js";
+import { type Check, type Fields, asFields, asNumber, asRecords, asString, asStringArray, asStringOrNull, oneOf } from "./state-files.js";
 
 /** Recent user/agent entries kept for "always include the last 2 exchange pairs" (spec §11.2). */
 export const RECENT_ENTRIES = 4;
 
-export interface Exchange {
-  seq: number;
-  role: KeyExchange["role"];
-  gist: string;
-}
-
-export interface PendingCall {
-  id: string;
-  name: string;
-  params_summary: string;
-}
+export const TOOL_FAILURE_DATA = { tool: asString, target: asString, error: asString, when: asString };
+const EXCHANGE_DATA = { seq: asNumber, role: oneOf(["user", "agent"] as const, "expected user or agent"), gist: asString };
+const TOOL_CALL_DATA = { name: asString, params_summary: asString };
+const PENDING_CALL_DATA = { id: asString, ...TOOL_CALL_DATA };
+export type Exchange = Fields<typeof EXCHANGE_DATA>;
+type PendingCall = Fields<typeof PENDING_CALL_DATA>;
 
 export interface ThreadData {
   first_user: string | null;
@@ -59,77 +54,50 @@ export function emptyThread(): Omit<ThreadData, "errors"> {
   };
 }
 
+const CURSOR_DATA = {
+  lastIndex: asNumber,
+  lastId: asStringOrNull,
+  lastTs: (v: unknown, f: string) => (v === null || v === undefined ? null : asNumber(v, f)),
+  idsAtLastTs: asStringArray,
+  processed: asNumber,
+};
+const LAST_DATA = {
+  role: oneOf(["user", "assistant", "toolResult"], "unknown role"),
+  stopReason: asStringOrNull,
+  hasToolCalls: (v: unknown) => v === true,
+  endsWithQuestion: (v: unknown) => v === true,
+  tail: (v: unknown) => (typeof v === "string" ? v : ""),
+};
+const PREV_ASSISTANT_DATA = { long: (v: unknown) => v === true, proposal: asString };
+
+/** `check`, with null and undefined read as null. */
+const orNull =
+  <T>(check: Check<T>): Check<T | null> =>
+  (v, f) =>
+    v === null || v === undefined ? null : check(v, f);
+
 export function parseThreadData(
   d: Record<string, unknown>,
   maxExchanges: number,
 ): { thread: Omit<ThreadData, "errors">; errors: ToolFailure[] } {
-  const exchange = (v: unknown, f: string): Exchange => {
-    const o = asObject(v, f);
-    const role = asString(o.role, `${f}.role`);
-    if (role !== "user" && role !== "agent") throw new StateDataError(`${f}.role: expected user or agent`);
-    return { seq: asNumber(o.seq, `${f}.seq`), role, gist: asString(o.gist, `${f}.gist`) };
-  };
-  const toolCall = (v: unknown, f: string): LastToolCall | null => {
-    if (v === null || v === undefined) return null;
-    const o = asObject(v, f);
-    return { name: asString(o.name, `${f}.name`), params_summary: asString(o.params_summary, `${f}.params_summary`) };
-  };
-  const c = asObject(d.cursor, "cursor");
-  const lastTs = c.lastTs;
-  const cursor: Cursor = {
-    lastIndex: asNumber(c.lastIndex, "cursor.lastIndex"),
-    lastId: asStringOrNull(c.lastId, "cursor.lastId"),
-    lastTs: lastTs === null || lastTs === undefined ? null : asNumber(lastTs, "cursor.lastTs"),
-    idsAtLastTs: asStringArray(c.idsAtLastTs, "cursor.idsAtLastTs"),
-    processed: asNumber(c.processed, "cursor.processed"),
-  };
-  let last: LastMessageInfo | null = null;
-  if (d.last !== null && d.last !== undefined) {
-    const o = asObject(d.last, "last");
-    const role = asString(o.role, "last.role");
-    if (role !== "user" && role !== "assistant" && role !== "toolResult") throw new StateDataError("last.role: unknown role");
-    last = {
-      role,
-      stopReason: asStringOrNull(o.stopReason, "last.stopReason"),
-      hasToolCalls: o.hasToolCalls === true,
-      endsWithQuestion: o.endsWithQuestion === true,
-      tail: typeof o.tail === "string" ? o.tail : "",
-    };
-  }
-  let prevAssistant: ThreadData["prev_assistant"] = null;
-  if (d.prev_assistant !== null && d.prev_assistant !== undefined) {
-    const o = asObject(d.prev_assistant, "prev_assistant");
-    prevAssistant = { long: o.long === true, proposal: asString(o.proposal, "prev_assistant.proposal") };
-  }
-  const errors = asArray(d.errors, "errors").map((v, i) => {
-    const o = asObject(v, `errors[${i}]`);
-    return {
-      tool: asString(o.tool, `errors[${i}].tool`),
-      target: asString(o.target, `errors[${i}].target`),
-      error: asString(o.error, `errors[${i}].error`),
-      when: asString(o.when, `errors[${i}].when`),
-    };
-  });
+  const exchange = orNull((v, f) => asFields(v, f, EXCHANGE_DATA));
+  const cursor = asFields(d.cursor, "cursor", CURSOR_DATA);
+  const last = orNull((v, f) => asFields(v, f, LAST_DATA))(d.last, "last");
+  const prevAssistant = orNull((v, f) => asFields(v, f, PREV_ASSISTANT_DATA))(d.prev_assistant, "prev_assistant");
+  const errors = asRecords(d.errors, "errors", TOOL_FAILURE_DATA);
   const thread: Omit<ThreadData, "errors"> = {
     first_user: asStringOrNull(d.first_user, "first_user"),
     first_exchange: d.first_exchange ? exchange(d.first_exchange, "first_exchange") : null,
     last_user: asStringOrNull(d.last_user, "last_user"),
-    pivots: keepNewest(asArray(d.pivots, "pivots").map((v, i) => exchange(v, `pivots[${i}]`)), maxExchanges),
-    recent: keepNewest(asArray(d.recent, "recent").map((v, i) => exchange(v, `recent[${i}]`)), RECENT_ENTRIES),
+    pivots: keepNewest(asRecords(d.pivots, "pivots", EXCHANGE_DATA), maxExchanges),
+    recent: keepNewest(asRecords(d.recent, "recent", EXCHANGE_DATA), RECENT_ENTRIES),
     seq: asNumber(d.seq, "seq"),
     prev_assistant: prevAssistant,
     last,
     interrupted: d.interrupted === true,
     host_turn: d.host_turn === true,
-    last_tool_call: toolCall(d.last_tool_call, "last_tool_call"),
-    pending_calls: asArray(d.pending_calls, "pending_calls").map((v, i) => {
-      const o = asObject(v, `pending_calls[${i}]`);
-      return {
-        id: asString(o.id, `pending_calls[${i}].id`),
-        name: asString(o.name, `pending_calls[${i}].name`),
-        params_summary: asString(o.params_summary, `pending_calls[${i}].params_summary`),
-      };
-    }),
+    last_tool_call: orNull((v, f) => asFields(v, f, TOOL_CALL_DATA))(d.last_tool_call, "last_tool_call"),
+    pending_calls: asRecords(d.pending_calls, "pending_calls", PENDING_CALL_DATA),
     cursor,
     // absent in files written before it was kept: nothing counted yet
     captured_tokens: typeof d.captured_tokens === "number" && Number.isFinite(d.captured_tokens) && d.captured_tokens > 0 ? Math.floor(d.captured_tokens) : 0,

@@ -6,7 +6,7 @@
 import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
-import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";
+import { StateDataError, asFields, asList, asNumber, asObject, asRecords, asString, asStringArray } from "./state-files.js";
 
 export const MAX_TURNS = 40;
 export const MAX_TASKS = 20;
@@ -92,33 +92,30 @@ export class TurnLog {
   static fromData(raw: unknown, maxTurns = MAX_TURNS): TurnLog {
     const d = asObject(raw, "turns");
     const log = new TurnLog(maxTurns);
-    const turn = (v: unknown, f: string): TurnEntry => {
-      const o = asObject(v, f);
-      return {
-        seq: asNumber(o.seq, `${f}.seq`),
-        request: asString(o.request, `${f}.request`),
-        outcome: asString(o.outcome, `${f}.outcome`),
-        ...(o.names === undefined ? {} : { names: asStringArray(o.names, `${f}.names`) }),
-      };
-    };
+    const turn = (v: unknown, f: string): TurnEntry => asFields(v, f, TURN_DATA);
     log.first = d.first === null || d.first === undefined ? null : turn(d.first, "turns.first");
-    log.recent = asArray(d.recent, "turns.recent").map((v, i) => turn(v, `turns.recent[${i}]`)).slice(-maxTurns);
-    for (const [i, v] of asArray(d.tasks, "turns.tasks").entries()) {
-      const f = `turns.tasks[${i}]`;
-      const o = asObject(v, f);
-      if (o.ok !== null && typeof o.ok !== "boolean") throw new StateDataError(`${f}.ok: expected a boolean or null`);
-      const id = asString(o.id, `${f}.id`);
-      log.tasks.touch(id, {
-        tool: asString(o.tool, `${f}.tool`),
-        id,
-        ask: asString(o.ask, `${f}.ask`),
-        outcome: asString(o.outcome, `${f}.outcome`),
-        ok: o.ok as boolean | null,
-      });
-    }
+    log.recent = asList(d.recent, "turns.recent", turn).slice(-maxTurns);
+    for (const t of asRecords(d.tasks, "turns.tasks", TASK_DATA)) log.tasks.touch(t.id, t);
     return log;
   }
 }
+
+const TURN_DATA = {
+  seq: asNumber,
+  request: asString,
+  outcome: asString,
+  names: (v: unknown, f: string) => (v === undefined ? undefined : asStringArray(v, f)),
+};
+const TASK_DATA = {
+  tool: asString,
+  id: asString,
+  ask: asString,
+  outcome: asString,
+  ok: (v: unknown, f: string) => {
+    if (v !== null && typeof v !== "boolean") throw new StateDataError(`${f}: expected a boolean or null`);
+    return v;
+  },
+};
 
 /** A request that is only a slash command, a URL or an @path (syntax, not words): not a goal by itself. */
 export function isBareReference(request: string): boolean {

@@ -7,7 +7,8 @@
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { TurnLog } from "./turn-log.js";
-import { StateDataError, asArray, asNumber, asObject, asString, asStringArray } from "./state-files.js";
+import { asArray, asBoolean, asNumber, asObject, asRecords, asString, asStringArray } from "./state-files.js";
+import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
 export interface WorkLedgerCaps {
   maxFiles: number;
@@ -225,50 +226,9 @@ export class WorkLedger {
     w.recent = asStringArray(d.recent, "recent");
     w.lastReport = asString(d.last_report, "last_report");
     w.reportSeq = asNumber(d.report_seq, "report_seq");
-    for (const [i, v] of asArray(d.files, "files").entries()) {
-      const o = asObject(v, `files[${i}]`);
-      const path = asString(o.path, `files[${i}].path`);
-      w.files.touch(path, {
-        path,
-        edits: asNumber(o.edits, `files[${i}].edits`),
-        writes: asNumber(o.writes, `files[${i}].writes`),
-        change: asString(o.change, `files[${i}].change`),
-        // absent in state written before names were kept
-        names: o.names === undefined ? [] : asStringArray(o.names, `files[${i}].names`),
-        last: asString(o.last, `files[${i}].last`),
-        mentions: asNumber(o.mentions, `files[${i}].mentions`),
-        order: asNumber(o.order, `files[${i}].order`),
-        // absent in state written before removals were tracked
-        ...(o.deleted === true ? { deleted: true } : {}),
-      });
-    }
-    for (const [i, v] of asArray(d.commands, "commands").entries()) {
-      const o = asObject(v, `commands[${i}]`);
-      const family = asString(o.family, `commands[${i}].family`);
-      if (o.exit !== null) asNumber(o.exit, `commands[${i}].exit`);
-      if (typeof o.ok !== "boolean") throw new StateDataError(`commands[${i}].ok: expected a boolean`);
-      w.commands.touch(family, {
-        family,
-        command: asString(o.command, `commands[${i}].command`),
-        runs: asNumber(o.runs, `commands[${i}].runs`),
-        failures: asNumber(o.failures, `commands[${i}].failures`),
-        ok: o.ok,
-        exit: o.exit === null ? null : (o.exit as number),
-        when: asString(o.when, `commands[${i}].when`),
-      });
-    }
-    for (const [i, v] of asArray(d.failures, "failures").entries()) {
-      const o = asObject(v, `failures[${i}]`);
-      const f: OpenFailure = {
-        tool: asString(o.tool, `failures[${i}].tool`),
-        target: asString(o.target, `failures[${i}].target`),
-        error: asString(o.error, `failures[${i}].error`),
-        when: asString(o.when, `failures[${i}].when`),
-        family: asString(o.family, `failures[${i}].family`),
-        seq: asNumber(o.seq, `failures[${i}].seq`),
-      };
-      w.failures.touch(failureKey(f.tool, f.target), f);
-    }
+    for (const f of asRecords(d.files, "files", FILE_DATA)) w.files.touch(f.path, f);
+    for (const c of asRecords(d.commands, "commands", COMMAND_DATA)) w.commands.touch(c.family, c);
+    for (const f of asRecords(d.failures, "failures", FAILURE_DATA)) w.failures.touch(failureKey(f.tool, f.target), f);
     // absent in state written before the turn log
     if (d.turns !== undefined) w.turnLog = TurnLog.fromData(d.turns);
     for (const [i, v] of asArray(d.mentioned, "mentioned").entries()) {
@@ -278,6 +238,30 @@ export class WorkLedger {
     return w;
   }
 }
+
+const FILE_DATA = {
+  path: asString,
+  edits: asNumber,
+  writes: asNumber,
+  change: asString,
+  // absent in state written before names were kept
+  names: (v: unknown, f: string) => (v === undefined ? [] : asStringArray(v, f)),
+  last: asString,
+  mentions: asNumber,
+  order: asNumber,
+  // absent in state written before removals were tracked
+  deleted: (v: unknown) => (v === true ? true : undefined),
+};
+const COMMAND_DATA = {
+  family: asString,
+  command: asString,
+  runs: asNumber,
+  failures: asNumber,
+  ok: asBoolean,
+  exit: (v: unknown, f: string) => (v === null ? null : asNumber(v, f)),
+  when: asString,
+};
+const FAILURE_DATA = { ...TOOL_FAILURE_DATA, family: asString, seq: asNumber };
 
 function failureKey(tool: string, target: string): string {
   return `${tool}\u0000${target}`;
