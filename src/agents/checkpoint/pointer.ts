@@ -80,6 +80,16 @@ export async function readPointerInDir(
   };
 }
 
+/** The pointer names the highest file `topId` at the size it recorded: its fields stand for that file. */
+export async function pointerIsCurrent(p: LatestPointer, topId: string | undefined, fs: FsOps): Promise<boolean> {
+  if (p.bytes === undefined || p.checkpoint_id !== topId) return false;
+  try {
+    return (await fs.stat(p.path)).size === p.bytes;
+  } catch {
+    return false; // changed or gone: the caller reads the checkpoints
+  }
+}
+
 /** Atomic but not fsync'd: readers look for newer files anyway (a power loss leaves it a step behind). */
 export async function writePointerInDir(
   dir: string,

@@ -3,7 +3,7 @@ import path from "node:path";
 import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { checkpointsRoot } from "../../infra/session-dir.js";
 import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
-import { readPointerInDir, type LatestPointer } from "./pointer.js";
+import { pointerIsCurrent, readPointerInDir, type LatestPointer } from "./pointer.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import { listCheckpointFilesInDir } from "./files.js";
 import { readCheckpointMeta } from "./meta.js";
@@ -71,15 +71,8 @@ export async function readLatestSummary(opts: CheckpointStoreOptions, sessionKey
   const fs = fsOf(opts);
   const dir = sessionDirOf(opts, sessionKey);
   const pointer = await readPointerInDir(dir, sessionKey, fs);
-  if (pointer?.summary && pointer.bytes !== undefined) {
-    const files = await listCheckpointFilesInDir(dir, fs);
-    if (files.at(-1)?.id === pointer.checkpoint_id) {
-      try {
-        if ((await fs.stat(pointer.path)).size === pointer.bytes) return pointer.summary;
-      } catch {
-        // changed or gone: read the checkpoints
-      }
-    }
+  if (pointer?.summary && (await pointerIsCurrent(pointer, (await listCheckpointFilesInDir(dir, fs)).at(-1)?.id, fs))) {
+    return pointer.summary;
   }
   const cp = await readLatestInDir(dir, sessionKey, fs);
   return cp ? summarizeCheckpoint(cp) : null;

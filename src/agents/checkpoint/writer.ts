@@ -1,18 +1,9 @@
 /**
- * The checkpoint writer of one session key (spec §5.2, §5.5, §12). An engine keeps one, so the
- * highest id and the latest checkpoint's session id and tokens stay in memory after the first
- * write. A write:
- *  1. validates the draft before touching disk;
- *  2. dedup: an `auto-80pct` draft is skipped when input_tokens moved less than `delta` from the
- *     latest checkpoint of the SAME session id, unless the session captured at least `delta` of
- *     its tokens since (a history whose oldest turns the host drops keeps its size, not its content);
- *  3. publishes `cp_<top+1>.yaml` exclusively (temp file, fsync, link); then, side by side, the
- *     directory fsync, one listing of the directory and the pointer (a non-durable hint);
- *  4. when the listing holds a higher id (another writer went past, or pruned this very id from a
- *     stale view), withdraws the file and retries above it. Retention never removes the highest
- *     id, so the highest id only grows and ids follow publish order;
- *  5. once the directory fsync is done: retention and the stale-temp sweep, from that listing.
- * The pointer, retention and the sweep failing do not undo a durable checkpoint (`warnings`).
+ * The checkpoint writer of one session key (spec §5.2, §5.5, §12); an engine keeps one, so what
+ * it knows of the directory stays in memory. A write validates, skips an auto draft that repeats
+ * the latest (dedup), publishes `cp_<top+1>.yaml` exclusively, and withdraws and retries above a
+ * higher id another writer published meanwhile: retention never removes the highest id, so ids
+ * follow publish order. Pointer, retention and temp sweep are best effort (`warnings`).
  */
 import path from "node:path";
 import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
@@ -24,7 +15,7 @@ import { CheckpointError } from "./errors.js";
 import { scanSessionDir, type SessionDirScan } from "./files.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
 import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
-import { readPointerInDir, writePointerInDir } from "./pointer.js";
+import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
 import { deleteCheckpointFiles, removeStaleTemps } from "./retention.js";
 import { summarizeCheckpoint } from "./summary.js";
@@ -58,11 +49,13 @@ function withMeta(cp: Checkpoint | CheckpointDraft, id: string, previous: string
   return { ...cp, meta: { ...cp.meta, checkpoint_id: id, previous_checkpoint: previous } };
 }
 
-/** How an `auto-80pct` draft is deduplicated against the latest checkpoint. */
+/**
+ * An `auto-80pct` draft repeats the latest checkpoint of its session id when input_tokens moved
+ * less than `delta`, unless the session captured `capturedTokens` >= delta of them since (a history
+ * whose oldest turns the host drops keeps its size, not its content).
+ */
 export interface AutoDedup {
-  /** least relative change of input_tokens that makes a new checkpoint */
   delta: number;
-  /** tokens the session captured since its latest checkpoint (unknown: only the token count decides) */
   capturedTokens?: number;
 }
 
@@ -271,20 +264,12 @@ export class CheckpointWriter {
   private async readKnown(fs: FsOps, warnings: string[]): Promise<Known> {
     const scan = await scanSessionDir(this.dir, fs);
     this.reportOutOfRange(scan.outOfRange, warnings);
-    const problems: string[] = [];
-    const pointer = await readPointerInDir(this.dir, this.sessionKey, fs, problems);
-    warnings.push(...problems);
+    const pointer = await readPointerInDir(this.dir, this.sessionKey, fs, warnings);
     const fileTop = scan.files.at(-1)?.n ?? 0;
     const pointerN = pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : 0;
     const top = Math.max(fileTop, pointerN);
-    if (pointer && pointer.input_tokens !== undefined && pointerN === fileTop && pointer.bytes !== undefined) {
-      try {
-        if ((await fs.stat(pointer.path)).size === pointer.bytes) {
-          return { top, latest: { id: pointer.checkpoint_id, sessionId: pointer.session_id ?? null, inputTokens: pointer.input_tokens, checkpoint: null } };
-        }
-      } catch {
-        // gone or unreadable: recover below
-      }
+    if (pointer?.input_tokens !== undefined && (await pointerIsCurrent(pointer, scan.files.at(-1)?.id, fs))) {
+      return { top, latest: { id: pointer.checkpoint_id, sessionId: pointer.session_id ?? null, inputTokens: pointer.input_tokens, checkpoint: null } };
     }
     const cp = await readLatestInDir(this.dir, this.sessionKey, fs);
     return { top, latest: cp ? latestOf(cp) : null };
