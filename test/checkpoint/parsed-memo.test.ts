@@ -13,7 +13,7 @@ import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
-import { parsedCheckpointStats } from "../../src/agents/checkpoint/parsed-memo.js";
+import { parsedCheckpointStats } from "../../src/agents/checkpoint/yaml.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 import { compactEvent, makeEngine, userMsg } from "../hardening/helpers.js";
 

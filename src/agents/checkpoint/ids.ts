@@ -5,8 +5,7 @@
 const ID_RE = /^cp_(\d{3,})$/;
 /** Highest checkpoint number: a larger one is corrupt or hostile, and would leave no room for later writes. */
 export const MAX_CHECKPOINT_NUMBER = 999_999_999_999;
-const OUT_OF_RANGE_FILE_RE = /^cp_(\d{3,})\.yaml$/;
-const FILE_RE = /^(cp_\d{3,})\.yaml$/;
+const FILE_RE = /^(cp_(\d{3,}))\.yaml$/;
 
 export function formatCheckpointId(n: number): string {
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CHECKPOINT_NUMBER) {
@@ -17,9 +16,9 @@ export function formatCheckpointId(n: number): string {
 
 /** "cp_007" -> 7; null for anything that is not a canonical id ("cp_7", "cp_0001", "cp_000"). */
 export function parseCheckpointId(id: string): number | null {
-  const m = ID_RE.exec(id);
-  if (!m || m[1] === undefined) return null;
-  const n = Number(m[1]);
+  const digits = ID_RE.exec(id)?.[1];
+  if (digits === undefined) return null;
+  const n = Number(digits);
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CHECKPOINT_NUMBER) return null;
   return formatCheckpointId(n) === id ? n : null;
 }
@@ -30,14 +29,13 @@ export function checkpointFileName(id: string): string {
 
 /** "cp_007.yaml" -> { id: "cp_007", n: 7 }; null for any other name (temp files, pointer, junk). */
 export function parseCheckpointFileName(name: string): { id: string; n: number } | null {
-  const m = FILE_RE.exec(name);
-  if (!m || m[1] === undefined) return null;
-  const n = parseCheckpointId(m[1]);
-  return n === null ? null : { id: m[1], n };
+  const id = FILE_RE.exec(name)?.[1];
+  const n = id === undefined ? null : parseCheckpointId(id);
+  return n === null ? null : { id: id!, n };
 }
 
 /** A name shaped like a checkpoint file whose number is out of range (see MAX_CHECKPOINT_NUMBER). */
 export function isOutOfRangeCheckpointFileName(name: string): boolean {
-  const m = OUT_OF_RANGE_FILE_RE.exec(name);
-  return m !== null && m[1] !== undefined && !m[1].startsWith("0") && Number(m[1]) > MAX_CHECKPOINT_NUMBER;
+  const digits = FILE_RE.exec(name)?.[2];
+  return digits !== undefined && !digits.startsWith("0") && Number(digits) > MAX_CHECKPOINT_NUMBER;
 }

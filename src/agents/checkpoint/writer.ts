@@ -21,8 +21,7 @@ import { deleteCheckpointFiles, removeStaleTemps } from "./retention.js";
 import { summarizeCheckpoint } from "./summary.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
-import { normalizeForDisk } from "./yaml.js";
-import { memoizeWritten } from "./parsed-memo.js";
+import { memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
 
 export const DEFAULT_DEDUP_DELTA = 0.05;
 const MAX_ID_ATTEMPTS = 1000;
@@ -209,7 +208,7 @@ export class CheckpointWriter {
       known.top = n;
       known.latest = latestOf(checkpoint);
       // the next reader in this process (a new session, a fresh engine) skips the parse
-      memoizeWritten(text, checkpoint);
+      memoizeCheckpoint(text, checkpoint, true);
       const pruned = await this.afterPublish(scan, retention, fs, warnings);
       return { written: true, id, path: file, checkpoint, pruned, warnings };
     }

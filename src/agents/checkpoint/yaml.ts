@@ -6,8 +6,8 @@
 import { parseDocument } from "yaml";
 import type { Checkpoint } from "./schema.js";
 import { emitCheckpoint } from "./emit.js";
-import { memoizeCheckpoint, memoizedCheckpoint } from "./parsed-memo.js";
-import { assertParseableSize } from "./parse-guard.js";
+import { BudgetCache } from "../../infra/budget-cache.js";
+import { assertParseableSize, MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
 import { CheckpointError } from "./errors.js";
 import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
@@ -73,4 +73,37 @@ export function parseYamlData(text: string, file: string): unknown {
   } catch (err) {
     throw new CheckpointError(file, undefined, `invalid YAML: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+}
+
+/**
+ * Checkpoints this process wrote or parsed, by their exact YAML text (the emitter is exact, so a
+ * hit is the file's content whoever wrote it): parsing a 50 KB checkpoint takes 10 ms warm,
+ * 80–170 ms cold, and a new session, a `/compact` or an evicted gateway slot reads it again.
+ * 16 MiB: about 60 checkpoints of 50 KB, the UTF-16 key plus the object estimated at twice the text.
+ */
+const memo = new BudgetCache<string, { checkpoint: Checkpoint; chars: number }>(
+  "parsed checkpoints",
+  16 * 2 ** 20,
+  (e) => e.chars * 4,
+);
+
+/** The checkpoint whose YAML is `text`, as a fresh copy, or undefined when not memoized. */
+function memoizedCheckpoint(text: string): Checkpoint | undefined {
+  const e = memo.get(text);
+  return e ? structuredClone(e.checkpoint) : undefined;
+}
+
+/**
+ * Remembers `checkpoint` as the parse of `text`: a copy, or, `owned` (a writer's, only read
+ * after), the object itself (a clone was a tenth of a write). A text the reader refuses is not pinned.
+ */
+export function memoizeCheckpoint(text: string, checkpoint: Checkpoint, owned = false): void {
+  if (text.length > MAX_CHECKPOINT_BYTES) return;
+  memo.set(text, { checkpoint: owned ? checkpoint : structuredClone(checkpoint), chars: text.length });
+}
+
+/** Hits and misses (tests, the debug log). */
+export function parsedCheckpointStats(): { hits: number; misses: number } {
+  const s = memo.stats();
+  return { hits: s.hits, misses: s.misses };
 }
