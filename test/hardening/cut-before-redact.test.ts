@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { GIST } from "../../src/agents/state/capture-sizes.js";
-import { contentHeadTail, errorGist } from "../../src/agents/state/tool-result-rules.js";
+import { contentHeadTail, errorGist } from "../../src/agents/state/tool-result-capture.js";
 import { proposalGist, summarizeToolCall } from "../../src/agents/state/message-rules.js";
 import { segmentsOf } from "../../src/agents/archive/segments.js";
 import { agedArgMarker } from "../../src/agents/artifacts/aged-call-args.js";

@@ -19,7 +19,7 @@ import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
 import { GIST } from "./capture-sizes.js";
 import { itemKey } from "./message-rules.js";
-import { normalizeToolPath } from "./tool-result-rules.js";
+import { normalizeToolPath } from "./tool-result-capture.js";
 import { safeGist } from "../text/safe-gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
 import type { ContextStateSnapshot } from "./state-snapshot.js";

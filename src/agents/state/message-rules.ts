@@ -11,21 +11,14 @@ import { prop, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { boundedJson } from "../text/bounded-json.js";
 import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./capture-sizes.js";
-import { normalizeToolPath } from "./tool-result-rules.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
 
 /** "<name> <path or command or compact JSON of args>", redacted and gisted. */
-export function summarizeToolCall(name: string, args: unknown, cwd?: string): LastToolCall {
-  const p = toolPathArg(args);
-  let summary: string;
-  if (p !== null) summary = cwd ? normalizeToolPath(p, cwd) : safeGist(p, GIST.params);
-  else if (typeof prop(args, "command") === "string") {
-    summary = safeGist(prop(args, "command") as string, GIST.params);
-  } else {
-    summary = safeGist(boundedJson(args, GIST.params * 4), GIST.params);
-  }
-  return { name: safeGist(name, 80), params_summary: summary };
+export function summarizeToolCall(name: string, args: unknown): LastToolCall {
+  const command = prop(args, "command");
+  const text = toolPathArg(args) ?? (typeof command === "string" ? command : boundedJson(args, GIST.params * 4));
+  return { name: safeGist(name, 80), params_summary: safeGist(text, GIST.params) };
 }
 
 /** The last tool call in `messages` (an interrupted turn's prefix), summarized; total on malformed messages. */

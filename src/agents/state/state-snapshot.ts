@@ -1,7 +1,7 @@
 /** Captured state as the checkpoint builder reads it; status and next_action derived, never stored. */
-import type { KeyExchange, LastToolCall, Resources, ToolFailure, WorkingStatus, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
+import type { KeyExchange, WorkingStatus } from "../checkpoint/schema.js";
 import { statusOf } from "./message-rules.js";
-import type { CapturedDecision, CapturedState } from "./captured-state.js";
+import type { CapturedState } from "./captured-state.js";
 import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
 import type { Exchange } from "./thread-data.js";
@@ -11,56 +11,34 @@ import type { Exchange } from "./thread-data.js";
  * resources, closedItems and learnings hold what came since the last checkpoint (oldest first);
  * the rest is the current situation, kept across it.
  */
-export interface ContextStateSnapshot {
-  sessionKey: string;
-  sessionId: string | null;
-  firstUser: string | null;
-  lastUser: string | null;
-  /** = lastUser ?? "" (spec §11.1: working.topic) */
-  topic: string;
-  /** first user message + pivots + last 2 pairs, in order, capped */
-  keyExchanges: KeyExchange[];
-  errors: ToolFailure[];
-  decisions: CapturedDecision[];
-  resources: Resources;
-  openItems: string[];
-  /** to remove from a carried-forward checkpoint */
-  closedItems: string[];
-  learnings: string[];
-  status: WorkingStatus;
-  nextAction: string;
-  /** the last assistant reply was aborted / errored */
-  interrupted: boolean;
-  lastToolCall: LastToolCall | null;
-  /** false until any conversational message has been captured (nothing to say about status) */
-  hasActivity: boolean;
-  /** messages processed by the cursor so far (diagnostics) */
-  messagesSeen: number;
-  work: WorkLedgerData;
-}
+export type ContextStateSnapshot = ReturnType<typeof snapshotOf>;
 
-export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: string | null): ContextStateSnapshot {
+export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: string | null) {
   const t = s.thread;
-  const openItems = s.items.openTexts();
   const status = statusOf(t.last);
   return {
     sessionKey,
     sessionId,
     firstUser: t.first_user,
     lastUser: t.last_user,
+    // spec §11.1: working.topic
     topic: t.last_user ?? "",
     keyExchanges: keyExchanges(s),
     errors: s.errors.values(),
     decisions: s.decisions.values(),
     resources: s.resources.snapshot(),
-    openItems,
+    openItems: s.items.openTexts(),
+    // to remove from a carried-forward checkpoint
     closedItems: s.items.closedTexts(),
     learnings: s.learnings.values(),
     status,
     nextAction: nextActionOf(s, status),
+    // the last assistant reply was aborted / errored
     interrupted: t.interrupted,
     lastToolCall: t.last_tool_call,
+    // false until a conversational message was captured (nothing to say about status)
     hasActivity: t.last !== null,
+    // messages processed by the cursor so far (diagnostics)
     messagesSeen: t.cursor.processed,
     work: s.work.snapshot(),
   };

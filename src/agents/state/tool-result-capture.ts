@@ -1,13 +1,113 @@
-/** Layer A into state (spec §7.2, docs/capture-rules.md), by the rules of tool-result-rules.ts. */
-import { prop, toolPathArg } from "../messages/read.js";
+/**
+ * Layer A (spec §7.2, docs/capture-rules.md): one `tool_result` event -> tool, target, file
+ * access, failure, from the call's structure only (no keyword of its output), and into state.
+ * Strings leave redacted and gisted.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { ToolFailure } from "../checkpoint/schema.js";
+import { cutHead, cutTail } from "../text/cut.js";
+import { redactSecrets } from "../text/redact.js";
 import { asText } from "../text/gist.js";
-import { safeGist } from "../text/safe-gist.js";
-import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "../messages/tool-outcome.js";
+import { contentText, prop, toolPathArg } from "../messages/read.js";
+import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
 import { removedPaths } from "../messages/shell-removals.js";
-import { GIST } from "./capture-sizes.js";
-import { contentHeadTail, extractToolResult, normalizeToolPath, type ToolResultEventLike } from "./tool-result-rules.js";
 import { changedText, declaredNames } from "./declared-names.js";
 import type { CaptureTarget } from "./capture-target.js";
+import { safeGist } from "../text/safe-gist.js";
+import { GIST } from "./capture-sizes.js";
+
+export interface ToolResultEventLike {
+  toolName: string;
+  toolCallId?: string;
+  input: unknown;
+  content: unknown;
+  isError: boolean;
+}
+
+export type FileAccess = "read" | "modified";
+
+export interface ToolResultCapture {
+  tool: string;
+  /** normalized path, command gist, or "" */
+  target: string;
+  /** the file touched, only when the call succeeded and a path was given */
+  file: { path: string; access: FileAccess } | null;
+  failure: ToolFailure | null;
+}
+
+const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
+
+/** Path relative to cwd as pi's tools resolve it ("@" dropped, "~" expanded), absolute outside cwd; redacted. */
+export function normalizeToolPath(raw: string, cwd: string): string {
+  // "~" reads the home directory, which may change: not memoized
+  const memo = typeof raw === "string" && raw.length <= PATH_MEMO_KEY_MAX && !raw.includes("~");
+  const key = memo ? `${cwd}\u0000${raw}` : "";
+  const hit = memo ? normalizedPaths.get(key) : undefined;
+  if (hit !== undefined) return hit;
+  const out = normalizeToolPathNow(raw, cwd);
+  if (memo) {
+    if (normalizedPaths.size >= PATH_MEMO_MAX) normalizedPaths.clear();
+    normalizedPaths.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * A session names the same few paths in most calls: without this memo, path.resolve alone
+ * allocated ~0.4 MB per 1,000-message capture pass (heap profile, bench/compaction-provider.ts).
+ */
+const normalizedPaths = new Map<string, string>();
+const PATH_MEMO_MAX = 1024;
+const PATH_MEMO_KEY_MAX = 1024;
+
+function normalizeToolPathNow(raw: string, cwd: string): string {
+  // redact BEFORE normalizing: path.resolve turns `https://user:pass@host` into `https:/user:pass@host`
+  let p = redactSecrets(cutHead(raw, 8192)).trim();
+  if (p.startsWith("@")) p = p.slice(1);
+  if (p === "~") p = os.homedir();
+  else if (p.startsWith("~/")) p = os.homedir() + p.slice(1);
+  const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(cwd, p);
+  const rel = path.relative(cwd, abs);
+  const out = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel;
+  return safeGist(out.split(path.sep).join("/"), 400);
+}
+
+/** The most informative line of an error text (tool-outcome.ts rules), redacted and gisted. */
+export function errorGist(text: string): string {
+  return safeGist(informativeErrorLine(text, GIST.error * 2), GIST.error);
+}
+
+/** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
+export function contentHeadTail(content: unknown, each = 4000): string {
+  const all = contentText(content, 400_000);
+  // cut between tokens (text/cut.ts): a plain slice would keep the unrecognisable end of a
+  // token straddling the tail window's start, or the start of one straddling the head's end
+  return all.length <= each * 2 ? all : `${cutHead(all, each)}\n${cutTail(all, each)}`;
+}
+
+/**
+ * write/edit with a path: modified; any other tool with a path: read (we cannot know it writes);
+ * bash: the command gist is the target. A failed call records only a failure with its error line.
+ * `headTail`: `contentHeadTail(ev.content)` when the caller has it already.
+ */
+export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date(), headTail?: string): ToolResultCapture {
+  const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
+  const rawPath = toolPathArg(ev.input);
+  const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
+  let target = filePath ?? "";
+  if (!filePath) {
+    const cmd = prop(ev.input, "command");
+    if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
+  }
+  if (ev.isError) {
+    const error = errorGist(headTail ?? contentHeadTail(ev.content)) || "(no error text)";
+    return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
+  }
+  let file: ToolResultCapture["file"] = null;
+  if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read" };
+  return { tool, target, file, failure: null };
+}
 
 /**
  * A tool result's tool, file access and failure (thread.errors), and the work ledger: file
