@@ -1,11 +1,16 @@
 /**
  * What a capture writes into: the accumulators (CapturedState), the texts whose gists wait for
- * the pass's end (DeferredGists), and which state files changed since the last flush.
+ * the pass's end (DeferredGists, settled once by settleDeferred), and which state files changed
+ * since the last flush.
  */
 import type { LastToolCall } from "../checkpoint/schema.js";
 import type { OnceLogger } from "../../infra/log-once.js";
+import { changeGist } from "../messages/tool-outcome.js";
+import { safeGist } from "../text/safe-gist.js";
+import { GIST } from "./capture-sizes.js";
 import { type CaptureCaps, CapturedState } from "./captured-state.js";
-import type { LastMessageInfo } from "./message-rules.js";
+import { endsWithQuestion, lastNonBlankLine, type LastMessageInfo, proposalGist, summarizeToolCall } from "./message-rules.js";
+import { backtickNames } from "./turn-log.js";
 import type { StateFileName } from "./state-files.js";
 import type { Exchange, ThreadData } from "./thread-data.js";
 
@@ -82,4 +87,79 @@ export class CaptureTarget {
     this.deferred.calls.set(entry, { name, args });
     return entry;
   }
+}
+
+/** Fills a call's summary, if it is still to be taken. */
+export function settleCall(t: CaptureTarget, entry: LastToolCall): void {
+  const call = t.deferred.calls.get(entry);
+  if (!call) return;
+  t.deferred.calls.delete(entry);
+  try {
+    Object.assign(entry, summarizeToolCall(call.name, call.args));
+  } catch (err) {
+    t.log.fail("message capture", err);
+  }
+}
+
+/** The newest of `items` whose gist is not empty, with that gist (the latest that says something stands). */
+function latestWithGist<T>(items: readonly T[], gistOf: (item: T) => string): { item: T; gist: string } | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const g = gistOf(items[i]!);
+    if (g) return { item: items[i]!, gist: g };
+  }
+  return null;
+}
+
+/** The gists of the texts still standing at the end of a capture pass. */
+export function settleDeferred(target: CaptureTarget): void {
+  const d = target.deferred;
+  const t = target.acc.thread;
+  const work = target.acc.work;
+  try {
+    if (d.tail && t.last === d.tail.last) t.last.endsWithQuestion = endsWithQuestion(d.tail.text);
+    if (t.last_tool_call) settleCall(target, t.last_tool_call);
+    for (const call of t.pending_calls) settleCall(target, call);
+    // each changed file's latest change gist from this pass
+    for (const [path, list] of d.changes) {
+      if (!work.hasFile(path)) continue;
+      try {
+        const change = latestWithGist(list, (c) => safeGist(changeGist(c.tool, c.input), GIST.change));
+        if (change) work.setChange(path, change.gist);
+      } catch (err) {
+        target.log.fail("message capture", err);
+      }
+    }
+    // each turn's outcome, for the turns the log still holds
+    for (const [turn, texts] of d.turnTexts) {
+      const outcome = work.turnLog.holds(turn) ? latestWithGist(texts, (x) => safeGist(x, GIST.turnOutcome)) : null;
+      if (outcome) work.turnLog.onText(outcome.gist, gistedNames(backtickNames(outcome.item)), turn);
+    }
+    settleProposal(target);
+    const report = latestWithGist(d.reports, (r) => safeGist(r.text, GIST.report));
+    if (report) work.onReport(report.gist, report.item.seq);
+    if (d.tail && t.last === d.tail.last) t.last.tail = safeGist(lastNonBlankLine(d.tail.text), GIST.topic);
+    for (const ex of [...t.recent, ...t.pivots, t.first_exchange]) {
+      const text = ex ? d.exchanges.get(ex) : undefined;
+      if (ex && text !== undefined) {
+        ex.gist = safeGist(text, GIST.exchange);
+        d.exchanges.delete(ex);
+      }
+    }
+  } catch (err) {
+    target.log.fail("message capture", err);
+  } finally {
+    d.clearPass();
+  }
+}
+
+/** Names as the state keeps them: each gisted, empty ones dropped. */
+export function gistedNames(names: readonly string[]): string[] {
+  return names.map((n) => safeGist(n, GIST.name)).filter(Boolean);
+}
+
+/** The pending long answer's proposal, when that answer is still the previous one. */
+export function settleProposal(t: CaptureTarget): void {
+  const p = t.deferred.proposal;
+  t.deferred.proposal = null;
+  if (p && t.acc.thread.prev_assistant === p.of) p.of.proposal = proposalGist(p.text);
 }

@@ -13,7 +13,7 @@ import { contentText, prop, toolPathArg } from "../messages/read.js";
 import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
 import { removedPaths } from "../messages/shell-removals.js";
 import { changedText, declaredNames } from "./declared-names.js";
-import type { CaptureTarget } from "./capture-target.js";
+import { type CaptureTarget, gistedNames } from "./capture-target.js";
 import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./capture-sizes.js";
 
@@ -145,7 +145,7 @@ export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd
   if (cap.file) {
     t.touchFile(cap.file.path, cap.file.access);
     if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
-      const names = declaredNames(changedText(cap.tool, ev.input), cap.file.path).map((n) => safeGist(n, GIST.name)).filter(Boolean);
+      const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), cap.file.path));
       onFileChanged(t, cap.file.path, cap.tool, ev.input, now, names);
       workChanged = true;
     }
