@@ -1,12 +1,8 @@
 /**
- * Checkpoint -> YAML text by direct emission, laid out by the field table (fields.ts). Exact
- * without a parse-back because every value takes a form the YAML 1.2 grammar reads one way
- * (test/checkpoint/emit.test.ts checks the `yaml` parser reads back what was emitted):
- *  - double-quoted: JSON's escaping plus `\uXXXX` for what YAML refuses raw in a quoted scalar
- *    or may take as a line break (DEL, C1 controls, NEL, U+2028/9, BOM, U+FFFE/F);
- *  - block literal `|-` for free text made of block-safe characters that neither starts nor
- *    ends with white space (indentation detection, strip chomping);
- *  - plain `null`, `true`/`false` and numbers (-0 as 0). Keys are fixed schema names.
+ * Checkpoint -> YAML text by the field table (fields.ts), exact without a parse-back: every value
+ * takes a form YAML 1.2 reads one way (test/checkpoint/emit.test.ts): double-quoted (JSON's
+ * escapes plus `\uXXXX` for what YAML refuses raw or may take as a line break), block literal
+ * `|-` for block-safe free text without edge white space, plain null, booleans and numbers.
  */
 import type { Checkpoint } from "./schema.js";
 import { CHECKPOINT_FIELDS, type Field } from "./fields.js";

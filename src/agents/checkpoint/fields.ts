@@ -1,16 +1,11 @@
 /**
  * The checkpoint's fields (spec §5.3, docs/checkpoint-schema.md) as one table, in file order:
- * validate.ts reads by it, emit.ts writes by it and schema.ts derives the types from it, so the
- * three cannot disagree on a field. A field's kind says how it is checked and written:
- * - "str" (ids, paths, names), "time" (ISO-8601), "id" (checkpoint id), "enum": quoted scalars;
- * - "text": free text, a block literal where that is exact (emit.ts);
- * - "count" (integer >= 0), "ratio" (finite >= 0), "int" (any integer), "bool": plain;
- * - "strings" / "texts": lists of quoted scalars / of free text;
- * - "map" / "maps": a mapping / a list of mappings of `fields`;
- * - "counts": a mapping of numbers under fixed `keys`, in their order (`{}` when none; other keys ignored).
- * `nullable`: null allowed; `optional`: absent allowed ("or-null": a null mapping reads as absent too);
- * `absent`: what a missing field reads as; `match`: what a string (or each string of a list) must be;
- * `max`: the most entries of a list; `drop`: an invalid value reads as absent instead of failing.
+ * validate.ts reads by it, emit.ts writes by it, schema.ts derives the types from it. Kinds:
+ * "str", "time", "id", "enum" quoted; "text" free text (a block literal where exact); "count"
+ * (>= 0), "ratio", "int", "bool" plain; "strings" / "texts" lists; "map" / "maps" mappings of
+ * `fields`; "counts" numbers under fixed `keys`. Flags: `nullable`; `optional` ("or-null": null
+ * reads as absent); `absent`: what a missing field reads as; `match`; `max` list entries; `drop`:
+ * an invalid value reads as absent.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
 

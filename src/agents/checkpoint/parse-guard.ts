@@ -1,9 +1,7 @@
 /**
  * A bound on what parsing a checkpoint may cost, checked before the parse: the `yaml` parser held
  * the event loop 1.4 s on a 256 KB flow sequence (`[a, a, …]`) and exhausted the heap at 30 MB.
- * Checkpoints are block YAML, one scalar per line (the largest seen: 56 KB, 1,001 lines). The
- * estimate counts lines outside block scalars and flow indicators outside quoted scalars; larger
- * list caps in the configuration raise the cap in their process.
+ * Checkpoints are block YAML, one scalar per line (the largest seen: 56 KB, 1,001 lines).
  */
 import { CheckpointError } from "./errors.js";
 

@@ -1,9 +1,7 @@
 /**
- * The latest valid checkpoint of a session directory, never throwing for a corrupt file:
- *   1. a valid file newer than the pointer's (its writer died before moving the pointer), else
- *      the pointer's checkpoint;
- *   2. else `meta.previous_checkpoint` as far as it can be read (a torn file often keeps its meta);
- *   3. else the newest valid file. Another session key's checkpoint is never returned.
+ * The latest valid checkpoint of a session directory, never throwing for a corrupt file: a valid
+ * file newer than the pointer's (its writer died before moving it), the pointer's, its
+ * `meta.previous_checkpoint` chain (a torn file often keeps its meta), the newest valid file.
  */
 import path from "node:path";
 import { parseDocument } from "yaml";

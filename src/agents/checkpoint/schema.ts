@@ -1,9 +1,7 @@
 /**
- * Checkpoint schema v1 (spec §5.3): the typed shape of one `cp_NNN.yaml` file, read from the
- * field table (fields.ts) that validates and writes it; docs/checkpoint-schema.md says what each
- * field means. Beyond the spec's listing, all additive: `meta.session_id`, `meta.breakdown`,
- * `thread.errors`, `work`, `workspace`, `artifacts`, `recovered` (readers that predate them ignore them).
- * Features (drift/, artifacts/, the renderer) depend on the schema, never the reverse.
+ * Checkpoint schema v1 (spec §5.3): the types of one `cp_NNN.yaml`, read from the field table
+ * (fields.ts); docs/checkpoint-schema.md says what each field means. Features depend on the
+ * schema, never the reverse.
  */
 import type * as F from "./fields.js";
 import type { Shape } from "./fields.js";

@@ -1,9 +1,6 @@
 /**
- * Schema validation: unknown data -> typed `Checkpoint`, or a `CheckpointError` naming the file
- * and the field path, by the field table (fields.ts). Every field and enum is checked; the
- * additive fields (`meta.session_id`, `thread.errors`...) default to null / [] when absent, optional
- * sections are left out when absent (files from writers that predate them). Unknown extra keys
- * are ignored (forward-compatible additions within v1).
+ * Unknown data -> typed `Checkpoint` by the field table (fields.ts), or a `CheckpointError` naming
+ * the file and the field path. Unknown extra keys are ignored (additions within v1).
  */
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointMeta } from "./schema.js";
 import { CheckpointError } from "./errors.js";

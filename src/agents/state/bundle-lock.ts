@@ -1,10 +1,8 @@
 /**
- * Cross-process lock of one key's previous-session bundling: two processes starting sessions on
- * one key at once wrote the dead session's bundle twice. `<state dir>/bundle.lock`, created
- * exclusively, holds `{pid, host, at}`. Held by a live process: wait up to LOCK_WAIT_MS, then go
- * on without bundling (the files stay held: nothing is lost). Stale (its process gone, older than
- * LOCK_STALE_MS, or torn): removed and taken. Cannot be created (read-only or full disk): bundle
- * without it (a duplicate bundle is possible there, a loss is not).
+ * Cross-process lock of one key's previous-session bundling (two processes starting sessions on
+ * one key wrote the dead session's bundle twice): `<state dir>/bundle.lock` holds `{pid, host, at}`.
+ * A live holder is waited for, then bundling is skipped (the files stay held: nothing is lost);
+ * a stale one is taken; without a lock file (read-only disk) a duplicate is possible, a loss is not.
  */
 import { hostname } from "node:os";
 import path from "node:path";

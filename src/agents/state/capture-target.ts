@@ -9,16 +9,15 @@ import { changeGist } from "../messages/tool-outcome.js";
 import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./capture-sizes.js";
 import { type CaptureCaps, CapturedState } from "./captured-state.js";
-import { endsWithQuestion, lastNonBlankLine, type LastMessageInfo, proposalGist, summarizeToolCall } from "./message-rules.js";
+import { endsWithQuestion, lastNonBlankLine, proposalGist, summarizeToolCall } from "./message-rules.js";
+import type { LastMessageInfo } from "./message-rules.js";
 import { backtickNames } from "./turn-log.js";
 import type { StateFileName } from "./state-files.js";
 import type { Exchange, ThreadData } from "./thread-data.js";
 
 /**
- * The texts a later message of the same pass may replace or evict (a turn's outcome, the latest
- * report, the last message's tail, the exchanges, a long answer's proposal, a file's latest
- * change, the last and pending calls): kept raw and gisted (redacted, then cut) only if still
- * standing when the pass ends (pass-settle.ts); on a long history most are overwritten or evicted.
+ * The texts a later message of the same pass may replace or evict: kept raw and gisted (redacted,
+ * then cut) only if still standing when the pass ends; on a long history most never are.
  */
 export class DeferredGists {
   /** each turn's texts by turn-log entry, oldest first (the latest with a gist stands for the turn) */

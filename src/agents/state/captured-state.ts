@@ -74,9 +74,8 @@ export class CapturedState {
   }
 
   /**
-   * After a checkpoint: clears the delta it now holds. Keeps what is the current situation, not
-   * a delta: the cursor, first and last user message, open items and pending calls (a later
-   * success must still close them), the last-message facts, the work ledger.
+   * After a checkpoint: clears the delta it now holds; the current situation stays (cursor, first
+   * and last user message, open items and pending calls, last-message facts, the work ledger).
    */
   clearCheckpointed(): void {
     this.decisions.clear();
@@ -94,11 +93,7 @@ export function workCaps(c: CaptureCaps): WorkLedgerCaps {
   return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
 }
 
-/**
- * resources.json: files read, files modified, tools used, each an LRU list. A file is in one
- * list (a modification moves it to modified, where it stays). Returns false when nothing changed.
- */
-
+/** resources.json: files read, modified (a file is in one list), tools used; false: nothing changed. */
 export class ResourceLists {
   private readonly filesRead: LruMap<string, true>;
   private readonly filesModified: LruMap<string, true>;
@@ -149,11 +144,9 @@ export class ResourceLists {
 }
 
 /**
- * open_items.json: the open items (key -> text; the key says where it came from: `note`, `task`,
- * `pending`, `interrupted`) and those closed since the last checkpoint, which a carried-forward
- * checkpoint drops. open/close return false when nothing changed (nothing to write).
+ * open_items.json: open items by key (`note`, `task`, `pending`, `interrupted` + id) and those
+ * closed since the last checkpoint, which a carried-forward checkpoint drops; false: nothing changed.
  */
-
 const CLOSED_ITEMS_FACTOR = 4;
 
 export class OpenItems {
@@ -165,7 +158,6 @@ export class OpenItems {
     this.closed = new LruMap(maxOpenItems * CLOSED_ITEMS_FACTOR);
   }
 
-  /** Returns false when nothing changed. */
   openItem(key: string, text: string): boolean {
     if (!text) return false;
     if (this.open.get(key) === text) return false;
@@ -227,7 +219,8 @@ export class OpenItems {
 
   /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
   applyData(d: Record<string, unknown>): void {
-    for (const { key, text } of asRecords(d.open, "open", { key: asString, text: asString })) this.open.touch(key, text);
+    const open = asRecords(d.open, "open", { key: asString, text: asString });
+    for (const { key, text } of open) this.open.touch(key, text);
     for (const text of asStringArray(d.closed, "closed")) this.closed.touch(itemKey(text), text);
   }
 }

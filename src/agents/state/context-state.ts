@@ -64,9 +64,8 @@ export class ContextState {
   }
 
   /**
-   * Creates the state directory and reloads what an earlier process of the SAME session
-   * captured. Files of another session id, older than `latestCheckpointAt`, unreadable or
-   * invalid are moved to `<dir>/stale/` (never merged) and logged in one line.
+   * Reloads what an earlier process of the SAME session captured; files of another session,
+   * already checkpointed or invalid go to `<dir>/stale/` (never merged), logged in one line.
    */
   static async load(opts: ContextStateOptions): Promise<ContextState> {
     const st = new ContextState(opts, opts.logger ?? consoleWarnLogger);

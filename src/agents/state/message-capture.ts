@@ -37,9 +37,8 @@ export class MessageCapture {
   ) {}
 
   /**
-   * The messages after the last seen one, O(new messages), also after a compaction replaced the
-   * array and after a restart. `end`: capture the first `end` messages as if they were the whole
-   * array (engine captureInSlices, without a copy per message).
+   * The messages after the last seen one, O(new messages), also after a compaction or a restart.
+   * `end`: the first `end` messages as if they were all (engine captureInSlices, without copies).
    */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     end = Math.max(0, Math.min(end, messages.length));
@@ -221,11 +220,7 @@ export class MessageCapture {
     this.target.mark("thread");
   }
 
-  /**
-   * Interrupted turns and tool calls without a result are about a request the user has
-   * since moved on from: closed once two more requests came after the one they belong to
-   * (the same rule as failures). The request number is part of their key.
-   */
+  /** Interrupted turns and calls without a result close two requests after theirs (in their key), like failures. */
   private closeSupersededItems(): void {
     const now = this.target.acc.work.requestCount;
     for (const key of this.target.acc.items.keys()) {

@@ -1,8 +1,7 @@
 /**
- * State files of a previous session that ended without checkpointing them (spec §7.3, §10.1,
- * §12): newer than the key's latest checkpoint, of another session id. They are HELD, renamed in
- * place to `previous.<stamp>.<name>.json` (no new directory needed) so this session's writes
- * cannot replace them, until a checkpoint bundles them (recover-previous-session.ts).
+ * State files of a previous session that ended without checkpointing them (spec §7.3, §12) are
+ * HELD, renamed in place to `previous.<stamp>.<name>.json` so this session's writes cannot
+ * replace them, until a checkpoint bundles them (recover-previous-session.ts).
  */
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
