@@ -10,8 +10,6 @@ import { checkpointFileName, isOutOfRangeCheckpointFileName, parseCheckpointId }
 import { type CheckpointSummary, parseSummary } from "./summary.js";
 import { wellFormed } from "./text.js";
 
-const withSummary = (summary: CheckpointSummary | null) => (summary ? { summary } : {});
-
 export const POINTER_FILE = "_latest.json";
 /** a pointer holds a few fields and a short summary: anything larger is not one */
 export const MAX_POINTER_BYTES = 256 * 1024;
@@ -76,7 +74,7 @@ export async function readPointerInDir(
       ? { session_id, input_tokens }
       : {}),
     ...(typeof bytes === "number" && Number.isInteger(bytes) && bytes >= 0 ? { bytes } : {}),
-    ...withSummary(parseSummary(summary, checkpoint_id)),
+    ...(parseSummary(summary, checkpoint_id) ? { summary: summary as CheckpointSummary } : {}),
   };
 }
 

@@ -156,34 +156,31 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (value === undefined) continue;
     const rule: unknown = Object.hasOwn(KEYS, key) ? KEYS[key as keyof typeof KEYS] : undefined;
-    if (RETIRED_KEYS.has(key)) warnRetired(key);
-    else if (isBooleanKey(key)) {
-      if (typeof value !== "boolean") throw new ContextManagerConfigError(key, `expected true or false, got ${describe(value)}`);
-      (out as unknown as Record<string, unknown>)[key] = value;
+    if (RETIRED_KEYS.has(key)) {
+      warnRetired(key);
+      continue;
+    }
+    const fail = (what: string): never => {
+      throw new ContextManagerConfigError(key, what);
+    };
+    if (isBooleanKey(key)) {
+      if (typeof value !== "boolean") fail(`expected true or false, got ${describe(value)}`);
     } else if (isNumberKey(rule)) {
-      if (typeof value !== "number" || !Number.isFinite(value)) {
-        throw new ContextManagerConfigError(key, `expected a number, got ${describe(value)}`);
-      }
-      if (rule.integer && !Number.isInteger(value)) throw new ContextManagerConfigError(key, `expected a whole number, got ${value}`);
-      if (value < rule.min || value > rule.max) {
-        throw new ContextManagerConfigError(key, `expected ${rule.min}..${rule.max}, got ${value}`);
-      }
-      (out as unknown as Record<string, unknown>)[key] = value;
+      if (typeof value !== "number" || !Number.isFinite(value)) fail(`expected a number, got ${describe(value)}`);
+      const n = value as number;
+      if (rule.integer && !Number.isInteger(n)) fail(`expected a whole number, got ${n}`);
+      if (n < rule.min || n > rule.max) fail(`expected ${rule.min}..${rule.max}, got ${n}`);
     } else if (key === "stateDir") {
       if (typeof value !== "string" || value.trim() === "" || value.includes("\0")) {
-        throw new ContextManagerConfigError(key, `expected a non-empty path, got ${describe(value)}`);
+        fail(`expected a non-empty path, got ${describe(value)}`);
       }
-      out.stateDir = value;
     } else if (isEnumKey(rule)) {
       if (typeof value !== "string" || !rule.values.includes(value)) {
         const quoted = rule.values.map((v) => `"${v}"`);
-        const what = quoted.length === 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`;
-        throw new ContextManagerConfigError(key, `expected ${what}, got ${describe(value)}`);
+        fail(`expected ${quoted.length === 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`}, got ${describe(value)}`);
       }
-      (out as unknown as Record<string, unknown>)[key] = value;
-    } else {
-      throw new ContextManagerConfigError(key, "unknown key");
-    }
+    } else fail("unknown key");
+    (out as unknown as Record<string, unknown>)[key] = value;
   }
   if (out.gaugeThreshold > out.checkpointThreshold) {
     throw new ContextManagerConfigError(

@@ -6,6 +6,7 @@
 import { cutHead } from "../text/cut.js";
 import { gist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
+import { prop } from "../messages/read.js";
 
 const MAX_SCAN_CHARS = 40_000;
 const MAX_NAMES = 12;
@@ -90,26 +91,21 @@ export function declaredNames(text: string, path: string): string[] {
   return [...top, ...members];
 }
 
-/** A module function, not a closure per call (the plugin bundle keeps names: a property definition per closure). */
-function get(o: unknown, k: string): unknown {
-  return o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined;
-}
-
 /** Replacement texts of an edit call (pi's `edits: [{newText}]` or the legacy field), or a write's content. */
 export function changedText(toolName: string, input: unknown): string {
   if (toolName === "write") {
-    const c = get(input, "content");
+    const c = prop(input, "content");
     return typeof c === "string" ? c : "";
   }
   const parts: string[] = [];
-  const edits = get(input, "edits");
+  const edits = prop(input, "edits");
   if (Array.isArray(edits)) {
     for (const e of edits.slice(0, 20)) {
-      const n = get(e, "newText");
+      const n = prop(e, "newText");
       if (typeof n === "string") parts.push(n);
     }
   }
-  const legacy = get(input, "newText") ?? get(input, "new_string");
+  const legacy = prop(input, "newText") ?? prop(input, "new_string");
   if (typeof legacy === "string") parts.push(legacy);
   return parts.join("\n");
 }
