@@ -10,10 +10,9 @@ import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./capture-sizes.js";
 import { type CaptureCaps, CapturedState } from "./captured-state.js";
 import { endsWithQuestion, lastNonBlankLine, proposalGist, summarizeToolCall } from "./message-rules.js";
-import type { LastMessageInfo } from "./message-rules.js";
 import { backtickNames } from "./turn-log.js";
 import type { StateFileName } from "./state-files.js";
-import type { Exchange, ThreadData } from "./thread-data.js";
+import type { Exchange, LastMessageInfo, Thread } from "./thread-data.js";
 
 /**
  * The texts a later message of the same pass may replace or evict: kept raw and gisted (redacted,
@@ -29,7 +28,7 @@ export class DeferredGists {
   /** exchanges (by identity) and their text */
   exchanges = new Map<Exchange, string>();
   /** a long answer's proposal, by the prev_assistant object it belongs to */
-  proposal: { of: NonNullable<ThreadData["prev_assistant"]>; text: string } | null = null;
+  proposal: { of: NonNullable<Thread["prev_assistant"]>; text: string } | null = null;
   /** per changed path, this pass's edit/write calls, oldest first (the latest with a gist stands) */
   changes = new Map<string, Array<{ tool: string; input: unknown }>>();
   /** summaries not taken yet, by the last_tool_call or pending call object they fill */

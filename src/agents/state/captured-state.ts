@@ -7,7 +7,7 @@ import { itemKey } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { LruMap } from "./lru.js";
 import { asRecords, asString, asStringArray } from "./state-files.js";
-import { emptyThread, type ThreadData } from "./thread-data.js";
+import { emptyThread, type Thread } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
 export type CaptureCaps = Pick<
@@ -32,7 +32,7 @@ export class CapturedState {
   readonly learnings: LruMap<string, string>;
   // thread.json
   readonly errors: LruMap<string, ToolFailure>;
-  thread: Omit<ThreadData, "errors">;
+  thread: Thread;
   // work.json
   work: WorkLedger;
 
@@ -59,7 +59,7 @@ export class CapturedState {
   }
 
   /** Replaces thread.json's part (parsed by parseThreadData). */
-  setThread(thread: Omit<ThreadData, "errors">, errors: readonly ToolFailure[]): void {
+  setThread(thread: Thread, errors: readonly ToolFailure[]): void {
     this.thread = thread;
     for (const e of errors) this.addError(e);
   }

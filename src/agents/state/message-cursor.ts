@@ -7,17 +7,19 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isInjectedMessage } from "../messages/read.js";
 import { asText } from "../text/gist.js";
+import { type Fields, asNumber, asStringArray, asStringOrNull } from "./state-files.js";
 
-export interface Cursor {
-  /** index of the last seen (non-injected) message in the last array, -1 before any */
-  lastIndex: number;
-  lastId: string | null;
-  lastTs: number | null;
-  /** identities of the seen messages that share lastTs (same-millisecond siblings) */
-  idsAtLastTs: string[];
-  /** total messages processed so far */
-  processed: number;
-}
+export const CURSOR_DATA = {
+  // index of the last seen (non-injected) message in the last array, -1 before any
+  lastIndex: asNumber,
+  lastId: asStringOrNull,
+  lastTs: (v: unknown, f: string) => (v === null || v === undefined ? null : asNumber(v, f)),
+  // identities of the seen messages that share lastTs (same-millisecond siblings)
+  idsAtLastTs: asStringArray,
+  // total messages processed so far
+  processed: asNumber,
+};
+export type Cursor = Fields<typeof CURSOR_DATA>;
 
 /** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */
 export const CURSOR_CLOCK_SKEW_MS = 60_000;

@@ -11,6 +11,7 @@ import { prop, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { boundedJson } from "../text/bounded-json.js";
 import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./capture-sizes.js";
+import type { LastMessageInfo } from "./thread-data.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
 
@@ -88,16 +89,6 @@ export function proposalGist(text: string): string {
 
 export function decisionText(assistantProposal: string, userReply: string): string {
   return `${assistantProposal} → ${safeGist(userReply, GIST.decisionReply)}`;
-}
-
-/** What the last conversational message says about the working status. */
-export interface LastMessageInfo {
-  role: "user" | "assistant" | "toolResult";
-  stopReason: string | null;
-  hasToolCalls: boolean;
-  endsWithQuestion: boolean;
-  /** last non-blank line of the last assistant text (for "wait for reply to ..."), gisted */
-  tail: string;
 }
 
 /** Nothing seen or an assistant "stop": idle (waiting_for_user after a question); anything else: in_progress. */

@@ -25,7 +25,7 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
     data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
     clear: (s) => s.clearThread(),
     apply: (s, d) => {
-      const { thread, errors } = parseThreadData(d, s.caps.maxExchanges);
+      const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
       s.setThread(thread, errors);
     },
   },

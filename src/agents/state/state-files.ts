@@ -247,12 +247,12 @@ export function oneOf<const V extends string>(values: readonly V[], what: string
   };
 }
 
-/** An object read key by key in `shape`'s order (errors name `field.key`); undefined results are left out. */
+/** An object read key by key in `shape`'s order (errors name `field.key`; `key` at the root); undefined left out. */
 export function asFields<S extends Record<string, Check<unknown>>>(v: unknown, field: string, shape: S): Fields<S> {
   const o = asObject(v, field);
   const out: Record<string, unknown> = {};
   for (const [key, check] of Object.entries(shape)) {
-    const value = check(o[key], `${field}.${key}`);
+    const value = check(o[key], field ? `${field}.${key}` : key);
     if (value !== undefined) out[key] = value;
   }
   return out as Fields<S>;
@@ -262,5 +262,19 @@ export function asFields<S extends Record<string, Check<unknown>>>(v: unknown, f
 export function asRecords<S extends Record<string, Check<unknown>>>(v: unknown, field: string, shape: S): Array<Fields<S>> {
   return asList(v, field, (x, f) => asFields(x, f, shape));
 }
+
+/** `shape`'s object (asFields) as a check. */
+export const record =
+  <S extends Record<string, Check<unknown>>>(shape: S): Check<Fields<S>> =>
+  (v, f) =>
+    asFields(v, f, shape);
+
+/** `check`, with null and undefined read as null. */
+export const orNull =
+  <T>(check: Check<T>): Check<T | null> =>
+  (v, f) =>
+    v === null || v === undefined ? null : check(v, f);
+
+export const isTrue = (v: unknown): boolean => v === true;
 
 export type Fields<S extends Record<string, Check<unknown>>> = { [K in keyof S]: ReturnType<S[K]> };
