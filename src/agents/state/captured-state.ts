@@ -55,7 +55,7 @@ export class CapturedState {
   }
 
   addError(f: ToolFailure): void {
-    this.errors.touch(`${f.tool}\u0000${f.target}\u0000${f.error}`, f);
+    this.errors.touch(errorKey(f), f);
   }
 
   /** Replaces thread.json's part (parsed by parseThreadData). */
@@ -88,6 +88,9 @@ export class CapturedState {
     this.thread.captured_tokens = 0;
   }
 }
+
+/** One error per tool, target and error line (the checkpoint merges by the same key). */
+export const errorKey = (f: ToolFailure): string => `${f.tool}\u0000${f.target}\u0000${f.error}`;
 
 export function workCaps(c: CaptureCaps): WorkLedgerCaps {
   return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };

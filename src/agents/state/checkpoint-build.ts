@@ -11,7 +11,6 @@ import type {
   KeyExchange,
   LastToolCall,
   SessionIdentity,
-  ToolFailure,
   WorkLedger,
   WorkspaceSnapshot,
 } from "../checkpoint/schema.js";
@@ -25,7 +24,7 @@ import type { GaugeReading } from "../gauge/context-gauge.js";
 import type { ContextStateSnapshot } from "./state-snapshot.js";
 import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
-import type { CaptureCaps } from "./captured-state.js";
+import { type CaptureCaps, errorKey } from "./captured-state.js";
 
 export interface CompactionFileOps {
   read: Iterable<string>;
@@ -63,7 +62,7 @@ export interface BuildCheckpointParams {
 const SUMMARY_PART = 100;
 
 /** Ordered union where a repeated key moves to the end (most recent), then the newest `cap`. */
-function mergeNewest<T>(lists: Iterable<T>[], keyOf: (t: T) => string, cap: number): T[] {
+function mergeNewest<T>(lists: Iterable<T>[], cap: number, keyOf = (t: T): string => t as string): T[] {
   const m = new Map<string, T>();
   for (const list of lists) {
     for (const item of list) {
@@ -113,18 +112,12 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
   );
   const opsRead = p.fileOps ? [...p.fileOps.read].map(norm).filter((f) => readOk.has(f) || !readFailed.has(f)) : [];
   const opsModified = p.fileOps ? [...p.fileOps.written, ...p.fileOps.edited].map(norm) : [];
-  const filesModified = mergeNewest(
-    [prev?.resources.files_modified ?? [], opsModified, state.resources.files_modified],
-    (s) => s,
-    config.maxFiles,
-  );
-  const allModified = new Set([...(prev?.resources.files_modified ?? []), ...opsModified, ...state.resources.files_modified]);
-  const filesRead = mergeNewest(
-    [prev?.resources.files_read ?? [], opsRead, state.resources.files_read].map((l) => l.filter((f) => !allModified.has(f))),
-    (s) => s,
-    config.maxFiles,
-  );
-  const toolsUsed = mergeNewest([prev?.resources.tools_used ?? [], state.resources.tools_used], (s) => s, config.maxTools);
+  const modifiedLists = [prev?.resources.files_modified ?? [], opsModified, state.resources.files_modified];
+  const filesModified = mergeNewest(modifiedLists, config.maxFiles);
+  const allModified = new Set(modifiedLists.flat());
+  const readLists = [prev?.resources.files_read ?? [], opsRead, state.resources.files_read];
+  const filesRead = mergeNewest(readLists.map((l) => l.filter((f) => !allModified.has(f))), config.maxFiles);
+  const toolsUsed = mergeNewest([prev?.resources.tools_used ?? [], state.resources.tools_used], config.maxTools);
 
   // --- thread
   const prevFirst = prev?.thread.key_exchanges[0]?.role === "user" ? prev.thread.key_exchanges[0] : undefined;
@@ -132,18 +125,14 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
   const lastUser = state.lastUser ?? (prev?.working.topic || null);
   const summary = threadSummary(firstUser, lastUser);
   const keyExchanges = mergeExchanges(prev?.thread.key_exchanges ?? [], state.keyExchanges, config.maxExchanges);
-  const errors = mergeNewest<ToolFailure>(
-    [prev?.thread.errors ?? [], state.errors],
-    (e) => `${e.tool}\u0000${e.target}\u0000${e.error}`,
-    config.maxErrors,
-  );
+  const errors = mergeNewest([prev?.thread.errors ?? [], state.errors], config.maxErrors, errorKey);
 
   // --- open items: carried forward minus the ones closed since, plus the current ones
   const closed = new Set(state.closedItems.map(itemKey));
   // failures live in work.open_failures now; items of that form from older writers are dropped
   const carried = (prev?.open_items ?? []).filter((t) => !closed.has(itemKey(t)) && !t.startsWith(LEGACY_FAILURE_ITEM));
-  const openItems = mergeNewest([carried, state.openItems], itemKey, config.maxOpenItems);
-  const learnings = mergeNewest([prev?.learnings ?? [], state.learnings], itemKey, config.maxLearnings);
+  const openItems = mergeNewest([carried, state.openItems], config.maxOpenItems, itemKey);
+  const learnings = mergeNewest([prev?.learnings ?? [], state.learnings], config.maxLearnings, itemKey);
 
   // --- working
   const interrupted = (p.splitTurn?.isSplitTurn ?? false) || state.interrupted;
@@ -227,6 +216,6 @@ function mergeExchanges(previous: KeyExchange[], current: KeyExchange[], cap: nu
   const first = all[0]?.role === "user" ? all[0] : undefined;
   const key = (e: KeyExchange) => `${e.role}\u0000${e.gist}`;
   const rest = all.slice(first ? 1 : 0).filter((e) => !first || key(e) !== key(first));
-  const kept = mergeNewest([rest], key, Math.max(0, cap - (first ? 1 : 0)));
+  const kept = mergeNewest([rest], Math.max(0, cap - (first ? 1 : 0)), key);
   return first ? [first, ...kept] : kept;
 }
