@@ -58,21 +58,6 @@ export class CapturedState {
     this.errors.touch(errorKey(f), f);
   }
 
-  /** Replaces thread.json's part (parsed by parseThreadData). */
-  setThread(thread: Thread, errors: readonly ToolFailure[]): void {
-    this.thread = thread;
-    for (const e of errors) this.addError(e);
-  }
-
-  clearThread(): void {
-    this.errors.clear();
-    this.thread = emptyThread();
-  }
-
-  clearWork(): void {
-    this.work = new WorkLedger(workCaps(this.caps));
-  }
-
   /**
    * After a checkpoint: clears the delta it now holds; the current situation stays (cursor, first
    * and last user message, open items and pending calls, last-message facts, the work ledger).

@@ -5,7 +5,7 @@
 import { WorkLedger } from "./work-ledger.js";
 import { type CapturedState, workCaps } from "./captured-state.js";
 import { StateDataError, asObject, asRecords, asString, asStringArray, type StateFileName } from "./state-files.js";
-import { parseThreadData, type ThreadData } from "./thread-data.js";
+import { emptyThread, parseThreadData, type ThreadData } from "./thread-data.js";
 
 interface StateFileCodec {
   data(s: CapturedState): unknown;
@@ -23,10 +23,14 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
   },
   thread: {
     data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
-    clear: (s) => s.clearThread(),
+    clear: (s) => {
+      s.errors.clear();
+      s.thread = emptyThread();
+    },
     apply: (s, d) => {
       const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
-      s.setThread(thread, errors);
+      s.thread = thread;
+      for (const e of errors) s.addError(e);
     },
   },
   resources: {
@@ -48,7 +52,7 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
   },
   work: {
     data: (s) => s.work.toData(),
-    clear: (s) => s.clearWork(),
+    clear: (s) => (s.work = new WorkLedger(workCaps(s.caps))),
     apply: (s, d) => {
       s.work = WorkLedger.fromData(d, workCaps(s.caps));
     },
