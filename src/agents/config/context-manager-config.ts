@@ -1,7 +1,6 @@
 /**
- * Configuration of the context manager (OpenClaw: `agents.defaults.contextManager`).
- * Every key has a default; `resolveContextManagerConfig` validates a partial
- * object and throws a `ContextManagerConfigError` naming the offending key.
+ * Configuration of the context manager (OpenClaw: `agents.defaults.contextManager`): every key
+ * has a default; a partial object is validated, a `ContextManagerConfigError` names a bad key.
  */
 
 /** A number key's default and the range a config may set (whole numbers unless `integer` is false). */
@@ -68,16 +67,9 @@ const KEYS = {
   autoRecall: false,
   /** hard cap of the automatic recall block, in tokens; also never above 10% of the window */
   recallMaxTokens: num(1000, 50, 100_000),
-  /**
-   * minimum score of a fragment the automatic recall injects: BM25 x recency over the query
-   * terms not visible in the context, in units of the idf of a term found in one segment
-   */
+  /** least score of an auto-recalled fragment: BM25 x recency, in idfs of a term found in one segment */
   recallMinScore: num(4, 0, 1000, false),
-  /**
-   * memory the process-wide caches may hold, in MiB (docs/configuration.md#memory-a-busy-gateway):
-   * loaded archives 38%, session slots 35%, per-key Sessions 18%, archive tails 5%,
-   * knowledge indexes 3%, knowledge followers 1% (engine/cache-budget.ts)
-   */
+  /** memory the process-wide caches may hold, in MiB, shared as engine/cache-budget.ts says (docs/configuration.md) */
   cacheMemoryMiB: num(256, 16, 65_536),
   /** who compacts: "host" (its model summary + our restore block) or "checkpoint" (our summary, no model call; issue 25) */
   compaction: oneOf("host", ["host", "checkpoint"]),
@@ -177,7 +169,8 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
     } else if (isEnumKey(rule)) {
       if (typeof value !== "string" || !rule.values.includes(value)) {
         const quoted = rule.values.map((v) => `"${v}"`);
-        fail(`expected ${quoted.length === 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`}, got ${describe(value)}`);
+        const what = quoted.length === 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`;
+        fail(`expected ${what}, got ${describe(value)}`);
       }
     } else fail("unknown key");
     (out as unknown as Record<string, unknown>)[key] = value;

@@ -18,7 +18,8 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
     data: (s) => ({ items: s.decisions.values() }),
     clear: (s) => s.decisions.clear(),
     apply: (s, d) => {
-      for (const { what, when } of asRecords(d.items, "items", { what: asString, when: asString })) s.addDecision(what, when);
+      const items = asRecords(d.items, "items", { what: asString, when: asString });
+      for (const { what, when } of items) s.addDecision(what, when);
     },
   },
   thread: {

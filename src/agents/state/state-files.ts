@@ -248,7 +248,7 @@ export function oneOf<const V extends string>(values: readonly V[], what: string
 }
 
 /** An object read key by key in `shape`'s order (errors name `field.key`; `key` at the root); undefined left out. */
-export function asFields<S extends Record<string, Check<unknown>>>(v: unknown, field: string, shape: S): Fields<S> {
+export function asFields<S extends Shape>(v: unknown, field: string, shape: S): Fields<S> {
   const o = asObject(v, field);
   const out: Record<string, unknown> = {};
   for (const [key, check] of Object.entries(shape)) {
@@ -259,13 +259,15 @@ export function asFields<S extends Record<string, Check<unknown>>>(v: unknown, f
 }
 
 /** A list of objects read by `shape` (asFields). */
-export function asRecords<S extends Record<string, Check<unknown>>>(v: unknown, field: string, shape: S): Array<Fields<S>> {
+type Shape = Record<string, Check<unknown>>;
+
+export function asRecords<S extends Shape>(v: unknown, field: string, shape: S): Array<Fields<S>> {
   return asList(v, field, (x, f) => asFields(x, f, shape));
 }
 
 /** `shape`'s object (asFields) as a check. */
 export const record =
-  <S extends Record<string, Check<unknown>>>(shape: S): Check<Fields<S>> =>
+  <S extends Shape>(shape: S): Check<Fields<S>> =>
   (v, f) =>
     asFields(v, f, shape);
 
@@ -277,4 +279,4 @@ export const orNull =
 
 export const isTrue = (v: unknown): boolean => v === true;
 
-export type Fields<S extends Record<string, Check<unknown>>> = { [K in keyof S]: ReturnType<S[K]> };
+export type Fields<S extends Shape> = { [K in keyof S]: ReturnType<S[K]> };

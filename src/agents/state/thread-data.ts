@@ -9,7 +9,7 @@ import { isTrue, oneOf, orNull, record } from "./state-files.js";
 export const RECENT_ENTRIES = 4;
 
 export const TOOL_FAILURE_DATA = { tool: asString, target: asString, error: asString, when: asString };
-const EXCHANGE_DATA = { seq: asNumber, role: oneOf(["user", "agent"] as const, "expected user or agent"), gist: asString };
+const EXCHANGE_DATA = { seq: asNumber, role: oneOf(["user", "agent"], "expected user or agent"), gist: asString };
 const exchanges = (v: unknown, f: string) => asRecords(v, f, EXCHANGE_DATA);
 const TOOL_CALL_DATA = { name: asString, params_summary: asString };
 /** What the last conversational message says about the working status (message-rules.ts statusOf). */
