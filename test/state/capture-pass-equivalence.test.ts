@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextState } from "../../src/agents/state/context-state.js";
-import { stateFileData } from "../../src/agents/state/state-codec.js";
+import { stateFileData } from "../../src/agents/state/captured-state.js";
 import { STATE_FILE_NAMES } from "../../src/agents/state/state-files.js";
 import { readTranscriptJson, transcriptFiles } from "../helpers/transcripts.js";
 import { CONFIG, rmDir, tempDir } from "./fixtures.js";

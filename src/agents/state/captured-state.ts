@@ -1,13 +1,14 @@
 /**
  * The capture's accumulators, one group per state file, each capped with O(1) dedup, oldest
- * evicted. Strings arrive redacted and gisted; no I/O here (state-codec.ts does the files).
+ * evicted, and per state file its `data` and back (the shape and key order are the on-disk
+ * format; a failed apply clears what it added: never half-merged). Strings arrive redacted and gisted.
  */
 import type { Resources, ToolFailure } from "../checkpoint/schema.js";
 import { itemKey } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { LruMap } from "./lru.js";
-import { asRecords, asString, asStringArray } from "./state-files.js";
-import { emptyThread, type Thread } from "./thread-data.js";
+import { StateDataError, asObject, asRecords, asString, asStringArray, type StateFileName } from "./state-files.js";
+import { emptyThread, parseThreadData, type Thread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
 export type CaptureCaps = Pick<
@@ -210,5 +211,74 @@ export class OpenItems {
     const open = asRecords(d.open, "open", { key: asString, text: asString });
     for (const { key, text } of open) this.open.touch(key, text);
     for (const text of asStringArray(d.closed, "closed")) this.closed.touch(itemKey(text), text);
+  }
+}
+
+interface StateFileCodec {
+  data(s: CapturedState): unknown;
+  clear(s: CapturedState): void;
+  apply(s: CapturedState, d: Record<string, unknown>): void;
+}
+
+const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
+  decisions: {
+    data: (s) => ({ items: s.decisions.values() }),
+    clear: (s) => s.decisions.clear(),
+    apply: (s, d) => {
+      const items = asRecords(d.items, "items", { what: asString, when: asString });
+      for (const { what, when } of items) s.addDecision(what, when);
+    },
+  },
+  thread: {
+    data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
+    clear: (s) => {
+      s.errors.clear();
+      s.thread = emptyThread();
+    },
+    apply: (s, d) => {
+      const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
+      s.thread = thread;
+      for (const e of errors) s.addError(e);
+    },
+  },
+  resources: {
+    data: (s) => s.resources.snapshot(),
+    clear: (s) => s.resources.clear(),
+    apply: (s, d) => s.resources.applyData(d),
+  },
+  open_items: {
+    data: (s) => s.items.toData(),
+    clear: (s) => s.items.clear(),
+    apply: (s, d) => s.items.applyData(d),
+  },
+  learnings: {
+    data: (s) => ({ items: s.learnings.values() }),
+    clear: (s) => s.learnings.clear(),
+    apply: (s, d) => {
+      for (const text of asStringArray(d.items, "items")) s.addLearning(text);
+    },
+  },
+  work: {
+    data: (s) => s.work.toData(),
+    clear: (s) => (s.work = new WorkLedger(workCaps(s.caps))),
+    apply: (s, d) => {
+      s.work = WorkLedger.fromData(d, workCaps(s.caps));
+    },
+  },
+};
+
+/** The `data` of state file `name`. */
+export function stateFileData(s: CapturedState, name: StateFileName): unknown {
+  return CODEC[name].data(s);
+}
+
+/** Applies one file's data; on a bad shape clears it and returns `invalid data: <field>: ...`. */
+export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
+  try {
+    CODEC[name].apply(s, asObject(raw, "data"));
+    return null;
+  } catch (err) {
+    CODEC[name].clear(s);
+    return `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;
   }
 }

@@ -19,7 +19,7 @@ import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, rea
 import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
 import type { CaptureCaps } from "./captured-state.js";
 import { snapshotOf, type ContextStateSnapshot } from "./state-snapshot.js";
-import { applyStateFile, stateFileData } from "./state-codec.js";
+import { applyStateFile, stateFileData } from "./captured-state.js";
 import type { NoteKind } from "./note-tool.js";
 
 export interface ContextStateOptions extends MessageCaptureOptions {
@@ -53,14 +53,6 @@ export class ContextState {
     this.log = new OnceLogger(sink);
     this.target = new CaptureTarget(opts.config, this.log);
     this.messages = new MessageCapture(this.target, opts);
-  }
-
-  private get acc() {
-    return this.target.acc;
-  }
-
-  private get dirtyFiles(): Set<StateFileName> {
-    return this.target.dirtyFiles;
   }
 
   /**
@@ -117,14 +109,18 @@ export class ContextState {
     return { state: st, invalid };
   }
 
+  private get acc() {
+    return this.target.acc;
+  }
+
   /** Some file has changes not yet flushed. */
   get dirty(): boolean {
-    return this.dirtyFiles.size > 0;
+    return this.target.dirtyFiles.size > 0;
   }
 
   /** Names of the files the next flush will write (tests, diagnostics). */
   get dirtyFileNames(): StateFileName[] {
-    return [...this.dirtyFiles];
+    return [...this.target.dirtyFiles];
   }
 
   /** Layer A (tool-result-capture.ts). */
@@ -182,14 +178,15 @@ export class ContextState {
   }
 
   private async flushNow(durable: boolean): Promise<void> {
-    if (this.dirtyFiles.size === 0) return;
-    const names = [...this.dirtyFiles];
-    this.dirtyFiles.clear();
+    if (this.target.dirtyFiles.size === 0) return;
+    const names = [...this.target.dirtyFiles];
+    this.target.dirtyFiles.clear();
     const now = new Date().toISOString();
-    const files = names.map((name) => ({ name, text: () => stateFileText(this.opts.sessionKey, this.opts.sessionId, now, stateFileData(this.acc, name)) }));
+    const { sessionKey, sessionId } = this.opts;
+    const files = names.map((name) => ({ name, text: () => stateFileText(sessionKey, sessionId, now, stateFileData(this.acc, name)) }));
     // side by side (the directory fsync'd once when durable): the flush costs the slowest file, not the sum
     const failed = await writeStateFiles(this.fs, this.dir, files, { durable });
-    for (const { name } of failed) this.dirtyFiles.add(name);
+    for (const { name } of failed) this.target.dirtyFiles.add(name);
     if (failed.length > 0) this.log.fail("state write", failed[0]!.error);
     else this.log.clear("state write");
   }
