@@ -20,7 +20,7 @@ import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { baseKeyOf, keysOf } from "../agents/messages/message-key.js";
 import { TRIM_MARKER_TEXT } from "../agents/trim/smart-trim.js";
 import { RECALL_HEADER } from "../agents/archive/recall-markers.js";
-import { orphansOf } from "../agents/trim/trim-units.js";
+import { orphansOf } from "./orphans.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { readArchiveFile } from "../agents/archive/store.js";
 import { identifiersOf, messageText, NEXT_TURNS } from "./recall.js";

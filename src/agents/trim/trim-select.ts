@@ -7,7 +7,7 @@
  * a decision costs O(kept + the units it walks) and a request O(new messages).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Units } from "./trim-units.js";
+import type { Units } from "./history-view.js";
 
 export interface SelectInput {
   messages: readonly AgentMessage[];
