@@ -19,7 +19,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { baseKeyOf, keysOf } from "../agents/messages/message-key.js";
 import { TRIM_MARKER_TEXT } from "../agents/trim/smart-trim.js";
-import { RECALL_HEADER } from "../agents/archive/recall-markers.js";
+import { RECALL_HEADER } from "../agents/archive/segments.js";
 import { orphansOf } from "./orphans.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { readArchiveFile } from "../agents/archive/store.js";

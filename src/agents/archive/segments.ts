@@ -13,8 +13,14 @@ import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESU
 import { userOrigin } from "../messages/host-provenance.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
-import { LEGACY_RECALL_END, LEGACY_RECALL_HEADER, RECALL_END, RECALL_HEADER } from "./recall-markers.js";
 import type { ExpandStashed } from "./stashed-text.js";
+
+/** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
+export const RECALL_HEADER = '<recalled-context source="context-manager">';
+export const RECALL_END = "</recalled-context>";
+/** the frame before the knowledge layer (issue 26): still stripped from older transcripts */
+export const LEGACY_RECALL_HEADER = "[Recalled from the archive of compacted context]";
+export const LEGACY_RECALL_END = "[End of recalled context]";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";

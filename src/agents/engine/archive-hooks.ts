@@ -10,13 +10,11 @@ import type { AppendResult } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { renderSearchResult } from "../archive/recall-render.js";
-import { renderRecalledContext } from "../archive/recall-block.js";
+import { renderRecalledContext, renderSearchResult } from "../archive/recall-render.js";
 import { knowledgeFile } from "../archive/knowledge-store.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
-import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
-import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
-import { visibleText } from "../archive/recall-visible.js";
+import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-tool.js";
+import { recallCapTokens, recallQueryOf, visibleText } from "../archive/recall-query.js";
 import { type ArchiveLocation, knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
 

@@ -10,7 +10,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText } from "../messages/read.js";
 import { TRIM_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
-import { RECALL_HEADER } from "../archive/recall-markers.js";
+import { RECALL_HEADER } from "../archive/segments.js";
 import { HistoryView, type Units } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
 import { TrimSelect } from "./trim-select.js";
