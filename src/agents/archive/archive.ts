@@ -22,13 +22,12 @@ import {
   readArchiveFile,
   rewriteArchiveFile,
   encodeRecords,
+  type RecordOrigin,
   statArchive,
   withArchiveLock,
 } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked, prefetchTail } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
-
-export type { AppendResult, ArchiveLimits };
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
 
@@ -60,7 +59,7 @@ export class SessionArchive {
   constructor(
     readonly stateDir: string,
     readonly sessionKey: string,
-    private limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+    public limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
     private readonly now: () => number = Date.now,
     /** the archive's directory (default: from state dir and key; the CLI opens one by directory) */
     dir?: string,
@@ -68,10 +67,6 @@ export class SessionArchive {
     this.dir = dir ?? archiveDir(stateDir, sessionKey);
     this.file = path.join(this.dir, ARCHIVE_FILE);
     this.indexFile = path.join(this.dir, INDEX_FILE);
-  }
-
-  setLimits(limits: ArchiveLimits): void {
-    this.limits = limits;
   }
 
   get isLoaded(): boolean {
@@ -186,12 +181,12 @@ export class SessionArchive {
     if (!index || this.unindexed.length > 0 || !indexWorthSaving(index)) return;
     const text = index.serialize();
     const { addedSinceSave, removedSinceSave } = index;
-    index.markSaved();
     try {
       await writeFileAtomic(this.indexFile, text, { mode: 0o600 });
+      // what was added while it was written counts toward the next save
+      index.addedSinceSave -= addedSinceSave;
+      index.removedSinceSave -= removedSinceSave;
     } catch (e) {
-      index.addedSinceSave += addedSinceSave;
-      index.removedSinceSave += removedSinceSave;
       debugLog("archive index save", e);
     }
   }
@@ -246,7 +241,7 @@ export class SessionArchive {
   }
 
   /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
-  append(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult> {
+  append(drafts: readonly SegmentDraft[], origin: RecordOrigin): Promise<AppendResult> {
     const done = this.serial(() =>
       withArchiveLock(this.dir, async () => {
         if (!this.loaded && !this.loading) {
@@ -340,6 +335,6 @@ export class SessionArchive {
 
   /** Serialized size of the in-memory index (bench/stats). */
   indexBytes(): number {
-    return this.indexNow().serializedBytes();
+    return Buffer.byteLength(this.indexNow().serialize());
   }
 }

@@ -39,12 +39,6 @@ export class SearchIndex {
   addedSinceSave = 0;
   removedSinceSave = 0;
 
-
-  markSaved(): void {
-    this.addedSinceSave = 0;
-    this.removedSinceSave = 0;
-  }
-
   /** The index as one JSON line: loading it costs a parse instead of tokenizing every record again. */
   serialize(): string {
     return JSON.stringify({ v: SERIAL_VERSION, ...this.bm25.save() });
@@ -77,7 +71,6 @@ export class SearchIndex {
   has(id: string): boolean {
     return this.records.has(id);
   }
-
 
   /** Recall thresholds' unit: BM25's idf at df = 1 (raw BM25 grows with the archive; this unit does not). */
   scoreUnit(): number {
@@ -120,11 +113,6 @@ export class SearchIndex {
     const keep = session ? (id: string) => this.records.get(id)?.session === session : undefined;
     const hits = this.bm25.search(query, limit, { ...opts, ...(keep ? { keep } : {}) });
     return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
-  }
-
-  /** Size of the serialized index, in bytes. */
-  serializedBytes(): number {
-    return Buffer.byteLength(this.serialize());
   }
 }
 

@@ -169,15 +169,9 @@ function redact(text: string): string {
 /** The redacted text as one segment per chunk (`part`/`parts` when there are several). */
 function pushChunks(out: SegmentDraft[], base: Omit<SegmentDraft, "text">, raw: string, keepEmpty = false): void {
   const chunks = chunkText(redact(raw));
-  if (chunks.length === 0) {
-    if (keepEmpty) out.push({ ...base, text: "" });
-    return;
-  }
-  if (chunks.length === 1) {
-    out.push({ ...base, text: chunks[0]! });
-    return;
-  }
-  for (const [i, text] of chunks.entries()) out.push({ ...base, part: i + 1, parts: chunks.length, text });
+  if (chunks.length === 0 && keepEmpty) out.push({ ...base, text: "" });
+  const parts = chunks.length;
+  for (const [i, text] of chunks.entries()) out.push({ ...base, ...(parts > 1 ? { part: i + 1, parts } : {}), text });
 }
 
 /** Removes restore and recall blocks (header line .. end marker) from a text. */
@@ -225,8 +219,6 @@ function timeOf(msg: AgentMessage): number {
   const t = (msg as { timestamp?: unknown }).timestamp;
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
 }
-
-const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall", "context-trim"]);
 
 /** Segments of `messages` in order (malformed ones skipped); `expand` gives a stashed result's payload. */
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
@@ -308,11 +300,8 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       pushChunks(out, { role: "bash", t, tool: "bash", ...(target ? { target } : {}) }, String(b.output ?? ""), !!target);
       return;
     }
-    case "custom": {
-      if (OUR_CUSTOM_TYPES.has(String((msg as { customType?: unknown }).customType))) return;
-      return; // other extensions' injected messages are theirs to keep
-    }
     default:
-      return; // compactionSummary, branchSummary: summaries of what is archived already
+      // custom: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
+      return;
   }
 }

@@ -8,7 +8,7 @@
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, type RecordOrigin, withArchiveLock } from "./store.js";
 import { scanArchiveTail, type TailScan } from "./store-scan.js";
 
 export interface ArchiveLimits {
@@ -57,7 +57,7 @@ export function appendToTail(
   stateDir: string,
   sessionKey: string,
   drafts: readonly SegmentDraft[],
-  origin: { session: string; compaction: number },
+  origin: RecordOrigin,
   limits: ArchiveLimits,
   now: number = Date.now(),
 ): Promise<TailAppendResult> {
@@ -76,7 +76,7 @@ export async function prefetchTail(file: string): Promise<void> {
 export async function appendToTailLocked(
   file: string,
   drafts: readonly SegmentDraft[],
-  origin: { session: string; compaction: number },
+  origin: RecordOrigin,
   limits: ArchiveLimits,
   now: number,
 ): Promise<TailAppendResult> {

@@ -6,7 +6,7 @@ import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { AppendResult } from "../archive/archive.js";
+import type { AppendResult } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
