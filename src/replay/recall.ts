@@ -18,8 +18,7 @@ import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf, visibleText } fr
 import { renderRecalledContext } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
-import { segmentsOf } from "../agents/archive/segments.js";
-import { type ExpandStashed, stashedTextResolver } from "../agents/archive/stashed-text.js";
+import { type ExpandStashed, segmentsOf, stashedTextResolver } from "../agents/archive/segments.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { latencyStats, type LatencyStats } from "./stats.js";
 

@@ -13,7 +13,9 @@ import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESU
 import { userOrigin } from "../messages/host-provenance.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
-import type { ExpandStashed } from "./stashed-text.js";
+import { STASHED_MARKER } from "../artifacts/preview.js";
+import { HANDLE_PREFIX } from "../artifacts/handle.js";
+import { readArtifact } from "../artifacts/store.js";
 
 /** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
 export const RECALL_HEADER = '<recalled-context source="context-manager">';
@@ -61,21 +63,17 @@ function bound(text: string, head: number): string {
   return text.length <= head ? text : `${text.slice(0, head)}…`;
 }
 
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
+
 /** Last whitespace in text[from, to) (a cut there splits no token), else `to`. */
 function cutBefore(text: string, from: number, to: number): number {
-  for (let i = to - 1; i > from; i--) {
-    const c = text.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13) return i;
-  }
+  for (let i = to - 1; i > from; i--) if (isSpace(text.charCodeAt(i))) return i;
   return to;
 }
 
 /** First whitespace at or after `from` (a chunk starts on a token boundary), else `from`. */
 function startAfter(text: string, from: number, limit: number): number {
-  for (let i = from; i < limit; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13) return i + 1;
-  }
+  for (let i = from; i < limit; i++) if (isSpace(text.charCodeAt(i))) return i + 1;
   return from;
 }
 
@@ -304,4 +302,27 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       // custom: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
       return;
   }
+}
+
+/*
+ * With `offload` on the session holds a large tool result as handle + preview; the archive indexes
+ * the stashed payload instead (redacted when stashed), so search finds what offload replaced.
+ */
+/** A replacement's text -> the stashed payload, or null (not a replacement, artifact gone). */
+export type ExpandStashed = (text: string) => string | null;
+
+const HANDLE_LINE = /^handle: (ocm_artifact:v1:sha256:[0-9a-f]{64})$/m;
+
+export function stashedTextResolver(stateDir: string): ExpandStashed {
+  return (text) => {
+    if (!text.startsWith(STASHED_MARKER)) return null;
+    // the handle line is the replacement's second line (preview.ts replacementText)
+    const m = HANDLE_LINE.exec(text.slice(0, 400));
+    if (!m || !m[1]!.startsWith(HANDLE_PREFIX)) return null;
+    try {
+      return readArtifact(stateDir, m[1]!);
+    } catch {
+      return null; // collected or unreadable: the preview is what is left
+    }
+  };
 }

@@ -14,8 +14,7 @@ import { RECALL_HEADER } from "../archive/segments.js";
 import { HistoryView, type Units } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
 import { TrimSelect } from "./trim-select.js";
-import { BYTES_PER_MEMO, TokenMemo } from "./token-memo.js";
-import { CatchUpTokens } from "./catch-up-tokens.js";
+import { BYTES_PER_MEMO, CatchUpTokens, TokenMemo } from "./token-memo.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";

@@ -12,9 +12,8 @@ import { SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
 import { type KnowledgeHit, knowledgeIndex, knowledgeIndexStats, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { segmentsOfSliced } from "../segments.js";
+import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
 import type { RecordOrigin } from "../store.js";
-import { stashedTextResolver } from "../stashed-text.js";
 import { type ArchiveLimits, appendToTail, setTailBudget, tailStats, type TailAppendResult } from "../tail-append.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
