@@ -300,35 +300,22 @@ export class Bm25 {
     return hits;
   }
 
-  /** Room for `n` documents in the per-document arrays (doubling). */
+  /** Room for `n` documents in the per-document arrays. */
   private growDocs(n: number): void {
-    if (n <= this.present.length) return;
-    let cap = this.present.length;
-    while (cap < n) cap *= 2;
-    const present = new Uint8Array(cap);
-    present.set(this.present);
-    this.present = present;
-    const lens = new Float64Array(FIELDS * cap);
-    lens.set(this.lens);
-    this.lens = lens;
-    for (const k of ["times", "weights", "seqs"] as const) {
-      const a = new Float64Array(cap);
-      a.set(this[k]);
-      this[k] = a;
-    }
+    this.present = grown(this.present, n);
+    this.lens = grown(this.lens, FIELDS * n);
+    for (const k of ["times", "weights", "seqs"] as const) this[k] = grown(this[k], n);
   }
 
+  /** Room for every document in the per-query scratch. */
   private grow(): void {
     const n = this.docs.length;
-    if (n <= this.acc.length) return;
-    let cap = this.acc.length;
-    while (cap < n) cap *= 2;
-    this.acc = new Float64Array(cap);
-    this.part = new Float64Array(cap);
-    this.matched = new Uint16Array(cap);
-    this.inTerm = new Uint8Array(cap);
-    this.lo = new Uint32Array(cap);
-    this.hi = new Uint32Array(cap);
+    this.acc = grown(this.acc, n, 0);
+    this.part = grown(this.part, n, 0);
+    this.matched = grown(this.matched, n, 0);
+    this.inTerm = grown(this.inTerm, n, 0);
+    this.lo = grown(this.lo, n, 0);
+    this.hi = grown(this.hi, n, 0);
   }
 
   /** The live documents renumbered in order, with their postings. */
@@ -414,4 +401,16 @@ export function bestOf(count: number, limit: number, below: (a: number, b: numbe
     }
   }
   return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
+}
+
+type Typed = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+
+/** `a` when it holds `n`, else a doubled copy of its first `keep` items (typed arrays grow like this). */
+export function grown<T extends Typed>(a: T, n: number, keep = a.length): T {
+  if (n <= a.length) return a;
+  let cap = a.length;
+  while (cap < n) cap *= 2;
+  const b = new (a.constructor as new (size: number) => T)(cap);
+  b.set(a.subarray(0, keep));
+  return b;
 }

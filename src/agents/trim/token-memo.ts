@@ -7,6 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { argsShape, strictCallChars } from "../messages/argument-chars.js";
+import { grown } from "../archive/bm25.js";
 
 type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
@@ -120,13 +121,7 @@ export class CatchUpTokens {
   read(messages: readonly AgentMessage[], from: number, end: number, tokensAt: (i: number) => number): void {
     if (messages !== this.of || end <= from) return;
     if (from < this.from || from > this.to) this.from = from; // not contiguous: keep only this run
-    if (end > this.values.length) {
-      let cap = this.values.length;
-      while (cap < end) cap *= 2;
-      const v = new Float64Array(cap);
-      v.set(this.values.subarray(0, this.to));
-      this.values = v;
-    }
+    this.values = grown(this.values, end, this.to);
     for (let i = from; i < end; i++) this.values[i] = tokensAt(i);
     this.to = end;
   }

@@ -8,6 +8,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Units } from "./history-view.js";
+import { grown } from "../archive/bm25.js";
 
 export interface SelectInput {
   messages: readonly AgentMessage[];
@@ -167,15 +168,8 @@ export class TrimSelect {
   }
 
   private grow(n: number): void {
-    if (n <= this.trimmedAt.length) return;
-    let cap = this.trimmedAt.length;
-    while (cap < n) cap *= 2;
-    const t = new Uint8Array(cap);
-    t.set(this.trimmedAt.subarray(0, this.length));
-    this.trimmedAt = t;
-    const f = new Uint8Array(cap);
-    f.set(this.fixedAt.subarray(0, this.length));
-    this.fixedAt = f;
+    this.trimmedAt = grown(this.trimmedAt, n, this.length);
+    this.fixedAt = grown(this.fixedAt, n, this.length);
   }
 }
 
