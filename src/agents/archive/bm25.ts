@@ -1,15 +1,14 @@
 /**
- * BM25+ over posting lists in plain arrays, for the archive's search (search-index.ts) and smart
- * trim's relevance scores (trim/relevance-index.ts), weighed by rank-weights.ts. A query costs
- * O(its terms x their postings) with no per-result objects (MiniSearch, which this replaced,
- * allocated per result: that made trim's p99) and gives MiniSearch's scores bit for bit
- * (test/trim/bm25-postings.test.ts). A removed document leaves the scores at once; its entries
- * are swept off the request path.
+ * BM25+ over posting lists in plain arrays, for the archive's search and smart trim's relevance
+ * scores. A query costs O(its terms x their postings) with no per-result objects (per-result
+ * allocation made trim's p99) and gives MiniSearch's scores bit for bit (bm25-postings.test.ts).
+ * A removed document leaves the scores at once; its entries are swept off the request path.
  */
 import { FIELD_BOOST, IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight } from "./rank-weights.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
+import { bestOf, grown } from "./arrays.js";
 
 const FIELDS = 3;
 /** BM25+ parameters (MiniSearch's defaults) */
@@ -367,50 +366,4 @@ export class Bm25 {
     idx.avg = saved.avg;
     return idx;
   }
-}
-
-/** The `limit` best of `count` items by `below` (a < b: a ranks below b), best first, without sorting them all. */
-export function bestOf(count: number, limit: number, below: (a: number, b: number) => boolean): number[] {
-  const heap: number[] = []; // min-heap of the best so far (root: the lowest of them)
-  for (let j = 0; j < count; j++) {
-    if (heap.length === limit) {
-      if (!below(heap[0]!, j)) continue;
-      heap[0] = j;
-    } else heap.push(j);
-    // restore the heap: sift up a push, sift down a replaced root
-    if (heap.length <= limit && heap[0] !== j) {
-      let i = heap.length - 1;
-      while (i > 0) {
-        const up = (i - 1) >> 1;
-        if (!below(heap[i]!, heap[up]!)) break;
-        [heap[i], heap[up]] = [heap[up]!, heap[i]!];
-        i = up;
-      }
-    } else {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && below(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && below(heap[r]!, heap[m]!)) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
-    }
-  }
-  return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
-}
-
-type Typed = Uint8Array | Uint16Array | Uint32Array | Float64Array;
-
-/** `a` when it holds `n`, else a doubled copy of its first `keep` items (typed arrays grow like this). */
-export function grown<T extends Typed>(a: T, n: number, keep = a.length): T {
-  if (n <= a.length) return a;
-  let cap = a.length;
-  while (cap < n) cap *= 2;
-  const b = new (a.constructor as new (size: number) => T)(cap);
-  b.set(a.subarray(0, keep));
-  return b;
 }

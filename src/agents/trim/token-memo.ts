@@ -7,7 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { argsShape, strictCallChars } from "../messages/argument-chars.js";
-import { grown } from "../archive/bm25.js";
+import { grown } from "../archive/arrays.js";
 
 type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 

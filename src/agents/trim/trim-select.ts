@@ -8,7 +8,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Units } from "./history-view.js";
-import { grown } from "../archive/bm25.js";
+import { grown } from "../archive/arrays.js";
 
 export interface SelectInput {
   messages: readonly AgentMessage[];
