@@ -1,9 +1,7 @@
 /**
- * SessionArchive: one session key's archive, on disk (store.ts) and indexed in memory
- * (search-index.ts); one per (state dir, key) per process, following other processes' appends by
- * reading the file's new tail. `append` only dedups and writes fsync'd lines; indexing runs in the
- * background after it (or at a search that comes first). The index is saved beside the file; a
- * torn, stale or other-version one is rebuilt from segments.jsonl, the source of truth.
+ * One session key's archive, on disk (store.ts) and indexed in memory (search-index.ts), following
+ * other processes' appends by reading the file's new tail. Indexing runs in the background after an
+ * append (or at a search that comes first); the saved index is a cache of segments.jsonl.
  */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
@@ -152,12 +150,8 @@ export class SessionArchive {
       try {
         if (!this.loaded) await this.load();
         if (!this.index) {
-          let saved: string | null = null;
-          try {
-            saved = await readRegularFile(this.indexFile, "utf8");
-          } catch {
-            // none yet: built from the records
-          }
+          // none yet (or unreadable): built from the records
+          const saved = await readRegularFile(this.indexFile, "utf8").catch(() => null);
           if (!this.index) this.adoptIndex(saved);
         }
         while (this.unindexed.length > 0) {

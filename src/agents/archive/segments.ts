@@ -59,10 +59,6 @@ const SCAN_MAX = 64_000;
 
 const ELIDED = "\n…\n";
 
-function bound(text: string, head: number): string {
-  return text.length <= head ? text : `${text.slice(0, head)}…`;
-}
-
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 
 /** Last whitespace in text[from, to) (a cut there splits no token), else `to`. */
@@ -157,7 +153,8 @@ function redactRandomTokens(text: string): string {
 
 /** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
 function clean(text: string, head: number): string {
-  return bound(redact(text), head).trim();
+  const t = redact(text);
+  return (t.length <= head ? t : `${t.slice(0, head)}…`).trim();
 }
 
 function redact(text: string): string {

@@ -1,9 +1,7 @@
 /**
- * Appending without loading the archive: O(segments appended), whatever its size. Dedup by content
- * id against the file's tail (at least twice the bytes appended), read once per process and then
- * followed; an older id is archived again, costing a line on disk, never a duplicate hit (a reader
- * keeps one record per id). Eviction is the worker's, asked for when the seq range says the file
- * is over maxSegments.
+ * Appending without loading the archive: O(segments appended). Dedup by content id against the
+ * file's tail (at least twice the bytes appended), followed once read; an older id is archived
+ * again, costing a line on disk, never a duplicate hit (a reader keeps one record per id).
  */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";

@@ -122,10 +122,7 @@ export class RelevanceIndex {
     return this.index.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.queries.chars * BYTES_PER_MEMO_CHAR;
   }
 
-  /**
-   * Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null. Cached
-   * per query and refreshed by `warm` off the request path; a decision searches only a new query.
-   */
+  /** Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null (cached per query). */
   scorer(query: string): (key: string) => number | null {
     if (this.cached?.query !== query) this.score(query);
     const byKey = this.cached!.byKey;

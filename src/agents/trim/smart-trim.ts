@@ -35,10 +35,7 @@ export interface TrimSettings {
   headroom: number;
   keepRecent: number;
   marker: boolean;
-  /**
-   * the reading above which a trim is decided (default safeLimit): lower at a cold moment, when
-   * the provider's cache holds nothing of the prompt and a trim rewrites nothing it would have read
-   */
+  /** the reading above which a trim is decided (default safeLimit): lower when the provider's cache is cold */
   trimAbove?: number;
 }
 

@@ -1,10 +1,7 @@
 /**
- * The main thread's side of the archive worker (archive-worker.ts): loading, indexing and saving a
- * large archive never block the event loop a gateway serves every chat from. Started on first use,
- * ref'd only while a request is pending. When it cannot start (MAX_START_FAILURES times), the same
- * operations run in this thread (archive-host.ts). A request the worker dies under is sent once
- * more to a fresh worker, then fails (ArchiveWorkerDiedError): never re-run in this thread, where
- * the same input would take the host down.
+ * The main thread's side of the archive worker: loading and indexing a large archive never block
+ * the gateway's event loop. When no worker can start, the operations run in this thread; a request
+ * a worker died under is never re-run here, where the same input would take the host down.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
