@@ -1,8 +1,6 @@
 /**
- * Full-text index of one archive: BM25 (bm25.ts) over the archive tokenizer, then a recency
- * decay on top. Scores are BM25 in idf units: one rare term matched once scores about its idf
- * (ln of the archive size over its document frequency), so a threshold means "at least this
- * specific a match".
+ * Full-text index of one archive: BM25 (bm25.ts) with a recency decay. One rare term matched once
+ * scores about its idf, so a threshold in idf units means "at least this specific a match".
  */
 import { Bm25, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
@@ -45,9 +43,8 @@ export class SearchIndex {
   }
 
   /**
-   * An index from `serialize` output, for the archive's current `records`; null when the text
-   * is torn, of another version, or indexes a record the archive no longer has (evicted or
-   * expired since). Records the archive has and the index lacks are the caller's to add.
+   * An index from `serialize` output over the archive's `records`; null when the text is torn, of
+   * another version, or names a gone record. Records it lacks are the caller's to add.
    */
   static deserialize(text: string, records: ReadonlyMap<string, ArchiveRecord>): SearchIndex | null {
     try {

@@ -1,8 +1,7 @@
 /**
- * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, one JSON
- * record per line. Crash safety: whole lines appended in one write; a reader skips a torn or bad
- * line and the next append starts a fresh one, so an interrupted append loses at most its own
- * records. Rewrites go through writeFileAtomic; a lock file serializes writers across processes.
+ * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, a JSON
+ * record per line, appended whole in one write: a reader skips a torn line, so an interrupted
+ * append loses only its own records. A lock file serializes writers across processes.
  */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
@@ -168,10 +167,8 @@ export function serialize(records: readonly ArchiveRecord[]): string {
   return out;
 }
 
-/**
- * The bytes of `serialize(records)`, a line at a time: one non-Latin-1 character made the joined
- * string two-byte, and encoding it cost 2-3x the lines' own (a 1.9 MB append: ~100 vs ~45 ms).
- */
+/** `serialize(records)` encoded a line at a time: one non-Latin-1 char made the joined string
+ * two-byte, costing 2-3x to encode (a 1.9 MB append: ~100 vs ~45 ms). */
 export function encodeRecords(records: readonly ArchiveRecord[]): Buffer {
   const lines = records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`, "utf8"));
   return lines.length === 1 ? lines[0]! : Buffer.concat(lines);

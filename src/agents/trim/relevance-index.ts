@@ -1,8 +1,7 @@
 /**
- * Smart trim's Layer 2 scores: the archive's BM25 (archive/bm25.ts: the scores `context_search`
- * would give) over the live history, one document per message, keyed by the message key.
- * Indexed off the request path, in batches on later event-loop turns; a message not indexed
- * yet when a trim is decided scores 0. In memory only (no text reaches disk), so no redaction.
+ * Smart trim's Layer 2 scores: the archive's BM25 over the live history, one document per message
+ * key, indexed off the request path in batches (not indexed yet: no score). In memory only (no
+ * text reaches disk), so no redaction.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";

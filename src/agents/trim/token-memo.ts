@@ -1,8 +1,7 @@
 /**
- * pi's `estimateTokens` of a message for what a decision drops, without its costly part on the
- * request path: the JSON of each tool call's arguments (90% of the estimate's time on the bench's
- * 2,000 messages). That length is kept per message key, measured off the request path, and reused
- * while the arguments keep their shape (argument-chars.ts argsShape; aged offload changes it).
+ * pi's `estimateTokens` of what a decision drops, its costly part (the JSON of the tool calls'
+ * arguments: 90% of its time on the bench's 2,000 messages) measured off the request path, per
+ * message key, and reused while the arguments keep their shape (argument-chars.ts argsShape).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
