@@ -1,7 +1,4 @@
-/**
- * The automatic recall's query and cap: what it searches for (the user's latest requests) and
- * how many tokens its block may take.
- */
+/** The automatic recall's query (the user's latest requests, less what is in view) and its cap in tokens. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText, userText } from "../messages/read.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
@@ -41,10 +38,6 @@ export function requestTextOf(m: AgentMessage): string {
   return userOrigin(m) === "user" ? stripInjectedBlocks(userText(m)).trim().slice(0, 2000) : "";
 }
 
-/**
- * What the agent can already see (lower-cased text of the messages in context), so the automatic
- * recall leaves out query terms visible anyway: a request naming only things in view gets no block.
- */
 /** Chars looked at per message (a 1 MB tool output is not scanned whole). */
 const PER_MESSAGE = 64_000;
 
@@ -69,7 +62,10 @@ function textOf(m: AgentMessage): string {
   return parts.join("\n");
 }
 
-/** Lower-cased visible text of `messages` except those at `skip` (the requests the query is made of). */
+/**
+ * Lower-cased text of `messages` except those at `skip` (the query's requests): the automatic recall
+ * leaves out query terms the agent sees anyway, so a request naming only things in view gets no block.
+ */
 export function visibleText(messages: readonly AgentMessage[], skip: ReadonlySet<number>): string {
   const out: string[] = [];
   for (let i = 0; i < messages.length; i++) {
