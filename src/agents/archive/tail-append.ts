@@ -6,7 +6,8 @@
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, parseRecord, type RecordOrigin, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, type RecordOrigin } from "./store.js";
+import { parseRecord, withArchiveLock } from "./store.js";
 import { promises as fsp } from "node:fs";
 import { openRegularFile, readRange } from "../../infra/regular-file.js";
 
@@ -84,7 +85,8 @@ export async function appendToTailLocked(
   const need = Math.max(MIN_TAIL_BYTES, 2 * bytes);
   const known = tails.get(file);
   // followed while it covers `need` bytes and holds few enough ids, else scanned afresh
-  const follow = known && known.scan.ids.size < MAX_IDS && (known.start === 0 || known.scan.offset - known.start >= need);
+  const covers = known && (known.start === 0 || known.scan.offset - known.start >= need);
+  const follow = covers && known.scan.ids.size < MAX_IDS;
   const scan = await scanArchiveTail(file, need, follow ? known.scan : undefined);
   let state: TailState = follow && scan === known.scan ? known : { scan, start: Math.max(0, scan.offset - need) };
   const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, now, origin);

@@ -101,7 +101,8 @@ export class ArchiveWorkerClient {
       // worker started ahead of any request (prestart) then kept a CLI from exiting
       w.unref();
       this.worker = w;
-      if (this.budget !== null) w.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
+      const budget = this.budget;
+      if (budget !== null) w.postMessage({ id: this.nextId++, op: "budget", args: budget } satisfies WorkerRequest);
       return w;
     } catch (e) {
       debugLog("archive worker", e);
