@@ -13,7 +13,7 @@ import type { LayoutMessage, PromptLayout, ProviderBlockType } from "./billing/p
 import type { BlockTag, CostBlock } from "../agents/prompt-cost/request.js";
 import type { CostTotals } from "./billing/session-cost.js";
 import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../agents/inject/markers.js";
-import { LEGACY_RECALL_HEADER, RECALL_HEADER } from "../agents/archive/recall-markers.js";
+import { LEGACY_RECALL_HEADER, RECALL_HEADER } from "../agents/archive/segments.js";
 import { TRIM_MARKER_TEXT } from "../agents/trim/smart-trim.js";
 import { STASHED_MARKER } from "../agents/artifacts/preview.js";
 import { AGED_ARG_MARKER } from "../agents/artifacts/aged-call-args.js";

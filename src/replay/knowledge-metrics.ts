@@ -17,7 +17,7 @@ import { promises as fsp } from "node:fs";
 import { parseKnowledge, readKnowledge } from "../agents/archive/knowledge-store.js";
 import { indexKnowledge, searchKnowledge } from "../agents/archive/knowledge-search.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
-import { renderRecalledContext } from "../agents/archive/recall-block.js";
+import { renderRecalledContext } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { readArchiveFile } from "../agents/archive/store.js";
 import { NEXT_TURNS, type RecallQuery, type RecallReport } from "./recall.js";

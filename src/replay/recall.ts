@@ -14,13 +14,11 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf } from "../agents/archive/recall-query.js";
-import { visibleText } from "../agents/archive/recall-visible.js";
-import { renderRecalledContext } from "../agents/archive/recall-block.js";
+import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf, visibleText } from "../agents/archive/recall-query.js";
+import { renderRecalledContext } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
-import { segmentsOf } from "../agents/archive/segments.js";
-import { type ExpandStashed, stashedTextResolver } from "../agents/archive/stashed-text.js";
+import { type ExpandStashed, segmentsOf, stashedTextResolver } from "../agents/archive/segments.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { latencyStats, type LatencyStats } from "./stats.js";
 
@@ -141,7 +139,7 @@ export function messageText(m: AgentMessage, expand?: ExpandStashed): string {
 /** What the automatic recall would have started from at a request: its query and the visible context. */
 export interface ObservedContext {
   query: string;
-  /** lower-cased text of the context minus the query's requests (recall-visible.ts) */
+  /** lower-cased text of the context minus the query's requests (recall-query.ts visibleText) */
   visible: string;
 }
 

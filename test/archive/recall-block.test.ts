@@ -1,8 +1,8 @@
 /** The <recalled-context> block: knowledge before detail, shares of the cap, never over it, nothing forged. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { KNOWLEDGE_CAP_SHARE, renderRecalledContext } from "../../src/agents/archive/recall-block.js";
-import { RECALL_END, RECALL_HEADER } from "../../src/agents/archive/recall-markers.js";
+import { KNOWLEDGE_CAP_SHARE, renderRecalledContext } from "../../src/agents/archive/recall-render.js";
+import { RECALL_END, RECALL_HEADER } from "../../src/agents/archive/segments.js";
 import type { KnowledgeHit } from "../../src/agents/archive/knowledge-search.js";
 import type { SearchHit } from "../../src/agents/archive/search-index.js";
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { RECALL_END, RECALL_HEADER } from "../../src/agents/archive/recall-markers.js";
+import { RECALL_END, RECALL_HEADER } from "../../src/agents/archive/segments.js";
 import { archiveDir } from "../../src/agents/archive/store.js";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";

@@ -4,7 +4,7 @@
  * put a write receipt above content (a path match weighed twice, short receipts scored high).
  */
 import { describe, expect, it } from "vitest";
-import { snippetOf, SNIPPET_CHARS } from "../../src/agents/archive/snippet.js";
+import { snippetOf, SNIPPET_CHARS } from "../../src/agents/archive/recall-render.js";
 import { indexedTarget, isReceipt, segmentWeight, RECEIPT_WEIGHT } from "../../src/agents/archive/rank-weights.js";
 import { SearchIndex } from "../../src/agents/archive/search-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";

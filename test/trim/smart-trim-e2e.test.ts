@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Context } from "@mariozechner/pi-ai";
 import { type Host, makeHost, reply } from "../helpers/host.js";
-import { orphansOf } from "../../src/agents/trim/trim-units.js";
+import { orphansOf } from "../../src/replay/orphans.js";
 import { TRIM_MARKER_TEXT } from "../../src/agents/trim/smart-trim.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 

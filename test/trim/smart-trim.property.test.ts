@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { SmartTrim, type TrimSettings } from "../../src/agents/trim/smart-trim.js";
-import { orphansOf } from "../../src/agents/trim/trim-units.js";
+import { orphansOf } from "../../src/replay/orphans.js";
 import { keysOf } from "../../src/agents/messages/message-key.js";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
 import { TRIM_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";

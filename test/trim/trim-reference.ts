@@ -10,8 +10,8 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { callIdsOf } from "../../src/agents/messages/message-key.js";
-import { fixedByRole } from "../../src/agents/trim/trim-protect.js";
-import type { Units } from "../../src/agents/trim/trim-units.js";
+import { fixedByRole } from "../../src/agents/trim/smart-trim.js";
+import type { Units } from "../../src/agents/trim/history-view.js";
 
 export interface ProtectInput {
   messages: readonly AgentMessage[];

@@ -1,9 +1,7 @@
 /**
- * SessionArchive: one session key's archive, on disk (store.ts) and indexed in memory
- * (search-index.ts); one per (state dir, key) per process, following other processes' appends by
- * reading the file's new tail. `append` only dedups and writes fsync'd lines; indexing runs in the
- * background after it (or at a search that comes first). The index is saved beside the file; a
- * torn, stale or other-version one is rebuilt from segments.jsonl, the source of truth.
+ * One session key's archive, on disk (store.ts) and indexed in memory (search-index.ts), following
+ * other processes' appends by reading the file's new tail. Indexing runs in the background after an
+ * append (or at a search that comes first); the saved index is a cache of segments.jsonl.
  */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
@@ -22,13 +20,12 @@ import {
   readArchiveFile,
   rewriteArchiveFile,
   encodeRecords,
+  type RecordOrigin,
   statArchive,
   withArchiveLock,
 } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked, prefetchTail } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
-
-export type { AppendResult, ArchiveLimits };
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
 
@@ -60,7 +57,7 @@ export class SessionArchive {
   constructor(
     readonly stateDir: string,
     readonly sessionKey: string,
-    private limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+    public limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
     private readonly now: () => number = Date.now,
     /** the archive's directory (default: from state dir and key; the CLI opens one by directory) */
     dir?: string,
@@ -68,10 +65,6 @@ export class SessionArchive {
     this.dir = dir ?? archiveDir(stateDir, sessionKey);
     this.file = path.join(this.dir, ARCHIVE_FILE);
     this.indexFile = path.join(this.dir, INDEX_FILE);
-  }
-
-  setLimits(limits: ArchiveLimits): void {
-    this.limits = limits;
   }
 
   get isLoaded(): boolean {
@@ -157,12 +150,8 @@ export class SessionArchive {
       try {
         if (!this.loaded) await this.load();
         if (!this.index) {
-          let saved: string | null = null;
-          try {
-            saved = await readRegularFile(this.indexFile, "utf8");
-          } catch {
-            // none yet: built from the records
-          }
+          // none yet (or unreadable): built from the records
+          const saved = await readRegularFile(this.indexFile, "utf8").catch(() => null);
           if (!this.index) this.adoptIndex(saved);
         }
         while (this.unindexed.length > 0) {
@@ -186,12 +175,12 @@ export class SessionArchive {
     if (!index || this.unindexed.length > 0 || !indexWorthSaving(index)) return;
     const text = index.serialize();
     const { addedSinceSave, removedSinceSave } = index;
-    index.markSaved();
     try {
       await writeFileAtomic(this.indexFile, text, { mode: 0o600 });
+      // what was added while it was written counts toward the next save
+      index.addedSinceSave -= addedSinceSave;
+      index.removedSinceSave -= removedSinceSave;
     } catch (e) {
-      index.addedSinceSave += addedSinceSave;
-      index.removedSinceSave += removedSinceSave;
       debugLog("archive index save", e);
     }
   }
@@ -246,7 +235,7 @@ export class SessionArchive {
   }
 
   /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
-  append(drafts: readonly SegmentDraft[], origin: { session: string; compaction: number }): Promise<AppendResult> {
+  append(drafts: readonly SegmentDraft[], origin: RecordOrigin): Promise<AppendResult> {
     const done = this.serial(() =>
       withArchiveLock(this.dir, async () => {
         if (!this.loaded && !this.loading) {
@@ -340,6 +329,6 @@ export class SessionArchive {
 
   /** Serialized size of the in-memory index (bench/stats). */
   indexBytes(): number {
-    return this.indexNow().serializedBytes();
+    return Buffer.byteLength(this.indexNow().serialize());
   }
 }

@@ -1,16 +1,14 @@
 /**
- * BM25+ over posting lists in plain arrays, for the archive's search (search-index.ts) and smart
- * trim's relevance scores (trim/relevance-index.ts), weighed by rank-weights.ts. A query costs
- * O(its terms x their postings) with no per-result objects (MiniSearch, which this replaced,
- * allocated per result: that made trim's p99) and gives MiniSearch's scores bit for bit
- * (test/trim/bm25-postings.test.ts). A removed document leaves the scores at once; its entries
- * are swept off the request path.
+ * BM25+ over posting lists in plain arrays, for the archive's search and smart trim's relevance
+ * scores. A query costs O(its terms x their postings) with no per-result objects (per-result
+ * allocation made trim's p99) and gives MiniSearch's scores bit for bit (bm25-postings.test.ts).
+ * A removed document leaves the scores at once; its entries are swept off the request path.
  */
 import { FIELD_BOOST, IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight } from "./rank-weights.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
-import { bestOf } from "./best-of.js";
 import { queryTerms, tokenize } from "./tokenize.js";
+import { bestOf, grown } from "./arrays.js";
 
 const FIELDS = 3;
 /** BM25+ parameters (MiniSearch's defaults) */
@@ -301,35 +299,22 @@ export class Bm25 {
     return hits;
   }
 
-  /** Room for `n` documents in the per-document arrays (doubling). */
+  /** Room for `n` documents in the per-document arrays. */
   private growDocs(n: number): void {
-    if (n <= this.present.length) return;
-    let cap = this.present.length;
-    while (cap < n) cap *= 2;
-    const present = new Uint8Array(cap);
-    present.set(this.present);
-    this.present = present;
-    const lens = new Float64Array(FIELDS * cap);
-    lens.set(this.lens);
-    this.lens = lens;
-    for (const k of ["times", "weights", "seqs"] as const) {
-      const a = new Float64Array(cap);
-      a.set(this[k]);
-      this[k] = a;
-    }
+    this.present = grown(this.present, n);
+    this.lens = grown(this.lens, FIELDS * n);
+    for (const k of ["times", "weights", "seqs"] as const) this[k] = grown(this[k], n);
   }
 
+  /** Room for every document in the per-query scratch. */
   private grow(): void {
     const n = this.docs.length;
-    if (n <= this.acc.length) return;
-    let cap = this.acc.length;
-    while (cap < n) cap *= 2;
-    this.acc = new Float64Array(cap);
-    this.part = new Float64Array(cap);
-    this.matched = new Uint16Array(cap);
-    this.inTerm = new Uint8Array(cap);
-    this.lo = new Uint32Array(cap);
-    this.hi = new Uint32Array(cap);
+    this.acc = grown(this.acc, n, 0);
+    this.part = grown(this.part, n, 0);
+    this.matched = grown(this.matched, n, 0);
+    this.inTerm = grown(this.inTerm, n, 0);
+    this.lo = grown(this.lo, n, 0);
+    this.hi = grown(this.hi, n, 0);
   }
 
   /** The live documents renumbered in order, with their postings. */

@@ -2,7 +2,7 @@
  * The right to forget: remove one key's archive, prune every archive in a state dir to the
  * retention, and sweep idle archives in the background (their retention is otherwise never applied).
  */
-import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { ARCHIVE_FILE, archiveDir, archiveRoot, INDEX_FILE, readArchiveFile, rewriteArchiveFile, withArchiveLock } from "./store.js";
@@ -11,18 +11,17 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /** Every key's archive directory in the state dir, by name. */
 function archiveDirs(stateDir: string): string[] {
-  let names: string[] = [];
   try {
-    names = readdirSync(archiveRoot(stateDir));
+    const names = readdirSync(archiveRoot(stateDir));
+    return names.sort().filter((n) => !n.startsWith(".")).map((n) => path.join(archiveRoot(stateDir), n));
   } catch {
     return [];
   }
-  return names.sort().filter((n) => !n.startsWith(".")).map((n) => path.join(archiveRoot(stateDir), n));
 }
 
 function dirBytes(dir: string): number {
   let n = 0;
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
@@ -36,14 +35,6 @@ function dirBytes(dir: string): number {
     }
   }
   return n;
-}
-
-function unlinkIfThere(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
 }
 
 export interface ArchiveRmReceipt {
@@ -64,7 +55,7 @@ async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRm
   if (!existed || dryRun) return receipt;
   // the lock keeps a concurrent append from landing in a file being removed
   await withArchiveLock(dir, async () => {
-    for (const f of [ARCHIVE_FILE, INDEX_FILE]) unlinkIfThere(path.join(dir, f));
+    for (const f of [ARCHIVE_FILE, INDEX_FILE]) rmSync(path.join(dir, f), { force: true });
   });
   rmSync(dir, { recursive: true, force: true });
   return receipt;
@@ -106,14 +97,14 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
       const now = (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff);
       await rewriteArchiveFile(file, now);
       // the index is rebuilt from the file on the next load; a stale one could still know removed text
-      unlinkIfThere(path.join(dir, INDEX_FILE));
+      rmSync(path.join(dir, INDEX_FILE), { force: true });
     });
   }
   return receipt;
 }
 
 /** Removes whole the archives not written within the retention (by mtime: stat only, cheap at a session start). */
-export async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number; now?: number; dryRun?: boolean }): Promise<ArchiveRmReceipt[]> {
+async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number; now?: number; dryRun?: boolean }): Promise<ArchiveRmReceipt[]> {
   const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
   const out: ArchiveRmReceipt[] = [];
   for (const dir of archiveDirs(stateDir)) {

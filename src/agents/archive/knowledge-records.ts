@@ -19,7 +19,8 @@ import { createHash } from "node:crypto";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
 
-export type KnowledgeKind = "decision" | "implementation" | "config" | "issue" | "task_state" | "architecture";
+export const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
+export type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
 
 export interface KnowledgeDraft {
   kind: KnowledgeKind;

@@ -7,13 +7,12 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/file-stores.js";
-import { appendLines, archiveDir } from "./store.js";
-import { type KnowledgeDraft, type KnowledgeKind, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
-import { openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";
+import { appendLines, archiveDir, readFrom, wholeLines } from "./store.js";
+import { KNOWLEDGE_KINDS, type KnowledgeDraft, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
 
 export const KNOWLEDGE_FILE = "knowledge.jsonl";
 
-const KINDS: ReadonlySet<string> = new Set(["decision", "implementation", "config", "issue", "task_state", "architecture"]);
+const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
 
 export interface KnowledgeEntry extends KnowledgeRecord {
   /** id of the record that replaced it */
@@ -45,21 +44,15 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
 
 /** Records of a knowledge file's text (whole lines only), supersede marks applied. */
 export function parseKnowledge(text: string): KnowledgeEntry[] {
-  return [...knowledgeStateOf(text).entries.values()];
-}
-
-function knowledgeStateOf(text: string): KnowledgeState {
   const state = emptyKnowledgeState();
   applyKnowledgeLines(state, text.slice(0, text.lastIndexOf("\n") + 1).split("\n"));
-  return state;
+  return [...state.entries.values()];
 }
 
 async function readKnowledgeState(file: string): Promise<KnowledgeState> {
-  try {
-    return knowledgeStateOf(await readRegularFile(file, "utf8"));
-  } catch {
-    return emptyKnowledgeState();
-  }
+  const state = emptyKnowledgeState();
+  applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
+  return state;
 }
 
 /** What appends and searches need of a file's records, kept up to date line by line. */
@@ -115,7 +108,7 @@ export async function appendKnowledge(
     const id = knowledgeId(d);
     if (ids.has(id) || state.entries.has(id)) continue;
     ids.add(id);
-    const record: KnowledgeRecord = { v: 1, id, kind: d.kind as KnowledgeKind, subject: d.subject, text: d.text, t: d.t, ...origin };
+    const record: KnowledgeRecord = { v: 1, id, kind: d.kind, subject: d.subject, text: d.text, t: d.t, ...origin };
     lines += `${JSON.stringify(record)}\n`;
     added++;
     const subject = subjectKey(d);
@@ -151,23 +144,14 @@ declare module "../../infra/file-stores.js" {
 /** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
 const LINES_PER_TURN = 256;
 
-/** Hands the whole lines of `file` between `f.size` and `size` to `apply`, a batch per event-loop turn. */
-async function applyAppended(file: string, f: { size: number }, size: number, apply: (lines: string[]) => void): Promise<void> {
-  const fh = await openRegularFile(file);
-  let buf: Buffer;
-  try {
-    buf = Buffer.alloc(size - f.size);
-    buf = buf.subarray(0, await readRange(fh, buf, buf.length, f.size));
-  } finally {
-    await fh.close();
-  }
-  const end = buf.lastIndexOf(0x0a);
-  const lines = end < 0 ? [] : buf.subarray(0, end + 1).toString("utf8").split("\n");
+/** Hands the whole lines of `file` from `f.size` on to `apply`, a batch per event-loop turn. */
+async function applyAppended(file: string, f: { size: number }, apply: (lines: string[]) => void): Promise<void> {
+  const { lines, consumed } = wholeLines((await readFrom(file, f.size))?.buf ?? Buffer.alloc(0));
   for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
     if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     apply(lines.slice(i, i + LINES_PER_TURN));
   }
-  f.size += end + 1;
+  f.size += consumed;
 }
 
 /** Follows `file` in `cache`: new bytes only, afresh when it shrank; undefined when there is no file. */
@@ -181,7 +165,7 @@ export async function followFile<T extends Followed>(file: string, cache: Budget
   }
   const known = cache.get(file);
   const f = known && size >= known.size ? known : fresh();
-  if (size > f.size) await applyAppended(file, f, size, (lines) => apply(f, lines));
+  if (size > f.size) await applyAppended(file, f, (lines) => apply(f, lines));
   if (f !== known || cache.peek(file) === known) cache.set(file, f); // weighed again: it grew by what was applied
   return f;
 }

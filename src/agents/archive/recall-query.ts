@@ -1,9 +1,6 @@
-/**
- * The automatic recall's query and cap: what it searches for (the user's latest requests) and
- * how many tokens its block may take.
- */
+/** The automatic recall's query (the user's latest requests, less what is in view) and its cap in tokens. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { userText } from "../messages/read.js";
+import { contentText, userText } from "../messages/read.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { stripInjectedBlocks } from "./segments.js";
@@ -39,4 +36,45 @@ export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): 
 export function requestTextOf(m: AgentMessage): string {
   // the user's requests only: a heartbeat or another session's message is no query of theirs
   return userOrigin(m) === "user" ? stripInjectedBlocks(userText(m)).trim().slice(0, 2000) : "";
+}
+
+/** Chars looked at per message (a 1 MB tool output is not scanned whole). */
+const PER_MESSAGE = 64_000;
+
+function textOf(m: AgentMessage): string {
+  const parts: string[] = [];
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === "string") parts.push(c.slice(0, PER_MESSAGE));
+  else if (Array.isArray(c)) {
+    parts.push(contentText(c, PER_MESSAGE));
+    for (const b of c as Array<Record<string, unknown>>) {
+      if (b?.type === "toolCall") {
+        try {
+          parts.push(JSON.stringify(b.arguments ?? {}).slice(0, PER_MESSAGE));
+        } catch {
+          // unserializable arguments: nothing visible from them
+        }
+      }
+    }
+  }
+  const x = m as { summary?: unknown; command?: unknown; output?: unknown };
+  for (const v of [x.summary, x.command, x.output]) if (typeof v === "string") parts.push(v.slice(0, PER_MESSAGE));
+  return parts.join("\n");
+}
+
+/**
+ * Lower-cased text of `messages` except those at `skip` (the query's requests): the automatic recall
+ * leaves out query terms the agent sees anyway, so a request naming only things in view gets no block.
+ */
+export function visibleText(messages: readonly AgentMessage[], skip: ReadonlySet<number>): string {
+  const out: string[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    if (skip.has(i)) continue;
+    try {
+      out.push(textOf(messages[i]!));
+    } catch {
+      // a hostile message shape: counts as nothing visible
+    }
+  }
+  return out.join("\n").toLowerCase();
 }

@@ -1,8 +1,6 @@
 /**
- * Full-text index of one archive: BM25 (bm25.ts) over the archive tokenizer, then a recency
- * decay on top. Scores are BM25 in idf units: one rare term matched once scores about its idf
- * (ln of the archive size over its document frequency), so a threshold means "at least this
- * specific a match".
+ * Full-text index of one archive: BM25 (bm25.ts) with a recency decay. One rare term matched once
+ * scores about its idf, so a threshold in idf units means "at least this specific a match".
  */
 import { Bm25, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
@@ -39,21 +37,14 @@ export class SearchIndex {
   addedSinceSave = 0;
   removedSinceSave = 0;
 
-
-  markSaved(): void {
-    this.addedSinceSave = 0;
-    this.removedSinceSave = 0;
-  }
-
   /** The index as one JSON line: loading it costs a parse instead of tokenizing every record again. */
   serialize(): string {
     return JSON.stringify({ v: SERIAL_VERSION, ...this.bm25.save() });
   }
 
   /**
-   * An index from `serialize` output, for the archive's current `records`; null when the text
-   * is torn, of another version, or indexes a record the archive no longer has (evicted or
-   * expired since). Records the archive has and the index lacks are the caller's to add.
+   * An index from `serialize` output over the archive's `records`; null when the text is torn, of
+   * another version, or names a gone record. Records it lacks are the caller's to add.
    */
   static deserialize(text: string, records: ReadonlyMap<string, ArchiveRecord>): SearchIndex | null {
     try {
@@ -77,7 +68,6 @@ export class SearchIndex {
   has(id: string): boolean {
     return this.records.has(id);
   }
-
 
   /** Recall thresholds' unit: BM25's idf at df = 1 (raw BM25 grows with the archive; this unit does not). */
   scoreUnit(): number {
@@ -120,11 +110,6 @@ export class SearchIndex {
     const keep = session ? (id: string) => this.records.get(id)?.session === session : undefined;
     const hits = this.bm25.search(query, limit, { ...opts, ...(keep ? { keep } : {}) });
     return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
-  }
-
-  /** Size of the serialized index, in bytes. */
-  serializedBytes(): number {
-    return Buffer.byteLength(this.serialize());
   }
 }
 

@@ -13,8 +13,16 @@ import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESU
 import { userOrigin } from "../messages/host-provenance.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
-import { LEGACY_RECALL_END, LEGACY_RECALL_HEADER, RECALL_END, RECALL_HEADER } from "./recall-markers.js";
-import type { ExpandStashed } from "./stashed-text.js";
+import { STASHED_MARKER } from "../artifacts/preview.js";
+import { HANDLE_PREFIX } from "../artifacts/handle.js";
+import { readArtifact } from "../artifacts/store.js";
+
+/** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
+export const RECALL_HEADER = '<recalled-context source="context-manager">';
+export const RECALL_END = "</recalled-context>";
+/** the frame before the knowledge layer (issue 26): still stripped from older transcripts */
+export const LEGACY_RECALL_HEADER = "[Recalled from the archive of compacted context]";
+export const LEGACY_RECALL_END = "[End of recalled context]";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
@@ -51,25 +59,17 @@ const SCAN_MAX = 64_000;
 
 const ELIDED = "\n…\n";
 
-function bound(text: string, head: number): string {
-  return text.length <= head ? text : `${text.slice(0, head)}…`;
-}
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 
 /** Last whitespace in text[from, to) (a cut there splits no token), else `to`. */
 function cutBefore(text: string, from: number, to: number): number {
-  for (let i = to - 1; i > from; i--) {
-    const c = text.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13) return i;
-  }
+  for (let i = to - 1; i > from; i--) if (isSpace(text.charCodeAt(i))) return i;
   return to;
 }
 
 /** First whitespace at or after `from` (a chunk starts on a token boundary), else `from`. */
 function startAfter(text: string, from: number, limit: number): number {
-  for (let i = from; i < limit; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13) return i + 1;
-  }
+  for (let i = from; i < limit; i++) if (isSpace(text.charCodeAt(i))) return i + 1;
   return from;
 }
 
@@ -153,7 +153,8 @@ function redactRandomTokens(text: string): string {
 
 /** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
 function clean(text: string, head: number): string {
-  return bound(redact(text), head).trim();
+  const t = redact(text);
+  return (t.length <= head ? t : `${t.slice(0, head)}…`).trim();
 }
 
 function redact(text: string): string {
@@ -163,15 +164,9 @@ function redact(text: string): string {
 /** The redacted text as one segment per chunk (`part`/`parts` when there are several). */
 function pushChunks(out: SegmentDraft[], base: Omit<SegmentDraft, "text">, raw: string, keepEmpty = false): void {
   const chunks = chunkText(redact(raw));
-  if (chunks.length === 0) {
-    if (keepEmpty) out.push({ ...base, text: "" });
-    return;
-  }
-  if (chunks.length === 1) {
-    out.push({ ...base, text: chunks[0]! });
-    return;
-  }
-  for (const [i, text] of chunks.entries()) out.push({ ...base, part: i + 1, parts: chunks.length, text });
+  if (chunks.length === 0 && keepEmpty) out.push({ ...base, text: "" });
+  const parts = chunks.length;
+  for (const [i, text] of chunks.entries()) out.push({ ...base, ...(parts > 1 ? { part: i + 1, parts } : {}), text });
 }
 
 /** Removes restore and recall blocks (header line .. end marker) from a text. */
@@ -219,8 +214,6 @@ function timeOf(msg: AgentMessage): number {
   const t = (msg as { timestamp?: unknown }).timestamp;
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
 }
-
-const OUR_CUSTOM_TYPES: ReadonlySet<string> = new Set(["context-gauge", "context-restore", "context-recall", "context-trim"]);
 
 /** Segments of `messages` in order (malformed ones skipped); `expand` gives a stashed result's payload. */
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
@@ -302,11 +295,31 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       pushChunks(out, { role: "bash", t, tool: "bash", ...(target ? { target } : {}) }, String(b.output ?? ""), !!target);
       return;
     }
-    case "custom": {
-      if (OUR_CUSTOM_TYPES.has(String((msg as { customType?: unknown }).customType))) return;
-      return; // other extensions' injected messages are theirs to keep
-    }
     default:
-      return; // compactionSummary, branchSummary: summaries of what is archived already
+      // custom: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
+      return;
   }
+}
+
+/*
+ * With `offload` on the session holds a large tool result as handle + preview; the archive indexes
+ * the stashed payload instead (redacted when stashed), so search finds what offload replaced.
+ */
+/** A replacement's text -> the stashed payload, or null (not a replacement, artifact gone). */
+export type ExpandStashed = (text: string) => string | null;
+
+const HANDLE_LINE = /^handle: (ocm_artifact:v1:sha256:[0-9a-f]{64})$/m;
+
+export function stashedTextResolver(stateDir: string): ExpandStashed {
+  return (text) => {
+    if (!text.startsWith(STASHED_MARKER)) return null;
+    // the handle line is the replacement's second line (preview.ts replacementText)
+    const m = HANDLE_LINE.exec(text.slice(0, 400));
+    if (!m || !m[1]!.startsWith(HANDLE_PREFIX)) return null;
+    try {
+      return readArtifact(stateDir, m[1]!);
+    } catch {
+      return null; // collected or unreadable: the preview is what is left
+    }
+  };
 }

@@ -1,8 +1,7 @@
 /**
- * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, one JSON
- * record per line. Crash safety: whole lines appended in one write; a reader skips a torn or bad
- * line and the next append starts a fresh one, so an interrupted append loses at most its own
- * records. Rewrites go through writeFileAtomic; a lock file serializes writers across processes.
+ * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, a JSON
+ * record per line, appended whole in one write: a reader skips a torn line, so an interrupted
+ * append loses only its own records. A lock file serializes writers across processes.
  */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
@@ -106,41 +105,50 @@ export interface ReadResult {
   ino: number;
 }
 
+/** The complete lines of `buf` (none when it has no newline) and the bytes they take. */
+export function wholeLines(buf: Buffer): { lines: string[]; consumed: number } {
+  const end = buf.lastIndexOf(0x0a);
+  return { lines: end < 0 ? [] : buf.toString("utf8", 0, end).split("\n"), consumed: end + 1 };
+}
+
 /** Parses the complete lines of `buf`; the bytes after the last newline are left unconsumed. */
 export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: number; consumed: number } {
-  const end = buf.lastIndexOf(0x0a);
+  const { lines, consumed } = wholeLines(buf);
   const records: ArchiveRecord[] = [];
   let badLines = 0;
-  if (end < 0) return { records, badLines, consumed: 0 };
-  for (const line of buf.toString("utf8", 0, end).split("\n")) {
+  for (const line of lines) {
     if (!line) continue;
     const r = parseRecord(line);
     if (r) records.push(r);
     else badLines++;
   }
-  return { records, badLines, consumed: end + 1 };
+  return { records, badLines, consumed };
 }
 
-/** Reads the archive from byte `from` (0: whole file). A missing file reads as empty. */
-export async function readArchiveFile(file: string, from = 0): Promise<ReadResult> {
+/** The bytes of `file` from `from` on, and its inode; null when there is no file. */
+export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
   let fh: fsp.FileHandle;
   try {
     fh = await openRegularFile(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { records: [], badLines: 0, offset: 0, ino: 0 };
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
   }
   try {
     const st = await fh.stat();
-    const size = st.size - from;
-    if (size <= 0) return { records: [], badLines: 0, offset: from, ino: st.ino };
-    const buf = Buffer.alloc(size);
-    const read = await readRange(fh, buf, size, from);
-    const parsed = parseLines(read < size ? buf.subarray(0, read) : buf);
-    return { records: parsed.records, badLines: parsed.badLines, offset: from + parsed.consumed, ino: st.ino };
+    const buf = Buffer.alloc(Math.max(0, st.size - from));
+    return { buf: buf.subarray(0, await readRange(fh, buf, buf.length, from)), ino: st.ino };
   } finally {
     await fh.close();
   }
+}
+
+/** Reads the archive from byte `from` (0: whole file). A missing file reads as empty. */
+export async function readArchiveFile(file: string, from = 0): Promise<ReadResult> {
+  const read = await readFrom(file, from);
+  if (!read) return { records: [], badLines: 0, offset: 0, ino: 0 };
+  const parsed = parseLines(read.buf);
+  return { records: parsed.records, badLines: parsed.badLines, offset: from + parsed.consumed, ino: read.ino };
 }
 
 export async function statArchive(file: string): Promise<{ size: number; ino: number } | null> {
@@ -159,10 +167,8 @@ export function serialize(records: readonly ArchiveRecord[]): string {
   return out;
 }
 
-/**
- * The bytes of `serialize(records)`, a line at a time: one non-Latin-1 character made the joined
- * string two-byte, and encoding it cost 2-3x the lines' own (a 1.9 MB append: ~100 vs ~45 ms).
- */
+/** `serialize(records)` encoded a line at a time: one non-Latin-1 char made the joined string
+ * two-byte, costing 2-3x to encode (a 1.9 MB append: ~100 vs ~45 ms). */
 export function encodeRecords(records: readonly ArchiveRecord[]): Buffer {
   const lines = records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`, "utf8"));
   return lines.length === 1 ? lines[0]! : Buffer.concat(lines);

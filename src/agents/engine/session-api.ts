@@ -7,7 +7,7 @@ import type { Checkpoint } from "../checkpoint/schema.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
-import type { SearchParams } from "../archive/search-params.js";
+import type { SearchParams } from "../archive/search-tool.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
 import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";

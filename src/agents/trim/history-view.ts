@@ -5,7 +5,15 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { baseKeyOf, callIdsOf } from "../messages/message-key.js";
-import type { Units } from "./trim-units.js";
+
+/** The units smart trim drops: a message alone, or an assistant message with its calls' results
+ * (providers reject a call without its result and a result without its call). */
+export interface Units {
+  /** unit of each message index */
+  unitOf: ArrayLike<number>;
+  /** message indexes of each unit, ascending */
+  members: number[][];
+}
 
 export class HistoryView {
   private keys: string[] = [];

@@ -1,8 +1,7 @@
 /**
- * Smart trim's Layer 2 scores: the archive's BM25 (archive/bm25.ts: the scores `context_search`
- * would give) over the live history, one document per message, keyed by the message key.
- * Indexed off the request path, in batches on later event-loop turns; a message not indexed
- * yet when a trim is decided scores 0. In memory only (no text reaches disk), so no redaction.
+ * Smart trim's Layer 2 scores: the archive's BM25 over the live history, one document per message
+ * key, indexed off the request path in batches (not indexed yet: no score). In memory only (no
+ * text reaches disk), so no redaction.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
@@ -122,10 +121,7 @@ export class RelevanceIndex {
     return this.index.chars * BYTES_PER_CHAR + this.queue.length * 64 + this.queries.chars * BYTES_PER_MEMO_CHAR;
   }
 
-  /**
-   * Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null. Cached
-   * per query and refreshed by `warm` off the request path; a decision searches only a new query.
-   */
+  /** Score per message key: the best 100 matches, other indexed ones 0, not indexed yet null (cached per query). */
   scorer(query: string): (key: string) => number | null {
     if (this.cached?.query !== query) this.score(query);
     const byKey = this.cached!.byKey;

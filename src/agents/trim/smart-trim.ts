@@ -1,24 +1,20 @@
 /**
  * Smart trim (seed 003): when a request would exceed `safeLimit = window - reserve - recallCap`,
  * drop low-value messages from what the model is sent (never from the session file), so the
- * host's lossy compaction does not fire. Layers: trim-protect.ts (1), relevance (2, 3), decided
- * incrementally by trim-select.ts. One SmartTrim per session key, across requests: a trimmed
- * message stays trimmed and the marker line is constant (the prompt prefix changes only where a
- * new trim happens); a trim goes `headroom` below safeLimit so the next requests need none; a
- * retry trims nothing more. The caller archives what `apply` reports as newly trimmed.
+ * host's lossy compaction does not fire. Layer 1 (fixedByRole, trim-select.ts) protects by
+ * structure; Layers 2 and 3 drop by relevance, decided incrementally by trim-select.ts. A trimmed
+ * message stays trimmed and the marker line is constant, so the prompt prefix changes only where
+ * a new trim happens; a trim goes `headroom` below safeLimit so the next requests need none.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText } from "../messages/read.js";
 import { TRIM_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
-import { RECALL_HEADER } from "../archive/recall-markers.js";
-import { HistoryView } from "./history-view.js";
+import { RECALL_HEADER } from "../archive/segments.js";
+import { HistoryView, type Units } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
-import { fixedByRole } from "./trim-protect.js";
 import { TrimSelect } from "./trim-select.js";
-import type { Units } from "./trim-units.js";
-import { BYTES_PER_MEMO, TokenMemo } from "./token-memo.js";
-import { CatchUpTokens } from "./catch-up-tokens.js";
+import { BYTES_PER_MEMO, CatchUpTokens, TokenMemo } from "./token-memo.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
@@ -39,10 +35,7 @@ export interface TrimSettings {
   headroom: number;
   keepRecent: number;
   marker: boolean;
-  /**
-   * the reading above which a trim is decided (default safeLimit): lower at a cold moment, when
-   * the provider's cache holds nothing of the prompt and a trim rewrites nothing it would have read
-   */
+  /** the reading above which a trim is decided (default safeLimit): lower when the provider's cache is cold */
   trimAbove?: number;
 }
 
@@ -76,6 +69,14 @@ export interface TrimResult {
   trimmed: number;
   layer2: number;
   layer3: number;
+}
+
+const ALWAYS: ReadonlySet<string> = new Set(["system", "compactionSummary", "branchSummary", "custom"]);
+
+/** Layer 1, whatever the request: system messages, summaries, custom messages, a user message carrying our block. */
+export function fixedByRole(m: AgentMessage | undefined, carriesOurBlock: boolean): boolean {
+  const role = String(m?.role);
+  return ALWAYS.has(role) || (role === "user" && carriesOurBlock);
 }
 
 const OUR_HEADERS = [RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME, RECALL_HEADER];

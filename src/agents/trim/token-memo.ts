@@ -1,12 +1,12 @@
 /**
- * pi's `estimateTokens` of a message for what a decision drops, without its costly part on the
- * request path: the JSON of each tool call's arguments (90% of the estimate's time on the bench's
- * 2,000 messages). That length is kept per message key, measured off the request path, and reused
- * while the arguments keep their shape (argument-chars.ts argsShape; aged offload changes it).
+ * pi's `estimateTokens` of what a decision drops, its costly part (the JSON of the tool calls'
+ * arguments: 90% of its time on the bench's 2,000 messages) measured off the request path, per
+ * message key, and reused while the arguments keep their shape (argument-chars.ts argsShape).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { argsShape, strictCallChars } from "../messages/argument-chars.js";
+import { grown } from "../archive/arrays.js";
 
 type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
@@ -95,4 +95,45 @@ function callChars(content: readonly Block[]): number | null {
     chars += n;
   }
   return chars;
+}
+
+/**
+ * Token estimates of a long history read in slices (SmartTrim.catchUp), per index, for the request
+ * that reads it: its decision sums a typed array instead of reading ~1,500 dropped messages on the
+ * request path (memory latency: 7x their in-cache cost). Released after that decision.
+ */
+export class CatchUpTokens {
+  private of: readonly AgentMessage[] | null = null;
+  /** the indexes [from, to) of `of` estimated */
+  private from = 0;
+  private to = 0;
+  private values = new Float64Array(64);
+
+  /** Estimates will be kept for `messages` (a catch-up starts). */
+  begin(messages: readonly AgentMessage[]): void {
+    this.of = messages;
+    this.from = 0;
+    this.to = 0;
+  }
+
+  /** Estimates the messages [from, end) when `messages` is the array being caught up. */
+  read(messages: readonly AgentMessage[], from: number, end: number, tokensAt: (i: number) => number): void {
+    if (messages !== this.of || end <= from) return;
+    if (from < this.from || from > this.to) this.from = from; // not contiguous: keep only this run
+    this.values = grown(this.values, end, this.to);
+    for (let i = from; i < end; i++) this.values[i] = tokensAt(i);
+    this.to = end;
+  }
+
+  /** The estimate of index `i` of `messages`, read during this catch-up; undefined: not read. */
+  get(messages: readonly AgentMessage[], i: number): number | undefined {
+    return messages === this.of && i >= this.from && i < this.to ? this.values[i] : undefined;
+  }
+
+  /** Drops the array (its decision is made: nothing of it is held beyond its request). */
+  clear(): void {
+    this.of = null;
+    this.from = 0;
+    this.to = 0;
+  }
 }

@@ -1,13 +1,12 @@
 /**
- * Smart trim's sticky set and decision, kept per message index across requests. The choice is
- * the full pass's (test/trim/trim-reference.ts, held equal by trim-select.property.test.ts):
- * Layer 2 drops unmatched units oldest first, then matched ones lowest score first; Layer 3 the
- * ones not indexed yet, oldest first; a unit goes whole; it stops once the dropped tokens reach
- * `need`. Every unit before `frontier` is for good trimmed, fixed by role or listed in `kept`, so
- * a decision costs O(kept + the units it walks) and a request O(new messages).
+ * Smart trim's sticky set and decision, kept per message index across requests (the full pass's
+ * choice: test/trim/trim-reference.ts). Layer 2 drops unmatched units oldest first, then matched
+ * ones lowest score first; Layer 3 the ones not indexed yet; a unit goes whole, until `need` tokens.
+ * Every unit before `frontier` is trimmed, fixed or in `kept`: a decision costs O(kept + walked).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Units } from "./trim-units.js";
+import type { Units } from "./history-view.js";
+import { grown } from "../archive/arrays.js";
 
 export interface SelectInput {
   messages: readonly AgentMessage[];
@@ -167,15 +166,8 @@ export class TrimSelect {
   }
 
   private grow(n: number): void {
-    if (n <= this.trimmedAt.length) return;
-    let cap = this.trimmedAt.length;
-    while (cap < n) cap *= 2;
-    const t = new Uint8Array(cap);
-    t.set(this.trimmedAt.subarray(0, this.length));
-    this.trimmedAt = t;
-    const f = new Uint8Array(cap);
-    f.set(this.fixedAt.subarray(0, this.length));
-    this.fixedAt = f;
+    this.trimmedAt = grown(this.trimmedAt, n, this.length);
+    this.fixedAt = grown(this.fixedAt, n, this.length);
   }
 }
 

@@ -1,10 +1,7 @@
 /**
- * The main thread's side of the archive worker (archive-worker.ts): loading, indexing and saving a
- * large archive never block the event loop a gateway serves every chat from. Started on first use,
- * ref'd only while a request is pending. When it cannot start (MAX_START_FAILURES times), the same
- * operations run in this thread (archive-host.ts). A request the worker dies under is sent once
- * more to a fresh worker, then fails (ArchiveWorkerDiedError): never re-run in this thread, where
- * the same input would take the host down.
+ * The main thread's side of the archive worker: loading and indexing a large archive never block
+ * the gateway's event loop. When no worker can start, the operations run in this thread; a request
+ * a worker died under is never re-run here, where the same input would take the host down.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -104,17 +101,14 @@ export class ArchiveWorkerClient {
       // worker started ahead of any request (prestart) then kept a CLI from exiting
       w.unref();
       this.worker = w;
-      if (this.budget !== null) this.post(w, { id: this.nextId++, op: "budget", args: this.budget });
+      const budget = this.budget;
+      if (budget !== null) w.postMessage({ id: this.nextId++, op: "budget", args: budget } satisfies WorkerRequest);
       return w;
     } catch (e) {
       debugLog("archive worker", e);
       this.startFailures = MAX_START_FAILURES;
       return null;
     }
-  }
-
-  private post(w: Worker, req: WorkerRequest): void {
-    w.postMessage(req);
   }
 
   private settle(m: WorkerReply): void {
@@ -150,20 +144,16 @@ export class ArchiveWorkerClient {
     return this.worker ? "worker" : this.usable ? "not started" : "in-thread";
   }
 
-  /** Runs `op` in the worker (or in this thread when no worker can run here). */
-  call<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
-    return this.attempt(op, args, 0);
-  }
-
-  private attempt<O extends Op>(op: O, args: ArgsOf<O>, deaths: number): Promise<WorkerReplies[O]> {
+  /** Runs `op` in the worker (or in this thread when no worker can run here); `deaths`: of workers under it so far. */
+  call<O extends Op>(op: O, args: ArgsOf<O>, deaths = 0): Promise<WorkerReplies[O]> {
     return this.send(op, args).catch((e: unknown) => {
       // a worker that never started never read it: again (after MAX_START_FAILURES in a row, send runs it here)
-      if (e instanceof WorkerStartFailure) return this.attempt(op, args, deaths);
+      if (e instanceof WorkerStartFailure) return this.call(op, args, deaths);
       if (!(e instanceof WorkerDeath)) throw e;
       // the worker died under this request: once more in a fresh one, never in this thread
       debugLog("archive worker request", e);
       if (deaths >= 1) throw new ArchiveWorkerDiedError(op, e);
-      return this.attempt(op, args, deaths + 1);
+      return this.call(op, args, deaths + 1);
     });
   }
 
@@ -174,7 +164,7 @@ export class ArchiveWorkerClient {
     try {
       // structured clone happens here: what cannot be cloned (a host's message carrying a
       // function, say) is never lost, it is worked on in this thread instead
-      this.post(w, { id, op, args } as WorkerRequest);
+      w.postMessage({ id, op, args } as WorkerRequest);
     } catch (e) {
       if ((e as Error)?.name !== "DataCloneError") return Promise.reject(e as Error);
       debugLog("archive worker", e);
@@ -199,7 +189,7 @@ export class ArchiveWorkerClient {
     this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
     inThread.setBudgets(this.budget);
     const w = this.worker;
-    if (w) this.post(w, { id: this.nextId++, op: "budget", args: this.budget });
+    if (w) w.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
   }
 
   /** Stops the worker (tests that start their own client). */

@@ -8,13 +8,13 @@ import path from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
-import { type ArchiveLimits, SessionArchive } from "../archive.js";
+import { SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
 import { type KnowledgeHit, knowledgeIndex, knowledgeIndexStats, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { segmentsOfSliced } from "../segments.js";
-import { stashedTextResolver } from "../stashed-text.js";
-import { appendToTail, setTailBudget, tailStats, type TailAppendResult } from "../tail-append.js";
+import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
+import type { RecordOrigin } from "../store.js";
+import { type ArchiveLimits, appendToTail, setTailBudget, tailStats, type TailAppendResult } from "../tail-append.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
 export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
@@ -50,13 +50,12 @@ export interface SearchReply {
   size: number;
 }
 
+/** The query terms the agent can see anyway left out. */
+const skipVisible = (visible: string | undefined) => (visible ? { skipTerm: (t: string) => visible.includes(t) } : {});
+
 const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
 
 const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
-
-export function setArchiveBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) archives.setBudget(bytes);
-}
 
 function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
   const key = `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
@@ -64,7 +63,7 @@ function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
   if (!a) {
     a = new SessionArchive(ref.stateDir, ref.sessionKey, ref.limits);
     archives.set(key, a);
-  } else a.setLimits(ref.limits);
+  } else a.limits = ref.limits;
   return { key, archive: a };
 }
 
@@ -84,11 +83,10 @@ export async function search(req: SearchRequest): Promise<SearchReply> {
   }
   // a ready archive only reads and indexes what was appended since
   await ready(key, archive);
-  const visible = req.visible;
   const hits = archive.search(req.query, {
     limit: req.limit,
     ...(req.minScoreUnits !== undefined ? { minScore: req.minScoreUnits * archive.scoreUnit() } : {}),
-    ...(visible ? { skipTerm: (t: string) => visible.includes(t) } : {}),
+    ...skipVisible(req.visible),
   });
   return { ready: true, hits, size: archive.size };
 }
@@ -96,7 +94,7 @@ export async function search(req: SearchRequest): Promise<SearchReply> {
 export interface AppendRequest extends ArchiveRef {
   /** a committed turn or a compacted span, as the host gave it (structured-cloned to the worker) */
   messages: AgentMessage[];
-  origin: { session: string; compaction: number };
+  origin: RecordOrigin;
 }
 
 /** Archives messages (redacted, cut into segments, appended without loading the file: tail-append.ts). */
@@ -107,7 +105,7 @@ export async function appendMessages(req: AppendRequest): Promise<TailAppendResu
 
 /** The worker's budgets: its loaded archives and, when given, the append tails it follows and the knowledge indexes. */
 export function setBudgets(b: { bytes: number; tailBytes?: number; knowledgeBytes?: number }): void {
-  setArchiveBudget(b.bytes);
+  if (Number.isFinite(b.bytes) && b.bytes > 0) archives.setBudget(b.bytes);
   if (b.tailBytes !== undefined) setTailBudget(b.tailBytes);
   if (b.knowledgeBytes !== undefined) setKnowledgeIndexBudget(b.knowledgeBytes);
 }
@@ -136,16 +134,8 @@ export function archiveCacheStats() {
   return archives.stats();
 }
 
-/** What the thread the archives live in holds (a long-running gateway's soak reads it). */
-export interface HostMemory {
-  /** this thread's V8 heap in use (not collected first) */
-  heapUsed: number;
-  archives: { bytes: number; budgetBytes: number };
-  tails: { bytes: number; budgetBytes: number };
-  knowledgeIndexes: { bytes: number; budgetBytes: number };
-}
-
-export function hostMemory(): HostMemory {
+/** What the thread the archives live in holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
+function hostMemory() {
   const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
   return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
 }
@@ -157,9 +147,8 @@ export interface KnowledgeSearchRequest extends QueryRequest {
 
 /** A knowledge search, run where the archive's run (its index grows with the session). */
 export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
-  const visible = req.visible;
   return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, {
-    ...(visible ? { skipTerm: (t: string) => visible.includes(t) } : {}),
+    ...skipVisible(req.visible),
     ...(req.minScoreUnits !== undefined ? { minUnits: req.minScoreUnits } : {}),
   });
 }

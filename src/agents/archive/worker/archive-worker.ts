@@ -6,17 +6,14 @@ import { parentPort, workerData } from "node:worker_threads";
 import { hostOps } from "./archive-host.js";
 import { READY_ID, runOp, WORKER_ROLE, type WorkerRequest } from "./protocol.js";
 
-async function run(req: WorkerRequest): Promise<unknown> {
-  return runOp(hostOps, req.op, req.args);
-}
-
 // only in the thread archive-client.ts started: this module is also imported in the main thread
 // (so a host that captures a plugin's imported sources, as OpenClaw's loader does, has it) and
 // may be in a host's own worker, whose port is not ours
 const port = (workerData as { role?: unknown } | null)?.role === WORKER_ROLE ? parentPort : null;
 
 port?.on("message", (req: WorkerRequest) => {
-  run(req).then(
+  // a throw of the op is a rejection: answered like one
+  Promise.resolve(req).then((r) => runOp(hostOps, r.op, r.args)).then(
     (value) => port.postMessage({ id: req.id, ok: true, value }),
     (e: unknown) => port.postMessage({ id: req.id, ok: false, error: (e as Error)?.message ?? String(e) }),
   );

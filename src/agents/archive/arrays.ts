@@ -1,3 +1,5 @@
+/** Array helpers of the indexes (bm25.ts) and smart trim's per-message state. */
+
 /** The `limit` best of `count` items by `below` (a < b: a ranks below b), best first, without sorting them all. */
 export function bestOf(count: number, limit: number, below: (a: number, b: number) => boolean): number[] {
   const heap: number[] = []; // min-heap of the best so far (root: the lowest of them)
@@ -30,4 +32,16 @@ export function bestOf(count: number, limit: number, below: (a: number, b: numbe
     }
   }
   return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
+}
+
+type Typed = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+
+/** `a` when it holds `n`, else a doubled copy of its first `keep` items (typed arrays grow like this). */
+export function grown<T extends Typed>(a: T, n: number, keep = a.length): T {
+  if (n <= a.length) return a;
+  let cap = a.length;
+  while (cap < n) cap *= 2;
+  const b = new (a.constructor as new (size: number) => T)(cap);
+  b.set(a.subarray(0, keep));
+  return b;
 }

@@ -1,18 +1,7 @@
-/**
- * The units smart trim drops: a message alone, or an assistant message with its tool calls'
- * results (providers reject a call without its result and a result without its call).
- */
+/** Tool calls without their result and results without their call (smart trim must add none: its replay and tests). */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { callIdsOf } from "../messages/message-key.js";
+import { callIdsOf } from "../agents/messages/message-key.js";
 
-export interface Units {
-  /** unit of each message index */
-  unitOf: ArrayLike<number>;
-  /** message indexes of each unit, ascending */
-  members: number[][];
-}
-
-/** Tool calls without their result and results without their call (the property smart trim must keep at 0 beyond its input's). */
 export function orphansOf(messages: readonly AgentMessage[]): number {
   const calls = new Set<string>();
   const results = new Set<string>();
