@@ -31,7 +31,8 @@ export interface HostModel {
 export const FIVE_MINUTES_MS = 5 * 60_000;
 export const ONE_HOUR_MS = 60 * 60_000;
 
-const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+/** A breakpoint finds an entry at most about 20 blocks back (prompt-caching, "cache hits at previous content block boundaries"). */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
 /**
  * Claude keeps Anthropic's breakpoint rules wherever it is served (Bedrock, Vertex, a gateway); an

@@ -8,12 +8,12 @@
  * - prefixes below the model's minimum cacheable length are not cached.
  */
 import type { CostRequest } from "./request.js";
-import { ANTHROPIC_LOOKBACK_BLOCKS, ANTHROPIC_MIN_CACHEABLE_TOKENS, ANTHROPIC_TTL_5M_MS } from "./prices.js";
-import { BlockCache } from "./prefix-cache.js";
+import { ANTHROPIC_LOOKBACK_BLOCKS, FIVE_MINUTES_MS } from "../cache/cache-rules.js";
+import { ANTHROPIC_MIN_CACHEABLE_TOKENS, BlockCache } from "./prefix-cache.js";
 
 export class AnthropicBreakpointCache extends BlockCache {
   constructor(opts: { ttlMs?: number } = {}) {
-    super(opts.ttlMs ?? ANTHROPIC_TTL_5M_MS);
+    super(opts.ttlMs ?? FIVE_MINUTES_MS);
   }
 
   protected price(req: CostRequest, cum: readonly number[], keys: readonly string[]) {

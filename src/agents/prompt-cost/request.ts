@@ -23,12 +23,6 @@ export interface CostRequest {
   outputTokens: number;
 }
 
-/** A summarizer call (the host's LLM compaction): a prompt of its own, billed uncached. */
-export interface SummarizerCall {
-  inputTokens: number;
-  outputTokens: number;
-}
-
 /** How one request was billed: input tokens split by rate. */
 export interface RequestBill {
   read: number;
