@@ -13,7 +13,7 @@ import type { CallSizes, ReplyTable } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
 import { describeItem, type ItemAt } from "./items.js";
 import { agedKey, messageKey } from "../messages/message-key.js";
-import { lastUsableReply } from "../gauge/context-gauge.js";
+import { lastUsableReply, replyTokens } from "../gauge/context-gauge.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -142,14 +142,6 @@ function schemaChars(t: ToolSchema): number {
   return chars;
 }
 
-type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
-
-/** pi's calculateContextTokens of the reply lastUsableReply found (a missing count read as 0). */
-function usableTokens(m: AgentMessage): number {
-  const u = (m as { usage: Usage }).usage;
-  return u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
-}
-
 /** The keys of what a request had aged (none when the lengths disagree). */
 export function agedKeys(view: AgingView | null | undefined): Set<string> {
   const out = new Set<string>();
@@ -228,7 +220,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const prefixTokens = prefix.total / 4;
   let scale = 1;
   let unattributed = 0;
-  const usage = measuredMessage && !((input.newlyTrimmedTokens ?? 0) > 0) ? usableTokens(measuredMessage) : null;
+  const usage = measuredMessage && !((input.newlyTrimmedTokens ?? 0) > 0) ? replyTokens(measuredMessage) : null;
   if (usage !== null) {
     const measuredPrefix = Math.max(0, usage - tokensOfChars(newlyAgedChars));
     if (hostKnown || measuredPrefix < prefixTokens) scale = prefixTokens > 0 ? measuredPrefix / prefixTokens : 1;

@@ -9,13 +9,10 @@ import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
 import { messageTokens } from "../messages/message-tokens.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { formatGaugeLine } from "./gauge-line.js";
+import { formatGaugeLine, type GaugeFigures } from "./gauge-line.js";
 
-export interface GaugeReading {
-  tokens: number;
-  contextWindow: number;
-  /** 0..1, may exceed 1 on overflow; 0 when the window is unknown */
-  utilization: number;
+/** `utilization` 0..1, may exceed 1 on overflow; 0 when the window is unknown. */
+export interface GaugeReading extends GaugeFigures {
   source: "sdk" | "estimate";
 }
 
@@ -47,9 +44,12 @@ export function lastUsableReply(messages: readonly AgentMessage[], afterSummary 
   return -1;
 }
 
+/** pi's calculateContextTokens of a reply lastUsableReply found. */
+export const replyTokens = (reply: AgentMessage): number => calculateContextTokens(usableUsage(reply)!);
+
 /** The reply at `i`'s usage (0 when none) plus chars/4 of every later message. */
 function tokensFrom(messages: readonly AgentMessage[], i: number): number {
-  let tokens = i >= 0 ? calculateContextTokens(usableUsage(messages[i]!)!) : 0;
+  let tokens = i >= 0 ? replyTokens(messages[i]!) : 0;
   for (let j = i + 1; j < messages.length; j++) tokens += messageTokens(messages[j]!);
   return tokens;
 }
