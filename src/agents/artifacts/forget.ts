@@ -1,7 +1,6 @@
 /**
- * The right to forget, for artifacts (issue 28): remove one artifact by handle, and find what
- * only one session key names (refs log, checkpoints, state, archive), so `forget <key>` removes
- * those and nothing another key still names.
+ * The right to forget, for artifacts (issue 28): remove one by handle, and find what only one session
+ * key names, so `forget <key>` removes nothing another key still names.
  */
 import { existsSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
