@@ -1,8 +1,6 @@
 /**
- * pi's per-message `estimateTokens`, with each call's argument JSON length kept per arguments
- * object (argument-chars.ts): without usage the gauge estimates the whole history per request,
- * and re-stringifying every call was most of that time (bench/gateway.ts, docs/benchmarks.md).
- * What pi's count would throw on is left to pi's own function.
+ * pi's per-message `estimateTokens`, each call's argument JSON length kept per arguments object:
+ * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";

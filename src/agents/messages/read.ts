@@ -36,7 +36,7 @@ export function prop(obj: unknown, key: string): unknown {
   }
 }
 
-/** Plain text of tool content (string or text blocks), bounded. */
+/** Plain text of content (string or text blocks), bounded. */
 export function contentText(content: unknown, maxChars = 4000): string {
   if (typeof content === "string") return cutHead(content, maxChars);
   if (!Array.isArray(content)) return "";
@@ -82,19 +82,7 @@ export function userText(msg: AgentMessage): string {
 
 /** Text blocks of an assistant message only (no thinking, no tool calls). */
 export function assistantText(msg: AssistantMessage): string {
-  const content: unknown = msg.content;
-  if (typeof content === "string") return cutHead(content, ASSISTANT_TEXT_MAX).trim();
-  if (!Array.isArray(content)) return "";
-  let out = "";
-  for (const block of content as unknown[]) {
-    if (out.length >= ASSISTANT_TEXT_MAX) break;
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; text?: unknown };
-    if (b.type === "text" && typeof b.text === "string" && b.text) {
-      out += (out ? "\n" : "") + cutHead(b.text, ASSISTANT_TEXT_MAX - out.length);
-    }
-  }
-  return out.trim();
+  return contentText(msg.content, ASSISTANT_TEXT_MAX).trim();
 }
 
 /** Assistant text looked at per message (gists are far shorter; bounds work on huge replies). */

@@ -1,6 +1,5 @@
 /**
- * Pure rules on one tool call's arguments and output (Layer A): command family, empty search,
- * the telling error line, exit code, an edit's change gist. Tool output is program text, not
+ * Pure rules on one tool call's arguments and output (Layer A). Tool output is program text, not
  * user text: matching error markers in it is not a heuristic on what users write.
  */
 import { cutHead } from "../text/cut.js";
