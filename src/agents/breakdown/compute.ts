@@ -1,10 +1,7 @@
 /**
- * The context breakdown (issue 27): one request by category, its largest items, what aged
- * offload took out, the headroom. Computed lazily from a request already sent, lengths only.
- * The last reply's usage measured the prefix up to it; that measure is spread over the prefix's
- * categories by their estimate, so the categories sum to the gauge's total (docs/cli.md#breakdown).
- * When the host hides system prompt and tools (OpenClaw plugin), the unexplained part of the
- * measure is reported as `unattributed` instead.
+ * The context breakdown (issue 27), lazily from a request already sent, lengths only. The last
+ * reply's usage is spread over the prefix's categories by their estimate, so they sum to the gauge's
+ * total (docs/cli.md#breakdown); when the host hides system prompt and tools, the rest is `unattributed`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
@@ -42,14 +39,11 @@ export interface BreakdownInput {
   /** the messages as sent (after every step of engine/request.ts) */
   messages: readonly AgentMessage[];
   aging?: AgingView | null;
-  /** tokens smart trim newly left out: the last usage counted them, so it is not used (estimate) */
+  /** tokens smart trim newly left out: the last usage counted them, so it is not used */
   newlyTrimmedTokens?: number;
   /** what the request before had aged, when `agedBefore` does not know; null: nothing newly aged */
   previousAged?: AgedSet | null;
-  /**
-   * What the request the measured reply answered had aged, by that request's last message (after
-   * an aborted reply, whose usage pi ignores, that is an older request than the one before).
-   */
+  /** What the request the measured reply answered had aged, by its last message (after an abort: older). */
   agedBefore?: (endKey: string) => AgedSet | undefined;
   host: HostParts;
   contextWindow: number;
@@ -153,10 +147,7 @@ export function agedKeys(view: AgingView | null | undefined): Set<string> {
   return out;
 }
 
-/**
- * Integers summing to the rounded total (largest remainder). Typed arrays: map/reduce over
- * numbers changing element kind deoptimized the breakdown (~0.45 ms a time in the bench).
- */
+/** Integers summing to the rounded total (largest remainder); typed arrays: map/reduce deoptimized (~0.45 ms). */
 function roundToSum(values: Float64Array, total: number): Float64Array {
   const n = values.length;
   const floors = new Float64Array(n);

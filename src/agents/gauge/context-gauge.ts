@@ -1,8 +1,4 @@
-/**
- * Token gauge (spec §6): how full the window is, the action that calls for, and the injected
- * line. From `ctx.getContextUsage()`; estimated from the messages when that is null (before the
- * first reply and after every compaction).
- */
+/** Token gauge (spec §6): how full the window is (the host's reading, else estimated), its action and line. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
@@ -30,10 +26,7 @@ function usableUsage(message: AgentMessage): Usage | undefined {
   return a.usage;
 }
 
-/**
- * Index of the latest reply whose usage counts, or -1. With `afterSummary`, only usage newer than
- * the compaction summary (replies kept across it carry the old, larger context's usage).
- */
+/** Index of the latest reply whose usage counts, or -1; `afterSummary`: newer than the compaction summary. */
 export function lastUsableReply(messages: readonly AgentMessage[], afterSummary = true): number {
   const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
   const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;

@@ -48,11 +48,7 @@ export function formatReuse(e: ReuseEstimate): string {
   return `cache reuse ~${Math.round(e.share * 100)}% of ${e.promptTokens.toLocaleString("en-US")} tokens (estimate: ${RULES_LABEL[e.rules]})${cause}`;
 }
 
-/**
- * Why a request reused less than the previous one left cached: the entries expired (ttl); the prompt
- * changed inside the cached part (the tag of either block at the first difference, "other" when
- * neither is ours); else no breakpoint reached the shared prefix within the lookback (lookback).
- */
+/** Why a request reused less than the previous one left cached: expiry, a change (its block's tag), lookback. */
 export type BreakCause = BlockTag | "ttl" | "lookback" | "other";
 
 export const BREAK_CAUSES: readonly BreakCause[] = ["gauge", "aged", "trim", "recall", "restore", "compaction", "ttl", "lookback", "other"];
