@@ -7,7 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
-import { messageTokens } from "../messages/message-tokens.js";
+import { messageTokens } from "../gauge/context-gauge.js";
 import type { CacheRules } from "./cache-rules.js";
 import { type CacheSession, MAX_ENDS, type RequestEnd } from "./cache-session.js";
 

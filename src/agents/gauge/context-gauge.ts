@@ -1,8 +1,8 @@
 /** Token gauge (spec §6): how full the window is (the host's reading, else estimated), its action and line. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
-import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
-import { messageTokens } from "../messages/message-tokens.js";
+import { calculateContextTokens, estimateTokens } from "@mariozechner/pi-coding-agent";
+import { strictCallChars } from "../messages/argument-chars.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { formatGaugeLine, type GaugeFigures } from "./gauge-line.js";
@@ -17,6 +17,27 @@ export type GaugeAction = "none" | "gauge" | "checkpoint";
 /** Fixed advisory appended at/above the checkpoint threshold (no claim that the write succeeded). */
 export const GAUGE_ADVISORY =
   "Note: the context window is nearly full and compaction may run soon; keep outputs concise and finish the current step.";
+
+/**
+ * pi's per-message `estimateTokens`, each call's argument JSON length kept per arguments object:
+ * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts).
+ */
+export function messageTokens(message: AgentMessage): number {
+  if (message.role !== "assistant") return estimateTokens(message);
+  const content = (message as AssistantMessage).content;
+  if (!Array.isArray(content)) return estimateTokens(message);
+  let chars = 0;
+  for (const block of content) {
+    if (block.type === "text") chars += block.text.length;
+    else if (block.type === "thinking") chars += block.thinking.length;
+    else if (block.type === "toolCall") {
+      const n = strictCallChars(block);
+      if (n === null) return estimateTokens(message);
+      chars += n;
+    }
+  }
+  return Math.ceil(chars / 4);
+}
 
 /** Usage of an assistant reply that counts (pi skips aborted and error replies the same way). */
 function usableUsage(message: AgentMessage): Usage | undefined {
