@@ -172,15 +172,8 @@ export function coldForTrim(cold: ColdReason | null): boolean {
   return cold === "ttl" || cold === "rewritten";
 }
 
-export interface TrimPrice {
-  rules: CacheRules;
-  session: CacheSession;
-  /** the request's tokens before the trim, and where the host compacts */
-  tokens: number;
-  compactAt: number;
-  /** tokens the batch drops */
-  saved: number;
-}
+/** `tokens`: the request's before the trim; `saved`: what the batch drops. */
+export type TrimPrice = PriceContext & Pick<GateContext, "tokens"> & { saved: number };
 
 /** The rewrite is the whole prompt (a trim lies far before the lookback); savings count from what is left. */
 export function trimPays(p: TrimPrice): boolean {
