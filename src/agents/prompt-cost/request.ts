@@ -5,7 +5,8 @@
  */
 
 /** Our own content, recognised by whoever builds the request (replay: markers; engine: custom types). */
-export type BlockTag = "gauge" | "aged" | "trim" | "recall" | "restore" | "compaction";
+export const BLOCK_TAGS = ["gauge", "aged", "trim", "recall", "restore", "compaction"] as const;
+export type BlockTag = (typeof BLOCK_TAGS)[number];
 
 export interface CostBlock {
   tokens: number;

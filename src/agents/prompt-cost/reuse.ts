@@ -4,7 +4,7 @@
  */
 import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
 import { OpenAIPrefixCache } from "./prefix-cache.js";
-import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./request.js";
+import { BLOCK_TAGS, type BlockTag, type CostBlock, type CostRequest, type RequestBill } from "./request.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
 export type ReuseRules = "anthropic" | "openai";
@@ -51,7 +51,7 @@ export function formatReuse(e: ReuseEstimate): string {
 /** Why a request reused less than the previous one left cached: expiry, a change (its block's tag), lookback. */
 export type BreakCause = BlockTag | "ttl" | "lookback" | "other";
 
-export const BREAK_CAUSES: readonly BreakCause[] = ["gauge", "aged", "trim", "recall", "restore", "compaction", "ttl", "lookback", "other"];
+export const BREAK_CAUSES: readonly BreakCause[] = [...BLOCK_TAGS, "ttl", "lookback", "other"];
 
 export function breakCause(bill: RequestBill, previous: readonly CostBlock[], current: readonly CostBlock[]): BreakCause | null {
   if (bill.previousCached <= 0 || bill.read >= bill.previousCached) return null;
