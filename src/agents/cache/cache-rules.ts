@@ -29,7 +29,7 @@ export interface HostModel {
 export const FIVE_MINUTES_MS = 5 * 60_000;
 export const ONE_HOUR_MS = 60 * 60_000;
 
-/** A breakpoint finds an entry at most about 20 blocks back (prompt-caching, "cache hits at previous content block boundaries"). */
+/** A breakpoint finds an entry at most ~20 blocks back (Anthropic's prompt-caching page). */
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
 /** Claude keeps Anthropic's rules wherever it is served; an unknown provider caches any shared prefix, as most do. */
