@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
-import { messageTokens } from "../../src/agents/messages/message-tokens.js";
+import { messageTokens } from "../../src/agents/gauge/context-gauge.js";
 import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
 import { toolCallChars } from "../../src/agents/messages/argument-chars.js";
 import { assistant, toolResult, user } from "../state/fixtures.js";

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { AnthropicBreakpointCache } from "../../src/agents/prompt-cost/anthropic-breakpoints.js";
-import { AnthropicAnyPrefixCache, NoCache, OpenAIPrefixCache } from "../../src/agents/prompt-cost/prefix-cache.js";
-import { CLAUDE_SONNET_4_5, GPT_5, MINUTE_MS } from "../../src/agents/prompt-cost/prices.js";
+import { OpenAIPrefixCache } from "../../src/agents/prompt-cost/prefix-cache.js";
+import { AnthropicAnyPrefixCache, NoCache } from "../../src/replay/billing/models.js";
+import { CLAUDE_SONNET_4_5, GPT_5, MINUTE_MS } from "../../src/replay/billing/prices.js";
 import type { CostBlock, CostRequest } from "../../src/agents/prompt-cost/request.js";
 import { SessionCost } from "../../src/replay/billing/session-cost.js";
 

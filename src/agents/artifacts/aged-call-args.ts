@@ -1,8 +1,6 @@
 /**
- * Aged tool-call arguments (docs/artifacts.md#aged-tool-call-arguments): the long string
- * arguments of a succeeded call (a `write`'s content, an `edit`'s texts) are 31–35% of the text
- * of the long transcripts. Once aged, each is one marker line (size, first line, handle); short
- * arguments stay. Pure helpers; the stash and the swap are in aged-offload.ts.
+ * Aged tool-call arguments (docs/artifacts.md#aged-tool-call-arguments): a succeeded call's long
+ * strings (31–35% of the long transcripts' text) become one marker line each; the swap: aged-offload.ts.
  */
 import { cutHead } from "../text/cut.js";
 import { safeGist } from "../text/safe-gist.js";

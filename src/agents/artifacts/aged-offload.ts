@@ -1,11 +1,8 @@
 /**
- * Aged offload (docs/artifacts.md#aged-offload): a consumed tool result (at least `ageTurns`
- * assistant messages old, longer than `agedMinChars`) is shown as handle + preview + fetch line,
- * like a fresh stash; a succeeded call's long arguments age the same way (aged-call-args.ts).
- * Only pi's `context` copy changes. Blobs are written at tool_result time, so a request only
- * swaps what it already holds, judging only what is new; results never seen then (a resumed
- * session) are judged once off the request path (aged-catch-up.ts). Sticky: once aged, always
- * aged, so the prompt prefix stays byte-stable for provider caches.
+ * Aged offload (docs/artifacts.md#aged-offload): a consumed tool result, or a succeeded call's long
+ * arguments, shown as a stash once `ageTurns` old. Blobs are written at tool_result time, so a request
+ * only swaps; what was never seen then is judged off the request path (aged-catch-up.ts). Sticky, so
+ * the prompt prefix stays byte-stable for provider caches.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
@@ -18,14 +15,6 @@ type TextContent = Array<{ type: "text"; text: string }>;
 
 /** bound on remembered ids per session (a result beyond it simply stays whole) */
 const MAX_TRACKED = 20_000;
-
-/** Results and calls stashed for aging (`registered`) and shown aged from now on (`aged`). */
-export interface AgedStats {
-  registered: number;
-  aged: number;
-  argsRegistered: number;
-  argsAged: number;
-}
 
 /** What a request would age for the first time, for the prompt-cache policy to judge. */
 export interface FreshAging {
@@ -80,11 +69,7 @@ export class AgedOffload {
   private readonly agedArgs = new Map<string, unknown>();
   private readonly argsChecked = new Set<string>();
   private last: LastPass | null = null;
-  /**
-   * The earliest index where a catch-up stashed a result or a call's arguments since the last
-   * pass (Infinity: none): the next pass judges again from there, not from the start, so a turn
-   * whose results only the catch-up sees (the plugin route) costs O(new), not O(history).
-   */
+  /** earliest index a catch-up stashed at since the last pass: the next pass judges from there (O(new)) */
   private rejudgeFrom = Infinity;
   /** toolCallId -> index of the result / the call's message in the pass that queued its catch-up */
   private readonly queuedAt = { result: new Map<string, number>(), call: new Map<string, number>() };
@@ -100,7 +85,8 @@ export class AgedOffload {
     },
     onError: (e) => this.onError(e),
   });
-  readonly stats: AgedStats = { registered: 0, aged: 0, argsRegistered: 0, argsAged: 0 };
+  /** results and calls stashed for aging (`registered`) and shown aged from now on (`aged`) */
+  readonly stats = { registered: 0, aged: 0, argsRegistered: 0, argsAged: 0 };
 
   constructor(
     private readonly settings: OffloadSettings,
@@ -178,17 +164,12 @@ export class AgedOffload {
     return 4_096 + (this.pending.size + this.aged.size + this.agedArgs.size + this.pendingArgs.size) * 800 + (this.checked.size + this.argsChecked.size) * 64 + (this.last?.swaps.length ?? 0) * 64;
   }
 
-  /**
-   * `context` event: the messages with aged ones swapped (the same array when none). `gate` (the
-   * prompt-cache policy) decides whether first-time agings go in now; `ageTurns`: cache/cache-rules.ts.
-   */
+  /** The messages with aged ones swapped (the same array when none); `gate`: the prompt-cache policy. */
   apply(messages: AgentMessage[], gate?: AgingGate, ageTurns = this.settings.ageTurns): AgentMessage[] {
     if (!this.enabled) return messages;
     const boundary = this.boundaryOf(messages, Math.max(1, ageTurns));
     const last = this.last;
-    // the history only grew since the last call (pi appends between compactions): re-place the
-    // swaps it made (each checked to still stand at its index) and judge only what is new, newly
-    // old, or stashed by a catch-up since. Anything else (a compaction, a branch switch) takes the full pass.
+    // only appended to since (pi, between compactions): re-place the swaps, judge what is new or newly old
     const rejudgeFrom = this.rejudgeFrom;
     this.rejudgeFrom = Infinity;
     if (last && messages.length >= last.length && this.stillInPlace(messages, last)) {
@@ -220,7 +201,7 @@ export class AgedOffload {
 
   /** Judges messages[from..] into `out`; first-time agings go in as one batch if `gate` allows. */
   private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[], gate?: AgingGate): AgentMessage[] {
-    /** old calls whose arguments were never judged (a resumed session, the plugin route): judged when their result shows success */
+    // old calls never judged (a resumed session, the plugin route): judged once their result shows success
     let unjudged = null as Map<string, { call: CallLike; at: number }> | null;
     const swap = (index: number, id: string, message: AgentMessage) => {
       out ??= messages.slice();
@@ -330,10 +311,7 @@ export class AgedOffload {
     this.catchUp.pushResult({ toolName: m.toolName, toolCallId: m.toolCallId, content: m.content, isError: m.isError === true });
   }
 
-  /**
-   * Resumed session start: judge and stash old results now (no request waits yet). Nothing is
-   * swapped in: under a prompt cache an unjudged swap would rewrite the cached prompt.
-   */
+  /** Resumed session start: judge and stash old results now; nothing swapped (it would rewrite a cached prompt). */
   warm(messages: AgentMessage[]): void {
     if (!this.enabled) return;
     this.apply(messages, () => false);

@@ -1,7 +1,6 @@
 /**
- * The right to forget, for artifacts (issue 28): remove one artifact by handle, and find what
- * only one session key names (refs log, checkpoints, state, archive), so `forget <key>` removes
- * those and nothing another key still names.
+ * The right to forget, for artifacts (issue 28): remove one by handle, and find what only one session
+ * key names, so `forget <key>` removes nothing another key still names.
  */
 import { existsSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
@@ -11,22 +10,20 @@ import { formatHandle, parseHandle } from "./handle.js";
 import { blobPath, metaPath, readdirOrEmpty, refsDir, refsPath, removeArtifact, writeFileReplacing } from "./store.js";
 import { readRegularFileSync } from "../../infra/regular-file.js";
 
-/** archive/store.ts's archiveRoot (not imported: archive/ imports artifacts/). */
-const archiveRoot = (stateDir: string): string => path.join(stateDir, "context", "archive");
+/** The roots with a directory per key (the archive's spelled here: archive/ imports artifacts/). */
+const keyRoots = (stateDir: string): string[] =>
+  [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), path.join(stateDir, "context", "archive")];
 
 /** Every place that can name an artifact for one key directory. */
 async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
-  return [
-    ...(await filesUnder(path.join(checkpointsRoot(stateDir), dirName))),
-    ...(await filesUnder(path.join(stateDir, "context", "state", dirName))),
-    ...(await filesUnder(path.join(archiveRoot(stateDir), dirName))),
-    path.join(refsDir(stateDir), `${dirName}.log`),
-  ];
+  const places = [path.join(refsDir(stateDir), `${dirName}.log`)];
+  for (const root of keyRoots(stateDir)) places.push(...(await filesUnder(path.join(root, dirName))));
+  return places;
 }
 
 function keyDirs(stateDir: string): Set<string> {
   const dirs = new Set<string>();
-  for (const root of [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), archiveRoot(stateDir)]) {
+  for (const root of keyRoots(stateDir)) {
     for (const n of readdirOrEmpty(root)) if (!n.startsWith(".")) dirs.add(n);
   }
   for (const n of readdirOrEmpty(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));

@@ -1,17 +1,15 @@
 /**
- * Artifact gc, tied to checkpoint retention: an artifact stays while something can point at it:
- *  1. a kept checkpoint or a live state file names it (checkpoint retention decides, gc follows);
- *  2. its session stashed it after its newest checkpoint, among its last MAX_STASHES_PER_SESSION,
- *     has no checkpoint yet, or stashed anything within activeSessionSeconds (a running session
- *     shows aged results by handle anywhere in its prompt);
- *  3. it is younger than minAgeSeconds (a concurrent stash may not have logged its ref yet).
- * Everything else is removed (blob and meta) and dropped from the refs logs.
+ * Artifact gc, tied to checkpoint retention: an artifact stays while a kept checkpoint or state file
+ * names it; while its session stashed it after its newest checkpoint, among its last
+ * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within activeSessionSeconds (aged results
+ * show by handle anywhere in a running prompt); or while younger than minAgeSeconds (a concurrent
+ * stash may not have logged its ref yet).
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
-import { artifactsRoot, blobPath, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
+import { artifactsRoot, blobPath, refLines, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -81,7 +79,7 @@ export async function handlesIn(files: readonly string[], into: Set<string>): Pr
     const log = f.endsWith(".log");
     if (!text.includes("ocm_artifact:") && !log) continue;
     for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
-    if (log) for (const m of text.matchAll(/^\S+ ([0-9a-f]{64})$/gm)) into.add(m[1]!);
+    if (log) for (const l of refLines(text)) into.add(l.hex);
   }
 }
 
@@ -100,27 +98,14 @@ async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise
   return newest;
 }
 
-interface RefLine {
-  at: number;
-  hex: string;
-  raw: string;
-}
+type RefLine = ReturnType<typeof refLines>[number];
 
 async function readRefs(file: string): Promise<RefLine[]> {
-  let text = "";
   try {
-    text = await readRegularFile(file, "utf8");
+    return refLines(await readRegularFile(file, "utf8")).filter((l) => Number.isFinite(l.at));
   } catch {
     return [];
   }
-  const out: RefLine[] = [];
-  for (const raw of text.split("\n")) {
-    const m = /^(\S+) ([0-9a-f]{64})$/.exec(raw);
-    if (!m) continue; // a torn last line after a crash is simply ignored
-    const at = Date.parse(m[1]!);
-    if (Number.isFinite(at)) out.push({ at, hex: m[2]!, raw });
-  }
-  return out;
 }
 
 /** Every stored digest (anything that is not a blob name is ignored). */
@@ -207,10 +192,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
   return receipt;
 }
 
-/**
- * Auto gc after a checkpoint write (retention just pruned what named old handles): never
- * awaited, at most hourly per state dir per process, never throws (failures: debug log).
- */
+/** Auto gc after a checkpoint write: at most hourly per state dir per process, never throws. */
 export const AUTO_GC_INTERVAL_MS = 3_600_000;
 
 declare module "../../infra/file-stores.js" {

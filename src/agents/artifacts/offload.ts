@@ -1,7 +1,7 @@
 /**
- * The tool_result patch (seed 004 §6.1): a large text result is stashed and the model gets the
- * handle + a bounded preview. Never stashed: errors (the agent needs the whole failure), images
- * or other blocks, fetch and recall results, and replacements (no self-ingest loop).
+ * The tool_result patch (seed 004 §6.1): a large text result is stashed, the model gets handle +
+ * preview. Never stashed: errors (the whole failure is needed), images, fetch and recall results,
+ * replacements (no self-ingest loop).
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";

@@ -1,14 +1,10 @@
 /**
  * Bounded, deterministic retrieval from a stashed payload (seed 004 §5.3): every reply fits
- * `maxChars` INCLUDING its header, and the header says what was left out. Modes: headtail,
- * range (1-based inclusive lines), grep (RE2, per line, with context), json (`items[3].name`).
+ * `maxChars` INCLUDING its header, and the header says what was left out.
  */
 import { RE2JS } from "re2js";
 
-/**
- * The pattern comes from the model: a backtracking RegExp ran `(a+)+$` for seconds on the event
- * loop. RE2 is linear; lookaround and backreferences are refused with its syntax error.
- */
+/** The pattern comes from the model: RE2 is linear (a backtracking `(a+)+$` ran for seconds). */
 const compileGrepPattern = (pattern: string, ignoreCase: boolean) => RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
 
 export const FETCH_DEFAULT_MAX_CHARS = 8_000;

@@ -3,9 +3,8 @@
  *   blobs/sha256/ab/cd/<64 hex>.txt   the payload (redacted)
  *   meta/sha256/ab/cd/<64 hex>.json   metadata, never the payload
  *   refs/<session dir>.log            "<ISO time> <hex>" per stash (gc's live set)
- * Files 0600, directories 0700. Redacted BEFORE hashing, so a handle names the bytes on disk and
- * reads verify them. Writes are tmp + rename without fsync (a crash loses a blob, never tears
- * one). Synchronous on purpose: a 50 KB stash is well under a millisecond (bench/artifacts.ts).
+ * Redacted BEFORE hashing, so a handle names the bytes on disk. Writes are tmp + rename without
+ * fsync (a crash loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -195,9 +194,8 @@ type RefsBatch = Map<string, Array<{ line: string; hex: string }>>;
 let refsBatch: RefsBatch | null = null;
 
 /**
- * Runs `fn`, a synchronous batch of stashes, with one refs append per log at its end (the
- * catch-up's were ~14 open/write/close per turn, bench/gateway.ts). A failed append goes to
- * `onError` and its handles are forgotten, so a later stash logs them again.
+ * Runs `fn`, a batch of stashes, with one refs append per log at its end (the catch-up's were ~14
+ * per turn, bench/gateway.ts). A failed append's handles are forgotten, so a later stash logs them.
  */
 export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): T {
   if (refsBatch) return fn();
@@ -233,16 +231,23 @@ function referencedBy(refs: string): Set<string> {
   if (!known) {
     known = new Set();
     try {
-      for (const line of readRegularFileSync(refs).split("\n")) {
-        const hex = line.slice(line.indexOf(" ") + 1);
-        if (hex.length === 64) known.add(hex);
-      }
+      for (const l of refLines(readRegularFileSync(refs))) known.add(l.hex);
     } catch {
       // no log yet
     }
     cache.set(refs, known);
   }
   return known;
+}
+
+/** A refs log's "<ISO time> <hex>" lines (`at`: NaN when the time does not parse); a torn line is skipped. */
+export function refLines(text: string): Array<{ at: number; hex: string; raw: string }> {
+  const out: Array<{ at: number; hex: string; raw: string }> = [];
+  for (const raw of text.split("\n")) {
+    const m = /^(\S+) ([0-9a-f]{64})$/.exec(raw);
+    if (m) out.push({ at: Date.parse(m[1]!), hex: m[2]!, raw });
+  }
+  return out;
 }
 
 function readMetaFile(file: string): ArtifactMeta | null {

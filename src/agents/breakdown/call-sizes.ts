@@ -1,9 +1,7 @@
 /**
- * Tool call chars (name + JSON of the arguments, as pi counts them) remembered between the
- * breakdowns of one session. Each request gets fresh copies of its messages, so nothing is found
- * by identity, and a lookup by id cost more than the rest of the breakdown; so a pass finds each
- * reply's calls where the last pass had them, in parallel typed arrays, and takes a size when
- * the call's argsShape matches. No ids kept: 12 bytes per reply, 8 per call (docs/benchmarks.md).
+ * Tool call chars remembered between a session's breakdowns. Requests get fresh copies and a lookup
+ * by id cost more than the rest of the breakdown, so a pass finds each reply's calls where the last
+ * pass had them and reuses a size while argsShape matches: 12 bytes per reply, 8 per call (docs/benchmarks.md).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { argsShape, type CallBlock, toolCallChars } from "../messages/argument-chars.js";

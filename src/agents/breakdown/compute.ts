@@ -1,10 +1,7 @@
 /**
- * The context breakdown (issue 27): one request by category, its largest items, what aged
- * offload took out, the headroom. Computed lazily from a request already sent, lengths only.
- * The last reply's usage measured the prefix up to it; that measure is spread over the prefix's
- * categories by their estimate, so the categories sum to the gauge's total (docs/cli.md#breakdown).
- * When the host hides system prompt and tools (OpenClaw plugin), the unexplained part of the
- * measure is reported as `unattributed` instead.
+ * The context breakdown (issue 27), lazily from a request already sent, lengths only. The last
+ * reply's usage is spread over the prefix's categories by their estimate, so they sum to the gauge's
+ * total (docs/cli.md#breakdown); when the host hides system prompt and tools, the rest is `unattributed`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
@@ -13,7 +10,7 @@ import type { CallSizes, ReplyTable } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
 import { describeItem, type ItemAt } from "./items.js";
 import { agedKey, messageKey } from "../messages/message-key.js";
-import { lastUsableReply } from "../gauge/context-gauge.js";
+import { lastUsableReply, replyTokens } from "../gauge/context-gauge.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -42,14 +39,11 @@ export interface BreakdownInput {
   /** the messages as sent (after every step of engine/request.ts) */
   messages: readonly AgentMessage[];
   aging?: AgingView | null;
-  /** tokens smart trim newly left out: the last usage counted them, so it is not used (estimate) */
+  /** tokens smart trim newly left out: the last usage counted them, so it is not used */
   newlyTrimmedTokens?: number;
   /** what the request before had aged, when `agedBefore` does not know; null: nothing newly aged */
   previousAged?: AgedSet | null;
-  /**
-   * What the request the measured reply answered had aged, by that request's last message (after
-   * an aborted reply, whose usage pi ignores, that is an older request than the one before).
-   */
+  /** What the request the measured reply answered had aged, by its last message (after an abort: older). */
   agedBefore?: (endKey: string) => AgedSet | undefined;
   host: HostParts;
   contextWindow: number;
@@ -142,14 +136,6 @@ function schemaChars(t: ToolSchema): number {
   return chars;
 }
 
-type Usage = { totalTokens?: number; input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
-
-/** pi's calculateContextTokens of the reply lastUsableReply found (a missing count read as 0). */
-function usableTokens(m: AgentMessage): number {
-  const u = (m as { usage: Usage }).usage;
-  return u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
-}
-
 /** The keys of what a request had aged (none when the lengths disagree). */
 export function agedKeys(view: AgingView | null | undefined): Set<string> {
   const out = new Set<string>();
@@ -161,10 +147,7 @@ export function agedKeys(view: AgingView | null | undefined): Set<string> {
   return out;
 }
 
-/**
- * Integers summing to the rounded total (largest remainder). Typed arrays: map/reduce over
- * numbers changing element kind deoptimized the breakdown (~0.45 ms a time in the bench).
- */
+/** Integers summing to the rounded total (largest remainder); typed arrays: map/reduce deoptimized (~0.45 ms). */
 function roundToSum(values: Float64Array, total: number): Float64Array {
   const n = values.length;
   const floors = new Float64Array(n);
@@ -228,7 +211,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const prefixTokens = prefix.total / 4;
   let scale = 1;
   let unattributed = 0;
-  const usage = measuredMessage && !((input.newlyTrimmedTokens ?? 0) > 0) ? usableTokens(measuredMessage) : null;
+  const usage = measuredMessage && !((input.newlyTrimmedTokens ?? 0) > 0) ? replyTokens(measuredMessage) : null;
   if (usage !== null) {
     const measuredPrefix = Math.max(0, usage - tokensOfChars(newlyAgedChars));
     if (hostKnown || measuredPrefix < prefixTokens) scale = prefixTokens > 0 ? measuredPrefix / prefixTokens : 1;

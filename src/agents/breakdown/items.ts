@@ -1,12 +1,10 @@
-/**
- * One of a breakdown's largest items described: role, tool, target (a safe gist), tokens and its
- * handle when stored. Run for the five largest only.
- */
+/** One of a breakdown's five largest items described: role, tool, target (a safe gist), tokens, handle. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { BreakdownItem } from "../checkpoint/schema.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";
+import { contentText } from "../messages/read.js";
 
 export interface ItemAt {
   index: number;
@@ -34,12 +32,6 @@ function firstHandle(text: string): string | null {
   HANDLE_IN_TEXT_RE.lastIndex = 0;
   const m = HANDLE_IN_TEXT_RE.exec(text);
   return m ? m[0] : null;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return (content as Block[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join("\n");
 }
 
 function callOf(messages: readonly AgentMessage[], from: number, id: string): Block | undefined {
@@ -88,8 +80,7 @@ function describeFresh(messages: readonly AgentMessage[], at: ItemAt, scale: num
   if (m.role === "toolResult") {
     const id = typeof m.toolCallId === "string" ? m.toolCallId : "";
     const call = id ? callOf(messages, at.index, id) : undefined;
-    const text = textOf(m.content);
-    const handle = firstHandle(text.slice(0, 4096));
+    const handle = firstHandle(contentText(m.content, 4096));
     return { role, tool: typeof m.toolName === "string" ? m.toolName : null, target: targetOf(call?.arguments), tokens, handle };
   }
   if (m.role === "assistant" && Array.isArray(m.content)) {
@@ -105,6 +96,6 @@ function describeFresh(messages: readonly AgentMessage[], at: ItemAt, scale: num
     return { role, tool: typeof best.name === "string" ? best.name : null, target: targetOf(best.arguments), tokens, handle };
   }
   if (m.role === "custom") return { role, tool: null, target: typeof m.customType === "string" ? safeGist(m.customType, 40) : "", tokens, handle: null };
-  if (m.role === "user") return { role, tool: null, target: safeGist(textOf(m.content).slice(0, 2000), 60), tokens, handle: null };
+  if (m.role === "user") return { role, tool: null, target: safeGist(contentText(m.content, 2000), 60), tokens, handle: null };
   return { role, tool: null, target: "", tokens, handle: null };
 }

@@ -1,8 +1,6 @@
 /**
- * Chars per category of one message, as pi's `estimateTokens` counts them (text lengths, a
- * call's name + JSON of its arguments, 4,800 per image), plus the provider's framing of each
- * message (MESSAGE_FRAMING_CHARS, which pi's estimate leaves out). Lengths only. It runs over
- * every message of every request, so sums are kept in locals and added once per message.
+ * Chars per category of one message as pi's `estimateTokens` counts them, plus the provider's
+ * framing (MESSAGE_FRAMING_CHARS). Runs over every message: sums in locals, added once per message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory } from "../checkpoint/schema.js";
@@ -167,10 +165,7 @@ function assistant(m: Msg, aged: boolean, tally: Tally, calls: ReplyTable | unde
   return text + thinking + callChars + FRAMING;
 }
 
-/**
- * Adds one message, framing included, to `tally`; its chars (0 for what is never sent: a /context
- * report, a `!!` bash run). `aged`: aging's swap (counts as handles). `calls`: in a pass, in order.
- */
+/** Adds one message to `tally`; its chars (0 for what is never sent). `aged`: aging's swap (handles). */
 export function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: ReplyTable): number {
   const m = message as Msg;
   switch (m.role) {

@@ -1,7 +1,4 @@
-/**
- * A breakdown as text: the gauge line's phrase, the bar and the table of pi's `/context` and the
- * CLI. No SDK import (the CLI renders a recorded breakdown); session strings are quoted again.
- */
+/** A breakdown as text (gauge phrase, bar, table); no SDK import: the CLI renders recorded ones. */
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type ContextBreakdown } from "../checkpoint/schema.js";
 import { formatTokenCount } from "../gauge/gauge-line.js";
 import { safeGist } from "../text/safe-gist.js";

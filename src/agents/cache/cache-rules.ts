@@ -1,9 +1,7 @@
 /**
- * Whose prompt-cache rules our prompt changes follow, from config (`promptCache`, `promptCacheTtl`;
- * docs/configuration.md#prompt-cache) or the host's model:
- * - `anthropic`: explicit breakpoints, a lookback of about 20 blocks; write 1.25x, read 0.1x; 5-minute TTL;
- * - `openai`: automatic caching of any shared prefix (also Gemini, DeepSeek, xAI, most compatible servers);
- * - `none`: every request billed whole, so changes are judged by tokens alone.
+ * Whose prompt-cache rules our prompt changes follow, from config (docs/configuration.md#prompt-cache)
+ * or the host's model: `anthropic` breakpoints, `openai` automatic prefix caching (most providers),
+ * `none` (every request billed whole).
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 
@@ -31,12 +29,10 @@ export interface HostModel {
 export const FIVE_MINUTES_MS = 5 * 60_000;
 export const ONE_HOUR_MS = 60 * 60_000;
 
-const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+/** A breakpoint finds an entry at most ~20 blocks back (Anthropic's prompt-caching page). */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
-/**
- * Claude keeps Anthropic's breakpoint rules wherever it is served (Bedrock, Vertex, a gateway); an
- * unknown provider is taken to cache any shared prefix, as most do: the gauge costs nothing then.
- */
+/** Claude keeps Anthropic's rules wherever it is served; an unknown provider caches any shared prefix, as most do. */
 export function familyOfModel(model: HostModel | undefined): CacheFamily {
   const api = lower(model?.api);
   const provider = lower(model?.provider);
@@ -56,9 +52,8 @@ export function cacheRulesFor(config: Pick<ContextManagerConfig, "promptCache" |
 }
 
 /**
- * Assistant turns a tool result stays whole before it ages (docs/design.md#aging-under-a-prompt-cache).
- * Under breakpoint rules a swap is cheap only within the ~20-block lookback, so it comes early
- * (`promptCacheAgeTurns`, default 1); elsewhere a swap costs the same at any age (`offloadAgeTurns`).
+ * Assistant turns a tool result stays whole (docs/design.md#aging-under-a-prompt-cache): under breakpoint
+ * rules a swap is cheap only within the lookback, so early; elsewhere it costs the same at any age.
  */
 export function agingAgeUnder(rules: Pick<CacheRules, "family">, config: Pick<ContextManagerConfig, "offloadAgeTurns" | "promptCacheAgeTurns">): number {
   if (config.offloadAgeTurns <= 0) return 0;

@@ -1,7 +1,4 @@
-/**
- * What the prompt-cache policy remembers of a session key for the process (engine/session.ts): hosts
- * make an engine per run (OpenClaw 2026.9: per turn), yet the next one must re-place the same gauge lines.
- */
+/** What the prompt-cache policy remembers of a session key for the process (hosts make an engine per run). */
 /** A gauge line as sent, re-inserted as it was after the message keyed `after` in every later request. */
 export interface GaugeAnchor {
   after: string;

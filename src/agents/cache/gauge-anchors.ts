@@ -1,7 +1,6 @@
 /**
- * Gauge lines stay where and as they were sent, a new one only when the reading moves a step, so
- * request N+1 repeats N unchanged through N's breakpoint (docs/design.md#the-gauge-and-the-prompt-cache).
- * O(new messages) when the host only appended; anything else re-finds each line by its message's identity.
+ * Gauge lines stay where and as they were sent, a new one only when the reading moves a step, so request
+ * N+1 repeats N through N's breakpoint (docs/design.md#the-gauge-and-the-prompt-cache). O(new) when appended.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { messageKey } from "../messages/message-key.js";
@@ -24,10 +23,7 @@ export interface GaugeLineNow {
   force: boolean;
 }
 
-/**
- * The messages with the session's lines re-placed (incoming ones, older copies of ours, dropped) and
- * `line` appended when the reading moved a step. Returns the input when nothing changes.
- */
+/** The messages with the session's lines re-placed and `line` appended when the reading moved a step. */
 export function withAnchoredGauge(messages: AgentMessage[], session: CacheSession, line: GaugeLineNow | null, now: number): AgentMessage[] {
   const appended = onlyAppended(messages, session);
   const out = appended ? placeByIndex(messages, session) : placeByKey(messages, session);

@@ -1,15 +1,13 @@
 /**
  * When a change to earlier history pays under breakpoint rules (docs/design.md#aging-under-a-prompt-cache):
- * it makes the request write at 1.25x, instead of reading at 0.1x, everything from the latest entry the
- * provider still reuses (an earlier request's end within lookback and TTL, else the system prompt's).
- * First-time agings go in when the cache is cold anyway ("cold"), or when the reads they save over the
- * expected remaining requests exceed the rewrite ("lookback" / "pays" by the entry reused); else "held"
- * and offered again next request, so one rewrite carries the batch. Other families age as before.
+ * it rewrites at 1.25x, instead of reading at 0.1x, all from the latest entry the provider still reuses.
+ * First-time agings go in when the cache is cold or the reads saved over the expected remaining requests
+ * exceed the rewrite; else they are held and offered again, so one rewrite carries the batch.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate, FreshAging } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
-import { messageTokens } from "../messages/message-tokens.js";
+import { messageTokens } from "../gauge/context-gauge.js";
 import type { CacheRules } from "./cache-rules.js";
 import { type CacheSession, MAX_ENDS, type RequestEnd } from "./cache-session.js";
 
@@ -109,11 +107,8 @@ function tokensBetween(messages: readonly AgentMessage[], from: number, to: numb
 }
 
 /**
- * A swap taking `saved` tokens out of the `rewritten` region (reusable entry to the previous request's end),
- * in units of one uncached input token:
- *     cost    = (rewritten - saved) * write - rewritten * read
- *     savings = saved * read * remaining
- * It pays when savings > cost; what follows the previous request's end is written either way.
+ * A swap taking `saved` tokens out of the `rewritten` region, in uncached input tokens: it pays when
+ * saved * read * remaining > (rewritten - saved) * write - rewritten * read.
  */
 export interface SwapCase {
   rewritten: number;
@@ -153,9 +148,8 @@ const MIN_REMAINING = 1;
 export const MAX_REMAINING = 200;
 
 /**
- * Requests a swap's savings accrue over. Under the "Copernican" prior a session seen for n requests runs
- * r more with chance n / (n + r); integrated up to the horizon H (the host's compaction at the current
- * growth, or MAX_REMAINING) that is n * ln(1 + H / n): more than n early, less near a compaction.
+ * Requests a swap's savings accrue over: under the "Copernican" prior (a session seen for n requests runs
+ * r more with chance n / (n + r)) integrated up to the horizon H (the host's compaction): n * ln(1 + H / n).
  */
 export function expectedRemaining(requestsSoFar: number, tokens: number, compactAt: number, growthPerRequest: number): number {
   const untilCompaction = compactAt > tokens && growthPerRequest > 0 ? (compactAt - tokens) / growthPerRequest : compactAt > tokens ? MAX_REMAINING : 0;
@@ -166,9 +160,7 @@ export function expectedRemaining(requestsSoFar: number, tokens: number, compact
 
 /**
  * Smart trim under a prompt cache (docs/design.md#smart-trim-under-a-prompt-cache-and-the-cold-moment-trim):
- * a cold request writes its whole prompt anyway, so it trims for free past the middle of a trim cycle
- * (between the low mark and the limit: a cycle's average); a warm batch goes only when it pays, else it
- * is offered again, larger, next request. Without a cache neither runs: smart trim trims at its limit.
+ * a cold request writes its whole prompt anyway, so it trims for free past the middle of a trim cycle.
  */
 export function coldTrimAbove(safeLimit: number, headroom: number): number {
   const low = Math.floor(safeLimit * (1 - headroom));
@@ -180,15 +172,8 @@ export function coldForTrim(cold: ColdReason | null): boolean {
   return cold === "ttl" || cold === "rewritten";
 }
 
-export interface TrimPrice {
-  rules: CacheRules;
-  session: CacheSession;
-  /** the request's tokens before the trim, and where the host compacts */
-  tokens: number;
-  compactAt: number;
-  /** tokens the batch drops */
-  saved: number;
-}
+/** `tokens`: the request's before the trim; `saved`: what the batch drops. */
+export type TrimPrice = PriceContext & Pick<GateContext, "tokens"> & { saved: number };
 
 /** The rewrite is the whole prompt (a trim lies far before the lookback); savings count from what is left. */
 export function trimPays(p: TrimPrice): boolean {

@@ -1,21 +1,14 @@
-/**
- * Token gauge (spec §6): how full the window is, the action that calls for, and the injected
- * line. From `ctx.getContextUsage()`; estimated from the messages when that is null (before the
- * first reply and after every compaction).
- */
+/** Token gauge (spec §6): how full the window is (the host's reading, else estimated), its action and line. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
-import { calculateContextTokens } from "@mariozechner/pi-coding-agent";
-import { messageTokens } from "../messages/message-tokens.js";
+import { calculateContextTokens, estimateTokens } from "@mariozechner/pi-coding-agent";
+import { strictCallChars } from "../messages/argument-chars.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { GAUGE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { formatGaugeLine } from "./gauge-line.js";
+import { formatGaugeLine, type GaugeFigures } from "./gauge-line.js";
 
-export interface GaugeReading {
-  tokens: number;
-  contextWindow: number;
-  /** 0..1, may exceed 1 on overflow; 0 when the window is unknown */
-  utilization: number;
+/** `utilization` 0..1, may exceed 1 on overflow; 0 when the window is unknown. */
+export interface GaugeReading extends GaugeFigures {
   source: "sdk" | "estimate";
 }
 
@@ -25,6 +18,27 @@ export type GaugeAction = "none" | "gauge" | "checkpoint";
 export const GAUGE_ADVISORY =
   "Note: the context window is nearly full and compaction may run soon; keep outputs concise and finish the current step.";
 
+/**
+ * pi's per-message `estimateTokens`, each call's argument JSON length kept per arguments object:
+ * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts).
+ */
+export function messageTokens(message: AgentMessage): number {
+  if (message.role !== "assistant") return estimateTokens(message);
+  const content = (message as AssistantMessage).content;
+  if (!Array.isArray(content)) return estimateTokens(message);
+  let chars = 0;
+  for (const block of content) {
+    if (block.type === "text") chars += block.text.length;
+    else if (block.type === "thinking") chars += block.thinking.length;
+    else if (block.type === "toolCall") {
+      const n = strictCallChars(block);
+      if (n === null) return estimateTokens(message);
+      chars += n;
+    }
+  }
+  return Math.ceil(chars / 4);
+}
+
 /** Usage of an assistant reply that counts (pi skips aborted and error replies the same way). */
 function usableUsage(message: AgentMessage): Usage | undefined {
   if (message.role !== "assistant") return undefined;
@@ -33,10 +47,7 @@ function usableUsage(message: AgentMessage): Usage | undefined {
   return a.usage;
 }
 
-/**
- * Index of the latest reply whose usage counts, or -1. With `afterSummary`, only usage newer than
- * the compaction summary (replies kept across it carry the old, larger context's usage).
- */
+/** Index of the latest reply whose usage counts, or -1; `afterSummary`: newer than the compaction summary. */
 export function lastUsableReply(messages: readonly AgentMessage[], afterSummary = true): number {
   const first = messages[0] as { role?: string; timestamp?: unknown } | undefined;
   const cutoff = first?.role === "compactionSummary" && typeof first.timestamp === "number" ? first.timestamp : -Infinity;
@@ -47,9 +58,12 @@ export function lastUsableReply(messages: readonly AgentMessage[], afterSummary 
   return -1;
 }
 
+/** pi's calculateContextTokens of a reply lastUsableReply found. */
+export const replyTokens = (reply: AgentMessage): number => calculateContextTokens(usableUsage(reply)!);
+
 /** The reply at `i`'s usage (0 when none) plus chars/4 of every later message. */
 function tokensFrom(messages: readonly AgentMessage[], i: number): number {
-  let tokens = i >= 0 ? calculateContextTokens(usableUsage(messages[i]!)!) : 0;
+  let tokens = i >= 0 ? replyTokens(messages[i]!) : 0;
   for (let j = i + 1; j < messages.length; j++) tokens += messageTokens(messages[j]!);
   return tokens;
 }

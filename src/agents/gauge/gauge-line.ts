@@ -20,10 +20,7 @@ export function formatTokenCount(n: number): string {
 /** Longest composition phrase the line carries (about 15 tokens; the whole line stays near 25). */
 export const GAUGE_PHRASE_MAX_CHARS = 60;
 
-/**
- * "[Context: 81% | 162k/200k tokens | tool results 58% (read 40%) | Checkpoint saved]". The
- * percent is floored so the line never claims a threshold not reached (epsilon: 0.29 * 100).
- */
+/** "[Context: 81% | 162k/200k tokens | tool results 58% (read 40%)]"; floored (+epsilon: 0.29 * 100 < 29). */
 export function formatGaugeLine(r: GaugeFigures, checkpointSaved: boolean, composition = ""): string {
   const percent = Math.floor(r.utilization * 100 + 1e-9);
   const saved = checkpointSaved ? " | Checkpoint saved" : "";

@@ -1,7 +1,6 @@
 /**
- * A tool call's size as pi's `estimateTokens` counts it: name + JSON length of the arguments,
- * the one place that length is computed (gauge, smart trim, breakdown). Kept per arguments
- * object: a call's arguments do not change once in the history. No SDK import (the CLI loads it).
+ * A tool call's size as pi's `estimateTokens` counts it (name + JSON length of the arguments), the
+ * one place it is computed; kept per arguments object (they do not change once in the history).
  */
 const argumentChars = new WeakMap<object, number>();
 
@@ -34,11 +33,7 @@ export function toolCallChars(b: CallBlock): number {
 const SHAPE_DEPTH = 3;
 const SHAPE_ENTRIES = 64;
 
-/**
- * A cheap fingerprint of a call (name length; keys, string lengths, numbers, array lengths, three
- * levels deep; no JSON), so a call rewritten under its id is measured again. Blind to an edit
- * that keeps every length.
- */
+/** A cheap fingerprint of a call (lengths, keys, numbers; no JSON): a call rewritten under its id is measured again. */
 export function argsShape(b: CallBlock): number {
   return (Math.imul(typeof b.name === "string" ? b.name.length : 0, 31) + shapeOf(b.arguments, 0)) | 0;
 }

@@ -1,9 +1,7 @@
 /**
- * Who wrote a user-role message. OpenClaw (2026.9, `src/sessions/input-provenance.ts`) marks text
- * the user did not write: `provenance.kind` "internal_system" (heartbeats, cron, wakes; the
- * sourceTool says which) or "inter_session" (whose text also starts with the
- * `[Inter-session message] … isUser=false` header), and `isHeartbeat` on afterTurn. Structural
- * only: the host's field and its fixed header line, never a word of the text.
+ * Who wrote a user-role message, from OpenClaw's marks (2026.9, `src/sessions/input-provenance.ts`):
+ * `provenance.kind` "internal_system" / "inter_session", the inter-session header line, and
+ * `isHeartbeat` on afterTurn. Structural only, never a word of the text.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 

@@ -1,7 +1,6 @@
 /**
- * A message's identity across requests: each request gets a structuredClone of the history and
- * aged offload changes content, but role, time and tool call id are stable. O(1) per message.
- * Two spellings: smart trim's "role|time|id" (keysOf) and the NUL-joined `messageKey`.
+ * A message's identity across requests (each gets a structuredClone, aged offload changes content):
+ * role, time and tool call id. Smart trim's "role|time|id" (keysOf) and the NUL-joined `messageKey`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 

@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, UserMessage } from "@mariozechner/pi-ai";
+import { isContextOverflow } from "@mariozechner/pi-ai";
 import { cutHead } from "../text/cut.js";
 import { asText } from "../text/gist.js";
 import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
@@ -36,7 +37,7 @@ export function prop(obj: unknown, key: string): unknown {
   }
 }
 
-/** Plain text of tool content (string or text blocks), bounded. */
+/** Plain text of content (string or text blocks), bounded. */
 export function contentText(content: unknown, maxChars = 4000): string {
   if (typeof content === "string") return cutHead(content, maxChars);
   if (!Array.isArray(content)) return "";
@@ -82,19 +83,7 @@ export function userText(msg: AgentMessage): string {
 
 /** Text blocks of an assistant message only (no thinking, no tool calls). */
 export function assistantText(msg: AssistantMessage): string {
-  const content: unknown = msg.content;
-  if (typeof content === "string") return cutHead(content, ASSISTANT_TEXT_MAX).trim();
-  if (!Array.isArray(content)) return "";
-  let out = "";
-  for (const block of content as unknown[]) {
-    if (out.length >= ASSISTANT_TEXT_MAX) break;
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; text?: unknown };
-    if (b.type === "text" && typeof b.text === "string" && b.text) {
-      out += (out ? "\n" : "") + cutHead(b.text, ASSISTANT_TEXT_MAX - out.length);
-    }
-  }
-  return out.trim();
+  return contentText(msg.content, ASSISTANT_TEXT_MAX).trim();
 }
 
 /** Assistant text looked at per message (gists are far shorter; bounds work on huge replies). */
@@ -117,4 +106,13 @@ export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: st
 export function isInjectedMessage(msg: AgentMessage): boolean {
   if (!msg || typeof msg !== "object") return false;
   return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
+}
+
+/** A provider's context-overflow error reply (pi-ai's recognizer; pi compacts and retries). A throw says "not one". */
+export function isContextOverflowError(m: Extract<AgentMessage, { role: "assistant" }>): boolean {
+  try {
+    return isContextOverflow(m);
+  } catch {
+    return false;
+  }
 }

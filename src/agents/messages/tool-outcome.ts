@@ -1,6 +1,5 @@
 /**
- * Pure rules on one tool call's arguments and output (Layer A): command family, empty search,
- * the telling error line, exit code, an edit's change gist. Tool output is program text, not
+ * Pure rules on one tool call's arguments and output (Layer A). Tool output is program text, not
  * user text: matching error markers in it is not a heuristic on what users write.
  */
 import { cutHead } from "../text/cut.js";
@@ -177,21 +176,15 @@ export function isEmptySearch(toolName: string, input: unknown, output: string):
   return output.split(/\r\n|\r|\n/).every((l) => isNoiseLine(l));
 }
 
-/** Text arguments of an edit call: pi's `edits: [{oldText, newText}]` or the legacy pair. */
-function editPairs(input: unknown): Array<{ oldText: string; newText: string }> {
+/** The first text pair of an edit call: pi's `edits: [{oldText, newText}]`, else the legacy pair. */
+function firstEdit(input: unknown): { oldText: string; newText: string } | undefined {
   const edits = prop(input, "edits");
-  const out: Array<{ oldText: string; newText: string }> = [];
-  if (Array.isArray(edits)) {
-    for (const e of edits.slice(0, 20)) {
-      const o = prop(e, "oldText");
-      const n = prop(e, "newText");
-      if (typeof o === "string" || typeof n === "string") out.push({ oldText: typeof o === "string" ? o : "", newText: typeof n === "string" ? n : "" });
-    }
+  for (const e of [...(Array.isArray(edits) ? edits.slice(0, 20) : []), input]) {
+    const o = prop(e, "oldText") ?? prop(e, "old_string");
+    const n = prop(e, "newText") ?? prop(e, "new_string");
+    if (typeof o === "string" || typeof n === "string") return { oldText: typeof o === "string" ? o : "", newText: typeof n === "string" ? n : "" };
   }
-  const o = prop(input, "oldText") ?? prop(input, "old_string");
-  const n = prop(input, "newText") ?? prop(input, "new_string");
-  if (typeof o === "string" || typeof n === "string") out.push({ oldText: typeof o === "string" ? o : "", newText: typeof n === "string" ? n : "" });
-  return out;
+  return undefined;
 }
 
 const LINE_SPLIT = /\r\n|\r|\n/;
@@ -216,7 +209,7 @@ export function changeGist(toolName: string, input: unknown): string {
     const n = lineCount(content);
     return `wrote ${n} line${n === 1 ? "" : "s"}`;
   }
-  const pair = editPairs(input)[0];
+  const pair = firstEdit(input);
   if (!pair) return "";
   const a = cutHead(pair.oldText, 20_000).split(LINE_SPLIT);
   const b = cutHead(pair.newText, 20_000).split(LINE_SPLIT);

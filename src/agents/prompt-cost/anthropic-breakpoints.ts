@@ -1,19 +1,15 @@
 /**
  * Anthropic's documented prompt caching (https://platform.claude.com/docs/en/build-with-claude/prompt-caching):
- * - an entry exists only for a prefix ending at a block a request marked with `cache_control`;
- * - a request reads the longest entry found from each of its breakpoints, about 20 block boundaries back;
- * - the rest up to its last breakpoint is written (1.25× input for 5-minute entries, 2× for 1-hour ones);
- *   what follows the last breakpoint is plain input;
- * - an entry lives 5 minutes (or 1 hour) from its last use, refreshed free on a hit;
- * - prefixes below the model's minimum cacheable length are not cached.
+ * entries only at `cache_control` blocks; a request reads the longest found within ~20 blocks of each
+ * breakpoint, writes the rest up to its last one; entries live a TTL from their last use.
  */
 import type { CostRequest } from "./request.js";
-import { ANTHROPIC_LOOKBACK_BLOCKS, ANTHROPIC_MIN_CACHEABLE_TOKENS, ANTHROPIC_TTL_5M_MS } from "./prices.js";
-import { BlockCache } from "./prefix-cache.js";
+import { ANTHROPIC_LOOKBACK_BLOCKS, FIVE_MINUTES_MS } from "../cache/cache-rules.js";
+import { ANTHROPIC_MIN_CACHEABLE_TOKENS, BlockCache } from "./prefix-cache.js";
 
 export class AnthropicBreakpointCache extends BlockCache {
   constructor(opts: { ttlMs?: number } = {}) {
-    super(opts.ttlMs ?? ANTHROPIC_TTL_5M_MS);
+    super(opts.ttlMs ?? FIVE_MINUTES_MS);
   }
 
   protected price(req: CostRequest, cum: readonly number[], keys: readonly string[]) {

@@ -1,14 +1,19 @@
 /**
  * Prompt caches billed per block: every prefix entry lives `ttlMs` after its last use. Besides
  * Anthropic's breakpoints (anthropic-breakpoints.ts), caches that keep every prefix a request sent:
- * - Anthropic, any shared prefix: an upper bound on what breakpoints could save; writes at 1.25×.
  * - OpenAI automatic prompt caching (https://developers.openai.com/api/docs/guides/prompt-caching):
  *   prompts of 1,024 tokens or more, hits in 128-token steps (1,024, 1,152, ...), writes free.
  *   Matching is per block here: a block that differs is not partly reused (OpenAI matches tokens).
  */
 import type { CostBlock, CostRequest, RequestBill } from "./request.js";
 import { cumulativeTokens, firstDifference, prefixKeys } from "./request.js";
-import { ANTHROPIC_MIN_CACHEABLE_TOKENS, ANTHROPIC_TTL_5M_MS, OPENAI_CACHE_STEP_TOKENS, OPENAI_MIN_CACHED_TOKENS, OPENAI_TTL_MS } from "./prices.js";
+import { FIVE_MINUTES_MS } from "../cache/cache-rules.js";
+
+/** Anthropic's smallest cacheable prompt for Sonnet 4.5 ("Cache limitations"): shorter prefixes are not cached. */
+export const ANTHROPIC_MIN_CACHEABLE_TOKENS = 1024;
+/** OpenAI: caching starts at 1,024 prompt tokens and hits grow in 128-token steps (prompt-caching guide). */
+const OPENAI_MIN_CACHED_TOKENS = 1024;
+const OPENAI_CACHE_STEP_TOKENS = 128;
 
 type Comparison = Pick<RequestBill, "previousCached" | "sharedPrefix" | "expired" | "divergedAt">;
 type Priced = Pick<RequestBill, "read" | "write" | "uncached"> & { cachedEnd: number };
@@ -58,7 +63,7 @@ export abstract class BlockCache {
   }
 }
 
-abstract class PrefixCache extends BlockCache {
+export abstract class PrefixCache extends BlockCache {
   /** tokens billed as cache reads when `shared` tokens of the prompt (of `total`) were found */
   protected abstract readable(shared: number, total: number): number;
   /** does the provider charge for writes (else new input is plain input) */
@@ -76,19 +81,10 @@ abstract class PrefixCache extends BlockCache {
   }
 }
 
-export class AnthropicAnyPrefixCache extends PrefixCache {
-  protected readonly chargesWrites = true;
-  constructor(ttlMs = ANTHROPIC_TTL_5M_MS) {
-    super(ttlMs);
-  }
-  protected readable(shared: number): number {
-    return shared >= ANTHROPIC_MIN_CACHEABLE_TOKENS ? shared : 0;
-  }
-}
-
+/** OpenAI's cached prefixes stay 5 to 10 minutes of inactivity (up to an hour off-peak): the short end is billed. */
 export class OpenAIPrefixCache extends PrefixCache {
   protected readonly chargesWrites = false;
-  constructor(ttlMs = OPENAI_TTL_MS) {
+  constructor(ttlMs = FIVE_MINUTES_MS) {
     super(ttlMs);
   }
   protected readable(shared: number, total: number): number {
@@ -97,11 +93,3 @@ export class OpenAIPrefixCache extends PrefixCache {
   }
 }
 
-/** No cache: every input token at the base rate. */
-export class NoCache {
-  readonly previous = new PreviousRequest();
-  bill(req: CostRequest): RequestBill {
-    const total = req.blocks.reduce((n, b) => n + b.tokens, 0);
-    return { read: 0, write: 0, uncached: total, output: req.outputTokens, previousCached: 0, sharedPrefix: 0, expired: false, divergedAt: 0 };
-  }
-}

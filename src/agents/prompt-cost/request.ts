@@ -5,7 +5,8 @@
  */
 
 /** Our own content, recognised by whoever builds the request (replay: markers; engine: custom types). */
-export type BlockTag = "gauge" | "aged" | "trim" | "recall" | "restore" | "compaction";
+export const BLOCK_TAGS = ["gauge", "aged", "trim", "recall", "restore", "compaction"] as const;
+export type BlockTag = (typeof BLOCK_TAGS)[number];
 
 export interface CostBlock {
   tokens: number;
@@ -20,12 +21,6 @@ export interface CostRequest {
   breakpoints: number[];
   /** epoch ms when it was sent (the transcript's own clock in a replay) */
   at: number;
-  outputTokens: number;
-}
-
-/** A summarizer call (the host's LLM compaction): a prompt of its own, billed uncached. */
-export interface SummarizerCall {
-  inputTokens: number;
   outputTokens: number;
 }
 

@@ -4,7 +4,7 @@
  */
 import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
 import { OpenAIPrefixCache } from "./prefix-cache.js";
-import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./request.js";
+import { BLOCK_TAGS, type BlockTag, type CostBlock, type CostRequest, type RequestBill } from "./request.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
 export type ReuseRules = "anthropic" | "openai";
@@ -48,14 +48,10 @@ export function formatReuse(e: ReuseEstimate): string {
   return `cache reuse ~${Math.round(e.share * 100)}% of ${e.promptTokens.toLocaleString("en-US")} tokens (estimate: ${RULES_LABEL[e.rules]})${cause}`;
 }
 
-/**
- * Why a request reused less than the previous one left cached: the entries expired (ttl); the prompt
- * changed inside the cached part (the tag of either block at the first difference, "other" when
- * neither is ours); else no breakpoint reached the shared prefix within the lookback (lookback).
- */
+/** Why a request reused less than the previous one left cached: expiry, a change (its block's tag), lookback. */
 export type BreakCause = BlockTag | "ttl" | "lookback" | "other";
 
-export const BREAK_CAUSES: readonly BreakCause[] = ["gauge", "aged", "trim", "recall", "restore", "compaction", "ttl", "lookback", "other"];
+export const BREAK_CAUSES: readonly BreakCause[] = [...BLOCK_TAGS, "ttl", "lookback", "other"];
 
 export function breakCause(bill: RequestBill, previous: readonly CostBlock[], current: readonly CostBlock[]): BreakCause | null {
   if (bill.previousCached <= 0 || bill.read >= bill.previousCached) return null;

@@ -4,9 +4,8 @@
  * without `tool_result` events, each tool result through Layer A; gists taken at the pass's end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
-import { messageTokens } from "../messages/message-tokens.js";
-import { isContextOverflowError } from "../messages/context-overflow.js";
+import { assistantText, isContextOverflowError, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
+import { messageTokens } from "../gauge/context-gauge.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
 import { asText, codePointLength, gist } from "../text/gist.js";

@@ -1,8 +1,7 @@
 /** Every caching model billing the same session side by side: one layout per request, placed per host. */
 import { COST_MODEL_SPECS, COST_MODELS, type CostModelName, sessionCost } from "./models.js";
 import { type PromptLayout, placeBreakpoints } from "./placement.js";
-import type { SummarizerCall } from "../../agents/prompt-cost/request.js";
-import type { CostTotals, SessionCost } from "./session-cost.js";
+import type { CostTotals, SessionCost, SummarizerCall } from "./session-cost.js";
 
 export class CostLedger {
   private readonly sessions: Array<[CostModelName, SessionCost]>;

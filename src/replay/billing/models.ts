@@ -5,9 +5,36 @@
  */
 import { AnthropicBreakpointCache } from "../../agents/prompt-cost/anthropic-breakpoints.js";
 import { type HostPlacement } from "./placement.js";
-import { AnthropicAnyPrefixCache, NoCache, OpenAIPrefixCache } from "../../agents/prompt-cost/prefix-cache.js";
-import { ANTHROPIC_TTL_1H_MS, CLAUDE_SONNET_4_5, GPT_5, type Prices } from "../../agents/prompt-cost/prices.js";
+import {
+  ANTHROPIC_MIN_CACHEABLE_TOKENS,
+  OpenAIPrefixCache,
+  PrefixCache,
+  PreviousRequest,
+} from "../../agents/prompt-cost/prefix-cache.js";
+import type { CostRequest, RequestBill } from "../../agents/prompt-cost/request.js";
+import { FIVE_MINUTES_MS, ONE_HOUR_MS } from "../../agents/cache/cache-rules.js";
+import { CLAUDE_SONNET_4_5, GPT_5, type Prices } from "./prices.js";
 import { type CacheModel, SessionCost, type WriteRate } from "./session-cost.js";
+
+/** Anthropic, any shared prefix: an upper bound on what breakpoints could save; writes at 1.25×. */
+export class AnthropicAnyPrefixCache extends PrefixCache {
+  protected readonly chargesWrites = true;
+  constructor(ttlMs = FIVE_MINUTES_MS) {
+    super(ttlMs);
+  }
+  protected readable(shared: number): number {
+    return shared >= ANTHROPIC_MIN_CACHEABLE_TOKENS ? shared : 0;
+  }
+}
+
+/** No cache: every input token at the base rate. */
+export class NoCache {
+  readonly previous = new PreviousRequest();
+  bill(req: CostRequest): RequestBill {
+    const total = req.blocks.reduce((n, b) => n + b.tokens, 0);
+    return { read: 0, write: 0, uncached: total, output: req.outputTokens, previousCached: 0, sharedPrefix: 0, expired: false, divergedAt: 0 };
+  }
+}
 
 export const COST_MODELS = ["anthropic-pi", "anthropic-pi-1h", "anthropic-openclaw", "anthropic-any-prefix", "openai", "none"] as const;
 export type CostModelName = (typeof COST_MODELS)[number];
@@ -22,7 +49,7 @@ export interface CostModelSpec {
 
 export const COST_MODEL_SPECS: Record<CostModelName, CostModelSpec> = {
   "anthropic-pi": { placement: "pi", make: () => new AnthropicBreakpointCache(), prices: CLAUDE_SONNET_4_5, writeRate: "5m" },
-  "anthropic-pi-1h": { placement: "pi", make: () => new AnthropicBreakpointCache({ ttlMs: ANTHROPIC_TTL_1H_MS }), prices: CLAUDE_SONNET_4_5, writeRate: "1h" },
+  "anthropic-pi-1h": { placement: "pi", make: () => new AnthropicBreakpointCache({ ttlMs: ONE_HOUR_MS }), prices: CLAUDE_SONNET_4_5, writeRate: "1h" },
   "anthropic-openclaw": { placement: "openclaw", make: () => new AnthropicBreakpointCache(), prices: CLAUDE_SONNET_4_5, writeRate: "5m" },
   "anthropic-any-prefix": { placement: null, make: () => new AnthropicAnyPrefixCache(), prices: CLAUDE_SONNET_4_5, writeRate: "5m" },
   openai: { placement: null, make: () => new OpenAIPrefixCache(), prices: GPT_5, writeRate: "5m" },

@@ -3,9 +3,15 @@
  * summarizer calls (a prompt of their own, billed as plain input), totals and breaks by cause.
  */
 import { type BreakCause, BREAK_CAUSES, breakCause } from "../../agents/prompt-cost/reuse.js";
-import type { Prices } from "../../agents/prompt-cost/prices.js";
-import type { CostRequest, RequestBill, SummarizerCall } from "../../agents/prompt-cost/request.js";
+import type { Prices } from "./prices.js";
+import type { CostRequest, RequestBill } from "../../agents/prompt-cost/request.js";
 import type { PreviousRequest } from "../../agents/prompt-cost/prefix-cache.js";
+
+/** A summarizer call (the host's LLM compaction): a prompt of its own, billed uncached. */
+export interface SummarizerCall {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export interface CacheModel {
   readonly previous: PreviousRequest;
