@@ -49,10 +49,11 @@ export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number): Promise<void> {
-  const fh = await fs.open(tmp, "wx", mode);
+/** Opens `file`, writes `data` when given, fsyncs and closes. */
+async function writeSynced(fs: FsOps, file: string, flags: string, data?: string, mode?: number): Promise<void> {
+  const fh = await fs.open(file, flags, mode);
   try {
-    await fh.writeFile(data);
+    if (data !== undefined) await fh.writeFile(data);
     await fh.sync();
   } finally {
     await fh.close();
@@ -70,12 +71,7 @@ async function unlinkQuietly(fs: FsOps, file: string): Promise<void> {
 /** fsync a directory so a rename/link inside it survives power loss. Not possible on Windows: best effort. */
 export async function syncDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
   try {
-    const fh = await fs.open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeSynced(fs, dir, "r");
   } catch {
     // best effort by design
   }
@@ -105,7 +101,7 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
   const tmp = tempPathFor(target);
   try {
     // not durable: one call instead of open + write + close
-    if (durable) await writeDurableTemp(fs, tmp, data, mode);
+    if (durable) await writeSynced(fs, tmp, "wx", data, mode);
     else await fs.writeFile(tmp, data, { mode, flag: "wx" });
     try {
       await renameWithRetry(fs, tmp, target);
@@ -133,7 +129,7 @@ export async function createFileExclusive(target: string, data: string, opts: At
   const tmp = tempPathFor(target);
   let created = false;
   try {
-    await writeDurableTemp(fs, tmp, data, mode);
+    await writeSynced(fs, tmp, "wx", data, mode);
     try {
       await fs.link(tmp, target);
       created = true;

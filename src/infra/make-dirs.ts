@@ -5,6 +5,7 @@
  */
 import { mkdirSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
+import { errorCode as codeOf } from "./fs-ops.js";
 
 /** Deeper than any real state dir; bounds the recursion on a hostile path. */
 const MAX_LEVELS = 256;
@@ -69,8 +70,4 @@ function statOrNull(dir: string): { isDirectory(): boolean } | null {
   } catch {
     return null;
   }
-}
-
-function codeOf(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | null)?.code;
 }

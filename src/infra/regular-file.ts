@@ -71,20 +71,24 @@ export function readSmallRegularFileSync(file: string, max: number): Buffer | nu
   try {
     let size: number;
     ({ fd, size } = openRegularFileSync(file));
-    if (size > max) return null;
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return off === size ? buf : buf.subarray(0, off);
+    return size > max ? null : readAtSync(fd, 0, size);
   } catch {
     return null;
   } finally {
     if (fd !== null) closeSync(fd);
   }
+}
+
+/** `len` bytes at `pos` of `fd`; fewer only at the end of the file. */
+export function readAtSync(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let off = 0;
+  while (off < len) {
+    const n = readSync(fd, buf, off, len - off, pos + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === len ? buf : buf.subarray(0, off);
 }
 
 /** Appends `data` to `file` (created with `mode`) only when it is a regular file (ENXIO: a FIFO). */
