@@ -18,7 +18,7 @@ export function enableDebugFromConfig(on: boolean | undefined): void {
   if (on) processServices().debugFromConfig = true;
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (error instanceof Error) return `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}`;
   return String(error);
 }

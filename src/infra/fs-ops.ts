@@ -1,5 +1,5 @@
 /** The subset of `node:fs/promises` this package uses, injectable so tests can fail any single call. */
-import { promises as fsp } from "node:fs";
+import { promises as fsp, statSync } from "node:fs";
 
 /** The part of a `FileHandle` we use: write, fsync, close. */
 export interface FileHandleOps {
@@ -59,6 +59,15 @@ export function errorCode(err: unknown): string | undefined {
     return typeof code === "string" ? code : undefined;
   }
   return undefined;
+}
+
+/** Whether `p` is a directory (or a link to one); false when it cannot be read. */
+export function isDirectory(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /** Entries of a directory; [] when it does not exist (other errors are thrown). */

@@ -1,5 +1,5 @@
 /** One log line per failure kind until it recovers (`clear`): a read-only disk must not flood the host's log. */
-import { debugLog } from "./debug-log.js";
+import { debugLog, describeError } from "./debug-log.js";
 
 export interface WarnLogger {
   warn(message: string): void;
@@ -21,9 +21,8 @@ export class OnceLogger {
   fail(kind: string, error: unknown): boolean {
     if (this.active.has(kind)) return false;
     this.active.add(kind);
-    const detail = error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}` : String(error);
     try {
-      this.sink.warn(`${this.prefix} ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
+      this.sink.warn(`${this.prefix} ${kind} failed (${describeError(error)}); the agent continues, capture resumes when this clears`);
     } catch {
       // a broken logger must not break the agent either
     }

@@ -3,9 +3,9 @@
  * 20, 24): each level made once from the first missing ancestor down, with `mode`; a level still
  * ENOENT after its parent exists is an error.
  */
-import { mkdirSync, promises as fsp, statSync } from "node:fs";
+import { mkdirSync, promises as fsp } from "node:fs";
 import path from "node:path";
-import { errorCode as codeOf } from "./fs-ops.js";
+import { errorCode as codeOf, isDirectory } from "./fs-ops.js";
 
 /** Deeper than any real state dir; bounds the recursion on a hostile path. */
 const MAX_LEVELS = 256;
@@ -28,7 +28,7 @@ async function makeLevel(dir: string, mode: number, mkdir: MkdirOne, stat: StatD
       return;
     } catch (err) {
       const code = codeOf(err);
-      if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
+      if (code === "EEXIST") return existingDirectory(dir, err, (await stat(dir).catch(() => null))?.isDirectory());
       const parent = path.dirname(dir);
       if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
       await makeLevel(parent, mode, mkdir, stat, level + 1);
@@ -47,7 +47,7 @@ function makeLevelSync(dir: string, mode: number, level: number): void {
       return;
     } catch (err) {
       const code = codeOf(err);
-      if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
+      if (code === "EEXIST") return existingDirectory(dir, err, isDirectory(dir));
       const parent = path.dirname(dir);
       if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
       makeLevelSync(parent, mode, level + 1);
@@ -56,18 +56,10 @@ function makeLevelSync(dir: string, mode: number, level: number): void {
 }
 
 /** EEXIST is success only for a directory (or a link to one); a file in the way is the error. */
-function existingDirectory(dir: string, err: unknown, st: { isDirectory(): boolean } | null): void {
-  if (st?.isDirectory()) return;
+function existingDirectory(dir: string, err: unknown, isDir: boolean | undefined): void {
+  if (isDir) return;
   throw Object.assign(new Error(`cannot make directory ${JSON.stringify(dir)}: a file that is not a directory is in the way`), {
     code: "ENOTDIR",
     cause: err,
   });
-}
-
-function statOrNull(dir: string): { isDirectory(): boolean } | null {
-  try {
-    return statSync(dir);
-  } catch {
-    return null;
-  }
 }

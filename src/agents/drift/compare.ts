@@ -6,7 +6,8 @@
 import path from "node:path";
 import { fingerprintFile } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
-import { findGitRepo, headMove, isDirectory, readGitHead } from "./git-repo.js";
+import { isDirectory } from "../../infra/fs-ops.js";
+import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
 import { repoRelative } from "./record.js";
 import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 

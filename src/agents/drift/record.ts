@@ -6,7 +6,8 @@ import path from "node:path";
 import { debugLog } from "../../infra/debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
 import { noteReading, recentlyClean, workTreeDirty } from "./git-index.js";
-import { findGitRepo, type GitRepo, isDirectory, readGitHead } from "./git-repo.js";
+import { isDirectory } from "../../infra/fs-ops.js";
+import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
 import type { WorkspaceGit, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Modified files fingerprinted per checkpoint (the newest ones). */
