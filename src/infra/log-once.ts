@@ -22,7 +22,8 @@ export class OnceLogger {
     if (this.active.has(kind)) return false;
     this.active.add(kind);
     try {
-      this.sink.warn(`${this.prefix} ${kind} failed (${describeError(error)}); the agent continues, capture resumes when this clears`);
+      const detail = describeError(error);
+      this.sink.warn(`${this.prefix} ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
     } catch {
       // a broken logger must not break the agent either
     }

@@ -141,18 +141,22 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
 
   const id = typeof cp.meta?.checkpoint_id === "string" && /^cp_\d{1,12}$/.test(cp.meta.checkpoint_id) ? cp.meta.checkpoint_id : "(unknown)";
   const count = Number.isInteger(cp.meta?.compaction_count) ? cp.meta.compaction_count : 0;
+  const known = typeof working.status === "string" && /^[a-z_]{1,30}$/.test(working.status);
+  const status = known ? working.status : "unknown";
   const top = [
     COMPACTION_SUMMARY_HEADER,
     `The conversation before this point was replaced by this summary of checkpoint ${id} (compaction ${count} of this session), written without a model call.`,
     "context_search finds anything from before this point: exact wording, tool output, the turns folded here.",
     goalLine(turns, working.topic ?? ""),
-    ...stateLines(working, typeof working.status === "string" && /^[a-z_]{1,30}$/.test(working.status) ? working.status : "unknown", SUMMARY_CAP.working),
+    ...stateLines(working, status, SUMMARY_CAP.working),
   ];
 
   const { files, paths } = changedPaths(cp);
   const fold = new PathFold(paths);
   const commands = workCommands(cp);
-  const failures = (work?.open_failures ?? []).slice(0, 40).map((e) => failureEntry(e, SUMMARY_CAP.failureTarget, SUMMARY_CAP.failureError));
+  const failures = (work?.open_failures ?? [])
+    .slice(0, 40)
+    .map((e) => failureEntry(e, SUMMARY_CAP.failureTarget, SUMMARY_CAP.failureError));
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";

@@ -22,7 +22,8 @@ import {
   SECTION_SPEC,
   SOFT_SHARE,
 } from "./sections.js";
-import { type Section, PathFold, SectionBudget, failureEntry, joinedLength, stateLines, workCommands } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
+import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */

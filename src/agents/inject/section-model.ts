@@ -150,21 +150,23 @@ const VIEW_PROGRAMS: ReadonlySet<string> = new Set([
 
 /** The ledger's command families, without those of read-only programs. */
 export function workCommands(cp: Checkpoint): WorkCommand[] {
-  return arr(cp.work?.commands).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.has(c.family.split(" ")[0] ?? ""));
+  const viewer = (family: string): boolean => VIEW_PROGRAMS.has(family.split(" ")[0] ?? "");
+  return arr(cp.work?.commands).filter((c) => c && typeof c.family === "string" && !viewer(c.family));
 }
 
 /** `- <tool> "<target>": "<error>"`; `tool` as printed (default: quoted). */
-export function failureEntry(e: ToolFailure, targetCap: number, errorCap: number, tool = quoteUntrusted(e?.tool, 40)): string {
+export function failureEntry(e: ToolFailure, targetCap: number, errorCap: number, tool?: string): string {
   const target = e?.target ? ` ${quoteUntrusted(e.target, targetCap)}` : "";
-  return `- ${tool}${target}: ${quoteUntrusted(e?.error, errorCap)}`;
+  return `- ${tool ?? quoteUntrusted(e?.tool, 40)}${target}: ${quoteUntrusted(e?.error, errorCap)}`;
 }
 
 /** The working state's lines after the topic or goal: status, next action, an interruption. */
 export function stateLines(working: Checkpoint["working"], status: string, cap: number, compact = false): string[] {
-  const lines = [`Status: ${status}`, `Next action: ${working.next_action ? quoteUntrusted(working.next_action, cap) : "(not recorded)"}`];
-  if (working.interrupted !== true) return lines;
+  const next = working.next_action ? quoteUntrusted(working.next_action, cap) : "(not recorded)";
+  const lines = [`Status: ${status}`, `Next action: ${next}`];
   const call = working.last_tool_call;
-  const params = call ? quoteUntrusted(call.params_summary, Math.min(120, cap)) : "";
-  lines.push(call && !compact ? `Interrupted: yes — last tool call: ${quoteUntrusted(call.name, 40)} ${params}` : "Interrupted: yes");
-  return lines;
+  if (working.interrupted !== true) return lines;
+  if (!call || compact) return [...lines, "Interrupted: yes"];
+  const params = quoteUntrusted(call.params_summary, Math.min(120, cap));
+  return [...lines, `Interrupted: yes — last tool call: ${quoteUntrusted(call.name, 40)} ${params}`];
 }

@@ -1,8 +1,6 @@
 /**
- * The pi shell's Session of a SessionManager: one per run (OpenClaw opens a SessionManager per
- * run) or per pi CLI session, made on the first event that needs it from the runtime values the
- * host set for that SessionManager (setContextManagerRuntime) or the standalone ones. Kept with
- * the SessionManager (a WeakMap in the process's services: every copy of the module shares it).
+ * The Session of a pi SessionManager (one per OpenClaw run or pi CLI session), made on first use from
+ * the runtime the host set for it or the standalone one; kept in a WeakMap every module copy shares.
  */
 import { resolve } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
@@ -134,9 +132,8 @@ function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
 }
 
 /**
- * pi invalidates a ctx when its session is replaced or disposed (print mode disposes it while a
- * threshold compaction finishes, so the compaction events can arrive with a stale ctx whose
- * getters throw): handlers keep no ctx; each live event refreshes these values, a stale one reads them.
+ * pi invalidates a replaced or disposed session's ctx (print mode, during a threshold compaction), and
+ * its getters throw: each live event refreshes these values, a stale one reads them.
  */
 export interface CapturedSession {
   sessionManager: ReadonlySessionManager;
