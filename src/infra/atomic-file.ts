@@ -1,7 +1,6 @@
 /**
- * Durable file writes: `writeFileAtomic` replaces all-or-nothing (tmp, fsync, rename, fsync dir);
- * `createFileExclusive` never overwrites (tmp, fsync, link). Temp files sit beside the target
- * (no cross-device rename) as `.<base>.<pid>.<n>.tmp`, and are removed on failure.
+ * Durable writes: replace all-or-nothing (tmp, fsync, rename, fsync dir) or create without overwriting
+ * (tmp, fsync, link). Temps sit beside the target (no cross-device rename) and go on failure.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -26,10 +25,7 @@ const TRANSIENT_RENAME_CODES = new Set(["EPERM", "EBUSY", "EACCES"]);
 const LINK_UNSUPPORTED_CODES = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EINVAL"]);
 const RENAME_RETRIES = 5;
 
-/**
- * A temp name's 12 hex digits: a random start per process, then counted up (a randomBytes per
- * write cost ~0.2 ms per gateway turn, bench/gateway.ts); the pid beside it and "wx" do the rest.
- */
+/** A random start per process, then counted up (a randomBytes per write: ~0.2 ms a turn, bench/gateway.ts). */
 let tempSeq = -1;
 function tempSuffix(): string {
   if (tempSeq < 0) tempSeq = randomBytes(6).readUIntBE(0, 6);

@@ -1,7 +1,6 @@
 /**
- * A least-recently-used cache sized by memory: entries weigh their estimated bytes (a new chat
- * and a 20,000-segment archive differ by orders of magnitude, so a count cap wastes or thrashes).
- * The debug log gets its hit rate every REPORT_EVERY lookups.
+ * An LRU cache sized by memory: a new chat and a 20,000-segment archive differ by orders of magnitude,
+ * so a count cap wastes or thrashes. The debug log gets its hit rate every REPORT_EVERY lookups.
  */
 import { debugLog } from "./debug-log.js";
 

@@ -1,8 +1,4 @@
-/**
- * mkdir -p without Node's `{ recursive: true }`, which loops forever under /proc and /sys (Node
- * 20, 24): each level made once from the first missing ancestor down, with `mode`; a level still
- * ENOENT after its parent exists is an error.
- */
+/** mkdir -p without `{ recursive: true }`, which loops forever under /proc and /sys (Node 20, 24). */
 import { mkdirSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { errorCode as codeOf, isDirectory } from "./fs-ops.js";

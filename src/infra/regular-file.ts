@@ -1,7 +1,4 @@
-/**
- * Reading only regular files back (a FIFO under the state dir would block a thread, a sync read
- * the event loop; /dev/zero never ends): opened O_NONBLOCK, then fstat decides. Other errors are `fs`'s.
- */
+/** Reads of regular files only (a FIFO would block, /dev/zero never ends): O_NONBLOCK, then fstat decides. */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
 
