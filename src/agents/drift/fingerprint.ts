@@ -1,7 +1,6 @@
 /**
- * A file's fingerprint: state, size, mtime and a content hash, whole up to HASH_FULL_MAX_BYTES, else
- * of size, head and tail ("sampled": a same-size edit in the middle shows in the mtime only). Only
- * regular files are opened, with O_NONBLOCK: a FIFO or a device never blocks.
+ * A file's state, size, mtime and hash: whole up to HASH_FULL_MAX_BYTES, else of size, head and tail
+ * ("sampled": a same-size edit in the middle shows in the mtime only). O_NONBLOCK: a FIFO never blocks.
  */
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, statSync } from "node:fs";

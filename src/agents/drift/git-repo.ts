@@ -1,7 +1,4 @@
-/**
- * A git checkout's location, branch and HEAD read from its files (`.git` or `gitdir:`, `commondir`,
- * `HEAD`, loose and packed refs) without spawning git. Bounded, never throws; unreadable is null.
- */
+/** A checkout's location, branch and HEAD read from its files without spawning git; unreadable is null. */
 import { isDirectory } from "../../infra/fs-ops.js";
 import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 import path from "node:path";

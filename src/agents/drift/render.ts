@@ -1,7 +1,4 @@
-/**
- * The drift report as text: paths and branch names (anything on disk) quoted like captured text,
- * commit ids validated hex; lists shortened to "+N more", then counts, to fit.
- */
+/** The drift report as text: names on disk quoted, commit ids validated hex; lists shortened to fit. */
 import { quoteUntrusted } from "../inject/quote.js";
 import { joinedLength as length, plural } from "../inject/section-model.js";
 import type { RestoreExtraSection } from "../inject/sections.js";

@@ -29,10 +29,7 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
 
 const STATE_FILE_MAX = 4 * 1024 * 1024;
 
-/**
- * The files the checkpoint's session touched after it, from that session's `resources` state file
- * written since; null when unknown (the render then makes no claim about who changed a file).
- */
+/** The files the session touched after the checkpoint (its `resources` state); null when unknown. */
 export function readLaterWork(stateDir: string, sessionKey: string, sessionId: string | null, checkpointAt: string): ReadonlySet<string> | null {
   try {
     const file = path.join(stateSessionDir(stateDir, sessionKey), "resources.json");

@@ -1,8 +1,6 @@
 /**
- * Restore block (spec §8.2): a checkpoint rendered as the text injected after compaction or when
- * a new session resumes a key. Two guarantees, both tested: captured text cannot shape the block
- * (every captured string is redacted, one line, capped and quoted, so no line starts with it), and
- * `tokens` (chars / 4) never exceeds `maxTokens` (whole entries dropped by priority, and named).
+ * Restore block (spec §8.2), injected after a compaction or on resume. Captured text cannot shape it
+ * (quoted: no line starts with it), and `tokens` never exceeds `maxTokens` (entries dropped, named).
  */
 import { tryParseHandle } from "../artifacts/handle.js";
 import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile, WorkLedger } from "../checkpoint/schema.js";
@@ -263,10 +261,7 @@ function assemble(top: string[], budget: SectionBudget<RestoreSection>, warning:
   return lines;
 }
 
-/**
- * `cp` as a restore block of at most `maxTokens`: optional sections go by RESTORE_DROP_PLAN, then
- * the kept lines are squeezed; below that only the frame remains, below ~16 tokens nothing.
- */
+/** Optional sections go by RESTORE_DROP_PLAN, then kept lines are squeezed; then the frame, or nothing. */
 export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptions): RenderedRestore {
   const maxChars = Number.isFinite(opts.maxTokens) ? Math.max(0, Math.floor(opts.maxTokens)) * 4 : 0;
   const softChars = Math.floor(maxChars * SOFT_SHARE);

@@ -1,7 +1,4 @@
-/**
- * The section model of the restore block and the compaction summary: ordered sections of rendered
- * entries, and a budget that drops entries until the text fits (each block has its own plan).
- */
+/** The restore block's and the compaction summary's sections, budget and shared line builders. */
 import type { Checkpoint, ToolFailure, WorkCommand, WorkFile } from "../checkpoint/schema.js";
 import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
 import { quoteUntrusted } from "./quote.js";
