@@ -9,6 +9,15 @@ export interface WarnLogger {
 
 export const consoleWarnLogger: WarnLogger = { warn: (m) => console.warn(m), debug: (m) => debugLog(m.replace(/^\[context-manager\] /, "")) };
 
+/** One warning through `logger` (default: the console); a broken logger must not break the host. */
+export function warnSafely(logger: WarnLogger | undefined, message: string): void {
+  try {
+    (logger ?? consoleWarnLogger).warn(message);
+  } catch {
+    // nowhere left to say it
+  }
+}
+
 export class OnceLogger {
   private readonly active = new Set<string>();
 

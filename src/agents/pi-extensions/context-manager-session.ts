@@ -7,7 +7,7 @@ import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { SessionApi } from "../engine/session-api.js";
-import { consoleWarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { processServices } from "../../infra/process-services.js";
@@ -36,9 +36,8 @@ function slotOf(sessionManager: object): ManagerSlot {
   return slot;
 }
 
-export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue | null): void {
-  if (value !== null) slotOf(sessionManager).runtime = value;
-  else delete registry().get(sessionManager)?.runtime;
+export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue): void {
+  slotOf(sessionManager).runtime = value;
 }
 
 export function getContextManagerRuntime(sessionManager: object): ContextManagerRuntimeValue | undefined {
@@ -108,11 +107,8 @@ const badKeyLogged = new WeakSet<object>();
 function logBadRuntimeKey(runtime: ContextManagerRuntimeValue): void {
   if (badKeyLogged.has(runtime)) return;
   badKeyLogged.add(runtime);
-  try {
-    (runtime.logger ?? consoleWarnLogger).warn(`[context-manager] off for this session: the session key is ${describeBadKey(runtime.sessionKey)}, not a string`);
-  } catch {
-    // a broken logger must not break the host
-  }
+  const bad = describeBadKey(runtime.sessionKey);
+  warnSafely(runtime.logger, `[context-manager] off for this session: the session key is ${bad}, not a string`);
 }
 
 type LiveCtx = Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">;
@@ -162,9 +158,5 @@ export class SessionCapture {
       debugLog(`${event}: ctx is stale, using the values captured at the last live event`, e);
       return this.last;
     }
-  }
-
-  get current(): CapturedSession | null {
-    return this.last;
   }
 }

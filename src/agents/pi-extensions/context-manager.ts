@@ -5,7 +5,7 @@
  */
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
@@ -262,11 +262,8 @@ export function buildContextManagerExtensionFactories(params: {
   if (!config.enabled) return [];
   // a key that is not one: off for this run, said here rather than thrown on the reply path
   if (hostSessionKey(params.sessionKey) === null) {
-    try {
-      (params.logger ?? consoleWarnLogger).warn(`[context-manager] disabled for this run: the session key is ${describeBadKey(params.sessionKey)}, not a string`);
-    } catch {
-      // a broken logger must not break the run
-    }
+    const bad = describeBadKey(params.sessionKey);
+    warnSafely(params.logger, `[context-manager] disabled for this run: the session key is ${bad}, not a string`);
     return [];
   }
   setContextManagerRuntime(params.sessionManager, {
