@@ -5,7 +5,7 @@
  * stay to the end.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
+import type { Checkpoint, ToolFailure, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "./markers.js";
@@ -154,9 +154,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const { files, paths } = changedPaths(cp);
   const fold = new PathFold(paths);
   const commands = workCommands(cp);
-  const failures = (work?.open_failures ?? [])
-    .slice(0, 40)
-    .map((e) => failureEntry(e, SUMMARY_CAP.failureTarget, SUMMARY_CAP.failureError));
+  const failureLine = (e: ToolFailure): string => failureEntry(e, SUMMARY_CAP.failureTarget, SUMMARY_CAP.failureError);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
@@ -181,7 +179,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     filesLine,
     sec("changes", "", files, (f) => changeLine(f, fold)),
     sec("commands", "Commands: ", commands, commandEntry, true),
-    sec("open_failures", "Open failures (not fixed since):", failures, same),
+    sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), failureLine),
     sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, SUMMARY_CAP.decision)}`),
     sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, SUMMARY_CAP.decision)}`),
     sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
