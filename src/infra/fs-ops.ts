@@ -54,11 +54,8 @@ export const nodeFsOps: FsOps = {
 
 /** `err.code` of a Node system error, or undefined. */
 export function errorCode(err: unknown): string | undefined {
-  if (typeof err === "object" && err !== null && "code" in err) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === "string" ? code : undefined;
-  }
-  return undefined;
+  const code = typeof err === "object" ? (err as { code?: unknown } | null)?.code : undefined;
+  return typeof code === "string" ? code : undefined;
 }
 
 /** Whether `p` is a directory (or a link to one); false when it cannot be read. */
