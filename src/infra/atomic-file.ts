@@ -164,7 +164,7 @@ async function claimThenRename(fs: FsOps, tmp: string, target: string, mode: num
 
 /** mkdir -p; the leaf gets mode 0700 (parents created on the way too; existing parents untouched). */
 export async function ensurePrivateDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
-  await makeDirs(dir, DEFAULT_DIR_MODE, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
+  await makeDirs(dir, DEFAULT_DIR_MODE, fs);
   if (process.platform !== "win32") {
     try {
       await fs.chmod(dir, DEFAULT_DIR_MODE);

@@ -1,33 +1,29 @@
 /** mkdir -p without `{ recursive: true }`, which loops forever under /proc and /sys (Node 20, 24). */
-import { mkdirSync, promises as fsp } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { errorCode as codeOf, isDirectory } from "./fs-ops.js";
+import { errorCode as codeOf, type FsOps, isDirectory, nodeFsOps } from "./fs-ops.js";
 
 /** Deeper than any real state dir; bounds the recursion on a hostile path. */
 const MAX_LEVELS = 256;
 
-type MkdirOne = (dir: string, opts: { mode: number }) => Promise<unknown>;
-type StatDir = (dir: string) => Promise<{ isDirectory(): boolean }>;
+type DirOps = Pick<FsOps, "mkdir" | "stat">;
 
-const defaultMkdir: MkdirOne = (dir, opts) => fsp.mkdir(dir, opts);
-const defaultStat: StatDir = (dir) => fsp.stat(dir);
-
-export async function makeDirs(dir: string, mode: number, mkdir: MkdirOne = defaultMkdir, stat: StatDir = defaultStat): Promise<void> {
-  await makeLevel(path.resolve(dir), mode, mkdir, stat, 0);
+export async function makeDirs(dir: string, mode: number, fs: DirOps = nodeFsOps): Promise<void> {
+  await makeLevel(path.resolve(dir), mode, fs, 0);
 }
 
 /** Makes `dir`; on ENOENT its parent first, then `dir` once more. */
-async function makeLevel(dir: string, mode: number, mkdir: MkdirOne, stat: StatDir, level: number): Promise<void> {
+async function makeLevel(dir: string, mode: number, fs: DirOps, level: number): Promise<void> {
   for (let again = false; ; again = true) {
     try {
-      await mkdir(dir, { mode });
+      await fs.mkdir(dir, { mode });
       return;
     } catch (err) {
       const code = codeOf(err);
-      if (code === "EEXIST") return existingDirectory(dir, err, (await stat(dir).catch(() => null))?.isDirectory());
+      if (code === "EEXIST") return existingDirectory(dir, err, (await fs.stat(dir).catch(() => null))?.isDirectory());
       const parent = path.dirname(dir);
       if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
-      await makeLevel(parent, mode, mkdir, stat, level + 1);
+      await makeLevel(parent, mode, fs, level + 1);
     }
   }
 }

@@ -27,13 +27,11 @@ export async function readRange(fh: fsp.FileHandle, buf: Buffer, len: number, po
   return read;
 }
 
-/** The whole regular file (`fsp.readFile` with the check above). */
-export async function readRegularFile(file: string): Promise<Buffer>;
-export async function readRegularFile(file: string, encoding: "utf8"): Promise<string>;
-export async function readRegularFile(file: string, encoding?: "utf8"): Promise<Buffer | string> {
+/** The whole regular file's text (`fsp.readFile` with the check above). */
+export async function readRegularFile(file: string, encoding: "utf8"): Promise<string> {
   const fh = await openRegularFile(file);
   try {
-    return encoding ? await fh.readFile(encoding) : await fh.readFile();
+    return await fh.readFile(encoding);
   } finally {
     await fh.close().catch(() => undefined);
   }
