@@ -24,7 +24,7 @@ export async function runRestore(args: CliArgs, out: Output): Promise<number> {
     checkpoint = latest;
   }
   // with the workspace drift section, as the host renders it
-  const rendered = renderRestoreBlock(checkpoint, { kind: args.kind, maxTokens: DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, drift: driftOf(checkpoint, { stateDir: args.stateDir }) });
+  const rendered = renderRestoreBlock(checkpoint, { kind: args.kind, maxTokens: DEFAULT_CONTEXT_MANAGER_CONFIG.restoreMaxTokens, drift: driftOf(checkpoint, args.stateDir) });
   if (args.json) out.json({ checkpoint_id: checkpoint.meta.checkpoint_id, kind: args.kind, tokens: rendered.tokens, omitted: rendered.omitted, text: rendered.text });
   else out.line(rendered.text);
   return 0;

@@ -14,7 +14,7 @@ export interface DriftStatus {
 export function driftStatus(cp: Checkpoint, stateDir: string): DriftStatus {
   let report: DriftReport | null = null;
   try {
-    report = driftOf(cp, { stateDir });
+    report = driftOf(cp, stateDir);
   } catch {
     report = null;
   }

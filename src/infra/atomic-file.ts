@@ -1,7 +1,6 @@
 /**
- * Durable file writes: `writeFileAtomic` replaces all-or-nothing (tmp, fsync, rename, fsync dir);
- * `createFileExclusive` never overwrites (tmp, fsync, link). Temp files sit beside the target
- * (no cross-device rename) as `.<base>.<pid>.<n>.tmp`, and are removed on failure.
+ * Durable writes: replace all-or-nothing (tmp, fsync, rename, fsync dir) or create without overwriting
+ * (tmp, fsync, link). Temps sit beside the target (no cross-device rename) and go on failure.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -26,10 +25,7 @@ const TRANSIENT_RENAME_CODES = new Set(["EPERM", "EBUSY", "EACCES"]);
 const LINK_UNSUPPORTED_CODES = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EINVAL"]);
 const RENAME_RETRIES = 5;
 
-/**
- * A temp name's 12 hex digits: a random start per process, then counted up (a randomBytes per
- * write cost ~0.2 ms per gateway turn, bench/gateway.ts); the pid beside it and "wx" do the rest.
- */
+/** A random start per process, then counted up (a randomBytes per write: ~0.2 ms a turn, bench/gateway.ts). */
 let tempSeq = -1;
 function tempSuffix(): string {
   if (tempSeq < 0) tempSeq = randomBytes(6).readUIntBE(0, 6);
@@ -49,10 +45,11 @@ export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function writeDurableTemp(fs: FsOps, tmp: string, data: string, mode: number): Promise<void> {
-  const fh = await fs.open(tmp, "wx", mode);
+/** Opens `file`, writes `data` when given, fsyncs and closes. */
+async function writeSynced(fs: FsOps, file: string, flags: string, data?: string, mode?: number): Promise<void> {
+  const fh = await fs.open(file, flags, mode);
   try {
-    await fh.writeFile(data);
+    if (data !== undefined) await fh.writeFile(data);
     await fh.sync();
   } finally {
     await fh.close();
@@ -70,12 +67,7 @@ async function unlinkQuietly(fs: FsOps, file: string): Promise<void> {
 /** fsync a directory so a rename/link inside it survives power loss. Not possible on Windows: best effort. */
 export async function syncDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
   try {
-    const fh = await fs.open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeSynced(fs, dir, "r");
   } catch {
     // best effort by design
   }
@@ -105,7 +97,7 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
   const tmp = tempPathFor(target);
   try {
     // not durable: one call instead of open + write + close
-    if (durable) await writeDurableTemp(fs, tmp, data, mode);
+    if (durable) await writeSynced(fs, tmp, "wx", data, mode);
     else await fs.writeFile(tmp, data, { mode, flag: "wx" });
     try {
       await renameWithRetry(fs, tmp, target);
@@ -133,7 +125,7 @@ export async function createFileExclusive(target: string, data: string, opts: At
   const tmp = tempPathFor(target);
   let created = false;
   try {
-    await writeDurableTemp(fs, tmp, data, mode);
+    await writeSynced(fs, tmp, "wx", data, mode);
     try {
       await fs.link(tmp, target);
       created = true;
@@ -172,7 +164,7 @@ async function claimThenRename(fs: FsOps, tmp: string, target: string, mode: num
 
 /** mkdir -p; the leaf gets mode 0700 (parents created on the way too; existing parents untouched). */
 export async function ensurePrivateDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
-  await makeDirs(dir, DEFAULT_DIR_MODE, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
+  await makeDirs(dir, DEFAULT_DIR_MODE, fs);
   if (process.platform !== "win32") {
     try {
       await fs.chmod(dir, DEFAULT_DIR_MODE);

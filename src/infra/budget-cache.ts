@@ -1,7 +1,6 @@
 /**
- * A least-recently-used cache sized by memory: entries weigh their estimated bytes (a new chat
- * and a 20,000-segment archive differ by orders of magnitude, so a count cap wastes or thrashes).
- * The debug log gets its hit rate every REPORT_EVERY lookups.
+ * An LRU cache sized by memory: a new chat and a 20,000-segment archive differ by orders of magnitude,
+ * so a count cap wastes or thrashes. The debug log gets its hit rate every REPORT_EVERY lookups.
  */
 import { debugLog } from "./debug-log.js";
 
@@ -125,11 +124,7 @@ export class BudgetCache<K, V> {
         this.map.delete(key);
         this.bytes -= e.weight;
         this.evictions++;
-        try {
-          this.onEvict?.(key, e.value);
-        } catch (err) {
-          debugLog(`${this.name} cache`, err);
-        }
+        this.safely(() => this.onEvict?.(key, e.value), undefined);
       }
     } finally {
       this.passing = false;
@@ -138,14 +133,8 @@ export class BudgetCache<K, V> {
 
   /** The entry emptied its caches and stays (`retain`), weighing nothing. */
   private retained(key: K, e: { value: V; weight: number }): boolean {
-    if (!this.retain) return false;
-    let keep = false;
-    try {
-      keep = this.retain(key, e.value);
-    } catch (err) {
-      debugLog(`${this.name} cache`, err);
-    }
-    if (!keep) return false;
+    const retain = this.retain;
+    if (!retain || !this.safely(() => retain(key, e.value), false)) return false;
     this.bytes -= e.weight;
     e.weight = 0;
     return true;
@@ -156,16 +145,20 @@ export class BudgetCache<K, V> {
     let left = this.map.size - 1;
     for (const [key, e] of this.map) {
       if (this.bytes <= this.budgetBytes || left-- <= 0) return;
-      let lighter = false;
-      try {
-        lighter = shed(key, e.value);
-      } catch (err) {
-        debugLog(`${this.name} cache`, err);
-      }
-      if (!lighter) continue;
+      if (!this.safely(() => shed(key, e.value), false)) continue;
       const weight = Math.max(0, this.weigh(e.value));
       this.bytes += weight - e.weight;
       e.weight = weight;
+    }
+  }
+
+  /** A callback's result; its error goes to the debug log, never to the cache's caller. */
+  private safely<T>(fn: () => T, fallback: T): T {
+    try {
+      return fn();
+    } catch (err) {
+      debugLog(`${this.name} cache`, err);
+      return fallback;
     }
   }
 

@@ -1,7 +1,4 @@
-/**
- * The debug switch: OPENCLAW_CONTEXT_DEBUG=1 (or the `debug` config key) prints what the guards
- * swallowed and the quiet expected paths; off by default (nothing for a user to act on).
- */
+/** The debug switch (OPENCLAW_CONTEXT_DEBUG=1 or `debug`): what the guards swallowed; off by default. */
 import { processServices } from "./process-services.js";
 
 declare module "./process-services.js" {
@@ -18,7 +15,7 @@ export function enableDebugFromConfig(on: boolean | undefined): void {
   if (on) processServices().debugFromConfig = true;
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (error instanceof Error) return `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}`;
   return String(error);
 }

@@ -1,7 +1,6 @@
 /**
- * What this process keeps of files it reads once and then follows by its own appends (a key's
- * knowledge.jsonl, its artifact refs log): a field per store, declared by its owner (`declare
- * module`), each weighed under its share of `cacheMemoryMiB` per file (a gateway has one state dir).
+ * Files this process reads once, then follows by its own appends (knowledge.jsonl, artifact refs): a
+ * field per store, declared by its owner (`declare module`).
  */
 import { globalSingleton } from "./global-singleton.js";
 

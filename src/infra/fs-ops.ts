@@ -1,5 +1,5 @@
 /** The subset of `node:fs/promises` this package uses, injectable so tests can fail any single call. */
-import { promises as fsp } from "node:fs";
+import { promises as fsp, statSync } from "node:fs";
 
 /** The part of a `FileHandle` we use: write, fsync, close. */
 export interface FileHandleOps {
@@ -54,11 +54,17 @@ export const nodeFsOps: FsOps = {
 
 /** `err.code` of a Node system error, or undefined. */
 export function errorCode(err: unknown): string | undefined {
-  if (typeof err === "object" && err !== null && "code" in err) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === "string" ? code : undefined;
+  const code = typeof err === "object" ? (err as { code?: unknown } | null)?.code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** Whether `p` is a directory (or a link to one); false when it cannot be read. */
+export function isDirectory(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
   }
-  return undefined;
 }
 
 /** Entries of a directory; [] when it does not exist (other errors are thrown). */

@@ -1,7 +1,4 @@
-/**
- * The clock a session was lived on, for idle gaps (the prompt cache's TTL): the identity, except in
- * a replay, which registers each recorded gap it skipped (`skipGap`) so later stamps read later.
- */
+/** The clock a session was lived on (idle gaps, the cache TTL): a replay registers the gaps it skipped. */
 import { processServices } from "./process-services.js";
 
 interface Skip {

@@ -1,5 +1,5 @@
 /** One log line per failure kind until it recovers (`clear`): a read-only disk must not flood the host's log. */
-import { debugLog } from "./debug-log.js";
+import { debugLog, describeError } from "./debug-log.js";
 
 export interface WarnLogger {
   warn(message: string): void;
@@ -8,6 +8,15 @@ export interface WarnLogger {
 }
 
 export const consoleWarnLogger: WarnLogger = { warn: (m) => console.warn(m), debug: (m) => debugLog(m.replace(/^\[context-manager\] /, "")) };
+
+/** One warning through `logger` (default: the console); a broken logger must not break the host. */
+export function warnSafely(logger: WarnLogger | undefined, message: string): void {
+  try {
+    (logger ?? consoleWarnLogger).warn(message);
+  } catch {
+    // nowhere left to say it
+  }
+}
 
 export class OnceLogger {
   private readonly active = new Set<string>();
@@ -21,8 +30,8 @@ export class OnceLogger {
   fail(kind: string, error: unknown): boolean {
     if (this.active.has(kind)) return false;
     this.active.add(kind);
-    const detail = error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}` : String(error);
     try {
+      const detail = describeError(error);
       this.sink.warn(`${this.prefix} ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
     } catch {
       // a broken logger must not break the agent either

@@ -1,36 +1,29 @@
-/**
- * mkdir -p without Node's `{ recursive: true }`, which loops forever under /proc and /sys (Node
- * 20, 24): each level made once from the first missing ancestor down, with `mode`; a level still
- * ENOENT after its parent exists is an error.
- */
-import { mkdirSync, promises as fsp, statSync } from "node:fs";
+/** mkdir -p without `{ recursive: true }`, which loops forever under /proc and /sys (Node 20, 24). */
+import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { errorCode as codeOf, type FsOps, isDirectory, nodeFsOps } from "./fs-ops.js";
 
 /** Deeper than any real state dir; bounds the recursion on a hostile path. */
 const MAX_LEVELS = 256;
 
-type MkdirOne = (dir: string, opts: { mode: number }) => Promise<unknown>;
-type StatDir = (dir: string) => Promise<{ isDirectory(): boolean }>;
+type DirOps = Pick<FsOps, "mkdir" | "stat">;
 
-const defaultMkdir: MkdirOne = (dir, opts) => fsp.mkdir(dir, opts);
-const defaultStat: StatDir = (dir) => fsp.stat(dir);
-
-export async function makeDirs(dir: string, mode: number, mkdir: MkdirOne = defaultMkdir, stat: StatDir = defaultStat): Promise<void> {
-  await makeLevel(path.resolve(dir), mode, mkdir, stat, 0);
+export async function makeDirs(dir: string, mode: number, fs: DirOps = nodeFsOps): Promise<void> {
+  await makeLevel(path.resolve(dir), mode, fs, 0);
 }
 
 /** Makes `dir`; on ENOENT its parent first, then `dir` once more. */
-async function makeLevel(dir: string, mode: number, mkdir: MkdirOne, stat: StatDir, level: number): Promise<void> {
+async function makeLevel(dir: string, mode: number, fs: DirOps, level: number): Promise<void> {
   for (let again = false; ; again = true) {
     try {
-      await mkdir(dir, { mode });
+      await fs.mkdir(dir, { mode });
       return;
     } catch (err) {
       const code = codeOf(err);
-      if (code === "EEXIST") return existingDirectory(dir, err, await stat(dir).catch(() => null));
+      if (code === "EEXIST") return existingDirectory(dir, err, (await fs.stat(dir).catch(() => null))?.isDirectory());
       const parent = path.dirname(dir);
       if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
-      await makeLevel(parent, mode, mkdir, stat, level + 1);
+      await makeLevel(parent, mode, fs, level + 1);
     }
   }
 }
@@ -46,7 +39,7 @@ function makeLevelSync(dir: string, mode: number, level: number): void {
       return;
     } catch (err) {
       const code = codeOf(err);
-      if (code === "EEXIST") return existingDirectory(dir, err, statOrNull(dir));
+      if (code === "EEXIST") return existingDirectory(dir, err, isDirectory(dir));
       const parent = path.dirname(dir);
       if (code !== "ENOENT" || again || parent === dir || level >= MAX_LEVELS) throw err;
       makeLevelSync(parent, mode, level + 1);
@@ -55,22 +48,10 @@ function makeLevelSync(dir: string, mode: number, level: number): void {
 }
 
 /** EEXIST is success only for a directory (or a link to one); a file in the way is the error. */
-function existingDirectory(dir: string, err: unknown, st: { isDirectory(): boolean } | null): void {
-  if (st?.isDirectory()) return;
+function existingDirectory(dir: string, err: unknown, isDir: boolean | undefined): void {
+  if (isDir) return;
   throw Object.assign(new Error(`cannot make directory ${JSON.stringify(dir)}: a file that is not a directory is in the way`), {
     code: "ENOTDIR",
     cause: err,
   });
-}
-
-function statOrNull(dir: string): { isDirectory(): boolean } | null {
-  try {
-    return statSync(dir);
-  } catch {
-    return null;
-  }
-}
-
-function codeOf(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | null)?.code;
 }

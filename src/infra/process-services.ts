@@ -1,7 +1,4 @@
-/**
- * The services one process shares across chats and engines: a field per service, declared by its
- * owner (`declare module`) and made on first use, so this floor knows none of the layers above.
- */
+/** The services one process shares: a field per service, declared by its owner (`declare module`). */
 import { globalSingleton } from "./global-singleton.js";
 
 export interface ProcessServices {}

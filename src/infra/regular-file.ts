@@ -1,7 +1,4 @@
-/**
- * Reading only regular files back (a FIFO under the state dir would block a thread, a sync read
- * the event loop; /dev/zero never ends): opened O_NONBLOCK, then fstat decides. Other errors are `fs`'s.
- */
+/** Reads of regular files only (a FIFO would block, /dev/zero never ends): O_NONBLOCK, then fstat decides. */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
 
@@ -30,13 +27,11 @@ export async function readRange(fh: fsp.FileHandle, buf: Buffer, len: number, po
   return read;
 }
 
-/** The whole regular file (`fsp.readFile` with the check above). */
-export async function readRegularFile(file: string): Promise<Buffer>;
-export async function readRegularFile(file: string, encoding: "utf8"): Promise<string>;
-export async function readRegularFile(file: string, encoding?: "utf8"): Promise<Buffer | string> {
+/** The whole regular file's text (`fsp.readFile` with the check above). */
+export async function readRegularFile(file: string, encoding: "utf8"): Promise<string> {
   const fh = await openRegularFile(file);
   try {
-    return encoding ? await fh.readFile(encoding) : await fh.readFile();
+    return await fh.readFile(encoding);
   } finally {
     await fh.close().catch(() => undefined);
   }
@@ -71,20 +66,24 @@ export function readSmallRegularFileSync(file: string, max: number): Buffer | nu
   try {
     let size: number;
     ({ fd, size } = openRegularFileSync(file));
-    if (size > max) return null;
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return off === size ? buf : buf.subarray(0, off);
+    return size > max ? null : readAtSync(fd, 0, size);
   } catch {
     return null;
   } finally {
     if (fd !== null) closeSync(fd);
   }
+}
+
+/** `len` bytes at `pos` of `fd`; fewer only at the end of the file. */
+export function readAtSync(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let off = 0;
+  while (off < len) {
+    const n = readSync(fd, buf, off, len - off, pos + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === len ? buf : buf.subarray(0, off);
 }
 
 /** Appends `data` to `file` (created with `mode`) only when it is a regular file (ENXIO: a FIFO). */

@@ -1,7 +1,6 @@
 /**
- * Session key -> directory name `<readable prefix>-<16 hex of sha256(canonicalSessionKey(key))>`:
- * the prefix is [A-Za-z0-9_-] (≤ 40 chars, "session" when nothing is left, no leading "-"); the
- * hash keeps apart keys that sanitize alike. No ".", no reserved device name, ≤ 57 chars.
+ * Session key -> `<readable [A-Za-z0-9_-] prefix>-<16 hex of sha256>`: the hash keeps apart keys that
+ * sanitize alike; no ".", no reserved device name, at most 57 chars.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";

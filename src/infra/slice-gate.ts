@@ -1,7 +1,4 @@
-/**
- * Slices of work take turns, one per event-loop iteration, process-wide: a bare `setImmediate`
- * runs every queued slice in one check phase (200 commits in flight: hundreds of ms in one stretch).
- */
+/** Slices of work take turns, one per loop iteration: a bare setImmediate runs all queued ones at once. */
 import { processServices } from "./process-services.js";
 
 interface Gate {

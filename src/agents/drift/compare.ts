@@ -1,12 +1,12 @@
 /**
- * A checkpoint's recorded workspace against the workspace now: only differences are reported. The
- * same content hash is unchanged whatever the mtime (a sampled hash is backed by size and mtime);
- * the dirty flag counts only when known at both ends.
+ * A checkpoint's recorded workspace against now, differences only: the same full hash is unchanged
+ * whatever the mtime; the dirty flag counts only when known at both ends.
  */
 import path from "node:path";
 import { fingerprintFile } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
-import { findGitRepo, headMove, isDirectory, readGitHead } from "./git-repo.js";
+import { isDirectory } from "../../infra/fs-ops.js";
+import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
 import { repoRelative } from "./record.js";
 import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 

@@ -1,12 +1,12 @@
 /**
- * A file's fingerprint: state, size, mtime and a content hash, whole up to HASH_FULL_MAX_BYTES, else
- * of size, head and tail ("sampled": a same-size edit in the middle shows in the mtime only). Only
- * regular files are opened, with O_NONBLOCK: a FIFO or a device never blocks.
+ * A file's state, size, mtime and hash: whole up to HASH_FULL_MAX_BYTES, else of size, head and tail
+ * ("sampled": a same-size edit in the middle shows in the mtime only). O_NONBLOCK: a FIFO never blocks.
  */
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, statSync } from "node:fs";
 import path from "node:path";
 import type { WorkspaceFile } from "../checkpoint/schema.js";
+import { readAtSync as readAt } from "../../infra/regular-file.js";
 
 export const HASH_FULL_MAX_BYTES = 256 * 1024;
 export const SAMPLE_BYTES = 16 * 1024;
@@ -14,17 +14,6 @@ export const SAMPLE_BYTES = 16 * 1024;
 /** Absolute path of a `files_modified` entry (relative entries are relative to cwd). */
 export function resolveWorkspacePath(cwd: string, p: string): string {
   return path.isAbsolute(p) ? p : path.resolve(cwd, p);
-}
-
-function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.allocUnsafe(len);
-  let off = 0;
-  while (off < len) {
-    const n = readSync(fd, buf, off, len - off, pos + off);
-    if (n === 0) break;
-    off += n;
-  }
-  return buf.subarray(0, off);
 }
 
 export function fingerprintFile(cwd: string, p: string): WorkspaceFile {

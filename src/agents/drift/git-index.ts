@@ -1,9 +1,7 @@
 /**
- * "Is the work tree dirty?" without spawning git: `<gitDir>/index` (v2-4) parsed and each tracked
- * file's stat compared with its entry, as `git status` does; a same-size mismatch is settled by the
- * blob hash. Dirty: a tracked file modified, deleted or replaced, a conflict or an intent-to-add
- * entry (not untracked files, not staged changes). Past INDEX_MAX_BYTES or DIRTY_MAX_STATS without
- * a finding the answer is null, never a guess of clean.
+ * "Is the work tree dirty?" without spawning git: each tracked file's stat against its `<gitDir>/index`
+ * (v2-4) entry, a same-size mismatch settled by the blob hash. Untracked files and staged changes do
+ * not count; past INDEX_MAX_BYTES or DIRTY_MAX_STATS the answer is null, never a guess of clean.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, readlinkSync, statSync } from "node:fs";
@@ -174,10 +172,7 @@ function indexEntries(gitDir: string, oidBytes: number): IndexEntry[] | null {
   return entries;
 }
 
-/**
- * Dirty flag of the work tree. `priority`: work-tree-relative paths checked first (or only, with
- * `onlyPriority`: the rest known clean from a recent reading); `oidBytes`: 20 (SHA-1) or 32 (SHA-256).
- */
+/** `priority` paths are checked first (or only: the rest known clean); `oidBytes`: 20 (SHA-1) or 32. */
 export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number, onlyPriority = false): boolean | null {
   const entries = indexEntries(gitDir, oidBytes);
   if (!entries) return null;
@@ -198,9 +193,8 @@ export function workTreeDirty(gitDir: string, workTree: string, priority: readon
 }
 
 /**
- * A clean work tree's reading, reused for CLEAN_REUSE_MS while HEAD and the index stamp hold (a
- * whole-tree scan: 3.1 ms CPU median on 602 entries, reused 0.5 ms; docs/benchmarks.md). The
- * caller still examines its own priority paths; a dirty or unknown reading is never reused.
+ * A clean reading is reused for CLEAN_REUSE_MS while HEAD and the index hold (a whole-tree scan:
+ * 3.1 ms CPU on 602 entries, reused 0.5 ms; docs/benchmarks.md); a dirty or unknown one never.
  */
 export const CLEAN_REUSE_MS = 2_000;
 const MAX_READINGS = 32;

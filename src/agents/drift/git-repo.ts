@@ -1,8 +1,5 @@
-/**
- * A git checkout's location, branch and HEAD read from its files (`.git` or `gitdir:`, `commondir`,
- * `HEAD`, loose and packed refs) without spawning git. Bounded, never throws; unreadable is null.
- */
-import { statSync } from "node:fs";
+/** A checkout's location, branch and HEAD read from its files without spawning git; unreadable is null. */
+import { isDirectory } from "../../infra/fs-ops.js";
 import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
@@ -26,14 +23,6 @@ const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 function readSmall(file: string, max = SMALL_FILE_MAX): string | null {
   return readSmallRegularFileSync(file, max)?.toString("utf8") ?? null;
-}
-
-export function isDirectory(p: string): boolean {
-  try {
-    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
 }
 
 /** The git dir a `.git` entry designates: the directory itself or the target of a `gitdir:` file. */

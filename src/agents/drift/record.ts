@@ -1,12 +1,10 @@
-/**
- * The workspace at checkpoint time: a fingerprint of the newest DRIFT_MAX_FILES modified files and,
- * in a git work tree, branch, HEAD and the dirty flag. Bounded reads, no process; never throws.
- */
+/** The workspace at checkpoint time: the newest modified files' fingerprints and git's branch, HEAD, dirty. */
 import path from "node:path";
 import { debugLog } from "../../infra/debug-log.js";
 import { fingerprintFile, resolveWorkspacePath } from "./fingerprint.js";
 import { noteReading, recentlyClean, workTreeDirty } from "./git-index.js";
-import { findGitRepo, type GitRepo, isDirectory, readGitHead } from "./git-repo.js";
+import { isDirectory } from "../../infra/fs-ops.js";
+import { findGitRepo, type GitRepo, readGitHead } from "./git-repo.js";
 import type { WorkspaceGit, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Modified files fingerprinted per checkpoint (the newest ones). */

@@ -1,9 +1,6 @@
-/**
- * The drift report as text: paths and branch names (anything on disk) quoted like captured text,
- * commit ids validated hex; lists shortened to "+N more", then counts, to fit.
- */
+/** The drift report as text: names on disk quoted, commit ids validated hex; lists shortened to fit. */
 import { quoteUntrusted } from "../inject/quote.js";
-import { plural } from "../inject/section-model.js";
+import { joinedLength as length, plural } from "../inject/section-model.js";
 import type { RestoreExtraSection } from "../inject/sections.js";
 import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
 
@@ -56,8 +53,6 @@ function linesAt(report: DriftReport, limit: number): string[] {
   if (g) lines.push(g);
   return lines;
 }
-
-const length = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0) - 1;
 
 /** The section's lines within `maxChars` (joined with "\n"), or [] when nothing changed or nothing fits. */
 export function renderDriftSection(report: DriftReport, maxChars: number): string[] {

@@ -8,18 +8,14 @@ import { stateSessionDir } from "../../infra/session-dir.js";
 import { compareWorkspace, type DriftReport } from "./compare.js";
 import { DRIFT_SECTION_ID } from "./render.js";
 
-export interface DriftContext {
-  stateDir: string;
-}
-
 /** The drift report of a checkpoint against the workspace now; null without a record or on failure. */
-export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
+export function driftOf(cp: Checkpoint, stateDir: string): DriftReport | null {
   try {
     if (!cp.workspace) return null;
     // a bundled previous-session state says itself what the session changed after its record
     const later = cp.recovered
       ? new Set(cp.recovered.files_modified_since_checkpoint)
-      : readLaterWork(ctx.stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
+      : readLaterWork(stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
     return compareWorkspace(cp.workspace, later);
   } catch (e) {
     debugLog("workspace drift compare", e);
@@ -29,10 +25,7 @@ export function driftOf(cp: Checkpoint, ctx: DriftContext): DriftReport | null {
 
 const STATE_FILE_MAX = 4 * 1024 * 1024;
 
-/**
- * The files the checkpoint's session touched after it, from that session's `resources` state file
- * written since; null when unknown (the render then makes no claim about who changed a file).
- */
+/** The files the session touched after the checkpoint (its `resources` state); null when unknown. */
 export function readLaterWork(stateDir: string, sessionKey: string, sessionId: string | null, checkpointAt: string): ReadonlySet<string> | null {
   try {
     const file = path.join(stateSessionDir(stateDir, sessionKey), "resources.json");

@@ -76,7 +76,7 @@ export async function readCheckpointForInjection(
 export function restoreBlockOf(cp: Checkpoint, opts: { stateDir: string; kind: RestoreKind; maxTokens: number }): RestoreBlock {
   let drift: DriftReport | null = null;
   try {
-    drift = driftOf(cp, { stateDir: opts.stateDir });
+    drift = driftOf(cp, opts.stateDir);
   } catch {
     drift = null; // the block goes out without the drift section
   }

@@ -1,19 +1,17 @@
 /**
- * The checkpoint compaction summary (issue 25): the compaction checkpoint rendered, without a model,
- * as the text that replaces the history in "checkpoint" mode (the restore too: none follows it),
- * within `compactionSummaryMaxTokens`. Optional entries go first, then the turn log folds from its
- * oldest turn; the first request, the latest three and the changed paths stay to the end. A later
- * compaction renders the same cumulative checkpoint, so earlier content is carried forward.
- * Every captured string goes through `quoteUntrusted`.
+ * The compaction checkpoint as the text that replaces the history in "checkpoint" mode (no restore
+ * follows it), without a model, within `compactionSummaryMaxTokens`: optional entries go first, then
+ * the turn log folds from its oldest turn; the goal, the latest three requests and the changed paths
+ * stay to the end.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
+import type { Checkpoint, ToolFailure, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "./markers.js";
 import { quoteUntrusted } from "./quote.js";
-import { type Section, PathFold, SectionBudget, sectionLines } from "./section-model.js";
-import { arr, changeCounts, changedPaths, commandEntry, plural } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, sectionLines, stateLines, workCommands } from "./section-model.js";
+import { arr, changeCounts, changedPaths, commandEntry, failureEntry, joinedLength, plural } from "./section-model.js";
 
 /** Per-entry caps, in code points. */
 const SUMMARY_CAP = {
@@ -126,8 +124,6 @@ export interface RenderedCompactionSummary {
 /** Requests that keep their full line to the end (the issue's "last 3 requests"). */
 const PROTECTED_TURNS = 3;
 
-const VIEW_PROGRAMS = /^(grep|rg|cat|head|tail|less|ls|find|fd|sed|awk|wc|echo|printf|pwd|which|sleep|tree|file|stat|sort|uniq|cut|jq|true)\b/;
-
 export function isCompactionSummary(text: unknown): boolean {
   return typeof text === "string" && text.startsWith(COMPACTION_SUMMARY_HEADER);
 }
@@ -145,23 +141,20 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
 
   const id = typeof cp.meta?.checkpoint_id === "string" && /^cp_\d{1,12}$/.test(cp.meta.checkpoint_id) ? cp.meta.checkpoint_id : "(unknown)";
   const count = Number.isInteger(cp.meta?.compaction_count) ? cp.meta.compaction_count : 0;
+  const known = typeof working.status === "string" && /^[a-z_]{1,30}$/.test(working.status);
+  const status = known ? working.status : "unknown";
   const top = [
     COMPACTION_SUMMARY_HEADER,
     `The conversation before this point was replaced by this summary of checkpoint ${id} (compaction ${count} of this session), written without a model call.`,
     "context_search finds anything from before this point: exact wording, tool output, the turns folded here.",
     goalLine(turns, working.topic ?? ""),
-    `Status: ${typeof working.status === "string" && /^[a-z_]{1,30}$/.test(working.status) ? working.status : "unknown"}`,
-    `Next action: ${working.next_action ? quoteUntrusted(working.next_action, SUMMARY_CAP.working) : "(not recorded)"}`,
+    ...stateLines(working, status, SUMMARY_CAP.working),
   ];
-  if (working.interrupted === true) {
-    const call = working.last_tool_call;
-    top.push(call ? `Interrupted: yes — last tool call: ${quoteUntrusted(call.name, 40)} ${quoteUntrusted(call.params_summary, 120)}` : "Interrupted: yes");
-  }
 
   const { files, paths } = changedPaths(cp);
   const fold = new PathFold(paths);
-  const commands = (work?.commands ?? []).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.test(c.family));
-  const failures = (work?.open_failures ?? []).slice(0, 40).map((e) => `- ${quoteUntrusted(e?.tool, 40)}${e?.target ? ` ${quoteUntrusted(e.target, SUMMARY_CAP.failureTarget)}` : ""}: ${quoteUntrusted(e?.error, SUMMARY_CAP.failureError)}`);
+  const commands = workCommands(cp);
+  const failureLine = (e: ToolFailure): string => failureEntry(e, SUMMARY_CAP.failureTarget, SUMMARY_CAP.failureError);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
@@ -186,7 +179,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     filesLine,
     sec("changes", "", files, (f) => changeLine(f, fold)),
     sec("commands", "Commands: ", commands, commandEntry, true),
-    sec("open_failures", "Open failures (not fixed since):", failures, same),
+    sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), failureLine),
     sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, SUMMARY_CAP.decision)}`),
     sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, SUMMARY_CAP.decision)}`),
     sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
@@ -220,7 +213,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   renderTurns();
 
   const end = COMPACTION_SUMMARY_END;
-  const topLen = top.reduce((n, l) => n + l.length + 1, 0);
+  const topLen = joinedLength(top) + 1;
   const OMITTED_HEAD = "(left out for the budget: ";
   const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
   const omittedLine = (): string => {

@@ -1,7 +1,4 @@
-/**
- * Untrusted text -> one quoted token (redacted, one visible line, capped) before it reaches an
- * agent-readable block: it can never start a line, forge a header or end a block.
- */
+/** Untrusted text as one quoted token (redacted, one line, capped): it can never start a line or a block. */
 import { codePointIndex, codePointLength } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";

@@ -1,8 +1,6 @@
 /**
- * Restore block (spec §8.2): a checkpoint rendered as the text injected after compaction or when
- * a new session resumes a key. Two guarantees, both tested: captured text cannot shape the block
- * (every captured string is redacted, one line, capped and quoted, so no line starts with it), and
- * `tokens` (chars / 4) never exceeds `maxTokens` (whole entries dropped by priority, and named).
+ * Restore block (spec §8.2), injected after a compaction or on resume. Captured text cannot shape it
+ * (quoted: no line starts with it), and `tokens` never exceeds `maxTokens` (entries dropped, named).
  */
 import { tryParseHandle } from "../artifacts/handle.js";
 import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile, WorkLedger } from "../checkpoint/schema.js";
@@ -22,14 +20,13 @@ import {
   SECTION_SPEC,
   SOFT_SHARE,
 } from "./sections.js";
-import { type Section, PathFold, SectionBudget } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
+import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */
 const CAP = {
   working: 200,
-  toolName: 40,
-  toolParams: 120,
   decision: 200,
   summary: 240,
   exchange: 160,
@@ -83,12 +80,6 @@ interface Model {
   extraIds: string[];
 }
 
-/** Read-only programs whose runs say nothing about the state of the work. */
-const VIEW_PROGRAMS: ReadonlySet<string> = new Set([
-  "grep", "rg", "egrep", "fgrep", "ag", "cat", "head", "tail", "less", "ls", "find", "fd", "sed", "awk", "wc",
-  "echo", "printf", "pwd", "which", "sleep", "tree", "file", "stat", "diff", "sort", "uniq", "cut", "jq", "true",
-]);
-
 function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null, extras: readonly RestoreExtraSection[]): Model {
   const timeOf = (iso: unknown): string => {
     const when = parseDate(iso);
@@ -102,10 +93,6 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   };
   const exchangeLine = (x: KeyExchange): string =>
     `- ${x?.role === "user" ? "user" : "agent"}: ${quoteUntrusted(x?.gist, CAP.exchange)}`;
-  const errorLine = (e: ToolFailure): string => {
-    const target = e?.target ? ` ${quoteUntrusted(e.target, CAP.errorTarget)}` : "";
-    return `- ${quoteUntrusted(e?.tool, CAP.tool)}${target}: ${quoteUntrusted(e?.error, CAP.error)}`;
-  };
   const work = cp.work && typeof cp.work === "object" ? cp.work : null;
   const topic = typeof cp.working?.topic === "string" ? cp.working.topic : "";
 
@@ -122,14 +109,8 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     const change = f.change ? `: ${quoteUntrusted(f.change, names.length > 0 ? CAP.changeWithNames : CAP.change)}` : "";
     return `- ${fold.display(f.path)}: ${counts.join(", ")}${declared}${change}`;
   };
-  const commands = work
-    ? arr(work.commands).filter((c) => c && typeof c.family === "string" && !VIEW_PROGRAMS.has(c.family.split(" ")[0] ?? ""))
-    : [];
-  const failureLine = (e: ToolFailure): string => {
-    const tool = typeof e?.tool === "string" && /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/.test(e.tool) ? e.tool : quoteUntrusted(e?.tool, CAP.tool);
-    const target = e?.target ? ` ${quoteUntrusted(e.target, CAP.failureTarget)}` : "";
-    return `- ${tool}${target}: ${quoteUntrusted(e?.error, CAP.failureError)}`;
-  };
+  const failureLine = (e: ToolFailure): string =>
+    failureEntry(e, CAP.failureTarget, CAP.failureError, bareOrQuoted(e?.tool, /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/));
   const requests = work ? arr(work.requests).filter((r) => typeof r === "string" && r) : [];
   const goal = requests.length > 1 ? requests[requests.length - 1]! : "";
   // newest first, without the first request (Goal) and the latest one when it is the topic (Working on)
@@ -153,7 +134,7 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     extras: extraBlocks,
     files_changed: [...changed],
     changes: ledgerFiles.map(changeLine),
-    commands: commands.map(commandEntry),
+    commands: work ? workCommands(cp).map(commandEntry) : [],
     open_failures: work ? arr(work.open_failures).map(failureLine) : [],
     decisions: [...arr(cp.decisions)].reverse().map(decisionLine),
     thread_summary: summary,
@@ -161,7 +142,7 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     files_modified: work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file)),
     files_read: arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file)),
     tools_used: arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool)),
-    errors: work ? [] : arr(cp.thread?.errors).map(errorLine),
+    errors: work ? [] : arr(cp.thread?.errors).map((e) => failureEntry(e, CAP.errorTarget, CAP.error)),
     open_items: arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`),
     learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`),
   };
@@ -257,16 +238,7 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
     lines.push(`Checkpoint ${id} (${trigger}, ${createdText})${context} · ${countLabel}: ${compactions}`);
   }
   lines.push(`Working on: ${working.topic ? quoteUntrusted(working.topic, sq.workingCap) : "(not recorded)"}`);
-  lines.push(`Status: ${bareOrQuoted(working.status, /^[a-z_]{1,30}$/)}`);
-  lines.push(`Next action: ${working.next_action ? quoteUntrusted(working.next_action, sq.workingCap) : "(not recorded)"}`);
-  if (working.interrupted === true) {
-    const call = working.last_tool_call;
-    lines.push(
-      call && !sq.compact
-        ? `Interrupted: yes — last tool call: ${quoteUntrusted(call.name, CAP.toolName)} ${quoteUntrusted(call.params_summary, Math.min(CAP.toolParams, sq.workingCap))}`
-        : "Interrupted: yes",
-    );
-  }
+  lines.push(...stateLines(working, bareOrQuoted(working.status, /^[a-z_]{1,30}$/), sq.workingCap, sq.compact));
   return lines;
 }
 
@@ -279,10 +251,6 @@ function warningLine(cp: Checkpoint, opts: RenderRestoreOptions, sq: Squeeze): s
     : `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}). A long session compacts often; only if compactions now come every turn or two, finish the current step and suggest /new to the user.`;
 }
 
-/** Length of `lines.join("\n")` without building it. */
-const joinedLength = (lines: readonly string[]): number =>
-  lines.reduce((n, l) => n + l.length, 0) + Math.max(0, lines.length - 1);
-
 function assemble(top: string[], budget: SectionBudget<RestoreSection>, warning: string | null, omitted: string | null): string[] {
   const body = budget.lines();
   const lines = [...top];
@@ -293,10 +261,7 @@ function assemble(top: string[], budget: SectionBudget<RestoreSection>, warning:
   return lines;
 }
 
-/**
- * `cp` as a restore block of at most `maxTokens`: optional sections go by RESTORE_DROP_PLAN, then
- * the kept lines are squeezed; below that only the frame remains, below ~16 tokens nothing.
- */
+/** Optional sections go by RESTORE_DROP_PLAN, then kept lines are squeezed; then the frame, or nothing. */
 export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptions): RenderedRestore {
   const maxChars = Number.isFinite(opts.maxTokens) ? Math.max(0, Math.floor(opts.maxTokens)) * 4 : 0;
   const softChars = Math.floor(maxChars * SOFT_SHARE);

@@ -1,8 +1,5 @@
-/**
- * The section model of the restore block and the compaction summary: ordered sections of rendered
- * entries, and a budget that drops entries until the text fits (each block has its own plan).
- */
-import type { Checkpoint, WorkCommand, WorkFile } from "../checkpoint/schema.js";
+/** The restore block's and the compaction summary's sections, budget and shared line builders. */
+import type { Checkpoint, ToolFailure, WorkCommand, WorkFile } from "../checkpoint/schema.js";
 import { BARE_PATH, commonRoot, foldPaths } from "../text/path-fold.js";
 import { quoteUntrusted } from "./quote.js";
 
@@ -35,8 +32,12 @@ export function sectionLines(s: Section): string[] {
   return s.title ? [s.title, ...s.entries] : s.entries;
 }
 
+/** `lines.join("\n").length` without building it. */
+export const joinedLength = (lines: readonly string[]): number =>
+  lines.reduce((n, l) => n + l.length, 0) + Math.max(0, lines.length - 1);
+
 /** `sectionLines(s).join("\n").length` without building it (the budget asks after every drop). */
-export function sectionLength(s: Section): number {
+function sectionLength(s: Section): number {
   const n = s.entries.length;
   if (n === 0) return 0;
   if (s.layout === "fold") return s.fold!(s.entries).length;
@@ -136,4 +137,33 @@ export function commandEntry(c: WorkCommand): string {
   const failed = safeCount(c.failures);
   const runs = n > 1 ? ` ×${n}${failed > 0 ? ` (${failed} failed)` : ""}` : "";
   return `${quoteUntrusted(c.family, 60)} ${outcome}${runs}`;
+}
+
+/** Read-only programs whose runs say nothing about the state of the work. */
+const VIEW_PROGRAMS: ReadonlySet<string> = new Set([
+  "grep", "rg", "egrep", "fgrep", "ag", "cat", "head", "tail", "less", "ls", "find", "fd", "sed", "awk", "wc",
+  "echo", "printf", "pwd", "which", "sleep", "tree", "file", "stat", "diff", "sort", "uniq", "cut", "jq", "true",
+]);
+
+/** The ledger's command families, without those of read-only programs. */
+export function workCommands(cp: Checkpoint): WorkCommand[] {
+  const viewer = (family: string): boolean => VIEW_PROGRAMS.has(family.split(" ")[0] ?? "");
+  return arr(cp.work?.commands).filter((c) => c && typeof c.family === "string" && !viewer(c.family));
+}
+
+/** `- <tool> "<target>": "<error>"`; `tool` as printed (default: quoted). */
+export function failureEntry(e: ToolFailure, targetCap: number, errorCap: number, tool?: string): string {
+  const target = e?.target ? ` ${quoteUntrusted(e.target, targetCap)}` : "";
+  return `- ${tool ?? quoteUntrusted(e?.tool, 40)}${target}: ${quoteUntrusted(e?.error, errorCap)}`;
+}
+
+/** The working state's lines after the topic or goal: status, next action, an interruption. */
+export function stateLines(working: Checkpoint["working"], status: string, cap: number, compact = false): string[] {
+  const next = working.next_action ? quoteUntrusted(working.next_action, cap) : "(not recorded)";
+  const lines = [`Status: ${status}`, `Next action: ${next}`];
+  const call = working.last_tool_call;
+  if (working.interrupted !== true) return lines;
+  if (!call || compact) return [...lines, "Interrupted: yes"];
+  const params = quoteUntrusted(call.params_summary, Math.min(120, cap));
+  return [...lines, `Interrupted: yes — last tool call: ${quoteUntrusted(call.name, 40)} ${params}`];
 }

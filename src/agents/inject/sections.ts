@@ -1,7 +1,4 @@
-/**
- * What a restore block is made of: the sections the renderer may trim (titles, layout, order and
- * drop plan), the extra sections other features hand it, and what the renderer hands back.
- */
+/** The restore block's sections (titles, order, drop plan), the extra sections it takes, what it returns. */
 import type { Layout } from "./section-model.js";
 
 export interface RestoreExtraSection {
@@ -78,11 +75,7 @@ export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = SPEC;
 
 export const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];
 
-/**
- * The drop plan, lowest priority first: each step drops entries of one section down to `keep`
- * while the block is over SOFT_SHARE of the cap ("soft") or the cap ("hard"). Working state,
- * header, warning and end marker are never in it.
- */
+/** The drop plan, least useful first: entries down to `keep` while over SOFT_SHARE of the cap, or the cap. */
 export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
   { section: "files_read", keep: 0, budget: "soft" },
   { section: "tools_used", keep: 0, budget: "soft" },

@@ -1,7 +1,4 @@
-/**
- * `/context` inside pi: the gauge, the latest checkpoint of this key and the restore block it would
- * inject, as a displayed custom message (REPORT_CUSTOM_TYPE, which never reaches the model).
- */
+/** `/context` in pi: gauge, breakdown, latest checkpoint and its restore block (never sent to the model). */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";

@@ -1,8 +1,4 @@
-/**
- * The compaction seam (spec §8.1): the ONE awaited call OpenClaw core adds at the top of the
- * safeguard's `session_before_compact` handler; also the checkpoint of the server-side
- * compaction, which runs no such handler. Never throws.
- */
+/** The compaction seams OpenClaw core awaits (spec §8.1), the server-side compaction's too. Never throw. */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { sessionFor } from "./context-manager-session.js";
@@ -32,10 +28,7 @@ export interface CompactionSeam {
 
 const NO_SEAM: CompactionSeam = { checkpoint: null, compaction: null, deadlineMs: null, fallback: () => null };
 
-/**
- * The seam of both modes: the checkpoint and the span's archive, then in "checkpoint" mode the
- * compaction the safeguard returns instead of summarizing; in "host" mode the deadline and fallback.
- */
+/** The checkpoint and the span's archive; then the compaction ("checkpoint") or a deadline and fallback ("host"). */
 export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
   try {
     const startedAt = performance.now();
@@ -67,9 +60,8 @@ export interface ServerCompactionParams {
 }
 
 /**
- * The checkpoint of OpenClaw's SERVER-SIDE compaction (2026.9: `/responses/compact`, core's
- * `attemptServerEndpointCompaction()`), which emits no `session_before_compact`: core calls this
- * once the endpoint compaction committed. A finished run: no split turn; file lists from the capture.
+ * The checkpoint of OpenClaw's server-side compaction (`/responses/compact`), which emits no
+ * `session_before_compact`: core calls this once it committed (a finished run: no split turn).
  */
 export async function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
   try {

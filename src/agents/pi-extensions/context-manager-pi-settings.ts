@@ -1,7 +1,6 @@
 /**
- * pi's own settings files, `<agentDir>/settings.json` and `<cwd>/.pi/settings.json` (project wins
- * key by key): standalone pi's `contextManager` key (the keys of OpenClaw's
- * `agents.defaults.contextManager`; pi keeps keys it does not know) and pi's compaction settings.
+ * pi's settings files (`<agentDir>/settings.json`, `<cwd>/.pi/settings.json`; the project's wins key by
+ * key): standalone pi's `contextManager` key (OpenClaw's keys) and pi's compaction settings.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,7 +1,6 @@
 /**
- * What the shell reads of pi for a request besides the messages: its usage and model (a stale ctx
- * reads as unknown), and for the breakdown the system prompt, the active tools' schemas and where
- * pi compacts (window − pi's `compaction.reserveTokens`), the last two only when one is computed.
+ * What the shell reads of pi for a request besides the messages (a stale ctx reads as unknown): usage,
+ * model, and for the breakdown the system prompt, the active tools and where pi compacts (lazily).
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RequestHost } from "../engine/request-log.js";

@@ -1,7 +1,6 @@
 /**
- * Standalone pi's restore delivery, from the session's own entries (so it holds across processes
- * and reloads): the post-compaction block after a compaction with no restore after it (unless its
- * summary is our checkpoint), the resume block on a session's first prompt, else nothing.
+ * Standalone pi's due restore, read from the session's entries (it holds across processes): after a
+ * host-summarized compaction with no restore since, or on a session's first prompt.
  */
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { RestoreKind } from "../engine/restore-block.js";

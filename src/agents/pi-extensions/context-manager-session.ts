@@ -1,15 +1,13 @@
 /**
- * The pi shell's Session of a SessionManager: one per run (OpenClaw opens a SessionManager per
- * run) or per pi CLI session, made on the first event that needs it from the runtime values the
- * host set for that SessionManager (setContextManagerRuntime) or the standalone ones. Kept with
- * the SessionManager (a WeakMap in the process's services: every copy of the module shares it).
+ * The Session of a pi SessionManager (one per OpenClaw run or pi CLI session), made on first use from
+ * the runtime the host set for it or the standalone one; kept in a WeakMap every module copy shares.
  */
 import { resolve } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { SessionApi } from "../engine/session-api.js";
-import { consoleWarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { defaultStateDir } from "../../infra/state-dir.js";
 import { processServices } from "../../infra/process-services.js";
@@ -38,9 +36,8 @@ function slotOf(sessionManager: object): ManagerSlot {
   return slot;
 }
 
-export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue | null): void {
-  if (value !== null) slotOf(sessionManager).runtime = value;
-  else delete registry().get(sessionManager)?.runtime;
+export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue): void {
+  slotOf(sessionManager).runtime = value;
 }
 
 export function getContextManagerRuntime(sessionManager: object): ContextManagerRuntimeValue | undefined {
@@ -110,11 +107,8 @@ const badKeyLogged = new WeakSet<object>();
 function logBadRuntimeKey(runtime: ContextManagerRuntimeValue): void {
   if (badKeyLogged.has(runtime)) return;
   badKeyLogged.add(runtime);
-  try {
-    (runtime.logger ?? consoleWarnLogger).warn(`[context-manager] off for this session: the session key is ${describeBadKey(runtime.sessionKey)}, not a string`);
-  } catch {
-    // a broken logger must not break the host
-  }
+  const bad = describeBadKey(runtime.sessionKey);
+  warnSafely(runtime.logger, `[context-manager] off for this session: the session key is ${bad}, not a string`);
 }
 
 type LiveCtx = Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">;
@@ -134,9 +128,8 @@ function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
 }
 
 /**
- * pi invalidates a ctx when its session is replaced or disposed (print mode disposes it while a
- * threshold compaction finishes, so the compaction events can arrive with a stale ctx whose
- * getters throw): handlers keep no ctx; each live event refreshes these values, a stale one reads them.
+ * pi invalidates a replaced or disposed session's ctx (print mode, during a threshold compaction), and
+ * its getters throw: each live event refreshes these values, a stale one reads them.
  */
 export interface CapturedSession {
   sessionManager: ReadonlySessionManager;
@@ -165,9 +158,5 @@ export class SessionCapture {
       debugLog(`${event}: ctx is stale, using the values captured at the last live event`, e);
       return this.last;
     }
-  }
-
-  get current(): CapturedSession | null {
-    return this.last;
   }
 }

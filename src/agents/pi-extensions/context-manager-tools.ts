@@ -1,8 +1,4 @@
-/**
- * pi's side of "context_search joins when the archive holds something" (engine/session.ts
- * OurToolsState): at each run start the tool is made active once it joined (no prompt snippet:
- * only the tool list changes).
- */
+/** pi's side of "context_search joins once the archive holds something" (engine/session.ts OurToolsState). */
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { buildSessionContext, type ExtensionAPI, type ExtensionContext } from "@mariozechner/pi-coding-agent";

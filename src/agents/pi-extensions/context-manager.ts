@@ -1,14 +1,11 @@
 /**
  * The context-manager pi extension (spec §8.3): each pi event a call into the run's Session API.
- * - hosted (OpenClaw): the host sets the run's runtime values (setContextManagerRuntime) and
- *   delivers restore blocks itself (hostInjectsRestore);
- * - standalone (`pi -e`, `pi install`): a session key per workspace, pi's settings files, and the
- *   restore block attached to the next prompt after a compaction and on a new session's first.
- * No handler keeps a ctx past its event (SessionCapture).
+ * Hosted (OpenClaw): the host sets the runtime and delivers restores; standalone (`pi -e`): a key per
+ * workspace, pi's settings files, the restore on the next prompt. No handler keeps a ctx (SessionCapture).
  */
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
@@ -240,10 +237,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
   };
 }
 
-/**
- * The seam OpenClaw core calls in buildEmbeddedExtensionFactories(): stores the run's runtime
- * values and returns the factories; [] when disabled or the config is invalid (said once).
- */
+/** OpenClaw core's seam (buildEmbeddedExtensionFactories): the run's runtime set; [] when off or invalid. */
 export function buildContextManagerExtensionFactories(params: {
   cfg: unknown;
   sessionManager: object;
@@ -268,11 +262,8 @@ export function buildContextManagerExtensionFactories(params: {
   if (!config.enabled) return [];
   // a key that is not one: off for this run, said here rather than thrown on the reply path
   if (hostSessionKey(params.sessionKey) === null) {
-    try {
-      (params.logger ?? consoleWarnLogger).warn(`[context-manager] disabled for this run: the session key is ${describeBadKey(params.sessionKey)}, not a string`);
-    } catch {
-      // a broken logger must not break the run
-    }
+    const bad = describeBadKey(params.sessionKey);
+    warnSafely(params.logger, `[context-manager] disabled for this run: the session key is ${bad}, not a string`);
     return [];
   }
   setContextManagerRuntime(params.sessionManager, {

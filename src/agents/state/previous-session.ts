@@ -107,7 +107,7 @@ export async function releaseHeld(fs: FsOps, session: HeldSession): Promise<void
 
 async function moveToStale(fs: FsOps, dir: string, entry: string): Promise<void> {
   try {
-    await makeDirs(path.join(dir, "stale"), 0o700, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
+    await makeDirs(path.join(dir, "stale"), 0o700, fs);
     await fs.rename(path.join(dir, entry), path.join(dir, "stale", entry));
   } catch {
     // left in place; reported again on the next load

@@ -150,7 +150,7 @@ export function fileStamp(d: Date): string {
 export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now: Date): Promise<boolean> {
   const staleDir = path.join(dir, "stale");
   try {
-    await makeDirs(staleDir, 0o700, (d, o) => fs.mkdir(d, o), (d) => fs.stat(d));
+    await makeDirs(staleDir, 0o700, fs);
     const dest = await freePath(fs, (n) => path.join(staleDir, `${name}.${fileStamp(now)}${n}.json`));
     await fs.rename(stateFilePath(dir, name), dest);
   } catch {

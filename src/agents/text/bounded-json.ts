@@ -4,9 +4,8 @@ import { redactSecrets } from "./redact.js";
 const JSON_MAX_DEPTH = 6;
 
 /**
- * Compact JSON-like text of `value`, about `maxChars` long; depth, cycles, throwing getters and huge
- * strings cannot make it throw or run long. Strings are redacted BEFORE quoting (`\nghp_…` hides a
- * token) and cutting.
+ * Compact JSON-like text of `value`, about `maxChars` long, that nothing makes throw or run long;
+ * strings are redacted before quoting (`\nghp_…` hides a token).
  */
 export function boundedJson(value: unknown, maxChars: number): string {
   let out = "";

@@ -1,7 +1,4 @@
-/**
- * Cuts of untrusted text BEFORE it is redacted: half a secret is no longer recognisable
- * (`sk-proj-Hx`), so the partial run is dropped, back (or, for a tail, forward) to a token break.
- */
+/** Cuts BEFORE redaction: half a secret (`sk-proj-Hx`) is unrecognisable, so the partial run is dropped. */
 
 /** Characters no credential format contains; a cut moved to one never splits a token. */
 const TOKEN_BREAK = /[\s"'`,;:()[\]{}<>|]/;

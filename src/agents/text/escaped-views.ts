@@ -1,8 +1,6 @@
 /**
- * Secrets inside escaped JSON (a `write` call's content, quoted tool arguments): `\"key\": \"…\"`
- * and `\n` hide field names, quotes and line ends from the passes. The text is also redacted as it
- * reads with its escapes decoded, level by level, and each redacted span is written back at its
- * place in the raw text (every decoded character maps to its raw span); nothing else changes.
+ * Secrets inside escaped JSON (`\"key\": \"…\"` hides names, quotes, line ends): each decoded level is
+ * redacted too, and each redacted span written back at its raw place; nothing else changes.
  */
 import { isMarker, MARKER_PREFIX, type Replacer } from "./redact-classes.js";
 

@@ -67,16 +67,8 @@ export function gist(text: string, maxChars: number): string {
 
 /** A value that should have been a string: numbers, booleans, bigints as themselves, else "" (no toString call). */
 export function asText(v: unknown): string {
-  switch (typeof v) {
-    case "string":
-      return v;
-    case "number":
-    case "boolean":
-    case "bigint":
-      return String(v);
-    default:
-      return "";
-  }
+  if (typeof v === "string") return v;
+  return typeof v === "number" || typeof v === "boolean" || typeof v === "bigint" ? String(v) : "";
 }
 
 /** Number of code points in `text`, counting at most `cap` (so long texts stay cheap). */

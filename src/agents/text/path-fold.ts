@@ -1,7 +1,4 @@
-/**
- * Folds paths under their common prefixes (`src/{core/{a.ts, b.ts}, cli.ts}`) so 20-30 files fit
- * in a few dozen tokens. Only plain-character paths are folded; the caller quotes the others.
- */
+/** Paths folded under common prefixes (`src/{core/{a.ts, b.ts}, cli.ts}`); the caller quotes the others. */
 
 /** Characters a path may have to be printed bare (no space, quote, comma, brace, colon). */
 export const BARE_PATH = /^[A-Za-z0-9._\-/@+~%=]+$/;

@@ -1,10 +1,7 @@
 /**
- * Secret redaction for every string the context manager captures or renders: credentials become
- * `[REDACTED:<class>]`. Runs on untrusted text of any size, so every pattern is linear (unbounded
- * runs start only at the beginning of their run; whole-match checks run in the callback), and the
- * output is a fixpoint (no pattern matches a marker; the passes repeat until nothing changes).
- * Kept on purpose: UUIDs, git SHAs, digests, lockfile checksums, base64 that decodes to text, paths
- * (docs/security.md).
+ * Credentials in every captured or rendered string become `[REDACTED:<class>]`. Input of any size: every
+ * pattern is linear (a run starts only at its run's start; whole-match checks in the callback), and the
+ * output a fixpoint (no pattern matches a marker). docs/security.md says what is kept on purpose.
  */
 
 import { MARKER_PREFIX, marker, type Replacer } from "./redact-classes.js";
@@ -58,10 +55,7 @@ const OWN_RAW_PASSES = RAW_PASSES.slice(0, -1);
 const redactEscapedViews = escapedViewsPass((view) => redactWhole(view, RAW_PASSES));
 const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_RAW_PASSES));
 
-/**
- * Raw first (in `"password": "p@ss \"word\""` only the raw text shows the value whole), then the
- * decoded JSON views (escaped-views.ts) find what the escaping hid.
- */
+/** Raw first (only it shows `"p@ss \"word\""` whole), then the decoded JSON views find what escaping hid. */
 function redactAll(text: string, passes: readonly Replacer[], views: Replacer): string {
   const raw = redactWhole(text, passes);
   const viewed = views(raw);
@@ -70,11 +64,7 @@ function redactAll(text: string, passes: readonly Replacer[], views: Replacer): 
 
 const MAX_ROUNDS = 4;
 
-/**
- * Every recognised secret in `text` replaced by its marker. One match of several MB exhausts V8's
- * backtrack stack (RangeError): such input is redacted in CHUNK pieces cut at whitespace (callers
- * bound their input long before that size; docs/security.md).
- */
+/** Every recognised secret replaced by its marker; a match of MBs (RangeError in V8) is redacted in chunks. */
 export function redactSecrets(text: string): string {
   if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
   const memo = text.length <= MEMO_MAX_CHARS;
@@ -93,10 +83,7 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
-/**
- * One text is redacted several times per capture, archive and stash: the latest results are kept,
- * oldest out first past MEMO_BUDGET_CHARS (60 -> 31 ms per turn at 100 keys, docs/benchmarks.md).
- */
+/** One text is redacted several times per turn: recent results kept (60 -> 31 ms a turn at 100 keys). */
 const MEMO_MAX_CHARS = 64 * 1024;
 const MEMO_BUDGET_CHARS = 4 * 1024 * 1024;
 const ENTRY_CHARS = 128;

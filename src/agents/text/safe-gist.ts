@@ -2,10 +2,7 @@ import { cutHead } from "./cut.js";
 import { asText, gist } from "./gist.js";
 import { redactSecrets } from "./redact.js";
 
-/**
- * Redact a bounded window of the raw text, gist, redact again (removing invisible characters can
- * join a token), then cut to `maxChars`.
- */
+/** Redact a bounded window, gist, redact again (removed invisibles can join a token), cut to `maxChars`. */
 export function safeGist(text: string, maxChars: number): string {
   if (typeof text !== "string") text = asText(text);
   if (!text) return "";

@@ -1,12 +1,8 @@
 /**
- * A maintained rule set beside ours: secretlint's recommended preset, its rules' `file` handlers
- * run synchronously on one string with a minimal context that collects the reported ranges (the
- * engine itself is async and file-oriented). A rule that throws is skipped: an upstream bug costs
- * coverage, never a capture.
- *
- * PREFILTERS: per rule, a literal every match of it contains (read off the preset's patterns); a
- * text without it skips the rule (the preset was a quarter of a gateway's main thread, issue 24).
- * An unlisted rule always runs; test/redact/secret-rules-prefilter.test.ts checks the guarded scan.
+ * secretlint's recommended preset beside our rules: its `file` handlers run synchronously on one string
+ * (the engine is async and file-oriented); a rule that throws costs its coverage, never a capture.
+ * PREFILTERS: a literal every match of a rule contains; a text without it skips the rule (the preset
+ * was a quarter of a gateway's main thread). test/redact/secret-rules-prefilter.test.ts checks them.
  */
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 

@@ -12,8 +12,7 @@ export function tokensOfChars(chars: number): number {
 export const IMAGE_CHARS = 4800;
 
 /**
- * A provider's framing per message (role, separators, tool name) in the context breakdown: the
- * content alone was 2.8-4.0% short of the faux model's count (docs/benchmarks.md#context-breakdown-issue-27).
- * Not in the gauge's estimate, which stays pi's (pi's compaction decides on it).
+ * A provider's framing per message in the breakdown (the content alone was 2.8-4.0% short,
+ * docs/benchmarks.md#context-breakdown-issue-27); not in the gauge, which stays pi's estimate.
  */
 export const MESSAGE_FRAMING_CHARS = 16;

@@ -1,8 +1,6 @@
 /**
- * What a person sees of a string, so a system event carries no text a reader cannot see. Removed
- * by Unicode class, not by examples: format characters (zero-width, bidi, tags that can spell
- * hidden ASCII), default-ignorables (variation selectors, fillers), controls other than
- * whitespace, noncharacters. Lone surrogates become U+FFFD.
+ * What a person sees of a string: invisible code points removed by Unicode class (format, default
+ * ignorable, control other than whitespace, noncharacter); lone surrogates become U+FFFD.
  */
 
 const INVISIBLE_CLASSES = String.raw`\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}\p{Noncharacter_Code_Point}`;
