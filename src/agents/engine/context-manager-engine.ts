@@ -52,20 +52,12 @@ export class ContextManagerEngine extends EngineState {
     if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
   }
 
-  get compactions(): number {
-    return this.compactionCount;
-  }
-
   /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
   noteCompactionsSoFar(n: number): void {
-    if (Number.isSafeInteger(n) && n > this.compactionCount) this.compactionCount = n;
+    if (Number.isSafeInteger(n) && n > this.compactions) this.compactions = n;
   }
 
-  /**
-   * `agent_end`: the run's own messages (pi's `newMessages`), then the state written. The final
-   * reply has no `context` event after it: without this, a /new or a crash right after the run
-   * left the latest request open in the state.
-   */
+  /** `agent_end`: the final reply has no `context` event after it, so it is captured and written here. */
   async onAgentEnd(messages: readonly AgentMessage[]): Promise<void> {
     try {
       await this.idle();
@@ -76,11 +68,7 @@ export class ContextManagerEngine extends EngineState {
     await this.flushNow();
   }
 
-  /**
-   * Captures the last `count` messages of `history` in slices of CAPTURE_SLICE_MS: a turn the
-   * plugin commits after the reply may hold megabytes of tool output, and its redaction must not
-   * hold up the gateway's other chats.
-   */
+  /** The last `count` messages of `history`, captured in slices: a turn's megabytes of redaction hold up no other chat. */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
     try {
       await this.idle();
@@ -139,10 +127,7 @@ export class ContextManagerEngine extends EngineState {
     return write;
   }
 
-  /**
-   * In-memory pre-check of the 5% dedup, so calls above 80% cost no disk I/O. Capture of 5% of
-   * the checkpoint's tokens counts as moved on even at a level count (checkpoint/writer.ts).
-   */
+  /** In-memory pre-check of the 5% dedup (checkpoint/writer.ts), so calls above 80% cost no disk I/O. */
   private isDuplicate(reading: GaugeReading, state: ContextState): boolean {
     const last = this.previous?.meta.token_usage.input_tokens;
     if (last === undefined) return false;
@@ -181,10 +166,8 @@ export class ContextManagerEngine extends EngineState {
   }
 
   /**
-   * The compaction checkpoint in two steps: `checkpoint` built in memory with the id its write
-   * takes; `durable` settles when it is on disk and the state reset. The write runs as
-   * `pendingWrite`, so nothing captured after this call can be reset by it, and a crash before
-   * `durable` leaves the capture on disk. Null when the state or the draft is unavailable.
+   * The compaction checkpoint in memory with the id its write takes; `durable` settles once it is on
+   * disk and the state reset. It runs as `pendingWrite`: no later capture can be reset by it.
    */
   async startCompactionCheckpoint(event: CompactionInput, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
     await this.idle();
@@ -203,7 +186,7 @@ export class ContextManagerEngine extends EngineState {
         const p = event.preparation;
         const window = this.runtime.contextWindowTokens;
         const reading: GaugeReading = { tokens: p.tokensBefore, contextWindow: window, utilization: window > 0 ? p.tokensBefore / window : 0, source: "sdk" };
-        const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactionCount + 1, cwd });
+        const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactions + 1, cwd });
         const previewed = await this.writerOf().preview(draft);
         checkpoint = previewed;
         void (async () => {
@@ -241,10 +224,6 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  onCompacted(): void {
-    this.compactionCount += 1;
-  }
-
   private writerOf(): CheckpointWriter {
     this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
     return this.writer;
@@ -268,7 +247,7 @@ export class ContextManagerEngine extends EngineState {
       trigger,
       reading,
       identity: this.identity,
-      compactionCount: extra.compactionCount ?? this.compactionCount,
+      compactionCount: extra.compactionCount ?? this.compactions,
       fileOps: extra.fileOps,
       splitTurn: extra.splitTurn,
       config: this.runtime.config,
@@ -306,10 +285,7 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /**
-   * A pointer or retention warning logs once until a written checkpoint shows it cleared (the
-   * checkpoint itself is durable); any other kind once per kind for this engine.
-   */
+  /** A pointer or retention warning logs until a written checkpoint clears it; any other kind once per engine. */
   private reportStoreWarnings(warnings: readonly string[], written: boolean): void {
     for (const kind of ["pointer", "retention"] as const) {
       const w = warnings.find((x) => x.startsWith(kind));
@@ -330,11 +306,7 @@ export class ContextManagerEngine extends EngineState {
   }
 }
 
-/**
- * working.interrupted and last_tool_call, from the branch alone: interrupted when the run's last
- * message is not a finished reply (a threshold compaction of a finished run is none, even when
- * pi's cut splits a turn); the last tool call is the branch's latest, not the split turn's.
- */
+/** Interrupted when the branch's last message is not a finished reply (a cut that splits a turn is not enough). */
 export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
   const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
   const finished = last?.role === "assistant" && last.stopReason === "stop";

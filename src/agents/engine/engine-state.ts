@@ -1,7 +1,6 @@
 /**
- * The captured state of one run's engine (context-manager-engine.ts builds on it): the state and
- * latest checkpoint loaded once (a previous session's state bundled first, spec §7.3), the
- * debounced flush, and the background write everything that changes the state waits for (`idle`).
+ * One run's captured state: loaded once with the latest checkpoint (previous sessions bundled
+ * first, spec §7.3), flushed debounced; every change waits for the background write (`idle`).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
@@ -16,10 +15,10 @@ import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
+import type { CompactionPreparation } from "./compaction-input.js";
 
 /** What a compaction checkpoint adds to the state's draft. */
-export interface DraftExtra {
-  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+export interface DraftExtra extends Pick<CompactionPreparation, "fileOps"> {
   splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
   compactionCount?: number;
   cwd?: string;
@@ -51,7 +50,7 @@ export const FLUSH_DEBOUNCE_MS = 1000;
 export class EngineState {
   protected state: ContextState | null = null;
   protected previous: Checkpoint | null | undefined = undefined;
-  protected compactionCount: number;
+  compactions: number;
   /** one line per failure kind for this session across the process's engines (Session.logFor) */
   readonly log: OnceLogger;
   protected readonly sessionLog: SessionLog;
@@ -71,7 +70,7 @@ export class EngineState {
     if (hostSessionKey(runtime.sessionKey) === null) {
       throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
     }
-    this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
+    this.compactions = runtime.compactionCount ?? session.compactionsSoFar;
     const c = runtime.config; // the checkpoints this configuration writes stay readable (parse-guard.ts)
     allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
     this.identity = {
@@ -91,12 +90,8 @@ export class EngineState {
     return this.identity.sessionKey;
   }
 
-  protected get fs() {
-    return this.runtime.fs;
-  }
-
   protected storeOpts() {
-    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
+    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.runtime.fs };
   }
 
   protected loading: Promise<ContextState | null> | null = null;
@@ -136,7 +131,7 @@ export class EngineState {
         sessionKey: this.sessionKey,
         sessionId: this.identity.sessionId,
         config: this.runtime.config,
-        fs: this.fs,
+        fs: this.runtime.fs,
         latestCheckpointAt: this.latestCheckpointAt,
         // this session's checkpoint holds what was captured before it (first call after a restart)
         coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
@@ -161,7 +156,7 @@ export class EngineState {
       sessionKey: this.sessionKey,
       sessionId: this.identity.sessionId,
       config: this.runtime.config,
-      fs: this.fs,
+      fs: this.runtime.fs,
       logger: this.sessionLog.stateSink,
     });
     this.recoveryDue = r.failed > 0;
@@ -176,10 +171,7 @@ export class EngineState {
 
   protected flushTimer: ReturnType<typeof setTimeout> | null = null;
 
-  /**
-   * The hot path never waits for the disk: a debounced flush (awaited at agent_end, before a
-   * checkpoint, at compaction); a crash loses at most FLUSH_DEBOUNCE_MS of capture.
-   */
+  /** The hot path never waits for the disk: a crash loses at most FLUSH_DEBOUNCE_MS of capture. */
   protected scheduleFlush(state: ContextState): void {
     if (this.flushTimer || !state.dirty) return;
     this.flushTimer = setTimeout(() => {

@@ -2,8 +2,10 @@
  * The Session's host-neutral API: what the hosts call for one run of a session key; every
  * compaction route enters through `beforeCompaction`. Never throws.
  */
+import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
+import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
@@ -15,20 +17,19 @@ import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import { type CompactionOutcome, compactionOutcomeSince, markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
+import type { RequestRecord } from "./request-log.js";
 import { readCheckpointForInjection } from "./restore-block.js";
 import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
+import { sessionAt } from "./cache-budget.js";
+import { decideSearchJoin } from "./session.js";
+import { coldTrimAhead, type RunStart, smartTrimAhead } from "./trim-hooks.js";
 
 export type { CompactionInput } from "./compaction-input.js";
 export type { ModelRequest, PreparedRequest } from "./request.js";
 
-/**
- * "summary": the checkpoint is the compaction (no model call), returned before it is on disk
- * (`durable`); "checkpoint": the host summarizes, after the checkpoint is on disk and the span archived.
- */
-export type CompactionUse = "summary" | "checkpoint";
-
 export interface CompactionOptions {
-  use: CompactionUse;
+  /** "summary": the checkpoint is the compaction, returned before it is on disk; "checkpoint": the host summarizes */
+  use: "summary" | "checkpoint";
   /** the workspace the checkpoint records */
   cwd: string;
   /** what goes to the archive (default: the span the host summarizes; null: nothing) */
@@ -79,6 +80,29 @@ export class SessionApi {
     return searchForAgent(this.engine.runtime, params);
   }
 
+  /**
+   * At a run start: whether context_search is in the run's tools. It joins once (and stays) when a
+   * trim is ahead in this run (its marker names the tool), the session compacted or the archive holds records.
+   */
+  async searchJoined(ahead: () => RunStart, compacted: () => boolean): Promise<boolean> {
+    const e = this.engine;
+    const state = sessionAt(e.runtime.stateDir, e.sessionKey).ourTools(e.identity.sessionId);
+    if (state.searchJoined) return true;
+    const view = ahead();
+    const archived = async () => ((await statArchive(join(archiveDir(e.runtime.stateDir, e.sessionKey), ARCHIVE_FILE)))?.size ?? 0) > 0;
+    return decideSearchJoin(state, coldTrimAhead(e, view) || smartTrimAhead(e, view) || compacted() || (await archived()));
+  }
+
+  /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
+  report(next?: (latest: RequestRecord) => RequestRecord) {
+    const { runtime, requests, identity } = this.engine;
+    const latest = requests.latest;
+    const window = runtime.contextWindowTokens || (latest?.contextWindow ?? 0);
+    const settings = { contextWindow: window, checkpointThreshold: runtime.config.checkpointThreshold };
+    const breakdown = latest ? requests.breakdown(settings, next ? next(latest) : latest) : undefined;
+    return { runtime, sessionKey: this.engine.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse: this.engine.cacheReuse() };
+  }
+
   /** What was captured goes to disk now (a run's or a session's end). */
   flush(): Promise<void> {
     return this.engine.flushNow();
@@ -112,7 +136,7 @@ export class SessionApi {
   }
 
   afterCompaction(): void {
-    this.engine.onCompacted();
+    this.engine.compactions += 1;
   }
 
   /** The checkpoint as this compaction's summary (no restore block follows it); `previous`: the one before. */

@@ -51,8 +51,16 @@ export function coldTrimDue(engine: ContextManagerEngine, contextWindow: number,
   return above !== null && tokens > above;
 }
 
-/** At a run start: whether the run's first request will be cold-trimmed (`at`: the session's clock). Reads only. */
-export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel; at: number }): boolean {
+/** A run's first request as its start sees it (`at`: the session's clock). */
+export interface RunStart {
+  messages: readonly AgentMessage[];
+  tokens: number;
+  model?: HostModel;
+  at: number;
+}
+
+/** At a run start: whether the run's first request will be cold-trimmed. Reads only. */
+export function coldTrimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
   try {
     return coldTrimDue(engine, engine.runtime.contextWindowTokens, coldAhead(engine, ahead.messages, ahead.model, ahead.at), ahead.tokens);
   } catch (e) {
@@ -66,7 +74,7 @@ export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: r
  * first run below the low mark: a one-prompt session (`pi -p`) mostly never trims and would pay
  * the definition on every request. Without a cache (`none`) it is there from the start.
  */
-export function smartTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel }): boolean {
+export function smartTrimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
   const cfg = engine.runtime.config;
   if (!cfg.smartTrim) return false;
   if (cacheRulesFor(cfg, ahead.model).family === "none") return true;
