@@ -14,7 +14,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";

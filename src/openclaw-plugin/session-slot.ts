@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { SessionApi } from "../agents/engine/session-api.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
-import { agentAndChannelOf } from "../agents/engine/runtime.js";
+import { agentAndChannelOf, warnSafely } from "../agents/engine/runtime.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import type { RestoreKind } from "../agents/engine/restore-block.js";
@@ -17,7 +17,7 @@ import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js"
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-key.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
-import { consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
+import type { WarnLogger } from "../infra/log-once.js";
 import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 
 export const DEFAULT_WINDOW = 200_000;
@@ -54,11 +54,7 @@ export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnL
   if (key) return key;
   if (sessionKey !== undefined && sessionKey !== "" && !badKeysSaid.has(describeBadKey(sessionKey))) {
     badKeysSaid.add(describeBadKey(sessionKey));
-    try {
-      (logger ?? consoleWarnLogger).warn(`[context-manager] the session key is ${describeBadKey(sessionKey)}, not a string: stored under openclaw:<session id>`);
-    } catch {
-      // a broken logger must not break the host
-    }
+    warnSafely(logger, `[context-manager] the session key is ${describeBadKey(sessionKey)}, not a string: stored under openclaw:<session id>`);
   }
   return `openclaw:${sessionId}`;
 }

@@ -15,8 +15,7 @@ import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
 import type { NoteKind } from "../state/note-tool.js";
-import { consoleWarnLogger } from "../../infra/log-once.js";
-import type { ContextManagerRuntimeValue } from "./runtime.js";
+import { type ContextManagerRuntimeValue, warnSafely } from "./runtime.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { RequestLog } from "./request-log.js";
 import { sessionAt } from "./cache-budget.js";
@@ -297,11 +296,7 @@ export class ContextManagerEngine extends EngineState {
       const kind = w.split(":")[0] ?? w;
       if (this.storeWarned.has(kind)) continue;
       this.storeWarned.add(kind);
-      try {
-        (this.runtime.logger ?? consoleWarnLogger).warn(`[context-manager] checkpoint store: ${w}`);
-      } catch {
-        // a broken logger must not break the agent
-      }
+      warnSafely(this.runtime.logger, `[context-manager] checkpoint store: ${w}`);
     }
   }
 }

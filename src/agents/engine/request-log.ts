@@ -1,6 +1,6 @@
 /**
- * The latest request an engine prepared, kept by reference (O(1)): the breakdown is computed
- * only when asked, the gauge phrase after the request has gone out (the request path never pays).
+ * The latest request an engine prepared, kept by reference: its breakdown is computed only when
+ * asked, the gauge phrase after the request has gone out (the request path never pays).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../checkpoint/schema.js";
@@ -17,14 +17,8 @@ import { STASHED_MARKER } from "../artifacts/preview.js";
 import { AGED_ARG_MARKER } from "../artifacts/aged-call-args.js";
 import { estimateReuse, type ReuseEstimate, type ReuseRules } from "../prompt-cost/reuse.js";
 
-// What the latest requests aged (aged-history.ts), process-wide like the phrase: a breakdown
-// subtracts what aged since the request the last measured reply answered.
+// each request's number in its key's AgedHistory: a breakdown subtracts what aged since the measured reply
 const seqOf = new WeakMap<RequestRecord, number>();
-
-function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
-  if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
-  h.remember(seq, messageKey(r.unaged[r.unaged.length - 1]), agedKeys({ unaged: r.unaged, sent: r.sent }));
-}
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
 export interface RequestHost {
@@ -60,33 +54,18 @@ const PREPARE_BELOW = 0.05;
 const REFRESH_DELTA = 0.01;
 
 export class RequestLog {
-  /** `key`: the session's key and state dir, where the phrase outlives this log */
-  constructor(private readonly key: string | null = null) {
-    this.phrase = key === null ? null : (sessionOf(key).breakdown.phrase ?? null);
-    this.ownHistory = key === null ? new AgedHistory() : null;
-    this.ownCalls = key === null ? new CallSizes() : null;
+  /** `key`: `stateDir\0sessionKey`, whose Session keeps what outlives this log (call sizes, aged keys, phrase) */
+  constructor(private readonly key: string) {
+    this.phrase = sessionOf(key).breakdown.phrase ?? null;
   }
-
-  private readonly ownCalls: CallSizes | null;
 
   /** The key's tool call sizes, shared with its other engines (a cache: each size is checked where used). */
   private calls(): CallSizes {
-    if (this.ownCalls) return this.ownCalls;
-    const m = sessionOf(this.key!).breakdown;
-    return (m.calls ??= new CallSizes());
+    return (sessionOf(this.key).breakdown.calls ??= new CallSizes());
   }
-
-  private readonly ownHistory: AgedHistory | null;
 
   private history(): AgedHistory {
-    if (this.ownHistory) return this.ownHistory;
-    const m = sessionOf(this.key!).breakdown;
-    return (m.aged ??= new AgedHistory());
-  }
-
-  /** The key's memory grew (a longer history, more aged requests): weighed again against the cache budget. */
-  private reweigh(): void {
-    if (this.key !== null) reweighSession(this.key);
+    return (sessionOf(this.key).breakdown.aged ??= new AgedHistory());
   }
 
   private current: RequestRecord | null = null;
@@ -95,10 +74,7 @@ export class RequestLog {
   private phraseScheduled = false;
   private warmScheduled = false;
 
-  /**
-   * O(1): the request just prepared becomes the latest. The one before is let go, its aged keys
-   * remembered: holding its messages would keep a second history alive per session.
-   */
+  /** The request just prepared becomes the latest; the one before is let go (a second history), its aged keys kept. */
   record(r: RequestRecord): void {
     const before = this.current;
     if (before) this.rememberAgedOf(before);
@@ -129,7 +105,7 @@ export class RequestLog {
       this.rememberAgedOf(r);
       this.fingerprint(r);
       const sized = this.calls().warm(r.unaged);
-      if (sized > 0) this.reweigh();
+      if (sized > 0) reweighSession(this.key);
       return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
@@ -165,8 +141,10 @@ export class RequestLog {
   /** Never throws: the aged keys are a report's cache. */
   private rememberAgedOf(r: RequestRecord): void {
     try {
-      rememberAged(this.history(), seqOf.get(r) ?? 0, r);
-      this.reweigh();
+      const h = this.history();
+      const seq = seqOf.get(r) ?? 0;
+      if (seq > 0 && !h.recent.some((e) => e.seq === seq)) h.remember(seq, messageKey(r.unaged.at(-1)), agedKeys(r));
+      reweighSession(this.key);
     } catch {
       // a breakdown then reads the request before as unknown, as before any request
     }
@@ -214,7 +192,7 @@ export class RequestLog {
         handleOf: host.handleOf,
         calls,
       });
-      this.reweigh();
+      reweighSession(this.key);
       this.cached = { record, breakdown };
       return breakdown;
     } catch {
@@ -239,9 +217,8 @@ export class RequestLog {
       const b = this.breakdown(settings, r);
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
-      if (this.key === null) return;
       sessionOf(this.key).breakdown.phrase = this.phrase;
-      this.reweigh();
+      reweighSession(this.key);
     });
   }
 }

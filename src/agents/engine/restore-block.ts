@@ -14,7 +14,8 @@ import { driftOf } from "../drift/restore-section.js";
 import { driftExtraSection } from "../drift/render.js";
 import { artifactsExtraSection } from "../inject/artifacts-section.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import type { WarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "./runtime.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 
@@ -41,11 +42,7 @@ export function seamKey(seam: string, value: unknown, logger: WarnLogger | undef
   const what = describeBadKey(value);
   if (!reportedBadKeys.has(`${seam}\u0000${what}`)) {
     reportedBadKeys.add(`${seam}\u0000${what}`);
-    try {
-      (logger ?? consoleWarnLogger).warn(`[context-manager] ${seam}: the session key is ${what}, not a string; no restore block for this call`);
-    } catch {
-      // a broken logger must not break the host
-    }
+    warnSafely(logger, `[context-manager] ${seam}: the session key is ${what}, not a string; no restore block for this call`);
   }
   return null;
 }

@@ -7,7 +7,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import type { WarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "./runtime.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
 import type { SearchParams } from "../archive/search-params.js";
 import type { NoteKind } from "../state/note-tool.js";
@@ -199,7 +200,7 @@ function compactionCheckpointFilter(
   sessionKey: string,
   sessionIds: ReadonlyArray<string | null>,
   since: number,
-  logger: WarnLogger = consoleWarnLogger,
+  logger: WarnLogger | undefined,
 ): ((cp: Checkpoint) => boolean) | null {
   const stored = canonicalSessionKey(sessionKey);
   let outcome: CompactionOutcome | null = null;
@@ -210,13 +211,10 @@ function compactionCheckpointFilter(
   if (outcome && outcome.checkpointId === null) {
     if (outcome.reported) return null;
     outcome.reported = true;
-    try {
-      logger.warn(
-        "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
-      );
-    } catch {
-      // a broken logger must not break the host
-    }
+    warnSafely(
+      logger,
+      "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
+    );
     return null;
   }
   const mine = (cp: Checkpoint): boolean => sessionIds.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction";
