@@ -34,10 +34,7 @@ function refOf(at: ArchiveLocation) {
   return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits };
 }
 
-/**
- * The span archived off the compaction's path once `after` settled, in order with earlier spans;
- * `context_search` and the automatic recall wait for it (`spanArchived`). Never rejects.
- */
+/** The span archived once `after` settled, after earlier spans (search and recall wait for it). Never rejects. */
 export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
   const at = engine.runtime;
   const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
@@ -63,20 +60,14 @@ export async function spanArchivesSettled(): Promise<void> {
   for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
 }
 
-/**
- * Resolves when every write started off the caller's path is done (spans, knowledge records), so
- * an exiting process loses none and a removed state dir sees no late file. Never rejects.
- */
+/** Every write started off the caller's path is done (spans, knowledge): an exit loses none. Never rejects. */
 export async function backgroundWritesSettled(): Promise<void> {
   // a span archived after its checkpoint: the checkpoint's knowledge write may start meanwhile
   await spanArchivesSettled().catch(() => undefined);
   await knowledgeSettled().catch(() => undefined);
 }
 
-/**
- * Archives `messages` (deduplicated by content); null when off or failed. At a compaction with
- * automatic recall on, the archive is also loaded and indexed, so the next request can recall.
- */
+/** Archives `messages` (deduplicated); null when off or failed. A compaction's also warms the archive for recall. */
 export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
   const log = logOf(engine.runtime);
@@ -116,8 +107,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
   }
 }
 
-// --- automatic recall -------------------------------------------------------------------
-
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
 
@@ -137,9 +126,8 @@ const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL
 
 /**
  * After a compaction: one recall block, searched with the latest user requests, right before the
- * latest user message (an earlier block replaced, never stacked); null when nothing changes. A
- * cold archive is loaded in the worker while this request goes without; a block is searched
- * again only when the query, the cap or the archive changed.
+ * latest user message (replacing an earlier one); null when nothing changes. Searched again only
+ * when the query, the cap or the archive changed; a cold archive loads while this request goes without.
  */
 export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
   const cfg = engine.runtime.config;

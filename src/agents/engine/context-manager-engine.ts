@@ -67,7 +67,7 @@ export class ContextManagerEngine extends EngineState {
     await this.flushNow();
   }
 
-  /** The last `count` messages of `history`, captured in slices: a turn's megabytes of redaction hold up no other chat. */
+  /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
     try {
       await this.idle();

@@ -140,7 +140,12 @@ async function bundleHeld(
       state: snap,
       previous: latest,
       trigger: "session-end",
-      reading: { tokens: u?.input_tokens ?? 0, contextWindow: u?.context_window ?? 0, utilization: u?.utilization ?? 0, source: "estimate" },
+      reading: {
+        tokens: u?.input_tokens ?? 0,
+        contextWindow: u?.context_window ?? 0,
+        utilization: u?.utilization ?? 0,
+        source: "estimate",
+      },
       identity: {
         sessionKey: p.sessionKey,
         sessionId: session.sessionId,
@@ -189,7 +194,13 @@ async function bundleHeld(
 }
 
 /** The state files read once, when none is held or to hold; null when there is, or it cannot tell without the lock. */
-async function onlyOwnFiles(p: RecoverParams, fs: FsOps, dir: string, entries: readonly string[], store: Store): Promise<Map<StateFileName, StateFileRead> | null> {
+async function onlyOwnFiles(
+  p: RecoverParams,
+  fs: FsOps,
+  dir: string,
+  entries: readonly string[],
+  store: Store,
+): Promise<Map<StateFileName, StateFileRead> | null> {
   if (entries.some((e) => e.startsWith("previous."))) return null;
   let latest: Checkpoint | null;
   try {

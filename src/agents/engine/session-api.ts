@@ -90,8 +90,10 @@ export class SessionApi {
     const state = sessionAt(e.runtime.stateDir, e.sessionKey).ourTools(e.identity.sessionId);
     if (state.searchJoined) return true;
     const view = ahead();
-    const archived = async () => ((await statArchive(join(archiveDir(e.runtime.stateDir, e.sessionKey), ARCHIVE_FILE)))?.size ?? 0) > 0;
-    return decideSearchJoin(state, coldTrimAhead(e, view) || smartTrimAhead(e, view) || compacted() || (await archived()));
+    const archive = join(archiveDir(e.runtime.stateDir, e.sessionKey), ARCHIVE_FILE);
+    const archived = async () => ((await statArchive(archive))?.size ?? 0) > 0;
+    const trimAhead = coldTrimAhead(e, view) || smartTrimAhead(e, view);
+    return decideSearchJoin(state, trimAhead || compacted() || (await archived()));
   }
 
   /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
@@ -101,7 +103,8 @@ export class SessionApi {
     const window = runtime.contextWindowTokens || (latest?.contextWindow ?? 0);
     const settings = { contextWindow: window, checkpointThreshold: runtime.config.checkpointThreshold };
     const breakdown = latest ? requests.breakdown(settings, next ? next(latest) : latest) : undefined;
-    return { runtime, sessionKey: this.engine.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse: this.engine.cacheReuse() };
+    const reuse = this.engine.cacheReuse();
+    return { runtime, sessionKey: this.engine.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse };
   }
 
   /** What was captured goes to disk now (a run's or a session's end). */

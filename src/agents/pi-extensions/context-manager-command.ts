@@ -46,7 +46,10 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
 
   if (run.breakdown === undefined) lines.push("Breakdown: none yet (no request sent in this session)");
   else if (!run.breakdown) lines.push("Breakdown: unavailable");
-  else lines.push(breakdownBar(run.breakdown, run.window), ...breakdownTable(run.breakdown, run.window, config.checkpointThreshold));
+  else {
+    const b = run.breakdown;
+    lines.push(breakdownBar(b, run.window), ...breakdownTable(b, run.window, config.checkpointThreshold));
+  }
   if (run.reuse) lines.push(`Last request: ${formatReuse(run.reuse)}`);
 
   // read once: the line naming the checkpoint and the block below are of the same one
