@@ -15,16 +15,6 @@ export interface ContextEngineInfo {
   };
 }
 
-export interface IngestParams {
-  sessionId: string;
-  sessionKey?: string;
-  message: AgentMessage;
-}
-
-export interface IngestResult {
-  ingested: boolean;
-}
-
 export interface AssembleParams {
   sessionId: string;
   sessionKey?: string;
@@ -62,7 +52,6 @@ export interface CommitTurnParams {
   advancementKey: string;
   sessionId: string;
   sessionKey?: string;
-  sessionTarget?: SessionTarget;
   messages: AgentMessage[];
   isHeartbeat?: boolean;
   runtimeContext?: Record<string, unknown>;
@@ -73,16 +62,12 @@ export interface CommitTurnResult {
 }
 
 export interface SessionTarget {
-  agentId?: string;
   sessionId?: string;
-  sessionKey?: string;
 }
 
 export interface CompactParams {
   sessionId: string;
   sessionKey: string;
-  agentId?: string;
-  sessionTarget?: SessionTarget;
   tokenBudget?: number;
   force?: boolean;
   currentTokenCount?: number;
@@ -109,7 +94,7 @@ export type DelegateCompaction = (params: CompactParams) => Promise<CompactResul
 
 export interface ContextEngineShape {
   readonly info: ContextEngineInfo;
-  ingest(params: IngestParams): Promise<IngestResult>;
+  ingest(params: unknown): Promise<{ ingested: boolean }>;
   assemble(params: AssembleParams): Promise<AssembleResult>;
   afterTurn(params: AfterTurnParams): Promise<void>;
   commitTurn(params: CommitTurnParams): Promise<CommitTurnResult>;
@@ -118,8 +103,6 @@ export interface ContextEngineShape {
 }
 
 export interface ContextEngineFactoryContext {
-  config?: unknown;
-  agentDir?: string;
   workspaceDir?: string;
 }
 

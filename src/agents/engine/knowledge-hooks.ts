@@ -1,7 +1,6 @@
 /**
- * The knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's facts appended to the
- * key's knowledge.jsonl off the request path, read by `context_search` and the automatic recall.
- * Total: failures are logged once per kind.
+ * The knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's facts appended to the key's
+ * knowledge.jsonl off the request path, read by `context_search` and the automatic recall. Total.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
@@ -66,10 +65,7 @@ export const KNOWLEDGE_SHARE = 0.3;
 const OTHER_KEYS_SHARE = 0.3;
 const MAX_OTHER_KEYS = 8;
 
-/**
- * The `context_search` reply with the knowledge layer: the detail, then a knowledge section (at
- * most 30% of maxChars, its room taken first); with `crossSession`, the agent's other keys too.
- */
+/** The `context_search` reply: the detail, knowledge (≤ 30% of maxChars), with `crossSession` other keys too. */
 export async function searchWithKnowledge(
   at: ArchiveLocation,
   query: string,
