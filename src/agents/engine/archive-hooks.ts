@@ -4,7 +4,6 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AppendResult } from "../archive/archive.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -17,15 +16,10 @@ import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
 import { visibleText } from "../archive/recall-visible.js";
-import { type ArchiveLocation, knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
+import { type ArchiveLocation, knowledgeSettled, logOf, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
 
 export type { ArchiveLocation };
-
-/** Once per failure kind per session across runs: the engine's own session log. */
-function logOf(at: ArchiveLocation): OnceLogger {
-  return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
-}
 
 /** The archive as the worker opens it (archive-client.ts). */
 function refOf(at: ArchiveLocation) {

@@ -14,7 +14,6 @@ import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { NoteKind } from "../state/note-tool.js";
 import { type ContextManagerRuntimeValue, warnSafely } from "./runtime.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { RequestLog } from "./request-log.js";
@@ -54,17 +53,6 @@ export class ContextManagerEngine extends EngineState {
   /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
   noteCompactionsSoFar(n: number): void {
     if (Number.isSafeInteger(n) && n > this.compactions) this.compactions = n;
-  }
-
-  /** `agent_end`: the final reply has no `context` event after it, so it is captured and written here. */
-  async onAgentEnd(messages: readonly AgentMessage[]): Promise<void> {
-    try {
-      await this.idle();
-      if (messages.length > 0) (await this.ensureState())?.captureMessages(messages);
-    } catch (e) {
-      this.log.fail("agent_end capture", e);
-    }
-    await this.flushNow();
   }
 
   /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
@@ -206,21 +194,6 @@ export class ContextManagerEngine extends EngineState {
     // the post-compaction restore sends this checkpoint or none (never an older one)
     recordCompactionOutcome(stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
     return checkpoint ? { checkpoint, durable } : null;
-  }
-
-  /** The context_note tool: an explicit decision / open item / learning from the agent. */
-  async recordNote(kind: NoteKind, text: string): Promise<string> {
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (!state) return "Not recorded: the context state is unavailable right now.";
-      const message = state.addNote(kind, text);
-      this.scheduleFlush(state);
-      return message;
-    } catch (e) {
-      this.log.fail("context_note", e);
-      return "Not recorded.";
-    }
   }
 
   private writerOf(): CheckpointWriter {

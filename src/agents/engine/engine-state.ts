@@ -97,7 +97,7 @@ export class EngineState {
   protected loading: Promise<ContextState | null> | null = null;
 
   /** Loads state and the latest checkpoint once (concurrent events share the load); retried after a failure. */
-  protected ensureState(): Promise<ContextState | null> {
+  ensureState(): Promise<ContextState | null> {
     if (this.state) return Promise.resolve(this.state);
     this.loading ??= this.loadState().finally(() => {
       this.loading = null;
@@ -172,7 +172,7 @@ export class EngineState {
   protected flushTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** The hot path never waits for the disk: a crash loses at most FLUSH_DEBOUNCE_MS of capture. */
-  protected scheduleFlush(state: ContextState): void {
+  scheduleFlush(state: ContextState): void {
     if (this.flushTimer || !state.dirty) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;

@@ -4,7 +4,7 @@
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
 import { sessionAt } from "./cache-budget.js";
@@ -26,6 +26,11 @@ export interface ArchiveLocation {
   agentId?: string | null;
 }
 
+/** Once per failure kind per session across runs: the engine's own session log. */
+export function logOf(at: ArchiveLocation): OnceLogger {
+  return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
+}
+
 /** The agent a key belongs to (cross-session search stays within it). */
 export function agentOf(at: ArchiveLocation): string {
   return at.agentId || agentAndChannelOf(at.sessionKey).agentId || at.sessionKey.split(":")[0] || "main";
@@ -39,15 +44,14 @@ export function scheduleKnowledge(at: ArchiveLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
   const before = pending.get(file) ?? Promise.resolve();
-  const log = () => sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
     .then(() => followKnowledge(file))
     .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
-      () => log().clear("knowledge write"),
-      (e: unknown) => void log().fail("knowledge write", e),
+      () => logOf(at).clear("knowledge write"),
+      (e: unknown) => void logOf(at).fail("knowledge write", e),
     )
     .finally(() => {
       if (pending.get(file) === run) pending.delete(file);

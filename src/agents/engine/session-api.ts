@@ -71,9 +71,19 @@ export class SessionApi {
     return offloadPatch(event, this.engine);
   }
 
-  /** The agent's context_note: recorded in the state; the tool's reply. */
-  note(kind: NoteKind, text: string): Promise<string> {
-    return this.engine.recordNote(kind, text);
+  /** The agent's context_note (a decision, open item or learning): recorded in the state; the tool's reply. */
+  async note(kind: NoteKind, text: string): Promise<string> {
+    try {
+      await this.engine.idle();
+      const state = await this.engine.ensureState();
+      if (!state) return "Not recorded: the context state is unavailable right now.";
+      const message = state.addNote(kind, text);
+      this.engine.scheduleFlush(state);
+      return message;
+    } catch (e) {
+      this.engine.log.fail("context_note", e);
+      return "Not recorded.";
+    }
   }
 
   /** The agent's context_search over this key's archive: the tool's reply. */
@@ -112,9 +122,15 @@ export class SessionApi {
     return this.engine.flushNow();
   }
 
-  /** The run's last messages (no request follows them): captured, and the state written. */
-  endTurn(messages: readonly AgentMessage[]): Promise<void> {
-    return this.engine.onAgentEnd(messages);
+  /** The run's last messages: the final reply has no request after it, so it is captured and written here. */
+  async endTurn(messages: readonly AgentMessage[]): Promise<void> {
+    try {
+      await this.engine.idle();
+      if (messages.length > 0) (await this.engine.ensureState())?.captureMessages(messages);
+    } catch (e) {
+      this.engine.log.fail("agent_end capture", e);
+    }
+    await this.engine.flushNow();
   }
 
   /** The one entry of every compaction route: the compaction checkpoint, and the span archived. */
