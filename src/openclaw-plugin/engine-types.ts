@@ -61,10 +61,6 @@ export interface CommitTurnResult {
   status: "committed" | "duplicate";
 }
 
-export interface SessionTarget {
-  sessionId?: string;
-}
-
 export interface CompactParams {
   sessionId: string;
   sessionKey: string;
@@ -86,7 +82,7 @@ export interface CompactResult {
     details?: unknown;
     /** the successor session id when the runtime rotated the transcript */
     sessionId?: string;
-    sessionTarget?: SessionTarget;
+    sessionTarget?: { sessionId?: string };
   };
 }
 

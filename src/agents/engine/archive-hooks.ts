@@ -104,12 +104,6 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
 
-export interface AutoRecall {
-  messages: AgentMessage[];
-  /** tokens of the injected block (0: none) */
-  tokens: number;
-}
-
 function beforeTrailingGauge(messages: readonly AgentMessage[]): number {
   let at = messages.length;
   while (at > 0 && customTypeOf(messages[at - 1]!) === GAUGE_CUSTOM_TYPE) at--;
@@ -123,7 +117,7 @@ const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL
  * latest user message (replacing an earlier one); null when nothing changes. Searched again only
  * when the query, the cap or the archive changed; a cold archive loads while this request goes without.
  */
-export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
+export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<{ messages: AgentMessage[]; tokens: number } | null> {
   const cfg = engine.runtime.config;
   // off: no block was ever injected, so none to remove
   if (!cfg.archive || !cfg.autoRecall) return null;

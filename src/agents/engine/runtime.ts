@@ -51,14 +51,8 @@ export function warnSafely(logger: WarnLogger | undefined, message: string): voi
   }
 }
 
-/** What a host's session key says about the session, host-neutral. */
-export interface HostKeyParts {
-  agentId: string | null;
-  channel: string | null;
-}
-
 /** OpenClaw's keys are `agent:<agentId>:<channel>:…`; a key of another form names neither. */
-export function agentAndChannelOf(sessionKey: string): HostKeyParts {
+export function agentAndChannelOf(sessionKey: string): { agentId: string | null; channel: string | null } {
   if (!sessionKey.startsWith("agent:")) return { agentId: null, channel: null };
   return {
     agentId: /^agent:([^:]+):/.exec(sessionKey)?.[1] ?? null,
