@@ -74,15 +74,12 @@ export function offloadPatch(
     agedFor(engine).offload.registerCall(event);
     const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
     // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
-    if (!out) {
-      const aged = agedFor(engine).offload.register(event);
-      // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
-      if (aged) addStash(sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
-    }
+    const stored = out ? out.receipt : agedFor(engine).offload.register(event);
+    // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
+    const stashes = sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes;
+    if (stored) addStash(stashes, { handle: stored.handle, tool: event.toolName, input: event.input, bytes: stored.bytes });
     engine.log.clear("artifact stash");
-    if (!out) return undefined;
-    addStash(sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
-    return out.patch;
+    return out?.patch;
   } catch (e) {
     engine.log.fail("artifact stash", e);
     return undefined;

@@ -90,8 +90,8 @@ export class RequestLog {
 
   /** What a recorded request finally sent, when a step after the record (smart trim, recall) changed it. */
   complete(r: RequestRecord, final: readonly AgentMessage[], tokens?: number, trimmedTokens?: number): void {
-    (r as { final: readonly AgentMessage[] }).final = final;
-    if (tokens !== undefined) (r as { tokens: number }).tokens = tokens;
+    r.final = final;
+    if (tokens !== undefined) r.tokens = tokens;
     if (trimmedTokens !== undefined) r.trimmedTokens = trimmedTokens;
     if (this.cached?.record === r) this.cached = null;
   }
