@@ -106,7 +106,12 @@ export class ContextManagerEngine extends EngineState {
   private startAutoCheckpoint(state: ContextState, reading: GaugeReading): Promise<Checkpoint | null> {
     const write = (async () => {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      return this.writeCheckpoint(state, "auto-80pct", reading);
+      try {
+        return await this.publish(state, await this.draftOf(state, "auto-80pct", reading, {}));
+      } catch (e) {
+        this.log.fail("checkpoint write", e);
+        return null;
+      }
     })().finally(() => {
       if (this.pendingWrite === write) this.pendingWrite = null;
     });
@@ -199,15 +204,6 @@ export class ContextManagerEngine extends EngineState {
   private writerOf(): CheckpointWriter {
     this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
     return this.writer;
-  }
-
-  private async writeCheckpoint(state: ContextState, trigger: CheckpointTrigger, reading: GaugeReading, extra: DraftExtra = {}): Promise<Checkpoint | null> {
-    try {
-      return await this.publish(state, await this.draftOf(state, trigger, reading, extra));
-    } catch (e) {
-      this.log.fail("checkpoint write", e);
-      return null;
-    }
   }
 
   /** The checkpoint draft of the captured state, in memory (a previous session's state bundled first). */

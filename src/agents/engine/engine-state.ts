@@ -107,24 +107,21 @@ export class EngineState {
 
   protected async loadState(): Promise<ContextState | null> {
     try {
-      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
-      let preread: RecoverResult["stateFiles"];
+      // the latest checkpoint as read (undefined: unread or unreadable; the bundling then reads it itself)
+      let known: Checkpoint | null | undefined;
       if (this.previous === undefined) {
-        // an unreadable checkpoint dir must not stop capture: carry nothing forward
-        let latest: Checkpoint | null = null;
-        // what the bundling may take as read (undefined: it reads again, and holds nothing if it cannot)
-        let known: Checkpoint | null | undefined;
         try {
-          latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
-          known = latest;
+          known = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
           this.log.clear("checkpoint read");
         } catch (e) {
+          // an unreadable checkpoint dir must not stop capture: carry nothing forward
           this.log.fail("checkpoint read", e);
         }
-        this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
-        this.latestCheckpointAt = latest?.meta.created_at ?? null;
-        if (this.recoveryDue) preread = await this.recoverPrevious(known);
-      } else if (this.recoveryDue) preread = await this.recoverPrevious();
+        this.previous = known && known.meta.session_id === this.identity.sessionId ? known : null;
+        this.latestCheckpointAt = known?.meta.created_at ?? null;
+      }
+      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
+      const preread = this.recoveryDue ? await this.recoverPrevious(known) : undefined;
       this.state = await ContextState.load({
         preread,
         stateDir: this.runtime.stateDir,

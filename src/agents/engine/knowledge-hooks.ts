@@ -100,7 +100,6 @@ export async function searchWithKnowledge(
       room -= text.length + 2;
     }
   }
-  let otherText = "";
   if (others.length > 0) {
     const hits: Array<SearchHit & { key: string }> = [];
     const limits = { maxSegments: cfg.archiveMaxSegments, retentionDays: cfg.archiveRetentionDays };
@@ -121,10 +120,11 @@ export async function searchWithKnowledge(
       lines.push(line);
       used += line.length + 1;
     }
-    if (lines.length > 1) otherText = lines.join("\n");
-    room -= otherText ? otherText.length + 2 : 0;
+    if (lines.length > 1) {
+      tail.push(lines.join("\n"));
+      room -= tail.at(-1)!.length + 2;
+    }
   }
-  if (otherText) tail.push(otherText);
   // the detail keeps the head of the reply (its format is the tool's own); the sections follow
   return [renderDetail(Math.max(200, room)), ...tail].join("\n\n");
 }
