@@ -84,11 +84,6 @@ export function reweighSession(id: string): void {
   sessions().reweigh(id);
 }
 
-/** Every held Session's prompt-cache memory, least recent first (tests, diagnostics). */
-export function allCacheSessions(): CacheSession[] {
-  return [...sessions().values()].map((s) => s.cache);
-}
-
 /** Forgets every Session's prompt-cache memory (what a restarted process holds of it; tests). */
 export function clearCacheSessions(): void {
   for (const s of sessions().values()) s.cache = new CacheSession();
