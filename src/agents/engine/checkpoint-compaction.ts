@@ -60,9 +60,8 @@ export function compactionFromCheckpoint(session: SessionApi, checkpoint: Checkp
 type Started = CompactionStart & { checkpoint: Checkpoint; compaction: CheckpointCompaction | null };
 
 /**
- * The compaction, returned before its checkpoint is on disk (docs/compaction.md, "Latency"): a
- * crash before `durable` loses only the checkpoint file and the span's archive entries, the
- * summary being in the host's entry. Null when no checkpoint could be built.
+ * The compaction, returned before its checkpoint is on disk (docs/compaction.md, "Latency"): a crash before
+ * `durable` loses the file and the span's archive, not the summary (the host's entry). Null: no checkpoint.
  */
 export async function startCheckpointCompaction(session: SessionApi, event: PiCompaction, cwd: string): Promise<Started | null> {
   const startedAt = performance.now();

@@ -77,7 +77,8 @@ export function offloadPatch(
     const stored = out ? out.receipt : agedFor(engine).offload.register(event);
     // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
     const stashes = sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes;
-    if (stored) addStash(stashes, { handle: stored.handle, tool: event.toolName, input: event.input, bytes: stored.bytes });
+    const { toolName: tool, input } = event;
+    if (stored) addStash(stashes, { handle: stored.handle, tool, input, bytes: stored.bytes });
     engine.log.clear("artifact stash");
     return out?.patch;
   } catch (e) {

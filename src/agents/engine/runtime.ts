@@ -33,9 +33,8 @@ export interface ContextManagerRuntimeValue {
 }
 
 /**
- * The reserve smart trim and the cold-moment trim are placed under: the host's where it reports
- * one, else `smartTrimReserveTokens`. Under a larger reserve than the host's, the trims would cut
- * far below where the host compacts (docs/configuration.md#smart-trim).
+ * The reserve the trims are placed under: the host's where it reports one (a larger one would cut far
+ * below where the host compacts), else `smartTrimReserveTokens` (docs/configuration.md#smart-trim).
  */
 export function reserveTokensOf(runtime: Pick<ContextManagerRuntimeValue, "hostReserveTokens" | "config">): number {
   const host = runtime.hostReserveTokens;

@@ -16,9 +16,8 @@ import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 
 /**
- * What the breakdown (request-log.ts) keeps of a key: its tool call sizes (else each run's first
- * breakdown sizes every call again: 2-3 ms at 2,000 messages), the gauge phrase and the reading it
- * was computed at, and what its latest requests had aged.
+ * What the breakdown (request-log.ts) keeps of a key: tool call sizes (else each run's first breakdown
+ * sizes every call again: 2-3 ms at 2,000 messages), the gauge phrase at its reading, what requests aged.
  */
 export interface BreakdownMemory {
   calls: CallSizes | null;
