@@ -68,7 +68,8 @@ export class RequestLog {
     return (sessionOf(this.key).breakdown.aged ??= new AgedHistory());
   }
 
-  private current: RequestRecord | null = null;
+  /** the latest request prepared (null: none, or let go) */
+  latest: RequestRecord | null = null;
   private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
@@ -76,9 +77,9 @@ export class RequestLog {
 
   /** The request just prepared becomes the latest; the one before is let go (a second history), its aged keys kept. */
   record(r: RequestRecord): void {
-    const before = this.current;
+    const before = this.latest;
     if (before) this.rememberAgedOf(before);
-    this.current = r;
+    this.latest = r;
     seqOf.set(r, ++this.history().seq);
     if (this.warmScheduled) return;
     this.warmScheduled = true;
@@ -98,7 +99,7 @@ export class RequestLog {
 
   /** Off the request path, sizes the latest request's new tool calls (a breakdown's main cost). Returns how many. */
   warmCalls(): number {
-    const r = this.current;
+    const r = this.latest;
     if (!r) return 0;
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
@@ -127,7 +128,7 @@ export class RequestLog {
 
   /** The latest request's estimated cache reuse after the one before (prompt-cost/reuse.ts); null: none. */
   cacheReuse(rules: ReuseRules = "anthropic"): ReuseEstimate | null {
-    const r = this.current;
+    const r = this.latest;
     if (!r) return null;
     try {
       this.fingerprint(r);
@@ -152,20 +153,16 @@ export class RequestLog {
 
   /** Lets go of the latest request (a whole history), its aged keys remembered first. True when one was held. */
   forget(): boolean {
-    const r = this.current;
+    const r = this.latest;
     if (!r) return false;
     this.rememberAgedOf(r);
-    this.current = null;
+    this.latest = null;
     this.cached = null;
     return true;
   }
 
-  get latest(): RequestRecord | null {
-    return this.current;
-  }
-
   /** The breakdown of the latest request (cached per request); null before any request or on failure. */
-  breakdown(settings: BreakdownSettings, record: RequestRecord | null = this.current): ContextBreakdown | null {
+  breakdown(settings: BreakdownSettings, record: RequestRecord | null = this.latest): ContextBreakdown | null {
     if (!record) return null;
     if (this.cached?.record === record) return this.cached.breakdown;
     try {
@@ -207,7 +204,7 @@ export class RequestLog {
 
   /** After a request: refresh the phrase off the request path when it is (nearly) due and stale. */
   refreshGaugePhrase(utilization: number, gaugeThreshold: number, settings: BreakdownSettings): void {
-    const r = this.current;
+    const r = this.latest;
     if (!r || this.phraseScheduled || utilization < gaugeThreshold - PREPARE_BELOW) return;
     const window = r.contextWindow || settings.contextWindow;
     if (this.phrase && window > 0 && Math.abs(r.tokens - this.phrase.tokens) < window * REFRESH_DELTA) return;
