@@ -19,7 +19,7 @@ const { messages: source } = loadSourceMessages(repo);
 const n = Number(process.env.N ?? 2000);
 const its = Number(process.env.ITS ?? 300);
 const { request, nextCopy } = breakdownFixture(new MessageFactory(source), n);
-const log = new RequestLog(process.env.KEY ?? null);
+const log = new RequestLog(process.env.KEY ?? `bench-${Math.random()}`);
 log.record(request);
 log.warmCalls();
 log.breakdown(settings);

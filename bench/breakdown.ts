@@ -72,12 +72,12 @@ for (const n of [200, 2000, 20000]) {
   // the first breakdown of a session: a new log, the request recorded and its calls sized after
   // it went out (RequestLog.warmCalls, timed apart: the whole history once, then O(new))
   const firstWarm = timed(its, 20, () => {
-    const log = new RequestLog();
+    const log = new RequestLog(`bench-${Math.random()}`);
     log.record(request);
     return log;
   }, (log) => log.warmCalls());
   const first = timed(its, 20, () => {
-    const log = new RequestLog();
+    const log = new RequestLog(`bench-${Math.random()}`);
     log.record(request);
     log.warmCalls();
     return log;
@@ -85,7 +85,7 @@ for (const n of [200, 2000, 20000]) {
   // every later request: two new messages, sized after the request (O(new messages))
   const next = { ...request, unaged: [...unaged, ...extra], sent: [...sent, ...extra], final: [...sent, ...extra] };
   const stepWarm = timed(its, 20, () => {
-    const log = new RequestLog();
+    const log = new RequestLog(`bench-${Math.random()}`);
     log.record(request);
     log.warmCalls();
     log.record(next);
@@ -99,7 +99,7 @@ for (const n of [200, 2000, 20000]) {
     const s = u.map((m, i) => (i < sent.length && sent[i] !== unaged[i] ? (structuredClone(sent[i]) as AgentMessage) : m));
     return { ...request, unaged: u, sent: s, final: s };
   };
-  const nextLog = new RequestLog();
+  const nextLog = new RequestLog(`bench-${Math.random()}`);
   nextLog.record(request);
   nextLog.warmCalls();
   nextLog.breakdown(settings);
@@ -129,7 +129,7 @@ for (const n of [200, 2000, 20000]) {
   const calls = new CallSizes();
   computeBreakdown({ ...input, calls });
   const warm = await timeIt(its, 20, () => computeBreakdown({ ...input, calls }));
-  const log = new RequestLog();
+  const log = new RequestLog(`bench-${Math.random()}`);
   const record = await timeIt(1000, 100, () => log.record({ unaged, sent, final: sent, host: {}, tokens: 1, contextWindow: 200_000 }));
   rows.push({
     messages: n,

@@ -1,13 +1,9 @@
 /**
- * The plugin as OpenClaw's compaction provider (openclaw ≥ 2026.9, selected with
- * `agents.defaults.compaction.provider: "context-manager"`): the compaction-safeguard calls
- * `summarize` instead of the model, with any context engine, and appends its own suffix.
- * The summary is the compaction checkpoint rendered (inject/compaction-summary.ts). A known
- * session (provider-session.ts) goes through the engine's slot: its cumulative checkpoint is
- * written before `summarize` returns, the span archived after; a checkpoint compact() wrote for
- * this compaction moments before is rendered instead of a second one. An unknown session's is
- * stored under PROVIDER_KEY_PREFIX. OpenClaw calls the model when the provider throws or returns
- * "": neither happens for a history with messages; an aborted `signal` rejects with its reason.
+ * OpenClaw's compaction provider (≥ 2026.9, `agents.defaults.compaction.provider: "context-manager"`):
+ * the safeguard calls `summarize` instead of the model; the summary is the compaction checkpoint
+ * rendered. A known session (provider-session.ts) goes through the engine's slot (a checkpoint
+ * compact() wrote moments before is reused); an unknown one is stored under PROVIDER_KEY_PREFIX.
+ * Never throws or returns "" for messages (OpenClaw would call the model); an abort rejects.
  */
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";

@@ -1,31 +1,20 @@
 /**
  * The context manager as an OpenClaw context engine (openclaw ≥ 2026.9, `plugins.slots.contextEngine`):
- * a thin shell over the engine's Session API, one slot per session id (session-slot.ts).
- * - `assemble`: captures what it has not seen, appends the gauge, and returns a pending restore
- *   (after a compaction, or a new session on a key with a checkpoint) as `systemPromptAddition`;
- * - `commitTurn` (2026.9's durable turns) and `afterTurn` (other turns): capture the finished
- *   turn, 80% checkpoint, archive, flush, and end the pending restore;
- * - `compact`: writes the compaction checkpoint, then delegates to the runtime (own-compaction.ts).
- * `ownsCompaction: false`: the runtime's in-attempt auto-compaction does not call compact(); the
- * plugin notices it afterwards (session-file.ts) and catches up (docs/openclaw-integration.md §6).
- * Every method is total: an error never reaches the host (which would quarantine the engine).
+ * a shell over the Session API, one slot per session id (session-slot.ts). `assemble` sends a pending
+ * restore as `systemPromptAddition`; `commitTurn`/`afterTurn` end the turn; `compact` checkpoints, then
+ * delegates (own-compaction.ts). The runtime's own auto-compaction is caught up afterwards
+ * (docs/openclaw-integration.md §6). Total: an error would make the host quarantine the engine.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
-import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/message-cursor.js";
-import {
-  applyOwnCompaction,
-  compactRoute,
-  delegateWithFallback,
-  isOwnCompaction,
-  ownCompactionView,
-} from "./own-compaction.js";
+import { applyOwnCompaction, compactRoute, delegateWithFallback, ownCompactionView } from "./own-compaction.js";
+import { isCheckpointCompactionDetails } from "../agents/engine/checkpoint-compaction.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 import type {
@@ -39,8 +28,6 @@ import type {
   ContextEngineInfo,
   ContextEngineShape,
   DelegateCompaction,
-  IngestParams,
-  IngestResult,
 } from "./engine-types.js";
 
 export const CONTEXT_ENGINE_ID = "context-manager";
@@ -116,7 +103,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     return String(params.runtimeContext?.cwd ?? this.opts.workspaceDir ?? process.cwd());
   }
 
-  async ingest(_params: IngestParams): Promise<IngestResult> {
+  async ingest(_params: unknown): Promise<{ ingested: boolean }> {
     return { ingested: false };
   }
 
@@ -211,7 +198,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     }
     // the runtime's result (or error) as without us, unless it fails or is late: then ours
     const result = await delegateWithFallback(this.opts, this.opts.delegateCompaction, params, slot, this.cwdOf(params));
-    if (!slot || isOwnCompaction(result)) return result;
+    // a compaction the plugin made itself: no restore block follows it
+    if (!slot || isCheckpointCompactionDetails(result.result?.details)) return result;
     try {
       if (result.ok && result.compacted) {
         const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;

@@ -15,16 +15,6 @@ export interface ContextEngineInfo {
   };
 }
 
-export interface IngestParams {
-  sessionId: string;
-  sessionKey?: string;
-  message: AgentMessage;
-}
-
-export interface IngestResult {
-  ingested: boolean;
-}
-
 export interface AssembleParams {
   sessionId: string;
   sessionKey?: string;
@@ -62,7 +52,6 @@ export interface CommitTurnParams {
   advancementKey: string;
   sessionId: string;
   sessionKey?: string;
-  sessionTarget?: SessionTarget;
   messages: AgentMessage[];
   isHeartbeat?: boolean;
   runtimeContext?: Record<string, unknown>;
@@ -72,17 +61,9 @@ export interface CommitTurnResult {
   status: "committed" | "duplicate";
 }
 
-export interface SessionTarget {
-  agentId?: string;
-  sessionId?: string;
-  sessionKey?: string;
-}
-
 export interface CompactParams {
   sessionId: string;
   sessionKey: string;
-  agentId?: string;
-  sessionTarget?: SessionTarget;
   tokenBudget?: number;
   force?: boolean;
   currentTokenCount?: number;
@@ -101,7 +82,7 @@ export interface CompactResult {
     details?: unknown;
     /** the successor session id when the runtime rotated the transcript */
     sessionId?: string;
-    sessionTarget?: SessionTarget;
+    sessionTarget?: { sessionId?: string };
   };
 }
 
@@ -109,7 +90,7 @@ export type DelegateCompaction = (params: CompactParams) => Promise<CompactResul
 
 export interface ContextEngineShape {
   readonly info: ContextEngineInfo;
-  ingest(params: IngestParams): Promise<IngestResult>;
+  ingest(params: unknown): Promise<{ ingested: boolean }>;
   assemble(params: AssembleParams): Promise<AssembleResult>;
   afterTurn(params: AfterTurnParams): Promise<void>;
   commitTurn(params: CommitTurnParams): Promise<CommitTurnResult>;
@@ -118,8 +99,6 @@ export interface ContextEngineShape {
 }
 
 export interface ContextEngineFactoryContext {
-  config?: unknown;
-  agentDir?: string;
   workspaceDir?: string;
 }
 

@@ -1,13 +1,9 @@
 /**
- * The plugin's own compaction ("checkpoint" mode, and "host" mode's fallback): compact() cuts the
- * history it saw last at a turn boundary, writes the checkpoint, archives the cut part and renders
- * the checkpoint as the summary; assemble then sends summary plus kept messages. The runtime's
- * transcript is untouched: the view is a cut count over it (checked against the message at the
- * cut), in the key's Session and in `own-compaction.json` for the next instance or process.
- * - "checkpoint" mode: ours; the runtime's when no checkpoint could be written or this process
- *   has seen no history of the session (compact() receives no messages);
- * - "host" mode: the runtime's, and ours in its place when it fails or runs past
- *   `compactionDeadlineMs` (the late one is left to finish; its result is ignored).
+ * The plugin's own compaction ("checkpoint" mode; "host" mode's fallback when the runtime's fails or
+ * runs past `compactionDeadlineMs`): the last history seen is cut at a turn boundary, checkpointed,
+ * its cut part archived, the checkpoint rendered as the summary. The runtime's transcript is untouched:
+ * assemble applies the view, a cut count checked against the message at the cut, kept in the key's
+ * Session and in `own-compaction.json`.
  */
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -62,10 +58,7 @@ export function applyOwnCompaction(view: OwnCompactionView | null, messages: Age
   return [summary, ...messages.slice(view.cut)];
 }
 
-/**
- * Where to cut `history`: at a user turn's start (never between a tool call and its result),
- * keeping about `keepTokens` of the newest, after `after` (an earlier cut). 0: nothing to cut.
- */
+/** Where to cut `history`: at a user turn's start after `after`, keeping about `keepTokens`. 0: nothing to cut. */
 export function chooseCut(history: readonly AgentMessage[], keepTokens: number, after: number): number {
   // turn starts after the first user message (a cut before it would compact only what precedes the first request)
   const userStarts: number[] = [];
@@ -130,12 +123,6 @@ function safeJson(m: unknown): string {
   } catch {
     return "";
   }
-}
-
-/** True when `result` is a compaction the plugin made itself (no restore block follows it). */
-export function isOwnCompaction(result: CompactResult): boolean {
-  const d = result.result?.details as { contextManager?: { checkpointId?: unknown } } | undefined;
-  return typeof d?.contextManager?.checkpointId === "string";
 }
 
 async function own(opts: SlotOptions, slot: SessionSlot, params: CompactParams, cwd: string): Promise<CompactResult> {

@@ -1,9 +1,7 @@
 /**
- * What the plugin remembers of a session key between engine instances and processes (OpenClaw
- * 2026.9 builds an engine per logical turn and per standalone compaction; `openclaw agent --local`
- * is a process per turn): `<state dir>/context/state/<key dir>/openclaw-session.json`, written
- * atomically, not fsynced (a lost write only repeats a restore or a catch-up checkpoint). An
- * unreadable or malformed file reads as a fresh one.
+ * What the plugin remembers of a session key between engine instances and processes (2026.9 builds
+ * an engine per turn): `<key dir>/openclaw-session.json`, atomic, not fsynced (a lost write only
+ * repeats a restore or a catch-up checkpoint); an unreadable file reads as a fresh one.
  */
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -72,10 +70,8 @@ export class PluginSessionFile {
   }
 
   async write(data: PluginSessionData): Promise<void> {
-    const out = { ...data, keys: data.keys.slice(-MAX_KEYS), summaries: { seen: data.summaries.seen ?? null, ownCompaction: data.summaries.ownCompaction } };
-    // a watch that never saw a history stays unset (null would mean "saw one without a summary")
-    if (data.summaries.seen === undefined) (out.summaries as { seen?: unknown }).seen = undefined;
-    const text = `${JSON.stringify(out)}\n`;
+    // a watch that never saw a history stays unset: JSON drops `seen: undefined` (null: saw one without a summary)
+    const text = `${JSON.stringify({ ...data, keys: data.keys.slice(-MAX_KEYS) })}\n`;
     // the directory is made when the write finds it missing: two fewer fs calls per turn
     try {
       await writeFileAtomic(this.file, text, { durable: false });

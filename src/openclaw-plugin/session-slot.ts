@@ -1,13 +1,12 @@
 /**
  * One session of the plugin: the engine of a session id, what the plugin saw of its history, the
- * restore it owes, and what outlives the engine instance (session-file.ts). Slots are shared by
- * the engine instances of a process; which instance has read `data` for its turn is the instance's.
+ * restore it owes, and what outlives the engine instance (session-file.ts); shared by a process's instances.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { SessionApi } from "../agents/engine/session-api.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
-import { agentAndChannelOf } from "../agents/engine/runtime.js";
+import { agentAndChannelOf, warnSafely } from "../agents/engine/runtime.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import type { RestoreKind } from "../agents/engine/restore-block.js";
@@ -17,7 +16,7 @@ import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js"
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-key.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
-import { consoleWarnLogger, type WarnLogger } from "../infra/log-once.js";
+import type { WarnLogger } from "../infra/log-once.js";
 import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 
 export const DEFAULT_WINDOW = 200_000;
@@ -54,19 +53,14 @@ export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnL
   if (key) return key;
   if (sessionKey !== undefined && sessionKey !== "" && !badKeysSaid.has(describeBadKey(sessionKey))) {
     badKeysSaid.add(describeBadKey(sessionKey));
-    try {
-      (logger ?? consoleWarnLogger).warn(`[context-manager] the session key is ${describeBadKey(sessionKey)}, not a string: stored under openclaw:<session id>`);
-    } catch {
-      // a broken logger must not break the host
-    }
+    warnSafely(logger, `[context-manager] the session key is ${describeBadKey(sessionKey)}, not a string: stored under openclaw:<session id>`);
   }
   return `openclaw:${sessionId}`;
 }
 
 /**
- * Slots live for the process (OpenClaw 2026.9 makes an engine instance per turn; a slot made per
- * turn would read its key's state from disk on the model's path: bench/plugin-turns.ts), held and
- * weighed by their key's Session (engine/session.ts `hostSlots`, by config and session id).
+ * Slots live for the process in their key's Session (`hostSlots`, by config and session id): one
+ * made per turn would read the key's state from disk on the model's path (bench/plugin-turns.ts).
  */
 const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
 
@@ -101,10 +95,7 @@ export class SessionSlot {
     return SLOT_BASE_BYTES + (this.lastIsHistory || this.engine.requests.latest ? this.lastTokens * BYTES_PER_TOKEN : 0);
   }
 
-  /**
-   * Over the memory budget, before eviction: lets go of the history (and the request that held it),
-   * keeping engine and state. A turn in flight commits on its instance's copy. True when it held one.
-   */
+  /** Over the memory budget: drops the history (a turn in flight commits on its own copy). True when it held one. */
   shedHistory(): boolean {
     const held = this.lastIsHistory || this.lastMessages.length > 0;
     this.lastMessages = [];
@@ -200,10 +191,7 @@ export class SessionSlot {
     await this.session.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
   }
 
-  /**
-   * A compaction the runtime ran by itself since this history was last seen: checkpoint from the
-   * captured state, archive, count, and a restore owed to the turn. True when there was one.
-   */
+  /** A compaction the runtime ran by itself since the last history: checkpoint, archive, count, restore owed. */
   async afterRuntimeCompaction(sessionId: string, messages: AgentMessage[], cwd: string): Promise<boolean> {
     const before = this.data.summaries.seen;
     if (!newRuntimeCompaction(this.data.summaries, messages)) {
@@ -218,8 +206,8 @@ export class SessionSlot {
   }
 
   /**
-   * Ends a turn: captures `history` (`turn` its new part; `whole`: false when the history is the
-   * turn alone), 80% checkpoint, flush, the turn's archive; the restore owed to this turn ends.
+   * Ends a turn: captures `history` (`turn` its new part; `whole` false: the history is the turn
+   * alone), 80% checkpoint, flush, the turn's archive; the restore owed to this turn ends.
    */
   async finishTurn(sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
     // a turn alone says nothing of a summary at the history's start: the next assemble looks
@@ -228,8 +216,7 @@ export class SessionSlot {
     this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
     this.lastMessages = whole ? history : [...turn];
     this.lastIsHistory = whole;
-    // state, then the turn's archive, not together: together the event loop's delay p99 rose
-    // from ~17 to ~25 ms (bench/gateway.ts)
+    // state, then the turn's archive: together the loop's delay p99 rose from ~17 to ~25 ms (bench/gateway.ts)
     await this.engine.flushNow();
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
@@ -259,10 +246,7 @@ export class SessionSlot {
     await this.persist();
   }
 
-  /**
-   * compact() ran and the runtime compacted (`successor`: the id it rotated the transcript to):
-   * count, and the restore owed to the next turn (which may run in another instance or process).
-   */
+  /** compact() ran and the runtime compacted (`successor`: the rotated id): count, and the next turn's restore. */
   async afterOwnCompaction(sessionId: string, successor: string | null): Promise<void> {
     if (successor) {
       this.previousIds.add(sessionId);

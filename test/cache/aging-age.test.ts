@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { allCacheSessions, clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
+import { clearCacheSessions, heldSessions } from "../../src/agents/engine/cache-budget.js";
 import { agingAgeUnder } from "../../src/agents/cache/cache-rules.js";
 import { cacheRulesFor } from "../../src/agents/cache/cache-rules.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
@@ -42,7 +42,7 @@ describe("aged offload's age under the prompt-cache rules (defaults)", () => {
     const aging: Array<string | null> = [];
     s.agent.onChat((c) => {
       seen.push(structuredClone({ messages: c.messages }) as Context);
-      aging.push(allCacheSessions().at(-1)?.last.aging ?? null);
+      aging.push(heldSessions().at(-1)?.cache?.last.aging ?? null);
     });
     const sess = await s.open();
     s.agent.queue(reply.tools(["bash", { command: "cat AAA.log" }]), reply.text("read it"));

@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { allCacheSessions, clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
+import { clearCacheSessions, heldSessions } from "../../src/agents/engine/cache-budget.js";
 import { filler, reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 
@@ -50,7 +50,7 @@ describe("prompt cache: aging is held when it does not pay and released when the
     const decisions: Array<{ cold: string | null; aging: string | null }> = [];
     s.agent.onChat((c) => {
       seen.push(structuredClone({ messages: c.messages }) as Context);
-      const st = allCacheSessions().at(-1);
+      const st = heldSessions().at(-1)?.cache;
       decisions.push({ cold: st?.last.cold ?? null, aging: st?.last.aging ?? null });
     });
     const sess = await s.open();

@@ -1,7 +1,6 @@
 /**
- * What a session's latest requests had aged (breakdown/compute.ts agedKeys). Each key string is
- * kept once, and each request holds a sorted Int32Array of ids: ~4 bytes per aged result per
- * request instead of ~110 for a Set of strings.
+ * What a session's latest requests had aged (breakdown/compute.ts agedKeys): each key kept once, each request
+ * a sorted Int32Array of ids (~4 bytes per aged result per request instead of ~110 for a Set of strings).
  */
 import type { AgedSet } from "../breakdown/compute.js";
 

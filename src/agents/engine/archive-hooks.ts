@@ -4,7 +4,6 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AppendResult } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -15,15 +14,10 @@ import { knowledgeFile } from "../archive/knowledge-store.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-tool.js";
 import { recallCapTokens, recallQueryOf, visibleText } from "../archive/recall-query.js";
-import { type ArchiveLocation, knowledgeSettled, searchWithKnowledge } from "./knowledge-hooks.js";
+import { type ArchiveLocation, knowledgeSettled, logOf, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";
 
 export type { ArchiveLocation };
-
-/** Once per failure kind per session across runs: the engine's own session log. */
-function logOf(at: ArchiveLocation): OnceLogger {
-  return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
-}
 
 /** The archive as the worker opens it (archive-client.ts). */
 function refOf(at: ArchiveLocation) {
@@ -32,10 +26,7 @@ function refOf(at: ArchiveLocation) {
   return { stateDir: at.stateDir, sessionKey: at.sessionKey, limits };
 }
 
-/**
- * The span archived off the compaction's path once `after` settled, in order with earlier spans;
- * `context_search` and the automatic recall wait for it (`spanArchived`). Never rejects.
- */
+/** The span archived once `after` settled, after earlier spans (search and recall wait for it). Never rejects. */
 export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
   const at = engine.runtime;
   const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
@@ -61,20 +52,14 @@ export async function spanArchivesSettled(): Promise<void> {
   for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
 }
 
-/**
- * Resolves when every write started off the caller's path is done (spans, knowledge records), so
- * an exiting process loses none and a removed state dir sees no late file. Never rejects.
- */
+/** Every write started off the caller's path is done (spans, knowledge): an exit loses none. Never rejects. */
 export async function backgroundWritesSettled(): Promise<void> {
   // a span archived after its checkpoint: the checkpoint's knowledge write may start meanwhile
   await spanArchivesSettled().catch(() => undefined);
   await knowledgeSettled().catch(() => undefined);
 }
 
-/**
- * Archives `messages` (deduplicated by content); null when off or failed. At a compaction with
- * automatic recall on, the archive is also loaded and indexed, so the next request can recall.
- */
+/** Archives `messages` (deduplicated); null when off or failed. A compaction's also warms the archive for recall. */
 export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
   const log = logOf(engine.runtime);
@@ -114,16 +99,8 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
   }
 }
 
-// --- automatic recall -------------------------------------------------------------------
-
 /** Fragments considered for the block (the cap decides how many are shown). */
 const RECALL_CANDIDATES = 8;
-
-export interface AutoRecall {
-  messages: AgentMessage[];
-  /** tokens of the injected block (0: none) */
-  tokens: number;
-}
 
 function beforeTrailingGauge(messages: readonly AgentMessage[]): number {
   let at = messages.length;
@@ -135,11 +112,10 @@ const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL
 
 /**
  * After a compaction: one recall block, searched with the latest user requests, right before the
- * latest user message (an earlier block replaced, never stacked); null when nothing changes. A
- * cold archive is loaded in the worker while this request goes without; a block is searched
- * again only when the query, the cap or the archive changed.
+ * latest user message (replacing an earlier one); null when nothing changes. Searched again only
+ * when the query, the cap or the archive changed; a cold archive loads while this request goes without.
  */
-export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<AutoRecall | null> {
+export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<{ messages: AgentMessage[]; tokens: number } | null> {
   const cfg = engine.runtime.config;
   // off: no block was ever injected, so none to remove
   if (!cfg.archive || !cfg.autoRecall) return null;

@@ -1,7 +1,6 @@
 /**
- * The process caches that outlive an engine and each one's share of `cacheMemoryMiB`
- * (docs/configuration.md#memory): a gateway's hundreds of keys are sized by memory, not by key
- * count, and what falls out is read again from disk in O(new messages).
+ * The process caches that outlive an engine, each with its share of `cacheMemoryMiB` (docs/configuration.md#memory):
+ * a gateway's keys are sized by memory, not count; what falls out is read again in O(new messages).
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { globalSingleton } from "../../infra/global-singleton.js";
@@ -33,9 +32,8 @@ export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemory
 }
 
 /**
- * The registry of Sessions, one per state dir and canonical key, weighed as units: over the
- * budget the least recently used are shed first (Session.shed), then evicted whole (one holding
- * `lasting` state is emptied of its caches instead).
+ * The Sessions, one per state dir and canonical key: over the budget the least recent are shed first
+ * (Session.shed), then evicted whole (one holding `lasting` state is emptied of its caches instead).
  */
 const sessions = (): BudgetCache<string, Session> =>
   globalSingleton("openclaw.contextManager.sessions", () => new BudgetCache<string, Session>(
@@ -82,11 +80,6 @@ export function heldSessions(): Session[] {
 /** Weighs the Session again after it grew (a request, a new phrase) and evicts what no longer fits. */
 export function reweighSession(id: string): void {
   sessions().reweigh(id);
-}
-
-/** Every held Session's prompt-cache memory, least recent first (tests, diagnostics). */
-export function allCacheSessions(): CacheSession[] {
-  return [...sessions().values()].map((s) => s.cache);
 }
 
 /** Forgets every Session's prompt-cache memory (what a restarted process holds of it; tests). */

@@ -11,7 +11,7 @@ import type { CacheSession } from "../cache/cache-session.js";
 import { sessionAt } from "./cache-budget.js";
 import { reserveTokensOf } from "./runtime.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
-import { agingGate, type ColdReason, coldReason, rememberRequest } from "../cache/swap-policy.js";
+import { agingGate, type ColdReason, coldReason } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { ContextDecision } from "./engine-state.js";
 
@@ -36,17 +36,12 @@ export interface RequestCache {
   firstKey: string | null;
 }
 
-/** The session's policy memory (per state dir and key, for the process). */
-export function cacheSessionFor(engine: ContextManagerEngine): CacheSession {
-  return sessionAt(engine.runtime.stateDir, engine.sessionKey).cache;
-}
-
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
 export function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
-    const session = cacheSessionFor(engine);
+    const session = sessionAt(engine.runtime.stateDir, engine.sessionKey).cache;
     if (rules.family === "none") {
       session.last = { family: "none", cold: null, aging: null, gaugeLines: 0 };
       return null;
@@ -71,7 +66,7 @@ export function beginRequestCache(engine: ContextManagerEngine, messages: readon
 export function coldAhead(engine: ContextManagerEngine, messages: readonly AgentMessage[], model: HostModel | undefined, at: number): ColdReason | null {
   const rules = cacheRulesFor(engine.runtime.config, model);
   if (rules.family === "none") return null;
-  return coldReason(cacheSessionFor(engine), rules, messages, at, false);
+  return coldReason(sessionAt(engine.runtime.stateDir, engine.sessionKey).cache, rules, messages, at, false);
 }
 
 /** The messages with the gauge lines placed by the policy (gauge-anchors.ts). */
@@ -84,11 +79,6 @@ export function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decis
   const out = withAnchoredGauge(messages, rc.session, line, rc.now);
   rc.session.last.gaugeLines = rc.session.anchors.length;
   return out;
-}
-
-/** The request as sent: what the next one is judged against. `hostCount`: the host's messages in it. */
-export function endRequestCache(rc: RequestCache, hostCount: number, tokens: number): void {
-  rememberRequest(rc.session, hostCount, tokens, rc.at, rc.cold, rc.firstKey);
 }
 
 /** The request's time: its newest message's timestamp (a replay is judged on its real gaps), else the clock. */

@@ -4,7 +4,7 @@
  */
 import type { CompactionInput } from "./compaction-input.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import type { SessionApi } from "./session-api.js";
+import type { CompactionStart, SessionApi } from "./session-api.js";
 
 /** A compaction with pi's cut point: the checkpoint compaction returns it as pi's result. */
 export type PiCompaction = CompactionInput & { preparation: { firstKeptEntryId: string } };
@@ -56,20 +56,14 @@ export function compactionFromCheckpoint(session: SessionApi, checkpoint: Checkp
   }
 }
 
-export interface StartedCheckpointCompaction {
-  /** null: an empty render */
-  compaction: CheckpointCompaction | null;
-  checkpoint: Checkpoint;
-  /** the checkpoint on disk (null: its write failed) and the span archived */
-  durable: Promise<Checkpoint | null>;
-}
+/** `compaction` null: an empty render; `durable`: the checkpoint on disk (null: write failed), span archived. */
+type Started = CompactionStart & { checkpoint: Checkpoint; compaction: CheckpointCompaction | null };
 
 /**
- * The compaction, returned before its checkpoint is on disk (docs/compaction.md, "Latency"): a
- * crash before `durable` loses only the checkpoint file and the span's archive entries, the
- * summary being in the host's entry. Null when no checkpoint could be built.
+ * The compaction, returned before its checkpoint is on disk (docs/compaction.md, "Latency"): a crash before
+ * `durable` loses the file and the span's archive, not the summary (the host's entry). Null: no checkpoint.
  */
-export async function startCheckpointCompaction(session: SessionApi, event: PiCompaction, cwd: string): Promise<StartedCheckpointCompaction | null> {
+export async function startCheckpointCompaction(session: SessionApi, event: PiCompaction, cwd: string): Promise<Started | null> {
   const startedAt = performance.now();
   const start = await session.beforeCompaction(event, { use: "summary", cwd });
   if (!start.checkpoint) return null;

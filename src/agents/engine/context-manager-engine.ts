@@ -14,9 +14,7 @@ import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { NoteKind } from "../state/note-tool.js";
-import { consoleWarnLogger } from "../../infra/log-once.js";
-import type { ContextManagerRuntimeValue } from "./runtime.js";
+import { type ContextManagerRuntimeValue, warnSafely } from "./runtime.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { RequestLog } from "./request-log.js";
 import { sessionAt } from "./cache-budget.js";
@@ -52,35 +50,12 @@ export class ContextManagerEngine extends EngineState {
     if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
   }
 
-  get compactions(): number {
-    return this.compactionCount;
-  }
-
   /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
   noteCompactionsSoFar(n: number): void {
-    if (Number.isSafeInteger(n) && n > this.compactionCount) this.compactionCount = n;
+    if (Number.isSafeInteger(n) && n > this.compactions) this.compactions = n;
   }
 
-  /**
-   * `agent_end`: the run's own messages (pi's `newMessages`), then the state written. The final
-   * reply has no `context` event after it: without this, a /new or a crash right after the run
-   * left the latest request open in the state.
-   */
-  async onAgentEnd(messages: readonly AgentMessage[]): Promise<void> {
-    try {
-      await this.idle();
-      if (messages.length > 0) (await this.ensureState())?.captureMessages(messages);
-    } catch (e) {
-      this.log.fail("agent_end capture", e);
-    }
-    await this.flushNow();
-  }
-
-  /**
-   * Captures the last `count` messages of `history` in slices of CAPTURE_SLICE_MS: a turn the
-   * plugin commits after the reply may hold megabytes of tool output, and its redaction must not
-   * hold up the gateway's other chats.
-   */
+  /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
     try {
       await this.idle();
@@ -131,7 +106,12 @@ export class ContextManagerEngine extends EngineState {
   private startAutoCheckpoint(state: ContextState, reading: GaugeReading): Promise<Checkpoint | null> {
     const write = (async () => {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      return this.writeCheckpoint(state, "auto-80pct", reading);
+      try {
+        return await this.publish(state, await this.draftOf(state, "auto-80pct", reading, {}));
+      } catch (e) {
+        this.log.fail("checkpoint write", e);
+        return null;
+      }
     })().finally(() => {
       if (this.pendingWrite === write) this.pendingWrite = null;
     });
@@ -139,10 +119,7 @@ export class ContextManagerEngine extends EngineState {
     return write;
   }
 
-  /**
-   * In-memory pre-check of the 5% dedup, so calls above 80% cost no disk I/O. Capture of 5% of
-   * the checkpoint's tokens counts as moved on even at a level count (checkpoint/writer.ts).
-   */
+  /** In-memory pre-check of the 5% dedup (checkpoint/writer.ts), so calls above 80% cost no disk I/O. */
   private isDuplicate(reading: GaugeReading, state: ContextState): boolean {
     const last = this.previous?.meta.token_usage.input_tokens;
     if (last === undefined) return false;
@@ -181,10 +158,8 @@ export class ContextManagerEngine extends EngineState {
   }
 
   /**
-   * The compaction checkpoint in two steps: `checkpoint` built in memory with the id its write
-   * takes; `durable` settles when it is on disk and the state reset. The write runs as
-   * `pendingWrite`, so nothing captured after this call can be reset by it, and a crash before
-   * `durable` leaves the capture on disk. Null when the state or the draft is unavailable.
+   * The compaction checkpoint in memory with the id its write takes; `durable` settles once it is on
+   * disk and the state reset. It runs as `pendingWrite`: no later capture can be reset by it.
    */
   async startCompactionCheckpoint(event: CompactionInput, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
     await this.idle();
@@ -203,7 +178,7 @@ export class ContextManagerEngine extends EngineState {
         const p = event.preparation;
         const window = this.runtime.contextWindowTokens;
         const reading: GaugeReading = { tokens: p.tokensBefore, contextWindow: window, utilization: window > 0 ? p.tokensBefore / window : 0, source: "sdk" };
-        const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactionCount + 1, cwd });
+        const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactions + 1, cwd });
         const previewed = await this.writerOf().preview(draft);
         checkpoint = previewed;
         void (async () => {
@@ -226,37 +201,9 @@ export class ContextManagerEngine extends EngineState {
     return checkpoint ? { checkpoint, durable } : null;
   }
 
-  /** The context_note tool: an explicit decision / open item / learning from the agent. */
-  async recordNote(kind: NoteKind, text: string): Promise<string> {
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (!state) return "Not recorded: the context state is unavailable right now.";
-      const message = state.addNote(kind, text);
-      this.scheduleFlush(state);
-      return message;
-    } catch (e) {
-      this.log.fail("context_note", e);
-      return "Not recorded.";
-    }
-  }
-
-  onCompacted(): void {
-    this.compactionCount += 1;
-  }
-
   private writerOf(): CheckpointWriter {
     this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
     return this.writer;
-  }
-
-  private async writeCheckpoint(state: ContextState, trigger: CheckpointTrigger, reading: GaugeReading, extra: DraftExtra = {}): Promise<Checkpoint | null> {
-    try {
-      return await this.publish(state, await this.draftOf(state, trigger, reading, extra));
-    } catch (e) {
-      this.log.fail("checkpoint write", e);
-      return null;
-    }
   }
 
   /** The checkpoint draft of the captured state, in memory (a previous session's state bundled first). */
@@ -268,7 +215,7 @@ export class ContextManagerEngine extends EngineState {
       trigger,
       reading,
       identity: this.identity,
-      compactionCount: extra.compactionCount ?? this.compactionCount,
+      compactionCount: extra.compactionCount ?? this.compactions,
       fileOps: extra.fileOps,
       splitTurn: extra.splitTurn,
       config: this.runtime.config,
@@ -306,10 +253,7 @@ export class ContextManagerEngine extends EngineState {
     }
   }
 
-  /**
-   * A pointer or retention warning logs once until a written checkpoint shows it cleared (the
-   * checkpoint itself is durable); any other kind once per kind for this engine.
-   */
+  /** A pointer or retention warning logs until a written checkpoint clears it; any other kind once per engine. */
   private reportStoreWarnings(warnings: readonly string[], written: boolean): void {
     for (const kind of ["pointer", "retention"] as const) {
       const w = warnings.find((x) => x.startsWith(kind));
@@ -321,20 +265,12 @@ export class ContextManagerEngine extends EngineState {
       const kind = w.split(":")[0] ?? w;
       if (this.storeWarned.has(kind)) continue;
       this.storeWarned.add(kind);
-      try {
-        (this.runtime.logger ?? consoleWarnLogger).warn(`[context-manager] checkpoint store: ${w}`);
-      } catch {
-        // a broken logger must not break the agent
-      }
+      warnSafely(this.runtime.logger, `[context-manager] checkpoint store: ${w}`);
     }
   }
 }
 
-/**
- * working.interrupted and last_tool_call, from the branch alone: interrupted when the run's last
- * message is not a finished reply (a threshold compaction of a finished run is none, even when
- * pi's cut splits a turn); the last tool call is the branch's latest, not the split turn's.
- */
+/** Interrupted when the branch's last message is not a finished reply (a cut that splits a turn is not enough). */
 export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
   const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
   const finished = last?.role === "assistant" && last.stopReason === "stop";

@@ -1,7 +1,6 @@
 /**
- * The captured state of one run's engine (context-manager-engine.ts builds on it): the state and
- * latest checkpoint loaded once (a previous session's state bundled first, spec §7.3), the
- * debounced flush, and the background write everything that changes the state waits for (`idle`).
+ * One run's captured state: loaded once with the latest checkpoint (previous sessions bundled
+ * first, spec §7.3), flushed debounced; every change waits for the background write (`idle`).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
@@ -16,10 +15,10 @@ import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
+import type { CompactionPreparation } from "./compaction-input.js";
 
 /** What a compaction checkpoint adds to the state's draft. */
-export interface DraftExtra {
-  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+export interface DraftExtra extends Pick<CompactionPreparation, "fileOps"> {
   splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
   compactionCount?: number;
   cwd?: string;
@@ -51,7 +50,7 @@ export const FLUSH_DEBOUNCE_MS = 1000;
 export class EngineState {
   protected state: ContextState | null = null;
   protected previous: Checkpoint | null | undefined = undefined;
-  protected compactionCount: number;
+  compactions: number;
   /** one line per failure kind for this session across the process's engines (Session.logFor) */
   readonly log: OnceLogger;
   protected readonly sessionLog: SessionLog;
@@ -71,7 +70,7 @@ export class EngineState {
     if (hostSessionKey(runtime.sessionKey) === null) {
       throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
     }
-    this.compactionCount = runtime.compactionCount ?? session.compactionsSoFar;
+    this.compactions = runtime.compactionCount ?? session.compactionsSoFar;
     const c = runtime.config; // the checkpoints this configuration writes stay readable (parse-guard.ts)
     allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
     this.identity = {
@@ -91,18 +90,14 @@ export class EngineState {
     return this.identity.sessionKey;
   }
 
-  protected get fs() {
-    return this.runtime.fs;
-  }
-
   protected storeOpts() {
-    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.fs };
+    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.runtime.fs };
   }
 
   protected loading: Promise<ContextState | null> | null = null;
 
   /** Loads state and the latest checkpoint once (concurrent events share the load); retried after a failure. */
-  protected ensureState(): Promise<ContextState | null> {
+  ensureState(): Promise<ContextState | null> {
     if (this.state) return Promise.resolve(this.state);
     this.loading ??= this.loadState().finally(() => {
       this.loading = null;
@@ -112,31 +107,28 @@ export class EngineState {
 
   protected async loadState(): Promise<ContextState | null> {
     try {
-      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
-      let preread: RecoverResult["stateFiles"];
+      // the latest checkpoint as read (undefined: unread or unreadable; the bundling then reads it itself)
+      let known: Checkpoint | null | undefined;
       if (this.previous === undefined) {
-        // an unreadable checkpoint dir must not stop capture: carry nothing forward
-        let latest: Checkpoint | null = null;
-        // what the bundling may take as read (undefined: it reads again, and holds nothing if it cannot)
-        let known: Checkpoint | null | undefined;
         try {
-          latest = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
-          known = latest;
+          known = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
           this.log.clear("checkpoint read");
         } catch (e) {
+          // an unreadable checkpoint dir must not stop capture: carry nothing forward
           this.log.fail("checkpoint read", e);
         }
-        this.previous = latest && latest.meta.session_id === this.identity.sessionId ? latest : null;
-        this.latestCheckpointAt = latest?.meta.created_at ?? null;
-        if (this.recoveryDue) preread = await this.recoverPrevious(known);
-      } else if (this.recoveryDue) preread = await this.recoverPrevious();
+        this.previous = known && known.meta.session_id === this.identity.sessionId ? known : null;
+        this.latestCheckpointAt = known?.meta.created_at ?? null;
+      }
+      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
+      const preread = this.recoveryDue ? await this.recoverPrevious(known) : undefined;
       this.state = await ContextState.load({
         preread,
         stateDir: this.runtime.stateDir,
         sessionKey: this.sessionKey,
         sessionId: this.identity.sessionId,
         config: this.runtime.config,
-        fs: this.fs,
+        fs: this.runtime.fs,
         latestCheckpointAt: this.latestCheckpointAt,
         // this session's checkpoint holds what was captured before it (first call after a restart)
         coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
@@ -161,7 +153,7 @@ export class EngineState {
       sessionKey: this.sessionKey,
       sessionId: this.identity.sessionId,
       config: this.runtime.config,
-      fs: this.fs,
+      fs: this.runtime.fs,
       logger: this.sessionLog.stateSink,
     });
     this.recoveryDue = r.failed > 0;
@@ -176,11 +168,8 @@ export class EngineState {
 
   protected flushTimer: ReturnType<typeof setTimeout> | null = null;
 
-  /**
-   * The hot path never waits for the disk: a debounced flush (awaited at agent_end, before a
-   * checkpoint, at compaction); a crash loses at most FLUSH_DEBOUNCE_MS of capture.
-   */
-  protected scheduleFlush(state: ContextState): void {
+  /** The hot path never waits for the disk: a crash loses at most FLUSH_DEBOUNCE_MS of capture. */
+  scheduleFlush(state: ContextState): void {
     if (this.flushTimer || !state.dirty) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;

@@ -1,11 +1,10 @@
 /**
- * The knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's facts appended to the
- * key's knowledge.jsonl off the request path, read by `context_search` and the automatic recall.
- * Total: failures are logged once per kind.
+ * The knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's facts appended to the key's
+ * knowledge.jsonl off the request path, read by `context_search` and the automatic recall. Total.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile } from "../archive/knowledge-store.js";
 import { sessionAt } from "./cache-budget.js";
@@ -27,6 +26,11 @@ export interface ArchiveLocation {
   agentId?: string | null;
 }
 
+/** Once per failure kind per session across runs: the engine's own session log. */
+export function logOf(at: ArchiveLocation): OnceLogger {
+  return sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
+}
+
 /** The agent a key belongs to (cross-session search stays within it). */
 export function agentOf(at: ArchiveLocation): string {
   return at.agentId || agentAndChannelOf(at.sessionKey).agentId || at.sessionKey.split(":")[0] || "main";
@@ -40,15 +44,14 @@ export function scheduleKnowledge(at: ArchiveLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
   const before = pending.get(file) ?? Promise.resolve();
-  const log = () => sessionAt(at.stateDir, at.sessionKey).logFor(at.logger ?? consoleWarnLogger).once;
   const run = before
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
     .then(() => followKnowledge(file))
     .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
     .then(
-      () => log().clear("knowledge write"),
-      (e: unknown) => void log().fail("knowledge write", e),
+      () => logOf(at).clear("knowledge write"),
+      (e: unknown) => void logOf(at).fail("knowledge write", e),
     )
     .finally(() => {
       if (pending.get(file) === run) pending.delete(file);
@@ -66,10 +69,7 @@ export const KNOWLEDGE_SHARE = 0.3;
 const OTHER_KEYS_SHARE = 0.3;
 const MAX_OTHER_KEYS = 8;
 
-/**
- * The `context_search` reply with the knowledge layer: the detail, then a knowledge section (at
- * most 30% of maxChars, its room taken first); with `crossSession`, the agent's other keys too.
- */
+/** The `context_search` reply: the detail, knowledge (≤ 30% of maxChars), with `crossSession` other keys too. */
 export async function searchWithKnowledge(
   at: ArchiveLocation,
   query: string,
@@ -100,7 +100,6 @@ export async function searchWithKnowledge(
       room -= text.length + 2;
     }
   }
-  let otherText = "";
   if (others.length > 0) {
     const hits: Array<SearchHit & { key: string }> = [];
     const limits = { maxSegments: cfg.archiveMaxSegments, retentionDays: cfg.archiveRetentionDays };
@@ -121,10 +120,11 @@ export async function searchWithKnowledge(
       lines.push(line);
       used += line.length + 1;
     }
-    if (lines.length > 1) otherText = lines.join("\n");
-    room -= otherText ? otherText.length + 2 : 0;
+    if (lines.length > 1) {
+      tail.push(lines.join("\n"));
+      room -= tail.at(-1)!.length + 2;
+    }
   }
-  if (otherText) tail.push(otherText);
   // the detail keeps the head of the reply (its format is the tool's own); the sections follow
   return [renderDetail(Math.max(200, room)), ...tail].join("\n\n");
 }

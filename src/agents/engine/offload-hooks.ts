@@ -1,6 +1,6 @@
 /**
- * Offload as the engine uses it: the tool_result patch, the aged swap of each request, the warm
- * start of a resumed session. A failure keeps the original result and is logged once (engine.log).
+ * Offload as the engine uses it: the tool_result patch, each request's aged swap, a resumed
+ * session's warm start. A failure keeps the original and is logged once (engine.log).
  */
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -10,10 +10,7 @@ import { addStash } from "../artifacts/session-stashes.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { AgedMemory } from "./session.js";
 
-/**
- * The key's aged-offload memory, for the process (the key's Session): per engine, each run's first
- * request went out un-aged and the next aged again, a flip-flopping prompt that broke the cache.
- */
+/** The key's aged-offload memory (its Session): one per engine would flip-flop the prompt and break the cache. */
 function agedFor(engine: ContextManagerEngine): AgedMemory {
   const { stateDir } = engine.runtime;
   applyCacheBudget(engine.runtime.config);
@@ -26,9 +23,8 @@ function agedFor(engine: ContextManagerEngine): AgedMemory {
 }
 
 /**
- * Aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload). A memory that
- * never saw the history (the plugin route after a restart) is warmed first, else the request goes
- * out un-aged. `gate`, `ageTurns`: the prompt-cache policy's say (cache/swap-policy.ts). Never throws.
+ * Aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload); a memory that never
+ * saw the history is warmed first. `gate`, `ageTurns`: the prompt-cache policy's (cache/swap-policy.ts).
  */
 export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
   if (!engine || !engine.runtime.config.offload) return messages;
@@ -61,16 +57,10 @@ export function warmAgedOffload(engine: ContextManagerEngine | null, entries: re
 function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
   type Entry = { type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage };
   const list = entries as Entry[];
-  let start = 0;
-  for (let i = list.length - 1; i >= 0; i--) {
-    if (list[i]?.type !== "compaction") continue;
-    const kept = list.findIndex((e) => e?.id === list[i]!.firstKeptEntryId);
-    start = kept >= 0 ? kept : i + 1;
-    break;
-  }
-  const out: AgentMessage[] = [];
-  for (let i = start; i < list.length; i++) if (list[i]?.type === "message" && list[i]!.message) out.push(list[i]!.message!);
-  return out;
+  const last = list.findLastIndex((e) => e?.type === "compaction");
+  const kept = last < 0 ? 0 : list.findIndex((e) => e?.id === list[last]!.firstKeptEntryId);
+  const start = last < 0 ? 0 : kept >= 0 ? kept : last + 1;
+  return list.slice(start).flatMap((e) => (e?.type === "message" && e.message ? [e.message] : []));
 }
 
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */
@@ -84,15 +74,13 @@ export function offloadPatch(
     agedFor(engine).offload.registerCall(event);
     const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
     // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
-    if (!out) {
-      const aged = agedFor(engine).offload.register(event);
-      // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
-      if (aged) addStash(sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes, { handle: aged.handle, tool: event.toolName, input: event.input, bytes: aged.bytes });
-    }
+    const stored = out ? out.receipt : agedFor(engine).offload.register(event);
+    // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
+    const stashes = sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes;
+    const { toolName: tool, input } = event;
+    if (stored) addStash(stashes, { handle: stored.handle, tool, input, bytes: stored.bytes });
     engine.log.clear("artifact stash");
-    if (!out) return undefined;
-    addStash(sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes, { handle: out.receipt.handle, tool: event.toolName, input: event.input, bytes: out.receipt.bytes });
-    return out.patch;
+    return out?.patch;
   } catch (e) {
     engine.log.fail("artifact stash", e);
     return undefined;

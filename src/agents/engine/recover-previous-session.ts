@@ -1,8 +1,6 @@
 /**
- * A previous session's state that was never checkpointed (spec §7.3, §10.1, §12): another session
- * id's state files newer than the key's latest checkpoint are held (state/previous-session.ts) and
- * bundled into a `session-end` checkpoint of that session, so the resume block shows its work.
- * Held files are deleted only once that checkpoint is durable. Never throws.
+ * Previous sessions' state that was never checkpointed (spec §7.3, §10.1, §12): held, bundled into
+ * a `session-end` checkpoint of that session, deleted once it is durable. Never throws.
  */
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";
@@ -12,6 +10,7 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
 import { type ContextStateSnapshot } from "../state/state-snapshot.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "./runtime.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
@@ -48,6 +47,8 @@ export interface RecoverResult {
   stateFiles?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
+type Store = { stateDir: string; retention: number; fs?: FsOps };
+
 /** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
   const lasting = sessionAt(p.stateDir, p.sessionKey).lasting;
@@ -63,20 +64,12 @@ export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const result: RecoverResult = { written: [], covered: 0, failed: 0 };
   const log = p.logger ?? consoleWarnLogger;
-  const safely = (say: (m: string) => void) => (m: string) => {
-    try {
-      say(m);
-    } catch {
-      // a broken logger must not break loading
-    }
-  };
-  const debug = safely((m) => (log.debug ?? ((x: string) => debugLog(x)))(m));
-  const warn = safely((m) => log.warn(m));
+  const debug = (m: string) => warnSafely({ warn: log.debug ?? ((x: string) => debugLog(x)) }, m);
+  const warn = (m: string) => warnSafely(log, m);
   const fs = p.fs ?? nodeFsOps;
   const dir = stateSessionDir(p.stateDir, p.sessionKey);
   const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
   try {
-    // the common case costs one readdir: no state file and nothing held, nothing to bundle
     let entries: string[];
     try {
       entries = await fs.readdir(dir);
@@ -84,9 +77,8 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
       return result; // no state directory (or unreadable: ContextState.load reports it)
     }
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
-    // the usual reopen of a session: only its own files, nothing held. Decided from one read of
-    // each file without the lock; the state load then judges the same reads
-    const own = await onlyOwnFiles(p, fs, dir, entries);
+    // the usual reopen of a session, judged without the lock: the state load then takes the same reads
+    const own = await onlyOwnFiles(p, fs, dir, entries, store);
     if (own) {
       result.stateFiles = own;
       return result;
@@ -115,7 +107,7 @@ async function bundleHeld(
   p: RecoverParams,
   fs: FsOps,
   dir: string,
-  store: { stateDir: string; retention: number; fs?: FsOps },
+  store: Store,
   result: RecoverResult,
   debug: (m: string) => void,
   warn: (m: string) => void,
@@ -141,23 +133,31 @@ async function bundleHeld(
     );
     if (invalid.length) warn(`[context-manager] previous-session state partly invalid, left out: ${invalid.join("; ")}`);
     const snap = state.snapshot();
+    // that session's own latest checkpoint, if the latest is one
+    const own = latest !== null && (latest.meta.session_id ?? null) === session.sessionId ? latest : null;
+    const u = own?.meta.token_usage;
     const draft = buildCheckpointDraft({
       state: snap,
       previous: latest,
       trigger: "session-end",
-      reading: readingOf(latest, session.sessionId),
+      reading: {
+        tokens: u?.input_tokens ?? 0,
+        contextWindow: u?.context_window ?? 0,
+        utilization: u?.utilization ?? 0,
+        source: "estimate",
+      },
       identity: {
         sessionKey: p.sessionKey,
         sessionId: session.sessionId,
-        sessionFile: sameSession(latest, session.sessionId) ? latest!.meta.session_file : null,
-        agentId: sameSession(latest, session.sessionId) ? latest!.meta.agent_id : null,
-        channel: sameSession(latest, session.sessionId) ? latest!.meta.channel : null,
+        sessionFile: own ? own.meta.session_file : null,
+        agentId: own ? own.meta.agent_id : null,
+        channel: own ? own.meta.channel : null,
       },
-      compactionCount: sameSession(latest, session.sessionId) ? latest!.meta.compaction_count : 0,
+      compactionCount: own ? own.meta.compaction_count : 0,
       config: p.config,
       now: now(),
     });
-    if (isEmpty(snap) || (sameSession(latest, session.sessionId) && sameContent(draft, latest!))) {
+    if (isEmpty(snap) || (own && sameContent(draft, own))) {
       // already in that session's latest checkpoint (or nothing captured): nothing to bundle
       await releaseHeld(fs, session);
       result.covered++;
@@ -170,12 +170,9 @@ async function bundleHeld(
       files: session.files.map((f) => f.name),
       files_modified_since_checkpoint: snap.resources.files_modified,
     };
-    // what that session's latest checkpoint recorded and this bundle cannot know afresh: the
-    // workspace record (drift compares against it) and the stored-output handles
-    if (sameSession(latest, session.sessionId)) {
-      if (latest!.workspace) draft.workspace = latest!.workspace;
-      if (latest!.artifacts) draft.artifacts = latest!.artifacts;
-    }
+    // what this bundle cannot know afresh: the workspace record (drift compares with it), the stored outputs
+    if (own?.workspace) draft.workspace = own.workspace;
+    if (own?.artifacts) draft.artifacts = own.artifacts;
     try {
       writer ??= new CheckpointWriter(store, p.sessionKey);
       const w = await writer.write(draft);
@@ -196,15 +193,18 @@ async function bundleHeld(
   }
 }
 
-/**
- * The state files read once, when none is a previous session's to hold and none is held; null
- * when there is something to hold, or the check cannot tell without the lock.
- */
-async function onlyOwnFiles(p: RecoverParams, fs: FsOps, dir: string, entries: readonly string[]): Promise<Map<StateFileName, StateFileRead> | null> {
+/** The state files read once, when none is held or to hold; null when there is, or it cannot tell without the lock. */
+async function onlyOwnFiles(
+  p: RecoverParams,
+  fs: FsOps,
+  dir: string,
+  entries: readonly string[],
+  store: Store,
+): Promise<Map<StateFileName, StateFileRead> | null> {
   if (entries.some((e) => e.startsWith("previous."))) return null;
   let latest: Checkpoint | null;
   try {
-    latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint({ stateDir: p.stateDir, retention: p.config.retention, fs: p.fs }, p.sessionKey);
+    latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
   } catch {
     return null;
   }
@@ -222,15 +222,6 @@ async function onlyOwnFiles(p: RecoverParams, fs: FsOps, dir: string, entries: r
 }
 
 const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => `${n}.json`));
-
-function sameSession(cp: Checkpoint | null, sessionId: string | null): boolean {
-  return cp !== null && (cp.meta.session_id ?? null) === sessionId;
-}
-
-function readingOf(latest: Checkpoint | null, sessionId: string | null) {
-  const u = sameSession(latest, sessionId) ? latest!.meta.token_usage : null;
-  return { tokens: u?.input_tokens ?? 0, contextWindow: u?.context_window ?? 0, utilization: u?.utilization ?? 0, source: "estimate" as const };
-}
 
 /** Nothing a checkpoint would show: no message, tool, note or ledger entry was captured. */
 function isEmpty(s: ContextStateSnapshot): boolean {

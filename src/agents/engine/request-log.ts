@@ -1,6 +1,6 @@
 /**
- * The latest request an engine prepared, kept by reference (O(1)): the breakdown is computed
- * only when asked, the gauge phrase after the request has gone out (the request path never pays).
+ * The latest request an engine prepared, kept by reference: its breakdown is computed only when
+ * asked, the gauge phrase after the request has gone out (the request path never pays).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../checkpoint/schema.js";
@@ -17,14 +17,8 @@ import { STASHED_MARKER } from "../artifacts/preview.js";
 import { AGED_ARG_MARKER } from "../artifacts/aged-call-args.js";
 import { estimateReuse, type ReuseEstimate, type ReuseRules } from "../prompt-cost/reuse.js";
 
-// What the latest requests aged (aged-history.ts), process-wide like the phrase: a breakdown
-// subtracts what aged since the request the last measured reply answered.
+// each request's number in its key's AgedHistory: a breakdown subtracts what aged since the measured reply
 const seqOf = new WeakMap<RequestRecord, number>();
-
-function rememberAged(h: AgedHistory, seq: number, r: RequestRecord): void {
-  if (seq <= 0 || h.recent.some((e) => e.seq === seq)) return;
-  h.remember(seq, messageKey(r.unaged[r.unaged.length - 1]), agedKeys({ unaged: r.unaged, sent: r.sent }));
-}
 
 /** What the host adds to a request, read lazily (a ctx is never kept: the shell captures values). */
 export interface RequestHost {
@@ -60,49 +54,32 @@ const PREPARE_BELOW = 0.05;
 const REFRESH_DELTA = 0.01;
 
 export class RequestLog {
-  /** `key`: the session's key and state dir, where the phrase outlives this log */
-  constructor(private readonly key: string | null = null) {
-    this.phrase = key === null ? null : (sessionOf(key).breakdown.phrase ?? null);
-    this.ownHistory = key === null ? new AgedHistory() : null;
-    this.ownCalls = key === null ? new CallSizes() : null;
+  /** `key`: `stateDir\0sessionKey`, whose Session keeps what outlives this log (call sizes, aged keys, phrase) */
+  constructor(private readonly key: string) {
+    this.phrase = sessionOf(key).breakdown.phrase ?? null;
   }
-
-  private readonly ownCalls: CallSizes | null;
 
   /** The key's tool call sizes, shared with its other engines (a cache: each size is checked where used). */
   private calls(): CallSizes {
-    if (this.ownCalls) return this.ownCalls;
-    const m = sessionOf(this.key!).breakdown;
-    return (m.calls ??= new CallSizes());
+    return (sessionOf(this.key).breakdown.calls ??= new CallSizes());
   }
-
-  private readonly ownHistory: AgedHistory | null;
 
   private history(): AgedHistory {
-    if (this.ownHistory) return this.ownHistory;
-    const m = sessionOf(this.key!).breakdown;
-    return (m.aged ??= new AgedHistory());
+    return (sessionOf(this.key).breakdown.aged ??= new AgedHistory());
   }
 
-  /** The key's memory grew (a longer history, more aged requests): weighed again against the cache budget. */
-  private reweigh(): void {
-    if (this.key !== null) reweighSession(this.key);
-  }
-
-  private current: RequestRecord | null = null;
+  /** the latest request prepared (null: none, or let go) */
+  latest: RequestRecord | null = null;
   private cached: { record: RequestRecord; breakdown: ContextBreakdown } | null = null;
   private phrase: { text: string; tokens: number } | null = null;
   private phraseScheduled = false;
   private warmScheduled = false;
 
-  /**
-   * O(1): the request just prepared becomes the latest. The one before is let go, its aged keys
-   * remembered: holding its messages would keep a second history alive per session.
-   */
+  /** The request just prepared becomes the latest; the one before is let go (a second history), its aged keys kept. */
   record(r: RequestRecord): void {
-    const before = this.current;
+    const before = this.latest;
     if (before) this.rememberAgedOf(before);
-    this.current = r;
+    this.latest = r;
     seqOf.set(r, ++this.history().seq);
     if (this.warmScheduled) return;
     this.warmScheduled = true;
@@ -114,22 +91,22 @@ export class RequestLog {
 
   /** What a recorded request finally sent, when a step after the record (smart trim, recall) changed it. */
   complete(r: RequestRecord, final: readonly AgentMessage[], tokens?: number, trimmedTokens?: number): void {
-    (r as { final: readonly AgentMessage[] }).final = final;
-    if (tokens !== undefined) (r as { tokens: number }).tokens = tokens;
+    r.final = final;
+    if (tokens !== undefined) r.tokens = tokens;
     if (trimmedTokens !== undefined) r.trimmedTokens = trimmedTokens;
     if (this.cached?.record === r) this.cached = null;
   }
 
   /** Off the request path, sizes the latest request's new tool calls (a breakdown's main cost). Returns how many. */
   warmCalls(): number {
-    const r = this.current;
+    const r = this.latest;
     if (!r) return 0;
     try {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
       this.rememberAgedOf(r);
       this.fingerprint(r);
       const sized = this.calls().warm(r.unaged);
-      if (sized > 0) this.reweigh();
+      if (sized > 0) reweighSession(this.key);
       return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
@@ -151,7 +128,7 @@ export class RequestLog {
 
   /** The latest request's estimated cache reuse after the one before (prompt-cost/reuse.ts); null: none. */
   cacheReuse(rules: ReuseRules = "anthropic"): ReuseEstimate | null {
-    const r = this.current;
+    const r = this.latest;
     if (!r) return null;
     try {
       this.fingerprint(r);
@@ -165,8 +142,10 @@ export class RequestLog {
   /** Never throws: the aged keys are a report's cache. */
   private rememberAgedOf(r: RequestRecord): void {
     try {
-      rememberAged(this.history(), seqOf.get(r) ?? 0, r);
-      this.reweigh();
+      const h = this.history();
+      const seq = seqOf.get(r) ?? 0;
+      if (seq > 0 && !h.recent.some((e) => e.seq === seq)) h.remember(seq, messageKey(r.unaged.at(-1)), agedKeys(r));
+      reweighSession(this.key);
     } catch {
       // a breakdown then reads the request before as unknown, as before any request
     }
@@ -174,20 +153,16 @@ export class RequestLog {
 
   /** Lets go of the latest request (a whole history), its aged keys remembered first. True when one was held. */
   forget(): boolean {
-    const r = this.current;
+    const r = this.latest;
     if (!r) return false;
     this.rememberAgedOf(r);
-    this.current = null;
+    this.latest = null;
     this.cached = null;
     return true;
   }
 
-  get latest(): RequestRecord | null {
-    return this.current;
-  }
-
   /** The breakdown of the latest request (cached per request); null before any request or on failure. */
-  breakdown(settings: BreakdownSettings, record: RequestRecord | null = this.current): ContextBreakdown | null {
+  breakdown(settings: BreakdownSettings, record: RequestRecord | null = this.latest): ContextBreakdown | null {
     if (!record) return null;
     if (this.cached?.record === record) return this.cached.breakdown;
     try {
@@ -214,7 +189,7 @@ export class RequestLog {
         handleOf: host.handleOf,
         calls,
       });
-      this.reweigh();
+      reweighSession(this.key);
       this.cached = { record, breakdown };
       return breakdown;
     } catch {
@@ -229,7 +204,7 @@ export class RequestLog {
 
   /** After a request: refresh the phrase off the request path when it is (nearly) due and stale. */
   refreshGaugePhrase(utilization: number, gaugeThreshold: number, settings: BreakdownSettings): void {
-    const r = this.current;
+    const r = this.latest;
     if (!r || this.phraseScheduled || utilization < gaugeThreshold - PREPARE_BELOW) return;
     const window = r.contextWindow || settings.contextWindow;
     if (this.phrase && window > 0 && Math.abs(r.tokens - this.phrase.tokens) < window * REFRESH_DELTA) return;
@@ -239,9 +214,8 @@ export class RequestLog {
       const b = this.breakdown(settings, r);
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
-      if (this.key === null) return;
       sessionOf(this.key).breakdown.phrase = this.phrase;
-      this.reweigh();
+      reweighSession(this.key);
     });
   }
 }

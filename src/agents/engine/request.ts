@@ -1,14 +1,14 @@
 /**
  * One model request, host-neutral (pi's `context` event, the plugin's `assemble`): aged outputs
- * swapped (so the gauge reads what is sent), gauge and capture and the 80% checkpoint, our
- * superseded blocks dropped, the request recorded for the breakdown, smart trim, the automatic
- * recall. Under a prompt cache (cache-hooks.ts) its policy gates aging and places the gauge lines.
- * Never throws: each step falls back to its input.
+ * swapped first (the gauge reads what is sent), gauge, capture and the 80% checkpoint, superseded
+ * blocks dropped, the breakdown's record, smart trim, the automatic recall. A prompt cache's policy
+ * (cache-hooks.ts) gates aging and places the gauge lines. Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type ContextReading, estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
 import { withAutoRecall } from "./archive-hooks.js";
-import { beginRequestCache, endRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
+import { beginRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
+import { rememberRequest } from "../cache/swap-policy.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { agedMessages } from "./offload-hooks.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
@@ -58,7 +58,9 @@ export async function prepareRequest(engine: ContextManagerEngine, request: Mode
   if (base !== kept || reading !== decision.reading) engine.requests.complete(record, base, reading.tokens, trim?.newTokens);
   const messages = (await withAutoRecall(engine, base, decision.reading.contextWindow, pending))?.messages ?? base;
   if (messages !== base) engine.requests.complete(record, messages);
-  if (cache) endRequestCache(cache, request.messages.length, reading.tokens);
+  // the request as sent: what the next one is judged against
+  const hostCount = request.messages.length;
+  if (cache) rememberRequest(cache.session, hostCount, reading.tokens, cache.at, cache.cold, cache.firstKey);
   const cfg = engine.runtime.config;
   engine.requests.refreshGaugePhrase(reading.utilization, cfg.gaugeThreshold, { contextWindow: reading.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
   return { messages, reading, pendingTokens };

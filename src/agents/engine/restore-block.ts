@@ -1,7 +1,6 @@
 /**
- * The restore block of a session key (spec §8.2): the latest checkpoint, read and rendered with its
- * extra sections (workspace drift, stored outputs). Every host reaches it through session-api.ts.
- * Never throws: a failure means "no block".
+ * The restore block of a session key (spec §8.2): the latest checkpoint rendered with workspace drift and
+ * stored outputs; hosts reach it through session-api.ts. Never throws: a failure means "no block".
  */
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
@@ -14,7 +13,8 @@ import { driftOf } from "../drift/restore-section.js";
 import { driftExtraSection } from "../drift/render.js";
 import { artifactsExtraSection } from "../inject/artifacts-section.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import type { WarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "./runtime.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 
@@ -41,11 +41,7 @@ export function seamKey(seam: string, value: unknown, logger: WarnLogger | undef
   const what = describeBadKey(value);
   if (!reportedBadKeys.has(`${seam}\u0000${what}`)) {
     reportedBadKeys.add(`${seam}\u0000${what}`);
-    try {
-      (logger ?? consoleWarnLogger).warn(`[context-manager] ${seam}: the session key is ${what}, not a string; no restore block for this call`);
-    } catch {
-      // a broken logger must not break the host
-    }
+    warnSafely(logger, `[context-manager] ${seam}: the session key is ${what}, not a string; no restore block for this call`);
   }
   return null;
 }

@@ -4,7 +4,7 @@
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import type { WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 
 export interface ContextManagerRuntimeValue {
   sessionKey: string;
@@ -33,23 +33,25 @@ export interface ContextManagerRuntimeValue {
 }
 
 /**
- * The reserve smart trim and the cold-moment trim are placed under: the host's where it reports
- * one, else `smartTrimReserveTokens`. Under a larger reserve than the host's, the trims would cut
- * far below where the host compacts (docs/configuration.md#smart-trim).
+ * The reserve the trims are placed under: the host's where it reports one (a larger one would cut far
+ * below where the host compacts), else `smartTrimReserveTokens` (docs/configuration.md#smart-trim).
  */
 export function reserveTokensOf(runtime: Pick<ContextManagerRuntimeValue, "hostReserveTokens" | "config">): number {
   const host = runtime.hostReserveTokens;
   return typeof host === "number" && Number.isFinite(host) && host >= 0 ? host : runtime.config.smartTrimReserveTokens;
 }
 
-/** What a host's session key says about the session, host-neutral. */
-export interface HostKeyParts {
-  agentId: string | null;
-  channel: string | null;
+/** A warning that a broken logger cannot turn into a failure of the host. */
+export function warnSafely(logger: WarnLogger | undefined, message: string): void {
+  try {
+    (logger ?? consoleWarnLogger).warn(message);
+  } catch {
+    // a broken logger must not break the host
+  }
 }
 
 /** OpenClaw's keys are `agent:<agentId>:<channel>:…`; a key of another form names neither. */
-export function agentAndChannelOf(sessionKey: string): HostKeyParts {
+export function agentAndChannelOf(sessionKey: string): { agentId: string | null; channel: string | null } {
   if (!sessionKey.startsWith("agent:")) return { agentId: null, channel: null };
   return {
     agentId: /^agent:([^:]+):/.exec(sessionKey)?.[1] ?? null,

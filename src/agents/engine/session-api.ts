@@ -2,10 +2,13 @@
  * The Session's host-neutral API: what the hosts call for one run of a session key; every
  * compaction route enters through `beforeCompaction`. Never throws.
  */
+import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
+import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import type { WarnLogger } from "../../infra/log-once.js";
+import { warnSafely } from "./runtime.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
 import type { SearchParams } from "../archive/search-tool.js";
 import type { NoteKind } from "../state/note-tool.js";
@@ -15,20 +18,19 @@ import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import { type CompactionOutcome, compactionOutcomeSince, markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
+import type { RequestRecord } from "./request-log.js";
 import { readCheckpointForInjection } from "./restore-block.js";
 import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
+import { sessionAt } from "./cache-budget.js";
+import { decideSearchJoin } from "./session.js";
+import { coldTrimAhead, type RunStart, smartTrimAhead } from "./trim-hooks.js";
 
 export type { CompactionInput } from "./compaction-input.js";
 export type { ModelRequest, PreparedRequest } from "./request.js";
 
-/**
- * "summary": the checkpoint is the compaction (no model call), returned before it is on disk
- * (`durable`); "checkpoint": the host summarizes, after the checkpoint is on disk and the span archived.
- */
-export type CompactionUse = "summary" | "checkpoint";
-
 export interface CompactionOptions {
-  use: CompactionUse;
+  /** "summary": the checkpoint is the compaction, returned before it is on disk; "checkpoint": the host summarizes */
+  use: "summary" | "checkpoint";
   /** the workspace the checkpoint records */
   cwd: string;
   /** what goes to the archive (default: the span the host summarizes; null: nothing) */
@@ -69,9 +71,19 @@ export class SessionApi {
     return offloadPatch(event, this.engine);
   }
 
-  /** The agent's context_note: recorded in the state; the tool's reply. */
-  note(kind: NoteKind, text: string): Promise<string> {
-    return this.engine.recordNote(kind, text);
+  /** The agent's context_note (a decision, open item or learning): recorded in the state; the tool's reply. */
+  async note(kind: NoteKind, text: string): Promise<string> {
+    try {
+      await this.engine.idle();
+      const state = await this.engine.ensureState();
+      if (!state) return "Not recorded: the context state is unavailable right now.";
+      const message = state.addNote(kind, text);
+      this.engine.scheduleFlush(state);
+      return message;
+    } catch (e) {
+      this.engine.log.fail("context_note", e);
+      return "Not recorded.";
+    }
   }
 
   /** The agent's context_search over this key's archive: the tool's reply. */
@@ -79,14 +91,46 @@ export class SessionApi {
     return searchForAgent(this.engine.runtime, params);
   }
 
+  /**
+   * At a run start: whether context_search is in the run's tools. It joins once (and stays) when a
+   * trim is ahead in this run (its marker names the tool), the session compacted or the archive holds records.
+   */
+  async searchJoined(ahead: () => RunStart, compacted: () => boolean): Promise<boolean> {
+    const e = this.engine;
+    const state = sessionAt(e.runtime.stateDir, e.sessionKey).ourTools(e.identity.sessionId);
+    if (state.searchJoined) return true;
+    const view = ahead();
+    const archive = join(archiveDir(e.runtime.stateDir, e.sessionKey), ARCHIVE_FILE);
+    const archived = async () => ((await statArchive(archive))?.size ?? 0) > 0;
+    const trimAhead = coldTrimAhead(e, view) || smartTrimAhead(e, view);
+    return decideSearchJoin(state, trimAhead || compacted() || (await archived()));
+  }
+
+  /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
+  report(next?: (latest: RequestRecord) => RequestRecord) {
+    const { runtime, requests, identity } = this.engine;
+    const latest = requests.latest;
+    const window = runtime.contextWindowTokens || (latest?.contextWindow ?? 0);
+    const settings = { contextWindow: window, checkpointThreshold: runtime.config.checkpointThreshold };
+    const breakdown = latest ? requests.breakdown(settings, next ? next(latest) : latest) : undefined;
+    const reuse = this.engine.cacheReuse();
+    return { runtime, sessionKey: this.engine.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse };
+  }
+
   /** What was captured goes to disk now (a run's or a session's end). */
   flush(): Promise<void> {
     return this.engine.flushNow();
   }
 
-  /** The run's last messages (no request follows them): captured, and the state written. */
-  endTurn(messages: readonly AgentMessage[]): Promise<void> {
-    return this.engine.onAgentEnd(messages);
+  /** The run's last messages: the final reply has no request after it, so it is captured and written here. */
+  async endTurn(messages: readonly AgentMessage[]): Promise<void> {
+    try {
+      await this.engine.idle();
+      if (messages.length > 0) (await this.engine.ensureState())?.captureMessages(messages);
+    } catch (e) {
+      this.engine.log.fail("agent_end capture", e);
+    }
+    await this.engine.flushNow();
   }
 
   /** The one entry of every compaction route: the compaction checkpoint, and the span archived. */
@@ -112,7 +156,7 @@ export class SessionApi {
   }
 
   afterCompaction(): void {
-    this.engine.onCompacted();
+    this.engine.compactions += 1;
   }
 
   /** The checkpoint as this compaction's summary (no restore block follows it); `previous`: the one before. */
@@ -175,7 +219,7 @@ function compactionCheckpointFilter(
   sessionKey: string,
   sessionIds: ReadonlyArray<string | null>,
   since: number,
-  logger: WarnLogger = consoleWarnLogger,
+  logger: WarnLogger | undefined,
 ): ((cp: Checkpoint) => boolean) | null {
   const stored = canonicalSessionKey(sessionKey);
   let outcome: CompactionOutcome | null = null;
@@ -186,13 +230,10 @@ function compactionCheckpointFilter(
   if (outcome && outcome.checkpointId === null) {
     if (outcome.reported) return null;
     outcome.reported = true;
-    try {
-      logger.warn(
-        "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
-      );
-    } catch {
-      // a broken logger must not break the host
-    }
+    warnSafely(
+      logger,
+      "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
+    );
     return null;
   }
   const mine = (cp: Checkpoint): boolean => sessionIds.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction";

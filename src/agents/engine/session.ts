@@ -1,8 +1,7 @@
 /**
- * One session key's memory for the process, weighed as one in the registry (cache-budget.ts):
- * the hosts make a new engine per run, and what a request needs of the ones before must outlive
- * it. Its caches are had again from disk in O(new messages) after a shed or an eviction; what is
- * not a cache (`lasting`) survives eviction.
+ * One session key's memory for the process (the hosts make an engine per run), weighed as one in
+ * the registry (cache-budget.ts). Its caches are read again from disk in O(new messages) after a
+ * shed or an eviction; `lasting` is no cache and survives eviction.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
@@ -16,20 +15,13 @@ import type { SessionStash } from "../artifacts/session-stashes.js";
 import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 
-/** The gauge line's composition phrase of a key, and the reading it was computed at. */
-export interface GaugePhrase {
-  text: string;
-  tokens: number;
-}
-
 /**
- * What the breakdown (request-log.ts) remembers of a key, each part made when first needed: its
- * tool call sizes (else each run's first breakdown sizes every call again: 2-3 ms at 2,000
- * messages), its gauge phrase, and what its latest requests had aged.
+ * What the breakdown (request-log.ts) keeps of a key: tool call sizes (else each run's first breakdown
+ * sizes every call again: 2-3 ms at 2,000 messages), the gauge phrase at its reading, what requests aged.
  */
 export interface BreakdownMemory {
   calls: CallSizes | null;
-  phrase: GaugePhrase | null;
+  phrase: { text: string; tokens: number } | null;
   aged: AgedHistory | null;
 }
 
@@ -61,10 +53,8 @@ export interface LastingState {
 }
 
 /**
- * Whether `context_search` joined a session's tools
- * (docs/design.md#context_search-joins-when-the-archive-holds-something): a tool that joins rewrites
- * the whole cached prompt, so it joins at a run start once the archive holds something (or a trim
- * is ahead: trim-hooks.ts smartTrimAhead, coldTrimAhead) and stays.
+ * Whether `context_search` joined a session's tools: a tool that joins rewrites the cached prompt,
+ * so it joins once, at a run start, and stays (docs/design.md#context_search-joins-when-the-archive-holds-something).
  */
 export interface OurToolsState {
   searchJoined: boolean;
@@ -99,7 +89,7 @@ export class Session {
   private sticky: Set<string> | undefined;
   private trim: SmartTrim | null = null;
   private agedMemory: AgedMemory | null = null;
-  readonly breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
+  breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
   private logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
@@ -202,18 +192,13 @@ export class Session {
     this.trim = null;
     this.sticky = undefined;
     this.agedMemory = null;
-    this.breakdown.calls = null;
-    this.breakdown.phrase = null;
-    this.breakdown.aged = null;
+    this.breakdown = { calls: null, phrase: null, aged: null };
     this.cache = new CacheSession();
     this.logs = new WeakMap();
     this.hostSlots.clear();
   }
 
-  /**
-   * Over the budget, lightens the Session in place, heaviest first: its slots' histories, the
-   * SmartTrim (its sticky set stays), then the aged outputs and call sizes. True when it dropped any.
-   */
+  /** Over the budget, heaviest first: slot histories, SmartTrim (its sticky set stays), aged outputs, call sizes. */
   shed(): boolean {
     let shedSlots = false;
     for (const slot of this.hostSlots.values()) shedSlots = slot.shedHistory() || shedSlots;

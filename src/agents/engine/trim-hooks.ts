@@ -1,7 +1,6 @@
 /**
- * Smart trim as the engine uses it (docs/archive.md#smart-trim): one SmartTrim per key for the
- * process (the key's Session), applied before the automatic recall; what it trims is archived
- * off the request path. Never throws: a failure sends the messages as they were.
+ * Smart trim as the engine uses it (docs/archive.md#smart-trim): the key's SmartTrim, applied before
+ * the automatic recall; what it trims is archived off the request path. A failure sends the messages as they were.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
@@ -22,11 +21,9 @@ export function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
 }
 
 /**
- * Smart trim's fixed settings (docs/configuration.md#retired-keys). A trim goes from the high
- * mark H (safeLimit) down to the low mark L, 60% below it, in one batch; per request, with growth
- * g, that costs about  write * L * g / (H - L)  +  read * (L + H) / 2 : lower in L under every
- * model. At 30% the context sat above the host's own mean: 1.07-1.10x its input tokens at 64k
- * (docs/benchmarks.md).
+ * Smart trim's fixed settings (docs/configuration.md#retired-keys): from the high mark H (safeLimit)
+ * down to L, 60% below, in one batch. Per request with growth g that costs about
+ * write * L * g / (H - L) + read * (L + H) / 2; at 30% the context sat 1.07-1.10x above the host's mean.
  */
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
@@ -51,8 +48,16 @@ export function coldTrimDue(engine: ContextManagerEngine, contextWindow: number,
   return above !== null && tokens > above;
 }
 
-/** At a run start: whether the run's first request will be cold-trimmed (`at`: the session's clock). Reads only. */
-export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel; at: number }): boolean {
+/** A run's first request as its start sees it (`at`: the session's clock). */
+export interface RunStart {
+  messages: readonly AgentMessage[];
+  tokens: number;
+  model?: HostModel;
+  at: number;
+}
+
+/** At a run start: whether the run's first request will be cold-trimmed. Reads only. */
+export function coldTrimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
   try {
     return coldTrimDue(engine, engine.runtime.contextWindowTokens, coldAhead(engine, ahead.messages, ahead.model, ahead.at), ahead.tokens);
   } catch (e) {
@@ -62,11 +67,10 @@ export function coldTrimAhead(engine: ContextManagerEngine, ahead: { messages: r
 }
 
 /**
- * At a run start with smart trim on: whether context_search joins now (session.ts OurToolsState). Not in a
- * first run below the low mark: a one-prompt session (`pi -p`) mostly never trims and would pay
- * the definition on every request. Without a cache (`none`) it is there from the start.
+ * At a run start with smart trim on: whether context_search joins now. Not in a first run below the
+ * low mark (`pi -p` mostly never trims and would pay the definition); without a cache, from the start.
  */
-export function smartTrimAhead(engine: ContextManagerEngine, ahead: { messages: readonly AgentMessage[]; tokens: number; model?: HostModel }): boolean {
+export function smartTrimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
   const cfg = engine.runtime.config;
   if (!cfg.smartTrim) return false;
   if (cacheRulesFor(cfg, ahead.model).family === "none") return true;
@@ -95,9 +99,8 @@ export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMe
 }
 
 /**
- * The request's messages with smart trim applied; null when off, nothing trimmed or failed.
- * Under a cache (cache/swap-policy.ts) a cold request trims past the middle of a trim cycle even
- * with smart trim off, and a warm batch only when it pays; trimmed messages stay out after.
+ * The request's messages with smart trim applied; null when off, nothing trimmed or failed. Under a
+ * cache (cache/swap-policy.ts) a cold request trims even with smart trim off, a warm batch only when it pays.
  */
 export function withSmartTrim(
   engine: ContextManagerEngine,

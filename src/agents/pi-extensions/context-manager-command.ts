@@ -5,7 +5,7 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
-import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
+import type { SessionApi } from "../engine/session-api.js";
 import type { CapturedSession, ReadonlySessionManager } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";
@@ -17,16 +17,20 @@ import type { RequestRecord } from "../engine/request-log.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;
-  engine(ctx: ExtensionContext): Promise<ContextManagerEngine | null>;
+  api(ctx: ExtensionContext): Promise<SessionApi | null>;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 export async function contextReport(ctx: ExtensionContext, deps: ContextCommandDeps): Promise<string> {
-  const engine = await deps.engine(ctx);
-  if (!engine) return "[context-manager] not active in this session (disabled, or invalid settings: see the warning printed at startup).";
-  const { config, stateDir } = engine.runtime;
-  const lines = [`[context-manager] session key ${engine.sessionKey}`, `state dir ${stateDir}`];
+  const api = await deps.api(ctx);
+  if (!api) return "[context-manager] not active in this session (disabled, or invalid settings: see the warning printed at startup).";
+  const run = api.report((latest) => {
+    const session = deps.session(ctx);
+    return session ? nextRequestRecord(latest, session.sessionManager) : latest;
+  });
+  const { config, stateDir } = run.runtime;
+  const lines = [`[context-manager] session key ${run.sessionKey}`, `state dir ${stateDir}`];
 
   const usage = safeUsage(ctx);
   if (usage && usage.tokens != null && usage.percent != null) {
@@ -37,24 +41,28 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
     lines.push(`Gauge: unknown until the next reply (pi reports no usage before the first reply and after a compaction)`);
   }
 
-  lines.push(...breakdownSection(ctx, deps, engine));
-  const reuse = engine.cacheReuse();
-  if (reuse) lines.push(`Last request: ${formatReuse(reuse)}`);
+  if (run.breakdown === undefined) lines.push("Breakdown: none yet (no request sent in this session)");
+  else if (!run.breakdown) lines.push("Breakdown: unavailable");
+  else {
+    const b = run.breakdown;
+    lines.push(breakdownBar(b, run.window), ...breakdownTable(b, run.window, config.checkpointThreshold));
+  }
+  if (run.reuse) lines.push(`Last request: ${formatReuse(run.reuse)}`);
 
   // read once: the line naming the checkpoint and the block below are of the same one
-  const latest = await readLatestCheckpoint({ stateDir }, engine.sessionKey).catch(() => null);
+  const latest = await readLatestCheckpoint({ stateDir }, run.sessionKey).catch(() => null);
   if (!latest) {
     lines.push("Latest checkpoint: none yet for this key.");
     return lines.join("\n");
   }
   const m = latest.meta;
   lines.push(
-    `Latest checkpoint: ${m.checkpoint_id} (${m.trigger}, ${m.created_at}, ${m.token_usage.input_tokens} input tokens${m.session_id === engine.identity.sessionId ? ", this session" : ", an earlier session"})`,
-    `  ${checkpointSessionDir(stateDir, engine.sessionKey)}`,
+    `Latest checkpoint: ${m.checkpoint_id} (${m.trigger}, ${m.created_at}, ${m.token_usage.input_tokens} input tokens${m.session_id === run.sessionId ? ", this session" : ", an earlier session"})`,
+    `  ${checkpointSessionDir(stateDir, run.sessionKey)}`,
   );
   const session = deps.session(ctx);
   const due = session ? restoreDue(session.sessionManager.getBranch()) : null;
-  const kind = due?.kind ?? (m.session_id === engine.identity.sessionId ? "post-compaction" : "resume");
+  const kind = due?.kind ?? (m.session_id === run.sessionId ? "post-compaction" : "resume");
   let block: ReturnType<typeof restoreBlockOf> | null;
   try {
     block = restoreBlockOf(latest, { stateDir, kind, maxTokens: config.restoreMaxTokens });
@@ -70,19 +78,6 @@ export async function contextReport(ctx: ExtensionContext, deps: ContextCommandD
     );
   }
   return lines.join("\n");
-}
-
-/** The breakdown of what the next request will hold: the last request sent plus what came after it. */
-function breakdownSection(ctx: ExtensionContext, deps: ContextCommandDeps, engine: ContextManagerEngine): string[] {
-  const latest = engine.requests.latest;
-  if (!latest) return ["Breakdown: none yet (no request sent in this session)"];
-  const session = deps.session(ctx);
-  const record = session ? nextRequestRecord(latest, session.sessionManager) : latest;
-  const window = engine.runtime.contextWindowTokens || latest.contextWindow;
-  const threshold = engine.runtime.config.checkpointThreshold;
-  const b = engine.requests.breakdown({ contextWindow: window, checkpointThreshold: threshold }, record);
-  if (!b) return ["Breakdown: unavailable"];
-  return [breakdownBar(b, window), ...breakdownTable(b, window, threshold)];
 }
 
 export function registerContextCommand(pi: ExtensionAPI, deps: ContextCommandDeps): void {

@@ -163,8 +163,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       pi.on(
         "before_agent_start",
         guard("before_agent_start", async (event, ctx) => {
-          const engine = (await get(ctx, "before_agent_start"))?.engine;
-          if (engine) await applyRunTools(pi, engine, ctx, event.prompt, piModelOf(ctx));
+          const session = await get(ctx, "before_agent_start");
+          if (session) await applyRunTools(pi, session, ctx, event.prompt, piModelOf(ctx));
         }),
       );
     }
@@ -226,7 +226,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       );
     }
 
-    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), engine: async (ctx) => (await get(ctx, "/context"))?.engine ?? null });
+    registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), api: (ctx) => get(ctx, "/context") });
 
     pi.on(
       "session_compact",
