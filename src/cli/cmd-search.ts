@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { SessionArchive } from "../agents/archive/archive.js";
 import { formatTime, renderSearchResult, snippetOf } from "../agents/archive/recall-render.js";
-import { SEARCH_LIMITS } from "../agents/archive/search-tool.js";
+import { SEARCH_LIMITS } from "../agents/archive/search-params.js";
 import { ARCHIVE_FILE, archiveDir, archiveRoot } from "../agents/archive/store.js";
 import { defaultStateDir } from "./args.js";
 import { runArchiveForget } from "./cmd-archive-forget.js";

@@ -12,7 +12,7 @@ import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages
 import { renderRecalledContext, renderSearchResult } from "../archive/recall-render.js";
 import { knowledgeFile } from "../archive/knowledge-store.js";
 import { stripInjectedBlocks } from "../archive/segments.js";
-import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-tool.js";
+import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf, visibleText } from "../archive/recall-query.js";
 import { type ArchiveLocation, knowledgeSettled, logOf, searchWithKnowledge } from "./knowledge-hooks.js";
 import { cutHead } from "../text/cut.js";

@@ -10,7 +10,7 @@ import { canonicalSessionKey } from "../../infra/session-key.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "./runtime.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
-import type { SearchParams } from "../archive/search-tool.js";
+import type { SearchParams } from "../archive/search-params.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
 import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";

@@ -4,7 +4,6 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, UserMessage } from "@mariozechner/pi-ai";
-import { isContextOverflow } from "@mariozechner/pi-ai";
 import { cutHead } from "../text/cut.js";
 import { asText } from "../text/gist.js";
 import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
@@ -106,13 +105,4 @@ export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: st
 export function isInjectedMessage(msg: AgentMessage): boolean {
   if (!msg || typeof msg !== "object") return false;
   return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
-}
-
-/** A provider's context-overflow error reply (pi-ai's recognizer; pi compacts and retries). A throw says "not one". */
-export function isContextOverflowError(m: Extract<AgentMessage, { role: "assistant" }>): boolean {
-  try {
-    return isContextOverflow(m);
-  } catch {
-    return false;
-  }
 }

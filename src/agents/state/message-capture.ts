@@ -4,7 +4,8 @@
  * without `tool_result` events, each tool result through Layer A; gists taken at the pass's end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { assistantText, isContextOverflowError, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
+import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
+import { isContextOverflowError } from "../messages/context-overflow.js";
 import { messageTokens } from "../gauge/context-gauge.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
