@@ -10,7 +10,7 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
 import { type ContextStateSnapshot } from "../state/state-snapshot.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
-import { warnSafely } from "./runtime.js";
+import { warnSafely } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";

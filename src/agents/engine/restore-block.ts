@@ -14,7 +14,7 @@ import { driftExtraSection } from "../drift/render.js";
 import { artifactsExtraSection } from "../inject/artifacts-section.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import type { WarnLogger } from "../../infra/log-once.js";
-import { warnSafely } from "./runtime.js";
+import { warnSafely } from "../../infra/log-once.js";
 
 export type RestoreKind = "post-compaction" | "resume";
 

@@ -4,7 +4,7 @@
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import type { WarnLogger } from "../../infra/log-once.js";
 
 export interface ContextManagerRuntimeValue {
   sessionKey: string;
@@ -39,15 +39,6 @@ export interface ContextManagerRuntimeValue {
 export function reserveTokensOf(runtime: Pick<ContextManagerRuntimeValue, "hostReserveTokens" | "config">): number {
   const host = runtime.hostReserveTokens;
   return typeof host === "number" && Number.isFinite(host) && host >= 0 ? host : runtime.config.smartTrimReserveTokens;
-}
-
-/** A warning that a broken logger cannot turn into a failure of the host. */
-export function warnSafely(logger: WarnLogger | undefined, message: string): void {
-  try {
-    (logger ?? consoleWarnLogger).warn(message);
-  } catch {
-    // a broken logger must not break the host
-  }
 }
 
 /** OpenClaw's keys are `agent:<agentId>:<channel>:…`; a key of another form names neither. */

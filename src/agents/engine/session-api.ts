@@ -8,7 +8,7 @@ import type { Checkpoint } from "../checkpoint/schema.js";
 import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { canonicalSessionKey } from "../../infra/session-key.js";
 import type { WarnLogger } from "../../infra/log-once.js";
-import { warnSafely } from "./runtime.js";
+import { warnSafely } from "../../infra/log-once.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
 import type { SearchParams } from "../archive/search-params.js";
 import type { NoteKind } from "../state/note-tool.js";
