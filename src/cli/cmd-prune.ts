@@ -2,8 +2,8 @@
  * `prune`: retention by hand — keep the newest N VALID checkpoints per session (never the
  * pointer's, never the newest valid one); `--dry-run` lists what would go and deletes nothing.
  */
-import { DEFAULT_RETENTION } from "../agents/checkpoint/options.js";
-import { sweepStaleTempFiles } from "../agents/checkpoint/retention.js";
+import { DEFAULT_RETENTION } from "../agents/checkpoint/files.js";
+import { sweepStaleTempFiles } from "../agents/checkpoint/files.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { CliArgs } from "./args.js";
 import type { Output } from "./output.js";

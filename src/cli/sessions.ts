@@ -7,8 +7,8 @@ import { checkpointSessionDir, sessionDirName } from "../infra/session-dir.js";
 import { type CheckpointFileEntry, listCheckpointFilesInDir, readCheckpointFile } from "../agents/checkpoint/files.js";
 import { listCheckpointSessions } from "../agents/checkpoint/sessions.js";
 import { parseCheckpointId } from "../agents/checkpoint/ids.js";
-import { readCheckpointMeta } from "../agents/checkpoint/meta.js";
-import { wellFormed } from "../agents/checkpoint/text.js";
+import { readCheckpointMeta } from "../agents/checkpoint/sessions.js";
+import { wellFormed } from "../agents/checkpoint/emit.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 

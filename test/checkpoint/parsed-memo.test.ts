@@ -12,7 +12,7 @@ import { parseCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
-import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
+import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/files.js";
 import { parsedCheckpointStats } from "../../src/agents/checkpoint/yaml.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 import { compactEvent, makeEngine, userMsg } from "../hardening/helpers.js";

@@ -7,11 +7,11 @@ import { formatCheckpointId, parseCheckpointId } from "../../src/agents/checkpoi
 import { listCheckpoints, readCheckpointFile } from "../../src/agents/checkpoint/files.js";
 import { listCheckpointSessions, readLatestPointer } from "../../src/agents/checkpoint/sessions.js";
 import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
-import { pruneCheckpoints } from "../../src/agents/checkpoint/retention.js";
+import { pruneCheckpoints } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
 import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { writeCheckpoint, CheckpointWriter } from "../../src/agents/checkpoint/writer.js";
-import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/options.js";
+import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/files.js";
 import { createFileExclusive, writeFileAtomic } from "../../src/infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { makeCheckpoint, makeDraft, makeTempDir, removeDir } from "./helpers.js";

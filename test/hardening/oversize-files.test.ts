@@ -17,7 +17,7 @@ import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoin
 import { POINTER_FILE } from "../../src/agents/checkpoint/pointer.js";
 import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
-import { MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_NODES, yamlNodeEstimate } from "../../src/agents/checkpoint/parse-guard.js";
+import { MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_NODES, yamlNodeEstimate } from "../../src/agents/checkpoint/yaml.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
 import { compactEvent, makeEngine, removeDirs, tempDir } from "./helpers.js";
 

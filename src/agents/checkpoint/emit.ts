@@ -1,14 +1,25 @@
 /**
- * Checkpoint -> YAML text by the field table (fields.ts), exact without a parse-back: every value
+ * Checkpoint -> YAML text by the field table (schema.ts), exact without a parse-back: every value
  * takes a form YAML 1.2 reads one way (test/checkpoint/emit.test.ts): double-quoted (JSON's
  * escapes plus `\uXXXX` for what YAML refuses raw or may take as a line break), block literal
  * `|-` for block-safe free text without edge white space, plain null, booleans and numbers.
  */
-import type { Checkpoint } from "./schema.js";
-import { CHECKPOINT_FIELDS, type Field } from "./fields.js";
-import { wellFormed } from "./text.js";
+import { type Checkpoint, CHECKPOINT_FIELDS, type Field } from "./schema.js";
 
-export const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
+const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The string as UTF-8 files can hold it: lone UTF-16 surrogates (not valid Unicode) become U+FFFD.
+ * Applied wherever a string is stored or compared with a stored one, session keys included.
+ */
+export function wellFormed(s: string): string {
+  // the engine's scan (Node 20+): the lookbehind regex was a tenth of an emission
+  const w = s as string & { isWellFormed?: () => boolean };
+  if (typeof w.isWellFormed === "function" && w.isWellFormed()) return s;
+  return s.replace(LONE_SURROGATE_RE, "\uFFFD");
+}
+
+const HEADER_COMMENT = "# OpenClaw Checkpoint Schema v1";
 
 /** Characters a YAML block literal holds verbatim: printable, no CR, no BOM, no NEL/U+2028/U+2029. */
 const BLOCK_SAFE_RE = /^[\t\n\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD\u{10000}-\u{10FFFF}]+$/u;

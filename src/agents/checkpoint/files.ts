@@ -1,15 +1,40 @@
-/** Reading one checkpoint file and listing the checkpoint files of a session directory. */
+/**
+ * The store's options; reading one checkpoint file, listing the checkpoint files of a session
+ * directory, and retention (spec §5.5): the newest N checkpoints by numeric id stay, and the one the
+ * pointer names; a crashed writer's temp files go once older than a minute (a live writer's are younger).
+ */
 import path from "node:path";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
+import { checkpointSessionDir } from "../../infra/session-dir.js";
 import type { Checkpoint } from "./schema.js";
+import { wellFormed } from "./emit.js";
 import { CheckpointError } from "./errors.js";
 import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
 import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.js";
-import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
-import { wellFormed } from "./text.js";
-import { parseCheckpoint } from "./yaml.js";
+import { readPointerInDir } from "./pointer.js";
+import { MAX_CHECKPOINT_BYTES, parseCheckpoint } from "./yaml.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
-import { MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
+
+export interface CheckpointStoreOptions {
+  /** root of OpenClaw state (`~/.openclaw` or OPENCLAW_STATE_DIR) */
+  stateDir: string;
+  /** checkpoints kept per session key (default 5, spec §5.5) */
+  retention?: number;
+  /** file-system layer (tests inject faults here) */
+  fs?: FsOps | undefined;
+}
+
+export const DEFAULT_RETENTION = 5;
+
+export function fsOf(opts: { fs?: FsOps | undefined }): FsOps {
+  return opts.fs ?? nodeFsOps;
+}
+
+export function retentionOf(opts: CheckpointStoreOptions): number {
+  const n = opts.retention ?? DEFAULT_RETENTION;
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`checkpoint retention must be an integer >= 1, got ${n}`);
+  return n;
+}
 
 export interface CheckpointFileEntry {
   id: string;
@@ -79,5 +104,60 @@ export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<
 }
 
 export async function listCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointFileEntry[]> {
-  return listCheckpointFilesInDir(sessionDirOf(opts, sessionKey), fsOf(opts));
+  return listCheckpointFilesInDir(checkpointSessionDir(opts.stateDir, sessionKey), fsOf(opts));
+}
+
+export const STALE_TEMP_MS = 60_000;
+
+/** Deletes `files`, pushing each id deleted to `deleted` (also when a later one fails); returns it. */
+export async function deleteCheckpointFiles(files: readonly CheckpointFileEntry[], fs: FsOps, deleted: string[] = []): Promise<string[]> {
+  for (const f of files) {
+    try {
+      await fs.unlink(f.path);
+      deleted.push(f.id);
+    } catch (err) {
+      if (errorCode(err) !== "ENOENT") throw err; // ENOENT: a concurrent writer pruned it first
+    }
+  }
+  return deleted;
+}
+
+/** Removes the temp files of `names` (in `dir`) older than STALE_TEMP_MS; returns the names removed. */
+export async function removeStaleTemps(dir: string, names: readonly string[], fs: FsOps, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!TEMP_FILE_RE.test(name)) continue;
+    const file = path.join(dir, name);
+    try {
+      const st = await fs.stat(file);
+      if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) {
+        await fs.unlink(file);
+        removed.push(name);
+      }
+    } catch {
+      // vanished or not ours to remove: leave it
+    }
+  }
+  return removed;
+}
+
+export async function sweepStaleTempFiles(dir: string, fs: FsOps, now = Date.now()): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return [];
+  }
+  return removeStaleTemps(dir, names, fs, now);
+}
+
+/** Returns the ids of the deleted checkpoints (numeric order). */
+export async function pruneCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<string[]> {
+  const dir = checkpointSessionDir(opts.stateDir, sessionKey);
+  const fs = fsOf(opts);
+  const files = await listCheckpointFilesInDir(dir, fs);
+  const pointerId = (await readPointerInDir(dir, null, fs))?.checkpoint_id ?? null;
+  const deleted = await deleteCheckpointFiles(files.slice(0, Math.max(0, files.length - retentionOf(opts))).filter((f) => f.id !== pointerId), fs);
+  await sweepStaleTempFiles(dir, fs);
+  return deleted;
 }

@@ -7,13 +7,12 @@ import path from "node:path";
 import { parseDocument } from "yaml";
 import type { FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint } from "./schema.js";
-import { sessionDirName } from "../../infra/session-dir.js";
-import { listCheckpointFilesInDir, readCheckpointFile } from "./files.js";
+import { checkpointSessionDir, sessionDirName } from "../../infra/session-dir.js";
+import { type CheckpointStoreOptions, fsOf, listCheckpointFilesInDir, readCheckpointFile } from "./files.js";
 import { checkpointFileName, parseCheckpointId } from "./ids.js";
-import { fsOf, sessionDirOf, type CheckpointStoreOptions } from "./options.js";
 import { readPointerInDir } from "./pointer.js";
 import { readTextCapped } from "../../infra/capped-read.js";
-import { assertParseableSize, MAX_CHECKPOINT_BYTES } from "./parse-guard.js";
+import { assertParseableSize, MAX_CHECKPOINT_BYTES } from "./yaml.js";
 
 const MAX_CHAIN_STEPS = 64;
 
@@ -77,5 +76,5 @@ export async function readLatestInDir(dir: string, expectedKey: string | null, f
 }
 
 export async function readLatestCheckpoint(opts: CheckpointStoreOptions, sessionKey: string): Promise<Checkpoint | null> {
-  return readLatestInDir(sessionDirOf(opts, sessionKey), sessionKey, fsOf(opts));
+  return readLatestInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, fsOf(opts));
 }

@@ -1,10 +1,10 @@
 /**
- * Unknown data -> typed `Checkpoint` by the field table (fields.ts), or a `CheckpointError` naming
+ * Unknown data -> typed `Checkpoint` by the field table (schema.ts), or a `CheckpointError` naming
  * the file and the field path. Unknown extra keys are ignored (additions within v1).
  */
-import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointMeta } from "./schema.js";
 import { CheckpointError } from "./errors.js";
-import { CHECKPOINT_FIELDS, type Field, type Match, META_FIELD } from "./fields.js";
+import type { Checkpoint, CheckpointMeta, Field, Match } from "./schema.js";
+import { CHECKPOINT_FIELDS, CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION, META_FIELD } from "./schema.js";
 import { parseCheckpointId } from "./ids.js";
 import { redactSecrets } from "../text/redact.js";
 import { visibleText } from "../text/visible.js";

@@ -10,16 +10,13 @@ import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atom
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint, CheckpointDraft } from "./schema.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
-import { emitCheckpoint } from "./emit.js";
+import { emitCheckpoint, wellFormed } from "./emit.js";
 import { CheckpointError } from "./errors.js";
-import { scanSessionDir, type SessionDirScan } from "./files.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
-import { fsOf, retentionOf, type CheckpointStoreOptions } from "./options.js";
-import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
+import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, removeStaleTemps, retentionOf } from "./files.js";
+import { scanSessionDir, type SessionDirScan } from "./files.js";
+import { pointerIsCurrent, readPointerInDir, summarizeCheckpoint, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
-import { deleteCheckpointFiles, removeStaleTemps } from "./retention.js";
-import { summarizeCheckpoint } from "./summary.js";
-import { wellFormed } from "./text.js";
 import { validateCheckpoint } from "./validate.js";
 import { memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
 

@@ -7,7 +7,7 @@ import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
 import type { GaugeAction, GaugeReading } from "../gauge/context-gauge.js";
 import type { CheckpointWriter } from "../checkpoint/writer.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
-import { allowCheckpointEntries } from "../checkpoint/parse-guard.js";
+import { allowCheckpointEntries } from "../checkpoint/yaml.js";
 import { ContextState } from "../state/context-state.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";

@@ -2,7 +2,7 @@
 import { tryParseHandle } from "../artifacts/handle.js";
 import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
 import type { ArtifactRef } from "../checkpoint/schema.js";
-import { LINES_RE } from "../checkpoint/fields.js";
+import { LINES_RE } from "../checkpoint/schema.js";
 import type { RestoreExtraSection } from "./sections.js";
 
 const RESTORE_MAX_LINES = 3;
