@@ -8,7 +8,7 @@ import { type CheckpointFileEntry, listCheckpointFilesInDir, readCheckpointFile 
 import { listCheckpointSessions } from "../agents/checkpoint/sessions.js";
 import { parseCheckpointId } from "../agents/checkpoint/ids.js";
 import { readCheckpointMeta } from "../agents/checkpoint/sessions.js";
-import { wellFormed } from "../agents/checkpoint/emit.js";
+import { wellFormed } from "../agents/text/visible.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 

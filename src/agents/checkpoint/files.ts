@@ -7,7 +7,7 @@ import path from "node:path";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
 import type { Checkpoint } from "./schema.js";
-import { wellFormed } from "./emit.js";
+import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
 import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.js";
@@ -122,33 +122,22 @@ export async function deleteCheckpointFiles(files: readonly CheckpointFileEntry[
   return deleted;
 }
 
-/** Removes the temp files of `names` (in `dir`) older than STALE_TEMP_MS; returns the names removed. */
-export async function removeStaleTemps(dir: string, names: readonly string[], fs: FsOps, now = Date.now()): Promise<string[]> {
-  const removed: string[] = [];
+/** Removes the temp files `names` (in `dir`) older than STALE_TEMP_MS. */
+export async function removeStaleTemps(dir: string, names: readonly string[], fs: FsOps): Promise<void> {
   for (const name of names) {
-    if (!TEMP_FILE_RE.test(name)) continue;
     const file = path.join(dir, name);
     try {
       const st = await fs.stat(file);
-      if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) {
-        await fs.unlink(file);
-        removed.push(name);
-      }
+      if (st.isFile() && Date.now() - st.mtimeMs > STALE_TEMP_MS) await fs.unlink(file);
     } catch {
       // vanished or not ours to remove: leave it
     }
   }
-  return removed;
 }
 
-export async function sweepStaleTempFiles(dir: string, fs: FsOps, now = Date.now()): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  return removeStaleTemps(dir, names, fs, now);
+export async function sweepStaleTempFiles(dir: string, fs: FsOps): Promise<void> {
+  const names = await fs.readdir(dir).catch((): string[] => []);
+  await removeStaleTemps(dir, names.filter((n) => TEMP_FILE_RE.test(n)), fs);
 }
 
 /** Returns the ids of the deleted checkpoints (numeric order). */

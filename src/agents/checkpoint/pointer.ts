@@ -6,7 +6,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { readTextCapped } from "../../infra/capped-read.js";
-import { wellFormed } from "./emit.js";
+import { wellFormed } from "../text/visible.js";
 import { checkpointFileName, isOutOfRangeCheckpointFileName, parseCheckpointId } from "./ids.js";
 import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "./schema.js";
 import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "./schema.js";

@@ -10,7 +10,8 @@ import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atom
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint, CheckpointDraft } from "./schema.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
-import { emitCheckpoint, wellFormed } from "./emit.js";
+import { emitCheckpoint } from "./emit.js";
+import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
 import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, removeStaleTemps, retentionOf } from "./files.js";

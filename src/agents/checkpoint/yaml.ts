@@ -1,14 +1,13 @@
 /**
- * Checkpoint <-> YAML text (spec §5.1). Writing: emit.ts, exact by construction (no parse-back);
- * a lone UTF-16 surrogate is stored as U+FFFD. Reading: a size and node bound first (the `yaml`
- * parser held the event loop 1.4 s on a 256 KB flow sequence `[a, a, …]` and exhausted the heap at
- * 30 MB; checkpoints are block YAML, one scalar per line, the largest seen 56 KB, 1,001 lines), then
- * YAML errors, duplicate keys, multiple documents and aliases are rejected, then the data is
- * validated field by field.
+ * Checkpoint <-> YAML text (spec §5.1). Writing: emit.ts, exact by construction (no parse-back).
+ * Reading: a size and node bound first (`yaml` held the event loop 1.4 s on a 256 KB flow sequence
+ * and ran out of heap at 30 MB; the largest checkpoint seen: 56 KB, 1,001 block lines), then YAML
+ * errors, duplicate keys, multiple documents and aliases are refused, then the fields are validated.
  */
 import { parseDocument } from "yaml";
 import type { Checkpoint } from "./schema.js";
-import { emitCheckpoint, wellFormed } from "./emit.js";
+import { emitCheckpoint } from "./emit.js";
+import { wellFormed } from "../text/visible.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { CheckpointError } from "./errors.js";
 import { validateCheckpoint } from "./validate.js";
@@ -107,28 +106,14 @@ export function assertParseableSize(text: string, file: string): void {
 export function normalizeForDisk<T>(value: T): T {
   if (typeof value === "string") return wellFormed(value) as T;
   if (typeof value === "number") return (Object.is(value, -0) ? 0 : value) as T;
-  if (Array.isArray(value)) {
-    let out: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const v = value[i] as unknown;
-      const n = normalizeForDisk(v);
-      if (!Object.is(n, v) && !out) out = value.slice(0, i);
-      out?.push(n);
-    }
-    return (out ?? value) as T;
+  if (!value || typeof value !== "object") return value;
+  const src = value as Record<string, unknown>;
+  let out: Record<string, unknown> | null = null;
+  for (const k of Object.keys(src)) {
+    const n = normalizeForDisk(src[k]);
+    if (!Object.is(n, src[k])) (out ??= (Array.isArray(src) ? [...src] : { ...src }) as Record<string, unknown>)[k] = n;
   }
-  if (value && typeof value === "object") {
-    let out: Record<string, unknown> | null = null;
-    const src = value as Record<string, unknown>;
-    for (const k of Object.keys(src)) {
-      const v = src[k];
-      const n = normalizeForDisk(v);
-      if (!Object.is(n, v) && !out) out = { ...src };
-      if (out) out[k] = n;
-    }
-    return (out ?? value) as T;
-  }
-  return value;
+  return (out ?? value) as T;
 }
 
 /**
@@ -142,8 +127,8 @@ export function serializeCheckpoint(cp: Checkpoint): string {
 
 /** YAML text -> validated Checkpoint; throws CheckpointError naming `file` and the field. */
 export function parseCheckpoint(text: string, file: string): Checkpoint {
-  const known = memoizedCheckpoint(text);
-  if (known) return known;
+  const known = memo.get(text);
+  if (known) return structuredClone(known.checkpoint);
   if (text.trim() === "") throw new CheckpointError(file, undefined, "empty file");
   assertParseableSize(text, file);
   const checkpoint = validateCheckpoint(parseYamlData(text, file), file);
@@ -164,22 +149,15 @@ export function parseYamlData(text: string, file: string): unknown {
 }
 
 /**
- * Checkpoints this process wrote or parsed, by their exact YAML text (the emitter is exact, so a
- * hit is the file's content whoever wrote it): parsing a 50 KB checkpoint takes 10 ms warm,
- * 80–170 ms cold, and a new session, a `/compact` or an evicted gateway slot reads it again.
- * 16 MiB: about 60 checkpoints of 50 KB, the UTF-16 key plus the object estimated at twice the text.
+ * Checkpoints this process wrote or parsed, by their exact YAML text (a hit is the file's content
+ * whoever wrote it): a 50 KB one parses in 10 ms warm, 80–170 ms cold, and a new session, a `/compact`
+ * or an evicted gateway slot reads it again. 16 MiB: about 60 of 50 KB (key + object ~ 4 × the text).
  */
 const memo = new BudgetCache<string, { checkpoint: Checkpoint; chars: number }>(
   "parsed checkpoints",
   16 * 2 ** 20,
   (e) => e.chars * 4,
 );
-
-/** The checkpoint whose YAML is `text`, as a fresh copy, or undefined when not memoized. */
-function memoizedCheckpoint(text: string): Checkpoint | undefined {
-  const e = memo.get(text);
-  return e ? structuredClone(e.checkpoint) : undefined;
-}
 
 /**
  * Remembers `checkpoint` as the parse of `text`: a copy, or, `owned` (a writer's, only read

@@ -1,6 +1,6 @@
 /** `gist`: one short line from arbitrary text, for every string kept; stops once its budget is spent. */
 
-import { withLoneSurrogatesReplaced, withoutInvisible } from "./visible.js";
+import { wellFormed, withoutInvisible } from "./visible.js";
 
 const ELLIPSIS = "…";
 
@@ -48,7 +48,7 @@ export function gist(text: string, maxChars: number): string {
     if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
     let piece = text.slice(pos, end);
     // a lone half first becomes U+FFFD: removing an invisible between two halves must not pair them
-    if (MAYBE_INVISIBLE.test(piece)) piece = withoutInvisible(SURROGATE.test(piece) ? withLoneSurrogatesReplaced(piece) : piece);
+    if (MAYBE_INVISIBLE.test(piece)) piece = withoutInvisible(wellFormed(piece));
     if (MAYBE_WS_RUN.test(piece)) piece = piece.replace(WS_RUN, " ");
     pos = end;
     // one space where a run spans two steps, none at the start
