@@ -35,10 +35,6 @@ function quoted(s: string): string {
 const ASCII_BLOCK_SAFE_RE = /^[\t\n\x20-\x7E]+$/;
 const isEdgeSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a;
 
-function num(v: number): string {
-  return Object.is(v, -0) ? "0" : String(v);
-}
-
 /** the indentations a checkpoint uses, made once */
 const PADS = Array.from({ length: 13 }, (_, i) => " ".repeat(i));
 const pad = (n: number): string => PADS[n] ?? " ".repeat(n);
@@ -56,7 +52,7 @@ class Emitter {
   }
 
   plain(indent: number, key: string, v: number | boolean | null): void {
-    this.line(indent, `${key}: ${typeof v === "number" ? num(v) : String(v)}`);
+    this.line(indent, `${key}: ${String(v)}`); // String(-0) is "0"
   }
 
   /** free text after `prefix` ("key: " or "- ") at `indent`; block content goes at `indent + 2` */

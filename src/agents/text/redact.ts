@@ -6,18 +6,8 @@
 
 import { MARKER_PREFIX, marker, type Replacer } from "./redact-classes.js";
 import { escapedViewsPass } from "./escaped-views.js";
-import { redactLongRuns } from "./redact-long-runs.js";
 import { secretRuleRanges } from "./secret-rules.js";
-import {
-  redactAuthorization,
-  redactCliPasswords,
-  redactJwts,
-  redactKeyValues,
-  redactPrivateKeys,
-  redactProviderKeys,
-  redactUrlCredentials,
-  redactWebhooks,
-} from "./redact-passes.js";
+import * as own from "./redact-passes.js";
 
 // --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
 const redactByRuleSet: Replacer = (text) => {
@@ -38,15 +28,15 @@ const redactByRuleSet: Replacer = (text) => {
 // Order matters: specific classes first so the marker says what was found, and the
 // generic key=value rule then sees a marker (and leaves it) instead of the raw key.
 const RAW_PASSES: Replacer[] = [
-  redactPrivateKeys,
-  redactUrlCredentials,
-  redactWebhooks,
-  redactAuthorization,
-  redactProviderKeys,
-  redactCliPasswords,
-  redactKeyValues,
-  redactJwts,
-  redactLongRuns,
+  own.redactPrivateKeys,
+  own.redactUrlCredentials,
+  own.redactWebhooks,
+  own.redactAuthorization,
+  own.redactProviderKeys,
+  own.redactCliPasswords,
+  own.redactKeyValues,
+  own.redactJwts,
+  own.redactLongRuns,
   // last: our passes name what they found; the rule set catches what they do not know
   redactByRuleSet,
 ];
