@@ -19,8 +19,7 @@ export function parseCheckpointId(id: string): number | null {
   const digits = ID_RE.exec(id)?.[1];
   if (digits === undefined) return null;
   const n = Number(digits);
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CHECKPOINT_NUMBER) return null;
-  return formatCheckpointId(n) === id ? n : null;
+  return n >= 1 && n <= MAX_CHECKPOINT_NUMBER && formatCheckpointId(n) === id ? n : null;
 }
 
 export function checkpointFileName(id: string): string {

@@ -42,17 +42,11 @@ export async function readPointerInDir(
   fs: FsOps,
   problems?: string[],
 ): Promise<LatestPointer | null> {
-  let raw: string;
-  try {
-    raw = await readTextCapped(fs, path.join(dir, POINTER_FILE), MAX_POINTER_BYTES);
-  } catch {
-    return null; // missing or unreadable: recovery scans the directory instead
-  }
   let data: unknown;
   try {
-    data = JSON.parse(raw);
+    data = JSON.parse(await readTextCapped(fs, path.join(dir, POINTER_FILE), MAX_POINTER_BYTES));
   } catch {
-    return null;
+    return null; // missing, unreadable or not JSON: recovery scans the directory instead
   }
   if (typeof data !== "object" || data === null) return null;
   const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes, summary } = data as Record<string, unknown>;

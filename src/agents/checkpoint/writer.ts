@@ -114,10 +114,7 @@ export class CheckpointWriter {
     }
   }
 
-  /**
-   * The checkpoint `write(draft)` will publish, as on disk, with the id the write tries first (a
-   * concurrent writer in another process may push it higher). No disk access once the directory is known.
-   */
+  /** What `write(draft)` will publish, with the id it tries first (another process may push it higher). */
   preview(draft: CheckpointDraft): Promise<Checkpoint> {
     return this.forgetOnError(async () => {
       const base = this.baseOf(draft);
@@ -147,9 +144,7 @@ export class CheckpointWriter {
       await ensurePrivateDir(this.dir, fs);
       this.dirReady = true;
     }
-    const known = this.known ?? (await this.readKnown(fs, warnings));
-    this.known = known;
-    return known;
+    return (this.known ??= await this.readKnown(fs, warnings));
   }
 
   private async writeOnce(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
@@ -254,10 +249,7 @@ export class CheckpointWriter {
     }
   }
 
-  /**
-   * Highest id and latest checkpoint from disk: from the pointer when it names the newest file at
-   * the size it was written with (no YAML parse), else by the recovering read.
-   */
+  /** Highest id and latest checkpoint: the pointer's when current (no YAML parse), else the recovering read's. */
   private async readKnown(fs: FsOps, warnings: string[]): Promise<Known> {
     const scan = await scanSessionDir(this.dir, fs);
     this.reportOutOfRange(scan.outOfRange, warnings);

@@ -39,20 +39,16 @@ export function foldPaths(paths: readonly string[]): string {
     }
     n.terminal = true;
   }
-  return renderChildren(root).join(", ");
+  return render(root).join(", ");
 }
 
-function renderChildren(n: Node): string[] {
+function render(n: Node): string[] {
   const out: string[] = [];
-  for (const [seg, child] of n.children) out.push(...renderNode(seg, child));
-  return out;
-}
-
-function renderNode(seg: string, n: Node): string[] {
-  const out: string[] = [];
-  if (n.terminal) out.push(seg);
-  if (n.children.size === 0) return out;
-  const inner = renderChildren(n);
-  out.push(inner.length === 1 ? `${seg}/${inner[0]}` : `${seg}/{${inner.join(", ")}}`);
+  for (const [seg, child] of n.children) {
+    if (child.terminal) out.push(seg);
+    if (child.children.size === 0) continue;
+    const inner = render(child);
+    out.push(inner.length === 1 ? `${seg}/${inner[0]}` : `${seg}/{${inner.join(", ")}}`);
+  }
   return out;
 }
