@@ -62,7 +62,7 @@ export type Field = Flags & { key: string } & (
     | { kind: "counts"; keys: readonly string[] }
   );
 
-// generic so that each field keeps its literal key, kind and flags: schema.ts reads the types from them
+// generic so that each field keeps its literal key, kind and flags: the types below are read from them
 const f = <K extends string, T extends Scalar, const F extends Flags = {}>(key: K, kind: T, flags?: F) =>
   ({ key, kind, ...flags }) as { key: K; kind: T } & F;
 const oneOf = <K extends string, const V extends readonly string[]>(key: K, values: V) =>
