@@ -119,12 +119,6 @@ function writeBack(text: string, raw: Array<[number, number, string]>): string {
 
 const hasEscape = (text: string): boolean => text.includes("\\") && JSON_ESCAPE.test(text);
 
-function viewAt(text: string, depth: number): View {
-  let view = decodeLevel(text, null);
-  for (let d = 1; d < depth; d++) view = decodeLevel(view.text, view.start);
-  return view;
-}
-
 /**
  * A pass that redacts the decoded views with `redactView` and writes the spans back. Deepest first,
  * each shallower view decoded from the text redacted so far: there a deeper level's line breaks are
@@ -137,7 +131,8 @@ export function escapedViewsPass(redactView: (view: string) => string): Replacer
     for (let t = text; depth < MAX_DEPTH && hasEscape(t); depth++) t = decodeLevel(t, null).text;
     let out = text;
     for (let d = depth; d >= 1; d--) {
-      const view = viewAt(out, d);
+      let view = decodeLevel(out, null);
+      for (let k = 1; k < d; k++) view = decodeLevel(view.text, view.start);
       const redacted = redactView(view.text);
       if (redacted === view.text) continue;
       const spans = alignMarkers(view.text, redacted) ?? [changedStretch(view.text, redacted)];

@@ -82,8 +82,7 @@ interface Scanner {
   file: Array<{ run: (source: unknown) => unknown; guard: Guard | null }>;
 }
 
-let scanner: Scanner | null = null;
-let unguarded: Scanner | null = null;
+const scanners: { guarded?: Scanner; unguarded?: Scanner } = {};
 
 /** Built once: the rules' handlers share one report sink. */
 function build(guarded: boolean): Scanner {
@@ -109,16 +108,9 @@ function build(guarded: boolean): Scanner {
   return { ranges, file };
 }
 
-/** Character ranges of `text` the preset reports as secrets, sorted and merged. */
-export function secretRuleRanges(text: string): Array<[number, number]> {
-  scanner ??= build(true);
-  return scan(scanner, text);
-}
-
-/** Every rule on every text, no prefilter: what the prefilter is checked against (tests). */
-export function secretRuleRangesUnguarded(text: string): Array<[number, number]> {
-  unguarded ??= build(false);
-  return scan(unguarded, text);
+/** Character ranges of `text` the preset reports as secrets, sorted and merged; unguarded: no prefilter (tests). */
+export function secretRuleRanges(text: string, guarded = true): Array<[number, number]> {
+  return scan((scanners[guarded ? "guarded" : "unguarded"] ??= build(guarded)), text);
 }
 
 function scan({ ranges, file }: Scanner, text: string): Array<[number, number]> {
