@@ -16,8 +16,6 @@ const QUOTE_EXTRA_RE = /[\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]/g;
 
 const hex4 = (c: string) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
 
-const QUOTE_EXTRA_TEST = /[\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]/;
-
 /** printable ASCII but `"` and `\\`: quoted as it is, by JSON and YAML alike */
 const PLAIN_QUOTABLE_RE = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
 
@@ -27,7 +25,7 @@ function quoted(s: string): string {
   if (PLAIN_QUOTABLE_RE.test(s)) return `"${s}"`;
   let j = JSON.stringify(s);
   // most strings hold none of these: test before rewriting (the replaces were a tenth of an emission)
-  if (QUOTE_EXTRA_TEST.test(j)) j = j.replace(QUOTE_EXTRA_RE, hex4);
+  if (j.search(QUOTE_EXTRA_RE) >= 0) j = j.replace(QUOTE_EXTRA_RE, hex4);
   return j.includes("\\u0000") ? j.replace(/\\u0000/g, "\\0") : j;
 }
 

@@ -32,9 +32,6 @@ export interface LatestPointer {
   summary?: CheckpointSummary;
 }
 
-/** What the writer stores beside the id (see LatestPointer). */
-export type PointerMeta = Required<Pick<LatestPointer, "session_id" | "input_tokens" | "bytes">> & Pick<LatestPointer, "summary">;
-
 /** The pointer of a session dir; null when missing, malformed or another key's (an out-of-range id: in `problems`). */
 export async function readPointerInDir(
   dir: string,
@@ -84,21 +81,16 @@ export async function pointerIsCurrent(p: LatestPointer, topId: string | undefin
 }
 
 /** Atomic but not fsync'd: readers look for newer files anyway (a power loss leaves it a step behind). */
-export async function writePointerInDir(
-  dir: string,
-  checkpointId: string,
-  sessionKey: string,
-  fs: FsOps,
-  now = new Date(),
-  meta?: PointerMeta,
-): Promise<void> {
+export async function writePointerInDir(dir: string, cp: Checkpoint, bytes: number, fs: FsOps): Promise<void> {
   const body = {
-    checkpoint_id: checkpointId,
-    path: checkpointFileName(checkpointId),
-    session_key: wellFormed(sessionKey),
-    updated_at: now.toISOString(),
-    ...(meta ? { session_id: meta.session_id, input_tokens: meta.input_tokens, bytes: meta.bytes } : {}),
-    ...(meta?.summary ? { summary: meta.summary } : {}),
+    checkpoint_id: cp.meta.checkpoint_id,
+    path: checkpointFileName(cp.meta.checkpoint_id),
+    session_key: cp.meta.session_key, // the writer checked it is its own key
+    updated_at: new Date().toISOString(),
+    session_id: cp.meta.session_id,
+    input_tokens: cp.meta.token_usage.input_tokens,
+    bytes,
+    summary: summarizeCheckpoint(cp),
   };
   await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs, durable: false });
 }

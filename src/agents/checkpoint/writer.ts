@@ -16,7 +16,7 @@ import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
 import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, removeStaleTemps, retentionOf } from "./files.js";
 import { scanSessionDir, type SessionDirScan } from "./files.js";
-import { pointerIsCurrent, readPointerInDir, summarizeCheckpoint, writePointerInDir } from "./pointer.js";
+import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
 import { validateCheckpoint } from "./validate.js";
 import { memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
@@ -211,12 +211,7 @@ export class CheckpointWriter {
   /** The pointer to a published checkpoint: best effort, reported in `warnings`. */
   private async movePointer(cp: Checkpoint, bytes: number, fs: FsOps, warnings: string[]): Promise<void> {
     try {
-      await writePointerInDir(this.dir, cp.meta.checkpoint_id, this.sessionKey, fs, new Date(), {
-        session_id: cp.meta.session_id,
-        input_tokens: cp.meta.token_usage.input_tokens,
-        bytes,
-        summary: summarizeCheckpoint(cp),
-      });
+      await writePointerInDir(this.dir, cp, bytes, fs);
     } catch (err) {
       warnings.push(`pointer not updated: ${describe(err)}`);
     }
