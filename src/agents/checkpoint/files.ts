@@ -53,15 +53,21 @@ export function assertNamedAs(file: string, id: string): void {
   if (named && named.id !== id) throw new CheckpointError(file, "meta.checkpoint_id", `"${id}" does not match the file name`);
 }
 
+/** A failed read of checkpoint `file`, as the error that names it. */
+export function unreadable(file: string, err: unknown): CheckpointError {
+  const code = errorCode(err);
+  let why = code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`;
+  if (err instanceof FileTooLargeError || err instanceof NotAFileError) why = `${err.message}: not read`;
+  return new CheckpointError(file, undefined, why, { cause: err });
+}
+
 /** One checkpoint file, validated, named as its id, of `expectedSessionKey` when given; else a CheckpointError. */
 export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
   let text: string;
   try {
     text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
   } catch (err) {
-    if (err instanceof FileTooLargeError || err instanceof NotAFileError) throw new CheckpointError(file, undefined, `${err.message}: not read`, { cause: err });
-    const code = errorCode(err);
-    throw new CheckpointError(file, undefined, code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`, { cause: err });
+    throw unreadable(file, err);
   }
   const cp = parseCheckpoint(text, file);
   assertNamedAs(file, cp.meta.checkpoint_id);

@@ -6,12 +6,10 @@
  */
 import { closeSync, readSync } from "node:fs";
 import path from "node:path";
-import { NotAFileError } from "../../infra/capped-read.js";
-import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
+import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
 import { checkpointSessionDir, checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
-import { CheckpointError } from "./errors.js";
-import { assertNamedAs, type CheckpointStoreOptions, fsOf, listCheckpointFilesInDir } from "./files.js";
+import { assertNamedAs, type CheckpointStoreOptions, fsOf, listCheckpointFilesInDir, unreadable } from "./files.js";
 import { type CheckpointSummary, pointerIsCurrent, readPointerInDir, summarizeCheckpoint, type LatestPointer } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
 import type { CheckpointMeta } from "./schema.js";
@@ -94,9 +92,7 @@ function readHead(file: string): string {
   try {
     fd = openRegularFileSync(file).fd;
   } catch (err) {
-    const code = errorCode(err);
-    const why = code === "ENOENT" ? "file not found" : err instanceof NotAFileError ? "not a regular file: not read" : `cannot read (${code ?? String(err)})`;
-    throw new CheckpointError(file, undefined, why, { cause: err });
+    throw unreadable(file, err);
   }
   try {
     const buf = Buffer.allocUnsafe(HEAD_BYTES);
