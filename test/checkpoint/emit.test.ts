@@ -1,5 +1,5 @@
 /**
- * The direct YAML emitter (src/agents/checkpoint/emit.ts) replaces the parse-back check the
+ * The direct YAML emitter (src/agents/checkpoint/yaml.ts) replaces the parse-back check the
  * writer used to run on every checkpoint: these properties are what make that safe. Every
  * string field and number of a checkpoint is drawn from alphabets built around the characters
  * YAML treats specially (indicators, line breaks of YAML 1.1 and 1.2, controls, BOM,
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { emitCheckpoint } from "../../src/agents/checkpoint/emit.js";
+import { emitCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { normalizeForDisk } from "../../src/agents/checkpoint/yaml.js";
 import { makeCheckpoint } from "./helpers.js";
 

@@ -53,7 +53,6 @@ export function assertNamedAs(file: string, id: string): void {
   if (named && named.id !== id) throw new CheckpointError(file, "meta.checkpoint_id", `"${id}" does not match the file name`);
 }
 
-/** A failed read of checkpoint `file`, as the error that names it. */
 export function unreadable(file: string, err: unknown): CheckpointError {
   const code = errorCode(err);
   let why = code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(err)})`;

@@ -1,6 +1,6 @@
 /**
  * Checkpoint schema v1 (spec §5.3, docs/checkpoint-schema.md) as one field table, in file order: the
- * validator (validate.ts) and the emitter (emit.ts) follow it, the types below are read from it. Kinds:
+ * validator (validate.ts) and the emitter (yaml.ts) follow it, the types below are read from it. Kinds:
  * "str", "time", "id", "enum" quoted; "text" free text (a block literal where exact); "count"
  * (>= 0), "ratio", "int", "bool" plain; "strings" / "texts" lists; "map" / "maps" mappings of
  * `fields`; "counts" numbers under fixed `keys`. Flags: `nullable`; `optional` ("or-null": null

@@ -65,7 +65,6 @@ class Reader {
     return this.check(v, field, typeof v === "object" && v !== null && !Array.isArray(v), "a mapping");
   }
 
-  /** A string, matching `m` when given. */
   str(v: unknown, field: string, m?: Match): string {
     const s = this.check<string>(v, field, typeof v === "string", "a string");
     return m ? this.check(s, field, m.test(s), m.what) : s;

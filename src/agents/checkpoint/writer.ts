@@ -10,7 +10,6 @@ import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atom
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint, CheckpointDraft } from "./schema.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
-import { emitCheckpoint } from "./emit.js";
 import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
@@ -19,7 +18,7 @@ import { scanSessionDir, type SessionDirScan } from "./files.js";
 import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
 import { validateCheckpoint } from "./validate.js";
-import { memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
+import { emitCheckpoint, memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
 
 export const DEFAULT_DEDUP_DELTA = 0.05;
 const MAX_ID_ATTEMPTS = 1000;
