@@ -116,8 +116,7 @@ function readField(r: Reader, parent: Obj, f: Field, path: string): unknown {
 function plainValid(f: Field, v: unknown): boolean {
   if (v === null) return f.nullable === true;
   if (f.kind === "str" || f.kind === "text") return typeof v === "string" && f.match === undefined;
-  if (f.kind === "count") return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
-  return f.kind === "bool" && typeof v === "boolean";
+  return (f.kind === "count" || f.kind === "bool") && PLAIN[f.kind][0](v);
 }
 
 /** The fields of mapping `o` (at `path`), in table order; optional ones only when present. */

@@ -71,7 +71,7 @@ export class EngineState {
       throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
     }
     this.compactions = runtime.compactionCount ?? session.compactionsSoFar;
-    const c = runtime.config; // the checkpoints this configuration writes stay readable (parse-guard.ts)
+    const c = runtime.config; // the checkpoints this configuration writes stay readable (checkpoint/yaml.ts)
     allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
     this.identity = {
       sessionKey: canonicalSessionKey(runtime.sessionKey),
