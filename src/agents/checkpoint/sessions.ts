@@ -106,22 +106,15 @@ function readHead(file: string): string {
 }
 
 const LINE_RE = /^( {0,4})([a-z_]+):(?: (.*))?$/;
-const NUMBER_RE = /^(?:0|[1-9]\d*)(?:\.\d+)?(?:e[-+]?\d+)?$/;
 
-/** Scalar as the writer emits it; undefined for anything else (the YAML parser decides then). */
+/** A scalar as the writer emits it: JSON's forms, which YAML reads alike; else undefined (the YAML parser decides). */
 function scalar(v: string): unknown {
-  if (v === "null") return null;
-  if (v === "true") return true;
-  if (v === "false") return false;
-  if (NUMBER_RE.test(v)) return Number(v);
-  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"') && !v.includes("\\0") && !v.includes("\\x")) {
-    try {
-      return JSON.parse(v) as string;
-    } catch {
-      return undefined;
-    }
+  try {
+    const x: unknown = JSON.parse(v);
+    return typeof x === "object" && x !== null ? undefined : x;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /** The writer's layout: schema, schema_version, meta (2-space keys, token_usage at 4); else null. */
