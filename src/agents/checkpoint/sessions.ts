@@ -1,7 +1,8 @@
 /**
- * Session directories under `<stateDir>/context/checkpoints`, and a checkpoint's `meta` block alone for
- * `list` and `status`: the file's head by a line reader that knows the writer's layout, else by the YAML
- * parser. Synchronous: 1,000 small synchronous reads cost a fraction of as many thread-pool round trips.
+ * Session directories under `<stateDir>/context/checkpoints`, and only a checkpoint's `meta` block,
+ * for `list` and `status`: the file's head is read by a line reader that knows the writer's layout,
+ * anything else by the YAML parser. Synchronous: 1,000 small synchronous reads cost a fraction of as
+ * many thread-pool round trips.
  */
 import { closeSync, readSync } from "node:fs";
 import path from "node:path";

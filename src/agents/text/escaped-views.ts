@@ -52,8 +52,9 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 const MARKER_RE = /\[REDACTED:[a-z_]+\]/g;
 
 /**
- * The spans of `view` that `redacted` replaced by markers ([from, to, marker]): each ends where the literal
- * text after its marker resumes. Null when they do not align so (then the whole changed stretch is redacted).
+ * The spans of `view` that `redacted` replaced by markers ([from, to, marker]): each ends where the
+ * literal text after its marker resumes. Null when they do not align so (then the whole changed
+ * stretch is redacted).
  */
 function alignMarkers(view: string, redacted: string): Array<[number, number, string]> | null {
   const spans: Array<[number, number, string]> = [];
