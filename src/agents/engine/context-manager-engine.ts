@@ -30,8 +30,6 @@ import type { ContextDecision, DraftExtra, EngineSession } from "./engine-state.
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
-export { FLUSH_DEBOUNCE_MS, type ContextDecision, type EngineSession } from "./engine-state.js";
-
 export class ContextManagerEngine extends EngineState {
   /** the checkpoint store's warning kinds logged by this engine (pointer and retention: this.log) */
   private readonly storeWarned = new Set<string>();
@@ -196,9 +194,8 @@ export class ContextManagerEngine extends EngineState {
       this.log.fail("compaction checkpoint", e);
     }
     if (!checkpoint) settle(null);
-    const { stateDir } = this.runtime;
     // the post-compaction restore sends this checkpoint or none (never an older one)
-    recordCompactionOutcome(stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
+    recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
     return checkpoint ? { checkpoint, durable } : null;
   }
 

@@ -9,16 +9,14 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
 import { type ContextStateSnapshot } from "../state/state-snapshot.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
-import { warnSafely } from "../../infra/log-once.js";
+import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
-import { acquireBundleLock, type LockOptions } from "../state/bundle-lock.js";
+import { acquireBundleLock } from "../state/bundle-lock.js";
 import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
 import { sessionAt } from "./cache-budget.js";
-import type { FsOps } from "../../infra/fs-ops.js";
-import { nodeFsOps } from "../../infra/fs-ops.js";
+import { type FsOps, nodeFsOps } from "../../infra/fs-ops.js";
 
 export interface RecoverParams {
   stateDir: string;
@@ -29,11 +27,8 @@ export interface RecoverParams {
   config: ContextManagerConfig;
   fs?: FsOps;
   logger?: WarnLogger;
-  now?: () => Date;
   /** the key's latest checkpoint when the caller has just read it (saves a second read and parse) */
   latest?: Checkpoint | null;
-  /** cross-process lock timing (tests) */
-  lock?: LockOptions;
 }
 
 export interface RecoverResult {
@@ -84,7 +79,7 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
       return result;
     }
     // one bundler per key across processes (state/bundle-lock.ts)
-    const lock = await acquireBundleLock(fs, dir, p.lock);
+    const lock = await acquireBundleLock(fs, dir);
     if (lock.kind === "busy") {
       debug(`[context-manager] previous-session state not bundled now: ${lock.holder} is bundling this key`);
       return result;
@@ -121,8 +116,7 @@ async function bundleHeld(
     debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
     return;
   }
-  const now = p.now ?? (() => new Date());
-  await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, now());
+  await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, new Date());
   const held = await readHeldSessions(fs, dir, p.sessionKey);
   if (held.invalid.length) warn(`[context-manager] previous-session state not bundled, moved to ${dir}/stale: ${held.invalid.join("; ")}`);
   let writer: CheckpointWriter | null = null;
@@ -155,7 +149,6 @@ async function bundleHeld(
       },
       compactionCount: own ? own.meta.compaction_count : 0,
       config: p.config,
-      now: now(),
     });
     if (isEmpty(snap) || (own && sameContent(draft, own))) {
       // already in that session's latest checkpoint (or nothing captured): nothing to bundle

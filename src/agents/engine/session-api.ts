@@ -25,9 +25,6 @@ import { sessionAt } from "./cache-budget.js";
 import { decideSearchJoin } from "./session.js";
 import { coldTrimAhead, type RunStart, smartTrimAhead } from "./trim-hooks.js";
 
-export type { CompactionInput } from "./compaction-input.js";
-export type { ModelRequest, PreparedRequest } from "./request.js";
-
 export interface CompactionOptions {
   /** "summary": the checkpoint is the compaction, returned before it is on disk; "checkpoint": the host summarizes */
   use: "summary" | "checkpoint";
