@@ -23,7 +23,7 @@ import { readCheckpointForInjection } from "./restore-block.js";
 import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
 import { sessionAt } from "./cache-budget.js";
 import { decideSearchJoin } from "./session.js";
-import { coldTrimAhead, type RunStart, smartTrimAhead } from "./trim-hooks.js";
+import { type RunStart, trimAhead } from "./trim-hooks.js";
 
 export interface CompactionOptions {
   /** "summary": the checkpoint is the compaction, returned before it is on disk; "checkpoint": the host summarizes */
@@ -96,11 +96,9 @@ export class SessionApi {
     const e = this.engine;
     const state = sessionAt(e.runtime.stateDir, e.sessionKey).ourTools(e.identity.sessionId);
     if (state.searchJoined) return true;
-    const view = ahead();
     const archive = join(archiveDir(e.runtime.stateDir, e.sessionKey), ARCHIVE_FILE);
     const archived = async () => ((await statArchive(archive))?.size ?? 0) > 0;
-    const trimAhead = coldTrimAhead(e, view) || smartTrimAhead(e, view);
-    return decideSearchJoin(state, trimAhead || compacted() || (await archived()));
+    return decideSearchJoin(state, trimAhead(e, ahead()) || compacted() || (await archived()));
   }
 
   /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */

@@ -42,12 +42,6 @@ function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold:
   return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
 }
 
-/** Whether a request is trimmed because its cache is cold: for the request path and the run start alike. */
-export function coldTrimDue(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined, tokens: number): boolean {
-  const above = coldCutAbove(engine, contextWindow, cold);
-  return above !== null && tokens > above;
-}
-
 /** A run's first request as its start sees it (`at`: the session's clock). */
 export interface RunStart {
   messages: readonly AgentMessage[];
@@ -56,40 +50,39 @@ export interface RunStart {
   at: number;
 }
 
-/** At a run start: whether the run's first request will be cold-trimmed. Reads only. */
-export function coldTrimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
+/**
+ * At a run start, reading only: whether its first request is cold-trimmed or, with smart trim on, may trim.
+ * Not in a first run below the low mark (`pi -p` mostly never trims and would pay the definition); without
+ * a cache, from the start.
+ */
+export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
   try {
-    return coldTrimDue(engine, engine.runtime.contextWindowTokens, coldAhead(engine, ahead.messages, ahead.model, ahead.at), ahead.tokens);
+    const cfg = engine.runtime.config;
+    const window = engine.runtime.contextWindowTokens;
+    const above = coldCutAbove(engine, window, coldAhead(engine, ahead.messages, ahead.model, ahead.at));
+    if (above !== null && ahead.tokens > above) return true;
+    if (!cfg.smartTrim) return false;
+    if (cacheRulesFor(cfg, ahead.model).family === "none") return true;
+    if (ahead.messages.some((m) => m.role === "user")) return true;
+    const safeLimit = safeLimitOf(engine, window);
+    return safeLimit > 0 && ahead.tokens >= Math.floor(safeLimit * (1 - FIXED_SETTINGS.headroom));
   } catch (e) {
     engine.log.fail("smart trim", e);
     return false;
   }
 }
 
-/**
- * At a run start with smart trim on: whether context_search joins now. Not in a first run below the
- * low mark (`pi -p` mostly never trims and would pay the definition); without a cache, from the start.
- */
-export function smartTrimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
-  const cfg = engine.runtime.config;
-  if (!cfg.smartTrim) return false;
-  if (cacheRulesFor(cfg, ahead.model).family === "none") return true;
-  if (ahead.messages.some((m) => m.role === "user")) return true;
-  const safeLimit = safeLimitOf(engine, engine.runtime.contextWindowTokens);
-  return safeLimit > 0 && ahead.tokens >= Math.floor(safeLimit * (1 - FIXED_SETTINGS.headroom));
-}
-
 /** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
-function trimRuns(engine: ContextManagerEngine, tokens: number, contextWindow: number, cache: RequestCache | null | undefined): boolean {
+function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: number | null): boolean {
   if (engine.runtime.config.smartTrim) return true;
-  if (coldTrimDue(engine, contextWindow, cache?.cold, tokens)) return true;
+  if (coldAbove !== null && tokens > coldAbove) return true;
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
 }
 
 /** When the key's SmartTrim would read a long history for the first time: reading it in slices that yield. */
 export function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
   try {
-    if (!trimRuns(engine, tokens, contextWindow, cache)) return null;
+    if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache?.cold))) return null;
     const t = smartTrimFor(engine);
     return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
   } catch (e) {
@@ -115,7 +108,7 @@ export function withSmartTrim(
     const safeLimit = safeLimitOf(engine, contextWindow);
     if (safeLimit <= 0) return null;
     const coldAbove = coldCutAbove(engine, contextWindow, cache?.cold);
-    if (!trimRuns(engine, tokens, contextWindow, cache)) return null;
+    if (!trimRuns(engine, tokens, coldAbove)) return null;
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
