@@ -14,7 +14,6 @@ import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { RequestLog } from "./request-log.js";
@@ -22,10 +21,9 @@ import { sessionAt } from "./cache-budget.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
-import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { EngineState } from "./engine-state.js";
-import type { ContextDecision, DraftExtra, EngineSession } from "./engine-state.js";
+import type { ContextDecision, DraftExtra } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
@@ -35,19 +33,12 @@ export class ContextManagerEngine extends EngineState {
   private readonly storeWarned = new Set<string>();
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
-  readonly requests: RequestLog;
+  readonly requests = new RequestLog(`${this.runtime.stateDir}\u0000${this.sessionKey}`);
 
   /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
   recall: { key: string; block: AgentMessage | null; tokens: number } | null = null;
   /** appends to the archive by this engine so far: a recall block cached before one is searched again */
   archiveAppends = 0;
-
-  constructor(runtime: ContextManagerRuntimeValue, session: EngineSession) {
-    super(runtime, session);
-    this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
-    // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
-    if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
-  }
 
   /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
   noteCompactionsSoFar(n: number): void {

@@ -13,6 +13,7 @@ import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
+import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import type { CompactionPreparation } from "./compaction-input.js";
@@ -83,6 +84,8 @@ export class EngineState {
     };
     this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
+    // idle keys' archives past the retention: swept in the background, once a day per process
+    if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */

@@ -218,16 +218,9 @@ const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => 
 
 /** Nothing a checkpoint would show: no message, tool, note or ledger entry was captured. */
 function isEmpty(s: ContextStateSnapshot): boolean {
-  const w = s.work;
-  return (
-    !s.hasActivity &&
-    s.decisions.length === 0 &&
-    s.errors.length === 0 &&
-    s.openItems.length === 0 &&
-    s.learnings.length === 0 &&
-    s.resources.files_read.length + s.resources.files_modified.length + s.resources.tools_used.length === 0 &&
-    w.files.length + w.commands.length + w.requests.length + w.open_failures.length === 0
-  );
+  const { resources: r, work: w } = s;
+  const lists = [s.decisions, s.errors, s.openItems, s.learnings, r.files_read, r.files_modified, r.tools_used];
+  return !s.hasActivity && [...lists, w.files, w.commands, w.requests, w.open_failures].every((l) => l.length === 0);
 }
 
 const CONTENT_KEYS = ["working", "decisions", "resources", "thread", "open_items", "learnings", "work"] as const;
