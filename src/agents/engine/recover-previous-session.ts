@@ -42,7 +42,17 @@ export interface RecoverResult {
   stateFiles?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
-type Store = { stateDir: string; retention: number; fs?: FsOps };
+/** Where a key's recovery reads and writes, and where it reports. */
+function placeOf(p: RecoverParams) {
+  const log = p.logger ?? consoleWarnLogger;
+  const fs = p.fs ?? nodeFsOps;
+  const dir = stateSessionDir(p.stateDir, p.sessionKey);
+  const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
+  const debug = (m: string) => warnSafely({ warn: log.debug ?? ((x: string) => debugLog(x)) }, m);
+  return { log, fs, dir, store, debug, warn: (m: string) => warnSafely(log, m) };
+}
+
+type Place = ReturnType<typeof placeOf>;
 
 /** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
@@ -58,12 +68,8 @@ export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult
 
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const result: RecoverResult = { written: [], covered: 0, failed: 0 };
-  const log = p.logger ?? consoleWarnLogger;
-  const debug = (m: string) => warnSafely({ warn: log.debug ?? ((x: string) => debugLog(x)) }, m);
-  const warn = (m: string) => warnSafely(log, m);
-  const fs = p.fs ?? nodeFsOps;
-  const dir = stateSessionDir(p.stateDir, p.sessionKey);
-  const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
+  const at = placeOf(p);
+  const { fs, dir, debug } = at;
   try {
     let entries: string[];
     try {
@@ -73,7 +79,7 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
     }
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
     // the usual reopen of a session, judged without the lock: the state load then takes the same reads
-    const own = await onlyOwnFiles(p, fs, dir, entries, store);
+    const own = await onlyOwnFiles(p, at, entries);
     if (own) {
       result.stateFiles = own;
       return result;
@@ -87,27 +93,19 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
     if (lock.kind === "unlocked") debug(`[context-manager] previous-session bundling without the lock (${lock.reason})`);
     try {
       // another process bundled while this one waited: the caller's latest checkpoint is older than that
-      await bundleHeld(lock.kind === "held" && lock.waited ? { ...p, latest: undefined } : p, fs, dir, store, result, debug, warn);
+      await bundleHeld(lock.kind === "held" && lock.waited ? { ...p, latest: undefined } : p, at, result);
     } finally {
       if (lock.kind === "held") await lock.release();
     }
   } catch (err) {
-    warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
+    at.warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
   }
   return result;
 }
 
 /** Under the lock: hold what earlier sessions left, bundle it session by session, release. */
-async function bundleHeld(
-  p: RecoverParams,
-  fs: FsOps,
-  dir: string,
-  store: Store,
-  result: RecoverResult,
-  debug: (m: string) => void,
-  warn: (m: string) => void,
-): Promise<void> {
-  const log = p.logger ?? consoleWarnLogger;
+async function bundleHeld(p: RecoverParams, at: Place, result: RecoverResult): Promise<void> {
+  const { log, fs, dir, store, debug, warn } = at;
   let latest: Checkpoint | null;
   try {
     latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
@@ -187,13 +185,8 @@ async function bundleHeld(
 }
 
 /** The state files read once, when none is held or to hold; null when there is, or it cannot tell without the lock. */
-async function onlyOwnFiles(
-  p: RecoverParams,
-  fs: FsOps,
-  dir: string,
-  entries: readonly string[],
-  store: Store,
-): Promise<Map<StateFileName, StateFileRead> | null> {
+async function onlyOwnFiles(p: RecoverParams, at: Place, entries: readonly string[]) {
+  const { fs, dir, store } = at;
   if (entries.some((e) => e.startsWith("previous."))) return null;
   let latest: Checkpoint | null;
   try {
