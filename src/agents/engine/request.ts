@@ -89,26 +89,19 @@ function usageWith(messages: readonly AgentMessage[], extra: number, window: num
  * window would contradict it), and /context reports; the input array when nothing is dropped.
  */
 export function withoutSuperseded(messages: AgentMessage[]): AgentMessage[] {
-  let lastRestore = -1;
-  let lastGauge = -1;
+  const last = new Map<string, number>();
   let drop = 0;
   for (let i = 0; i < messages.length; i++) {
     if (messages[i]!.role !== "custom") continue; // most messages: no call per message on the request path
     const t = customTypeOf(messages[i]!);
-    if (t === undefined) continue;
-    if (t === RESTORE_CUSTOM_TYPE) {
-      if (lastRestore >= 0) drop++;
-      lastRestore = i;
-    } else if (t === GAUGE_CUSTOM_TYPE) {
-      if (lastGauge >= 0) drop++;
-      lastGauge = i;
-    } else if (t === REPORT_CUSTOM_TYPE) drop++;
+    if (t === REPORT_CUSTOM_TYPE || (t !== undefined && LATEST_ONLY.has(t) && last.has(t))) drop++;
+    if (t !== undefined && LATEST_ONLY.has(t)) last.set(t, i);
   }
   if (drop === 0) return messages;
   return messages.filter((m, i) => {
     const t = customTypeOf(m);
-    if (t === RESTORE_CUSTOM_TYPE) return i === lastRestore;
-    if (t === GAUGE_CUSTOM_TYPE) return i === lastGauge;
-    return t !== REPORT_CUSTOM_TYPE;
+    return t === undefined || (LATEST_ONLY.has(t) ? last.get(t) === i : t !== REPORT_CUSTOM_TYPE);
   });
 }
+
+const LATEST_ONLY: ReadonlySet<string> = new Set([RESTORE_CUSTOM_TYPE, GAUGE_CUSTOM_TYPE]);
