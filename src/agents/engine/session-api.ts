@@ -17,13 +17,12 @@ import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import { type CompactionOutcome, compactionOutcomeSince, markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
+import { type ModelRequest, type PreparedRequest, prepareRequest, type RunStart, trimAhead } from "./request.js";
 import type { RequestRecord } from "./request-log.js";
 import { readCheckpointForInjection } from "./restore-block.js";
 import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
 import { sessionAt } from "./cache-budget.js";
 import { decideSearchJoin } from "./session.js";
-import { type RunStart, trimAhead } from "./trim-hooks.js";
 
 export interface CompactionOptions {
   /** "summary": the checkpoint is the compaction, returned before it is on disk; "checkpoint": the host summarizes */
