@@ -3,7 +3,7 @@
  * everything lasting is on disk. Every public method is total: failures are logged once per kind.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { buildCheckpointDraft } from "../state/checkpoint-build.js";
+import { type BuildCheckpointParams, buildCheckpointDraft, type SplitTurnInfo } from "../state/checkpoint-build.js";
 import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
@@ -23,10 +23,13 @@ import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { EngineState } from "./engine-state.js";
-import type { ContextDecision, DraftExtra } from "./engine-state.js";
+import type { ContextDecision } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
+
+/** What a compaction checkpoint adds to the state's draft. */
+type DraftExtra = Partial<Pick<BuildCheckpointParams, "fileOps" | "splitTurn" | "compactionCount" | "cwd">>;
 
 export class ContextManagerEngine extends EngineState {
   /** the checkpoint store's warning kinds logged by this engine (pointer and retention: this.log) */
@@ -47,10 +50,7 @@ export class ContextManagerEngine extends EngineState {
 
   /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (!state) return;
+    await this.withState("context handler", async (state) => {
       // every slice takes its turn (infra/slice-gate.ts), the first too: concurrent commits interleave
       await nextSlice();
       await this.idle();
@@ -63,10 +63,7 @@ export class ContextManagerEngine extends EngineState {
           since = performance.now();
         }
       }
-      this.scheduleFlush(state);
-    } catch (e) {
-      this.log.fail("context handler", e);
-    }
+    });
   }
 
   /** `context` event: capture, gauge, the auto checkpoint. `appendGauge` false: the cache policy places the line. */
@@ -127,15 +124,7 @@ export class ContextManagerEngine extends EngineState {
     event: { toolName: string; toolCallId?: string; input: unknown; content: unknown; isError: boolean },
     cwd: string,
   ): Promise<void> {
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (!state) return;
-      state.captureToolResult(event, cwd);
-      this.scheduleFlush(state);
-    } catch (e) {
-      this.log.fail("tool_result handler", e);
-    }
+    await this.withState("tool_result handler", (state) => state.captureToolResult(event, cwd));
   }
 
   /** The compaction checkpoint on disk before the host summarizes (never deduplicated); null on failure. */
@@ -260,7 +249,7 @@ export class ContextManagerEngine extends EngineState {
 }
 
 /** Interrupted when the branch's last message is not a finished reply (a cut that splits a turn is not enough). */
-export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
+export function interruption(branch: readonly AgentMessage[]): SplitTurnInfo {
   const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
   const finished = last?.role === "assistant" && last.stopReason === "stop";
   if (finished || !last) return { isSplitTurn: false, lastToolCall: null };

@@ -16,14 +16,6 @@ import { sessionAt } from "./cache-budget.js";
 import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
-import type { CompactionPreparation } from "./compaction-input.js";
-
-/** What a compaction checkpoint adds to the state's draft. */
-export interface DraftExtra extends Pick<CompactionPreparation, "fileOps"> {
-  splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
-  compactionCount?: number;
-  cwd?: string;
-}
 
 /** The session an engine is made for, beside the host's runtime values. */
 export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
@@ -179,6 +171,21 @@ export class EngineState {
       void this.flush(state);
     }, FLUSH_DEBOUNCE_MS);
     this.flushTimer.unref?.();
+  }
+
+  /** `use` on the loaded state once no background write runs, then its flush scheduled; undefined: none, or failed. */
+  async withState<T>(kind: string, use: (state: ContextState) => T | Promise<T>): Promise<T | undefined> {
+    try {
+      await this.idle();
+      const state = await this.ensureState();
+      if (!state) return undefined;
+      const out = await use(state);
+      this.scheduleFlush(state);
+      return out;
+    } catch (e) {
+      this.log.fail(kind, e);
+      return undefined;
+    }
   }
 
   /** Waits for a background checkpoint write, so it sees a still state and its reset drops no newer capture. */

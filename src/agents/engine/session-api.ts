@@ -69,17 +69,8 @@ export class SessionApi {
 
   /** The agent's context_note (a decision, open item or learning): recorded in the state; the tool's reply. */
   async note(kind: NoteKind, text: string): Promise<string> {
-    try {
-      await this.engine.idle();
-      const state = await this.engine.ensureState();
-      if (!state) return "Not recorded: the context state is unavailable right now.";
-      const message = state.addNote(kind, text);
-      this.engine.scheduleFlush(state);
-      return message;
-    } catch (e) {
-      this.engine.log.fail("context_note", e);
-      return "Not recorded.";
-    }
+    const message = await this.engine.withState("context_note", (state) => state.addNote(kind, text));
+    return message ?? "Not recorded: the context state is unavailable right now.";
   }
 
   /** The agent's context_search over this key's archive: the tool's reply. */
@@ -118,12 +109,7 @@ export class SessionApi {
 
   /** The run's last messages: the final reply has no request after it, so it is captured and written here. */
   async endTurn(messages: readonly AgentMessage[]): Promise<void> {
-    try {
-      await this.engine.idle();
-      if (messages.length > 0) (await this.engine.ensureState())?.captureMessages(messages);
-    } catch (e) {
-      this.engine.log.fail("agent_end capture", e);
-    }
+    if (messages.length > 0) await this.engine.withState("agent_end capture", (state) => state.captureMessages(messages));
     await this.engine.flushNow();
   }
 
