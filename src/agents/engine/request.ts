@@ -166,13 +166,6 @@ function beginRequestCache(engine: ContextManagerEngine, messages: readonly Agen
   }
 }
 
-/** Whether a request made at `at` would find the cache cold, recording nothing (a run start looking ahead). */
-function coldAhead(engine: ContextManagerEngine, messages: readonly AgentMessage[], model: HostModel | undefined, at: number): ColdReason | null {
-  const rules = cacheRulesFor(engine.runtime.config, model);
-  if (rules.family === "none") return null;
-  return coldReason(sessionAt(engine.runtime.stateDir, engine.sessionKey).cache, rules, messages, at, false);
-}
-
 /** The messages with the gauge lines placed by the policy (gauge-anchors.ts). */
 function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decision: ContextDecision): AgentMessage[] {
   const text = decision.gaugeText ?? "";
@@ -238,10 +231,13 @@ export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolea
   try {
     const cfg = engine.runtime.config;
     const window = engine.runtime.contextWindowTokens;
-    const above = coldCutAbove(engine, window, coldAhead(engine, ahead.messages, ahead.model, ahead.at));
+    const rules = cacheRulesFor(cfg, ahead.model);
+    const memory = sessionAt(engine.runtime.stateDir, engine.sessionKey).cache; // read only: a look ahead records nothing
+    const cold = rules.family === "none" ? null : coldReason(memory, rules, ahead.messages, ahead.at, false);
+    const above = coldCutAbove(engine, window, cold);
     if (above !== null && ahead.tokens > above) return true;
     if (!cfg.smartTrim) return false;
-    if (cacheRulesFor(cfg, ahead.model).family === "none") return true;
+    if (rules.family === "none") return true;
     if (ahead.messages.some((m) => m.role === "user")) return true;
     const safeLimit = safeLimitOf(engine, window);
     return safeLimit > 0 && ahead.tokens >= Math.floor(safeLimit * (1 - FIXED_SETTINGS.headroom));
