@@ -47,11 +47,9 @@ const sessions = (): BudgetCache<string, Session> =>
 /** Sessions kept at most when evicting: past it one holding lasting state goes too (ever new keys stay bounded). */
 export const MAX_SESSIONS_KEPT = 4_096;
 
-const idOf = (stateDir: string, sessionKey: string): string => `${stateDir}\u0000${sessionKey}`;
-
 /** The Session of (stateDir, key), made when missing; made the most recent. */
 export function sessionAt(stateDir: string, sessionKey: string): Session {
-  return sessionOf(idOf(stateDir, sessionKey));
+  return sessionOf(`${stateDir}\u0000${sessionKey}`);
 }
 
 /** The Session of an id `stateDir\0key` (the request log's key), made when missing. */
