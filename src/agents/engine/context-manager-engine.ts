@@ -239,9 +239,8 @@ export class ContextManagerEngine extends EngineState {
       else if (written) this.log.clear(`checkpoint ${kind}`);
     }
     for (const w of warnings) {
-      if (w.startsWith("pointer") || w.startsWith("retention")) continue;
       const kind = w.split(":")[0] ?? w;
-      if (this.storeWarned.has(kind)) continue;
+      if (w.startsWith("pointer") || w.startsWith("retention") || this.storeWarned.has(kind)) continue;
       this.storeWarned.add(kind);
       warnSafely(this.runtime.logger, `[context-manager] checkpoint store: ${w}`);
     }
