@@ -10,7 +10,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { clearCacheSessions, heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { clearCacheSessions } from "../helpers/new-process.js";
 import { filler, reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 

@@ -9,7 +9,7 @@
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearCacheSessions } from "../../src/agents/engine/cache-budget.js";
+import { clearCacheSessions } from "../helpers/new-process.js";
 import { SEARCH_TOOL_NAME } from "../../src/agents/archive/search-tool.js";
 import { TRIM_MARKER_TEXT } from "../../src/agents/trim/smart-trim.js";
 import { resetLivedClock, skipGap } from "../../src/infra/lived-clock.js";

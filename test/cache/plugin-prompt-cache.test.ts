@@ -12,7 +12,8 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { AssembleParams, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
-import { clearCacheSessions, heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { clearCacheSessions } from "../helpers/new-process.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
 const KEY = "agent:main:telegram:direct:370";

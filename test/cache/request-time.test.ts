@@ -9,7 +9,7 @@ import { cacheRulesFor, FIVE_MINUTES_MS } from "../../src/agents/cache/cache-rul
 import { CacheSession } from "../../src/agents/cache/cache-session.js";
 import { coldReason, rememberRequest } from "../../src/agents/cache/swap-policy.js";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";
-import { requestTime } from "../../src/agents/engine/cache-hooks.js";
+import { requestTime } from "../../src/agents/engine/request.js";
 
 const user = (text: string, timestamp: number) => ({ role: "user", content: text, timestamp }) as AgentMessage;
 const T0 = Date.UTC(2025, 10, 3, 9, 0, 0);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CACHE_SHARES, heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
 import { agedMessages } from "../../src/agents/engine/offload-hooks.js";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
-import { withSmartTrim } from "../../src/agents/engine/trim-hooks.js";
+import { withSmartTrim } from "../../src/agents/engine/request.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { assistantMsg, makeEngine, removeDirs, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 

@@ -4,6 +4,8 @@
  * start: for tests of hosts that run each turn in a process of its own (`openclaw agent --local`).
  */
 import { processServices } from "../../src/infra/process-services.js";
+import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { CacheSession } from "../../src/agents/cache/cache-session.js";
 
 const SERVICES = "openclaw.contextManager.services";
 
@@ -17,4 +19,9 @@ export function forgetProcessState(): void {
   // not start a thread per turn); the debug switch, the host's event queues and the clean
   // readings were kept before too.
   delete processServices().providerHints;
+}
+
+/** Forgets every Session's prompt-cache memory (what a restarted process holds of it). */
+export function clearCacheSessions(): void {
+  for (const s of heldSessions()) s.cache = new CacheSession();
 }

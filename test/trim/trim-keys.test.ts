@@ -1,5 +1,5 @@
 /**
- * Smart trim on a gateway with many keys (engine/trim-hooks.ts): a key's sticky trimmed set
+ * Smart trim on a gateway with many keys (engine/request.ts): a key's sticky trimmed set
  * survives other keys' requests, however many, and survives its SmartTrim being evicted from
  * the process cache by memory: its next request leaves out the same messages, so the prompt
  * prefix is byte-identical.
@@ -7,7 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { withSmartTrim } from "../../src/agents/engine/trim-hooks.js";
+import { withSmartTrim } from "../../src/agents/engine/request.js";
 import { heldSession } from "../../src/agents/engine/cache-budget.js";
 import { assistantMsg, makeEngine, removeDirs, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 

@@ -10,7 +10,6 @@ import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { knowledgeFollowers } from "../archive/knowledge-store.js";
 import { refsCache } from "../artifacts/store.js";
-import { CacheSession } from "../cache/cache-session.js";
 import { Session } from "./session.js";
 
 // sessions: each key's Session (session.ts): its slots (0.35), SmartTrim (~9 bytes per indexed
@@ -48,11 +47,9 @@ const sessions = (): BudgetCache<string, Session> =>
 /** Sessions kept at most when evicting: past it one holding lasting state goes too (ever new keys stay bounded). */
 export const MAX_SESSIONS_KEPT = 4_096;
 
-const idOf = (stateDir: string, sessionKey: string): string => `${stateDir}\u0000${sessionKey}`;
-
 /** The Session of (stateDir, key), made when missing; made the most recent. */
 export function sessionAt(stateDir: string, sessionKey: string): Session {
-  return sessionOf(idOf(stateDir, sessionKey));
+  return sessionOf(`${stateDir}\u0000${sessionKey}`);
 }
 
 /** The Session of an id `stateDir\0key` (the request log's key), made when missing. */
@@ -80,11 +77,6 @@ export function heldSessions(): Session[] {
 /** Weighs the Session again after it grew (a request, a new phrase) and evicts what no longer fits. */
 export function reweighSession(id: string): void {
   sessions().reweigh(id);
-}
-
-/** Forgets every Session's prompt-cache memory (what a restarted process holds of it; tests). */
-export function clearCacheSessions(): void {
-  for (const s of sessions().values()) s.cache = new CacheSession();
 }
 
 /** Sizes the Session registry by the configuration (applyCacheBudget; tests). */

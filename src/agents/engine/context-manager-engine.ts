@@ -3,7 +3,7 @@
  * everything lasting is on disk. Every public method is total: failures are logged once per kind.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { buildCheckpointDraft } from "../state/checkpoint-build.js";
+import { type BuildCheckpointParams, buildCheckpointDraft, type SplitTurnInfo } from "../state/checkpoint-build.js";
 import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
@@ -14,7 +14,6 @@ import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { recordCompactionOutcome } from "./compaction-outcomes.js";
 import { RequestLog } from "./request-log.js";
@@ -22,34 +21,27 @@ import { sessionAt } from "./cache-budget.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { nextSlice } from "../../infra/slice-gate.js";
 import { scheduleKnowledge } from "./knowledge-hooks.js";
-import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { EngineState } from "./engine-state.js";
-import type { ContextDecision, DraftExtra, EngineSession } from "./engine-state.js";
+import type { ContextDecision } from "./engine-state.js";
 
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
-export { FLUSH_DEBOUNCE_MS, type ContextDecision, type EngineSession } from "./engine-state.js";
+/** What a compaction checkpoint adds to the state's draft. */
+type DraftExtra = Partial<Pick<BuildCheckpointParams, "fileOps" | "splitTurn" | "compactionCount" | "cwd">>;
 
 export class ContextManagerEngine extends EngineState {
   /** the checkpoint store's warning kinds logged by this engine (pointer and retention: this.log) */
   private readonly storeWarned = new Set<string>();
 
   /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
-  readonly requests: RequestLog;
+  readonly requests = new RequestLog(`${this.runtime.stateDir}\u0000${this.sessionKey}`);
 
   /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
   recall: { key: string; block: AgentMessage | null; tokens: number } | null = null;
   /** appends to the archive by this engine so far: a recall block cached before one is searched again */
   archiveAppends = 0;
-
-  constructor(runtime: ContextManagerRuntimeValue, session: EngineSession) {
-    super(runtime, session);
-    this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
-    // idle keys' archives past the retention: swept in the background, once a day per process (issue 28)
-    if (runtime.config.archive) sweepIdleArchivesSoon(runtime.stateDir, runtime.config.archiveRetentionDays, runtime.logger);
-  }
 
   /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
   noteCompactionsSoFar(n: number): void {
@@ -58,10 +50,7 @@ export class ContextManagerEngine extends EngineState {
 
   /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (!state) return;
+    await this.withState("context handler", async (state) => {
       // every slice takes its turn (infra/slice-gate.ts), the first too: concurrent commits interleave
       await nextSlice();
       await this.idle();
@@ -74,10 +63,7 @@ export class ContextManagerEngine extends EngineState {
           since = performance.now();
         }
       }
-      this.scheduleFlush(state);
-    } catch (e) {
-      this.log.fail("context handler", e);
-    }
+    });
   }
 
   /** `context` event: capture, gauge, the auto checkpoint. `appendGauge` false: the cache policy places the line. */
@@ -138,15 +124,7 @@ export class ContextManagerEngine extends EngineState {
     event: { toolName: string; toolCallId?: string; input: unknown; content: unknown; isError: boolean },
     cwd: string,
   ): Promise<void> {
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (!state) return;
-      state.captureToolResult(event, cwd);
-      this.scheduleFlush(state);
-    } catch (e) {
-      this.log.fail("tool_result handler", e);
-    }
+    await this.withState("tool_result handler", (state) => state.captureToolResult(event, cwd));
   }
 
   /** The compaction checkpoint on disk before the host summarizes (never deduplicated); null on failure. */
@@ -196,9 +174,8 @@ export class ContextManagerEngine extends EngineState {
       this.log.fail("compaction checkpoint", e);
     }
     if (!checkpoint) settle(null);
-    const { stateDir } = this.runtime;
     // the post-compaction restore sends this checkpoint or none (never an older one)
-    recordCompactionOutcome(stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
+    recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
     return checkpoint ? { checkpoint, durable } : null;
   }
 
@@ -262,9 +239,8 @@ export class ContextManagerEngine extends EngineState {
       else if (written) this.log.clear(`checkpoint ${kind}`);
     }
     for (const w of warnings) {
-      if (w.startsWith("pointer") || w.startsWith("retention")) continue;
       const kind = w.split(":")[0] ?? w;
-      if (this.storeWarned.has(kind)) continue;
+      if (w.startsWith("pointer") || w.startsWith("retention") || this.storeWarned.has(kind)) continue;
       this.storeWarned.add(kind);
       warnSafely(this.runtime.logger, `[context-manager] checkpoint store: ${w}`);
     }
@@ -272,7 +248,7 @@ export class ContextManagerEngine extends EngineState {
 }
 
 /** Interrupted when the branch's last message is not a finished reply (a cut that splits a turn is not enough). */
-export function interruption(branch: readonly AgentMessage[]): { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null } {
+export function interruption(branch: readonly AgentMessage[]): SplitTurnInfo {
   const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
   const finished = last?.role === "assistant" && last.stopReason === "stop";
   if (finished || !last) return { isSplitTurn: false, lastToolCall: null };

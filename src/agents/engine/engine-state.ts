@@ -13,16 +13,9 @@ import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
 import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
+import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
-import type { CompactionPreparation } from "./compaction-input.js";
-
-/** What a compaction checkpoint adds to the state's draft. */
-export interface DraftExtra extends Pick<CompactionPreparation, "fileOps"> {
-  splitTurn?: { isSplitTurn: boolean; lastToolCall: { name: string; params_summary: string } | null };
-  compactionCount?: number;
-  cwd?: string;
-}
 
 /** The session an engine is made for, beside the host's runtime values. */
 export interface EngineSession extends Pick<SessionIdentity, "sessionFile" | "cwd"> {
@@ -83,6 +76,8 @@ export class EngineState {
     };
     this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
+    // idle keys' archives past the retention: swept in the background, once a day per process
+    if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
   }
 
   /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
@@ -176,6 +171,21 @@ export class EngineState {
       void this.flush(state);
     }, FLUSH_DEBOUNCE_MS);
     this.flushTimer.unref?.();
+  }
+
+  /** `use` on the loaded state once no background write runs, then its flush scheduled; undefined: none, or failed. */
+  async withState<T>(kind: string, use: (state: ContextState) => T | Promise<T>): Promise<T | undefined> {
+    try {
+      await this.idle();
+      const state = await this.ensureState();
+      if (!state) return undefined;
+      const out = await use(state);
+      this.scheduleFlush(state);
+      return out;
+    } catch (e) {
+      this.log.fail(kind, e);
+      return undefined;
+    }
   }
 
   /** Waits for a background checkpoint write, so it sees a still state and its reset drops no newer capture. */

@@ -79,16 +79,14 @@ export async function searchWithKnowledge(
 ): Promise<string> {
   const cfg = at.config;
   const others = cfg.crossSession ? (await archiveKeysOfAgent(at.stateDir, agentOf(at), at.sessionKey)).slice(0, MAX_OTHER_KEYS) : [];
-  let knowledge: Array<KnowledgeHit & { key?: string }> = [];
-  if (cfg.knowledge) {
-    // in the archive worker, as the archive's own search (its cost grows with the session)
-    knowledge = await archiveWorker().call("knowledge", { file: knowledgeFile(at.stateDir, at.sessionKey), query, limit });
-    for (const key of others) {
-      const hits = await archiveWorker().call("knowledge", { file: knowledgeFile(at.stateDir, key), query, limit });
-      knowledge.push(...hits.map((h) => ({ ...h, key })));
-    }
-    knowledge = knowledge.sort((a, b) => b.score - a.score).slice(0, limit);
+  const knowledge: Array<KnowledgeHit & { key?: string }> = [];
+  // in the archive worker, as the archive's own search (its cost grows with the session); this key first
+  for (const key of cfg.knowledge ? [undefined, ...others] : []) {
+    const file = knowledgeFile(at.stateDir, key ?? at.sessionKey);
+    const hits = await archiveWorker().call("knowledge", { file, query, limit });
+    knowledge.push(...(key === undefined ? hits : hits.map((h) => ({ ...h, key }))));
   }
+  knowledge.sort((a, b) => b.score - a.score).splice(limit);
   const tail: string[] = [];
   let room = maxChars;
   if (knowledge.length > 0) {

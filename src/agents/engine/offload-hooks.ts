@@ -26,8 +26,8 @@ function agedFor(engine: ContextManagerEngine): AgedMemory {
  * Aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload); a memory that never
  * saw the history is warmed first. `gate`, `ageTurns`: the prompt-cache policy's (cache/swap-policy.ts).
  */
-export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine | null, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
-  if (!engine || !engine.runtime.config.offload) return messages;
+export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
+  if (!engine.runtime.config.offload) return messages;
   try {
     const aged = agedFor(engine);
     if (!aged.warmed) {
@@ -42,8 +42,8 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
 }
 
 /** A resumed session's start: the old results judged off the request path, so its first request goes out aged. */
-export function warmAgedOffload(engine: ContextManagerEngine | null, entries: readonly unknown[]): void {
-  if (!engine || !engine.runtime.config.offload || entries.length === 0) return;
+export function warmAgedOffload(engine: ContextManagerEngine, entries: readonly unknown[]): void {
+  if (!engine.runtime.config.offload || entries.length === 0) return;
   try {
     const aged = agedFor(engine);
     aged.warmed = true;
@@ -66,9 +66,9 @@ function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */
 export function offloadPatch(
   event: ToolResultLike & { input?: unknown },
-  engine: ContextManagerEngine | null,
+  engine: ContextManagerEngine,
 ): { content: Array<{ type: "text"; text: string }> } | undefined {
-  if (!engine || !engine.runtime.config.offload) return undefined;
+  if (!engine.runtime.config.offload) return undefined;
   try {
     // the call's own long arguments (a write's content) age too, whatever happens to its result
     agedFor(engine).offload.registerCall(event);

@@ -9,16 +9,14 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
 import { type ContextStateSnapshot } from "../state/state-snapshot.js";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
-import { warnSafely } from "../../infra/log-once.js";
+import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
-import { acquireBundleLock, type LockOptions } from "../state/bundle-lock.js";
+import { acquireBundleLock } from "../state/bundle-lock.js";
 import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
 import { sessionAt } from "./cache-budget.js";
-import type { FsOps } from "../../infra/fs-ops.js";
-import { nodeFsOps } from "../../infra/fs-ops.js";
+import { type FsOps, nodeFsOps } from "../../infra/fs-ops.js";
 
 export interface RecoverParams {
   stateDir: string;
@@ -29,11 +27,8 @@ export interface RecoverParams {
   config: ContextManagerConfig;
   fs?: FsOps;
   logger?: WarnLogger;
-  now?: () => Date;
   /** the key's latest checkpoint when the caller has just read it (saves a second read and parse) */
   latest?: Checkpoint | null;
-  /** cross-process lock timing (tests) */
-  lock?: LockOptions;
 }
 
 export interface RecoverResult {
@@ -47,7 +42,17 @@ export interface RecoverResult {
   stateFiles?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
-type Store = { stateDir: string; retention: number; fs?: FsOps };
+/** Where a key's recovery reads and writes, and where it reports. */
+function placeOf(p: RecoverParams) {
+  const log = p.logger ?? consoleWarnLogger;
+  const fs = p.fs ?? nodeFsOps;
+  const dir = stateSessionDir(p.stateDir, p.sessionKey);
+  const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
+  const debug = (m: string) => warnSafely({ warn: log.debug ?? ((x: string) => debugLog(x)) }, m);
+  return { log, fs, dir, store, debug, warn: (m: string) => warnSafely(log, m) };
+}
+
+type Place = ReturnType<typeof placeOf>;
 
 /** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
@@ -63,12 +68,8 @@ export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult
 
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const result: RecoverResult = { written: [], covered: 0, failed: 0 };
-  const log = p.logger ?? consoleWarnLogger;
-  const debug = (m: string) => warnSafely({ warn: log.debug ?? ((x: string) => debugLog(x)) }, m);
-  const warn = (m: string) => warnSafely(log, m);
-  const fs = p.fs ?? nodeFsOps;
-  const dir = stateSessionDir(p.stateDir, p.sessionKey);
-  const store = { stateDir: p.stateDir, retention: p.config.retention, fs: p.fs };
+  const at = placeOf(p);
+  const { fs, dir, debug } = at;
   try {
     let entries: string[];
     try {
@@ -78,13 +79,13 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
     }
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
     // the usual reopen of a session, judged without the lock: the state load then takes the same reads
-    const own = await onlyOwnFiles(p, fs, dir, entries, store);
+    const own = await onlyOwnFiles(p, at, entries);
     if (own) {
       result.stateFiles = own;
       return result;
     }
     // one bundler per key across processes (state/bundle-lock.ts)
-    const lock = await acquireBundleLock(fs, dir, p.lock);
+    const lock = await acquireBundleLock(fs, dir);
     if (lock.kind === "busy") {
       debug(`[context-manager] previous-session state not bundled now: ${lock.holder} is bundling this key`);
       return result;
@@ -92,27 +93,19 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
     if (lock.kind === "unlocked") debug(`[context-manager] previous-session bundling without the lock (${lock.reason})`);
     try {
       // another process bundled while this one waited: the caller's latest checkpoint is older than that
-      await bundleHeld(lock.kind === "held" && lock.waited ? { ...p, latest: undefined } : p, fs, dir, store, result, debug, warn);
+      await bundleHeld(lock.kind === "held" && lock.waited ? { ...p, latest: undefined } : p, at, result);
     } finally {
       if (lock.kind === "held") await lock.release();
     }
   } catch (err) {
-    warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
+    at.warn(`[context-manager] previous-session recovery failed (${String(err)}); state files left in ${dir}`);
   }
   return result;
 }
 
 /** Under the lock: hold what earlier sessions left, bundle it session by session, release. */
-async function bundleHeld(
-  p: RecoverParams,
-  fs: FsOps,
-  dir: string,
-  store: Store,
-  result: RecoverResult,
-  debug: (m: string) => void,
-  warn: (m: string) => void,
-): Promise<void> {
-  const log = p.logger ?? consoleWarnLogger;
+async function bundleHeld(p: RecoverParams, at: Place, result: RecoverResult): Promise<void> {
+  const { log, fs, dir, store, debug, warn } = at;
   let latest: Checkpoint | null;
   try {
     latest = p.latest !== undefined ? p.latest : await readLatestCheckpoint(store, p.sessionKey);
@@ -121,8 +114,7 @@ async function bundleHeld(
     debug(`[context-manager] previous-session state not checked (checkpoints unreadable: ${String(err)})`);
     return;
   }
-  const now = p.now ?? (() => new Date());
-  await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, now());
+  await holdPreviousSessionFiles(fs, dir, { sessionKey: p.sessionKey, sessionId: p.sessionId, latestCheckpointAt: latest?.meta.created_at ?? null }, new Date());
   const held = await readHeldSessions(fs, dir, p.sessionKey);
   if (held.invalid.length) warn(`[context-manager] previous-session state not bundled, moved to ${dir}/stale: ${held.invalid.join("; ")}`);
   let writer: CheckpointWriter | null = null;
@@ -155,7 +147,6 @@ async function bundleHeld(
       },
       compactionCount: own ? own.meta.compaction_count : 0,
       config: p.config,
-      now: now(),
     });
     if (isEmpty(snap) || (own && sameContent(draft, own))) {
       // already in that session's latest checkpoint (or nothing captured): nothing to bundle
@@ -194,13 +185,8 @@ async function bundleHeld(
 }
 
 /** The state files read once, when none is held or to hold; null when there is, or it cannot tell without the lock. */
-async function onlyOwnFiles(
-  p: RecoverParams,
-  fs: FsOps,
-  dir: string,
-  entries: readonly string[],
-  store: Store,
-): Promise<Map<StateFileName, StateFileRead> | null> {
+async function onlyOwnFiles(p: RecoverParams, at: Place, entries: readonly string[]) {
+  const { fs, dir, store } = at;
   if (entries.some((e) => e.startsWith("previous."))) return null;
   let latest: Checkpoint | null;
   try {
@@ -225,16 +211,9 @@ const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => 
 
 /** Nothing a checkpoint would show: no message, tool, note or ledger entry was captured. */
 function isEmpty(s: ContextStateSnapshot): boolean {
-  const w = s.work;
-  return (
-    !s.hasActivity &&
-    s.decisions.length === 0 &&
-    s.errors.length === 0 &&
-    s.openItems.length === 0 &&
-    s.learnings.length === 0 &&
-    s.resources.files_read.length + s.resources.files_modified.length + s.resources.tools_used.length === 0 &&
-    w.files.length + w.commands.length + w.requests.length + w.open_failures.length === 0
-  );
+  const { resources: r, work: w } = s;
+  const lists = [s.decisions, s.errors, s.openItems, s.learnings, r.files_read, r.files_modified, r.tools_used];
+  return !s.hasActivity && [...lists, w.files, w.commands, w.requests, w.open_failures].every((l) => l.length === 0);
 }
 
 const CONTENT_KEYS = ["working", "decisions", "resources", "thread", "open_items", "learnings", "work"] as const;

@@ -2,18 +2,29 @@
  * One model request, host-neutral (pi's `context` event, the plugin's `assemble`): aged outputs
  * swapped first (the gauge reads what is sent), gauge, capture and the 80% checkpoint, superseded
  * blocks dropped, the breakdown's record, smart trim, the automatic recall. A prompt cache's policy
- * (cache-hooks.ts) gates aging and places the gauge lines. Never throws: each step falls back to its input.
+ * (src/agents/cache/) gates aging and places the gauge lines. Never throws: each step falls back to its input.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type ContextReading, estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
-import { withAutoRecall } from "./archive-hooks.js";
-import { beginRequestCache, type RequestCacheHints, withCacheGauge } from "./cache-hooks.js";
+import type { AgingGate } from "../artifacts/aged-offload.js";
+import { messageKey } from "../messages/message-key.js";
+import { livedTime } from "../../infra/lived-clock.js";
+import { agingAgeUnder, cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
+import type { CacheSession } from "../cache/cache-session.js";
+import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
+import { agingGate, coldForTrim, type ColdReason, coldReason, coldTrimAbove, trimPays } from "../cache/swap-policy.js";
 import { rememberRequest } from "../cache/swap-policy.js";
-import type { ContextManagerEngine } from "./context-manager-engine.js";
-import { agedMessages } from "./offload-hooks.js";
+import { recallCapTokens, recallQueryOf } from "../archive/recall-query.js";
+import { stripInjectedBlocks } from "../archive/segments.js";
+import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { archiveMessages, withAutoRecall } from "./archive-hooks.js";
+import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
+import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { ContextDecision } from "./engine-state.js";
+import { agedMessages } from "./offload-hooks.js";
 import type { RequestHost } from "./request-log.js";
-import { smartTrimCatchUp, withSmartTrim } from "./trim-hooks.js";
+import { reserveTokensOf } from "./runtime.js";
 
 export interface ModelRequest {
   /** what the host would send */
@@ -89,26 +100,210 @@ function usageWith(messages: readonly AgentMessage[], extra: number, window: num
  * window would contradict it), and /context reports; the input array when nothing is dropped.
  */
 export function withoutSuperseded(messages: AgentMessage[]): AgentMessage[] {
-  let lastRestore = -1;
-  let lastGauge = -1;
+  const last = new Map<string, number>();
   let drop = 0;
   for (let i = 0; i < messages.length; i++) {
     if (messages[i]!.role !== "custom") continue; // most messages: no call per message on the request path
     const t = customTypeOf(messages[i]!);
-    if (t === undefined) continue;
-    if (t === RESTORE_CUSTOM_TYPE) {
-      if (lastRestore >= 0) drop++;
-      lastRestore = i;
-    } else if (t === GAUGE_CUSTOM_TYPE) {
-      if (lastGauge >= 0) drop++;
-      lastGauge = i;
-    } else if (t === REPORT_CUSTOM_TYPE) drop++;
+    if (t === REPORT_CUSTOM_TYPE || (t !== undefined && LATEST_ONLY.has(t) && last.has(t))) drop++;
+    if (t !== undefined && LATEST_ONLY.has(t)) last.set(t, i);
   }
   if (drop === 0) return messages;
   return messages.filter((m, i) => {
     const t = customTypeOf(m);
-    if (t === RESTORE_CUSTOM_TYPE) return i === lastRestore;
-    if (t === GAUGE_CUSTOM_TYPE) return i === lastGauge;
-    return t !== REPORT_CUSTOM_TYPE;
+    return t === undefined || (LATEST_ONLY.has(t) ? last.get(t) === i : t !== REPORT_CUSTOM_TYPE);
   });
+}
+
+const LATEST_ONLY: ReadonlySet<string> = new Set([RESTORE_CUSTOM_TYPE, GAUGE_CUSTOM_TYPE]);
+
+// --- the prompt-cache policy around one request (src/agents/cache/); `none`: no step runs
+
+/** What the host tells of a request's cache (both optional). */
+export interface RequestCacheHints {
+  model?: HostModel;
+  /** the system prompt differs from the previous request's (OpenClaw: a restore block came or went) */
+  systemPromptChanged?: boolean;
+}
+
+interface RequestCache {
+  rules: CacheRules;
+  session: CacheSession;
+  now: number;
+  /** when the request is made, on the messages' clock (what the TTL is judged on) */
+  at: number;
+  cold: ColdReason | null;
+  gate: AgingGate | undefined;
+  /** the age aging runs at for this request (assistant turns) */
+  ageTurns: number;
+  /** messageKey of the host's first message (what the next request's is compared with) */
+  firstKey: string | null;
+}
+
+/** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
+function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
+  try {
+    const cfg = engine.runtime.config;
+    const rules = cacheRulesFor(cfg, hints?.model);
+    const session = sessionAt(engine.runtime.stateDir, engine.sessionKey).cache;
+    if (rules.family === "none") {
+      session.last = { family: "none", cold: null, aging: null, gaugeLines: 0 };
+      return null;
+    }
+    const now = Date.now();
+    // a prompt not yet in the messages (OpenClaw's fenced turn) is sent now: the idle gap counts
+    const at = livedTime(promptPending ? now : requestTime(messages, now));
+    const cold = coldReason(session, rules, messages, at, hints?.systemPromptChanged === true);
+    session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
+    const window = engine.runtime.contextWindowTokens;
+    const compactAt = window > 0 ? Math.max(0, window - reserveTokensOf(engine.runtime)) : 0;
+    const gate = agingGate({ rules, session, cold, tokens, compactAt, now: at, decided: (d) => (session.last.aging = d) });
+    const ageTurns = agingAgeUnder(rules, cfg);
+    return { rules, session, now, at, cold, gate, ageTurns, firstKey: messageKey(messages[0]) };
+  } catch (e) {
+    engine.log.fail("prompt cache", e);
+    return null;
+  }
+}
+
+/** The messages with the gauge lines placed by the policy (gauge-anchors.ts). */
+function withCacheGauge(rc: RequestCache, messages: AgentMessage[], decision: ContextDecision): AgentMessage[] {
+  const text = decision.gaugeText ?? "";
+  const action = decision.gaugeAction ?? "none";
+  const line = text ? { text, step: gaugeStep(action, decision.reading.utilization), force: decision.checkpointWrite !== undefined } : null;
+  // a cold request is written whole anyway: the earlier readings go
+  if (rc.cold !== null && rc.cold !== "first request") rc.session.anchors = [];
+  const out = withAnchoredGauge(messages, rc.session, line, rc.now);
+  rc.session.last.gaugeLines = rc.session.anchors.length;
+  return out;
+}
+
+/** The request's time: its newest message's timestamp (a replay is judged on its real gaps), else the clock. */
+export function requestTime(messages: readonly AgentMessage[], fallback: number): number {
+  const t = (messages[messages.length - 1] as { timestamp?: unknown } | undefined)?.timestamp;
+  return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : fallback;
+}
+
+// --- smart trim (docs/archive.md#smart-trim): what it trims is archived off the request path
+
+/** The session key's SmartTrim (session.ts). */
+function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
+  applyCacheBudget(engine.runtime.config); // the caches' budgets: set there, once per configuration
+  return sessionAt(engine.runtime.stateDir, engine.sessionKey).smartTrim();
+}
+
+/**
+ * Smart trim's fixed settings (docs/configuration.md#retired-keys): from the high mark H (safeLimit)
+ * down to L, 60% below, in one batch. Per request with growth g that costs about
+ * write * L * g / (H - L) + read * (L + H) / 2; at 30% the context sat 1.07-1.10x above the host's mean.
+ */
+const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
+
+/** safeLimit = window - reserve (runtime.ts reserveTokensOf) - recall cap (0: no window known, no trimming). */
+function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
+  const cfg = engine.runtime.config;
+  const window = contextWindow || engine.runtime.contextWindowTokens;
+  if (!(window > 0)) return 0;
+  return Math.max(0, window - reserveTokensOf(engine.runtime) - recallCapTokens(cfg, window));
+}
+
+/** The reading above which a request trims because its cache is cold (cache/swap-policy.ts); null: not cold. */
+function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined): number | null {
+  if (!coldForTrim(cold ?? null)) return null;
+  const safeLimit = safeLimitOf(engine, contextWindow);
+  return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
+}
+
+/** A run's first request as its start sees it (`at`: the session's clock). */
+export interface RunStart {
+  messages: readonly AgentMessage[];
+  tokens: number;
+  model?: HostModel;
+  at: number;
+}
+
+/**
+ * At a run start, reading only: whether its first request is cold-trimmed or, with smart trim on, may trim.
+ * Not in a first run below the low mark (`pi -p` mostly never trims and would pay the definition); without
+ * a cache, from the start.
+ */
+export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
+  try {
+    const cfg = engine.runtime.config;
+    const window = engine.runtime.contextWindowTokens;
+    const rules = cacheRulesFor(cfg, ahead.model);
+    const memory = sessionAt(engine.runtime.stateDir, engine.sessionKey).cache; // read only: a look ahead records nothing
+    const cold = rules.family === "none" ? null : coldReason(memory, rules, ahead.messages, ahead.at, false);
+    const above = coldCutAbove(engine, window, cold);
+    if (above !== null && ahead.tokens > above) return true;
+    if (!cfg.smartTrim) return false;
+    if (rules.family === "none") return true;
+    if (ahead.messages.some((m) => m.role === "user")) return true;
+    const safeLimit = safeLimitOf(engine, window);
+    return safeLimit > 0 && ahead.tokens >= Math.floor(safeLimit * (1 - FIXED_SETTINGS.headroom));
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return false;
+  }
+}
+
+/** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
+function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: number | null): boolean {
+  if (engine.runtime.config.smartTrim) return true;
+  if (coldAbove !== null && tokens > coldAbove) return true;
+  return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
+}
+
+/** When the key's SmartTrim would read a long history for the first time: reading it in slices that yield. */
+function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
+  try {
+    if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache?.cold))) return null;
+    const t = smartTrimFor(engine);
+    return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return null;
+  }
+}
+
+/**
+ * The request's messages with smart trim applied; null when off, nothing trimmed or failed. Under a
+ * cache (cache/swap-policy.ts) a cold request trims even with smart trim off, a warm batch only when it pays.
+ */
+export function withSmartTrim(
+  engine: ContextManagerEngine,
+  messages: AgentMessage[],
+  tokens: number,
+  contextWindow: number,
+  pendingRequest?: string,
+  cache?: RequestCache | null,
+): TrimResult | null {
+  const cfg = engine.runtime.config;
+  try {
+    const safeLimit = safeLimitOf(engine, contextWindow);
+    if (safeLimit <= 0) return null;
+    const coldAbove = coldCutAbove(engine, contextWindow, cache?.cold);
+    if (!trimRuns(engine, tokens, coldAbove)) return null;
+    const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
+    const { query, requestAt } = recallQueryOf(messages, pending);
+    const window = contextWindow || engine.runtime.contextWindowTokens;
+    const compactAt = Math.max(0, window - reserveTokensOf(engine.runtime));
+    // a warm batch in a run without context_search still trims: else the host would compact there
+    const accept = cache && coldAbove === null ? (offer: TrimOffer) => trimPays({ rules: cache.rules, session: cache.session, tokens, compactAt, saved: offer.tokens }) : undefined;
+    const result = smartTrimFor(engine).apply(
+      { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },
+      { safeLimit: cfg.smartTrim ? safeLimit : Number.POSITIVE_INFINITY, ...FIXED_SETTINGS, ...(coldAbove !== null ? { trimAbove: coldAbove, safeLimit } : {}) },
+    );
+    if (result.newlyTrimmed.length > 0) {
+      const trimmed = result.newlyTrimmed;
+      // off the request path: redaction and chunking run after the request has left
+      setImmediate(() => void archiveMessages(engine, trimmed));
+    }
+    reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew with the history
+    engine.log.clear("smart trim");
+    return result.messages === messages ? null : result;
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return null;
+  }
 }

@@ -17,16 +17,12 @@ import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";
 import { type CompactionInput, compactedSpanOf } from "./compaction-input.js";
 import { type CompactionOutcome, compactionOutcomeSince, markCompactionSummarized } from "./compaction-outcomes.js";
 import type { ContextManagerEngine } from "./context-manager-engine.js";
-import { type ModelRequest, type PreparedRequest, prepareRequest } from "./request.js";
+import { type ModelRequest, type PreparedRequest, prepareRequest, type RunStart, trimAhead } from "./request.js";
 import type { RequestRecord } from "./request-log.js";
 import { readCheckpointForInjection } from "./restore-block.js";
 import type { RestoreBlock, RestoreKind, RestoreParams } from "./restore-block.js";
 import { sessionAt } from "./cache-budget.js";
 import { decideSearchJoin } from "./session.js";
-import { coldTrimAhead, type RunStart, smartTrimAhead } from "./trim-hooks.js";
-
-export type { CompactionInput } from "./compaction-input.js";
-export type { ModelRequest, PreparedRequest } from "./request.js";
 
 export interface CompactionOptions {
   /** "summary": the checkpoint is the compaction, returned before it is on disk; "checkpoint": the host summarizes */
@@ -73,17 +69,8 @@ export class SessionApi {
 
   /** The agent's context_note (a decision, open item or learning): recorded in the state; the tool's reply. */
   async note(kind: NoteKind, text: string): Promise<string> {
-    try {
-      await this.engine.idle();
-      const state = await this.engine.ensureState();
-      if (!state) return "Not recorded: the context state is unavailable right now.";
-      const message = state.addNote(kind, text);
-      this.engine.scheduleFlush(state);
-      return message;
-    } catch (e) {
-      this.engine.log.fail("context_note", e);
-      return "Not recorded.";
-    }
+    const message = await this.engine.withState("context_note", (state) => state.addNote(kind, text));
+    return message ?? "Not recorded: the context state is unavailable right now.";
   }
 
   /** The agent's context_search over this key's archive: the tool's reply. */
@@ -99,11 +86,9 @@ export class SessionApi {
     const e = this.engine;
     const state = sessionAt(e.runtime.stateDir, e.sessionKey).ourTools(e.identity.sessionId);
     if (state.searchJoined) return true;
-    const view = ahead();
     const archive = join(archiveDir(e.runtime.stateDir, e.sessionKey), ARCHIVE_FILE);
     const archived = async () => ((await statArchive(archive))?.size ?? 0) > 0;
-    const trimAhead = coldTrimAhead(e, view) || smartTrimAhead(e, view);
-    return decideSearchJoin(state, trimAhead || compacted() || (await archived()));
+    return decideSearchJoin(state, trimAhead(e, ahead()) || compacted() || (await archived()));
   }
 
   /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
@@ -124,12 +109,7 @@ export class SessionApi {
 
   /** The run's last messages: the final reply has no request after it, so it is captured and written here. */
   async endTurn(messages: readonly AgentMessage[]): Promise<void> {
-    try {
-      await this.engine.idle();
-      if (messages.length > 0) (await this.engine.ensureState())?.captureMessages(messages);
-    } catch (e) {
-      this.engine.log.fail("agent_end capture", e);
-    }
+    if (messages.length > 0) await this.engine.withState("agent_end capture", (state) => state.captureMessages(messages));
     await this.engine.flushNow();
   }
 

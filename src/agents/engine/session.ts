@@ -112,10 +112,8 @@ export class Session {
       stateSink: {
         warn(message: string) {
           const kind = FAILURE_LINE.exec(message)?.[1];
-          if (kind !== undefined) {
-            if (seen.has(kind)) return;
-            seen.add(kind);
-          }
+          if (kind !== undefined && seen.has(kind)) return;
+          if (kind !== undefined) seen.add(kind);
           sink.warn(message);
         },
         debug: (message: string) => (sink.debug ? sink.debug(message) : debugLog(message.replace(/^\[context-manager\] /, ""))),

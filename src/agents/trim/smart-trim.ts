@@ -89,7 +89,7 @@ function carriesOurBlock(m: AgentMessage): boolean {
 }
 
 export class SmartTrim {
-  /** keys of trimmed messages (sticky); engine/trim-hooks.ts hands it to the next SmartTrim after an eviction */
+  /** keys of trimmed messages (sticky); engine/request.ts hands it to the next SmartTrim after an eviction */
   private readonly trimmed: Set<string>;
   /** messages read, by key: whether it is a user message carrying one of our blocks */
   private readonly seen = new Map<string, boolean>();
