@@ -24,7 +24,7 @@ import {
   statArchive,
   withArchiveLock,
 } from "./store.js";
-import { type AppendResult, type ArchiveLimits, appendToTailLocked, prefetchTail } from "./tail-append.js";
+import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
@@ -269,14 +269,6 @@ export class SessionArchive {
       if (res.added > 0 || !this.isReady) void this.indexInBackground();
       return res;
     });
-  }
-
-  /** Scans the newest ids in the background (session start): the first compaction's hook then costs a warm one's. */
-  prefetchIds(): Promise<void> {
-    if (this.loaded || this.loading) return Promise.resolve();
-    return new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => prefetchTail(this.file))
-      .catch((e: unknown) => debugLog("archive id prefetch", e));
   }
 
   /** Loads the archive and, under the lock, evicts and expires what is over its limits; returns how many went. */

@@ -65,13 +65,6 @@ export function appendToTail(
   return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits, now));
 }
 
-/** Scans the newest MIN_TAIL_BYTES of `file` ahead of its first append (session start), so that append reads only what came since. */
-export async function prefetchTail(file: string): Promise<void> {
-  if (tails.get(file)) return;
-  const scan = await scanArchiveTail(file, MIN_TAIL_BYTES);
-  tails.set(file, { scan, start: Math.max(0, scan.offset - MIN_TAIL_BYTES) });
-}
-
 /** appendToTail with the archive's lock already held (SessionArchive's append before it has loaded the file). */
 export async function appendToTailLocked(
   file: string,

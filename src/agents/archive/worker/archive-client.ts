@@ -9,8 +9,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
-import * as inThread from "./archive-host.js";
-import { type ArgsOf, type Op, READY_ID, runOp, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
+import { type ArgsOf, type Op, READY_ID, runOp, setBudgets, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./archive-host.js";
 // the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
 // sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
 import "./archive-worker.js";
@@ -159,7 +158,7 @@ export class ArchiveWorkerClient {
 
   private send<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
     const w = this.start();
-    if (!w) return runInThread(op, args);
+    if (!w) return Promise.resolve(runOp(op, args));
     const id = this.nextId++;
     try {
       // structured clone happens here: what cannot be cloned (a host's message carrying a
@@ -168,7 +167,7 @@ export class ArchiveWorkerClient {
     } catch (e) {
       if ((e as Error)?.name !== "DataCloneError") return Promise.reject(e as Error);
       debugLog("archive worker", e);
-      return runInThread(op, args);
+      return Promise.resolve(runOp(op, args));
     }
     return new Promise<WorkerReplies[O]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -187,7 +186,7 @@ export class ArchiveWorkerClient {
     // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
     // process's file stores were made anew): the knowledge indexes of this thread may be new ones
     this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
-    inThread.setBudgets(this.budget);
+    setBudgets(this.budget);
     const w = this.worker;
     if (w) w.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
   }
@@ -198,10 +197,6 @@ export class ArchiveWorkerClient {
     this.worker = null;
     await w?.terminate();
   }
-}
-
-function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
-  return Promise.resolve(runOp(inThread.hostOps, op, args));
 }
 
 declare module "../../../infra/process-services.js" {

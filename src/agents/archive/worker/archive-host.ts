@@ -164,3 +164,22 @@ export const hostOps = {
   budget: setBudgets,
   memory: (_: null) => hostMemory(),
 };
+
+/* The messages between the main thread and the worker (archive-client.ts, archive-worker.ts). */
+type Ops = typeof hostOps;
+export type Op = keyof Ops;
+export type ArgsOf<O extends Op> = Parameters<Ops[O]>[0];
+export type WorkerRequest = { [O in Op]: { id: number; op: O; args: ArgsOf<O> } }[Op];
+export type WorkerReplies = { [O in Op]: Awaited<ReturnType<Ops[O]>> };
+
+/** Runs one operation (the worker's and the in-thread path's one dispatch). */
+export const runOp = <O extends Op>(op: O, args: ArgsOf<O>): WorkerReplies[O] | Promise<WorkerReplies[O]> =>
+  (hostOps[op] as (a: ArgsOf<O>) => WorkerReplies[O] | Promise<WorkerReplies[O]>)(args);
+
+export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+/** The id of the message a worker posts once it is loaded: a death before it is a failure to start. */
+export const READY_ID = 0;
+
+/** The worker's workerData role: the entry answers only a thread started by archive-client.ts (not a host's own worker that imported it). */
+export const WORKER_ROLE = "openclaw-context-manager:archive-worker";
