@@ -45,7 +45,7 @@ export function knowledgeIndexStats() {
 /** refreshes in flight, per file: one at a time, so a tail is applied once */
 const refreshing = new Map<string, Promise<Loaded | null>>();
 
-function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
+export function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
   return { v: 1, id: e.id, seq, role: "assistant", t: e.t, at: e.t, session: e.session, compaction: 0, text: e.text, tool: e.kind, target: e.subject };
 }
 
@@ -65,13 +65,6 @@ export function knowledgeIndex(file: string): Promise<Loaded | null> {
   });
   refreshing.set(file, settled);
   return run;
-}
-
-/** An index over `entries` (the replay measures the file as it stood at each request). */
-export function indexKnowledge(entries: readonly KnowledgeEntry[]): Pick<Loaded, "index" | "entries"> {
-  const index = new SearchIndex();
-  index.add(entries.map((e, i) => asRecord(e, i + 1)));
-  return { index, entries: new Map(entries.map((e) => [e.id, e])) };
 }
 
 /** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */

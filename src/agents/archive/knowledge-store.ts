@@ -42,13 +42,6 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
   return [...(await readKnowledgeState(file)).entries.values()];
 }
 
-/** Records of a knowledge file's text (whole lines only), supersede marks applied. */
-export function parseKnowledge(text: string): KnowledgeEntry[] {
-  const state = emptyKnowledgeState();
-  applyKnowledgeLines(state, text.slice(0, text.lastIndexOf("\n") + 1).split("\n"));
-  return [...state.entries.values()];
-}
-
 async function readKnowledgeState(file: string): Promise<KnowledgeState> {
   const state = emptyKnowledgeState();
   applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
