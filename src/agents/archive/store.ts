@@ -125,15 +125,20 @@ export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: n
   return { records, badLines, consumed };
 }
 
-/** The bytes of `file` from `from` on, and its inode; null when there is no file. */
-export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
-  let fh: fsp.FileHandle;
+/** `file` opened for reading; null when there is none. */
+export async function openIfExists(file: string): Promise<fsp.FileHandle | null> {
   try {
-    fh = await openRegularFile(file);
+    return await openRegularFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
   }
+}
+
+/** The bytes of `file` from `from` on, and its inode; null when there is no file. */
+export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
+  const fh = await openIfExists(file);
+  if (!fh) return null;
   try {
     const st = await fh.stat();
     const buf = Buffer.alloc(Math.max(0, st.size - from));

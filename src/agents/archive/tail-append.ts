@@ -6,10 +6,9 @@
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, type RecordOrigin } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, openIfExists, type RecordOrigin } from "./store.js";
 import { parseRecord, withArchiveLock } from "./store.js";
-import { promises as fsp } from "node:fs";
-import { openRegularFile, readRange } from "../../infra/regular-file.js";
+import { readRange } from "../../infra/regular-file.js";
 
 export interface ArchiveLimits {
   /** most segments kept; beyond it the oldest go (down to 90% so eviction is not per append) */
@@ -129,13 +128,8 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
 
 /** Ids of the file's last `bytes` (and its first seq), or with `from` of what was appended since; a rewrite: afresh. */
 export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
-  let fh: fsp.FileHandle;
-  try {
-    fh = await openRegularFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0 };
-    throw e;
-  }
+  const fh = await openIfExists(file);
+  if (!fh) return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0 };
   try {
     const st = await fh.stat();
     const grown = from && from.ino === st.ino && from.offset <= st.size;
