@@ -68,15 +68,10 @@ export class ArchiveWorkerClient {
   /** deaths before the worker said it was ready, in a row: the environment cannot run it */
   private startFailures = 0;
   private budget: WorkerBudgets | null = null;
-  private readonly heapMiB: number | undefined;
-  private readonly evalSource: string | undefined;
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
-  constructor(opts: ArchiveWorkerOptions = {}) {
-    this.heapMiB = opts.heapMiB ?? heapFromEnv();
-    this.evalSource = opts.evalSource;
-  }
+  constructor(private readonly opts: ArchiveWorkerOptions = {}) {}
 
   private get usable(): boolean {
     return this.startFailures < MAX_START_FAILURES && process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER !== "0";
@@ -85,13 +80,14 @@ export class ArchiveWorkerClient {
   private start(): Worker | null {
     if (this.worker) return this.worker;
     if (!this.usable) return null;
-    const spec = this.evalSource !== undefined ? { code: this.evalSource, eval: true } : workerSpec();
+    const { evalSource, heapMiB = heapFromEnv() } = this.opts;
+    const spec = evalSource !== undefined ? { code: evalSource, eval: true } : workerSpec();
     if (!spec) {
       this.startFailures = MAX_START_FAILURES;
       return null;
     }
     try {
-      const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(this.heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: this.heapMiB } } : {}) });
+      const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: heapMiB } } : {}) });
       this.ready = false;
       w.on("message", (m: WorkerReply) => this.settle(m));
       w.on("error", (e) => this.died(w, e));
@@ -182,13 +178,12 @@ export class ArchiveWorkerClient {
   }
 
   /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
-  setBudget(bytes: number, tailBytes?: number, knowledgeBytes?: number): void {
+  setBudget(bytes: number, tailBytes: number, knowledgeBytes: number): void {
     // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
     // process's file stores were made anew): the knowledge indexes of this thread may be new ones
-    this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
+    this.budget = { bytes, tailBytes, knowledgeBytes };
     setBudgets(this.budget);
-    const w = this.worker;
-    if (w) w.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
+    this.worker?.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
   }
 
   /** Stops the worker (tests that start their own client). */

@@ -103,11 +103,11 @@ export async function appendMessages(req: AppendRequest): Promise<TailAppendResu
   return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
 }
 
-/** The worker's budgets: its loaded archives and, when given, the append tails it follows and the knowledge indexes. */
-export function setBudgets(b: { bytes: number; tailBytes?: number; knowledgeBytes?: number }): void {
+/** The worker's budgets: its loaded archives, the append tails it follows and the knowledge indexes. */
+export function setBudgets(b: { bytes: number; tailBytes: number; knowledgeBytes: number }): void {
   if (Number.isFinite(b.bytes) && b.bytes > 0) archives.setBudget(b.bytes);
-  if (b.tailBytes !== undefined) setTailBudget(b.tailBytes);
-  if (b.knowledgeBytes !== undefined) setKnowledgeIndexBudget(b.knowledgeBytes);
+  setTailBudget(b.tailBytes);
+  setKnowledgeIndexBudget(b.knowledgeBytes);
 }
 
 /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
