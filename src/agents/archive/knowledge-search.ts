@@ -27,7 +27,7 @@ export const INDEXED_BYTES_PER_RECORD = 1_650;
 const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 
 /** The loaded indexes, kept by memory: each grows with its key's checkpoints; an evicted one is read again at its next search. */
-const cache = (): BudgetCache<string, Loaded> =>
+export const knowledgeIndexes = (): BudgetCache<string, Loaded> =>
   (fileStores().knowledgeIndexes ??= new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
 
 // by knowledge.jsonl, where the searches run (the archive worker's thread)
@@ -35,13 +35,6 @@ declare module "../../infra/file-stores.js" {
   interface FileStores { knowledgeIndexes?: BudgetCache<string, Loaded> }
 }
 
-export function setKnowledgeIndexBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) cache().setBudget(bytes);
-}
-
-export function knowledgeIndexStats() {
-  return cache().stats();
-}
 /** refreshes in flight, per file: one at a time, so a tail is applied once */
 const refreshing = new Map<string, Promise<Loaded | null>>();
 
@@ -51,7 +44,7 @@ export function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
 
 function refresh(file: string): Promise<Loaded | undefined> {
   const fresh = (): Loaded => ({ size: 0, index: new SearchIndex(), ...emptyKnowledgeState() });
-  return followFile(file, cache(), fresh, (loaded, lines) => {
+  return followFile(file, knowledgeIndexes(), fresh, (loaded, lines) => {
     const added = applyKnowledgeLines(loaded, lines);
     loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
   });

@@ -36,15 +36,7 @@ interface TailState {
   start: number;
 }
 
-const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) => t.scan.ids.size * BYTES_PER_ID);
-
-export function tailStats() {
-  return tails.stats();
-}
-
-export function setTailBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) tails.setBudget(bytes);
-}
+export const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) => t.scan.ids.size * BYTES_PER_ID);
 
 export interface TailAppendResult extends AppendResult {
   /** the file's records (by seq range) exceed maxSegments: eviction is due */

@@ -10,11 +10,11 @@ import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
-import { type KnowledgeHit, knowledgeIndex, knowledgeIndexStats, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
+import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-search.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
 import type { RecordOrigin } from "../store.js";
-import { type ArchiveLimits, appendToTail, setTailBudget, tailStats, type TailAppendResult } from "../tail-append.js";
+import { type ArchiveLimits, appendToTail, tails, type TailAppendResult } from "../tail-append.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
 export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
@@ -105,9 +105,8 @@ export async function appendMessages(req: AppendRequest): Promise<TailAppendResu
 
 /** The worker's budgets: its loaded archives, the append tails it follows and the knowledge indexes. */
 export function setBudgets(b: { bytes: number; tailBytes: number; knowledgeBytes: number }): void {
-  if (Number.isFinite(b.bytes) && b.bytes > 0) archives.setBudget(b.bytes);
-  setTailBudget(b.tailBytes);
-  setKnowledgeIndexBudget(b.knowledgeBytes);
+  const caches = [[archives, b.bytes], [tails, b.tailBytes], [knowledgeIndexes(), b.knowledgeBytes]] as const;
+  for (const [cache, bytes] of caches) if (Number.isFinite(bytes) && bytes > 0) cache.setBudget(bytes);
 }
 
 /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
@@ -137,7 +136,7 @@ export function archiveCacheStats() {
 /** What the thread the archives live in holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
 function hostMemory() {
   const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
-  return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
+  return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tails.stats()), knowledgeIndexes: pick(knowledgeIndexes().stats()) };
 }
 
 export interface KnowledgeSearchRequest extends QueryRequest {
