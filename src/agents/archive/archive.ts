@@ -90,15 +90,15 @@ export class SessionArchive {
   }
 
   private ingest(records: readonly ArchiveRecord[]): void {
-    const fresh: ArchiveRecord[] = [];
     for (const r of records) {
       if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
       if (this.records.has(r.id)) continue;
-      if (!this.expired(r)) fresh.push(r);
-      else this.expiredOnDisk = true;
+      if (this.expired(r)) this.expiredOnDisk = true;
+      else {
+        this.records.set(r.id, r);
+        if (this.index) this.unindexed.push(r);
+      }
     }
-    for (const r of fresh) this.records.set(r.id, r);
-    if (this.index) for (const r of fresh) this.unindexed.push(r);
   }
 
   private drop(ids: readonly string[]): void {

@@ -78,11 +78,6 @@ export function applyKnowledgeLines(state: KnowledgeState, lines: readonly strin
   return added;
 }
 
-export interface KnowledgeAppend {
-  added: number;
-  superseded: number;
-}
-
 /** Appends the drafts not recorded yet (superseding a live record of the subject): one write. */
 export async function appendKnowledge(
   file: string,
@@ -90,7 +85,7 @@ export async function appendKnowledge(
   origin: { checkpoint: string; session: string },
   /** the file's records as the caller follows them (knowledge-search.ts): no full read */
   known?: KnowledgeState,
-): Promise<KnowledgeAppend> {
+): Promise<{ added: number; superseded: number }> {
   const state = known ?? (await readKnowledgeState(file));
   const ids = new Set<string>();
   const live = new Map<string, string>(); // subjects changed by these drafts

@@ -2,29 +2,20 @@
  * Full-text index of one archive: BM25 (bm25.ts) with a recency decay. One rare term matched once
  * scores about its idf, so a threshold in idf units means "at least this specific a match".
  */
-import { Bm25, type Bm25Saved } from "./bm25.js";
+import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms } from "./tokenize.js";
 
-export interface SearchHit {
+export interface SearchHit extends Omit<Bm25Hit, "id"> {
   record: ArchiveRecord;
-  /** BM25 score times recency */
-  score: number;
-  /** BM25 score alone */
-  bm25: number;
-  /** query terms that matched */
-  terms: string[];
 }
 
-export interface SearchOptions {
+/** `skipTerm`: the automatic recall drops what the agent can already see. */
+export interface SearchOptions extends Omit<Bm25Options, "keep"> {
   limit?: number;
-  /** hits below this final score are dropped */
-  minScore?: number;
   /** only segments of this session id */
   session?: string;
-  /** query terms to leave out (the automatic recall drops what the agent can already see) */
-  skipTerm?: (term: string) => boolean;
 }
 
 /** Format version of a serialized index (SearchIndex.serialize); another version is rebuilt. */

@@ -253,10 +253,9 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
   if (!msg || typeof msg !== "object") return;
   const t = timeOf(msg);
   switch (msg.role) {
-    case "user": {
+    case "user":
       pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, userTextOf(msg));
       return;
-    }
     case "assistant": {
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
