@@ -99,7 +99,7 @@ export class SearchIndex {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
     const session = opts.session;
     const keep = session ? (id: string) => this.records.get(id)?.session === session : undefined;
-    const hits = this.bm25.search(query, limit, { ...opts, ...(keep ? { keep } : {}) });
+    const hits = this.bm25.search(query, limit, { ...opts, keep });
     return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
   }
 }

@@ -51,7 +51,7 @@ export interface SearchReply {
 }
 
 /** The query terms the agent can see anyway left out. */
-const skipVisible = (visible: string | undefined) => (visible ? { skipTerm: (t: string) => visible.includes(t) } : {});
+const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
 
 const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
 
@@ -83,11 +83,8 @@ export async function search(req: SearchRequest): Promise<SearchReply> {
   }
   // a ready archive only reads and indexes what was appended since
   await ready(key, archive);
-  const hits = archive.search(req.query, {
-    limit: req.limit,
-    ...(req.minScoreUnits !== undefined ? { minScore: req.minScoreUnits * archive.scoreUnit() } : {}),
-    ...skipVisible(req.visible),
-  });
+  const minScore = req.minScoreUnits === undefined ? undefined : req.minScoreUnits * archive.scoreUnit();
+  const hits = archive.search(req.query, { limit: req.limit, minScore, skipTerm: skipVisible(req.visible) });
   return { ready: true, hits, size: archive.size };
 }
 
@@ -146,10 +143,8 @@ export interface KnowledgeSearchRequest extends QueryRequest {
 
 /** A knowledge search, run where the archive's run (its index grows with the session). */
 export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
-  return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, {
-    ...skipVisible(req.visible),
-    ...(req.minScoreUnits !== undefined ? { minUnits: req.minScoreUnits } : {}),
-  });
+  const opts = { skipTerm: skipVisible(req.visible), minUnits: req.minScoreUnits };
+  return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, opts);
 }
 
 /** The operations, by name: what the worker answers (archive-worker.ts) and the client runs in-thread when no worker can. */
