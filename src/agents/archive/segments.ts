@@ -14,7 +14,6 @@ import { userOrigin } from "../messages/host-provenance.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
-import { HANDLE_PREFIX } from "../artifacts/handle.js";
 import { readArtifact } from "../artifacts/store.js";
 
 /** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
@@ -314,7 +313,7 @@ export function stashedTextResolver(stateDir: string): ExpandStashed {
     if (!text.startsWith(STASHED_MARKER)) return null;
     // the handle line is the replacement's second line (preview.ts replacementText)
     const m = HANDLE_LINE.exec(text.slice(0, 400));
-    if (!m || !m[1]!.startsWith(HANDLE_PREFIX)) return null;
+    if (!m) return null;
     try {
       return readArtifact(stateDir, m[1]!);
     } catch {
