@@ -1,19 +1,9 @@
 /**
- * The knowledge layer, LLM-free: a checkpoint's facts as typed records, mapped by the checkpoint
- * field a fact comes from (for config, the file name's syntax), never by words in it:
- *
- * | checkpoint field | kind |
- * |---|---|
- * | `decisions[]` | decision |
- * | `work.files[]` edited (a change gist, declared names) | implementation |
- * | `work.files[]` only written (a new file) with declared names | architecture |
- * | `work.files[]` whose name is a config format (.json, .yaml, .toml, .ini, .env, dotfile) | config |
- * | `thread.errors[]` / `work.open_failures[]` (cause; open, or fixed when no longer open) | issue |
- * | `work.requests[]`, `work.commands[]` (outcome), `working` (topic, status, next action), `open_items[]` | task_state |
- * | `learnings[]` (the agent's notes about the system) | architecture |
- *
- * A later record of the same `subject` (file, failing tool and target, command family, decision
- * id) with other text supersedes it; superseded records are marked, never deleted.
+ * The knowledge layer, LLM-free: a checkpoint's facts as typed records, the kind given by the
+ * checkpoint field a fact comes from (for config, the file name's syntax), never by words in it
+ * (the table: docs/archive.md#knowledge-layer). A later record of the same `subject` (file, failing
+ * tool and target, command family, decision id) with other text supersedes it; superseded records
+ * are marked, never deleted.
  */
 import { createHash } from "node:crypto";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
