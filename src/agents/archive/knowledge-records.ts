@@ -5,9 +5,9 @@
  * tool and target, command family, decision id) with other text supersedes it; superseded records
  * are marked, never deleted.
  */
-import { createHash } from "node:crypto";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
+import { hashId } from "./store.js";
 
 export const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
 export type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
@@ -34,9 +34,8 @@ const TEXT_MAX = 400;
 /** config formats, by file name syntax */
 const CONFIG_FILE = /(^|\/)(\.[^/]+|[^/]+\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|env|properties))$/i;
 
-export function knowledgeId(d: Pick<KnowledgeDraft, "kind" | "subject" | "text">): string {
-  return createHash("sha256").update(`${d.kind}\0${d.subject}\0${d.text}`, "utf8").digest("hex").slice(0, 16);
-}
+export const knowledgeId = (d: Pick<KnowledgeDraft, "kind" | "subject" | "text">): string =>
+  hashId(d.kind, d.subject, d.text);
 
 const ms = (iso: string | undefined, fallback: number): number => {
   const t = iso ? Date.parse(iso) : NaN;
