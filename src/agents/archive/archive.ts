@@ -6,7 +6,7 @@
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { indexWorthSaving, type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
+import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
 import {
   ARCHIVE_FILE,
@@ -140,7 +140,7 @@ export class SessionArchive {
       index.add(this.unindexed);
       this.unindexed = [];
     }
-    if (indexWorthSaving(index) && !this.indexing) void this.indexInBackground(); // saves it
+    if (index.worthSaving && !this.indexing) void this.indexInBackground(); // saves it
     return index;
   }
 
@@ -172,7 +172,7 @@ export class SessionArchive {
   /** Writes the complete index next to the file when enough changed (a cache: a failure only costs a rebuild). */
   private async saveIndex(): Promise<void> {
     const index = this.index;
-    if (!index || this.unindexed.length > 0 || !indexWorthSaving(index)) return;
+    if (!index || this.unindexed.length > 0 || !index.worthSaving) return;
     const text = index.serialize();
     const { addedSinceSave, removedSinceSave } = index;
     try {

@@ -18,6 +18,8 @@ export interface SearchOptions extends Omit<Bm25Options, "keep"> {
   session?: string;
 }
 
+const SAVE_MIN_ADDED = 256;
+const SAVE_SHARE = 0.1;
 /** Format version of a serialized index (SearchIndex.serialize); another version is rebuilt. */
 const SERIAL_VERSION = 4; // 4: bm25.ts's postings (3 and before: MiniSearch's JSON)
 
@@ -54,6 +56,14 @@ export class SearchIndex {
 
   get size(): number {
     return this.records.size;
+  }
+
+  /**
+   * Saved again once this many records (or this share, if more) were added, or right after a
+   * removal (a saved index naming a gone record is useless); a new process adds the rest.
+   */
+  get worthSaving(): boolean {
+    return this.removedSinceSave > 0 || this.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * this.size);
   }
 
   has(id: string): boolean {
@@ -102,16 +112,4 @@ export class SearchIndex {
     const hits = this.bm25.search(query, limit, { ...opts, keep });
     return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
   }
-}
-
-/**
- * The index is saved again once this many records (or this share, if more) were added, or right
- * after a removal (a saved index naming a gone record is useless); a new process adds the rest.
- */
-const SAVE_MIN_ADDED = 256;
-const SAVE_SHARE = 0.1;
-
-/** True when the index has changed enough since its last save to be saved again. */
-export function indexWorthSaving(index: Pick<SearchIndex, "removedSinceSave" | "addedSinceSave" | "size">): boolean {
-  return index.removedSinceSave > 0 || index.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * index.size);
 }
