@@ -14,7 +14,8 @@
  * its identifier by construction. That figure is kept as `finalFile`, to show the difference.
  */
 import { promises as fsp } from "node:fs";
-import { applyKnowledgeLines, emptyKnowledgeState, type KnowledgeEntry, readKnowledge } from "../agents/archive/knowledge-store.js";
+import { applyKnowledgeLines, emptyKnowledgeState, readKnowledge } from "../agents/archive/knowledge-store.js";
+import type { KnowledgeEntry } from "../agents/archive/knowledge-store.js";
 import { asRecord, searchKnowledge } from "../agents/archive/knowledge-search.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
 import { renderRecalledContext } from "../agents/archive/recall-render.js";
@@ -29,8 +30,10 @@ function parseKnowledge(text: string): KnowledgeEntry[] {
   return [...state.entries.values()];
 }
 
+type KnowledgeIndex = { index: SearchIndex; entries: Map<string, KnowledgeEntry> };
+
 /** An index over `entries` (the file as it stood at a request). */
-function indexKnowledge(entries: readonly KnowledgeEntry[]): { index: SearchIndex; entries: Map<string, KnowledgeEntry> } {
+function indexKnowledge(entries: readonly KnowledgeEntry[]): KnowledgeIndex {
   const index = new SearchIndex();
   index.add(entries.map((e, i) => asRecord(e, i + 1)));
   return { index, entries: new Map(entries.map((e) => [e.id, e])) };

@@ -12,7 +12,8 @@ import { appendToTail } from "../../src/agents/archive/tail-append.js";
 
 const readRecords = (file: string) => parseLines(readFileSync(file)).records;
 /** The session-start id scan: an append of nothing follows the tail. */
-const prefetchIds = (a: SessionArchive) => appendToTail(a.stateDir, a.sessionKey, [], { session: "", compaction: 0 }, a.limits);
+const prefetchIds = (a: SessionArchive) =>
+  appendToTail(a.stateDir, a.sessionKey, [], { session: "", compaction: 0 }, a.limits);
 import { parseRecord } from "../../src/agents/archive/store.js";
 import { tokenize } from "../../src/agents/archive/tokenize.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";

@@ -19,7 +19,8 @@ function listDir(dir: string): string[] {
 }
 
 /** Every key's archive directory in the state dir. */
-const archiveDirs = (stateDir: string): string[] => listDir(archiveRoot(stateDir)).filter((d) => !path.basename(d).startsWith("."));
+const archiveDirs = (stateDir: string): string[] =>
+  listDir(archiveRoot(stateDir)).filter((d) => !path.basename(d).startsWith("."));
 
 const sizeOf = (file: string): number => {
   try {

@@ -6,8 +6,8 @@
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, openIfExists, type RecordOrigin } from "./store.js";
-import { parseRecord, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, type RecordOrigin } from "./store.js";
+import { openIfExists, parseRecord, withArchiveLock } from "./store.js";
 import { readRange } from "../../infra/regular-file.js";
 
 export interface ArchiveLimits {
@@ -36,7 +36,8 @@ interface TailState {
   start: number;
 }
 
-export const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) => t.scan.ids.size * BYTES_PER_ID);
+export const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) =>
+  t.scan.ids.size * BYTES_PER_ID);
 
 export interface TailAppendResult extends AppendResult {
   /** the file's records (by seq range) exceed maxSegments: eviction is due */

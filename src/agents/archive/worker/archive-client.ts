@@ -9,7 +9,8 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
-import { type ArgsOf, type Op, READY_ID, runOp, setBudgets, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./archive-host.js";
+import { type ArgsOf, type Op, READY_ID, runOp, setBudgets, WORKER_ROLE } from "./archive-host.js";
+import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-host.js";
 // the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
 // sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
 import "./archive-worker.js";

@@ -133,7 +133,12 @@ export function archiveCacheStats() {
 /** What the thread the archives live in holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
 function hostMemory() {
   const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
-  return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tails.stats()), knowledgeIndexes: pick(knowledgeIndexes().stats()) };
+  return {
+    heapUsed: getHeapStatistics().used_heap_size,
+    archives: pick(archives.stats()),
+    tails: pick(tails.stats()),
+    knowledgeIndexes: pick(knowledgeIndexes().stats()),
+  };
 }
 
 export interface KnowledgeSearchRequest extends QueryRequest {
