@@ -20,6 +20,7 @@ import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { SessionArchive } from "../src/agents/archive/archive.js";
 import { segmentsOf } from "../src/agents/archive/segments.js";
+import { appendToTail } from "../src/agents/archive/tail-append.js";
 import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
@@ -160,12 +161,12 @@ async function main() {
     await coldArchive.append(segmentsOf(coldSpan), { session: "bench", compaction: 0 });
     const firstAppendAfterRestart = { cpuMs: Math.round(cpuMs(c2) * 10) / 10, wallMs: Math.round((performance.now() - t2) * 10) / 10, loadedArchive: coldArchive.isLoaded };
     await coldArchive.indexInBackground();
-    // restart with the session-start prefetch (the pi extension's session_start): the ids were
-    // scanned before the compaction, the append reads only what was appended since
+    // restart with the ids scanned ahead of the compaction (an append of nothing): the append
+    // reads only what was appended since
     const nextSpan: AgentMessage[] = [];
     for (let k = 0; k < SPAN; k++) nextSpan.push(messageAt(src, second.next + SPAN + k));
     const prefetched = new SessionArchive(dir, "bench:archive", limits);
-    await prefetched.prefetchIds();
+    await appendToTail(dir, "bench:archive", [], { session: "bench", compaction: 0 }, limits);
     const t3 = performance.now();
     const c3 = process.cpuUsage();
     const prefetchedResult = await prefetched.append(segmentsOf(nextSpan), { session: "bench", compaction: 0 });

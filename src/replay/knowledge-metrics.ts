@@ -14,13 +14,30 @@
  * its identifier by construction. That figure is kept as `finalFile`, to show the difference.
  */
 import { promises as fsp } from "node:fs";
-import { parseKnowledge, readKnowledge } from "../agents/archive/knowledge-store.js";
-import { indexKnowledge, searchKnowledge } from "../agents/archive/knowledge-search.js";
+import { applyKnowledgeLines, emptyKnowledgeState, readKnowledge } from "../agents/archive/knowledge-store.js";
+import type { KnowledgeEntry } from "../agents/archive/knowledge-store.js";
+import { asRecord, searchKnowledge } from "../agents/archive/knowledge-search.js";
 import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
 import { renderRecalledContext } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";
 import { readArchiveFile } from "../agents/archive/store.js";
 import { NEXT_TURNS, type RecallQuery, type RecallReport } from "./recall.js";
+
+/** Records of a knowledge file's text (whole lines only), supersede marks applied. */
+function parseKnowledge(text: string): KnowledgeEntry[] {
+  const state = emptyKnowledgeState();
+  applyKnowledgeLines(state, text.slice(0, text.lastIndexOf("\n") + 1).split("\n"));
+  return [...state.entries.values()];
+}
+
+type KnowledgeIndex = { index: SearchIndex; entries: Map<string, KnowledgeEntry> };
+
+/** An index over `entries` (the file as it stood at a request). */
+function indexKnowledge(entries: readonly KnowledgeEntry[]): KnowledgeIndex {
+  const index = new SearchIndex();
+  index.add(entries.map((e, i) => asRecord(e, i + 1)));
+  return { index, entries: new Map(entries.map((e) => [e.id, e])) };
+}
 
 export interface KnowledgeQuery {
   compaction: number;

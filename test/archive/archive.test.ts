@@ -8,8 +8,12 @@ import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/
 import { identifierTerms } from "../../src/agents/archive/query-terms.js";
 import { SearchIndex } from "../../src/agents/archive/search-index.js";
 import { encodeRecords, newRecords, parseLines, segmentId, serialize } from "../../src/agents/archive/store.js";
+import { appendToTail } from "../../src/agents/archive/tail-append.js";
 
 const readRecords = (file: string) => parseLines(readFileSync(file)).records;
+/** The session-start id scan: an append of nothing follows the tail. */
+const prefetchIds = (a: SessionArchive) =>
+  appendToTail(a.stateDir, a.sessionKey, [], { session: "", compaction: 0 }, a.limits);
 import { parseRecord } from "../../src/agents/archive/store.js";
 import { tokenize } from "../../src/agents/archive/tokenize.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
@@ -319,7 +323,7 @@ describe("SessionArchive", () => {
     const a = new SessionArchive(stateDir, "k");
     await a.append(segmentsOf(span(5, "one")), { session: "s", compaction: 1 });
     const b = new SessionArchive(stateDir, "k");
-    await b.prefetchIds();
+    await prefetchIds(b);
     // another process appends after the prefetch: b must still dedup against it, and continue its seqs
     await new SessionArchive(stateDir, "k").append(segmentsOf(span(3, "two")), { session: "s2", compaction: 1 });
     const res = await b.append(segmentsOf([...span(5, "one"), ...span(3, "two"), ...span(2, "three")]), { session: "s3", compaction: 1 });
@@ -329,7 +333,7 @@ describe("SessionArchive", () => {
     expect(new Set(seqs).size).toBe(seqs.length);
     // a prefetch followed by a rewrite of the file (eviction elsewhere): a full scan again, no stale ids
     const c = new SessionArchive(stateDir, "k");
-    await c.prefetchIds();
+    await prefetchIds(c);
     await new SessionArchive(stateDir, "k", { maxSegments: 30, retentionDays: 30 }).append(segmentsOf(span(1, "four")), { session: "s4", compaction: 1 });
     const kept = new Set(readRecords(c.file).map((r) => r.id));
     const again = await c.append(segmentsOf(span(5, "one")), { session: "s5", compaction: 1 });

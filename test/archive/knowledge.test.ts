@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, knowledgeFollowers, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
-import { knowledgeIndex, knowledgeIndexStats, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
+import { knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
@@ -131,10 +131,10 @@ describe("knowledge records", () => {
       await knowledgeIndex(file);
       const followers = knowledgeFollowers().stats();
       expect(followers.bytes).toBeLessThanOrEqual(followerBudget);
-      expect(knowledgeIndexStats().bytes).toBeLessThanOrEqual(indexBudget);
+      expect(knowledgeIndexes().stats().bytes).toBeLessThanOrEqual(indexBudget);
     }
     expect(knowledgeFollowers().stats().evictions).toBeGreaterThan(0);
-    expect(knowledgeIndexStats().evictions).toBeGreaterThan(0);
+    expect(knowledgeIndexes().stats().evictions).toBeGreaterThan(0);
     // the first file was evicted from both: read again whole, the same records and hits
     const total = (await readKnowledge(files[0]!)).length;
     expect((await followKnowledge(files[0]!))!.entries.size).toBe(total);

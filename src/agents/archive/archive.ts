@@ -6,7 +6,7 @@
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { indexWorthSaving, type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
+import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
 import {
   ARCHIVE_FILE,
@@ -24,7 +24,7 @@ import {
   statArchive,
   withArchiveLock,
 } from "./store.js";
-import { type AppendResult, type ArchiveLimits, appendToTailLocked, prefetchTail } from "./tail-append.js";
+import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
@@ -90,15 +90,15 @@ export class SessionArchive {
   }
 
   private ingest(records: readonly ArchiveRecord[]): void {
-    const fresh: ArchiveRecord[] = [];
     for (const r of records) {
       if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
       if (this.records.has(r.id)) continue;
-      if (!this.expired(r)) fresh.push(r);
-      else this.expiredOnDisk = true;
+      if (this.expired(r)) this.expiredOnDisk = true;
+      else {
+        this.records.set(r.id, r);
+        if (this.index) this.unindexed.push(r);
+      }
     }
-    for (const r of fresh) this.records.set(r.id, r);
-    if (this.index) for (const r of fresh) this.unindexed.push(r);
   }
 
   private drop(ids: readonly string[]): void {
@@ -140,7 +140,7 @@ export class SessionArchive {
       index.add(this.unindexed);
       this.unindexed = [];
     }
-    if (indexWorthSaving(index) && !this.indexing) void this.indexInBackground(); // saves it
+    if (index.worthSaving && !this.indexing) void this.indexInBackground(); // saves it
     return index;
   }
 
@@ -172,7 +172,7 @@ export class SessionArchive {
   /** Writes the complete index next to the file when enough changed (a cache: a failure only costs a rebuild). */
   private async saveIndex(): Promise<void> {
     const index = this.index;
-    if (!index || this.unindexed.length > 0 || !indexWorthSaving(index)) return;
+    if (!index || this.unindexed.length > 0 || !index.worthSaving) return;
     const text = index.serialize();
     const { addedSinceSave, removedSinceSave } = index;
     try {
@@ -269,14 +269,6 @@ export class SessionArchive {
       if (res.added > 0 || !this.isReady) void this.indexInBackground();
       return res;
     });
-  }
-
-  /** Scans the newest ids in the background (session start): the first compaction's hook then costs a warm one's. */
-  prefetchIds(): Promise<void> {
-    if (this.loaded || this.loading) return Promise.resolve();
-    return new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => prefetchTail(this.file))
-      .catch((e: unknown) => debugLog("archive id prefetch", e));
   }
 
   /** Loads the archive and, under the lock, evicts and expires what is over its limits; returns how many went. */

@@ -39,7 +39,7 @@ type Typed = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 /** `a` when it holds `n`, else a doubled copy of its first `keep` items (typed arrays grow like this). */
 export function grown<T extends Typed>(a: T, n: number, keep = a.length): T {
   if (n <= a.length) return a;
-  let cap = a.length;
+  let cap = Math.max(1, a.length); // an empty array would double forever
   while (cap < n) cap *= 2;
   const b = new (a.constructor as new (size: number) => T)(cap);
   b.set(a.subarray(0, keep));

@@ -4,11 +4,49 @@
  * allocation made trim's p99) and gives MiniSearch's scores bit for bit (bm25-postings.test.ts).
  * A removed document leaves the scores at once; its entries are swept off the request path.
  */
-import { FIELD_BOOST, IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight } from "./rank-weights.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 import { bestOf, grown } from "./arrays.js";
+
+/*
+ * Ranking weights (docs/archive.md#ranking): the target field weighs twice the text (a segment whose
+ * path or command names the term is about it); a receipt ranks at RECEIPT_WEIGHT and a result
+ * receipt's target is not indexed again. Every weight is <= 1, so recency and weight only lower a score.
+ */
+export const TARGET_FIELD_BOOST = 2;
+export const TOOL_FIELD_BOOST = 1;
+export const RECEIPT_WEIGHT = 0.25;
+const RECEIPT_MAX_CHARS = 160;
+/** Field boosts of the index, text/tool/target. */
+const FIELD_BOOST = [1, TOOL_FIELD_BOOST, TARGET_FIELD_BOOST] as const;
+/** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
+export const IDENTIFIER_BOOST = 3;
+/** Age at which the recency factor has halved; measured from the newest archived segment. */
+const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
+/** Lowest recency factor: an old exact match still beats a new loose one. */
+const RECENCY_FLOOR = 0.5;
+
+export function recencyFactor(t: number, newest: number): number {
+  const age = Math.max(0, newest - t);
+  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, age / RECENCY_HALF_LIFE_MS);
+}
+
+type Ranked = Pick<ArchiveRecord, "role" | "text" | "target" | "error">;
+
+/** A short succeeded result that holds its own target, or a call with nothing but its target. */
+export function isReceipt(r: Ranked): boolean {
+  if (r.error) return false;
+  if (r.role === "tool_call") return r.text.trim().length === 0;
+  return r.role === "tool_result" && typeof r.target === "string" && r.target.length > 0 && r.text.length <= RECEIPT_MAX_CHARS && r.text.includes(r.target);
+}
+
+export const segmentWeight = (r: Ranked): number => (isReceipt(r) ? RECEIPT_WEIGHT : 1);
+
+/** The target as indexed: none for a result receipt, whose text holds it (a bare call has nothing else). */
+export function indexedTarget(r: Ranked): string {
+  return r.role === "tool_result" && isReceipt(r) ? "" : (r.target ?? "");
+}
 
 const FIELDS = 3;
 /** BM25+ parameters (MiniSearch's defaults) */
@@ -88,11 +126,7 @@ export class Bm25 {
   private weights = new Float64Array(64);
   private seqs = new Float64Array(64);
   /** smart trim's: the terms of query lines read before (query-terms.ts) */
-  private queries: QueryTermsMemo | null = null;
-
-  constructor(queries?: QueryTermsMemo) {
-    this.queries = queries ?? null;
-  }
+  constructor(private readonly queries?: QueryTermsMemo) {}
 
   get size(): number {
     return this.count;
@@ -192,17 +226,13 @@ export class Bm25 {
     for (let i = 0; i < SWEEP_TERMS; i++) {
       const next = it.next();
       if (next.done) {
-        this.sweep = null;
         // entries removed while the sweep ran are swept by the next one
-        if (this.dead > 0) {
-          this.sweep = this.postings.values();
-          setImmediate(() => this.sweepSome());
-        }
-        return;
+        this.sweep = this.dead > 0 ? this.postings.values() : null;
+        break;
       }
       this.compact(next.value);
     }
-    setImmediate(() => this.sweepSome());
+    if (this.sweep) setImmediate(() => this.sweepSome());
   }
 
   private compact(p: Posting): void {
@@ -309,12 +339,10 @@ export class Bm25 {
   /** Room for every document in the per-query scratch. */
   private grow(): void {
     const n = this.docs.length;
-    this.acc = grown(this.acc, n, 0);
-    this.part = grown(this.part, n, 0);
+    for (const k of ["acc", "part"] as const) this[k] = grown(this[k], n, 0);
+    for (const k of ["lo", "hi"] as const) this[k] = grown(this[k], n, 0);
     this.matched = grown(this.matched, n, 0);
     this.inTerm = grown(this.inTerm, n, 0);
-    this.lo = grown(this.lo, n, 0);
-    this.hi = grown(this.hi, n, 0);
   }
 
   /** The live documents renumbered in order, with their postings. */

@@ -4,38 +4,31 @@
  */
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { ARCHIVE_FILE, archiveDir, archiveRoot, INDEX_FILE, readArchiveFile, rewriteArchiveFile, withArchiveLock } from "./store.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** Every key's archive directory in the state dir, by name. */
-function archiveDirs(stateDir: string): string[] {
+/** The entries of `dir` as paths, by name; none when it cannot be read. */
+function listDir(dir: string): string[] {
   try {
-    const names = readdirSync(archiveRoot(stateDir));
-    return names.sort().filter((n) => !n.startsWith(".")).map((n) => path.join(archiveRoot(stateDir), n));
+    return readdirSync(dir).sort().map((n) => path.join(dir, n));
   } catch {
     return [];
   }
 }
 
-function dirBytes(dir: string): number {
-  let n = 0;
-  let names: string[];
+/** Every key's archive directory in the state dir. */
+const archiveDirs = (stateDir: string): string[] =>
+  listDir(archiveRoot(stateDir)).filter((d) => !path.basename(d).startsWith("."));
+
+const sizeOf = (file: string): number => {
   try {
-    names = readdirSync(dir);
+    return statSync(file).size;
   } catch {
-    return 0;
+    return 0; // gone
   }
-  for (const f of names) {
-    try {
-      n += statSync(path.join(dir, f)).size;
-    } catch {
-      // gone
-    }
-  }
-  return n;
-}
+};
 
 export interface ArchiveRmReceipt {
   dir: string;
@@ -51,7 +44,8 @@ export async function removeArchiveOf(stateDir: string, sessionKey: string, opts
 
 async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRmReceipt> {
   const existed = existsSync(dir);
-  const receipt: ArchiveRmReceipt = { dir, existed, bytes: existed ? dirBytes(dir) : 0, dryRun };
+  const bytes = listDir(dir).reduce((n, f) => n + sizeOf(f), 0);
+  const receipt: ArchiveRmReceipt = { dir, existed, bytes, dryRun };
   if (!existed || dryRun) return receipt;
   // the lock keeps a concurrent append from landing in a file being removed
   await withArchiveLock(dir, async () => {
@@ -122,17 +116,13 @@ async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number
 const lastSweep = new Map<string, number>();
 
 /** The idle sweep in the background, at most daily per state dir and process; a failure is logged, never thrown. */
-export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger: WarnLogger = consoleWarnLogger, now = Date.now()): void {
+export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger?: WarnLogger, now = Date.now()): void {
   const last = lastSweep.get(stateDir);
   if (last !== undefined && now - last < DAY_MS) return;
   lastSweep.set(stateDir, now);
   const timer = setTimeout(() => {
     sweepIdleArchives(stateDir, { retentionDays }).catch((e: unknown) => {
-      try {
-        logger.warn(`[context-manager] idle archive sweep failed: ${(e as Error)?.message ?? String(e)}`);
-      } catch {
-        // a broken logger must not break the host
-      }
+      warnSafely(logger, `[context-manager] idle archive sweep failed: ${(e as Error)?.message ?? String(e)}`);
     });
   }, 0);
   timer.unref?.();

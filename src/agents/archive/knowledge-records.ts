@@ -1,23 +1,13 @@
 /**
- * The knowledge layer, LLM-free: a checkpoint's facts as typed records, mapped by the checkpoint
- * field a fact comes from (for config, the file name's syntax), never by words in it:
- *
- * | checkpoint field | kind |
- * |---|---|
- * | `decisions[]` | decision |
- * | `work.files[]` edited (a change gist, declared names) | implementation |
- * | `work.files[]` only written (a new file) with declared names | architecture |
- * | `work.files[]` whose name is a config format (.json, .yaml, .toml, .ini, .env, dotfile) | config |
- * | `thread.errors[]` / `work.open_failures[]` (cause; open, or fixed when no longer open) | issue |
- * | `work.requests[]`, `work.commands[]` (outcome), `working` (topic, status, next action), `open_items[]` | task_state |
- * | `learnings[]` (the agent's notes about the system) | architecture |
- *
- * A later record of the same `subject` (file, failing tool and target, command family, decision
- * id) with other text supersedes it; superseded records are marked, never deleted.
+ * The knowledge layer, LLM-free: a checkpoint's facts as typed records, the kind given by the
+ * checkpoint field a fact comes from (for config, the file name's syntax), never by words in it
+ * (the table: docs/archive.md#knowledge-layer). A later record of the same `subject` (file, failing
+ * tool and target, command family, decision id) with other text supersedes it; superseded records
+ * are marked, never deleted.
  */
-import { createHash } from "node:crypto";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
+import { hashId } from "./store.js";
 
 export const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
 export type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
@@ -44,9 +34,8 @@ const TEXT_MAX = 400;
 /** config formats, by file name syntax */
 const CONFIG_FILE = /(^|\/)(\.[^/]+|[^/]+\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|env|properties))$/i;
 
-export function knowledgeId(d: Pick<KnowledgeDraft, "kind" | "subject" | "text">): string {
-  return createHash("sha256").update(`${d.kind}\0${d.subject}\0${d.text}`, "utf8").digest("hex").slice(0, 16);
-}
+export const knowledgeId = (d: Pick<KnowledgeDraft, "kind" | "subject" | "text">): string =>
+  hashId(d.kind, d.subject, d.text);
 
 const ms = (iso: string | undefined, fallback: number): number => {
   const t = iso ? Date.parse(iso) : NaN;

@@ -27,7 +27,7 @@ export const INDEXED_BYTES_PER_RECORD = 1_650;
 const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 
 /** The loaded indexes, kept by memory: each grows with its key's checkpoints; an evicted one is read again at its next search. */
-const cache = (): BudgetCache<string, Loaded> =>
+export const knowledgeIndexes = (): BudgetCache<string, Loaded> =>
   (fileStores().knowledgeIndexes ??= new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
 
 // by knowledge.jsonl, where the searches run (the archive worker's thread)
@@ -35,23 +35,16 @@ declare module "../../infra/file-stores.js" {
   interface FileStores { knowledgeIndexes?: BudgetCache<string, Loaded> }
 }
 
-export function setKnowledgeIndexBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) cache().setBudget(bytes);
-}
-
-export function knowledgeIndexStats() {
-  return cache().stats();
-}
 /** refreshes in flight, per file: one at a time, so a tail is applied once */
 const refreshing = new Map<string, Promise<Loaded | null>>();
 
-function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
+export function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
   return { v: 1, id: e.id, seq, role: "assistant", t: e.t, at: e.t, session: e.session, compaction: 0, text: e.text, tool: e.kind, target: e.subject };
 }
 
 function refresh(file: string): Promise<Loaded | undefined> {
   const fresh = (): Loaded => ({ size: 0, index: new SearchIndex(), ...emptyKnowledgeState() });
-  return followFile(file, cache(), fresh, (loaded, lines) => {
+  return followFile(file, knowledgeIndexes(), fresh, (loaded, lines) => {
     const added = applyKnowledgeLines(loaded, lines);
     loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
   });
@@ -67,13 +60,6 @@ export function knowledgeIndex(file: string): Promise<Loaded | null> {
   return run;
 }
 
-/** An index over `entries` (the replay measures the file as it stood at each request). */
-export function indexKnowledge(entries: readonly KnowledgeEntry[]): Pick<Loaded, "index" | "entries"> {
-  const index = new SearchIndex();
-  index.add(entries.map((e, i) => asRecord(e, i + 1)));
-  return { index, entries: new Map(entries.map((e) => [e.id, e])) };
-}
-
 /** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */
 export function searchKnowledge(
   loaded: Pick<Loaded, "index" | "entries"> | null,
@@ -84,7 +70,7 @@ export function searchKnowledge(
   if (!loaded || !query.trim()) return [];
   const out: KnowledgeHit[] = [];
   const minScore = opts.minUnits === undefined ? undefined : opts.minUnits * loaded.index.scoreUnit();
-  for (const h of loaded.index.search(query, { limit: Math.min(100, limit * 3), ...(opts.skipTerm ? { skipTerm: opts.skipTerm } : {}), ...(minScore === undefined ? {} : { minScore }) })) {
+  for (const h of loaded.index.search(query, { limit: Math.min(100, limit * 3), skipTerm: opts.skipTerm, minScore })) {
     const entry = loaded.entries.get(h.record.id);
     if (entry) out.push({ entry, score: entry.supersededBy ? h.score * SUPERSEDED_WEIGHT : h.score });
   }

@@ -42,13 +42,6 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
   return [...(await readKnowledgeState(file)).entries.values()];
 }
 
-/** Records of a knowledge file's text (whole lines only), supersede marks applied. */
-export function parseKnowledge(text: string): KnowledgeEntry[] {
-  const state = emptyKnowledgeState();
-  applyKnowledgeLines(state, text.slice(0, text.lastIndexOf("\n") + 1).split("\n"));
-  return [...state.entries.values()];
-}
-
 async function readKnowledgeState(file: string): Promise<KnowledgeState> {
   const state = emptyKnowledgeState();
   applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
@@ -85,11 +78,6 @@ export function applyKnowledgeLines(state: KnowledgeState, lines: readonly strin
   return added;
 }
 
-export interface KnowledgeAppend {
-  added: number;
-  superseded: number;
-}
-
 /** Appends the drafts not recorded yet (superseding a live record of the subject): one write. */
 export async function appendKnowledge(
   file: string,
@@ -97,7 +85,7 @@ export async function appendKnowledge(
   origin: { checkpoint: string; session: string },
   /** the file's records as the caller follows them (knowledge-search.ts): no full read */
   known?: KnowledgeState,
-): Promise<KnowledgeAppend> {
+): Promise<{ added: number; superseded: number }> {
   const state = known ?? (await readKnowledgeState(file));
   const ids = new Set<string>();
   const live = new Map<string, string>(); // subjects changed by these drafts
@@ -144,17 +132,7 @@ declare module "../../infra/file-stores.js" {
 /** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
 const LINES_PER_TURN = 256;
 
-/** Hands the whole lines of `file` from `f.size` on to `apply`, a batch per event-loop turn. */
-async function applyAppended(file: string, f: { size: number }, apply: (lines: string[]) => void): Promise<void> {
-  const { lines, consumed } = wholeLines((await readFrom(file, f.size))?.buf ?? Buffer.alloc(0));
-  for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    apply(lines.slice(i, i + LINES_PER_TURN));
-  }
-  f.size += consumed;
-}
-
-/** Follows `file` in `cache`: new bytes only, afresh when it shrank; undefined when there is no file. */
+/** Follows `file` in `cache`: new lines only, a batch per event-loop turn; afresh when it shrank; none: no file. */
 export async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
   let size: number;
   try {
@@ -165,7 +143,14 @@ export async function followFile<T extends Followed>(file: string, cache: Budget
   }
   const known = cache.get(file);
   const f = known && size >= known.size ? known : fresh();
-  if (size > f.size) await applyAppended(file, f, (lines) => apply(f, lines));
+  if (size > f.size) {
+    const { lines, consumed } = wholeLines((await readFrom(file, f.size))?.buf ?? Buffer.alloc(0));
+    for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      apply(f, lines.slice(i, i + LINES_PER_TURN));
+    }
+    f.size += consumed;
+  }
   if (f !== known || cache.peek(file) === known) cache.set(file, f); // weighed again: it grew by what was applied
   return f;
 }

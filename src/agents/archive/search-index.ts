@@ -2,31 +2,24 @@
  * Full-text index of one archive: BM25 (bm25.ts) with a recency decay. One rare term matched once
  * scores about its idf, so a threshold in idf units means "at least this specific a match".
  */
-import { Bm25, type Bm25Saved } from "./bm25.js";
+import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms } from "./tokenize.js";
 
-export interface SearchHit {
+export interface SearchHit extends Omit<Bm25Hit, "id"> {
   record: ArchiveRecord;
-  /** BM25 score times recency */
-  score: number;
-  /** BM25 score alone */
-  bm25: number;
-  /** query terms that matched */
-  terms: string[];
 }
 
-export interface SearchOptions {
+/** `skipTerm`: the automatic recall drops what the agent can already see. */
+export interface SearchOptions extends Omit<Bm25Options, "keep"> {
   limit?: number;
-  /** hits below this final score are dropped */
-  minScore?: number;
   /** only segments of this session id */
   session?: string;
-  /** query terms to leave out (the automatic recall drops what the agent can already see) */
-  skipTerm?: (term: string) => boolean;
 }
 
+const SAVE_MIN_ADDED = 256;
+const SAVE_SHARE = 0.1;
 /** Format version of a serialized index (SearchIndex.serialize); another version is rebuilt. */
 const SERIAL_VERSION = 4; // 4: bm25.ts's postings (3 and before: MiniSearch's JSON)
 
@@ -63,6 +56,14 @@ export class SearchIndex {
 
   get size(): number {
     return this.records.size;
+  }
+
+  /**
+   * Saved again once this many records (or this share, if more) were added, or right after a
+   * removal (a saved index naming a gone record is useless); a new process adds the rest.
+   */
+  get worthSaving(): boolean {
+    return this.removedSinceSave > 0 || this.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * this.size);
   }
 
   has(id: string): boolean {
@@ -108,19 +109,7 @@ export class SearchIndex {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
     const session = opts.session;
     const keep = session ? (id: string) => this.records.get(id)?.session === session : undefined;
-    const hits = this.bm25.search(query, limit, { ...opts, ...(keep ? { keep } : {}) });
+    const hits = this.bm25.search(query, limit, { ...opts, keep });
     return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
   }
-}
-
-/**
- * The index is saved again once this many records (or this share, if more) were added, or right
- * after a removal (a saved index naming a gone record is useless); a new process adds the rest.
- */
-const SAVE_MIN_ADDED = 256;
-const SAVE_SHARE = 0.1;
-
-/** True when the index has changed enough since its last save to be saved again. */
-export function indexWorthSaving(index: Pick<SearchIndex, "removedSinceSave" | "addedSinceSave" | "size">): boolean {
-  return index.removedSinceSave > 0 || index.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * index.size);
 }

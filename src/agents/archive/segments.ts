@@ -14,7 +14,6 @@ import { userOrigin } from "../messages/host-provenance.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
-import { HANDLE_PREFIX } from "../artifacts/handle.js";
 import { readArtifact } from "../artifacts/store.js";
 
 /** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
@@ -253,10 +252,9 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
   if (!msg || typeof msg !== "object") return;
   const t = timeOf(msg);
   switch (msg.role) {
-    case "user": {
+    case "user":
       pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, userTextOf(msg));
       return;
-    }
     case "assistant": {
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
@@ -315,7 +313,7 @@ export function stashedTextResolver(stateDir: string): ExpandStashed {
     if (!text.startsWith(STASHED_MARKER)) return null;
     // the handle line is the replacement's second line (preview.ts replacementText)
     const m = HANDLE_LINE.exec(text.slice(0, 400));
-    if (!m || !m[1]!.startsWith(HANDLE_PREFIX)) return null;
+    if (!m) return null;
     try {
       return readArtifact(stateDir, m[1]!);
     } catch {

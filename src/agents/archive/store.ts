@@ -69,12 +69,12 @@ export function archiveDir(stateDir: string, sessionKey: string): string {
   return path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
 }
 
-export function segmentId(d: Pick<SegmentDraft, "role" | "tool" | "target" | "text">): string {
-  return createHash("sha256")
-    .update(`${d.role}\0${d.tool ?? ""}\0${d.target ?? ""}\0${d.text}`, "utf8")
-    .digest("hex")
-    .slice(0, 16);
-}
+/** 16 hex of sha256 over the parts joined by NUL: the dedup key of segments and knowledge records. */
+export const hashId = (...parts: string[]): string =>
+  createHash("sha256").update(parts.join("\0"), "utf8").digest("hex").slice(0, 16);
+
+export const segmentId = (d: Pick<SegmentDraft, "role" | "tool" | "target" | "text">): string =>
+  hashId(d.role, d.tool ?? "", d.target ?? "", d.text);
 
 /** A parsed line, or null when it is not a valid record (torn write, hand edit, other version). */
 export function parseRecord(line: string): ArchiveRecord | null {
@@ -125,15 +125,20 @@ export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: n
   return { records, badLines, consumed };
 }
 
-/** The bytes of `file` from `from` on, and its inode; null when there is no file. */
-export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
-  let fh: fsp.FileHandle;
+/** `file` opened for reading; null when there is none. */
+export async function openIfExists(file: string): Promise<fsp.FileHandle | null> {
   try {
-    fh = await openRegularFile(file);
+    return await openRegularFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
   }
+}
+
+/** The bytes of `file` from `from` on, and its inode; null when there is no file. */
+export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
+  const fh = await openIfExists(file);
+  if (!fh) return null;
   try {
     const st = await fh.stat();
     const buf = Buffer.alloc(Math.max(0, st.size - from));

@@ -7,9 +7,8 @@ import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, appendLines, archiveDir, encodeRecords, newRecords, type RecordOrigin } from "./store.js";
-import { parseRecord, withArchiveLock } from "./store.js";
-import { promises as fsp } from "node:fs";
-import { openRegularFile, readRange } from "../../infra/regular-file.js";
+import { openIfExists, parseRecord, withArchiveLock } from "./store.js";
+import { readRange } from "../../infra/regular-file.js";
 
 export interface ArchiveLimits {
   /** most segments kept; beyond it the oldest go (down to 90% so eviction is not per append) */
@@ -37,15 +36,8 @@ interface TailState {
   start: number;
 }
 
-const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) => t.scan.ids.size * BYTES_PER_ID);
-
-export function tailStats() {
-  return tails.stats();
-}
-
-export function setTailBudget(bytes: number): void {
-  if (Number.isFinite(bytes) && bytes > 0) tails.setBudget(bytes);
-}
+export const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) =>
+  t.scan.ids.size * BYTES_PER_ID);
 
 export interface TailAppendResult extends AppendResult {
   /** the file's records (by seq range) exceed maxSegments: eviction is due */
@@ -63,13 +55,6 @@ export function appendToTail(
 ): Promise<TailAppendResult> {
   const dir = archiveDir(stateDir, sessionKey);
   return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits, now));
-}
-
-/** Scans the newest MIN_TAIL_BYTES of `file` ahead of its first append (session start), so that append reads only what came since. */
-export async function prefetchTail(file: string): Promise<void> {
-  if (tails.get(file)) return;
-  const scan = await scanArchiveTail(file, MIN_TAIL_BYTES);
-  tails.set(file, { scan, start: Math.max(0, scan.offset - MIN_TAIL_BYTES) });
 }
 
 /** appendToTail with the archive's lock already held (SessionArchive's append before it has loaded the file). */
@@ -136,13 +121,8 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
 
 /** Ids of the file's last `bytes` (and its first seq), or with `from` of what was appended since; a rewrite: afresh. */
 export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
-  let fh: fsp.FileHandle;
-  try {
-    fh = await openRegularFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0 };
-    throw e;
-  }
+  const fh = await openIfExists(file);
+  if (!fh) return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0 };
   try {
     const st = await fh.stat();
     const grown = from && from.ino === st.ino && from.offset <= st.size;

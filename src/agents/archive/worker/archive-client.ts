@@ -9,8 +9,8 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
-import * as inThread from "./archive-host.js";
-import { type ArgsOf, type Op, READY_ID, runOp, WORKER_ROLE, type WorkerReplies, type WorkerReply, type WorkerRequest } from "./protocol.js";
+import { type ArgsOf, type Op, READY_ID, runOp, setBudgets, WORKER_ROLE } from "./archive-host.js";
+import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-host.js";
 // the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
 // sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
 import "./archive-worker.js";
@@ -69,15 +69,10 @@ export class ArchiveWorkerClient {
   /** deaths before the worker said it was ready, in a row: the environment cannot run it */
   private startFailures = 0;
   private budget: WorkerBudgets | null = null;
-  private readonly heapMiB: number | undefined;
-  private readonly evalSource: string | undefined;
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
-  constructor(opts: ArchiveWorkerOptions = {}) {
-    this.heapMiB = opts.heapMiB ?? heapFromEnv();
-    this.evalSource = opts.evalSource;
-  }
+  constructor(private readonly opts: ArchiveWorkerOptions = {}) {}
 
   private get usable(): boolean {
     return this.startFailures < MAX_START_FAILURES && process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER !== "0";
@@ -86,13 +81,14 @@ export class ArchiveWorkerClient {
   private start(): Worker | null {
     if (this.worker) return this.worker;
     if (!this.usable) return null;
-    const spec = this.evalSource !== undefined ? { code: this.evalSource, eval: true } : workerSpec();
+    const { evalSource, heapMiB = heapFromEnv() } = this.opts;
+    const spec = evalSource !== undefined ? { code: evalSource, eval: true } : workerSpec();
     if (!spec) {
       this.startFailures = MAX_START_FAILURES;
       return null;
     }
     try {
-      const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(this.heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: this.heapMiB } } : {}) });
+      const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: heapMiB } } : {}) });
       this.ready = false;
       w.on("message", (m: WorkerReply) => this.settle(m));
       w.on("error", (e) => this.died(w, e));
@@ -159,7 +155,7 @@ export class ArchiveWorkerClient {
 
   private send<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
     const w = this.start();
-    if (!w) return runInThread(op, args);
+    if (!w) return Promise.resolve(runOp(op, args));
     const id = this.nextId++;
     try {
       // structured clone happens here: what cannot be cloned (a host's message carrying a
@@ -168,7 +164,7 @@ export class ArchiveWorkerClient {
     } catch (e) {
       if ((e as Error)?.name !== "DataCloneError") return Promise.reject(e as Error);
       debugLog("archive worker", e);
-      return runInThread(op, args);
+      return Promise.resolve(runOp(op, args));
     }
     return new Promise<WorkerReplies[O]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -183,13 +179,12 @@ export class ArchiveWorkerClient {
   }
 
   /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
-  setBudget(bytes: number, tailBytes?: number, knowledgeBytes?: number): void {
+  setBudget(bytes: number, tailBytes: number, knowledgeBytes: number): void {
     // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
     // process's file stores were made anew): the knowledge indexes of this thread may be new ones
-    this.budget = { bytes, ...(tailBytes === undefined ? {} : { tailBytes }), ...(knowledgeBytes === undefined ? {} : { knowledgeBytes }) };
-    inThread.setBudgets(this.budget);
-    const w = this.worker;
-    if (w) w.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
+    this.budget = { bytes, tailBytes, knowledgeBytes };
+    setBudgets(this.budget);
+    this.worker?.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
   }
 
   /** Stops the worker (tests that start their own client). */
@@ -198,10 +193,6 @@ export class ArchiveWorkerClient {
     this.worker = null;
     await w?.terminate();
   }
-}
-
-function runInThread<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
-  return Promise.resolve(runOp(inThread.hostOps, op, args));
 }
 
 declare module "../../../infra/process-services.js" {

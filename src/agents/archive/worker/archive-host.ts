@@ -10,11 +10,11 @@ import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
-import { type KnowledgeHit, knowledgeIndex, knowledgeIndexStats, searchKnowledge, setKnowledgeIndexBudget } from "../knowledge-search.js";
+import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-search.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
 import type { RecordOrigin } from "../store.js";
-import { type ArchiveLimits, appendToTail, setTailBudget, tailStats, type TailAppendResult } from "../tail-append.js";
+import { type ArchiveLimits, appendToTail, tails, type TailAppendResult } from "../tail-append.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file (measured: 91 MiB of heap for a 22 MB, 20k-segment file). */
 export const LOADED_BYTES_PER_FILE_BYTE = 4.5;
@@ -51,7 +51,7 @@ export interface SearchReply {
 }
 
 /** The query terms the agent can see anyway left out. */
-const skipVisible = (visible: string | undefined) => (visible ? { skipTerm: (t: string) => visible.includes(t) } : {});
+const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
 
 const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
 
@@ -83,11 +83,8 @@ export async function search(req: SearchRequest): Promise<SearchReply> {
   }
   // a ready archive only reads and indexes what was appended since
   await ready(key, archive);
-  const hits = archive.search(req.query, {
-    limit: req.limit,
-    ...(req.minScoreUnits !== undefined ? { minScore: req.minScoreUnits * archive.scoreUnit() } : {}),
-    ...skipVisible(req.visible),
-  });
+  const minScore = req.minScoreUnits === undefined ? undefined : req.minScoreUnits * archive.scoreUnit();
+  const hits = archive.search(req.query, { limit: req.limit, minScore, skipTerm: skipVisible(req.visible) });
   return { ready: true, hits, size: archive.size };
 }
 
@@ -103,11 +100,10 @@ export async function appendMessages(req: AppendRequest): Promise<TailAppendResu
   return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
 }
 
-/** The worker's budgets: its loaded archives and, when given, the append tails it follows and the knowledge indexes. */
-export function setBudgets(b: { bytes: number; tailBytes?: number; knowledgeBytes?: number }): void {
-  if (Number.isFinite(b.bytes) && b.bytes > 0) archives.setBudget(b.bytes);
-  if (b.tailBytes !== undefined) setTailBudget(b.tailBytes);
-  if (b.knowledgeBytes !== undefined) setKnowledgeIndexBudget(b.knowledgeBytes);
+/** The worker's budgets: its loaded archives, the append tails it follows and the knowledge indexes. */
+export function setBudgets(b: { bytes: number; tailBytes: number; knowledgeBytes: number }): void {
+  const caches = [[archives, b.bytes], [tails, b.tailBytes], [knowledgeIndexes(), b.knowledgeBytes]] as const;
+  for (const [cache, bytes] of caches) if (Number.isFinite(bytes) && bytes > 0) cache.setBudget(bytes);
 }
 
 /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
@@ -137,7 +133,12 @@ export function archiveCacheStats() {
 /** What the thread the archives live in holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
 function hostMemory() {
   const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
-  return { heapUsed: getHeapStatistics().used_heap_size, archives: pick(archives.stats()), tails: pick(tailStats()), knowledgeIndexes: pick(knowledgeIndexStats()) };
+  return {
+    heapUsed: getHeapStatistics().used_heap_size,
+    archives: pick(archives.stats()),
+    tails: pick(tails.stats()),
+    knowledgeIndexes: pick(knowledgeIndexes().stats()),
+  };
 }
 
 export interface KnowledgeSearchRequest extends QueryRequest {
@@ -147,10 +148,8 @@ export interface KnowledgeSearchRequest extends QueryRequest {
 
 /** A knowledge search, run where the archive's run (its index grows with the session). */
 export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
-  return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, {
-    ...skipVisible(req.visible),
-    ...(req.minScoreUnits !== undefined ? { minUnits: req.minScoreUnits } : {}),
-  });
+  const opts = { skipTerm: skipVisible(req.visible), minUnits: req.minScoreUnits };
+  return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, opts);
 }
 
 /** The operations, by name: what the worker answers (archive-worker.ts) and the client runs in-thread when no worker can. */
@@ -164,3 +163,22 @@ export const hostOps = {
   budget: setBudgets,
   memory: (_: null) => hostMemory(),
 };
+
+/* The messages between the main thread and the worker (archive-client.ts, archive-worker.ts). */
+type Ops = typeof hostOps;
+export type Op = keyof Ops;
+export type ArgsOf<O extends Op> = Parameters<Ops[O]>[0];
+export type WorkerRequest = { [O in Op]: { id: number; op: O; args: ArgsOf<O> } }[Op];
+export type WorkerReplies = { [O in Op]: Awaited<ReturnType<Ops[O]>> };
+
+/** Runs one operation (the worker's and the in-thread path's one dispatch). */
+export const runOp = <O extends Op>(op: O, args: ArgsOf<O>): WorkerReplies[O] | Promise<WorkerReplies[O]> =>
+  (hostOps[op] as (a: ArgsOf<O>) => WorkerReplies[O] | Promise<WorkerReplies[O]>)(args);
+
+export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+/** The id of the message a worker posts once it is loaded: a death before it is a failure to start. */
+export const READY_ID = 0;
+
+/** The worker's workerData role: the entry answers only a thread started by archive-client.ts (not a host's own worker that imported it). */
+export const WORKER_ROLE = "openclaw-context-manager:archive-worker";
