@@ -2,13 +2,12 @@
  * The right to forget, for artifacts (issue 28): remove one by handle, and find what only one session
  * key names, so `forget <key>` removes nothing another key still names.
  */
-import { existsSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { filesUnder, handlesIn } from "./gc.js";
 import { formatHandle, parseHandle } from "./handle.js";
-import { blobPath, metaPath, readdirOrEmpty, refsDir, refsPath, removeArtifact, writeFileReplacing } from "./store.js";
-import { readRegularFileSync } from "../../infra/regular-file.js";
+import { blobPath, dropFromRefs, metaPath, readdirOrEmpty, refsDir, removeArtifact } from "./store.js";
 
 /** The roots with a directory per key (the archive's spelled here: archive/ imports artifacts/). */
 const keyRoots = (stateDir: string): string[] =>
@@ -61,23 +60,6 @@ export function artifactBytes(stateDir: string, hex: string): number {
   return n;
 }
 
-export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
-  if (hexes.size === 0) return;
-  for (const name of readdirOrEmpty(refsDir(stateDir))) {
-    if (!name.endsWith(".log")) continue;
-    const file = path.join(refsDir(stateDir), name);
-    let text: string;
-    try {
-      text = readRegularFileSync(file);
-    } catch {
-      continue;
-    }
-    const lines = text.split("\n").filter((l) => l !== "");
-    const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
-    if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
-  }
-}
-
 export interface ArtifactRmReceipt {
   handle: string;
   removed: boolean;
@@ -95,12 +77,4 @@ export function removeArtifactByHandle(stateDir: string, handle: string, opts: {
     dropFromRefs(stateDir, new Set([hex]));
   }
   return receipt;
-}
-
-export function removeRefsLog(stateDir: string, sessionKey: string): void {
-  try {
-    unlinkSync(refsPath(stateDir, sessionKey));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
 }

@@ -9,7 +9,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
-import { artifactsRoot, blobPath, refLines, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
+import { artifactsRoot, blobPath, dropFromRefs, refLines, refsDir, removeArtifact } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -20,10 +20,10 @@ export interface GcOptions {
   dryRun?: boolean;
   /** default 3600 */
   minAgeSeconds?: number;
-  /** a session key with a stash this recent keeps all its artifacts; default 6 h */
-  activeSessionSeconds?: number;
-  now?: number;
 }
+
+/** A session key with a stash this recent keeps all its artifacts. */
+const ACTIVE_SESSION_MS = 6 * 3_600_000;
 
 export interface GcReceipt {
   schema: typeof GC_SCHEMA;
@@ -128,9 +128,8 @@ export async function listArtifactDigests(stateDir: string): Promise<string[]> {
 
 /** Removes what nothing can point at; asynchronous and sliced (a gateway holds hundreds of keys). */
 export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promise<GcReceipt> {
-  const now = opts.now ?? Date.now();
+  const now = Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
-  const activeMs = (opts.activeSessionSeconds ?? 6 * 3600) * 1000;
   const digests = await listArtifactDigests(stateDir);
 
   const byCheckpoint = new Set<string>();
@@ -138,16 +137,13 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
   await handlesIn(await filesUnder(path.join(stateDir, "context", "state")), byCheckpoint);
 
   const live = new Set<string>();
-  const refs = new Map<string, RefLine[]>();
   for (const name of await namesIn(refsDir(stateDir))) {
     if (!name.endsWith(".log")) continue;
     await slice();
-    const file = path.join(refsDir(stateDir), name);
-    const lines = await readRefs(file);
-    refs.set(file, lines);
+    const lines = await readRefs(path.join(refsDir(stateDir), name));
     const cpAt = await newestCheckpointMs(stateDir, name.slice(0, -4));
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
-    const active = lines.length > 0 && now - lines[lines.length - 1]!.at < activeMs;
+    const active = lines.length > 0 && now - lines[lines.length - 1]!.at < ACTIVE_SESSION_MS;
     for (const l of lines) if (active || cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
   }
 
@@ -183,17 +179,12 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     }
     receipt.kept++;
   }
-  if (!receipt.dryRun && removed.size > 0) {
-    for (const [file, lines] of refs) {
-      const keep = lines.filter((l) => !removed.has(l.hex));
-      if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l.raw}\n`).join(""));
-    }
-  }
+  if (!receipt.dryRun) dropFromRefs(stateDir, removed);
   return receipt;
 }
 
 /** Auto gc after a checkpoint write: at most hourly per state dir per process, never throws. */
-export const AUTO_GC_INTERVAL_MS = 3_600_000;
+const AUTO_GC_INTERVAL_MS = 3_600_000;
 
 declare module "../../infra/file-stores.js" {
   interface FileStores { artifactGcRuns?: Map<string, number> }
@@ -202,7 +193,8 @@ declare module "../../infra/file-stores.js" {
 const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());
 
 /** A gc unless one ran within the interval; resolves with its receipt (or null). */
-export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): Promise<GcReceipt | null> | null {
+export function scheduleArtifactGc(stateDir: string): Promise<GcReceipt | null> | null {
+  const now = Date.now();
   const last = lastRun().get(stateDir);
   if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;
   lastRun().set(stateDir, now);

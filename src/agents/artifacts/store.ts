@@ -241,11 +241,11 @@ function referencedBy(refs: string): Set<string> {
 }
 
 /** A refs log's "<ISO time> <hex>" lines (`at`: NaN when the time does not parse); a torn line is skipped. */
-export function refLines(text: string): Array<{ at: number; hex: string; raw: string }> {
-  const out: Array<{ at: number; hex: string; raw: string }> = [];
-  for (const raw of text.split("\n")) {
-    const m = /^(\S+) ([0-9a-f]{64})$/.exec(raw);
-    if (m) out.push({ at: Date.parse(m[1]!), hex: m[2]!, raw });
+export function refLines(text: string): Array<{ at: number; hex: string }> {
+  const out: Array<{ at: number; hex: string }> = [];
+  for (const line of text.split("\n")) {
+    const m = /^(\S+) ([0-9a-f]{64})$/.exec(line);
+    if (m) out.push({ at: Date.parse(m[1]!), hex: m[2]! });
   }
   return out;
 }
@@ -302,13 +302,33 @@ export function readdirOrEmpty(dir: string): string[] {
   }
 }
 
-/** Removes a blob and its meta (gc). */
+export function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
+/** Removes a blob and its meta (gc, forget). */
 export function removeArtifact(stateDir: string, hex: string): void {
-  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) unlinkIfPresent(f);
+}
+
+/** Drops the lines naming `hexes` from every refs log, read afresh (a stash may have appended since). */
+export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
+  if (hexes.size === 0) return;
+  for (const name of readdirOrEmpty(refsDir(stateDir))) {
+    if (!name.endsWith(".log")) continue;
+    const file = path.join(refsDir(stateDir), name);
+    let text: string;
     try {
-      unlinkSync(f);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      text = readRegularFileSync(file);
+    } catch {
+      continue;
     }
+    const lines = text.split("\n").filter((l) => l !== "");
+    const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
+    if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
   }
 }
