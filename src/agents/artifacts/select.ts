@@ -41,10 +41,7 @@ export interface Selection {
 }
 
 export class FetchSelectorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FetchSelectorError";
-  }
+  override readonly name = "FetchSelectorError";
 }
 
 const MAX_PATTERN = 300;
@@ -276,36 +273,21 @@ function takeLinesOrCut(lines: readonly string[], budget: number, fromEnd: boole
 
 export type JsonPathStep = string | number;
 
+/** One step: `.name`, `[N]`, `["odd key"]`, or a bare name first. */
+const JSON_PATH_STEP = /\.([^.[\]]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|([^.[\]]+)/y;
+
 /** `$`, `$.a.b[0]`, `a.b[0]["odd key"]` → steps. Throws FetchSelectorError on bad syntax. */
 export function parseJsonPath(p: string): JsonPathStep[] {
   if (p.length > 500) throw new FetchSelectorError("json path too long");
-  let s = p.trim();
-  if (s.startsWith("$")) s = s.slice(1);
+  const s = p.trim().replace(/^\$/, "");
   const steps: JsonPathStep[] = [];
-  let i = 0;
-  while (i < s.length) {
-    if (s[i] === ".") {
-      i++;
-      const m = /^[^.[\]]+/.exec(s.slice(i));
-      if (!m) throw new FetchSelectorError(`bad json path ${JSON.stringify(p)}: a name must follow "."`);
-      steps.push(m[0]);
-      i += m[0].length;
-    } else if (s[i] === "[") {
-      const rest = s.slice(i);
-      const idx = /^\[(\d+)\]/.exec(rest);
-      const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
-      if (idx) {
-        steps.push(Number(idx[1]));
-        i += idx[0].length;
-      } else if (quoted) {
-        steps.push(JSON.parse(quoted[1]!) as string);
-        i += quoted[0].length;
-      } else throw new FetchSelectorError(`bad json path ${JSON.stringify(p)}: use [N] or ["key"]`);
-    } else if (steps.length === 0 && i === 0) {
-      const m = /^[^.[\]]+/.exec(s);
-      steps.push(m![0]);
-      i += m![0].length;
-    } else throw new FetchSelectorError(`bad json path ${JSON.stringify(p)} at ${JSON.stringify(s.slice(i, i + 10))}`);
+  for (let i = 0; i < s.length; i = JSON_PATH_STEP.lastIndex) {
+    JSON_PATH_STEP.lastIndex = i;
+    const m = JSON_PATH_STEP.exec(s);
+    const at = JSON.stringify(s.slice(i, i + 10));
+    if (!m || (m[4] !== undefined && i > 0)) throw new FetchSelectorError(`bad json path at ${at}: use .name, [N] or ["key"]`);
+    const [, name, index, quoted, first] = m;
+    steps.push(index !== undefined ? Number(index) : quoted !== undefined ? (JSON.parse(quoted) as string) : (name ?? first)!);
   }
   return steps;
 }
