@@ -8,7 +8,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { removeArchiveOf } from "../agents/archive/forget.js";
-import { artifactBytes, artifactsOfKey } from "../agents/artifacts/forget.js";
+import { artifactBytes, artifactsOfKey } from "../agents/artifacts/gc.js";
 import { formatHandle } from "../agents/artifacts/handle.js";
 import { dropFromRefs, refsPath, removeArtifact, unlinkIfPresent } from "../agents/artifacts/store.js";
 import { checkpointSessionDir, stateSessionDir } from "../infra/session-dir.js";

@@ -1,15 +1,17 @@
 /**
  * Artifact gc, tied to checkpoint retention: an artifact stays while a kept checkpoint or state file
  * names it; while its session stashed it after its newest checkpoint, among its last
- * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within activeSessionSeconds (aged results
+ * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within ACTIVE_SESSION_MS (aged results
  * show by handle anywhere in a running prompt); or while younger than minAgeSeconds (a concurrent
- * stash may not have logged its ref yet).
+ * stash may not have logged its ref yet). The right to forget (issue 28): `forget <key>` removes
+ * only what no other key names; `artifact rm` one handle.
  */
-import { promises as fsp } from "node:fs";
+import { existsSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
-import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
+import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
+import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
-import { artifactsRoot, blobPath, dropFromRefs, refLines, refsDir, removeArtifact } from "./store.js";
+import { artifactsRoot, blobPath, dropFromRefs, metaPath, readdirOrEmpty, refLines, refsDir, removeArtifact } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -112,16 +114,9 @@ async function readRefs(file: string): Promise<RefLine[]> {
 export async function listArtifactDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
   const out: string[] = [];
-  for (const a of await namesIn(root)) {
-    if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of await namesIn(path.join(root, a))) {
-      if (!/^[0-9a-f]{2}$/.test(b)) continue;
-      await slice();
-      for (const f of await namesIn(path.join(root, a, b))) {
-        const m = /^([0-9a-f]{64})\.txt$/.exec(f);
-        if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
-      }
-    }
+  for (const f of await filesUnder(root)) {
+    const m = /^([0-9a-f]{2})[\\/]([0-9a-f]{2})[\\/]([0-9a-f]{64})\.txt$/.exec(path.relative(root, f));
+    if (m && m[3]!.startsWith(m[1]! + m[2]!)) out.push(m[3]!);
   }
   return out.sort();
 }
@@ -214,4 +209,74 @@ export function scheduleArtifactGc(stateDir: string): Promise<GcReceipt | null> 
 
 export function resetAutoGcForTest(): void {
   lastRun().clear();
+}
+
+/** The roots with a directory per key (the archive's spelled here: archive/ imports artifacts/). */
+const keyRoots = (stateDir: string): string[] =>
+  [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), path.join(stateDir, "context", "archive")];
+
+/** Every place that can name an artifact for one key directory. */
+async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
+  const places = [path.join(refsDir(stateDir), `${dirName}.log`)];
+  for (const root of keyRoots(stateDir)) places.push(...(await filesUnder(path.join(root, dirName))));
+  return places;
+}
+
+function keyDirs(stateDir: string): Set<string> {
+  const dirs = new Set<string>();
+  for (const root of keyRoots(stateDir)) {
+    for (const n of readdirOrEmpty(root)) if (!n.startsWith(".")) dirs.add(n);
+  }
+  for (const n of readdirOrEmpty(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
+  return dirs;
+}
+
+export interface KeyArtifacts {
+  /** digests only this key names: forgetting the key removes them */
+  own: string[];
+  /** digests this key names that another key names too: kept */
+  shared: string[];
+}
+
+export async function artifactsOfKey(stateDir: string, sessionKey: string): Promise<KeyArtifacts> {
+  const mine = sessionDirName(sessionKey);
+  const named = new Set<string>();
+  await handlesIn(await placesOf(stateDir, mine), named);
+  const others = new Set<string>();
+  for (const d of keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
+  const own: string[] = [];
+  const shared: string[] = [];
+  for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) (others.has(hex) ? shared : own).push(hex);
+  return { own, shared };
+}
+
+export function artifactBytes(stateDir: string, hex: string): number {
+  let n = 0;
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+export interface ArtifactRmReceipt {
+  handle: string;
+  removed: boolean;
+  bytes: number;
+  dryRun: boolean;
+}
+
+/** `artifact rm <handle>`: blob, meta and refs lines. Throws ArtifactHandleError on a bad handle. */
+export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}): ArtifactRmReceipt {
+  const hex = parseHandle(handle);
+  const bytes = artifactBytes(stateDir, hex);
+  const receipt: ArtifactRmReceipt = { handle: formatHandle(hex), removed: bytes > 0, bytes, dryRun: opts.dryRun === true };
+  if (!receipt.dryRun && receipt.removed) {
+    removeArtifact(stateDir, hex);
+    dropFromRefs(stateDir, new Set([hex]));
+  }
+  return receipt;
 }
