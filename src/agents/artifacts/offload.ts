@@ -7,6 +7,7 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
+import { lineCount } from "../messages/tool-outcome.js";
 
 export interface OffloadSettings {
   enabled: boolean;
@@ -76,14 +77,7 @@ export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): { t
   const contentType = sniffContentType(text);
   if (text.length > s.minChars) return { text, contentType };
   if (contentType !== "text" && text.length > s.structuredMinChars) return { text, contentType };
-  if (lineCountExceeds(text, s.minLines)) return { text, contentType };
-  return null;
-}
-
-function lineCountExceeds(text: string, limit: number): boolean {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) if (++n > limit) return true;
-  return false;
+  return lineCount(text) > s.minLines ? { text, contentType } : null;
 }
 
 export interface OffloadOutcome {

@@ -110,7 +110,7 @@ function cutCharsFromEnd(s: string, n: number): string {
   return s.slice(start);
 }
 
-const fmt = (n: number) => n.toLocaleString("en-US");
+export const fmt = (n: number): string => n.toLocaleString("en-US");
 
 function assemble(header: string, body: string, maxChars: number): { text: string; cut: boolean } {
   const room = maxChars - header.length - 1;

@@ -16,7 +16,8 @@ export interface Units {
 }
 
 export class HistoryView {
-  private keys: string[] = [];
+  /** the keys of the messages the view holds */
+  keys: string[] = [];
   private bases: string[] = [];
   private unitOf: number[] = [];
   private members: number[][] = [];
@@ -45,11 +46,6 @@ export class HistoryView {
     while (s > 0 && messages[s - 1]?.role === "custom") s--;
     this.stable = s;
     return { keys: this.keys, units: { unitOf: this.unitOf, members: this.members }, from, unitsFrom };
-  }
-
-  /** The keys of the messages the view holds. */
-  get currentKeys(): readonly string[] {
-    return this.keys;
   }
 
   /** How many leading messages of `messages` the view holds already (0: it would be rebuilt). O(1). */

@@ -89,8 +89,6 @@ function carriesOurBlock(m: AgentMessage): boolean {
 }
 
 export class SmartTrim {
-  /** keys of trimmed messages (sticky); engine/trim-hooks.ts hands it to the next SmartTrim after an eviction */
-  private readonly trimmed: Set<string>;
   /** messages read, by key: whether it is a user message carrying one of our blocks */
   private readonly seen = new Map<string, boolean>();
   /** token estimates of what a decision drops, the tool calls' JSON measured off the request path */
@@ -106,9 +104,8 @@ export class SmartTrim {
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
 
-  constructor(trimmed?: Set<string>) {
-    this.trimmed = trimmed ?? new Set();
-  }
+  /** @param trimmed keys of trimmed messages (sticky); engine/trim-hooks.ts hands it to the next one after an eviction */
+  constructor(private readonly trimmed = new Set<string>()) {}
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
   approxBytes(): number {
@@ -153,7 +150,7 @@ export class SmartTrim {
     const known = this.view.known(messages);
     if (known > 0 && known < messages.length) this.absorb(messages, messages.length, false);
     // what the history no longer holds is dropped on a later turn (one pass over the keys, off the request path)
-    if (rebuilt) setImmediate(() => this.forgetAbsent([...this.view.currentKeys]));
+    if (rebuilt) setImmediate(() => this.forgetAbsent([...this.view.keys]));
   }
 
   /** Reads the messages up to `end` not read yet: keys, units, Layer 1 by role, queued for indexing. */
