@@ -78,8 +78,8 @@ export class AgedOffload {
   private rejudgeFrom = Infinity;
   /** results and calls never seen at tool_result time, judged off the request path (calls first) */
   private readonly queue = { results: [] as QueuedResult[], calls: [] as QueuedCall[], scheduled: false };
-  /** results and calls stashed for aging (`registered`) and shown aged from now on (`aged`) */
-  readonly stats = { registered: 0, aged: 0, argsRegistered: 0, argsAged: 0 };
+  /** results and calls shown aged from now on */
+  readonly stats = { aged: 0, argsAged: 0 };
 
   constructor(
     private readonly settings: OffloadSettings,
@@ -153,7 +153,6 @@ export class AgedOffload {
       toolCallId: id,
     });
     this.pendingArgs.set(id, receipt.handle);
-    this.stats.argsRegistered++;
   }
 
   private agedArgsOf(block: CallLike, id: string): unknown {
@@ -172,7 +171,6 @@ export class AgedOffload {
     const out = offloadToolResult(event, this.where, agedRule(this.settings));
     if (!out || out.savedChars <= 0) return null;
     this.pending.set(id, out.patch.content);
-    this.stats.registered++;
     return { handle: out.receipt.handle, bytes: out.receipt.bytes };
   }
 

@@ -100,16 +100,6 @@ async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise
   return newest;
 }
 
-type RefLine = ReturnType<typeof refLines>[number];
-
-async function readRefs(file: string): Promise<RefLine[]> {
-  try {
-    return refLines(await readRegularFile(file, "utf8")).filter((l) => Number.isFinite(l.at));
-  } catch {
-    return [];
-  }
-}
-
 /** Every stored digest (anything that is not a blob name is ignored). */
 export async function listArtifactDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
@@ -135,7 +125,8 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
   for (const name of await namesIn(refsDir(stateDir))) {
     if (!name.endsWith(".log")) continue;
     await slice();
-    const lines = await readRefs(path.join(refsDir(stateDir), name));
+    const text = await readRegularFile(path.join(refsDir(stateDir), name), "utf8").catch(() => "");
+    const lines = refLines(text).filter((l) => Number.isFinite(l.at));
     const cpAt = await newestCheckpointMs(stateDir, name.slice(0, -4));
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
     const active = lines.length > 0 && now - lines[lines.length - 1]!.at < ACTIVE_SESSION_MS;
