@@ -157,20 +157,16 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       const bodyLines: string[] = [];
       let used = 0;
       const budget = selector.maxChars - 200;
-      let shownTo = start - 1;
       for (let i = start - 1; i < last; i++) {
         const numbered = `${i + 1}: ${lines[i]}`;
         if (used + numbered.length + 1 > budget) {
-          if (bodyLines.length === 0) {
-            bodyLines.push(cutChars(numbered, budget));
-            shownTo = i + 1;
-          }
+          if (bodyLines.length === 0) bodyLines.push(cutChars(numbered, budget));
           break;
         }
         bodyLines.push(numbered);
         used += numbered.length + 1;
-        shownTo = i + 1;
       }
+      const shownTo = start - 1 + bodyLines.length;
       const lineCut = bodyLines.length === 1 && bodyLines[0]!.length < `${shownTo}: ${lines[shownTo - 1]}`.length;
       const rest = last - shownTo;
       const what =
@@ -192,7 +188,6 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       let used = 0;
       let shownMatches = 0;
       let lastPrinted = -1;
-      let full = false;
       for (const m of matches) {
         const from = Math.max(m - ctx, lastPrinted + 1);
         const to = Math.min(lines.length - 1, m + ctx);
@@ -203,10 +198,7 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
           block.push(`${i + 1}${i === m ? ":" : "-"} ${line}`);
         }
         const blockText = block.join("\n");
-        if (used + blockText.length + 1 > budget) {
-          full = true;
-          break;
-        }
+        if (used + blockText.length + 1 > budget) break;
         out.push(blockText);
         used += blockText.length + 1;
         shownMatches++;
@@ -219,7 +211,7 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
         "; long lines cut at 500 chars";
       if (out.length === 0) return { ...base, text: head(what), truncated: true };
       const { text: body, cut } = assemble(head(what), out.join("\n"), selector.maxChars);
-      return { ...base, text: body, truncated: full || cut || notShown > 0 };
+      return { ...base, text: body, truncated: cut || notShown > 0 };
     }
     case "json": {
       let doc: unknown;
