@@ -142,17 +142,10 @@ export class AgedOffload {
   /** One artifact for all of a call's long arguments; the marker is built when the call ages. */
   private stashArgs(toolName: string, id: string, input: unknown): void {
     const args = longArgs(input);
-    let total = 0;
-    for (const a of args) total += a.text.length;
-    if (total < this.settings.agedMinChars) return;
-    const { receipt } = stashArtifact(this.where.stateDir, {
-      text: stashTextOf(args),
-      kind: "tool_input",
-      tool: toolName,
-      sessionKey: this.where.sessionKey,
-      toolCallId: id,
-    });
-    this.pendingArgs.set(id, receipt.handle);
+    if (args.reduce((n, a) => n + a.text.length, 0) < this.settings.agedMinChars) return;
+    const { stateDir, sessionKey } = this.where;
+    const stash = { text: stashTextOf(args), kind: "tool_input", tool: toolName, sessionKey, toolCallId: id };
+    this.pendingArgs.set(id, stashArtifact(stateDir, stash).receipt.handle);
   }
 
   private agedArgsOf(block: CallLike, id: string): unknown {

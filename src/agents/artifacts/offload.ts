@@ -95,13 +95,9 @@ export function offloadToolResult(
 ): OffloadOutcome | null {
   const candidate = offloadCandidate(event, s);
   if (!candidate) return null;
-  const { receipt, stored, meta } = stashArtifact(where.stateDir, {
-    text: candidate.text,
-    kind: "tool_output",
-    tool: event.toolName,
-    sessionKey: where.sessionKey,
-    toolCallId: event.toolCallId,
-  });
-  const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool: event.toolName, previewChars: s.previewChars });
+  const { toolName: tool, toolCallId } = event;
+  const stash = { text: candidate.text, kind: "tool_output", tool, sessionKey: where.sessionKey, toolCallId };
+  const { receipt, stored, meta } = stashArtifact(where.stateDir, stash);
+  const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool, previewChars: s.previewChars });
   return { patch: { content: [{ type: "text", text }] }, receipt, savedChars: candidate.text.length - text.length };
 }
