@@ -6,13 +6,13 @@ import { Type } from "@mariozechner/pi-ai";
 import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
-import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, type FetchMode, selectFromArtifact } from "./select.js";
+import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, FETCH_MODES, type FetchMode, selectFromArtifact } from "./select.js";
 import { readArtifact } from "./store.js";
 
 // `mode` is a plain enum (a union of literals serializes as one object per value)
 const parameters = Type.Object({
   handle: Type.String(),
-  mode: Type.Optional(Type.Unsafe<FetchMode>({ type: "string", enum: ["headtail", "range", "grep", "json"] })),
+  mode: Type.Optional(Type.Unsafe<FetchMode>({ type: "string", enum: [...FETCH_MODES] })),
   startLine: Type.Optional(Type.Integer()),
   endLine: Type.Optional(Type.Integer()),
   pattern: Type.Optional(Type.String()),
@@ -37,17 +37,9 @@ export function createArtifactFetchTool(opts: {
       const stateDir = await opts.stateDir(ctx);
       if (!stateDir) throw new Error("artifact_fetch: the context manager is not active in this session");
       // models sometimes pad what they copy; the handle itself is still parsed strictly
-      const handle = typeof params.handle === "string" ? params.handle.trim() : params.handle;
-      const text = readArtifact(stateDir, handle);
-      const sel = selectFromArtifact(handle, text, {
-        mode: params.mode as FetchMode | undefined,
-        startLine: params.startLine,
-        endLine: params.endLine,
-        pattern: params.pattern,
-        context: params.context,
-        path: params.path,
-        maxChars: params.maxChars,
-      });
+      const { handle: raw, ...selector } = params;
+      const handle = typeof raw === "string" ? raw.trim() : raw;
+      const sel = selectFromArtifact(handle, readArtifact(stateDir, handle), selector);
       return { content: [{ type: "text", text: sel.text }], details: { selector: sel.selector, truncated: sel.truncated } };
     },
   };
