@@ -9,7 +9,6 @@ import { baseKeyOf, callIdsOf } from "../messages/message-key.js";
 /** The units smart trim drops: a message alone, or an assistant message with its calls' results
  * (providers reject a call without its result and a result without its call). */
 export interface Units {
-  /** unit of each message index */
   unitOf: ArrayLike<number>;
   /** message indexes of each unit, ascending */
   members: number[][];

@@ -1,10 +1,9 @@
 /**
  * Smart trim (seed 003): when a request would exceed `safeLimit = window - reserve - recallCap`,
  * drop low-value messages from what the model is sent (never from the session file), so the
- * host's lossy compaction does not fire. Layer 1 (fixedByRole, trim-select.ts) protects by
- * structure; Layers 2 and 3 drop by relevance, decided incrementally by trim-select.ts. A trimmed
- * message stays trimmed and the marker line is constant, so the prompt prefix changes only where
- * a new trim happens; a trim goes `headroom` below safeLimit so the next requests need none.
+ * host's lossy compaction does not fire (the layers: fixedByRole, trim-select.ts). A trimmed message
+ * stays trimmed and the marker line is constant, so the prompt prefix changes only where a new trim
+ * happens; a trim goes `headroom` below safeLimit so the next requests need none.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText } from "../messages/read.js";
@@ -43,7 +42,6 @@ export interface TrimSettings {
 export interface TrimOffer {
   /** index of the first message it drops (the prompt changes from there) */
   first: number;
-  /** tokens it drops */
   tokens: number;
 }
 
@@ -211,9 +209,7 @@ export class SmartTrim {
       }
       if (plan.drop.length > 0) {
         setImmediate(() => this.settleSticky());
-        result.newTokens = plan.tokens;
-        result.layer2 = plan.layer2;
-        result.layer3 = plan.layer3;
+        ({ tokens: result.newTokens, layer2: result.layer2, layer3: result.layer3 } = plan);
       }
     }
     this.catchUpTokens.clear();
