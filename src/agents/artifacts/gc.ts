@@ -72,14 +72,9 @@ export async function filesUnder(dir: string, out: string[] = []): Promise<strin
 export async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
   for (const f of files) {
     await slice();
-    let text: string;
-    try {
-      text = await readRegularFile(f, "utf8");
-    } catch {
-      continue;
-    }
+    const text = await readRegularFile(f, "utf8").catch(() => null);
     const log = f.endsWith(".log");
-    if (!text.includes("ocm_artifact:") && !log) continue;
+    if (text === null || (!text.includes("ocm_artifact:") && !log)) continue;
     for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
     if (log) for (const l of refLines(text)) into.add(l.hex);
   }
@@ -90,12 +85,8 @@ async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise
   let newest: number | null = null;
   for (const name of await namesIn(dir)) {
     if (!/^cp_\d+\.yaml$/.test(name)) continue;
-    try {
-      const t = (await fsp.stat(path.join(dir, name))).mtimeMs;
-      if (newest === null || t > newest) newest = t;
-    } catch {
-      // pruned meanwhile
-    }
+    const t = (await fsp.stat(path.join(dir, name)).catch(() => null))?.mtimeMs; // undefined: pruned meanwhile
+    if (t !== undefined && (newest === null || t > newest)) newest = t;
   }
   return newest;
 }
@@ -148,12 +139,8 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     else if (live.has(hex)) receipt.keptBecause.liveSession++;
     else {
       await slice();
-      let st: import("node:fs").Stats | null = null;
-      try {
-        st = await fsp.stat(blobPath(stateDir, hex));
-      } catch {
-        continue;
-      }
+      const st = await fsp.stat(blobPath(stateDir, hex)).catch(() => null);
+      if (!st) continue;
       if (now - st.mtimeMs < minAgeMs) receipt.keptBecause.young++;
       else {
         if (!receipt.dryRun) removeArtifact(stateDir, hex);
