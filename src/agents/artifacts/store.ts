@@ -65,7 +65,6 @@ export interface StashInput {
   tool?: string;
   sessionKey?: string;
   toolCallId?: string;
-  now?: Date;
 }
 
 export interface StashResult {
@@ -149,7 +148,7 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
   const handle = formatHandle(hex);
   const blob = blobPath(stateDir, hex);
   const metaFile = metaPath(stateDir, hex);
-  const createdAt = (input.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const createdAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
   const metaFields: ArtifactMeta["meta"] = {};
   if (input.tool) metaFields.tool = redactSecrets(input.tool).slice(0, 200);
   if (input.sessionKey) metaFields.sessionKey = redactSecrets(input.sessionKey).slice(0, 500);
