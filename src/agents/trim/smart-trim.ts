@@ -237,10 +237,7 @@ export class SmartTrim {
     const live = new Set(keys);
     const gone: string[] = [];
     for (const k of this.seen.keys()) if (!live.has(k)) gone.push(k);
-    for (const k of gone) {
-      this.seen.delete(k);
-      this.trimmed.delete(k);
-    }
+    for (const k of gone) this.seen.delete(k);
     this.tokens.forget(gone);
     for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
     this.relevance.remove(gone);
