@@ -278,12 +278,8 @@ export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta
   const meta = readMetaFile(metaPath(stateDir, hex));
   if (meta && meta.sha256 === hex) return meta;
   const text = readArtifact(stateDir, handle);
-  let createdAt = new Date(0).toISOString();
-  try {
-    createdAt = statSync(blobPath(stateDir, hex)).mtime.toISOString();
-  } catch {
-    // keep the epoch
-  }
+  // the blob was just read: only a gc racing us leaves no mtime (then the epoch)
+  const createdAt = (statSync(blobPath(stateDir, hex), { throwIfNoEntry: false })?.mtime ?? new Date(0)).toISOString();
   return metaOf(hex, text, createdAt.replace(/\.\d{3}Z$/, "Z"), "unknown", 0, {});
 }
 
