@@ -6,13 +6,13 @@ import { Type } from "@mariozechner/pi-ai";
 import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { FETCH_TOOL_NAME } from "./preview.js";
-import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, FETCH_MODES, type FetchMode, selectFromArtifact } from "./select.js";
+import { FETCH_DEFAULT_MAX_CHARS, FETCH_HARD_MAX_CHARS, type FetchMode, selectFromArtifact } from "./select.js";
 import { readArtifact } from "./store.js";
 
 // `mode` is a plain enum (a union of literals serializes as one object per value)
 const parameters = Type.Object({
   handle: Type.String(),
-  mode: Type.Optional(Type.Unsafe<FetchMode>({ type: "string", enum: [...FETCH_MODES] })),
+  mode: Type.Optional(Type.Unsafe<FetchMode>({ type: "string", enum: ["headtail", "range", "grep", "json"] })),
   startLine: Type.Optional(Type.Integer()),
   endLine: Type.Optional(Type.Integer()),
   pattern: Type.Optional(Type.String()),

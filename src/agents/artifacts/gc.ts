@@ -11,7 +11,7 @@ import path from "node:path";
 import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
-import { artifactsRoot, blobPath, dropFromRefs, metaPath, readdirOrEmpty, refLines, refsDir, removeArtifact } from "./store.js";
+import { artifactsRoot, blobPath, dropFromRefs, metaPath, refLines, refsDir, removeArtifact } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -200,12 +200,12 @@ async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
   return places;
 }
 
-function keyDirs(stateDir: string): Set<string> {
+async function keyDirs(stateDir: string): Promise<Set<string>> {
   const dirs = new Set<string>();
   for (const root of keyRoots(stateDir)) {
-    for (const n of readdirOrEmpty(root)) if (!n.startsWith(".")) dirs.add(n);
+    for (const n of await namesIn(root)) if (!n.startsWith(".")) dirs.add(n);
   }
-  for (const n of readdirOrEmpty(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
+  for (const n of await namesIn(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
   return dirs;
 }
 
@@ -221,7 +221,7 @@ export async function artifactsOfKey(stateDir: string, sessionKey: string): Prom
   const named = new Set<string>();
   await handlesIn(await placesOf(stateDir, mine), named);
   const others = new Set<string>();
-  for (const d of keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
+  for (const d of await keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
   const own: string[] = [];
   const shared: string[] = [];
   for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) (others.has(hex) ? shared : own).push(hex);

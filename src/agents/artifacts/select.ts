@@ -276,10 +276,11 @@ export function parseJsonPath(p: string): JsonPathStep[] {
   for (let i = 0; i < s.length; i = JSON_PATH_STEP.lastIndex) {
     JSON_PATH_STEP.lastIndex = i;
     const m = JSON_PATH_STEP.exec(s);
-    const at = JSON.stringify(s.slice(i, i + 10));
-    if (!m || (m[4] !== undefined && i > 0)) throw new FetchSelectorError(`bad json path at ${at}: use .name, [N] or ["key"]`);
+    const bad = `bad json path at ${JSON.stringify(s.slice(i, i + 10))}: use .name, [N] or ["key"]`;
+    if (!m || (m[4] !== undefined && i > 0)) throw new FetchSelectorError(bad); // a bare name only first
     const [, name, index, quoted, first] = m;
-    steps.push(index !== undefined ? Number(index) : quoted !== undefined ? (JSON.parse(quoted) as string) : (name ?? first)!);
+    if (quoted !== undefined) steps.push(JSON.parse(quoted) as string);
+    else steps.push(index !== undefined ? Number(index) : (name ?? first)!);
   }
   return steps;
 }

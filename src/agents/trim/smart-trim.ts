@@ -102,7 +102,7 @@ export class SmartTrim {
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
 
-  /** @param trimmed keys of trimmed messages (sticky); engine/trim-hooks.ts hands it to the next one after an eviction */
+  /** @param trimmed keys of trimmed messages (sticky), handed on after an eviction (engine/trim-hooks.ts) */
   constructor(private readonly trimmed = new Set<string>()) {}
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
