@@ -8,8 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ArtifactHandleError, formatHandle } from "../agents/artifacts/handle.js";
-import { gcArtifacts, listArtifactDigests } from "../agents/artifacts/gc.js";
-import { removeArtifactByHandle } from "../agents/artifacts/forget.js";
+import { gcArtifacts, listArtifactDigests, removeArtifactByHandle } from "../agents/artifacts/gc.js";
 import { previewParts } from "../agents/artifacts/preview.js";
 import { FETCH_MODES, type FetchMode, FetchSelectorError, selectFromArtifact } from "../agents/artifacts/select.js";
 import {

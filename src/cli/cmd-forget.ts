@@ -8,9 +8,9 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { removeArchiveOf } from "../agents/archive/forget.js";
-import { artifactBytes, artifactsOfKey, dropFromRefs, removeRefsLog } from "../agents/artifacts/forget.js";
+import { artifactBytes, artifactsOfKey } from "../agents/artifacts/gc.js";
 import { formatHandle } from "../agents/artifacts/handle.js";
-import { refsPath, removeArtifact } from "../agents/artifacts/store.js";
+import { dropFromRefs, refsPath, removeArtifact, unlinkIfPresent } from "../agents/artifacts/store.js";
 import { checkpointSessionDir, stateSessionDir } from "../infra/session-dir.js";
 import { defaultStateDir } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
@@ -86,7 +86,7 @@ export async function runForget(argv: string[], out: Output, env: NodeJS.Process
   if (!dryRun) {
     for (const hex of artifacts.own) removeArtifact(stateDir, hex);
     dropFromRefs(stateDir, new Set(artifacts.own));
-    removeRefsLog(stateDir, key);
+    unlinkIfPresent(refsPath(stateDir, key));
     await removeArchiveOf(stateDir, key);
     rmSync(dirs.checkpoints, { recursive: true, force: true });
     rmSync(dirs.state, { recursive: true, force: true });

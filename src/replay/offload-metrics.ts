@@ -182,9 +182,9 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
       const candidate = offloadCandidate(event, settings);
       if (candidate) {
         const id = stashed++;
-        const shown = previewLines(candidate.text, settings.previewChars);
+        const shown = previewLines(candidate, settings.previewChars);
         for (const l of shown) visible.add(l);
-        linesOf(candidate.text, (l) => {
+        linesOf(candidate, (l) => {
           if (!shown.has(l) && !visible.has(l)) hidden.set(l, id);
         });
         continue;
@@ -194,11 +194,11 @@ export function estimateFetchNeed(messages: readonly RecordedMessage[], settings
         const id = stashed++;
         agedIds.add(id);
         const lines: string[] = [];
-        linesOf(agedCandidate.text, (l) => {
+        linesOf(agedCandidate, (l) => {
           lines.push(l);
           freshLines.set(l, (freshLines.get(l) ?? 0) + 1);
         });
-        waiting.push({ id, lines, shown: previewLines(agedCandidate.text, aging.previewChars), ageAt: assistants + settings.ageTurns });
+        waiting.push({ id, lines, shown: previewLines(agedCandidate, aging.previewChars), ageAt: assistants + settings.ageTurns });
         continue;
       }
       linesOf(blocksText(r.content), (l) => visible.add(l));

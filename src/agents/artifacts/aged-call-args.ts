@@ -4,6 +4,7 @@
  */
 import { cutHead } from "../text/cut.js";
 import { safeGist } from "../text/safe-gist.js";
+import { fmt } from "./select.js";
 
 /** A string argument shorter than this stays in place (a path, a flag, a short command). */
 export const ARG_FIELD_MIN_CHARS = 200;
@@ -34,8 +35,6 @@ export function stashTextOf(args: readonly LongArg[]): string {
   if (args.length === 1) return args[0]!.text;
   return args.map((a) => `[argument ${a.path}]\n${a.text}`).join("\n");
 }
-
-const fmt = (n: number) => n.toLocaleString("en-US");
 
 export function agedArgMarker(text: string, handle: string): string {
   // cut between tokens before the redaction in safeGist (a plain slice could leave a token's head)

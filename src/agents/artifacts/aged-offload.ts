@@ -1,20 +1,25 @@
 /**
  * Aged offload (docs/artifacts.md#aged-offload): a consumed tool result, or a succeeded call's long
  * arguments, shown as a stash once `ageTurns` old. Blobs are written at tool_result time, so a request
- * only swaps; what was never seen then is judged off the request path (aged-catch-up.ts). Sticky, so
- * the prompt prefix stays byte-stable for provider caches.
+ * only swaps; what was never seen then (a resumed session, the plugin route) is judged off the request
+ * path. Sticky, so the prompt prefix stays byte-stable for provider caches.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
-import { CatchUpQueue, type QueuedResult } from "./aged-catch-up.js";
 import { agedRule, offloadToolResult, type OffloadSettings, type ToolResultLike } from "./offload.js";
-import { stashArtifact } from "./store.js";
+import { stashArtifact, withBatchedRefs } from "./store.js";
 import { callIdsOf } from "../messages/message-key.js";
 
 type TextContent = Array<{ type: "text"; text: string }>;
 
 /** bound on remembered ids per session (a result beyond it simply stays whole) */
 const MAX_TRACKED = 20_000;
+/** Catch-up items judged per event-loop turn (by count, not time: what ages must not depend on load). */
+const CATCH_UP_SLICE = 8;
+
+/** `at`: the index of the result / the call's message in the pass that queued it */
+type QueuedResult = ToolResultLike & { toolCallId: string; at: number };
+type QueuedCall = { toolName: string; toolCallId: string; input: unknown; at: number };
 
 /** What a request would age for the first time, for the prompt-cache policy to judge. */
 export interface FreshAging {
@@ -71,22 +76,10 @@ export class AgedOffload {
   private last: LastPass | null = null;
   /** earliest index a catch-up stashed at since the last pass: the next pass judges from there (O(new)) */
   private rejudgeFrom = Infinity;
-  /** toolCallId -> index of the result / the call's message in the pass that queued its catch-up */
-  private readonly queuedAt = { result: new Map<string, number>(), call: new Map<string, number>() };
-  /** a catch-up judges the old ones; what it stashes may age at places the last pass did not swap */
-  private readonly catchUp = new CatchUpQueue({
-    result: (r) => {
-      // old enough already: ages on the next request, through its gate
-      this.rejudge(this.queuedAt.result, r.toolCallId, this.stash(r, r.toolCallId) !== null);
-    },
-    call: (c) => {
-      this.stashArgs(c.toolName, c.toolCallId, c.input);
-      this.rejudge(this.queuedAt.call, c.toolCallId, this.pendingArgs.has(c.toolCallId));
-    },
-    onError: (e) => this.onError(e),
-  });
-  /** results and calls stashed for aging (`registered`) and shown aged from now on (`aged`) */
-  readonly stats = { registered: 0, aged: 0, argsRegistered: 0, argsAged: 0 };
+  /** results and calls never seen at tool_result time, judged off the request path (calls first) */
+  private readonly queue = { results: [] as QueuedResult[], calls: [] as QueuedCall[], scheduled: false };
+  /** results and calls shown aged from now on */
+  readonly stats = { aged: 0, argsAged: 0 };
 
   constructor(
     private readonly settings: OffloadSettings,
@@ -95,10 +88,34 @@ export class AgedOffload {
     public onError: (e: unknown) => void = () => {},
   ) {}
 
-  /** A catch-up judged `id`: when it stashed something, the next pass judges again from its index. */
-  private rejudge(queued: Map<string, number>, id: string, stashed: boolean): void {
-    if (stashed) this.rejudgeFrom = Math.min(this.rejudgeFrom, queued.get(id) ?? 0);
-    queued.delete(id);
+  private schedule(): void {
+    if (this.queue.scheduled) return;
+    this.queue.scheduled = true;
+    setImmediate(() => this.catchUp(true));
+  }
+
+  /** Judges the queue; `sliced` (scheduled): CATCH_UP_SLICE at a time, so a gateway's other chats run. */
+  private catchUp(sliced = false): void {
+    const q = this.queue;
+    withBatchedRefs(() => {
+      q.scheduled = false;
+      for (let done = 0; q.results.length > 0 || q.calls.length > 0; done++) {
+        if (sliced && done >= CATCH_UP_SLICE) return this.schedule();
+        try {
+          // what a catch-up stashes may age where the last pass did not swap: the next pass judges from there
+          const c = q.calls.shift();
+          if (c) {
+            this.stashArgs(c.toolName, c.toolCallId, c.input);
+            if (this.pendingArgs.has(c.toolCallId)) this.rejudgeFrom = Math.min(this.rejudgeFrom, c.at);
+          } else {
+            const r = q.results.shift()!;
+            if (this.stash(r, r.toolCallId)) this.rejudgeFrom = Math.min(this.rejudgeFrom, r.at);
+          }
+        } catch (e) {
+          this.onError(e);
+        }
+      }
+    }, (e) => this.onError(e));
   }
 
   get enabled(): boolean {
@@ -125,18 +142,10 @@ export class AgedOffload {
   /** One artifact for all of a call's long arguments; the marker is built when the call ages. */
   private stashArgs(toolName: string, id: string, input: unknown): void {
     const args = longArgs(input);
-    let total = 0;
-    for (const a of args) total += a.text.length;
-    if (total < this.settings.agedMinChars) return;
-    const { receipt } = stashArtifact(this.where.stateDir, {
-      text: stashTextOf(args),
-      kind: "tool_input",
-      tool: toolName,
-      sessionKey: this.where.sessionKey,
-      toolCallId: id,
-    });
-    this.pendingArgs.set(id, receipt.handle);
-    this.stats.argsRegistered++;
+    if (args.reduce((n, a) => n + a.text.length, 0) < this.settings.agedMinChars) return;
+    const { stateDir, sessionKey } = this.where;
+    const stash = { text: stashTextOf(args), kind: "tool_input", tool: toolName, sessionKey, toolCallId: id };
+    this.pendingArgs.set(id, stashArtifact(stateDir, stash).receipt.handle);
   }
 
   private agedArgsOf(block: CallLike, id: string): unknown {
@@ -155,7 +164,6 @@ export class AgedOffload {
     const out = offloadToolResult(event, this.where, agedRule(this.settings));
     if (!out || out.savedChars <= 0) return null;
     this.pending.set(id, out.patch.content);
-    this.stats.registered++;
     return { handle: out.receipt.handle, bytes: out.receipt.bytes };
   }
 
@@ -180,7 +188,7 @@ export class AgedOffload {
       return this.pass(messages, from, boundary, out, kept, gate);
     }
     // indices queued against an earlier history no longer say where their messages stand
-    for (const queued of [this.queuedAt.result, this.queuedAt.call]) for (const id of queued.keys()) queued.set(id, 0);
+    for (const queued of [...this.queue.results, ...this.queue.calls]) queued.at = 0;
     return this.pass(messages, 0, boundary, null, [], gate);
   }
 
@@ -299,22 +307,24 @@ export class AgedOffload {
     if (this.argsChecked.size >= MAX_TRACKED) return;
     this.argsChecked.add(id);
     if (isError) return;
-    this.queuedAt.call.set(id, at);
-    this.catchUp.pushCall({ toolName: typeof call.name === "string" ? call.name : "", toolCallId: id, input: call.arguments });
+    const toolName = typeof call.name === "string" ? call.name : "";
+    this.queue.calls.push({ toolName, toolCallId: id, input: call.arguments, at });
+    this.schedule();
   }
 
   /** A result never seen at tool_result time: judge and stash it once, after this request is on its way. */
-  private queueCatchUp(m: QueuedResult, at: number): void {
+  private queueCatchUp(m: ToolResultLike & { toolCallId: string }, at: number): void {
     if (this.checked.size >= MAX_TRACKED) return;
     this.checked.add(m.toolCallId);
-    this.queuedAt.result.set(m.toolCallId, at);
-    this.catchUp.pushResult({ toolName: m.toolName, toolCallId: m.toolCallId, content: m.content, isError: m.isError === true });
+    const { toolName, toolCallId, content } = m;
+    this.queue.results.push({ toolName, toolCallId, content, isError: m.isError === true, at });
+    this.schedule();
   }
 
   /** Resumed session start: judge and stash old results now; nothing swapped (it would rewrite a cached prompt). */
   warm(messages: AgentMessage[]): void {
     if (!this.enabled) return;
     this.apply(messages, () => false);
-    this.catchUp.run();
+    this.catchUp();
   }
 }

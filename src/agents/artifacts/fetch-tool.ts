@@ -37,17 +37,9 @@ export function createArtifactFetchTool(opts: {
       const stateDir = await opts.stateDir(ctx);
       if (!stateDir) throw new Error("artifact_fetch: the context manager is not active in this session");
       // models sometimes pad what they copy; the handle itself is still parsed strictly
-      const handle = typeof params.handle === "string" ? params.handle.trim() : params.handle;
-      const text = readArtifact(stateDir, handle);
-      const sel = selectFromArtifact(handle, text, {
-        mode: params.mode as FetchMode | undefined,
-        startLine: params.startLine,
-        endLine: params.endLine,
-        pattern: params.pattern,
-        context: params.context,
-        path: params.path,
-        maxChars: params.maxChars,
-      });
+      const { handle: raw, ...selector } = params;
+      const handle = typeof raw === "string" ? raw.trim() : raw;
+      const sel = selectFromArtifact(handle, readArtifact(stateDir, handle), selector);
       return { content: [{ type: "text", text: sel.text }], details: { selector: sel.selector, truncated: sel.truncated } };
     },
   };

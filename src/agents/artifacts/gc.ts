@@ -1,15 +1,17 @@
 /**
  * Artifact gc, tied to checkpoint retention: an artifact stays while a kept checkpoint or state file
  * names it; while its session stashed it after its newest checkpoint, among its last
- * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within activeSessionSeconds (aged results
+ * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within ACTIVE_SESSION_MS (aged results
  * show by handle anywhere in a running prompt); or while younger than minAgeSeconds (a concurrent
- * stash may not have logged its ref yet).
+ * stash may not have logged its ref yet). The right to forget (issue 28): `forget <key>` removes
+ * only what no other key names; `artifact rm` one handle.
  */
-import { promises as fsp } from "node:fs";
+import { existsSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
-import { formatHandle, HANDLE_IN_TEXT_RE } from "./handle.js";
+import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
+import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
-import { artifactsRoot, blobPath, refLines, refsDir, removeArtifact, writeFileReplacing } from "./store.js";
+import { artifactsRoot, blobPath, dropFromRefs, metaPath, refLines, refsDir, removeArtifact } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/file-stores.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -20,10 +22,10 @@ export interface GcOptions {
   dryRun?: boolean;
   /** default 3600 */
   minAgeSeconds?: number;
-  /** a session key with a stash this recent keeps all its artifacts; default 6 h */
-  activeSessionSeconds?: number;
-  now?: number;
 }
+
+/** A session key with a stash this recent keeps all its artifacts. */
+const ACTIVE_SESSION_MS = 6 * 3_600_000;
 
 export interface GcReceipt {
   schema: typeof GC_SCHEMA;
@@ -70,14 +72,9 @@ export async function filesUnder(dir: string, out: string[] = []): Promise<strin
 export async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
   for (const f of files) {
     await slice();
-    let text: string;
-    try {
-      text = await readRegularFile(f, "utf8");
-    } catch {
-      continue;
-    }
+    const text = await readRegularFile(f, "utf8").catch(() => null);
     const log = f.endsWith(".log");
-    if (!text.includes("ocm_artifact:") && !log) continue;
+    if (text === null || (!text.includes("ocm_artifact:") && !log)) continue;
     for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
     if (log) for (const l of refLines(text)) into.add(l.hex);
   }
@@ -88,49 +85,27 @@ async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise
   let newest: number | null = null;
   for (const name of await namesIn(dir)) {
     if (!/^cp_\d+\.yaml$/.test(name)) continue;
-    try {
-      const t = (await fsp.stat(path.join(dir, name))).mtimeMs;
-      if (newest === null || t > newest) newest = t;
-    } catch {
-      // pruned meanwhile
-    }
+    const t = (await fsp.stat(path.join(dir, name)).catch(() => null))?.mtimeMs; // undefined: pruned meanwhile
+    if (t !== undefined && (newest === null || t > newest)) newest = t;
   }
   return newest;
-}
-
-type RefLine = ReturnType<typeof refLines>[number];
-
-async function readRefs(file: string): Promise<RefLine[]> {
-  try {
-    return refLines(await readRegularFile(file, "utf8")).filter((l) => Number.isFinite(l.at));
-  } catch {
-    return [];
-  }
 }
 
 /** Every stored digest (anything that is not a blob name is ignored). */
 export async function listArtifactDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
   const out: string[] = [];
-  for (const a of await namesIn(root)) {
-    if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of await namesIn(path.join(root, a))) {
-      if (!/^[0-9a-f]{2}$/.test(b)) continue;
-      await slice();
-      for (const f of await namesIn(path.join(root, a, b))) {
-        const m = /^([0-9a-f]{64})\.txt$/.exec(f);
-        if (m && m[1]!.startsWith(a + b)) out.push(m[1]!);
-      }
-    }
+  for (const f of await filesUnder(root)) {
+    const m = /^([0-9a-f]{2})[\\/]([0-9a-f]{2})[\\/]([0-9a-f]{64})\.txt$/.exec(path.relative(root, f));
+    if (m && m[3]!.startsWith(m[1]! + m[2]!)) out.push(m[3]!);
   }
   return out.sort();
 }
 
 /** Removes what nothing can point at; asynchronous and sliced (a gateway holds hundreds of keys). */
 export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promise<GcReceipt> {
-  const now = opts.now ?? Date.now();
+  const now = Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
-  const activeMs = (opts.activeSessionSeconds ?? 6 * 3600) * 1000;
   const digests = await listArtifactDigests(stateDir);
 
   const byCheckpoint = new Set<string>();
@@ -138,16 +113,14 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
   await handlesIn(await filesUnder(path.join(stateDir, "context", "state")), byCheckpoint);
 
   const live = new Set<string>();
-  const refs = new Map<string, RefLine[]>();
   for (const name of await namesIn(refsDir(stateDir))) {
     if (!name.endsWith(".log")) continue;
     await slice();
-    const file = path.join(refsDir(stateDir), name);
-    const lines = await readRefs(file);
-    refs.set(file, lines);
+    const text = await readRegularFile(path.join(refsDir(stateDir), name), "utf8").catch(() => "");
+    const lines = refLines(text).filter((l) => Number.isFinite(l.at));
     const cpAt = await newestCheckpointMs(stateDir, name.slice(0, -4));
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
-    const active = lines.length > 0 && now - lines[lines.length - 1]!.at < activeMs;
+    const active = lines.length > 0 && now - lines[lines.length - 1]!.at < ACTIVE_SESSION_MS;
     for (const l of lines) if (active || cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
   }
 
@@ -166,12 +139,8 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     else if (live.has(hex)) receipt.keptBecause.liveSession++;
     else {
       await slice();
-      let st: import("node:fs").Stats | null = null;
-      try {
-        st = await fsp.stat(blobPath(stateDir, hex));
-      } catch {
-        continue;
-      }
+      const st = await fsp.stat(blobPath(stateDir, hex)).catch(() => null);
+      if (!st) continue;
       if (now - st.mtimeMs < minAgeMs) receipt.keptBecause.young++;
       else {
         if (!receipt.dryRun) removeArtifact(stateDir, hex);
@@ -183,17 +152,12 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     }
     receipt.kept++;
   }
-  if (!receipt.dryRun && removed.size > 0) {
-    for (const [file, lines] of refs) {
-      const keep = lines.filter((l) => !removed.has(l.hex));
-      if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l.raw}\n`).join(""));
-    }
-  }
+  if (!receipt.dryRun) dropFromRefs(stateDir, removed);
   return receipt;
 }
 
 /** Auto gc after a checkpoint write: at most hourly per state dir per process, never throws. */
-export const AUTO_GC_INTERVAL_MS = 3_600_000;
+const AUTO_GC_INTERVAL_MS = 3_600_000;
 
 declare module "../../infra/file-stores.js" {
   interface FileStores { artifactGcRuns?: Map<string, number> }
@@ -202,7 +166,8 @@ declare module "../../infra/file-stores.js" {
 const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());
 
 /** A gc unless one ran within the interval; resolves with its receipt (or null). */
-export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): Promise<GcReceipt | null> | null {
+export function scheduleArtifactGc(stateDir: string): Promise<GcReceipt | null> | null {
+  const now = Date.now();
   const last = lastRun().get(stateDir);
   if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;
   lastRun().set(stateDir, now);
@@ -222,4 +187,74 @@ export function scheduleArtifactGc(stateDir: string, now: number = Date.now()): 
 
 export function resetAutoGcForTest(): void {
   lastRun().clear();
+}
+
+/** The roots with a directory per key (the archive's spelled here: archive/ imports artifacts/). */
+const keyRoots = (stateDir: string): string[] =>
+  [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), path.join(stateDir, "context", "archive")];
+
+/** Every place that can name an artifact for one key directory. */
+async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
+  const places = [path.join(refsDir(stateDir), `${dirName}.log`)];
+  for (const root of keyRoots(stateDir)) places.push(...(await filesUnder(path.join(root, dirName))));
+  return places;
+}
+
+async function keyDirs(stateDir: string): Promise<Set<string>> {
+  const dirs = new Set<string>();
+  for (const root of keyRoots(stateDir)) {
+    for (const n of await namesIn(root)) if (!n.startsWith(".")) dirs.add(n);
+  }
+  for (const n of await namesIn(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
+  return dirs;
+}
+
+export interface KeyArtifacts {
+  /** digests only this key names: forgetting the key removes them */
+  own: string[];
+  /** digests this key names that another key names too: kept */
+  shared: string[];
+}
+
+export async function artifactsOfKey(stateDir: string, sessionKey: string): Promise<KeyArtifacts> {
+  const mine = sessionDirName(sessionKey);
+  const named = new Set<string>();
+  await handlesIn(await placesOf(stateDir, mine), named);
+  const others = new Set<string>();
+  for (const d of await keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
+  const own: string[] = [];
+  const shared: string[] = [];
+  for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) (others.has(hex) ? shared : own).push(hex);
+  return { own, shared };
+}
+
+export function artifactBytes(stateDir: string, hex: string): number {
+  let n = 0;
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+export interface ArtifactRmReceipt {
+  handle: string;
+  removed: boolean;
+  bytes: number;
+  dryRun: boolean;
+}
+
+/** `artifact rm <handle>`: blob, meta and refs lines. Throws ArtifactHandleError on a bad handle. */
+export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}): ArtifactRmReceipt {
+  const hex = parseHandle(handle);
+  const bytes = artifactBytes(stateDir, hex);
+  const receipt: ArtifactRmReceipt = { handle: formatHandle(hex), removed: bytes > 0, bytes, dryRun: opts.dryRun === true };
+  if (!receipt.dryRun && receipt.removed) {
+    removeArtifact(stateDir, hex);
+    dropFromRefs(stateDir, new Set([hex]));
+  }
+  return receipt;
 }

@@ -9,10 +9,7 @@ export const HANDLE_LENGTH = HANDLE_PREFIX.length + 64;
 export const HANDLE_IN_TEXT_RE = /ocm_artifact:v1:sha256:([0-9a-f]{64})(?![0-9a-fA-F])/g;
 
 export class ArtifactHandleError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ArtifactHandleError";
-  }
+  override readonly name = "ArtifactHandleError";
 }
 
 export function formatHandle(sha256Hex: string): string {

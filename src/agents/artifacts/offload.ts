@@ -4,9 +4,10 @@
  * replacements (no self-ingest loop).
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { type ArtifactContentType, sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
+import { sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
+import { lineCount } from "../messages/tool-outcome.js";
 
 export interface OffloadSettings {
   enabled: boolean;
@@ -63,7 +64,7 @@ export interface ToolResultLike {
 const FLOOR_CHARS = 1_200;
 
 /** The text to stash, or null when this result stays as it is. */
-export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): { text: string; contentType: ArtifactContentType } | null {
+export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): string | null {
   if (!s.enabled || event.isError || event.toolName === FETCH_TOOL_NAME || RECALL_TOOLS.has(event.toolName)) return null;
   if (!Array.isArray(event.content) || event.content.length === 0) return null;
   const parts: string[] = [];
@@ -73,17 +74,8 @@ export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): { t
   }
   const text = parts.join("\n");
   if (text.length < Math.max(FLOOR_CHARS, s.previewChars + 400) || text.startsWith(STASHED_MARKER)) return null;
-  const contentType = sniffContentType(text);
-  if (text.length > s.minChars) return { text, contentType };
-  if (contentType !== "text" && text.length > s.structuredMinChars) return { text, contentType };
-  if (lineCountExceeds(text, s.minLines)) return { text, contentType };
-  return null;
-}
-
-function lineCountExceeds(text: string, limit: number): boolean {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) if (++n > limit) return true;
-  return false;
+  if (text.length > s.minChars || lineCount(text) > s.minLines) return text;
+  return text.length > s.structuredMinChars && sniffContentType(text) !== "text" ? text : null;
 }
 
 export interface OffloadOutcome {
@@ -100,14 +92,10 @@ export function offloadToolResult(
   s: OffloadSettings,
 ): OffloadOutcome | null {
   const candidate = offloadCandidate(event, s);
-  if (!candidate) return null;
-  const { receipt, stored, meta } = stashArtifact(where.stateDir, {
-    text: candidate.text,
-    kind: "tool_output",
-    tool: event.toolName,
-    sessionKey: where.sessionKey,
-    toolCallId: event.toolCallId,
-  });
-  const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool: event.toolName, previewChars: s.previewChars });
-  return { patch: { content: [{ type: "text", text }] }, receipt, savedChars: candidate.text.length - text.length };
+  if (candidate === null) return null;
+  const { toolName: tool, toolCallId } = event;
+  const stash = { text: candidate, kind: "tool_output", tool, sessionKey: where.sessionKey, toolCallId };
+  const { receipt, stored, meta } = stashArtifact(where.stateDir, stash);
+  const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool, previewChars: s.previewChars });
+  return { patch: { content: [{ type: "text", text }] }, receipt, savedChars: candidate.length - text.length };
 }

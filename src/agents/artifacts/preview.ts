@@ -2,14 +2,12 @@
  * What the model sees instead of a stashed output: handle, size, a bounded head/tail preview
  * (seed 004: 300–800 chars) and how to fetch more. Cut from the REDACTED payload.
  */
-import { cutChars, splitLines, takeLines } from "./select.js";
+import { cutChars, fmt, splitLines, takeLines } from "./select.js";
 
 export const PREVIEW_MAX_CHARS = 800;
 export const FETCH_TOOL_NAME = "artifact_fetch";
 /** Marks a replacement (and keeps it from being stashed again). */
 export const STASHED_MARKER = "[tool output stored off the prompt:";
-
-const fmt = (n: number) => n.toLocaleString("en-US");
 
 export interface PreviewParts {
   head: string;

@@ -41,10 +41,7 @@ export interface Selection {
 }
 
 export class FetchSelectorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FetchSelectorError";
-  }
+  override readonly name = "FetchSelectorError";
 }
 
 const MAX_PATTERN = 300;
@@ -113,7 +110,7 @@ function cutCharsFromEnd(s: string, n: number): string {
   return s.slice(start);
 }
 
-const fmt = (n: number) => n.toLocaleString("en-US");
+export const fmt = (n: number): string => n.toLocaleString("en-US");
 
 function assemble(header: string, body: string, maxChars: number): { text: string; cut: boolean } {
   const room = maxChars - header.length - 1;
@@ -160,20 +157,16 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       const bodyLines: string[] = [];
       let used = 0;
       const budget = selector.maxChars - 200;
-      let shownTo = start - 1;
       for (let i = start - 1; i < last; i++) {
         const numbered = `${i + 1}: ${lines[i]}`;
         if (used + numbered.length + 1 > budget) {
-          if (bodyLines.length === 0) {
-            bodyLines.push(cutChars(numbered, budget));
-            shownTo = i + 1;
-          }
+          if (bodyLines.length === 0) bodyLines.push(cutChars(numbered, budget));
           break;
         }
         bodyLines.push(numbered);
         used += numbered.length + 1;
-        shownTo = i + 1;
       }
+      const shownTo = start - 1 + bodyLines.length;
       const lineCut = bodyLines.length === 1 && bodyLines[0]!.length < `${shownTo}: ${lines[shownTo - 1]}`.length;
       const rest = last - shownTo;
       const what =
@@ -195,7 +188,6 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       let used = 0;
       let shownMatches = 0;
       let lastPrinted = -1;
-      let full = false;
       for (const m of matches) {
         const from = Math.max(m - ctx, lastPrinted + 1);
         const to = Math.min(lines.length - 1, m + ctx);
@@ -206,10 +198,7 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
           block.push(`${i + 1}${i === m ? ":" : "-"} ${line}`);
         }
         const blockText = block.join("\n");
-        if (used + blockText.length + 1 > budget) {
-          full = true;
-          break;
-        }
+        if (used + blockText.length + 1 > budget) break;
         out.push(blockText);
         used += blockText.length + 1;
         shownMatches++;
@@ -222,7 +211,7 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
         "; long lines cut at 500 chars";
       if (out.length === 0) return { ...base, text: head(what), truncated: true };
       const { text: body, cut } = assemble(head(what), out.join("\n"), selector.maxChars);
-      return { ...base, text: body, truncated: full || cut || notShown > 0 };
+      return { ...base, text: body, truncated: cut || notShown > 0 };
     }
     case "json": {
       let doc: unknown;
@@ -276,36 +265,22 @@ function takeLinesOrCut(lines: readonly string[], budget: number, fromEnd: boole
 
 export type JsonPathStep = string | number;
 
+/** One step: `.name`, `[N]`, `["odd key"]`, or a bare name first. */
+const JSON_PATH_STEP = /\.([^.[\]]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|([^.[\]]+)/y;
+
 /** `$`, `$.a.b[0]`, `a.b[0]["odd key"]` → steps. Throws FetchSelectorError on bad syntax. */
 export function parseJsonPath(p: string): JsonPathStep[] {
   if (p.length > 500) throw new FetchSelectorError("json path too long");
-  let s = p.trim();
-  if (s.startsWith("$")) s = s.slice(1);
+  const s = p.trim().replace(/^\$/, "");
   const steps: JsonPathStep[] = [];
-  let i = 0;
-  while (i < s.length) {
-    if (s[i] === ".") {
-      i++;
-      const m = /^[^.[\]]+/.exec(s.slice(i));
-      if (!m) throw new FetchSelectorError(`bad json path ${JSON.stringify(p)}: a name must follow "."`);
-      steps.push(m[0]);
-      i += m[0].length;
-    } else if (s[i] === "[") {
-      const rest = s.slice(i);
-      const idx = /^\[(\d+)\]/.exec(rest);
-      const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
-      if (idx) {
-        steps.push(Number(idx[1]));
-        i += idx[0].length;
-      } else if (quoted) {
-        steps.push(JSON.parse(quoted[1]!) as string);
-        i += quoted[0].length;
-      } else throw new FetchSelectorError(`bad json path ${JSON.stringify(p)}: use [N] or ["key"]`);
-    } else if (steps.length === 0 && i === 0) {
-      const m = /^[^.[\]]+/.exec(s);
-      steps.push(m![0]);
-      i += m![0].length;
-    } else throw new FetchSelectorError(`bad json path ${JSON.stringify(p)} at ${JSON.stringify(s.slice(i, i + 10))}`);
+  for (let i = 0; i < s.length; i = JSON_PATH_STEP.lastIndex) {
+    JSON_PATH_STEP.lastIndex = i;
+    const m = JSON_PATH_STEP.exec(s);
+    const bad = `bad json path at ${JSON.stringify(s.slice(i, i + 10))}: use .name, [N] or ["key"]`;
+    if (!m || (m[4] !== undefined && i > 0)) throw new FetchSelectorError(bad); // a bare name only first
+    const [, name, index, quoted, first] = m;
+    if (quoted !== undefined) steps.push(JSON.parse(quoted) as string);
+    else steps.push(index !== undefined ? Number(index) : (name ?? first)!);
   }
   return steps;
 }

@@ -65,7 +65,6 @@ export interface StashInput {
   tool?: string;
   sessionKey?: string;
   toolCallId?: string;
-  now?: Date;
 }
 
 export interface StashResult {
@@ -149,7 +148,7 @@ export function stashArtifact(stateDir: string, input: StashInput): StashResult 
   const handle = formatHandle(hex);
   const blob = blobPath(stateDir, hex);
   const metaFile = metaPath(stateDir, hex);
-  const createdAt = (input.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const createdAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
   const metaFields: ArtifactMeta["meta"] = {};
   if (input.tool) metaFields.tool = redactSecrets(input.tool).slice(0, 200);
   if (input.sessionKey) metaFields.sessionKey = redactSecrets(input.sessionKey).slice(0, 500);
@@ -241,11 +240,11 @@ function referencedBy(refs: string): Set<string> {
 }
 
 /** A refs log's "<ISO time> <hex>" lines (`at`: NaN when the time does not parse); a torn line is skipped. */
-export function refLines(text: string): Array<{ at: number; hex: string; raw: string }> {
-  const out: Array<{ at: number; hex: string; raw: string }> = [];
-  for (const raw of text.split("\n")) {
-    const m = /^(\S+) ([0-9a-f]{64})$/.exec(raw);
-    if (m) out.push({ at: Date.parse(m[1]!), hex: m[2]!, raw });
+export function refLines(text: string): Array<{ at: number; hex: string }> {
+  const out: Array<{ at: number; hex: string }> = [];
+  for (const line of text.split("\n")) {
+    const m = /^(\S+) ([0-9a-f]{64})$/.exec(line);
+    if (m) out.push({ at: Date.parse(m[1]!), hex: m[2]! });
   }
   return out;
 }
@@ -279,12 +278,8 @@ export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta
   const meta = readMetaFile(metaPath(stateDir, hex));
   if (meta && meta.sha256 === hex) return meta;
   const text = readArtifact(stateDir, handle);
-  let createdAt = new Date(0).toISOString();
-  try {
-    createdAt = statSync(blobPath(stateDir, hex)).mtime.toISOString();
-  } catch {
-    // keep the epoch
-  }
+  // the blob was just read: only a gc racing us leaves no mtime (then the epoch)
+  const createdAt = (statSync(blobPath(stateDir, hex), { throwIfNoEntry: false })?.mtime ?? new Date(0)).toISOString();
   return metaOf(hex, text, createdAt.replace(/\.\d{3}Z$/, "Z"), "unknown", 0, {});
 }
 
@@ -302,13 +297,33 @@ export function readdirOrEmpty(dir: string): string[] {
   }
 }
 
-/** Removes a blob and its meta (gc). */
+export function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
+/** Removes a blob and its meta (gc, forget). */
 export function removeArtifact(stateDir: string, hex: string): void {
-  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) unlinkIfPresent(f);
+}
+
+/** Drops the lines naming `hexes` from every refs log, read afresh (a stash may have appended since). */
+export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
+  if (hexes.size === 0) return;
+  for (const name of readdirOrEmpty(refsDir(stateDir))) {
+    if (!name.endsWith(".log")) continue;
+    const file = path.join(refsDir(stateDir), name);
+    let text: string;
     try {
-      unlinkSync(f);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      text = readRegularFileSync(file);
+    } catch {
+      continue;
     }
+    const lines = text.split("\n").filter((l) => l !== "");
+    const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
+    if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
   }
 }

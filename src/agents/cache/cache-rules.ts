@@ -61,6 +61,4 @@ export function agingAgeUnder(rules: Pick<CacheRules, "family">, config: Pick<Co
   return config.promptCacheAgeTurns;
 }
 
-function lower(v: string | null | undefined): string {
-  return typeof v === "string" ? v.toLowerCase() : "";
-}
+const lower = (v: string | null | undefined): string => (typeof v === "string" ? v.toLowerCase() : "");

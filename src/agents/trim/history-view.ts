@@ -9,14 +9,14 @@ import { baseKeyOf, callIdsOf } from "../messages/message-key.js";
 /** The units smart trim drops: a message alone, or an assistant message with its calls' results
  * (providers reject a call without its result and a result without its call). */
 export interface Units {
-  /** unit of each message index */
   unitOf: ArrayLike<number>;
   /** message indexes of each unit, ascending */
   members: number[][];
 }
 
 export class HistoryView {
-  private keys: string[] = [];
+  /** the keys of the messages the view holds */
+  keys: string[] = [];
   private bases: string[] = [];
   private unitOf: number[] = [];
   private members: number[][] = [];
@@ -45,11 +45,6 @@ export class HistoryView {
     while (s > 0 && messages[s - 1]?.role === "custom") s--;
     this.stable = s;
     return { keys: this.keys, units: { unitOf: this.unitOf, members: this.members }, from, unitsFrom };
-  }
-
-  /** The keys of the messages the view holds. */
-  get currentKeys(): readonly string[] {
-    return this.keys;
   }
 
   /** How many leading messages of `messages` the view holds already (0: it would be rebuilt). O(1). */

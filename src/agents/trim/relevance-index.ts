@@ -136,11 +136,9 @@ export class RelevanceIndex {
 
   /** Refreshes the cached search for `query` on later turns of the event loop, once the queued messages are indexed. */
   warm(query: string): void {
-    if (this.warming !== null) {
-      this.warming = query;
-      return;
-    }
+    const running = this.warming !== null;
     this.warming = query;
+    if (running) return;
     const run = (): void => {
       if (this.queue.length > 0) {
         setImmediate(run); // the indexer's own turns come first

@@ -1,10 +1,9 @@
 /**
  * Smart trim (seed 003): when a request would exceed `safeLimit = window - reserve - recallCap`,
  * drop low-value messages from what the model is sent (never from the session file), so the
- * host's lossy compaction does not fire. Layer 1 (fixedByRole, trim-select.ts) protects by
- * structure; Layers 2 and 3 drop by relevance, decided incrementally by trim-select.ts. A trimmed
- * message stays trimmed and the marker line is constant, so the prompt prefix changes only where
- * a new trim happens; a trim goes `headroom` below safeLimit so the next requests need none.
+ * host's lossy compaction does not fire (the layers: fixedByRole, trim-select.ts). A trimmed message
+ * stays trimmed and the marker line is constant, so the prompt prefix changes only where a new trim
+ * happens; a trim goes `headroom` below safeLimit so the next requests need none.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { contentText } from "../messages/read.js";
@@ -43,7 +42,6 @@ export interface TrimSettings {
 export interface TrimOffer {
   /** index of the first message it drops (the prompt changes from there) */
   first: number;
-  /** tokens it drops */
   tokens: number;
 }
 
@@ -89,8 +87,6 @@ function carriesOurBlock(m: AgentMessage): boolean {
 }
 
 export class SmartTrim {
-  /** keys of trimmed messages (sticky); engine/request.ts hands it to the next SmartTrim after an eviction */
-  private readonly trimmed: Set<string>;
   /** messages read, by key: whether it is a user message carrying one of our blocks */
   private readonly seen = new Map<string, boolean>();
   /** token estimates of what a decision drops, the tool calls' JSON measured off the request path */
@@ -106,9 +102,8 @@ export class SmartTrim {
   /** the last history and reading a trim was decided on (a retry of it trims nothing more) */
   private lastDecision = "";
 
-  constructor(trimmed?: Set<string>) {
-    this.trimmed = trimmed ?? new Set();
-  }
+  /** @param trimmed keys of trimmed messages (sticky), handed on after an eviction (engine/request.ts) */
+  constructor(private readonly trimmed = new Set<string>()) {}
 
   /** About what this SmartTrim holds, in bytes: its weight in the process cache. */
   approxBytes(): number {
@@ -153,7 +148,7 @@ export class SmartTrim {
     const known = this.view.known(messages);
     if (known > 0 && known < messages.length) this.absorb(messages, messages.length, false);
     // what the history no longer holds is dropped on a later turn (one pass over the keys, off the request path)
-    if (rebuilt) setImmediate(() => this.forgetAbsent([...this.view.currentKeys]));
+    if (rebuilt) setImmediate(() => this.forgetAbsent([...this.view.keys]));
   }
 
   /** Reads the messages up to `end` not read yet: keys, units, Layer 1 by role, queued for indexing. */
@@ -214,9 +209,7 @@ export class SmartTrim {
       }
       if (plan.drop.length > 0) {
         setImmediate(() => this.settleSticky());
-        result.newTokens = plan.tokens;
-        result.layer2 = plan.layer2;
-        result.layer3 = plan.layer3;
+        ({ tokens: result.newTokens, layer2: result.layer2, layer3: result.layer3 } = plan);
       }
     }
     this.catchUpTokens.clear();
@@ -244,10 +237,7 @@ export class SmartTrim {
     const live = new Set(keys);
     const gone: string[] = [];
     for (const k of this.seen.keys()) if (!live.has(k)) gone.push(k);
-    for (const k of gone) {
-      this.seen.delete(k);
-      this.trimmed.delete(k);
-    }
+    for (const k of gone) this.seen.delete(k);
     this.tokens.forget(gone);
     for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
     this.relevance.remove(gone);

@@ -18,7 +18,6 @@ export interface SelectInput {
   tokensAt: (i: number) => number;
   /** relevance of the message at an index to the query (0: none; null: not scored yet) */
   scoreAt: (i: number) => number | null;
-  /** tokens to drop */
   need: number;
 }
 
