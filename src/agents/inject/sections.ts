@@ -38,34 +38,37 @@ export interface SectionSpec {
   /** separator of inline entries */
   sep?: string;
   whole?: true;
+  /** its entries go from the tail (its first entries matter most) */
+  tail?: true;
 }
 
 const SPEC = {
   last_report: { title: "Agent's last report: ", layout: "inline", omittedLabel: "last report", whole: true },
   goal: { title: "Goal (first request): ", layout: "inline", omittedLabel: "goal", whole: true },
-  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests" },
+  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests", tail: true },
   // each entry a block of lines, title included
   extras: { title: "", layout: "list", omittedLabel: "extra sections", whole: true },
-  files_changed: { title: "", layout: "fold", omittedLabel: "changed files" },
-  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes" },
-  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands" },
+  files_changed: { title: "", layout: "fold", omittedLabel: "changed files", tail: true },
+  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes", tail: true },
+  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands", tail: true },
   open_failures: {
     title: "Open failures (unresolved at this point; do not retry blindly):",
     layout: "list",
     omittedLabel: "open failures",
   },
-  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions" },
+  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions", tail: true },
   thread_summary: { title: "Thread: ", layout: "inline", omittedLabel: "thread summary", whole: true },
   key_exchanges: { title: "Key exchanges:", layout: "list", omittedLabel: "exchanges" },
   files_modified: { title: "Files modified: ", layout: "inline", omittedLabel: "modified files" },
   files_read: { title: "Files read: ", layout: "inline", omittedLabel: "read files" },
   tools_used: { title: "Tools used: ", layout: "inline", omittedLabel: "tools" },
   errors: { title: "Tool failures (do not retry blindly):", layout: "list", omittedLabel: "tool failures" },
-  open_items: { title: "Open items:", layout: "list", omittedLabel: "open items" },
+  open_items: { title: "Open items:", layout: "list", omittedLabel: "open items", tail: true },
   learnings: {
     title: "Learnings (consider storing to long-term memory via memory_store):",
     layout: "list",
     omittedLabel: "learnings",
+    tail: true,
   },
 } satisfies Record<string, SectionSpec>;
 
@@ -118,14 +121,3 @@ export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: n
 
 /** The soft budget: the block's typical size (600-750 tokens at the default cap of 800). */
 export const SOFT_SHARE = 0.93;
-
-/** Sections whose LAST entries go first (their first entries matter most). */
-export const DROP_FROM_END: ReadonlySet<RestoreSection> = new Set([
-  "learnings",
-  "open_items",
-  "requests",
-  "files_changed",
-  "changes",
-  "commands",
-  "decisions",
-]);
