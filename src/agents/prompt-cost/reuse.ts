@@ -2,8 +2,7 @@
  * What `/context` shows: the share of a request's prompt the provider would read from cache after
  * the request before, under the rules it was prepared for, and why when it reused less than was left.
  */
-import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
-import { OpenAIPrefixCache } from "./prefix-cache.js";
+import { AnthropicBreakpointCache, OpenAIPrefixCache } from "./prefix-cache.js";
 import { BLOCK_TAGS, type BlockTag, type CostBlock, type CostRequest, type RequestBill } from "./request.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
