@@ -41,34 +41,26 @@ export class TokenMemo {
   }
 
   /** Measures a message's tool calls now (off the request path) so a later decision reuses them. */
-  remember(key: string, m: AgentMessage): void {
+  remember(key: string, m: AgentMessage): Calls | undefined {
     const content = (m as { content?: unknown }).content;
-    if (m?.role !== "assistant" || !Array.isArray(content)) return;
+    if (m?.role !== "assistant" || !Array.isArray(content)) return undefined;
     const shape = callsShape(content as Block[]);
-    if (Number.isNaN(shape)) return;
     const known = this.byKey.get(key);
-    if (known?.shape === shape) return;
-    const chars = callChars(content as Block[]);
-    if (chars !== null) this.byKey.set(key, { shape, chars });
+    if (known?.shape === shape) return known;
+    this.byKey.delete(key);
+    const chars = Number.isNaN(shape) ? null : callChars(content as Block[]);
+    if (chars === null) return undefined;
+    const calls = { shape, chars };
+    this.byKey.set(key, calls);
+    return calls;
   }
 
   /** estimateTokens(m), the tool calls' JSON length reused while their shape holds. */
   tokensOf(key: string, m: AgentMessage): number {
-    const content = (m as { content?: unknown }).content;
-    if (m?.role !== "assistant" || !Array.isArray(content)) return estimateTokens(m);
-    const known = this.byKey.get(key);
-    if (!known) {
-      this.remember(key, m);
-      if (!this.byKey.has(key)) return estimateTokens(m);
-      return this.tokensOf(key, m);
-    }
-    const shape = callsShape(content as Block[]);
-    if (shape !== known.shape) {
-      this.byKey.delete(key);
-      return this.tokensOf(key, m);
-    }
+    const known = this.remember(key, m);
+    if (!known) return estimateTokens(m);
     let chars = known.chars;
-    for (const b of content as Block[]) {
+    for (const b of (m as { content: Block[] }).content) {
       if (b?.type === "text") {
         if (typeof b.text !== "string") return estimateTokens(m);
         chars += b.text.length;
