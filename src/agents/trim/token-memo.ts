@@ -4,11 +4,11 @@
  * message key, and reused while the arguments keep their shape (argument-chars.ts argsShape).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { estimateTokens } from "@mariozechner/pi-coding-agent";
+import { messageTokens } from "../gauge/context-gauge.js";
 import { argsShape, strictCallChars } from "../messages/argument-chars.js";
 import { grown } from "../archive/arrays.js";
 
-type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
+type Block = { type?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
 /** Heap per remembered message (its key's entry and the numbers). */
 export const BYTES_PER_MEMO = 120;
@@ -57,19 +57,7 @@ export class TokenMemo {
 
   /** estimateTokens(m), the tool calls' JSON length reused while their shape holds. */
   tokensOf(key: string, m: AgentMessage): number {
-    const known = this.remember(key, m);
-    if (!known) return estimateTokens(m);
-    let chars = known.chars;
-    for (const b of (m as { content: Block[] }).content) {
-      if (b?.type === "text") {
-        if (typeof b.text !== "string") return estimateTokens(m);
-        chars += b.text.length;
-      } else if (b?.type === "thinking") {
-        if (typeof b.thinking !== "string") return estimateTokens(m);
-        chars += b.thinking.length;
-      }
-    }
-    return Math.ceil(chars / 4);
+    return messageTokens(m, this.remember(key, m)?.chars);
   }
 
   forget(keys: Iterable<string>): void {
