@@ -10,7 +10,7 @@ import { type ContextManagerConfig, resolveContextManagerConfig } from "../confi
 import type { FsOps } from "../../infra/fs-ops.js";
 import { type DriftReport, driftOf } from "../drift/compare.js";
 import { driftExtraSection } from "../drift/render.js";
-import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "../../infra/log-once.js";
 
