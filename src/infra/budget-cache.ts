@@ -37,6 +37,10 @@ export class BudgetCache<K, V> {
     private readonly retain?: (key: K, value: V) => boolean,
   ) {}
 
+  get size(): number {
+    return this.map.size;
+  }
+
   /** The value of `key`, made the most recent; counted as a hit or a miss. */
   get(key: K): V | undefined {
     const e = this.map.get(key);

@@ -39,7 +39,7 @@ describe("BudgetCache with shed", () => {
     expect([a.extra, b.extra, d.extra]).toEqual([0, 0, 40]);
     expect(c.stats().bytes).toBe(70);
     expect(evicted).toEqual([]);
-    expect(c.stats().entries).toBe(3);
+    expect(c.size).toBe(3);
     // nothing left to lighten but the newest: the oldest goes whole
     c.set("e", { base: 60, extra: 0 }); // 130: d lightened (90)
     expect(d.extra).toBe(0);
