@@ -44,7 +44,7 @@ const CORE_FILES = "^src/agents/[^/]+[.]ts$";
 const HOST_PACKAGES = "(^|/)node_modules/(@mariozechner/(pi-coding-agent|pi-ai|pi-tui)|openclaw)/";
 /** Feature files that still import a host package (issue 38: to be moved out), and only these. */
 const FEATURE_HOST_IMPORTS_LEFT = [
-  "^src/agents/trim/(token-memo|relevance-index)[.]ts$",
+  "^src/agents/trim/relevance-index[.]ts$",
   "^src/agents/messages/(read|context-overflow)[.]ts$",
   "^src/agents/state/(note-tool|message-cursor)[.]ts$",
   "^src/agents/artifacts/fetch-tool[.]ts$",

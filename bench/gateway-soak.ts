@@ -35,7 +35,7 @@ import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-man
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { archiveWorker } from "../src/agents/archive/worker/archive-client.js";
 import { heldSessions } from "../src/agents/engine/cache-budget.js";
-import { fileStores } from "../src/infra/file-stores.js";
+import { fileStores } from "../src/infra/process-services.js";
 
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
 const THRESHOLD = DEFAULT_CONTEXT_MANAGER_CONFIG.checkpointThreshold;
@@ -182,7 +182,7 @@ function plugin(stateDir: string, cacheMemoryMiB: number | null): () => ContextE
 }
 
 type Cache = { stats(): { bytes: number; budgetBytes: number }; delete(k: string): boolean; clear?(): void; map?: Map<string, { value: { sessionKey?: string } }> };
-// the registries by their globalThis name, the per-file stores by their field (infra/file-stores.ts)
+// the registries by their globalThis name, the per-file stores by their field (infra/process-services.ts fileStores)
 const processCache = (name: string): Cache | undefined =>
   (fileStores() as Record<string, Cache | undefined>)[name] ?? (globalThis as unknown as Record<symbol, Cache | undefined>)[Symbol.for(`openclaw.contextManager.${name}`)];
 // the plugin's slots are held by the Sessions (engine/session.ts hostSlots)

@@ -7,7 +7,7 @@
  */
 import { resolve } from "node:path";
 import { readGitState } from "../src/agents/drift/record.js";
-import { forgetCleanReadings } from "../src/agents/drift/git-index.js";
+import { processServices } from "../src/infra/process-services.js";
 import { latencyStats } from "../src/replay/stats.js";
 
 const REPO = resolve(import.meta.dirname, "..");
@@ -16,7 +16,7 @@ const N = 200;
 function cpuPerReading(forget: boolean): number[] {
   const out: number[] = [];
   for (let i = 0; i < 20 + N; i++) {
-    if (forget) forgetCleanReadings();
+    if (forget) processServices().cleanReadings?.clear();
     const c0 = process.cpuUsage();
     readGitState(REPO, []);
     const c = process.cpuUsage(c0);

@@ -21,7 +21,7 @@ import { userText } from "../src/agents/messages/read.js";
 import { heldSessions } from "../src/agents/engine/cache-budget.js";
 import type { SessionSlot } from "../src/openclaw-plugin/session-slot.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
-import { fileStores } from "../src/infra/file-stores.js";
+import { fileStores } from "../src/infra/process-services.js";
 
 const TRANSCRIPTS = TRANSCRIPTS_DIR;
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CliError, EXIT_USAGE } from "./errors.js";
-import { defaultStateDir } from "../infra/state-dir.js";
+import { defaultStateDir } from "../infra/session-dir.js";
 
 export { defaultStateDir };
 

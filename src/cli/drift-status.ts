@@ -1,8 +1,7 @@
 /** The workspace drift of a checkpoint for `status` (issue 17): a JSON value and human lines. */
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
-import type { DriftReport } from "../agents/drift/compare.js";
+import { type DriftReport, driftOf } from "../agents/drift/compare.js";
 import { renderDriftSection } from "../agents/drift/render.js";
-import { driftOf } from "../agents/drift/restore-section.js";
 
 export interface DriftStatus {
   /** false: the checkpoint has no workspace record */

@@ -1,6 +1,23 @@
-/** The services one process shares: a field per service, declared by its owner (`declare module`). */
-import { globalSingleton } from "./global-singleton.js";
+/** What one process shares, once per process: bundles and jiti can load a module twice. */
 
+/** One instance per process on globalThis[Symbol.for(name)]. */
+export function globalSingleton<T>(name: string, create: () => T): T {
+  const key = Symbol.for(name);
+  const g = globalThis as unknown as Record<symbol, T | undefined>;
+  let value = g[key];
+  if (value === undefined) {
+    value = create();
+    g[key] = value;
+  }
+  return value;
+}
+
+/** The services one process shares: a field per service, declared by its owner (`declare module`). */
 export interface ProcessServices {}
 
 export const processServices = (): ProcessServices => globalSingleton("openclaw.contextManager.services", (): ProcessServices => ({}));
+
+/** Files read once, then followed by this process's own appends (knowledge.jsonl, artifact refs): a field per store. */
+export interface FileStores {}
+
+export const fileStores = (): FileStores => globalSingleton("openclaw.contextManager.fileStores", (): FileStores => ({}));

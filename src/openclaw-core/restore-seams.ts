@@ -3,7 +3,7 @@
  * when a new session starts on the key, enqueue the block the Session API's delivery rule owes.
  * Core passes its own `enqueueSystemEvent`: this package imports no OpenClaw internals. Never throws.
  */
-import { canonicalSessionKey } from "../infra/session-key.js";
+import { canonicalSessionKey } from "../infra/session-dir.js";
 import type { WarnLogger } from "../infra/log-once.js";
 import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
 import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";

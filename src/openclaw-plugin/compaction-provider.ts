@@ -13,7 +13,7 @@ import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engi
 import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
-import { canonicalSessionKey } from "../infra/session-key.js";
+import { canonicalSessionKey } from "../infra/session-dir.js";
 import { identifySession, type ProviderSession } from "./provider-session.js";
 import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
 import { type SessionSlot, type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";

@@ -6,13 +6,12 @@
 import { type ArchiveLocation, searchForAgent } from "../agents/engine/archive-hooks.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../agents/config/context-manager-config.js";
-import { defaultStateDir } from "../infra/state-dir.js";
+import { defaultStateDir, hostSessionKey } from "../infra/session-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, ContextManagerContextEngine } from "./context-engine.js";
 import { createCompactionProvider } from "./compaction-provider.js";
 import { noteCompactionHint } from "./provider-session.js";
 import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
-import { hostSessionKey } from "../infra/session-key.js";
 
 // OpenClaw aliases this specifier to its SDK; a variable, so this package builds without openclaw
 const PLUGIN_SDK_CORE = "openclaw/plugin-sdk/core";

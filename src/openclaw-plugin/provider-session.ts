@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { processServices } from "../infra/process-services.js";
-import { hostSessionKey } from "../infra/session-key.js";
+import { hostSessionKey } from "../infra/session-dir.js";
 
 export interface ProviderSession {
   sessionKey: string;

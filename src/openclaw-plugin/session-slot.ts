@@ -14,7 +14,7 @@ import type { RestoreKind } from "../agents/engine/restore-block.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
-import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
 import type { WarnLogger } from "../infra/log-once.js";

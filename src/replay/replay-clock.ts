@@ -7,7 +7,23 @@
  * recording is registered with the lived clock (infra/lived-clock.ts): the policy reads later
  * stamps that much later. Nothing else reads the shifted time; the stamps themselves are pi's.
  */
-import { livedTime, resetLivedClock, skipGap } from "../infra/lived-clock.js";
+import { type LivedClockSkip, livedTime } from "../infra/lived-clock.js";
+import { processServices } from "../infra/process-services.js";
+
+const skips = (): LivedClockSkip[] => (processServices().livedClockSkips ??= []);
+
+/** The replay skipped `ms` of idle time: stamps from the next millisecond on read that much later. */
+export function skipGap(ms: number): void {
+  if (!(ms > 0)) return;
+  const all = skips();
+  const shift = (all[all.length - 1]?.shift ?? 0) + ms;
+  all.push({ from: Date.now() + 1, shift });
+}
+
+/** Forgets every skip (the start and end of a replay; tests). */
+export function resetLivedClock(): void {
+  skips().length = 0;
+}
 
 export class ReplayClock {
   private lastRecorded: number | null = null;

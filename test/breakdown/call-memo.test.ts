@@ -171,7 +171,7 @@ describe("tool call sizes per key: compact", () => {
     log.warmCalls();
     log.breakdown(logSettings);
     const one = new CallSizes();
-    one.warm(h);
+    one.main.append(h);
     expect(one.approxBytes()).toBeLessThanOrEqual(1200 + 450 * 12 + 450 * 8);
     expect(Math.floor(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions") / one.approxBytes())).toBeGreaterThanOrEqual(300);
     // 200 keys, round robin twice: the second round sizes nothing again

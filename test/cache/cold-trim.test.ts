@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clearCacheSessions } from "../helpers/new-process.js";
 import { SEARCH_TOOL_NAME } from "../../src/agents/archive/search-tool.js";
 import { TRIM_MARKER_TEXT } from "../../src/agents/trim/smart-trim.js";
-import { resetLivedClock, skipGap } from "../../src/infra/lived-clock.js";
+import { resetLivedClock, skipGap } from "../../src/replay/replay-clock.js";
 import { ReplayClock } from "../../src/replay/replay-clock.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 

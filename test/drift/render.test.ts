@@ -2,10 +2,16 @@
 import { describe, expect, it } from "vitest";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { DriftReport } from "../../src/agents/drift/compare.js";
+import { DRIFT_SECTION_ID } from "../../src/agents/drift/render.js";
+import type { RenderedRestore, RestoreExtraSection } from "../../src/agents/inject/sections.js";
 import { DRIFT_EXTRA_TITLE, DRIFT_TITLE, driftExtraSection, renderDriftSection } from "../../src/agents/drift/render.js";
-import { driftShown } from "../../src/agents/drift/restore-section.js";
 import { renderRestoreBlock } from "../../src/agents/engine/restore-block.js";
 import { makeCheckpoint } from "../checkpoint/helpers.js";
+
+/** The drift entries a rendered block shows: none when there were none or the renderer left the section out. */
+function driftShown(section: RestoreExtraSection | null, rendered: RenderedRestore): string[] {
+  return section && !(rendered.omittedExtras ?? []).includes(DRIFT_SECTION_ID) ? section.lines : [];
+}
 
 const base: DriftReport = { cwd: "/w", workspaceFound: true, files: [], filesChecked: 3, git: null, drifted: false };
 const A = "a".repeat(40);

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { onSessionStarted } from "../../src/openclaw-core/restore-seams.js";
-import { canonicalSessionKey } from "../../src/infra/session-key.js";
+import { canonicalSessionKey } from "../../src/infra/session-dir.js";
 import { checkpointSessionDir, sessionDirName, stateSessionDir } from "../../src/infra/session-dir.js";
 import { runCli } from "../../src/cli/main.js";
 import { assistantMsg, compactEvent, makeEngine, rmDir, tempDir, userMsg } from "./helpers.js";

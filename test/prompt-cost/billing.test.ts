@@ -5,8 +5,7 @@
  * OpenAI's prompt-caching guide (1,024 tokens, 128-token steps, gpt-5's cached-input price).
  */
 import { describe, expect, it } from "vitest";
-import { AnthropicBreakpointCache } from "../../src/agents/prompt-cost/anthropic-breakpoints.js";
-import { OpenAIPrefixCache } from "../../src/agents/prompt-cost/prefix-cache.js";
+import { AnthropicBreakpointCache, OpenAIPrefixCache } from "../../src/agents/prompt-cost/prefix-cache.js";
 import { AnthropicAnyPrefixCache, NoCache } from "../../src/replay/billing/models.js";
 import { CLAUDE_SONNET_4_5, GPT_5, MINUTE_MS } from "../../src/replay/billing/prices.js";
 import type { CostBlock, CostRequest } from "../../src/agents/prompt-cost/request.js";

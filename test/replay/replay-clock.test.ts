@@ -4,7 +4,8 @@
  * and nothing stamped before; gaps the replay took as long as the recording add nothing.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { livedTime, resetLivedClock } from "../../src/infra/lived-clock.js";
+import { livedTime } from "../../src/infra/lived-clock.js";
+import { resetLivedClock } from "../../src/replay/replay-clock.js";
 import { ReplayClock } from "../../src/replay/replay-clock.js";
 
 describe("replay clock", () => {

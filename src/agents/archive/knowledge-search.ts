@@ -3,7 +3,7 @@
  * `target`); superseded records at half their score. Indexes are kept per file by memory and
  * follow the file's appends, a first load in batches of lines per event-loop turn.
  */
-import { fileStores } from "../../infra/file-stores.js";
+import { fileStores } from "../../infra/process-services.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { SearchIndex } from "./search-index.js";
@@ -31,7 +31,7 @@ export const knowledgeIndexes = (): BudgetCache<string, Loaded> =>
   (fileStores().knowledgeIndexes ??= new BudgetCache<string, Loaded>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
 
 // by knowledge.jsonl, where the searches run (the archive worker's thread)
-declare module "../../infra/file-stores.js" {
+declare module "../../infra/process-services.js" {
   interface FileStores { knowledgeIndexes?: BudgetCache<string, Loaded> }
 }
 

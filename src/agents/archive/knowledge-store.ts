@@ -6,7 +6,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { fileStores } from "../../infra/file-stores.js";
+import { fileStores } from "../../infra/process-services.js";
 import { appendLines, archiveDir, readFrom, wholeLines } from "./store.js";
 import { KNOWLEDGE_KINDS, type KnowledgeDraft, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
 
@@ -125,7 +125,7 @@ const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
 export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
   (fileStores().knowledgeFollowers ??= new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
 
-declare module "../../infra/file-stores.js" {
+declare module "../../infra/process-services.js" {
   interface FileStores { knowledgeFollowers?: BudgetCache<string, Followed> } // by knowledge.jsonl
 }
 

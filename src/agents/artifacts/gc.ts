@@ -13,7 +13,7 @@ import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
 import { MAX_STASHES_PER_SESSION } from "./session-stashes.js";
 import { artifactsRoot, blobPath, dropFromRefs, metaPath, refLines, refsDir, removeArtifact } from "./store.js";
 import { readRegularFile } from "../../infra/regular-file.js";
-import { fileStores } from "../../infra/file-stores.js";
+import { fileStores } from "../../infra/process-services.js";
 import { debugLog } from "../../infra/debug-log.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
@@ -159,7 +159,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
 /** Auto gc after a checkpoint write: at most hourly per state dir per process, never throws. */
 const AUTO_GC_INTERVAL_MS = 3_600_000;
 
-declare module "../../infra/file-stores.js" {
+declare module "../../infra/process-services.js" {
   interface FileStores { artifactGcRuns?: Map<string, number> }
 }
 

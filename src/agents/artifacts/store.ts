@@ -20,7 +20,7 @@ import {
 import path from "node:path";
 import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { fileStores } from "../../infra/file-stores.js";
+import { fileStores } from "../../infra/process-services.js";
 import { redactSecrets } from "../text/redact.js";
 import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
@@ -217,7 +217,7 @@ export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): 
   }
 }
 
-declare module "../../infra/file-stores.js" {
+declare module "../../infra/process-services.js" {
   interface FileStores { artifactRefs?: BudgetCache<string, Set<string>> } // by refs log, the handles it names
 }
 

@@ -84,7 +84,7 @@ export class ReplyTable {
   private at = 0;
   /** first row of `last` per timestamp, built only when a pass loses its place */
   private byTime: Map<number, number> | null = null;
-  /** the latest row's timestamp (`warm` appends after it) */
+  /** the latest row's timestamp (`append` adds after it) */
   private newest = -Infinity;
 
   constructor(private readonly sizes: CallSizes) {}
@@ -131,7 +131,7 @@ export class ReplyTable {
     return total;
   }
 
-  /** Appends the replies newer than the newest row, sized: O(new messages). Returns the calls sized. */
+  /** Sizes the replies newer than the newest row, off the request path: O(new messages). The calls sized. */
   append(messages: readonly AgentMessage[]): number {
     let from = messages.length;
     for (let i = messages.length - 1; i >= 0; i--) {
@@ -197,10 +197,5 @@ export class CallSizes {
   size(b: CallBlock): number {
     this.stringified++;
     return toolCallChars(b);
-  }
-
-  /** Sizes a request's new calls, off its path, so a breakdown finds every call sized. */
-  warm(messages: readonly AgentMessage[]): number {
-    return this.main.append(messages);
   }
 }

@@ -3,12 +3,15 @@
  * whatever the mtime; the dirty flag counts only when known at both ends.
  */
 import path from "node:path";
+import type { Checkpoint, WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
+import { debugLog } from "../../infra/debug-log.js";
+import { readSmallRegularFileSync } from "../../infra/regular-file.js";
+import { stateSessionDir } from "../../infra/session-dir.js";
 import { fingerprintFile } from "./fingerprint.js";
 import { workTreeDirty } from "./git-index.js";
 import { isDirectory } from "../../infra/fs-ops.js";
 import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
 import { repoRelative } from "./record.js";
-import type { WorkspaceFile, WorkspaceSnapshot } from "../checkpoint/schema.js";
 
 /** Files compared at most (the newest), whatever a checkpoint lists. */
 export const COMPARE_MAX_FILES = 100;
@@ -101,4 +104,41 @@ function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
     dirty: was.dirty !== null && dirtyNow !== null && was.dirty !== dirtyNow ? { from: was.dirty, to: dirtyNow } : null,
     dirtyNow,
   };
+}
+
+/** The drift report of a checkpoint against the workspace now; null without a record or on failure. */
+export function driftOf(cp: Checkpoint, stateDir: string): DriftReport | null {
+  try {
+    if (!cp.workspace) return null;
+    // a bundled previous-session state says itself what the session changed after its record
+    const later = cp.recovered
+      ? new Set(cp.recovered.files_modified_since_checkpoint)
+      : readLaterWork(stateDir, cp.meta.session_key, cp.meta.session_id, cp.meta.created_at);
+    return compareWorkspace(cp.workspace, later);
+  } catch (e) {
+    debugLog("workspace drift compare", e);
+    return null;
+  }
+}
+
+const STATE_FILE_MAX = 4 * 1024 * 1024;
+
+/** The files the session touched after the checkpoint (its `resources` state); null when unknown. */
+export function readLaterWork(stateDir: string, sessionKey: string, sessionId: string | null, checkpointAt: string): ReadonlySet<string> | null {
+  try {
+    const file = path.join(stateSessionDir(stateDir, sessionKey), "resources.json");
+    // a FIFO or /dev/zero planted there must not block or fill the event loop
+    const text = readSmallRegularFileSync(file, STATE_FILE_MAX)?.toString("utf8");
+    if (text === undefined) return null;
+    const env = JSON.parse(text) as { session_key?: unknown; session_id?: unknown; updated_at?: unknown; data?: { files_modified?: unknown } };
+    if (env.session_key !== sessionKey || (env.session_id ?? null) !== sessionId || sessionId === null) return null;
+    const updated = typeof env.updated_at === "string" ? Date.parse(env.updated_at) : Number.NaN;
+    const at = Date.parse(checkpointAt);
+    if (!Number.isFinite(updated) || !Number.isFinite(at) || updated < at) return null;
+    const files = env.data?.files_modified;
+    if (!Array.isArray(files)) return null;
+    return new Set(files.filter((f): f is string => typeof f === "string"));
+  } catch {
+    return null;
+  }
 }

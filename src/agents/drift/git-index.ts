@@ -233,8 +233,3 @@ export function noteReading(gitDir: string, head: string | null, dirty: boolean 
   map.set(gitDir, { at: now, head, index });
   if (map.size > MAX_READINGS) map.delete(map.keys().next().value!);
 }
-
-/** Test seam: forget every reading. */
-export function forgetCleanReadings(): void {
-  readings().clear();
-}

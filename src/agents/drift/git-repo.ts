@@ -128,15 +128,9 @@ function distance(repo: GitRepo, from: string, to: string): number | null {
   return null;
 }
 
-export interface HeadMove {
-  /** commits HEAD moved forward (new commits on top of the old HEAD) */
-  ahead: number | null;
-  /** commits HEAD moved back (reset to an ancestor) */
-  behind: number | null;
-}
-
-export function headMove(repo: GitRepo, oldHead: string, newHead: string): HeadMove {
-  const ahead = distance(repo, newHead, oldHead);
+/** Commits HEAD moved forward (new commits on top of the old HEAD) or back (reset to an ancestor). */
+export function headMove(repo: GitRepo, from: string, to: string): { ahead: number | null; behind: number | null } {
+  const ahead = distance(repo, to, from);
   if (ahead !== null) return { ahead, behind: null };
-  return { ahead: null, behind: distance(repo, oldHead, newHead) };
+  return { ahead: null, behind: distance(repo, from, to) };
 }

@@ -3,8 +3,7 @@
  * a gateway's keys are sized by memory, not count; what falls out is read again in O(new messages).
  */
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { globalSingleton } from "../../infra/global-singleton.js";
-import { fileStores } from "../../infra/file-stores.js";
+import { fileStores, globalSingleton } from "../../infra/process-services.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../config/context-manager-config.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
@@ -85,7 +84,7 @@ export function setSessionBudget(config: Pick<ContextManagerConfig, "cacheMemory
 }
 
 // the cacheMemoryMiB applied last: made again with the stores (a test's new process forgets them)
-declare module "../../infra/file-stores.js" {
+declare module "../../infra/process-services.js" {
   interface FileStores { appliedCacheMiB?: number }
 }
 

@@ -10,7 +10,7 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { allowCheckpointEntries } from "../checkpoint/yaml.js";
 import { ContextState } from "../state/context-state.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
-import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
 import { sweepIdleArchivesSoon } from "../archive/forget.js";
@@ -80,7 +80,7 @@ export class EngineState {
     if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
   }
 
-  /** The host's key as stored: well-formed, and distinct for distinct host keys (session-key.ts). */
+  /** The host's key as stored: well-formed, and distinct for distinct host keys (infra/session-dir.ts). */
   get sessionKey(): string {
     return this.identity.sessionKey;
   }

@@ -105,7 +105,7 @@ export class RequestLog {
       // and what it aged, for the next request's breakdown (one pointer compare per message)
       this.rememberAgedOf(r);
       this.fingerprint(r);
-      const sized = this.calls().warm(r.unaged);
+      const sized = this.calls().main.append(r.unaged);
       if (sized > 0) reweighSession(this.key);
       return sized;
     } catch {

@@ -5,14 +5,12 @@
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { renderCheckpointRestore } from "../inject/render-restore.js";
-import type { RenderedRestore, RestoreExtraSection } from "../inject/sections.js";
+import { artifactsExtraSection, type RenderedRestore, type RestoreExtraSection } from "../inject/sections.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import type { DriftReport } from "../drift/compare.js";
-import { driftOf } from "../drift/restore-section.js";
+import { type DriftReport, driftOf } from "../drift/compare.js";
 import { driftExtraSection } from "../drift/render.js";
-import { artifactsExtraSection } from "../inject/artifacts-section.js";
-import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-key.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "../../infra/log-once.js";
 

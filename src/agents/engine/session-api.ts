@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
-import { canonicalSessionKey } from "../../infra/session-key.js";
+import { canonicalSessionKey } from "../../infra/session-dir.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";

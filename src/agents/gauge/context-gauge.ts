@@ -20,17 +20,18 @@ export const GAUGE_ADVISORY =
 
 /**
  * pi's per-message `estimateTokens`, each call's argument JSON length kept per arguments object:
- * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts).
+ * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts). `callChars`:
+ * the tool calls' chars when the caller knows them (trim/token-memo.ts, for fresh copies).
  */
-export function messageTokens(message: AgentMessage): number {
+export function messageTokens(message: AgentMessage, callChars?: number): number {
   if (message.role !== "assistant") return estimateTokens(message);
   const content = (message as AssistantMessage).content;
   if (!Array.isArray(content)) return estimateTokens(message);
-  let chars = 0;
+  let chars = callChars ?? 0;
   for (const block of content) {
-    if (block.type === "text") chars += block.text.length;
-    else if (block.type === "thinking") chars += block.thinking.length;
-    else if (block.type === "toolCall") {
+    if (block?.type === "text") chars += block.text.length;
+    else if (block?.type === "thinking") chars += block.thinking.length;
+    else if (block?.type === "toolCall" && callChars === undefined) {
       const n = strictCallChars(block);
       if (n === null) return estimateTokens(message);
       chars += n;

@@ -133,8 +133,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const work = cp.work ?? null;
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const turns = turnsOf(cp);
-  const views: TurnView[] = turns.map((turn, i) => ({ turn, fold: 0, first: i === turns.length - 1 && turns.length > 0, latest: i === 0 }));
-  if (views.length === 1) views[0]!.latest = false;
+  const views: TurnView[] = turns.map((turn, i) => ({ turn, fold: 0, first: i === turns.length - 1, latest: i === 0 && turns.length > 1 }));
   // the newest turns that hold the last PROTECTED_TURNS distinct requests (a repeated request counts once)
   let protect = 0;
   for (const seen = new Set<string>(); protect < views.length && seen.size < PROTECTED_TURNS; protect++) seen.add(views[protect]!.turn.request);

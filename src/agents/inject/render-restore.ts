@@ -6,11 +6,10 @@ import { tryParseHandle } from "../artifacts/handle.js";
 import type { Checkpoint, Decision, KeyExchange, ToolFailure, WorkFile, WorkLedger } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
-import { type Clock, makeClock, parseDate } from "./clock.js";
+import { formatTokenCount } from "../gauge/gauge-line.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
 import {
-  DROP_FROM_END,
   RESTORE_DROP_PLAN,
   type RenderedRestore,
   type RenderRestoreOptions,
@@ -23,6 +22,54 @@ import {
 import { type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
 import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
+
+/** Times in a restore block: one zone for the whole block, shown by name; bad input never throws. */
+interface Clock {
+  parts(d: Date): { date: string; time: string };
+  /** "<date> <time> <zone>" */
+  stamp(d: Date): string;
+}
+
+function makeClock(timeZone: string | undefined): Clock {
+  const build = (tz: string): Intl.DateTimeFormat =>
+    new Intl.DateTimeFormat("en-US", {
+      timeZone: tz,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
+  let fmt: Intl.DateTimeFormat;
+  let zoneLabel = "UTC";
+  try {
+    fmt = build(timeZone ?? "UTC");
+    // The zone name is host-provided config, but keep it to a token-like label.
+    if (timeZone && /^[A-Za-z0-9_+\-/]{1,64}$/.test(timeZone)) zoneLabel = timeZone;
+    else if (timeZone) fmt = build("UTC");
+  } catch {
+    fmt = build("UTC"); // unknown zone: render in UTC and say so
+  }
+  return {
+    parts(d) {
+      const p: Record<string, string> = {};
+      for (const part of fmt.formatToParts(d)) p[part.type] = part.value;
+      return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
+    },
+    stamp(d) {
+      const { date, time } = this.parts(d);
+      return `${date} ${time} ${zoneLabel}`;
+    },
+  };
+}
+
+/** An ISO time as a Date; null when it is missing or not a time. */
+function parseDate(iso: unknown): Date | null {
+  if (typeof iso !== "string") return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
 
 /** Per-entry length caps, in code points (quotes and escapes not counted). */
 const CAP = {
@@ -157,14 +204,6 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
 
-function formatWindow(n: number): string {
-  if (!Number.isFinite(n) || n <= 0) return "?";
-  if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
-  if (n >= 1000) return `${Math.round(n / 1000)}k`;
-  return String(Math.round(n));
-}
-
-
 function omittedLine(sections: readonly Section<RestoreSection>[], compact: boolean): string | null {
   const parts: string[] = [];
   for (const s of sections) {
@@ -198,9 +237,7 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
   const meta = cp.meta ?? ({} as Checkpoint["meta"]);
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const created = parseDate(meta.created_at);
-  const createdText = created
-    ? (({ date, time }) => `${date} ${time} ${clock.zoneLabel}`)(clock.parts(created))
-    : "unknown time";
+  const createdText = created ? clock.stamp(created) : "unknown time";
   const id = bareOrQuoted(meta.checkpoint_id, /^cp_\d{1,12}$/);
   const compactions = safeCount(meta.compaction_count);
   const lines: string[] = [];
@@ -217,7 +254,7 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
   // issue 11: bundled by the next session from the state files of one that died uncheckpointed
   if (cp.recovered && typeof cp.recovered === "object") {
     const at = parseDate(cp.recovered.state_updated_at);
-    const atText = at ? (({ date, time }) => `${date} ${time} ${clock.zoneLabel}`)(clock.parts(at)) : "an unknown time";
+    const atText = at ? clock.stamp(at) : "an unknown time";
     lines.push(
       sq.compact
         ? "Recovered from the state files of a session that ended without a checkpoint."
@@ -230,8 +267,8 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
     const usage = meta.token_usage ?? ({} as Checkpoint["meta"]["token_usage"]);
     // no window recorded (a bundled previous-session state): no figure at all
     const context =
-      typeof usage.utilization === "number" && Number.isFinite(usage.utilization) && usage.context_window > 0
-        ? ` · context ${Math.round(usage.utilization * 100)}% of ${formatWindow(usage.context_window)}`
+      Number.isFinite(usage.utilization) && Number.isFinite(usage.context_window) && usage.context_window > 0
+        ? ` · context ${Math.round(usage.utilization * 100)}% of ${formatTokenCount(usage.context_window)}`
         : "";
     const trigger = bareOrQuoted(meta.trigger, /^[a-z0-9-]{1,20}$/);
     const countLabel = opts.kind === "resume" ? "compactions in that session" : "compactions this session";
@@ -280,8 +317,8 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
     const omitted = omittedLine(sections, false);
     return fixedLen + (body > 0 ? body + 1 : 0) + (omitted ? omitted.length + 1 : 0);
   });
-  for (const step of RESTORE_DROP_PLAN) {
-    budget.drop(step.section, step.keep, step.budget === "soft" ? softChars : maxChars, DROP_FROM_END.has(step.section));
+  for (const { section, keep, budget: share } of RESTORE_DROP_PLAN) {
+    budget.drop(section, keep, share === "soft" ? softChars : maxChars, SECTION_SPEC[section].tail === true);
   }
 
   let lines = assemble(top, budget, warning, omittedLine(sections, false));
@@ -291,7 +328,7 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
     lines = assemble(renderFixedTop(cp, opts, clock, sq), budget, warningLine(cp, opts, sq), note);
   }
   const omitted: string[] = sections.filter((s) => s.dropped > 0).map((s) => s.key);
-  // extras are dropped whole and from the front (not in DROP_FROM_END): the kept ones are the last
+  // extras are dropped whole and from the front (not `tail`): the kept ones are the last
   let extrasKept = budget.byKey.get("extras")!.entries.length;
   if (joinedLength(lines) > maxChars) {
     // the frame alone, or nothing when even that does not fit

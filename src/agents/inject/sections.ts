@@ -1,4 +1,8 @@
 /** The restore block's sections (titles, order, drop plan), the extra sections it takes, what it returns. */
+import { tryParseHandle } from "../artifacts/handle.js";
+import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
+import type { ArtifactRef } from "../checkpoint/schema.js";
+import { LINES_RE } from "../checkpoint/schema.js";
 import type { Layout } from "./section-model.js";
 
 export interface RestoreExtraSection {
@@ -38,34 +42,37 @@ export interface SectionSpec {
   /** separator of inline entries */
   sep?: string;
   whole?: true;
+  /** its entries go from the tail (its first entries matter most) */
+  tail?: true;
 }
 
 const SPEC = {
   last_report: { title: "Agent's last report: ", layout: "inline", omittedLabel: "last report", whole: true },
   goal: { title: "Goal (first request): ", layout: "inline", omittedLabel: "goal", whole: true },
-  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests" },
+  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests", tail: true },
   // each entry a block of lines, title included
   extras: { title: "", layout: "list", omittedLabel: "extra sections", whole: true },
-  files_changed: { title: "", layout: "fold", omittedLabel: "changed files" },
-  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes" },
-  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands" },
+  files_changed: { title: "", layout: "fold", omittedLabel: "changed files", tail: true },
+  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes", tail: true },
+  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands", tail: true },
   open_failures: {
     title: "Open failures (unresolved at this point; do not retry blindly):",
     layout: "list",
     omittedLabel: "open failures",
   },
-  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions" },
+  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions", tail: true },
   thread_summary: { title: "Thread: ", layout: "inline", omittedLabel: "thread summary", whole: true },
   key_exchanges: { title: "Key exchanges:", layout: "list", omittedLabel: "exchanges" },
   files_modified: { title: "Files modified: ", layout: "inline", omittedLabel: "modified files" },
   files_read: { title: "Files read: ", layout: "inline", omittedLabel: "read files" },
   tools_used: { title: "Tools used: ", layout: "inline", omittedLabel: "tools" },
   errors: { title: "Tool failures (do not retry blindly):", layout: "list", omittedLabel: "tool failures" },
-  open_items: { title: "Open items:", layout: "list", omittedLabel: "open items" },
+  open_items: { title: "Open items:", layout: "list", omittedLabel: "open items", tail: true },
   learnings: {
     title: "Learnings (consider storing to long-term memory via memory_store):",
     layout: "list",
     omittedLabel: "learnings",
+    tail: true,
   },
 } satisfies Record<string, SectionSpec>;
 
@@ -119,13 +126,28 @@ export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: n
 /** The soft budget: the block's typical size (600-750 tokens at the default cap of 800). */
 export const SOFT_SHARE = 0.93;
 
-/** Sections whose LAST entries go first (their first entries matter most). */
-export const DROP_FROM_END: ReadonlySet<RestoreSection> = new Set([
-  "learnings",
-  "open_items",
-  "requests",
-  "files_changed",
-  "changes",
-  "commands",
-  "decisions",
-]);
+/** Artifacts the "Stored outputs" extra section shows at most (those a checkpoint points at, newest first). */
+const RESTORE_MAX_LINES = 3;
+
+export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;
+/** The section's id in RenderedRestore.omittedExtras. */
+export const ARTIFACTS_SECTION_ID = "artifacts";
+
+/** The stored outputs as an extra section: the renderer quotes each entry and re-checks its handle. */
+export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined): RestoreExtraSection | null {
+  const shown = (refs ?? []).filter((r) => tryParseHandle(r.handle) !== null).slice(0, RESTORE_MAX_LINES);
+  if (shown.length === 0) return null;
+  return {
+    id: ARTIFACTS_SECTION_ID,
+    title: ARTIFACTS_EXTRA_TITLE,
+    // a partial read names its lines: two reads of one file are told apart
+    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)}${r.lines && LINES_RE.test(r.lines) ? ` lines ${r.lines}` : ""} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
+    handles: shown.map((r) => r.handle),
+  };
+}
+
+/** A long target keeps its end (the file name, the last words of a command), not its start. */
+function tailOf(target: string, max: number): string {
+  const chars = [...target];
+  return chars.length <= max ? target : `…${chars.slice(chars.length - (max - 1)).join("")}`;
+}

@@ -8,8 +8,7 @@ import { type ContextManagerConfig, resolveContextManagerConfig } from "../confi
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { SessionApi } from "../engine/session-api.js";
 import { warnSafely } from "../../infra/log-once.js";
-import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
-import { defaultStateDir } from "../../infra/state-dir.js";
+import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { processServices } from "../../infra/process-services.js";
 import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
 import type { ContextManagerRuntimeValue } from "../engine/runtime.js";

@@ -6,7 +6,7 @@
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
-import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
+import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
 import { registerContextCommand } from "./context-manager-command.js";
@@ -16,7 +16,6 @@ import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool } from "../archive/search-tool.js";
-import { defaultStateDir } from "../../infra/state-dir.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piModelOf, piRequestHost, safeUsage } from "./context-manager-request-host.js";
 import { applyRunTools } from "./context-manager-tools.js";

@@ -2,9 +2,8 @@
  * What `/context` shows: the share of a request's prompt the provider would read from cache after
  * the request before, under the rules it was prepared for, and why when it reused less than was left.
  */
-import { AnthropicBreakpointCache } from "./anthropic-breakpoints.js";
-import { OpenAIPrefixCache } from "./prefix-cache.js";
-import { BLOCK_TAGS, type BlockTag, type CostBlock, type CostRequest, type RequestBill } from "./request.js";
+import { AnthropicBreakpointCache, OpenAIPrefixCache } from "./prefix-cache.js";
+import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./request.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
 export type ReuseRules = "anthropic" | "openai";
@@ -50,8 +49,6 @@ export function formatReuse(e: ReuseEstimate): string {
 
 /** Why a request reused less than the previous one left cached: expiry, a change (its block's tag), lookback. */
 export type BreakCause = BlockTag | "ttl" | "lookback" | "other";
-
-export const BREAK_CAUSES: readonly BreakCause[] = [...BLOCK_TAGS, "ttl", "lookback", "other"];
 
 export function breakCause(bill: RequestBill, previous: readonly CostBlock[], current: readonly CostBlock[]): BreakCause | null {
   if (bill.previousCached <= 0 || bill.read >= bill.previousCached) return null;

@@ -4,11 +4,11 @@
  * message key, and reused while the arguments keep their shape (argument-chars.ts argsShape).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { estimateTokens } from "@mariozechner/pi-coding-agent";
+import { messageTokens } from "../gauge/context-gauge.js";
 import { argsShape, strictCallChars } from "../messages/argument-chars.js";
 import { grown } from "../archive/arrays.js";
 
-type Block = { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
+type Block = { type?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
 /** Heap per remembered message (its key's entry and the numbers). */
 export const BYTES_PER_MEMO = 120;
@@ -41,43 +41,23 @@ export class TokenMemo {
   }
 
   /** Measures a message's tool calls now (off the request path) so a later decision reuses them. */
-  remember(key: string, m: AgentMessage): void {
+  remember(key: string, m: AgentMessage): Calls | undefined {
     const content = (m as { content?: unknown }).content;
-    if (m?.role !== "assistant" || !Array.isArray(content)) return;
+    if (m?.role !== "assistant" || !Array.isArray(content)) return undefined;
     const shape = callsShape(content as Block[]);
-    if (Number.isNaN(shape)) return;
     const known = this.byKey.get(key);
-    if (known?.shape === shape) return;
-    const chars = callChars(content as Block[]);
-    if (chars !== null) this.byKey.set(key, { shape, chars });
+    if (known?.shape === shape) return known;
+    this.byKey.delete(key);
+    const chars = Number.isNaN(shape) ? null : callChars(content as Block[]);
+    if (chars === null) return undefined;
+    const calls = { shape, chars };
+    this.byKey.set(key, calls);
+    return calls;
   }
 
   /** estimateTokens(m), the tool calls' JSON length reused while their shape holds. */
   tokensOf(key: string, m: AgentMessage): number {
-    const content = (m as { content?: unknown }).content;
-    if (m?.role !== "assistant" || !Array.isArray(content)) return estimateTokens(m);
-    const known = this.byKey.get(key);
-    if (!known) {
-      this.remember(key, m);
-      if (!this.byKey.has(key)) return estimateTokens(m);
-      return this.tokensOf(key, m);
-    }
-    const shape = callsShape(content as Block[]);
-    if (shape !== known.shape) {
-      this.byKey.delete(key);
-      return this.tokensOf(key, m);
-    }
-    let chars = known.chars;
-    for (const b of content as Block[]) {
-      if (b?.type === "text") {
-        if (typeof b.text !== "string") return estimateTokens(m);
-        chars += b.text.length;
-      } else if (b?.type === "thinking") {
-        if (typeof b.thinking !== "string") return estimateTokens(m);
-        chars += b.thinking.length;
-      }
-    }
-    return Math.ceil(chars / 4);
+    return messageTokens(m, this.remember(key, m)?.chars);
   }
 
   forget(keys: Iterable<string>): void {

@@ -3,9 +3,9 @@
  * "anthropic-openclaw" are the documented breakpoint rules with each host's placement
  * (placement.ts); "-1h" the same with 1-hour entries (pi-ai: `cacheRetention: "long"`).
  */
-import { AnthropicBreakpointCache } from "../../agents/prompt-cost/anthropic-breakpoints.js";
 import { type HostPlacement } from "./placement.js";
 import {
+  AnthropicBreakpointCache,
   ANTHROPIC_MIN_CACHEABLE_TOKENS,
   OpenAIPrefixCache,
   PrefixCache,

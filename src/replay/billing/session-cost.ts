@@ -2,9 +2,9 @@
  * One session billed under one caching model: every chat request in order, the host's
  * summarizer calls (a prompt of their own, billed as plain input), totals and breaks by cause.
  */
-import { type BreakCause, BREAK_CAUSES, breakCause } from "../../agents/prompt-cost/reuse.js";
+import { type BreakCause, breakCause } from "../../agents/prompt-cost/reuse.js";
 import type { Prices } from "./prices.js";
-import type { CostRequest, RequestBill } from "../../agents/prompt-cost/request.js";
+import { BLOCK_TAGS, type CostRequest, type RequestBill } from "../../agents/prompt-cost/request.js";
 import type { PreviousRequest } from "../../agents/prompt-cost/prefix-cache.js";
 
 /** A summarizer call (the host's LLM compaction): a prompt of its own, billed uncached. */
@@ -42,6 +42,7 @@ export interface CostTotals {
 
 export type WriteRate = "5m" | "1h";
 
+const BREAK_CAUSES: readonly BreakCause[] = [...BLOCK_TAGS, "ttl", "lookback", "other"];
 const zeroes = (): Record<BreakCause, number> => Object.fromEntries(BREAK_CAUSES.map((c) => [c, 0])) as Record<BreakCause, number>;
 
 export class SessionCost {
