@@ -1,8 +1,7 @@
 /** The restore block's sections (titles, order, drop plan), the extra sections it takes, what it returns. */
 import { tryParseHandle } from "../artifacts/handle.js";
 import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
-import type { ArtifactRef } from "../checkpoint/schema.js";
-import { LINES_RE } from "../checkpoint/schema.js";
+import { type ArtifactRef, LINES_RE } from "../checkpoint/schema.js";
 import type { Layout } from "./section-model.js";
 
 export interface RestoreExtraSection {
