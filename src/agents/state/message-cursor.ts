@@ -7,13 +7,13 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { isInjectedMessage } from "../messages/read.js";
 import { asText } from "../text/gist.js";
-import { type Fields, asNumber, asStringArray, asStringOrNull } from "./state-files.js";
+import { type Fields, asNumber, asStringArray, asStringOrNull, orNull } from "./state-files.js";
 
 export const CURSOR_DATA = {
   // index of the last seen (non-injected) message in the last array, -1 before any
   lastIndex: asNumber,
   lastId: asStringOrNull,
-  lastTs: (v: unknown, f: string) => (v === null || v === undefined ? null : asNumber(v, f)),
+  lastTs: orNull(asNumber),
   // identities of the seen messages that share lastTs (same-millisecond siblings)
   idsAtLastTs: asStringArray,
   // total messages processed so far

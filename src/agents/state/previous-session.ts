@@ -6,8 +6,7 @@
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { errorCode } from "../../infra/fs-ops.js";
-import { makeDirs } from "../../infra/make-dirs.js";
-import { STATE_FILE_NAMES, fileStamp, freePath, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, moveAside, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
 
@@ -81,7 +80,7 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
     if (loaded.kind !== "ok") {
       if (loaded.kind === "stale") {
         invalid.push(`${entry} (${loaded.reason})`);
-        await moveToStale(fs, dir, entry);
+        await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());
       }
       continue;
     }
@@ -103,14 +102,5 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
 /** After the bundle is durable: the held copies go (a failed unlink is retried by the next load). */
 export async function releaseHeld(fs: FsOps, session: HeldSession): Promise<void> {
   for (const p of session.paths) await fs.unlink(p).catch(() => undefined);
-}
-
-async function moveToStale(fs: FsOps, dir: string, entry: string): Promise<void> {
-  try {
-    await makeDirs(path.join(dir, "stale"), 0o700, fs);
-    await fs.rename(path.join(dir, entry), path.join(dir, "stale", entry));
-  } catch {
-    // left in place; reported again on the next load
-  }
 }
 

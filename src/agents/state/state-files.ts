@@ -147,16 +147,17 @@ export function fileStamp(d: Date): string {
 }
 
 /** Moves `<dir>/<name>.json` to `<dir>/stale/<name>.<ts>.json`, keeping STALE_KEEP_PER_NAME copies; false on failure. */
-export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now: Date): Promise<boolean> {
+export async function moveAside(fs: FsOps, dir: string, name: string, now: Date): Promise<boolean> {
   const staleDir = path.join(dir, "stale");
+  const file = path.join(dir, `${name}.json`);
   try {
     await makeDirs(staleDir, 0o700, fs);
     const dest = await freePath(fs, (n) => path.join(staleDir, `${name}.${fileStamp(now)}${n}.json`));
-    await fs.rename(stateFilePath(dir, name), dest);
+    await fs.rename(file, dest);
   } catch {
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
     try {
-      await fs.unlink(stateFilePath(dir, name));
+      await fs.unlink(file);
     } catch {
       return false;
     }
@@ -182,7 +183,7 @@ export async function exists(fs: FsOps, p: string): Promise<boolean> {
   }
 }
 
-async function pruneStale(fs: FsOps, staleDir: string, name: StateFileName): Promise<void> {
+async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<void> {
   try {
     const prefix = `${name}.`;
     // fixed-width stamps: lexical order is chronological
@@ -200,34 +201,26 @@ async function pruneStale(fs: FsOps, staleDir: string, name: StateFileName): Pro
 /** A validator of one field. */
 export type Check<T> = (v: unknown, field: string) => T;
 
-export function asObject(v: unknown, field: string): Record<string, unknown> {
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new StateDataError(`${field}: expected an object`);
-  return v as Record<string, unknown>;
-}
+const expect =
+  <T>(what: string, ok: (v: unknown) => boolean): Check<T> =>
+  (v, field) => {
+    if (!ok(v)) throw new StateDataError(`${field}: expected ${what}`);
+    return v as T;
+  };
 
-export function asString(v: unknown, field: string): string {
-  if (typeof v !== "string") throw new StateDataError(`${field}: expected a string`);
-  return v;
-}
+export const asObject = expect<Record<string, unknown>>("an object", (v) => !!v && typeof v === "object" && !Array.isArray(v));
+export const asString = expect<string>("a string", (v) => typeof v === "string");
+export const asNumber = expect<number>("a number", (v) => typeof v === "number" && Number.isFinite(v));
+export const asBoolean = expect<boolean>("a boolean", (v) => typeof v === "boolean");
+export const asArray = expect<unknown[]>("an array", Array.isArray);
 
-export function asStringOrNull(v: unknown, field: string): string | null {
-  return v === null || v === undefined ? null : asString(v, field);
-}
+/** `check`, with null and undefined read as null. */
+export const orNull =
+  <T>(check: Check<T>): Check<T | null> =>
+  (v, f) =>
+    v === null || v === undefined ? null : check(v, f);
 
-export function asNumber(v: unknown, field: string): number {
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new StateDataError(`${field}: expected a number`);
-  return v;
-}
-
-export function asBoolean(v: unknown, field: string): boolean {
-  if (typeof v !== "boolean") throw new StateDataError(`${field}: expected a boolean`);
-  return v;
-}
-
-export function asArray(v: unknown, field: string): unknown[] {
-  if (!Array.isArray(v)) throw new StateDataError(`${field}: expected an array`);
-  return v;
-}
+export const asStringOrNull = orNull(asString);
 
 /** A list whose items `check` reads, named `field[i]`. */
 export function asList<T>(v: unknown, field: string, check: Check<T>): T[] {
@@ -270,12 +263,6 @@ export const record =
   <S extends Shape>(shape: S): Check<Fields<S>> =>
   (v, f) =>
     asFields(v, f, shape);
-
-/** `check`, with null and undefined read as null. */
-export const orNull =
-  <T>(check: Check<T>): Check<T | null> =>
-  (v, f) =>
-    v === null || v === undefined ? null : check(v, f);
 
 export const isTrue = (v: unknown): boolean => v === true;
 

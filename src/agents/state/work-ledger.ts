@@ -7,7 +7,7 @@
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { TurnLog } from "./turn-log.js";
-import { asArray, asBoolean, asNumber, asObject, asRecords, asString, asStringArray } from "./state-files.js";
+import { asArray, asBoolean, asNumber, asObject, asRecords, asString, asStringArray, orNull } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
 export interface WorkLedgerCaps {
@@ -258,7 +258,7 @@ const COMMAND_DATA = {
   runs: asNumber,
   failures: asNumber,
   ok: asBoolean,
-  exit: (v: unknown, f: string) => (v === null ? null : asNumber(v, f)),
+  exit: orNull(asNumber),
   when: asString,
 };
 const FAILURE_DATA = { ...TOOL_FAILURE_DATA, family: asString, seq: asNumber };
