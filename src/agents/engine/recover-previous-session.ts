@@ -8,7 +8,7 @@ import { CheckpointWriter } from "../checkpoint/writer.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
-import { type ContextStateSnapshot } from "../state/state-snapshot.js";
+import { type ContextStateSnapshot } from "../state/captured-state.js";
 import { consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";

@@ -21,10 +21,9 @@ import { itemKey } from "./message-rules.js";
 import { normalizeToolPath } from "./tool-result-capture.js";
 import { safeGist } from "../text/safe-gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
-import type { ContextStateSnapshot } from "./state-snapshot.js";
 import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
-import { type CaptureCaps, errorKey } from "./captured-state.js";
+import { type CaptureCaps, type ContextStateSnapshot, errorKey } from "./captured-state.js";
 
 export interface CompactionFileOps {
   read: Iterable<string>;

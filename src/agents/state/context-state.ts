@@ -17,9 +17,7 @@ import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js
 import { CaptureTarget } from "./capture-target.js";
 import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
 import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
-import type { CaptureCaps } from "./captured-state.js";
-import { snapshotOf, type ContextStateSnapshot } from "./state-snapshot.js";
-import { applyStateFile, stateFileData } from "./captured-state.js";
+import { type CaptureCaps, type ContextStateSnapshot, applyStateFile, snapshotOf, stateFileData } from "./captured-state.js";
 import type { NoteKind } from "./note-tool.js";
 
 export interface ContextStateOptions extends MessageCaptureOptions {

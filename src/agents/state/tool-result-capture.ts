@@ -120,7 +120,7 @@ export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd
   // read once: a failure's error line and the command's outcome come from the same head and tail
   const output = ev.isError || family ? contentHeadTail(ev.content) : "";
   const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
-  t.touchTool(cap.tool);
+  if (t.acc.resources.touchTool(cap.tool)) t.mark("resources");
   const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
   let workChanged = false;
   if (cap.failure && !emptySearch) {
@@ -144,7 +144,7 @@ export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd
     }
   }
   if (cap.file) {
-    t.touchFile(cap.file.path, cap.file.access);
+    if (t.acc.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
     if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
       const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), cap.file.path));
       onFileChanged(t, cap.file.path, cap.tool, ev.input, now, names);
