@@ -82,7 +82,8 @@ class ResourceLists {
   private readonly lists: { readonly [K in keyof Resources]: LruMap<string, true> };
 
   constructor(maxFiles: number, maxTools: number) {
-    this.lists = { files_read: new LruMap(maxFiles), files_modified: new LruMap(maxFiles), tools_used: new LruMap(maxTools) };
+    const files = (): LruMap<string, true> => new LruMap(maxFiles);
+    this.lists = { files_read: files(), files_modified: files(), tools_used: new LruMap(maxTools) };
   }
 
   touchTool(tool: string): boolean {

@@ -161,13 +161,14 @@ export class MessageCapture {
       for (const item of tasks.done) this.target.closeItem(`task\u0000${itemKey(item)}`);
     }
     for (const call of calls) {
-      if (!t.host_turn && isTaskTool(call.name)) {
+      // summaries taken at the pass's end, for the calls still last or pending (settleCall)
+      t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
+      if (t.host_turn) continue;
+      if (isTaskTool(call.name)) {
         this.target.acc.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
         this.target.mark("work");
       }
-      // summaries taken at the pass's end, for the calls still last or pending (settleCall)
-      if (!t.host_turn) t.last_tool_call = this.target.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
-      t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
+      t.last_tool_call = this.target.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
     }
     t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
     if (t.host_turn) return this.target.mark("thread");

@@ -6,7 +6,8 @@
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { errorCode } from "../../infra/fs-ops.js";
-import { STATE_FILE_NAMES, fileStamp, freePath, moveAside, readStateFileAt, stateFilePath, type StateFileName } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, moveAside, readStateFileAt, stateFilePath } from "./state-files.js";
+import type { StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
 

@@ -43,11 +43,6 @@ export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
 }
 
-/** Reasons that are the normal life of a key (a new session, state already checkpointed), not damage. */
-export function isExpectedStaleReason(reason: string): boolean {
-  return reason.startsWith("another session (") || reason === "older than the latest checkpoint";
-}
-
 /** Reads one state file and decides whether it may be merged. Never throws. */
 export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
   return judgeStateFile(await readStateEnvelope(fs, file), exp);
@@ -56,7 +51,6 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
 /** One state file as read, not yet judged: the previous-session check and the load judge one read. */
 export type StateFileRead = { kind: "missing" } | { kind: "stale"; reason: string } | { kind: "envelope"; env: Partial<StateEnvelope<unknown>> };
 
-/** The read half of readStateFileAt. */
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
   let text: string;
   try {
@@ -76,7 +70,7 @@ export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateF
   return { kind: "envelope", env: parsed as Partial<StateEnvelope<unknown>> };
 }
 
-/** The judging half of readStateFileAt: may this read be merged under `exp`. */
+/** May this read be merged under `exp`. */
 export function judgeStateFile(read: StateFileRead, exp: LoadExpectations): LoadedFile {
   if (read.kind !== "envelope") return read;
   const env = read.env;
@@ -123,10 +117,9 @@ async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text:
 }
 
 /**
- * State files written side by side, each atomically, its text made when its write starts (one
- * file's text per stretch of the event loop); returns the failed names with their error.
- * `durable` (default true): each file and then the directory fsync'd; false (a turn's flush):
- * no fsyncs, as spec §7.3 keeps state "best effort", and a torn file is moved aside on load.
+ * State files written side by side (the flush costs the slowest), each atomically, its text made when
+ * its write starts; returns the failed ones. `durable` false (a turn's flush): no fsyncs, as spec §7.3
+ * keeps state "best effort" and a torn file is moved aside on load.
  */
 export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>, opts: { durable?: boolean } = {}): Promise<Array<{ name: StateFileName; error: unknown }>> {
   const durable = opts.durable ?? true;
@@ -208,7 +201,8 @@ const expect =
     return v as T;
   };
 
-export const asObject = expect<Record<string, unknown>>("an object", (v) => !!v && typeof v === "object" && !Array.isArray(v));
+const isObject = (v: unknown): boolean => !!v && typeof v === "object" && !Array.isArray(v);
+export const asObject = expect<Record<string, unknown>>("an object", isObject);
 export const asString = expect<string>("a string", (v) => typeof v === "string");
 export const asNumber = expect<number>("a number", (v) => typeof v === "number" && Number.isFinite(v));
 export const asBoolean = expect<boolean>("a boolean", (v) => typeof v === "boolean");

@@ -6,7 +6,8 @@
 import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
-import { asBoolean, asFields, asList, asNumber, asObject, asRecords, asString, asStringArray, orNull } from "./state-files.js";
+import { asBoolean, asFields, asList, asNumber, asObject } from "./state-files.js";
+import { asRecords, asString, asStringArray, orNull } from "./state-files.js";
 
 export const MAX_TURNS = 40;
 export const MAX_TASKS = 20;
