@@ -1,19 +1,9 @@
 /**
- * A checkpoint draft from the captured state (spec §11), pure. Cumulative within a session
- * although state resets after each write: the previous checkpoint of the SAME session id is
- * carried forward with the delta merged in; compaction fileOps are the compacted span's file lists.
+ * A checkpoint draft from the captured state (spec §11), pure. State resets after each write, so
+ * the previous checkpoint of the SAME session id is carried forward with the delta merged in.
  */
-import type {
-  Checkpoint,
-  CheckpointDraft,
-  CheckpointTrigger,
-  Decision,
-  KeyExchange,
-  LastToolCall,
-  SessionIdentity,
-  WorkLedger,
-  WorkspaceSnapshot,
-} from "../checkpoint/schema.js";
+import type { Checkpoint, CheckpointDraft, CheckpointTrigger, Decision, KeyExchange } from "../checkpoint/schema.js";
+import type { LastToolCall, SessionIdentity, WorkLedger, WorkspaceSnapshot } from "../checkpoint/schema.js";
 import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
 import { GIST } from "./capture-sizes.js";
@@ -25,17 +15,6 @@ import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
 import { type CaptureCaps, type ContextStateSnapshot, errorKey } from "./captured-state.js";
 
-export interface CompactionFileOps {
-  read: Iterable<string>;
-  written: Iterable<string>;
-  edited: Iterable<string>;
-}
-
-export interface SplitTurnInfo {
-  isSplitTurn: boolean;
-  lastToolCall: LastToolCall | null;
-}
-
 export interface BuildCheckpointParams {
   state: ContextStateSnapshot;
   /** latest checkpoint of this key; carried forward only when it has the same session id */
@@ -44,8 +23,9 @@ export interface BuildCheckpointParams {
   reading: GaugeReading;
   identity: SessionIdentity;
   compactionCount: number;
-  fileOps?: CompactionFileOps;
-  splitTurn?: SplitTurnInfo;
+  /** the compacted span's file lists */
+  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+  splitTurn?: { isSplitTurn: boolean; lastToolCall: LastToolCall | null };
   config: CaptureCaps;
   now?: Date;
   /** to make fileOps paths relative like the captured ones; without it they are only redacted */
@@ -74,11 +54,8 @@ function mergeNewest<T>(lists: Iterable<T>[], cap: number, keyOf = (t: T): strin
 }
 
 function sameSession(previous: Checkpoint | null, identity: SessionIdentity): previous is Checkpoint {
-  return (
-    previous !== null &&
-    previous.meta.session_key === identity.sessionKey &&
-    (previous.meta.session_id ?? null) === (identity.sessionId ?? null)
-  );
+  const meta = previous?.meta;
+  return meta?.session_key === identity.sessionKey && (meta.session_id ?? null) === (identity.sessionId ?? null);
 }
 
 export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft {
