@@ -1,8 +1,7 @@
 /**
- * Cross-process lock of one key's previous-session bundling (two processes starting sessions on
- * one key wrote the dead session's bundle twice): `<state dir>/bundle.lock` holds `{pid, host, at}`.
- * A live holder is waited for, then bundling is skipped (the files stay held: nothing is lost);
- * a stale one is taken; without a lock file (read-only disk) a duplicate is possible, a loss is not.
+ * Cross-process lock of one key's previous-session bundling, `<state dir>/bundle.lock` = `{pid, host, at}`:
+ * a live holder is waited for, then bundling skipped (the files stay held); a stale one is taken;
+ * without a lock file (read-only disk) a duplicate bundle is possible, a loss is not.
  */
 import { hostname } from "node:os";
 import path from "node:path";
@@ -10,7 +9,7 @@ import { readTextCapped } from "../../infra/capped-read.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 
 export const BUNDLE_LOCK_FILE = "bundle.lock";
-/** a lock this old is stale whoever holds it (a bundle takes milliseconds; a hung process must not block a key forever) */
+/** a lock this old is stale whoever holds it (a bundle takes ms; a hung process must not block a key) */
 export const LOCK_STALE_MS = 30_000;
 /** how long a session start waits for another process's bundling */
 export const LOCK_WAIT_MS = 3_000;
@@ -22,12 +21,10 @@ interface LockBody {
   at: number;
 }
 
-export type BundleLock =
-  /** `waited`: another process held it first (it may have bundled meanwhile) */
+/** held (`waited`: another process may have bundled meanwhile); busy past LOCK_WAIT_MS; unlocked: no lock file */
+type BundleLock =
   | { kind: "held"; waited: boolean; release(): Promise<void> }
-  /** another live process is bundling this key and did not finish within LOCK_WAIT_MS */
   | { kind: "busy"; holder: string }
-  /** the lock file could not be created (read-only or full disk): go on without it */
   | { kind: "unlocked"; reason: string };
 
 export interface LockOptions {

@@ -3,7 +3,7 @@ import type { LastToolCall } from "../checkpoint/schema.js";
 import type { OnceLogger } from "../../infra/log-once.js";
 import { changeGist } from "../messages/tool-outcome.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST } from "./capture-sizes.js";
+import { GIST } from "./message-rules.js";
 import { type CaptureCaps, CapturedState } from "./captured-state.js";
 import { endsWithQuestion, lastNonBlankLine, proposalGist, summarizeToolCall } from "./message-rules.js";
 import { backtickNames } from "./turn-log.js";

@@ -9,7 +9,7 @@ import { messageTokens } from "../gauge/context-gauge.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
 import { asText, codePointLength, gist } from "../text/gist.js";
-import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./capture-sizes.js";
+import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./message-rules.js";
 import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
 import { captureToolResult, contentHeadTail, type ToolResultEventLike } from "./tool-result-capture.js";
 import { type CaptureTarget, settleCall, settleDeferred, settleProposal } from "./capture-target.js";

@@ -1,7 +1,6 @@
 /**
- * The capture cursor (persisted in thread.json): which messages of pi's cloned, sometimes
- * compacted array were processed, so a `context` event costs O(new messages). It keeps the last
- * seen message's index, identity and timestamp and its same-millisecond siblings.
+ * The capture cursor (in thread.json): which messages of pi's cloned, sometimes compacted array were
+ * processed, so a `context` event costs O(new messages).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
@@ -56,10 +55,7 @@ export function messageIdentity(m: AgentMessage): string {
   }
 }
 
-/**
- * Index of the first message (of the first `end`) not seen yet. Without a cursor (state lost),
- * `coveredUntil`, the session's latest checkpoint time, bounds the work to the messages since.
- */
+/** The first message not seen yet; without a cursor (state lost), the first after `coveredUntil` (checkpoint time). */
 export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null, end = messages.length): number {
   if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil, end);
   // fast path: the array only grew

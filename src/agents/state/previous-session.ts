@@ -1,7 +1,6 @@
 /**
- * State files of a previous session that ended without checkpointing them (spec §7.3, §12) are
- * HELD, renamed in place to `previous.<stamp>.<name>.json` so this session's writes cannot
- * replace them, until a checkpoint bundles them (recover-previous-session.ts).
+ * A previous session's uncheckpointed state files (spec §7.3, §12) are HELD, renamed to
+ * `previous.<stamp>.<name>.json` so this session's writes cannot replace them, until bundled.
  */
 import path from "node:path";
 import type { FsOps } from "../../infra/fs-ops.js";

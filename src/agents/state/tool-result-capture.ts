@@ -14,7 +14,7 @@ import { removedPaths } from "../messages/shell-removals.js";
 import { changedText, declaredNames } from "./declared-names.js";
 import { type CaptureTarget, gistedNames } from "./capture-target.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST } from "./capture-sizes.js";
+import { GIST } from "./message-rules.js";
 
 export interface ToolResultEventLike {
   toolName: string;

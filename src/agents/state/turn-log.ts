@@ -1,7 +1,6 @@
 /**
- * The turn log and the task log (issue 25), inside the work ledger's state file: each request
- * with the agent's own last text of its turn (the first turn and the newest `maxTurns`), and the
- * sub-agent / task tool calls. Strings arrive redacted and gisted; O(1) per event.
+ * The turn log (each request with the agent's last text of its turn: the first and the newest
+ * MAX_TURNS) and the sub-agent / task calls, in work.json. Strings arrive redacted and gisted.
  */
 import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
@@ -34,7 +33,7 @@ export class TurnLog {
     if (this.recent.length > MAX_TURNS) this.recent.shift();
   }
 
-  /** The turn the agent's text belongs to now (the latest request's), or null before any request. */
+  /** The latest request's turn, or null before any request. */
   currentTurn(): object | null {
     return this.recent.at(-1) ?? this.first;
   }
@@ -44,7 +43,7 @@ export class TurnLog {
     return turn === this.first || this.recent.includes(turn as TurnEntry);
   }
 
-  /** The agent wrote text in the current turn (or in `turn`): the latest text of a turn stands for it. */
+  /** The agent's text in `turn`: the latest text of a turn stands for it. */
   onText(outcome: string, names: readonly string[], turn: object | null = this.currentTurn()): void {
     const cur = turn as TurnEntry | null;
     if (!cur || !outcome) return;
