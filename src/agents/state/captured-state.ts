@@ -12,6 +12,8 @@ import { StateDataError, asObject, asRecords, asString, asStringArray, type Stat
 import { emptyThread, parseThreadData, type Exchange, type Thread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
+type Data = Record<string, unknown>;
+
 export type CaptureCaps = Pick<
   ContextManagerConfig,
   "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
@@ -110,8 +112,9 @@ class ResourceLists {
   }
 
   /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
-  applyData(d: Record<string, unknown>): void {
-    for (const [k, list] of Object.entries(this.lists)) for (const p of asStringArray(d[k], k)) list.touch(p, true);
+  applyData(d: Data): void {
+    const read = Object.entries(this.lists).map(([k, list]) => [list, asStringArray(d[k], k)] as const);
+    for (const [list, items] of read) for (const p of items) list.touch(p, true);
   }
 }
 
@@ -180,33 +183,24 @@ class OpenItems {
     this.closed.clear();
   }
 
-  clear(): void {
-    this.open.clear();
-    this.closed.clear();
-  }
-
   toData(): unknown {
     return { open: this.open.entries().map(([key, text]) => ({ key, text })), closed: this.closed.values() };
   }
 
   /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
-  applyData(d: Record<string, unknown>): void {
+  applyData(d: Data): void {
     const open = asRecords(d.open, "open", { key: asString, text: asString });
+    const closed = asStringArray(d.closed, "closed");
     for (const { key, text } of open) this.open.touch(key, text);
-    for (const text of asStringArray(d.closed, "closed")) this.closed.touch(itemKey(text), text);
+    for (const text of closed) this.closed.touch(itemKey(text), text);
   }
 }
 
-interface StateFileCodec {
-  data(s: CapturedState): unknown;
-  clear(s: CapturedState): void;
-  apply(s: CapturedState, d: Record<string, unknown>): void;
-}
-
-const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
+/** Per state file its data and back; an apply parses everything before it adds: never half-merged. */
+type Codec = { data(s: CapturedState): unknown; apply(s: CapturedState, d: Data): void };
+const CODEC: { readonly [N in StateFileName]: Codec } = {
   decisions: {
     data: (s) => ({ items: s.decisions.values() }),
-    clear: (s) => s.decisions.clear(),
     apply: (s, d) => {
       const items = asRecords(d.items, "items", { what: asString, when: asString });
       for (const { what, when } of items) s.addDecision(what, when);
@@ -214,36 +208,22 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
   },
   thread: {
     data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
-    clear: (s) => {
-      s.errors.clear();
-      s.thread = emptyThread();
-    },
     apply: (s, d) => {
       const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
       s.thread = thread;
       for (const e of errors) s.addError(e);
     },
   },
-  resources: {
-    data: (s) => s.resources.snapshot(),
-    clear: (s) => s.resources.clear(),
-    apply: (s, d) => s.resources.applyData(d),
-  },
-  open_items: {
-    data: (s) => s.items.toData(),
-    clear: (s) => s.items.clear(),
-    apply: (s, d) => s.items.applyData(d),
-  },
+  resources: { data: (s) => s.resources.snapshot(), apply: (s, d) => s.resources.applyData(d) },
+  open_items: { data: (s) => s.items.toData(), apply: (s, d) => s.items.applyData(d) },
   learnings: {
     data: (s) => ({ items: s.learnings.values() }),
-    clear: (s) => s.learnings.clear(),
     apply: (s, d) => {
       for (const text of asStringArray(d.items, "items")) s.addLearning(text);
     },
   },
   work: {
     data: (s) => s.work.toData(),
-    clear: (s) => (s.work = new WorkLedger(workCaps(s.caps))),
     apply: (s, d) => {
       s.work = WorkLedger.fromData(d, workCaps(s.caps));
     },
@@ -255,13 +235,12 @@ export function stateFileData(s: CapturedState, name: StateFileName): unknown {
   return CODEC[name].data(s);
 }
 
-/** Applies one file's data; on a bad shape clears it and returns `invalid data: <field>: ...`. */
+/** Applies one file's data; on a bad shape adds nothing and returns `invalid data: <field>: ...`. */
 export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
   try {
     CODEC[name].apply(s, asObject(raw, "data"));
     return null;
   } catch (err) {
-    CODEC[name].clear(s);
     return `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;
   }
 }
