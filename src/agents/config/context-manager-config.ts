@@ -1,7 +1,4 @@
-/**
- * Configuration of the context manager (OpenClaw: `agents.defaults.contextManager`): every key
- * has a default; a partial object is validated, a `ContextManagerConfigError` names a bad key.
- */
+/** Configuration (OpenClaw: `agents.defaults.contextManager`): a partial object validated key by key. */
 
 /** A number key's default and the range a config may set (whole numbers unless `integer` is false). */
 const num = (value: number, min: number, max: number, integer = true) => ({ value, min, max, integer });
@@ -102,10 +99,7 @@ export class ContextManagerConfigError extends Error {
   }
 }
 
-/**
- * Keys no longer read (docs/configuration.md#retired-keys): a config that sets one still loads,
- * the key ignored, with one process warning per key.
- */
+/** Keys no longer read (docs/configuration.md#retired-keys): ignored with one process warning per key. */
 const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
   ["smartTrimMarker", "smart trim always marks where it trimmed"],
   ["smartTrimHeadroom", "smart trim always goes 60% below its limit"],

@@ -56,10 +56,7 @@ export class CapturedState {
     this.errors.touch(errorKey(f), f);
   }
 
-  /**
-   * After a checkpoint: clears the delta it now holds; the current situation stays (cursor, first
-   * and last user message, open items and pending calls, last-message facts, the work ledger).
-   */
+  /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
   clearCheckpointed(): void {
     this.decisions.clear();
     this.resources.clear();
@@ -118,10 +115,7 @@ class ResourceLists {
   }
 }
 
-/**
- * open_items.json: open items by key (`note`, `task`, `pending`, `interrupted` + id) and those
- * closed since the last checkpoint, which a carried-forward checkpoint drops; false: nothing changed.
- */
+/** open_items.json: open items by key, and those closed since the checkpoint (which it then drops). */
 const CLOSED_ITEMS_FACTOR = 4;
 
 class OpenItems {
@@ -246,9 +240,8 @@ export function applyStateFile(s: CapturedState, name: StateFileName, raw: unkno
 }
 
 /**
- * Everything the checkpoint builder needs, redacted and gisted. keyExchanges, errors, decisions,
- * resources, closedItems and learnings hold what came since the last checkpoint (oldest first);
- * the rest is the current situation, kept across it. Status and next_action derived, never stored.
+ * What the checkpoint builder reads: the lists hold what came since the last checkpoint (oldest
+ * first), the rest is the current situation; status and next_action derived, never stored.
  */
 export type ContextStateSnapshot = ReturnType<typeof snapshotOf>;
 

@@ -237,28 +237,21 @@ const LOOKBACK = 64;
 function toolResultEventOf(messages: readonly AgentMessage[], index: number): ToolResultEventLike {
   const m = messages[index] as ToolResultMessage;
   const id = typeof m.toolCallId === "string" ? m.toolCallId : undefined;
-  let input: unknown = undefined;
-  for (let i = index - 1; id !== undefined && i >= 0 && i >= index - LOOKBACK; i--) {
+  let call: ToolCallBlock | undefined;
+  for (let i = index - 1; id !== undefined && !call && i >= Math.max(0, index - LOOKBACK); i--) {
     const prev = messages[i];
-    if (prev?.role !== "assistant") continue;
-    const call = toolCallBlock(prev, id);
-    if (call) {
-      input = call.arguments;
-      break;
-    }
+    if (prev?.role === "assistant") call = toolCallBlock(prev, id);
   }
   const name = typeof m.toolName === "string" ? m.toolName : "";
-  return { toolName: name, toolCallId: id, input: input ?? {}, content: m.content, isError: m.isError === true };
+  return { toolName: name, toolCallId: id, input: call?.arguments ?? {}, content: m.content, isError: m.isError === true };
 }
 
 /** The message's tool call block with this id (toolCallsOf's reading of ids), without a list of every call. */
-function toolCallBlock(msg: AssistantMessage, id: string): { arguments?: unknown } | null {
+function toolCallBlock(msg: AssistantMessage, id: string): ToolCallBlock | undefined {
   const content: unknown = msg.content;
-  if (!Array.isArray(content)) return null;
-  for (const block of content as unknown[]) {
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; id?: unknown; arguments?: unknown };
-    if (b.type === "toolCall" && asText(b.id) === id) return b;
-  }
-  return null;
+  if (!Array.isArray(content)) return undefined;
+  for (const b of content as Array<ToolCallBlock | undefined>) if (b?.type === "toolCall" && asText(b.id) === id) return b;
+  return undefined;
 }
+
+type ToolCallBlock = { type?: unknown; id?: unknown; arguments?: unknown };

@@ -78,13 +78,8 @@ export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], covere
 
 /** The cursor after `messages` (its first `end`) were processed, or null when it does not move. */
 export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], processedNow = 0, end = messages.length): Cursor | null {
-  let lastIndex = -1;
-  for (let i = end - 1; i >= 0; i--) {
-    if (!isInjectedMessage(messages[i]!)) {
-      lastIndex = i;
-      break;
-    }
-  }
+  let lastIndex = end - 1;
+  while (lastIndex >= 0 && isInjectedMessage(messages[lastIndex]!)) lastIndex--;
   if (lastIndex < 0) return null;
   const last = messages[lastIndex]!;
   const lastId = messageIdentity(last);
