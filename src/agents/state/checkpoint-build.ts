@@ -63,19 +63,17 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
   const prev = sameSession(p.previous, identity) ? p.previous : null;
 
   // --- decisions: previous ids kept, new ones numbered after the highest
+  const prevDecisions = prev?.decisions ?? [];
   let nextId = 1;
-  for (const d of prev?.decisions ?? []) {
-    const n = /^d(\d+)$/.exec(d.id);
-    if (n) nextId = Math.max(nextId, Number(n[1]) + 1);
-  }
-  const prevWhat = new Set((prev?.decisions ?? []).map((d) => d.what));
+  for (const d of prevDecisions) nextId = Math.max(nextId, Number(/^d(\d+)$/.exec(d.id)?.[1] ?? 0) + 1);
+  const prevWhat = new Set(prevDecisions.map((d) => d.what));
   const fresh: Decision[] = [];
   for (const d of state.decisions) {
     if (prevWhat.has(d.what)) continue;
     prevWhat.add(d.what);
     fresh.push({ id: `d${nextId++}`, what: d.what, when: d.when });
   }
-  const decisions = keepNewest([...(prev?.decisions ?? []), ...fresh], config.maxDecisions);
+  const decisions = keepNewest([...prevDecisions, ...fresh], config.maxDecisions);
 
   // --- resources: written+edited -> modified; a modified file is not also listed as read
   const norm = (f: string): string => (p.cwd ? normalizeToolPath(f, p.cwd) : safeGist(f, 400));

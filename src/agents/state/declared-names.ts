@@ -35,10 +35,6 @@ function headingText(line: string): string | null {
   return body ? gist(body, MAX_HEADING_CHARS) : null;
 }
 
-function isMarkdown(path: string): boolean {
-  return /\.(md|markdown|mdx)$/i.test(path);
-}
-
 /** The names found so far: top-level declarations, then members. */
 interface Found {
   top: string[];
@@ -61,7 +57,7 @@ function addName(f: Found, name: string, line: string): void {
 export function declaredNames(text: string, path: string): string[] {
   const found: Found = { top: [], members: [], seen: new Set<string>() };
   const { top, members } = found;
-  const md = isMarkdown(path);
+  const md = /\.(md|markdown|mdx)$/i.test(path);
   let inFence = false;
   for (const line of cutHead(text, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
     if (isFull(found)) break;

@@ -117,10 +117,8 @@ export function decisionText(assistantProposal: string, userReply: string): stri
 /** Nothing seen or an assistant "stop": idle (waiting_for_user after a question); anything else: in_progress. */
 export function statusOf(last: LastMessageInfo | null): WorkingStatus {
   if (!last) return "idle";
-  if (last.role !== "assistant") return "in_progress";
-  if (last.hasToolCalls || last.stopReason === "toolUse") return "in_progress";
-  if (last.stopReason === "stop") return last.endsWithQuestion ? "waiting_for_user" : "idle";
-  return "in_progress";
+  if (last.role !== "assistant" || last.hasToolCalls || last.stopReason !== "stop") return "in_progress";
+  return last.endsWithQuestion ? "waiting_for_user" : "idle";
 }
 
 export function isInterruptStop(stopReason: string | null | undefined): boolean {

@@ -171,10 +171,6 @@ export class WorkLedger {
     return this.seq > 0 && this.reportSeq === this.seq;
   }
 
-  openFailures(): ToolFailure[] {
-    return this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when }));
-  }
-
   /** Ledger in checkpoint form: files by importance, commands newest first, requests newest first. */
   snapshot(): WorkLedgerData {
     const requests = [...this.recent].reverse();
@@ -187,7 +183,7 @@ export class WorkLedger {
         mentions: Math.max(f.mentions, this.mentionsOf(f.path)),
       })),
       commands: this.commands.values().reverse(),
-      open_failures: this.openFailures(),
+      open_failures: this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when })),
       requests,
       last_report: this.lastReport,
       answered: this.answered,
