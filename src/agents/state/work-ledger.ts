@@ -193,7 +193,7 @@ export class WorkLedger {
   }
 
   private mentionsOf(path: string): number {
-    return this.mentioned.get(baseName(path).toLowerCase()) ?? 0;
+    return this.mentioned.get(path.slice(path.lastIndexOf("/") + 1).toLowerCase()) ?? 0;
   }
 
   toData(): unknown {
@@ -261,11 +261,6 @@ const FAILURE_DATA = { ...TOOL_FAILURE_DATA, family: asString, seq: asNumber };
 
 function failureKey(tool: string, target: string): string {
   return `${tool}\u0000${target}`;
-}
-
-function baseName(p: string): string {
-  const i = p.lastIndexOf("/");
-  return i >= 0 ? p.slice(i + 1) : p;
 }
 
 /** `name.ext`: a word (with dashes), a dot, a letter, up to 7 letters or digits, a word boundary. */
