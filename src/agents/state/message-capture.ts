@@ -14,8 +14,8 @@ import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems
 import { captureToolResult, contentHeadTail, type ToolResultEventLike } from "./tool-result-capture.js";
 import { type CaptureTarget, settleCall, settleDeferred, settleProposal } from "./capture-target.js";
 import { keepNewest } from "./lru.js";
-import { advanceCursor, resumeIndex, timestampOf } from "./message-cursor.js";
 import { type Exchange, type LastMessageInfo, RECENT_ENTRIES } from "./thread-data.js";
+import { advanceCursor, resumeIndex, timestampOf } from "./thread-data.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./work-ledger.js";
 import { isTaskTool, taskAsk } from "./turn-log.js";
 
