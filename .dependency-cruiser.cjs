@@ -46,7 +46,7 @@ const HOST_PACKAGES = "(^|/)node_modules/(@mariozechner/(pi-coding-agent|pi-ai|p
 const FEATURE_HOST_IMPORTS_LEFT = [
   "^src/agents/trim/relevance-index[.]ts$",
   "^src/agents/messages/(read|context-overflow)[.]ts$",
-  "^src/agents/state/(note-tool|message-cursor)[.]ts$",
+  "^src/agents/state/note-tool[.]ts$",
   "^src/agents/artifacts/fetch-tool[.]ts$",
   "^src/agents/archive/(segments|search-tool)[.]ts$",
   "^src/agents/gauge/context-gauge[.]ts$",

@@ -12,7 +12,7 @@ import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
 import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
-import { messageIdentity } from "../agents/state/message-cursor.js";
+import { messageIdentity } from "../agents/state/thread-data.js";
 import { applyOwnCompaction, compactRoute, delegateWithFallback, ownCompactionView } from "./own-compaction.js";
 import { isCheckpointCompactionDetails } from "../agents/engine/checkpoint-compaction.js";
 import { addCommitted, hasCommitted } from "./session-file.js";

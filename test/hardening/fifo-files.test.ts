@@ -17,7 +17,7 @@ import { readCheckpointMeta } from "../../src/agents/checkpoint/sessions.js";
 import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { readLaterWork } from "../../src/agents/drift/compare.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
-import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/bundle-lock.js";
+import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/previous-session.js";
 import { NotAFileError } from "../../src/infra/capped-read.js";
 import { nodeFsOps } from "../../src/infra/fs-ops.js";
 import { ownCompactionView } from "../../src/openclaw-plugin/own-compaction.js";

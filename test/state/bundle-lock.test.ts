@@ -1,5 +1,5 @@
 /**
- * The cross-process lock of previous-session bundling (src/agents/state/bundle-lock.ts), on real
+ * The cross-process lock of previous-session bundling (src/agents/state/previous-session.ts), on real
  * files: taken and released; a live holder is waited for, then reported busy; a dead holder's,
  * an old or a torn lock is broken; a disk that cannot take the lock file lets bundling go on.
  */
@@ -7,7 +7,7 @@ import fs from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BUNDLE_LOCK_FILE, LOCK_STALE_MS, acquireBundleLock } from "../../src/agents/state/bundle-lock.js";
+import { BUNDLE_LOCK_FILE, LOCK_STALE_MS, acquireBundleLock } from "../../src/agents/state/previous-session.js";
 import { nodeFsOps, type FsOps } from "../../src/infra/fs-ops.js";
 import { rmDir, tempDir } from "./fixtures.js";
 

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
-import { emptyCursor, firstIndexAfter, resumeIndex } from "../../src/agents/state/message-cursor.js";
+import { emptyCursor, firstIndexAfter, resumeIndex } from "../../src/agents/state/thread-data.js";
 import { assistantMsg, compactEvent, makeEngine, removeDirs, tempDir, userMsg } from "../hardening/helpers.js";
 
 const KEY = "agent:main:test:direct:1";

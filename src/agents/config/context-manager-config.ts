@@ -1,24 +1,9 @@
-/**
- * Configuration of the context manager (OpenClaw: `agents.defaults.contextManager`): every key
- * has a default; a partial object is validated, a `ContextManagerConfigError` names a bad key.
- */
+/** Configuration (OpenClaw: `agents.defaults.contextManager`): a partial object validated key by key. */
 
 /** A number key's default and the range a config may set (whole numbers unless `integer` is false). */
-interface NumberKey {
-  value: number;
-  min: number;
-  max: number;
-  integer: boolean;
-}
-const num = (value: number, min: number, max: number, integer = true): NumberKey => ({ value, min, max, integer });
-const isNumberKey = (v: unknown): v is NumberKey => typeof v === "object" && v !== null && "min" in v;
+const num = (value: number, min: number, max: number, integer = true) => ({ value, min, max, integer });
 /** A key that takes one of `values`. */
-interface EnumKey {
-  value: string;
-  values: readonly string[];
-}
 const oneOf = <const V extends readonly string[]>(value: V[number], values: V) => ({ value, values });
-const isEnumKey = (v: unknown): v is EnumKey => typeof v === "object" && v !== null && "values" in v;
 
 /** Every key with its default (and a number's range); the config's type is read from it (stateDir added). */
 const KEYS = {
@@ -93,7 +78,7 @@ const KEYS = {
   promptCacheAgeTurns: num(1, 0, 10_000),
 };
 
-type ValueOf<K> = K extends NumberKey ? number : K extends { values: readonly (infer V)[] } ? V : K;
+type ValueOf<K> = K extends { min: number } ? number : K extends { values: readonly (infer V)[] } ? V : K;
 type Defaults = { [K in keyof typeof KEYS]: ValueOf<(typeof KEYS)[K]> };
 const DEFAULTS = Object.fromEntries(Object.entries(KEYS).map(([k, v]) => [k, typeof v === "object" ? v.value : v])) as Defaults;
 
@@ -114,13 +99,7 @@ export class ContextManagerConfigError extends Error {
   }
 }
 
-/** the switches: the keys whose default is true or false */
-const isBooleanKey = (key: string): boolean => Object.hasOwn(DEFAULTS, key) && typeof (DEFAULTS as Record<string, unknown>)[key] === "boolean";
-
-/**
- * Keys no longer read (docs/configuration.md#retired-keys): a config that sets one still loads,
- * the key ignored, with one process warning per key.
- */
+/** Keys no longer read (docs/configuration.md#retired-keys): ignored with one process warning per key. */
 const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
   ["smartTrimMarker", "smart trim always marks where it trimmed"],
   ["smartTrimHeadroom", "smart trim always goes 60% below its limit"],
@@ -147,7 +126,7 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
   const out: ContextManagerConfig = { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (value === undefined) continue;
-    const rule: unknown = Object.hasOwn(KEYS, key) ? KEYS[key as keyof typeof KEYS] : undefined;
+    const rule = Object.hasOwn(KEYS, key) ? KEYS[key as keyof typeof KEYS] : undefined;
     if (RETIRED_KEYS.has(key)) {
       warnRetired(key);
       continue;
@@ -155,9 +134,9 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
     const fail = (what: string): never => {
       throw new ContextManagerConfigError(key, what);
     };
-    if (isBooleanKey(key)) {
+    if (typeof rule === "boolean") {
       if (typeof value !== "boolean") fail(`expected true or false, got ${describe(value)}`);
-    } else if (isNumberKey(rule)) {
+    } else if (typeof rule === "object" && "min" in rule) {
       if (typeof value !== "number" || !Number.isFinite(value)) fail(`expected a number, got ${describe(value)}`);
       const n = value as number;
       if (rule.integer && !Number.isInteger(n)) fail(`expected a whole number, got ${n}`);
@@ -166,8 +145,8 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
       if (typeof value !== "string" || value.trim() === "" || value.includes("\0")) {
         fail(`expected a non-empty path, got ${describe(value)}`);
       }
-    } else if (isEnumKey(rule)) {
-      if (typeof value !== "string" || !rule.values.includes(value)) {
+    } else if (rule !== undefined) {
+      if (typeof value !== "string" || !(rule.values as readonly string[]).includes(value)) {
         const quoted = rule.values.map((v) => `"${v}"`);
         const what = quoted.length === 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`;
         fail(`expected ${what}, got ${describe(value)}`);

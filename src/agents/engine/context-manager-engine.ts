@@ -3,7 +3,7 @@
  * everything lasting is on disk. Every public method is total: failures are logged once per kind.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type BuildCheckpointParams, buildCheckpointDraft, type SplitTurnInfo } from "../state/checkpoint-build.js";
+import { type BuildCheckpointParams, buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
 import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
@@ -248,7 +248,7 @@ export class ContextManagerEngine extends EngineState {
 }
 
 /** Interrupted when the branch's last message is not a finished reply (a cut that splits a turn is not enough). */
-export function interruption(branch: readonly AgentMessage[]): SplitTurnInfo {
+export function interruption(branch: readonly AgentMessage[]): NonNullable<BuildCheckpointParams["splitTurn"]> {
   const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
   const finished = last?.role === "assistant" && last.stopReason === "stop";
   if (finished || !last) return { isSplitTurn: false, lastToolCall: null };

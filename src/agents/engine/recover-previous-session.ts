@@ -8,12 +8,11 @@ import { CheckpointWriter } from "../checkpoint/writer.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
-import { type ContextStateSnapshot } from "../state/state-snapshot.js";
+import { type ContextStateSnapshot } from "../state/captured-state.js";
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
-import { holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
-import { acquireBundleLock } from "../state/bundle-lock.js";
+import { acquireBundleLock, holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
 import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
 import { sessionAt } from "./cache-budget.js";
 import { type FsOps, nodeFsOps } from "../../infra/fs-ops.js";
@@ -84,7 +83,7 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
       result.stateFiles = own;
       return result;
     }
-    // one bundler per key across processes (state/bundle-lock.ts)
+    // one bundler per key across processes (state/previous-session.ts)
     const lock = await acquireBundleLock(fs, dir);
     if (lock.kind === "busy") {
       debug(`[context-manager] previous-session state not bundled now: ${lock.holder} is bundling this key`);

@@ -1,24 +1,17 @@
-/**
- * What a capture writes into: the accumulators (CapturedState), the texts whose gists wait for
- * the pass's end (DeferredGists, settled once by settleDeferred), and which state files changed
- * since the last flush.
- */
+/** What a capture writes into: the accumulators, the gists that wait for the pass's end, the files changed. */
 import type { LastToolCall } from "../checkpoint/schema.js";
 import type { OnceLogger } from "../../infra/log-once.js";
 import { changeGist } from "../messages/tool-outcome.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST } from "./capture-sizes.js";
+import { GIST } from "./message-rules.js";
 import { type CaptureCaps, CapturedState } from "./captured-state.js";
 import { endsWithQuestion, lastNonBlankLine, proposalGist, summarizeToolCall } from "./message-rules.js";
 import { backtickNames } from "./turn-log.js";
 import type { StateFileName } from "./state-files.js";
 import type { Exchange, LastMessageInfo, Thread } from "./thread-data.js";
 
-/**
- * The texts a later message of the same pass may replace or evict: kept raw and gisted (redacted,
- * then cut) only if still standing when the pass ends; on a long history most never are.
- */
-export class DeferredGists {
+/** Texts a later message of the pass may replace: gisted only if still standing at its end (most never are). */
+class DeferredGists {
   /** each turn's texts by turn-log entry, oldest first (the latest with a gist stands for the turn) */
   turnTexts = new Map<object, string[]>();
   /** turn-ending texts with the request number they answered, oldest first */
@@ -45,9 +38,7 @@ export class DeferredGists {
 }
 
 export class CaptureTarget {
-  /** the accumulators, one group per state file */
   readonly acc: CapturedState;
-  /** texts not gisted yet: settled at the end of each capture pass */
   readonly deferred = new DeferredGists();
   readonly dirtyFiles = new Set<StateFileName>();
   /** inside captureMessages: a tool result's change gist can wait for the pass's end */
@@ -64,14 +55,6 @@ export class CaptureTarget {
     this.dirtyFiles.add(name);
   }
 
-  touchTool(tool: string): void {
-    if (this.acc.resources.touchTool(tool)) this.mark("resources");
-  }
-
-  touchFile(p: string, access: "read" | "modified"): void {
-    if (this.acc.resources.touchFile(p, access)) this.mark("resources");
-  }
-
   openItem(key: string, text: string): void {
     if (this.acc.items.openItem(key, text)) this.mark("open_items");
   }
@@ -80,7 +63,7 @@ export class CaptureTarget {
     if (this.acc.items.closeItem(key)) this.mark("open_items");
   }
 
-  /** A call whose summary is taken when the pass ends (pass-settle.ts settleCall). */
+  /** A call whose summary is taken when the pass ends (settleCall). */
   deferCall<T extends LastToolCall>(entry: T, name: string, args: unknown): T {
     this.deferred.calls.set(entry, { name, args });
     return entry;

@@ -1,30 +1,27 @@
 /**
- * The capture's accumulators, one group per state file, each capped with O(1) dedup, oldest
- * evicted, and per state file its `data` and back (the shape and key order are the on-disk
- * format; a failed apply clears what it added: never half-merged). Strings arrive redacted and gisted.
+ * The capture's accumulators, one group per state file, each capped (oldest evicted), with each
+ * file's `data` (shape and key order are the on-disk format) and the snapshot the checkpoint reads.
+ * Strings arrive redacted and gisted.
  */
-import type { Resources, ToolFailure } from "../checkpoint/schema.js";
-import { itemKey } from "./message-rules.js";
+import type { KeyExchange, Resources, ToolFailure, WorkingStatus } from "../checkpoint/schema.js";
+import { itemKey, statusOf } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { LruMap } from "./lru.js";
+import { gist } from "../text/gist.js";
+import { LruMap, keepNewest } from "./lru.js";
 import { StateDataError, asObject, asRecords, asString, asStringArray, type StateFileName } from "./state-files.js";
-import { emptyThread, parseThreadData, type Thread, type ThreadData } from "./thread-data.js";
+import { emptyThread, parseThreadData, type Exchange, type Thread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
+
+type Data = Record<string, unknown>;
 
 export type CaptureCaps = Pick<
   ContextManagerConfig,
   "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
 >;
 
-export interface CapturedDecision {
-  what: string;
-  /** ISO-8601 UTC */
-  when: string;
-}
-
 export class CapturedState {
   // decisions.json: what -> decision
-  readonly decisions: LruMap<string, CapturedDecision>;
+  readonly decisions: LruMap<string, { what: string; when: string }>;
   // resources.json
   readonly resources: ResourceLists;
   // open_items.json
@@ -59,10 +56,7 @@ export class CapturedState {
     this.errors.touch(errorKey(f), f);
   }
 
-  /**
-   * After a checkpoint: clears the delta it now holds; the current situation stays (cursor, first
-   * and last user message, open items and pending calls, last-message facts, the work ledger).
-   */
+  /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
   clearCheckpointed(): void {
     this.decisions.clear();
     this.resources.clear();
@@ -83,62 +77,48 @@ export function workCaps(c: CaptureCaps): WorkLedgerCaps {
 }
 
 /** resources.json: files read, modified (a file is in one list), tools used; false: nothing changed. */
-export class ResourceLists {
-  private readonly filesRead: LruMap<string, true>;
-  private readonly filesModified: LruMap<string, true>;
-  private readonly toolsUsed: LruMap<string, true>;
+class ResourceLists {
+  private readonly lists: { readonly [K in keyof Resources]: LruMap<string, true> };
 
   constructor(maxFiles: number, maxTools: number) {
-    this.filesRead = new LruMap(maxFiles);
-    this.filesModified = new LruMap(maxFiles);
-    this.toolsUsed = new LruMap(maxTools);
+    const files = (): LruMap<string, true> => new LruMap(maxFiles);
+    this.lists = { files_read: files(), files_modified: files(), tools_used: new LruMap(maxTools) };
   }
 
   touchTool(tool: string): boolean {
-    if (this.toolsUsed.isNewest(tool)) return false;
-    this.toolsUsed.touch(tool, true);
+    if (this.lists.tools_used.isNewest(tool)) return false;
+    this.lists.tools_used.touch(tool, true);
     return true;
   }
 
   touchFile(p: string, access: "read" | "modified"): boolean {
-    if (this.filesModified.isNewest(p) || (access === "read" && this.filesRead.isNewest(p))) return false;
-    if (access === "modified") {
-      this.filesRead.delete(p);
-      this.filesModified.touch(p, true);
-    } else if (this.filesModified.has(p)) {
-      this.filesModified.touch(p, true);
-    } else {
-      this.filesRead.touch(p, true);
-    }
+    const { files_read: read, files_modified: modified } = this.lists;
+    if (modified.isNewest(p) || (access === "read" && read.isNewest(p))) return false;
+    if (access === "modified") read.delete(p);
+    (access === "modified" || modified.has(p) ? modified : read).touch(p, true);
     return true;
   }
 
   clear(): void {
-    this.filesRead.clear();
-    this.filesModified.clear();
-    this.toolsUsed.clear();
+    for (const list of Object.values(this.lists)) list.clear();
   }
 
   /** The lists in checkpoint form; also the file's data. */
   snapshot(): Resources {
-    return { files_read: this.filesRead.keys(), files_modified: this.filesModified.keys(), tools_used: this.toolsUsed.keys() };
+    return Object.fromEntries(Object.entries(this.lists).map(([k, list]) => [k, list.keys()])) as Resources;
   }
 
   /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
-  applyData(d: Record<string, unknown>): void {
-    for (const p of asStringArray(d.files_read, "files_read")) this.filesRead.touch(p, true);
-    for (const p of asStringArray(d.files_modified, "files_modified")) this.filesModified.touch(p, true);
-    for (const p of asStringArray(d.tools_used, "tools_used")) this.toolsUsed.touch(p, true);
+  applyData(d: Data): void {
+    const read = Object.entries(this.lists).map(([k, list]) => [list, asStringArray(d[k], k)] as const);
+    for (const [list, items] of read) for (const p of items) list.touch(p, true);
   }
 }
 
-/**
- * open_items.json: open items by key (`note`, `task`, `pending`, `interrupted` + id) and those
- * closed since the last checkpoint, which a carried-forward checkpoint drops; false: nothing changed.
- */
+/** open_items.json: open items by key, and those closed since the checkpoint (which it then drops). */
 const CLOSED_ITEMS_FACTOR = 4;
 
-export class OpenItems {
+class OpenItems {
   private readonly open: LruMap<string, string>;
   private readonly closed: LruMap<string, string>;
 
@@ -197,33 +177,24 @@ export class OpenItems {
     this.closed.clear();
   }
 
-  clear(): void {
-    this.open.clear();
-    this.closed.clear();
-  }
-
   toData(): unknown {
     return { open: this.open.entries().map(([key, text]) => ({ key, text })), closed: this.closed.values() };
   }
 
   /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
-  applyData(d: Record<string, unknown>): void {
+  applyData(d: Data): void {
     const open = asRecords(d.open, "open", { key: asString, text: asString });
+    const closed = asStringArray(d.closed, "closed");
     for (const { key, text } of open) this.open.touch(key, text);
-    for (const text of asStringArray(d.closed, "closed")) this.closed.touch(itemKey(text), text);
+    for (const text of closed) this.closed.touch(itemKey(text), text);
   }
 }
 
-interface StateFileCodec {
-  data(s: CapturedState): unknown;
-  clear(s: CapturedState): void;
-  apply(s: CapturedState, d: Record<string, unknown>): void;
-}
-
-const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
+/** Per state file its data and back; an apply parses everything before it adds: never half-merged. */
+type Codec = { data(s: CapturedState): unknown; apply(s: CapturedState, d: Data): void };
+const CODEC: { readonly [N in StateFileName]: Codec } = {
   decisions: {
     data: (s) => ({ items: s.decisions.values() }),
-    clear: (s) => s.decisions.clear(),
     apply: (s, d) => {
       const items = asRecords(d.items, "items", { what: asString, when: asString });
       for (const { what, when } of items) s.addDecision(what, when);
@@ -231,36 +202,22 @@ const CODEC: { readonly [N in StateFileName]: StateFileCodec } = {
   },
   thread: {
     data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
-    clear: (s) => {
-      s.errors.clear();
-      s.thread = emptyThread();
-    },
     apply: (s, d) => {
       const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
       s.thread = thread;
       for (const e of errors) s.addError(e);
     },
   },
-  resources: {
-    data: (s) => s.resources.snapshot(),
-    clear: (s) => s.resources.clear(),
-    apply: (s, d) => s.resources.applyData(d),
-  },
-  open_items: {
-    data: (s) => s.items.toData(),
-    clear: (s) => s.items.clear(),
-    apply: (s, d) => s.items.applyData(d),
-  },
+  resources: { data: (s) => s.resources.snapshot(), apply: (s, d) => s.resources.applyData(d) },
+  open_items: { data: (s) => s.items.toData(), apply: (s, d) => s.items.applyData(d) },
   learnings: {
     data: (s) => ({ items: s.learnings.values() }),
-    clear: (s) => s.learnings.clear(),
     apply: (s, d) => {
       for (const text of asStringArray(d.items, "items")) s.addLearning(text);
     },
   },
   work: {
     data: (s) => s.work.toData(),
-    clear: (s) => (s.work = new WorkLedger(workCaps(s.caps))),
     apply: (s, d) => {
       s.work = WorkLedger.fromData(d, workCaps(s.caps));
     },
@@ -272,13 +229,83 @@ export function stateFileData(s: CapturedState, name: StateFileName): unknown {
   return CODEC[name].data(s);
 }
 
-/** Applies one file's data; on a bad shape clears it and returns `invalid data: <field>: ...`. */
+/** Applies one file's data; on a bad shape adds nothing and returns `invalid data: <field>: ...`. */
 export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
   try {
     CODEC[name].apply(s, asObject(raw, "data"));
     return null;
   } catch (err) {
-    CODEC[name].clear(s);
     return `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;
   }
+}
+
+/**
+ * What the checkpoint builder reads: the lists hold what came since the last checkpoint (oldest
+ * first), the rest is the current situation; status and next_action derived, never stored.
+ */
+export type ContextStateSnapshot = ReturnType<typeof snapshotOf>;
+
+export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: string | null) {
+  const t = s.thread;
+  const status = statusOf(t.last);
+  return {
+    sessionKey,
+    sessionId,
+    firstUser: t.first_user,
+    lastUser: t.last_user,
+    // spec §11.1: working.topic
+    topic: t.last_user ?? "",
+    keyExchanges: keyExchanges(s),
+    errors: s.errors.values(),
+    decisions: s.decisions.values(),
+    resources: s.resources.snapshot(),
+    openItems: s.items.openTexts(),
+    // to remove from a carried-forward checkpoint
+    closedItems: s.items.closedTexts(),
+    learnings: s.learnings.values(),
+    status,
+    nextAction: nextActionOf(s, status),
+    interrupted: t.interrupted,
+    lastToolCall: t.last_tool_call,
+    // false until a conversational message was captured (nothing to say about status)
+    hasActivity: t.last !== null,
+    messagesSeen: t.cursor.processed,
+    work: s.work.snapshot(),
+  };
+}
+
+/** The request as quoted inside next_action (the full gist is on the Working on line). */
+const REQUEST_IN_ACTION = 60;
+
+/** working.next_action: fixed templates; never a failure or an open item (they have their own sections). */
+function nextActionOf(s: CapturedState, status: WorkingStatus): string {
+  const t = s.thread;
+  const req = gist(t.last_user ?? "", REQUEST_IN_ACTION);
+  if (!req) return "Wait for the user's first request";
+  if (t.last?.role === "user") return `Respond to: ${req}`;
+  if (t.interrupted) return `Resume the interrupted turn: ${req} (check the last step's effect before repeating it)`;
+  if (status === "in_progress") {
+    const call = t.last_tool_call;
+    return `Continue: ${req}${call ? ` (last step: ${call.name} ${gist(call.params_summary, 80)})` : ""}`;
+  }
+  // the last line of the agent's last text: the question it asked
+  if (status === "waiting_for_user") return `Wait for the user's answer to: ${t.last?.tail ?? ""}`.trim();
+  return s.work.answered
+    ? "The latest request was answered (see the agent's last report); wait for the user's next message"
+    : "Wait for the user's next message";
+}
+
+/** spec §11.2: first user message, pivots, last 2 pairs; in order; first + newest within the cap. */
+function keyExchanges(s: CapturedState): KeyExchange[] {
+  const t = s.thread;
+  const bySeq = new Map<number, Exchange>();
+  for (const e of t.pivots) bySeq.set(e.seq, e);
+  for (const e of t.recent) bySeq.set(e.seq, e);
+  const first = t.first_exchange;
+  if (first) bySeq.delete(first.seq);
+  const rest = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const room = Math.max(0, s.caps.maxExchanges - (first ? 1 : 0));
+  const kept = keepNewest(rest, room);
+  const out = first ? [first, ...kept] : kept;
+  return out.map((e) => ({ role: e.role, gist: e.gist }));
 }

@@ -1,41 +1,18 @@
 /**
- * A checkpoint draft from the captured state (spec §11), pure. Cumulative within a session
- * although state resets after each write: the previous checkpoint of the SAME session id is
- * carried forward with the delta merged in; compaction fileOps are the compacted span's file lists.
+ * A checkpoint draft from the captured state (spec §11), pure. State resets after each write, so
+ * the previous checkpoint of the SAME session id is carried forward with the delta merged in.
  */
-import type {
-  Checkpoint,
-  CheckpointDraft,
-  CheckpointTrigger,
-  Decision,
-  KeyExchange,
-  LastToolCall,
-  SessionIdentity,
-  WorkLedger,
-  WorkspaceSnapshot,
-} from "../checkpoint/schema.js";
+import type { Checkpoint, CheckpointDraft, CheckpointTrigger, Decision, KeyExchange } from "../checkpoint/schema.js";
+import type { LastToolCall, SessionIdentity, WorkLedger, WorkspaceSnapshot } from "../checkpoint/schema.js";
 import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
-import { GIST } from "./capture-sizes.js";
-import { itemKey } from "./message-rules.js";
+import { GIST, itemKey } from "./message-rules.js";
 import { normalizeToolPath } from "./tool-result-capture.js";
 import { safeGist } from "../text/safe-gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
-import type { ContextStateSnapshot } from "./state-snapshot.js";
 import { keepNewest } from "./lru.js";
 import { gist } from "../text/gist.js";
-import { type CaptureCaps, errorKey } from "./captured-state.js";
-
-export interface CompactionFileOps {
-  read: Iterable<string>;
-  written: Iterable<string>;
-  edited: Iterable<string>;
-}
-
-export interface SplitTurnInfo {
-  isSplitTurn: boolean;
-  lastToolCall: LastToolCall | null;
-}
+import { type CaptureCaps, type ContextStateSnapshot, errorKey } from "./captured-state.js";
 
 export interface BuildCheckpointParams {
   state: ContextStateSnapshot;
@@ -45,8 +22,9 @@ export interface BuildCheckpointParams {
   reading: GaugeReading;
   identity: SessionIdentity;
   compactionCount: number;
-  fileOps?: CompactionFileOps;
-  splitTurn?: SplitTurnInfo;
+  /** the compacted span's file lists */
+  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+  splitTurn?: { isSplitTurn: boolean; lastToolCall: LastToolCall | null };
   config: CaptureCaps;
   now?: Date;
   /** to make fileOps paths relative like the captured ones; without it they are only redacted */
@@ -75,11 +53,8 @@ function mergeNewest<T>(lists: Iterable<T>[], cap: number, keyOf = (t: T): strin
 }
 
 function sameSession(previous: Checkpoint | null, identity: SessionIdentity): previous is Checkpoint {
-  return (
-    previous !== null &&
-    previous.meta.session_key === identity.sessionKey &&
-    (previous.meta.session_id ?? null) === (identity.sessionId ?? null)
-  );
+  const meta = previous?.meta;
+  return meta?.session_key === identity.sessionKey && (meta.session_id ?? null) === (identity.sessionId ?? null);
 }
 
 export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft {
@@ -88,19 +63,17 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
   const prev = sameSession(p.previous, identity) ? p.previous : null;
 
   // --- decisions: previous ids kept, new ones numbered after the highest
+  const prevDecisions = prev?.decisions ?? [];
   let nextId = 1;
-  for (const d of prev?.decisions ?? []) {
-    const n = /^d(\d+)$/.exec(d.id);
-    if (n) nextId = Math.max(nextId, Number(n[1]) + 1);
-  }
-  const prevWhat = new Set((prev?.decisions ?? []).map((d) => d.what));
+  for (const d of prevDecisions) nextId = Math.max(nextId, Number(/^d(\d+)$/.exec(d.id)?.[1] ?? 0) + 1);
+  const prevWhat = new Set(prevDecisions.map((d) => d.what));
   const fresh: Decision[] = [];
   for (const d of state.decisions) {
     if (prevWhat.has(d.what)) continue;
     prevWhat.add(d.what);
     fresh.push({ id: `d${nextId++}`, what: d.what, when: d.when });
   }
-  const decisions = keepNewest([...(prev?.decisions ?? []), ...fresh], config.maxDecisions);
+  const decisions = keepNewest([...prevDecisions, ...fresh], config.maxDecisions);
 
   // --- resources: written+edited -> modified; a modified file is not also listed as read
   const norm = (f: string): string => (p.cwd ? normalizeToolPath(f, p.cwd) : safeGist(f, 400));

@@ -1,24 +1,21 @@
 /**
- * Incremental state capture (spec §7, docs/capture-rules.md): `tool_result` (Layer A) and
- * `context` (Layer B) events into state, loaded and flushed as small JSON files under
- * `stateSessionDir(stateDir, key)`. A flush rewrites only the files that changed.
+ * Incremental state capture (spec §7, docs/capture-rules.md): `tool_result` and `context` events
+ * into small JSON files under `stateSessionDir(stateDir, key)`; a flush rewrites only changed files.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { OnceLogger, consoleWarnLogger, type WarnLogger } from "../../infra/log-once.js";
+import { OnceLogger, consoleWarnLogger, warnSafely, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { ensurePrivateDir } from "../../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST } from "./capture-sizes.js";
-import { itemKey } from "./message-rules.js";
+import { GIST, itemKey } from "./message-rules.js";
 import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
 import { CaptureTarget } from "./capture-target.js";
-import { STATE_FILE_NAMES, isExpectedStaleReason, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
+import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
 import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
-import type { CaptureCaps } from "./captured-state.js";
-import { snapshotOf, type ContextStateSnapshot } from "./state-snapshot.js";
+import { type CaptureCaps, type ContextStateSnapshot, snapshotOf } from "./captured-state.js";
 import { applyStateFile, stateFileData } from "./captured-state.js";
 import type { NoteKind } from "./note-tool.js";
 
@@ -44,23 +41,20 @@ export class ContextState {
   private readonly target: CaptureTarget;
   private readonly messages: MessageCapture;
 
-  private constructor(
-    private readonly opts: ContextStateOptions,
-    private readonly sink: WarnLogger,
-  ) {
+  private readonly sink: WarnLogger;
+
+  private constructor(private readonly opts: ContextStateOptions) {
     this.dir = stateSessionDir(opts.stateDir, opts.sessionKey);
     this.fs = opts.fs ?? nodeFsOps;
-    this.log = new OnceLogger(sink);
+    this.sink = opts.logger ?? consoleWarnLogger;
+    this.log = new OnceLogger(this.sink);
     this.target = new CaptureTarget(opts.config, this.log);
     this.messages = new MessageCapture(this.target, opts);
   }
 
-  /**
-   * Reloads what an earlier process of the SAME session captured; files of another session,
-   * already checkpointed or invalid go to `<dir>/stale/` (never merged), logged in one line.
-   */
+  /** Reloads this session's state; files of another session, already checkpointed or invalid go to stale/. */
   static async load(opts: ContextStateOptions): Promise<ContextState> {
-    const st = new ContextState(opts, opts.logger ?? consoleWarnLogger);
+    const st = new ContextState(opts);
     try {
       await ensurePrivateDir(st.dir, st.fs);
     } catch (err) {
@@ -77,20 +71,16 @@ export class ContextState {
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason !== null) {
-        if (loaded.kind !== "stale" || !isExpectedStaleReason(reason)) expectedOnly = false;
+        // a new session's or an already checkpointed state is the normal life of a key, not damage
+        const expected = reason.startsWith("another session (") || reason === "older than the latest checkpoint";
+        if (loaded.kind !== "stale" || !expected) expectedOnly = false;
         await moveAside(st.fs, st.dir, name, now);
         movedAside.push(`${name}.json (${reason})`);
       }
     }
     if (movedAside.length > 0) {
-      try {
-        const line = `[context-manager] state not merged, moved to ${st.dir}/stale: ${movedAside.join("; ")}`;
-        // an earlier session's (or an already checkpointed) state is the normal path of a new session: debug level
-        if (expectedOnly) (st.sink.debug ?? ((m: string) => debugLog(m)))(line);
-        else st.sink.warn(line);
-      } catch {
-        // a broken logger must not break loading
-      }
+      const line = `[context-manager] state not merged, moved to ${st.dir}/stale: ${movedAside.join("; ")}`;
+      warnSafely(expectedOnly ? { warn: st.sink.debug?.bind(st.sink) ?? ((m) => debugLog(m)) } : st.sink, line);
     }
     return st;
   }
@@ -100,7 +90,7 @@ export class ContextState {
     opts: ContextStateOptions,
     files: Iterable<{ name: StateFileName; data: unknown }>,
   ): { state: ContextState; invalid: string[] } {
-    const st = new ContextState(opts, opts.logger ?? consoleWarnLogger);
+    const st = new ContextState(opts);
     const invalid: string[] = [];
     for (const f of files) {
       const reason = applyStateFile(st.acc, f.name, f.data);
@@ -123,12 +113,10 @@ export class ContextState {
     return [...this.target.dirtyFiles];
   }
 
-  /** Layer A (tool-result-capture.ts). */
   captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
     captureToolResult(this.target, ev, cwd, now);
   }
 
-  /** Layer B: the messages not seen yet (message-capture.ts). */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     this.messages.captureMessages(messages, end);
   }
@@ -168,10 +156,7 @@ export class ContextState {
     return snapshotOf(this.acc, this.opts.sessionKey, this.opts.sessionId);
   }
 
-  /**
-   * Writes the changed files, fsync'd only when `durable` (the reset after a checkpoint; state-files.ts
-   * says why). Never throws: a failure is logged once and the files stay dirty. Calls are serialized.
-   */
+  /** Writes the changed files (fsync'd when `durable`), serialized; never throws: a failed file stays dirty. */
   flush(opts: { durable?: boolean } = {}): Promise<void> {
     this.flushChain = this.flushChain.then(() => this.flushNow(opts.durable ?? false));
     return this.flushChain;
@@ -184,7 +169,6 @@ export class ContextState {
     const now = new Date().toISOString();
     const { sessionKey, sessionId } = this.opts;
     const files = names.map((name) => ({ name, text: () => stateFileText(sessionKey, sessionId, now, stateFileData(this.acc, name)) }));
-    // side by side (the directory fsync'd once when durable): the flush costs the slowest file, not the sum
     const failed = await writeStateFiles(this.fs, this.dir, files, { durable });
     for (const { name } of failed) this.target.dirtyFiles.add(name);
     if (failed.length > 0) this.log.fail("state write", failed[0]!.error);

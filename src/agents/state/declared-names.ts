@@ -1,7 +1,6 @@
 /**
- * Names an edit or write declares (functions, methods, classes, types; Markdown headings): they
- * say what a change was about where its first differing line often does not. Syntax only, over
- * code the agent wrote (spec finding #13); bounded by MAX_SCAN_CHARS and MAX_NAMES.
+ * Names an edit or write declares (functions, classes, types; Markdown headings): they say what a
+ * change was about where its first differing line often does not. Syntax only (spec finding #13).
  */
 import { cutHead } from "../text/cut.js";
 import { gist } from "../text/gist.js";
@@ -29,18 +28,11 @@ const MARKDOWN_HEADING_START = /^#{1,6}[ \t]/;
 /** Longest heading line looked at (a heading is a title, not a page). */
 const MAX_HEADING_LINE = 4096;
 
-/**
- * A Markdown heading's text, redacted BEFORE the cut (a secret cut in half is no longer
- * recognisable), or null. No lazy regex: it was cubic on a heading padded with spaces.
- */
+/** A heading's text, redacted BEFORE the cut (half a secret is unrecognisable); no lazy regex (cubic on spaces). */
 function headingText(line: string): string | null {
   if (!MARKDOWN_HEADING_START.test(line)) return null;
   const body = redactSecrets(cutHead(line, MAX_HEADING_LINE)).replace(/^#+/, "").trim().replace(/[ \t]#+$/, "").trim();
   return body ? gist(body, MAX_HEADING_CHARS) : null;
-}
-
-function isMarkdown(path: string): boolean {
-  return /\.(md|markdown|mdx)$/i.test(path);
 }
 
 /** The names found so far: top-level declarations, then members. */
@@ -65,7 +57,7 @@ function addName(f: Found, name: string, line: string): void {
 export function declaredNames(text: string, path: string): string[] {
   const found: Found = { top: [], members: [], seen: new Set<string>() };
   const { top, members } = found;
-  const md = isMarkdown(path);
+  const md = /\.(md|markdown|mdx)$/i.test(path);
   let inFence = false;
   for (const line of cutHead(text, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
     if (isFull(found)) break;

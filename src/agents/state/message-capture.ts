@@ -1,7 +1,6 @@
 /**
- * Layer B into state (spec §7.2, §11, docs/capture-rules.md): a pass over the messages not seen
- * yet (message-cursor.ts), each message's structural rules (message-rules.ts), and, for a host
- * without `tool_result` events, each tool result through Layer A; gists taken at the pass's end.
+ * Layer B into state (spec §7.2, §11, docs/capture-rules.md): a pass over the messages not seen yet,
+ * for a host without `tool_result` events each tool result through Layer A; gists taken at the end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
@@ -10,13 +9,13 @@ import { messageTokens } from "../gauge/context-gauge.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
 import { asText, codePointLength, gist } from "../text/gist.js";
-import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./capture-sizes.js";
+import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./message-rules.js";
 import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
 import { captureToolResult, contentHeadTail, type ToolResultEventLike } from "./tool-result-capture.js";
 import { type CaptureTarget, settleCall, settleDeferred, settleProposal } from "./capture-target.js";
 import { keepNewest } from "./lru.js";
-import { advanceCursor, resumeIndex, timestampOf } from "./message-cursor.js";
-import { type Exchange, RECENT_ENTRIES } from "./thread-data.js";
+import { type Exchange, type LastMessageInfo, RECENT_ENTRIES } from "./thread-data.js";
+import { advanceCursor, resumeIndex, timestampOf } from "./thread-data.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./work-ledger.js";
 import { isTaskTool, taskAsk } from "./turn-log.js";
 
@@ -36,10 +35,7 @@ export class MessageCapture {
     private readonly opts: MessageCaptureOptions,
   ) {}
 
-  /**
-   * The messages after the last seen one, O(new messages), also after a compaction or a restart.
-   * `end`: the first `end` messages as if they were all (engine captureInSlices, without copies).
-   */
+  /** The messages after the last seen one; `end`: the first `end` as if they were all (no copies). */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     end = Math.max(0, Math.min(end, messages.length));
     const start = resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
@@ -72,7 +68,6 @@ export class MessageCapture {
     this.updateCursorIndex(messages, end - start, end);
   }
 
-  /** Points the cursor at the last non-injected message of this array (of its first `end`). */
   private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
     const next = advanceCursor(this.target.acc.thread.cursor, messages, processedNow, end);
     if (!next) return;
@@ -133,7 +128,7 @@ export class MessageCapture {
     }
     t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
     t.prev_assistant = null;
-    t.last = { role: "user", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+    t.last = lastInfo("user");
     this.target.mark("thread");
   }
 
@@ -142,14 +137,8 @@ export class MessageCapture {
     if (m.stopReason === "error" && isContextOverflowError(m)) return;
     const t = this.target.acc.thread;
     const calls = toolCallsOf(m);
-    if (t.host_turn) {
-      // a heartbeat turn leaves the user's thread as it was: only its calls are tracked
-      for (const call of calls) t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
-      if (t.pending_calls.length > this.target.acc.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
-      this.target.mark("thread");
-      return;
-    }
-    const text = assistantText(m);
+    // a heartbeat turn leaves the user's thread as it was: only its calls are tracked
+    const text = t.host_turn ? "" : assistantText(m);
     if (text) {
       const turn = this.target.acc.work.turnLog.currentTurn();
       if (turn) {
@@ -172,15 +161,17 @@ export class MessageCapture {
       for (const item of tasks.done) this.target.closeItem(`task\u0000${itemKey(item)}`);
     }
     for (const call of calls) {
+      // summaries taken at the pass's end, for the calls still last or pending (settleCall)
+      t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
+      if (t.host_turn) continue;
       if (isTaskTool(call.name)) {
         this.target.acc.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
         this.target.mark("work");
       }
-      // summaries taken at the pass's end, for the calls still last or pending (settleCalls)
       t.last_tool_call = this.target.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
-      t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
     }
-    if (t.pending_calls.length > this.target.acc.caps.maxTools) t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
+    t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
+    if (t.host_turn) return this.target.mark("thread");
     if (isInterruptStop(m.stopReason)) {
       t.interrupted = true;
       const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
@@ -196,14 +187,9 @@ export class MessageCapture {
         for (const key of this.target.acc.items.keys()) if (key.startsWith("interrupted\u0000")) this.target.closeItem(key);
       }
     }
-    t.last = {
-      role: "assistant",
-      stopReason: typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null,
-      hasToolCalls: calls.length > 0,
-      // both read from the text when it is still the last message's at the pass's end (settleDeferred)
-      endsWithQuestion: false,
-      tail: "",
-    };
+    // endsWithQuestion and tail read from the text if it is still the last message's at the pass's end
+    const stopReason = typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null;
+    t.last = { ...lastInfo("assistant"), stopReason, hasToolCalls: calls.length > 0 };
     this.target.deferred.tail = text ? { last: t.last, text } : null;
     this.target.mark("thread");
   }
@@ -215,8 +201,7 @@ export class MessageCapture {
       if (this.target.acc.work.turnLog.onTaskResult(safeGist(m.toolCallId, 80), outcome, m.isError !== true)) this.target.mark("work");
     }
     if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
-    if (t.host_turn) return this.target.mark("thread");
-    t.last = { role: "toolResult", stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+    if (!t.host_turn) t.last = lastInfo("toolResult");
     this.target.mark("thread");
   }
 
@@ -230,6 +215,10 @@ export class MessageCapture {
   }
 
 }
+
+const lastInfo = (role: LastMessageInfo["role"]): LastMessageInfo => {
+  return { role, stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
+};
 
 /** When a message was written, as capture records it: now when its timestamp is missing or unusable. */
 function dateOf(m: AgentMessage): Date {
@@ -248,28 +237,21 @@ const LOOKBACK = 64;
 function toolResultEventOf(messages: readonly AgentMessage[], index: number): ToolResultEventLike {
   const m = messages[index] as ToolResultMessage;
   const id = typeof m.toolCallId === "string" ? m.toolCallId : undefined;
-  let input: unknown = undefined;
-  for (let i = index - 1; id !== undefined && i >= 0 && i >= index - LOOKBACK; i--) {
+  let call: ToolCallBlock | undefined;
+  for (let i = index - 1; id !== undefined && !call && i >= Math.max(0, index - LOOKBACK); i--) {
     const prev = messages[i];
-    if (prev?.role !== "assistant") continue;
-    const call = toolCallBlock(prev, id);
-    if (call) {
-      input = call.arguments;
-      break;
-    }
+    if (prev?.role === "assistant") call = toolCallBlock(prev, id);
   }
   const name = typeof m.toolName === "string" ? m.toolName : "";
-  return { toolName: name, toolCallId: id, input: input ?? {}, content: m.content, isError: m.isError === true };
+  return { toolName: name, toolCallId: id, input: call?.arguments ?? {}, content: m.content, isError: m.isError === true };
 }
 
 /** The message's tool call block with this id (toolCallsOf's reading of ids), without a list of every call. */
-function toolCallBlock(msg: AssistantMessage, id: string): { arguments?: unknown } | null {
+function toolCallBlock(msg: AssistantMessage, id: string): ToolCallBlock | undefined {
   const content: unknown = msg.content;
-  if (!Array.isArray(content)) return null;
-  for (const block of content as unknown[]) {
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; id?: unknown; arguments?: unknown };
-    if (b.type === "toolCall" && asText(b.id) === id) return b;
-  }
-  return null;
+  if (!Array.isArray(content)) return undefined;
+  for (const b of content as Array<ToolCallBlock | undefined>) if (b?.type === "toolCall" && asText(b.id) === id) return b;
+  return undefined;
 }
+
+type ToolCallBlock = { type?: unknown; id?: unknown; arguments?: unknown };

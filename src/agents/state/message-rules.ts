@@ -10,10 +10,33 @@ import { codePointLength, gist, gistTail } from "../text/gist.js";
 import { prop, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { boundedJson } from "../text/bounded-json.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST } from "./capture-sizes.js";
 import type { LastMessageInfo } from "./thread-data.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
+
+/** How long each captured string may be (code points), and the lengths the decision rules compare against. */
+export const GIST = {
+  // the restore block squeezes it (200, 100, 40… chars) only when the block is over its cap
+  topic: 200,
+  exchange: 120,
+  error: 160,
+  command: 120,
+  params: 120,
+  decisionProposal: 100,
+  decisionReply: 60,
+  item: 160,
+  change: 110,
+  name: 48,
+  report: 200,
+  // a request and the agent's last text of its turn, as the turn log keeps them
+  turnRequest: 300,
+  turnOutcome: 500,
+} as const;
+
+/** A reply shorter than this (code points) after a long answer is a decision point (spec §7.2). */
+export const DECISION_REPLY_MAX = 50;
+/** An assistant answer longer than this (code points) is "long" (spec §11.2). */
+export const LONG_ANSWER_MIN = 500;
 
 /** "<name> <path or command or compact JSON of args>", redacted and gisted. */
 export function summarizeToolCall(name: string, args: unknown): LastToolCall {
@@ -94,10 +117,8 @@ export function decisionText(assistantProposal: string, userReply: string): stri
 /** Nothing seen or an assistant "stop": idle (waiting_for_user after a question); anything else: in_progress. */
 export function statusOf(last: LastMessageInfo | null): WorkingStatus {
   if (!last) return "idle";
-  if (last.role !== "assistant") return "in_progress";
-  if (last.hasToolCalls || last.stopReason === "toolUse") return "in_progress";
-  if (last.stopReason === "stop") return last.endsWithQuestion ? "waiting_for_user" : "idle";
-  return "in_progress";
+  if (last.role !== "assistant" || last.hasToolCalls || last.stopReason !== "stop") return "in_progress";
+  return last.endsWithQuestion ? "waiting_for_user" : "idle";
 }
 
 export function isInterruptStop(stopReason: string | null | undefined): boolean {

@@ -43,11 +43,6 @@ export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
 }
 
-/** Reasons that are the normal life of a key (a new session, state already checkpointed), not damage. */
-export function isExpectedStaleReason(reason: string): boolean {
-  return reason.startsWith("another session (") || reason === "older than the latest checkpoint";
-}
-
 /** Reads one state file and decides whether it may be merged. Never throws. */
 export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
   return judgeStateFile(await readStateEnvelope(fs, file), exp);
@@ -56,7 +51,6 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
 /** One state file as read, not yet judged: the previous-session check and the load judge one read. */
 export type StateFileRead = { kind: "missing" } | { kind: "stale"; reason: string } | { kind: "envelope"; env: Partial<StateEnvelope<unknown>> };
 
-/** The read half of readStateFileAt. */
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
   let text: string;
   try {
@@ -76,7 +70,7 @@ export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateF
   return { kind: "envelope", env: parsed as Partial<StateEnvelope<unknown>> };
 }
 
-/** The judging half of readStateFileAt: may this read be merged under `exp`. */
+/** May this read be merged under `exp`. */
 export function judgeStateFile(read: StateFileRead, exp: LoadExpectations): LoadedFile {
   if (read.kind !== "envelope") return read;
   const env = read.env;
@@ -123,10 +117,9 @@ async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text:
 }
 
 /**
- * State files written side by side, each atomically, its text made when its write starts (one
- * file's text per stretch of the event loop); returns the failed names with their error.
- * `durable` (default true): each file and then the directory fsync'd; false (a turn's flush):
- * no fsyncs, as spec §7.3 keeps state "best effort", and a torn file is moved aside on load.
+ * State files written side by side (the flush costs the slowest), each atomically, its text made when
+ * its write starts; returns the failed ones. `durable` false (a turn's flush): no fsyncs, as spec §7.3
+ * keeps state "best effort" and a torn file is moved aside on load.
  */
 export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>, opts: { durable?: boolean } = {}): Promise<Array<{ name: StateFileName; error: unknown }>> {
   const durable = opts.durable ?? true;
@@ -147,16 +140,17 @@ export function fileStamp(d: Date): string {
 }
 
 /** Moves `<dir>/<name>.json` to `<dir>/stale/<name>.<ts>.json`, keeping STALE_KEEP_PER_NAME copies; false on failure. */
-export async function moveAside(fs: FsOps, dir: string, name: StateFileName, now: Date): Promise<boolean> {
+export async function moveAside(fs: FsOps, dir: string, name: string, now: Date): Promise<boolean> {
   const staleDir = path.join(dir, "stale");
+  const file = path.join(dir, `${name}.json`);
   try {
     await makeDirs(staleDir, 0o700, fs);
     const dest = await freePath(fs, (n) => path.join(staleDir, `${name}.${fileStamp(now)}${n}.json`));
-    await fs.rename(stateFilePath(dir, name), dest);
+    await fs.rename(file, dest);
   } catch {
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
     try {
-      await fs.unlink(stateFilePath(dir, name));
+      await fs.unlink(file);
     } catch {
       return false;
     }
@@ -182,7 +176,7 @@ export async function exists(fs: FsOps, p: string): Promise<boolean> {
   }
 }
 
-async function pruneStale(fs: FsOps, staleDir: string, name: StateFileName): Promise<void> {
+async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<void> {
   try {
     const prefix = `${name}.`;
     // fixed-width stamps: lexical order is chronological
@@ -200,34 +194,27 @@ async function pruneStale(fs: FsOps, staleDir: string, name: StateFileName): Pro
 /** A validator of one field. */
 export type Check<T> = (v: unknown, field: string) => T;
 
-export function asObject(v: unknown, field: string): Record<string, unknown> {
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new StateDataError(`${field}: expected an object`);
-  return v as Record<string, unknown>;
-}
+const expect =
+  <T>(what: string, ok: (v: unknown) => boolean): Check<T> =>
+  (v, field) => {
+    if (!ok(v)) throw new StateDataError(`${field}: expected ${what}`);
+    return v as T;
+  };
 
-export function asString(v: unknown, field: string): string {
-  if (typeof v !== "string") throw new StateDataError(`${field}: expected a string`);
-  return v;
-}
+const isObject = (v: unknown): boolean => !!v && typeof v === "object" && !Array.isArray(v);
+export const asObject = expect<Record<string, unknown>>("an object", isObject);
+export const asString = expect<string>("a string", (v) => typeof v === "string");
+export const asNumber = expect<number>("a number", (v) => typeof v === "number" && Number.isFinite(v));
+export const asBoolean = expect<boolean>("a boolean", (v) => typeof v === "boolean");
+export const asArray = expect<unknown[]>("an array", Array.isArray);
 
-export function asStringOrNull(v: unknown, field: string): string | null {
-  return v === null || v === undefined ? null : asString(v, field);
-}
+/** `check`, with null and undefined read as null. */
+export const orNull =
+  <T>(check: Check<T>): Check<T | null> =>
+  (v, f) =>
+    v === null || v === undefined ? null : check(v, f);
 
-export function asNumber(v: unknown, field: string): number {
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new StateDataError(`${field}: expected a number`);
-  return v;
-}
-
-export function asBoolean(v: unknown, field: string): boolean {
-  if (typeof v !== "boolean") throw new StateDataError(`${field}: expected a boolean`);
-  return v;
-}
-
-export function asArray(v: unknown, field: string): unknown[] {
-  if (!Array.isArray(v)) throw new StateDataError(`${field}: expected an array`);
-  return v;
-}
+export const asStringOrNull = orNull(asString);
 
 /** A list whose items `check` reads, named `field[i]`. */
 export function asList<T>(v: unknown, field: string, check: Check<T>): T[] {
@@ -270,12 +257,6 @@ export const record =
   <S extends Shape>(shape: S): Check<Fields<S>> =>
   (v, f) =>
     asFields(v, f, shape);
-
-/** `check`, with null and undefined read as null. */
-export const orNull =
-  <T>(check: Check<T>): Check<T | null> =>
-  (v, f) =>
-    v === null || v === undefined ? null : check(v, f);
 
 export const isTrue = (v: unknown): boolean => v === true;
 

@@ -1,8 +1,13 @@
-/** thread.json's data: the running conversation state, its empty value and its parser (StateDataError on a bad shape). */
+/**
+ * thread.json's data: the running conversation state and its parser, and the capture cursor: which
+ * messages of pi's cloned, sometimes compacted array were processed, so a `context` event costs O(new).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ToolFailure } from "../checkpoint/schema.js";
+import { isInjectedMessage } from "../messages/read.js";
+import { asText } from "../text/gist.js";
 import { keepNewest } from "./lru.js";
-import { CURSOR_DATA, emptyCursor } from "./message-cursor.js";
-import { type Fields, asFields, asNumber, asRecords, asString, asStringOrNull } from "./state-files.js";
+import { type Fields, asFields, asNumber, asRecords, asString, asStringArray, asStringOrNull } from "./state-files.js";
 import { isTrue, oneOf, orNull, record } from "./state-files.js";
 
 /** Recent user/agent entries kept for "always include the last 2 exchange pairs" (spec §11.2). */
@@ -21,6 +26,18 @@ const LAST_DATA = {
   // last non-blank line of the last assistant text (for "wait for reply to ..."), gisted
   tail: (v: unknown) => (typeof v === "string" ? v : ""),
 };
+
+const CURSOR_DATA = {
+  // index of the last seen (non-injected) message in the last array, -1 before any
+  lastIndex: asNumber,
+  lastId: asStringOrNull,
+  lastTs: orNull(asNumber),
+  // identities of the seen messages that share lastTs (same-millisecond siblings)
+  idsAtLastTs: asStringArray,
+  // total messages processed so far
+  processed: asNumber,
+};
+export type Cursor = Fields<typeof CURSOR_DATA>;
 
 const THREAD_DATA = {
   first_user: asStringOrNull,
@@ -71,4 +88,89 @@ export function parseThreadData(d: Record<string, unknown>, maxExchanges: number
   thread.pivots = keepNewest(thread.pivots, maxExchanges);
   thread.recent = keepNewest(thread.recent, RECENT_ENTRIES);
   return thread;
+}
+
+/** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */
+export const CURSOR_CLOCK_SKEW_MS = 60_000;
+
+export function emptyCursor(): Cursor {
+  return { lastIndex: -1, lastId: null, lastTs: null, idsAtLastTs: [], processed: 0 };
+}
+
+export function timestampOf(m: AgentMessage): number {
+  if (!m || typeof m !== "object") return 0;
+  const t = (m as { timestamp?: unknown }).timestamp;
+  return typeof t === "number" && Number.isFinite(t) ? t : 0;
+}
+
+/** Cheap identity of a message that survives pi's structured clone and a process restart. */
+export function messageIdentity(m: AgentMessage): string {
+  if (!m || typeof m !== "object") return `?|${typeof m}`;
+  const ts = timestampOf(m);
+  switch (m.role) {
+    case "toolResult":
+      return `r|${ts}|${asText((m as Extract<AgentMessage, { role: "toolResult" }>).toolCallId)}`;
+    case "assistant": {
+      const a = m as Extract<AgentMessage, { role: "assistant" }>;
+      return `a|${ts}|${asText(a.responseId)}|${Array.isArray(a.content) ? a.content.length : 0}|${asText(a.stopReason)}`;
+    }
+    case "user": {
+      const c = (m as { content?: unknown }).content;
+      return `u|${ts}|${typeof c === "string" ? c.length : Array.isArray(c) ? c.length : 0}`;
+    }
+    case "custom":
+      return `c|${ts}|${asText((m as { customType?: unknown }).customType)}`;
+    default:
+      return `${asText(m.role)}|${ts}`;
+  }
+}
+
+/** The first message not seen yet; without a cursor (state lost), the first after `coveredUntil` (checkpoint time). */
+export function resumeIndex(c: Cursor, messages: readonly AgentMessage[], coveredUntil: number | null = null, end = messages.length): number {
+  if (c.lastId === null || c.lastTs === null) return coveredUntil === null ? 0 : firstIndexAfter(messages, coveredUntil, end);
+  // fast path: the array only grew
+  const at = c.lastIndex < end ? messages[c.lastIndex] : undefined;
+  if (at && messageIdentity(at) === c.lastId) return c.lastIndex + 1;
+  // scan back from the end until the last seen message, or one clearly older than it
+  const siblings = new Set(c.idsAtLastTs);
+  for (let i = end - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInjectedMessage(m)) continue;
+    const id = messageIdentity(m);
+    if (id === c.lastId) return i + 1;
+    const ts = timestampOf(m);
+    // a message clearly older than the last seen one ends the scan (it may be compacted away); the
+    // skew keeps a reply stamped a little before the result it follows from being taken for old
+    if (ts < c.lastTs - CURSOR_CLOCK_SKEW_MS || (ts === c.lastTs && siblings.has(id))) return i + 1;
+  }
+  return 0;
+}
+
+/** The cursor after `messages` (its first `end`) were processed, or null when it does not move. */
+export function advanceCursor(c: Cursor, messages: readonly AgentMessage[], processedNow = 0, end = messages.length): Cursor | null {
+  let lastIndex = end - 1;
+  while (lastIndex >= 0 && isInjectedMessage(messages[lastIndex]!)) lastIndex--;
+  if (lastIndex < 0) return null;
+  const last = messages[lastIndex]!;
+  const lastId = messageIdentity(last);
+  if (lastIndex === c.lastIndex && lastId === c.lastId && processedNow === 0) return null;
+  const lastTs = timestampOf(last);
+  const ids: string[] = [];
+  for (let i = lastIndex; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInjectedMessage(m)) continue;
+    if (timestampOf(m) !== lastTs) break;
+    ids.push(messageIdentity(m));
+  }
+  return { lastIndex, lastId, lastTs, idsAtLastTs: ids, processed: c.processed + processedNow };
+}
+
+/** Index of the first message stamped after `since` (minus the skew), scanning back: O(messages after it). */
+export function firstIndexAfter(messages: readonly AgentMessage[], since: number, end = messages.length): number {
+  for (let i = end - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInjectedMessage(m)) continue;
+    if (timestampOf(m) < since - CURSOR_CLOCK_SKEW_MS) return i + 1;
+  }
+  return 0;
 }

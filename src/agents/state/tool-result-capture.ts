@@ -1,7 +1,6 @@
 /**
- * Layer A (spec §7.2, docs/capture-rules.md): one `tool_result` event -> tool, target, file
- * access, failure, from the call's structure only (no keyword of its output), and into state.
- * Strings leave redacted and gisted.
+ * Layer A (spec §7.2, docs/capture-rules.md): one `tool_result` event -> tool, target, file access,
+ * failure, from the call's structure only (no keyword of its output), into state, redacted and gisted.
  */
 import os from "node:os";
 import path from "node:path";
@@ -10,13 +9,12 @@ import { cutHead, cutTail } from "../text/cut.js";
 import { redactSecrets } from "../text/redact.js";
 import { asText } from "../text/gist.js";
 import { contentText, prop, toolPathArg } from "../messages/read.js";
-import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "../messages/tool-outcome.js";
-import { informativeErrorLine } from "../messages/tool-outcome.js";
+import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
 import { removedPaths } from "../messages/shell-removals.js";
 import { changedText, declaredNames } from "./declared-names.js";
 import { type CaptureTarget, gistedNames } from "./capture-target.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST } from "./capture-sizes.js";
+import { GIST } from "./message-rules.js";
 
 export interface ToolResultEventLike {
   toolName: string;
@@ -26,14 +24,12 @@ export interface ToolResultEventLike {
   isError: boolean;
 }
 
-export type FileAccess = "read" | "modified";
-
-export interface ToolResultCapture {
+interface ToolResultCapture {
   tool: string;
   /** normalized path, command gist, or "" */
   target: string;
   /** the file touched, only when the call succeeded and a path was given */
-  file: { path: string; access: FileAccess } | null;
+  file: { path: string; access: "read" | "modified" } | null;
   failure: ToolFailure | null;
 }
 
@@ -54,10 +50,7 @@ export function normalizeToolPath(raw: string, cwd: string): string {
   return out;
 }
 
-/**
- * A session names the same few paths in most calls: without this memo, path.resolve alone
- * allocated ~0.4 MB per 1,000-message capture pass (heap profile, bench/compaction-provider.ts).
- */
+/** A session names the same few paths in most calls: path.resolve alone allocated ~0.4 MB per 1,000 messages. */
 const normalizedPaths = new Map<string, string>();
 const PATH_MEMO_MAX = 1024;
 const PATH_MEMO_KEY_MAX = 1024;
@@ -88,9 +81,8 @@ export function contentHeadTail(content: unknown, each = 4000): string {
 }
 
 /**
- * write/edit with a path: modified; any other tool with a path: read (we cannot know it writes);
- * bash: the command gist is the target. A failed call records only a failure with its error line.
- * `headTail`: `contentHeadTail(ev.content)` when the caller has it already.
+ * write/edit with a path: modified; any other tool with a path: read (we cannot know it writes); bash:
+ * the command gist is the target. A failed call records only a failure. `headTail`: when already read.
  */
 export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date(), headTail?: string): ToolResultCapture {
   const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
@@ -105,22 +97,18 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
     const error = errorGist(headTail ?? contentHeadTail(ev.content)) || "(no error text)";
     return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
   }
-  let file: ToolResultCapture["file"] = null;
-  if (filePath) file = { path: filePath, access: MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read" };
-  return { tool, target, file, failure: null };
+  const access = MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read";
+  return { tool, target, file: filePath ? { path: filePath, access } : null, failure: null };
 }
 
-/**
- * A tool result's tool, file access and failure (thread.errors), and the work ledger: file
- * changes, command outcomes, the failure lifecycle. A search that found nothing is not a failure.
- */
+/** A tool result into resources, thread.errors and the work ledger; a search that found nothing is no failure. */
 export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
   const command = prop(ev.input, "command");
   const family = typeof command === "string" ? safeGist(commandFamily(command), 60) : "";
   // read once: a failure's error line and the command's outcome come from the same head and tail
   const output = ev.isError || family ? contentHeadTail(ev.content) : "";
   const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
-  t.touchTool(cap.tool);
+  if (t.acc.resources.touchTool(cap.tool)) t.mark("resources");
   const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
   let workChanged = false;
   if (cap.failure && !emptySearch) {
@@ -144,7 +132,7 @@ export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd
     }
   }
   if (cap.file) {
-    t.touchFile(cap.file.path, cap.file.access);
+    if (t.acc.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
     if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
       const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), cap.file.path));
       onFileChanged(t, cap.file.path, cap.tool, ev.input, now, names);

@@ -1,13 +1,12 @@
 /**
- * The turn log and the task log (issue 25), inside the work ledger's state file: each request
- * with the agent's own last text of its turn (the first turn and the newest `maxTurns`), and the
- * sub-agent / task tool calls. Strings arrive redacted and gisted; O(1) per event.
+ * The turn log (each request with the agent's last text of its turn: the first and the newest
+ * MAX_TURNS) and the sub-agent / task calls, in work.json. Strings arrive redacted and gisted.
  */
 import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
-import { StateDataError, asFields, asList, asNumber, asObject } from "./state-files.js";
-import { asRecords, asString, asStringArray } from "./state-files.js";
+import { asBoolean, asFields, asList, asNumber, asObject } from "./state-files.js";
+import { asRecords, asString, asStringArray, orNull } from "./state-files.js";
 
 export const MAX_TURNS = 40;
 export const MAX_TASKS = 20;
@@ -22,11 +21,7 @@ export class TurnLog {
   private first: TurnEntry | null = null;
   /** newest last, without the first turn */
   private recent: TurnEntry[] = [];
-  private readonly tasks: LruMap<string, WorkTask>;
-
-  constructor(private readonly maxTurns = MAX_TURNS) {
-    this.tasks = new LruMap(MAX_TASKS);
-  }
+  private readonly tasks = new LruMap<string, WorkTask>(MAX_TASKS);
 
   onRequest(seq: number, request: string, isFirstRealRequest: boolean): void {
     const entry: TurnEntry = { seq, request, outcome: "" };
@@ -35,10 +30,10 @@ export class TurnLog {
       return;
     }
     this.recent.push(entry);
-    if (this.recent.length > this.maxTurns) this.recent.shift();
+    if (this.recent.length > MAX_TURNS) this.recent.shift();
   }
 
-  /** The turn the agent's text belongs to now (the latest request's), or null before any request. */
+  /** The latest request's turn, or null before any request. */
   currentTurn(): object | null {
     return this.recent.at(-1) ?? this.first;
   }
@@ -48,7 +43,7 @@ export class TurnLog {
     return turn === this.first || this.recent.includes(turn as TurnEntry);
   }
 
-  /** The agent wrote text in the current turn (or in `turn`): the latest text of a turn stands for it. */
+  /** The agent's text in `turn`: the latest text of a turn stands for it. */
   onText(outcome: string, names: readonly string[], turn: object | null = this.currentTurn()): void {
     const cur = turn as TurnEntry | null;
     if (!cur || !outcome) return;
@@ -90,12 +85,12 @@ export class TurnLog {
     return { first: this.first, recent: this.recent, tasks: this.tasks.values() };
   }
 
-  static fromData(raw: unknown, maxTurns = MAX_TURNS): TurnLog {
+  static fromData(raw: unknown): TurnLog {
     const d = asObject(raw, "turns");
-    const log = new TurnLog(maxTurns);
+    const log = new TurnLog();
     const turn = (v: unknown, f: string): TurnEntry => asFields(v, f, TURN_DATA);
-    log.first = d.first === null || d.first === undefined ? null : turn(d.first, "turns.first");
-    log.recent = asList(d.recent, "turns.recent", turn).slice(-maxTurns);
+    log.first = orNull(turn)(d.first, "turns.first");
+    log.recent = asList(d.recent, "turns.recent", turn).slice(-MAX_TURNS);
     for (const t of asRecords(d.tasks, "turns.tasks", TASK_DATA)) log.tasks.touch(t.id, t);
     return log;
   }
@@ -112,10 +107,7 @@ const TASK_DATA = {
   id: asString,
   ask: asString,
   outcome: asString,
-  ok: (v: unknown, f: string) => {
-    if (v !== null && typeof v !== "boolean") throw new StateDataError(`${f}: expected a boolean or null`);
-    return v;
-  },
+  ok: orNull(asBoolean),
 };
 
 /** A request that is only a slash command, a URL or an @path (syntax, not words): not a goal by itself. */

@@ -7,7 +7,7 @@
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { TurnLog } from "./turn-log.js";
-import { asArray, asBoolean, asNumber, asObject, asRecords, asString, asStringArray } from "./state-files.js";
+import { asArray, asBoolean, asNumber, asObject, asRecords, asString, asStringArray, orNull } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
 export interface WorkLedgerCaps {
@@ -171,10 +171,6 @@ export class WorkLedger {
     return this.seq > 0 && this.reportSeq === this.seq;
   }
 
-  openFailures(): ToolFailure[] {
-    return this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when }));
-  }
-
   /** Ledger in checkpoint form: files by importance, commands newest first, requests newest first. */
   snapshot(): WorkLedgerData {
     const requests = [...this.recent].reverse();
@@ -187,7 +183,7 @@ export class WorkLedger {
         mentions: Math.max(f.mentions, this.mentionsOf(f.path)),
       })),
       commands: this.commands.values().reverse(),
-      open_failures: this.openFailures(),
+      open_failures: this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when })),
       requests,
       last_report: this.lastReport,
       answered: this.answered,
@@ -197,7 +193,7 @@ export class WorkLedger {
   }
 
   private mentionsOf(path: string): number {
-    return this.mentioned.get(baseName(path).toLowerCase()) ?? 0;
+    return this.mentioned.get(path.slice(path.lastIndexOf("/") + 1).toLowerCase()) ?? 0;
   }
 
   toData(): unknown {
@@ -258,18 +254,13 @@ const COMMAND_DATA = {
   runs: asNumber,
   failures: asNumber,
   ok: asBoolean,
-  exit: (v: unknown, f: string) => (v === null ? null : asNumber(v, f)),
+  exit: orNull(asNumber),
   when: asString,
 };
 const FAILURE_DATA = { ...TOOL_FAILURE_DATA, family: asString, seq: asNumber };
 
 function failureKey(tool: string, target: string): string {
   return `${tool}\u0000${target}`;
-}
-
-function baseName(p: string): string {
-  const i = p.lastIndexOf("/");
-  return i >= 0 ? p.slice(i + 1) : p;
 }
 
 /** `name.ext`: a word (with dashes), a dot, a letter, up to 7 letters or digits, a word boundary. */
