@@ -4,12 +4,8 @@
  * workspace, pi's settings files, the restore on the next prompt. No handler keeps a ctx (SessionCapture).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import {
-  buildSessionContext,
-  type ExtensionAPI,
-  type ExtensionContext,
-  type ExtensionFactory,
-} from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { describeBadKey, hostSessionKey } from "../../infra/session-key.js";
@@ -297,10 +293,7 @@ export default function contextManagerPiExtension(pi: ExtensionAPI): void {
   createContextManagerExtension({ standalone: true })(pi);
 }
 
-/**
- * The run start: decide whether context_search joins (engine/session.ts OurToolsState), then set pi's
- * active tools when they differ. The caller guards.
- */
+/** The run start: does context_search join (engine/session.ts OurToolsState); set pi's tools if they differ. */
 async function applyRunTools(pi: ExtensionAPI, session: SessionApi, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
   const compacted = () => ctx.sessionManager.getBranch().some((e) => e.type === "compaction");
   const joined = await session.searchJoined(() => runStartView(ctx, prompt, model), compacted);
