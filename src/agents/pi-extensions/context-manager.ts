@@ -3,7 +3,9 @@
  * Hosted (OpenClaw): the host sets the runtime and delivers restores; standalone (`pi -e`): a key per
  * workspace, pi's settings files, the restore on the next prompt. No handler keeps a ctx (SessionCapture).
  */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
@@ -15,10 +17,13 @@ import { restoreDue } from "./context-manager-restore-due.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
-import { createContextSearchTool } from "../archive/search-tool.js";
+import { createContextSearchTool, SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import { piModelOf, piRequestHost, safeUsage } from "./context-manager-request-host.js";
-import { applyRunTools } from "./context-manager-tools.js";
+import type { SessionApi } from "../engine/session-api.js";
+import type { HostModel } from "../cache/cache-rules.js";
+import { estimateContextTokens } from "../gauge/context-gauge.js";
+import { livedTime } from "../../infra/lived-clock.js";
 import { takeToolsChanged } from "../engine/session.js";
 import { sessionAt } from "../engine/cache-budget.js";
 import {
@@ -285,4 +290,23 @@ export function buildContextManagerExtensionFactories(params: {
 /** Default export for `pi -e` and the package's `pi.extensions`: standalone mode. */
 export default function contextManagerPiExtension(pi: ExtensionAPI): void {
   createContextManagerExtension({ standalone: true })(pi);
+}
+
+/** The run start: does context_search join (engine/session.ts OurToolsState); set pi's tools if they differ. */
+async function applyRunTools(pi: ExtensionAPI, session: SessionApi, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
+  const compacted = () => ctx.sessionManager.getBranch().some((e) => e.type === "compaction");
+  const joined = await session.searchJoined(() => runStartView(ctx, prompt, model), compacted);
+  const active = pi.getActiveTools();
+  const has = active.includes(SEARCH_TOOL_NAME);
+  if (has === joined) return;
+  pi.setActiveTools(joined ? [...active, SEARCH_TOOL_NAME] : active.filter((n) => n !== SEARCH_TOOL_NAME));
+}
+
+/** The run's first request as the run start sees it: its history, pi's reading plus the prompt, and now. */
+function runStartView(ctx: ExtensionContext, prompt: string, model: HostModel | undefined) {
+  const messages = buildSessionContext(ctx.sessionManager.getBranch()).messages;
+  const promptTokens = estimateContextTokens([{ role: "user", content: prompt, timestamp: 0 } as AgentMessage]);
+  const usage = ctx.getContextUsage()?.tokens;
+  const tokens = (typeof usage === "number" ? usage : estimateContextTokens(messages)) + promptTokens;
+  return { messages, tokens, at: livedTime(Date.now()), ...(model ? { model } : {}) };
 }
