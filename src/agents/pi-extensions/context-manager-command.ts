@@ -1,19 +1,18 @@
 /** `/context` in pi: gauge, breakdown, latest checkpoint and its restore block (never sent to the model). */
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext, SessionEntry } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
-import { restoreBlockOf } from "../engine/restore-block.js";
+import { type RestoreKind, restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
 import type { SessionApi } from "../engine/session-api.js";
-import type { CapturedSession, ReadonlySessionManager } from "./context-manager-session.js";
-import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { restoreDue } from "./context-manager-restore-due.js";
-import { safeUsage } from "./context-manager-request-host.js";
+import { type CapturedSession, type ReadonlySessionManager, safeUsage } from "./context-manager-session.js";
+import { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
 import { formatReuse } from "../prompt-cost/reuse.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { RequestRecord } from "../engine/request-log.js";
+import { isCheckpointCompactionDetails } from "../engine/checkpoint-compaction.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;
@@ -114,4 +113,25 @@ function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManage
   }
   if (after.length === 0) return latest;
   return { ...latest, unaged: [...latest.unaged, ...after], sent: [...latest.sent, ...after], final: [...latest.final, ...after] };
+}
+
+/** A due restore (standalone pi): its kind, and the compaction entry id or "resume" (one attempt per key and process). */
+export interface DueRestore {
+  kind: RestoreKind;
+  key: string;
+}
+
+/**
+ * Standalone pi's due restore, read from `branch` (sessionManager.getBranch(), root first; it holds across
+ * processes): after a host-summarized compaction with no restore since, or on a session's first prompt.
+ */
+export function restoreDue(branch: readonly SessionEntry[]): DueRestore | null {
+  let sawMessage = false;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i]!;
+    if (e.type === "custom_message" && e.customType === RESTORE_CUSTOM_TYPE) return null;
+    if (e.type === "compaction") return isCheckpointCompactionDetails(e.details) ? null : { kind: "post-compaction", key: e.id };
+    if (e.type === "message") sawMessage = true;
+  }
+  return sawMessage ? null : { kind: "resume", key: "resume" };
 }

@@ -3,7 +3,7 @@
  * the runtime the host set for it or the standalone one; kept in a WeakMap every module copy shares.
  */
 import { resolve } from "node:path";
-import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { SessionApi } from "../engine/session-api.js";
@@ -13,6 +13,8 @@ import { processServices } from "../../infra/process-services.js";
 import { debugLog, enableDebugFromConfig } from "../../infra/debug-log.js";
 import type { ContextManagerRuntimeValue } from "../engine/runtime.js";
 import { piCompactionSet } from "./context-manager-pi-settings.js";
+import type { RequestHost } from "../engine/request-log.js";
+import type { HostModel } from "../cache/cache-rules.js";
 
 export type { ContextManagerRuntimeValue } from "../engine/runtime.js";
 export type ReadonlySessionManager = ExtensionContext["sessionManager"];
@@ -157,5 +159,58 @@ export class SessionCapture {
       debugLog(`${event}: ctx is stale, using the values captured at the last live event`, e);
       return this.last;
     }
+  }
+}
+
+// What the shell reads of pi for a request besides the messages (a stale ctx reads as unknown): usage,
+// model, and for the breakdown the system prompt, the active tools and where pi compacts (lazily).
+
+/** pi's default `compaction.reserveTokens`. */
+const PI_DEFAULT_RESERVE_TOKENS = 16_384;
+
+export function piRequestHost(pi: ExtensionAPI, ctx: ExtensionContext, cwd: string | null, contextWindow: () => number): RequestHost {
+  let systemPrompt: string | null = null;
+  try {
+    systemPrompt = ctx.getSystemPrompt();
+  } catch (e) {
+    debugLog("getSystemPrompt", e);
+  }
+  return {
+    systemPrompt,
+    tools: () => {
+      try {
+        const active = new Set(pi.getActiveTools());
+        return pi.getAllTools().filter((t) => active.has(t.name));
+      } catch (e) {
+        debugLog("getAllTools", e);
+        return null;
+      }
+    },
+    compactionAt: () => {
+      const window = contextWindow();
+      if (!cwd || window <= 0) return null;
+      const c = piCompactionSet(cwd);
+      return (c.enabled ?? true) ? window - (c.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS) : null;
+    },
+  };
+}
+
+/** pi's context usage; undefined when unknown or the ctx is stale. */
+export function safeUsage(ctx: ExtensionContext) {
+  try {
+    return ctx.getContextUsage();
+  } catch (e) {
+    debugLog("getContextUsage", e);
+    return undefined;
+  }
+}
+
+/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
+export function piModelOf(ctx: ExtensionContext): HostModel | undefined {
+  try {
+    const m = ctx.model;
+    return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
+  } catch {
+    return undefined; // a stale ctx: the rules fall back to the config's choice
   }
 }

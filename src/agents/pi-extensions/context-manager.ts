@@ -11,28 +11,21 @@ import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
-import { registerContextCommand } from "./context-manager-command.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { restoreDue } from "./context-manager-restore-due.js";
+import { registerContextCommand, restoreDue } from "./context-manager-command.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
-import { piModelOf, piRequestHost, safeUsage } from "./context-manager-request-host.js";
 import type { SessionApi } from "../engine/session-api.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
 import { livedTime } from "../../infra/lived-clock.js";
 import { takeToolsChanged } from "../engine/session.js";
 import { sessionAt } from "../engine/cache-budget.js";
-import {
-  type CapturedSession,
-  SessionCapture,
-  sessionForView,
-  setContextManagerRuntime,
-  standaloneRuntime,
-} from "./context-manager-session.js";
+import { type CapturedSession, SessionCapture, sessionForView, setContextManagerRuntime } from "./context-manager-session.js";
+import { piModelOf, piRequestHost, safeUsage, standaloneRuntime } from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 export { type EngineSessionView, sessionFor, sessionForView, standaloneRuntime } from "./context-manager-session.js";
@@ -94,150 +87,91 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
 
     // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
-    const guard =
-      <E, R>(event: string, handler: (event: E, ctx: ExtensionContext) => Promise<R | void>) =>
-      async (e: E, ctx: ExtensionContext): Promise<R | void> => {
-        try {
-          return await handler(e, ctx);
-        } catch (err) {
-          debugLog(`${event} handler`, err);
-          return undefined;
-        }
-      };
+    const on = ((event: string, handler: (e: unknown, ctx: ExtensionContext) => Promise<unknown>) => {
+      const guarded = async (e: unknown, ctx: ExtensionContext) => handler(e, ctx).catch((err) => debugLog(`${event} handler`, err));
+      pi.on(event as "context", guarded as never);
+    }) as ExtensionAPI["on"];
+    const notActive = "The context manager is not active in this session.";
 
-    pi.on(
-      "session_start",
-      guard("session_start", async (_event, ctx) => {
-        (await get(ctx, "session_start"))?.startRun(ctx.sessionManager.getBranch());
-      }),
-    );
-
-    pi.on(
-      "context",
-      guard("context", async (event, ctx) => {
-        const session = await get(ctx, "context");
-        if (!session) return undefined;
-        const engine = session.engine;
-        const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
-        const tools = sessionAt(engine.runtime.stateDir, engine.sessionKey).ourTools(engine.identity.sessionId);
-        // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
-        const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
-        const out = (await session.prepareRequest({ messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
-        return out !== event.messages ? { messages: out } : undefined;
-      }),
-    );
-
-    pi.on(
-      "tool_result",
-      guard("tool_result", async (event, ctx) => {
-        const captured = seen.from(ctx, "tool_result");
-        const session = await sessionOf(captured);
-        return session && captured ? session.toolResult(event, captured.cwd) : undefined;
-      }),
-    );
+    on("session_start", async (_event, ctx) => (await get(ctx, "session_start"))?.startRun(ctx.sessionManager.getBranch()));
+    on("context", async (event, ctx) => {
+      const session = await get(ctx, "context");
+      if (!session) return undefined;
+      const engine = session.engine;
+      const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
+      const tools = sessionAt(engine.runtime.stateDir, engine.sessionKey).ourTools(engine.identity.sessionId);
+      // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
+      const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
+      const out = (await session.prepareRequest({ messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
+      return out !== event.messages ? { messages: out } : undefined;
+    });
+    on("tool_result", async (event, ctx) => {
+      const captured = seen.from(ctx, "tool_result");
+      const session = await sessionOf(captured);
+      return session && captured ? session.toolResult(event, captured.cwd) : undefined;
+    });
 
     // tools are registered before any event: standalone reads pi's settings for the process's cwd
     const toolConfig = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null);
     if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
-      pi.registerTool(
-        createArtifactFetchTool({
-          stateDir: async (ctx) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null,
-        }),
-      );
+      const stateDir = async (ctx: unknown) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null;
+      pi.registerTool(createArtifactFetchTool({ stateDir }));
     }
-
     if (opts.noteTool ?? toolConfig?.noteTool) {
-      pi.registerTool(
-        createContextNoteTool(async (kind, text, ctx) => {
-          const session = await get(ctx, "context_note");
-          return session ? session.note(kind, text) : "The context manager is not active in this session.";
-        }),
-      );
+      pi.registerTool(createContextNoteTool(async (kind, text, ctx) => (await get(ctx, "context_note"))?.note(kind, text) ?? notActive));
     }
-
     const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
     if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
-      pi.registerTool(
-        createContextSearchTool(async (params, ctx) => {
-          const session = await get(ctx, "context_search");
-          return session ? session.search(params) : "The context manager is not active in this session.";
-        }),
-      );
+      pi.registerTool(createContextSearchTool(async (params, ctx) => (await get(ctx, "context_search"))?.search(params) ?? notActive));
       // context_search joins the run once the archive holds something, before pi snapshots the tools
-      pi.on(
-        "before_agent_start",
-        guard("before_agent_start", async (event, ctx) => {
-          const session = await get(ctx, "before_agent_start");
-          if (session) await applyRunTools(pi, session, ctx, event.prompt, piModelOf(ctx));
-        }),
-      );
+      on("before_agent_start", async (event, ctx) => {
+        const session = await get(ctx, "before_agent_start");
+        if (session) await applyRunTools(pi, session, ctx, event.prompt, piModelOf(ctx));
+      });
     }
 
     // The end of an agent run (and of a session) makes captured state durable.
-    pi.on(
-      "agent_end",
-      guard("agent_end", async (event, ctx) => {
-        await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
-      }),
-    );
-    pi.on(
-      "session_shutdown",
-      guard("session_shutdown", async (_event, ctx) => {
-        await (await get(ctx, "session_shutdown"))?.flush();
-        await backgroundWritesSettled(); // a "checkpoint" compaction's span and knowledge records
-      }),
-    );
+    on("agent_end", async (event, ctx) => (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []));
+    on("session_shutdown", async (_event, ctx) => {
+      await (await get(ctx, "session_shutdown"))?.flush();
+      await backgroundWritesSettled(); // a "checkpoint" compaction's span and knowledge records
+    });
 
     if (opts.standalone) {
       // Without OpenClaw's safeguard: "host" mode writes the checkpoint and lets pi summarize;
       // in "checkpoint" mode the checkpoint is the compaction (no model call).
-      pi.on(
-        "session_before_compact",
-        guard("session_before_compact", async (event, ctx) => {
-          const captured = seen.from(ctx, "session_before_compact");
-          const session = await sessionOf(captured);
-          if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
-          if (session.engine.runtime.config.compaction === "checkpoint") {
-            const compaction = (await startCheckpointCompaction(session, event, captured.cwd))?.compaction;
-            return compaction ? { compaction } : undefined;
-          }
-          await session.beforeCompaction(event, { use: "checkpoint", cwd: captured.cwd });
-          return undefined;
-        }),
-      );
+      on("session_before_compact", async (event, ctx) => {
+        const captured = seen.from(ctx, "session_before_compact");
+        const session = await sessionOf(captured);
+        if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
+        if (session.engine.runtime.config.compaction === "checkpoint") {
+          const compaction = (await startCheckpointCompaction(session, event, captured.cwd))?.compaction;
+          return compaction ? { compaction } : undefined;
+        }
+        await session.beforeCompaction(event, { use: "checkpoint", cwd: captured.cwd });
+        return undefined;
+      });
 
       // The restore block rides on the prompt it belongs to: one per compaction and new session (restoreDue).
-      pi.on(
-        "before_agent_start",
-        guard("before_agent_start", async (_event, ctx) => {
-          const captured = seen.from(ctx, "before_agent_start");
-          const session = await sessionOf(captured);
-          if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
-          const due = restoreDue(captured.sessionManager.getBranch());
-          if (!due) return undefined;
-          const sm = captured.sessionManager as object;
-          const done = tried.get(sm) ?? new Set<string>();
-          tried.set(sm, done);
-          if (done.has(due.key)) return undefined;
-          done.add(due.key);
-          const block = await session.restoreOwed(due.kind);
-          if (!block) {
-            debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
-            return undefined;
-          }
-          return { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } };
-        }),
-      );
+      on("before_agent_start", async (_event, ctx) => {
+        const captured = seen.from(ctx, "before_agent_start");
+        const session = await sessionOf(captured);
+        if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
+        const due = restoreDue(captured.sessionManager.getBranch());
+        const sm = captured.sessionManager as object;
+        const done = tried.get(sm) ?? new Set<string>();
+        tried.set(sm, done);
+        if (!due || done.has(due.key)) return undefined;
+        done.add(due.key);
+        const block = await session.restoreOwed(due.kind);
+        if (!block) debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
+        return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } } : undefined;
+      });
     }
 
     registerContextCommand(pi, { session: (ctx) => seen.from(ctx, "/context"), api: (ctx) => get(ctx, "/context") });
 
-    pi.on(
-      "session_compact",
-      guard("session_compact", async (_event, ctx) => {
-        (await get(ctx, "session_compact"))?.afterCompaction();
-      }),
-    );
+    on("session_compact", async (_event, ctx) => (await get(ctx, "session_compact"))?.afterCompaction());
   };
 }
 
