@@ -13,10 +13,9 @@ import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.
 import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/thread-data.js";
-import { applyOwnCompaction, compactRoute, delegateWithFallback, ownCompactionView } from "./own-compaction.js";
-import { isCheckpointCompactionDetails } from "../agents/engine/checkpoint-compaction.js";
+import { applyOwnCompaction, compactSession, type CompactionOptions, ownCompactionView } from "./own-compaction.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
-import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+import { heldSlot, keepSlot, SessionSlot, warnFailure } from "./session-slot.js";
 import type {
   AfterTurnParams,
   AssembleParams,
@@ -27,15 +26,9 @@ import type {
   CompactResult,
   ContextEngineInfo,
   ContextEngineShape,
-  DelegateCompaction,
 } from "./engine-types.js";
 
 export const CONTEXT_ENGINE_ID = "context-manager";
-
-export interface ContextManagerContextEngineOptions extends SlotOptions {
-  /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
-  delegateCompaction: DelegateCompaction;
-}
 
 /** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
 function assembleModelOf(params: AssembleParams): HostModel {
@@ -65,7 +58,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   /** The history this instance's assemble saw, per session id, until the commit (the host holds it anyway). */
   private readonly assembled = new Map<string, AgentMessage[]>();
 
-  constructor(private readonly opts: ContextManagerContextEngineOptions) {
+  constructor(private readonly opts: CompactionOptions) {
     setSessionBudget(opts.config);
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
@@ -186,31 +179,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   async compact(params: CompactParams): Promise<CompactResult> {
     // no parameters to act on: the host's runtime gets the call as it would without us
     if (!this.opts.config.enabled || typeof params !== "object" || params === null) return this.opts.delegateCompaction(params);
-    // "checkpoint" mode compacts itself; "host" mode falls back to it (own-compaction.ts)
-    const own = await compactRoute(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), this.cwdOf(params));
-    if (own) return own;
-    let slot: SessionSlot | null = null;
-    try {
-      slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      await slot.beforeCompaction(params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens), this.cwdOf(params));
-    } catch (e) {
-      warnFailure(this.opts.logger, "compaction checkpoint", e);
-    }
-    // the runtime's result (or error) as without us, unless it fails or is late: then ours
-    const result = await delegateWithFallback(this.opts, this.opts.delegateCompaction, params, slot, this.cwdOf(params));
-    // a compaction the plugin made itself: no restore block follows it
-    if (!slot || isCheckpointCompactionDetails(result.result?.details)) return result;
-    try {
-      if (result.ok && result.compacted) {
-        const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
-        const rotated = successor && successor !== params.sessionId ? successor : null;
-        if (rotated) keepSlot(this.opts, rotated, slot);
-        await slot.afterOwnCompaction(params.sessionId, rotated);
-      }
-    } catch (e) {
-      warnFailure(this.opts.logger, "post-compaction restore", e);
-    }
-    return result;
+    return compactSession(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), this.cwdOf(params));
   }
 
   async dispose(): Promise<void> {

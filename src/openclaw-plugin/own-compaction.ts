@@ -15,9 +15,11 @@ import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
-import { stateSessionDir } from "../infra/session-dir.js";
+import { isCheckpointCompactionDetails } from "../agents/engine/checkpoint-compaction.js";
+import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
+import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";
 import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
-import { DEFAULT_WINDOW, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+import { DEFAULT_WINDOW, keepSlot, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 
 export type { OwnCompactionView };
 
@@ -84,37 +86,85 @@ export function chooseCut(history: readonly AgentMessage[], keepTokens: number, 
   return cut > after ? cut : 0;
 }
 
+/** The engine's options the compaction route reads. */
+export interface CompactionOptions extends SlotOptions {
+  /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
+  delegateCompaction: DelegateCompaction;
+}
+
+/**
+ * compact(): "checkpoint" mode compacts the last history itself; otherwise (or without a whole
+ * history or a checkpoint) the compaction checkpoint, then the runtime's compaction with our fallback.
+ */
+export async function compactSession(opts: CompactionOptions, params: CompactParams, slotOf: () => Promise<SessionSlot>, cwd: string): Promise<CompactResult> {
+  let slot: SessionSlot | null = null;
+  try {
+    slot = await slotOf();
+    // the whole history is needed to cut it (a slot made after the turn's assemble has one turn)
+    if (opts.config.compaction === "checkpoint" && slot.lastIsHistory && slot.lastMessages.length > 0) {
+      const result = await compactOwn(opts, slot, params, cwd);
+      if (result && (result.ok || !/checkpoint could not be written/.test(result.reason ?? ""))) return result;
+    }
+    await slot.beforeCompaction(params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens), cwd);
+  } catch (e) {
+    warnFailure(opts.logger, "compaction checkpoint", e);
+  }
+  // the runtime's result (or error) as without us, unless it fails or is late: then ours
+  const result = await delegateWithFallback(opts, params, slot, cwd);
+  // a compaction the plugin made itself: no restore block follows it
+  if (!slot || !result.ok || !result.compacted || isCheckpointCompactionDetails(result.result?.details)) return result;
+  try {
+    const successor = result.result?.sessionTarget?.sessionId ?? result.result?.sessionId;
+    const rotated = successor && successor !== params.sessionId ? successor : null;
+    if (rotated) {
+      keepSlot(opts, rotated, slot);
+      slot.previousIds.add(params.sessionId);
+      slot.resumeChecked = true;
+    }
+    // the compaction provider rendered this compaction's checkpoint as its summary
+    if (compactionOutcomeSince(opts.stateDir, canonicalSessionKey(slot.sessionKey), params.sessionId, 0)?.summarized) {
+      await slot.afterSummarizedCompaction();
+    } else await slot.afterDelegatedCompaction(rotated ? [params.sessionId, rotated] : [params.sessionId]);
+  } catch (e) {
+    warnFailure(opts.logger, "post-compaction restore", e);
+  }
+  return result;
+}
+
 /** compact() without the runtime, over the history the plugin saw last: checkpoint, archive, summary, view. */
-export async function compactOwn(slot: SessionSlot, sessionId: string, history: AgentMessage[], tokensBefore: number, window: number, cwd: string, stateDir: string): Promise<CompactResult> {
-  const startedAt = performance.now();
-  const prev = await ownCompactionView(stateDir, slot.sessionKey, sessionId);
-  const after = prev && applyOwnCompaction(prev, history) !== history ? prev.cut : 0;
-  // a compaction over a view still in place (the overflow-recovery retry) keeps half as much
-  const keep = Math.max(500, Math.floor((window * KEEP_SHARE) / (after > 0 ? 2 : 1)));
-  const cut = chooseCut(history, keep, after);
-  // already down to the summary and the last turn: nothing is lost by answering "compacted" with the same view
-  if (cut === 0 && prev && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
-  if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
-  const event = compactionWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
-  // the checkpoint's durable write and the archive follow in the background; the view (the
-  // compaction itself) is written before returning
-  const { checkpoint } = await slot.session.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
-  if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
-  const rendered = slot.session.compactionSummary(checkpoint);
-  const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };
-  sessionAt(path.resolve(stateDir), slot.sessionKey).lasting.ownCompaction = view;
-  await writeFileAtomic(fileOf(stateDir, slot.sessionKey), JSON.stringify(view));
-  const tokensAfter = estimateContextTokens(applyOwnCompaction(view, history));
-  return {
-    ok: true,
-    compacted: true,
-    result: {
-      summary: rendered.text,
-      tokensBefore,
-      tokensAfter,
-      details: { contextManager: { checkpointId: view.checkpointId, cut, summaryTokens: rendered.tokens, compactionMs: Math.round((performance.now() - startedAt) * 100) / 100 } },
-    },
-  };
+async function compactOwn(opts: SlotOptions, slot: SessionSlot, params: CompactParams, cwd: string): Promise<CompactResult | undefined> {
+  try {
+    const startedAt = performance.now();
+    const { sessionId } = params;
+    const history = slot.lastMessages;
+    const tokensBefore = params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens);
+    const window = slot.data.window ?? (params.tokenBudget && params.tokenBudget > 0 ? params.tokenBudget : DEFAULT_WINDOW);
+    const prev = await ownCompactionView(opts.stateDir, slot.sessionKey, sessionId);
+    const after = prev && applyOwnCompaction(prev, history) !== history ? prev.cut : 0;
+    // a compaction over a view still in place (the overflow-recovery retry) keeps half as much
+    const cut = chooseCut(history, Math.max(500, Math.floor((window * KEEP_SHARE) / (after > 0 ? 2 : 1))), after);
+    // already down to the summary and the last turn: nothing is lost by answering "compacted" with the same view
+    if (cut === 0 && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
+    if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
+    const event = compactionWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
+    // the checkpoint's durable write and the archive follow in the background; the view (the
+    // compaction itself) is written before returning
+    const { checkpoint } = await slot.session.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
+    if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
+    const rendered = slot.session.compactionSummary(checkpoint);
+    const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };
+    sessionAt(path.resolve(opts.stateDir), slot.sessionKey).lasting.ownCompaction = view;
+    await writeFileAtomic(fileOf(opts.stateDir, slot.sessionKey), JSON.stringify(view));
+    // OpenClaw 2026.9 records an owning engine's result in its transcript: the next history starts with it
+    await slot.afterSummarizedCompaction();
+    const compactionMs = Math.round((performance.now() - startedAt) * 100) / 100;
+    const details = { contextManager: { checkpointId: view.checkpointId, cut, summaryTokens: rendered.tokens, compactionMs } };
+    const tokensAfter = estimateContextTokens(applyOwnCompaction(view, history));
+    return { ok: true, compacted: true, result: { summary: rendered.text, tokensBefore, tokensAfter, details } };
+  } catch (e) {
+    warnFailure(opts.logger, "own compaction", e);
+    return undefined;
+  }
 }
 
 function safeJson(m: unknown): string {
@@ -125,72 +175,22 @@ function safeJson(m: unknown): string {
   }
 }
 
-async function own(opts: SlotOptions, slot: SessionSlot, params: CompactParams, cwd: string): Promise<CompactResult> {
-  const history: AgentMessage[] = slot.lastMessages;
-  const tokens = params.currentTokenCount ?? (slot.lastTokens || slot.data.tokens);
-  const window = slot.data.window ?? (params.tokenBudget && params.tokenBudget > 0 ? params.tokenBudget : DEFAULT_WINDOW);
-  const result = await compactOwn(slot, params.sessionId, history, tokens, window, cwd, opts.stateDir);
-  // OpenClaw 2026.9 records an owning engine's result in its transcript: the next history starts with it
-  if (result.ok && result.compacted) await slot.afterSummarizedCompaction();
-  return result;
-}
-
-/** "checkpoint" mode's compact(); null: not this mode (or no checkpoint), take the runtime's path. */
-export async function compactRoute(
-  opts: SlotOptions,
-  params: CompactParams,
-  slotOf: () => Promise<SessionSlot>,
-  cwd: string,
-): Promise<CompactResult | null> {
-  if (opts.config.compaction !== "checkpoint") return null;
-  try {
-    const slot = await slotOf();
-    // the whole history is needed to cut it (a slot made after the turn's assemble has one turn)
-    if (!slot.lastIsHistory || slot.lastMessages.length === 0) return null;
-    const result = await own(opts, slot, params, cwd);
-    if (!result.ok && /checkpoint could not be written/.test(result.reason ?? "")) return null;
-    return result;
-  } catch (e) {
-    warnFailure(opts.logger, "own compaction", e);
-    return null;
-  }
-}
-
 /** "host" mode: the runtime's compaction within the deadline, else (or on failure) the plugin's own. */
-export async function delegateWithFallback(
-  opts: SlotOptions,
-  delegate: DelegateCompaction,
-  params: CompactParams,
-  slot: SessionSlot | null,
-  cwd: string,
-): Promise<CompactResult> {
+async function delegateWithFallback(opts: CompactionOptions, params: CompactParams, slot: SessionSlot | null, cwd: string): Promise<CompactResult> {
   const ms = opts.config.compactionDeadlineMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), ms);
-  });
-  let outcome: CompactResult | "late" | Error;
-  const running = Promise.resolve().then(() => delegate(params));
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  const running = Promise.resolve().then(() => opts.delegateCompaction(params));
   running.catch(() => undefined); // a late runtime compaction that fails later must not surface unhandled
-  try {
-    outcome = await Promise.race([running, late]);
-  } catch (e) {
-    outcome = e instanceof Error ? e : new Error(String(e));
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await Promise.race([running, late])
+    .catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))
+    .finally(() => clearTimeout(timer));
   const failed = outcome === "late" || outcome instanceof Error || (!outcome.ok && !/nothing to compact|already compacted/i.test(outcome.reason ?? ""));
-  if (!failed) return outcome as CompactResult;
-  if (slot) {
-    try {
-      const fallback = await own(opts, slot, params, cwd);
-      if (fallback.ok) {
-        opts.logger?.warn(`[context-manager] the runtime's compaction ${outcome === "late" ? `ran past ${ms} ms` : "failed"}: the checkpoint compaction took its place`);
-        return fallback;
-      }
-    } catch (e) {
-      warnFailure(opts.logger, "own compaction", e);
-    }
+  if (!failed) return outcome;
+  const fallback = slot ? await compactOwn(opts, slot, params, cwd) : undefined;
+  if (fallback?.ok) {
+    opts.logger?.warn(`[context-manager] the runtime's compaction ${outcome === "late" ? `ran past ${ms} ms` : "failed"}: the checkpoint compaction took its place`);
+    return fallback;
   }
   // no fallback possible: the runtime's answer as it was (an error is rethrown, as without us)
   if (outcome instanceof Error) throw outcome;

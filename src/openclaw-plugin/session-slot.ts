@@ -13,7 +13,6 @@ import { compactionWithoutPreparation } from "../agents/engine/compaction-input.
 import type { RestoreKind } from "../agents/engine/restore-block.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
-import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
@@ -247,18 +246,10 @@ export class SessionSlot {
     await this.persist();
   }
 
-  /** compact() ran and the runtime compacted (`successor`: the rotated id): count, and the next turn's restore. */
-  async afterOwnCompaction(sessionId: string, successor: string | null): Promise<void> {
-    if (successor) {
-      this.previousIds.add(sessionId);
-      this.resumeChecked = true;
-    }
-    // the compaction provider rendered this compaction's checkpoint as its summary
-    if (compactionOutcomeSince(this.opts.stateDir, canonicalSessionKey(this.sessionKey), sessionId, 0)?.summarized === true) {
-      return this.afterSummarizedCompaction();
-    }
-    this.countCompaction(successor ? [sessionId, successor] : [sessionId], true);
+  /** compact() ran and the runtime compacted: counted; the next turn restores the last of `restoreFor` (the rotated id). */
+  async afterDelegatedCompaction(restoreFor: string[]): Promise<void> {
+    this.countCompaction(restoreFor, true);
     await this.persist();
-    this.pendingRestore = await this.restoreBlock(successor ?? sessionId, "post-compaction");
+    this.pendingRestore = await this.restoreBlock(restoreFor.at(-1)!, "post-compaction");
   }
 }
