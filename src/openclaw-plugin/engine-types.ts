@@ -76,7 +76,6 @@ export interface CompactResult {
   reason?: string;
   result?: {
     summary?: string;
-    firstKeptEntryId?: string;
     tokensBefore: number;
     tokensAfter?: number;
     details?: unknown;
@@ -96,16 +95,6 @@ export interface ContextEngineShape {
   commitTurn(params: CommitTurnParams): Promise<CommitTurnResult>;
   compact(params: CompactParams): Promise<CompactResult>;
   dispose(): Promise<void>;
-}
-
-export interface ContextEngineFactoryContext {
-  workspaceDir?: string;
-}
-
-/** The part of the SDK's `OpenClawPluginToolContext` the search tool uses. */
-export interface PluginToolContextShape {
-  sessionKey?: string;
-  sessionId?: string;
 }
 
 /** OpenClaw 2026.9's `CompactionProvider` (plugin-sdk): what the compaction-safeguard calls instead of the model. */
@@ -129,8 +118,8 @@ export interface PluginApiShape {
   /** OpenClaw's whole config: its compaction reserve is read */
   config?: unknown;
   logger?: { warn(message: string): void };
-  registerContextEngine(id: string, factory: (ctx: ContextEngineFactoryContext) => ContextEngineShape | Promise<ContextEngineShape>): void;
-  /** a tool, or a factory making one per run from the run's session (OpenClawPluginToolContext) */
+  registerContextEngine(id: string, factory: (ctx: { workspaceDir?: string }) => ContextEngineShape | Promise<ContextEngineShape>): void;
+  /** a tool, or a factory making one per run from the run's session (the fields of OpenClawPluginToolContext read) */
   registerTool?(tool: unknown, opts?: { name?: string; optional?: boolean }): void;
   /** `api.registerCompactionProvider` (openclaw ≥ 2026.9) */
   registerCompactionProvider?(provider: CompactionProviderShape): void;

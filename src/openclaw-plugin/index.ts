@@ -9,9 +9,8 @@ import { type ContextManagerConfig, resolveContextManagerConfig } from "../agent
 import { defaultStateDir, hostSessionKey } from "../infra/session-dir.js";
 import { createArtifactFetchTool } from "../agents/artifacts/fetch-tool.js";
 import { CONTEXT_ENGINE_ID, ContextManagerContextEngine } from "./context-engine.js";
-import { createCompactionProvider } from "./compaction-provider.js";
-import { noteCompactionHint } from "./provider-session.js";
-import type { CompactParams, DelegateCompaction, PluginApiShape, PluginToolContextShape } from "./engine-types.js";
+import { createCompactionProvider, noteCompactionHint } from "./compaction-provider.js";
+import type { CompactParams, DelegateCompaction, PluginApiShape } from "./engine-types.js";
 
 // OpenClaw aliases this specifier to its SDK; a variable, so this package builds without openclaw
 const PLUGIN_SDK_CORE = "openclaw/plugin-sdk/core";
@@ -26,7 +25,7 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
   if (!api.registerTool || !config.archive || !config.searchTool) return;
   const stateDir = config.stateDir ?? defaultStateDir();
   api.registerTool(
-    (ctx: PluginToolContextShape | undefined) => {
+    (ctx: { sessionKey?: string; sessionId?: string } | undefined) => {
       const sessionKey = hostSessionKey(ctx?.sessionKey)?.trim() || (typeof ctx?.sessionId === "string" && ctx.sessionId ? `openclaw:${ctx.sessionId}` : "");
       if (!sessionKey) return null;
       const archive: ArchiveLocation = { stateDir, sessionKey, config, logger: api.logger };
@@ -110,11 +109,7 @@ export default {
 export function openClawReserveTokens(config: unknown): number | undefined {
   const c = (config as { agents?: { defaults?: { compaction?: { reserveTokens?: unknown; reserveTokensFloor?: unknown } } } } | null | undefined)?.agents?.defaults?.compaction;
   const reserve = tokens(c?.reserveTokens);
-  if (reserve === undefined) return undefined;
-  const floor = tokens(c?.reserveTokensFloor);
-  return floor === undefined ? reserve : Math.max(reserve, floor);
+  return reserve === undefined ? undefined : Math.max(reserve, tokens(c?.reserveTokensFloor) ?? 0);
 }
 
-function tokens(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
-}
+const tokens = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);

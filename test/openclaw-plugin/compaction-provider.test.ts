@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { CompactParams, CompactResult, CompactionProviderShape, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
 import { COMPACTION_PROVIDER_ID, PROVIDER_KEY_PREFIX } from "../../src/openclaw-plugin/compaction-provider.js";
-import { clearCompactionHints } from "../../src/openclaw-plugin/provider-session.js";
+import { clearCompactionHints } from "../../src/openclaw-plugin/compaction-provider.js";
 import { backgroundWritesSettled, spanArchivesSettled } from "../../src/agents/engine/archive-hooks.js";
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
