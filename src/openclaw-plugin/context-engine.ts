@@ -9,7 +9,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
-import { reweighSession, setSessionBudget } from "../agents/engine/cache-budget.js";
+import { setSessionBudget } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/thread-data.js";
@@ -85,13 +85,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     return slot;
   }
 
-  private async finishTurn(slot: SessionSlot, sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
-    await slot.finishTurn(sessionId, history, turn, cwd, whole);
-    this.fresh.delete(slot);
-    reweighSession(`${this.opts.stateDir}\u0000${slot.engine.sessionKey}`); // its history grew (or it holds only the turn now)
-    await slot.persist();
-  }
-
   private cwdOf(params: { runtimeContext?: Record<string, unknown> }): string {
     return String(params.runtimeContext?.cwd ?? this.opts.workspaceDir ?? process.cwd());
   }
@@ -107,22 +100,12 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
       // a compaction since this key's last history (a run that compacted and failed, a new instance)
       await slot.afterRuntimeCompaction(params.sessionId, messages, this.cwdOf({}));
-      // owed to this session (or the successor it became), not to a new session on the key
-      if (slot.owesRestoreTo(params.sessionId) && !slot.pendingRestore) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "post-compaction");
       slot.lastMessages = messages;
       slot.lastIsHistory = true;
       this.assembled.set(params.sessionId, messages);
       // after the plugin's own compaction: its summary and the kept messages
       const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
-      if (!slot.resumeChecked) {
-        slot.resumeChecked = true;
-        // a new session: no reply and no compaction summary in its history yet
-        const fresh = !slot.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
-        if (fresh) slot.pendingRestore = await slot.restoreBlock(params.sessionId, "resume");
-      }
-      // a restore block the previous request did not have (or the reverse) rewrites the prompt
-      const systemPromptChanged = (slot.pendingRestore ?? null) !== slot.lastSystemAddition;
-      slot.lastSystemAddition = slot.pendingRestore ?? null;
+      const { block, changed: systemPromptChanged } = await slot.restoreForRequest(params.sessionId, visible);
       const cache = { model: assembleModelOf(params), systemPromptChanged };
       const request = await slot.session.prepareRequest({ messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
       slot.lastTokens = request.reading.tokens;
@@ -130,7 +113,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
         messages: request.messages,
         // the assembled messages only: the host measures the pending prompt itself
         estimatedTokens: request.reading.tokens - request.pendingTokens,
-        ...(slot.pendingRestore ? { systemPromptAddition: slot.pendingRestore } : {}),
+        ...(block ? { systemPromptAddition: block } : {}),
       };
     } catch (e) {
       warnFailure(this.opts.logger, "assemble", e);
@@ -146,7 +129,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       // the live prompt of a heartbeat run carries no provenance yet: the flag says it
       const seen = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, params.prePromptMessageCount) : params.messages;
       const from = Math.max(0, Math.min(params.prePromptMessageCount ?? 0, seen.length));
-      await this.finishTurn(slot, params.sessionId, seen, seen.slice(from), this.cwdOf(params));
+      await slot.finishTurn(params.sessionId, seen, seen.slice(from), this.cwdOf(params));
+      this.fresh.delete(slot);
     } catch (e) {
       warnFailure(this.opts.logger, "afterTurn", e);
     }
@@ -168,7 +152,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       // without this turn's assemble (a restart, another instance) the gauge continues from disk
       const history = slot.lastIsHistory ? slot.lastMessages : this.assembled.get(params.sessionId);
       this.assembled.delete(params.sessionId);
-      await this.finishTurn(slot, params.sessionId, history ? withTurn(history, turn) : [...turn], turn, this.cwdOf(params), history !== undefined);
+      await slot.finishTurn(params.sessionId, history ? withTurn(history, turn) : [...turn], turn, this.cwdOf(params), history !== undefined);
+      this.fresh.delete(slot);
     } catch (e) {
       // a throw would keep the turn queued and degrade the next turns to "legacy": logged instead
       warnFailure(this.opts.logger, "commitTurn", e);

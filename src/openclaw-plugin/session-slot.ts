@@ -173,9 +173,20 @@ export class SessionSlot {
     this.engine.setContextWindow(w);
   }
 
-  /** True when a restore is owed to `sessionId` (this session, or the successor it became). */
-  owesRestoreTo(sessionId: string): boolean {
-    return this.data.restoreFor.includes(sessionId);
+  /** The restore block a request sends (owed after a compaction, or a new session's resume), and whether it changed. */
+  async restoreForRequest(sessionId: string, visible: readonly AgentMessage[]): Promise<{ block: string | null; changed: boolean }> {
+    // owed to this session (or the successor it became), not to a new session on the key
+    if (this.data.restoreFor.includes(sessionId) && !this.pendingRestore) this.pendingRestore = await this.restoreBlock(sessionId, "post-compaction");
+    if (!this.resumeChecked) {
+      this.resumeChecked = true;
+      // a new session: no reply and no compaction summary in its history yet
+      const fresh = !this.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
+      if (fresh) this.pendingRestore = await this.restoreBlock(sessionId, "resume");
+    }
+    // a restore block the previous request did not have (or the reverse) rewrites the prompt
+    const changed = this.pendingRestore !== this.lastSystemAddition;
+    this.lastSystemAddition = this.pendingRestore;
+    return { block: this.pendingRestore, changed };
   }
 
   /** The block owed to `sessionId`, from its checkpoints, the pre-rotation ids' and `restoreFor`'s. */
@@ -207,7 +218,7 @@ export class SessionSlot {
 
   /**
    * Ends a turn: captures `history` (`turn` its new part; `whole` false: the history is the turn
-   * alone), 80% checkpoint, flush, the turn's archive; the restore owed to this turn ends.
+   * alone), 80% checkpoint, flush, the turn's archive; the restore owed to this turn ends; weighed and persisted.
    */
   async finishTurn(sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
     // a turn alone says nothing of a summary at the history's start: the next assemble looks
@@ -222,6 +233,8 @@ export class SessionSlot {
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
     this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
+    reweighSession(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // its history grew (or it holds only the turn now)
+    await this.persist();
   }
 
   /** The gauge of a turn committed without its history: the last turn's tokens plus this one's, or its usage. */
