@@ -8,10 +8,9 @@ import { debugLog } from "../../infra/debug-log.js";
 import { readSmallRegularFileSync } from "../../infra/regular-file.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { fingerprintFile } from "./fingerprint.js";
-import { workTreeDirty } from "./git-index.js";
 import { isDirectory } from "../../infra/fs-ops.js";
-import { findGitRepo, headMove, readGitHead } from "./git-repo.js";
-import { repoRelative } from "./record.js";
+import { headMove } from "./git-repo.js";
+import { gitNow } from "./record.js";
 
 /** Files compared at most (the newest), whatever a checkpoint lists. */
 export const COMPARE_MAX_FILES = 100;
@@ -49,16 +48,11 @@ export interface DriftReport {
 function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | null {
   if (before.state === "unreadable") return null; // nothing to compare against
   if (now.state === "unreadable") return "unreadable";
-  if (before.state === "present") {
-    if (now.state === "missing") return "deleted";
-    if (now.state !== "present") return "changed";
-    if (now.size !== before.size || now.hash !== before.hash) return "changed";
-    if (before.hash_scope === "sampled" && now.mtime_ms !== before.mtime_ms) return "changed";
-    return null;
-  }
   // missing or not a regular file at checkpoint time
-  if (now.state === "present") return "created";
-  return null;
+  if (before.state !== "present") return now.state === "present" ? "created" : null;
+  if (now.state === "missing") return "deleted";
+  const sampledMoved = before.hash_scope === "sampled" && now.mtime_ms !== before.mtime_ms;
+  return now.state !== "present" || now.size !== before.size || now.hash !== before.hash || sampledMoved ? "changed" : null;
 }
 
 /** `later`: the paths the session touched after the checkpoint, when its capture knows. */
@@ -86,12 +80,9 @@ export function compareWorkspace(snapshot: WorkspaceSnapshot, later: ReadonlySet
 
 function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
   const was = snapshot.git!;
-  const repo = findGitRepo(cwd);
-  if (!repo) return { repoGone: true, branch: null, head: null, dirty: null, dirtyNow: null };
-  const { branch, head } = readGitHead(repo);
-  const oidBytes = head && head.length === 64 ? 32 : 20;
-  const priority = repoRelative(repo, cwd, snapshot.files.slice(-COMPARE_MAX_FILES).map((f) => f.path));
-  const dirtyNow = workTreeDirty(repo.gitDir, repo.workTree, priority, oidBytes);
+  const now = gitNow(cwd, snapshot.files.slice(-COMPARE_MAX_FILES).map((f) => f.path), false);
+  if (!now) return { repoGone: true, branch: null, head: null, dirty: null, dirtyNow: null };
+  const { repo, branch, head, dirty: dirtyNow } = now;
   let headDrift: GitDrift["head"] = null;
   if (head !== was.head && (head !== null || was.head !== null)) {
     const move = head && was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };

@@ -18,17 +18,20 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 const S_IFGITLINK = 0o160000;
 
-export interface IndexEntry {
+/** A tracked file git compares with the work tree (not assume-unchanged, skip-worktree or a submodule). */
+interface IndexEntry {
   path: string;
-  mode: number;
+  symlink: boolean;
   mtimeSec: number;
   mtimeNsec: number;
   size: number;
   oid: Buffer;
-  stage: number;
-  /** assume-unchanged or skip-worktree: git itself does not look at the file */
-  ignoreWorktree: boolean;
-  intentToAdd: boolean;
+}
+
+interface ParsedIndex {
+  entries: IndexEntry[];
+  /** an unmerged or intent-to-add entry: the tree is dirty whatever the files say */
+  staged: boolean;
 }
 
 /** git's offset varint (index v4 path prefix compression). */
@@ -43,39 +46,29 @@ function readVarint(buf: Buffer, pos: number): [number, number] {
   return [val, pos];
 }
 
-/** Index entries, or null when the file is not an index this code understands. */
-export function parseGitIndex(buf: Buffer, oidBytes: number): IndexEntry[] | null {
+/** The index (v2-4), or null when the file is not an index this code understands. */
+function parseGitIndex(buf: Buffer, oidBytes: number): ParsedIndex | null {
   try {
     if (buf.length < 12 || buf.toString("latin1", 0, 4) !== "DIRC") return null;
     const version = buf.readUInt32BE(4);
     if (version < 2 || version > 4) return null;
-    const count = buf.readUInt32BE(8);
-    const entries: IndexEntry[] = [];
+    const index: ParsedIndex = { entries: [], staged: false };
     let pos = 12;
-    let prev = "";
-    for (let i = 0; i < count; i++) {
+    let name = "";
+    for (let i = buf.readUInt32BE(8); i > 0; i--) {
       const start = pos;
-      if (pos + 40 + oidBytes + 2 > buf.length) return null;
-      const mtimeSec = buf.readUInt32BE(pos + 8);
-      const mtimeNsec = buf.readUInt32BE(pos + 12);
-      const mode = buf.readUInt32BE(pos + 24);
-      const size = buf.readUInt32BE(pos + 36);
-      const oid = buf.subarray(pos + 40, pos + 40 + oidBytes);
       pos += 40 + oidBytes;
+      if (pos + 2 > buf.length) return null;
       const flags = buf.readUInt16BE(pos);
-      pos += 2;
-      let flags2 = 0;
-      if (flags & 0x4000) {
-        if (version < 3) return null;
-        flags2 = buf.readUInt16BE(pos);
-        pos += 2;
-      }
-      let name: string;
+      const extended = (flags & 0x4000) !== 0;
+      if (extended && version < 3) return null;
+      const flags2 = extended ? buf.readUInt16BE(pos + 2) : 0;
+      pos += extended ? 4 : 2;
       if (version === 4) {
         const [strip, p] = readVarint(buf, pos);
         const end = buf.indexOf(0, p);
-        if (end < 0 || strip > prev.length) return null;
-        name = prev.slice(0, prev.length - strip) + buf.toString("utf8", p, end);
+        if (end < 0 || strip > name.length) return null;
+        name = name.slice(0, name.length - strip) + buf.toString("utf8", p, end);
         pos = end + 1;
       } else {
         const end = buf.indexOf(0, pos);
@@ -83,62 +76,42 @@ export function parseGitIndex(buf: Buffer, oidBytes: number): IndexEntry[] | nul
         name = buf.toString("utf8", pos, end);
         pos = start + ((end - start + 8) & ~7);
       }
-      prev = name;
-      entries.push({
+      if ((flags >> 12) & 3 || flags2 & 0x2000) index.staged = true;
+      const kind = buf.readUInt32BE(start + 24) & S_IFMT;
+      if (flags & 0x8000 || flags2 & 0x4000 || kind === S_IFGITLINK) continue;
+      index.entries.push({
         path: name,
-        mode,
-        mtimeSec,
-        mtimeNsec,
-        size,
-        oid,
-        stage: (flags >> 12) & 3,
-        ignoreWorktree: (flags & 0x8000) !== 0 || (flags2 & 0x4000) !== 0,
-        intentToAdd: (flags2 & 0x2000) !== 0,
+        symlink: kind === S_IFLNK,
+        mtimeSec: buf.readUInt32BE(start + 8),
+        mtimeNsec: buf.readUInt32BE(start + 12),
+        size: buf.readUInt32BE(start + 36),
+        oid: buf.subarray(start + 40, start + 40 + oidBytes),
       });
     }
-    return entries;
+    return index;
   } catch {
     return null;
   }
-}
-
-function blobId(content: Buffer, oidBytes: number): Buffer {
-  const h = createHash(oidBytes === 32 ? "sha256" : "sha1");
-  h.update(`blob ${content.length}\0`);
-  h.update(content);
-  return h.digest();
 }
 
 /** true: the file differs from its entry; false: same; null: could not tell. */
 function entryChanged(workTree: string, e: IndexEntry, oidBytes: number): boolean | null {
   const file = path.join(workTree, ...e.path.split("/"));
-  let st;
   try {
     // number stats (half the cost of bigint ones): mtimeMs holds the nanoseconds to ~0.25 µs
-    st = lstatSync(file, { throwIfNoEntry: false });
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (!st || (e.symlink ? !st.isSymbolicLink() : !st.isFile()) || st.size % 2 ** 32 !== e.size) return true;
+    const secs = Math.floor(st.mtimeMs / 1000);
+    const nsec = (st.mtimeMs - secs * 1000) * 1e6;
+    if (secs % 2 ** 32 === e.mtimeSec && (e.mtimeNsec === 0 || Math.abs(nsec - e.mtimeNsec) < 1000)) return false;
+    // stat differs, size the same: compare contents the way git does
+    const content = e.symlink ? readlinkSync(file, { encoding: "buffer" }) : readSmallRegularFileSync(file, BLOB_HASH_MAX_BYTES);
+    if (!content) return null;
+    const h = createHash(oidBytes === 32 ? "sha256" : "sha1");
+    return !h.update(`blob ${content.length}\0`).update(content).digest().equals(e.oid);
   } catch {
     return null;
   }
-  if (!st) return true; // deleted
-  const kind = e.mode & S_IFMT;
-  if (kind === S_IFLNK ? !st.isSymbolicLink() : !st.isFile()) return true;
-  if (st.size % 4294967296 !== e.size) return true;
-  const secs = Math.floor(st.mtimeMs / 1000);
-  const nsec = (st.mtimeMs - secs * 1000) * 1e6;
-  if (secs % 4294967296 === e.mtimeSec && (e.mtimeNsec === 0 || Math.abs(nsec - e.mtimeNsec) < 1000)) return false;
-  // stat differs, size the same: compare contents the way git does
-  let content: Buffer | null;
-  if (kind === S_IFLNK) {
-    try {
-      content = Buffer.from(readlinkSync(file, { encoding: "buffer" }));
-    } catch {
-      content = null;
-    }
-  } else {
-    content = readSmallRegularFileSync(file, BLOB_HASH_MAX_BYTES);
-  }
-  if (!content) return null;
-  return !blobId(content, oidBytes).equals(e.oid);
 }
 
 /** What git changes when it replaces the index (a lock file renamed over it); null: unreadable. */
@@ -153,38 +126,35 @@ function indexStamp(gitDir: string): string | null {
 
 /** Repositories whose parsed index is kept (each holds its index file's buffer, ≤ INDEX_MAX_BYTES). */
 const PARSED_MAX = 4;
-const parsedIndexes = new Map<string, { stamp: string; entries: IndexEntry[] }>();
+const parsedIndexes = new Map<string, { stamp: string; index: ParsedIndex }>();
 
-/** `<gitDir>/index`'s entries, parsed again only when its stamp changed (reused: 0.11 ms, docs/benchmarks.md). */
-function indexEntries(gitDir: string, oidBytes: number): IndexEntry[] | null {
-  const file = path.join(gitDir, "index");
+/** `<gitDir>/index` parsed, again only when its stamp changed (reused: 0.11 ms, docs/benchmarks.md). */
+function readIndex(gitDir: string, oidBytes: number): ParsedIndex | null {
   const index = indexStamp(gitDir);
   const stamp = index === null ? null : `${oidBytes}:${index}`;
   const hit = stamp === null ? undefined : parsedIndexes.get(gitDir);
-  if (hit && hit.stamp === stamp) return hit.entries;
-  const buf = readSmallRegularFileSync(file, INDEX_MAX_BYTES);
-  const entries = buf ? parseGitIndex(buf, oidBytes) : null;
+  if (hit && hit.stamp === stamp) return hit.index;
+  const buf = readSmallRegularFileSync(path.join(gitDir, "index"), INDEX_MAX_BYTES);
+  const parsed = buf ? parseGitIndex(buf, oidBytes) : null;
   parsedIndexes.delete(gitDir);
-  if (stamp !== null && entries) {
-    parsedIndexes.set(gitDir, { stamp, entries });
+  if (stamp !== null && parsed) {
+    parsedIndexes.set(gitDir, { stamp, index: parsed });
     if (parsedIndexes.size > PARSED_MAX) parsedIndexes.delete(parsedIndexes.keys().next().value!);
   }
-  return entries;
+  return parsed;
 }
 
 /** `priority` paths are checked first (or only: the rest known clean); `oidBytes`: 20 (SHA-1) or 32. */
 export function workTreeDirty(gitDir: string, workTree: string, priority: readonly string[], oidBytes: number, onlyPriority = false): boolean | null {
-  const entries = indexEntries(gitDir, oidBytes);
-  if (!entries) return null;
-  if (entries.some((e) => e.stage !== 0 || e.intentToAdd)) return true;
+  const index = readIndex(gitDir, oidBytes);
+  if (!index) return null;
+  if (index.staged) return true;
   const wanted = new Set(priority);
-  const first = entries.filter((e) => wanted.has(e.path));
-  const ordered = onlyPriority ? first : [...first, ...entries.filter((e) => !wanted.has(e.path))];
-  let checked = 0;
+  const first = index.entries.filter((e) => wanted.has(e.path));
+  const ordered = onlyPriority ? first : [...first, ...index.entries.filter((e) => !wanted.has(e.path))];
   let unknown = false;
-  for (const e of ordered) {
-    if (e.ignoreWorktree || (e.mode & S_IFMT) === S_IFGITLINK) continue;
-    if (checked++ >= DIRTY_MAX_STATS) return null;
+  for (const [i, e] of ordered.entries()) {
+    if (i >= DIRTY_MAX_STATS) return null;
     const changed = entryChanged(workTree, e, oidBytes);
     if (changed === true) return true;
     if (changed === null) unknown = true;

@@ -20,6 +20,7 @@ const SMALL_FILE_MAX = 64 * 1024;
 /** packed-refs can be large in big repositories; beyond this a packed branch is "unknown". */
 const PACKED_REFS_MAX = 8 * 1024 * 1024;
 const OID_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const REF_LINE = /^ref:\s*(\S+)$/;
 
 function readSmall(file: string, max = SMALL_FILE_MAX): string | null {
   return readSmallRegularFileSync(file, max)?.toString("utf8") ?? null;
@@ -37,32 +38,24 @@ function gitDirOf(dotGit: string): string | null {
 
 /** The repository whose work tree contains `cwd`, or null. */
 export function findGitRepo(cwd: string): GitRepo | null {
-  let dir = path.resolve(cwd);
-  for (let i = 0; i < MAX_ASCENT; i++) {
-    const dotGit = path.join(dir, ".git");
-    const gitDir = gitDirOf(dotGit);
+  for (let dir = path.resolve(cwd), i = 0; i < MAX_ASCENT; dir = path.dirname(dir), i++) {
+    const gitDir = gitDirOf(path.join(dir, ".git"));
     if (gitDir && readSmall(path.join(gitDir, "HEAD")) !== null) {
       const common = readSmall(path.join(gitDir, "commondir"))?.trim();
       const commonDir = common ? path.resolve(gitDir, common) : gitDir;
       return { workTree: dir, gitDir, commonDir: isDirectory(commonDir) ? commonDir : gitDir };
     }
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    if (path.dirname(dir) === dir) return null;
   }
   return null;
 }
 
 function packedRef(repo: GitRepo, ref: string): string | null {
-  const text = readSmall(path.join(repo.commonDir, "packed-refs"), PACKED_REFS_MAX);
-  if (!text) return null;
-  const suffix = ` ${ref}`;
+  const text = readSmall(path.join(repo.commonDir, "packed-refs"), PACKED_REFS_MAX) ?? "";
   for (const line of text.split("\n")) {
-    const l = line.endsWith("\r") ? line.slice(0, -1) : line;
-    if (l.endsWith(suffix)) {
-      const oid = l.slice(0, l.length - suffix.length);
-      if (OID_RE.test(oid)) return oid;
-    }
+    const l = line.replace(/\r$/, "");
+    const oid = l.endsWith(` ${ref}`) ? l.slice(0, -ref.length - 1) : "";
+    if (OID_RE.test(oid)) return oid;
   }
   return null;
 }
@@ -74,8 +67,8 @@ export function resolveRef(repo: GitRepo, ref: string, depth = 0): string | null
     const text = readSmall(path.join(dir, ref))?.trim();
     if (!text) continue;
     if (OID_RE.test(text)) return text;
-    const sym = /^ref:\s*(\S+)$/.exec(text);
-    if (sym?.[1]) return resolveRef(repo, sym[1], depth + 1);
+    const sym = REF_LINE.exec(text)?.[1];
+    if (sym) return resolveRef(repo, sym, depth + 1);
   }
   return packedRef(repo, ref);
 }
@@ -84,13 +77,10 @@ export function resolveRef(repo: GitRepo, ref: string, depth = 0): string | null
 export function readGitHead(repo: GitRepo): { branch: string | null; head: string | null } {
   const text = readSmall(path.join(repo.gitDir, "HEAD"))?.trim() ?? "";
   if (OID_RE.test(text)) return { branch: null, head: text };
-  const m = /^ref:\s*(\S+)$/.exec(text);
-  if (!m?.[1]) return { branch: null, head: null };
-  const ref = m[1];
+  const ref = REF_LINE.exec(text)?.[1];
   // reftable repositories keep HEAD pointing at this placeholder; their refs are not read here
-  if (ref === "refs/heads/.invalid") return { branch: null, head: null };
-  const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
-  return { branch, head: resolveRef(repo, ref) };
+  if (!ref || ref === "refs/heads/.invalid") return { branch: null, head: null };
+  return { branch: ref.replace(/^refs\/heads\//, ""), head: resolveRef(repo, ref) };
 }
 
 /** How far HEAD moved along first parents in LOOSE commits; a packed one or WALK_MAX steps: unknown. */

@@ -20,17 +20,21 @@ export function repoRelative(repo: GitRepo, cwd: string, paths: readonly string[
   return out;
 }
 
-export function readGitState(cwd: string, priority: readonly string[]): WorkspaceGit | null {
+/** The checkout at `cwd` now; `reuse`: a clean reading of moments ago stands for the files not in `priority`. */
+export function gitNow(cwd: string, priority: readonly string[], reuse: boolean): (WorkspaceGit & { repo: GitRepo }) | null {
   const repo = findGitRepo(cwd);
   if (!repo) return null;
   const { branch, head } = readGitHead(repo);
   const oidBytes = head && head.length === 64 ? 32 : 20;
-  const paths = repoRelative(repo, cwd, priority);
-  // a clean reading of moments ago stands for the files this session did not touch
-  if (recentlyClean(repo.gitDir, head)) return { branch, head, dirty: workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes, true) };
-  const dirty = workTreeDirty(repo.gitDir, repo.workTree, paths, oidBytes);
-  noteReading(repo.gitDir, head, dirty);
-  return { branch, head, dirty };
+  const reused = reuse && recentlyClean(repo.gitDir, head);
+  const dirty = workTreeDirty(repo.gitDir, repo.workTree, repoRelative(repo, cwd, priority), oidBytes, reused);
+  if (reuse && !reused) noteReading(repo.gitDir, head, dirty);
+  return { repo, branch, head, dirty };
+}
+
+export function readGitState(cwd: string, priority: readonly string[]): WorkspaceGit | null {
+  const now = gitNow(cwd, priority, true);
+  return now && { branch: now.branch, head: now.head, dirty: now.dirty };
 }
 
 export function recordWorkspace(cwd: string | null | undefined, filesModified: readonly string[], maxFiles = DRIFT_MAX_FILES): WorkspaceSnapshot | null {

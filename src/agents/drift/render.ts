@@ -36,38 +36,30 @@ function gitLine(g: GitDrift, show = (name: string): string => quoteUntrusted(na
   return parts.length > 0 ? `- git: ${parts.join("; ")}` : null;
 }
 
+/** The changed files by kind, kinds without files left out. */
+function byKind(report: DriftReport): Array<[FileChange, FileDrift[]]> {
+  const groups = KINDS.map((kind): [FileChange, FileDrift[]] => [kind, report.files.filter((f) => f.change === kind)]);
+  return groups.filter(([, files]) => files.length > 0);
+}
+
 function linesAt(report: DriftReport, limit: number): string[] {
-  const lines = [DRIFT_TITLE];
-  for (const kind of KINDS) {
-    const files = report.files.filter((f) => f.change === kind);
-    if (files.length === 0) continue;
-    if (limit === 0) {
-      lines.push(`- ${kind}: ${plural(files.length, "file")}`);
-      continue;
-    }
-    const shown = files.slice(0, limit).map(fileEntry);
-    const more = files.length - shown.length;
-    lines.push(`- ${kind}: ${shown.join(", ")}${more > 0 ? `, +${more} more` : ""}`);
-  }
+  const lines = byKind(report).map(([kind, files]) => {
+    if (limit === 0) return `- ${kind}: ${plural(files.length, "file")}`;
+    const more = files.length - Math.min(limit, files.length);
+    return `- ${kind}: ${files.slice(0, limit).map(fileEntry).join(", ")}${more > 0 ? `, +${more} more` : ""}`;
+  });
   const g = report.git ? gitLine(report.git) : null;
-  if (g) lines.push(g);
-  return lines;
+  return [DRIFT_TITLE, ...lines, ...(g ? [g] : [])];
 }
 
 /** The section's lines within `maxChars` (joined with "\n"), or [] when nothing changed or nothing fits. */
 export function renderDriftSection(report: DriftReport, maxChars: number): string[] {
   if (!report.drifted) return [];
-  if (!report.workspaceFound) {
-    const full = [`Workspace changed since this checkpoint: the working directory ${quoteUntrusted(report.cwd, 160)} no longer exists.`];
-    if (length(full) <= maxChars) return full;
-    const bare = ["Workspace changed since this checkpoint: the working directory no longer exists."];
-    return length(bare) <= maxChars ? bare : [];
-  }
-  for (const limit of LIST_LIMITS) {
-    const lines = linesAt(report, limit);
-    if (length(lines) <= maxChars) return lines;
-  }
-  return [];
+  const gone = (where: string) => [`Workspace changed since this checkpoint: the working directory${where} no longer exists.`];
+  const candidates = report.workspaceFound
+    ? LIST_LIMITS.map((limit) => linesAt(report, limit))
+    : [gone(` ${quoteUntrusted(report.cwd, 160)}`), gone("")];
+  return candidates.find((lines) => length(lines) <= maxChars) ?? [];
 }
 
 /** Title of the drift section when the renderer lays it out (plain text ending in ":"). */
@@ -94,12 +86,7 @@ function plainList(items: readonly string[], head: string): string {
 export function driftExtraSection(report: DriftReport): RestoreExtraSection | null {
   if (!report.drifted) return null;
   if (!report.workspaceFound) return { id: DRIFT_SECTION_ID, title: DRIFT_EXTRA_TITLE, lines: [`the working directory ${report.cwd} no longer exists`] };
-  const lines: string[] = [];
-  for (const kind of KINDS) {
-    const files = report.files.filter((f) => f.change === kind);
-    if (files.length === 0) continue;
-    lines.push(plainList(files.map((f) => `${f.path}${who(f)}`), `${kind}:`));
-  }
+  const lines = byKind(report).map(([kind, files]) => plainList(files.map((f) => `${f.path}${who(f)}`), `${kind}:`));
   const g = report.git ? gitLine(report.git, (b) => b) : null;
   if (g) lines.push(g.slice(2));
   return lines.length > 0 ? { id: DRIFT_SECTION_ID, title: DRIFT_EXTRA_TITLE, lines } : null;

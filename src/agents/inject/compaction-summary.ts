@@ -5,7 +5,7 @@
  * stay to the end.
  */
 import { tryParseHandle } from "../artifacts/handle.js";
-import type { Checkpoint, ToolFailure, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
+import type { Checkpoint, WorkFile, WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { isBareReference } from "../state/turn-log.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "./markers.js";
@@ -14,14 +14,13 @@ import { type Section, PathFold, SectionBudget, sectionLines, stateLines, workCo
 import { arr, changeCounts, changedPaths, commandEntry, failureEntry, joinedLength, plural } from "./section-model.js";
 
 /** Per-entry caps, in code points. */
-const SUMMARY_CAP = {
+const CAP = {
   goal: 300,
   request: 240,
   requestFolded: 120,
   outcome: 480,
   outcomeEarlier: 300,
   outcomeShort: 140,
-  names: 160,
   change: 110,
   declared: 260,
   failureTarget: 80,
@@ -32,14 +31,15 @@ const SUMMARY_CAP = {
   previous: 1600,
 } as const;
 
-/** One turn as the summary shows it, with how far it has been folded. */
+/** One turn as the summary shows it: `fold` 0 full, 1 outcome cut short, 2 request only, 3 folded away. */
 interface TurnView {
   turn: WorkTurn;
-  /** 0 full, 1 outcome cut short, 2 request only, 3 folded away */
   fold: number;
   /** the session's first turn (its request is the goal) */
   first: boolean;
   latest: boolean;
+  /** its line per fold level, rendered once (quoting redacts: the fold loop must not repeat it) */
+  lines: string[];
 }
 
 /** Turns newest first with the first turn last; from the turn log, else the request list. */
@@ -54,12 +54,11 @@ function turnsOf(cp: Checkpoint): WorkTurn[] {
     .map((request, i) => ({ request, outcome: i === 0 && work.answered ? work.last_report : "" }));
 }
 
-function turnLine(v: TurnView): string {
-  const t = v.turn;
-  const label = v.first ? "first request" : v.latest ? "latest request" : "user";
-  const request = v.first ? "(the goal above)" : quoteUntrusted(t.request, v.fold >= 2 ? SUMMARY_CAP.requestFolded : SUMMARY_CAP.request);
-  if (v.fold >= 2 || !t.outcome) return `- ${label}: ${request}${v.fold < 2 && !t.outcome ? " → agent: (no text)" : ""}`;
-  const cap = v.fold >= 1 ? SUMMARY_CAP.outcomeShort : v.latest ? SUMMARY_CAP.outcome : SUMMARY_CAP.outcomeEarlier;
+function turnLine({ turn: t, fold, first, latest }: TurnView): string {
+  const label = first ? "first request" : latest ? "latest request" : "user";
+  const request = first ? "(the goal above)" : quoteUntrusted(t.request, fold >= 2 ? CAP.requestFolded : CAP.request);
+  if (fold >= 2 || !t.outcome) return `- ${label}: ${request}${fold < 2 && !t.outcome ? " → agent: (no text)" : ""}`;
+  const cap = fold >= 1 ? CAP.outcomeShort : latest ? CAP.outcome : CAP.outcomeEarlier;
   return `- ${label}: ${request} → agent: ${quoteUntrusted(t.outcome, cap)}`;
 }
 
@@ -67,15 +66,8 @@ function turnLine(v: TurnView): string {
 function turnNames(turns: readonly WorkTurn[], changed: readonly string[]): string[] {
   const shown = new Set(changed.flatMap((p) => [p, p.split("/").pop() ?? p]));
   const ordered = turns.length > 1 ? [turns[0]!, turns.at(-1)!, ...turns.slice(1, -1)] : [...turns];
-  const out = new Set<string>();
-  for (const t of ordered) {
-    for (const n of arr(t.names)) {
-      if (typeof n !== "string" || n === "") continue;
-      if (shown.has(n) || [...shown].some((p) => p.endsWith(`/${n}`))) continue;
-      out.add(n);
-    }
-  }
-  return [...out];
+  const names = ordered.flatMap((t) => arr(t.names)).filter((n) => typeof n === "string" && n !== "");
+  return [...new Set(names)].filter((n) => !shown.has(n) && ![...shown].some((p) => p.endsWith(`/${n}`)));
 }
 
 /** The goal: the first real request; a bare reference (URL, slash command, @path) says what the agent did with it. */
@@ -83,27 +75,20 @@ function goalLine(turns: readonly WorkTurn[], topic: string): string {
   const first = turns.at(-1);
   const request = first?.request || topic;
   if (!request) return "Goal: (not recorded)";
-  const did = first && isBareReference(request) && first.outcome ? ` → agent: ${quoteUntrusted(first.outcome, SUMMARY_CAP.outcomeShort)}` : "";
-  return `Goal: ${quoteUntrusted(request, SUMMARY_CAP.goal)}${did}`;
+  const did = first && isBareReference(request) && first.outcome ? ` → agent: ${quoteUntrusted(first.outcome, CAP.outcomeShort)}` : "";
+  return `Goal: ${quoteUntrusted(request, CAP.goal)}${did}`;
 }
 
 function changeLine(f: WorkFile, fold: PathFold): string {
-  const counts = changeCounts(f);
   const names = arr(f.names).filter((n) => typeof n === "string" && n !== "");
-  const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), SUMMARY_CAP.declared)}` : "";
-  const change = f.change ? `; last change ${quoteUntrusted(f.change, SUMMARY_CAP.change)}` : "";
-  return `- ${fold.display(f.path)}: ${counts.join(", ") || "changed"}${declared}${change}`;
+  const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), CAP.declared)}` : "";
+  const change = f.change ? `; last change ${quoteUntrusted(f.change, CAP.change)}` : "";
+  return `- ${fold.display(f.path)}: ${changeCounts(f).join(", ") || "changed"}${declared}${change}`;
 }
 
 function taskLine(t: WorkTask): string {
-  const outcome = t.ok === null ? "no result yet" : `${t.ok ? "ok" : "failed"}: ${quoteUntrusted(t.outcome, SUMMARY_CAP.task)}`;
-  return `- ${quoteUntrusted(t.tool, 40)} ${quoteUntrusted(t.id, 60)} asked ${quoteUntrusted(t.ask, SUMMARY_CAP.task)} → ${outcome}`;
-}
-
-function artifactLines(cp: Checkpoint): string[] {
-  return arr(cp.artifacts)
-    .filter((a) => a && tryParseHandle(a.handle) !== null)
-    .map((a) => `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, SUMMARY_CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`);
+  const outcome = t.ok === null ? "no result yet" : `${t.ok ? "ok" : "failed"}: ${quoteUntrusted(t.outcome, CAP.task)}`;
+  return `- ${quoteUntrusted(t.tool, 40)} ${quoteUntrusted(t.id, 60)} asked ${quoteUntrusted(t.ask, CAP.task)} → ${outcome}`;
 }
 
 export interface RenderCompactionSummaryOptions {
@@ -124,6 +109,26 @@ export interface RenderedCompactionSummary {
 /** Requests that keep their full line to the end (the issue's "last 3 requests"). */
 const PROTECTED_TURNS = 3;
 
+/**
+ * The drop plan, least useful first: `[section, keep]` drops entries down to `keep`; `[level, newest]`
+ * folds turns (oldest first) to `level`, sparing the `newest` ones ("protected": the latest three
+ * requests) and the first turn, which only "first" folds (to short outcome).
+ */
+type Step =
+  | readonly [section: string, keep: number]
+  | readonly [level: 1 | 2 | 3, newest: number | "protected" | "first"];
+const PLAN: readonly Step[] = [
+  ["previous", 0], ["files_read", 6], ["artifacts", 3], ["tasks", 4], ["decisions", 4], ["open_items", 3],
+  ["commands", 8], [1, "protected"], ["changes", 10], [2, "protected"], [3, "protected"], ["names", 60],
+  ["changes", 4], [1, "first"], [1, 1], ["files_read", 0], ["artifacts", 0], ["tasks", 0], ["decisions", 0],
+  ["open_items", 0], ["commands", 3], ["names", 24], ["open_failures", 2], ["changes", 0], [1, 0],
+  // then requests only; the requests themselves stay
+  [2, 0], ["names", 0], ["commands", 0], ["open_failures", 0],
+];
+
+const OMITTED_HEAD = "(left out for the budget: ";
+const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
+
 export function isCompactionSummary(text: unknown): boolean {
   return typeof text === "string" && text.startsWith(COMPACTION_SUMMARY_HEADER);
 }
@@ -133,7 +138,9 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const work = cp.work ?? null;
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const turns = turnsOf(cp);
-  const views: TurnView[] = turns.map((turn, i) => ({ turn, fold: 0, first: i === turns.length - 1, latest: i === 0 && turns.length > 1 }));
+  const views = turns.map((turn, i): TurnView => {
+    return { turn, fold: 0, first: i === turns.length - 1, latest: i === 0 && turns.length > 1, lines: [] };
+  });
   // the newest turns that hold the last PROTECTED_TURNS distinct requests (a repeated request counts once)
   let protect = 0;
   for (const seen = new Set<string>(); protect < views.length && seen.size < PROTECTED_TURNS; protect++) seen.add(views[protect]!.turn.request);
@@ -147,25 +154,21 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     `The conversation before this point was replaced by this summary of checkpoint ${id} (compaction ${count} of this session), written without a model call.`,
     "context_search finds anything from before this point: exact wording, tool output, the turns folded here.",
     goalLine(turns, working.topic ?? ""),
-    ...stateLines(working, status, SUMMARY_CAP.working),
+    ...stateLines(working, status, CAP.working),
   ];
 
   const { files, paths } = changedPaths(cp);
   const fold = new PathFold(paths);
-  const commands = workCommands(cp);
-  const failureLine = (e: ToolFailure): string => failureEntry(e, SUMMARY_CAP.failureTarget, SUMMARY_CAP.failureError);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
+  const artifacts = arr(cp.artifacts).filter((a) => a && tryParseHandle(a.handle) !== null);
   // entries are rendered (quoting redacts) only while they could fit: O(budget) on any session
   const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string, inline = false): Section => {
     const entries: string[] = [];
-    let len = 0;
-    for (const item of items) {
-      if (len > maxChars) break;
-      const e = render(item);
-      entries.push(e);
-      len += e.length + 2;
+    for (let i = 0, len = 0; i < items.length && len <= maxChars; i++) {
+      entries.push(render(items[i]!));
+      len += entries[i]!.length + 2;
     }
     return { key, title, layout: inline ? "inline" : "list", entries, dropped: items.length - entries.length };
   };
@@ -177,114 +180,65 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60), true),
     filesLine,
     sec("changes", "", files, (f) => changeLine(f, fold)),
-    sec("commands", "Commands: ", commands, commandEntry, true),
-    sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), failureLine),
-    sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, SUMMARY_CAP.decision)}`),
-    sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, SUMMARY_CAP.decision)}`),
+    sec("commands", "Commands: ", workCommands(cp), commandEntry, true),
+    sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), (e) =>
+      failureEntry(e, CAP.failureTarget, CAP.failureError)),
+    sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, CAP.decision)}`),
+    sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, CAP.decision)}`),
     sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
     sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p), true),
-    sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifactLines(cp), same),
-    sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, SUMMARY_CAP.previous)}`),
+    sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifacts, (a) =>
+      `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`),
+    sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, CAP.previous)}`),
   ];
 
   let folded = 0;
-  // a turn's line per fold level, rendered once (quoting redacts: the fold loop must not repeat it)
-  const lineCache = new Map<string, string>();
-  const cachedLine = (v: TurnView, i: number): string => {
-    const k = `${i}:${v.fold}`;
-    let l = lineCache.get(k);
-    if (l === undefined) lineCache.set(k, (l = turnLine(v)));
-    return l;
-  };
   const renderTurns = (): void => {
-    const lines: string[] = [];
-    // by index, one pass: this runs once per folded turn, so it stays O(turns) per call; the first
-    // turn (the last view) is never folded away, so the note always goes before it
+    // one pass per folded turn; the first turn (the last view) is never folded away, so the note goes before it
     const foldNote = `- (${plural(folded, "earlier turn")} folded: context_search finds them)`;
-    for (let i = 0; i < views.length; i++) {
-      const v = views[i]!;
-      if (v.fold >= 3) continue;
-      if (v.first && folded > 0) lines.push(foldNote);
-      lines.push(cachedLine(v, i));
-    }
-    turnSec.entries = lines;
+    turnSec.entries = views.flatMap((v) => {
+      if (v.fold >= 3) return [];
+      const line = (v.lines[v.fold] ??= turnLine(v));
+      return v.first && folded > 0 ? [foldNote, line] : [line];
+    });
   };
   renderTurns();
 
-  const end = COMPACTION_SUMMARY_END;
-  const topLen = joinedLength(top) + 1;
-  const OMITTED_HEAD = "(left out for the budget: ";
-  const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
   const omittedLine = (): string => {
     const parts = sections.filter((s) => s.dropped > 0).map((s) => `${s.dropped} ${s.key.replace("_", " ")}`);
     return parts.length > 0 ? `${OMITTED_HEAD}${parts.join(", ")}${OMITTED_TAIL}` : "";
   };
+  const topLen = joinedLength(top) + 1;
   const budget = new SectionBudget(sections, (body) => {
     const o = omittedLine().length;
-    return topLen + 1 + body + (o ? o + 1 : 0) + end.length;
+    return topLen + 1 + body + (o ? o + 1 : 0) + COMPACTION_SUMMARY_END.length;
   });
-  const total = () => budget.total();
-  const dropFrom = (key: string, keep: number): void => budget.drop(key, keep, maxChars);
-  /** Fold unprotected turns from the oldest, one level at a time, while over budget. */
-  const foldTurns = (level: number, protect: number): void => {
-    for (let i = views.length - 1; i >= 0 && total() > maxChars; i--) {
-      const v = views[i]!;
-      if (v.first || i < protect || v.fold >= level) continue;
-      v.fold = level;
+  /** Fold the turns at views[lo..hi] from the oldest, to `level`, while over budget. */
+  const foldTurns = (level: number, lo: number, hi: number): void => {
+    for (let i = hi; i >= Math.max(0, lo) && budget.total() > maxChars; i--) {
+      if (views[i]!.fold >= level) continue;
+      views[i]!.fold = level;
       if (level === 3) folded++;
       renderTurns();
       budget.relen(turnSec);
     }
   };
-
-  // the drop plan: least useful first
-  dropFrom("previous", 0);
-  dropFrom("files_read", 6);
-  dropFrom("artifacts", 3);
-  dropFrom("tasks", 4);
-  dropFrom("decisions", 4);
-  dropFrom("open_items", 3);
-  dropFrom("commands", 8);
-  foldTurns(1, protect);
-  dropFrom("changes", 10);
-  foldTurns(2, protect);
-  foldTurns(3, protect);
-  dropFrom("names", 60);
-  dropFrom("changes", 4);
-  // the protected turns and the first: short outcomes
-  for (const v of views) if (v.first && total() > maxChars && v.fold < 1) (v.fold = 1), renderTurns(), budget.relen(turnSec);
-  foldTurns(1, 1);
-  dropFrom("files_read", 0);
-  dropFrom("artifacts", 0);
-  dropFrom("tasks", 0);
-  dropFrom("decisions", 0);
-  dropFrom("open_items", 0);
-  dropFrom("commands", 3);
-  dropFrom("names", 24);
-  dropFrom("open_failures", 2);
-  dropFrom("changes", 0);
-  foldTurns(1, 0);
-  // then requests only; the requests themselves stay
-  foldTurns(2, 0);
-  dropFrom("names", 0);
-  dropFrom("commands", 0);
-  dropFrom("open_failures", 0);
+  for (const [what, keep] of PLAN) {
+    if (typeof what === "string") budget.drop(what, keep as number, maxChars);
+    else if (keep === "first") foldTurns(what, views.length - 1, views.length - 1);
+    else foldTurns(what, keep === "protected" ? protect : keep, views.length - 2);
+  }
 
   const omitted = omittedLine();
-  let lines = [...top, "", ...budget.lines(), ...(omitted ? [omitted] : []), end];
-  let text = lines.join("\n");
+  let text = [...top, "", ...budget.lines(), ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
   if (text.length > maxChars) {
     // never fails for size: the frame, the goal and the changed paths, cut to the cap
-    lines = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean);
-    text = `${cutToChars(lines.join("\n"), maxChars - end.length - 1)}\n${end}`;
+    const lines = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean);
+    text = `${cutToChars(lines.join("\n"), maxChars - COMPACTION_SUMMARY_END.length - 1)}\n${COMPACTION_SUMMARY_END}`;
     if (text.length > maxChars) text = "";
   }
-  return {
-    text,
-    tokens: estimateTextTokens(text),
-    foldedTurns: folded,
-    omitted: sections.filter((s) => s.dropped > 0).map((s) => s.key),
-  };
+  const omittedKeys = sections.filter((s) => s.dropped > 0).map((s) => s.key);
+  return { text, tokens: estimateTextTokens(text), foldedTurns: folded, omitted: omittedKeys };
 }
 
 /** The whole lines that fit (a cut inside a quoted string would leave it open). */

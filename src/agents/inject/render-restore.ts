@@ -41,27 +41,20 @@ function makeClock(timeZone: string | undefined): Clock {
       minute: "2-digit",
       hourCycle: "h23",
     });
+  // the zone name is host-provided config: a token-like label, else (like an unknown zone) UTC
+  let zone = timeZone && /^[A-Za-z0-9_+\-/]{1,64}$/.test(timeZone) ? timeZone : "UTC";
   let fmt: Intl.DateTimeFormat;
-  let zoneLabel = "UTC";
   try {
-    fmt = build(timeZone ?? "UTC");
-    // The zone name is host-provided config, but keep it to a token-like label.
-    if (timeZone && /^[A-Za-z0-9_+\-/]{1,64}$/.test(timeZone)) zoneLabel = timeZone;
-    else if (timeZone) fmt = build("UTC");
+    fmt = build(zone);
   } catch {
-    fmt = build("UTC"); // unknown zone: render in UTC and say so
+    [fmt, zone] = [build("UTC"), "UTC"];
   }
-  return {
-    parts(d) {
-      const p: Record<string, string> = {};
-      for (const part of fmt.formatToParts(d)) p[part.type] = part.value;
-      return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
-    },
-    stamp(d) {
-      const { date, time } = this.parts(d);
-      return `${date} ${time} ${zoneLabel}`;
-    },
+  const parts = (d: Date): { date: string; time: string } => {
+    const p: Record<string, string> = {};
+    for (const part of fmt.formatToParts(d)) p[part.type] = part.value;
+    return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
   };
+  return { parts, stamp: (d) => [...Object.values(parts(d)), zone].join(" ") };
 }
 
 /** An ISO time as a Date; null when it is missing or not a time. */
@@ -120,14 +113,13 @@ function outcomeOf(work: WorkLedger | null, request: string): string {
 
 const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
 
-interface Model {
-  /** in SECTION_ORDER */
-  sections: Section<RestoreSection>[];
-  /** ids of the extra sections, one per entry of the extras section before any was dropped */
-  extraIds: string[];
-}
-
-function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null, extras: readonly RestoreExtraSection[]): Model {
+/** The sections in SECTION_ORDER; `extras`: those with entries. */
+function buildSections(
+  cp: Checkpoint,
+  clock: Clock,
+  createdDate: string | null,
+  extras: RestoreExtraSection[],
+): Section<RestoreSection>[] {
   const timeOf = (iso: unknown): string => {
     const when = parseDate(iso);
     if (!when) return "";
@@ -163,8 +155,7 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
   // newest first, without the first request (Goal) and the latest one when it is the topic (Working on)
   const earlier = requests.slice(0, goal ? -1 : requests.length).filter((r, i) => !(i === 0 && r === topic));
 
-  const shownExtras = extras.filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0);
-  const extraBlocks = shownExtras.map((x) => {
+  const extraBlocks = extras.map((x) => {
     const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
     const handle = (i: number) => {
       const h = x.handles?.[i];
@@ -194,23 +185,20 @@ function buildSections(cp: Checkpoint, clock: Clock, createdDate: string | null,
     learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`),
   };
   const foldLine = (paths: readonly string[]): string => fold.head(changed.length) + fold.folded(paths);
-  const sections = SECTION_ORDER.map((key): Section<RestoreSection> => {
+  return SECTION_ORDER.map((key): Section<RestoreSection> => {
     const { title, layout, sep } = SECTION_SPEC[key];
     return { key, title, layout, sep, fold: foldLine, entries: entries[key], dropped: 0 };
   });
-  return { sections, extraIds: shownExtras.map((x) => x.id ?? String(x.title)) };
 }
 
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
 
 function omittedLine(sections: readonly Section<RestoreSection>[], compact: boolean): string | null {
-  const parts: string[] = [];
-  for (const s of sections) {
-    if (s.dropped === 0) continue;
+  const parts = sections.filter((s) => s.dropped > 0).map((s) => {
     const { omittedLabel: label, whole } = SECTION_SPEC[s.key];
-    parts.push(whole ? label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${label}`);
-  }
+    return whole ? label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${label}`;
+  });
   if (parts.length === 0) return null;
   return compact ? `(more not shown: ${SHOW_HINT})` : `(not shown: ${parts.join(", ")}; ${SHOW_HINT})`;
 }
@@ -233,23 +221,22 @@ const SQUEEZE_LEVELS: readonly Squeeze[] = [
   { workingCap: 6, compact: true, noNote: true },
 ];
 
-function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock, sq: Squeeze): string[] {
+/** The lines above the body, and the death-spiral note below it (or null), at squeeze level `sq`. */
+type Kind = RenderRestoreOptions["kind"];
+function frameLines(cp: Checkpoint, kind: Kind, clock: Clock, sq: Squeeze): [string[], string | null] {
   const meta = cp.meta ?? ({} as Checkpoint["meta"]);
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const created = parseDate(meta.created_at);
   const createdText = created ? clock.stamp(created) : "unknown time";
   const id = bareOrQuoted(meta.checkpoint_id, /^cp_\d{1,12}$/);
-  const compactions = safeCount(meta.compaction_count);
-  const lines: string[] = [];
-  if (opts.kind === "resume") {
-    lines.push(RESTORE_HEADER_RESUME);
+  const n = safeCount(meta.compaction_count);
+  const lines = [kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION];
+  if (kind === "resume") {
     lines.push(
       sq.compact
         ? `This is the state a previous session left at ${createdText}.`
         : `This is the state a previous session on this key left at ${createdText}; verify it before acting on it.`,
     );
-  } else {
-    lines.push(RESTORE_HEADER_POST_COMPACTION);
   }
   // issue 11: bundled by the next session from the state files of one that died uncheckpointed
   if (cp.recovered && typeof cp.recovered === "object") {
@@ -271,46 +258,26 @@ function renderFixedTop(cp: Checkpoint, opts: RenderRestoreOptions, clock: Clock
         ? ` · context ${Math.round(usage.utilization * 100)}% of ${formatTokenCount(usage.context_window)}`
         : "";
     const trigger = bareOrQuoted(meta.trigger, /^[a-z0-9-]{1,20}$/);
-    const countLabel = opts.kind === "resume" ? "compactions in that session" : "compactions this session";
-    lines.push(`Checkpoint ${id} (${trigger}, ${createdText})${context} · ${countLabel}: ${compactions}`);
+    const countLabel = kind === "resume" ? "compactions in that session" : "compactions this session";
+    lines.push(`Checkpoint ${id} (${trigger}, ${createdText})${context} · ${countLabel}: ${n}`);
   }
   lines.push(`Working on: ${working.topic ? quoteUntrusted(working.topic, sq.workingCap) : "(not recorded)"}`);
   lines.push(...stateLines(working, bareOrQuoted(working.status, /^[a-z_]{1,30}$/), sq.workingCap, sq.compact));
-  return lines;
-}
-
-/** spec §5.5: the count alone does not make a session unhealthy, so the note says when /new is worth it. */
-function warningLine(cp: Checkpoint, opts: RenderRestoreOptions, sq: Squeeze): string | null {
-  const n = safeCount(cp.meta?.compaction_count);
-  if (opts.kind !== "post-compaction" || n <= DEATH_SPIRAL_COMPACTIONS) return null;
-  return sq.compact
-    ? `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}).`
-    : `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}). A long session compacts often; only if compactions now come every turn or two, finish the current step and suggest /new to the user.`;
-}
-
-function assemble(top: string[], budget: SectionBudget<RestoreSection>, warning: string | null, omitted: string | null): string[] {
-  const body = budget.lines();
-  const lines = [...top];
-  if (body.length > 0) lines.push("", ...body);
-  if (warning) lines.push(warning);
-  if (omitted) lines.push(omitted);
-  lines.push(RESTORE_END_MARKER);
-  return lines;
+  // spec §5.5: the count alone does not make a session unhealthy, so the note says when /new is worth it
+  if (kind !== "post-compaction" || n <= DEATH_SPIRAL_COMPACTIONS) return [lines, null];
+  const note = `Note: ${n} compactions this session (more than ${DEATH_SPIRAL_COMPACTIONS}).`;
+  return [lines, sq.compact ? note : `${note} A long session compacts often; only if compactions now come every turn or two, finish the current step and suggest /new to the user.`];
 }
 
 /** Optional sections go by RESTORE_DROP_PLAN, then kept lines are squeezed; then the frame, or nothing. */
 export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptions): RenderedRestore {
   const maxChars = Number.isFinite(opts.maxTokens) ? Math.max(0, Math.floor(opts.maxTokens)) * 4 : 0;
-  const softChars = Math.floor(maxChars * SOFT_SHARE);
   const clock = makeClock(opts.timeZone);
   const created = parseDate(cp.meta?.created_at);
-  const model = buildSections(cp, clock, created ? clock.parts(created).date : null, opts.extraSections ?? []);
-  const sections = model.sections;
+  const extras = (opts.extraSections ?? []).filter((x) => x && Array.isArray(x.lines) && x.lines.length > 0);
+  const sections = buildSections(cp, clock, created ? clock.parts(created).date : null, extras);
 
-  let sq: Squeeze = SQUEEZE_LEVELS[0] as Squeeze;
-  const top = renderFixedTop(cp, opts, clock, sq);
-  const warning = warningLine(cp, opts, sq);
-
+  const [top, warning] = frameLines(cp, opts.kind, clock, SQUEEZE_LEVELS[0]!);
   // everything but the body and the omitted line; the body is preceded by a blank line
   const fixedLen = joinedLength(top) + (warning ? warning.length + 1 : 0) + 1 + RESTORE_END_MARKER.length;
   const budget = new SectionBudget(sections, (body) => {
@@ -318,29 +285,32 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
     return fixedLen + (body > 0 ? body + 1 : 0) + (omitted ? omitted.length + 1 : 0);
   });
   for (const { section, keep, budget: share } of RESTORE_DROP_PLAN) {
-    budget.drop(section, keep, share === "soft" ? softChars : maxChars, SECTION_SPEC[section].tail === true);
+    const limit = share === "soft" ? Math.floor(maxChars * SOFT_SHARE) : maxChars;
+    budget.drop(section, keep, limit, SECTION_SPEC[section].tail === true);
   }
 
-  let lines = assemble(top, budget, warning, omittedLine(sections, false));
-  for (let i = 1; i < SQUEEZE_LEVELS.length && joinedLength(lines) > maxChars; i++) {
-    sq = SQUEEZE_LEVELS[i] as Squeeze;
+  const body = budget.lines();
+  const assemble = (sq: Squeeze): string[] => {
+    const [top, warning] = frameLines(cp, opts.kind, clock, sq);
     const note = sq.noNote ? null : omittedLine(sections, sq.compact);
-    lines = assemble(renderFixedTop(cp, opts, clock, sq), budget, warningLine(cp, opts, sq), note);
-  }
-  const omitted: string[] = sections.filter((s) => s.dropped > 0).map((s) => s.key);
+    const lines = [...top, ...(body.length > 0 ? ["", ...body] : []), warning, note, RESTORE_END_MARKER];
+    return lines.filter((l): l is string => l !== null);
+  };
+  let lines = assemble(SQUEEZE_LEVELS[0]!);
+  for (const sq of SQUEEZE_LEVELS.slice(1)) if (joinedLength(lines) > maxChars) lines = assemble(sq);
+  const omitted = sections.filter((s) => s.dropped > 0).map((s): string => s.key);
   // extras are dropped whole and from the front (not `tail`): the kept ones are the last
   let extrasKept = budget.byKey.get("extras")!.entries.length;
   if (joinedLength(lines) > maxChars) {
-    // the frame alone, or nothing when even that does not fit
-    const header = opts.kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION;
-    lines = [header, RESTORE_END_MARKER];
+    // the frame alone (its header is the first line), or nothing when even that does not fit
+    lines = [lines[0]!, RESTORE_END_MARKER];
+    if (joinedLength(lines) > maxChars) lines = [];
     omitted.push("working");
     extrasKept = 0;
-    if (joinedLength(lines) > maxChars) lines = [];
   }
   const text = lines.join("\n");
   const rendered: RenderedRestore = { text, tokens: estimateTextTokens(text), omitted };
   // only for callers that passed extra sections: the result stays as it was for the others
-  if (opts.extraSections) rendered.omittedExtras = model.extraIds.slice(0, model.extraIds.length - extrasKept);
+  if (opts.extraSections) rendered.omittedExtras = extras.slice(0, extras.length - extrasKept).map((x) => x.id ?? String(x.title));
   return rendered;
 }

@@ -83,44 +83,23 @@ export const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSectio
 
 /** The drop plan, least useful first: entries down to `keep` while over SOFT_SHARE of the cap, or the cap. */
 export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
-  { section: "files_read", keep: 0, budget: "soft" },
-  { section: "tools_used", keep: 0, budget: "soft" },
-  { section: "key_exchanges", keep: 2, budget: "soft" },
-  { section: "thread_summary", keep: 0, budget: "soft" },
-  { section: "learnings", keep: 2, budget: "soft" },
-  { section: "decisions", keep: 3, budget: "soft" },
-  { section: "open_items", keep: 3, budget: "soft" },
-  { section: "errors", keep: 3, budget: "soft" },
-  { section: "key_exchanges", keep: 0, budget: "soft" },
-  { section: "commands", keep: 3, budget: "soft" },
-  { section: "changes", keep: 4, budget: "soft" },
-  { section: "requests", keep: 5, budget: "soft" },
-  { section: "decisions", keep: 1, budget: "soft" },
-  { section: "open_items", keep: 1, budget: "soft" },
-  { section: "learnings", keep: 0, budget: "soft" },
-  { section: "files_modified", keep: 5, budget: "soft" },
-  { section: "changes", keep: 3, budget: "soft" },
-  { section: "errors", keep: 1, budget: "soft" },
-  { section: "commands", keep: 2, budget: "hard" },
-  { section: "requests", keep: 3, budget: "hard" },
-  { section: "open_failures", keep: 4, budget: "hard" },
-  { section: "errors", keep: 0, budget: "hard" },
-  { section: "extras", keep: 0, budget: "hard" },
-  { section: "decisions", keep: 0, budget: "hard" },
-  { section: "changes", keep: 0, budget: "hard" },
-  { section: "commands", keep: 0, budget: "hard" },
-  { section: "open_items", keep: 0, budget: "hard" },
-  { section: "last_report", keep: 0, budget: "hard" },
-  { section: "open_failures", keep: 2, budget: "hard" },
-  { section: "files_changed", keep: 30, budget: "hard" },
-  { section: "files_modified", keep: 0, budget: "hard" },
-  { section: "requests", keep: 2, budget: "hard" },
-  { section: "goal", keep: 0, budget: "hard" },
-  { section: "requests", keep: 0, budget: "hard" },
-  { section: "open_failures", keep: 0, budget: "hard" },
-  { section: "files_changed", keep: 10, budget: "hard" },
-  { section: "files_changed", keep: 0, budget: "hard" },
+  ...steps("soft", [
+    ["files_read", 0], ["tools_used", 0], ["key_exchanges", 2], ["thread_summary", 0], ["learnings", 2],
+    ["decisions", 3], ["open_items", 3], ["errors", 3], ["key_exchanges", 0], ["commands", 3], ["changes", 4],
+    ["requests", 5], ["decisions", 1], ["open_items", 1], ["learnings", 0], ["files_modified", 5], ["changes", 3],
+    ["errors", 1],
+  ]),
+  ...steps("hard", [
+    ["commands", 2], ["requests", 3], ["open_failures", 4], ["errors", 0], ["extras", 0], ["decisions", 0],
+    ["changes", 0], ["commands", 0], ["open_items", 0], ["last_report", 0], ["open_failures", 2],
+    ["files_changed", 30], ["files_modified", 0], ["requests", 2], ["goal", 0], ["requests", 0], ["open_failures", 0],
+    ["files_changed", 10], ["files_changed", 0],
+  ]),
 ];
+
+function steps(budget: "soft" | "hard", plan: ReadonlyArray<readonly [RestoreSection, number]>) {
+  return plan.map(([section, keep]) => ({ section, keep, budget }));
+}
 
 /** The soft budget: the block's typical size (600-750 tokens at the default cap of 800). */
 export const SOFT_SHARE = 0.93;

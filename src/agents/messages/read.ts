@@ -89,16 +89,11 @@ export function assistantText(msg: AssistantMessage): string {
 const ASSISTANT_TEXT_MAX = 200_000;
 
 export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: string; arguments: unknown }> {
-  const out: Array<{ id: string; name: string; arguments: unknown }> = [];
   const content: unknown = msg.content;
-  if (!Array.isArray(content)) return out;
-  for (const block of content as unknown[]) {
-    if (!block || typeof block !== "object") continue;
-    const b = block as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown };
-    if (b.type !== "toolCall") continue;
-    out.push({ id: asText(b.id), name: asText(b.name), arguments: b.arguments });
-  }
-  return out;
+  if (!Array.isArray(content)) return [];
+  return (content as Array<{ type?: unknown; id?: unknown; name?: unknown; arguments?: unknown } | null>)
+    .filter((b) => b && typeof b === "object" && b.type === "toolCall")
+    .map((b) => ({ id: asText(b!.id), name: asText(b!.name), arguments: b!.arguments }));
 }
 
 /** The message is one of ours (gauge / restore) and must never be captured. */

@@ -51,17 +51,18 @@ function gitRmOperands(args: readonly string[]): string[] {
   return operandsOf(rest);
 }
 
+/** A quoted span, an unclosed quote, an escape, a step separator, a blank, or any other character. */
+const TOKEN = /'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|(['"])|\\([\s\S]?)|([;|&\n])|([ \t\r])|([\s\S])/g;
+
 /** Simple commands as word lists (quotes removed); null for a step with an expansion or open quote. */
 function steps(command: string): (string[] | null)[] {
   const out: (string[] | null)[] = [];
   let words: string[] = [];
-  let word = "";
-  let inWord = false;
+  let word: string | null = null;
   let unsafe = false;
   const endWord = (): void => {
-    if (inWord) words.push(word);
-    word = "";
-    inWord = false;
+    if (word !== null) words.push(word);
+    word = null;
   };
   const endStep = (): void => {
     endWord();
@@ -69,44 +70,20 @@ function steps(command: string): (string[] | null)[] {
     words = [];
     unsafe = false;
   };
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (c === "'") {
-      const j = command.indexOf("'", i + 1);
-      if (j < 0) return [...out, null];
-      word += command.slice(i + 1, j);
-      inWord = true;
-      i = j;
-    } else if (c === '"') {
-      let j = i + 1;
-      let text = "";
-      for (; j < command.length && command[j] !== '"'; j++) {
-        if (command[j] === "\\" && j + 1 < command.length) text += command[++j];
-        else text += command[j];
-      }
-      if (j >= command.length) return [...out, null];
-      if (/[$`]/.test(text)) unsafe = true;
-      word += text;
-      inWord = true;
-      i = j;
-    } else if (c === "\\") {
-      if (command[i + 1] === "\n") i++;
-      else if (i + 1 < command.length) {
-        word += command[++i];
-        inWord = true;
-      }
-    } else if (c === ";" || c === "|" || c === "&" || c === "\n") {
-      endStep();
-    } else if (c === "#" && !inWord) {
-      const j = command.indexOf("\n", i);
-      if (j < 0) break;
-      i = j - 1;
-    } else if (c === " " || c === "\t" || c === "\r") {
-      endWord();
-    } else {
-      if (EXPANDS.test(c)) unsafe = true;
-      word += c;
-      inWord = true;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(command); m; m = TOKEN.exec(command)) {
+    const [, single, double, open, escaped, separator, blank, c] = m;
+    if (open) return [...out, null];
+    if (separator) endStep();
+    else if (blank) endWord();
+    else if (c === "#" && word === null) {
+      // a comment runs to the end of its line
+      const nl = command.indexOf("\n", TOKEN.lastIndex);
+      if (nl < 0) break;
+      TOKEN.lastIndex = nl;
+    } else if (escaped !== "\n" && escaped !== "") {
+      if (/[$`]/.test(double ?? "") || (c !== undefined && EXPANDS.test(c))) unsafe = true;
+      word = (word ?? "") + (single ?? double?.replace(/\\([\s\S])/g, "$1") ?? escaped ?? c);
     }
   }
   endStep();

@@ -33,7 +33,7 @@ export function commandFamily(command: string): string {
     const first = words[0];
     if (!first) continue;
     const prog = first.replace(/^.*\//, "");
-    if (PRELUDE.has(prog) && hasStepBefore(parts, i)) continue;
+    if (PRELUDE.has(prog) && parts.slice(0, i).some((p) => stepOf(p) !== "")) continue;
     const args = words.slice(1);
     const sub = args.find((w) => !w.startsWith("-"));
     if (RUNNERS.has(prog) && sub === "run") {
@@ -50,11 +50,6 @@ function stepOf(part: string): string {
   const bar = part.indexOf("|");
   const s = (bar < 0 ? part : part.slice(0, bar)).trim();
   return s.startsWith("#") ? "" : s;
-}
-
-function hasStepBefore(parts: readonly string[], i: number): boolean {
-  for (let j = i - 1; j >= 0; j--) if (stepOf(parts[j]!)) return true;
-  return false;
 }
 
 const EXIT_LINE = /^(?:Command exited with code|Exit code|exit code:?|exited with code) (\d+)\s*$/i;
@@ -134,17 +129,11 @@ const SOURCE_LOCATION = /^[\w./\\-]+\.\w+:\d+/;
 
 /** The line is an error prefix and nothing else (fewer than 3 letters or digits beside it). */
 function isBarePrefix(line: string): boolean {
-  return STRONG.test(line) && !hasLettersOrDigits(line.replace(STRONG_GLOBAL, " "), 3);
+  return STRONG.test(line) && !saysSomething(line.replace(STRONG_GLOBAL, " "));
 }
 
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
-
-function hasLettersOrDigits(text: string, n: number): boolean {
-  LETTER_OR_DIGIT.lastIndex = 0;
-  let k = 0;
-  while (LETTER_OR_DIGIT.exec(text)) if (++k >= n) return true;
-  return false;
-}
+/** At least 3 letters or digits: a line that can say something. */
+const saysSomething = (text: string): boolean => (text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 3;
 
 /** A failure reported as one JSON object (OpenClaw's tools: `{"status":"error","error":"…"}`). */
 function jsonErrorMessage(output: string): string | null {
@@ -215,9 +204,8 @@ export function changeGist(toolName: string, input: unknown): string {
   const b = cutHead(pair.newText, 20_000).split(LINE_SPLIT);
   let i = 0;
   while (i < a.length && i < b.length && a[i]!.trim() === b[i]!.trim()) i++;
-  const telling = (l: string) => (l.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 3;
-  const oldLine = a.slice(i).find(telling) ?? a.slice(i).find((l) => l.trim()) ?? "";
-  const newLine = b.slice(i).find(telling) ?? b.slice(i).find((l) => l.trim()) ?? "";
+  const oldLine = a.slice(i).find(saysSomething) ?? a.slice(i).find((l) => l.trim()) ?? "";
+  const newLine = b.slice(i).find(saysSomething) ?? b.slice(i).find((l) => l.trim()) ?? "";
   if (oldLine && newLine) return `${redactedGist(oldLine, SIDE)} → ${redactedGist(newLine, SIDE)}`;
   if (newLine) return `+ ${redactedGist(newLine, SIDE * 2)}`;
   if (oldLine) return `- ${redactedGist(oldLine, SIDE * 2)}`;
