@@ -5,6 +5,7 @@ import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";
 import { contentText } from "../messages/read.js";
+import { messageKey } from "../messages/message-key.js";
 
 export interface ItemAt {
   index: number;
@@ -54,8 +55,8 @@ export function describeItem(
   at: ItemAt,
   handleOf: ((toolCallId: string) => string | null) | undefined,
   scale: number,
-  key: string | null,
 ): BreakdownItem {
+  const key = messageKey(messages[at.index]);
   const tokens = Math.round((at.chars / 4) * scale);
   const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
   const known = k === null ? undefined : described.get(k);
