@@ -60,63 +60,26 @@ export interface BreakdownInput {
 const TOP = 5;
 /** Positions of `sent` looked ahead (steps after aging drop a few messages). */
 const LOOKAHEAD = 8;
-/** Misses (the gauge line, a trim's stand-in) scanned for before a Set is built. */
-const SCANNED_MISSES = 16;
 
-/** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder). */
+/** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss. */
 class AgedLookup {
   private j = 0;
-  private misses = 0;
   private set: Set<AgentMessage> | null = null;
   constructor(
     private readonly sent: readonly AgentMessage[],
     private readonly flags: Uint8Array,
-    private readonly count: number,
   ) {}
 
   isAged(m: AgentMessage): boolean {
-    if (this.count === 0) return false;
-    const sent = this.sent;
-    const j = this.j;
-    if (j < sent.length && sent[j] === m) {
-      this.j = j + 1;
-      return this.flags[j] === 1;
-    }
-    for (let k = j + 1; k < sent.length && k <= j + LOOKAHEAD; k++) {
+    const { sent, flags } = this;
+    for (let k = this.j; k < sent.length && k <= this.j + LOOKAHEAD; k++) {
       if (sent[k] !== m) continue;
       this.j = k + 1;
-      return this.flags[k] === 1;
+      return flags[k] === 1;
     }
-    if (this.set === null && ++this.misses <= SCANNED_MISSES) {
-      const k = sent.indexOf(m);
-      return k >= 0 && this.flags[k] === 1;
-    }
-    if (this.set === null) {
-      this.set = new Set();
-      for (let k = 0; k < sent.length; k++) if (this.flags[k] === 1) this.set.add(sent[k]!);
-    }
+    this.set ??= new Set(sent.filter((_, k) => flags[k] === 1));
     return this.set.has(m);
   }
-}
-
-/** Measures up to `measured` into `prefix`, the rest into `trailing`; the five largest, largest first. */
-function measurePass(messages: readonly AgentMessage[], aged: AgedLookup, measured: number, prefix: Tally, trailing: Tally, calls: ReplyTable | undefined): ItemAt[] {
-  const top: ItemAt[] = [];
-  let smallest = 0;
-  calls?.begin();
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    const isAged = aged.isAged(m);
-    const chars = measureMessage(m, isAged, i <= measured ? prefix : trailing, calls);
-    if (chars <= 0 || (top.length === TOP && chars <= smallest)) continue;
-    let at = top.length;
-    while (at > 0 && top[at - 1]!.chars < chars) at--;
-    top.splice(at, 0, { index: i, chars, inPrefix: i <= measured, aged: isAged });
-    if (top.length > TOP) top.pop();
-    smallest = top[top.length - 1]!.chars;
-  }
-  calls?.end();
-  return top;
 }
 
 /** Tool schema sizes by parameters object (a host's tools keep theirs for the session). */
@@ -149,79 +112,82 @@ export function agedKeys(view: AgingView | null | undefined): Set<string> {
 
 /** Integers summing to the rounded total (largest remainder); typed arrays: map/reduce deoptimized (~0.45 ms). */
 function roundToSum(values: Float64Array, total: number): Float64Array {
-  const n = values.length;
-  const floors = new Float64Array(n);
-  const order: number[] = [];
+  const floors = new Float64Array(values.length);
   let left = total;
-  for (let i = 0; i < n; i++) {
-    floors[i] = Math.floor(values[i]!);
-    left -= floors[i]!;
-    order.push(i);
-  }
+  for (let i = 0; i < values.length; i++) left -= floors[i] = Math.floor(values[i]!);
   const rest = (i: number) => values[i]! - floors[i]!;
-  order.sort((a, b) => rest(b) - rest(a));
-  for (let k = 0; k < n && left > 0; k++, left--) floors[order[k]!]! += 1;
+  const order = [...values.keys()].sort((a, b) => rest(b) - rest(a));
+  for (let k = 0; k < order.length && left > 0; k++, left--) floors[order[k]!]! += 1;
   return floors;
+}
+
+/** What aging took out (chars), what of it since the reply measured (its usage counted that), which it swapped. */
+function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
+  const { sent, unaged } = aging;
+  const { messages, calls } = input;
+  const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
+  const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
+  const measuredInSent = measured >= 0 ? sent.lastIndexOf(messages[measured]!) : -1;
+  const flags = new Uint8Array(sent.length);
+  const scratch = new Tally();
+  let removed = 0;
+  let newly = 0;
+  let count = 0;
+  calls?.aged.begin();
+  for (let i = 0; i < sent.length; i++) {
+    if (sent[i] === unaged[i]) continue;
+    flags[i] = 1;
+    count++;
+    const whole = measureMessage(unaged[i]!, false, scratch, calls?.aged);
+    const cut = Math.max(0, whole - measureMessage(sent[i]!, true, scratch));
+    removed += cut;
+    if (i < measuredInSent && previous !== null && !previous.has(agedKey(unaged[i]!) ?? "")) newly += cut;
+  }
+  calls?.aged.end();
+  return { removed, newly, count, lookup: count > 0 ? new AgedLookup(sent, flags) : null };
 }
 
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const { messages, host } = input;
+  const measured = lastUsableReply(messages);
+  const { aging: view } = input;
+  const aging = view && view.unaged.length === view.sent.length ? agingCut(input, view, measured) : null;
+
   const prefix = new Tally();
   const trailing = new Tally();
-
-  // what aging took out, and what it newly took out since the measured reply (whose usage counts it)
-  let removedChars = 0;
-  const scratch = new Tally();
-  const aging = input.aging && input.aging.unaged.length === input.aging.sent.length ? input.aging : null;
-  const measured = lastUsableReply(messages);
-  const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
-  const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
-  const measuredMessage = measured >= 0 ? messages[measured] : undefined;
-  const measuredInSent = measuredMessage && aging ? aging.sent.lastIndexOf(measuredMessage) : -1;
-  let newlyAgedChars = 0;
-  let agedCount = 0;
-  const flags = new Uint8Array(aging ? aging.sent.length : 0);
-  if (aging) {
-    const { sent, unaged } = aging;
-    input.calls?.aged.begin();
-    for (let i = 0; i < sent.length; i++) {
-      const stub = sent[i]!;
-      const whole = unaged[i]!;
-      if (stub === whole) continue;
-      flags[i] = 1;
-      agedCount++;
-      const cut = measureMessage(whole, false, scratch, input.calls?.aged) - measureMessage(stub, true, scratch);
-      removedChars += Math.max(0, cut);
-      if (i < measuredInSent && previous !== null && !previous.has(agedKey(whole) ?? "")) newlyAgedChars += Math.max(0, cut);
-    }
-    input.calls?.aged.end();
-  }
-
   if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
-  const definitions: Array<{ tool: string; chars: number }> = [];
-  for (const t of host.tools ?? []) {
-    const chars = schemaChars(t);
-    prefix.add("tool_definitions", chars);
-    definitions.push({ tool: t.name, chars });
+  const definitions = (host.tools ?? []).map((t) => ({ tool: t.name, chars: schemaChars(t) }));
+  for (const d of definitions) prefix.add("tool_definitions", d.chars);
+
+  // one pass: each message into the prefix (up to the measured reply) or the trailing tally, the five largest kept
+  const top: ItemAt[] = [];
+  input.calls?.main.begin();
+  for (let i = 0; i < messages.length; i++) {
+    const isAged = aging?.lookup?.isAged(messages[i]!) ?? false;
+    const chars = measureMessage(messages[i]!, isAged, i <= measured ? prefix : trailing, input.calls?.main);
+    if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
+    let at = top.length;
+    while (at > 0 && top[at - 1]!.chars < chars) at--;
+    top.splice(at, 0, { index: i, chars, inPrefix: i <= measured, aged: isAged });
+    if (top.length > TOP) top.pop();
   }
+  input.calls?.main.end();
 
-  const top = measurePass(messages, new AgedLookup(aging?.sent ?? [], flags, agedCount), measured, prefix, trailing, input.calls?.main);
-
-  const hostKnown = host.systemPrompt !== null && host.tools !== null;
+  // the measured reply's usage spread over the prefix by its estimate (its rest unattributed when the host hides parts)
   const prefixTokens = prefix.total / 4;
   let scale = 1;
   let unattributed = 0;
-  const usage = measuredMessage && !((input.newlyTrimmedTokens ?? 0) > 0) ? replyTokens(measuredMessage) : null;
+  const usage = measured >= 0 && !((input.newlyTrimmedTokens ?? 0) > 0) ? replyTokens(messages[measured]!) : null;
   if (usage !== null) {
-    const measuredPrefix = Math.max(0, usage - tokensOfChars(newlyAgedChars));
+    const measuredPrefix = Math.max(0, usage - tokensOfChars(aging?.newly ?? 0));
+    const hostKnown = host.systemPrompt !== null && host.tools !== null;
     if (hostKnown || measuredPrefix < prefixTokens) scale = prefixTokens > 0 ? measuredPrefix / prefixTokens : 1;
     else unattributed = measuredPrefix - prefixTokens;
   }
   const floats = new Float64Array(BREAKDOWN_CATEGORIES.length);
   let sum = 0;
   BREAKDOWN_CATEGORIES.forEach((c, i) => {
-    floats[i] = c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4;
-    sum += floats[i]!;
+    sum += floats[i] = c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4;
   });
   const total = Math.round(sum);
   const rounded = roundToSum(floats, total);
@@ -231,23 +197,28 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   });
 
   const byTool = new Map<string, number>();
-  prefix.addToolsTo(byTool, scale / 4);
-  trailing.addToolsTo(byTool, 1 / 4);
-  const largest: BreakdownItem[] = top.map((t) => describeItem(messages, t, input.handleOf, t.inPrefix ? scale : 1, messageKey(messages[t.index])));
+  for (const [tally, f] of [[prefix, scale / 4], [trailing, 1 / 4]] as const) {
+    for (const [tool, chars] of tally.tools) byTool.set(tool, (byTool.get(tool) ?? 0) + chars * f);
+  }
+  const describe = (t: ItemAt) => describeItem(messages, t, input.handleOf, t.inPrefix ? scale : 1);
+  const definitionTokens = definitions.map((d) => ({ tool: d.tool, tokens: Math.round((d.chars / 4) * scale) }));
+  const aged = { tokens: tokensOfChars(aging?.removed ?? 0), items: aging?.count ?? 0 };
+  const byTokens = (a: { tokens: number }, b: { tokens: number }) => b.tokens - a.tokens;
   const window = Math.max(0, input.contextWindow);
+  const compactionAt = input.compactionAt != null && input.compactionAt > 0 ? Math.round(input.compactionAt) : null;
   return {
     total_tokens: total,
     estimated_tokens: tokensOfChars(prefix.total + trailing.total),
     source: usage !== null ? "sdk" : "estimate",
     messages: messages.length,
     categories,
-    tool_results_by_tool: [...byTool].map(([tool, t]) => ({ tool, tokens: Math.round(t) })).sort((a, b) => b.tokens - a.tokens),
-    tool_definitions_by_tool: definitions.map((d) => ({ tool: d.tool, tokens: Math.round((d.chars / 4) * scale) })).sort((a, b) => b.tokens - a.tokens),
-    largest,
-    removed: { aged_offload: { tokens: tokensOfChars(removedChars), items: agedCount }, smart_trim: null },
+    tool_results_by_tool: [...byTool].map(([tool, t]) => ({ tool, tokens: Math.round(t) })).sort(byTokens),
+    tool_definitions_by_tool: definitionTokens.sort(byTokens),
+    largest: top.map(describe),
+    removed: { aged_offload: aged, smart_trim: null },
     headroom: {
       to_checkpoint: Math.floor(window * input.checkpointThreshold) - total,
-      to_compaction: input.compactionAt != null && input.compactionAt > 0 ? Math.round(input.compactionAt) - total : null,
+      to_compaction: compactionAt === null ? null : compactionAt - total,
     },
   };
 }

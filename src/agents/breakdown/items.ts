@@ -5,6 +5,7 @@ import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
 import { toolCallChars } from "../messages/argument-chars.js";
 import { contentText } from "../messages/read.js";
+import { messageKey } from "../messages/message-key.js";
 
 export interface ItemAt {
   index: number;
@@ -44,7 +45,7 @@ function callOf(messages: readonly AgentMessage[], from: number, id: string): Bl
 }
 
 /** Descriptions by message (a redacted gist, a text scan): the largest items change little. */
-type Described = Omit<BreakdownItem, "tokens" | "handle"> & { handle: string | null; resultId: string };
+type Described = Pick<BreakdownItem, "role" | "tool" | "target"> & { handle: string | null; resultId: string };
 const described = new Map<string, Described>();
 const DESCRIBED_MAX = 256;
 
@@ -54,48 +55,42 @@ export function describeItem(
   at: ItemAt,
   handleOf: ((toolCallId: string) => string | null) | undefined,
   scale: number,
-  key: string | null,
 ): BreakdownItem {
-  const tokens = Math.round((at.chars / 4) * scale);
+  const key = messageKey(messages[at.index]);
   const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
-  const known = k === null ? undefined : described.get(k);
-  if (known) {
-    const handle = known.handle ?? (known.resultId && handleOf ? handleOf(known.resultId) : null);
-    return { role: known.role, tool: known.tool, target: known.target, tokens, handle };
+  let d = k === null ? undefined : described.get(k);
+  if (!d) {
+    d = describeFresh(messages, at);
+    if (k !== null && described.size >= DESCRIBED_MAX) described.clear();
+    if (k !== null) described.set(k, d);
   }
-  const item = describeFresh(messages, at, scale);
-  const m = messages[at.index] as Msg;
-  const resultId = m.role === "toolResult" && typeof m.toolCallId === "string" ? m.toolCallId : "";
-  if (k !== null) {
-    if (described.size >= DESCRIBED_MAX) described.clear();
-    described.set(k, { role: item.role, tool: item.tool, target: item.target, handle: item.handle, resultId });
-  }
-  return item.handle === null && resultId && handleOf ? { ...item, handle: handleOf(resultId) } : item;
+  const handle = d.handle ?? (d.resultId && handleOf ? handleOf(d.resultId) : null);
+  return { role: d.role, tool: d.tool, target: d.target, tokens: Math.round((at.chars / 4) * scale), handle };
 }
 
-function describeFresh(messages: readonly AgentMessage[], at: ItemAt, scale: number): BreakdownItem {
+function describeFresh(messages: readonly AgentMessage[], at: ItemAt): Described {
   const m = messages[at.index] as Msg;
-  const tokens = Math.round((at.chars / 4) * scale);
   const role = typeof m.role === "string" ? m.role : "unknown";
+  const d: Described = { role, tool: null, target: "", handle: null, resultId: "" };
   if (m.role === "toolResult") {
-    const id = typeof m.toolCallId === "string" ? m.toolCallId : "";
-    const call = id ? callOf(messages, at.index, id) : undefined;
-    const handle = firstHandle(contentText(m.content, 4096));
-    return { role, tool: typeof m.toolName === "string" ? m.toolName : null, target: targetOf(call?.arguments), tokens, handle };
-  }
-  if (m.role === "assistant" && Array.isArray(m.content)) {
+    d.resultId = typeof m.toolCallId === "string" ? m.toolCallId : "";
+    d.tool = typeof m.toolName === "string" ? m.toolName : null;
+    d.target = targetOf(d.resultId ? callOf(messages, at.index, d.resultId)?.arguments : undefined);
+    d.handle = firstHandle(contentText(m.content, 4096));
+  } else if (m.role === "assistant" && Array.isArray(m.content)) {
+    // the largest call names the message
     let best: Block | undefined;
     let bestChars = -1;
     for (const b of m.content as Block[]) {
-      if (b?.type !== "toolCall") continue;
-      const chars = toolCallChars(b);
+      const chars = b?.type === "toolCall" ? toolCallChars(b) : -1;
       if (chars > bestChars) [best, bestChars] = [b, chars];
     }
-    if (!best) return { role, tool: null, target: "", tokens, handle: null };
-    const handle = at.aged ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
-    return { role, tool: typeof best.name === "string" ? best.name : null, target: targetOf(best.arguments), tokens, handle };
-  }
-  if (m.role === "custom") return { role, tool: null, target: typeof m.customType === "string" ? safeGist(m.customType, 40) : "", tokens, handle: null };
-  if (m.role === "user") return { role, tool: null, target: safeGist(contentText(m.content, 2000), 60), tokens, handle: null };
-  return { role, tool: null, target: "", tokens, handle: null };
+    if (best) {
+      d.tool = typeof best.name === "string" ? best.name : null;
+      d.target = targetOf(best.arguments);
+      d.handle = at.aged ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
+    }
+  } else if (m.role === "custom") d.target = typeof m.customType === "string" ? safeGist(m.customType, 40) : "";
+  else if (m.role === "user") d.target = safeGist(contentText(m.content, 2000), 60);
+  return d;
 }

@@ -63,7 +63,17 @@ export interface GateContext {
 export function agingGate(ctx: GateContext): AgingGate | undefined {
   if (ctx.rules.family !== "anthropic") return undefined;
   return (fresh, messages) => {
-    const { decision, priced } = decide(ctx, fresh, messages);
+    let decision: AgingDecision = "cold";
+    let priced: SwapCase | undefined;
+    if (!ctx.cold) {
+      const previous = ctx.session.ends.at(-1);
+      const reused = reusableEnd(ctx, fresh.earliest, messages);
+      // estimated tokens from the reused entry to the previous request's end (a few messages: within the lookback)
+      const between = reused && previous ? messages.slice(reused.count, previous.count) : null;
+      const rewritten = between ? between.reduce((n, m) => n + messageTokens(m), 0) : ctx.tokens;
+      priced = priceSwap(ctx, rewritten, fresh.savedChars / 4, ctx.tokens);
+      decision = !swapPays(priced) ? "held" : reused ? "lookback" : "pays";
+    }
     // entries of earlier requests that end after the change no longer match any later request
     if (decision !== "held") ctx.session.ends = ctx.session.ends.filter((e) => e.count <= fresh.earliest);
     ctx.decided?.(decision, fresh, priced);
@@ -71,39 +81,19 @@ export function agingGate(ctx: GateContext): AgingGate | undefined {
   };
 }
 
-function decide(ctx: GateContext, fresh: FreshAging, messages: readonly AgentMessage[]): { decision: AgingDecision; priced?: SwapCase } {
-  if (ctx.cold) return { decision: "cold" };
-  const previous = ctx.session.ends.at(-1);
-  const reused = reusableEnd(ctx, fresh.earliest, messages);
-  const rewritten = reused && previous ? tokensBetween(messages, reused.count, previous.count) : ctx.tokens;
-  const priced = priceSwap(ctx, rewritten, fresh.savedChars / 4, ctx.tokens);
-  if (!swapPays(priced)) return { decision: "held", priced };
-  return { decision: reused ? "lookback" : "pays", priced };
-}
-
 /** The latest request end at or before the change still within the TTL and the lookback (gauge lines counted). */
 function reusableEnd(ctx: GateContext, earliest: number, messages: readonly AgentMessage[]): RequestEnd | null {
   const { rules, session } = ctx;
   const e = session.ends.findLast((end) => end.count <= earliest);
   if (!e || ctx.now - e.at > rules.ttlMs) return null;
-  const blocks = blocksBetween(messages, e.count, messages.length, rules.lookbackBlocks);
+  // content blocks after it as the provider counts them (a string content is one), counted up to past the lookback
+  let blocks = 0;
+  for (let i = e.count; i < messages.length && blocks <= rules.lookbackBlocks; i++) {
+    const c = (messages[i] as { content?: unknown }).content;
+    blocks += Array.isArray(c) ? Math.max(1, c.length) : 1;
+  }
   const lines = session.anchors.filter((a) => a.at >= e.count).length; // a block each
   return blocks + lines + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
-}
-
-/** Content blocks of messages[from..to) as the provider counts them (a string content is one); stops past `cap`. */
-function blocksBetween(messages: readonly AgentMessage[], from: number, to: number, cap: number): number {
-  let n = 0;
-  for (let i = from; i < to && n <= cap; i++) {
-    const c = (messages[i] as { content?: unknown }).content;
-    n += Array.isArray(c) ? Math.max(1, c.length) : 1;
-  }
-  return n;
-}
-
-/** Estimated tokens of messages[from..to) (a few messages: within the lookback). */
-function tokensBetween(messages: readonly AgentMessage[], from: number, to: number): number {
-  return messages.slice(from, to).reduce((n, m) => n + messageTokens(m), 0);
 }
 
 /**

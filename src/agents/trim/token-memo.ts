@@ -5,32 +5,27 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { messageTokens } from "../gauge/context-gauge.js";
-import { argsShape, strictCallChars } from "../messages/argument-chars.js";
+import { argsShape, type CallBlock, strictCallChars } from "../messages/argument-chars.js";
 import { grown } from "../archive/arrays.js";
-
-type Block = { type?: unknown; name?: unknown; id?: unknown; arguments?: unknown };
 
 /** Heap per remembered message (its key's entry and the numbers). */
 export const BYTES_PER_MEMO = 120;
 
+/** An assistant message's tool calls: their shape, and the chars pi counts for them (name + JSON of the arguments). */
 interface Calls {
-  /** the tool calls' shape */
   shape: number;
-  /** chars pi counts for them: name + JSON of the arguments, summed */
   chars: number;
 }
 
-/** Shape of an assistant message's tool calls (argsShape of each); NaN: none, or a call without a name or id. */
-function callsShape(content: readonly Block[]): number {
-  let h = 17;
-  let any = false;
+/** Shape of the tool calls (argsShape of each); NaN: none, or a call without a name or id. */
+function callsShape(content: readonly CallBlock[]): number {
+  let h = NaN;
   for (const b of content) {
     if (b?.type !== "toolCall") continue;
-    any = true;
     if (typeof b.name !== "string" || typeof b.id !== "string") return NaN;
-    h = (Math.imul(h, 31) + argsShape(b)) | 0;
+    h = (Math.imul(Number.isNaN(h) ? 17 : h, 31) + argsShape(b)) | 0;
   }
-  return any ? h : NaN;
+  return h;
 }
 
 export class TokenMemo {
@@ -44,12 +39,17 @@ export class TokenMemo {
   remember(key: string, m: AgentMessage): Calls | undefined {
     const content = (m as { content?: unknown }).content;
     if (m?.role !== "assistant" || !Array.isArray(content)) return undefined;
-    const shape = callsShape(content as Block[]);
+    const shape = callsShape(content);
     const known = this.byKey.get(key);
     if (known?.shape === shape) return known;
     this.byKey.delete(key);
-    const chars = Number.isNaN(shape) ? null : callChars(content as Block[]);
-    if (chars === null) return undefined;
+    if (Number.isNaN(shape)) return undefined;
+    let chars = 0;
+    for (const b of content as CallBlock[]) {
+      const n = b?.type === "toolCall" ? strictCallChars(b) : 0;
+      if (n === null) return undefined; // not countable: pi's own estimate
+      chars += n;
+    }
     const calls = { shape, chars };
     this.byKey.set(key, calls);
     return calls;
@@ -63,18 +63,6 @@ export class TokenMemo {
   forget(keys: Iterable<string>): void {
     for (const k of keys) this.byKey.delete(k);
   }
-}
-
-/** pi's count for the tool call blocks (name + JSON of the arguments); null: not countable. */
-function callChars(content: readonly Block[]): number | null {
-  let chars = 0;
-  for (const b of content) {
-    if (b?.type !== "toolCall") continue;
-    const n = strictCallChars(b);
-    if (n === null) return null;
-    chars += n;
-  }
-  return chars;
 }
 
 /**
