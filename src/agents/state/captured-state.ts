@@ -33,6 +33,8 @@ export class CapturedState {
   thread: Thread;
   // work.json
   work: WorkLedger;
+  /** the files changed since the last flush */
+  readonly dirty = new Set<StateFileName>();
 
   constructor(readonly caps: CaptureCaps) {
     this.decisions = new LruMap(caps.maxDecisions);
@@ -44,16 +46,31 @@ export class CapturedState {
     this.work = new WorkLedger(workCaps(caps));
   }
 
+  mark(name: StateFileName): void {
+    this.dirty.add(name);
+  }
+
   addDecision(what: string, when: string): void {
     this.decisions.touch(what, { what, when });
+    this.mark("decisions");
   }
 
   addLearning(text: string): void {
     this.learnings.touch(itemKey(text), text);
+    this.mark("learnings");
   }
 
   addError(f: ToolFailure): void {
     this.errors.touch(errorKey(f), f);
+    this.mark("thread");
+  }
+
+  openItem(key: string, text: string): void {
+    if (this.items.openItem(key, text)) this.mark("open_items");
+  }
+
+  closeItem(key: string): void {
+    if (this.items.closeItem(key)) this.mark("open_items");
   }
 
   /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
@@ -233,6 +250,8 @@ export function stateFileData(s: CapturedState, name: StateFileName): unknown {
 export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
   try {
     CODEC[name].apply(s, asObject(raw, "data"));
+    // loaded data is no change to write back
+    s.dirty.clear();
     return null;
   } catch (err) {
     return `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;

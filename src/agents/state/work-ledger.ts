@@ -118,19 +118,16 @@ export class WorkLedger {
 
   /**
    * A shell command removed `path` or a directory above it: the changed files under it are marked
-   * deleted (until recreated); others are not added (`rm -rf build` is not the work). True if any.
+   * deleted (until recreated); others are not added (`rm -rf build` is not the work).
    */
-  onPathRemoved(path: string, now: Date): boolean {
+  onPathRemoved(path: string, now: Date): void {
     const prefix = path.endsWith("/") ? path : `${path}/`; // "/" itself: everything absolute
-    let any = false;
     for (const f of this.files.values()) {
       if (f.deleted || (f.path !== path && !f.path.startsWith(prefix))) continue;
       // set in place: a removal is no reason to rank the file up (rankFiles puts it last)
       f.deleted = true;
       f.last = now.toISOString();
-      any = true;
     }
-    return any;
   }
 
   /** A shell command finished (`ok` false = a real failure; an empty search is ok). */
