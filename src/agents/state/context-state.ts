@@ -137,8 +137,6 @@ export class ContextState {
         return "Open item recorded.";
       case "close_item": {
         const closed = this.acc.items.closeByText(text);
-        // also closes the same item carried forward from an earlier checkpoint
-        if (closed === 0) this.acc.items.markClosed(text);
         this.acc.mark("open_items");
         return closed > 0 ? "Open item closed." : "Marked as closed.";
       }

@@ -258,6 +258,12 @@ export const record =
   (v, f) =>
     asFields(v, f, shape);
 
+/** A list of `shape`'s objects (asRecords) as a check. */
+export const records =
+  <S extends Shape>(shape: S): Check<Array<Fields<S>>> =>
+  (v, f) =>
+    asRecords(v, f, shape);
+
 export const isTrue = (v: unknown): boolean => v === true;
 
 export type Fields<S extends Shape> = { [K in keyof S]: ReturnType<S[K]> };
