@@ -47,10 +47,6 @@ export class MessageCapture {
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     end = Math.max(0, Math.min(end, messages.length));
     const start = resumeIndex(this.s.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
-    if (start >= end) {
-      this.updateCursorIndex(messages, 0, end);
-      return;
-    }
     const tools = this.opts.toolResultsFromMessages;
     let tokens = 0;
     for (let i = start; i < end; i++) {
@@ -66,19 +62,11 @@ export class MessageCapture {
         this.log.fail("message capture", err);
       }
     }
-    this.settleDeferred();
-    if (tokens > 0) {
-      this.s.thread.captured_tokens += tokens;
-      this.s.mark("thread");
-    }
-    this.updateCursorIndex(messages, end - start, end);
-  }
-
-  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
-    const next = advanceCursor(this.s.thread.cursor, messages, processedNow, end);
-    if (!next) return;
-    this.s.thread.cursor = next;
-    this.s.mark("thread");
+    if (start < end) this.settleDeferred();
+    if (tokens > 0) this.s.thread.captured_tokens += tokens;
+    const cursor = advanceCursor(this.s.thread.cursor, messages, Math.max(0, end - start), end);
+    if (cursor) this.s.thread.cursor = cursor;
+    if (tokens > 0 || cursor) this.s.mark("thread");
   }
 
   private processMessage(m: AgentMessage): void {
