@@ -197,7 +197,10 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
   },
   resources: { data: (s) => s.resources.snapshot(), apply: (s, d) => s.resources.applyData(d) },
   open_items: {
-    data: ({ items }) => ({ open: items.open.entries().map(([key, text]) => ({ key, text })), closed: items.closed.values() }),
+    data: ({ items }) => {
+      const open = items.open.entries().map(([key, text]) => ({ key, text }));
+      return { open, closed: items.closed.values() };
+    },
     apply: ({ items }, d) => {
       const open = asRecords(d.open, "open", { key: asString, text: asString });
       const closed = asStringArray(d.closed, "closed");

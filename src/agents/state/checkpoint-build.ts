@@ -67,7 +67,7 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
   let nextId = Math.max(0, ...prevDecisions.map((d) => Number(/^d(\d+)$/.exec(d.id)?.[1] ?? 0))) + 1;
   const seen = new Set(prevDecisions.map((d) => d.what));
   const isNew = (d: { what: string }): boolean => !seen.has(d.what) && !!seen.add(d.what);
-  const fresh: Decision[] = state.decisions.filter(isNew).map((d) => ({ id: `d${nextId++}`, what: d.what, when: d.when }));
+  const fresh: Decision[] = state.decisions.filter(isNew).map(({ what, when }) => ({ id: `d${nextId++}`, what, when }));
   const decisions = keepNewest([...prevDecisions, ...fresh], config.maxDecisions);
 
   // --- resources: written+edited -> modified; a modified file is not also listed as read

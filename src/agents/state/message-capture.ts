@@ -55,7 +55,8 @@ export class MessageCapture {
         if (m && typeof m === "object" && !isInjectedMessage(m)) tokens += messageTokens(m);
         // before the message itself (pi's tool_result event comes before the result is in the
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
-        if (tools && m?.role === "toolResult" && !this.s.thread.host_turn && !isInjectedMessage(m)) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.d.changes);
+        const result = tools && m?.role === "toolResult" && !this.s.thread.host_turn && !isInjectedMessage(m);
+        if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.d.changes);
         this.processMessage(m);
       } catch (err) {
         // one malformed message must not stop capture of the ones after it (the cursor moves on)

@@ -125,7 +125,9 @@ export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd
     t.work.onCommand(family, commandGist, !cap.failure || emptySearch, exit, now);
     t.mark("work");
     // a removal that certainly ran: the changed files it deleted are no longer there
-    if (!cap.failure && exit === 0) for (const p of removedPaths(command)) t.work.onPathRemoved(normalizeToolPath(p, cwd), now);
+    if (!cap.failure && exit === 0) {
+      for (const p of removedPaths(command)) t.work.onPathRemoved(normalizeToolPath(p, cwd), now);
+    }
   }
   if (cap.file) {
     if (t.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
@@ -138,7 +140,8 @@ export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd
         list.push({ tool: cap.tool, input: ev.input });
         pass.set(file, list);
       }
-      t.work.onFileChanged(file, cap.tool, pass ? "" : safeGist(changeGist(cap.tool, ev.input), GIST.change), now, names);
+      const change = pass ? "" : safeGist(changeGist(cap.tool, ev.input), GIST.change);
+      t.work.onFileChanged(file, cap.tool, change, now, names);
       t.mark("work");
     }
   }

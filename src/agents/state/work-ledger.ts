@@ -7,7 +7,8 @@
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { TurnLog } from "./turn-log.js";
-import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray, orNull, records } from "./state-files.js";
+import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray } from "./state-files.js";
+import { orNull, records } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
 export interface WorkLedgerCaps {
