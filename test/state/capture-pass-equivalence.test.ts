@@ -1,6 +1,6 @@
 /**
  * A capture pass gists an assistant text only when it still stands at the end of the pass
- * (state/capture-target.ts). On the real sessions, the state of one pass is the state recorded
+ * (state/message-capture.ts). On the real sessions, the state of one pass is the state recorded
  * under capture-golden/ (taken with every text gisted as it came, before the deferral; update
  * with `npx vitest run -u` only for a change of the capture rules), and the same history
  * captured one message per pass (the live engine's path) leaves the same state.

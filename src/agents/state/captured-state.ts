@@ -33,6 +33,8 @@ export class CapturedState {
   thread: Thread;
   // work.json
   work: WorkLedger;
+  /** the files changed since the last flush */
+  readonly dirty = new Set<StateFileName>();
 
   constructor(readonly caps: CaptureCaps) {
     this.decisions = new LruMap(caps.maxDecisions);
@@ -44,16 +46,31 @@ export class CapturedState {
     this.work = new WorkLedger(workCaps(caps));
   }
 
+  mark(name: StateFileName): void {
+    this.dirty.add(name);
+  }
+
   addDecision(what: string, when: string): void {
     this.decisions.touch(what, { what, when });
+    this.mark("decisions");
   }
 
   addLearning(text: string): void {
     this.learnings.touch(itemKey(text), text);
+    this.mark("learnings");
   }
 
   addError(f: ToolFailure): void {
     this.errors.touch(errorKey(f), f);
+    this.mark("thread");
+  }
+
+  openItem(key: string, text: string): void {
+    if (this.items.openItem(key, text)) this.mark("open_items");
+  }
+
+  closeItem(key: string): void {
+    if (this.items.closeItem(key)) this.mark("open_items");
   }
 
   /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
@@ -62,7 +79,7 @@ export class CapturedState {
     this.resources.clear();
     this.errors.clear();
     this.learnings.clear();
-    this.items.clearClosed();
+    this.items.closed.clear();
     this.thread.pivots = [];
     this.thread.recent = [];
     this.thread.captured_tokens = 0;
@@ -119,8 +136,9 @@ class ResourceLists {
 const CLOSED_ITEMS_FACTOR = 4;
 
 class OpenItems {
-  private readonly open: LruMap<string, string>;
-  private readonly closed: LruMap<string, string>;
+  readonly open: LruMap<string, string>;
+  /** itemKey(text) -> text */
+  readonly closed: LruMap<string, string>;
 
   constructor(maxOpenItems: number) {
     this.open = new LruMap(maxOpenItems);
@@ -144,49 +162,18 @@ class OpenItems {
     return true;
   }
 
-  /** Closes every open item whose text has the same itemKey as `text`; returns how many. */
+  /**
+   * Closes every open item whose text has the same itemKey as `text`; returns how many. With none,
+   * `text` is recorded closed (it closes the same item carried forward from an earlier checkpoint).
+   */
   closeByText(text: string): number {
     const k = itemKey(text);
     let closed = 0;
     for (const [key, value] of this.open.entries()) {
       if (itemKey(value) === k && this.closeItem(key)) closed++;
     }
+    if (closed === 0) this.closed.touch(k, text);
     return closed;
-  }
-
-  /** Records `text` as closed without an open item (one carried forward from a checkpoint). */
-  markClosed(text: string): void {
-    this.closed.touch(itemKey(text), text);
-  }
-
-  /** Keys of the open items, oldest first. */
-  keys(): string[] {
-    return this.open.keys();
-  }
-
-  openTexts(): string[] {
-    return this.open.values();
-  }
-
-  closedTexts(): string[] {
-    return this.closed.values();
-  }
-
-  /** After a checkpoint: the checkpoint holds what was closed. */
-  clearClosed(): void {
-    this.closed.clear();
-  }
-
-  toData(): unknown {
-    return { open: this.open.entries().map(([key, text]) => ({ key, text })), closed: this.closed.values() };
-  }
-
-  /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
-  applyData(d: Data): void {
-    const open = asRecords(d.open, "open", { key: asString, text: asString });
-    const closed = asStringArray(d.closed, "closed");
-    for (const { key, text } of open) this.open.touch(key, text);
-    for (const text of closed) this.closed.touch(itemKey(text), text);
   }
 }
 
@@ -209,7 +196,18 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
     },
   },
   resources: { data: (s) => s.resources.snapshot(), apply: (s, d) => s.resources.applyData(d) },
-  open_items: { data: (s) => s.items.toData(), apply: (s, d) => s.items.applyData(d) },
+  open_items: {
+    data: ({ items }) => {
+      const open = items.open.entries().map(([key, text]) => ({ key, text }));
+      return { open, closed: items.closed.values() };
+    },
+    apply: ({ items }, d) => {
+      const open = asRecords(d.open, "open", { key: asString, text: asString });
+      const closed = asStringArray(d.closed, "closed");
+      for (const { key, text } of open) items.open.touch(key, text);
+      for (const text of closed) items.closed.touch(itemKey(text), text);
+    },
+  },
   learnings: {
     data: (s) => ({ items: s.learnings.values() }),
     apply: (s, d) => {
@@ -233,6 +231,8 @@ export function stateFileData(s: CapturedState, name: StateFileName): unknown {
 export function applyStateFile(s: CapturedState, name: StateFileName, raw: unknown): string | null {
   try {
     CODEC[name].apply(s, asObject(raw, "data"));
+    // loaded data is no change to write back
+    s.dirty.clear();
     return null;
   } catch (err) {
     return `invalid data: ${err instanceof StateDataError ? err.message : String(err)}`;
@@ -259,9 +259,9 @@ export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: stri
     errors: s.errors.values(),
     decisions: s.decisions.values(),
     resources: s.resources.snapshot(),
-    openItems: s.items.openTexts(),
+    openItems: s.items.open.values(),
     // to remove from a carried-forward checkpoint
-    closedItems: s.items.closedTexts(),
+    closedItems: s.items.closed.values(),
     learnings: s.learnings.values(),
     status,
     nextAction: nextActionOf(s, status),

@@ -64,15 +64,10 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
 
   // --- decisions: previous ids kept, new ones numbered after the highest
   const prevDecisions = prev?.decisions ?? [];
-  let nextId = 1;
-  for (const d of prevDecisions) nextId = Math.max(nextId, Number(/^d(\d+)$/.exec(d.id)?.[1] ?? 0) + 1);
-  const prevWhat = new Set(prevDecisions.map((d) => d.what));
-  const fresh: Decision[] = [];
-  for (const d of state.decisions) {
-    if (prevWhat.has(d.what)) continue;
-    prevWhat.add(d.what);
-    fresh.push({ id: `d${nextId++}`, what: d.what, when: d.when });
-  }
+  let nextId = Math.max(0, ...prevDecisions.map((d) => Number(/^d(\d+)$/.exec(d.id)?.[1] ?? 0))) + 1;
+  const seen = new Set(prevDecisions.map((d) => d.what));
+  const isNew = (d: { what: string }): boolean => !seen.has(d.what) && !!seen.add(d.what);
+  const fresh: Decision[] = state.decisions.filter(isNew).map(({ what, when }) => ({ id: `d${nextId++}`, what, when }));
   const decisions = keepNewest([...prevDecisions, ...fresh], config.maxDecisions);
 
   // --- resources: written+edited -> modified; a modified file is not also listed as read

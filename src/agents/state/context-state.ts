@@ -12,10 +12,9 @@ import { safeGist } from "../text/safe-gist.js";
 import { GIST, itemKey } from "./message-rules.js";
 import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
-import { CaptureTarget } from "./capture-target.js";
 import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
 import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
-import { type CaptureCaps, type ContextStateSnapshot, snapshotOf } from "./captured-state.js";
+import { type CaptureCaps, CapturedState, type ContextStateSnapshot, snapshotOf } from "./captured-state.js";
 import { applyStateFile, stateFileData } from "./captured-state.js";
 import type { NoteKind } from "./note-tool.js";
 
@@ -37,8 +36,8 @@ export class ContextState {
   private readonly fs: FsOps;
   private readonly log: OnceLogger;
   private flushChain: Promise<void> = Promise.resolve();
-  /** the accumulators, the deferred gists and the files changed since the last flush */
-  private readonly target: CaptureTarget;
+  /** the accumulators and the files changed since the last flush */
+  private readonly acc: CapturedState;
   private readonly messages: MessageCapture;
 
   private readonly sink: WarnLogger;
@@ -48,8 +47,8 @@ export class ContextState {
     this.fs = opts.fs ?? nodeFsOps;
     this.sink = opts.logger ?? consoleWarnLogger;
     this.log = new OnceLogger(this.sink);
-    this.target = new CaptureTarget(opts.config, this.log);
-    this.messages = new MessageCapture(this.target, opts);
+    this.acc = new CapturedState(opts.config);
+    this.messages = new MessageCapture(this.acc, opts, this.log);
   }
 
   /** Reloads this session's state; files of another session, already checkpointed or invalid go to stale/. */
@@ -99,22 +98,18 @@ export class ContextState {
     return { state: st, invalid };
   }
 
-  private get acc() {
-    return this.target.acc;
-  }
-
   /** Some file has changes not yet flushed. */
   get dirty(): boolean {
-    return this.target.dirtyFiles.size > 0;
+    return this.acc.dirty.size > 0;
   }
 
   /** Names of the files the next flush will write (tests, diagnostics). */
   get dirtyFileNames(): StateFileName[] {
-    return [...this.target.dirtyFiles];
+    return [...this.acc.dirty];
   }
 
   captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
-    captureToolResult(this.target, ev, cwd, now);
+    captureToolResult(this.acc, ev, cwd, now);
   }
 
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
@@ -133,20 +128,16 @@ export class ContextState {
     switch (kind) {
       case "decision":
         this.acc.addDecision(text, now.toISOString());
-        this.target.mark("decisions");
         return "Decision recorded.";
       case "learning":
         this.acc.addLearning(text);
-        this.target.mark("learnings");
         return "Learning recorded.";
       case "open_item":
-        this.target.openItem(`note\u0000${itemKey(text)}`, text);
+        this.acc.openItem(`note\u0000${itemKey(text)}`, text);
         return "Open item recorded.";
       case "close_item": {
         const closed = this.acc.items.closeByText(text);
-        // also closes the same item carried forward from an earlier checkpoint
-        if (closed === 0) this.acc.items.markClosed(text);
-        this.target.mark("open_items");
+        this.acc.mark("open_items");
         return closed > 0 ? "Open item closed." : "Marked as closed.";
       }
     }
@@ -163,14 +154,14 @@ export class ContextState {
   }
 
   private async flushNow(durable: boolean): Promise<void> {
-    if (this.target.dirtyFiles.size === 0) return;
-    const names = [...this.target.dirtyFiles];
-    this.target.dirtyFiles.clear();
+    if (this.acc.dirty.size === 0) return;
+    const names = [...this.acc.dirty];
+    this.acc.dirty.clear();
     const now = new Date().toISOString();
     const { sessionKey, sessionId } = this.opts;
     const files = names.map((name) => ({ name, text: () => stateFileText(sessionKey, sessionId, now, stateFileData(this.acc, name)) }));
     const failed = await writeStateFiles(this.fs, this.dir, files, { durable });
-    for (const { name } of failed) this.target.dirtyFiles.add(name);
+    for (const { name } of failed) this.acc.dirty.add(name);
     if (failed.length > 0) this.log.fail("state write", failed[0]!.error);
     else this.log.clear("state write");
   }
@@ -178,7 +169,7 @@ export class ContextState {
   /** After a checkpoint is written: clears what it now holds and flushes every file. */
   async reset(): Promise<void> {
     this.acc.clearCheckpointed();
-    for (const name of STATE_FILE_NAMES) this.target.mark(name);
+    for (const name of STATE_FILE_NAMES) this.acc.mark(name);
     await this.flush({ durable: true });
   }
 }

@@ -3,21 +3,25 @@
  * for a host without `tool_result` events each tool result through Layer A; gists taken at the end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { LastToolCall } from "../checkpoint/schema.js";
+import type { OnceLogger } from "../../infra/log-once.js";
 import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
 import { isContextOverflowError } from "../messages/context-overflow.js";
+import { changeGist } from "../messages/tool-outcome.js";
 import { messageTokens } from "../gauge/context-gauge.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
 import { asText, codePointLength, gist } from "../text/gist.js";
-import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN } from "./message-rules.js";
+import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN, lastNonBlankLine, proposalGist } from "./message-rules.js";
 import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
-import { captureToolResult, contentHeadTail, type ToolResultEventLike } from "./tool-result-capture.js";
-import { type CaptureTarget, settleCall, settleDeferred, settleProposal } from "./capture-target.js";
+import { summarizeToolCall } from "./message-rules.js";
+import { captureToolResult, contentHeadTail, gistedNames, type ToolResultEventLike } from "./tool-result-capture.js";
+import type { CapturedState } from "./captured-state.js";
 import { keepNewest } from "./lru.js";
-import { type Exchange, type LastMessageInfo, RECENT_ENTRIES } from "./thread-data.js";
+import { type Exchange, type LastMessageInfo, RECENT_ENTRIES, type Thread } from "./thread-data.js";
 import { advanceCursor, resumeIndex, timestampOf } from "./thread-data.js";
 import { FAILURE_SUPERSEDED_AFTER_REQUESTS } from "./work-ledger.js";
-import { isTaskTool, taskAsk } from "./turn-log.js";
+import { backtickNames, isTaskTool, taskAsk } from "./turn-log.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
 type ToolResultMessage = Extract<AgentMessage, { role: "toolResult" }>;
@@ -30,49 +34,40 @@ export interface MessageCaptureOptions {
 }
 
 export class MessageCapture {
+  /** texts a later message of the pass may replace: gisted at its end if still standing */
+  private readonly d = new DeferredGists();
+
   constructor(
-    private readonly target: CaptureTarget,
+    private readonly s: CapturedState,
     private readonly opts: MessageCaptureOptions,
+    private readonly log: OnceLogger,
   ) {}
 
   /** The messages after the last seen one; `end`: the first `end` as if they were all (no copies). */
   captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
     end = Math.max(0, Math.min(end, messages.length));
-    const start = resumeIndex(this.target.acc.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
-    if (start >= end) {
-      this.updateCursorIndex(messages, 0, end);
-      return;
-    }
+    const start = resumeIndex(this.s.thread.cursor, messages, this.opts.coveredUntil ?? null, end);
     const tools = this.opts.toolResultsFromMessages;
     let tokens = 0;
-    this.target.inPass = true;
     for (let i = start; i < end; i++) {
       try {
         const m = messages[i]!;
         if (m && typeof m === "object" && !isInjectedMessage(m)) tokens += messageTokens(m);
         // before the message itself (pi's tool_result event comes before the result is in the
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
-        if (tools && m?.role === "toolResult" && !this.target.acc.thread.host_turn && !isInjectedMessage(m)) captureToolResult(this.target, toolResultEventOf(messages, i), tools.cwd, dateOf(m));
+        const result = tools && m?.role === "toolResult" && !this.s.thread.host_turn && !isInjectedMessage(m);
+        if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.d.changes);
         this.processMessage(m);
       } catch (err) {
         // one malformed message must not stop capture of the ones after it (the cursor moves on)
-        this.target.log.fail("message capture", err);
+        this.log.fail("message capture", err);
       }
     }
-    this.target.inPass = false;
-    settleDeferred(this.target);
-    if (tokens > 0) {
-      this.target.acc.thread.captured_tokens += tokens;
-      this.target.mark("thread");
-    }
-    this.updateCursorIndex(messages, end - start, end);
-  }
-
-  private updateCursorIndex(messages: readonly AgentMessage[], processedNow = 0, end = messages.length): void {
-    const next = advanceCursor(this.target.acc.thread.cursor, messages, processedNow, end);
-    if (!next) return;
-    this.target.acc.thread.cursor = next;
-    this.target.mark("thread");
+    if (start < end) this.settleDeferred();
+    if (tokens > 0) this.s.thread.captured_tokens += tokens;
+    const cursor = advanceCursor(this.s.thread.cursor, messages, Math.max(0, end - start), end);
+    if (cursor) this.s.thread.cursor = cursor;
+    if (tokens > 0 || cursor) this.s.mark("thread");
   }
 
   private processMessage(m: AgentMessage): void {
@@ -87,27 +82,27 @@ export class MessageCapture {
     // host-written (heartbeat, cron, another session): not a request of the user's
     const origin = userOrigin(m);
     const text = origin === "user" ? userText(m) : "";
-    const t = this.target.acc.thread;
+    const t = this.s.thread;
     t.host_turn = origin === "heartbeat";
     // a tool call that never got its result before the user spoke again: interrupted
-    const req = this.target.acc.work.requestCount;
+    const req = this.s.work.requestCount;
     for (const call of t.pending_calls) {
-      settleCall(this.target, call);
-      this.target.openItem(`pending\u0000r${req}\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
+      this.settleCall(call);
+      this.s.openItem(`pending\u0000r${req}\u0000${call.id}`, safeGist(`Tool call without result: ${call.name} ${call.params_summary}`, GIST.item));
     }
     t.pending_calls = [];
     if (!text) {
       t.prev_assistant = null;
-      this.target.mark("thread");
+      this.s.mark("thread");
       return;
     }
     const seq = ++t.seq;
     const topic = safeGist(text, GIST.topic);
-    this.target.acc.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
-    this.target.mark("work");
+    this.s.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
+    this.s.mark("work");
     this.closeSupersededItems();
     const ex: Exchange = { seq, role: "user", gist: "" };
-    this.target.deferred.exchanges.set(ex, text);
+    this.d.exchanges.set(ex, text);
     if (t.first_user === null) {
       t.first_user = topic;
       t.first_exchange = ex;
@@ -116,104 +111,205 @@ export class MessageCapture {
     const prev = t.prev_assistant;
     if (prev?.long) {
       // spec §11.2: a user message after a long answer is a pivot of the thread
-      t.pivots = keepNewest([...t.pivots, ex], this.target.acc.caps.maxExchanges);
+      t.pivots = keepNewest([...t.pivots, ex], this.s.caps.maxExchanges);
       // a slash command ("/theme") instructs the host; a question ("Where were we?") does not settle
       if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/") && !endsWithQuestion(text)) {
         // the proposal's gist is read only by a decision (prev_assistant is dropped below)
-        settleProposal(this.target);
+        this.settleProposal();
         const what = decisionText(prev.proposal, text);
-        this.target.acc.addDecision(what, dateOf(m).toISOString());
-        this.target.mark("decisions");
-      } else this.target.deferred.proposal = null;
+        this.s.addDecision(what, dateOf(m).toISOString());
+      } else this.d.proposal = null;
     }
     t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
     t.prev_assistant = null;
     t.last = lastInfo("user");
-    this.target.mark("thread");
+    this.s.mark("thread");
   }
 
   private onAssistant(m: AssistantMessage): void {
     // a provider's context-overflow error: pi drops it, compacts and retries the same turn
     if (m.stopReason === "error" && isContextOverflowError(m)) return;
-    const t = this.target.acc.thread;
+    const t = this.s.thread;
     const calls = toolCallsOf(m);
     // a heartbeat turn leaves the user's thread as it was: only its calls are tracked
     const text = t.host_turn ? "" : assistantText(m);
     if (text) {
-      const turn = this.target.acc.work.turnLog.currentTurn();
+      const turn = this.s.work.turnLog.currentTurn();
       if (turn) {
-        const texts = this.target.deferred.turnTexts.get(turn);
+        const texts = this.d.turnTexts.get(turn);
         if (texts) texts.push(text);
-        else this.target.deferred.turnTexts.set(turn, [text]);
+        else this.d.turnTexts.set(turn, [text]);
       }
-      this.target.mark("work");
+      this.s.mark("work");
       const seq = ++t.seq;
       const ex: Exchange = { seq, role: "agent", gist: "" };
-      this.target.deferred.exchanges.set(ex, text);
+      this.d.exchanges.set(ex, text);
       const lastRecent = t.recent[t.recent.length - 1];
       // several text replies in one turn: the latest stands for the turn
       t.recent = lastRecent?.role === "agent" ? [...t.recent.slice(0, -1), ex] : keepNewest([...t.recent, ex], RECENT_ENTRIES);
       const long = codePointLength(text, LONG_ANSWER_MIN + 1) > LONG_ANSWER_MIN;
       t.prev_assistant = { long, proposal: "" };
-      if (long) this.target.deferred.proposal = { of: t.prev_assistant, text };
+      if (long) this.d.proposal = { of: t.prev_assistant, text };
       const tasks = taskListItems(text);
-      for (const item of tasks.open) this.target.openItem(`task\u0000${itemKey(item)}`, item);
-      for (const item of tasks.done) this.target.closeItem(`task\u0000${itemKey(item)}`);
+      for (const item of tasks.open) this.s.openItem(`task\u0000${itemKey(item)}`, item);
+      for (const item of tasks.done) this.s.closeItem(`task\u0000${itemKey(item)}`);
     }
     for (const call of calls) {
       // summaries taken at the pass's end, for the calls still last or pending (settleCall)
-      t.pending_calls.push(this.target.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
+      t.pending_calls.push(this.deferCall({ id: call.id, name: "", params_summary: "" }, call.name, call.arguments));
       if (t.host_turn) continue;
       if (isTaskTool(call.name)) {
-        this.target.acc.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
-        this.target.mark("work");
+        this.s.work.turnLog.onTaskCall(safeGist(call.id, 80), safeGist(call.name, 40), safeGist(taskAsk(call.arguments), GIST.turnRequest));
+        this.s.mark("work");
       }
-      t.last_tool_call = this.target.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
+      t.last_tool_call = this.deferCall({ name: "", params_summary: "" }, call.name, call.arguments);
     }
-    t.pending_calls = keepNewest(t.pending_calls, this.target.acc.caps.maxTools);
-    if (t.host_turn) return this.target.mark("thread");
+    t.pending_calls = keepNewest(t.pending_calls, this.s.caps.maxTools);
+    if (t.host_turn) return this.s.mark("thread");
     if (isInterruptStop(m.stopReason)) {
       t.interrupted = true;
       const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
-      this.target.openItem(`interrupted\u0000r${this.target.acc.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
+      this.s.openItem(`interrupted\u0000r${this.s.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
     } else if (m.stopReason === "stop") {
       if (text && calls.length === 0) {
-        this.target.deferred.reports.push({ text, seq: this.target.acc.work.requestCount });
-        this.target.mark("work");
+        this.d.reports.push({ text, seq: this.s.work.requestCount });
+        this.s.mark("work");
       }
       // the agent completed a turn after the interruption: it has resumed
       if (t.interrupted) {
         t.interrupted = false;
-        for (const key of this.target.acc.items.keys()) if (key.startsWith("interrupted\u0000")) this.target.closeItem(key);
+        for (const key of this.s.items.open.keys()) if (key.startsWith("interrupted\u0000")) this.s.closeItem(key);
       }
     }
     // endsWithQuestion and tail read from the text if it is still the last message's at the pass's end
     const stopReason = typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null;
     t.last = { ...lastInfo("assistant"), stopReason, hasToolCalls: calls.length > 0 };
-    this.target.deferred.tail = text ? { last: t.last, text } : null;
-    this.target.mark("thread");
+    this.d.tail = text ? { last: t.last, text } : null;
+    this.s.mark("thread");
   }
 
   private onToolResultMessage(m: ToolResultMessage): void {
-    const t = this.target.acc.thread;
+    const t = this.s.thread;
     if (typeof m.toolCallId === "string" && isTaskTool(String(m.toolName))) {
       const outcome = safeGist(contentHeadTail(m.content, 2000), GIST.turnOutcome);
-      if (this.target.acc.work.turnLog.onTaskResult(safeGist(m.toolCallId, 80), outcome, m.isError !== true)) this.target.mark("work");
+      if (this.s.work.turnLog.onTaskResult(safeGist(m.toolCallId, 80), outcome, m.isError !== true)) this.s.mark("work");
     }
     if (t.pending_calls.length > 0) t.pending_calls = t.pending_calls.filter((c) => c.id !== m.toolCallId);
     if (!t.host_turn) t.last = lastInfo("toolResult");
-    this.target.mark("thread");
+    this.s.mark("thread");
   }
 
   /** Interrupted turns and calls without a result close two requests after theirs (in their key), like failures. */
   private closeSupersededItems(): void {
-    const now = this.target.acc.work.requestCount;
-    for (const key of this.target.acc.items.keys()) {
+    const now = this.s.work.requestCount;
+    for (const key of this.s.items.open.keys()) {
       const m = /^(?:interrupted|pending)\u0000r(\d+)\u0000/.exec(key);
-      if (m && now - Number(m[1]) >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.target.closeItem(key);
+      if (m && now - Number(m[1]) >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.s.closeItem(key);
     }
   }
 
+  /** A call whose summary is taken when the pass ends (settleCall). */
+  private deferCall<T extends LastToolCall>(entry: T, name: string, args: unknown): T {
+    this.d.calls.set(entry, { name, args });
+    return entry;
+  }
+
+  /** Fills a call's summary, if it is still to be taken. */
+  private settleCall(entry: LastToolCall): void {
+    const call = this.d.calls.get(entry);
+    if (!call) return;
+    this.d.calls.delete(entry);
+    try {
+      Object.assign(entry, summarizeToolCall(call.name, call.args));
+    } catch (err) {
+      this.log.fail("message capture", err);
+    }
+  }
+
+  /** The pending long answer's proposal, when that answer is still the previous one. */
+  private settleProposal(): void {
+    const p = this.d.proposal;
+    this.d.proposal = null;
+    if (p && this.s.thread.prev_assistant === p.of) p.of.proposal = proposalGist(p.text);
+  }
+
+  /** The gists of the texts still standing at the end of a capture pass. */
+  private settleDeferred(): void {
+    const { d, s } = this;
+    const t = s.thread;
+    try {
+      if (d.tail && t.last === d.tail.last) t.last.endsWithQuestion = endsWithQuestion(d.tail.text);
+      if (t.last_tool_call) this.settleCall(t.last_tool_call);
+      for (const call of t.pending_calls) this.settleCall(call);
+      // each changed file's latest change gist from this pass
+      for (const [path, list] of d.changes) {
+        if (!s.work.hasFile(path)) continue;
+        try {
+          const change = latestWithGist(list, (c) => safeGist(changeGist(c.tool, c.input), GIST.change));
+          if (change) s.work.setChange(path, change.gist);
+        } catch (err) {
+          this.log.fail("message capture", err);
+        }
+      }
+      // each turn's outcome, for the turns the log still holds
+      const log = s.work.turnLog;
+      for (const [turn, texts] of d.turnTexts) {
+        const outcome = log.holds(turn) ? latestWithGist(texts, (x) => safeGist(x, GIST.turnOutcome)) : null;
+        if (outcome) log.onText(outcome.gist, gistedNames(backtickNames(outcome.item)), turn);
+      }
+      this.settleProposal();
+      const report = latestWithGist(d.reports, (r) => safeGist(r.text, GIST.report));
+      if (report) s.work.onReport(report.gist, report.item.seq);
+      if (d.tail && t.last === d.tail.last) t.last.tail = safeGist(lastNonBlankLine(d.tail.text), GIST.topic);
+      for (const ex of [...t.recent, ...t.pivots, t.first_exchange]) {
+        const text = ex ? d.exchanges.get(ex) : undefined;
+        if (ex && text !== undefined) {
+          ex.gist = safeGist(text, GIST.exchange);
+          d.exchanges.delete(ex);
+        }
+      }
+    } catch (err) {
+      this.log.fail("message capture", err);
+    } finally {
+      d.clearPass();
+    }
+  }
+}
+
+/** Texts a later message of the pass may replace: gisted only if still standing at its end (most never are). */
+class DeferredGists {
+  /** each turn's texts by turn-log entry, oldest first (the latest with a gist stands for the turn) */
+  turnTexts = new Map<object, string[]>();
+  /** turn-ending texts with the request number they answered, oldest first */
+  reports: Array<{ text: string; seq: number }> = [];
+  /** the last message's info object, whose tail is this text's last line */
+  tail: { last: LastMessageInfo; text: string } | null = null;
+  /** exchanges (by identity) and their text */
+  exchanges = new Map<Exchange, string>();
+  /** a long answer's proposal, by the prev_assistant object it belongs to */
+  proposal: { of: NonNullable<Thread["prev_assistant"]>; text: string } | null = null;
+  /** per changed path, this pass's edit/write calls, oldest first (the latest with a gist stands) */
+  readonly changes = new Map<string, Array<{ tool: string; input: unknown }>>();
+  /** summaries not taken yet, by the last_tool_call or pending call object they fill */
+  calls = new Map<LastToolCall, { name: string; args: unknown }>();
+
+  clearPass(): void {
+    this.turnTexts.clear();
+    this.reports = [];
+    this.tail = null;
+    this.exchanges.clear();
+    this.changes.clear();
+    this.calls.clear();
+  }
+}
+
+/** The newest of `items` whose gist is not empty, with that gist (the latest that says something stands). */
+function latestWithGist<T>(items: readonly T[], gistOf: (item: T) => string): { item: T; gist: string } | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const g = gistOf(items[i]!);
+    if (g) return { item: items[i]!, gist: g };
+  }
+  return null;
 }
 
 const lastInfo = (role: LastMessageInfo["role"]): LastMessageInfo => {

@@ -70,17 +70,12 @@ export function endsWithQuestion(text: string): boolean {
   return QUESTION_MARKS.has(t.slice(-1)) || QUESTION_MARKS.has(last);
 }
 
-export interface TaskListItems {
-  open: string[];
-  done: string[];
-}
-
 const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.+)$/;
 const TASK_BOX = /\[[ xX]\]/;
 
 /** Markdown task-list items: `- [ ] text` is open, `- [x] text` is done (same text closes it). */
-export function taskListItems(text: string): TaskListItems {
-  const out: TaskListItems = { open: [], done: [] };
+export function taskListItems(text: string): { open: string[]; done: string[] } {
+  const out = { open: [] as string[], done: [] as string[] };
   // every task line holds "[ ]", "[x]" or "[X]": a text without one is not split into lines
   if (!TASK_BOX.test(text)) return out;
   for (const line of text.split(/\r\n|\r|\n/)) {

@@ -163,17 +163,9 @@ export async function moveAside(fs: FsOps, dir: string, name: string, now: Date)
 /** The first of `at("")`, `at("-1")`, `at("-2")`… that does not exist (names stamped to the ms can still meet). */
 export async function freePath(fs: FsOps, at: (suffix: string) => string): Promise<string> {
   let dest = at("");
-  for (let i = 1; await exists(fs, dest); i++) dest = at(`-${i}`);
+  const exists = (p: string): Promise<boolean> => fs.stat(p).then(() => true, () => false);
+  for (let i = 1; await exists(dest); i++) dest = at(`-${i}`);
   return dest;
-}
-
-export async function exists(fs: FsOps, p: string): Promise<boolean> {
-  try {
-    await fs.stat(p);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<void> {
@@ -257,6 +249,12 @@ export const record =
   <S extends Shape>(shape: S): Check<Fields<S>> =>
   (v, f) =>
     asFields(v, f, shape);
+
+/** A list of `shape`'s objects (asRecords) as a check. */
+export const records =
+  <S extends Shape>(shape: S): Check<Array<Fields<S>>> =>
+  (v, f) =>
+    asRecords(v, f, shape);
 
 export const isTrue = (v: unknown): boolean => v === true;
 

@@ -7,15 +7,15 @@ import type { ToolFailure } from "../checkpoint/schema.js";
 import { isInjectedMessage } from "../messages/read.js";
 import { asText } from "../text/gist.js";
 import { keepNewest } from "./lru.js";
-import { type Fields, asFields, asNumber, asRecords, asString, asStringArray, asStringOrNull } from "./state-files.js";
-import { isTrue, oneOf, orNull, record } from "./state-files.js";
+import { type Fields, asFields, asNumber, asString, asStringArray, asStringOrNull } from "./state-files.js";
+import { isTrue, oneOf, orNull, record, records } from "./state-files.js";
 
 /** Recent user/agent entries kept for "always include the last 2 exchange pairs" (spec §11.2). */
 export const RECENT_ENTRIES = 4;
 
 export const TOOL_FAILURE_DATA = { tool: asString, target: asString, error: asString, when: asString };
 const EXCHANGE_DATA = { seq: asNumber, role: oneOf(["user", "agent"], "expected user or agent"), gist: asString };
-const exchanges = (v: unknown, f: string) => asRecords(v, f, EXCHANGE_DATA);
+const exchanges = records(EXCHANGE_DATA);
 const TOOL_CALL_DATA = { name: asString, params_summary: asString };
 /** What the last conversational message says about the working status (message-rules.ts statusOf). */
 const LAST_DATA = {
@@ -52,7 +52,7 @@ const THREAD_DATA = {
   // inside a heartbeat turn (host-provenance.ts): its replies and steps are not the user's work
   host_turn: isTrue,
   last_tool_call: orNull(record(TOOL_CALL_DATA)),
-  pending_calls: (v: unknown, f: string) => asRecords(v, f, { id: asString, ...TOOL_CALL_DATA }),
+  pending_calls: records({ id: asString, ...TOOL_CALL_DATA }),
   cursor: record(CURSOR_DATA),
   // tokens captured since the latest checkpoint (the auto-80pct dedup); absent in older files
   captured_tokens: (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0),
@@ -64,27 +64,13 @@ export type LastMessageInfo = Fields<typeof LAST_DATA>;
 export type Thread = Fields<typeof THREAD_DATA>;
 export type ThreadData = Thread & { errors: ToolFailure[] };
 
+/** Nothing captured yet: what THREAD_DATA reads from a data object without those fields. */
 export function emptyThread(): Thread {
-  return {
-    first_user: null,
-    first_exchange: null,
-    last_user: null,
-    pivots: [],
-    recent: [],
-    seq: 0,
-    prev_assistant: null,
-    last: null,
-    interrupted: false,
-    host_turn: false,
-    last_tool_call: null,
-    pending_calls: [],
-    cursor: emptyCursor(),
-    captured_tokens: 0,
-  };
+  return asFields({ pivots: [], recent: [], seq: 0, pending_calls: [], cursor: emptyCursor() }, "", THREAD_DATA);
 }
 
 export function parseThreadData(d: Record<string, unknown>, maxExchanges: number): ThreadData {
-  const thread = asFields(d, "", { ...THREAD_DATA, errors: (v, f) => asRecords(v, f, TOOL_FAILURE_DATA) });
+  const thread = asFields(d, "", { ...THREAD_DATA, errors: records(TOOL_FAILURE_DATA) });
   thread.pivots = keepNewest(thread.pivots, maxExchanges);
   thread.recent = keepNewest(thread.recent, RECENT_ENTRIES);
   return thread;

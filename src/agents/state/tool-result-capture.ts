@@ -12,7 +12,7 @@ import { contentText, prop, toolPathArg } from "../messages/read.js";
 import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
 import { removedPaths } from "../messages/shell-removals.js";
 import { changedText, declaredNames } from "./declared-names.js";
-import { type CaptureTarget, gistedNames } from "./capture-target.js";
+import type { CapturedState } from "./captured-state.js";
 import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./message-rules.js";
 
@@ -101,53 +101,53 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
   return { tool, target, file: filePath ? { path: filePath, access } : null, failure: null };
 }
 
+/** This pass's edit/write calls per changed path (message-capture.ts): their change gists wait for its end. */
+type Changes = Map<string, Array<{ tool: string; input: unknown }>>;
+
 /** A tool result into resources, thread.errors and the work ledger; a search that found nothing is no failure. */
-export function captureToolResult(t: CaptureTarget, ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
+export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd: string, now = new Date(), pass?: Changes): void {
   const command = prop(ev.input, "command");
   const family = typeof command === "string" ? safeGist(commandFamily(command), 60) : "";
   // read once: a failure's error line and the command's outcome come from the same head and tail
   const output = ev.isError || family ? contentHeadTail(ev.content) : "";
   const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
-  if (t.acc.resources.touchTool(cap.tool)) t.mark("resources");
+  if (t.resources.touchTool(cap.tool)) t.mark("resources");
   const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
-  let workChanged = false;
   if (cap.failure && !emptySearch) {
-    const f = cap.failure;
-    t.acc.addError(f);
-    t.mark("thread");
-    t.acc.work.onFailure(f, family);
-    workChanged = true;
-  } else {
-    workChanged = t.acc.work.onSuccess(cap.tool, cap.target, family);
-  }
+    t.addError(cap.failure);
+    t.work.onFailure(cap.failure, family);
+    t.mark("work");
+  } else if (t.work.onSuccess(cap.tool, cap.target, family)) t.mark("work");
   if (family && typeof command === "string") {
     const exit = exitCodeOf(output) ?? (ev.isError ? null : 0);
     // without a path argument the capture's target is this command's gist already
     const commandGist = toolPathArg(ev.input) === null ? cap.target : safeGist(command, GIST.command);
-    t.acc.work.onCommand(family, commandGist, !cap.failure || emptySearch, exit, now);
-    workChanged = true;
+    t.work.onCommand(family, commandGist, !cap.failure || emptySearch, exit, now);
+    t.mark("work");
     // a removal that certainly ran: the changed files it deleted are no longer there
     if (!cap.failure && exit === 0) {
-      for (const p of removedPaths(command)) workChanged = t.acc.work.onPathRemoved(normalizeToolPath(p, cwd), now) || workChanged;
+      for (const p of removedPaths(command)) t.work.onPathRemoved(normalizeToolPath(p, cwd), now);
     }
   }
   if (cap.file) {
-    if (t.acc.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
+    if (t.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
     if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
-      const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), cap.file.path));
-      onFileChanged(t, cap.file.path, cap.tool, ev.input, now, names);
-      workChanged = true;
+      const file = cap.file.path;
+      const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), file));
+      // in a pass, the change gist is taken at its end, of the latest change that says something
+      if (pass) {
+        const list = (t.work.hasFile(file) && pass.get(file)) || [];
+        list.push({ tool: cap.tool, input: ev.input });
+        pass.set(file, list);
+      }
+      const change = pass ? "" : safeGist(changeGist(cap.tool, ev.input), GIST.change);
+      t.work.onFileChanged(file, cap.tool, change, now, names);
+      t.mark("work");
     }
   }
-  if (workChanged) t.mark("work");
 }
 
-/** In a pass, a file's change gist is taken at the end for the latest change that says something. */
-function onFileChanged(t: CaptureTarget, path: string, tool: "edit" | "write", input: unknown, now: Date, names: string[]): void {
-  if (!t.inPass) return t.acc.work.onFileChanged(path, tool, safeGist(changeGist(tool, input), GIST.change), now, names);
-  const changes = t.deferred.changes;
-  let list = t.acc.work.hasFile(path) ? changes.get(path) : undefined;
-  if (!list) changes.set(path, (list = []));
-  list.push({ tool, input });
-  t.acc.work.onFileChanged(path, tool, "", now, names);
+/** Names as the state keeps them: each gisted, empty ones dropped. */
+export function gistedNames(names: readonly string[]): string[] {
+  return names.map((n) => safeGist(n, GIST.name)).filter(Boolean);
 }

@@ -7,7 +7,8 @@
 import type { ToolFailure, WorkCommand, WorkFile, WorkLedger as WorkLedgerData } from "../checkpoint/schema.js";
 import { LruMap } from "./lru.js";
 import { TurnLog } from "./turn-log.js";
-import { asArray, asBoolean, asNumber, asObject, asRecords, asString, asStringArray, orNull } from "./state-files.js";
+import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray } from "./state-files.js";
+import { orNull, records } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
 export interface WorkLedgerCaps {
@@ -118,19 +119,16 @@ export class WorkLedger {
 
   /**
    * A shell command removed `path` or a directory above it: the changed files under it are marked
-   * deleted (until recreated); others are not added (`rm -rf build` is not the work). True if any.
+   * deleted (until recreated); others are not added (`rm -rf build` is not the work).
    */
-  onPathRemoved(path: string, now: Date): boolean {
+  onPathRemoved(path: string, now: Date): void {
     const prefix = path.endsWith("/") ? path : `${path}/`; // "/" itself: everything absolute
-    let any = false;
     for (const f of this.files.values()) {
       if (f.deleted || (f.path !== path && !f.path.startsWith(prefix))) continue;
       // set in place: a removal is no reason to rank the file up (rankFiles puts it last)
       f.deleted = true;
       f.last = now.toISOString();
-      any = true;
     }
-    return any;
   }
 
   /** A shell command finished (`ok` false = a real failure; an empty search is ok). */
@@ -214,23 +212,16 @@ export class WorkLedger {
 
   /** Loads persisted data; throws StateDataError naming the field on a bad shape. */
   static fromData(raw: unknown, caps: WorkLedgerCaps = DEFAULT_WORK_CAPS): WorkLedger {
-    const d = asObject(raw, "data");
+    const d = asFields(raw, "", LEDGER_DATA);
     const w = new WorkLedger(caps);
-    w.seq = asNumber(d.seq, "seq");
-    w.order = asNumber(d.order, "order");
-    w.first = d.first === null ? null : asString(d.first, "first");
-    w.recent = asStringArray(d.recent, "recent");
-    w.lastReport = asString(d.last_report, "last_report");
-    w.reportSeq = asNumber(d.report_seq, "report_seq");
-    for (const f of asRecords(d.files, "files", FILE_DATA)) w.files.touch(f.path, f);
-    for (const c of asRecords(d.commands, "commands", COMMAND_DATA)) w.commands.touch(c.family, c);
-    for (const f of asRecords(d.failures, "failures", FAILURE_DATA)) w.failures.touch(failureKey(f.tool, f.target), f);
+    Object.assign(w, { seq: d.seq, order: d.order, first: d.first, recent: d.recent });
+    Object.assign(w, { lastReport: d.last_report, reportSeq: d.report_seq });
+    for (const f of d.files) w.files.touch(f.path, f);
+    for (const c of d.commands) w.commands.touch(c.family, c);
+    for (const f of d.failures) w.failures.touch(failureKey(f.tool, f.target), f);
     // absent in state written before the turn log
     if (d.turns !== undefined) w.turnLog = TurnLog.fromData(d.turns);
-    for (const [i, v] of asArray(d.mentioned, "mentioned").entries()) {
-      const pair = asArray(v, `mentioned[${i}]`);
-      w.mentioned.touch(asString(pair[0], `mentioned[${i}][0]`), asNumber(pair[1], `mentioned[${i}][1]`));
-    }
+    for (const [name, count] of d.mentioned) w.mentioned.touch(name, count);
     return w;
   }
 }
@@ -258,6 +249,23 @@ const COMMAND_DATA = {
   when: asString,
 };
 const FAILURE_DATA = { ...TOOL_FAILURE_DATA, family: asString, seq: asNumber };
+/** work.json's data, read in this order (errors name the field) */
+const LEDGER_DATA = {
+  seq: asNumber,
+  order: asNumber,
+  first: (v: unknown, f: string) => (v === null ? null : asString(v, f)),
+  recent: asStringArray,
+  last_report: asString,
+  report_seq: asNumber,
+  files: records(FILE_DATA),
+  commands: records(COMMAND_DATA),
+  failures: records(FAILURE_DATA),
+  turns: (v: unknown) => v,
+  mentioned: (v: unknown, f: string) => asList(v, f, (p, g) => {
+    const pair = asArray(p, g);
+    return [asString(pair[0], `${g}[0]`), asNumber(pair[1], `${g}[1]`)] as const;
+  }),
+};
 
 function failureKey(tool: string, target: string): string {
   return `${tool}\u0000${target}`;
