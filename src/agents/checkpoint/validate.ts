@@ -3,7 +3,7 @@
  * the file and the field path. Unknown extra keys are ignored (additions within v1).
  */
 import { CheckpointError } from "./errors.js";
-import type { Checkpoint, CheckpointMeta, Field, Match } from "./schema.js";
+import type { Checkpoint, CheckpointMeta, Field, Match, Shape } from "./schema.js";
 import { CHECKPOINT_FIELDS, CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION, META_FIELD } from "./schema.js";
 import { parseCheckpointId } from "./ids.js";
 import { redactSecrets } from "../text/redact.js";
@@ -168,4 +168,14 @@ export function validateCheckpoint(data: unknown, file: string): Checkpoint {
 export function validateCheckpointMeta(data: unknown, file: string): CheckpointMeta {
   const { r, root } = readHead(data, file);
   return readField(r, root, META_FIELD, "meta") as CheckpointMeta;
+}
+
+/** `data` read by the field list `fields`, or null when it does not fit (a hint such as the pointer's summary). */
+export function readShape<const Fs extends readonly Field[]>(data: unknown, fields: Fs): Shape<Fs> | null {
+  try {
+    const r = new Reader("");
+    return readFields(r, r.mapping(data, ""), fields, "") as Shape<Fs>;
+  } catch {
+    return null;
+  }
 }
