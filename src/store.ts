@@ -16,7 +16,7 @@ export { pruneCheckpoints, STALE_TEMP_MS } from "./agents/checkpoint/files.js";
 export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./agents/checkpoint/writer.js";
 export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./agents/checkpoint/sessions.js";
 export { readCheckpointMeta } from "./agents/checkpoint/sessions.js";
-export { summarizeCheckpoint, type CheckpointSummary } from "./agents/checkpoint/pointer.js";
+export { summarizeCheckpoint } from "./agents/checkpoint/pointer.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./infra/session-dir.js";
 export { renderCheckpointRestore } from "./agents/inject/render-restore.js";
 export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/sections.js";

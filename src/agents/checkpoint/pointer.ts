@@ -8,8 +8,8 @@ import type { FsOps } from "../../infra/fs-ops.js";
 import { readTextCapped } from "../../infra/capped-read.js";
 import { wellFormed } from "../text/visible.js";
 import { checkpointFileName, isOutOfRangeCheckpointFileName, parseCheckpointId } from "./ids.js";
-import type { Checkpoint, CheckpointTrigger, TokenUsage, WorkingStatus } from "./schema.js";
-import { CHECKPOINT_TRIGGERS, WORKING_STATUSES } from "./schema.js";
+import { type Checkpoint, CHECKPOINT_SUMMARY, type CheckpointSummary } from "./schema.js";
+import { readShape } from "./validate.js";
 
 export const POINTER_FILE = "_latest.json";
 /** a pointer holds a few fields and a short summary: anything larger is not one */
@@ -66,7 +66,7 @@ export async function readPointerInDir(
       ? { session_id, input_tokens }
       : {}),
     ...(typeof bytes === "number" && Number.isInteger(bytes) && bytes >= 0 ? { bytes } : {}),
-    ...(parseSummary(summary, checkpoint_id) ? { summary: summary as CheckpointSummary } : {}),
+    ...summaryOf(summary, checkpoint_id),
   };
 }
 
@@ -95,21 +95,6 @@ export async function writePointerInDir(dir: string, cp: Checkpoint, bytes: numb
   await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs, durable: false });
 }
 
-/** What `status` shows of a latest checkpoint: stored in the pointer so `status` parses no YAML. */
-const COUNT_KEYS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
-export type CheckpointCounts = Record<(typeof COUNT_KEYS)[number], number>;
-
-export interface CheckpointSummary {
-  checkpoint_id: string;
-  trigger: CheckpointTrigger;
-  created_at: string;
-  compaction_count: number;
-  token_usage: TokenUsage;
-  counts: CheckpointCounts;
-  topic: string;
-  status: WorkingStatus;
-}
-
 /** Longest topic kept in the pointer (status shows the start of it). */
 const TOPIC_CHARS = 200;
 
@@ -134,18 +119,8 @@ export function summarizeCheckpoint(cp: Checkpoint): CheckpointSummary {
   };
 }
 
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
-
-/** A summary as read back from the pointer, or null when any field is missing or wrong. */
-export function parseSummary(v: unknown, checkpointId: string): CheckpointSummary | null {
-  if (typeof v !== "object" || v === null) return null;
-  const s = v as Record<string, unknown>;
-  const tu = s.token_usage as Record<string, unknown> | null | undefined;
-  const counts = s.counts as Record<string, unknown> | null | undefined;
-  if (s.checkpoint_id !== checkpointId) return null;
-  if (!(CHECKPOINT_TRIGGERS as readonly unknown[]).includes(s.trigger) || !(WORKING_STATUSES as readonly unknown[]).includes(s.status)) return null;
-  if (typeof s.created_at !== "string" || typeof s.topic !== "string" || !isCount(s.compaction_count)) return null;
-  if (!tu || !isCount(tu.input_tokens) || !isCount(tu.context_window) || typeof tu.utilization !== "number" || !Number.isFinite(tu.utilization)) return null;
-  if (!counts || !COUNT_KEYS.every((k) => isCount(counts[k]))) return null;
-  return s as unknown as CheckpointSummary;
+/** The pointer's summary when it is one, of `checkpointId`. */
+function summaryOf(v: unknown, checkpointId: string): { summary?: CheckpointSummary } {
+  const summary = readShape(v, CHECKPOINT_SUMMARY);
+  return summary?.checkpoint_id === checkpointId ? { summary } : {};
 }

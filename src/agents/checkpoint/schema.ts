@@ -241,6 +241,20 @@ export const RECOVERED = [
   f("files_modified_since_checkpoint", "strings", { absent: "empty" }),
 ] as const;
 
+const SUMMARY_COUNTS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
+
+/** What `status` shows of a latest checkpoint: kept in the pointer (`_latest.json`) so `status` parses no YAML. */
+export const CHECKPOINT_SUMMARY = [
+  f("checkpoint_id", "id"),
+  oneOf("trigger", CHECKPOINT_TRIGGERS),
+  f("created_at", "str"),
+  f("compaction_count", "count"),
+  map("token_usage", TOKEN_USAGE),
+  map("counts", SUMMARY_COUNTS.map((k) => f(k, "count"))),
+  f("topic", "str"),
+  oneOf("status", WORKING_STATUSES),
+] as const;
+
 /** Every field after `schema` and `schema_version`, in file order. */
 export const CHECKPOINT_FIELDS = [
   META_FIELD,
@@ -321,6 +335,7 @@ export type WorkTask = Shape<typeof WORK_TASK>;
 export type WorkspaceSnapshot = Shape<typeof WORKSPACE>;
 export type WorkspaceFile = Shape<typeof WORKSPACE_FILE>;
 export type WorkspaceGit = Shape<typeof WORKSPACE_GIT>;
+export type CheckpointSummary = Shape<typeof CHECKPOINT_SUMMARY>;
 /** A stored tool output the checkpoint points at (issue 15). */
 export type ArtifactRef = Shape<typeof ARTIFACT_REF>;
 

@@ -10,9 +10,9 @@ import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
 import { checkpointSessionDir, checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { assertNamedAs, type CheckpointStoreOptions, fsOf, listCheckpointFilesInDir, unreadable } from "./files.js";
-import { type CheckpointSummary, pointerIsCurrent, readPointerInDir, summarizeCheckpoint, type LatestPointer } from "./pointer.js";
+import { pointerIsCurrent, readPointerInDir, summarizeCheckpoint, type LatestPointer } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
-import type { CheckpointMeta } from "./schema.js";
+import type { CheckpointMeta, CheckpointSummary } from "./schema.js";
 import { validateCheckpointMeta } from "./validate.js";
 import { parseYamlData } from "./yaml.js";
 

@@ -3,7 +3,7 @@
  * the file and the field path. Unknown extra keys are ignored (additions within v1).
  */
 import { CheckpointError } from "./errors.js";
-import type { Checkpoint, CheckpointMeta, Field, Match } from "./schema.js";
+import type { Checkpoint, CheckpointMeta, Field, Match, Shape } from "./schema.js";
 import { CHECKPOINT_FIELDS, CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION, META_FIELD } from "./schema.js";
 import { parseCheckpointId } from "./ids.js";
 import { redactSecrets } from "../text/redact.js";
@@ -11,6 +11,11 @@ import { visibleText } from "../text/visible.js";
 
 /** ISO-8601 date-time with seconds and an explicit zone, as produced by Date#toISOString. */
 const ISO_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const TIME: Match = {
+  test: (s) => ISO_DATE_TIME_RE.test(s) && !Number.isNaN(Date.parse(s)),
+  what: "an ISO-8601 date-time like 2026-02-24T15:30:00Z",
+};
+const ID: Match = { test: (s) => parseCheckpointId(s) !== null, what: "a checkpoint id like cp_001" };
 
 type Obj = Record<string, unknown>;
 
@@ -22,94 +27,84 @@ const PLAIN: Record<"count" | "ratio" | "int" | "bool", [test: (v: unknown) => b
   int: [(v) => isNumber(v) && Number.isSafeInteger(v), "an integer"],
   bool: [(v) => typeof v === "boolean", "true or false"],
 };
-const isTime = (s: string): boolean => ISO_DATE_TIME_RE.test(s) && !Number.isNaN(Date.parse(s));
-const isId = (s: string): boolean => parseCheckpointId(s) !== null;
 const CONTAINERS = new Set<Field["kind"]>(["strings", "texts", "map", "maps", "counts"]);
 
-class Reader {
-  constructor(readonly file: string) {}
+/** The field at fault; the entry points below add the file. */
+class FieldError {
+  constructor(
+    readonly field: string | undefined,
+    readonly detail: string,
+  ) {}
+}
+const fail = (field: string | undefined, detail: string): never => {
+  throw new FieldError(field, detail);
+};
 
-  fail(field: string | undefined, detail: string): never {
-    throw new CheckpointError(this.file, field, detail);
+function describe(v: unknown): string {
+  if (v === undefined) return "nothing"; // a missing scalar: "expected a string, got nothing"
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "a mapping";
+  if (typeof v === "string") {
+    // the value quoted in an error (logs, CLI) may be a secret or hold invisible text: redacted
+    // and made visible BEFORE the cut, as the restore block does
+    const s = redactSecrets(visibleText(redactSecrets(v)));
+    return `string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
   }
+  return `${typeof v} ${String(v)}`;
+}
 
-  describe(v: unknown): string {
-    if (v === undefined) return "nothing"; // a missing scalar: "expected a string, got nothing"
-    if (v === null) return "null";
-    if (Array.isArray(v)) return "a list";
-    if (typeof v === "object") return "a mapping";
-    if (typeof v === "string") {
-      // the value quoted in an error (logs, CLI) may be a secret or hold invisible text: redacted
-      // and made visible BEFORE the cut, as the restore block does
-      const s = redactSecrets(visibleText(redactSecrets(v)));
-      return `string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
-    }
-    return `${typeof v} ${String(v)}`;
-  }
+function check<T>(v: unknown, field: string, ok: boolean, what: string): T {
+  if (!ok) fail(field, `expected ${what}, got ${describe(v)}`);
+  return v as T;
+}
 
-  check<T>(v: unknown, field: string, ok: boolean, what: string): T {
-    if (!ok) this.fail(field, `expected ${what}, got ${this.describe(v)}`);
-    return v as T;
-  }
+const plain = (kind: keyof typeof PLAIN, v: unknown, field: string): unknown => check(v, field, PLAIN[kind][0](v), PLAIN[kind][1]);
+const list = (v: unknown, field: string): unknown[] => check(v, field, Array.isArray(v), "a list");
+const isMapping = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+const mapping = (v: unknown, field: string): Obj => check(v, field, isMapping(v), "a mapping");
 
-  plain(kind: keyof typeof PLAIN, v: unknown, field: string): unknown {
-    const [test, what] = PLAIN[kind];
-    return this.check(v, field, test(v), what);
-  }
-
-  list(v: unknown, field: string): unknown[] {
-    return this.check(v, field, Array.isArray(v), "a list");
-  }
-
-  mapping(v: unknown, field: string): Obj {
-    return this.check(v, field, typeof v === "object" && v !== null && !Array.isArray(v), "a mapping");
-  }
-
-  str(v: unknown, field: string, m?: Match): string {
-    const s = this.check<string>(v, field, typeof v === "string", "a string");
-    return m ? this.check(s, field, m.test(s), m.what) : s;
-  }
+function str(v: unknown, field: string, m?: Match): string {
+  const s = check<string>(v, field, typeof v === "string", "a string");
+  return m ? check(s, field, m.test(s), m.what) : s;
 }
 
 /** One field of `parent` by its entry in the table; `path` names it in errors. */
-function readField(r: Reader, parent: Obj, f: Field, path: string): unknown {
+function readField(parent: Obj, f: Field, path: string): unknown {
   const v = parent[f.key];
   if (v === undefined && f.absent) return f.absent === "null" ? null : [];
   if (f.nullable && v === null) return null;
   // a missing scalar reads "expected ..., got nothing"
-  if (v === undefined && CONTAINERS.has(f.kind)) r.fail(path, "missing");
+  if (v === undefined && CONTAINERS.has(f.kind)) fail(path, "missing");
   switch (f.kind) {
     case "str":
     case "text":
-      return r.str(v, path, f.match);
+      return str(v, path, f.match);
     case "time":
-      return r.str(v, path, { test: isTime, what: "an ISO-8601 date-time like 2026-02-24T15:30:00Z" });
+      return str(v, path, TIME);
     case "id":
-      return r.str(v, path, { test: isId, what: "a checkpoint id like cp_001" });
+      return str(v, path, ID);
     case "enum":
-      return r.check(v, path, typeof v === "string" && f.values.includes(v), `one of ${f.values.join("|")}`);
-    case "count":
-    case "ratio":
-    case "int":
-    case "bool":
-      return r.plain(f.kind, v, path);
+      return check(v, path, typeof v === "string" && f.values.includes(v), `one of ${f.values.join("|")}`);
     case "strings":
     case "texts":
-      return r.list(v, path).map((item, i) => r.str(item, `${path}[${i}]`, f.match));
+      return list(v, path).map((item, i) => str(item, `${path}[${i}]`, f.match));
     case "map":
-      return readFields(r, r.mapping(v, path), f.fields, path);
+      return readFields(mapping(v, path), f.fields, path);
     case "maps": {
-      const items = r.list(v, path);
-      if (f.max !== undefined && items.length > f.max) r.fail(path, `more than ${f.max} entries`);
-      return items.map((item, i) => readFields(r, r.mapping(item, `${path}[${i}]`), f.fields, `${path}[${i}]`));
+      const items = list(v, path);
+      if (f.max !== undefined && items.length > f.max) fail(path, `more than ${f.max} entries`);
+      return items.map((item, i) => readFields(mapping(item, `${path}[${i}]`), f.fields, `${path}[${i}]`));
     }
     case "counts": {
       // unknown keys are ignored (room for more categories within v1)
-      const o = r.mapping(v, path);
+      const o = mapping(v, path);
       const out: Obj = {};
-      for (const k of f.keys) if (o[k] !== undefined) out[k] = r.plain("count", o[k], `${path}.${k}`);
+      for (const k of f.keys) if (o[k] !== undefined) out[k] = plain("count", o[k], `${path}.${k}`);
       return out;
     }
+    default:
+      return plain(f.kind, v, path);
   }
 }
 
@@ -120,52 +115,59 @@ function plainValid(f: Field, v: unknown): boolean {
 }
 
 /** The fields of mapping `o` (at `path`), in table order; optional ones only when present. */
-function readFields(r: Reader, o: Obj, fields: readonly Field[], path: string): Obj {
+function readFields(o: Obj, fields: readonly Field[], path: string): Obj {
   const out: Obj = {};
   for (const f of fields) {
     const v = o[f.key];
     if (f.optional && (v === undefined || (f.optional === "or-null" && v === null))) continue;
     // a valid scalar is taken without building its path (every write validates: this is the hot loop)
-    if (plainValid(f, v)) {
-      out[f.key] = v;
-      continue;
-    }
-    if (f.drop) {
+    if (plainValid(f, v)) out[f.key] = v;
+    else if (!f.drop) out[f.key] = readField(o, f, path ? `${path}.${f.key}` : f.key);
+    else {
       try {
-        out[f.key] = readField(r, o, f, "");
+        out[f.key] = readField(o, f, "");
       } catch {
         // an invalid value of a field the reader may drop: left out
       }
-      continue;
     }
-    out[f.key] = readField(r, o, f, path ? `${path}.${f.key}` : f.key);
   }
   return out;
 }
 
-/** The top level checked as a schema v1 mapping (schema and version), with its reader. */
-function readHead(data: unknown, file: string): { r: Reader; root: Obj } {
-  const r = new Reader(file);
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    r.fail(undefined, `expected a mapping at the top level, got ${r.describe(data)}`);
+/** `read` of a schema v1 mapping (schema and version checked), a FieldError naming `file`. */
+function readFile<T>(data: unknown, file: string, read: (root: Obj) => T): T {
+  try {
+    if (!isMapping(data)) fail(undefined, `expected a mapping at the top level, got ${describe(data)}`);
+    const root = data as Obj;
+    if (root.schema !== CHECKPOINT_SCHEMA) fail("schema", `expected "${CHECKPOINT_SCHEMA}", got ${describe(root.schema)}`);
+    if (root.schema_version !== CHECKPOINT_SCHEMA_VERSION) {
+      const supported = `(this reader supports ${CHECKPOINT_SCHEMA_VERSION})`;
+      fail("schema_version", `unsupported version ${describe(root.schema_version)} ${supported}`);
+    }
+    return read(root);
+  } catch (err) {
+    throw err instanceof FieldError ? new CheckpointError(file, err.field, err.detail) : err;
   }
-  const root = data as Obj;
-  if (root.schema !== CHECKPOINT_SCHEMA) r.fail("schema", `expected "${CHECKPOINT_SCHEMA}", got ${r.describe(root.schema)}`);
-  if (root.schema_version !== CHECKPOINT_SCHEMA_VERSION) {
-    r.fail("schema_version", `unsupported version ${r.describe(root.schema_version)} (this reader supports ${CHECKPOINT_SCHEMA_VERSION})`);
-  }
-  return { r, root };
 }
 
 /** Validate already-parsed data (YAML -> JS) as a schema v1 checkpoint. */
 export function validateCheckpoint(data: unknown, file: string): Checkpoint {
-  const { r, root } = readHead(data, file);
-  const fields = readFields(r, root, CHECKPOINT_FIELDS, "");
-  return { schema: CHECKPOINT_SCHEMA, schema_version: CHECKPOINT_SCHEMA_VERSION, ...fields } as Checkpoint;
+  return readFile(data, file, (root) => {
+    const fields = readFields(root, CHECKPOINT_FIELDS, "");
+    return { schema: CHECKPOINT_SCHEMA, schema_version: CHECKPOINT_SCHEMA_VERSION, ...fields } as Checkpoint;
+  });
 }
 
 /** Validate only what `list`/`status` read: schema, version and the `meta` block. */
 export function validateCheckpointMeta(data: unknown, file: string): CheckpointMeta {
-  const { r, root } = readHead(data, file);
-  return readField(r, root, META_FIELD, "meta") as CheckpointMeta;
+  return readFile(data, file, (root) => readField(root, META_FIELD, "meta") as CheckpointMeta);
+}
+
+/** `data` read by the field list `fields`, or null when it does not fit (a hint such as the pointer's summary). */
+export function readShape<const Fs extends readonly Field[]>(data: unknown, fields: Fs): Shape<Fs> | null {
+  try {
+    return readFields(mapping(data, ""), fields, "") as Shape<Fs>;
+  } catch {
+    return null;
+  }
 }

@@ -60,20 +60,21 @@ export function movedOn(capturedTokens: number | undefined, latestTokens: number
   return capturedTokens !== undefined && capturedTokens >= delta * Math.max(latestTokens, 1);
 }
 
-/** An auto draft of session `sessionId` whose token count moved less than `delta` from `tokens`. */
-function repeats(draft: CheckpointDraft, sessionId: string | null, tokens: number, delta: number): boolean {
+/** An auto draft of the latest's session id whose token count moved less than `delta` from the latest's. */
+function repeats(draft: CheckpointDraft, { sessionId, inputTokens }: LatestKnown, delta: number): boolean {
   if (draft.meta.trigger !== "auto-80pct" || sessionId !== (draft.meta.session_id ?? null)) return false;
-  return Math.abs(draft.meta.token_usage.input_tokens - tokens) / Math.max(tokens, 1) < delta;
+  return Math.abs(draft.meta.token_usage.input_tokens - inputTokens) / Math.max(inputTokens, 1) < delta;
 }
 
 /** True when an auto checkpoint would repeat `latest` (token count moved less than `delta`). */
 export function isDuplicateAutoCheckpoint(draft: CheckpointDraft, latest: Checkpoint | null, delta: number): boolean {
-  return latest !== null && repeats(draft, latest.meta.session_id ?? null, latest.meta.token_usage.input_tokens, delta);
+  return latest !== null && repeats(draft, latestOf(latest), delta);
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** A best-effort step's failure, as a line of `warnings`. */
+const warnOn = (warnings: string[], what: string) => (err: unknown) => {
+  warnings.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+};
 
 function latestOf(cp: Checkpoint): LatestKnown {
   return { id: cp.meta.checkpoint_id, sessionId: cp.meta.session_id ?? null, inputTokens: cp.meta.token_usage.input_tokens, checkpoint: cp };
@@ -157,7 +158,7 @@ export class CheckpointWriter {
 
     const latest = known.latest;
     // what the writer knows of the latest decides first; only a likely repeat reads it
-    if (latest && repeats(draft, latest.sessionId, latest.inputTokens, delta) && !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)) {
+    if (latest && repeats(draft, latest, delta) && !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)) {
       const cp = latest.checkpoint ?? (await readLatestInDir(this.dir, this.sessionKey, fs));
       if (cp && isDuplicateAutoCheckpoint(draft, cp, delta)) return { written: false, reason: "dedup", latest: cp, warnings };
     }
@@ -185,7 +186,7 @@ export class CheckpointWriter {
       const [scan] = await Promise.all([
         scanSessionDir(this.dir, fs),
         created ? syncDir(this.dir, fs) : undefined,
-        created ? this.movePointer(checkpoint, bytes, fs, warnings) : undefined,
+        created && writePointerInDir(this.dir, checkpoint, bytes, fs).catch(warnOn(warnings, "pointer not updated")),
       ]);
       this.reportOutOfRange(scan.outOfRange, warnings);
       const top = scan.files.at(-1)?.n ?? 0;
@@ -207,37 +208,23 @@ export class CheckpointWriter {
     throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
   }
 
-  /** The pointer to a published checkpoint: best effort, reported in `warnings`. */
-  private async movePointer(cp: Checkpoint, bytes: number, fs: FsOps, warnings: string[]): Promise<void> {
-    try {
-      await writePointerInDir(this.dir, cp, bytes, fs);
-    } catch (err) {
-      warnings.push(`pointer not updated: ${describe(err)}`);
-    }
-  }
-
   /** Retention and temp sweep: best effort, reported in `warnings`; returns the ids pruned. */
   private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<string[]> {
     // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
     const pruned: string[] = [];
-    await deleteCheckpointFiles(scan.files.slice(0, Math.max(0, scan.files.length - keep)), fs, pruned).catch((err: unknown) => {
-      warnings.push(`retention failed: ${describe(err)}`);
-    });
+    const old = scan.files.slice(0, Math.max(0, scan.files.length - keep));
+    await deleteCheckpointFiles(old, fs, pruned).catch(warnOn(warnings, "retention failed"));
     await removeStaleTemps(this.dir, scan.temps, fs);
     return pruned;
   }
 
   private async withdraw(file: string, fs: FsOps, warnings: string[]): Promise<void> {
-    try {
-      await fs.unlink(file);
-    } catch (err) {
-      if (errorCode(err) !== "ENOENT") warnings.push(`could not withdraw ${path.basename(file)} after a concurrent writer went past it: ${describe(err)}`);
-    }
+    const warn = warnOn(warnings, `could not withdraw ${path.basename(file)} after a concurrent writer went past it`);
+    await fs.unlink(file).catch((err: unknown) => errorCode(err) === "ENOENT" || warn(err));
   }
 
   private reportOutOfRange(names: string[], warnings: string[]): void {
-    for (const name of names) {
-      if (this.reported.has(name)) continue;
+    for (const name of names.filter((n) => !this.reported.has(n))) {
       this.reported.add(name);
       warnings.push(`ignoring ${name.slice(0, 40)}: checkpoint id out of range (corrupt)`);
     }

@@ -131,105 +131,50 @@ const isEdgeSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x
 const PADS = Array.from({ length: 13 }, (_, i) => " ".repeat(i));
 const pad = (n: number): string => PADS[n] ?? " ".repeat(n);
 
-class Emitter {
-  private out: string[] = [HEADER_COMMENT, ""];
-
-  line(indent: number, text: string): void {
-    this.out.push(pad(indent) + text);
-  }
-
-  /** `key: "value"` (identifiers, ids, paths, timestamps) */
-  q(indent: number, key: string, s: string | null): void {
-    this.line(indent, `${key}: ${s === null ? "null" : quoted(wellFormed(s))}`);
-  }
-
-  plain(indent: number, key: string, v: number | boolean | null): void {
-    this.line(indent, `${key}: ${String(v)}`); // String(-0) is "0"
-  }
-
-  /** free text after `prefix` ("key: " or "- ") at `indent`; block content goes at `indent + 2` */
-  text(indent: number, prefix: string, raw: string): void {
-    const s = wellFormed(raw);
-    const blockSafe = ASCII_BLOCK_SAFE_RE.test(s) || BLOCK_SAFE_RE.test(s);
-    if (!blockSafe || isEdgeSpace(s.charCodeAt(0)) || isEdgeSpace(s.charCodeAt(s.length - 1))) {
-      this.line(indent, `${prefix}${quoted(s)}`);
-      return;
-    }
-    this.line(indent, `${prefix}|-`);
-    const p = pad(indent + 2);
-    for (const l of s.split("\n")) this.out.push(l === "" ? "" : p + l);
-  }
-
-  /** a list of scalars: `key: []` or one `- item` per line */
-  list(indent: number, key: string, items: readonly string[], asText: boolean): void {
-    if (items.length === 0) return this.line(indent, `${key}: []`);
-    this.line(indent, `${key}:`);
-    for (const s of items) {
-      if (asText) this.text(indent + 2, "- ", s);
-      else this.line(indent + 2, `- ${quoted(wellFormed(s))}`);
-    }
-  }
-
-  /** a list of mappings; `each` emits one item's fields at indent + 4, the first one a quoted scalar */
-  maps<T>(indent: number, key: string, items: readonly T[], each: (item: T) => void): void {
-    if (items.length === 0) return this.line(indent, `${key}: []`);
-    this.line(indent, `${key}:`);
-    for (const item of items) {
-      const start = this.out.length;
-      each(item);
-      // the item's fields were emitted at indent + 4; turn the first one into the "- " line
-      const first = this.out[start]!;
-      this.out[start] = `${pad(indent + 2)}- ${first.slice(indent + 4)}`;
-    }
-  }
-
-  toString(): string {
-    return `${this.out.join("\n")}\n`;
-  }
-}
-
 type Obj = Record<string, unknown>;
 
+/** Free text after `prefix` ("key: " or "- ") at `indent`: a `|-` block (content at `indent + 2`) where exact. */
+function emitText(out: string[], indent: number, prefix: string, raw: string): void {
+  const s = wellFormed(raw);
+  const blockSafe = ASCII_BLOCK_SAFE_RE.test(s) || BLOCK_SAFE_RE.test(s);
+  if (!blockSafe || isEdgeSpace(s.charCodeAt(0)) || isEdgeSpace(s.charCodeAt(s.length - 1))) {
+    out.push(`${pad(indent)}${prefix}${quoted(s)}`);
+    return;
+  }
+  out.push(`${pad(indent)}${prefix}|-`);
+  const p = pad(indent + 2);
+  for (const l of s.split("\n")) out.push(l === "" ? "" : p + l);
+}
+
 /** The fields of mapping `o` at `indent`, as the table lays them out; absent ones skipped. */
-function emitFields(e: Emitter, indent: number, o: Obj, fields: readonly Field[]): void {
+function emitFields(out: string[], indent: number, o: Obj, fields: readonly Field[]): void {
+  const p = pad(indent);
   for (const f of fields) {
     const v = o[f.key];
     if (v === undefined) continue;
-    if (v === null) {
-      e.plain(indent, f.key, null);
-      continue;
-    }
-    switch (f.kind) {
-      case "text":
-        e.text(indent, `${f.key}: `, v as string);
-        break;
-      case "str":
-      case "time":
-      case "id":
-      case "enum":
-        e.q(indent, f.key, v as string);
-        break;
-      case "count":
-      case "ratio":
-      case "int":
-      case "bool":
-        e.plain(indent, f.key, v as number | boolean);
-        break;
-      case "strings":
-      case "texts":
-        e.list(indent, f.key, v as string[], f.kind === "texts");
-        break;
-      case "map":
-        e.line(indent, `${f.key}:`);
-        emitFields(e, indent + 2, v as Obj, f.fields);
-        break;
-      case "maps":
-        e.maps(indent, f.key, v as Obj[], (x) => emitFields(e, indent + 4, x, f.fields));
-        break;
-      case "counts": {
-        const keys = f.keys.filter((k) => (v as Obj)[k] !== undefined);
-        e.line(indent, keys.length === 0 ? `${f.key}: {}` : `${f.key}:`);
-        for (const k of keys) e.plain(indent + 2, k, (v as Obj)[k] as number);
+    if (typeof v === "string" && f.kind === "text") emitText(out, indent, `${f.key}: `, v);
+    // identifiers, ids, paths, timestamps quoted; null, numbers and booleans plain (String(-0) is "0")
+    else if (v === null || typeof v !== "object") {
+      out.push(`${p}${f.key}: ${typeof v === "string" ? quoted(wellFormed(v)) : String(v)}`);
+    } else if (f.kind === "map") {
+      out.push(`${p}${f.key}:`);
+      emitFields(out, indent + 2, v as Obj, f.fields);
+    } else if (f.kind === "counts") {
+      const keys = f.keys.filter((k) => (v as Obj)[k] !== undefined);
+      out.push(`${p}${f.key}:${keys.length === 0 ? " {}" : ""}`);
+      for (const k of keys) out.push(`${p}  ${k}: ${String((v as Obj)[k])}`);
+    } else {
+      const items = v as unknown[];
+      out.push(`${p}${f.key}:${items.length === 0 ? " []" : ""}`);
+      for (const item of items) {
+        if (f.kind === "texts") emitText(out, indent + 2, "- ", item as string);
+        else if (f.kind !== "maps") out.push(`${p}  - ${quoted(wellFormed(item as string))}`);
+        else {
+          // the item's fields go at indent + 4; the first one becomes the "- " line
+          const start = out.length;
+          emitFields(out, indent + 4, item as Obj, f.fields);
+          out[start] = `${p}  - ${out[start]!.slice(indent + 4)}`;
+        }
       }
     }
   }
@@ -237,11 +182,9 @@ function emitFields(e: Emitter, indent: number, o: Obj, fields: readonly Field[]
 
 /** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */
 export function emitCheckpoint(cp: Checkpoint): string {
-  const e = new Emitter();
-  e.q(0, "schema", cp.schema);
-  e.plain(0, "schema_version", cp.schema_version);
-  emitFields(e, 0, cp as unknown as Obj, CHECKPOINT_FIELDS);
-  return e.toString();
+  const out = [HEADER_COMMENT, "", `schema: ${quoted(cp.schema)}`, `schema_version: ${cp.schema_version}`];
+  emitFields(out, 0, cp as unknown as Obj, CHECKPOINT_FIELDS);
+  return `${out.join("\n")}\n`;
 }
 
 /**
