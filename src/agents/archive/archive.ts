@@ -10,13 +10,11 @@ import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.
 import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, archiveStats, type ArchiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
 import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, type ReadResult } from "./store.js";
-import { type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
+import { DAY_MS, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
-
-const DAY_MS = 86_400_000;
 
 /** Records indexed per event-loop turn by the background indexer (~10-20 ms of work). */
 const INDEX_BATCH = 64;

@@ -18,6 +18,7 @@ export const ARCHIVE_FILE = "segments.jsonl";
 export const INDEX_FILE = "index.json";
 const LOCK_FILE = "segments.lock";
 const FILE_MODE = 0o600;
+export const DAY_MS = 86_400_000;
 const DIR_MODE = 0o700;
 
 /** One archived segment, as stored (one line of segments.jsonl). */
