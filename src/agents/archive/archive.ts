@@ -9,8 +9,8 @@ import { debugLog } from "../../infra/debug-log.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, archiveStats, type ArchiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
-import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, type ReadResult } from "./store.js";
-import { DAY_MS, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
+import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
+import { type ReadResult, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
@@ -205,14 +205,16 @@ export class SessionArchive {
   /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
   append(drafts: readonly SegmentDraft[], origin: RecordOrigin): Promise<AppendResult> {
     const locked = async (): Promise<AppendResult> => {
+      const now = this.now();
       if (!this.loaded && !this.loading) {
         // not loaded (the first compaction after a restart): dedup against the file's newest
         // records without parsing it (tail-append.ts); over maxSegments, load and evict now
-        const { added, duplicates, overLimit } = await appendToTailLocked(this.file, drafts, origin, this.limits, this.now());
-        return { added, duplicates, evicted: overLimit ? await this.refresh().then(() => this.compactFile()) : 0 };
+        const cold = await appendToTailLocked(this.file, drafts, origin, this.limits, now);
+        const evicted = cold.overLimit ? await this.refresh().then(() => this.compactFile()) : 0;
+        return { added: cold.added, duplicates: cold.duplicates, evicted };
       }
       await this.refresh();
-      const { records, duplicates } = newRecords(drafts, (id) => this.records.has(id), this.nextSeq, this.now(), origin);
+      const { records, duplicates } = newRecords(drafts, (id) => this.records.has(id), this.nextSeq, now, origin);
       this.nextSeq += records.length;
       if (records.length > 0) {
         const before = await statArchive(this.file);

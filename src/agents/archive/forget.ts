@@ -37,7 +37,7 @@ export interface ArchiveRmReceipt {
 }
 
 /** `archive rm --session-key K` and `forget`: the key's archive directory, under its lock. */
-export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}): Promise<ArchiveRmReceipt> =>
+export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}) =>
   removeArchiveDir(archiveDir(stateDir, sessionKey), opts.dryRun === true);
 
 async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRmReceipt> {

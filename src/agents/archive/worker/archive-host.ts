@@ -69,7 +69,7 @@ const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADE
 
 const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
 
-const keyOf = (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): string => `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
+const keyOf = (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">) => `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
 
 function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
   const key = keyOf(ref);
@@ -79,7 +79,7 @@ function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
   return { key, archive: a };
 }
 
-/** Loaded, caught up with the file and fully indexed (a ready archive only reads what was appended since); re-weighed. */
+/** Loaded, caught up with the file and fully indexed (once ready: reads only what was appended since); re-weighed. */
 async function ready({ key, archive }: { key: string; archive: SessionArchive }): Promise<SessionArchive> {
   await archive.load();
   await archive.refresh();
@@ -132,8 +132,8 @@ export const hostOps = {
   /** What this thread holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
   memory(_: null) {
     const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
-    const caches = { archives: pick(archives.stats()), tails: pick(tails.stats()) };
-    return { heapUsed: getHeapStatistics().used_heap_size, ...caches, knowledgeIndexes: pick(knowledgeIndexes().stats()) };
+    const [heapUsed, knowledge] = [getHeapStatistics().used_heap_size, pick(knowledgeIndexes().stats())];
+    return { heapUsed, archives: pick(archives.stats()), tails: pick(tails.stats()), knowledgeIndexes: knowledge };
   },
 };
 
