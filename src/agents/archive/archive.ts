@@ -8,31 +8,25 @@ import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
-import {
-  ARCHIVE_FILE,
-  archiveStats,
-  type ArchiveStats,
-  INDEX_FILE,
-  type ArchiveRecord,
-  appendLines,
-  newRecords,
-  archiveDir,
-  readArchiveFile,
-  rewriteArchiveFile,
-  encodeRecords,
-  type RecordOrigin,
-  statArchive,
-  withArchiveLock,
-} from "./store.js";
+import { ARCHIVE_FILE, archiveStats, type ArchiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
+import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
+import { type ReadResult, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxSegments: 20_000, retentionDays: 30 });
 
-const DAY_MS = 86_400_000;
-
 /** Records indexed per event-loop turn by the background indexer (~10-20 ms of work). */
 const INDEX_BATCH = 64;
+
+/** The saved index's text, or null: none yet (or unreadable), rebuilt from the records. */
+function savedIndexSync(file: string): string | null {
+  try {
+    return readRegularFileSync(file);
+  } catch {
+    return null;
+  }
+}
 
 export class SessionArchive {
   readonly dir: string;
@@ -44,10 +38,11 @@ export class SessionArchive {
   private index: SearchIndex | null = null;
   private unindexed: ArchiveRecord[] = [];
   private indexing: Promise<void> | null = null;
+  /** the file as read: bytes consumed (whole lines), its inode, its lines that did not parse */
   private offset = 0;
   private ino = 0;
-  private nextSeq = 1;
   private badLines = 0;
+  private nextSeq = 1;
   private loaded = false;
   /** the file holds expired records (not indexed): the next append rewrites it */
   private expiredOnDisk = false;
@@ -89,8 +84,9 @@ export class SessionArchive {
     return r.at < this.now() - this.limits.retentionDays * DAY_MS;
   }
 
-  private ingest(records: readonly ArchiveRecord[]): void {
-    for (const r of records) {
+  /** Takes what a read of the file gave: new live records, where it ended, its torn lines. */
+  private take(res: ReadResult): void {
+    for (const r of res.records) {
       if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
       if (this.records.has(r.id)) continue;
       if (this.expired(r)) this.expiredOnDisk = true;
@@ -99,47 +95,23 @@ export class SessionArchive {
         if (this.index) this.unindexed.push(r);
       }
     }
-  }
-
-  private drop(ids: readonly string[]): void {
-    for (const id of ids) this.records.delete(id);
-    if (!this.index) return;
-    this.index.remove(ids);
-    const gone = new Set(ids);
-    this.unindexed = this.unindexed.filter((r) => !gone.has(r.id));
-  }
-
-  private reset(): void {
-    this.records = new Map();
-    this.index = null;
-    this.unindexed = [];
+    this.offset = res.offset;
+    this.badLines += res.badLines;
   }
 
   /** Takes the saved index when it fits the records, else starts an empty one; the rest is `unindexed`. */
   private adoptIndex(saved: string | null): void {
     const loaded = saved ? SearchIndex.deserialize(saved, this.records) : null;
     if (saved && !loaded) debugLog("archive index", `unusable ${this.indexFile}, rebuilding it from ${ARCHIVE_FILE}`);
-    this.index = loaded ?? new SearchIndex();
-    const index = this.index;
+    const index = (this.index = loaded ?? new SearchIndex());
     this.unindexed = [...this.records.values()].filter((r) => !index.has(r.id));
-  }
-
-  private readSavedIndexSync(): string | null {
-    try {
-      return readRegularFileSync(this.indexFile);
-    } catch {
-      return null; // none yet (or unreadable): rebuilt from the records
-    }
   }
 
   /** Indexes what is not indexed yet, now (a search needs it). */
   private indexNow(): SearchIndex {
-    if (!this.index) this.adoptIndex(this.loaded ? this.readSavedIndexSync() : null);
+    if (!this.index) this.adoptIndex(this.loaded ? savedIndexSync(this.indexFile) : null);
     const index = this.index!;
-    if (this.unindexed.length > 0) {
-      index.add(this.unindexed);
-      this.unindexed = [];
-    }
+    if (this.unindexed.length > 0) index.add(this.unindexed.splice(0));
     if (index.worthSaving && !this.indexing) void this.indexInBackground(); // saves it
     return index;
   }
@@ -150,7 +122,6 @@ export class SessionArchive {
       try {
         if (!this.loaded) await this.load();
         if (!this.index) {
-          // none yet (or unreadable): built from the records
           const saved = await readRegularFile(this.indexFile, "utf8").catch(() => null);
           if (!this.index) this.adoptIndex(saved);
         }
@@ -187,13 +158,14 @@ export class SessionArchive {
 
   private async reloadAll(): Promise<void> {
     const res = await readArchiveFile(this.file);
-    this.reset();
+    this.records = new Map();
+    this.index = null;
+    this.unindexed = [];
     this.nextSeq = 1;
+    this.badLines = 0;
     this.expiredOnDisk = false;
-    this.ingest(res.records);
-    this.offset = res.offset;
     this.ino = res.ino;
-    this.badLines = res.badLines;
+    this.take(res);
     this.loaded = true;
   }
 
@@ -206,83 +178,64 @@ export class SessionArchive {
     await this.loading;
   }
 
-  /** Brings the index up to date with the file: the new tail only, or all after a rewrite. */
+  /** Brings the index up to date with the file: the new tail only, or all after a rewrite or removal. */
   async refresh(): Promise<void> {
     if (!this.loaded) return this.load();
     const st = await statArchive(this.file);
-    if (!st) {
-      if (this.records.size > 0 || this.offset > 0) {
-        this.reset();
-        this.offset = 0;
-        this.ino = 0;
-      }
-      return;
-    }
+    if (!st) return this.offset > 0 || this.records.size > 0 ? this.reloadAll() : undefined;
     if (st.ino !== this.ino || st.size < this.offset) return this.reloadAll();
     if (st.size === this.offset) return;
     const res = await readArchiveFile(this.file, this.offset);
-    if (res.ino !== this.ino) return this.reloadAll();
-    this.ingest(res.records);
-    this.offset = res.offset;
-    this.badLines += res.badLines;
+    return res.ino === this.ino ? this.take(res) : this.reloadAll();
   }
 
-  /** Serializes writes of this process (the lock file serializes processes). */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` after this process's earlier writes (the lock file serializes processes); then, when
+   * `changed` or not ready, indexes in the background: indexing is not needed for durability.
+   */
+  private serial<T>(fn: () => Promise<T>, changed: (res: T) => boolean): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
-  append(drafts: readonly SegmentDraft[], origin: RecordOrigin): Promise<AppendResult> {
-    const done = this.serial(() =>
-      withArchiveLock(this.dir, async () => {
-        if (!this.loaded && !this.loading) {
-          // not loaded (the first compaction after a restart): dedup against the file's newest
-          // records without parsing it (tail-append.ts); over maxSegments, load and evict now
-          const cold = await appendToTailLocked(this.file, drafts, origin, this.limits, this.now());
-          if (!cold.overLimit) return { added: cold.added, duplicates: cold.duplicates, evicted: 0 };
-          await this.refresh();
-          return { added: cold.added, duplicates: cold.duplicates, evicted: await this.compactFile() };
-        }
-        await this.refresh();
-        const { records, duplicates } = newRecords(drafts, (id) => this.records.has(id), this.nextSeq, this.now(), origin);
-        this.nextSeq += records.length;
-        if (records.length > 0) {
-          const before = await statArchive(this.file);
-          const size = await appendLines(this.file, encodeRecords(records));
-          // the file was exactly what we had read (we hold the lock): our view stays in step
-          if (!before || before.size === this.offset) {
-            this.offset = size;
-            if (!before) this.ino = (await statArchive(this.file))?.ino ?? 0;
-          }
-          for (const r of records) this.records.set(r.id, r);
-          if (this.index) this.unindexed.push(...records);
-        }
-        const evicted = await this.compactFile();
-        return { added: records.length, duplicates, evicted };
-      }),
-    );
-    // indexing is not needed for durability: after the awaited part, in the background
-    return done.then((res) => {
-      if (res.added > 0 || !this.isReady) void this.indexInBackground();
+    return run.then((res) => {
+      if (changed(res) || !this.isReady) void this.indexInBackground();
       return res;
     });
   }
 
+  /** Appends the segments not archived yet (dedup by content hash), then evicts and expires. */
+  append(drafts: readonly SegmentDraft[], origin: RecordOrigin): Promise<AppendResult> {
+    const locked = async (): Promise<AppendResult> => {
+      const now = this.now();
+      if (!this.loaded && !this.loading) {
+        // not loaded (the first compaction after a restart): dedup against the file's newest
+        // records without parsing it (tail-append.ts); over maxSegments, load and evict now
+        const cold = await appendToTailLocked(this.file, drafts, origin, this.limits, now);
+        const evicted = cold.overLimit ? await this.refresh().then(() => this.compactFile()) : 0;
+        return { added: cold.added, duplicates: cold.duplicates, evicted };
+      }
+      await this.refresh();
+      const { records, duplicates } = newRecords(drafts, (id) => this.records.has(id), this.nextSeq, now, origin);
+      this.nextSeq += records.length;
+      if (records.length > 0) {
+        const before = await statArchive(this.file);
+        const size = await appendLines(this.file, encodeRecords(records));
+        // the file was exactly what we had read (we hold the lock): our view stays in step
+        if (!before || before.size === this.offset) {
+          this.offset = size;
+          if (!before) this.ino = (await statArchive(this.file))?.ino ?? 0;
+        }
+        for (const r of records) this.records.set(r.id, r);
+        if (this.index) this.unindexed.push(...records);
+      }
+      return { added: records.length, duplicates, evicted: await this.compactFile() };
+    };
+    return this.serial(() => withArchiveLock(this.dir, locked), (res) => res.added > 0);
+  }
+
   /** Loads the archive and, under the lock, evicts and expires what is over its limits; returns how many went. */
   enforceLimits(): Promise<number> {
-    return this.serial(async () => {
-      await this.load();
-      return withArchiveLock(this.dir, async () => {
-        await this.refresh();
-        return this.compactFile();
-      });
-    }).then((evicted) => {
-      if (evicted > 0 || !this.isReady) void this.indexInBackground();
-      return evicted;
-    });
+    const locked = () => this.refresh().then(() => this.compactFile());
+    return this.serial(() => this.load().then(() => withArchiveLock(this.dir, locked)), (evicted) => evicted > 0);
   }
 
   /** Rewrites the file without torn lines, expired records and what exceeds maxSegments; returns how many went. */
@@ -292,17 +245,18 @@ export class SessionArchive {
     while (expired < all.length && this.expired(all[expired]!)) expired++;
     const over = all.length - expired > this.limits.maxSegments;
     if (!this.expiredOnDisk && this.badLines === 0 && expired === 0 && !over) return 0;
-    const keepCount = over ? Math.floor(this.limits.maxSegments * 0.9) : all.length - expired;
-    const kept = all.slice(all.length - keepCount);
-    const dropped = all.slice(0, all.length - keepCount);
-    await rewriteArchiveFile(this.file, kept);
-    this.drop(dropped.map((r) => r.id));
+    const drop = over ? all.length - Math.floor(this.limits.maxSegments * 0.9) : expired;
+    const dropped = all.slice(0, drop).map((r) => r.id);
+    await rewriteArchiveFile(this.file, all.slice(drop));
+    for (const id of dropped) this.records.delete(id);
+    this.index?.remove(dropped);
+    this.unindexed = this.unindexed.filter((r) => this.records.has(r.id));
     const st = await statArchive(this.file);
     this.offset = st?.size ?? 0;
     this.ino = st?.ino ?? 0;
     this.badLines = 0;
     this.expiredOnDisk = false;
-    return dropped.length;
+    return drop;
   }
 
   /** See SearchIndex.scoreUnit. */

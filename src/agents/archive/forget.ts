@@ -5,9 +5,8 @@
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { type WarnLogger, warnSafely } from "../../infra/log-once.js";
-import { ARCHIVE_FILE, archiveDir, archiveRoot, INDEX_FILE, readArchiveFile, rewriteArchiveFile, withArchiveLock } from "./store.js";
-
-const DAY_MS = 24 * 3600 * 1000;
+import { ARCHIVE_FILE, archiveDir, DAY_MS, archiveRoot, INDEX_FILE, readArchiveFile } from "./store.js";
+import { rewriteArchiveFile, withArchiveLock } from "./store.js";
 
 /** The entries of `dir` as paths, by name; none when it cannot be read. */
 function listDir(dir: string): string[] {
@@ -38,9 +37,8 @@ export interface ArchiveRmReceipt {
 }
 
 /** `archive rm --session-key K` and `forget`: the key's archive directory, under its lock. */
-export async function removeArchiveOf(stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}): Promise<ArchiveRmReceipt> {
-  return removeArchiveDir(archiveDir(stateDir, sessionKey), opts.dryRun === true);
-}
+export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}) =>
+  removeArchiveDir(archiveDir(stateDir, sessionKey), opts.dryRun === true);
 
 async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRmReceipt> {
   const existed = existsSync(dir);

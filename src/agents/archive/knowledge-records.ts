@@ -44,9 +44,7 @@ const ms = (iso: string | undefined, fallback: number): number => {
 
 const clean = (s: string): string => redactSecrets(s.replace(/\s+/g, " ").trim()).slice(0, TEXT_MAX);
 
-function failureKey(f: ToolFailure): string {
-  return `${f.tool}\0${f.target}`;
-}
+const failureKey = (f: ToolFailure): string => `${f.tool}\0${f.target}`;
 
 /** The checkpoint's facts as knowledge drafts, in field order. Total: a missing section gives none. */
 export function knowledgeOf(cp: Checkpoint): KnowledgeDraft[] {

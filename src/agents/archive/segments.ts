@@ -200,13 +200,8 @@ export function toolTarget(args: unknown): string {
 
 function argsWithoutTarget(args: unknown, target: string): unknown {
   if (!args || typeof args !== "object" || Array.isArray(args)) return args;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(args)) {
-    const v = prop(args, key);
-    if (v === target) continue;
-    out[key] = v;
-  }
-  return out;
+  const entries = Object.keys(args).map((key) => [key, prop(args, key)] as const);
+  return Object.fromEntries(entries.filter(([, v]) => v !== target));
 }
 
 function timeOf(msg: AgentMessage): number {

@@ -18,6 +18,7 @@ export const ARCHIVE_FILE = "segments.jsonl";
 export const INDEX_FILE = "index.json";
 const LOCK_FILE = "segments.lock";
 const FILE_MODE = 0o600;
+export const DAY_MS = 86_400_000;
 const DIR_MODE = 0o700;
 
 /** One archived segment, as stored (one line of segments.jsonl). */
@@ -125,15 +126,15 @@ export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: n
   return { records, badLines, consumed };
 }
 
-/** `file` opened for reading; null when there is none. */
-export async function openIfExists(file: string): Promise<fsp.FileHandle | null> {
-  try {
-    return await openRegularFile(file);
-  } catch (e) {
+/** `p`'s value, or null when it failed for a missing file. */
+const unlessMissing = <T>(p: Promise<T>): Promise<T | null> =>
+  p.catch((e: unknown) => {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
-  }
-}
+  });
+
+/** `file` opened for reading; null when there is none. */
+export const openIfExists = (file: string): Promise<fsp.FileHandle | null> => unlessMissing(openRegularFile(file));
 
 /** The bytes of `file` from `from` on, and its inode; null when there is no file. */
 export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
@@ -156,15 +157,8 @@ export async function readArchiveFile(file: string, from = 0): Promise<ReadResul
   return { records: parsed.records, badLines: parsed.badLines, offset: from + parsed.consumed, ino: read.ino };
 }
 
-export async function statArchive(file: string): Promise<{ size: number; ino: number } | null> {
-  try {
-    const st = await fsp.stat(file);
-    return { size: st.size, ino: st.ino };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
-}
+export const statArchive = (file: string): Promise<{ size: number; ino: number } | null> =>
+  unlessMissing(fsp.stat(file));
 
 export function serialize(records: readonly ArchiveRecord[]): string {
   let out = "";
@@ -187,14 +181,10 @@ export async function appendLines(file: string, data: string | Buffer): Promise<
     // a FIFO opens read-write without blocking, but a write larger than its buffer would park
     // this thread forever; /dev/zero takes anything: neither is our file
     if (!st.isFile()) throw new NotAFileError(file);
-    let prefix = "";
-    if (st.size > 0) {
-      const last = Buffer.alloc(1);
-      await fh.read(last, 0, 1, st.size - 1);
-      if (last[0] !== 0x0a) prefix = "\n";
-    }
+    const last = Buffer.alloc(1);
+    if (st.size > 0) await fh.read(last, 0, 1, st.size - 1);
     const body = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    const bytes = prefix ? Buffer.concat([Buffer.from(prefix, "utf8"), body]) : body;
+    const bytes = st.size > 0 && last[0] !== 0x0a ? Buffer.concat([Buffer.from("\n"), body]) : body;
     await fh.write(bytes, 0, bytes.length);
     await fh.datasync();
     return st.size + bytes.length;
@@ -205,13 +195,10 @@ export async function appendLines(file: string, data: string | Buffer): Promise<
 
 /** Opens `file`, making its directory (0700) only when missing (a mkdir per append cost a call per turn). */
 async function openMakingDir(file: string, flags: string): Promise<fsp.FileHandle> {
-  try {
-    return await fsp.open(file, flags, FILE_MODE);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    await makeDirs(path.dirname(file), DIR_MODE);
-    return fsp.open(file, flags, FILE_MODE);
-  }
+  const fh = await unlessMissing(fsp.open(file, flags, FILE_MODE));
+  if (fh) return fh;
+  await makeDirs(path.dirname(file), DIR_MODE);
+  return fsp.open(file, flags, FILE_MODE);
 }
 
 export async function rewriteArchiveFile(file: string, records: readonly ArchiveRecord[]): Promise<void> {

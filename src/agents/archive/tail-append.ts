@@ -30,14 +30,7 @@ const BYTES_PER_ID = 96;
 /** Ids followed past this many: the next append scans the tail afresh (bounds memory). */
 const MAX_IDS = 32_768;
 
-interface TailState {
-  scan: TailScan;
-  /** where the scanned tail begins: the newest `scan.offset - start` bytes are covered */
-  start: number;
-}
-
-export const tails = new BudgetCache<string, TailState>("archive tail", 16 * 2 ** 20, (t) =>
-  t.scan.ids.size * BYTES_PER_ID);
+export const tails = new BudgetCache<string, TailScan>("archive tail", 16 * 2 ** 20, (t) => t.ids.size * BYTES_PER_ID);
 
 export interface TailAppendResult extends AppendResult {
   /** the file's records (by seq range) exceed maxSegments: eviction is due */
@@ -70,10 +63,9 @@ export async function appendToTailLocked(
   const need = Math.max(MIN_TAIL_BYTES, 2 * bytes);
   const known = tails.get(file);
   // followed while it covers `need` bytes and holds few enough ids, else scanned afresh
-  const covers = known && (known.start === 0 || known.scan.offset - known.start >= need);
-  const follow = covers && known.scan.ids.size < MAX_IDS;
-  const scan = await scanArchiveTail(file, need, follow ? known.scan : undefined);
-  let state: TailState = follow && scan === known.scan ? known : { scan, start: Math.max(0, scan.offset - need) };
+  const follow = known && (known.start === 0 || known.offset - known.start >= need) && known.ids.size < MAX_IDS;
+  let scan = await scanArchiveTail(file, need, follow ? known : undefined);
+  if (scan !== known) scan.start = Math.max(0, scan.offset - need);
   const { records, duplicates } = newRecords(drafts, (id) => scan.ids.has(id), scan.lastSeq + 1, now, origin);
   for (const r of records) scan.ids.add(r.id);
   scan.lastSeq += records.length;
@@ -81,11 +73,11 @@ export async function appendToTailLocked(
     if (scan.firstSeq === 0) scan.firstSeq = records[0]!.seq;
     // we hold the lock: the file is what we scanned plus these lines
     scan.offset = await appendLines(file, encodeRecords(records));
-    if (scan.ino === 0) state = { scan: await scanArchiveTail(file, need), start: 0 };
+    if (scan.ino === 0) scan = { ...(await scanArchiveTail(file, need)), start: 0 };
   }
-  tails.set(file, state);
-  const count = state.scan.lastSeq - state.scan.firstSeq + 1;
-  return { added: records.length, duplicates, evicted: 0, overLimit: state.scan.firstSeq > 0 && count > limits.maxSegments };
+  tails.set(file, scan);
+  const count = scan.lastSeq - scan.firstSeq + 1;
+  return { added: records.length, duplicates, evicted: 0, overLimit: scan.firstSeq > 0 && count > limits.maxSegments };
 }
 
 /*
@@ -107,6 +99,8 @@ export interface TailScan {
   /** file size scanned to (end of its last complete line) */
   offset: number;
   ino: number;
+  /** where the scan began: the newest `offset - start` bytes are covered */
+  start: number;
 }
 
 /** id and seq of one record line buf[start, nl), by the fixed layout or by parsing; null for another line. */
@@ -122,11 +116,11 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
 /** Ids of the file's last `bytes` (and its first seq), or with `from` of what was appended since; a rewrite: afresh. */
 export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
   const fh = await openIfExists(file);
-  if (!fh) return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0 };
+  if (!fh) return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0, start: 0 };
   try {
     const st = await fh.stat();
     const grown = from && from.ino === st.ino && from.offset <= st.size;
-    const out: TailScan = grown ? from : { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: st.ino };
+    const out: TailScan = grown ? from : { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: st.ino, start: 0 };
     if (!grown && st.size > 0) {
       const head = Buffer.allocUnsafe(Math.min(st.size, 64 * 1024));
       const { bytesRead } = await fh.read(head, 0, head.length, 0);

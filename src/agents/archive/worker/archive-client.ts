@@ -9,13 +9,11 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
-import { type ArgsOf, type Op, READY_ID, runOp, setBudgets, WORKER_ROLE } from "./archive-host.js";
+import { type ArgsOf, hostOps, type Op, READY_ID, runOp, WORKER_ROLE } from "./archive-host.js";
 import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-host.js";
 // the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
 // sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
 import "./archive-worker.js";
-
-type WorkerBudgets = ArgsOf<"budget">;
 
 /** Deaths before "ready" after which the process stops starting workers and works in-thread. */
 const MAX_START_FAILURES = 3;
@@ -68,7 +66,7 @@ export class ArchiveWorkerClient {
   private nextId = 1;
   /** deaths before the worker said it was ready, in a row: the environment cannot run it */
   private startFailures = 0;
-  private budget: WorkerBudgets | null = null;
+  private budget: ArgsOf<"budget"> | null = null;
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
@@ -79,15 +77,11 @@ export class ArchiveWorkerClient {
   }
 
   private start(): Worker | null {
-    if (this.worker) return this.worker;
-    if (!this.usable) return null;
+    if (this.worker || !this.usable) return this.worker;
     const { evalSource, heapMiB = heapFromEnv() } = this.opts;
     const spec = evalSource !== undefined ? { code: evalSource, eval: true } : workerSpec();
-    if (!spec) {
-      this.startFailures = MAX_START_FAILURES;
-      return null;
-    }
     try {
+      if (!spec) throw new Error("no archive worker entry (tsx not found)");
       const w = new Worker(spec.code, { eval: spec.eval, workerData: { role: WORKER_ROLE }, ...(heapMiB ? { resourceLimits: { maxOldGenerationSizeMb: heapMiB } } : {}) });
       this.ready = false;
       w.on("message", (m: WorkerReply) => this.settle(m));
@@ -96,9 +90,7 @@ export class ArchiveWorkerClient {
       // after the listeners: adding a "message" listener refs the worker's port again, and an idle
       // worker started ahead of any request (prestart) then kept a CLI from exiting
       w.unref();
-      this.worker = w;
-      const budget = this.budget;
-      if (budget !== null) w.postMessage({ id: this.nextId++, op: "budget", args: budget } satisfies WorkerRequest);
+      this.postBudget((this.worker = w));
       return w;
     } catch (e) {
       debugLog("archive worker", e);
@@ -182,9 +174,12 @@ export class ArchiveWorkerClient {
   setBudget(bytes: number, tailBytes: number, knowledgeBytes: number): void {
     // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
     // process's file stores were made anew): the knowledge indexes of this thread may be new ones
-    this.budget = { bytes, tailBytes, knowledgeBytes };
-    setBudgets(this.budget);
-    this.worker?.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
+    hostOps.budget((this.budget = { bytes, tailBytes, knowledgeBytes }));
+    this.postBudget(this.worker);
+  }
+
+  private postBudget(w: Worker | null): void {
+    if (this.budget) w?.postMessage({ id: this.nextId++, op: "budget", args: this.budget } satisfies WorkerRequest);
   }
 
   /** Stops the worker (tests that start their own client). */

@@ -51,95 +51,10 @@ export interface SearchReply {
   size: number;
 }
 
-/** The query terms the agent can see anyway left out. */
-const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
-
-const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
-
-const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
-
-function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
-  const key = `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
-  let a = archives.get(key);
-  if (!a) {
-    a = new SessionArchive(ref.stateDir, ref.sessionKey, ref.limits);
-    archives.set(key, a);
-  } else a.limits = ref.limits;
-  return { key, archive: a };
-}
-
-/** Loaded, caught up with the file and fully indexed; re-weighed for the budget. */
-async function ready(key: string, a: SessionArchive): Promise<void> {
-  await a.load();
-  await a.refresh();
-  await a.indexInBackground();
-  archives.reweigh(key);
-}
-
-export async function search(req: SearchRequest): Promise<SearchReply> {
-  const { key, archive } = archiveOf(req);
-  if (req.ifReady && !archive.isReady) {
-    void ready(key, archive).catch((e) => debugLog("archive load", e));
-    return { ready: false, hits: [], size: archive.size };
-  }
-  // a ready archive only reads and indexes what was appended since
-  await ready(key, archive);
-  const minScore = req.minScoreUnits === undefined ? undefined : req.minScoreUnits * archive.scoreUnit();
-  const hits = archive.search(req.query, { limit: req.limit, minScore, skipTerm: skipVisible(req.visible) });
-  return { ready: true, hits, size: archive.size };
-}
-
 export interface AppendRequest extends ArchiveRef {
   /** a committed turn or a compacted span, as the host gave it (structured-cloned to the worker) */
   messages: AgentMessage[];
   origin: RecordOrigin;
-}
-
-/** Archives messages (redacted, cut into segments, appended without loading the file: tail-append.ts). */
-export async function appendMessages(req: AppendRequest): Promise<TailAppendResult> {
-  const drafts = await segmentsOfSliced(req.messages, stashedTextResolver(req.stateDir));
-  return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
-}
-
-/** The worker's budgets: its loaded archives, the append tails it follows and the knowledge indexes. */
-export function setBudgets(b: { bytes: number; tailBytes: number; knowledgeBytes: number }): void {
-  const caches = [[archives, b.bytes], [tails, b.tailBytes], [knowledgeIndexes(), b.knowledgeBytes]] as const;
-  for (const [cache, bytes] of caches) if (Number.isFinite(bytes) && bytes > 0) cache.setBudget(bytes);
-}
-
-/** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
-export async function warm(ref: ArchiveRef): Promise<number> {
-  const { key, archive } = archiveOf(ref);
-  await ready(key, archive);
-  return archive.size;
-}
-
-/** Eviction and retention of an archive over its limits (a cold append found it over maxSegments). */
-export async function compact(ref: ArchiveRef): Promise<number> {
-  const { key, archive } = archiveOf(ref);
-  const evicted = await archive.enforceLimits();
-  archives.reweigh(key);
-  return evicted;
-}
-
-/** Forgets a key's archive object (its files were removed or rewritten by someone else). */
-export function drop(ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): void {
-  archives.delete(`${path.resolve(ref.stateDir)}\0${ref.sessionKey}`);
-}
-
-export function archiveCacheStats() {
-  return archives.stats();
-}
-
-/** What the thread the archives live in holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
-function hostMemory() {
-  const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
-  return {
-    heapUsed: getHeapStatistics().used_heap_size,
-    archives: pick(archives.stats()),
-    tails: pick(tails.stats()),
-    knowledgeIndexes: pick(knowledgeIndexes().stats()),
-  };
 }
 
 export interface KnowledgeSearchRequest extends QueryRequest {
@@ -147,22 +62,79 @@ export interface KnowledgeSearchRequest extends QueryRequest {
   file: string;
 }
 
-/** A knowledge search, run where the archive's run (its index grows with the session). */
-export async function searchKnowledgeFile(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
-  const opts = { skipTerm: skipVisible(req.visible), minUnits: req.minScoreUnits };
-  return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, opts);
+/** The query terms the agent can see anyway left out. */
+const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
+
+const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
+
+const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
+
+const keyOf = (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">) => `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
+
+function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
+  const key = keyOf(ref);
+  let a = archives.get(key);
+  if (!a) archives.set(key, (a = new SessionArchive(ref.stateDir, ref.sessionKey, ref.limits)));
+  else a.limits = ref.limits;
+  return { key, archive: a };
 }
+
+/** Loaded, caught up with the file and fully indexed (once ready: reads only what was appended since); re-weighed. */
+async function ready({ key, archive }: { key: string; archive: SessionArchive }): Promise<SessionArchive> {
+  await archive.load();
+  await archive.refresh();
+  await archive.indexInBackground();
+  archives.reweigh(key);
+  return archive;
+}
+
+export const archiveCacheStats = () => archives.stats();
 
 /** The operations, by name: what the worker answers (archive-worker.ts) and the client runs in-thread when no worker can. */
 export const hostOps = {
-  search,
-  knowledge: searchKnowledgeFile,
-  compact,
-  warm,
-  drop,
-  append: appendMessages,
-  budget: setBudgets,
-  memory: (_: null) => hostMemory(),
+  async search(req: SearchRequest): Promise<SearchReply> {
+    const at = archiveOf(req);
+    if (req.ifReady && !at.archive.isReady) {
+      void ready(at).catch((e) => debugLog("archive load", e));
+      return { ready: false, hits: [], size: at.archive.size };
+    }
+    const archive = await ready(at);
+    const minScore = req.minScoreUnits === undefined ? undefined : req.minScoreUnits * archive.scoreUnit();
+    const hits = archive.search(req.query, { limit: req.limit, minScore, skipTerm: skipVisible(req.visible) });
+    return { ready: true, hits, size: archive.size };
+  },
+  /** A knowledge search, run where the archive's run (its index grows with the session). */
+  async knowledge(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
+    const opts = { skipTerm: skipVisible(req.visible), minUnits: req.minScoreUnits };
+    return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, opts);
+  },
+  /** Eviction and retention of an archive over its limits (a cold append found it over maxSegments). */
+  async compact(ref: ArchiveRef): Promise<number> {
+    const { key, archive } = archiveOf(ref);
+    const evicted = await archive.enforceLimits();
+    archives.reweigh(key);
+    return evicted;
+  },
+  /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
+  warm: async (ref: ArchiveRef): Promise<number> => (await ready(archiveOf(ref))).size,
+  /** Forgets a key's archive object (its files were removed or rewritten by someone else). */
+  drop: (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): void => void archives.delete(keyOf(ref)),
+  /** Archives messages (redacted, cut into segments, appended without loading the file: tail-append.ts). */
+  async append(req: AppendRequest): Promise<TailAppendResult> {
+    const drafts = await segmentsOfSliced(req.messages, stashedTextResolver(req.stateDir));
+    return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
+  },
+  /** The budgets of this thread's loaded archives, the append tails it follows and the knowledge indexes. */
+  budget(b: { bytes: number; tailBytes: number; knowledgeBytes: number }): void {
+    const caches = [[archives, b.bytes], [tails, b.tailBytes], [knowledgeIndexes(), b.knowledgeBytes]] as const;
+    for (const [cache, bytes] of caches) if (Number.isFinite(bytes) && bytes > 0) cache.setBudget(bytes);
+  },
+  /** What this thread holds (a gateway soak reads it); heapUsed: V8's, not collected first. */
+  memory(_: null) {
+    const pick = (s: { bytes: number; budgetBytes: number }) => ({ bytes: s.bytes, budgetBytes: s.budgetBytes });
+    const [heapUsed, knowledge] = [getHeapStatistics().used_heap_size, pick(knowledgeIndexes().stats())];
+    return { heapUsed, archives: pick(archives.stats()), tails: pick(tails.stats()), knowledgeIndexes: knowledge };
+  },
 };
 
 /* The messages between the main thread and the worker (archive-client.ts, archive-worker.ts). */
