@@ -2,7 +2,7 @@
  * What the model sees instead of a stashed output: handle, size, a bounded head/tail preview
  * (seed 004: 300–800 chars) and how to fetch more. Cut from the REDACTED payload.
  */
-import { cutChars, fmt, splitLines, takeLines } from "./select.js";
+import { cutChars, fmt, splitLines, takeLinesOf } from "./select.js";
 
 export const PREVIEW_MAX_CHARS = 800;
 export const FETCH_TOOL_NAME = "artifact_fetch";
@@ -23,14 +23,14 @@ export function previewParts(text: string, previewChars: number): PreviewParts {
   const budget = Math.max(0, Math.min(PREVIEW_MAX_CHARS, previewChars));
   const lines = splitLines(text);
   const headBudget = Math.ceil((budget * 2) / 3);
-  const { taken: head, chars, over } = takeLines(lines, headBudget);
+  const { taken: head, chars, over } = takeLinesOf(lines, headBudget);
   let used = chars;
   if (head.length === 0 && over !== undefined && headBudget > 0) {
     head.push(`${cutChars(over, headBudget - 1)}…`);
     used = headBudget;
   }
   const tailBudget = budget - used;
-  const t = takeLines(lines, tailBudget, true, head.length);
+  const t = takeLinesOf(lines, tailBudget, true, head.length);
   const tail = t.taken;
   let tailUsed = t.chars;
   if (tail.length === 0 && t.over !== undefined && tailBudget > 40) {
