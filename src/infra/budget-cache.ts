@@ -15,8 +15,10 @@ export interface CacheStats {
   budgetBytes: number;
 }
 
+type Entry<V> = { value: V; weight: number };
+
 export class BudgetCache<K, V> {
-  private readonly map = new Map<K, { value: V; weight: number }>();
+  private readonly map = new Map<K, Entry<V>>();
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -66,11 +68,7 @@ export class BudgetCache<K, V> {
   }
 
   set(key: K, value: V): void {
-    const old = this.map.get(key);
-    if (old) {
-      this.bytes -= old.weight;
-      this.map.delete(key);
-    }
+    this.delete(key);
     const weight = Math.max(0, this.weigh(value));
     this.map.set(key, { value, weight });
     this.bytes += weight;
@@ -81,9 +79,7 @@ export class BudgetCache<K, V> {
   reweigh(key: K): void {
     const e = this.map.get(key);
     if (!e) return;
-    this.bytes -= e.weight;
-    e.weight = Math.max(0, this.weigh(e.value));
-    this.bytes += e.weight;
+    this.setWeight(e, this.weigh(e.value));
     this.evict();
   }
 
@@ -116,40 +112,35 @@ export class BudgetCache<K, V> {
     if (this.passing) return;
     this.passing = true;
     try {
-      if (this.shed && this.bytes > this.budgetBytes) this.lighten(this.shed);
-      let left = this.map.size - 1;
-      for (const [key, e] of this.map) {
-        if (this.bytes <= this.budgetBytes || left-- <= 0) return;
-        if (this.retained(key, e)) continue;
+      const shed = this.shed;
+      // lightened in place first (a shed entry is weighed again) …
+      if (shed) this.overBudget((key, e) => this.safely(() => shed(key, e.value), false) && this.setWeight(e, this.weigh(e.value)));
+      // … then evicted, unless `retain` emptied its caches and keeps it, weighing nothing
+      this.overBudget((key, e) => {
+        const retain = this.retain;
+        if (retain && this.safely(() => retain(key, e.value), false)) return this.setWeight(e, 0);
         this.map.delete(key);
         this.bytes -= e.weight;
         this.evictions++;
         this.safely(() => this.onEvict?.(key, e.value), undefined);
-      }
+      });
     } finally {
       this.passing = false;
     }
   }
 
-  /** The entry emptied its caches and stays (`retain`), weighing nothing. */
-  private retained(key: K, e: { value: V; weight: number }): boolean {
-    const retain = this.retain;
-    if (!retain || !this.safely(() => retain(key, e.value), false)) return false;
-    this.bytes -= e.weight;
-    e.weight = 0;
-    return true;
-  }
-
-  /** Lightens entries, oldest first, until the budget holds (the newest entry is left whole). */
-  private lighten(shed: (key: K, value: V) => boolean): void {
+  /** Visits entries oldest first while over the budget; the newest is left whole. */
+  private overBudget(visit: (key: K, e: Entry<V>) => void): void {
     let left = this.map.size - 1;
     for (const [key, e] of this.map) {
       if (this.bytes <= this.budgetBytes || left-- <= 0) return;
-      if (!this.safely(() => shed(key, e.value), false)) continue;
-      const weight = Math.max(0, this.weigh(e.value));
-      this.bytes += weight - e.weight;
-      e.weight = weight;
+      visit(key, e);
     }
+  }
+
+  private setWeight(e: Entry<V>, weight: number): void {
+    this.bytes += Math.max(0, weight) - e.weight;
+    e.weight = Math.max(0, weight);
   }
 
   /** A callback's result; its error goes to the debug log, never to the cache's caller. */

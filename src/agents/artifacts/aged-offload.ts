@@ -35,13 +35,15 @@ export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) =
 /** Chars of a message content's text blocks (a string content counts whole). */
 function textChars(content: unknown): number {
   if (typeof content === "string") return content.length;
-  if (!Array.isArray(content)) return 0;
   let n = 0;
-  for (const b of content as Array<{ type?: unknown; text?: unknown }>) if (b && b.type === "text" && typeof b.text === "string") n += b.text.length;
+  for (const b of Array.isArray(content) ? (content as Array<{ type?: unknown; text?: unknown }>) : []) {
+    if (b && b.type === "text" && typeof b.text === "string") n += b.text.length;
+  }
   return n;
 }
 
-type CallLike = { type?: string; id?: unknown; name?: unknown; arguments?: unknown };
+type CallBlock = { type: "toolCall"; id: string; name?: unknown; arguments?: unknown };
+const isCall = (b: unknown): b is CallBlock => (b as CallBlock | null)?.type === "toolCall" && typeof (b as CallBlock).id === "string";
 
 interface Swap {
   index: number;
@@ -64,22 +66,45 @@ function idAt(message: AgentMessage | undefined): string | undefined {
   return message ? callIdsOf(message)[0] : undefined;
 }
 
+/** One kind of stash by toolCallId: stashed, not old enough (`pending`), shown from now on (`aged`). */
+class Track<P, A> {
+  readonly pending = new Map<string, P>();
+  readonly aged = new Map<string, A>();
+  /** judged once */
+  readonly checked = new Set<string>();
+
+  /** Marks `id` judged; false when it was, or the bound is reached. */
+  claim(id: string): boolean {
+    if (this.checked.has(id) || this.checked.size >= MAX_TRACKED) return false;
+    this.checked.add(id);
+    return true;
+  }
+
+  /** The aged form of `id`, made from its pending one on first use; undefined when neither. */
+  age(id: string, make: (pending: P) => A): A | undefined {
+    const done = this.aged.get(id);
+    const pending = this.pending.get(id);
+    if (done !== undefined || pending === undefined) return done;
+    this.pending.delete(id);
+    const aged = make(pending);
+    this.aged.set(id, aged);
+    return aged;
+  }
+
+  approxBytes(): number {
+    return (this.pending.size + this.aged.size) * 800 + this.checked.size * 64;
+  }
+}
+
 export class AgedOffload {
-  // by toolCallId: replacements stashed but not old enough (pending) or shown from now on (aged);
-  // the same for call arguments (a handle, then the aged arguments); `checked`: judged once
-  private readonly pending = new Map<string, TextContent>();
-  private readonly aged = new Map<string, TextContent>();
-  private readonly checked = new Set<string>();
-  private readonly pendingArgs = new Map<string, string>();
-  private readonly agedArgs = new Map<string, unknown>();
-  private readonly argsChecked = new Set<string>();
+  /** results: the replacement content; calls: the handle, then the aged arguments */
+  private readonly results = new Track<TextContent, TextContent>();
+  private readonly calls = new Track<string, unknown>();
   private last: LastPass | null = null;
   /** earliest index a catch-up stashed at since the last pass: the next pass judges from there (O(new)) */
   private rejudgeFrom = Infinity;
   /** results and calls never seen at tool_result time, judged off the request path (calls first) */
   private readonly queue = { results: [] as QueuedResult[], calls: [] as QueuedCall[], scheduled: false };
-  /** results and calls shown aged from now on */
-  readonly stats = { aged: 0, argsAged: 0 };
 
   constructor(
     private readonly settings: OffloadSettings,
@@ -87,6 +112,15 @@ export class AgedOffload {
     /** where catch-up failures go (the host shell points it at the current run's log) */
     public onError: (e: unknown) => void = () => {},
   ) {}
+
+  /** results and calls shown aged from now on */
+  get stats(): { aged: number; argsAged: number } {
+    return { aged: this.results.aged.size, argsAged: this.calls.aged.size };
+  }
+
+  get enabled(): boolean {
+    return this.settings.enabled && this.settings.ageTurns > 0;
+  }
 
   private schedule(): void {
     if (this.queue.scheduled) return;
@@ -104,13 +138,9 @@ export class AgedOffload {
         try {
           // what a catch-up stashes may age where the last pass did not swap: the next pass judges from there
           const c = q.calls.shift();
-          if (c) {
-            this.stashArgs(c.toolName, c.toolCallId, c.input);
-            if (this.pendingArgs.has(c.toolCallId)) this.rejudgeFrom = Math.min(this.rejudgeFrom, c.at);
-          } else {
-            const r = q.results.shift()!;
-            if (this.stash(r, r.toolCallId)) this.rejudgeFrom = Math.min(this.rejudgeFrom, r.at);
-          }
+          const r = c ? undefined : q.results.shift()!;
+          const stashed = c ? this.stashArgs(c.toolName, c.toolCallId, c.input) : this.stash(r!, r!.toolCallId) !== null;
+          if (stashed) this.rejudgeFrom = Math.min(this.rejudgeFrom, (c ?? r)!.at);
         } catch (e) {
           this.onError(e);
         }
@@ -118,58 +148,39 @@ export class AgedOffload {
     }, (e) => this.onError(e));
   }
 
-  get enabled(): boolean {
-    return this.settings.enabled && this.settings.ageTurns > 0;
-  }
-
   /** tool_result time: stash a result now, so aging it later is a swap. Throws on I/O errors. */
   register(event: ToolResultLike): { handle: string; bytes: number } | null {
     const id = event.toolCallId;
-    if (!this.enabled || !id || this.checked.has(id) || this.checked.size >= MAX_TRACKED) return null;
-    this.checked.add(id);
-    return this.stash(event, id);
+    return this.enabled && id && this.results.claim(id) ? this.stash(event, id) : null;
   }
 
   /** tool_result time: a succeeded call's long arguments are stashed for aging. Throws on I/O errors. */
   registerCall(event: ToolResultLike & { input?: unknown }): void {
     const id = event.toolCallId;
-    if (!this.enabled || !this.settings.ageToolArgs || !id || event.isError) return;
-    if (this.argsChecked.has(id) || this.argsChecked.size >= MAX_TRACKED) return;
-    this.argsChecked.add(id);
+    if (!this.enabled || !this.settings.ageToolArgs || !id || event.isError || !this.calls.claim(id)) return;
     this.stashArgs(event.toolName, id, event.input);
   }
 
-  /** One artifact for all of a call's long arguments; the marker is built when the call ages. */
-  private stashArgs(toolName: string, id: string, input: unknown): void {
+  /** One artifact for all of a call's long arguments (false: too short); the marker is built when the call ages. */
+  private stashArgs(toolName: string, id: string, input: unknown): boolean {
     const args = longArgs(input);
-    if (args.reduce((n, a) => n + a.text.length, 0) < this.settings.agedMinChars) return;
+    if (args.reduce((n, a) => n + a.text.length, 0) < this.settings.agedMinChars) return false;
     const { stateDir, sessionKey } = this.where;
     const stash = { text: stashTextOf(args), kind: "tool_input", tool: toolName, sessionKey, toolCallId: id };
-    this.pendingArgs.set(id, stashArtifact(stateDir, stash).receipt.handle);
-  }
-
-  private agedArgsOf(block: CallLike, id: string): unknown {
-    let args = this.agedArgs.get(id);
-    if (args !== undefined) return args;
-    const handle = this.pendingArgs.get(id);
-    if (!handle) return undefined;
-    this.pendingArgs.delete(id);
-    args = withAgedArgs(block.arguments, handle);
-    this.agedArgs.set(id, args);
-    this.stats.argsAged++;
-    return args;
+    this.calls.pending.set(id, stashArtifact(stateDir, stash).receipt.handle);
+    return true;
   }
 
   private stash(event: ToolResultLike, id: string): { handle: string; bytes: number } | null {
     const out = offloadToolResult(event, this.where, agedRule(this.settings));
     if (!out || out.savedChars <= 0) return null;
-    this.pending.set(id, out.patch.content);
+    this.results.pending.set(id, out.patch.content);
     return { handle: out.receipt.handle, bytes: out.receipt.bytes };
   }
 
   /** Rough bytes held, for the process cache's budget. */
   approxBytes(): number {
-    return 4_096 + (this.pending.size + this.aged.size + this.agedArgs.size + this.pendingArgs.size) * 800 + (this.checked.size + this.argsChecked.size) * 64 + (this.last?.swaps.length ?? 0) * 64;
+    return 4_096 + this.results.approxBytes() + this.calls.approxBytes() + (this.last?.swaps.length ?? 0) * 64;
   }
 
   /** The messages with aged ones swapped (the same array when none); `gate`: the prompt-cache policy. */
@@ -203,121 +214,92 @@ export class AgedOffload {
   private stillInPlace(messages: AgentMessage[], last: LastPass): boolean {
     const tail = messages[last.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
     if (!tail || tail.role !== last.tailRole || tail.timestamp !== last.tailTime) return false;
-    for (const s of last.swaps) if (idAt(messages[s.index]) !== s.id) return false;
-    return true;
+    return last.swaps.every((s) => idAt(messages[s.index]) === s.id);
   }
 
-  /** Judges messages[from..] into `out`; first-time agings go in as one batch if `gate` allows. */
+  /**
+   * Judges messages[from..] into `out`. First-time agings (fresh: a pending result, a reply with a
+   * pending call) go in as one batch at the end, if `gate` allows.
+   */
   private pass(messages: AgentMessage[], from: number, boundary: number, out: AgentMessage[] | null, swaps: Swap[], gate?: AgingGate): AgentMessage[] {
     // old calls never judged (a resumed session, the plugin route): judged once their result shows success
-    let unjudged = null as Map<string, { call: CallLike; at: number }> | null;
-    const swap = (index: number, id: string, message: AgentMessage) => {
+    let unjudged = null as Map<string, QueuedCall> | null;
+    const swap = (index: number, id: string, content: unknown) => {
       out ??= messages.slice();
-      out[index] = message;
-      swaps.push({ index, id, message });
+      out[index] = { ...(messages[index] as object), content } as AgentMessage;
+      swaps.push({ index, id, message: out[index] });
     };
-    const freshResults: Array<{ index: number; id: string }> = [];
-    const freshCalls: number[] = [];
+    const swapCalls = (index: number, ageNew: boolean) => {
+      const blocks = this.agedCallBlocks((messages[index] as { content: unknown[] }).content, ageNew);
+      if (blocks) swap(index, idAt(messages[index])!, blocks);
+    };
+    /** id null: a reply's calls */
+    const fresh: Array<{ index: number; id: string | null }> = [];
     let savedChars = 0;
     for (let i = from; i < messages.length; i++) {
-      const m = messages[i] as { role?: string; toolCallId?: unknown; isError?: unknown; toolName?: unknown; content?: unknown };
+      const m = messages[i] as { role?: string; toolCallId?: unknown; toolName?: unknown; isError?: unknown; content?: unknown };
       if (m.role === "assistant" && i < boundary && this.settings.ageToolArgs && Array.isArray(m.content)) {
-        const held = gate ? this.freshArgsChars(m.content as CallLike[]) : 0;
-        if (held > 0) {
-          freshCalls.push(i);
-          savedChars += held;
+        let pending = 0;
+        for (const b of m.content) {
+          if (!isCall(b) || this.calls.aged.has(b.id)) continue;
+          if (this.calls.pending.has(b.id)) {
+            pending++;
+            if (gate) for (const a of longArgs(b.arguments)) savedChars += a.text.length;
+          } else if (!this.calls.checked.has(b.id)) {
+            const toolName = typeof b.name === "string" ? b.name : "";
+            (unjudged ??= new Map()).set(b.id, { toolName, toolCallId: b.id, input: b.arguments, at: i });
+          }
         }
-        const blocks = this.agedCallBlocks(m.content as CallLike[], gate === undefined, (b) => {
-          if (!this.argsChecked.has(b.id as string)) (unjudged ??= new Map()).set(b.id as string, { call: b, at: i });
-        });
-        if (blocks) swap(i, idAt(messages[i])!, { ...(m as object), content: blocks } as AgentMessage);
+        if (pending > 0) fresh.push({ index: i, id: null });
+        else swapCalls(i, false);
         continue;
       }
       if (m.role !== "toolResult" || typeof m.toolCallId !== "string") continue;
       const id = m.toolCallId;
       const call = unjudged?.get(id);
-      if (call) this.queueArgsCatchUp(call.call, id, m.isError === true, call.at);
-      let content = this.aged.get(id);
-      if (!content && i < boundary) {
-        const pending = this.pending.get(id);
-        if (pending && gate) {
-          freshResults.push({ index: i, id });
-          savedChars += Math.max(0, textChars(m.content) - textChars(pending));
-        } else if (pending) content = this.ageResult(id, pending);
-        else if (!this.checked.has(id)) this.queueCatchUp(m as unknown as QueuedResult, i);
+      if (call && this.calls.claim(id) && m.isError !== true) this.enqueue(this.queue.calls, call);
+      const aged = this.results.aged.get(id);
+      const pending = aged || i >= boundary ? undefined : this.results.pending.get(id);
+      if (aged) swap(i, id, aged);
+      else if (pending) {
+        fresh.push({ index: i, id });
+        if (gate) savedChars += Math.max(0, textChars(m.content) - textChars(pending));
+      } else if (i < boundary && this.results.claim(id)) {
+        this.enqueue(this.queue.results, { toolName: m.toolName as string, toolCallId: id, content: m.content, isError: m.isError === true, at: i });
       }
-      if (content) swap(i, id, { ...(m as object), content } as AgentMessage);
     }
     let judgedUpTo = boundary;
-    if (gate && (freshResults.length > 0 || freshCalls.length > 0)) {
-      const earliest = Math.min(freshResults[0]?.index ?? Infinity, freshCalls[0] ?? Infinity);
-      if (gate({ earliest, savedChars, count: freshResults.length + freshCalls.length }, messages)) {
-        for (const r of freshResults) swap(r.index, r.id, { ...(messages[r.index] as object), content: this.ageResult(r.id, this.pending.get(r.id)!) } as AgentMessage);
-        for (const i of freshCalls) {
-          const m = messages[i] as { content: CallLike[] };
-          const blocks = this.agedCallBlocks(m.content, true, () => {});
-          if (!blocks) continue;
-          const at = swaps.findIndex((s) => s.index === i);
-          if (at >= 0) swaps.splice(at, 1);
-          swap(i, idAt(messages[i])!, { ...(m as object), content: blocks } as AgentMessage);
-        }
-      } else judgedUpTo = Math.min(boundary, earliest); // held back: judged again from there
+    if (fresh.length > 0) {
+      const earliest = fresh[0]!.index;
+      const allow = !gate || gate({ earliest, savedChars, count: fresh.length }, messages);
+      if (!allow) judgedUpTo = Math.min(boundary, earliest); // held back: judged again from there
+      for (const f of fresh) {
+        if (f.id === null) swapCalls(f.index, allow);
+        else if (allow) swap(f.index, f.id, this.results.age(f.id, (content) => content));
+      }
     }
     const tail = messages[messages.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
     this.last = { length: messages.length, boundary: judgedUpTo, swaps, tailRole: tail?.role, tailTime: tail?.timestamp };
     return out ?? messages;
   }
 
-  private ageResult(id: string, content: TextContent): TextContent {
-    this.pending.delete(id);
-    this.aged.set(id, content);
-    this.stats.aged++;
-    return content;
-  }
-
-  /** Chars the blocks' stashed, not yet aged arguments would take off the prompt. */
-  private freshArgsChars(content: CallLike[]): number {
-    let n = 0;
-    for (const b of content) {
-      if (!b || b.type !== "toolCall" || typeof b.id !== "string" || this.agedArgs.has(b.id) || !this.pendingArgs.has(b.id)) continue;
-      for (const a of longArgs(b.arguments)) n += a.text.length;
-    }
-    return n;
-  }
-
   /** The blocks with aged arguments (null: none); `ageNew`: stashed arguments age now. */
-  private agedCallBlocks(content: CallLike[], ageNew: boolean, unjudged: (b: CallLike) => void): unknown[] | null {
+  private agedCallBlocks(content: unknown[], ageNew: boolean): unknown[] | null {
     let blocks: unknown[] | null = null;
     for (let j = 0; j < content.length; j++) {
       const b = content[j];
-      if (!b || b.type !== "toolCall" || typeof b.id !== "string") continue;
-      const args = ageNew ? this.agedArgsOf(b, b.id) : this.agedArgs.get(b.id);
-      if (args === undefined) {
-        if (ageNew || !this.pendingArgs.has(b.id)) unjudged(b);
-        continue;
-      }
+      if (!isCall(b)) continue;
+      const args = ageNew ? this.calls.age(b.id, (handle) => withAgedArgs(b.arguments, handle)) : this.calls.aged.get(b.id);
+      if (args === undefined) continue;
       blocks ??= content.slice();
       blocks[j] = { ...b, arguments: args };
     }
     return blocks;
   }
 
-  /** A call never seen at tool_result time: judged once; its arguments age from the next request on. */
-  private queueArgsCatchUp(call: CallLike, id: string, isError: boolean, at: number): void {
-    if (this.argsChecked.size >= MAX_TRACKED) return;
-    this.argsChecked.add(id);
-    if (isError) return;
-    const toolName = typeof call.name === "string" ? call.name : "";
-    this.queue.calls.push({ toolName, toolCallId: id, input: call.arguments, at });
-    this.schedule();
-  }
-
-  /** A result never seen at tool_result time: judge and stash it once, after this request is on its way. */
-  private queueCatchUp(m: ToolResultLike & { toolCallId: string }, at: number): void {
-    if (this.checked.size >= MAX_TRACKED) return;
-    this.checked.add(m.toolCallId);
-    const { toolName, toolCallId, content } = m;
-    this.queue.results.push({ toolName, toolCallId, content, isError: m.isError === true, at });
+  /** A result or a call never seen at tool_result time: judged once, after this request is on its way. */
+  private enqueue<T>(queue: T[], item: T): void {
+    queue.push(item);
     this.schedule();
   }
 

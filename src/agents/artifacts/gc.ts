@@ -6,7 +6,7 @@
  * stash may not have logged its ref yet). The right to forget (issue 28): `forget <key>` removes
  * only what no other key names; `artifact rm` one handle.
  */
-import { existsSync, promises as fsp, statSync } from "node:fs";
+import { type Dirent, existsSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
 import { checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { formatHandle, HANDLE_IN_TEXT_RE, parseHandle } from "./handle.js";
@@ -15,6 +15,7 @@ import { artifactsRoot, blobPath, dropFromRefs, metaPath, refLines, refsDir, rem
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/process-services.js";
 import { debugLog } from "../../infra/debug-log.js";
+import { errorCode } from "../../infra/fs-ops.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
 
@@ -46,21 +47,18 @@ async function slice(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-async function readdirSafe(dir: string): Promise<import("node:fs").Dirent[]> {
-  try {
-    return await fsp.readdir(dir, { withFileTypes: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
+async function entriesOf(dir: string): Promise<Dirent[]> {
+  return fsp.readdir(dir, { withFileTypes: true }).catch((e: unknown) => {
+    if (errorCode(e) === "ENOENT" || errorCode(e) === "ENOTDIR") return [];
     throw e;
-  }
+  });
 }
 
-const namesIn = async (dir: string): Promise<string[]> => (await readdirSafe(dir)).map((e) => e.name);
+const namesIn = async (dir: string): Promise<string[]> => (await entriesOf(dir)).map((e) => e.name);
 
 /** Files under dir, recursively (small trees). */
-export async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
-  for (const e of await readdirSafe(dir)) {
+async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
+  for (const e of await entriesOf(dir)) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) await filesUnder(p, out);
     else if (e.isFile()) out.push(p);
@@ -69,22 +67,20 @@ export async function filesUnder(dir: string, out: string[] = []): Promise<strin
 }
 
 /** The digests `files` name: handles in any text, bare digests in refs logs. */
-export async function handlesIn(files: readonly string[], into: Set<string>): Promise<void> {
+async function handlesIn(files: readonly string[], into = new Set<string>()): Promise<Set<string>> {
   for (const f of files) {
     await slice();
-    const text = await readRegularFile(f, "utf8").catch(() => null);
-    const log = f.endsWith(".log");
-    if (text === null || (!text.includes("ocm_artifact:") && !log)) continue;
-    for (const m of text.matchAll(HANDLE_IN_TEXT_RE)) into.add(m[1]!);
-    if (log) for (const l of refLines(text)) into.add(l.hex);
+    const text = await readRegularFile(f, "utf8").catch(() => "");
+    for (const m of text.includes("ocm_artifact:") ? text.matchAll(HANDLE_IN_TEXT_RE) : []) into.add(m[1]!);
+    if (f.endsWith(".log")) for (const l of refLines(text)) into.add(l.hex);
   }
+  return into;
 }
 
 async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number | null> {
-  const dir = path.join(stateDir, "context", "checkpoints", sessionDir);
+  const dir = path.join(checkpointsRoot(stateDir), sessionDir);
   let newest: number | null = null;
-  for (const name of await namesIn(dir)) {
-    if (!/^cp_\d+\.yaml$/.test(name)) continue;
+  for (const name of (await namesIn(dir)).filter((n) => /^cp_\d+\.yaml$/.test(n))) {
     const t = (await fsp.stat(path.join(dir, name)).catch(() => null))?.mtimeMs; // undefined: pruned meanwhile
     if (t !== undefined && (newest === null || t > newest)) newest = t;
   }
@@ -107,14 +103,11 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
   const now = Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
   const digests = await listArtifactDigests(stateDir);
-
-  const byCheckpoint = new Set<string>();
-  await handlesIn(await filesUnder(path.join(stateDir, "context", "checkpoints")), byCheckpoint);
-  await handlesIn(await filesUnder(path.join(stateDir, "context", "state")), byCheckpoint);
+  const stateFiles = [checkpointsRoot(stateDir), path.join(stateDir, "context", "state")].map((d) => filesUnder(d));
+  const byCheckpoint = await handlesIn((await Promise.all(stateFiles)).flat());
 
   const live = new Set<string>();
-  for (const name of await namesIn(refsDir(stateDir))) {
-    if (!name.endsWith(".log")) continue;
+  for (const name of (await namesIn(refsDir(stateDir))).filter((n) => n.endsWith(".log"))) {
     await slice();
     const text = await readRegularFile(path.join(refsDir(stateDir), name), "utf8").catch(() => "");
     const lines = refLines(text).filter((l) => Number.isFinite(l.at));
@@ -124,35 +117,29 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     for (const l of lines) if (active || cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
   }
 
-  const receipt: GcReceipt = {
-    schema: GC_SCHEMA,
-    dryRun: opts.dryRun === true,
-    scanned: digests.length,
-    kept: 0,
-    keptBecause: { checkpoint: 0, liveSession: 0, young: 0 },
-    removed: [],
-    bytesFreed: 0,
-  };
+  const dryRun = opts.dryRun === true;
+  const keptBecause = { checkpoint: 0, liveSession: 0, young: 0 };
+  const receipt: GcReceipt = { schema: GC_SCHEMA, dryRun, scanned: digests.length, kept: 0, keptBecause, removed: [], bytesFreed: 0 };
   const removed = new Set<string>();
   for (const hex of digests) {
-    if (byCheckpoint.has(hex)) receipt.keptBecause.checkpoint++;
-    else if (live.has(hex)) receipt.keptBecause.liveSession++;
-    else {
+    let why: keyof typeof keptBecause | null = byCheckpoint.has(hex) ? "checkpoint" : live.has(hex) ? "liveSession" : null;
+    if (!why) {
       await slice();
       const st = await fsp.stat(blobPath(stateDir, hex)).catch(() => null);
       if (!st) continue;
-      if (now - st.mtimeMs < minAgeMs) receipt.keptBecause.young++;
+      if (now - st.mtimeMs < minAgeMs) why = "young";
       else {
-        if (!receipt.dryRun) removeArtifact(stateDir, hex);
+        if (!dryRun) removeArtifact(stateDir, hex);
         removed.add(hex);
         receipt.removed.push(formatHandle(hex));
         receipt.bytesFreed += st.size;
         continue;
       }
     }
+    keptBecause[why]++;
     receipt.kept++;
   }
-  if (!receipt.dryRun) dropFromRefs(stateDir, removed);
+  if (!dryRun) dropFromRefs(stateDir, removed);
   return receipt;
 }
 
@@ -193,20 +180,11 @@ export function resetAutoGcForTest(): void {
 const keyRoots = (stateDir: string): string[] =>
   [checkpointsRoot(stateDir), path.join(stateDir, "context", "state"), path.join(stateDir, "context", "archive")];
 
-/** Every place that can name an artifact for one key directory. */
-async function placesOf(stateDir: string, dirName: string): Promise<string[]> {
+/** The digests one key directory names: its refs log and every file under its directories. */
+async function namedBy(stateDir: string, dirName: string, into?: Set<string>): Promise<Set<string>> {
   const places = [path.join(refsDir(stateDir), `${dirName}.log`)];
   for (const root of keyRoots(stateDir)) places.push(...(await filesUnder(path.join(root, dirName))));
-  return places;
-}
-
-async function keyDirs(stateDir: string): Promise<Set<string>> {
-  const dirs = new Set<string>();
-  for (const root of keyRoots(stateDir)) {
-    for (const n of await namesIn(root)) if (!n.startsWith(".")) dirs.add(n);
-  }
-  for (const n of await namesIn(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
-  return dirs;
+  return handlesIn(places, into);
 }
 
 export interface KeyArtifacts {
@@ -218,14 +196,15 @@ export interface KeyArtifacts {
 
 export async function artifactsOfKey(stateDir: string, sessionKey: string): Promise<KeyArtifacts> {
   const mine = sessionDirName(sessionKey);
-  const named = new Set<string>();
-  await handlesIn(await placesOf(stateDir, mine), named);
+  const named = await namedBy(stateDir, mine);
+  const dirs = new Set<string>();
+  for (const root of keyRoots(stateDir)) for (const n of await namesIn(root)) if (!n.startsWith(".")) dirs.add(n);
+  for (const n of await namesIn(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
   const others = new Set<string>();
-  for (const d of await keyDirs(stateDir)) if (d !== mine) await handlesIn(await placesOf(stateDir, d), others);
-  const own: string[] = [];
-  const shared: string[] = [];
-  for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) (others.has(hex) ? shared : own).push(hex);
-  return { own, shared };
+  for (const d of dirs) if (d !== mine) await namedBy(stateDir, d, others);
+  const out: KeyArtifacts = { own: [], shared: [] };
+  for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) out[others.has(hex) ? "shared" : "own"].push(hex);
+  return out;
 }
 
 export function artifactBytes(stateDir: string, hex: string): number {

@@ -2,7 +2,7 @@
  * What the model sees instead of a stashed output: handle, size, a bounded head/tail preview
  * (seed 004: 300–800 chars) and how to fetch more. Cut from the REDACTED payload.
  */
-import { cutChars, fmt, splitLines, takeLines } from "./select.js";
+import { cutChars, fmt, splitLines, takeLinesOf } from "./select.js";
 
 export const PREVIEW_MAX_CHARS = 800;
 export const FETCH_TOOL_NAME = "artifact_fetch";
@@ -23,28 +23,24 @@ export function previewParts(text: string, previewChars: number): PreviewParts {
   const budget = Math.max(0, Math.min(PREVIEW_MAX_CHARS, previewChars));
   const lines = splitLines(text);
   const headBudget = Math.ceil((budget * 2) / 3);
-  const { taken: head, chars, over } = takeLines(lines, headBudget);
-  let used = chars;
-  if (head.length === 0 && over !== undefined && headBudget > 0) {
-    head.push(`${cutChars(over, headBudget - 1)}…`);
-    used = headBudget;
+  const head = takeLinesOf(lines, headBudget);
+  if (head.taken.length === 0 && head.over !== undefined && headBudget > 0) {
+    head.taken.push(`${cutChars(head.over, headBudget - 1)}…`);
+    head.chars = headBudget;
   }
-  const tailBudget = budget - used;
-  const t = takeLines(lines, tailBudget, true, head.length);
-  const tail = t.taken;
-  let tailUsed = t.chars;
-  if (tail.length === 0 && t.over !== undefined && tailBudget > 40) {
-    tail.push(`…${t.over.slice(t.over.length - (tailBudget - 2))}`);
-    tailUsed = tailBudget;
+  const tailBudget = budget - head.chars;
+  const tail = takeLinesOf(lines, tailBudget, true, head.taken.length);
+  if (tail.taken.length === 0 && tail.over !== undefined && tailBudget > 40) {
+    tail.taken.push(`…${tail.over.slice(tail.over.length - (tailBudget - 2))}`);
+    tail.chars = tailBudget;
   }
-  const shown = Math.min(text.length, used + tailUsed);
   return {
-    head: head.join("\n"),
-    tail: tail.join("\n"),
-    headLines: head.length,
-    tailLines: tail.length,
-    omittedChars: Math.max(0, text.length - shown),
-    omittedLines: Math.max(0, lines.length - head.length - tail.length),
+    head: head.taken.join("\n"),
+    tail: tail.taken.join("\n"),
+    headLines: head.taken.length,
+    tailLines: tail.taken.length,
+    omittedChars: Math.max(0, text.length - head.chars - tail.chars),
+    omittedLines: Math.max(0, lines.length - head.taken.length - tail.taken.length),
   };
 }
 

@@ -154,18 +154,12 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       const start = selector.startLine!;
       if (start > lines.length) return { ...base, text: head(`range: startLine ${fmt(start)} is past the last line (${fmt(lines.length)})`), truncated: false };
       const last = Math.min(selector.endLine ?? lines.length, lines.length);
-      const bodyLines: string[] = [];
-      let used = 0;
       const budget = selector.maxChars - 200;
-      for (let i = start - 1; i < last; i++) {
-        const numbered = `${i + 1}: ${lines[i]}`;
-        if (used + numbered.length + 1 > budget) {
-          if (bodyLines.length === 0) bodyLines.push(cutChars(numbered, budget));
-          break;
-        }
-        bodyLines.push(numbered);
-        used += numbered.length + 1;
-      }
+      const numbered = function* () {
+        for (let i = start - 1; i < last; i++) yield `${i + 1}: ${lines[i]}`;
+      };
+      const { taken: bodyLines, over } = takeLines(numbered(), budget);
+      if (bodyLines.length === 0 && over !== undefined) bodyLines.push(cutChars(over, budget));
       const shownTo = start - 1 + bodyLines.length;
       const lineCut = bodyLines.length === 1 && bodyLines[0]!.length < `${shownTo}: ${lines[shownTo - 1]}`.length;
       const rest = last - shownTo;
@@ -183,27 +177,23 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       const matches: number[] = [];
       for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!.length > GREP_LINE_SCAN ? lines[i]!.slice(0, GREP_LINE_SCAN) : lines[i]!)) matches.push(i);
       if (matches.length === 0) return { ...base, text: head(`grep /${selector.pattern}/: no match`), truncated: false };
-      const budget = selector.maxChars - 240;
-      const out: string[] = [];
-      let used = 0;
-      let shownMatches = 0;
       let lastPrinted = -1;
-      for (const m of matches) {
-        const from = Math.max(m - ctx, lastPrinted + 1);
-        const to = Math.min(lines.length - 1, m + ctx);
-        const block: string[] = [];
-        if (lastPrinted >= 0 && from > lastPrinted + 1) block.push("--");
-        for (let i = from; i <= to; i++) {
-          const line = lines[i]!.length > 500 ? `${cutChars(lines[i]!, 500)}…` : lines[i]!;
-          block.push(`${i + 1}${i === m ? ":" : "-"} ${line}`);
+      // a block is built once the one before it is shown (lazily), so context lines are not repeated
+      const blocks = function* () {
+        for (const m of matches) {
+          const from = Math.max(m - ctx, lastPrinted + 1);
+          const to = Math.min(lines.length - 1, m + ctx);
+          const block: string[] = lastPrinted >= 0 && from > lastPrinted + 1 ? ["--"] : [];
+          for (let i = from; i <= to; i++) {
+            const line = lines[i]!.length > 500 ? `${cutChars(lines[i]!, 500)}…` : lines[i]!;
+            block.push(`${i + 1}${i === m ? ":" : "-"} ${line}`);
+          }
+          yield block.join("\n");
+          lastPrinted = Math.max(lastPrinted, to);
         }
-        const blockText = block.join("\n");
-        if (used + blockText.length + 1 > budget) break;
-        out.push(blockText);
-        used += blockText.length + 1;
-        shownMatches++;
-        lastPrinted = Math.max(lastPrinted, to);
-      }
+      };
+      const out = takeLines(blocks(), selector.maxChars - 240).taken;
+      const shownMatches = out.length;
       const notShown = matches.length - shownMatches;
       const what =
         `grep /${cutChars(selector.pattern!, 60)}/${selector.ignoreCase ? "i" : ""} ±${ctx}: ${fmt(matches.length)} matching lines` +
@@ -235,28 +225,32 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
   }
 }
 
-/** Whole lines (each with its newline) from the start, or from the end down to `notBefore`. */
-export function takeLines(
-  lines: readonly string[],
-  budget: number,
-  fromEnd = false,
-  notBefore = 0,
-): { taken: string[]; chars: number; over?: string } {
+/** The leading `parts` (each with its newline) that fit `budget`; `over`: the first that did not. */
+function takeLines(parts: Iterable<string>, budget: number): { taken: string[]; chars: number; over?: string } {
   const taken: string[] = [];
   let chars = 0;
-  for (let k = 0; k < lines.length - (fromEnd ? notBefore : 0); k++) {
-    const line = lines[fromEnd ? lines.length - 1 - k : k]!;
-    // `over`: the first line that did not fit
-    if (chars + line.length + 1 > budget) return { taken: fromEnd ? taken.reverse() : taken, chars, over: line };
-    taken.push(line);
-    chars += line.length + 1;
+  for (const part of parts) {
+    if (chars + part.length + 1 > budget) return { taken, chars, over: part };
+    taken.push(part);
+    chars += part.length + 1;
   }
-  return { taken: fromEnd ? taken.reverse() : taken, chars };
+  return { taken, chars };
+}
+
+/** Whole lines from the start, or (in their order) from the end down to `notBefore`. */
+export function takeLinesOf(lines: readonly string[], budget: number, fromEnd = false, notBefore = 0): ReturnType<typeof takeLines> {
+  if (!fromEnd) return takeLines(lines, budget);
+  const backwards = function* () {
+    for (let i = lines.length - 1; i >= notBefore; i--) yield lines[i]!;
+  };
+  const r = takeLines(backwards(), budget);
+  r.taken.reverse();
+  return r;
 }
 
 /** takeLines, with one cut line when not even one fits. */
 function takeLinesOrCut(lines: readonly string[], budget: number, fromEnd: boolean, notBefore = 0) {
-  const r = takeLines(lines, budget, fromEnd, notBefore);
+  const r = takeLinesOf(lines, budget, fromEnd, notBefore);
   const whole = { text: r.taken.join("\n"), count: r.taken.length, chars: r.chars };
   if (r.taken.length > 0 || r.over === undefined || (fromEnd && budget <= 20)) return whole;
   const cut = fromEnd ? cutCharsFromEnd(r.over, budget - 2) : cutChars(r.over, Math.max(0, budget - 2));

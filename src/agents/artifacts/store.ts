@@ -6,21 +6,14 @@
  * Redacted BEFORE hashing, so a handle names the bytes on disk. Writes are tmp + rename without
  * fsync (a crash loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
  */
-import { createHash, randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
+import { tempPathFor } from "../../infra/atomic-file.js";
+import { errorCode } from "../../infra/fs-ops.js";
 import { redactSecrets } from "../text/redact.js";
 import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
@@ -59,13 +52,7 @@ export interface StashReceipt {
   created: boolean;
 }
 
-export interface StashInput {
-  text: string;
-  kind?: string;
-  tool?: string;
-  sessionKey?: string;
-  toolCallId?: string;
-}
+export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
 
 export interface StashResult {
   receipt: StashReceipt;
@@ -75,42 +62,41 @@ export interface StashResult {
 }
 
 export class ArtifactNotFoundError extends Error {
+  override readonly name = "ArtifactNotFoundError";
   constructor(readonly handle: string) {
     super(`no artifact ${handle} in this state dir (never stored, or removed by gc)`);
-    this.name = "ArtifactNotFoundError";
   }
 }
 
 export class ArtifactCorruptError extends Error {
+  override readonly name = "ArtifactCorruptError";
   constructor(readonly handle: string) {
     super(`artifact ${handle} is damaged on disk (its content no longer matches its sha256)`);
-    this.name = "ArtifactCorruptError";
   }
 }
 
 export const artifactsRoot = (stateDir: string): string => path.join(stateDir, "context", "artifacts");
-const shard = (hex: string) => [hex.slice(0, 2), hex.slice(2, 4)];
-export const blobPath = (stateDir: string, hex: string): string =>
-  path.join(artifactsRoot(stateDir), "blobs", "sha256", ...shard(hex), `${hex}.txt`);
-export const metaPath = (stateDir: string, hex: string): string =>
-  path.join(artifactsRoot(stateDir), "meta", "sha256", ...shard(hex), `${hex}.json`);
+const sharded = (stateDir: string, dir: string, hex: string, ext: string): string =>
+  path.join(artifactsRoot(stateDir), dir, "sha256", hex.slice(0, 2), hex.slice(2, 4), `${hex}${ext}`);
+export const blobPath = (stateDir: string, hex: string): string => sharded(stateDir, "blobs", hex, ".txt");
+export const metaPath = (stateDir: string, hex: string): string => sharded(stateDir, "meta", hex, ".json");
 export const refsDir = (stateDir: string): string => path.join(artifactsRoot(stateDir), "refs");
 export const refsPath = (stateDir: string, sessionKey: string): string => path.join(refsDir(stateDir), `${sessionDirName(sessionKey)}.log`);
 
 const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
 const madeDirs = new Set<string>();
 
-function ensureDir(dir: string): void {
+function ensureDirOf(file: string): void {
+  const dir = path.dirname(file);
   if (madeDirs.has(dir)) return;
-  makeDirsSync(dir, DIR_MODE);
+  makeDirsSync(dir, 0o700);
   madeDirs.add(dir);
 }
 
 /** Readers see the whole file or none. */
-export function writeFileReplacing(file: string, data: string): void {
-  ensureDir(path.dirname(file));
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+function writeFileReplacing(file: string, data: string): void {
+  ensureDirOf(file);
+  const tmp = tempPathFor(file);
   const fd = openSync(tmp, "wx", FILE_MODE);
   try {
     writeSync(fd, data);
@@ -131,62 +117,57 @@ export function writeFileReplacing(file: string, data: string): void {
 
 export function sniffContentType(text: string): ArtifactContentType {
   const head = text.slice(0, 200).trimStart();
-  if (head.startsWith("{") || head.startsWith("[")) {
-    const tail = text.trimEnd().slice(-1);
-    if (tail === "}" || tail === "]") return "json";
-  }
-  if (/^<(?:!doctype html|html|head|body|div|\?xml)/i.test(head)) return "html";
-  return "text";
+  const tail = text.trimEnd().slice(-1);
+  if ((head.startsWith("{") || head.startsWith("[")) && (tail === "}" || tail === "]")) return "json";
+  return /^<(?:!doctype html|html|head|body|div|\?xml)/i.test(head) ? "html" : "text";
 }
 
 const countMarkers = (s: string): number => s.split("[REDACTED:").length - 1;
+const sha256Of = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+const isoSeconds = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+/** the meta fields kept, each redacted and cut to this many chars */
+const META_FIELDS = { tool: 200, sessionKey: 500, toolCallId: 200 } as const;
 
 /** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure. */
 export function stashArtifact(stateDir: string, input: StashInput): StashResult {
   const stored = redactSecrets(input.text);
-  const hex = createHash("sha256").update(stored, "utf8").digest("hex");
-  const handle = formatHandle(hex);
+  const hex = sha256Of(stored);
   const blob = blobPath(stateDir, hex);
-  const metaFile = metaPath(stateDir, hex);
-  const createdAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const metaFields: ArtifactMeta["meta"] = {};
-  if (input.tool) metaFields.tool = redactSecrets(input.tool).slice(0, 200);
-  if (input.sessionKey) metaFields.sessionKey = redactSecrets(input.sessionKey).slice(0, 500);
-  if (input.toolCallId) metaFields.toolCallId = redactSecrets(input.toolCallId).slice(0, 200);
-
+  const fields: ArtifactMeta["meta"] = {};
+  for (const [k, max] of Object.entries(META_FIELDS) as Array<[keyof typeof META_FIELDS, number]>) {
+    const v = input[k];
+    if (v) fields[k] = redactSecrets(v).slice(0, max);
+  }
   let created = false;
-  let meta: ArtifactMeta | null = existsSync(blob) ? readMetaFile(metaFile) : null;
+  let meta = existsSync(blob) ? readMetaFile(metaPath(stateDir, hex)) : null;
   if (!meta) {
-    if (!existsSync(blob)) {
-      writeFileReplacing(blob, stored);
-      created = true;
-    }
-    meta = metaOf(hex, stored, createdAt, input.kind ?? "tool_output", Math.max(0, countMarkers(stored) - countMarkers(input.text)), metaFields);
-    writeFileReplacing(metaFile, `${JSON.stringify(meta)}\n`);
+    created = !existsSync(blob);
+    if (created) writeFileReplacing(blob, stored);
+    const redactions = Math.max(0, countMarkers(stored) - countMarkers(input.text));
+    meta = metaOf(hex, stored, isoSeconds(new Date()), input.kind ?? "tool_output", redactions, fields);
+    writeFileReplacing(metaPath(stateDir, hex), `${JSON.stringify(meta)}\n`);
   }
-  if (input.sessionKey) {
-    const refs = refsPath(stateDir, input.sessionKey);
-    // one line per handle (a re-judged aged output is not logged again), unless written anew
-    const known = referencedBy(refs);
-    if (created || !known.has(hex)) {
-      const line = `${new Date().toISOString()} ${hex}\n`;
-      if (refsBatch) {
-        let held = refsBatch.get(refs);
-        if (!held) refsBatch.set(refs, (held = []));
-        held.push({ line, hex });
-      } else {
-        ensureDir(path.dirname(refs));
-        appendRegularFileSync(refs, line, FILE_MODE);
-      }
-      known.add(hex);
-      refsCache().reweigh(refs);
-    }
+  if (input.sessionKey) logRef(refsPath(stateDir, input.sessionKey), hex, created);
+  const { bytes, createdAt, kind } = meta;
+  const receipt: StashReceipt = { schema: STASH_SCHEMA, handle: formatHandle(hex), sha256: hex, bytes, createdAt, kind, meta: meta.meta, created };
+  return { receipt, stored, meta };
+}
+
+/** One line per handle (a re-judged aged output is not logged again), unless written anew. */
+function logRef(refs: string, hex: string, created: boolean): void {
+  const known = referencedBy(refs);
+  if (!created && known.has(hex)) return;
+  const line = `${new Date().toISOString()} ${hex}\n`;
+  if (refsBatch) {
+    const held = refsBatch.get(refs);
+    if (held) held.push({ line, hex });
+    else refsBatch.set(refs, [{ line, hex }]);
+  } else {
+    ensureDirOf(refs);
+    appendRegularFileSync(refs, line, FILE_MODE);
   }
-  return {
-    receipt: { schema: STASH_SCHEMA, handle, sha256: hex, bytes: meta.bytes, createdAt: meta.createdAt, kind: meta.kind, meta: meta.meta, created },
-    stored,
-    meta,
-  };
+  known.add(hex);
+  refsCache().reweigh(refs);
 }
 
 type RefsBatch = Map<string, Array<{ line: string; hex: string }>>;
@@ -206,11 +187,10 @@ export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): 
     refsBatch = null;
     for (const [refs, held] of batch) {
       try {
-        ensureDir(path.dirname(refs));
+        ensureDirOf(refs);
         appendRegularFileSync(refs, held.map((h) => h.line).join(""), FILE_MODE);
       } catch (e) {
-        const known = refsCache().peek(refs);
-        for (const h of held) known?.delete(h.hex);
+        for (const h of held) refsCache().peek(refs)?.delete(h.hex);
         onError(e);
       }
     }
@@ -224,28 +204,24 @@ declare module "../../infra/process-services.js" {
 /** The handles each refs log names, read once, then kept up with this process's appends. */
 export const refsCache = (): BudgetCache<string, Set<string>> =>
   (fileStores().artifactRefs ??= new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
+
 function referencedBy(refs: string): Set<string> {
-  const cache = refsCache();
-  let known = cache.get(refs);
-  if (!known) {
-    known = new Set();
-    try {
-      for (const l of refLines(readRegularFileSync(refs))) known.add(l.hex);
-    } catch {
-      // no log yet
-    }
-    cache.set(refs, known);
+  let known = refsCache().get(refs);
+  if (known) return known;
+  known = new Set();
+  try {
+    for (const l of refLines(readRegularFileSync(refs))) known.add(l.hex);
+  } catch {
+    // no log yet
   }
+  refsCache().set(refs, known);
   return known;
 }
 
 /** A refs log's "<ISO time> <hex>" lines (`at`: NaN when the time does not parse); a torn line is skipped. */
 export function refLines(text: string): Array<{ at: number; hex: string }> {
   const out: Array<{ at: number; hex: string }> = [];
-  for (const line of text.split("\n")) {
-    const m = /^(\S+) ([0-9a-f]{64})$/.exec(line);
-    if (m) out.push({ at: Date.parse(m[1]!), hex: m[2]! });
-  }
+  for (const m of text.matchAll(/^(\S+) ([0-9a-f]{64})$/gm)) out.push({ at: Date.parse(m[1]!), hex: m[2]! });
   return out;
 }
 
@@ -265,10 +241,9 @@ export function readArtifact(stateDir: string, handle: string): string {
   try {
     text = readRegularFileSync(blobPath(stateDir, hex));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new ArtifactNotFoundError(handle);
-    throw e;
+    throw errorCode(e) === "ENOENT" ? new ArtifactNotFoundError(handle) : e;
   }
-  if (createHash("sha256").update(text, "utf8").digest("hex") !== hex) throw new ArtifactCorruptError(handle);
+  if (sha256Of(text) !== hex) throw new ArtifactCorruptError(handle);
   return text;
 }
 
@@ -279,8 +254,8 @@ export function readArtifactMeta(stateDir: string, handle: string): ArtifactMeta
   if (meta && meta.sha256 === hex) return meta;
   const text = readArtifact(stateDir, handle);
   // the blob was just read: only a gc racing us leaves no mtime (then the epoch)
-  const createdAt = (statSync(blobPath(stateDir, hex), { throwIfNoEntry: false })?.mtime ?? new Date(0)).toISOString();
-  return metaOf(hex, text, createdAt.replace(/\.\d{3}Z$/, "Z"), "unknown", 0, {});
+  const mtime = statSync(blobPath(stateDir, hex), { throwIfNoEntry: false })?.mtime ?? new Date(0);
+  return metaOf(hex, text, isoSeconds(mtime), "unknown", 0, {});
 }
 
 function metaOf(hex: string, text: string, createdAt: string, kind: string, redactions: number, meta: ArtifactMeta["meta"]): ArtifactMeta {
@@ -288,20 +263,11 @@ function metaOf(hex: string, text: string, createdAt: string, kind: string, reda
   return { schema: META_SCHEMA, sha256: hex, bytes, chars: text.length, lines: lineCount(text), createdAt, kind, contentType: sniffContentType(text), redactions, meta };
 }
 
-export function readdirOrEmpty(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return [];
-    throw e;
-  }
-}
-
 export function unlinkIfPresent(file: string): void {
   try {
     unlinkSync(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    if (errorCode(e) !== "ENOENT") throw e;
   }
 }
 
@@ -313,16 +279,20 @@ export function removeArtifact(stateDir: string, hex: string): void {
 /** Drops the lines naming `hexes` from every refs log, read afresh (a stash may have appended since). */
 export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
   if (hexes.size === 0) return;
-  for (const name of readdirOrEmpty(refsDir(stateDir))) {
-    if (!name.endsWith(".log")) continue;
+  let names: string[] = [];
+  try {
+    names = readdirSync(refsDir(stateDir));
+  } catch (e) {
+    if (errorCode(e) !== "ENOENT" && errorCode(e) !== "ENOTDIR") throw e;
+  }
+  for (const name of names.filter((n) => n.endsWith(".log"))) {
     const file = path.join(refsDir(stateDir), name);
-    let text: string;
+    let lines: string[];
     try {
-      text = readRegularFileSync(file);
+      lines = readRegularFileSync(file).split("\n").filter((l) => l !== "");
     } catch {
       continue;
     }
-    const lines = text.split("\n").filter((l) => l !== "");
     const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
     if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
   }
