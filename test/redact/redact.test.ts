@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SECRET_CLASSES } from "../../src/agents/text/redact-classes.js";
+import { SECRET_CLASSES } from "../../src/agents/text/redact-passes.js";
 import { redactSecrets } from "../../src/agents/text/redact.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 

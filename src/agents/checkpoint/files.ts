@@ -127,9 +127,9 @@ export async function deleteCheckpointFiles(files: readonly CheckpointFileEntry[
   return deleted;
 }
 
-/** Removes the temp files `names` (in `dir`) older than STALE_TEMP_MS. */
-export async function removeStaleTemps(dir: string, names: readonly string[], fs: FsOps): Promise<void> {
-  for (const name of names) {
+/** Removes the temp files `names` (in `dir`; by default all there) older than STALE_TEMP_MS. */
+export async function sweepStaleTempFiles(dir: string, fs: FsOps, names?: readonly string[]): Promise<void> {
+  for (const name of names ?? (await fs.readdir(dir).catch((): string[] => [])).filter((n) => TEMP_FILE_RE.test(n))) {
     const file = path.join(dir, name);
     try {
       const st = await fs.stat(file);
@@ -138,11 +138,6 @@ export async function removeStaleTemps(dir: string, names: readonly string[], fs
       // vanished or not ours to remove: leave it
     }
   }
-}
-
-export async function sweepStaleTempFiles(dir: string, fs: FsOps): Promise<void> {
-  const names = await fs.readdir(dir).catch((): string[] => []);
-  await removeStaleTemps(dir, names.filter((n) => TEMP_FILE_RE.test(n)), fs);
 }
 
 /** Returns the ids of the deleted checkpoints (numeric order). */

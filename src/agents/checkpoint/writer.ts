@@ -13,7 +13,7 @@ import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
-import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, removeStaleTemps, retentionOf } from "./files.js";
+import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, retentionOf, sweepStaleTempFiles } from "./files.js";
 import { scanSessionDir, type SessionDirScan } from "./files.js";
 import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
@@ -214,7 +214,7 @@ export class CheckpointWriter {
     const pruned: string[] = [];
     const old = scan.files.slice(0, Math.max(0, scan.files.length - keep));
     await deleteCheckpointFiles(old, fs, pruned).catch(warnOn(warnings, "retention failed"));
-    await removeStaleTemps(this.dir, scan.temps, fs);
+    await sweepStaleTempFiles(this.dir, fs, scan.temps);
     return pruned;
   }
 

@@ -2,7 +2,7 @@
  * Secrets inside escaped JSON (`\"key\": \"…\"` hides names, quotes, line ends): each decoded level is
  * redacted too, and each redacted span written back at its raw place; nothing else changes.
  */
-import { isMarker, MARKER_PREFIX, type Replacer } from "./redact-classes.js";
+import { isMarker, MARKER_PREFIX, type Replacer } from "./redact-passes.js";
 
 /** What one level of JSON string escaping writes. */
 const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;

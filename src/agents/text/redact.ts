@@ -4,25 +4,23 @@
  * output a fixpoint (no pattern matches a marker). docs/security.md says what is kept on purpose.
  */
 
-import { MARKER_PREFIX, marker, type Replacer } from "./redact-classes.js";
 import { escapedViewsPass } from "./escaped-views.js";
 import { secretRuleRanges } from "./secret-rules.js";
 import * as own from "./redact-passes.js";
+import { MARKER_PREFIX, marker, type Replacer } from "./redact-passes.js";
 
 // --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
 const redactByRuleSet: Replacer = (text) => {
-  const ranges = secretRuleRanges(text);
-  if (ranges.length === 0) return text;
   let out = "";
   let pos = 0;
-  for (const [a, b] of ranges) {
-    if (a < pos) continue;
+  // sorted, merged, never empty: no range found leaves pos at 0
+  for (const [a, b] of secretRuleRanges(text)) {
     const found = text.slice(a, b);
     // a range over one of our markers: already redacted
     out += text.slice(pos, a) + (found.includes(MARKER_PREFIX) ? found : marker("secretlint"));
     pos = b;
   }
-  return out + text.slice(pos);
+  return pos === 0 ? text : out + text.slice(pos);
 };
 
 // Order matters: specific classes first so the marker says what was found, and the
@@ -56,15 +54,13 @@ const MAX_ROUNDS = 4;
 
 /** Every recognised secret replaced by its marker; a match of MBs (RangeError in V8) is redacted in chunks. */
 export function redactSecrets(text: string): string {
-  if (typeof text !== "string" || text.length === 0) return typeof text === "string" ? text : "";
+  if (typeof text !== "string") return "";
   const memo = text.length <= MEMO_MAX_CHARS;
-  if (memo) {
-    const hit = recent.get(text);
-    if (hit !== undefined) return hit;
-  }
+  const hit = memo ? recent.get(text) : undefined;
+  if (hit !== undefined || text.length === 0) return hit ?? text;
   let out: string;
   try {
-    out = redactAll(text, RAW_PASSES, redactEscapedViews);
+    out = redactSecretsUncached(text);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     out = redactChunked(text);
@@ -103,7 +99,7 @@ function redactChunked(text: string): string {
       const c = text.charCodeAt(end - 1);
       if (c >= 0xd800 && c <= 0xdbff) end -= 1;
     }
-    out += redactAll(text.slice(start, end), RAW_PASSES, redactEscapedViews);
+    out += redactSecretsUncached(text.slice(start, end));
     start = end;
   }
   return out;
