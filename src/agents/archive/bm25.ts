@@ -106,7 +106,6 @@ export class Bm25 {
   private readonly docs: Array<Doc | null> = [];
   private readonly byId = new Map<string, number>();
   private avg = [0, 0, 0];
-  private count = 0;
   private charsHeld = 0;
   private newest = 0;
   /** dead entries left in the posting lists, and the sweep's place */
@@ -129,7 +128,7 @@ export class Bm25 {
   constructor(private readonly queries?: QueryTermsMemo) {}
 
   get size(): number {
-    return this.count;
+    return this.byId.size;
   }
 
   has(id: string): boolean {
@@ -145,7 +144,7 @@ export class Bm25 {
     if (this.byId.has(r.id)) return;
     const fields = [r.text, r.tool ?? "", indexedTarget(r)];
     const n = this.docs.length;
-    const prior = this.count;
+    const prior = this.byId.size;
     const terms: string[] = [];
     const lengths: number[] = [];
     const distinct = new Set<string>();
@@ -174,7 +173,6 @@ export class Bm25 {
     const n = this.docs.length;
     this.docs.push({ id: r.id, terms, lengths, chars });
     this.byId.set(r.id, n);
-    this.count++;
     this.charsHeld += chars;
     this.growDocs(n + 1);
     this.present[n] = 1;
@@ -197,7 +195,7 @@ export class Bm25 {
       const distinct = new Set<string>();
       let at = 0;
       for (let f = 0; f < FIELDS; f++) {
-        const c = this.count;
+        const c = this.byId.size + 1; // with the one being removed
         this.avg[f] = c === 1 ? 0 : (this.avg[f]! * c - doc.lengths[f]!) / (c - 1);
         for (const end = at + doc.lengths[f]!; at < end; at++) {
           const t = doc.terms[at]!;
@@ -206,7 +204,6 @@ export class Bm25 {
           this.dead++;
         }
       }
-      this.count--;
       this.charsHeld -= doc.chars;
       for (const t of distinct) {
         const v = (this.df.get(t) ?? 0) - 1;
@@ -251,10 +248,10 @@ export class Bm25 {
 
   /** The best `limit` documents for `query` (ties: the later document first), best first. */
   search(query: string, limit: number, opts: Bm25Options = {}): Bm25Hit[] {
-    if (this.count === 0) return [];
+    if (this.size === 0) return [];
     const { ids, read } = this.queries?.of(query) ?? { ids: identifierTerms(query), read: queryTerms(query, MAX_QUERY_READ) };
     const skip = opts.skipTerm;
-    const picked = pickSpecificTerms(read, ids, this.df, this.count);
+    const picked = pickSpecificTerms(read, ids, this.df, this.size);
     const terms = skip ? picked.filter((t) => !skip(t)) : picked;
     if (terms.length === 0) return [];
     this.grow();
@@ -269,7 +266,7 @@ export class Bm25 {
       const termBoost = ids.has(term) ? IDENTIFIER_BOOST : 1;
       for (let f = 0; f < FIELDS; f++) {
         const matching = p.live[f as 0 | 1 | 2];
-        idf[f] = Math.log(1 + (this.count - matching + 0.5) / (matching + 0.5));
+        idf[f] = Math.log(1 + (this.size - matching + 0.5) / (matching + 0.5));
         boost[f] = termBoost * FIELD_BOOST[f]!;
       }
       const inThis: number[] = [];

@@ -95,9 +95,7 @@ export function chunkText(text: string): string[] {
 /** Head and tail of a huge text, cut at whitespace: no secret is split past the redactor's recognition. */
 function scanWindow(text: string): string {
   if (text.length <= SCAN_MAX) return text;
-  let head = text.slice(0, SCAN_MAX / 2);
-  const h = head.search(/\s\S*$/);
-  head = h >= 0 ? head.slice(0, h) : "";
+  const head = dropCutToken(text.slice(0, SCAN_MAX / 2), 0);
   let tail = text.slice(text.length - SCAN_MAX / 2);
   const t = tail.search(/\s/);
   tail = t >= 0 ? tail.slice(t) : "";

@@ -257,17 +257,14 @@ export function archiveStats(records: Iterable<ArchiveRecord>, bytes: number, ba
   const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
   const sessions = new Set<string>();
   const compactions = new Set<string>();
-  let oldest: number | null = null;
-  let newest: number | null = null;
-  let segments = 0;
+  const times: number[] = [];
   for (const r of records) {
-    segments++;
     byRole[r.role]++;
     sessions.add(r.session);
     compactions.add(`${r.session}\0${r.compaction}`);
-    const t = r.t || r.at;
-    if (oldest === null || t < oldest) oldest = t;
-    if (newest === null || t > newest) newest = t;
+    times.push(r.t || r.at);
   }
-  return { segments, bytes, badLines, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
+  const oldest = times.length > 0 ? times.reduce((a, b) => Math.min(a, b)) : null;
+  const newest = times.length > 0 ? times.reduce((a, b) => Math.max(a, b)) : null;
+  return { segments: times.length, bytes, badLines, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
 }
