@@ -43,7 +43,6 @@ function textChars(content: unknown): number {
 }
 
 type CallBlock = { type: "toolCall"; id: string; name?: unknown; arguments?: unknown };
-const isCall = (b: unknown): b is CallBlock => (b as CallBlock | null)?.type === "toolCall" && typeof (b as CallBlock).id === "string";
 
 interface Swap {
   index: number;
@@ -89,10 +88,6 @@ class Track<P, A> {
     const aged = make(pending);
     this.aged.set(id, aged);
     return aged;
-  }
-
-  approxBytes(): number {
-    return (this.pending.size + this.aged.size) * 800 + this.checked.size * 64;
   }
 }
 
@@ -180,7 +175,9 @@ export class AgedOffload {
 
   /** Rough bytes held, for the process cache's budget. */
   approxBytes(): number {
-    return 4_096 + this.results.approxBytes() + this.calls.approxBytes() + (this.last?.swaps.length ?? 0) * 64;
+    const [r, c] = [this.results, this.calls];
+    const held = r.pending.size + r.aged.size + c.pending.size + c.aged.size;
+    return 4_096 + held * 800 + (r.checked.size + c.checked.size) * 64 + (this.last?.swaps.length ?? 0) * 64;
   }
 
   /** The messages with aged ones swapped (the same array when none); `gate`: the prompt-cache policy. */
@@ -214,7 +211,8 @@ export class AgedOffload {
   private stillInPlace(messages: AgentMessage[], last: LastPass): boolean {
     const tail = messages[last.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
     if (!tail || tail.role !== last.tailRole || tail.timestamp !== last.tailTime) return false;
-    return last.swaps.every((s) => idAt(messages[s.index]) === s.id);
+    for (const s of last.swaps) if (idAt(messages[s.index]) !== s.id) return false;
+    return true;
   }
 
   /**
@@ -240,8 +238,8 @@ export class AgedOffload {
       const m = messages[i] as { role?: string; toolCallId?: unknown; toolName?: unknown; isError?: unknown; content?: unknown };
       if (m.role === "assistant" && i < boundary && this.settings.ageToolArgs && Array.isArray(m.content)) {
         let pending = 0;
-        for (const b of m.content) {
-          if (!isCall(b) || this.calls.aged.has(b.id)) continue;
+        for (const b of m.content as CallBlock[]) {
+          if (b?.type !== "toolCall" || typeof b.id !== "string" || this.calls.aged.has(b.id)) continue;
           if (this.calls.pending.has(b.id)) {
             pending++;
             if (gate) for (const a of longArgs(b.arguments)) savedChars += a.text.length;
@@ -250,14 +248,18 @@ export class AgedOffload {
             (unjudged ??= new Map()).set(b.id, { toolName, toolCallId: b.id, input: b.arguments, at: i });
           }
         }
+        const blocks = pending > 0 ? null : this.agedCallBlocks(m.content, false);
         if (pending > 0) fresh.push({ index: i, id: null });
-        else swapCalls(i, false);
+        else if (blocks) swap(i, idAt(messages[i])!, blocks);
         continue;
       }
       if (m.role !== "toolResult" || typeof m.toolCallId !== "string") continue;
       const id = m.toolCallId;
       const call = unjudged?.get(id);
-      if (call && this.calls.claim(id) && m.isError !== true) this.enqueue(this.queue.calls, call);
+      if (call && this.calls.claim(id) && m.isError !== true) {
+        this.queue.calls.push(call);
+        this.schedule();
+      }
       const aged = this.results.aged.get(id);
       const pending = aged || i >= boundary ? undefined : this.results.pending.get(id);
       if (aged) swap(i, id, aged);
@@ -265,7 +267,8 @@ export class AgedOffload {
         fresh.push({ index: i, id });
         if (gate) savedChars += Math.max(0, textChars(m.content) - textChars(pending));
       } else if (i < boundary && this.results.claim(id)) {
-        this.enqueue(this.queue.results, { toolName: m.toolName as string, toolCallId: id, content: m.content, isError: m.isError === true, at: i });
+        this.queue.results.push({ toolName: m.toolName as string, toolCallId: id, content: m.content, isError: m.isError === true, at: i });
+        this.schedule();
       }
     }
     let judgedUpTo = boundary;
@@ -287,20 +290,14 @@ export class AgedOffload {
   private agedCallBlocks(content: unknown[], ageNew: boolean): unknown[] | null {
     let blocks: unknown[] | null = null;
     for (let j = 0; j < content.length; j++) {
-      const b = content[j];
-      if (!isCall(b)) continue;
+      const b = content[j] as CallBlock | undefined;
+      if (b?.type !== "toolCall" || typeof b.id !== "string") continue;
       const args = ageNew ? this.calls.age(b.id, (handle) => withAgedArgs(b.arguments, handle)) : this.calls.aged.get(b.id);
       if (args === undefined) continue;
       blocks ??= content.slice();
       blocks[j] = { ...b, arguments: args };
     }
     return blocks;
-  }
-
-  /** A result or a call never seen at tool_result time: judged once, after this request is on its way. */
-  private enqueue<T>(queue: T[], item: T): void {
-    queue.push(item);
-    this.schedule();
   }
 
   /** Resumed session start: judge and stash old results now; nothing swapped (it would rewrite a cached prompt). */
