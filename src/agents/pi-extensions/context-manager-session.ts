@@ -81,7 +81,8 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
     if (!runtime || !runtime.config.enabled) return null;
     // a runtime set with a key that is not one: no engine, one line (the constructor would throw)
     if (hostSessionKey(runtime.sessionKey) === null) {
-      if (!badKeyLogged.has(runtime)) warnSafely(runtime.logger, `[context-manager] off for this session: the session key is ${describeBadKey(runtime.sessionKey)}, not a string`);
+      const bad = `the session key is ${describeBadKey(runtime.sessionKey)}, not a string`;
+      if (!badKeyLogged.has(runtime)) warnSafely(runtime.logger, `[context-manager] off for this session: ${bad}`);
       badKeyLogged.add(runtime);
       return null;
     }
