@@ -164,7 +164,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   async compact(params: CompactParams): Promise<CompactResult> {
     // no parameters to act on: the host's runtime gets the call as it would without us
     if (!this.opts.config.enabled || typeof params !== "object" || params === null) return this.opts.delegateCompaction(params);
-    return compactSession(this.opts, params, () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget), this.cwdOf(params));
+    const slot = () => this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
+    return compactSession(this.opts, params, slot, this.cwdOf(params));
   }
 
   async dispose(): Promise<void> {

@@ -96,7 +96,12 @@ export interface CompactionOptions extends SlotOptions {
  * compact(): "checkpoint" mode compacts the last history itself; otherwise (or without a whole
  * history or a checkpoint) the compaction checkpoint, then the runtime's compaction with our fallback.
  */
-export async function compactSession(opts: CompactionOptions, params: CompactParams, slotOf: () => Promise<SessionSlot>, cwd: string): Promise<CompactResult> {
+export async function compactSession(
+  opts: CompactionOptions,
+  params: CompactParams,
+  slotOf: () => Promise<SessionSlot>,
+  cwd: string,
+): Promise<CompactResult> {
   let slot: SessionSlot | null = null;
   try {
     slot = await slotOf();
@@ -176,7 +181,12 @@ function safeJson(m: unknown): string {
 }
 
 /** "host" mode: the runtime's compaction within the deadline, else (or on failure) the plugin's own. */
-async function delegateWithFallback(opts: CompactionOptions, params: CompactParams, slot: SessionSlot | null, cwd: string): Promise<CompactResult> {
+async function delegateWithFallback(
+  opts: CompactionOptions,
+  params: CompactParams,
+  slot: SessionSlot | null,
+  cwd: string,
+): Promise<CompactResult> {
   const ms = opts.config.compactionDeadlineMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));

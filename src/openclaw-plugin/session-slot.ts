@@ -176,7 +176,8 @@ export class SessionSlot {
   /** The restore block a request sends (owed after a compaction, or a new session's resume), and whether it changed. */
   async restoreForRequest(sessionId: string, visible: readonly AgentMessage[]): Promise<{ block: string | null; changed: boolean }> {
     // owed to this session (or the successor it became), not to a new session on the key
-    if (this.data.restoreFor.includes(sessionId) && !this.pendingRestore) this.pendingRestore = await this.restoreBlock(sessionId, "post-compaction");
+    const owed = this.data.restoreFor.includes(sessionId) && !this.pendingRestore;
+    if (owed) this.pendingRestore = await this.restoreBlock(sessionId, "post-compaction");
     if (!this.resumeChecked) {
       this.resumeChecked = true;
       // a new session: no reply and no compaction summary in its history yet
@@ -259,7 +260,7 @@ export class SessionSlot {
     await this.persist();
   }
 
-  /** compact() ran and the runtime compacted: counted; the next turn restores the last of `restoreFor` (the rotated id). */
+  /** compact() ran and the runtime compacted: counted; the next turn restores `restoreFor`'s last (the rotated id). */
   async afterDelegatedCompaction(restoreFor: string[]): Promise<void> {
     this.countCompaction(restoreFor, true);
     await this.persist();

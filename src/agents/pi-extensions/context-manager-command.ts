@@ -115,9 +115,9 @@ function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManage
   return { ...latest, unaged: [...latest.unaged, ...after], sent: [...latest.sent, ...after], final: [...latest.final, ...after] };
 }
 
-/** A due restore (standalone pi): its kind, and the compaction entry id or "resume" (one attempt per key and process). */
 export interface DueRestore {
   kind: RestoreKind;
+  /** the compaction entry id, or "resume": one attempt per key and process */
   key: string;
 }
 

@@ -30,6 +30,7 @@ declare module "../../infra/process-services.js" {
 }
 
 const registry = (): WeakMap<object, ManagerSlot> => (processServices().piManagerSlots ??= new WeakMap());
+const badKeyLogged = new WeakSet<object>();
 
 function slotOf(sessionManager: object): ManagerSlot {
   let slot = registry().get(sessionManager);
@@ -80,13 +81,14 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
     if (!runtime || !runtime.config.enabled) return null;
     // a runtime set with a key that is not one: no engine, one line (the constructor would throw)
     if (hostSessionKey(runtime.sessionKey) === null) {
-      logBadRuntimeKey(runtime);
+      const bad = `the session key is ${describeBadKey(runtime.sessionKey)}, not a string`;
+      if (!badKeyLogged.has(runtime)) warnSafely(runtime.logger, `[context-manager] off for this session: ${bad}`);
+      badKeyLogged.add(runtime);
       return null;
     }
     enableDebugFromConfig(runtime.config.debug);
     session = Promise.resolve().then(() => {
-      let compactionsSoFar = 0;
-      for (const e of view.sessionManager.getEntries()) if (e.type === "compaction") compactionsSoFar++;
+      const compactionsSoFar = view.sessionManager.getEntries().filter((e) => e.type === "compaction").length;
       const window = runtime.contextWindowTokens || view.contextWindow();
       const engine = new ContextManagerEngine(
         { ...runtime, contextWindowTokens: window },
@@ -104,27 +106,21 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
   return session;
 }
 
-const badKeyLogged = new WeakSet<object>();
-function logBadRuntimeKey(runtime: ContextManagerRuntimeValue): void {
-  if (badKeyLogged.has(runtime)) return;
-  badKeyLogged.add(runtime);
-  const bad = describeBadKey(runtime.sessionKey);
-  warnSafely(runtime.logger, `[context-manager] off for this session: the session key is ${bad}, not a string`);
-}
-
 type LiveCtx = Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">;
 
 /** sessionForView for a LIVE ctx (OpenClaw's safeguard hook calls this inside its event). */
 export function sessionFor(ctx: LiveCtx, fallback?: () => ContextManagerRuntimeValue | undefined): Promise<SessionApi | null> {
-  return sessionForView({ sessionManager: ctx.sessionManager, cwd: cwdOf(ctx), contextWindow: () => ctx.getContextUsage()?.contextWindow ?? 0 }, fallback);
+  const cwd = safely("ctx.cwd", () => (typeof ctx.cwd === "string" ? ctx.cwd : null)) ?? null;
+  return sessionForView({ sessionManager: ctx.sessionManager, cwd, contextWindow: () => ctx.getContextUsage()?.contextWindow ?? 0 }, fallback);
 }
 
-/** ctx.cwd, read while the event's ctx is live (a stale ctx throws) */
-function cwdOf(ctx: Pick<ExtensionContext, "cwd">): string | null {
+/** What `read` returns from pi's ctx, undefined when it throws (a stale ctx; the debug switch shows it). */
+function safely<T>(what: string, read: () => T): T | undefined {
   try {
-    return typeof ctx.cwd === "string" ? ctx.cwd : null;
-  } catch {
-    return null;
+    return read();
+  } catch (e) {
+    debugLog(what, e);
+    return undefined;
   }
 }
 
@@ -147,12 +143,7 @@ export class SessionCapture {
     try {
       const sessionManager = ctx.sessionManager;
       const cwd = ctx.cwd;
-      let contextWindow = 0;
-      try {
-        contextWindow = ctx.model?.contextWindow ?? 0;
-      } catch {
-        contextWindow = this.last?.contextWindow ?? 0;
-      }
+      const contextWindow = safely("ctx.model", () => ctx.model?.contextWindow ?? 0) ?? this.last?.contextWindow ?? 0;
       this.last = { sessionManager, cwd, contextWindow };
       return this.last;
     } catch (e) {
@@ -169,23 +160,13 @@ export class SessionCapture {
 const PI_DEFAULT_RESERVE_TOKENS = 16_384;
 
 export function piRequestHost(pi: ExtensionAPI, ctx: ExtensionContext, cwd: string | null, contextWindow: () => number): RequestHost {
-  let systemPrompt: string | null = null;
-  try {
-    systemPrompt = ctx.getSystemPrompt();
-  } catch (e) {
-    debugLog("getSystemPrompt", e);
-  }
   return {
-    systemPrompt,
-    tools: () => {
-      try {
+    systemPrompt: safely("getSystemPrompt", () => ctx.getSystemPrompt()) ?? null,
+    tools: () =>
+      safely("getAllTools", () => {
         const active = new Set(pi.getActiveTools());
         return pi.getAllTools().filter((t) => active.has(t.name));
-      } catch (e) {
-        debugLog("getAllTools", e);
-        return null;
-      }
-    },
+      }) ?? null,
     compactionAt: () => {
       const window = contextWindow();
       if (!cwd || window <= 0) return null;
@@ -196,21 +177,15 @@ export function piRequestHost(pi: ExtensionAPI, ctx: ExtensionContext, cwd: stri
 }
 
 /** pi's context usage; undefined when unknown or the ctx is stale. */
-export function safeUsage(ctx: ExtensionContext) {
-  try {
-    return ctx.getContextUsage();
-  } catch (e) {
-    debugLog("getContextUsage", e);
-    return undefined;
-  }
-}
+export const safeUsage = (ctx: ExtensionContext) => safely("getContextUsage", () => ctx.getContextUsage());
 
-/** The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the TTL). */
+/**
+ * The model pi sends the request to, for the prompt-cache rules (pi-ai reads PI_CACHE_RETENTION for the
+ * TTL); undefined for a stale ctx: the rules fall back to the config's choice.
+ */
 export function piModelOf(ctx: ExtensionContext): HostModel | undefined {
-  try {
+  return safely("ctx.model", () => {
     const m = ctx.model;
     return { provider: m?.provider ?? null, api: m?.api ?? null, id: m?.id ?? null, retention: process.env.PI_CACHE_RETENTION ?? null };
-  } catch {
-    return undefined; // a stale ctx: the rules fall back to the config's choice
-  }
+  });
 }

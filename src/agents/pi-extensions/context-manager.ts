@@ -88,12 +88,15 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
 
     // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
     const on = ((event: string, handler: (e: unknown, ctx: ExtensionContext) => Promise<unknown>) => {
-      const guarded = async (e: unknown, ctx: ExtensionContext) => handler(e, ctx).catch((err) => debugLog(`${event} handler`, err));
+      const guarded = async (e: unknown, ctx: ExtensionContext) =>
+        handler(e, ctx).catch((err) => debugLog(`${event} handler`, err));
       pi.on(event as "context", guarded as never);
     }) as ExtensionAPI["on"];
-    const notActive = "The context manager is not active in this session.";
+    const off = "The context manager is not active in this session.";
 
-    on("session_start", async (_event, ctx) => (await get(ctx, "session_start"))?.startRun(ctx.sessionManager.getBranch()));
+    on("session_start", async (_event, ctx) => {
+      (await get(ctx, "session_start"))?.startRun(ctx.sessionManager.getBranch());
+    });
     on("context", async (event, ctx) => {
       const session = await get(ctx, "context");
       if (!session) return undefined;
@@ -114,15 +117,20 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     // tools are registered before any event: standalone reads pi's settings for the process's cwd
     const toolConfig = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null);
     if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
-      const stateDir = async (ctx: unknown) => (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null;
+      const stateDir = async (ctx: unknown) =>
+        (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null;
       pi.registerTool(createArtifactFetchTool({ stateDir }));
     }
     if (opts.noteTool ?? toolConfig?.noteTool) {
-      pi.registerTool(createContextNoteTool(async (kind, text, ctx) => (await get(ctx, "context_note"))?.note(kind, text) ?? notActive));
+      pi.registerTool(
+        createContextNoteTool(async (kind, text, ctx) => (await get(ctx, "context_note"))?.note(kind, text) ?? off),
+      );
     }
     const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
     if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
-      pi.registerTool(createContextSearchTool(async (params, ctx) => (await get(ctx, "context_search"))?.search(params) ?? notActive));
+      pi.registerTool(
+        createContextSearchTool(async (params, ctx) => (await get(ctx, "context_search"))?.search(params) ?? off),
+      );
       // context_search joins the run once the archive holds something, before pi snapshots the tools
       on("before_agent_start", async (event, ctx) => {
         const session = await get(ctx, "before_agent_start");
@@ -131,7 +139,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     }
 
     // The end of an agent run (and of a session) makes captured state durable.
-    on("agent_end", async (event, ctx) => (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []));
+    on("agent_end", async (event, ctx) => {
+      await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
+    });
     on("session_shutdown", async (_event, ctx) => {
       await (await get(ctx, "session_shutdown"))?.flush();
       await backgroundWritesSettled(); // a "checkpoint" compaction's span and knowledge records
