@@ -14,7 +14,7 @@ import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/thread-data.js";
 import { applyOwnCompaction, compactRoute, delegateWithFallback, ownCompactionView } from "./own-compaction.js";
-import { isCheckpointCompactionDetails } from "../agents/engine/checkpoint-compaction.js";
+import { isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
 import { addCommitted, hasCommitted } from "./session-file.js";
 import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 import type {

@@ -8,7 +8,7 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";

@@ -4,7 +4,7 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { EngineCore } from "./engine-core.js";
 import type { AppendResult } from "../archive/tail-append.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
@@ -27,7 +27,7 @@ function refOf(at: ArchiveLocation) {
 }
 
 /** The span archived once `after` settled, after earlier spans (search and recall wait for it). Never rejects. */
-export function archiveCompactedSpanAfter(engine: ContextManagerEngine, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
+export function archiveCompactedSpanAfter(engine: EngineCore, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
   const at = engine.runtime;
   const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
   const before = lasting.spanArchive;
@@ -60,7 +60,7 @@ export async function backgroundWritesSettled(): Promise<void> {
 }
 
 /** Archives `messages` (deduplicated); null when off or failed. A compaction's also warms the archive for recall. */
-export async function archiveMessages(engine: ContextManagerEngine, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
+export async function archiveMessages(engine: EngineCore, messages: readonly AgentMessage[], opts: { compaction?: boolean } = {}): Promise<AppendResult | null> {
   if (!engine.runtime.config.archive) return null;
   const log = logOf(engine.runtime);
   try {
@@ -115,7 +115,7 @@ const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL
  * latest user message (replacing an earlier one); null when nothing changes. Searched again only
  * when the query, the cap or the archive changed; a cold archive loads while this request goes without.
  */
-export async function withAutoRecall(engine: ContextManagerEngine, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<{ messages: AgentMessage[]; tokens: number } | null> {
+export async function withAutoRecall(engine: EngineCore, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<{ messages: AgentMessage[]; tokens: number } | null> {
   const cfg = engine.runtime.config;
   // off: no block was ever injected, so none to remove
   if (!cfg.archive || !cfg.autoRecall) return null;

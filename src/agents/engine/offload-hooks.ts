@@ -2,7 +2,7 @@
  * Offload as the engine uses it: the tool_result patch, each request's aged swap, a resumed
  * session's warm start. A failure keeps the original and is logged once (engine.log).
  */
-import type { ContextManagerEngine } from "./context-manager-engine.js";
+import type { EngineCore } from "./engine-core.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
@@ -11,7 +11,7 @@ import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
 import type { AgedMemory } from "./session.js";
 
 /** The key's aged-offload memory (its Session): one per engine would flip-flop the prompt and break the cache. */
-function agedFor(engine: ContextManagerEngine): AgedMemory {
+function agedFor(engine: EngineCore): AgedMemory {
   const { stateDir } = engine.runtime;
   applyCacheBudget(engine.runtime.config);
   const m = sessionAt(stateDir, engine.sessionKey).agedOffload(offloadSettings(engine.runtime.config));
@@ -26,7 +26,7 @@ function agedFor(engine: ContextManagerEngine): AgedMemory {
  * Aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload); a memory that never
  * saw the history is warmed first. `gate`, `ageTurns`: the prompt-cache policy's (cache/swap-policy.ts).
  */
-export function agedMessages(messages: AgentMessage[], engine: ContextManagerEngine, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
+export function agedMessages(messages: AgentMessage[], engine: EngineCore, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
   if (!engine.runtime.config.offload) return messages;
   try {
     const aged = agedFor(engine);
@@ -42,7 +42,7 @@ export function agedMessages(messages: AgentMessage[], engine: ContextManagerEng
 }
 
 /** A resumed session's start: the old results judged off the request path, so its first request goes out aged. */
-export function warmAgedOffload(engine: ContextManagerEngine, entries: readonly unknown[]): void {
+export function warmAgedOffload(engine: EngineCore, entries: readonly unknown[]): void {
   if (!engine.runtime.config.offload || entries.length === 0) return;
   try {
     const aged = agedFor(engine);
@@ -66,7 +66,7 @@ function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */
 export function offloadPatch(
   event: ToolResultLike & { input?: unknown },
-  engine: ContextManagerEngine,
+  engine: EngineCore,
 ): { content: Array<{ type: "text"; text: string }> } | undefined {
   if (!engine.runtime.config.offload) return undefined;
   try {

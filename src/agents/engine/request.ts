@@ -20,8 +20,7 @@ import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { archiveMessages, withAutoRecall } from "./archive-hooks.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
-import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { ContextDecision } from "./engine-state.js";
+import type { ContextDecision, EngineCore } from "./engine-core.js";
 import { agedMessages } from "./offload-hooks.js";
 import type { RequestHost } from "./request-log.js";
 import { reserveTokensOf } from "./runtime.js";
@@ -47,7 +46,7 @@ export interface PreparedRequest {
   pendingTokens: number;
 }
 
-export async function prepareRequest(engine: ContextManagerEngine, request: ModelRequest): Promise<PreparedRequest> {
+export async function prepareRequest(engine: EngineCore, request: ModelRequest): Promise<PreparedRequest> {
   const pending = request.pendingPrompt;
   const pendingTokens = promptTokens(pending);
   // the prompt-cache policy (null: no cache, the steps run as they always did)
@@ -141,7 +140,7 @@ interface RequestCache {
 }
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
-function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
+function beginRequestCache(engine: EngineCore, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
@@ -187,7 +186,7 @@ export function requestTime(messages: readonly AgentMessage[], fallback: number)
 // --- smart trim (docs/archive.md#smart-trim): what it trims is archived off the request path
 
 /** The session key's SmartTrim (session.ts). */
-function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
+function smartTrimFor(engine: EngineCore): SmartTrim {
   applyCacheBudget(engine.runtime.config); // the caches' budgets: set there, once per configuration
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).smartTrim();
 }
@@ -200,7 +199,7 @@ function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
 /** safeLimit = window - reserve (runtime.ts reserveTokensOf) - recall cap (0: no window known, no trimming). */
-function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
+function safeLimitOf(engine: EngineCore, contextWindow: number): number {
   const cfg = engine.runtime.config;
   const window = contextWindow || engine.runtime.contextWindowTokens;
   if (!(window > 0)) return 0;
@@ -208,7 +207,7 @@ function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): numbe
 }
 
 /** The reading above which a request trims because its cache is cold (cache/swap-policy.ts); null: not cold. */
-function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined): number | null {
+function coldCutAbove(engine: EngineCore, contextWindow: number, cold: ColdReason | null | undefined): number | null {
   if (!coldForTrim(cold ?? null)) return null;
   const safeLimit = safeLimitOf(engine, contextWindow);
   return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
@@ -227,7 +226,7 @@ export interface RunStart {
  * Not in a first run below the low mark (`pi -p` mostly never trims and would pay the definition); without
  * a cache, from the start.
  */
-export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
+export function trimAhead(engine: EngineCore, ahead: RunStart): boolean {
   try {
     const cfg = engine.runtime.config;
     const window = engine.runtime.contextWindowTokens;
@@ -248,14 +247,14 @@ export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolea
 }
 
 /** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
-function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: number | null): boolean {
+function trimRuns(engine: EngineCore, tokens: number, coldAbove: number | null): boolean {
   if (engine.runtime.config.smartTrim) return true;
   if (coldAbove !== null && tokens > coldAbove) return true;
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
 }
 
 /** When the key's SmartTrim would read a long history for the first time: reading it in slices that yield. */
-function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
+function smartTrimCatchUp(engine: EngineCore, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
   try {
     if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache?.cold))) return null;
     const t = smartTrimFor(engine);
@@ -271,7 +270,7 @@ function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[]
  * cache (cache/swap-policy.ts) a cold request trims even with smart trim off, a warm batch only when it pays.
  */
 export function withSmartTrim(
-  engine: ContextManagerEngine,
+  engine: EngineCore,
   messages: AgentMessage[],
   tokens: number,
   contextWindow: number,

@@ -5,7 +5,7 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
-import type { SessionApi } from "../engine/session-api.js";
+import type { ContextManagerEngine as SessionApi } from "../engine/context-manager-engine.js";
 import type { CapturedSession, ReadonlySessionManager } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { restoreDue } from "./context-manager-restore-due.js";

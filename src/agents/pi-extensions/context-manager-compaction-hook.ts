@@ -2,8 +2,8 @@
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { sessionFor } from "./context-manager-session.js";
-import { compactionWithoutPreparation } from "../engine/compaction-input.js";
-import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
+import { compactionWithoutPreparation } from "../engine/compaction.js";
+import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
 
 export async function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
   try {

@@ -5,7 +5,7 @@
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { RestoreKind } from "../engine/restore-block.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { isCheckpointCompactionDetails } from "../engine/checkpoint-compaction.js";
+import { isCheckpointCompactionDetails } from "../engine/compaction.js";
 
 export interface DueRestore {
   kind: RestoreKind;
