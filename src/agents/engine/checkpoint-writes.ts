@@ -16,7 +16,7 @@ import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { branchMessagesOf, type CompactionInput, recordCompactionOutcome } from "./compaction.js";
 import { sessionAt } from "./cache-budget.js";
-import { scheduleKnowledge } from "./knowledge-hooks.js";
+import { scheduleKnowledge } from "./archive-hooks.js";
 import type { EngineCore } from "./engine-core.js";
 
 /** What a compaction checkpoint adds to the state's draft. */

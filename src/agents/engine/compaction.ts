@@ -93,7 +93,12 @@ export function recordCompactionOutcome(
 }
 
 /** The outcome of this session's latest compaction hook, when it ran at or after `since`. */
-export function compactionOutcomeSince(stateDir: string, storedSessionKey: string, sessionId: string | null, since: number): CompactionOutcome | null {
+export function compactionOutcomeSince(
+  stateDir: string,
+  storedSessionKey: string,
+  sessionId: string | null,
+  since: number,
+): CompactionOutcome | null {
   const o = heldOutcomes(stateDir, storedSessionKey)?.get(sessionId ?? "");
   return o && o.at >= since ? o : null;
 }
@@ -142,11 +147,21 @@ export function compactionFromCheckpoint(session: CompactingSession, checkpoint:
     const p = event.preparation;
     const rendered = session.compactionSummary(checkpoint, p.previousSummary ?? null);
     if (!rendered.text) return null;
-    const { files_read, files_modified } = checkpoint.resources;
-    const compactionMs = Math.round((performance.now() - startedAt) * 100) / 100;
-    const contextManager = { checkpointId: checkpoint.meta.checkpoint_id, summaryTokens: rendered.tokens, foldedTurns: rendered.foldedTurns, compactionMs };
-    const details = { readFiles: [...files_read], modifiedFiles: [...files_modified], contextManager };
-    return { summary: rendered.text, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details };
+    return {
+      summary: rendered.text,
+      firstKeptEntryId: p.firstKeptEntryId,
+      tokensBefore: p.tokensBefore,
+      details: {
+        readFiles: [...checkpoint.resources.files_read],
+        modifiedFiles: [...checkpoint.resources.files_modified],
+        contextManager: {
+          checkpointId: checkpoint.meta.checkpoint_id,
+          summaryTokens: rendered.tokens,
+          foldedTurns: rendered.foldedTurns,
+          compactionMs: Math.round((performance.now() - startedAt) * 100) / 100,
+        },
+      },
+    };
   } catch {
     return null;
   }

@@ -29,8 +29,8 @@ import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog, type RequestRecord } from "./request-log.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest, type RunStart, trimAhead } from "./request.js";
+import { offloadPatch, warmAgedOffload } from "./request.js";
 import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
-import { offloadPatch, warmAgedOffload } from "./offload-hooks.js";
 import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
@@ -154,7 +154,8 @@ export class ContextManagerEngine implements EngineCore {
   /** Bundles previous sessions' state (retried until it succeeds); returns the state files it read, if any. */
   async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
     const { stateDir, config, fs } = this.runtime;
-    const r = await recoverPreviousSessions({ latest, stateDir, sessionKey: this.sessionKey, sessionId: this.identity.sessionId, config, fs, logger: this.sessionLog.stateSink });
+    const ids = { sessionKey: this.sessionKey, sessionId: this.identity.sessionId };
+    const r = await recoverPreviousSessions({ latest, stateDir, ...ids, config, fs, logger: this.sessionLog.stateSink });
     this.recoveryDue = r.failed > 0;
     return r.stateFiles;
   }
@@ -304,7 +305,8 @@ export class ContextManagerEngine implements EngineCore {
     const window = runtime.contextWindowTokens || (latest?.contextWindow ?? 0);
     const settings = { contextWindow: window, checkpointThreshold: runtime.config.checkpointThreshold };
     const breakdown = latest ? requests.breakdown(settings, next ? next(latest) : latest) : undefined;
-    return { runtime, sessionKey: this.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse: this.cacheReuse() };
+    const reuse = this.cacheReuse();
+    return { runtime, sessionKey: this.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse };
   }
 
   // --- tools
@@ -390,6 +392,7 @@ export class ContextManagerEngine implements EngineCore {
   restoreOwed(kind: RestoreKind, sessionIds?: () => ReadonlyArray<string | null>): Promise<RestoreBlock | null> {
     const { sessionKey, stateDir, config, logger } = this.runtime;
     const ids = sessionIds ?? [this.identity.sessionId];
-    return owedRestoreBlock({ kind, sessionKey, sessionIds: ids, stateDir, config, logger, bundlePrevious: () => this.ready() });
+    const bundlePrevious = () => this.ready();
+    return owedRestoreBlock({ kind, sessionKey, sessionIds: ids, stateDir, config, logger, bundlePrevious });
   }
 }
