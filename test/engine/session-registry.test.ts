@@ -37,20 +37,20 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     removeDirs(dirs);
   });
 
-  it("a new engine of the key finds the key's Session: its SmartTrim and aged-output memory", async () => {
+  it("a new engine of the key finds the key's Session: its SmartTrim and aged-output memory", () => {
     const stateDir = tempDir("cm-session-");
     dirs.push(stateDir);
     const key = "agent:main:test:direct:s1";
     const first = makeEngine({ stateDir, sessionKey: key, window: WINDOW, config: CONFIG }).engine;
     const h = history("one");
-    expect((await withSmartTrim(first, structuredClone(h), tokensOf(h), WINDOW))?.newlyTrimmed.length ?? 0).toBeGreaterThan(0);
+    expect(withSmartTrim(first, structuredClone(h), tokensOf(h), WINDOW)?.newlyTrimmed.length ?? 0).toBeGreaterThan(0);
     agedMessages(structuredClone(h), first);
     const session = heldSession(`${stateDir}\u0000${first.sessionKey}`)!;
     const trim = session.heldTrim;
     expect(trim).not.toBeNull();
     const next = makeEngine({ stateDir, sessionKey: key, window: WINDOW, config: CONFIG }).engine;
     expect(sessionAt(stateDir, next.sessionKey)).toBe(session);
-    await withSmartTrim(next, structuredClone(h), tokensOf(h), WINDOW);
+    withSmartTrim(next, structuredClone(h), tokensOf(h), WINDOW);
     expect(session.heldTrim).toBe(trim);
     // the aged-output memory the request used (warmed on it), kept with the key
     const settings = offloadSettings(next.runtime.config);
@@ -68,14 +68,14 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     const ids = { a: `${stateDir}\u0000${engineOf("a").sessionKey}`, b: `${stateDir}\u0000${engineOf("b").sessionKey}` };
     const idOf = (k: "a" | "b") => ids[k];
     const a = history("a");
-    const r1 = (await withSmartTrim(engineOf("a"), structuredClone(a), tokensOf(a), WINDOW))!;
+    const r1 = withSmartTrim(engineOf("a"), structuredClone(a), tokensOf(a), WINDOW)!;
     expect(r1.newlyTrimmed.length).toBeGreaterThan(0);
     const b = history("b");
-    await withSmartTrim(engineOf("b"), structuredClone(b), tokensOf(b), WINDOW);
+    withSmartTrim(engineOf("b"), structuredClone(b), tokensOf(b), WINDOW);
     await new Promise<void>((resolve) => setImmediate(resolve)); // the relevance indexes fill off the request path
     // the same requests again: weighed with their indexes, b the most recent
-    await withSmartTrim(engineOf("a"), structuredClone(a), tokensOf(a), WINDOW);
-    await withSmartTrim(engineOf("b"), structuredClone(b), tokensOf(b), WINDOW);
+    withSmartTrim(engineOf("a"), structuredClone(a), tokensOf(a), WINDOW);
+    withSmartTrim(engineOf("b"), structuredClone(b), tokensOf(b), WINDOW);
     const sa = heldSession(idOf("a"))!;
     const sb = heldSession(idOf("b"))!;
     // room for b whole and a without its SmartTrim (its sticky set and small memories)
@@ -87,7 +87,7 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     expect(sb.heldTrim).not.toBeNull();
     // a's next request, one message more: the same messages left out, the prefix identical
     const more = [...a, assistantMsg([{ type: "text", text: "The drift is in module 3." }])];
-    const r2 = (await withSmartTrim(engineOf("a"), structuredClone(more), tokensOf(r1.messages) + 20, WINDOW))!;
+    const r2 = withSmartTrim(engineOf("a"), structuredClone(more), tokensOf(r1.messages) + 20, WINDOW)!;
     expect(r2.newlyTrimmed).toHaveLength(0);
     expect(JSON.stringify(r2.messages.slice(0, r1.messages.length))).toBe(JSON.stringify(r1.messages));
     // one byte: only the most recent Session (a's) is kept

@@ -40,17 +40,17 @@ describe("smart trim across many keys", () => {
     const engineOf = (k: number) => makeEngine({ stateDir, sessionKey: `agent:main:test:direct:trim${k}`, window: WINDOW, config: { ...CONFIG, ...config } }).engine;
     const first = history("alpha");
     // pi hands each request a structuredClone of the history: identity is never relied on
-    const r1 = await withSmartTrim(engineOf(0), structuredClone(first), tokensOf(first), WINDOW);
+    const r1 = withSmartTrim(engineOf(0), structuredClone(first), tokensOf(first), WINDOW);
     expect(r1?.newlyTrimmed.length ?? 0).toBeGreaterThan(0);
     for (let k = 1; k <= others; k++) {
       const h = history(`key${k}`, otherReads);
-      await withSmartTrim(engineOf(k), structuredClone(h), 100, WINDOW); // under safeLimit: nothing trimmed, the key's SmartTrim made
+      withSmartTrim(engineOf(k), structuredClone(h), 100, WINDOW); // under safeLimit: nothing trimmed, the key's SmartTrim made
       await tick(); // its relevance index fills (and weighs) off the request path
     }
     const heldBefore = (heldSession(`${stateDir}\0${engineOf(0).sessionKey}`)?.heldTrim ?? undefined) !== undefined;
     const next = [...first, assistantMsg([{ type: "text", text: "The drift is in module 3." }])];
     const sentBefore = r1!.messages;
-    const r2 = await withSmartTrim(engineOf(0), structuredClone(next), tokensOf(sentBefore) + 20, WINDOW);
+    const r2 = withSmartTrim(engineOf(0), structuredClone(next), tokensOf(sentBefore) + 20, WINDOW);
     return { sentBefore, r2, heldBefore };
   }
 

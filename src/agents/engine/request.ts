@@ -61,7 +61,10 @@ export async function prepareRequest(engine: EngineCore, request: ModelRequest):
   // by reference, before anything awaits: the 80% checkpoint this request started records its breakdown
   const record = { unaged: request.messages, sent, final: kept, host: request.host ?? {}, tokens: decision.reading.tokens, contextWindow: decision.reading.contextWindow };
   engine.requests.record(record);
-  const trim = await withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending, cache);
+  // a long history smart trim reads for the first time is read in slices that yield (rare)
+  const catchUp = smartTrimCatchUp(engine, kept, decision.reading.tokens, decision.reading.contextWindow, cache);
+  if (catchUp) await catchUp;
+  const trim = withSmartTrim(engine, kept, decision.reading.tokens, decision.reading.contextWindow, pending, cache);
   const base = trim?.messages ?? kept;
   // what is sent: the reading less what this request trimmed (earlier trims were never in it)
   const reading = trim && trim.newTokens > 0 ? { ...decision.reading, tokens: Math.max(0, decision.reading.tokens - trim.newTokens) } : decision.reading;
@@ -253,27 +256,36 @@ function trimRuns(engine: EngineCore, tokens: number, coldAbove: number | null):
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
 }
 
+/** When the key's SmartTrim would read a long history for the first time: reading it in slices that yield. */
+function smartTrimCatchUp(engine: EngineCore, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
+  try {
+    if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache?.cold))) return null;
+    const t = smartTrimFor(engine);
+    return t.needsCatchUp(messages) ? t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e)) : null;
+  } catch (e) {
+    engine.log.fail("smart trim", e);
+    return null;
+  }
+}
+
 /**
  * The request's messages with smart trim applied; null when off, nothing trimmed or failed. Under a
  * cache (cache/swap-policy.ts) a cold request trims even with smart trim off, a warm batch only when it pays.
  */
-export async function withSmartTrim(
+export function withSmartTrim(
   engine: EngineCore,
   messages: AgentMessage[],
   tokens: number,
   contextWindow: number,
   pendingRequest?: string,
   cache?: RequestCache | null,
-): Promise<TrimResult | null> {
+): TrimResult | null {
   const cfg = engine.runtime.config;
   try {
-    const coldAbove = coldCutAbove(engine, contextWindow, cache?.cold);
-    if (!trimRuns(engine, tokens, coldAbove)) return null;
-    // a long history smart trim reads for the first time is read in slices that yield (rare)
-    const t = smartTrimFor(engine);
-    if (t.needsCatchUp(messages)) await t.catchUp(messages).catch((e: unknown) => void engine.log.fail("smart trim", e));
     const safeLimit = safeLimitOf(engine, contextWindow);
     if (safeLimit <= 0) return null;
+    const coldAbove = coldCutAbove(engine, contextWindow, cache?.cold);
+    if (!trimRuns(engine, tokens, coldAbove)) return null;
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt } = recallQueryOf(messages, pending);
     const window = contextWindow || engine.runtime.contextWindowTokens;
