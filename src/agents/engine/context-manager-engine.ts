@@ -34,7 +34,8 @@ import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./ar
 import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
-import { owedRestoreBlock, type RestoreBlock, type RestoreKind } from "./restore-block.js";
+import { owedRestoreBlock } from "./compaction.js";
+import type { RestoreBlock, RestoreKind } from "./restore-block.js";
 import type { ContextDecision, EngineCore, EngineSession } from "./engine-core.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
