@@ -26,7 +26,7 @@ import { autoCheckpointCall, cleanupWritePath, cliScale, durableFloor, firstCall
 import { makeBenchDraft } from "./draft.js";
 import { renderCheckpointRestore } from "../src/agents/inject/render-restore.js";
 import { resolveContextManagerConfig } from "../src/agents/config/context-manager-config.js";
-import { agedMessages } from "../src/agents/engine/offload-hooks.js";
+import { agedMessages } from "../src/agents/engine/request.js";
 import { ContextState } from "../src/agents/state/context-state.js";
 import { ContextManagerEngine } from "../src/agents/engine/context-manager-engine.js";
 import { estimateTextTokens } from "../src/agents/text/token-estimate.js";

@@ -5,10 +5,10 @@
  */
 import { canonicalSessionKey } from "../infra/session-dir.js";
 import type { WarnLogger } from "../infra/log-once.js";
-import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
+import { compactionOutcomeSince } from "../agents/engine/compaction.js";
 import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";
 import { type RestoreBlock, type RestoreParams, restoreConfigOf, seamKey } from "../agents/engine/restore-block.js";
-import { owedRestoreBlock } from "../agents/engine/session-api.js";
+import { owedRestoreBlock } from "../agents/engine/compaction.js";
 
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
 

@@ -8,15 +8,15 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
-import { isCheckpointCompactionDetails } from "../agents/engine/checkpoint-compaction.js";
-import { compactionOutcomeSince } from "../agents/engine/compaction-outcomes.js";
+import { isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
+import { compactionOutcomeSince } from "../agents/engine/compaction.js";
 import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";
 import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
 import { DEFAULT_WINDOW, keepSlot, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";

@@ -3,13 +3,12 @@
  * restore it owes, and what outlives the engine instance (session-file.ts); shared by a process's instances.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
-import { SessionApi } from "../agents/engine/session-api.js";
+import { ContextManagerEngine, type ContextManagerEngine as SessionApi } from "../agents/engine/context-manager-engine.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { warnSafely } from "../infra/log-once.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction-input.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import type { RestoreKind } from "../agents/engine/restore-block.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
@@ -121,7 +120,7 @@ export class SessionSlot {
     public data: PluginSessionData,
     private readonly opts: SlotOptions,
   ) {
-    this.session = new SessionApi(engine);
+    this.session = engine;
   }
 
   /** The slot of a session id new to this process. */

@@ -35,7 +35,7 @@ import { agingAgeUnder, cacheRulesFor } from "../agents/cache/cache-rules.js";
 import { fetchToolPromptTokens } from "../agents/artifacts/fetch-tool.js";
 import { TrimProbe, type TrimReport } from "./trim-metrics.js";
 import { type KnowledgeReport, KnowledgeTimeline, measureKnowledge } from "./knowledge-metrics.js";
-import { knowledgeSettled } from "../agents/engine/knowledge-hooks.js";
+import { knowledgeSettled } from "../agents/engine/archive-hooks.js";
 import { spanArchivesSettled } from "../agents/engine/archive-hooks.js";
 import { knowledgeFile } from "../agents/archive/knowledge-store.js";
 import { recallCapTokens } from "../agents/archive/recall-query.js";

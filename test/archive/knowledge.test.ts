@@ -13,7 +13,7 @@ import { appendKnowledge, followKnowledge, knowledgeFile, knowledgeFollowers, re
 import { knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
-import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
+import { knowledgeSettled } from "../../src/agents/engine/archive-hooks.js";
 import { type Host, makeHost, reply } from "../helpers/host.js";
 
 function checkpoint(id: string, over: Partial<Checkpoint>): Checkpoint {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { heldSession, heldSessions, MAX_SESSIONS_KEPT, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
-import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction-outcomes.js";
+import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction.js";
 import { decideSearchJoin } from "../../src/agents/engine/session.js";
 import { addStash } from "../../src/agents/artifacts/session-stashes.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";

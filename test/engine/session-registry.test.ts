@@ -8,7 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { CACHE_SHARES, heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
-import { agedMessages } from "../../src/agents/engine/offload-hooks.js";
+import { agedMessages } from "../../src/agents/engine/request.js";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
 import { withSmartTrim } from "../../src/agents/engine/request.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";

@@ -13,7 +13,7 @@ import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { getContextManagerRuntime } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { checkpointSessionDir, stateSessionDir } from "../../src/infra/session-dir.js";
 import { STATE_FILE_NAMES } from "../../src/agents/state/state-files.js";
-import { knowledgeSettled } from "../../src/agents/engine/knowledge-hooks.js";
+import { knowledgeSettled } from "../../src/agents/engine/archive-hooks.js";
 import { filler, makeHost, reply, type Host } from "../helpers/host.js";
 import {
   assistantMsg,

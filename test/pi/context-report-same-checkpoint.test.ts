@@ -14,7 +14,6 @@ import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { contextReport } from "../../src/agents/pi-extensions/context-manager-command.js";
-import { SessionApi } from "../../src/agents/engine/session-api.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
 import { makeEngine, rmDir, tempDir } from "../hardening/helpers.js";
 
@@ -32,7 +31,7 @@ describe("/context report", () => {
     const { engine } = makeEngine({ stateDir, sessionKey: KEY, sessionId: "sess-1" });
     let written = false;
     const report = await contextReport(ctx, {
-      api: async () => new SessionApi(engine),
+      api: async () => engine,
       session: () => {
         // the concurrent compaction's checkpoint, after the report read the latest
         const next = makeCheckpoint("cp_002", "cp_001", makeDraft({ sessionKey: KEY, sessionId: "sess-1", trigger: "compaction", topic: "second topic after the compaction" }));
@@ -50,7 +49,7 @@ describe("/context report", () => {
     expect(block).not.toContain("second topic after the compaction");
 
     // the next /context: cp_002 named and rendered
-    const next = await contextReport(ctx, { api: async () => new SessionApi(engine), session: () => null });
+    const next = await contextReport(ctx, { api: async () => engine, session: () => null });
     expect(next).toMatch(/^Latest checkpoint: cp_002 \(compaction, /m);
     expect(next).toContain("second topic after the compaction");
     expect(next).not.toContain("first topic before the compaction");

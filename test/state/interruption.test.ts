@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { fauxAssistantMessage, fauxToolCall } from "@mariozechner/pi-ai";
-import { interruption } from "../../src/agents/engine/context-manager-engine.js";
+import { interruption } from "../../src/agents/engine/checkpoint-writes.js";
 
 const user = (text: string) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 }) as AgentMessage;
 const call = fauxAssistantMessage([fauxToolCall("edit", { path: "src/a.ts" })], { stopReason: "toolUse" }) as AgentMessage;

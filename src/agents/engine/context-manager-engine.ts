@@ -1,51 +1,256 @@
 /**
- * The per-run engine of one session: capture, gauge, the auto-80pct and compaction checkpoints;
- * everything lasting is on disk. Every public method is total: failures are logged once per kind.
+ * One run of a session key, as the hosts use it: its captured state (loaded once with the latest
+ * checkpoint, previous sessions bundled first, spec §7.3; flushed debounced), requests, tools,
+ * compactions and restores. Everything lasting is on disk or in the key's Session (session.ts).
+ * Every public method is total: failures are logged once per kind.
  */
+import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type BuildCheckpointParams, buildCheckpointDraft } from "../state/checkpoint-build.js";
-import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
-import type { CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
-import { type ContextReading, formatGaugeText, gaugeAction, type GaugeReading, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
-import { branchMessagesOf, type CompactionInput } from "./compaction-input.js";
-import type { ContextState } from "../state/context-state.js";
-import { lastToolCallOf } from "../state/message-rules.js";
-import { recordWorkspace } from "../drift/record.js";
-import { scheduleArtifactGc } from "../artifacts/gc.js";
-import type { ArtifactRef, Checkpoint, ContextBreakdown } from "../checkpoint/schema.js";
-import type { SessionStash } from "../artifacts/session-stashes.js";
-import { warnSafely } from "../../infra/log-once.js";
-import { recordCompactionOutcome } from "./compaction-outcomes.js";
-import { RequestLog } from "./request-log.js";
-import { sessionAt } from "./cache-budget.js";
-import type { ReuseEstimate } from "../prompt-cost/reuse.js";
-import { nextSlice } from "../../infra/slice-gate.js";
-import { scheduleKnowledge } from "./knowledge-hooks.js";
+import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
+import type { CheckpointWriter } from "../checkpoint/writer.js";
+import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { allowCheckpointEntries } from "../checkpoint/yaml.js";
+import { type ContextReading, formatGaugeText, gaugeAction, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
+import { ContextState } from "../state/context-state.js";
+import type { ToolResultEventLike } from "../state/tool-result-capture.js";
+import type { NoteKind } from "../state/note-tool.js";
+import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
+import { sweepIdleArchivesSoon } from "../archive/forget.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import { EngineState } from "./engine-state.js";
-import type { ContextDecision } from "./engine-state.js";
+import type { SearchParams } from "../archive/search-params.js";
+import { type RenderedCompactionSummary, renderCompactionSummary } from "../inject/compaction-summary.js";
+import type { ReuseEstimate } from "../prompt-cost/reuse.js";
+import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
+import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
+import { nextSlice } from "../../infra/slice-gate.js";
+import { decideSearchJoin, type SessionLog } from "./session.js";
+import { sessionAt } from "./cache-budget.js";
+import type { ContextManagerRuntimeValue } from "./runtime.js";
+import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
+import { RequestLog, type RequestRecord } from "./request-log.js";
+import { type ModelRequest, type PreparedRequest, prepareRequest, type RunStart, trimAhead } from "./request.js";
+import { offloadPatch, warmAgedOffload } from "./request.js";
+import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
+import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
+import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
+import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
+import { owedRestoreBlock } from "./compaction.js";
+import type { RestoreBlock, RestoreKind } from "./restore-block.js";
+import type { ContextDecision, EngineCore, EngineSession } from "./engine-core.js";
 
+/** Longest a captured item waits in memory before it is written (see scheduleFlush). */
+export const FLUSH_DEBOUNCE_MS = 1000;
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
-/** What a compaction checkpoint adds to the state's draft. */
-type DraftExtra = Partial<Pick<BuildCheckpointParams, "fileOps" | "splitTurn" | "compactionCount" | "cwd">>;
-
-export class ContextManagerEngine extends EngineState {
-  /** the checkpoint store's warning kinds logged by this engine (pointer and retention: this.log) */
-  private readonly storeWarned = new Set<string>();
-
-  /** the last requests prepared, by reference: the context breakdown is computed from them on demand */
-  readonly requests = new RequestLog(`${this.runtime.stateDir}\u0000${this.sessionKey}`);
-
-  /** the automatic recall's block as last searched (archive-hooks.ts): searched again when its key changes */
-  recall: { key: string; block: AgentMessage | null; tokens: number } | null = null;
-  /** appends to the archive by this engine so far: a recall block cached before one is searched again */
+export class ContextManagerEngine implements EngineCore {
+  // the members EngineCore (engine-core.ts) describes
+  compactions: number;
+  readonly log: OnceLogger;
+  readonly identity: SessionIdentity & { sessionId: string };
+  readonly requests: RequestLog;
+  recall: EngineCore["recall"] = null;
   archiveAppends = 0;
+  previous: Checkpoint | null | undefined = undefined;
+  writer: CheckpointWriter | null = null;
+  readonly storeWarned = new Set<string>();
+  pendingWrite: Promise<Checkpoint | null> | null = null;
+  recoveryDue = true;
 
-  /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
-  noteCompactionsSoFar(n: number): void {
-    if (Number.isSafeInteger(n) && n > this.compactions) this.compactions = n;
+  private readonly sessionLog: SessionLog;
+  private state: ContextState | null = null;
+  private loading: Promise<ContextState | null> | null = null;
+  private latestCheckpointAt: string | null = null;
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    readonly runtime: ContextManagerRuntimeValue,
+    session: EngineSession,
+  ) {
+    // a clear error here, not an opaque TypeError deep inside (the hosts check the key first)
+    if (hostSessionKey(runtime.sessionKey) === null) {
+      throw new TypeError(`[context-manager] the session key must be a non-empty string, got ${describeBadKey(runtime.sessionKey)}`);
+    }
+    this.compactions = runtime.compactionCount ?? session.compactionsSoFar;
+    const c = runtime.config; // the checkpoints this configuration writes stay readable (checkpoint/yaml.ts)
+    allowCheckpointEntries(c.maxDecisions + c.maxExchanges + c.maxTools + 3 * c.maxFiles + c.maxOpenItems + c.maxLearnings + c.maxErrors);
+    this.identity = {
+      sessionKey: canonicalSessionKey(runtime.sessionKey),
+      sessionId: session.sessionId,
+      sessionFile: session.sessionFile,
+      agentId: runtime.agentId ?? null,
+      channel: runtime.channel ?? null,
+      cwd: session.cwd ?? null,
+    };
+    this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
+    this.log = this.sessionLog.once;
+    this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
+    // idle keys' archives past the retention: swept in the background, once a day per process
+    if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
+  }
+
+  /** The host's key as stored: well-formed, and distinct for distinct host keys (infra/session-dir.ts). */
+  get sessionKey(): string {
+    return this.identity.sessionKey;
+  }
+
+  /** The shells' `session.engine`: the session is its own engine. */
+  get engine(): this {
+    return this;
+  }
+
+  storeOpts() {
+    return { stateDir: this.runtime.stateDir, retention: this.runtime.config.retention, fs: this.runtime.fs };
+  }
+
+  // --- the captured state
+
+  /** Loads state and the latest checkpoint once (concurrent events share the load); retried after a failure. */
+  ensureState(): Promise<ContextState | null> {
+    if (this.state) return Promise.resolve(this.state);
+    this.loading ??= this.loadState().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  private async loadState(): Promise<ContextState | null> {
+    try {
+      // the latest checkpoint as read (undefined: unread or unreadable; the bundling then reads it itself)
+      let known: Checkpoint | null | undefined;
+      if (this.previous === undefined) {
+        try {
+          known = await readLatestCheckpoint(this.storeOpts(), this.sessionKey);
+          this.log.clear("checkpoint read");
+        } catch (e) {
+          // an unreadable checkpoint dir must not stop capture: carry nothing forward
+          this.log.fail("checkpoint read", e);
+        }
+        this.previous = known && known.meta.session_id === this.identity.sessionId ? known : null;
+        this.latestCheckpointAt = known?.meta.created_at ?? null;
+      }
+      // the state files as the previous-session check (spec §7.3) read them, when it held nothing
+      const preread = this.recoveryDue ? await this.recoverPrevious(known) : undefined;
+      this.state = await ContextState.load({
+        preread,
+        stateDir: this.runtime.stateDir,
+        sessionKey: this.sessionKey,
+        sessionId: this.identity.sessionId,
+        config: this.runtime.config,
+        fs: this.runtime.fs,
+        latestCheckpointAt: this.latestCheckpointAt,
+        // this session's checkpoint holds what was captured before it (first call after a restart)
+        coveredUntil: this.previous ? Date.parse(this.previous.meta.created_at) : null,
+        logger: this.sessionLog.stateSink,
+        ...(this.runtime.toolResultsFromMessages ? { toolResultsFromMessages: { cwd: this.identity.cwd ?? process.cwd() } } : {}),
+      });
+      this.log.clear("state load");
+      return this.state;
+    } catch (e) {
+      this.log.fail("state load", e);
+      return null;
+    }
+  }
+
+  /** Bundles previous sessions' state (retried until it succeeds); returns the state files it read, if any. */
+  async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
+    const { stateDir, config, fs } = this.runtime;
+    const ids = { sessionKey: this.sessionKey, sessionId: this.identity.sessionId };
+    const r = await recoverPreviousSessions({ latest, stateDir, ...ids, config, fs, logger: this.sessionLog.stateSink });
+    this.recoveryDue = r.failed > 0;
+    return r.stateFiles;
+  }
+
+  /** State loaded (and a previous session's state bundled): the resume block reads after this. */
+  async ready(): Promise<void> {
+    await this.idle();
+    await this.ensureState();
+  }
+
+  /** The hot path never waits for the disk: a crash loses at most FLUSH_DEBOUNCE_MS of capture. */
+  scheduleFlush(state: ContextState): void {
+    if (this.flushTimer || !state.dirty) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      void this.writeState(state);
+    }, FLUSH_DEBOUNCE_MS);
+    this.flushTimer.unref?.();
+  }
+
+  /** `use` on the loaded state once no background write runs, then its flush scheduled; undefined: none, or failed. */
+  async withState<T>(kind: string, use: (state: ContextState) => T | Promise<T>): Promise<T | undefined> {
+    try {
+      await this.idle();
+      const state = await this.ensureState();
+      if (!state) return undefined;
+      const out = await use(state);
+      this.scheduleFlush(state);
+      return out;
+    } catch (e) {
+      this.log.fail(kind, e);
+      return undefined;
+    }
+  }
+
+  /** Waits for a background checkpoint write, so it sees a still state and its reset drops no newer capture. */
+  async idle(): Promise<void> {
+    while (this.pendingWrite) await this.pendingWrite;
+  }
+
+  /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
+  async flushNow(): Promise<void> {
+    await this.idle();
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    if (this.state) await this.writeState(this.state);
+  }
+
+  /** What was captured goes to disk now (a run's or a session's end). */
+  flush(): Promise<void> {
+    return this.flushNow();
+  }
+
+  async writeState(state: ContextState): Promise<void> {
+    try {
+      // ContextState.flush never throws; files still dirty afterwards = the write failed
+      const hadChanges = state.dirty;
+      await state.flush();
+      if (hadChanges && !state.dirty) this.sessionLog.stateRecovered();
+    } catch (e) {
+      this.log.fail("state write", e);
+    }
+  }
+
+  // --- requests and runs
+
+  /** One model request: messages in, messages to send out, with the gauge's reading. */
+  prepareRequest(request: ModelRequest): Promise<PreparedRequest> {
+    return prepareRequest(this, request);
+  }
+
+  /** `context` event: capture, gauge, the auto checkpoint. `appendGauge` false: the cache policy places the line. */
+  async onContext(messages: AgentMessage[], usage: ContextReading | undefined, appendGauge = true): Promise<ContextDecision> {
+    const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
+    try {
+      await this.idle();
+      const state = await this.ensureState();
+      if (state) state.captureMessages(messages);
+      const action = gaugeAction(reading, this.runtime.config);
+      // a compaction is near: its archive append must not wait for the worker's start
+      if (action !== "none" && this.runtime.config.archive) archiveWorker().prestart();
+      let checkpointWrite: Promise<Checkpoint | null> | undefined;
+      if (action === "checkpoint" && state && !isDuplicate(this, reading, state)) checkpointWrite = startAutoCheckpoint(this, state, reading);
+      if (state) this.scheduleFlush(state);
+      // "Checkpoint saved" on the call that starts the write: on disk before any compaction can run
+      const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
+      const appended = text && appendGauge ? [...messages, gaugeMessage(text)] : undefined;
+      return { messages: appended, reading, checkpoint: null, gaugeText: text, gaugeAction: action, ...(checkpointWrite ? { checkpointWrite } : {}) };
+    } catch (e) {
+      this.log.fail("context handler", e);
+      return { messages: undefined, reading, checkpoint: null };
+    }
   }
 
   /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
@@ -66,142 +271,26 @@ export class ContextManagerEngine extends EngineState {
     });
   }
 
-  /** `context` event: capture, gauge, the auto checkpoint. `appendGauge` false: the cache policy places the line. */
-  async onContext(messages: AgentMessage[], usage: ContextReading | undefined, appendGauge = true): Promise<ContextDecision> {
-    const reading = readGauge(usage, messages, this.runtime.contextWindowTokens);
-    try {
-      await this.idle();
-      const state = await this.ensureState();
-      if (state) state.captureMessages(messages);
-      const action = gaugeAction(reading, this.runtime.config);
-      // a compaction is near: its archive append must not wait for the worker's start
-      if (action !== "none" && this.runtime.config.archive) archiveWorker().prestart();
-      let checkpointWrite: Promise<Checkpoint | null> | undefined;
-      if (action === "checkpoint" && state && !this.isDuplicate(reading, state)) checkpointWrite = this.startAutoCheckpoint(state, reading);
-      if (state) this.scheduleFlush(state);
-      // "Checkpoint saved" on the call that starts the write: on disk before any compaction can run
-      const text = formatGaugeText(reading, action, checkpointWrite !== undefined, this.requests.gaugePhrase);
-      const appended = text && appendGauge ? [...messages, gaugeMessage(text)] : undefined;
-      return { messages: appended, reading, checkpoint: null, gaugeText: text, gaugeAction: action, ...(checkpointWrite ? { checkpointWrite } : {}) };
-    } catch (e) {
-      this.log.fail("context handler", e);
-      return { messages: undefined, reading, checkpoint: null };
-    }
-  }
-
-  /** The 80% checkpoint off the request path: it starts on the next turn of the event loop. Never rejects. */
-  private startAutoCheckpoint(state: ContextState, reading: GaugeReading): Promise<Checkpoint | null> {
-    const write = (async () => {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      try {
-        return await this.publish(state, await this.draftOf(state, "auto-80pct", reading, {}));
-      } catch (e) {
-        this.log.fail("checkpoint write", e);
-        return null;
-      }
-    })().finally(() => {
-      if (this.pendingWrite === write) this.pendingWrite = null;
-    });
-    this.pendingWrite = write;
-    return write;
-  }
-
-  /** In-memory pre-check of the 5% dedup (checkpoint/writer.ts), so calls above 80% cost no disk I/O. */
-  private isDuplicate(reading: GaugeReading, state: ContextState): boolean {
-    const last = this.previous?.meta.token_usage.input_tokens;
-    if (last === undefined) return false;
-    const delta = this.runtime.config.dedupDelta;
-    return Math.abs(reading.tokens - last) / Math.max(last, 1) < delta && !movedOn(state.capturedTokens, last, delta);
-  }
-
   /** The model's window, told after the engine was made (OpenClaw 2026.9: with the committed turn). */
   setContextWindow(tokens: number): void {
     if (Number.isSafeInteger(tokens) && tokens > 0) this.runtime.contextWindowTokens = tokens;
   }
 
-  /** `tool_result` event: Layer A capture. */
-  async onToolResult(
-    event: { toolName: string; toolCallId?: string; input: unknown; content: unknown; isError: boolean },
-    cwd: string,
-  ): Promise<void> {
-    await this.withState("tool_result handler", (state) => state.captureToolResult(event, cwd));
+  /** Compactions another engine instance of this session counted (OpenClaw 2026.9: one instance per turn). */
+  noteCompactionsSoFar(n: number): void {
+    if (Number.isSafeInteger(n) && n > this.compactions) this.compactions = n;
   }
 
-  /** The compaction checkpoint on disk before the host summarizes (never deduplicated); null on failure. */
-  async onBeforeCompact(event: CompactionInput, cwd: string): Promise<Checkpoint | null> {
-    const started = await this.startCompactionCheckpoint(event, cwd);
-    const written = started ? await started.durable : null;
-    // a checkpoint that did not reach the disk is restored by no block
-    if (started && !written) recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, null);
-    return written;
+  /** A run starts: a resumed history's old tool outputs aged from its first request on; the state loaded now. */
+  startRun(entries: readonly unknown[]): void {
+    warmAgedOffload(this, entries);
+    void this.ready();
   }
 
-  /**
-   * The compaction checkpoint in memory with the id its write takes; `durable` settles once it is on
-   * disk and the state reset. It runs as `pendingWrite`: no later capture can be reset by it.
-   */
-  async startCompactionCheckpoint(event: CompactionInput, cwd: string): Promise<{ checkpoint: Checkpoint; durable: Promise<Checkpoint | null> } | null> {
-    await this.idle();
-    // pendingWrite from here on (no await in between): no capture can land between the draft's snapshot and the reset
-    let settle!: (cp: Checkpoint | null) => void;
-    const durable: Promise<Checkpoint | null> = new Promise<Checkpoint | null>((resolve) => (settle = resolve)).finally(() => {
-      if (this.pendingWrite === durable) this.pendingWrite = null;
-    });
-    this.pendingWrite = durable;
-    let checkpoint: Checkpoint | null = null;
-    try {
-      const state = await this.ensureState();
-      if (state) {
-        const branchMessages = branchMessagesOf(event);
-        state.captureMessages(branchMessages);
-        const p = event.preparation;
-        const window = this.runtime.contextWindowTokens;
-        const reading: GaugeReading = { tokens: p.tokensBefore, contextWindow: window, utilization: window > 0 ? p.tokensBefore / window : 0, source: "sdk" };
-        const draft = await this.draftOf(state, "compaction", reading, { fileOps: p.fileOps, splitTurn: interruption(branchMessages), compactionCount: this.compactions + 1, cwd });
-        const previewed = await this.writerOf().preview(draft);
-        checkpoint = previewed;
-        void (async () => {
-          const written = await this.publish(state, draft);
-          await this.flush(state);
-          // another process wrote this key meanwhile: the summary names the id it was built with
-          if (written && written.meta.checkpoint_id !== previewed.meta.checkpoint_id) {
-            this.log.fail("compaction checkpoint id", new Error(`written as ${written.meta.checkpoint_id}, summarized as ${previewed.meta.checkpoint_id}`));
-          }
-          return written;
-        })().then(settle, () => settle(null));
-      }
-    } catch (e) {
-      this.log.fail("compaction checkpoint", e);
-    }
-    if (!checkpoint) settle(null);
-    // the post-compaction restore sends this checkpoint or none (never an older one)
-    recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, checkpoint?.meta.checkpoint_id ?? null);
-    return checkpoint ? { checkpoint, durable } : null;
-  }
-
-  private writerOf(): CheckpointWriter {
-    this.writer ??= new CheckpointWriter(this.storeOpts(), this.sessionKey);
-    return this.writer;
-  }
-
-  /** The checkpoint draft of the captured state, in memory (a previous session's state bundled first). */
-  private async draftOf(state: ContextState, trigger: CheckpointTrigger, reading: GaugeReading, extra: DraftExtra): Promise<CheckpointDraft> {
-    if (this.recoveryDue) await this.recoverPrevious();
-    return buildCheckpointDraft({
-      state: state.snapshot(),
-      previous: this.previous ?? null,
-      trigger,
-      reading,
-      identity: this.identity,
-      compactionCount: extra.compactionCount ?? this.compactions,
-      fileOps: extra.fileOps,
-      splitTurn: extra.splitTurn,
-      config: this.runtime.config,
-      cwd: extra.cwd,
-      workspace: (modified) => recordWorkspace(extra.cwd ?? this.identity.cwd, modified),
-      artifacts: (files) => checkpointArtifacts(sessionAt(this.runtime.stateDir, this.sessionKey).lasting.stashes, files),
-      breakdown: withCacheReuse(this.requests.breakdown({ contextWindow: reading.contextWindow, checkpointThreshold: this.runtime.config.checkpointThreshold }), this.cacheReuse()),
-    });
+  /** The run's last messages: the final reply has no request after it, so it is captured and written here. */
+  async endTurn(messages: readonly AgentMessage[]): Promise<void> {
+    if (messages.length > 0) await this.withState("agent_end capture", (state) => state.captureMessages(messages));
+    await this.flushNow();
   }
 
   /** The latest request's cache-reuse estimate under the rules it was prepared for. */
@@ -210,74 +299,101 @@ export class ContextManagerEngine extends EngineState {
     return rules ? this.requests.cacheReuse(rules) : null;
   }
 
-  /** Writes the draft durably, then resets what it holds from the state. Null when deduplicated or failed. */
-  private async publish(state: ContextState, draft: CheckpointDraft): Promise<Checkpoint | null> {
-    try {
-      const result = await this.writerOf().write(draft, { delta: this.runtime.config.dedupDelta, capturedTokens: state.capturedTokens });
-      this.log.clear(`checkpoint write`);
-      this.reportStoreWarnings(result.warnings ?? [], result.written);
-      if (!result.written) {
-        if (result.latest.meta.session_id === this.identity.sessionId) this.previous = result.latest;
-        return null;
-      }
-      this.previous = result.checkpoint;
-      scheduleKnowledge(this.runtime, result.checkpoint); // knowledge layer, in the background
-      if (this.runtime.config.offload) void scheduleArtifactGc(this.runtime.stateDir); // retention pruned: artifacts follow (off the LLM path)
-      await state.reset();
-      return result.checkpoint;
-    } catch (e) {
-      this.log.fail("checkpoint write", e);
-      return null;
-    }
+  /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
+  report(next?: (latest: RequestRecord) => RequestRecord) {
+    const { runtime, requests, identity } = this;
+    const latest = requests.latest;
+    const window = runtime.contextWindowTokens || (latest?.contextWindow ?? 0);
+    const settings = { contextWindow: window, checkpointThreshold: runtime.config.checkpointThreshold };
+    const breakdown = latest ? requests.breakdown(settings, next ? next(latest) : latest) : undefined;
+    const reuse = this.cacheReuse();
+    return { runtime, sessionKey: this.sessionKey, sessionId: identity.sessionId, window, breakdown, reuse };
   }
 
-  /** A pointer or retention warning logs until a written checkpoint clears it; any other kind once per engine. */
-  private reportStoreWarnings(warnings: readonly string[], written: boolean): void {
-    for (const kind of ["pointer", "retention"] as const) {
-      const w = warnings.find((x) => x.startsWith(kind));
-      if (w) this.log.fail(`checkpoint ${kind}`, new Error(w));
-      else if (written) this.log.clear(`checkpoint ${kind}`);
-    }
-    for (const w of warnings) {
-      const kind = w.split(":")[0] ?? w;
-      if (w.startsWith("pointer") || w.startsWith("retention") || this.storeWarned.has(kind)) continue;
-      this.storeWarned.add(kind);
-      warnSafely(this.runtime.logger, `[context-manager] checkpoint store: ${w}`);
-    }
+  // --- tools
+
+  /** `tool_result` event: Layer A capture. */
+  async onToolResult(event: ToolResultEventLike, cwd: string): Promise<void> {
+    await this.withState("tool_result handler", (state) => state.captureToolResult(event, cwd));
   }
-}
 
-/** Interrupted when the branch's last message is not a finished reply (a cut that splits a turn is not enough). */
-export function interruption(branch: readonly AgentMessage[]): NonNullable<BuildCheckpointParams["splitTurn"]> {
-  const last = branch[branch.length - 1] as { role?: string; stopReason?: string } | undefined;
-  const finished = last?.role === "assistant" && last.stopReason === "stop";
-  if (finished || !last) return { isSplitTurn: false, lastToolCall: null };
-  return { isSplitTurn: true, lastToolCall: lastToolCallOf(branch) };
-}
+  /** A tool's result: captured, and the patch that offloads it (docs/artifacts.md), or undefined. */
+  async toolResult(event: ToolResultEventLike, cwd: string): Promise<ReturnType<typeof offloadPatch>> {
+    await this.onToolResult(event, cwd);
+    return offloadPatch(event, this);
+  }
 
-/** A checkpoint's breakdown with the latest request's estimated cache reuse (`meta.breakdown.cache_reuse`). */
-function withCacheReuse(b: ContextBreakdown | null, reuse: ReuseEstimate | null): ContextBreakdown | null {
-  if (!b || !reuse || reuse.promptTokens <= 0) return b;
-  return { ...b, cache_reuse: { percent: Math.round(reuse.share * 100), prompt_tokens: reuse.promptTokens, cause: reuse.cause, rules: reuse.rules } };
-}
+  /** The agent's context_note (a decision, open item or learning): recorded in the state; the tool's reply. */
+  async note(kind: NoteKind, text: string): Promise<string> {
+    const message = await this.withState("context_note", (state) => state.addNote(kind, text));
+    return message ?? "Not recorded: the context state is unavailable right now.";
+  }
 
-/** Stored outputs a checkpoint records (`artifacts`), so its restore block can point at them. */
-const CHECKPOINT_MAX_ARTIFACTS = 10;
-const norm = (p: string) => p.replace(/^\.\//, "");
+  /** The agent's context_search over this key's archive: the tool's reply. */
+  search(params: SearchParams): Promise<string> {
+    return searchForAgent(this.runtime, params);
+  }
 
-/** Outputs of tools aimed at a file the ledger modified, then read, newest first; then the newest others. */
-function checkpointArtifacts(sessionStashes: readonly SessionStash[], files: { modified: readonly string[]; read: readonly string[] }): ArtifactRef[] {
-  const stashes = [...sessionStashes].reverse(); // newest first
-  if (stashes.length === 0) return [];
-  const rank = (target: string): number => {
-    const t = norm(target);
-    if (!t) return 2;
-    const hit = (list: readonly string[]) => list.some((f) => norm(f) === t || t.endsWith(`/${norm(f)}`) || norm(f).endsWith(`/${t}`));
-    return hit(files.modified) ? 0 : hit(files.read) ? 1 : 2;
-  };
-  return stashes
-    .map((s, i) => ({ s, i, r: rank(s.target) }))
-    .sort((a, b) => a.r - b.r || a.i - b.i)
-    .slice(0, CHECKPOINT_MAX_ARTIFACTS)
-    .map(({ s }) => ({ handle: s.handle, tool: s.tool, target: s.target, ...(s.lines ? { lines: s.lines } : {}), bytes: s.bytes }));
+  /**
+   * At a run start: whether context_search is in the run's tools. It joins once (and stays) when a
+   * trim is ahead in this run (its marker names the tool), the session compacted or the archive holds records.
+   */
+  async searchJoined(ahead: () => RunStart, compacted: () => boolean): Promise<boolean> {
+    const state = sessionAt(this.runtime.stateDir, this.sessionKey).ourTools(this.identity.sessionId);
+    if (state.searchJoined) return true;
+    const archive = join(archiveDir(this.runtime.stateDir, this.sessionKey), ARCHIVE_FILE);
+    const archived = async () => ((await statArchive(archive))?.size ?? 0) > 0;
+    return decideSearchJoin(state, trimAhead(this, ahead()) || compacted() || (await archived()));
+  }
+
+  // --- compactions and restores
+
+  /** The compaction checkpoint on disk before the host summarizes (never deduplicated); null on failure. */
+  async onBeforeCompact(event: CompactionInput, cwd: string): Promise<Checkpoint | null> {
+    const started = await startCompactionCheckpoint(this, event, cwd);
+    const written = started ? await started.durable : null;
+    // a checkpoint that did not reach the disk is restored by no block
+    if (started && !written) recordCompactionOutcome(this.runtime.stateDir, this.sessionKey, this.identity.sessionId, null);
+    return written;
+  }
+
+  /** The one entry of every compaction route: the compaction checkpoint, and the span archived. */
+  async beforeCompaction(input: CompactionInput, opts: CompactionOptions): Promise<CompactionStart> {
+    const span = opts.span === undefined ? compactedSpanOf(input) : opts.span;
+    const archive = { compaction: opts.asCompaction ?? true };
+    if (opts.use === "checkpoint") {
+      const checkpoint = await this.onBeforeCompact(input, opts.cwd);
+      // after the checkpoint is on disk (docs/archive.md)
+      if (span) await archiveMessages(this, span, archive);
+      return { checkpoint, durable: Promise.resolve(checkpoint) };
+    }
+    const started = await startCompactionCheckpoint(this, input, opts.cwd);
+    const after = opts.archiveAfter;
+    if (!started) {
+      // no checkpoint: the span is still archived (the host's summary runs)
+      if (span && !after) await archiveMessages(this, span, archive);
+      else if (span) void archiveCompactedSpanAfter(this, span, after!, archive);
+      return { checkpoint: null, durable: Promise.resolve(null) };
+    }
+    const archived = span ? archiveCompactedSpanAfter(this, span, after ? Promise.all([started.durable, after]) : started.durable, archive) : Promise.resolve();
+    return { checkpoint: started.checkpoint, durable: after ? started.durable : archived.then(() => started.durable) };
+  }
+
+  afterCompaction(): void {
+    this.compactions += 1;
+  }
+
+  /** The checkpoint as this compaction's summary (no restore block follows it); `previous`: the one before. */
+  compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
+    markCompactionSummarized(this.runtime.stateDir, this.sessionKey, this.identity.sessionId);
+    return renderCompactionSummary(checkpoint, { maxTokens: this.runtime.config.compactionSummaryMaxTokens, previousSummary: previous });
+  }
+
+  /** The restore block owed now, or null. `sessionIds`: the ids whose checkpoints count as this session's. */
+  restoreOwed(kind: RestoreKind, sessionIds?: () => ReadonlyArray<string | null>): Promise<RestoreBlock | null> {
+    const { sessionKey, stateDir, config, logger } = this.runtime;
+    const ids = sessionIds ?? [this.identity.sessionId];
+    const bundlePrevious = () => this.ready();
+    return owedRestoreBlock({ kind, sessionKey, sessionIds: ids, stateDir, config, logger, bundlePrevious });
+  }
 }

@@ -3,6 +3,7 @@
  * swapped first (the gauge reads what is sent), gauge, capture and the 80% checkpoint, superseded
  * blocks dropped, the breakdown's record, smart trim, the automatic recall. A prompt cache's policy
  * (src/agents/cache/) gates aging and places the gauge lines. Never throws: each step falls back to its input.
+ * Offload as the engine uses it is here too: the tool_result patch, a resumed session's warm start.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type ContextReading, estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
@@ -20,9 +21,10 @@ import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { archiveMessages, withAutoRecall } from "./archive-hooks.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
-import type { ContextManagerEngine } from "./context-manager-engine.js";
-import type { ContextDecision } from "./engine-state.js";
-import { agedMessages } from "./offload-hooks.js";
+import type { ContextDecision, EngineCore } from "./engine-core.js";
+import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
+import { addStash } from "../artifacts/session-stashes.js";
+import type { AgedMemory } from "./session.js";
 import type { RequestHost } from "./request-log.js";
 import { reserveTokensOf } from "./runtime.js";
 
@@ -47,7 +49,7 @@ export interface PreparedRequest {
   pendingTokens: number;
 }
 
-export async function prepareRequest(engine: ContextManagerEngine, request: ModelRequest): Promise<PreparedRequest> {
+export async function prepareRequest(engine: EngineCore, request: ModelRequest): Promise<PreparedRequest> {
   const pending = request.pendingPrompt;
   const pendingTokens = promptTokens(pending);
   // the prompt-cache policy (null: no cache, the steps run as they always did)
@@ -141,7 +143,7 @@ interface RequestCache {
 }
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
-function beginRequestCache(engine: ContextManagerEngine, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
+function beginRequestCache(engine: EngineCore, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
@@ -187,7 +189,7 @@ export function requestTime(messages: readonly AgentMessage[], fallback: number)
 // --- smart trim (docs/archive.md#smart-trim): what it trims is archived off the request path
 
 /** The session key's SmartTrim (session.ts). */
-function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
+function smartTrimFor(engine: EngineCore): SmartTrim {
   applyCacheBudget(engine.runtime.config); // the caches' budgets: set there, once per configuration
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).smartTrim();
 }
@@ -200,7 +202,7 @@ function smartTrimFor(engine: ContextManagerEngine): SmartTrim {
 const FIXED_SETTINGS = { headroom: 0.6, keepRecent: 6, marker: true } as const;
 
 /** safeLimit = window - reserve (runtime.ts reserveTokensOf) - recall cap (0: no window known, no trimming). */
-function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): number {
+function safeLimitOf(engine: EngineCore, contextWindow: number): number {
   const cfg = engine.runtime.config;
   const window = contextWindow || engine.runtime.contextWindowTokens;
   if (!(window > 0)) return 0;
@@ -208,7 +210,7 @@ function safeLimitOf(engine: ContextManagerEngine, contextWindow: number): numbe
 }
 
 /** The reading above which a request trims because its cache is cold (cache/swap-policy.ts); null: not cold. */
-function coldCutAbove(engine: ContextManagerEngine, contextWindow: number, cold: ColdReason | null | undefined): number | null {
+function coldCutAbove(engine: EngineCore, contextWindow: number, cold: ColdReason | null | undefined): number | null {
   if (!coldForTrim(cold ?? null)) return null;
   const safeLimit = safeLimitOf(engine, contextWindow);
   return safeLimit > 0 ? coldTrimAbove(safeLimit, FIXED_SETTINGS.headroom) : null;
@@ -227,7 +229,7 @@ export interface RunStart {
  * Not in a first run below the low mark (`pi -p` mostly never trims and would pay the definition); without
  * a cache, from the start.
  */
-export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolean {
+export function trimAhead(engine: EngineCore, ahead: RunStart): boolean {
   try {
     const cfg = engine.runtime.config;
     const window = engine.runtime.contextWindowTokens;
@@ -248,14 +250,14 @@ export function trimAhead(engine: ContextManagerEngine, ahead: RunStart): boolea
 }
 
 /** Whether smart trim runs on this request: on, or off with a cold cut due or one made before (its messages stay out). */
-function trimRuns(engine: ContextManagerEngine, tokens: number, coldAbove: number | null): boolean {
+function trimRuns(engine: EngineCore, tokens: number, coldAbove: number | null): boolean {
   if (engine.runtime.config.smartTrim) return true;
   if (coldAbove !== null && tokens > coldAbove) return true;
   return sessionAt(engine.runtime.stateDir, engine.sessionKey).trimsMessages;
 }
 
 /** When the key's SmartTrim would read a long history for the first time: reading it in slices that yield. */
-function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
+function smartTrimCatchUp(engine: EngineCore, messages: AgentMessage[], tokens: number, contextWindow: number, cache?: RequestCache | null): Promise<void> | null {
   try {
     if (!trimRuns(engine, tokens, coldCutAbove(engine, contextWindow, cache?.cold))) return null;
     const t = smartTrimFor(engine);
@@ -271,7 +273,7 @@ function smartTrimCatchUp(engine: ContextManagerEngine, messages: AgentMessage[]
  * cache (cache/swap-policy.ts) a cold request trims even with smart trim off, a warm batch only when it pays.
  */
 export function withSmartTrim(
-  engine: ContextManagerEngine,
+  engine: EngineCore,
   messages: AgentMessage[],
   tokens: number,
   contextWindow: number,
@@ -305,5 +307,84 @@ export function withSmartTrim(
   } catch (e) {
     engine.log.fail("smart trim", e);
     return null;
+  }
+}
+
+// --- offload (docs/artifacts.md): a failure keeps the original and is logged once (engine.log)
+
+/** The key's aged-offload memory (its Session): one per engine would flip-flop the prompt and break the cache. */
+function agedFor(engine: EngineCore): AgedMemory {
+  const { stateDir } = engine.runtime;
+  applyCacheBudget(engine.runtime.config);
+  const m = sessionAt(stateDir, engine.sessionKey).agedOffload(offloadSettings(engine.runtime.config));
+  reweighSession(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
+  // the log, not the engine: a memory kept past its engine must not keep the engine alive
+  const log = engine.log;
+  m.offload.onError = (e) => log.fail("artifact stash", e);
+  return m;
+}
+
+/**
+ * Aged tool results swapped for handle + preview (docs/artifacts.md#aged-offload); a memory that never
+ * saw the history is warmed first. `gate`, `ageTurns`: the prompt-cache policy's (cache/swap-policy.ts).
+ */
+export function agedMessages(messages: AgentMessage[], engine: EngineCore, gate?: AgingGate, ageTurns?: number): AgentMessage[] {
+  if (!engine.runtime.config.offload) return messages;
+  try {
+    const aged = agedFor(engine);
+    if (!aged.warmed) {
+      aged.warmed = true;
+      aged.offload.warm(messages);
+    }
+    return aged.offload.apply(messages, gate, ageTurns);
+  } catch (e) {
+    engine.log.fail("aged offload", e);
+    return messages;
+  }
+}
+
+/** A resumed session's start: the old results judged off the request path, so its first request goes out aged. */
+export function warmAgedOffload(engine: EngineCore, entries: readonly unknown[]): void {
+  if (!engine.runtime.config.offload || entries.length === 0) return;
+  try {
+    const aged = agedFor(engine);
+    aged.warmed = true;
+    aged.offload.warm(messagesInContext(entries));
+  } catch (e) {
+    engine.log.fail("aged offload", e);
+  }
+}
+
+/** The messages of a session branch the model still sees: those from the latest compaction's first kept entry on. */
+function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
+  type Entry = { type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage };
+  const list = entries as Entry[];
+  const last = list.findLastIndex((e) => e?.type === "compaction");
+  const kept = last < 0 ? 0 : list.findIndex((e) => e?.id === list[last]!.firstKeptEntryId);
+  const start = last < 0 ? 0 : kept >= 0 ? kept : last + 1;
+  return list.slice(start).flatMap((e) => (e?.type === "message" && e.message ? [e.message] : []));
+}
+
+/** The patch for pi's tool_result event, or undefined to leave the result as it is. */
+export function offloadPatch(
+  event: ToolResultLike & { input?: unknown },
+  engine: EngineCore,
+): { content: Array<{ type: "text"; text: string }> } | undefined {
+  if (!engine.runtime.config.offload) return undefined;
+  try {
+    // the call's own long arguments (a write's content) age too, whatever happens to its result
+    agedFor(engine).offload.registerCall(event);
+    const out = offloadToolResult(event, { stateDir: engine.runtime.stateDir, sessionKey: engine.sessionKey }, offloadSettings(engine.runtime.config));
+    // not stashed now: a mid-size result is stashed for aging (the context event only swaps it in later)
+    const stored = out ? out.receipt : agedFor(engine).offload.register(event);
+    // checkpoints may name it (a read of a file the ledger holds), so a restore block can point at it
+    const stashes = sessionAt(engine.runtime.stateDir, engine.sessionKey).lasting.stashes;
+    const { toolName: tool, input } = event;
+    if (stored) addStash(stashes, { handle: stored.handle, tool, input, bytes: stored.bytes });
+    engine.log.clear("artifact stash");
+    return out?.patch;
+  } catch (e) {
+    engine.log.fail("artifact stash", e);
+    return undefined;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The restore block of a session key (spec §8.2): the latest checkpoint rendered with workspace drift and
- * stored outputs; hosts reach it through session-api.ts. Never throws: a failure means "no block".
+ * stored outputs; the rule of which block is owed is in compaction.ts. Never throws: a failure means "no block".
  */
 import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import type { Checkpoint } from "../checkpoint/schema.js";

@@ -5,14 +5,14 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { type RestoreKind, restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
-import type { SessionApi } from "../engine/session-api.js";
+import type { ContextManagerEngine as SessionApi } from "../engine/context-manager-engine.js";
 import { type CapturedSession, type ReadonlySessionManager, safeUsage } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
 import { formatReuse } from "../prompt-cost/reuse.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { RequestRecord } from "../engine/request-log.js";
-import { isCheckpointCompactionDetails } from "../engine/checkpoint-compaction.js";
+import { isCheckpointCompactionDetails } from "../engine/compaction.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;

@@ -2,8 +2,8 @@
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { sessionFor } from "./context-manager-session.js";
-import { compactionWithoutPreparation } from "../engine/compaction-input.js";
-import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/checkpoint-compaction.js";
+import { compactionWithoutPreparation } from "../engine/compaction.js";
+import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
 
 export async function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
   try {
@@ -36,7 +36,7 @@ export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ct
     if (!session) return NO_SEAM;
     const { compaction: mode, compactionDeadlineMs: deadlineMs } = session.engine.runtime.config;
     if (mode === "checkpoint") {
-      // the compaction returns before its checkpoint is durable (checkpoint-compaction.ts)
+      // the compaction returns before its checkpoint is durable (engine/compaction.ts)
       const started = await startCheckpointCompaction(session, event, ctx.cwd);
       const compaction = started?.compaction ?? null;
       if (started && compaction) return { checkpoint: started.checkpoint, compaction, deadlineMs, fallback: () => compaction };

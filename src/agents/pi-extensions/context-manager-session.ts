@@ -5,8 +5,7 @@
 import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
-import { ContextManagerEngine } from "../engine/context-manager-engine.js";
-import { SessionApi } from "../engine/session-api.js";
+import { ContextManagerEngine, type ContextManagerEngine as SessionApi } from "../engine/context-manager-engine.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { processServices } from "../../infra/process-services.js";
@@ -90,7 +89,7 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
     session = Promise.resolve().then(() => {
       const compactionsSoFar = view.sessionManager.getEntries().filter((e) => e.type === "compaction").length;
       const window = runtime.contextWindowTokens || view.contextWindow();
-      const engine = new ContextManagerEngine(
+      return new ContextManagerEngine(
         { ...runtime, contextWindowTokens: window },
         {
           sessionId: runtime.sessionId ?? view.sessionManager.getSessionId(),
@@ -99,7 +98,6 @@ export async function sessionForView(view: EngineSessionView, fallback?: () => C
           cwd: view.cwd,
         },
       );
-      return new SessionApi(engine);
     });
     slotOf(sm).session = session;
   }
