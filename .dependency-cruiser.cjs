@@ -99,7 +99,7 @@ module.exports = {
       name: "engine-imports-no-host-package",
       severity: "error",
       comment:
-        "The engine speaks its own types (engine/compaction-input.ts, ContextReading): the pi SDK, pi-ai and OpenClaw " +
+        "The engine speaks its own types (engine/compaction.ts, ContextReading): the pi SDK, pi-ai and OpenClaw " +
         "stay in the shells. Only the message shape (AgentMessage, from pi-agent-core) is shared, as a type.",
       from: { path: ENGINE },
       to: { path: HOST_PACKAGES },

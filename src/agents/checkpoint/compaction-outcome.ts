@@ -1,6 +1,6 @@
 /**
  * The checkpoint of a session's latest compaction, so the restore sends THAT checkpoint or nothing
- * (never an older one that misses the compacted span). Kept per key by engine/compaction-outcomes.ts.
+ * (never an older one that misses the compacted span). Kept per key by engine/compaction.ts.
  */
 export interface CompactionOutcome {
   /** the checkpoint written for the compaction, or null when writing it failed */
