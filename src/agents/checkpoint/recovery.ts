@@ -32,9 +32,8 @@ async function previousHint(file: string, fs: FsOps): Promise<string | null> {
   try {
     const text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
     assertParseableSize(text, file);
-    const data = parseDocument(text).toJS({ maxAliasCount: 0 }) as unknown;
-    const meta = (data as { meta?: unknown } | null)?.meta;
-    const prev = (meta as { previous_checkpoint?: unknown } | null | undefined)?.previous_checkpoint;
+    const data = parseDocument(text).toJS({ maxAliasCount: 0 }) as { meta?: { previous_checkpoint?: unknown } } | null;
+    const prev = data?.meta?.previous_checkpoint;
     return typeof prev === "string" && parseCheckpointId(prev) !== null ? prev : null;
   } catch {
     return null;

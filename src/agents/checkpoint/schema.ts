@@ -311,7 +311,6 @@ export type CheckpointTrigger = (typeof CHECKPOINT_TRIGGERS)[number];
 export type WorkingStatus = (typeof WORKING_STATUSES)[number];
 export type BreakdownCategory = (typeof BREAKDOWN_CATEGORIES)[number];
 
-export type TokenUsage = Shape<typeof TOKEN_USAGE>;
 export type CheckpointMeta = Shape<typeof META>;
 /** What a request holds, by category, in tokens (issue 27); `categories` sum to `total_tokens`. */
 export type ContextBreakdown = Shape<typeof BREAKDOWN>;

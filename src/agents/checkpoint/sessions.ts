@@ -31,11 +31,7 @@ export async function listCheckpointSessions(stateDir: string, fs: FsOps = nodeF
   const out: CheckpointSessionEntry[] = [];
   for (const name of names.sort()) {
     const dir = path.join(root, name);
-    try {
-      if (!(await fs.stat(dir)).isDirectory()) continue;
-    } catch {
-      continue;
-    }
+    if (!(await fs.stat(dir).catch(() => null))?.isDirectory()) continue;
     out.push({ dir: name, path: dir, sessionKey: await sessionKeyOfDir(dir, fs) });
   }
   return out;
@@ -46,11 +42,8 @@ async function sessionKeyOfDir(dir: string, fs: FsOps): Promise<string | null> {
   const base = path.basename(dir);
   const pointer = await readPointerInDir(dir, null, fs);
   if (pointer && sessionDirName(pointer.session_key) === base) {
-    try {
-      if ((await fs.stat(pointer.path)).isFile()) return pointer.session_key;
-    } catch {
-      // the pointer names a missing file: look at the files
-    }
+    // a pointer naming a missing file: look at the files
+    if ((await fs.stat(pointer.path).catch(() => null))?.isFile()) return pointer.session_key;
   }
   const files = await listCheckpointFilesInDir(dir, fs);
   for (const f of [...files].reverse()) {

@@ -14,7 +14,7 @@ import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
 import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, retentionOf, sweepStaleTempFiles } from "./files.js";
-import { scanSessionDir, type SessionDirScan } from "./files.js";
+import { scanSessionDir } from "./files.js";
 import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
 import { readLatestInDir } from "./recovery.js";
 import { validateCheckpoint } from "./validate.js";
@@ -193,7 +193,10 @@ export class CheckpointWriter {
       if (!created || top > n) {
         // overtaken: another writer holds this id or a higher one. A file we published below
         // the highest id is withdrawn: its id may have named a checkpoint pruned meanwhile
-        if (created) await this.withdraw(file, fs, warnings);
+        if (created) {
+          const what = `could not withdraw ${path.basename(file)} after a concurrent writer went past it`;
+          await fs.unlink(file).catch((err: unknown) => errorCode(err) === "ENOENT" || warnOn(warnings, what)(err));
+        }
         n = Math.max(n, top) + 1;
         previous = formatCheckpointId(n - 1);
         continue;
@@ -202,25 +205,15 @@ export class CheckpointWriter {
       known.latest = latestOf(checkpoint);
       // the next reader in this process (a new session, a fresh engine) skips the parse
       memoizeCheckpoint(text, checkpoint, true);
-      const pruned = await this.afterPublish(scan, retention, fs, warnings);
+      // retention and temp sweep, best effort: the listing holds the new file as its highest id; the newest
+      // `retention` stay, the highest always
+      const pruned: string[] = [];
+      const old = scan.files.slice(0, Math.max(0, scan.files.length - retention));
+      await deleteCheckpointFiles(old, fs, pruned).catch(warnOn(warnings, "retention failed"));
+      await sweepStaleTempFiles(this.dir, fs, scan.temps);
       return { written: true, id, path: file, checkpoint, pruned, warnings };
     }
     throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
-  }
-
-  /** Retention and temp sweep: best effort, reported in `warnings`; returns the ids pruned. */
-  private async afterPublish(scan: SessionDirScan, keep: number, fs: FsOps, warnings: string[]): Promise<string[]> {
-    // the listing holds the new file as its highest id; the newest `keep` stay, the highest always
-    const pruned: string[] = [];
-    const old = scan.files.slice(0, Math.max(0, scan.files.length - keep));
-    await deleteCheckpointFiles(old, fs, pruned).catch(warnOn(warnings, "retention failed"));
-    await sweepStaleTempFiles(this.dir, fs, scan.temps);
-    return pruned;
-  }
-
-  private async withdraw(file: string, fs: FsOps, warnings: string[]): Promise<void> {
-    const warn = warnOn(warnings, `could not withdraw ${path.basename(file)} after a concurrent writer went past it`);
-    await fs.unlink(file).catch((err: unknown) => errorCode(err) === "ENOENT" || warn(err));
   }
 
   private reportOutOfRange(names: string[], warnings: string[]): void {

@@ -110,10 +110,7 @@ function build(guarded: boolean): Scanner {
 
 /** Character ranges of `text` the preset reports as secrets, sorted and merged; unguarded: no prefilter (tests). */
 export function secretRuleRanges(text: string, guarded = true): Array<[number, number]> {
-  return scan((scanners[guarded ? "guarded" : "unguarded"] ??= build(guarded)), text);
-}
-
-function scan({ ranges, file }: Scanner, text: string): Array<[number, number]> {
+  const { ranges, file } = (scanners[guarded ? "guarded" : "unguarded"] ??= build(guarded));
   ranges.length = 0;
   const source = { content: text, filePath: "captured.txt", ext: ".txt", contentType: "text" };
   let lowered: string | null = null;
