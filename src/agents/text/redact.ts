@@ -4,10 +4,9 @@
  * output a fixpoint (no pattern matches a marker). docs/security.md says what is kept on purpose.
  */
 
-import { escapedViewsPass } from "./escaped-views.js";
 import { secretRuleRanges } from "./secret-rules.js";
 import * as own from "./redact-passes.js";
-import { MARKER_PREFIX, marker, type Replacer } from "./redact-passes.js";
+import { isMarker, MARKER_PREFIX, marker, type Replacer } from "./redact-passes.js";
 
 // --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
 const redactByRuleSet: Replacer = (text) => {
@@ -124,4 +123,147 @@ function redactWhole(text: string, passes: readonly Replacer[]): string {
     current = next;
   }
   return current;
+}
+
+// --- secrets inside escaped JSON (`\"key\": \"…\"` hides names, quotes, line ends): each decoded level is
+// redacted too, and each redacted span written back at its raw place; nothing else changes.
+/** What one level of JSON string escaping writes. */
+const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
+/** Levels decoded at most; deeper text is read as it is at this level. */
+const MAX_DEPTH = 4;
+
+const SIMPLE: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
+interface View {
+  text: string;
+  /** start[i]: where the view's character i begins in the raw text; start[text.length] = the raw length */
+  start: Int32Array;
+}
+
+/** One level of JSON escapes decoded; `from` maps the input's indices to the raw text's (null: the input is the raw text). */
+function decodeLevel(text: string, from: Int32Array | null): View {
+  const parts: string[] = [];
+  const start = new Int32Array(text.length + 1);
+  let n = 0;
+  let copyFrom = 0;
+  const at = (k: number): number => (from === null ? k : from[k]!);
+  for (let bs = text.indexOf("\\"); bs >= 0; bs = text.indexOf("\\", bs)) {
+    const c = text.charAt(bs + 1);
+    let decoded: string | undefined = SIMPLE[c];
+    let width = 2;
+    if (decoded === undefined && c === "u" && HEX4.test(text.slice(bs + 2, bs + 6))) {
+      decoded = String.fromCharCode(parseInt(text.slice(bs + 2, bs + 6), 16));
+      width = 6;
+    }
+    if (decoded === undefined) {
+      bs += 1; // a lone backslash stays as it is
+      continue;
+    }
+    for (let k = copyFrom; k < bs; k++) start[n++] = at(k);
+    parts.push(text.slice(copyFrom, bs), decoded);
+    start[n++] = at(bs);
+    bs = copyFrom = bs + width;
+  }
+  for (let k = copyFrom; k < text.length; k++) start[n++] = at(k);
+  parts.push(text.slice(copyFrom));
+  start[n] = at(text.length);
+  return { text: parts.join(""), start: start.subarray(0, n + 1) };
+}
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+const MARKER_RE = /\[REDACTED:[a-z_]+\]/g;
+
+/**
+ * The spans of `view` that `redacted` replaced by markers ([from, to, marker]): each ends where the
+ * literal text after its marker resumes. Null when they do not align so (then the whole changed
+ * stretch is redacted).
+ */
+function alignMarkers(view: string, redacted: string): Array<[number, number, string]> | null {
+  const spans: Array<[number, number, string]> = [];
+  let i = 0;
+  let j = 0;
+  MARKER_RE.lastIndex = 0;
+  const markers: Array<[number, string]> = [];
+  for (let m = MARKER_RE.exec(redacted); m; m = MARKER_RE.exec(redacted)) markers.push([m.index, m[0]]);
+  for (let k = 0; k < markers.length; k++) {
+    const [at, mark] = markers[k]!;
+    const lit = redacted.slice(j, at);
+    if (!view.startsWith(lit, i)) return null;
+    i += lit.length;
+    j = at + mark.length;
+    if (view.startsWith(mark, i)) {
+      i += mark.length; // a marker already in the view
+      continue;
+    }
+    // adjacent markers replaced one stretch between them: it ends where the next literal resumes
+    let next = k + 1;
+    while (next < markers.length && markers[next]![0] === j && !view.startsWith(markers[next]![1], i)) j += markers[next++]![1].length;
+    const after = redacted.slice(j, next < markers.length ? markers[next]![0] : redacted.length);
+    let end: number;
+    if (next >= markers.length) {
+      end = view.length - after.length;
+      if (end <= i || !view.endsWith(after)) return null;
+    } else {
+      end = after === "" ? -1 : view.indexOf(after, i + 1);
+      if (end < 0) return null;
+    }
+    spans.push([i, end, mark]);
+    i = end;
+    k = next - 1;
+  }
+  return view.slice(i) === redacted.slice(j) ? spans : null;
+}
+
+/** The stretch that differs (common prefix and suffix kept): for two texts no alignment explains. */
+function changedStretch(view: string, redacted: string): [number, number, string] {
+  let a = 0;
+  while (a < view.length && a < redacted.length && view.charCodeAt(a) === redacted.charCodeAt(a)) a++;
+  let b = 0;
+  while (b < view.length - a && b < redacted.length - a && view.charCodeAt(view.length - 1 - b) === redacted.charCodeAt(redacted.length - 1 - b)) b++;
+  const mark = redacted.slice(a).match(MARKER_RE)?.[0] ?? `${MARKER_PREFIX}secret]`;
+  return [a, view.length - b, mark];
+}
+
+/** The raw text with the given view spans (in raw indices) replaced by their markers. */
+function writeBack(text: string, raw: Array<[number, number, string]>): string {
+  raw.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+  let out = "";
+  let pos = 0;
+  for (const [a, b, mark] of raw) {
+    if (b <= pos) continue; // inside a span already written
+    const from = Math.max(a, pos);
+    // a stretch that is already a marker in the raw text stays as it is
+    out += text.slice(pos, from) + (from === a && isMarker(text.slice(a, b)) ? text.slice(a, b) : mark);
+    pos = b;
+  }
+  return out + text.slice(pos);
+}
+
+const hasEscape = (text: string): boolean => text.includes("\\") && JSON_ESCAPE.test(text);
+
+/**
+ * A pass that redacts the decoded views with `redactView` and writes the spans back. Deepest first,
+ * each shallower view decoded from the text redacted so far: there a deeper level's line breaks are
+ * still `\\n`, and a value run would read on into the next line.
+ */
+function escapedViewsPass(redactView: (view: string) => string): Replacer {
+  return (text) => {
+    if (!hasEscape(text)) return text;
+    let depth = 0;
+    for (let t = text; depth < MAX_DEPTH && hasEscape(t); depth++) t = decodeLevel(t, null).text;
+    let out = text;
+    for (let d = depth; d >= 1; d--) {
+      let view = decodeLevel(out, null);
+      for (let k = 1; k < d; k++) view = decodeLevel(view.text, view.start);
+      const redacted = redactView(view.text);
+      if (redacted === view.text) continue;
+      const spans = alignMarkers(view.text, redacted) ?? [changedStretch(view.text, redacted)];
+      out = writeBack(
+        out,
+        spans.map(([a, b, mark]) => [view.start[a]!, view.start[b]!, mark]),
+      );
+    }
+    return out;
+  };
 }
