@@ -53,8 +53,7 @@ export async function readPointerInDir(
     }
     return null;
   }
-  if (typeof file !== "string" || file !== checkpointFileName(checkpoint_id)) return null;
-  if (typeof session_key !== "string") return null;
+  if (file !== checkpointFileName(checkpoint_id) || typeof session_key !== "string") return null;
   if (expectedSessionKey !== null && wellFormed(session_key) !== wellFormed(expectedSessionKey)) return null;
   return {
     checkpoint_id,
