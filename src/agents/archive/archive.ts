@@ -8,7 +8,7 @@ import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, archiveStats, type ArchiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
+import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
 import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
 import { type ReadResult, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
@@ -269,7 +269,7 @@ export class SessionArchive {
     return this.indexNow().search(query, opts);
   }
 
-  stats(): ArchiveStats {
+  stats() {
     return archiveStats(this.records.values(), this.offset, this.badLines);
   }
 

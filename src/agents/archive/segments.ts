@@ -19,9 +19,9 @@ import { readArtifact } from "../artifacts/store.js";
 /** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
 export const RECALL_HEADER = '<recalled-context source="context-manager">';
 export const RECALL_END = "</recalled-context>";
-/** the frame before the knowledge layer (issue 26): still stripped from older transcripts */
+/** the frame before the knowledge layer: still stripped from older transcripts */
 export const LEGACY_RECALL_HEADER = "[Recalled from the archive of compacted context]";
-export const LEGACY_RECALL_END = "[End of recalled context]";
+const LEGACY_RECALL_END = "[End of recalled context]";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
@@ -113,13 +113,6 @@ function dropCutToken(text: string, cap: number): string {
 const CONTENT_CAP = 4 * SCAN_MAX;
 const ASSISTANT_CAP = 200_000;
 
-/** The user's own text: host `System:` lines and our injected blocks removed, no cut token. */
-function userTextOf(msg: AgentMessage): string {
-  const content = (msg as { content?: unknown }).content;
-  const raw = typeof content === "string" ? content : dropCutToken(contentText(content, CONTENT_CAP), CONTENT_CAP);
-  return stripInjectedBlocks(stripHostSystemLines(raw)).trim();
-}
-
 /**
  * Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower
  * and digits that switches kind on >= 35% of its chars is a random token (a key without a known
@@ -128,7 +121,7 @@ function userTextOf(msg: AgentMessage): string {
 const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const kindOf = (c: number): number => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);
 
-export function looksLikeRandomToken(run: string): boolean {
+function looksLikeRandomToken(run: string): boolean {
   let switches = 0;
   let alnum = 0;
   let prev = 0;
@@ -144,10 +137,6 @@ export function looksLikeRandomToken(run: string): boolean {
   return kinds[1] === 1 && kinds[2] === 1 && kinds[3] === 1 && alnum >= 20 && switches / alnum >= 0.35;
 }
 
-function redactRandomTokens(text: string): string {
-  return text.replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run));
-}
-
 /** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
 function clean(text: string, head: number): string {
   const t = redact(text);
@@ -155,7 +144,7 @@ function clean(text: string, head: number): string {
 }
 
 function redact(text: string): string {
-  return redactRandomTokens(redactSecrets(scanWindow(text))).trim();
+  return redactSecrets(scanWindow(text)).replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run)).trim();
 }
 
 /** The redacted text as one segment per chunk (`part`/`parts` when there are several). */
@@ -207,20 +196,15 @@ function timeOf(msg: AgentMessage): number {
   return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
 }
 
+/** Tool and target of the calls seen so far, by call id (their results are archived with them). */
+type Calls = Map<string, { tool: string; target: string }>;
+
 /** Segments of `messages` in order (malformed ones skipped); `expand` gives a stashed result's payload. */
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
   const out: SegmentDraft[] = [];
-  const calls = new Map<string, { tool: string; target: string }>();
-  for (const msg of messages) pushSafely(out, calls, msg, expand);
+  const calls: Calls = new Map();
+  for (const msg of messages) pushMessage(out, calls, msg, expand);
   return out;
-}
-
-function pushSafely(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
-  try {
-    pushMessage(out, calls, msg, expand);
-  } catch {
-    // a hostile message (throwing getter, odd shape) is skipped, the rest archived
-  }
 }
 
 /** Longest stretch segmentsOfSliced works before it lets the event loop run. */
@@ -229,10 +213,10 @@ const SLICE_MS = 8;
 /** segmentsOf, yielding to the event loop every SLICE_MS (megabytes of output hold up no other chat). */
 export async function segmentsOfSliced(messages: readonly AgentMessage[], expand?: ExpandStashed): Promise<SegmentDraft[]> {
   const out: SegmentDraft[] = [];
-  const calls = new Map<string, { tool: string; target: string }>();
+  const calls: Calls = new Map();
   let since = performance.now();
   for (const msg of messages) {
-    pushSafely(out, calls, msg, expand);
+    pushMessage(out, calls, msg, expand);
     if (performance.now() - since > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();
@@ -241,14 +225,17 @@ export async function segmentsOfSliced(messages: readonly AgentMessage[], expand
   return out;
 }
 
-function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
-  if (!msg || typeof msg !== "object") return;
-  const t = timeOf(msg);
-  switch (msg.role) {
-    case "user":
-      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, userTextOf(msg));
-      return;
-    case "assistant": {
+/** Pushes a message's segments; a hostile message (throwing getter, odd shape) is skipped, the rest archived. */
+function pushMessage(out: SegmentDraft[], calls: Calls, msg: AgentMessage, expand?: ExpandStashed): void {
+  try {
+    if (!msg || typeof msg !== "object") return;
+    const t = timeOf(msg);
+    if (msg.role === "user") {
+      // the user's own text: host `System:` lines and our injected blocks removed, no cut token
+      const c = (msg as { content?: unknown }).content;
+      const raw = typeof c === "string" ? c : dropCutToken(contentText(c, CONTENT_CAP), CONTENT_CAP);
+      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, stripInjectedBlocks(stripHostSystemLines(raw)).trim());
+    } else if (msg.role === "assistant") {
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
       for (const call of toolCallsOf(a)) {
@@ -264,9 +251,7 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
         const args = dropCutToken(boundedJson(argsWithoutTarget(call.arguments, rawTarget), SCAN_MAX), SCAN_MAX);
         pushChunks(out, { role: "tool_call", t, tool, ...(target ? { target } : {}) }, args === "{}" ? "" : args, true);
       }
-      return;
-    }
-    case "toolResult": {
+    } else if (msg.role === "toolResult") {
       const r = msg as { toolCallId?: unknown; toolName?: unknown; content?: unknown; isError?: unknown };
       const call = calls.get(String(r.toolCallId ?? ""));
       if (RECALL_TOOLS.has(call?.tool ?? String(r.toolName ?? ""))) return;
@@ -276,27 +261,22 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       if (r.isError === true) base.error = true;
       const shown = contentText(r.content, CONTENT_CAP);
       const full = expand?.(shown);
-      const text = full ? full.slice(0, CONTENT_CAP) : shown;
-      pushChunks(out, base, dropCutToken(text, CONTENT_CAP), !!base.target);
-      return;
-    }
-    case "bashExecution": {
+      pushChunks(out, base, dropCutToken(full ? full.slice(0, CONTENT_CAP) : shown, CONTENT_CAP), !!base.target);
+    } else if (msg.role === "bashExecution") {
       const b = msg as { command?: unknown; output?: unknown };
       const target = clean(String(b.command ?? "").replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
       pushChunks(out, { role: "bash", t, tool: "bash", ...(target ? { target } : {}) }, String(b.output ?? ""), !!target);
-      return;
     }
-    default:
-      // custom: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
-      return;
+    // custom messages: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
+  } catch {
+    // skipped
   }
 }
 
-/*
- * With `offload` on the session holds a large tool result as handle + preview; the archive indexes
- * the stashed payload instead (redacted when stashed), so search finds what offload replaced.
+/**
+ * A replacement's text -> the stashed payload, or null (not a replacement, artifact gone): with `offload` on the
+ * session holds a large tool result as handle + preview; the archive indexes the payload (redacted when stashed).
  */
-/** A replacement's text -> the stashed payload, or null (not a replacement, artifact gone). */
 export type ExpandStashed = (text: string) => string | null;
 
 const HANDLE_LINE = /^handle: (ocm_artifact:v1:sha256:[0-9a-f]{64})$/m;

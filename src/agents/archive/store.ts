@@ -38,10 +38,7 @@ export interface ArchiveRecord extends SegmentDraft {
 }
 
 /** Where a record came from: the session id and the compaction of it that archived it. */
-export interface RecordOrigin {
-  session: string;
-  compaction: number;
-}
+export type RecordOrigin = Pick<ArchiveRecord, "session" | "compaction">;
 
 /** The drafts neither `archived` nor repeated, numbered from `firstSeq`; `duplicates` counts the rest. */
 export function newRecords(drafts: readonly SegmentDraft[], archived: (id: string) => boolean, firstSeq: number, at: number, origin: RecordOrigin): { records: ArchiveRecord[]; duplicates: number } {
@@ -96,15 +93,8 @@ export function parseRecord(line: string): ArchiveRecord | null {
   return r as unknown as ArchiveRecord;
 }
 
-export interface ReadResult {
-  records: ArchiveRecord[];
-  /** lines that did not parse (torn or corrupt), skipped */
-  badLines: number;
-  /** bytes consumed: up to and including the last newline */
-  offset: number;
-  /** inode of the file read (a rewrite replaces it) */
-  ino: number;
-}
+/** `badLines`: torn or corrupt, skipped; `offset`: bytes consumed (through the last newline); `ino`: of the file read. */
+export type ReadResult = { records: ArchiveRecord[]; badLines: number; offset: number; ino: number };
 
 /** The complete lines of `buf` (none when it has no newline) and the bytes they take. */
 export function wholeLines(buf: Buffer): { lines: string[]; consumed: number } {
@@ -240,20 +230,9 @@ export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Pro
   }
 }
 
-/** What an archive holds, counted over its live records (`openclaw-context archive`, bench). */
-export interface ArchiveStats {
-  segments: number;
-  bytes: number;
-  badLines: number;
-  sessions: number;
-  compactions: number;
-  oldest: number | null;
-  newest: number | null;
-  byRole: Record<SegmentRole, number>;
-}
-
-/** The counts of `records`; `bytes` and `badLines` are the file's, as the archive last read it. */
-export function archiveStats(records: Iterable<ArchiveRecord>, bytes: number, badLines: number): ArchiveStats {
+/** What an archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and `badLines`
+ * are the file's, as the archive last read it. */
+export function archiveStats(records: Iterable<ArchiveRecord>, bytes: number, badLines: number) {
   const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
   const sessions = new Set<string>();
   const compactions = new Set<string>();
