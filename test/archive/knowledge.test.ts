@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, knowledgeFollowers, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
-import { knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../../src/agents/archive/knowledge-search.js";
+import { knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../../src/agents/archive/knowledge-store.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 import { knowledgeSettled } from "../../src/agents/engine/archive-hooks.js";

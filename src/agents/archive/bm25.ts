@@ -21,7 +21,7 @@ const RECEIPT_MAX_CHARS = 160;
 const FIELD_BOOST = [1, TOOL_FIELD_BOOST, TARGET_FIELD_BOOST] as const; // text, tool, target
 /** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
 export const IDENTIFIER_BOOST = 3;
-/** The recency factor halves per day before the newest segment, to a floor: an old exact match beats a new loose one. */
+/** Recency halves per day before the newest segment, to a floor: an old exact match beats a new loose one. */
 const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
 const RECENCY_FLOOR = 0.5;
 
@@ -57,7 +57,7 @@ const SWEEP_TERMS = 2_000;
 /** Entries `document << 2 | field` (a document's fields in order), their term frequencies, live documents per field. */
 type Posting = { e: number[]; tf: number[]; live: number[] };
 
-/** `terms`: distinct per field, field after field (to take it out again); `lengths`: their counts (BM25's field length). */
+/** `terms`: distinct per field, in field order (to take it out again); `lengths`: their counts (field lengths). */
 type Doc = { id: string; terms: string[]; lengths: number[]; chars: number };
 
 /** `score`: BM25 times recency and segment weight; `terms`: the query terms it matched, in query order. */

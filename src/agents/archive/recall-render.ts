@@ -6,7 +6,7 @@
 import { quoteUntrusted } from "../inject/quote.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { redactSecrets } from "../text/redact.js";
-import { type KnowledgeHit, knowledgeLine } from "./knowledge-search.js";
+import type { KnowledgeHit } from "./knowledge-store.js";
 import type { SearchHit } from "./search-index.js";
 import { RECALL_END, RECALL_HEADER } from "./segments.js";
 
@@ -26,6 +26,27 @@ export function fragmentLabel(hit: SearchHit): string {
   if (typeof r.part === "number" && typeof r.parts === "number") out += ` part ${r.part}/${r.parts}`;
   if (r.error) out += " (error)";
   return out;
+}
+
+/** "- [kind] "text"" (quoted: archived text never starts a line), " (superseded)" when replaced. */
+function knowledgeLine(h: KnowledgeHit, maxChars: number, label?: string): string {
+  const e = h.entry;
+  const prefix = `- [${e.kind}]${label ? ` ${quoteUntrusted(label, 80)}` : ""} `;
+  const suffix = e.supersededBy ? " (superseded)" : "";
+  return prefix + quoteUntrusted(e.text, Math.max(20, maxChars - prefix.length - suffix.length - 2)) + suffix;
+}
+
+/** Lines of knowledge hits within `maxChars` (whole lines only). */
+export function renderKnowledgeLines(hits: readonly KnowledgeHit[], maxChars: number, labelOf?: (h: KnowledgeHit) => string | undefined): string[] {
+  const lines: string[] = [];
+  let used = 0;
+  for (const h of hits) {
+    const line = knowledgeLine(h, Math.min(300, maxChars - used), labelOf?.(h));
+    if (used + line.length + 1 > maxChars) break;
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return lines;
 }
 
 /** kept free for the "more not shown" line, so the result stays within maxChars */

@@ -144,7 +144,8 @@ function clean(text: string, head: number): string {
 }
 
 function redact(text: string): string {
-  return redactSecrets(scanWindow(text)).replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run)).trim();
+  const t = redactSecrets(scanWindow(text));
+  return t.replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run)).trim();
 }
 
 /** The redacted text as one segment per chunk (`part`/`parts` when there are several). */
@@ -234,7 +235,8 @@ function pushMessage(out: SegmentDraft[], calls: Calls, msg: AgentMessage, expan
       // the user's own text: host `System:` lines and our injected blocks removed, no cut token
       const c = (msg as { content?: unknown }).content;
       const raw = typeof c === "string" ? c : dropCutToken(contentText(c, CONTENT_CAP), CONTENT_CAP);
-      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, stripInjectedBlocks(stripHostSystemLines(raw)).trim());
+      const own = stripInjectedBlocks(stripHostSystemLines(raw)).trim();
+      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, own);
     } else if (msg.role === "assistant") {
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));

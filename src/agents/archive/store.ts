@@ -93,7 +93,7 @@ export function parseRecord(line: string): ArchiveRecord | null {
   return r as unknown as ArchiveRecord;
 }
 
-/** `badLines`: torn or corrupt, skipped; `offset`: bytes consumed (through the last newline); `ino`: of the file read. */
+/** `badLines`: torn or corrupt, skipped; `offset`: bytes consumed (to the last newline); `ino`: the file's. */
 export type ReadResult = { records: ArchiveRecord[]; badLines: number; offset: number; ino: number };
 
 /** The complete lines of `buf` (none when it has no newline) and the bytes they take. */

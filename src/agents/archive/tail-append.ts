@@ -40,7 +40,7 @@ export function appendToTail(
   limits: ArchiveLimits,
 ): Promise<TailAppendResult> {
   const dir = archiveDir(stateDir, sessionKey);
-  return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits, Date.now()));
+  return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits));
 }
 
 /** appendToTail with the archive's lock already held (SessionArchive's append before it has loaded the file). */
@@ -49,7 +49,7 @@ export async function appendToTailLocked(
   drafts: readonly SegmentDraft[],
   origin: RecordOrigin,
   limits: ArchiveLimits,
-  now: number,
+  now = Date.now(),
 ): Promise<TailAppendResult> {
   let bytes = 0;
   for (const d of drafts) bytes += d.text.length + 160;

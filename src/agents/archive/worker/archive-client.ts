@@ -47,12 +47,11 @@ function workerSpec(): { code: string | URL; eval: boolean } | null {
   }
 }
 
-export interface ArchiveWorkerOptions {
-  /** the worker's old-generation heap limit in MiB (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB) */
-  heapMiB?: number;
-  /** the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry */
-  evalSource?: string;
-}
+/**
+ * `heapMiB`: the worker's old-generation heap limit (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
+ * `evalSource`: the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry.
+ */
+type ArchiveWorkerOptions = { heapMiB?: number; evalSource?: string };
 
 function heapFromEnv(): number | undefined {
   const v = Number(process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);

@@ -10,7 +10,7 @@ import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { SessionArchive } from "../archive.js";
 import type { SearchHit } from "../search-index.js";
-import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-search.js";
+import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-store.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
 import type { RecordOrigin } from "../store.js";
@@ -21,46 +21,16 @@ import { type ArchiveLimits, appendToTail, tails, type TailAppendResult } from "
 export const LOADED_BYTES_PER_FILE_BYTE = 5.25;
 /** What an archive object weighs before it is loaded. */
 const UNLOADED_BYTES = 2_048;
-export const DEFAULT_ARCHIVE_BUDGET_BYTES = 192 * 2 ** 20;
+const DEFAULT_ARCHIVE_BUDGET_BYTES = 192 * 2 ** 20;
 
-export interface ArchiveRef {
-  stateDir: string;
-  sessionKey: string;
-  limits: ArchiveLimits;
-}
+type ArchiveRef = { stateDir: string; sessionKey: string; limits: ArchiveLimits };
 
-/** A query as the automatic recall and context_search send it (archive and knowledge alike). */
-interface QueryRequest {
-  query: string;
-  limit: number;
-  /** minimum score in units of the index's scoreUnit (automatic recall) */
-  minScoreUnits?: number;
-  /** query terms found in this text are left out (what the agent can already see) */
-  visible?: string;
-}
-
-export interface SearchRequest extends ArchiveRef, QueryRequest {
-  /** answer `{ ready: false }` at once when the archive is not loaded and indexed (and start that) */
-  ifReady?: boolean;
-}
-
-export interface SearchReply {
-  ready: boolean;
-  hits: SearchHit[];
-  /** segments in the archive */
-  size: number;
-}
-
-export interface AppendRequest extends ArchiveRef {
-  /** a committed turn or a compacted span, as the host gave it (structured-cloned to the worker) */
-  messages: AgentMessage[];
-  origin: RecordOrigin;
-}
-
-export interface KnowledgeSearchRequest extends QueryRequest {
-  /** the key's knowledge.jsonl */
-  file: string;
-}
+/**
+ * A query as the automatic recall and context_search send it (archive and knowledge alike): `minScoreUnits` in
+ * units of the index's scoreUnit (automatic recall); query terms found in `visible` (what the agent sees) left out.
+ */
+type QueryRequest = { query: string; limit: number; minScoreUnits?: number; visible?: string };
+type SearchReply = { ready: boolean; hits: SearchHit[]; size: number };
 
 /** The query terms the agent can see anyway left out. */
 const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
@@ -92,7 +62,8 @@ export const archiveCacheStats = () => archives.stats();
 
 /** The operations, by name: what the worker answers (archive-worker.ts) and the client runs in-thread when no worker can. */
 export const hostOps = {
-  async search(req: SearchRequest): Promise<SearchReply> {
+  /** `ifReady`: answer `{ ready: false }` at once when the archive is not loaded and indexed (and start that). */
+  async search(req: ArchiveRef & QueryRequest & { ifReady?: boolean }): Promise<SearchReply> {
     const at = archiveOf(req);
     if (req.ifReady && !at.archive.isReady) {
       void ready(at).catch((e) => debugLog("archive load", e));
@@ -104,7 +75,7 @@ export const hostOps = {
     return { ready: true, hits, size: archive.size };
   },
   /** A knowledge search, run where the archive's run (its index grows with the session). */
-  async knowledge(req: KnowledgeSearchRequest): Promise<KnowledgeHit[]> {
+  async knowledge(req: QueryRequest & { file: string }): Promise<KnowledgeHit[]> {
     const opts = { skipTerm: skipVisible(req.visible), minUnits: req.minScoreUnits };
     return searchKnowledge(await knowledgeIndex(req.file), req.query, req.limit, opts);
   },
@@ -119,8 +90,9 @@ export const hostOps = {
   warm: async (ref: ArchiveRef): Promise<number> => (await ready(archiveOf(ref))).size,
   /** Forgets a key's archive object (its files were removed or rewritten by someone else). */
   drop: (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): void => void archives.delete(keyOf(ref)),
-  /** Archives messages (redacted, cut into segments, appended without loading the file: tail-append.ts). */
-  async append(req: AppendRequest): Promise<TailAppendResult> {
+  /** Archives a committed turn or compacted span as the host gave it (redacted, cut into segments, appended without
+   * loading the file: tail-append.ts). */
+  async append(req: ArchiveRef & { messages: AgentMessage[]; origin: RecordOrigin }): Promise<TailAppendResult> {
     const drafts = await segmentsOfSliced(req.messages, stashedTextResolver(req.stateDir));
     return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
   },
