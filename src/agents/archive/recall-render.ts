@@ -18,7 +18,7 @@ export function formatTime(ms: number): string {
 }
 
 /** "<time> <role>[ <tool> <target>][ (error)]" — every variable part bare only when it is a known token. */
-export function fragmentLabel(hit: SearchHit): string {
+function fragmentLabel(hit: SearchHit): string {
   const r = hit.record;
   let out = `${formatTime(r.t || r.at)} ${r.role}`;
   if (r.tool) out += ` ${/^[A-Za-z0-9_.:-]{1,40}$/.test(r.tool) ? r.tool : quoteUntrusted(r.tool, 40)}`;
@@ -53,15 +53,7 @@ export function renderKnowledgeLines(hits: readonly KnowledgeHit[], maxChars: nu
 const TRAILER_ROOM = 70;
 
 /** Minimum body worth showing: below it a fragment is left out instead of cut to nothing. */
-export const MIN_BODY = 40;
-
-export interface RenderedRecall {
-  text: string;
-  tokens: number;
-  fragments: number;
-  /** archive ids of the fragments shown */
-  ids: string[];
-}
+const MIN_BODY = 40;
 
 /** The `context_search` result: a header, then per fragment a label line and a quoted snippet (or `full` text). */
 export function renderSearchResult(query: string, hits: readonly SearchHit[], archived: number, maxChars: number, opts: { full?: boolean } = {}): string {
@@ -92,14 +84,8 @@ export function renderSearchResult(query: string, hits: readonly SearchHit[], ar
  */
 export const SNIPPET_CHARS = 240;
 const MAX_OCCURRENCES = 64;
-const OPEN = "«";
-const CLOSE = "»";
 
-interface Hit {
-  at: number;
-  term: number;
-  len: number;
-}
+type Hit = { at: number; term: number; len: number };
 
 function occurrences(lower: string, terms: readonly string[]): Hit[] {
   const out: Hit[] = [];
@@ -135,7 +121,7 @@ export function snippetOf(raw: string, terms: readonly string[], maxChars = SNIP
   let pos = start;
   for (const h of hits) {
     if (h.at < pos || h.at + h.len > end) continue;
-    out += `${text.slice(pos, h.at)}${OPEN}${text.slice(h.at, h.at + h.len)}${CLOSE}`;
+    out += `${text.slice(pos, h.at)}«${text.slice(h.at, h.at + h.len)}»`;
     pos = h.at + h.len;
   }
   out += text.slice(pos, end);
@@ -163,7 +149,8 @@ function fitLines<T>(items: readonly T[], budget: number, lineOf: (item: T, room
   return fit;
 }
 
-export function renderRecalledContext(knowledge: readonly KnowledgeHit[], hits: readonly SearchHit[], maxTokens: number): RenderedRecall {
+/** The block, its tokens, the fragments in it and the archive ids of those shown. */
+export function renderRecalledContext(knowledge: readonly KnowledgeHit[], hits: readonly SearchHit[], maxTokens: number) {
   const maxChars = Math.max(0, Math.floor(maxTokens)) * 4;
   const tags = { k: ["<knowledge>", "</knowledge>"], d: ["<detail>", "</detail>"] } as const;
   const frame = RECALL_HEADER.length + 1 + INTRO.length + 1 + RECALL_END.length;

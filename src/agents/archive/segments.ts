@@ -26,32 +26,27 @@ const LEGACY_RECALL_END = "[End of recalled context]";
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
 
-/** A segment before it gets its archive id, sequence number and archive time. */
+/**
+ * A segment before it gets its archive id, sequence number and archive time: `t` the message's time (0: none),
+ * `error` a failed tool result, `part` k (1-based) of the `parts` chunks of a text split in several.
+ */
 export interface SegmentDraft {
   role: SegmentRole;
-  /** message time, ms since epoch (0 when the message had none) */
   t: number;
   tool?: string;
   target?: string;
-  /** tool result was an error */
   error?: boolean;
-  /** chunk k (1-based) of a text split into `parts` chunks; absent when the text is one segment */
   part?: number;
   parts?: number;
   text: string;
 }
 
-/** Character bounds of a segment's text (after redaction). */
-export const SEGMENT_BOUNDS = {
-  /** a text longer than this is split into chunks of about this size */
-  chunk: 2000,
-  /** chars shared by consecutive chunks (a phrase across a cut is whole in one of them) */
-  overlap: 200,
-  /** most chunks per message text: beyond them the middle of the (scanned) text is left out */
-  maxChunks: 32,
-  target: 300,
-  tool: 80,
-} as const;
+/**
+ * Character bounds of a segment's text (after redaction): a text over `chunk` is cut into chunks of about that
+ * size, consecutive ones sharing `overlap` chars (a phrase across a cut is whole in one of them); past `maxChunks`
+ * the middle of the (scanned) text is left out.
+ */
+export const SEGMENT_BOUNDS = { chunk: 2000, overlap: 200, maxChunks: 32, target: 300, tool: 80 } as const;
 
 /** Text looked at per message before redaction (redaction is linear, but a 10 MB output is not worth it). */
 const SCAN_MAX = 64_000;
@@ -96,10 +91,9 @@ export function chunkText(text: string): string[] {
 function scanWindow(text: string): string {
   if (text.length <= SCAN_MAX) return text;
   const head = dropCutToken(text.slice(0, SCAN_MAX / 2), 0);
-  let tail = text.slice(text.length - SCAN_MAX / 2);
+  const tail = text.slice(text.length - SCAN_MAX / 2);
   const t = tail.search(/\s/);
-  tail = t >= 0 ? tail.slice(t) : "";
-  return head + ELIDED + tail;
+  return head + ELIDED + (t >= 0 ? tail.slice(t) : "");
 }
 
 /** Text cut at `cap` by an extractor: its last token may be a cut secret, so it goes. */
@@ -173,13 +167,11 @@ export function stripInjectedBlocks(text: string): string {
   return out;
 }
 
-const TARGET_KEYS = ["command", "pattern", "query", "url"] as const;
-
 /** The thing a tool call acted on: its path, else its command / pattern / query / url. */
 export function toolTarget(args: unknown): string {
   const p = toolPathArg(args);
   if (p !== null) return p;
-  for (const key of TARGET_KEYS) {
+  for (const key of ["command", "pattern", "query", "url"]) {
     const v = prop(args, key);
     if (typeof v === "string" && v.trim()) return v;
   }
@@ -190,11 +182,6 @@ function argsWithoutTarget(args: unknown, target: string): unknown {
   if (!args || typeof args !== "object" || Array.isArray(args)) return args;
   const entries = Object.keys(args).map((key) => [key, prop(args, key)] as const);
   return Object.fromEntries(entries.filter(([, v]) => v !== target));
-}
-
-function timeOf(msg: AgentMessage): number {
-  const t = (msg as { timestamp?: unknown }).timestamp;
-  return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
 }
 
 /** Tool and target of the calls seen so far, by call id (their results are archived with them). */
@@ -208,7 +195,6 @@ export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandSta
   return out;
 }
 
-/** Longest stretch segmentsOfSliced works before it lets the event loop run. */
 const SLICE_MS = 8;
 
 /** segmentsOf, yielding to the event loop every SLICE_MS (megabytes of output hold up no other chat). */
@@ -230,7 +216,8 @@ export async function segmentsOfSliced(messages: readonly AgentMessage[], expand
 function pushMessage(out: SegmentDraft[], calls: Calls, msg: AgentMessage, expand?: ExpandStashed): void {
   try {
     if (!msg || typeof msg !== "object") return;
-    const t = timeOf(msg);
+    const time = (msg as { timestamp?: unknown }).timestamp;
+    const t = typeof time === "number" && Number.isFinite(time) && time > 0 ? time : 0;
     if (msg.role === "user") {
       // the user's own text: host `System:` lines and our injected blocks removed, no cut token
       const c = (msg as { content?: unknown }).content;

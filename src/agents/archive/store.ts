@@ -21,19 +21,17 @@ const FILE_MODE = 0o600;
 export const DAY_MS = 86_400_000;
 const DIR_MODE = 0o700;
 
-/** One archived segment, as stored (one line of segments.jsonl). */
+/**
+ * One archived segment, as stored (one line of segments.jsonl): `id` is 16 hex of sha256 over role, tool, target
+ * and text (the dedup key), `seq` its increasing position in this archive, `at` when it was archived (retention),
+ * `session` the pi session id it came from and `compaction` the compaction of it that archived it (1 = first).
+ */
 export interface ArchiveRecord extends SegmentDraft {
-  /** record format version */
   v: 1;
-  /** 16 hex of sha256 over role, tool, target and text: the dedup key */
   id: string;
-  /** position in this archive, increasing */
   seq: number;
-  /** when it was archived, ms since epoch (retention) */
   at: number;
-  /** pi session id the message came from */
   session: string;
-  /** the compaction of that session that archived it (1 = first) */
   compaction: number;
 }
 
@@ -76,14 +74,13 @@ export const segmentId = (d: Pick<SegmentDraft, "role" | "tool" | "target" | "te
 
 /** A parsed line, or null when it is not a valid record (torn write, hand edit, other version). */
 export function parseRecord(line: string): ArchiveRecord | null {
-  let v: unknown;
+  let r: Record<string, unknown> | null;
   try {
-    v = JSON.parse(line);
+    r = JSON.parse(line) as Record<string, unknown> | null;
   } catch {
     return null;
   }
-  if (!v || typeof v !== "object") return null;
-  const r = v as Record<string, unknown>;
+  if (!r || typeof r !== "object") return null;
   if (r.v !== 1 || typeof r.id !== "string" || !/^[0-9a-f]{16}$/.test(r.id)) return null;
   if (typeof r.text !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
   for (const k of ["seq", "t", "at", "compaction"]) if (typeof r[k] !== "number" || !Number.isFinite(r[k])) return null;

@@ -47,12 +47,6 @@ function workerSpec(): { code: string | URL; eval: boolean } | null {
   }
 }
 
-/**
- * `heapMiB`: the worker's old-generation heap limit (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
- * `evalSource`: the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry.
- */
-type ArchiveWorkerOptions = { heapMiB?: number; evalSource?: string };
-
 function heapFromEnv(): number | undefined {
   const v = Number(process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
   return Number.isFinite(v) && v >= 16 ? Math.floor(v) : undefined;
@@ -69,13 +63,18 @@ export class ArchiveWorkerClient {
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
-  constructor(private readonly opts: ArchiveWorkerOptions = {}) {}
+  /**
+   * `heapMiB`: the worker's old-generation heap limit (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
+   * `evalSource`: the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry.
+   */
+  constructor(private readonly opts: { heapMiB?: number; evalSource?: string } = {}) {}
 
   private get usable(): boolean {
     return this.startFailures < MAX_START_FAILURES && process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER !== "0";
   }
 
-  private start(): Worker | null {
+  /** Starts the worker (ahead of a likely compaction, whose append then skips the ~0.8 s start). */
+  prestart(): Worker | null {
     if (this.worker || !this.usable) return this.worker;
     const { evalSource, heapMiB = heapFromEnv() } = this.opts;
     const spec = evalSource !== undefined ? { code: evalSource, eval: true } : workerSpec();
@@ -145,7 +144,7 @@ export class ArchiveWorkerClient {
   }
 
   private send<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
-    const w = this.start();
+    const w = this.prestart();
     if (!w) return Promise.resolve(runOp(op, args));
     const id = this.nextId++;
     try {
@@ -162,11 +161,6 @@ export class ArchiveWorkerClient {
       // a pending request keeps the process alive (a CLI awaiting a search), an idle worker does not
       w.ref();
     });
-  }
-
-  /** Starts the worker ahead of a likely compaction, whose append then skips the ~0.8 s start. */
-  prestart(): void {
-    this.start();
   }
 
   /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
