@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
-import { knowledgeOf } from "../../src/agents/archive/knowledge-records.js";
+import { knowledgeOf } from "../../src/agents/archive/knowledge-store.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, knowledgeFollowers, readKnowledge } from "../../src/agents/archive/knowledge-store.js";
 import { knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../../src/agents/archive/knowledge-store.js";
 import { applyCacheBudget, cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";

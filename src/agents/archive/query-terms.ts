@@ -4,7 +4,6 @@
  */
 import { queryTerms, tokenize } from "./tokenize.js";
 
-/** Query terms used (the rarest ones). */
 const MAX_QUERY_TERMS = 48;
 /** Distinct plain terms a query reads from its start (identifiers are read from all of it). */
 export const MAX_QUERY_READ = 1024;
@@ -65,12 +64,8 @@ export function pickSpecificTerms(readTerms: readonly string[], identifiers: Rea
   return out;
 }
 
-interface LineTerms {
-  /** the line's first MAX_QUERY_READ distinct terms, in order */
-  read: readonly string[];
-  /** its code identifiers' terms, in order */
-  ids: readonly string[];
-}
+/** A line's first MAX_QUERY_READ distinct terms and its code identifiers' terms, in order. */
+type LineTerms = { read: readonly string[]; ids: readonly string[] };
 
 /** Chars of lines per generation: the memo keeps the current one and the one before (~5 full queries' worth at most). */
 const GENERATION_CHARS = 16_384;
@@ -83,7 +78,7 @@ export const BYTES_PER_MEMO_CHAR = 8;
  * messages). Exact: no term spans a line break (test/trim/query-terms-memo.test.ts).
  */
 export class QueryTermsMemo {
-  /** lines read lately, and those of the generation before (a line read again moves back to the current one) */
+  /** lines read lately, and the generation before (a line read again moves back to the current one) */
   private current = new Map<string, LineTerms>();
   private previous = new Map<string, LineTerms>();
   private currentChars = 0;

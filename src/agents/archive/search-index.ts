@@ -7,16 +7,10 @@ import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-term
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms } from "./tokenize.js";
 
-export interface SearchHit extends Omit<Bm25Hit, "id"> {
-  record: ArchiveRecord;
-}
+export type SearchHit = Omit<Bm25Hit, "id"> & { record: ArchiveRecord };
 
-/** `skipTerm`: the automatic recall drops what the agent can already see. */
-export interface SearchOptions extends Omit<Bm25Options, "keep"> {
-  limit?: number;
-  /** only segments of this session id */
-  session?: string;
-}
+/** `skipTerm`: the automatic recall drops what the agent can already see; `session`: only this session's segments. */
+export type SearchOptions = Omit<Bm25Options, "keep"> & { limit?: number; session?: string };
 
 const SAVE_MIN_ADDED = 256;
 const SAVE_SHARE = 0.1;

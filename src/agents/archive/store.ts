@@ -11,7 +11,7 @@ import { makeDirs } from "../../infra/make-dirs.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import { NotAFileError } from "../../infra/capped-read.js";
-import { openRegularFile, readRange } from "../../infra/regular-file.js";
+import { openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
 /** the saved full-text index (a cache of segments.jsonl; see SearchIndex.serialize) */
@@ -63,6 +63,45 @@ export function archiveRoot(stateDir: string): string {
 
 export function archiveDir(stateDir: string, sessionKey: string): string {
   return path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
+}
+
+/*
+ * Which session key an archive directory belongs to (its name keeps only a prefix and a hash): a
+ * `key.json` sidecar written once per process, through which cross-session search lists an agent's keys.
+ */
+const KEY_FILE = "key.json";
+const keysWritten = new Set<string>();
+
+/** Records the key and agent of the key's archive directory (once per process). */
+export async function recordArchiveKey(stateDir: string, sessionKey: string, agent: string | null): Promise<void> {
+  const dir = archiveDir(stateDir, sessionKey);
+  if (keysWritten.has(dir)) return;
+  await makeDirs(dir, DIR_MODE);
+  await writeFileAtomic(path.join(dir, KEY_FILE), `${JSON.stringify({ v: 1, sessionKey, agent })}\n`, { mode: FILE_MODE });
+  keysWritten.add(dir);
+}
+
+/** Keys of `agent` with an archive directory under `stateDir` (their key.json), `except` left out. */
+export async function archiveKeysOfAgent(stateDir: string, agent: string, except: string): Promise<string[]> {
+  let dirs: string[];
+  try {
+    dirs = await fsp.readdir(archiveRoot(stateDir));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const self = archiveDir(stateDir, except);
+  for (const d of dirs) {
+    const dir = path.join(archiveRoot(stateDir), d);
+    if (dir === self) continue;
+    try {
+      const v = JSON.parse(await readRegularFile(path.join(dir, KEY_FILE), "utf8")) as { sessionKey?: unknown; agent?: unknown };
+      if (typeof v.sessionKey === "string" && v.agent === agent && archiveDir(stateDir, v.sessionKey) === dir) out.push(v.sessionKey);
+    } catch {
+      // no sidecar (never checkpointed) or unreadable: not listed
+    }
+  }
+  return out.sort();
 }
 
 /** 16 hex of sha256 over the parts joined by NUL: the dedup key of segments and knowledge records. */
