@@ -1,16 +1,11 @@
 /**
- * The knowledge layer, LLM-free: a checkpoint's facts as typed records, the kind given by the
- * checkpoint field a fact comes from (for config, the file name's syntax), never by words in it
- * (the table: docs/archive.md#knowledge-layer). A later record of the same `subject` (file, failing
- * tool and target, command family, decision id) with other text supersedes it; superseded records
- * are marked, never deleted.
- *
- * `knowledge.jsonl` beside `segments.jsonl`: a key's knowledge records, append-only. A record, or
- * a supersede mark `{"v":1,"superseded":"<id>","by":"<id>"}` when a later record of the subject
- * replaces it, so nothing is rewritten. Readers take whole lines and skip one that does not parse.
- * Searched with the archive's BM25 (kind as `tool`, subject as `target`), superseded records at half
- * their score. Files are followed by their appends (a first load in batches of lines per event-loop
- * turn) in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed).
+ * The knowledge layer, LLM-free (docs/archive.md#knowledge-layer): a checkpoint's facts as typed records, the kind
+ * given by the checkpoint field a fact comes from (for config, the file name's syntax), never by words in it. Kept
+ * in `knowledge.jsonl` beside `segments.jsonl`, append-only: a later record of the same `subject` (file, failing tool
+ * and target, command family, decision id) with other text supersedes it by a mark line
+ * `{"v":1,"superseded":"<id>","by":"<id>"}`, nothing is rewritten; a line that does not parse is skipped. Searched
+ * with the archive's BM25 (kind as `tool`, subject as `target`), superseded records at half their score; files are
+ * followed in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed).
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";

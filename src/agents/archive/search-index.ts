@@ -85,12 +85,8 @@ export class SearchIndex {
   }
 
   remove(ids: Iterable<string>): void {
-    const gone: string[] = [];
-    for (const id of ids) {
-      if (!this.records.delete(id)) continue;
-      this.removedSinceSave++;
-      gone.push(id);
-    }
+    const gone = [...ids].filter((id) => this.records.delete(id));
+    this.removedSinceSave += gone.length;
     this.bm25.remove(gone);
   }
 

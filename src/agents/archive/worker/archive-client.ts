@@ -9,11 +9,10 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
-import { type ArgsOf, hostOps, type Op, READY_ID, runOp, WORKER_ROLE } from "./archive-host.js";
-import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-host.js";
-// the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
-// sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
-import "./archive-worker.js";
+// the worker's entry: a host loader that runs a plugin from a copy of the sources it imported
+// (OpenClaw's plugin source capture) then has the file the worker loads
+import { type ArgsOf, hostOps, type Op, READY_ID, runOp, WORKER_ROLE } from "./archive-worker.js";
+import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-worker.js";
 
 /** Deaths before "ready" after which the process stops starting workers and works in-thread. */
 const MAX_START_FAILURES = 3;
