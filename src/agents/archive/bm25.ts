@@ -1,19 +1,16 @@
 /**
- * BM25+ over posting lists in plain arrays, for the archive's search and smart trim's relevance
- * scores. A query costs O(its terms x their postings) with no per-result objects (per-result
- * allocation made trim's p99) and gives MiniSearch's scores bit for bit (bm25-postings.test.ts).
- * A removed document leaves the scores at once; its entries are swept off the request path.
+ * BM25+ over posting lists in plain arrays (the archive's search, smart trim's relevance): a query costs
+ * O(terms x postings) with no per-result objects (they made trim's p99), MiniSearch's scores bit for bit
+ * (bm25-postings.test.ts). A removed document leaves the scores at once, its entries swept off the request path.
  */
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 import { bestOf, grown } from "./arrays.js";
 
-/*
- * Ranking weights (docs/archive.md#ranking): the target field weighs twice the text (a segment whose
- * path or command names the term is about it); a receipt ranks at RECEIPT_WEIGHT and a result
- * receipt's target is not indexed again. Every weight is <= 1, so recency and weight only lower a score.
- */
+// Ranking weights (docs/archive.md#ranking): the target field weighs twice the text (a segment whose path or command
+// names the term is about it); a receipt ranks at RECEIPT_WEIGHT, a result receipt's target is not indexed again.
+// Every weight is <= 1, so recency and weight only lower a score.
 export const TARGET_FIELD_BOOST = 2;
 export const TOOL_FIELD_BOOST = 1;
 export const RECEIPT_WEIGHT = 0.25;

@@ -1,7 +1,5 @@
-/**
- * The right to forget: remove one key's archive, prune every archive in a state dir to the
- * retention, and sweep idle archives in the background (their retention is otherwise never applied).
- */
+/** The right to forget: remove one key's archive, prune every archive in a state dir to the retention, and sweep
+ * idle archives in the background (their retention is otherwise never applied). */
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { type WarnLogger, warnSafely } from "../../infra/log-once.js";
@@ -79,10 +77,8 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
 
 const lastSweep = new Map<string, number>();
 
-/**
- * Removes whole, in the background, the archives not written within the retention (by mtime: stat only, cheap at
- * a session start); at most daily per state dir and process; a failure is logged, never thrown.
- */
+/** Removes in the background, at most daily per state dir, the archives not written within the retention (by mtime:
+ * stat only, cheap at a session start); a failure is logged, never thrown. */
 export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger?: WarnLogger, now = Date.now()): void {
   const last = lastSweep.get(stateDir);
   if (last !== undefined && now - last < DAY_MS) return;

@@ -1,7 +1,5 @@
-/**
- * Full-text index of one archive: BM25 (bm25.ts) with a recency decay. One rare term matched once
- * scores about its idf, so a threshold in idf units means "at least this specific a match".
- */
+/** Full-text index of one archive (bm25.ts): one rare term matched once scores about its idf, so a threshold in idf
+ * units means "at least this specific a match". */
 import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
@@ -29,10 +27,7 @@ export class SearchIndex {
     return JSON.stringify({ v: SERIAL_VERSION, ...this.bm25.save() });
   }
 
-  /**
-   * An index from `serialize` output over the archive's `records`; null when the text is torn, of
-   * another version, or names a gone record. Records it lacks are the caller's to add.
-   */
+  /** An index from `serialize` over `records`; null when torn, of another version or naming a gone record. */
   static deserialize(text: string, records: ReadonlyMap<string, ArchiveRecord>): SearchIndex | null {
     try {
       const saved = JSON.parse(text) as Bm25Saved & { v: number };
@@ -52,10 +47,7 @@ export class SearchIndex {
     return this.records.size;
   }
 
-  /**
-   * Saved again once this many records (or this share, if more) were added, or right after a
-   * removal (a saved index naming a gone record is useless); a new process adds the rest.
-   */
+  /** Saved again after SAVE_MIN_ADDED additions (or SAVE_SHARE) or any removal (a saved gone record is useless). */
   get worthSaving(): boolean {
     return this.removedSinceSave > 0 || this.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * this.size);
   }
@@ -70,7 +62,7 @@ export class SearchIndex {
     return Math.log(1 + (n - 1 + 0.5) / 1.5);
   }
 
-  /** All records, oldest first (insertion order = archive order). */
+  /** All records, oldest first. */
   values(): IterableIterator<ArchiveRecord> {
     return this.records.values();
   }

@@ -1,9 +1,8 @@
 /**
- * Messages of a compacted span -> archive segments (pure): one per user message, reply text, tool
- * call and result, with role, time, tool name and target. Every text is redacted before it leaves
- * here and bounded (SEGMENT_BOUNDS): a long one becomes overlapping chunks, so an identifier in the
- * middle of a long output stays findable. Never archived: our injected messages and blocks, host
- * `System:` lines, thinking blocks, compaction summaries.
+ * Messages -> archive segments: one per user message, reply text, tool call and result, redacted and
+ * bounded (SEGMENT_BOUNDS); a long text becomes overlapping chunks, so an identifier in the middle of a
+ * long output stays findable. Never archived: our injected messages and blocks, host `System:` lines,
+ * thinking blocks, compaction summaries.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
@@ -26,10 +25,7 @@ const LEGACY_RECALL_END = "[End of recalled context]";
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
 
-/**
- * A segment before it gets its archive id, sequence number and archive time: `t` the message's time (0: none),
- * `error` a failed tool result, `part` k (1-based) of the `parts` chunks of a text split in several.
- */
+/** A segment before its archive id, seq and time: `t` the message's (0: none), `part` k (1-based) of `parts` chunks. */
 export interface SegmentDraft {
   role: SegmentRole;
   t: number;
@@ -41,11 +37,8 @@ export interface SegmentDraft {
   text: string;
 }
 
-/**
- * Character bounds of a segment's text (after redaction): a text over `chunk` is cut into chunks of about that
- * size, consecutive ones sharing `overlap` chars (a phrase across a cut is whole in one of them); past `maxChunks`
- * the middle of the (scanned) text is left out.
- */
+/** Bounds of a segment's text (redacted): chunks of about `chunk` chars share `overlap` (a phrase across a cut is
+ * whole in one of them); past `maxChunks` the middle of the (scanned) text is left out. */
 export const SEGMENT_BOUNDS = { chunk: 2000, overlap: 200, maxChunks: 32, target: 300, tool: 80 } as const;
 
 /** Text looked at per message before redaction (redaction is linear, but a 10 MB output is not worth it). */
@@ -107,11 +100,8 @@ function dropCutToken(text: string, cap: number): string {
 const CONTENT_CAP = 4 * SCAN_MAX;
 const ASSISTANT_CAP = 200_000;
 
-/**
- * Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower
- * and digits that switches kind on >= 35% of its chars is a random token (a key without a known
- * prefix), not an identifier ("computeInvoiceTotal2": 3 switches in 20 chars).
- */
+/** Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower and digits that
+ * switches kind on >= 35% of them is a random token, not an identifier ("computeInvoiceTotal2": 3 in 20). */
 const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const kindOf = (c: number): number => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);
 
@@ -262,10 +252,8 @@ function pushMessage(out: SegmentDraft[], calls: Calls, msg: AgentMessage, expan
   }
 }
 
-/**
- * A replacement's text -> the stashed payload, or null (not a replacement, artifact gone): with `offload` on the
- * session holds a large tool result as handle + preview; the archive indexes the payload (redacted when stashed).
- */
+/** An offloaded result's handle + preview -> the stashed payload (redacted when stashed), to index in its place; or
+ * null (not a replacement, artifact gone). */
 export type ExpandStashed = (text: string) => string | null;
 
 const HANDLE_LINE = /^handle: (ocm_artifact:v1:sha256:[0-9a-f]{64})$/m;

@@ -1,7 +1,6 @@
 /**
- * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, a JSON
- * record per line, appended whole in one write: a reader skips a torn line, so an interrupted
- * append loses only its own records. A lock file serializes writers across processes.
+ * A session key's archive file, `<stateDir>/context/archive/<dir>/segments.jsonl`: a JSON record per line, appended
+ * whole in one write (a reader skips a torn line); a lock file serializes writers across processes.
  */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
@@ -65,10 +64,8 @@ export function archiveDir(stateDir: string, sessionKey: string): string {
   return path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
 }
 
-/*
- * Which session key an archive directory belongs to (its name keeps only a prefix and a hash): a
- * `key.json` sidecar written once per process, through which cross-session search lists an agent's keys.
- */
+// key.json: the session key of an archive directory (its name keeps only a prefix and a hash), written once per
+// process; cross-session search lists an agent's keys by it
 const KEY_FILE = "key.json";
 const keysWritten = new Set<string>();
 
@@ -77,7 +74,7 @@ export async function recordArchiveKey(stateDir: string, sessionKey: string, age
   const dir = archiveDir(stateDir, sessionKey);
   if (keysWritten.has(dir)) return;
   await makeDirs(dir, DIR_MODE);
-  await writeFileAtomic(path.join(dir, KEY_FILE), `${JSON.stringify({ v: 1, sessionKey, agent })}\n`, { mode: FILE_MODE });
+  await writeFileAtomic(path.join(dir, KEY_FILE), `${JSON.stringify({ v: 1, sessionKey, agent })}\n`, { mode: 0o600 });
   keysWritten.add(dir);
 }
 

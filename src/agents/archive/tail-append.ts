@@ -1,7 +1,6 @@
 /**
- * Appending without loading the archive: O(segments appended). Dedup by content id against the
- * file's tail (at least twice the bytes appended), followed once read; an older id is archived
- * again, costing a line on disk, never a duplicate hit (a reader keeps one record per id).
+ * Appending without loading the archive, O(segments appended): dedup by content id against the file's tail (twice the
+ * bytes appended, at least), followed once read; an older id costs a line on disk, never a duplicate hit.
  */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
@@ -73,19 +72,13 @@ export async function appendToTailLocked(
   return { added: records.length, duplicates, evicted: 0, overLimit: scan.firstSeq > 0 && count > limits.maxSegments };
 }
 
-/*
- * The tail scan reads ids and the last seq straight from each line's fixed prefix: a few ms where a
- * full parse of 20k records costs ~0.4 s.
- */
-/** How every record line starts (serialize writes `v` then `id` first); the id follows. */
+/** How every record line starts (serialize writes `v` then `id` first): the tail scan reads ids and seqs from this
+ * fixed prefix, a few ms where a full parse of 20k records costs ~0.4 s. */
 const ID_PREFIX = Buffer.from('{"v":1,"id":"', "latin1");
 const SEQ_KEY = Buffer.from('","seq":', "latin1");
 
-/**
- * What the newest part of an archive file says, for an append that loads nothing: the ids of the records in the
- * scanned tail, the highest seq seen, the seq of the file's first record (with lastSeq: about how many it holds), the
- * size scanned to (end of its last whole line), and where the scan began (the newest `offset - start` bytes).
- */
+/** The file's newest part for an append that loads nothing: ids, highest seq, first seq (with lastSeq: about how
+ * many records), size scanned to (end of its last whole line), and where the scan began. */
 type TailScan = { ids: Set<string>; lastSeq: number; firstSeq: number; offset: number; ino: number; start: number };
 const emptyScan = (ino: number): TailScan => ({ ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino, start: 0 });
 

@@ -1,7 +1,6 @@
 /**
- * The main thread's side of the archive worker: loading and indexing a large archive never block
- * the gateway's event loop. When no worker can start, the operations run in this thread; a request
- * a worker died under is never re-run here, where the same input would take the host down.
+ * The main thread's side of the archive worker. When no worker can start, the operations run in this thread; a
+ * request a worker died under is never re-run here, where the same input would take the host down.
  */
 import { createRequire } from "node:module";
 import path from "node:path";

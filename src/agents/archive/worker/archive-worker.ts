@@ -1,9 +1,7 @@
 /**
- * The archive worker thread's entry (archive-client.ts starts it) and its operations, which the
- * client runs in-thread when no worker can. The archives a process searches are held where the
- * searching happens: loading and indexing a 20,000-segment archive cost seconds of CPU, none of it
- * on the gateway's event loop. Kept by memory budget: a loaded archive weighs about
- * LOADED_BYTES_PER_FILE_BYTE times its file. One message per request, `{ id, ok, value | error }`.
+ * The archive worker thread's entry (archive-client.ts starts it; `{ id, ok, value | error }` per request) and its
+ * operations, which the client runs in-thread when no worker can. Archives are held, by memory budget, where they are
+ * searched: loading and indexing 20,000 segments cost seconds of CPU, none of it on the gateway's event loop.
  */
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
