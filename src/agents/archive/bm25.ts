@@ -285,6 +285,7 @@ export class Bm25 {
 
   /** Room for `n` documents in the per-document arrays and the per-query scratch (zero between queries). */
   private grow(n: number): void {
+    if (n <= this.present.length) return; // all grow together, from the same capacity
     this.lens = grown(this.lens, FIELDS * n);
     for (const k of ["acc", "part", "times", "weights", "seqs"] as const) this[k] = grown(this[k], n);
     for (const k of ["present", "inTerm"] as const) this[k] = grown(this[k], n);
