@@ -1,7 +1,7 @@
 /**
  * `node --expose-gc --import tsx bench/archive-weight.ts`: heap bytes of a loaded, indexed archive per byte of its
  * `segments.jsonl`, the weight the archive worker's memory budget gives a loaded archive
- * (LOADED_BYTES_PER_FILE_BYTE in src/agents/archive/worker/archive-host.ts). Archives of ~1k, ~5k and ~20k segments
+ * (LOADED_BYTES_PER_FILE_BYTE in src/agents/archive/worker/archive-worker.ts). Archives of ~1k, ~5k and ~20k segments
  * are filled from the recorded transcripts (as bench/archive.ts does); each is then loaded and searched once in a
  * fresh child process, and the heap measured after a forced collection before and after.
  */

@@ -16,7 +16,7 @@
 import { promises as fsp } from "node:fs";
 import { applyKnowledgeLines, emptyKnowledgeState, readKnowledge } from "../agents/archive/knowledge-store.js";
 import type { KnowledgeEntry } from "../agents/archive/knowledge-store.js";
-import { asRecord, searchKnowledge } from "../agents/archive/knowledge-search.js";
+import { asRecord, searchKnowledge } from "../agents/archive/knowledge-store.js";
 import { knowledgeSettled } from "../agents/engine/archive-hooks.js";
 import { renderRecalledContext } from "../agents/archive/recall-render.js";
 import { SearchIndex } from "../agents/archive/search-index.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { appendKnowledge, knowledgeFile } from "../../src/agents/archive/knowledge-store.js";
-import { recordArchiveKey } from "../../src/agents/archive/archive-keys.js";
+import { recordArchiveKey } from "../../src/agents/archive/store.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import { DEFAULT_ARCHIVE_LIMITS } from "../../src/agents/archive/archive.js";
 import { resolveContextManagerConfig } from "../../src/agents/config/context-manager-config.js";

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KNOWLEDGE_CAP_SHARE, renderRecalledContext } from "../../src/agents/archive/recall-render.js";
 import { RECALL_END, RECALL_HEADER } from "../../src/agents/archive/segments.js";
-import type { KnowledgeHit } from "../../src/agents/archive/knowledge-search.js";
+import type { KnowledgeHit } from "../../src/agents/archive/knowledge-store.js";
 import type { SearchHit } from "../../src/agents/archive/search-index.js";
 
 const fact = (i: number, text: string): KnowledgeHit => ({

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import type { SegmentDraft } from "../../src/agents/archive/segments.js";
-import { archiveCacheStats } from "../../src/agents/archive/worker/archive-host.js";
+import { archiveCacheStats } from "../../src/agents/archive/worker/archive-worker.js";
 import { ArchiveWorkerClient, ArchiveWorkerDiedError } from "../../src/agents/archive/worker/archive-client.js";
 
 const limits = { maxSegments: 100_000, retentionDays: 30 };

@@ -1,14 +1,13 @@
 /**
- * One session key's archive, on disk (store.ts) and indexed in memory (search-index.ts), following
- * other processes' appends by reading the file's new tail. Indexing runs in the background after an
- * append (or at a search that comes first); the saved index is a cache of segments.jsonl.
+ * One session key's archive, on disk (store.ts) and indexed in memory, following other processes'
+ * appends by reading the file's new tail; the saved index is a cache of segments.jsonl.
  */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { type SearchHit, SearchIndex, type SearchOptions } from "./search-index.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, archiveStats, type ArchiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
+import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
 import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
 import { type ReadResult, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
@@ -169,7 +168,6 @@ export class SessionArchive {
     this.loaded = true;
   }
 
-  /** Loads the file once (concurrent callers share the load). */
   async load(): Promise<void> {
     if (this.loaded) return;
     this.loading ??= this.reloadAll().finally(() => {
@@ -189,10 +187,7 @@ export class SessionArchive {
     return res.ino === this.ino ? this.take(res) : this.reloadAll();
   }
 
-  /**
-   * Runs `fn` after this process's earlier writes (the lock file serializes processes); then, when
-   * `changed` or not ready, indexes in the background: indexing is not needed for durability.
-   */
+  /** Runs `fn` after this process's earlier writes (the lock serializes processes), then indexes in the background. */
   private serial<T>(fn: () => Promise<T>, changed: (res: T) => boolean): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
@@ -259,7 +254,6 @@ export class SessionArchive {
     return drop;
   }
 
-  /** See SearchIndex.scoreUnit. */
   scoreUnit(): number {
     return this.indexNow().scoreUnit();
   }
@@ -269,7 +263,7 @@ export class SessionArchive {
     return this.indexNow().search(query, opts);
   }
 
-  stats(): ArchiveStats {
+  stats() {
     return archiveStats(this.records.values(), this.offset, this.badLines);
   }
 

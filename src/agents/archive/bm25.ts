@@ -1,30 +1,25 @@
 /**
- * BM25+ over posting lists in plain arrays, for the archive's search and smart trim's relevance
- * scores. A query costs O(its terms x their postings) with no per-result objects (per-result
- * allocation made trim's p99) and gives MiniSearch's scores bit for bit (bm25-postings.test.ts).
- * A removed document leaves the scores at once; its entries are swept off the request path.
+ * BM25+ over posting lists in plain arrays (the archive's search, smart trim's relevance): a query costs
+ * O(terms x postings) with no per-result objects (they made trim's p99), MiniSearch's scores bit for bit
+ * (bm25-postings.test.ts). A removed document leaves the scores at once, its entries swept off the request path.
  */
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 import { bestOf, grown } from "./arrays.js";
 
-/*
- * Ranking weights (docs/archive.md#ranking): the target field weighs twice the text (a segment whose
- * path or command names the term is about it); a receipt ranks at RECEIPT_WEIGHT and a result
- * receipt's target is not indexed again. Every weight is <= 1, so recency and weight only lower a score.
- */
+// Ranking weights (docs/archive.md#ranking): the target field weighs twice the text (a segment whose path or command
+// names the term is about it); a receipt ranks at RECEIPT_WEIGHT, a result receipt's target is not indexed again.
+// Every weight is <= 1, so recency and weight only lower a score.
 export const TARGET_FIELD_BOOST = 2;
 export const TOOL_FIELD_BOOST = 1;
 export const RECEIPT_WEIGHT = 0.25;
 const RECEIPT_MAX_CHARS = 160;
-/** Field boosts of the index, text/tool/target. */
-const FIELD_BOOST = [1, TOOL_FIELD_BOOST, TARGET_FIELD_BOOST] as const;
+const FIELD_BOOST = [1, TOOL_FIELD_BOOST, TARGET_FIELD_BOOST] as const; // text, tool, target
 /** Weight of a query term that is a code identifier or file name (syntax, not a word list). */
 export const IDENTIFIER_BOOST = 3;
-/** Age at which the recency factor has halved; measured from the newest archived segment. */
+/** Recency halves per day before the newest segment, to a floor: an old exact match beats a new loose one. */
 const RECENCY_HALF_LIFE_MS = 24 * 3600_000;
-/** Lowest recency factor: an old exact match still beats a new loose one. */
 const RECENCY_FLOOR = 0.5;
 
 export function recencyFactor(t: number, newest: number): number {
@@ -49,55 +44,27 @@ export function indexedTarget(r: Ranked): string {
 }
 
 const FIELDS = 3;
-/** BM25+ parameters (MiniSearch's defaults) */
+// BM25+ parameters (MiniSearch's defaults)
 const K = 1.2;
 const B = 0.7;
 const D = 0.5;
 /** Postings swept per event-loop turn after removals. */
 const SWEEP_TERMS = 2_000;
 
-interface Posting {
-  /** entries `document << 2 | field`, a document's fields in order, and their term frequencies */
-  e: number[];
-  tf: number[];
-  /** per field: live documents in the list */
-  live: [number, number, number];
-}
+/** Entries `document << 2 | field` (a document's fields in order), their term frequencies, live documents per field. */
+type Posting = { e: number[]; tf: number[]; live: number[] };
 
-interface Doc {
-  id: string;
-  /** distinct terms, field after field (`lengths` says where each ends): to take the document out again */
-  terms: string[];
-  /** unique terms per field (BM25's field length) */
-  lengths: number[];
-  /** chars indexed (the caller's weight of the index) */
-  chars: number;
-}
+/** `terms`: distinct per field, in field order (to take it out again); `lengths`: their counts (field lengths). */
+type Doc = { id: string; terms: string[]; lengths: number[]; chars: number };
 
-export interface Bm25Hit {
-  id: string;
-  /** BM25 times recency and segment weight */
-  score: number;
-  bm25: number;
-  /** the query terms it matched, in query order */
-  terms: string[];
-}
+/** `score`: BM25 times recency and segment weight; `terms`: the query terms it matched, in query order. */
+export type Bm25Hit = { id: string; score: number; bm25: number; terms: string[] };
 
-export interface Bm25Options {
-  /** query terms to leave out */
-  skipTerm?: (term: string) => boolean;
-  /** documents to return (the others are scored, not returned) */
-  keep?: (id: string) => boolean;
-  /** hits below this score are dropped */
-  minScore?: number;
-}
+/** `keep`: documents to return (the others are scored, not returned); hits below `minScore` are dropped. */
+export type Bm25Options = { skipTerm?: (term: string) => boolean; keep?: (id: string) => boolean; minScore?: number };
 
 /** The saved form (SearchIndex.serialize): live documents in order, average field lengths, postings. */
-export interface Bm25Saved {
-  ids: string[];
-  avg: number[];
-  postings: Array<[string, number[], number[]]>;
-}
+export type Bm25Saved = { ids: string[]; avg: number[]; postings: Array<[string, number[], number[]]> };
 
 export class Bm25 {
   private readonly postings = new Map<string, Posting>();
@@ -106,7 +73,8 @@ export class Bm25 {
   private readonly docs: Array<Doc | null> = [];
   private readonly byId = new Map<string, number>();
   private avg = [0, 0, 0];
-  private charsHeld = 0;
+  /** chars indexed in the documents held (the caller's weight of the index) */
+  chars = 0;
   private newest = 0;
   /** dead entries left in the posting lists, and the sweep's place */
   private dead = 0;
@@ -135,11 +103,6 @@ export class Bm25 {
     return this.byId.has(id);
   }
 
-  /** Chars indexed in the documents held (the caller's weight of the index). */
-  get chars(): number {
-    return this.charsHeld;
-  }
-
   add(r: ArchiveRecord): void {
     if (this.byId.has(r.id)) return;
     const fields = [r.text, r.tool ?? "", indexedTarget(r)];
@@ -161,7 +124,7 @@ export class Bm25 {
         if (!p) this.postings.set(t, (p = { e: [], tf: [], live: [0, 0, 0] }));
         p.e.push((n << 2) | f);
         p.tf.push(c);
-        p.live[f as 0 | 1 | 2]++;
+        p.live[f]!++;
       }
     }
     for (const t of distinct) this.df.set(t, (this.df.get(t) ?? 0) + 1);
@@ -173,8 +136,8 @@ export class Bm25 {
     const n = this.docs.length;
     this.docs.push({ id: r.id, terms, lengths, chars });
     this.byId.set(r.id, n);
-    this.charsHeld += chars;
-    this.growDocs(n + 1);
+    this.chars += chars;
+    this.grow(n + 1);
     this.present[n] = 1;
     for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = lengths[f]!;
     const t = r.t || r.at;
@@ -193,18 +156,17 @@ export class Bm25 {
       this.docs[n] = null;
       this.present[n] = 0;
       const distinct = new Set<string>();
+      const c = this.byId.size + 1; // with the one being removed
       let at = 0;
       for (let f = 0; f < FIELDS; f++) {
-        const c = this.byId.size + 1; // with the one being removed
         this.avg[f] = c === 1 ? 0 : (this.avg[f]! * c - doc.lengths[f]!) / (c - 1);
         for (const end = at + doc.lengths[f]!; at < end; at++) {
-          const t = doc.terms[at]!;
-          distinct.add(t);
-          this.postings.get(t)!.live[f as 0 | 1 | 2]--;
+          distinct.add(doc.terms[at]!);
+          this.postings.get(doc.terms[at]!)!.live[f]!--;
           this.dead++;
         }
       }
-      this.charsHeld -= doc.chars;
+      this.chars -= doc.chars;
       for (const t of distinct) {
         const v = (this.df.get(t) ?? 0) - 1;
         if (v > 0) this.df.set(t, v);
@@ -217,9 +179,9 @@ export class Bm25 {
     }
   }
 
+  /** Drops the dead entries of SWEEP_TERMS posting lists, then yields (scheduled only while `sweep` is set). */
   private sweepSome(): void {
-    const it = this.sweep;
-    if (!it) return;
+    const it = this.sweep!;
     for (let i = 0; i < SWEEP_TERMS; i++) {
       const next = it.next();
       if (next.done) {
@@ -227,23 +189,19 @@ export class Bm25 {
         this.sweep = this.dead > 0 ? this.postings.values() : null;
         break;
       }
-      this.compact(next.value);
+      const { e, tf, live } = next.value;
+      if (e.length === live[0]! + live[1]! + live[2]!) continue;
+      let w = 0;
+      for (let j = 0; j < e.length; j++) {
+        if (this.docs[e[j]! >> 2] === null) continue;
+        e[w] = e[j]!;
+        tf[w++] = tf[j]!;
+      }
+      this.dead -= e.length - w;
+      e.length = w;
+      tf.length = w;
     }
     if (this.sweep) setImmediate(() => this.sweepSome());
-  }
-
-  private compact(p: Posting): void {
-    const { e, tf } = p;
-    if (e.length === p.live[0] + p.live[1] + p.live[2]) return;
-    let w = 0;
-    for (let i = 0; i < e.length; i++) {
-      if (this.docs[e[i]! >> 2] === null) continue;
-      e[w] = e[i]!;
-      tf[w++] = tf[i]!;
-    }
-    this.dead -= e.length - w;
-    e.length = w;
-    tf.length = w;
   }
 
   /** The best `limit` documents for `query` (ties: the later document first), best first. */
@@ -254,7 +212,6 @@ export class Bm25 {
     const picked = pickSpecificTerms(read, ids, this.df, this.size);
     const terms = skip ? picked.filter((t) => !skip(t)) : picked;
     if (terms.length === 0) return [];
-    this.grow();
     const { acc, part, matched, inTerm, present, lens, avg, lo, hi } = this;
     const touched: number[] = [];
     const idf = [0, 0, 0];
@@ -265,7 +222,7 @@ export class Bm25 {
       if (!p) continue;
       const termBoost = ids.has(term) ? IDENTIFIER_BOOST : 1;
       for (let f = 0; f < FIELDS; f++) {
-        const matching = p.live[f as 0 | 1 | 2];
+        const matching = p.live[f]!;
         idf[f] = Math.log(1 + (this.size - matching + 0.5) / (matching + 0.5));
         boost[f] = termBoost * FIELD_BOOST[f]!;
       }
@@ -326,20 +283,14 @@ export class Bm25 {
     return hits;
   }
 
-  /** Room for `n` documents in the per-document arrays. */
-  private growDocs(n: number): void {
-    this.present = grown(this.present, n);
+  /** Room for `n` documents in the per-document arrays and the per-query scratch (zero between queries). */
+  private grow(n: number): void {
+    if (n <= this.present.length) return; // all grow together, from the same capacity
     this.lens = grown(this.lens, FIELDS * n);
-    for (const k of ["times", "weights", "seqs"] as const) this[k] = grown(this[k], n);
-  }
-
-  /** Room for every document in the per-query scratch. */
-  private grow(): void {
-    const n = this.docs.length;
-    for (const k of ["acc", "part"] as const) this[k] = grown(this[k], n, 0);
-    for (const k of ["lo", "hi"] as const) this[k] = grown(this[k], n, 0);
-    this.matched = grown(this.matched, n, 0);
-    this.inTerm = grown(this.inTerm, n, 0);
+    for (const k of ["acc", "part", "times", "weights", "seqs"] as const) this[k] = grown(this[k], n);
+    for (const k of ["present", "inTerm"] as const) this[k] = grown(this[k], n);
+    for (const k of ["lo", "hi"] as const) this[k] = grown(this[k], n);
+    this.matched = grown(this.matched, n);
   }
 
   /** The live documents renumbered in order, with their postings. */
@@ -371,13 +322,13 @@ export class Bm25 {
     const idx = new Bm25();
     const fieldTerms = docs.map((): string[][] => [[], [], []]);
     for (const [term, e, tf] of saved.postings) {
-      const live: Posting["live"] = [0, 0, 0];
+      const live = [0, 0, 0];
       let df = 0;
       for (let i = 0; i < e.length; i++) {
         const n = e[i]! >> 2;
         const f = e[i]! & 3;
         if (n >= docs.length || f >= FIELDS || tf[i] === undefined) return null;
-        live[f as 0 | 1 | 2]++;
+        live[f]!++;
         fieldTerms[n]![f]!.push(term);
         if (i === 0 || e[i - 1]! >> 2 !== n) df++;
       }

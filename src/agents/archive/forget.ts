@@ -1,7 +1,5 @@
-/**
- * The right to forget: remove one key's archive, prune every archive in a state dir to the
- * retention, and sweep idle archives in the background (their retention is otherwise never applied).
- */
+/** The right to forget: remove one key's archive, prune every archive in a state dir to the retention, and sweep
+ * idle archives in the background (their retention is otherwise never applied). */
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { type WarnLogger, warnSafely } from "../../infra/log-once.js";
@@ -21,29 +19,22 @@ function listDir(dir: string): string[] {
 const archiveDirs = (stateDir: string): string[] =>
   listDir(archiveRoot(stateDir)).filter((d) => !path.basename(d).startsWith("."));
 
-const sizeOf = (file: string): number => {
+function statOf(file: string) {
   try {
-    return statSync(file).size;
+    return statSync(file);
   } catch {
-    return 0; // gone
+    return null; // gone
   }
-};
-
-export interface ArchiveRmReceipt {
-  dir: string;
-  existed: boolean;
-  bytes: number;
-  dryRun: boolean;
 }
 
 /** `archive rm --session-key K` and `forget`: the key's archive directory, under its lock. */
 export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}) =>
   removeArchiveDir(archiveDir(stateDir, sessionKey), opts.dryRun === true);
 
-async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRmReceipt> {
+async function removeArchiveDir(dir: string, dryRun: boolean) {
   const existed = existsSync(dir);
-  const bytes = listDir(dir).reduce((n, f) => n + sizeOf(f), 0);
-  const receipt: ArchiveRmReceipt = { dir, existed, bytes, dryRun };
+  const bytes = listDir(dir).reduce((n, f) => n + (statOf(f)?.size ?? 0), 0);
+  const receipt = { dir, existed, bytes, dryRun };
   if (!existed || dryRun) return receipt;
   // the lock keeps a concurrent append from landing in a file being removed
   await withArchiveLock(dir, async () => {
@@ -53,24 +44,13 @@ async function removeArchiveDir(dir: string, dryRun: boolean): Promise<ArchiveRm
   return receipt;
 }
 
-export interface PruneEntry {
-  dir: string;
-  kept: number;
-  dropped: number;
-  /** nothing younger than the retention was left: the directory went */
-  removed: boolean;
-}
-
-export interface ArchivePruneReceipt {
-  retentionDays: number;
-  dryRun: boolean;
-  archives: PruneEntry[];
-}
+/** `removed`: nothing younger than the retention was left, the directory went. */
+type PruneEntry = { dir: string; kept: number; dropped: number; removed: boolean };
 
 /** Every archive in the state dir cut to `retentionDays` (records archived before that go). */
-export async function pruneArchives(stateDir: string, opts: { retentionDays: number; dryRun?: boolean; now?: number }): Promise<ArchivePruneReceipt> {
+export async function pruneArchives(stateDir: string, opts: { retentionDays: number; dryRun?: boolean; now?: number }) {
   const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
-  const receipt: ArchivePruneReceipt = { retentionDays: opts.retentionDays, dryRun: opts.dryRun === true, archives: [] };
+  const receipt = { retentionDays: opts.retentionDays, dryRun: opts.dryRun === true, archives: [] as PruneEntry[] };
   for (const dir of archiveDirs(stateDir)) {
     const file = path.join(dir, ARCHIVE_FILE);
     if (!existsSync(file)) continue;
@@ -95,31 +75,23 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
   return receipt;
 }
 
-/** Removes whole the archives not written within the retention (by mtime: stat only, cheap at a session start). */
-async function sweepIdleArchives(stateDir: string, opts: { retentionDays: number; now?: number; dryRun?: boolean }): Promise<ArchiveRmReceipt[]> {
-  const cutoff = (opts.now ?? Date.now()) - opts.retentionDays * DAY_MS;
-  const out: ArchiveRmReceipt[] = [];
-  for (const dir of archiveDirs(stateDir)) {
-    let mtime: number;
-    try {
-      mtime = statSync(path.join(dir, ARCHIVE_FILE)).mtimeMs;
-    } catch {
-      continue;
-    }
-    if (mtime < cutoff) out.push(await removeArchiveDir(dir, opts.dryRun === true));
-  }
-  return out;
-}
-
 const lastSweep = new Map<string, number>();
 
-/** The idle sweep in the background, at most daily per state dir and process; a failure is logged, never thrown. */
+/** Removes in the background, at most daily per state dir, the archives not written within the retention (by mtime:
+ * stat only, cheap at a session start); a failure is logged, never thrown. */
 export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, logger?: WarnLogger, now = Date.now()): void {
   const last = lastSweep.get(stateDir);
   if (last !== undefined && now - last < DAY_MS) return;
   lastSweep.set(stateDir, now);
+  const sweep = async () => {
+    const cutoff = Date.now() - retentionDays * DAY_MS;
+    for (const dir of archiveDirs(stateDir)) {
+      const st = statOf(path.join(dir, ARCHIVE_FILE));
+      if (st && st.mtimeMs < cutoff) await removeArchiveDir(dir, false);
+    }
+  };
   const timer = setTimeout(() => {
-    sweepIdleArchives(stateDir, { retentionDays }).catch((e: unknown) => {
+    sweep().catch((e: unknown) => {
       warnSafely(logger, `[context-manager] idle archive sweep failed: ${(e as Error)?.message ?? String(e)}`);
     });
   }, 0);

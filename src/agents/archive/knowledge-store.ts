@@ -1,26 +1,90 @@
 /**
- * `knowledge.jsonl` beside `segments.jsonl`: a key's knowledge records, append-only. A record, or
- * a supersede mark `{"v":1,"superseded":"<id>","by":"<id>"}` when a later record of the subject
- * replaces it, so nothing is rewritten. Readers take whole lines and skip one that does not parse.
+ * The knowledge layer, LLM-free (docs/archive.md#knowledge-layer): a checkpoint's facts as typed records, the kind
+ * given by the checkpoint field a fact comes from (for config, the file name's syntax), never by words in it. Kept
+ * in `knowledge.jsonl` beside `segments.jsonl`, append-only: a later record of the same `subject` (file, failing tool
+ * and target, command family, decision id) with other text supersedes it by a mark line
+ * `{"v":1,"superseded":"<id>","by":"<id>"}`, nothing is rewritten; a line that does not parse is skipped. Searched
+ * with the archive's BM25 (kind as `tool`, subject as `target`), superseded records at half their score; files are
+ * followed in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed).
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
-import { appendLines, archiveDir, readFrom, wholeLines } from "./store.js";
-import { KNOWLEDGE_KINDS, type KnowledgeDraft, type KnowledgeRecord, knowledgeId } from "./knowledge-records.js";
+import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
+import { redactSecrets } from "../text/redact.js";
+import { SearchIndex } from "./search-index.js";
+import { type ArchiveRecord, appendLines, archiveDir, hashId, readFrom, wholeLines } from "./store.js";
 
-export const KNOWLEDGE_FILE = "knowledge.jsonl";
+const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
+type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
+
+/** `subject`: what the fact is about (records of one subject supersede each other); `t`: when it was true (ms). */
+type KnowledgeDraft = { kind: KnowledgeKind; subject: string; text: string; t: number };
+
+/** `id`: 16 hex of sha256(kind, subject, text), the dedup key; `checkpoint`: the one it came from. */
+type KnowledgeRecord = KnowledgeDraft & { v: 1; id: string; checkpoint: string; session: string };
+
+const TEXT_MAX = 400;
+/** config formats, by file name syntax */
+const CONFIG_FILE = /(^|\/)(\.[^/]+|[^/]+\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|env|properties))$/i;
+
+const knowledgeId = (d: Pick<KnowledgeDraft, "kind" | "subject" | "text">): string =>
+  hashId(d.kind, d.subject, d.text);
+
+const ms = (iso: string | undefined, fallback: number): number => {
+  const t = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(t) ? t : fallback;
+};
+
+const clean = (s: string): string => redactSecrets(s.replace(/\s+/g, " ").trim()).slice(0, TEXT_MAX);
+
+const failureKey = (f: ToolFailure): string => `${f.tool}\0${f.target}`;
+
+/** The checkpoint's facts as knowledge drafts, in field order. Total: a missing section gives none. */
+export function knowledgeOf(cp: Checkpoint): KnowledgeDraft[] {
+  const out: KnowledgeDraft[] = [];
+  const at = ms(cp.meta?.created_at, 0);
+  const push = (kind: KnowledgeKind, subject: string, text: string, t = at) => {
+    const body = clean(text);
+    if (body) out.push({ kind, subject: subject.slice(0, 300), text: body, t });
+  };
+  for (const d of cp.decisions ?? []) push("decision", `decision:${d.id}`, d.what, ms(d.when, at));
+  const work = cp.work;
+  for (const f of work?.files ?? []) {
+    const names = f.names?.length ? ` (declares ${f.names.slice(0, 8).join(", ")})` : "";
+    const kind: KnowledgeKind = CONFIG_FILE.test(f.path) ? "config" : f.edits === 0 && f.writes > 0 && f.names?.length ? "architecture" : "implementation";
+    push(kind, `file:${f.path}`, `${f.path}: ${f.change}${names}; ${f.edits} edits, ${f.writes} writes`, ms(f.last, at));
+  }
+  const open = new Set((work?.open_failures ?? []).map(failureKey));
+  const seen = new Set<string>();
+  for (const f of [...(work?.open_failures ?? []), ...(cp.thread?.errors ?? [])]) {
+    const k = failureKey(f);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    // a failure the ledger no longer holds open was fixed (a later run of the same target succeeded)
+    const state = work ? (open.has(k) ? "open" : "fixed") : "seen";
+    push("issue", `failure:${f.tool}:${f.target}`, `${f.tool} ${f.target} failed: ${f.error} [${state}]`, ms(f.when, at));
+  }
+  for (const c of work?.commands ?? []) {
+    const outcome = c.ok ? "ok" : `failed${c.exit === null ? "" : ` (exit ${c.exit})`}`;
+    push("task_state", `command:${c.family}`, `ran ${c.command}: ${outcome}; ${c.runs} runs, ${c.failures} failed`, ms(c.when, at));
+  }
+  for (const r of work?.requests ?? []) push("task_state", `request:${knowledgeId({ kind: "task_state", subject: "", text: r })}`, `user asked: ${r}`);
+  const w = cp.working;
+  if (w?.topic || w?.next_action) push("task_state", "working", `${w.topic} [${w.status}]${w.next_action ? `; next: ${w.next_action}` : ""}`);
+  for (const item of cp.open_items ?? []) push("task_state", `open:${knowledgeId({ kind: "task_state", subject: "", text: item })}`, `open: ${item}`);
+  for (const l of cp.learnings ?? []) push("architecture", `learning:${knowledgeId({ kind: "architecture", subject: "", text: l })}`, l);
+  return out;
+}
 
 const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
 
-export interface KnowledgeEntry extends KnowledgeRecord {
-  /** id of the record that replaced it */
-  supersededBy?: string;
-}
+/** `supersededBy`: id of the record that replaced it. */
+export type KnowledgeEntry = KnowledgeRecord & { supersededBy?: string };
 
 export function knowledgeFile(stateDir: string, sessionKey: string): string {
-  return path.join(archiveDir(stateDir, sessionKey), KNOWLEDGE_FILE);
+  return path.join(archiveDir(stateDir, sessionKey), "knowledge.jsonl");
 }
 
 function parse(line: string): KnowledgeRecord | { superseded: string; by: string } | null {
@@ -39,31 +103,29 @@ function parse(line: string): KnowledgeRecord | { superseded: string; by: string
 
 /** The file's records in order, supersede marks applied; empty when there is none. */
 export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
-  return [...(await readKnowledgeState(file)).entries.values()];
+  return [...(await readFollowed(file)).entries.values()];
 }
 
-async function readKnowledgeState(file: string): Promise<KnowledgeState> {
+async function readFollowed(file: string): Promise<Followed> {
   const state = emptyKnowledgeState();
   applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
   return state;
 }
 
-/** What appends and searches need of a file's records, kept up to date line by line. */
-export interface KnowledgeState {
-  entries: Map<string, KnowledgeEntry>;
-  /** kind + subject -> id of its live (latest) record */
-  live: Map<string, string>;
-}
+/**
+ * What appends and searches need of a file's records, kept up to date line by line: `live` maps kind + subject to
+ * the id of its live (latest) record; `size`: bytes of the file applied (whole lines).
+ */
+type Followed = { entries: Map<string, KnowledgeEntry>; live: Map<string, string>; size: number };
 
-export const emptyKnowledgeState = (): KnowledgeState => ({ entries: new Map(), live: new Map() });
+export const emptyKnowledgeState = (): Followed => ({ entries: new Map(), live: new Map(), size: 0 });
 const subjectKey = (r: { kind: string; subject: string }) => `${r.kind}\0${r.subject}`;
 
 /** Applies whole lines to `state` (O(lines)); returns the records that were new. */
-export function applyKnowledgeLines(state: KnowledgeState, lines: readonly string[]): KnowledgeEntry[] {
+export function applyKnowledgeLines(state: Followed, lines: readonly string[]): KnowledgeEntry[] {
   const added: KnowledgeEntry[] = [];
   for (const line of lines) {
-    if (!line) continue;
-    const v = parse(line);
+    const v = line ? parse(line) : null;
     if (!v) continue;
     if ("superseded" in v) {
       const r = state.entries.get(v.superseded);
@@ -83,14 +145,13 @@ export async function appendKnowledge(
   file: string,
   drafts: readonly KnowledgeDraft[],
   origin: { checkpoint: string; session: string },
-  /** the file's records as the caller follows them (knowledge-search.ts): no full read */
-  known?: KnowledgeState,
+  /** the file's records as the caller follows them (followKnowledge): no full read */
+  known?: Followed,
 ): Promise<{ added: number; superseded: number }> {
-  const state = known ?? (await readKnowledgeState(file));
+  const state = known ?? (await readFollowed(file));
   const ids = new Set<string>();
   const live = new Map<string, string>(); // subjects changed by these drafts
   let lines = "";
-  let added = 0;
   let superseded = 0;
   for (const d of drafts) {
     const id = knowledgeId(d);
@@ -98,7 +159,6 @@ export async function appendKnowledge(
     ids.add(id);
     const record: KnowledgeRecord = { v: 1, id, kind: d.kind, subject: d.subject, text: d.text, t: d.t, ...origin };
     lines += `${JSON.stringify(record)}\n`;
-    added++;
     const subject = subjectKey(d);
     const old = live.get(subject) ?? state.live.get(subject);
     if (old && old !== id && !state.entries.get(old)?.supersededBy) {
@@ -108,32 +168,40 @@ export async function appendKnowledge(
     live.set(subject, id);
   }
   if (lines) await appendLines(file, lines);
-  return { added, superseded };
-}
-
-export interface Followed extends KnowledgeState {
-  /** bytes of the file applied (whole lines) */
-  size: number;
+  return { added: ids.size, superseded };
 }
 
 /** Heap of a followed file: its bytes plus this per record (20,000 records: within 1% of measured). */
-export const FOLLOWED_BYTES_PER_RECORD = 170;
-/** Until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeFollowers`). */
+const FOLLOWED_BYTES_PER_RECORD = 170;
+/** Heap of an indexed one: its bytes plus this per record (20,000 records: 37.7 / 43.8 MB, within 1%). */
+const INDEXED_BYTES_PER_RECORD = 1_650;
+/** Until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeFollowers`, `knowledgeIndexes`). */
 const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
+const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
+
+type Indexed = Followed & { index: SearchIndex };
+
+// by knowledge.jsonl: followed for this process's appends; indexed where the searches run (the archive worker)
+declare module "../../infra/process-services.js" {
+  interface FileStores {
+    knowledgeFollowers?: BudgetCache<string, Followed>;
+    knowledgeIndexes?: BudgetCache<string, Indexed>;
+  }
+}
 
 /** Files this process follows for its appends (dedup ids, live subjects), kept by memory; evicted: read again. */
 export const knowledgeFollowers = (): BudgetCache<string, Followed> =>
   (fileStores().knowledgeFollowers ??= new BudgetCache<string, Followed>("knowledge follower", DEFAULT_FOLLOWED_BUDGET_BYTES, (f) => 256 + f.size + f.entries.size * FOLLOWED_BYTES_PER_RECORD));
 
-declare module "../../infra/process-services.js" {
-  interface FileStores { knowledgeFollowers?: BudgetCache<string, Followed> } // by knowledge.jsonl
-}
+/** The loaded indexes, kept by memory: each grows with its key's checkpoints; an evicted one is read again at its next search. */
+export const knowledgeIndexes = (): BudgetCache<string, Indexed> =>
+  (fileStores().knowledgeIndexes ??= new BudgetCache<string, Indexed>("knowledge index", DEFAULT_INDEX_BUDGET_BYTES, (l) => 1_024 + l.size + l.entries.size * INDEXED_BYTES_PER_RECORD));
 
 /** Lines applied per event-loop turn: a cold load of a long session's file never blocks the loop long. */
 const LINES_PER_TURN = 256;
 
 /** Follows `file` in `cache`: new lines only, a batch per event-loop turn; afresh when it shrank; none: no file. */
-export async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
+async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
   let size: number;
   try {
     size = (await fsp.stat(file)).size;
@@ -156,6 +224,50 @@ export async function followFile<T extends Followed>(file: string, cache: Budget
 }
 
 /** The file's records for `appendKnowledge` (no index: searches run in the worker); calls serialized per file. */
-export function followKnowledge(file: string): Promise<KnowledgeState | undefined> {
-  return followFile(file, knowledgeFollowers(), () => ({ size: 0, ...emptyKnowledgeState() }), applyKnowledgeLines);
+export function followKnowledge(file: string): Promise<Followed | undefined> {
+  return followFile(file, knowledgeFollowers(), emptyKnowledgeState, applyKnowledgeLines);
+}
+
+export type KnowledgeHit = { entry: KnowledgeEntry; score: number };
+
+const SUPERSEDED_WEIGHT = 0.5;
+
+/** refreshes in flight, per file: one at a time, so a tail is applied once */
+const refreshing = new Map<string, Promise<Indexed | null>>();
+
+export function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
+  return { v: 1, id: e.id, seq, role: "assistant", t: e.t, at: e.t, session: e.session, compaction: 0, text: e.text, tool: e.kind, target: e.subject };
+}
+
+/** The index of `file`, loaded or followed to its current end; null when there is no file. */
+export function knowledgeIndex(file: string): Promise<Indexed | null> {
+  const fresh = (): Indexed => ({ ...emptyKnowledgeState(), index: new SearchIndex() });
+  const refresh = () =>
+    followFile(file, knowledgeIndexes(), fresh, (loaded, lines) => {
+      const added = applyKnowledgeLines(loaded, lines);
+      loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
+    });
+  const run = (refreshing.get(file) ?? Promise.resolve(null)).catch(() => null).then(async () => (await refresh()) ?? null);
+  const settled = run.finally(() => {
+    if (refreshing.get(file) === settled) refreshing.delete(file);
+  });
+  refreshing.set(file, settled);
+  return run;
+}
+
+/** Records matching `query`, best first (superseded ones at half score); `minUnits`: minimum score in the index's score units. */
+export function searchKnowledge(
+  loaded: Pick<Indexed, "index" | "entries"> | null,
+  query: string,
+  limit: number,
+  opts: { skipTerm?: (term: string) => boolean; minUnits?: number } = {},
+): KnowledgeHit[] {
+  if (!loaded || !query.trim()) return [];
+  const out: KnowledgeHit[] = [];
+  const minScore = opts.minUnits === undefined ? undefined : opts.minUnits * loaded.index.scoreUnit();
+  for (const h of loaded.index.search(query, { limit: Math.min(100, limit * 3), skipTerm: opts.skipTerm, minScore })) {
+    const entry = loaded.entries.get(h.record.id);
+    if (entry) out.push({ entry, score: entry.supersededBy ? h.score * SUPERSEDED_WEIGHT : h.score });
+  }
+  return out.sort((a, b) => b.score - a.score).slice(0, limit);
 }

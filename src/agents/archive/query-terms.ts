@@ -1,10 +1,7 @@
-/**
- * A query's terms for the BM25 index (bm25.ts): its code identifiers, read from all of it, and
- * its plain terms, read from its start; of those, the most specific ones the index knows.
- */
+/** A query's terms for bm25.ts: its code identifiers (from all of it) and plain terms (from its start); of those,
+ * the most specific ones the index knows. */
 import { queryTerms, tokenize } from "./tokenize.js";
 
-/** Query terms used (the rarest ones). */
 const MAX_QUERY_TERMS = 48;
 /** Distinct plain terms a query reads from its start (identifiers are read from all of it). */
 export const MAX_QUERY_READ = 1024;
@@ -16,11 +13,8 @@ const MIN_POSTINGS_BUDGET = 2000;
 const HEX_DIGEST = /^(?=[a-f]*[0-9])[0-9a-f]{7,}$/;
 const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
 
-/**
- * Terms of the query's code-like tokens (with `_`, `/`, an extension, an inner capital, or letters
- * and digits): the whole lower-cased form, the file name and the terms it ends with
- * (`queueMessage` -> queuemessage, message).
- */
+/** Terms of the query's code-like tokens (`_`, `/`, an extension, an inner capital, letters and digits): the whole
+ * lower-cased form, the file name and the terms it ends with (`queueMessage` -> queuemessage, message). */
 export function identifierTerms(query: string): Set<string> {
   const out = new Set<string>();
   for (const m of query.matchAll(CODE_TOKEN)) {
@@ -41,11 +35,9 @@ export function identifierTerms(query: string): Set<string> {
 }
 
 /**
- * The query's most specific terms known to the index (`df` over `size` documents): at most
- * MAX_QUERY_TERMS, while their posting lists fit the budget (the first always), identifiers
- * first, rarest first. A pasted page costs bounded work and common words cannot flood the
- * ranking; identifiers lead because a pasted trace has more rare fragments than the cap holds,
- * and the name the user pasted it for must not be the one cut.
+ * The query's most specific terms known to the index: at most MAX_QUERY_TERMS, while their postings fit the budget
+ * (the first always), identifiers first (a pasted trace has more rare fragments than the cap holds, and the name it
+ * was pasted for must not be cut), then rarest first: a pasted page costs bounded work, common words cannot flood.
  */
 export function pickSpecificTerms(readTerms: readonly string[], identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
   const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * size);
@@ -65,25 +57,18 @@ export function pickSpecificTerms(readTerms: readonly string[], identifiers: Rea
   return out;
 }
 
-interface LineTerms {
-  /** the line's first MAX_QUERY_READ distinct terms, in order */
-  read: readonly string[];
-  /** its code identifiers' terms, in order */
-  ids: readonly string[];
-}
+/** A line's first MAX_QUERY_READ distinct terms and its code identifiers' terms, in order. */
+type LineTerms = { read: readonly string[]; ids: readonly string[] };
 
 /** Chars of lines per generation: the memo keeps the current one and the one before (~5 full queries' worth at most). */
 const GENERATION_CHARS = 16_384;
 /** Heap per remembered char (the line and its terms), for the caller's weight. */
 export const BYTES_PER_MEMO_CHAR = 8;
 
-/**
- * A query's terms read line by line, each line remembered: smart trim's next query shares all but
- * its newest request with the last (reading a 2,165-char query was ~85% of a search over 2,000
- * messages). Exact: no term spans a line break (test/trim/query-terms-memo.test.ts).
- */
+/** A query's terms read line by line, each line remembered: smart trim's next query shares all but its newest request
+ * (reading a 2,165-char query was ~85% of a search over 2,000 messages); exact, no term spans a line break. */
 export class QueryTermsMemo {
-  /** lines read lately, and those of the generation before (a line read again moves back to the current one) */
+  /** lines read lately, and the generation before (a line read again moves back to the current one) */
   private current = new Map<string, LineTerms>();
   private previous = new Map<string, LineTerms>();
   private currentChars = 0;

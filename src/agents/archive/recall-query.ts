@@ -62,10 +62,8 @@ function textOf(m: AgentMessage): string {
   return parts.join("\n");
 }
 
-/**
- * Lower-cased text of `messages` except those at `skip` (the query's requests): the automatic recall
- * leaves out query terms the agent sees anyway, so a request naming only things in view gets no block.
- */
+/** Lower-cased text of `messages` but the query's requests (`skip`): query terms the agent sees anyway are left
+ * out, so a request naming only things in view gets no block. */
 export function visibleText(messages: readonly AgentMessage[], skip: ReadonlySet<number>): string {
   const out: string[] = [];
   for (let i = 0; i < messages.length; i++) {

@@ -1,22 +1,14 @@
-/**
- * Full-text index of one archive: BM25 (bm25.ts) with a recency decay. One rare term matched once
- * scores about its idf, so a threshold in idf units means "at least this specific a match".
- */
+/** Full-text index of one archive (bm25.ts): one rare term matched once scores about its idf, so a threshold in idf
+ * units means "at least this specific a match". */
 import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
 import type { ArchiveRecord } from "./store.js";
 import { queryTerms } from "./tokenize.js";
 
-export interface SearchHit extends Omit<Bm25Hit, "id"> {
-  record: ArchiveRecord;
-}
+export type SearchHit = Omit<Bm25Hit, "id"> & { record: ArchiveRecord };
 
-/** `skipTerm`: the automatic recall drops what the agent can already see. */
-export interface SearchOptions extends Omit<Bm25Options, "keep"> {
-  limit?: number;
-  /** only segments of this session id */
-  session?: string;
-}
+/** `skipTerm`: the automatic recall drops what the agent can already see; `session`: only this session's segments. */
+export type SearchOptions = Omit<Bm25Options, "keep"> & { limit?: number; session?: string };
 
 const SAVE_MIN_ADDED = 256;
 const SAVE_SHARE = 0.1;
@@ -35,10 +27,7 @@ export class SearchIndex {
     return JSON.stringify({ v: SERIAL_VERSION, ...this.bm25.save() });
   }
 
-  /**
-   * An index from `serialize` output over the archive's `records`; null when the text is torn, of
-   * another version, or names a gone record. Records it lacks are the caller's to add.
-   */
+  /** An index from `serialize` over `records`; null when torn, of another version or naming a gone record. */
   static deserialize(text: string, records: ReadonlyMap<string, ArchiveRecord>): SearchIndex | null {
     try {
       const saved = JSON.parse(text) as Bm25Saved & { v: number };
@@ -58,10 +47,7 @@ export class SearchIndex {
     return this.records.size;
   }
 
-  /**
-   * Saved again once this many records (or this share, if more) were added, or right after a
-   * removal (a saved index naming a gone record is useless); a new process adds the rest.
-   */
+  /** Saved again after SAVE_MIN_ADDED additions (or SAVE_SHARE) or any removal (a saved gone record is useless). */
   get worthSaving(): boolean {
     return this.removedSinceSave > 0 || this.addedSinceSave >= Math.max(SAVE_MIN_ADDED, SAVE_SHARE * this.size);
   }
@@ -76,7 +62,7 @@ export class SearchIndex {
     return Math.log(1 + (n - 1 + 0.5) / 1.5);
   }
 
-  /** All records, oldest first (insertion order = archive order). */
+  /** All records, oldest first. */
   values(): IterableIterator<ArchiveRecord> {
     return this.records.values();
   }
@@ -91,12 +77,8 @@ export class SearchIndex {
   }
 
   remove(ids: Iterable<string>): void {
-    const gone: string[] = [];
-    for (const id of ids) {
-      if (!this.records.delete(id)) continue;
-      this.removedSinceSave++;
-      gone.push(id);
-    }
+    const gone = [...ids].filter((id) => this.records.delete(id));
+    this.removedSinceSave += gone.length;
     this.bm25.remove(gone);
   }
 

@@ -1,9 +1,8 @@
 /**
- * Messages of a compacted span -> archive segments (pure): one per user message, reply text, tool
- * call and result, with role, time, tool name and target. Every text is redacted before it leaves
- * here and bounded (SEGMENT_BOUNDS): a long one becomes overlapping chunks, so an identifier in the
- * middle of a long output stays findable. Never archived: our injected messages and blocks, host
- * `System:` lines, thinking blocks, compaction summaries.
+ * Messages -> archive segments: one per user message, reply text, tool call and result, redacted and
+ * bounded (SEGMENT_BOUNDS); a long text becomes overlapping chunks, so an identifier in the middle of a
+ * long output stays findable. Never archived: our injected messages and blocks, host `System:` lines,
+ * thinking blocks, compaction summaries.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
@@ -19,39 +18,28 @@ import { readArtifact } from "../artifacts/store.js";
 /** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
 export const RECALL_HEADER = '<recalled-context source="context-manager">';
 export const RECALL_END = "</recalled-context>";
-/** the frame before the knowledge layer (issue 26): still stripped from older transcripts */
+/** the frame before the knowledge layer: still stripped from older transcripts */
 export const LEGACY_RECALL_HEADER = "[Recalled from the archive of compacted context]";
-export const LEGACY_RECALL_END = "[End of recalled context]";
+const LEGACY_RECALL_END = "[End of recalled context]";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
 
-/** A segment before it gets its archive id, sequence number and archive time. */
+/** A segment before its archive id, seq and time: `t` the message's (0: none), `part` k (1-based) of `parts` chunks. */
 export interface SegmentDraft {
   role: SegmentRole;
-  /** message time, ms since epoch (0 when the message had none) */
   t: number;
   tool?: string;
   target?: string;
-  /** tool result was an error */
   error?: boolean;
-  /** chunk k (1-based) of a text split into `parts` chunks; absent when the text is one segment */
   part?: number;
   parts?: number;
   text: string;
 }
 
-/** Character bounds of a segment's text (after redaction). */
-export const SEGMENT_BOUNDS = {
-  /** a text longer than this is split into chunks of about this size */
-  chunk: 2000,
-  /** chars shared by consecutive chunks (a phrase across a cut is whole in one of them) */
-  overlap: 200,
-  /** most chunks per message text: beyond them the middle of the (scanned) text is left out */
-  maxChunks: 32,
-  target: 300,
-  tool: 80,
-} as const;
+/** Bounds of a segment's text (redacted): chunks of about `chunk` chars share `overlap` (a phrase across a cut is
+ * whole in one of them); past `maxChunks` the middle of the (scanned) text is left out. */
+export const SEGMENT_BOUNDS = { chunk: 2000, overlap: 200, maxChunks: 32, target: 300, tool: 80 } as const;
 
 /** Text looked at per message before redaction (redaction is linear, but a 10 MB output is not worth it). */
 const SCAN_MAX = 64_000;
@@ -96,10 +84,9 @@ export function chunkText(text: string): string[] {
 function scanWindow(text: string): string {
   if (text.length <= SCAN_MAX) return text;
   const head = dropCutToken(text.slice(0, SCAN_MAX / 2), 0);
-  let tail = text.slice(text.length - SCAN_MAX / 2);
+  const tail = text.slice(text.length - SCAN_MAX / 2);
   const t = tail.search(/\s/);
-  tail = t >= 0 ? tail.slice(t) : "";
-  return head + ELIDED + tail;
+  return head + ELIDED + (t >= 0 ? tail.slice(t) : "");
 }
 
 /** Text cut at `cap` by an extractor: its last token may be a cut secret, so it goes. */
@@ -113,22 +100,12 @@ function dropCutToken(text: string, cap: number): string {
 const CONTENT_CAP = 4 * SCAN_MAX;
 const ASSISTANT_CAP = 200_000;
 
-/** The user's own text: host `System:` lines and our injected blocks removed, no cut token. */
-function userTextOf(msg: AgentMessage): string {
-  const content = (msg as { content?: unknown }).content;
-  const raw = typeof content === "string" ? content : dropCutToken(contentText(content, CONTENT_CAP), CONTENT_CAP);
-  return stripInjectedBlocks(stripHostSystemLines(raw)).trim();
-}
-
-/**
- * Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower
- * and digits that switches kind on >= 35% of its chars is a random token (a key without a known
- * prefix), not an identifier ("computeInvoiceTotal2": 3 switches in 20 chars).
- */
+/** Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower and digits that
+ * switches kind on >= 35% of them is a random token, not an identifier ("computeInvoiceTotal2": 3 in 20). */
 const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const kindOf = (c: number): number => (c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 3 : 0);
 
-export function looksLikeRandomToken(run: string): boolean {
+function looksLikeRandomToken(run: string): boolean {
   let switches = 0;
   let alnum = 0;
   let prev = 0;
@@ -144,10 +121,6 @@ export function looksLikeRandomToken(run: string): boolean {
   return kinds[1] === 1 && kinds[2] === 1 && kinds[3] === 1 && alnum >= 20 && switches / alnum >= 0.35;
 }
 
-function redactRandomTokens(text: string): string {
-  return text.replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run));
-}
-
 /** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
 function clean(text: string, head: number): string {
   const t = redact(text);
@@ -155,7 +128,8 @@ function clean(text: string, head: number): string {
 }
 
 function redact(text: string): string {
-  return redactRandomTokens(redactSecrets(scanWindow(text))).trim();
+  const t = redactSecrets(scanWindow(text));
+  return t.replace(BARE_TOKEN, (run) => (looksLikeRandomToken(run) ? "[REDACTED:token]" : run)).trim();
 }
 
 /** The redacted text as one segment per chunk (`part`/`parts` when there are several). */
@@ -183,13 +157,11 @@ export function stripInjectedBlocks(text: string): string {
   return out;
 }
 
-const TARGET_KEYS = ["command", "pattern", "query", "url"] as const;
-
 /** The thing a tool call acted on: its path, else its command / pattern / query / url. */
 export function toolTarget(args: unknown): string {
   const p = toolPathArg(args);
   if (p !== null) return p;
-  for (const key of TARGET_KEYS) {
+  for (const key of ["command", "pattern", "query", "url"]) {
     const v = prop(args, key);
     if (typeof v === "string" && v.trim()) return v;
   }
@@ -202,37 +174,26 @@ function argsWithoutTarget(args: unknown, target: string): unknown {
   return Object.fromEntries(entries.filter(([, v]) => v !== target));
 }
 
-function timeOf(msg: AgentMessage): number {
-  const t = (msg as { timestamp?: unknown }).timestamp;
-  return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : 0;
-}
+/** Tool and target of the calls seen so far, by call id (their results are archived with them). */
+type Calls = Map<string, { tool: string; target: string }>;
 
 /** Segments of `messages` in order (malformed ones skipped); `expand` gives a stashed result's payload. */
 export function segmentsOf(messages: readonly AgentMessage[], expand?: ExpandStashed): SegmentDraft[] {
   const out: SegmentDraft[] = [];
-  const calls = new Map<string, { tool: string; target: string }>();
-  for (const msg of messages) pushSafely(out, calls, msg, expand);
+  const calls: Calls = new Map();
+  for (const msg of messages) pushMessage(out, calls, msg, expand);
   return out;
 }
 
-function pushSafely(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
-  try {
-    pushMessage(out, calls, msg, expand);
-  } catch {
-    // a hostile message (throwing getter, odd shape) is skipped, the rest archived
-  }
-}
-
-/** Longest stretch segmentsOfSliced works before it lets the event loop run. */
 const SLICE_MS = 8;
 
 /** segmentsOf, yielding to the event loop every SLICE_MS (megabytes of output hold up no other chat). */
 export async function segmentsOfSliced(messages: readonly AgentMessage[], expand?: ExpandStashed): Promise<SegmentDraft[]> {
   const out: SegmentDraft[] = [];
-  const calls = new Map<string, { tool: string; target: string }>();
+  const calls: Calls = new Map();
   let since = performance.now();
   for (const msg of messages) {
-    pushSafely(out, calls, msg, expand);
+    pushMessage(out, calls, msg, expand);
     if (performance.now() - since > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();
@@ -241,14 +202,19 @@ export async function segmentsOfSliced(messages: readonly AgentMessage[], expand
   return out;
 }
 
-function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; target: string }>, msg: AgentMessage, expand?: ExpandStashed): void {
-  if (!msg || typeof msg !== "object") return;
-  const t = timeOf(msg);
-  switch (msg.role) {
-    case "user":
-      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, userTextOf(msg));
-      return;
-    case "assistant": {
+/** Pushes a message's segments; a hostile message (throwing getter, odd shape) is skipped, the rest archived. */
+function pushMessage(out: SegmentDraft[], calls: Calls, msg: AgentMessage, expand?: ExpandStashed): void {
+  try {
+    if (!msg || typeof msg !== "object") return;
+    const time = (msg as { timestamp?: unknown }).timestamp;
+    const t = typeof time === "number" && Number.isFinite(time) && time > 0 ? time : 0;
+    if (msg.role === "user") {
+      // the user's own text: host `System:` lines and our injected blocks removed, no cut token
+      const c = (msg as { content?: unknown }).content;
+      const raw = typeof c === "string" ? c : dropCutToken(contentText(c, CONTENT_CAP), CONTENT_CAP);
+      const own = stripInjectedBlocks(stripHostSystemLines(raw)).trim();
+      pushChunks(out, { role: userOrigin(msg) === "user" ? "user" : "host", t }, own);
+    } else if (msg.role === "assistant") {
       const a = msg as AssistantMessage;
       pushChunks(out, { role: "assistant", t }, stripInjectedBlocks(dropCutToken(assistantText(a), ASSISTANT_CAP)));
       for (const call of toolCallsOf(a)) {
@@ -264,9 +230,7 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
         const args = dropCutToken(boundedJson(argsWithoutTarget(call.arguments, rawTarget), SCAN_MAX), SCAN_MAX);
         pushChunks(out, { role: "tool_call", t, tool, ...(target ? { target } : {}) }, args === "{}" ? "" : args, true);
       }
-      return;
-    }
-    case "toolResult": {
+    } else if (msg.role === "toolResult") {
       const r = msg as { toolCallId?: unknown; toolName?: unknown; content?: unknown; isError?: unknown };
       const call = calls.get(String(r.toolCallId ?? ""));
       if (RECALL_TOOLS.has(call?.tool ?? String(r.toolName ?? ""))) return;
@@ -276,27 +240,20 @@ function pushMessage(out: SegmentDraft[], calls: Map<string, { tool: string; tar
       if (r.isError === true) base.error = true;
       const shown = contentText(r.content, CONTENT_CAP);
       const full = expand?.(shown);
-      const text = full ? full.slice(0, CONTENT_CAP) : shown;
-      pushChunks(out, base, dropCutToken(text, CONTENT_CAP), !!base.target);
-      return;
-    }
-    case "bashExecution": {
+      pushChunks(out, base, dropCutToken(full ? full.slice(0, CONTENT_CAP) : shown, CONTENT_CAP), !!base.target);
+    } else if (msg.role === "bashExecution") {
       const b = msg as { command?: unknown; output?: unknown };
       const target = clean(String(b.command ?? "").replace(/\s+/g, " "), SEGMENT_BOUNDS.target);
       pushChunks(out, { role: "bash", t, tool: "bash", ...(target ? { target } : {}) }, String(b.output ?? ""), !!target);
-      return;
     }
-    default:
-      // custom: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
-      return;
+    // custom messages: ours are injected, other extensions' are theirs to keep; summaries: of what is archived
+  } catch {
+    // skipped
   }
 }
 
-/*
- * With `offload` on the session holds a large tool result as handle + preview; the archive indexes
- * the stashed payload instead (redacted when stashed), so search finds what offload replaced.
- */
-/** A replacement's text -> the stashed payload, or null (not a replacement, artifact gone). */
+/** An offloaded result's handle + preview -> the stashed payload (redacted when stashed), to index in its place; or
+ * null (not a replacement, artifact gone). */
 export type ExpandStashed = (text: string) => string | null;
 
 const HANDLE_LINE = /^handle: (ocm_artifact:v1:sha256:[0-9a-f]{64})$/m;

@@ -1,7 +1,6 @@
 /**
- * The archive file of one session key, `<stateDir>/context/archive/<dir>/segments.jsonl`, a JSON
- * record per line, appended whole in one write: a reader skips a torn line, so an interrupted
- * append loses only its own records. A lock file serializes writers across processes.
+ * A session key's archive file, `<stateDir>/context/archive/<dir>/segments.jsonl`: a JSON record per line, appended
+ * whole in one write (a reader skips a torn line); a lock file serializes writers across processes.
  */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
@@ -11,7 +10,7 @@ import { makeDirs } from "../../infra/make-dirs.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import { NotAFileError } from "../../infra/capped-read.js";
-import { openRegularFile, readRange } from "../../infra/regular-file.js";
+import { openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
 /** the saved full-text index (a cache of segments.jsonl; see SearchIndex.serialize) */
@@ -21,27 +20,22 @@ const FILE_MODE = 0o600;
 export const DAY_MS = 86_400_000;
 const DIR_MODE = 0o700;
 
-/** One archived segment, as stored (one line of segments.jsonl). */
+/**
+ * One archived segment, as stored (one line of segments.jsonl): `id` is 16 hex of sha256 over role, tool, target
+ * and text (the dedup key), `seq` its increasing position in this archive, `at` when it was archived (retention),
+ * `session` the pi session id it came from and `compaction` the compaction of it that archived it (1 = first).
+ */
 export interface ArchiveRecord extends SegmentDraft {
-  /** record format version */
   v: 1;
-  /** 16 hex of sha256 over role, tool, target and text: the dedup key */
   id: string;
-  /** position in this archive, increasing */
   seq: number;
-  /** when it was archived, ms since epoch (retention) */
   at: number;
-  /** pi session id the message came from */
   session: string;
-  /** the compaction of that session that archived it (1 = first) */
   compaction: number;
 }
 
 /** Where a record came from: the session id and the compaction of it that archived it. */
-export interface RecordOrigin {
-  session: string;
-  compaction: number;
-}
+export type RecordOrigin = Pick<ArchiveRecord, "session" | "compaction">;
 
 /** The drafts neither `archived` nor repeated, numbered from `firstSeq`; `duplicates` counts the rest. */
 export function newRecords(drafts: readonly SegmentDraft[], archived: (id: string) => boolean, firstSeq: number, at: number, origin: RecordOrigin): { records: ArchiveRecord[]; duplicates: number } {
@@ -70,6 +64,43 @@ export function archiveDir(stateDir: string, sessionKey: string): string {
   return path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
 }
 
+// key.json: the session key of an archive directory (its name keeps only a prefix and a hash), written once per
+// process; cross-session search lists an agent's keys by it
+const KEY_FILE = "key.json";
+const keysWritten = new Set<string>();
+
+/** Records the key and agent of the key's archive directory (once per process). */
+export async function recordArchiveKey(stateDir: string, sessionKey: string, agent: string | null): Promise<void> {
+  const dir = archiveDir(stateDir, sessionKey);
+  if (keysWritten.has(dir)) return;
+  await makeDirs(dir, DIR_MODE);
+  await writeFileAtomic(path.join(dir, KEY_FILE), `${JSON.stringify({ v: 1, sessionKey, agent })}\n`, { mode: 0o600 });
+  keysWritten.add(dir);
+}
+
+/** Keys of `agent` with an archive directory under `stateDir` (their key.json), `except` left out. */
+export async function archiveKeysOfAgent(stateDir: string, agent: string, except: string): Promise<string[]> {
+  let dirs: string[];
+  try {
+    dirs = await fsp.readdir(archiveRoot(stateDir));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const self = archiveDir(stateDir, except);
+  for (const d of dirs) {
+    const dir = path.join(archiveRoot(stateDir), d);
+    if (dir === self) continue;
+    try {
+      const v = JSON.parse(await readRegularFile(path.join(dir, KEY_FILE), "utf8")) as { sessionKey?: unknown; agent?: unknown };
+      if (typeof v.sessionKey === "string" && v.agent === agent && archiveDir(stateDir, v.sessionKey) === dir) out.push(v.sessionKey);
+    } catch {
+      // no sidecar (never checkpointed) or unreadable: not listed
+    }
+  }
+  return out.sort();
+}
+
 /** 16 hex of sha256 over the parts joined by NUL: the dedup key of segments and knowledge records. */
 export const hashId = (...parts: string[]): string =>
   createHash("sha256").update(parts.join("\0"), "utf8").digest("hex").slice(0, 16);
@@ -79,14 +110,13 @@ export const segmentId = (d: Pick<SegmentDraft, "role" | "tool" | "target" | "te
 
 /** A parsed line, or null when it is not a valid record (torn write, hand edit, other version). */
 export function parseRecord(line: string): ArchiveRecord | null {
-  let v: unknown;
+  let r: Record<string, unknown> | null;
   try {
-    v = JSON.parse(line);
+    r = JSON.parse(line) as Record<string, unknown> | null;
   } catch {
     return null;
   }
-  if (!v || typeof v !== "object") return null;
-  const r = v as Record<string, unknown>;
+  if (!r || typeof r !== "object") return null;
   if (r.v !== 1 || typeof r.id !== "string" || !/^[0-9a-f]{16}$/.test(r.id)) return null;
   if (typeof r.text !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
   for (const k of ["seq", "t", "at", "compaction"]) if (typeof r[k] !== "number" || !Number.isFinite(r[k])) return null;
@@ -96,15 +126,8 @@ export function parseRecord(line: string): ArchiveRecord | null {
   return r as unknown as ArchiveRecord;
 }
 
-export interface ReadResult {
-  records: ArchiveRecord[];
-  /** lines that did not parse (torn or corrupt), skipped */
-  badLines: number;
-  /** bytes consumed: up to and including the last newline */
-  offset: number;
-  /** inode of the file read (a rewrite replaces it) */
-  ino: number;
-}
+/** `badLines`: torn or corrupt, skipped; `offset`: bytes consumed (to the last newline); `ino`: the file's. */
+export type ReadResult = { records: ArchiveRecord[]; badLines: number; offset: number; ino: number };
 
 /** The complete lines of `buf` (none when it has no newline) and the bytes they take. */
 export function wholeLines(buf: Buffer): { lines: string[]; consumed: number } {
@@ -240,20 +263,9 @@ export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Pro
   }
 }
 
-/** What an archive holds, counted over its live records (`openclaw-context archive`, bench). */
-export interface ArchiveStats {
-  segments: number;
-  bytes: number;
-  badLines: number;
-  sessions: number;
-  compactions: number;
-  oldest: number | null;
-  newest: number | null;
-  byRole: Record<SegmentRole, number>;
-}
-
-/** The counts of `records`; `bytes` and `badLines` are the file's, as the archive last read it. */
-export function archiveStats(records: Iterable<ArchiveRecord>, bytes: number, badLines: number): ArchiveStats {
+/** What an archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and `badLines`
+ * are the file's, as the archive last read it. */
+export function archiveStats(records: Iterable<ArchiveRecord>, bytes: number, badLines: number) {
   const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
   const sessions = new Set<string>();
   const compactions = new Set<string>();

@@ -1,7 +1,6 @@
 /**
- * Appending without loading the archive: O(segments appended). Dedup by content id against the
- * file's tail (at least twice the bytes appended), followed once read; an older id is archived
- * again, costing a line on disk, never a duplicate hit (a reader keeps one record per id).
+ * Appending without loading the archive, O(segments appended): dedup by content id against the file's tail (twice the
+ * bytes appended, at least), followed once read; an older id costs a line on disk, never a duplicate hit.
  */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
@@ -17,11 +16,7 @@ export interface ArchiveLimits {
   retentionDays: number;
 }
 
-export interface AppendResult {
-  added: number;
-  duplicates: number;
-  evicted: number;
-}
+export type AppendResult = { added: number; duplicates: number; evicted: number };
 
 /** Smallest tail scanned for dedup. */
 const MIN_TAIL_BYTES = 512 * 1024;
@@ -32,10 +27,8 @@ const MAX_IDS = 32_768;
 
 export const tails = new BudgetCache<string, TailScan>("archive tail", 16 * 2 ** 20, (t) => t.ids.size * BYTES_PER_ID);
 
-export interface TailAppendResult extends AppendResult {
-  /** the file's records (by seq range) exceed maxSegments: eviction is due */
-  overLimit: boolean;
-}
+/** `overLimit`: the file's records (by seq range) exceed maxSegments, eviction is due. */
+export type TailAppendResult = AppendResult & { overLimit: boolean };
 
 /** Appends the drafts not among the archive's newest records. Holds the archive's lock; never loads the file. */
 export function appendToTail(
@@ -44,10 +37,9 @@ export function appendToTail(
   drafts: readonly SegmentDraft[],
   origin: RecordOrigin,
   limits: ArchiveLimits,
-  now: number = Date.now(),
 ): Promise<TailAppendResult> {
   const dir = archiveDir(stateDir, sessionKey);
-  return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits, now));
+  return withArchiveLock(dir, () => appendToTailLocked(path.join(dir, ARCHIVE_FILE), drafts, origin, limits));
 }
 
 /** appendToTail with the archive's lock already held (SessionArchive's append before it has loaded the file). */
@@ -56,7 +48,7 @@ export async function appendToTailLocked(
   drafts: readonly SegmentDraft[],
   origin: RecordOrigin,
   limits: ArchiveLimits,
-  now: number,
+  now = Date.now(),
 ): Promise<TailAppendResult> {
   let bytes = 0;
   for (const d of drafts) bytes += d.text.length + 160;
@@ -80,28 +72,15 @@ export async function appendToTailLocked(
   return { added: records.length, duplicates, evicted: 0, overLimit: scan.firstSeq > 0 && count > limits.maxSegments };
 }
 
-/*
- * The tail scan reads ids and the last seq straight from each line's fixed prefix: a few ms where a
- * full parse of 20k records costs ~0.4 s.
- */
-/** How every record line starts (serialize writes `v` then `id` first); the id follows. */
+/** How every record line starts (serialize writes `v` then `id` first): the tail scan reads ids and seqs from this
+ * fixed prefix, a few ms where a full parse of 20k records costs ~0.4 s. */
 const ID_PREFIX = Buffer.from('{"v":1,"id":"', "latin1");
 const SEQ_KEY = Buffer.from('","seq":', "latin1");
 
-/** What the newest part of an archive file says (tailScan): for an append that loads nothing. */
-export interface TailScan {
-  /** ids of the records in the scanned tail */
-  ids: Set<string>;
-  /** highest seq seen (the tail holds the newest records) */
-  lastSeq: number;
-  /** seq of the file's first record (with lastSeq: about how many records the file holds) */
-  firstSeq: number;
-  /** file size scanned to (end of its last complete line) */
-  offset: number;
-  ino: number;
-  /** where the scan began: the newest `offset - start` bytes are covered */
-  start: number;
-}
+/** The file's newest part for an append that loads nothing: ids, highest seq, first seq (with lastSeq: about how
+ * many records), size scanned to (end of its last whole line), and where the scan began. */
+type TailScan = { ids: Set<string>; lastSeq: number; firstSeq: number; offset: number; ino: number; start: number };
+const emptyScan = (ino: number): TailScan => ({ ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino, start: 0 });
 
 /** id and seq of one record line buf[start, nl), by the fixed layout or by parsing; null for another line. */
 function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: number } | null {
@@ -114,13 +93,13 @@ function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: num
 }
 
 /** Ids of the file's last `bytes` (and its first seq), or with `from` of what was appended since; a rewrite: afresh. */
-export async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
+async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Promise<TailScan> {
   const fh = await openIfExists(file);
-  if (!fh) return { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: 0, start: 0 };
+  if (!fh) return emptyScan(0);
   try {
     const st = await fh.stat();
     const grown = from && from.ino === st.ino && from.offset <= st.size;
-    const out: TailScan = grown ? from : { ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino: st.ino, start: 0 };
+    const out = grown ? from : emptyScan(st.ino);
     if (!grown && st.size > 0) {
       const head = Buffer.allocUnsafe(Math.min(st.size, 64 * 1024));
       const { bytesRead } = await fh.read(head, 0, head.length, 0);

@@ -62,7 +62,6 @@ export function tokenize(text: string): string[] {
     let run = m[0].replace(/[./\\-]+$/, "");
     if (!run) continue;
     if (MAYBE_CJK.test(run) && CJK.test(run)) {
-      // split the run into CJK and non-CJK pieces
       let last = 0;
       for (const c of run.matchAll(CJK_RUN)) {
         if (c.index! > last) tokenizeRun(out, run.slice(last, c.index));

@@ -1,7 +1,6 @@
 /**
- * The main thread's side of the archive worker: loading and indexing a large archive never block
- * the gateway's event loop. When no worker can start, the operations run in this thread; a request
- * a worker died under is never re-run here, where the same input would take the host down.
+ * The main thread's side of the archive worker. When no worker can start, the operations run in this thread; a
+ * request a worker died under is never re-run here, where the same input would take the host down.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -9,11 +8,10 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { debugLog } from "../../../infra/debug-log.js";
 import { processServices } from "../../../infra/process-services.js";
-import { type ArgsOf, hostOps, type Op, READY_ID, runOp, WORKER_ROLE } from "./archive-host.js";
-import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-host.js";
-// the worker's entry, imported for no value: a host loader that runs a plugin from a copy of the
-// sources it imported (OpenClaw's plugin source capture) then has the file the worker loads
-import "./archive-worker.js";
+// the worker's entry: a host loader that runs a plugin from a copy of the sources it imported
+// (OpenClaw's plugin source capture) then has the file the worker loads
+import { type ArgsOf, hostOps, type Op, READY_ID, runOp, WORKER_ROLE } from "./archive-worker.js";
+import type { WorkerReplies, WorkerReply, WorkerRequest } from "./archive-worker.js";
 
 /** Deaths before "ready" after which the process stops starting workers and works in-thread. */
 const MAX_START_FAILURES = 3;
@@ -47,13 +45,6 @@ function workerSpec(): { code: string | URL; eval: boolean } | null {
   }
 }
 
-export interface ArchiveWorkerOptions {
-  /** the worker's old-generation heap limit in MiB (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB) */
-  heapMiB?: number;
-  /** the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry */
-  evalSource?: string;
-}
-
 function heapFromEnv(): number | undefined {
   const v = Number(process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
   return Number.isFinite(v) && v >= 16 ? Math.floor(v) : undefined;
@@ -70,13 +61,18 @@ export class ArchiveWorkerClient {
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
-  constructor(private readonly opts: ArchiveWorkerOptions = {}) {}
+  /**
+   * `heapMiB`: the worker's old-generation heap limit (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
+   * `evalSource`: the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry.
+   */
+  constructor(private readonly opts: { heapMiB?: number; evalSource?: string } = {}) {}
 
   private get usable(): boolean {
     return this.startFailures < MAX_START_FAILURES && process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER !== "0";
   }
 
-  private start(): Worker | null {
+  /** Starts the worker (ahead of a likely compaction, whose append then skips the ~0.8 s start). */
+  prestart(): Worker | null {
     if (this.worker || !this.usable) return this.worker;
     const { evalSource, heapMiB = heapFromEnv() } = this.opts;
     const spec = evalSource !== undefined ? { code: evalSource, eval: true } : workerSpec();
@@ -146,7 +142,7 @@ export class ArchiveWorkerClient {
   }
 
   private send<O extends Op>(op: O, args: ArgsOf<O>): Promise<WorkerReplies[O]> {
-    const w = this.start();
+    const w = this.prestart();
     if (!w) return Promise.resolve(runOp(op, args));
     const id = this.nextId++;
     try {
@@ -163,11 +159,6 @@ export class ArchiveWorkerClient {
       // a pending request keeps the process alive (a CLI awaiting a search), an idle worker does not
       w.ref();
     });
-  }
-
-  /** Starts the worker ahead of a likely compaction, whose append then skips the ~0.8 s start. */
-  prestart(): void {
-    this.start();
   }
 
   /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
