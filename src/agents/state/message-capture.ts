@@ -178,7 +178,7 @@ export class MessageCapture {
       // the agent completed a turn after the interruption: it has resumed
       if (t.interrupted) {
         t.interrupted = false;
-        for (const key of this.s.items.open.keys()) if (key.startsWith("interrupted\u0000")) this.s.closeItem(key);
+        for (const key of this.s.open.keys()) if (key.startsWith("interrupted\u0000")) this.s.closeItem(key);
       }
     }
     // endsWithQuestion and tail read from the text if it is still the last message's at the pass's end
@@ -202,7 +202,7 @@ export class MessageCapture {
   /** Interrupted turns and calls without a result close two requests after theirs (in their key), like failures. */
   private closeSupersededItems(): void {
     const now = this.s.work.requestCount;
-    for (const key of this.s.items.open.keys()) {
+    for (const key of this.s.open.keys()) {
       const m = /^(?:interrupted|pending)\u0000r(\d+)\u0000/.exec(key);
       if (m && now - Number(m[1]) >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.s.closeItem(key);
     }

@@ -111,7 +111,7 @@ export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd
   // read once: a failure's error line and the command's outcome come from the same head and tail
   const output = ev.isError || family ? contentHeadTail(ev.content) : "";
   const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
-  if (t.resources.touchTool(cap.tool)) t.mark("resources");
+  t.touchTool(cap.tool);
   const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
   if (cap.failure && !emptySearch) {
     t.addError(cap.failure);
@@ -130,7 +130,7 @@ export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd
     }
   }
   if (cap.file) {
-    if (t.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
+    t.touchFile(cap.file.path, cap.file.access);
     if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
       const file = cap.file.path;
       const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), file));

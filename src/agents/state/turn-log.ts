@@ -78,11 +78,11 @@ export class TurnLog {
 
   /** Task calls newest first. */
   taskList(): WorkTask[] {
-    return this.tasks.values().reverse().map((t) => ({ ...t }));
+    return this.tasks.list().reverse().map((t) => ({ ...t }));
   }
 
   toData(): unknown {
-    return { first: this.first, recent: this.recent, tasks: this.tasks.values() };
+    return { first: this.first, recent: this.recent, tasks: this.tasks.list() };
   }
 
   static fromData(raw: unknown): TurnLog {

@@ -174,14 +174,14 @@ export class WorkLedger {
     const requests = [...this.recent].reverse();
     if (this.first !== null) requests.push(this.first);
     return {
-      files: rankFiles(this.files.values()).map(({ order: _o, names, deleted, ...f }) => ({
+      files: rankFiles(this.files.list()).map(({ order: _o, names, deleted, ...f }) => ({
         ...f,
         ...(names && names.length > 0 ? { names } : {}),
         ...(deleted ? { deleted: true } : {}),
         mentions: Math.max(f.mentions, this.mentionsOf(f.path)),
       })),
-      commands: this.commands.values().reverse(),
-      open_failures: this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when })),
+      commands: this.commands.list().reverse(),
+      open_failures: this.failures.list().map(({ tool, target, error, when }) => ({ tool, target, error, when })),
       requests,
       last_report: this.lastReport,
       answered: this.answered,
@@ -202,10 +202,10 @@ export class WorkLedger {
       recent: this.recent,
       last_report: this.lastReport,
       report_seq: this.reportSeq,
-      files: this.files.values(),
-      commands: this.commands.values(),
-      failures: this.failures.values(),
-      mentioned: this.mentioned.entries(),
+      files: this.files.list(),
+      commands: this.commands.list(),
+      failures: this.failures.list(),
+      mentioned: [...this.mentioned],
       turns: this.turnLog.toData(),
     };
   }
