@@ -8,7 +8,7 @@ import { itemKey, statusOf } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";
-import { StateDataError, asObject, asRecords, asString, asStringArray, type StateFileName } from "./state-files.js";
+import { StateDataError, asObject, asString, records, asStringArray, type StateFileName } from "./state-files.js";
 import { emptyThread, parseThreadData, type Exchange, type Thread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
@@ -117,7 +117,8 @@ export class CapturedState {
 
   /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
   clearCheckpointed(): void {
-    for (const list of [this.decisions, this.errors, this.learnings, this.closed, ...Object.values(this.resources)]) list.clear();
+    const lists = [this.decisions, this.errors, this.learnings, this.closed, ...Object.values(this.resources)];
+    for (const list of lists) list.clear();
     this.thread.pivots = [];
     this.thread.recent = [];
     this.thread.captured_tokens = 0;
@@ -142,7 +143,7 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
   decisions: {
     data: (s) => ({ items: s.decisions.list() }),
     apply: (s, d) => {
-      const items = asRecords(d.items, "items", { what: asString, when: asString });
+      const items = records({ what: asString, when: asString })(d.items, "items");
       for (const { what, when } of items) s.addDecision(what, when);
     },
   },
@@ -164,7 +165,7 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
   open_items: {
     data: (s) => ({ open: [...s.open].map(([key, text]) => ({ key, text })), closed: s.closed.list() }),
     apply: (s, d) => {
-      const open = asRecords(d.open, "open", { key: asString, text: asString });
+      const open = records({ key: asString, text: asString })(d.open, "open");
       const closed = asStringArray(d.closed, "closed");
       for (const { key, text } of open) s.open.touch(key, text);
       for (const text of closed) s.closed.touch(itemKey(text), text);

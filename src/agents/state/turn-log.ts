@@ -6,7 +6,7 @@ import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
 import { asBoolean, asFields, asList, asNumber, asObject } from "./state-files.js";
-import { asRecords, asString, asStringArray, orNull } from "./state-files.js";
+import { asString, asStringArray, orNull, records } from "./state-files.js";
 
 export const MAX_TURNS = 40;
 export const MAX_TASKS = 20;
@@ -91,7 +91,7 @@ export class TurnLog {
     const turn = (v: unknown, f: string): TurnEntry => asFields(v, f, TURN_DATA);
     log.first = orNull(turn)(d.first, "turns.first");
     log.recent = asList(d.recent, "turns.recent", turn).slice(-MAX_TURNS);
-    for (const t of asRecords(d.tasks, "turns.tasks", TASK_DATA)) log.tasks.touch(t.id, t);
+    for (const t of records(TASK_DATA)(d.tasks, "turns.tasks")) log.tasks.touch(t.id, t);
     return log;
   }
 }
