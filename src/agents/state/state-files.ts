@@ -31,7 +31,7 @@ export class StateDataError extends Error {}
 type LoadedFile = { kind: "missing" } | Stale | { kind: "ok"; data: unknown; updatedAt: string; sessionId: Id };
 type Id = string | null;
 type Stale = { kind: "stale"; reason: string };
-type LoadExpectations = { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null };
+export type LoadExpectations = { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null };
 
 export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
