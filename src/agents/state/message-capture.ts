@@ -13,7 +13,7 @@ import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
 import { asText, codePointLength, gist } from "../text/gist.js";
 import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN, lastNonBlankLine, proposalGist } from "./message-rules.js";
-import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
+import { endsWithQuestion, itemKey, taskListItems } from "./message-rules.js";
 import { summarizeToolCall } from "./message-rules.js";
 import { captureToolResult, contentHeadTail, gistedNames, type ToolResultEventLike } from "./tool-result-capture.js";
 import type { CapturedState } from "./captured-state.js";
@@ -129,8 +129,7 @@ export class MessageCapture {
       if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/") && !endsWithQuestion(text)) {
         // the proposal's gist is read only by a decision (prev_assistant is dropped below)
         this.settleProposal();
-        const what = decisionText(prev.proposal, text);
-        this.s.addDecision(what, dateOf(m).toISOString());
+        this.s.addDecision(`${prev.proposal} → ${safeGist(text, GIST.decisionReply)}`, dateOf(m).toISOString());
       } else this.proposal = null;
     }
     t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
@@ -179,7 +178,7 @@ export class MessageCapture {
     }
     t.pending_calls = keepNewest(t.pending_calls, this.s.caps.maxTools);
     if (t.host_turn) return this.s.mark("thread");
-    if (isInterruptStop(m.stopReason)) {
+    if (m.stopReason === "aborted" || m.stopReason === "error") {
       t.interrupted = true;
       const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
       this.s.openItem(`interrupted\u0000r${this.s.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
