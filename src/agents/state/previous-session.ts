@@ -68,11 +68,8 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
       continue;
     }
     const key = JSON.stringify(loaded.sessionId);
-    let s = bySession.get(key);
-    if (!s) {
-      s = { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
-      bySession.set(key, s);
-    }
+    const s = bySession.get(key) ?? { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
+    bySession.set(key, s);
     const name = m[2] as StateFileName;
     s.files = [...s.files.filter((f) => f.name !== name), { name, data: loaded.data }];
     s.paths.push(file);
