@@ -112,12 +112,6 @@ const RETIRED_KEYS: ReadonlyMap<string, string> = new Map([
 ]);
 const warnedRetired = new Set<string>();
 
-function warnRetired(key: string): void {
-  if (warnedRetired.has(key)) return;
-  warnedRetired.add(key);
-  process.emitWarning(`context-manager: config key "${key}" is no longer read and is ignored (${RETIRED_KEYS.get(key)})`, { code: "OPENCLAW_CONTEXT_RETIRED_KEY" });
-}
-
 export function resolveContextManagerConfig(input: unknown = {}): ContextManagerConfig {
   if (input === undefined || input === null) return { ...DEFAULT_CONTEXT_MANAGER_CONFIG };
   if (typeof input !== "object" || Array.isArray(input)) {
@@ -128,7 +122,9 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
     if (value === undefined) continue;
     const rule = Object.hasOwn(KEYS, key) ? KEYS[key as keyof typeof KEYS] : undefined;
     if (RETIRED_KEYS.has(key)) {
-      warnRetired(key);
+      const w = `context-manager: config key "${key}" is no longer read and is ignored (${RETIRED_KEYS.get(key)})`;
+      if (!warnedRetired.has(key)) process.emitWarning(w, { code: "OPENCLAW_CONTEXT_RETIRED_KEY" });
+      warnedRetired.add(key);
       continue;
     }
     const fail = (what: string): never => {
@@ -154,12 +150,8 @@ export function resolveContextManagerConfig(input: unknown = {}): ContextManager
     } else fail("unknown key");
     (out as unknown as Record<string, unknown>)[key] = value;
   }
-  if (out.gaugeThreshold > out.checkpointThreshold) {
-    throw new ContextManagerConfigError(
-      "gaugeThreshold",
-      `must not exceed checkpointThreshold (${out.gaugeThreshold} > ${out.checkpointThreshold})`,
-    );
-  }
+  const { gaugeThreshold: g, checkpointThreshold: c } = out;
+  if (g > c) throw new ContextManagerConfigError("gaugeThreshold", `must not exceed checkpointThreshold (${g} > ${c})`);
   return out;
 }
 

@@ -8,7 +8,7 @@ import { itemKey, statusOf } from "./message-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";
-import { StateDataError, asObject, asRecords, asString, asStringArray, type StateFileName } from "./state-files.js";
+import { StateDataError, asObject, asString, records, asStringArray, type StateFileName } from "./state-files.js";
 import { emptyThread, parseThreadData, type Exchange, type Thread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
@@ -19,18 +19,22 @@ export type CaptureCaps = Pick<
   "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
 >;
 
+/** Closed items are kept up to this many times maxOpenItems. */
+const CLOSED_ITEMS_FACTOR = 4;
+
 export class CapturedState {
   // decisions.json: what -> decision
   readonly decisions: LruMap<string, { what: string; when: string }>;
-  // resources.json
-  readonly resources: ResourceLists;
-  // open_items.json
-  readonly items: OpenItems;
+  // resources.json: files read, modified (a file is in one list), tools used
+  readonly resources: { readonly [K in keyof Resources]: LruMap<string, true> };
+  // open_items.json: open items by key, and those closed since the checkpoint (itemKey -> text), which it drops
+  readonly open: LruMap<string, string>;
+  readonly closed: LruMap<string, string>;
   // learnings.json: itemKey(text) -> text
   readonly learnings: LruMap<string, string>;
   // thread.json
   readonly errors: LruMap<string, ToolFailure>;
-  thread: Thread;
+  thread: Thread = emptyThread();
   // work.json
   work: WorkLedger;
   /** the files changed since the last flush */
@@ -38,11 +42,12 @@ export class CapturedState {
 
   constructor(readonly caps: CaptureCaps) {
     this.decisions = new LruMap(caps.maxDecisions);
-    this.resources = new ResourceLists(caps.maxFiles, caps.maxTools);
-    this.items = new OpenItems(caps.maxOpenItems);
+    const files = (): LruMap<string, true> => new LruMap(caps.maxFiles);
+    this.resources = { files_read: files(), files_modified: files(), tools_used: new LruMap(caps.maxTools) };
+    this.open = new LruMap(caps.maxOpenItems);
+    this.closed = new LruMap(caps.maxOpenItems * CLOSED_ITEMS_FACTOR);
     this.learnings = new LruMap(caps.maxLearnings);
     this.errors = new LruMap(caps.maxErrors);
-    this.thread = emptyThread();
     this.work = new WorkLedger(workCaps(caps));
   }
 
@@ -65,92 +70,26 @@ export class CapturedState {
     this.mark("thread");
   }
 
-  openItem(key: string, text: string): void {
-    if (this.items.openItem(key, text)) this.mark("open_items");
+  touchTool(tool: string): void {
+    const tools = this.resources.tools_used;
+    if (tools.isNewest(tool)) return;
+    tools.touch(tool, true);
+    this.mark("resources");
   }
 
-  closeItem(key: string): void {
-    if (this.items.closeItem(key)) this.mark("open_items");
-  }
-
-  /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
-  clearCheckpointed(): void {
-    this.decisions.clear();
-    this.resources.clear();
-    this.errors.clear();
-    this.learnings.clear();
-    this.items.closed.clear();
-    this.thread.pivots = [];
-    this.thread.recent = [];
-    this.thread.captured_tokens = 0;
-  }
-}
-
-/** One error per tool, target and error line (the checkpoint merges by the same key). */
-export const errorKey = (f: ToolFailure): string => `${f.tool}\u0000${f.target}\u0000${f.error}`;
-
-export function workCaps(c: CaptureCaps): WorkLedgerCaps {
-  return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
-}
-
-/** resources.json: files read, modified (a file is in one list), tools used; false: nothing changed. */
-class ResourceLists {
-  private readonly lists: { readonly [K in keyof Resources]: LruMap<string, true> };
-
-  constructor(maxFiles: number, maxTools: number) {
-    const files = (): LruMap<string, true> => new LruMap(maxFiles);
-    this.lists = { files_read: files(), files_modified: files(), tools_used: new LruMap(maxTools) };
-  }
-
-  touchTool(tool: string): boolean {
-    if (this.lists.tools_used.isNewest(tool)) return false;
-    this.lists.tools_used.touch(tool, true);
-    return true;
-  }
-
-  touchFile(p: string, access: "read" | "modified"): boolean {
-    const { files_read: read, files_modified: modified } = this.lists;
-    if (modified.isNewest(p) || (access === "read" && read.isNewest(p))) return false;
+  touchFile(p: string, access: "read" | "modified"): void {
+    const { files_read: read, files_modified: modified } = this.resources;
+    if (modified.isNewest(p) || (access === "read" && read.isNewest(p))) return;
     if (access === "modified") read.delete(p);
     (access === "modified" || modified.has(p) ? modified : read).touch(p, true);
-    return true;
+    this.mark("resources");
   }
 
-  clear(): void {
-    for (const list of Object.values(this.lists)) list.clear();
-  }
-
-  /** The lists in checkpoint form; also the file's data. */
-  snapshot(): Resources {
-    return Object.fromEntries(Object.entries(this.lists).map(([k, list]) => [k, list.keys()])) as Resources;
-  }
-
-  /** Adds persisted data; throws StateDataError naming the field on a bad shape. */
-  applyData(d: Data): void {
-    const read = Object.entries(this.lists).map(([k, list]) => [list, asStringArray(d[k], k)] as const);
-    for (const [list, items] of read) for (const p of items) list.touch(p, true);
-  }
-}
-
-/** open_items.json: open items by key, and those closed since the checkpoint (which it then drops). */
-const CLOSED_ITEMS_FACTOR = 4;
-
-class OpenItems {
-  readonly open: LruMap<string, string>;
-  /** itemKey(text) -> text */
-  readonly closed: LruMap<string, string>;
-
-  constructor(maxOpenItems: number) {
-    this.open = new LruMap(maxOpenItems);
-    this.closed = new LruMap(maxOpenItems * CLOSED_ITEMS_FACTOR);
-  }
-
-  openItem(key: string, text: string): boolean {
-    if (!text) return false;
-    if (this.open.get(key) === text) return false;
+  openItem(key: string, text: string): void {
+    if (!text || this.open.get(key) === text) return;
     this.open.touch(key, text);
     this.closed.delete(itemKey(text));
-    return true;
+    this.mark("open_items");
   }
 
   /** Returns false when no item is open under `key`. */
@@ -159,6 +98,7 @@ class OpenItems {
     if (text === undefined) return false;
     this.open.delete(key);
     this.closed.touch(itemKey(text), text);
+    this.mark("open_items");
     return true;
   }
 
@@ -169,47 +109,70 @@ class OpenItems {
   closeByText(text: string): number {
     const k = itemKey(text);
     let closed = 0;
-    for (const [key, value] of this.open.entries()) {
-      if (itemKey(value) === k && this.closeItem(key)) closed++;
-    }
+    for (const [key, value] of this.open) if (itemKey(value) === k && this.closeItem(key)) closed++;
     if (closed === 0) this.closed.touch(k, text);
+    this.mark("open_items");
     return closed;
   }
+
+  /** After a checkpoint: clears the delta it now holds; the current situation and the work ledger stay. */
+  clearCheckpointed(): void {
+    const lists = [this.decisions, this.errors, this.learnings, this.closed, ...Object.values(this.resources)];
+    for (const list of lists) list.clear();
+    this.thread.pivots = [];
+    this.thread.recent = [];
+    this.thread.captured_tokens = 0;
+  }
 }
+
+/** One error per tool, target and error line (the checkpoint merges by the same key). */
+export const errorKey = (f: ToolFailure): string => `${f.tool}\u0000${f.target}\u0000${f.error}`;
+
+function workCaps(c: CaptureCaps): WorkLedgerCaps {
+  return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
+}
+
+/** The resource lists in checkpoint form; also resources.json's data. */
+const resourcesOf = (s: CapturedState): Resources => {
+  return Object.fromEntries(Object.entries(s.resources).map(([k, list]) => [k, [...list.keys()]])) as Resources;
+};
 
 /** Per state file its data and back; an apply parses everything before it adds: never half-merged. */
 type Codec = { data(s: CapturedState): unknown; apply(s: CapturedState, d: Data): void };
 const CODEC: { readonly [N in StateFileName]: Codec } = {
   decisions: {
-    data: (s) => ({ items: s.decisions.values() }),
+    data: (s) => ({ items: s.decisions.list() }),
     apply: (s, d) => {
-      const items = asRecords(d.items, "items", { what: asString, when: asString });
+      const items = records({ what: asString, when: asString })(d.items, "items");
       for (const { what, when } of items) s.addDecision(what, when);
     },
   },
   thread: {
-    data: (s) => ({ ...s.thread, errors: s.errors.values() }) satisfies ThreadData,
+    data: (s) => ({ ...s.thread, errors: s.errors.list() }) satisfies ThreadData,
     apply: (s, d) => {
       const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
       s.thread = thread;
       for (const e of errors) s.addError(e);
     },
   },
-  resources: { data: (s) => s.resources.snapshot(), apply: (s, d) => s.resources.applyData(d) },
-  open_items: {
-    data: ({ items }) => {
-      const open = items.open.entries().map(([key, text]) => ({ key, text }));
-      return { open, closed: items.closed.values() };
+  resources: {
+    data: resourcesOf,
+    apply: (s, d) => {
+      const read = Object.entries(s.resources).map(([k, list]) => [list, asStringArray(d[k], k)] as const);
+      for (const [list, items] of read) for (const p of items) list.touch(p, true);
     },
-    apply: ({ items }, d) => {
-      const open = asRecords(d.open, "open", { key: asString, text: asString });
+  },
+  open_items: {
+    data: (s) => ({ open: [...s.open].map(([key, text]) => ({ key, text })), closed: s.closed.list() }),
+    apply: (s, d) => {
+      const open = records({ key: asString, text: asString })(d.open, "open");
       const closed = asStringArray(d.closed, "closed");
-      for (const { key, text } of open) items.open.touch(key, text);
-      for (const text of closed) items.closed.touch(itemKey(text), text);
+      for (const { key, text } of open) s.open.touch(key, text);
+      for (const text of closed) s.closed.touch(itemKey(text), text);
     },
   },
   learnings: {
-    data: (s) => ({ items: s.learnings.values() }),
+    data: (s) => ({ items: s.learnings.list() }),
     apply: (s, d) => {
       for (const text of asStringArray(d.items, "items")) s.addLearning(text);
     },
@@ -221,7 +184,6 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
     },
   },
 };
-
 /** The `data` of state file `name`. */
 export function stateFileData(s: CapturedState, name: StateFileName): unknown {
   return CODEC[name].data(s);
@@ -256,13 +218,13 @@ export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: stri
     // spec §11.1: working.topic
     topic: t.last_user ?? "",
     keyExchanges: keyExchanges(s),
-    errors: s.errors.values(),
-    decisions: s.decisions.values(),
-    resources: s.resources.snapshot(),
-    openItems: s.items.open.values(),
+    errors: s.errors.list(),
+    decisions: s.decisions.list(),
+    resources: resourcesOf(s),
+    openItems: s.open.list(),
     // to remove from a carried-forward checkpoint
-    closedItems: s.items.closed.values(),
-    learnings: s.learnings.values(),
+    closedItems: s.closed.list(),
+    learnings: s.learnings.list(),
     status,
     nextAction: nextActionOf(s, status),
     interrupted: t.interrupted,

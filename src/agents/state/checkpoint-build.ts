@@ -52,15 +52,12 @@ function mergeNewest<T>(lists: Iterable<T>[], cap: number, keyOf = (t: T): strin
   return keepNewest([...m.values()], cap);
 }
 
-function sameSession(previous: Checkpoint | null, identity: SessionIdentity): previous is Checkpoint {
-  const meta = previous?.meta;
-  return meta?.session_key === identity.sessionKey && (meta.session_id ?? null) === (identity.sessionId ?? null);
-}
-
 export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft {
   const { state, identity, config } = p;
   const now = p.now ?? new Date();
-  const prev = sameSession(p.previous, identity) ? p.previous : null;
+  const meta = p.previous?.meta;
+  const same = meta?.session_key === identity.sessionKey && (meta.session_id ?? null) === (identity.sessionId ?? null);
+  const prev = same ? p.previous : null;
 
   // --- decisions: previous ids kept, new ones numbered after the highest
   const prevDecisions = prev?.decisions ?? [];
@@ -115,7 +112,6 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
   };
 
   const work = mergeWork(prev?.work, state.work);
-  const window = p.reading.contextWindow;
   const workspace = p.workspace?.(filesModified) ?? null;
   const artifacts = p.artifacts?.({ modified: filesModified, read: filesRead }) ?? [];
   return {
@@ -130,7 +126,7 @@ export function buildCheckpointDraft(p: BuildCheckpointParams): CheckpointDraft 
       compaction_count: p.compactionCount,
       token_usage: {
         input_tokens: Math.max(0, Math.round(p.reading.tokens)),
-        context_window: Math.max(0, Math.round(window)),
+        context_window: Math.max(0, Math.round(p.reading.contextWindow)),
         utilization: Math.round(p.reading.utilization * 10_000) / 10_000,
       },
       channel: identity.channel,

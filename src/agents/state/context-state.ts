@@ -18,7 +18,7 @@ import { type CaptureCaps, CapturedState, type ContextStateSnapshot, snapshotOf 
 import { applyStateFile, stateFileData } from "./captured-state.js";
 import type { NoteKind } from "./note-tool.js";
 
-export interface ContextStateOptions extends MessageCaptureOptions {
+interface ContextStateOptions extends MessageCaptureOptions {
   stateDir: string;
   sessionKey: string;
   sessionId: string | null;
@@ -34,13 +34,12 @@ export interface ContextStateOptions extends MessageCaptureOptions {
 export class ContextState {
   readonly dir: string;
   private readonly fs: FsOps;
+  private readonly sink: WarnLogger;
   private readonly log: OnceLogger;
   private flushChain: Promise<void> = Promise.resolve();
   /** the accumulators and the files changed since the last flush */
   private readonly acc: CapturedState;
   private readonly messages: MessageCapture;
-
-  private readonly sink: WarnLogger;
 
   private constructor(private readonly opts: ContextStateOptions) {
     this.dir = stateSessionDir(opts.stateDir, opts.sessionKey);
@@ -69,13 +68,12 @@ export class ContextState {
       const loaded = pre ? judgeStateFile(pre, exp) : await readStateFileAt(st.fs, stateFilePath(st.dir, name), exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
-      if (reason !== null) {
-        // a new session's or an already checkpointed state is the normal life of a key, not damage
-        const expected = reason.startsWith("another session (") || reason === "older than the latest checkpoint";
-        if (loaded.kind !== "stale" || !expected) expectedOnly = false;
-        await moveAside(st.fs, st.dir, name, now);
-        movedAside.push(`${name}.json (${reason})`);
-      }
+      if (reason === null) continue;
+      // a new session's or an already checkpointed state is the normal life of a key, not damage
+      const expected = reason.startsWith("another session (") || reason === "older than the latest checkpoint";
+      if (loaded.kind !== "stale" || !expected) expectedOnly = false;
+      await moveAside(st.fs, st.dir, name, now);
+      movedAside.push(`${name}.json (${reason})`);
     }
     if (movedAside.length > 0) {
       const line = `[context-manager] state not merged, moved to ${st.dir}/stale: ${movedAside.join("; ")}`;
@@ -85,17 +83,14 @@ export class ContextState {
   }
 
   /** A state from a previous session's held files (previous-session.ts); invalid data left out and named. */
-  static fromData(
-    opts: ContextStateOptions,
-    files: Iterable<{ name: StateFileName; data: unknown }>,
-  ): { state: ContextState; invalid: string[] } {
-    const st = new ContextState(opts);
+  static fromData(opts: ContextStateOptions, files: Iterable<{ name: StateFileName; data: unknown }>) {
+    const state = new ContextState(opts);
     const invalid: string[] = [];
     for (const f of files) {
-      const reason = applyStateFile(st.acc, f.name, f.data);
+      const reason = applyStateFile(state.acc, f.name, f.data);
       if (reason !== null) invalid.push(`${f.name}.json (${reason})`);
     }
-    return { state: st, invalid };
+    return { state, invalid };
   }
 
   /** Some file has changes not yet flushed. */
@@ -135,11 +130,8 @@ export class ContextState {
       case "open_item":
         this.acc.openItem(`note\u0000${itemKey(text)}`, text);
         return "Open item recorded.";
-      case "close_item": {
-        const closed = this.acc.items.closeByText(text);
-        this.acc.mark("open_items");
-        return closed > 0 ? "Open item closed." : "Marked as closed.";
-      }
+      case "close_item":
+        return this.acc.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
     }
   }
 

@@ -36,11 +36,7 @@ function headingText(line: string): string | null {
 }
 
 /** The names found so far: top-level declarations, then members. */
-interface Found {
-  top: string[];
-  members: string[];
-  seen: Set<string>;
-}
+type Found = { top: string[]; members: string[] };
 
 /** Module functions, not closures per call (the plugin bundle keeps names: a property definition per closure). */
 function isFull(f: Found): boolean {
@@ -48,14 +44,13 @@ function isFull(f: Found): boolean {
 }
 
 function addName(f: Found, name: string, line: string): void {
-  if (isFull(f) || f.seen.has(name)) return;
-  f.seen.add(name);
+  if (isFull(f) || f.top.includes(name) || f.members.includes(name)) return;
   (/^\S/.test(line) ? f.top : f.members).push(name);
 }
 
 /** Declared names, `f()` for callables: top-level ones first (a file is named by its exports), then members. */
 export function declaredNames(text: string, path: string): string[] {
-  const found: Found = { top: [], members: [], seen: new Set<string>() };
+  const found: Found = { top: [], members: [] };
   const { top, members } = found;
   const md = /\.(md|markdown|mdx)$/i.test(path);
   let inFence = false;

@@ -1,62 +1,27 @@
-/** A capped Map evicting the OLDEST entry; touching a key moves it to the end. O(1) (Map insertion order). */
-export class LruMap<K, V> {
-  private readonly map = new Map<K, V>();
-  private newestKey: { key: K } | null = null;
+/** A Map capped by `touch`, which evicts the OLDEST entry; touching a key moves it to the end. O(1). */
+export class LruMap<K, V> extends Map<K, V> {
+  private newest: K | undefined;
 
-  constructor(private readonly cap: number) {}
-
-  get size(): number {
-    return this.map.size;
-  }
-
-  has(key: K): boolean {
-    return this.map.has(key);
-  }
-
-  get(key: K): V | undefined {
-    return this.map.get(key);
+  constructor(private readonly cap: number) {
+    super();
   }
 
   /** Insert or refresh `key` as the most recent; evicts the oldest entries beyond the cap. */
   touch(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    this.newestKey = { key };
-    this.evict();
+    this.delete(key);
+    this.set(key, value);
+    this.newest = key;
+    while (this.size > this.cap) this.delete(this.keys().next().value as K);
   }
 
   /** `key` is present and the most recently touched entry (O(1)). */
   isNewest(key: K): boolean {
-    return this.newestKey !== null && this.newestKey.key === key && this.map.has(key);
+    return this.newest === key && this.has(key);
   }
 
-  delete(key: K): boolean {
-    return this.map.delete(key);
-  }
-
-  clear(): void {
-    this.map.clear();
-    this.newestKey = null;
-  }
-
-  keys(): K[] {
-    return [...this.map.keys()];
-  }
-
-  values(): V[] {
-    return [...this.map.values()];
-  }
-
-  entries(): Array<[K, V]> {
-    return [...this.map.entries()];
-  }
-
-  private evict(): void {
-    while (this.map.size > this.cap) {
-      const oldest = this.map.keys().next();
-      if (oldest.done) break;
-      this.map.delete(oldest.value);
-    }
+  /** The values, oldest first. */
+  list(): V[] {
+    return [...this.values()];
   }
 }
 

@@ -13,7 +13,7 @@ import { userOrigin } from "../messages/host-provenance.js";
 import { safeGist } from "../text/safe-gist.js";
 import { asText, codePointLength, gist } from "../text/gist.js";
 import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN, lastNonBlankLine, proposalGist } from "./message-rules.js";
-import { decisionText, endsWithQuestion, isInterruptStop, itemKey, taskListItems } from "./message-rules.js";
+import { endsWithQuestion, itemKey, taskListItems } from "./message-rules.js";
 import { summarizeToolCall } from "./message-rules.js";
 import { captureToolResult, contentHeadTail, gistedNames, type ToolResultEventLike } from "./tool-result-capture.js";
 import type { CapturedState } from "./captured-state.js";
@@ -34,8 +34,21 @@ export interface MessageCaptureOptions {
 }
 
 export class MessageCapture {
-  /** texts a later message of the pass may replace: gisted at its end if still standing */
-  private readonly d = new DeferredGists();
+  // Texts a later message of the pass may replace: gisted only if still standing at its end (most never are).
+  /** each turn's texts by turn-log entry, oldest first (the latest with a gist stands for the turn) */
+  private readonly turnTexts = new Map<object, string[]>();
+  /** turn-ending texts with the request number they answered, oldest first */
+  private reports: Array<{ text: string; seq: number }> = [];
+  /** the last message's info object, whose tail is this text's last line */
+  private tail: { last: LastMessageInfo; text: string } | null = null;
+  /** exchanges (by identity) and their text */
+  private readonly exchanges = new Map<Exchange, string>();
+  /** a long answer's proposal, by the prev_assistant object it belongs to */
+  private proposal: { of: NonNullable<Thread["prev_assistant"]>; text: string } | null = null;
+  /** per changed path, this pass's edit/write calls, oldest first (the latest with a gist stands) */
+  private readonly changes = new Map<string, Array<{ tool: string; input: unknown }>>();
+  /** summaries not taken yet, by the last_tool_call or pending call object they fill */
+  private readonly calls = new Map<LastToolCall, { name: string; args: unknown }>();
 
   constructor(
     private readonly s: CapturedState,
@@ -56,7 +69,7 @@ export class MessageCapture {
         // before the message itself (pi's tool_result event comes before the result is in the
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
         const result = tools && m?.role === "toolResult" && !this.s.thread.host_turn && !isInjectedMessage(m);
-        if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.d.changes);
+        if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.changes);
         this.processMessage(m);
       } catch (err) {
         // one malformed message must not stop capture of the ones after it (the cursor moves on)
@@ -102,7 +115,7 @@ export class MessageCapture {
     this.s.mark("work");
     this.closeSupersededItems();
     const ex: Exchange = { seq, role: "user", gist: "" };
-    this.d.exchanges.set(ex, text);
+    this.exchanges.set(ex, text);
     if (t.first_user === null) {
       t.first_user = topic;
       t.first_exchange = ex;
@@ -116,9 +129,8 @@ export class MessageCapture {
       if (codePointLength(text, DECISION_REPLY_MAX) < DECISION_REPLY_MAX && !text.startsWith("/") && !endsWithQuestion(text)) {
         // the proposal's gist is read only by a decision (prev_assistant is dropped below)
         this.settleProposal();
-        const what = decisionText(prev.proposal, text);
-        this.s.addDecision(what, dateOf(m).toISOString());
-      } else this.d.proposal = null;
+        this.s.addDecision(`${prev.proposal} → ${safeGist(text, GIST.decisionReply)}`, dateOf(m).toISOString());
+      } else this.proposal = null;
     }
     t.recent = keepNewest([...t.recent, ex], RECENT_ENTRIES);
     t.prev_assistant = null;
@@ -136,20 +148,20 @@ export class MessageCapture {
     if (text) {
       const turn = this.s.work.turnLog.currentTurn();
       if (turn) {
-        const texts = this.d.turnTexts.get(turn);
+        const texts = this.turnTexts.get(turn);
         if (texts) texts.push(text);
-        else this.d.turnTexts.set(turn, [text]);
+        else this.turnTexts.set(turn, [text]);
       }
       this.s.mark("work");
       const seq = ++t.seq;
       const ex: Exchange = { seq, role: "agent", gist: "" };
-      this.d.exchanges.set(ex, text);
+      this.exchanges.set(ex, text);
       const lastRecent = t.recent[t.recent.length - 1];
       // several text replies in one turn: the latest stands for the turn
       t.recent = lastRecent?.role === "agent" ? [...t.recent.slice(0, -1), ex] : keepNewest([...t.recent, ex], RECENT_ENTRIES);
       const long = codePointLength(text, LONG_ANSWER_MIN + 1) > LONG_ANSWER_MIN;
       t.prev_assistant = { long, proposal: "" };
-      if (long) this.d.proposal = { of: t.prev_assistant, text };
+      if (long) this.proposal = { of: t.prev_assistant, text };
       const tasks = taskListItems(text);
       for (const item of tasks.open) this.s.openItem(`task\u0000${itemKey(item)}`, item);
       for (const item of tasks.done) this.s.closeItem(`task\u0000${itemKey(item)}`);
@@ -166,25 +178,25 @@ export class MessageCapture {
     }
     t.pending_calls = keepNewest(t.pending_calls, this.s.caps.maxTools);
     if (t.host_turn) return this.s.mark("thread");
-    if (isInterruptStop(m.stopReason)) {
+    if (m.stopReason === "aborted" || m.stopReason === "error") {
       t.interrupted = true;
       const why = m.errorMessage ? safeGist(m.errorMessage, 80) : m.stopReason;
       this.s.openItem(`interrupted\u0000r${this.s.work.requestCount}\u0000${t.seq}`, safeGist(`Interrupted turn (${why}): ${t.last_user ?? ""}`, GIST.item));
     } else if (m.stopReason === "stop") {
       if (text && calls.length === 0) {
-        this.d.reports.push({ text, seq: this.s.work.requestCount });
+        this.reports.push({ text, seq: this.s.work.requestCount });
         this.s.mark("work");
       }
       // the agent completed a turn after the interruption: it has resumed
       if (t.interrupted) {
         t.interrupted = false;
-        for (const key of this.s.items.open.keys()) if (key.startsWith("interrupted\u0000")) this.s.closeItem(key);
+        for (const key of this.s.open.keys()) if (key.startsWith("interrupted\u0000")) this.s.closeItem(key);
       }
     }
     // endsWithQuestion and tail read from the text if it is still the last message's at the pass's end
     const stopReason = typeof m.stopReason === "string" ? gist(m.stopReason, 40) : null;
     t.last = { ...lastInfo("assistant"), stopReason, hasToolCalls: calls.length > 0 };
-    this.d.tail = text ? { last: t.last, text } : null;
+    this.tail = text ? { last: t.last, text } : null;
     this.s.mark("thread");
   }
 
@@ -202,7 +214,7 @@ export class MessageCapture {
   /** Interrupted turns and calls without a result close two requests after theirs (in their key), like failures. */
   private closeSupersededItems(): void {
     const now = this.s.work.requestCount;
-    for (const key of this.s.items.open.keys()) {
+    for (const key of this.s.open.keys()) {
       const m = /^(?:interrupted|pending)\u0000r(\d+)\u0000/.exec(key);
       if (m && now - Number(m[1]) >= FAILURE_SUPERSEDED_AFTER_REQUESTS) this.s.closeItem(key);
     }
@@ -210,15 +222,15 @@ export class MessageCapture {
 
   /** A call whose summary is taken when the pass ends (settleCall). */
   private deferCall<T extends LastToolCall>(entry: T, name: string, args: unknown): T {
-    this.d.calls.set(entry, { name, args });
+    this.calls.set(entry, { name, args });
     return entry;
   }
 
   /** Fills a call's summary, if it is still to be taken. */
   private settleCall(entry: LastToolCall): void {
-    const call = this.d.calls.get(entry);
+    const call = this.calls.get(entry);
     if (!call) return;
-    this.d.calls.delete(entry);
+    this.calls.delete(entry);
     try {
       Object.assign(entry, summarizeToolCall(call.name, call.args));
     } catch (err) {
@@ -228,21 +240,21 @@ export class MessageCapture {
 
   /** The pending long answer's proposal, when that answer is still the previous one. */
   private settleProposal(): void {
-    const p = this.d.proposal;
-    this.d.proposal = null;
+    const p = this.proposal;
+    this.proposal = null;
     if (p && this.s.thread.prev_assistant === p.of) p.of.proposal = proposalGist(p.text);
   }
 
   /** The gists of the texts still standing at the end of a capture pass. */
   private settleDeferred(): void {
-    const { d, s } = this;
+    const { s, tail } = this;
     const t = s.thread;
     try {
-      if (d.tail && t.last === d.tail.last) t.last.endsWithQuestion = endsWithQuestion(d.tail.text);
+      if (tail && t.last === tail.last) t.last.endsWithQuestion = endsWithQuestion(tail.text);
       if (t.last_tool_call) this.settleCall(t.last_tool_call);
       for (const call of t.pending_calls) this.settleCall(call);
       // each changed file's latest change gist from this pass
-      for (const [path, list] of d.changes) {
+      for (const [path, list] of this.changes) {
         if (!s.work.hasFile(path)) continue;
         try {
           const change = latestWithGist(list, (c) => safeGist(changeGist(c.tool, c.input), GIST.change));
@@ -253,53 +265,31 @@ export class MessageCapture {
       }
       // each turn's outcome, for the turns the log still holds
       const log = s.work.turnLog;
-      for (const [turn, texts] of d.turnTexts) {
+      for (const [turn, texts] of this.turnTexts) {
         const outcome = log.holds(turn) ? latestWithGist(texts, (x) => safeGist(x, GIST.turnOutcome)) : null;
         if (outcome) log.onText(outcome.gist, gistedNames(backtickNames(outcome.item)), turn);
       }
       this.settleProposal();
-      const report = latestWithGist(d.reports, (r) => safeGist(r.text, GIST.report));
+      const report = latestWithGist(this.reports, (r) => safeGist(r.text, GIST.report));
       if (report) s.work.onReport(report.gist, report.item.seq);
-      if (d.tail && t.last === d.tail.last) t.last.tail = safeGist(lastNonBlankLine(d.tail.text), GIST.topic);
+      if (tail && t.last === tail.last) t.last.tail = safeGist(lastNonBlankLine(tail.text), GIST.topic);
       for (const ex of [...t.recent, ...t.pivots, t.first_exchange]) {
-        const text = ex ? d.exchanges.get(ex) : undefined;
+        const text = ex ? this.exchanges.get(ex) : undefined;
         if (ex && text !== undefined) {
           ex.gist = safeGist(text, GIST.exchange);
-          d.exchanges.delete(ex);
+          this.exchanges.delete(ex);
         }
       }
     } catch (err) {
       this.log.fail("message capture", err);
     } finally {
-      d.clearPass();
+      this.turnTexts.clear();
+      this.reports = [];
+      this.tail = null;
+      this.exchanges.clear();
+      this.changes.clear();
+      this.calls.clear();
     }
-  }
-}
-
-/** Texts a later message of the pass may replace: gisted only if still standing at its end (most never are). */
-class DeferredGists {
-  /** each turn's texts by turn-log entry, oldest first (the latest with a gist stands for the turn) */
-  turnTexts = new Map<object, string[]>();
-  /** turn-ending texts with the request number they answered, oldest first */
-  reports: Array<{ text: string; seq: number }> = [];
-  /** the last message's info object, whose tail is this text's last line */
-  tail: { last: LastMessageInfo; text: string } | null = null;
-  /** exchanges (by identity) and their text */
-  exchanges = new Map<Exchange, string>();
-  /** a long answer's proposal, by the prev_assistant object it belongs to */
-  proposal: { of: NonNullable<Thread["prev_assistant"]>; text: string } | null = null;
-  /** per changed path, this pass's edit/write calls, oldest first (the latest with a gist stands) */
-  readonly changes = new Map<string, Array<{ tool: string; input: unknown }>>();
-  /** summaries not taken yet, by the last_tool_call or pending call object they fill */
-  calls = new Map<LastToolCall, { name: string; args: unknown }>();
-
-  clearPass(): void {
-    this.turnTexts.clear();
-    this.reports = [];
-    this.tail = null;
-    this.exchanges.clear();
-    this.changes.clear();
-    this.calls.clear();
   }
 }
 
@@ -312,9 +302,8 @@ function latestWithGist<T>(items: readonly T[], gistOf: (item: T) => string): { 
   return null;
 }
 
-const lastInfo = (role: LastMessageInfo["role"]): LastMessageInfo => {
-  return { role, stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" };
-};
+const lastInfo = (role: LastMessageInfo["role"]): LastMessageInfo =>
+  ({ role, stopReason: null, hasToolCalls: false, endsWithQuestion: false, tail: "" });
 
 /** When a message was written, as capture records it: now when its timestamp is missing or unusable. */
 function dateOf(m: AgentMessage): Date {

@@ -105,19 +105,11 @@ export function proposalGist(text: string): string {
   return `${head} … ${gistTail(redactSecrets(gistTail(redactSecrets(cutTail(lastLine, 4096)), 400)), 42)}`;
 }
 
-export function decisionText(assistantProposal: string, userReply: string): string {
-  return `${assistantProposal} → ${safeGist(userReply, GIST.decisionReply)}`;
-}
-
 /** Nothing seen or an assistant "stop": idle (waiting_for_user after a question); anything else: in_progress. */
 export function statusOf(last: LastMessageInfo | null): WorkingStatus {
   if (!last) return "idle";
   if (last.role !== "assistant" || last.hasToolCalls || last.stopReason !== "stop") return "in_progress";
   return last.endsWithQuestion ? "waiting_for_user" : "idle";
-}
-
-export function isInterruptStop(stopReason: string | null | undefined): boolean {
-  return stopReason === "aborted" || stopReason === "error";
 }
 
 export function lastNonBlankLine(text: string): string {

@@ -8,43 +8,23 @@ import path from "node:path";
 import { readTextCapped } from "../../infra/capped-read.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import { STATE_FILE_NAMES, fileStamp, freePath, moveAside, readStateFileAt, stateFilePath } from "./state-files.js";
-import type { StateFileName } from "./state-files.js";
+import type { LoadExpectations, StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
 
-export interface HeldFile {
-  name: StateFileName;
-  path: string;
-  data: unknown;
-  updatedAt: string;
-}
-
 /** The held files of one earlier session id, read and envelope-checked. */
-export interface HeldSession {
+interface HeldSession {
   sessionId: string | null;
   /** one per state file name (the newest hold when a name was held twice) */
-  files: HeldFile[];
+  files: Array<{ name: StateFileName; data: unknown }>;
   /** every held path of this session, released together once bundled */
   paths: string[];
   /** newest updated_at of its files */
   updatedAt: string;
 }
 
-export interface HeldState {
-  /** oldest session first */
-  sessions: HeldSession[];
-  /** held files that are no longer valid state files ("name (reason)"): moved to stale/ */
-  invalid: string[];
-}
-
 /** Holds other sessions' state files newer than `latestCheckpointAt`; one that cannot be renamed is moved aside later. */
-export async function holdPreviousSessionFiles(
-  fs: FsOps,
-  dir: string,
-  exp: { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null },
-  now: Date = new Date(),
-): Promise<StateFileName[]> {
-  const held: StateFileName[] = [];
+export async function holdPreviousSessionFiles(fs: FsOps, dir: string, exp: LoadExpectations, now = new Date()) {
   const stamp = fileStamp(now);
   for (const name of STATE_FILE_NAMES) {
     // sessionId null: any session's file is "ok" here; the age check still applies
@@ -54,21 +34,22 @@ export async function holdPreviousSessionFiles(
     try {
       const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
       await fs.rename(file, dest);
-      held.push(name);
     } catch {
       // stays in place: not bundled this time, never merged into this session
     }
   }
-  return held;
 }
 
-/** Every held file in `dir`, grouped by the session id in its envelope. Invalid ones go to stale/. */
-export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: string): Promise<HeldState> {
+/**
+ * Every held file in `dir`, grouped by the session id in its envelope, oldest session first; invalid
+ * ones ("name (reason)") go to stale/.
+ */
+export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: string) {
   let entries: string[];
   try {
     entries = await fs.readdir(dir);
   } catch (err) {
-    if (errorCode(err) === "ENOENT") return { sessions: [], invalid: [] };
+    if (errorCode(err) === "ENOENT") return { sessions: [] as HeldSession[], invalid: [] as string[] };
     throw err;
   }
   const bySession = new Map<string, HeldSession>();
@@ -87,13 +68,10 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
       continue;
     }
     const key = JSON.stringify(loaded.sessionId);
-    let s = bySession.get(key);
-    if (!s) {
-      s = { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
-      bySession.set(key, s);
-    }
+    const s = bySession.get(key) ?? { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
+    bySession.set(key, s);
     const name = m[2] as StateFileName;
-    s.files = [...s.files.filter((f) => f.name !== name), { name, path: file, data: loaded.data, updatedAt: loaded.updatedAt }];
+    s.files = [...s.files.filter((f) => f.name !== name), { name, data: loaded.data }];
     s.paths.push(file);
     if (Date.parse(loaded.updatedAt) > Date.parse(s.updatedAt)) s.updatedAt = loaded.updatedAt;
   }
@@ -118,11 +96,7 @@ export const LOCK_STALE_MS = 30_000;
 export const LOCK_WAIT_MS = 3_000;
 const POLL_MS = 10;
 
-interface LockBody {
-  pid: number;
-  host: string;
-  at: number;
-}
+type LockBody = { pid: number; host: string; at: number };
 
 /** held (`waited`: another process may have bundled meanwhile); busy past LOCK_WAIT_MS; unlocked: no lock file */
 type BundleLock =
@@ -130,12 +104,8 @@ type BundleLock =
   | { kind: "busy"; holder: string }
   | { kind: "unlocked"; reason: string };
 
-export interface LockOptions {
-  now?: () => number;
-  waitMs?: number;
-  /** is `pid` a live process on this host (tests replace it) */
-  alive?: (pid: number) => boolean;
-}
+/** `alive`: is `pid` a live process on this host (tests replace it) */
+type LockOptions = { now?: () => number; waitMs?: number; alive?: (pid: number) => boolean };
 
 function isAlive(pid: number): boolean {
   try {
@@ -174,13 +144,10 @@ export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOption
       return {
         kind: "held",
         waited,
+        // only our own lock: a stale-lock breaker may have replaced it after LOCK_STALE_MS (gone
+        // already, or unreadable: a later session treats it as stale)
         release: async () => {
-          try {
-            // only our own lock: a stale-lock breaker may have replaced it after LOCK_STALE_MS
-            if ((await readLockFile(fs, file)) === mine) await fs.unlink(file);
-          } catch {
-            // gone already, or unreadable: a later session treats it as stale
-          }
+          if ((await readLockFile(fs, file).catch(() => null)) === mine) await fs.unlink(file).catch(() => undefined);
         },
       };
     } catch (e) {
@@ -201,12 +168,8 @@ export async function acquireBundleLock(fs: FsOps, dir: string, opts: LockOption
     // (created, never written): stale by the file's age
     const gone = body !== null && body.host === me.host && (body.pid === process.pid || !alive(body.pid));
     if (gone || age > LOCK_STALE_MS || (body === null && now() - mtime > POLL_MS * 100)) {
-      try {
-        // remove exactly the stale lock we read, not one a faster process has just taken
-        if ((await readLockFile(fs, file)) === text) await fs.unlink(file);
-      } catch {
-        // another process removed it first
-      }
+      // remove exactly the stale lock we read, not one a faster process has just taken (or removed first)
+      if ((await readLockFile(fs, file).catch(() => null)) === text) await fs.unlink(file).catch(() => undefined);
       continue;
     }
     if (now() >= deadline) return { kind: "busy", holder: body ? `pid ${body.pid} on ${body.host}` : "unknown" };

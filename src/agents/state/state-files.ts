@@ -10,34 +10,28 @@ import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/ca
 import { STATE_FILE_NAMES } from "../checkpoint/schema.js";
 export { STATE_FILE_NAMES } from "../checkpoint/schema.js";
 
-export const STATE_FILE_VERSION = 1 as const;
+const STATE_FILE_VERSION = 1 as const;
 export type StateFileName = (typeof STATE_FILE_NAMES)[number];
 /** Moved-aside copies kept per file name in `<dir>/stale/`. */
-export const STALE_KEEP_PER_NAME = 3;
+const STALE_KEEP_PER_NAME = 3;
 /** far above what the capped state holds (kilobytes): a larger file is moved aside unread */
 const MAX_STATE_FILE_BYTES = 16 * 2 ** 20;
 
-export interface StateEnvelope<T> {
+interface StateEnvelope {
   version: typeof STATE_FILE_VERSION;
   session_id: string | null;
   session_key: string;
   updated_at: string;
-  data: T;
+  data: unknown;
 }
 
 /** Thrown by data validators; the message names the field. */
 export class StateDataError extends Error {}
 
-export type LoadedFile =
-  | { kind: "missing" }
-  | { kind: "ok"; data: unknown; updatedAt: string; sessionId: string | null }
-  | { kind: "stale"; reason: string };
-
-export interface LoadExpectations {
-  sessionKey: string;
-  sessionId: string | null;
-  latestCheckpointAt: string | null;
-}
+type LoadedFile = { kind: "missing" } | Stale | { kind: "ok"; data: unknown; updatedAt: string; sessionId: Id };
+type Id = string | null;
+type Stale = { kind: "stale"; reason: string };
+export type LoadExpectations = { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null };
 
 export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
@@ -49,7 +43,7 @@ export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectat
 }
 
 /** One state file as read, not yet judged: the previous-session check and the load judge one read. */
-export type StateFileRead = { kind: "missing" } | { kind: "stale"; reason: string } | { kind: "envelope"; env: Partial<StateEnvelope<unknown>> };
+export type StateFileRead = { kind: "missing" } | Stale | { kind: "envelope"; env: Partial<StateEnvelope> };
 
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
   let text: string;
@@ -67,7 +61,7 @@ export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateF
     return { kind: "stale", reason: text.trim() === "" ? "empty file" : "invalid JSON (truncated?)" };
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { kind: "stale", reason: "not an object" };
-  return { kind: "envelope", env: parsed as Partial<StateEnvelope<unknown>> };
+  return { kind: "envelope", env: parsed as Partial<StateEnvelope> };
 }
 
 /** May this read be merged under `exp`. */
@@ -94,26 +88,18 @@ export function judgeStateFile(read: StateFileRead, exp: LoadExpectations): Load
 
 /** The text of one state file: `data` in its envelope, JSON indented by one space, newline-terminated. */
 export function stateFileText(sessionKey: string, sessionId: string | null, updatedAt: string, data: unknown): string {
-  const env: StateEnvelope<unknown> = {
-    version: STATE_FILE_VERSION,
-    session_id: sessionId,
-    session_key: sessionKey,
-    updated_at: updatedAt,
-    data,
-  };
-  return `${JSON.stringify(env, null, 1)}\n`;
+  const env = { version: STATE_FILE_VERSION, session_id: sessionId, session_key: sessionKey, updated_at: updatedAt };
+  return `${JSON.stringify({ ...env, data } satisfies StateEnvelope, null, 1)}\n`;
 }
 
 /** Atomic write of one state file; a vanished directory is recreated once, so capture resumes by itself. */
-async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, opts: { syncDir?: boolean; durable?: boolean } = {}): Promise<void> {
-  const file = stateFilePath(dir, name);
-  try {
-    await writeFileAtomic(file, text, { fs, ...opts });
-  } catch (err) {
+async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, durable: boolean) {
+  const write = (): Promise<void> => writeFileAtomic(stateFilePath(dir, name), text, { fs, syncDir: false, durable });
+  await write().catch(async (err: unknown) => {
     if (errorCode(err) !== "ENOENT") throw err;
     await ensurePrivateDir(dir, fs);
-    await writeFileAtomic(file, text, { fs, ...opts });
-  }
+    await write();
+  });
 }
 
 /**
@@ -126,7 +112,7 @@ export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArr
   const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
   for (const { name, text } of files) {
     if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const write = (async () => writeStateFile(fs, dir, name, text(), { syncDir: false, durable }))();
+    const write = (async () => writeStateFile(fs, dir, name, text(), durable))();
     writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
   }
   const failed = (await Promise.all(writes)).filter((f): f is { name: StateFileName; error: unknown } => f !== null);
@@ -135,9 +121,7 @@ export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArr
 }
 
 /** Windows-safe timestamp for file names: 20260224T153000123Z */
-export function fileStamp(d: Date): string {
-  return d.toISOString().replace(/[-:.]/g, "");
-}
+export const fileStamp = (d: Date): string => d.toISOString().replace(/[-:.]/g, "");
 
 /** Moves `<dir>/<name>.json` to `<dir>/stale/<name>.<ts>.json`, keeping STALE_KEEP_PER_NAME copies; false on failure. */
 export async function moveAside(fs: FsOps, dir: string, name: string, now: Date): Promise<boolean> {
@@ -207,24 +191,26 @@ export const orNull =
     v === null || v === undefined ? null : check(v, f);
 
 export const asStringOrNull = orNull(asString);
+export const isTrue = (v: unknown): boolean => v === true;
 
 /** A list whose items `check` reads, named `field[i]`. */
 export function asList<T>(v: unknown, field: string, check: Check<T>): T[] {
   return asArray(v, field).map((x, i) => check(x, `${field}[${i}]`));
 }
 
-export function asStringArray(v: unknown, field: string): string[] {
-  return asList(v, field, asString);
-}
+export const asStringArray = (v: unknown, field: string): string[] => asList(v, field, asString);
 
 /** One of `values` (a string first), else `${field}: ${what}`. */
-export function oneOf<const V extends string>(values: readonly V[], what: string): Check<V> {
-  return (v, field) => {
+export const oneOf =
+  <const V extends string>(values: readonly V[], what: string): Check<V> =>
+  (v, field) => {
     const s = asString(v, field);
     if (!(values as readonly string[]).includes(s)) throw new StateDataError(`${field}: ${what}`);
     return s as V;
   };
-}
+
+type Shape = Record<string, Check<unknown>>;
+export type Fields<S extends Shape> = { [K in keyof S]: ReturnType<S[K]> };
 
 /** An object read key by key in `shape`'s order (errors name `field.key`; `key` at the root); undefined left out. */
 export function asFields<S extends Shape>(v: unknown, field: string, shape: S): Fields<S> {
@@ -237,25 +223,12 @@ export function asFields<S extends Shape>(v: unknown, field: string, shape: S): 
   return out as Fields<S>;
 }
 
-/** A list of objects read by `shape` (asFields). */
-type Shape = Record<string, Check<unknown>>;
-
-export function asRecords<S extends Shape>(v: unknown, field: string, shape: S): Array<Fields<S>> {
-  return asList(v, field, (x, f) => asFields(x, f, shape));
-}
-
-/** `shape`'s object (asFields) as a check. */
+/** `shape`'s object (asFields) as a check, and a list of them. */
 export const record =
   <S extends Shape>(shape: S): Check<Fields<S>> =>
   (v, f) =>
     asFields(v, f, shape);
-
-/** A list of `shape`'s objects (asRecords) as a check. */
 export const records =
   <S extends Shape>(shape: S): Check<Array<Fields<S>>> =>
   (v, f) =>
-    asRecords(v, f, shape);
-
-export const isTrue = (v: unknown): boolean => v === true;
-
-export type Fields<S extends Shape> = { [K in keyof S]: ReturnType<S[K]> };
+    asList(v, f, record(shape));

@@ -93,22 +93,12 @@ export function timestampOf(m: AgentMessage): number {
 export function messageIdentity(m: AgentMessage): string {
   if (!m || typeof m !== "object") return `?|${typeof m}`;
   const ts = timestampOf(m);
-  switch (m.role) {
-    case "toolResult":
-      return `r|${ts}|${asText((m as Extract<AgentMessage, { role: "toolResult" }>).toolCallId)}`;
-    case "assistant": {
-      const a = m as Extract<AgentMessage, { role: "assistant" }>;
-      return `a|${ts}|${asText(a.responseId)}|${Array.isArray(a.content) ? a.content.length : 0}|${asText(a.stopReason)}`;
-    }
-    case "user": {
-      const c = (m as { content?: unknown }).content;
-      return `u|${ts}|${typeof c === "string" ? c.length : Array.isArray(c) ? c.length : 0}`;
-    }
-    case "custom":
-      return `c|${ts}|${asText((m as { customType?: unknown }).customType)}`;
-    default:
-      return `${asText(m.role)}|${ts}`;
-  }
+  const o = m as unknown as Record<string, unknown>;
+  const n = Array.isArray(o.content) ? o.content.length : 0;
+  if (m.role === "toolResult") return `r|${ts}|${asText(o.toolCallId)}`;
+  if (m.role === "assistant") return `a|${ts}|${asText(o.responseId)}|${n}|${asText(o.stopReason)}`;
+  if (m.role === "user") return `u|${ts}|${typeof o.content === "string" ? o.content.length : n}`;
+  return m.role === "custom" ? `c|${ts}|${asText(o.customType)}` : `${asText(m.role)}|${ts}`;
 }
 
 /** The first message not seen yet; without a cursor (state lost), the first after `coveredUntil` (checkpoint time). */

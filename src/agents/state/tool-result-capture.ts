@@ -24,16 +24,9 @@ export interface ToolResultEventLike {
   isError: boolean;
 }
 
-interface ToolResultCapture {
-  tool: string;
-  /** normalized path, command gist, or "" */
-  target: string;
-  /** the file touched, only when the call succeeded and a path was given */
-  file: { path: string; access: "read" | "modified" } | null;
-  failure: ToolFailure | null;
-}
-
-const MODIFY_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
+/** `target`: normalized path, command gist, or ""; `file`: only when the call succeeded and a path was given */
+type ToolResultCapture = { tool: string; target: string; file: FileAccess | null; failure: ToolFailure | null };
+type FileAccess = { path: string; access: "read" | "modified" };
 
 /** Path relative to cwd as pi's tools resolve it ("@" dropped, "~" expanded), absolute outside cwd; redacted. */
 export function normalizeToolPath(raw: string, cwd: string): string {
@@ -97,7 +90,8 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
     const error = errorGist(headTail ?? contentHeadTail(ev.content)) || "(no error text)";
     return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
   }
-  const access = MODIFY_TOOLS.has(asText(ev.toolName)) ? "modified" : "read";
+  const name = asText(ev.toolName);
+  const access = name === "write" || name === "edit" ? "modified" : "read";
   return { tool, target, file: filePath ? { path: filePath, access } : null, failure: null };
 }
 
@@ -111,7 +105,7 @@ export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd
   // read once: a failure's error line and the command's outcome come from the same head and tail
   const output = ev.isError || family ? contentHeadTail(ev.content) : "";
   const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
-  if (t.resources.touchTool(cap.tool)) t.mark("resources");
+  t.touchTool(cap.tool);
   const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
   if (cap.failure && !emptySearch) {
     t.addError(cap.failure);
@@ -130,7 +124,7 @@ export function captureToolResult(t: CapturedState, ev: ToolResultEventLike, cwd
     }
   }
   if (cap.file) {
-    if (t.resources.touchFile(cap.file.path, cap.file.access)) t.mark("resources");
+    t.touchFile(cap.file.path, cap.file.access);
     if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
       const file = cap.file.path;
       const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), file));

@@ -5,17 +5,15 @@
 import type { WorkTask, WorkTurn } from "../checkpoint/schema.js";
 import { declaredNames } from "./declared-names.js";
 import { LruMap } from "./lru.js";
-import { asBoolean, asFields, asList, asNumber, asObject } from "./state-files.js";
-import { asRecords, asString, asStringArray, orNull } from "./state-files.js";
+import { asBoolean, asNumber, asObject, record } from "./state-files.js";
+import { asString, asStringArray, orNull, records } from "./state-files.js";
 
-export const MAX_TURNS = 40;
-export const MAX_TASKS = 20;
+const MAX_TURNS = 40;
+const MAX_TASKS = 20;
 /** Code names remembered per turn outcome. */
-export const MAX_TURN_NAMES = 32;
+const MAX_TURN_NAMES = 32;
 
-interface TurnEntry extends WorkTurn {
-  seq: number;
-}
+type TurnEntry = WorkTurn & { seq: number };
 
 export class TurnLog {
   private first: TurnEntry | null = null;
@@ -53,8 +51,7 @@ export class TurnLog {
   }
 
   onTaskCall(id: string, tool: string, ask: string): void {
-    if (!id) return;
-    this.tasks.touch(id, { tool, id, ask, outcome: "", ok: null });
+    if (id) this.tasks.touch(id, { tool, id, ask, outcome: "", ok: null });
   }
 
   /** True when `id` is a task call this log knows (its result is recorded). */
@@ -78,20 +75,19 @@ export class TurnLog {
 
   /** Task calls newest first. */
   taskList(): WorkTask[] {
-    return this.tasks.values().reverse().map((t) => ({ ...t }));
+    return this.tasks.list().reverse().map((t) => ({ ...t }));
   }
 
   toData(): unknown {
-    return { first: this.first, recent: this.recent, tasks: this.tasks.values() };
+    return { first: this.first, recent: this.recent, tasks: this.tasks.list() };
   }
 
   static fromData(raw: unknown): TurnLog {
     const d = asObject(raw, "turns");
     const log = new TurnLog();
-    const turn = (v: unknown, f: string): TurnEntry => asFields(v, f, TURN_DATA);
-    log.first = orNull(turn)(d.first, "turns.first");
-    log.recent = asList(d.recent, "turns.recent", turn).slice(-MAX_TURNS);
-    for (const t of asRecords(d.tasks, "turns.tasks", TASK_DATA)) log.tasks.touch(t.id, t);
+    log.first = orNull(record(TURN_DATA))(d.first, "turns.first");
+    log.recent = records(TURN_DATA)(d.recent, "turns.recent").slice(-MAX_TURNS);
+    for (const t of records(TASK_DATA)(d.tasks, "turns.tasks")) log.tasks.touch(t.id, t);
     return log;
   }
 }

@@ -11,35 +11,23 @@ import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray
 import { orNull, records } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
-export interface WorkLedgerCaps {
-  maxFiles: number;
-  maxCommands: number;
-  maxFailures: number;
-  maxRequests: number;
-}
+export type WorkLedgerCaps = Record<"maxFiles" | "maxCommands" | "maxFailures" | "maxRequests", number>;
 
-export const DEFAULT_WORK_CAPS: WorkLedgerCaps = { maxFiles: 100, maxCommands: 30, maxFailures: 20, maxRequests: 12 };
+const DEFAULT_WORK_CAPS: WorkLedgerCaps = { maxFiles: 100, maxCommands: 30, maxFailures: 20, maxRequests: 12 };
 
 /** User requests after a failure that supersede it (the user moved on). */
 export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
 /** A request that is only a slash command, no argument (syntax, not words). */
 const BARE_COMMAND = /^\/[\w:.-]+$/;
 /** Declared names remembered per file (newest first). */
-export const MAX_NAMES_PER_FILE = 24;
+const MAX_NAMES_PER_FILE = 24;
 /** File-name mentions remembered from user requests (bounded). */
 const MAX_MENTIONED_NAMES = 400;
 
-interface OpenFailure extends ToolFailure {
-  /** command family for bash failures, "" otherwise */
-  family: string;
-  /** request sequence number when it happened */
-  seq: number;
-}
-
-interface FileEntry extends WorkFile {
-  /** monotonically increasing touch order (recency without clocks) */
-  order: number;
-}
+/** `family`: a bash failure's command family, "" otherwise; `seq`: the request it happened in */
+type OpenFailure = ToolFailure & { family: string; seq: number };
+/** `order`: monotonically increasing touch order (recency without clocks) */
+type FileEntry = WorkFile & { order: number };
 
 export class WorkLedger {
   private readonly files: LruMap<string, FileEntry>;
@@ -53,15 +41,14 @@ export class WorkLedger {
   private lastReport = "";
   private reportSeq = -1;
   /** file names (basename, lower case) named in user requests -> count */
-  private readonly mentioned: LruMap<string, number>;
-  /** requests paired with the agent's last text of each turn, and task tool calls (issue 25) */
+  private readonly mentioned = new LruMap<string, number>(MAX_MENTIONED_NAMES);
+  /** requests paired with the agent's last text of each turn, and task tool calls */
   turnLog = new TurnLog();
 
   constructor(private readonly caps: WorkLedgerCaps = DEFAULT_WORK_CAPS) {
     this.files = new LruMap(caps.maxFiles);
     this.commands = new LruMap(caps.maxCommands);
     this.failures = new LruMap(caps.maxFailures);
-    this.mentioned = new LruMap(MAX_MENTIONED_NAMES);
   }
 
   /** A user request (host-injected blocks already removed). `rawText` is only scanned for file names. */
@@ -134,15 +121,9 @@ export class WorkLedger {
   /** A shell command finished (`ok` false = a real failure; an empty search is ok). */
   onCommand(family: string, command: string, ok: boolean, exit: number | null, now: Date): void {
     const prev = this.commands.get(family);
-    this.commands.touch(family, {
-      family,
-      command,
-      runs: (prev?.runs ?? 0) + 1,
-      failures: (prev?.failures ?? 0) + (ok ? 0 : 1),
-      ok,
-      exit,
-      when: now.toISOString(),
-    });
+    const runs = (prev?.runs ?? 0) + 1;
+    const failures = (prev?.failures ?? 0) + (ok ? 0 : 1);
+    this.commands.touch(family, { family, command, runs, failures, ok, exit, when: now.toISOString() });
   }
 
   onFailure(f: ToolFailure, family: string): void {
@@ -174,14 +155,14 @@ export class WorkLedger {
     const requests = [...this.recent].reverse();
     if (this.first !== null) requests.push(this.first);
     return {
-      files: rankFiles(this.files.values()).map(({ order: _o, names, deleted, ...f }) => ({
+      files: rankFiles(this.files.list()).map(({ order: _o, names, deleted, ...f }) => ({
         ...f,
         ...(names && names.length > 0 ? { names } : {}),
         ...(deleted ? { deleted: true } : {}),
         mentions: Math.max(f.mentions, this.mentionsOf(f.path)),
       })),
-      commands: this.commands.values().reverse(),
-      open_failures: this.failures.values().map(({ tool, target, error, when }) => ({ tool, target, error, when })),
+      commands: this.commands.list().reverse(),
+      open_failures: this.failures.list().map(({ tool, target, error, when }) => ({ tool, target, error, when })),
       requests,
       last_report: this.lastReport,
       answered: this.answered,
@@ -202,16 +183,16 @@ export class WorkLedger {
       recent: this.recent,
       last_report: this.lastReport,
       report_seq: this.reportSeq,
-      files: this.files.values(),
-      commands: this.commands.values(),
-      failures: this.failures.values(),
-      mentioned: this.mentioned.entries(),
+      files: this.files.list(),
+      commands: this.commands.list(),
+      failures: this.failures.list(),
+      mentioned: [...this.mentioned],
       turns: this.turnLog.toData(),
     };
   }
 
   /** Loads persisted data; throws StateDataError naming the field on a bad shape. */
-  static fromData(raw: unknown, caps: WorkLedgerCaps = DEFAULT_WORK_CAPS): WorkLedger {
+  static fromData(raw: unknown, caps: WorkLedgerCaps): WorkLedger {
     const d = asFields(raw, "", LEDGER_DATA);
     const w = new WorkLedger(caps);
     Object.assign(w, { seq: d.seq, order: d.order, first: d.first, recent: d.recent });
@@ -267,9 +248,7 @@ const LEDGER_DATA = {
   }),
 };
 
-function failureKey(tool: string, target: string): string {
-  return `${tool}\u0000${target}`;
-}
+const failureKey = (tool: string, target: string): string => `${tool}\u0000${target}`;
 
 /** `name.ext`: a word (with dashes), a dot, a letter, up to 7 letters or digits, a word boundary. */
 const FILE_NAME = /([\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})\b/g;
@@ -288,7 +267,7 @@ export function fileNamesIn(text: string): string[] {
  * Importance: edits (log scale), a write, mentions in requests and recency rank. Recency alone
  * would push out the session's central file; counts alone would bury the one worked on now.
  */
-export function rankFiles(files: readonly FileEntry[]): FileEntry[] {
+function rankFiles(files: readonly FileEntry[]): FileEntry[] {
   const byRecency = [...files].sort((a, b) => b.order - a.order);
   const recencyRank = new Map(byRecency.map((f, i) => [f.path, i]));
   const n = Math.max(1, files.length);
