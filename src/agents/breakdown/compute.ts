@@ -62,24 +62,18 @@ const TOP = 5;
 const LOOKAHEAD = 8;
 
 /** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss. */
-class AgedLookup {
-  private j = 0;
-  private set: Set<AgentMessage> | null = null;
-  constructor(
-    private readonly sent: readonly AgentMessage[],
-    private readonly flags: Uint8Array,
-  ) {}
-
-  isAged(m: AgentMessage): boolean {
-    const { sent, flags } = this;
-    for (let k = this.j; k < sent.length && k <= this.j + LOOKAHEAD; k++) {
+function agedLookup(sent: readonly AgentMessage[], flags: Uint8Array): (m: AgentMessage) => boolean {
+  let j = 0;
+  let set: Set<AgentMessage> | null = null;
+  return (m) => {
+    for (let k = j; k < sent.length && k <= j + LOOKAHEAD; k++) {
       if (sent[k] !== m) continue;
-      this.j = k + 1;
+      j = k + 1;
       return flags[k] === 1;
     }
-    this.set ??= new Set(sent.filter((_, k) => flags[k] === 1));
-    return this.set.has(m);
-  }
+    set ??= new Set(sent.filter((_, k) => flags[k] === 1));
+    return set.has(m);
+  };
 }
 
 /** Tool schema sizes by parameters object (a host's tools keep theirs for the session). */
@@ -144,7 +138,7 @@ function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
     if (i < measuredInSent && previous !== null && !previous.has(agedKey(unaged[i]!) ?? "")) newly += cut;
   }
   calls?.aged.end();
-  return { removed, newly, count, lookup: count > 0 ? new AgedLookup(sent, flags) : null };
+  return { removed, newly, count, isAged: count > 0 ? agedLookup(sent, flags) : null };
 }
 
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
@@ -163,7 +157,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const top: ItemAt[] = [];
   input.calls?.main.begin();
   for (let i = 0; i < messages.length; i++) {
-    const isAged = aging?.lookup?.isAged(messages[i]!) ?? false;
+    const isAged = aging?.isAged?.(messages[i]!) ?? false;
     const chars = measureMessage(messages[i]!, isAged, i <= measured ? prefix : trailing, input.calls?.main);
     if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
     let at = top.length;

@@ -21,7 +21,7 @@ export const GAUGE_ADVISORY =
 /**
  * pi's per-message `estimateTokens`, each call's argument JSON length kept per arguments object:
  * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts). `callChars`:
- * the tool calls' chars when the caller knows them (trim/token-memo.ts, for fresh copies).
+ * the tool calls' chars when the caller knows them (trim/smart-trim.ts TokenMemo, for fresh copies).
  */
 export function messageTokens(message: AgentMessage, callChars?: number): number {
   if (message.role !== "assistant") return estimateTokens(message);
