@@ -31,8 +31,7 @@ export function targetOf(args: unknown): string {
 
 function firstHandle(text: string): string | null {
   HANDLE_IN_TEXT_RE.lastIndex = 0;
-  const m = HANDLE_IN_TEXT_RE.exec(text);
-  return m ? m[0] : null;
+  return HANDLE_IN_TEXT_RE.exec(text)?.[0] ?? null;
 }
 
 function callOf(messages: readonly AgentMessage[], from: number, id: string): Block | undefined {
