@@ -234,7 +234,7 @@ export class SmartTrim {
     for (const k of gone) this.seen.delete(k);
     this.tokens.forget(gone);
     for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
-    this.relevance.remove(gone);
+    this.relevance.index.remove(gone);
   }
 }
 
