@@ -1,5 +1,5 @@
 /**
- * The context breakdown (issue 27), lazily from a request already sent, lengths only. The last
+ * The context breakdown, lazily from a request already sent, lengths only. The last
  * reply's usage is spread over the prefix's categories by their estimate, so they sum to the gauge's
  * total (docs/cli.md#breakdown); when the host hides system prompt and tools, the rest is `unattributed`.
  */

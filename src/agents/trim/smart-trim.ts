@@ -63,7 +63,6 @@ export interface TrimResult {
   messages: AgentMessage[];
   /** messages trimmed by this call (the caller archives them) */
   newlyTrimmed: AgentMessage[];
-  /** their tokens (estimate) */
   newTokens: number;
   /** messages left out of this request (sticky ones included) */
   trimmed: number;
