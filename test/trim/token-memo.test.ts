@@ -1,5 +1,5 @@
 /**
- * Smart trim's token estimates (trim/token-memo.ts): equal to pi's estimateTokens for every
+ * Smart trim's token estimates (trim/smart-trim.ts TokenMemo): equal to pi's estimateTokens for every
  * message, whether its tool calls were measured before (off the request path) or not, and
  * after aged offload swapped a long argument for its marker line (the call measured again).
  */
@@ -8,7 +8,7 @@ import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { withAgedArgs } from "../../src/agents/artifacts/aged-call-args.js";
-import { TokenMemo } from "../../src/agents/trim/token-memo.js";
+import { TokenMemo } from "../../src/agents/trim/smart-trim.js";
 import { assistantMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 
 const callMsg = (args: unknown, text = "", thinking = ""): AgentMessage =>

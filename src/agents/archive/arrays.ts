@@ -34,7 +34,7 @@ export function bestOf(count: number, limit: number, below: (a: number, b: numbe
   return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
 }
 
-type Typed = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;
 
 /** `a` when it holds `n`, else a doubled copy of its first `keep` items (typed arrays grow like this). */
 export function grown<T extends Typed>(a: T, n: number, keep = a.length): T {

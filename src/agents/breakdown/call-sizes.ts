@@ -5,11 +5,12 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { argsShape, type CallBlock, toolCallChars } from "../messages/argument-chars.js";
+import { grown } from "../archive/arrays.js";
 
 /** Rows a pass looks ahead for a reply before it looks the reply up by time. */
 const LOOKAHEAD = 8;
 
-/** One pass's replies with calls, as parallel arrays (no object per row). */
+/** One pass's replies with calls, as parallel arrays (no object per row), grown in place. */
 class CallTable {
   rows = 0;
   calls = 0;
@@ -30,30 +31,26 @@ class CallTable {
     return this.ts.byteLength + this.start.byteLength + this.shapes.byteLength + this.chars.byteLength;
   }
 
-  beginRow(ts: number): void {
-    if (this.rows >= this.ts.length) {
-      const n = Math.max(16, this.ts.length * 2);
-      this.ts = grown(this.ts, new Float64Array(n));
-      this.start = grown(this.start, new Int32Array(n + 1));
-    }
+  /** A row of the calls in `blocks`: a size from `last` [k, end) while the shape matches, else stringified. */
+  addRow(ts: number, blocks: readonly CallBlock[], last: CallTable, k: number, end: number, sizes: CallSizes): number {
+    this.ts = grown(this.ts, this.rows + 1, this.rows);
+    this.start = grown(this.start, this.rows + 2, this.rows + 1);
     this.ts[this.rows] = ts;
-    this.start[this.rows] = this.calls;
-  }
-
-  addCall(shape: number, chars: number): void {
-    if (this.calls >= this.shapes.length) {
-      const n = Math.max(16, this.shapes.length * 2);
-      this.shapes = grown(this.shapes, new Int32Array(n));
-      this.chars = grown(this.chars, new Int32Array(n));
+    let total = 0;
+    for (let j = 0; j < blocks.length; j++) {
+      const b = blocks[j];
+      if (b?.type !== "toolCall") continue;
+      const shape = argsShape(b);
+      const chars = k < end && last.shapes[k] === shape ? last.chars[k]! : sizes.size(b);
+      k++;
+      this.shapes = grown(this.shapes, this.calls + 1, this.calls);
+      this.chars = grown(this.chars, this.calls + 1, this.calls);
+      this.shapes[this.calls] = shape;
+      this.chars[this.calls++] = chars;
+      total += chars;
     }
-    this.shapes[this.calls] = shape;
-    this.chars[this.calls] = chars;
-    this.calls++;
-  }
-
-  endRow(): void {
-    this.rows++;
-    this.start[this.rows] = this.calls;
+    this.start[++this.rows] = this.calls;
+    return total;
   }
 
   trimmed(): CallTable {
@@ -68,12 +65,18 @@ class CallTable {
   }
 }
 
-function grown<T extends Float64Array | Int32Array>(a: T, into: T): T {
-  into.set(a);
-  return into;
+const EMPTY = new CallTable();
+
+/** An assistant reply's content when it has tool calls, else null. */
+function callsOf(m: AgentMessage | undefined): CallBlock[] | null {
+  const c = (m as { content?: unknown } | undefined)?.content;
+  return m?.role === "assistant" && Array.isArray(c) && c.some((b: CallBlock) => b?.type === "toolCall") ? c : null;
 }
 
-const EMPTY = new CallTable();
+const stampOf = (m: AgentMessage | undefined): number => {
+  const t = (m as { timestamp?: unknown } | undefined)?.timestamp;
+  return typeof t === "number" ? t : NaN;
+};
 
 /** Finds each reply's calls where the last pass had them. */
 export class ReplyTable {
@@ -113,53 +116,26 @@ export class ReplyTable {
     const ts = typeof timestamp === "number" ? timestamp : NaN;
     const row = this.rowAt(ts);
     const last = this.last;
-    let k = row < 0 ? 0 : last.start[row]!;
-    const end = row < 0 ? 0 : last.start[row + 1]!;
-    const cur = this.current;
-    cur.beginRow(ts);
-    let total = 0;
-    for (let j = 0; j < blocks.length; j++) {
-      const b = blocks[j];
-      if (b?.type !== "toolCall") continue;
-      const shape = argsShape(b);
-      const chars = k < end && last.shapes[k] === shape ? last.chars[k]! : this.sizes.size(b);
-      k++;
-      cur.addCall(shape, chars);
-      total += chars;
-    }
-    cur.endRow();
-    return total;
+    const k = row < 0 ? 0 : last.start[row]!;
+    return this.current.addRow(ts, blocks, last, k, row < 0 ? 0 : last.start[row + 1]!, this.sizes);
   }
 
   /** Sizes the replies newer than the newest row, off the request path: O(new messages). The calls sized. */
   append(messages: readonly AgentMessage[]): number {
     let from = messages.length;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i] as { role?: string; content?: unknown; timestamp?: unknown };
-      if (m?.role !== "assistant" || !Array.isArray(m.content) || !(m.content as CallBlock[]).some((b) => b?.type === "toolCall")) continue;
-      if (typeof m.timestamp !== "number" || m.timestamp <= this.newest) break;
-      from = i;
-    }
+    while (from > 0 && (callsOf(messages[from - 1]) === null || stampOf(messages[from - 1]) > this.newest)) from--;
     if (from === messages.length) return 0;
     // appended to a copy: `last` stays whole until it is done
     const t = this.last.trimmed();
-    let sized = 0;
+    const before = this.sizes.stringified;
     for (let i = from; i < messages.length; i++) {
-      const m = messages[i] as { role?: string; content?: unknown; timestamp?: unknown };
-      if (m?.role !== "assistant" || !Array.isArray(m.content) || typeof m.timestamp !== "number") continue;
-      const blocks = m.content as CallBlock[];
-      if (!blocks.some((b) => b?.type === "toolCall")) continue;
-      t.beginRow(m.timestamp);
-      for (const b of blocks) {
-        if (b?.type !== "toolCall") continue;
-        t.addCall(argsShape(b), this.sizes.size(b));
-        sized++;
-      }
-      t.endRow();
-      if (m.timestamp > this.newest) this.newest = m.timestamp;
+      const blocks = callsOf(messages[i]);
+      if (blocks === null) continue;
+      t.addRow(stampOf(messages[i]), blocks, EMPTY, 0, 0, this.sizes);
+      this.newest = Math.max(this.newest, stampOf(messages[i]));
     }
     this.last = t.trimmed();
-    return sized;
+    return this.sizes.stringified - before;
   }
 
   /** The last pass's row for the reply at `ts` (-1: none): next in order, a few on, or by time. */

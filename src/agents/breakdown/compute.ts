@@ -1,15 +1,18 @@
 /**
- * The context breakdown (issue 27), lazily from a request already sent, lengths only. The last
+ * The context breakdown, lazily from a request already sent, lengths only. The last
  * reply's usage is spread over the prefix's categories by their estimate, so they sum to the gauge's
  * total (docs/cli.md#breakdown); when the host hides system prompt and tools, the rest is `unattributed`.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
 import { tokensOfChars } from "../text/token-estimate.js";
-import type { CallSizes, ReplyTable } from "./call-sizes.js";
+import type { CallSizes } from "./call-sizes.js";
 import { measureMessage, Tally } from "./measure.js";
-import { describeItem, type ItemAt } from "./items.js";
 import { agedKey, messageKey } from "../messages/message-key.js";
+import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
+import { safeGist } from "../text/safe-gist.js";
+import { toolCallChars } from "../messages/argument-chars.js";
+import { contentText } from "../messages/read.js";
 import { lastUsableReply, replyTokens } from "../gauge/context-gauge.js";
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
@@ -62,24 +65,18 @@ const TOP = 5;
 const LOOKAHEAD = 8;
 
 /** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss. */
-class AgedLookup {
-  private j = 0;
-  private set: Set<AgentMessage> | null = null;
-  constructor(
-    private readonly sent: readonly AgentMessage[],
-    private readonly flags: Uint8Array,
-  ) {}
-
-  isAged(m: AgentMessage): boolean {
-    const { sent, flags } = this;
-    for (let k = this.j; k < sent.length && k <= this.j + LOOKAHEAD; k++) {
+function agedLookup(sent: readonly AgentMessage[], flags: Uint8Array): (m: AgentMessage) => boolean {
+  let j = 0;
+  let set: Set<AgentMessage> | null = null;
+  return (m) => {
+    for (let k = j; k < sent.length && k <= j + LOOKAHEAD; k++) {
       if (sent[k] !== m) continue;
-      this.j = k + 1;
+      j = k + 1;
       return flags[k] === 1;
     }
-    this.set ??= new Set(sent.filter((_, k) => flags[k] === 1));
-    return this.set.has(m);
-  }
+    set ??= new Set(sent.filter((_, k) => flags[k] === 1));
+    return set.has(m);
+  };
 }
 
 /** Tool schema sizes by parameters object (a host's tools keep theirs for the session). */
@@ -144,7 +141,7 @@ function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
     if (i < measuredInSent && previous !== null && !previous.has(agedKey(unaged[i]!) ?? "")) newly += cut;
   }
   calls?.aged.end();
-  return { removed, newly, count, lookup: count > 0 ? new AgedLookup(sent, flags) : null };
+  return { removed, newly, count, isAged: count > 0 ? agedLookup(sent, flags) : null };
 }
 
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
@@ -163,7 +160,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const top: ItemAt[] = [];
   input.calls?.main.begin();
   for (let i = 0; i < messages.length; i++) {
-    const isAged = aging?.lookup?.isAged(messages[i]!) ?? false;
+    const isAged = aging?.isAged?.(messages[i]!) ?? false;
     const chars = measureMessage(messages[i]!, isAged, i <= measured ? prefix : trailing, input.calls?.main);
     if (chars <= 0 || (top.length === TOP && chars <= top[TOP - 1]!.chars)) continue;
     let at = top.length;
@@ -221,4 +218,92 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
       to_compaction: compactionAt === null ? null : compactionAt - total,
     },
   };
+}
+
+/** One of the five largest items described: role, tool, target (a safe gist), tokens, handle. */
+export interface ItemAt {
+  index: number;
+  chars: number;
+  /** measured by the last reply's usage (scaled) rather than estimated */
+  inPrefix: boolean;
+  /** the message is aged offload's swap */
+  aged: boolean;
+}
+
+type Block = { type?: string; id?: unknown; name?: unknown; arguments?: unknown; text?: unknown };
+type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: unknown; customType?: unknown };
+
+const TARGET_CHARS = 80;
+const TARGET_KEYS = ["path", "file_path", "command", "pattern", "url", "query"] as const;
+
+export function targetOf(args: unknown): string {
+  if (!args || typeof args !== "object") return "";
+  const o = args as Record<string, unknown>;
+  for (const k of TARGET_KEYS) if (typeof o[k] === "string" && o[k]) return safeGist(o[k] as string, TARGET_CHARS);
+  return "";
+}
+
+function firstHandle(text: string): string | null {
+  HANDLE_IN_TEXT_RE.lastIndex = 0;
+  return HANDLE_IN_TEXT_RE.exec(text)?.[0] ?? null;
+}
+
+function callOf(messages: readonly AgentMessage[], from: number, id: string): Block | undefined {
+  for (let i = from - 1; i >= 0; i--) {
+    const m = messages[i] as Msg;
+    if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const b of m.content as Block[]) if (b?.type === "toolCall" && b.id === id) return b;
+  }
+  return undefined;
+}
+
+/** Descriptions by message (a redacted gist, a text scan): the largest items change little. */
+type Described = Pick<BreakdownItem, "role" | "tool" | "target"> & { handle: string | null; resultId: string };
+const described = new Map<string, Described>();
+const DESCRIBED_MAX = 256;
+
+/** Remembered by message key and size; a handle not in the text is asked of `handleOf` every time. */
+export function describeItem(
+  messages: readonly AgentMessage[],
+  at: ItemAt,
+  handleOf: ((toolCallId: string) => string | null) | undefined,
+  scale: number,
+): BreakdownItem {
+  const key = messageKey(messages[at.index]);
+  const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
+  let d = k === null ? undefined : described.get(k);
+  if (!d) {
+    d = describeFresh(messages, at);
+    if (k !== null && described.size >= DESCRIBED_MAX) described.clear();
+    if (k !== null) described.set(k, d);
+  }
+  const handle = d.handle ?? (d.resultId && handleOf ? handleOf(d.resultId) : null);
+  return { role: d.role, tool: d.tool, target: d.target, tokens: Math.round((at.chars / 4) * scale), handle };
+}
+
+function describeFresh(messages: readonly AgentMessage[], at: ItemAt): Described {
+  const m = messages[at.index] as Msg;
+  const role = typeof m.role === "string" ? m.role : "unknown";
+  const d: Described = { role, tool: null, target: "", handle: null, resultId: "" };
+  if (m.role === "toolResult") {
+    d.resultId = typeof m.toolCallId === "string" ? m.toolCallId : "";
+    d.tool = typeof m.toolName === "string" ? m.toolName : null;
+    d.target = targetOf(d.resultId ? callOf(messages, at.index, d.resultId)?.arguments : undefined);
+    d.handle = firstHandle(contentText(m.content, 4096));
+  } else if (m.role === "assistant" && Array.isArray(m.content)) {
+    // the largest call names the message
+    let best: Block | undefined;
+    let bestChars = -1;
+    for (const b of m.content as Block[]) {
+      const chars = b?.type === "toolCall" ? toolCallChars(b) : -1;
+      if (chars > bestChars) [best, bestChars] = [b, chars];
+    }
+    if (best) {
+      d.tool = typeof best.name === "string" ? best.name : null;
+      d.target = targetOf(best.arguments);
+      d.handle = at.aged ? firstHandle(JSON.stringify(best.arguments ?? {})) : null;
+    }
+  } else if (m.role === "custom") d.target = typeof m.customType === "string" ? safeGist(m.customType, 40) : "";
+  else if (m.role === "user") d.target = safeGist(contentText(m.content, 2000), 60);
+  return d;
 }

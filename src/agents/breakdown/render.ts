@@ -56,11 +56,8 @@ export function breakdownBar(b: ContextBreakdown, contextWindow: number, width =
     cells += CATEGORIES[c][1].repeat(Math.max(0, upTo - used));
     used = Math.max(used, upTo);
   }
-  const legend = sorted(b)
-    .slice(0, 6)
-    .map(([c]) => `${CATEGORIES[c][1]} ${CATEGORIES[c][0]}`)
-    .join(", ");
-  return `[${cells}${".".repeat(Math.max(0, width - used))}] ${legend}`;
+  const legend = sorted(b).slice(0, 6).map(([c]) => `${CATEGORIES[c][1]} ${CATEGORIES[c][0]}`);
+  return `[${cells}${".".repeat(Math.max(0, width - used))}] ${legend.join(", ")}`;
 }
 
 /** Total, a row per category (results by tool), largest items, removed, headroom. */

@@ -34,11 +34,8 @@ export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 
 /** Claude keeps Anthropic's rules wherever it is served; an unknown provider caches any shared prefix, as most do. */
 export function familyOfModel(model: HostModel | undefined): CacheFamily {
-  const api = lower(model?.api);
-  const provider = lower(model?.provider);
-  const id = lower(model?.id);
-  if (api === "anthropic-messages" || provider === "anthropic" || id.includes("claude")) return "anthropic";
-  return "openai";
+  const anthropic = lower(model?.api) === "anthropic-messages" || lower(model?.provider) === "anthropic";
+  return anthropic || lower(model?.id).includes("claude") ? "anthropic" : "openai";
 }
 
 /** The rules a request is prepared under: config first, then the host's model. */

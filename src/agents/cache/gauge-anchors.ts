@@ -28,11 +28,10 @@ export function withAnchoredGauge(messages: AgentMessage[], session: CacheSessio
   const appended = onlyAppended(messages, session);
   const out = appended ? placeByIndex(messages, session) : placeByKey(messages, session);
   const live = session.anchors;
-  const latest = live[live.length - 1];
   const count = appended ? messages.length : messages.filter(isHost).length;
   const lastKey = count > 0 ? messageKey(messages.findLast(isHost)) : null;
   let result = out;
-  if (line && (line.force || !latest || latest.step !== line.step)) {
+  if (line && (line.force || live.at(-1)?.step !== line.step)) {
     result = out === messages ? messages.slice() : out;
     result.push(gaugeMessage(line.text, now));
     // a request that ends in a message without identity cannot place its line again: sent once

@@ -96,10 +96,7 @@ function reusableEnd(ctx: GateContext, earliest: number, messages: readonly Agen
   return blocks + lines + LOOKBACK_MARGIN <= rules.lookbackBlocks ? e : null;
 }
 
-/**
- * A swap taking `saved` tokens out of the `rewritten` region, in uncached input tokens: it pays when
- * saved * read * remaining > (rewritten - saved) * write - rewritten * read.
- */
+/** A swap of `saved` tokens out of the `rewritten` region (uncached input tokens): pays when savings > cost. */
 export interface SwapCase {
   rewritten: number;
   saved: number;
@@ -133,7 +130,6 @@ export function priceSwap(p: PriceContext, rewritten: number, saved: number, tok
   return { rewritten, saved, remaining, writePrice: p.rules.writePrice, readPrice: p.rules.readPrice };
 }
 
-/** Bounds on the requests expected after this one. */
 const MIN_REMAINING = 1;
 export const MAX_REMAINING = 200;
 

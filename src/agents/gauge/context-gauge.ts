@@ -21,7 +21,7 @@ export const GAUGE_ADVISORY =
 /**
  * pi's per-message `estimateTokens`, each call's argument JSON length kept per arguments object:
  * re-stringifying every call was most of a usage-less gauge's time (bench/gateway.ts). `callChars`:
- * the tool calls' chars when the caller knows them (trim/token-memo.ts, for fresh copies).
+ * the tool calls' chars when the caller knows them (trim/smart-trim.ts TokenMemo, for fresh copies).
  */
 export function messageTokens(message: AgentMessage, callChars?: number): number {
   if (message.role !== "assistant") return estimateTokens(message);
@@ -42,10 +42,8 @@ export function messageTokens(message: AgentMessage, callChars?: number): number
 
 /** Usage of an assistant reply that counts (pi skips aborted and error replies the same way). */
 function usableUsage(message: AgentMessage): Usage | undefined {
-  if (message.role !== "assistant") return undefined;
   const a = message as AssistantMessage;
-  if (a.stopReason === "aborted" || a.stopReason === "error" || !a.usage) return undefined;
-  return a.usage;
+  return a.role === "assistant" && a.stopReason !== "aborted" && a.stopReason !== "error" ? a.usage : undefined;
 }
 
 /** Index of the latest reply whose usage counts, or -1; `afterSummary`: newer than the compaction summary. */
@@ -99,9 +97,8 @@ export function readGauge(usage: ContextReading | undefined, messages: readonly 
 }
 
 export function gaugeAction(r: GaugeReading, cfg: Pick<ContextManagerConfig, "gaugeThreshold" | "checkpointThreshold">): GaugeAction {
-  if (r.utilization >= cfg.checkpointThreshold) return "checkpoint";
-  if (r.utilization >= cfg.gaugeThreshold) return "gauge";
-  return "none";
+  const u = r.utilization;
+  return u >= cfg.checkpointThreshold ? "checkpoint" : u >= cfg.gaugeThreshold ? "gauge" : "none";
 }
 
 /** "" for none, the line for gauge, line + advisory for checkpoint. */

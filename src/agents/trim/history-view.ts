@@ -49,12 +49,9 @@ export class HistoryView {
 
   /** How many leading messages of `messages` the view holds already (0: it would be rebuilt). O(1). */
   known(messages: readonly AgentMessage[]): number {
-    const reuse =
-      this.stable > 0 &&
-      messages.length >= this.stable &&
-      baseKeyOf(messages[0]!) === this.bases[0] &&
-      baseKeyOf(messages[this.stable - 1]!) === this.bases[this.stable - 1];
-    return reuse ? this.stable : 0;
+    const s = this.stable;
+    if (s === 0 || messages.length < s || baseKeyOf(messages[0]!) !== this.bases[0]) return 0;
+    return baseKeyOf(messages[s - 1]!) === this.bases[s - 1] ? s : 0;
   }
 
   private reset(): void {

@@ -67,7 +67,7 @@ export function recordOf(key: string, m: AgentMessage, seq: number): ArchiveReco
 
 export class RelevanceIndex {
   private readonly queries = new QueryTermsMemo();
-  private readonly index = new Bm25(this.queries);
+  readonly index = new Bm25(this.queries);
   private queue: Array<[string, AgentMessage]> = [];
   private scheduled = false;
   private seq = 0;
@@ -96,8 +96,7 @@ export class RelevanceIndex {
           if (q) this.queries.remember(q);
         }
         const r = recordOf(key, m, ++this.seq);
-        if (!r || this.index.has(key)) continue;
-        this.index.add(r);
+        if (r && !this.index.has(key)) this.index.add(r);
       } catch {
         // a message that cannot be read is not scored (Layer 3 may still drop it)
       }
@@ -110,10 +109,6 @@ export class RelevanceIndex {
   flush(): void {
     while (this.queue.length > 0) this.drain();
     this.scheduled = false;
-  }
-
-  remove(keys: Iterable<string>): void {
-    this.index.remove(keys);
   }
 
   /** About what the index holds, in bytes (its weight in the process cache). */

@@ -13,7 +13,9 @@ import { RECALL_HEADER } from "../archive/segments.js";
 import { HistoryView, type Units } from "./history-view.js";
 import { RelevanceIndex } from "./relevance-index.js";
 import { TrimSelect } from "./trim-select.js";
-import { BYTES_PER_MEMO, CatchUpTokens, TokenMemo } from "./token-memo.js";
+import { messageTokens } from "../gauge/context-gauge.js";
+import { argsShape, type CallBlock, strictCallChars } from "../messages/argument-chars.js";
+import { grown } from "../archive/arrays.js";
 
 export const TRIM_MARKER_TEXT =
   "[Earlier messages were trimmed from this request to fit the context window. They are archived: context_search finds them.]";
@@ -61,7 +63,6 @@ export interface TrimResult {
   messages: AgentMessage[];
   /** messages trimmed by this call (the caller archives them) */
   newlyTrimmed: AgentMessage[];
-  /** their tokens (estimate) */
   newTokens: number;
   /** messages left out of this request (sticky ones included) */
   trimmed: number;
@@ -212,20 +213,12 @@ export class SmartTrim {
         ({ tokens: result.newTokens, layer2: result.layer2, layer3: result.layer3 } = plan);
       }
     }
-    this.catchUpTokens.clear();
+    this.catchUpTokens.begin();
     if (this.select.count === 0) return result;
     const out: AgentMessage[] = [];
-    let marked = !s.marker;
     for (let i = 0; i < messages.length; i++) {
-      if (!this.select.isTrimmed(i)) {
-        out.push(messages[i]!);
-        continue;
-      }
-      result.trimmed++;
-      if (!marked) {
-        marked = true;
-        out.push(markerAt(messages[i]!));
-      }
+      if (!this.select.isTrimmed(i)) out.push(messages[i]!);
+      else if (result.trimmed++ === 0 && s.marker) out.push(markerAt(messages[i]!));
     }
     result.messages = out;
     return result;
@@ -240,7 +233,7 @@ export class SmartTrim {
     for (const k of gone) this.seen.delete(k);
     this.tokens.forget(gone);
     for (const k of this.trimmed) if (!live.has(k)) this.trimmed.delete(k);
-    this.relevance.remove(gone);
+    this.relevance.index.remove(gone);
   }
 }
 
@@ -254,4 +247,95 @@ function markerAt(first: AgentMessage): AgentMessage {
     display: false,
     timestamp: typeof t === "number" ? t : 0,
   } as AgentMessage;
+}
+
+/** Heap per remembered message (its key's entry and the numbers). */
+export const BYTES_PER_MEMO = 120;
+
+/** An assistant message's tool calls: their shape, and the chars pi counts for them (name + JSON of the arguments). */
+interface Calls {
+  shape: number;
+  chars: number;
+}
+
+/** Shape of the tool calls (argsShape of each); NaN: none, or a call without a name or id. */
+function callsShape(content: readonly CallBlock[]): number {
+  let h = NaN;
+  for (const b of content) {
+    if (b?.type !== "toolCall") continue;
+    if (typeof b.name !== "string" || typeof b.id !== "string") return NaN;
+    h = (Math.imul(Number.isNaN(h) ? 17 : h, 31) + argsShape(b)) | 0;
+  }
+  return h;
+}
+
+export class TokenMemo {
+  private readonly byKey = new Map<string, Calls>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** Measures a message's tool calls now (off the request path) so a later decision reuses them. */
+  remember(key: string, m: AgentMessage): Calls | undefined {
+    const content = (m as { content?: unknown }).content;
+    if (m?.role !== "assistant" || !Array.isArray(content)) return undefined;
+    const shape = callsShape(content);
+    const known = this.byKey.get(key);
+    if (known?.shape === shape) return known;
+    this.byKey.delete(key);
+    if (Number.isNaN(shape)) return undefined;
+    let chars = 0;
+    for (const b of content as CallBlock[]) {
+      const n = b?.type === "toolCall" ? strictCallChars(b) : 0;
+      if (n === null) return undefined; // not countable: pi's own estimate
+      chars += n;
+    }
+    const calls = { shape, chars };
+    this.byKey.set(key, calls);
+    return calls;
+  }
+
+  /** estimateTokens(m), the tool calls' JSON length reused while their shape holds. */
+  tokensOf(key: string, m: AgentMessage): number {
+    return messageTokens(m, this.remember(key, m)?.chars);
+  }
+
+  forget(keys: Iterable<string>): void {
+    for (const k of keys) this.byKey.delete(k);
+  }
+}
+
+/**
+ * Token estimates of a long history read in slices (SmartTrim.catchUp), per index, for the request
+ * that reads it: its decision sums a typed array instead of reading ~1,500 dropped messages on the
+ * request path (memory latency: 7x their in-cache cost). Released after that decision.
+ */
+export class CatchUpTokens {
+  private of: readonly AgentMessage[] | null = null;
+  /** the indexes [from, to) of `of` estimated */
+  private from = 0;
+  private to = 0;
+  private values = new Float64Array(64);
+
+  /** Estimates will be kept for `messages` (a catch-up starts); none: drops the array after its decision. */
+  begin(messages: readonly AgentMessage[] | null = null): void {
+    this.of = messages;
+    this.from = 0;
+    this.to = 0;
+  }
+
+  /** Estimates the messages [from, end) when `messages` is the array being caught up. */
+  read(messages: readonly AgentMessage[], from: number, end: number, tokensAt: (i: number) => number): void {
+    if (messages !== this.of || end <= from) return;
+    if (from < this.from || from > this.to) this.from = from; // not contiguous: keep only this run
+    this.values = grown(this.values, end, this.to);
+    for (let i = from; i < end; i++) this.values[i] = tokensAt(i);
+    this.to = end;
+  }
+
+  /** The estimate of index `i` of `messages`, read during this catch-up; undefined: not read. */
+  get(messages: readonly AgentMessage[], i: number): number | undefined {
+    return messages === this.of && i >= this.from && i < this.to ? this.values[i] : undefined;
+  }
 }

@@ -65,7 +65,8 @@ export class TrimSelect {
       this.trimmedAt[i] = 0;
       this.fixedAt[i] = 0;
     }
-    this.grow(n);
+    this.trimmedAt = grown(this.trimmedAt, n, this.length);
+    this.fixedAt = grown(this.fixedAt, n, this.length);
     this.length = n;
     if (this.frontier > unitsFrom) this.frontier = unitsFrom;
     if (this.kept.length > 0 && this.kept.at(-1)! >= unitsFrom) this.kept = this.kept.filter((u) => u < unitsFrom);
@@ -92,14 +93,13 @@ export class TrimSelect {
       }
       return protect ? PROTECTED : CANDIDATE;
     };
-    const drop = (u: number, layer: 2 | 3): void => {
+    const drop = (u: number, layer: "layer2" | "layer3"): void => {
       for (const i of members[u]!) {
         out.drop.push(i);
         out.tokens += p.tokensAt(i);
         this.mark(i);
       }
-      if (layer === 2) out.layer2++;
-      else out.layer3++;
+      out[layer]++;
     };
     const hits: Array<{ u: number; score: number }> = [];
     const unscored: number[] = [];
@@ -115,7 +115,7 @@ export class TrimSelect {
           if (v === null) scored = false;
           else if (v > score) score = v;
         }
-        if (scored && score === 0) return drop(u, 2);
+        if (scored && score === 0) return drop(u, "layer2");
         if (scored) hits.push({ u, score });
         else unscored.push(u);
       }
@@ -131,14 +131,8 @@ export class TrimSelect {
     if (out.tokens < p.need) {
       // every score-0 candidate is gone: the matched ones, lowest score first, then the unscored
       hits.sort((a, b) => a.score - b.score || a.u - b.u);
-      for (const h of hits) {
-        if (out.tokens >= p.need) break;
-        drop(h.u, 2);
-      }
-      for (const x of unscored) {
-        if (out.tokens >= p.need) break;
-        drop(x, 3);
-      }
+      for (let k = 0; k < hits.length && out.tokens < p.need; k++) drop(hits[k]!.u, "layer2");
+      for (let k = 0; k < unscored.length && out.tokens < p.need; k++) drop(unscored[k]!, "layer3");
     }
     this.kept = kept.filter((x) => !this.trimmedAt[members[x]![0]!]);
     out.drop.sort((a, b) => a - b);
@@ -162,11 +156,6 @@ export class TrimSelect {
     if (this.trimmedAt[i]) return;
     this.trimmedAt[i] = 1;
     this.count++;
-  }
-
-  private grow(n: number): void {
-    this.trimmedAt = grown(this.trimmedAt, n, this.length);
-    this.fixedAt = grown(this.fixedAt, n, this.length);
   }
 }
 
