@@ -24,13 +24,8 @@ import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
 /** Times in a restore block: one zone for the whole block, shown by name; bad input never throws. */
-interface Clock {
-  parts(d: Date): { date: string; time: string };
-  /** "<date> <time> <zone>" */
-  stamp(d: Date): string;
-}
-
-function makeClock(timeZone: string | undefined): Clock {
+type Clock = ReturnType<typeof makeClock>;
+function makeClock(timeZone: string | undefined) {
   const build = (tz: string): Intl.DateTimeFormat =>
     new Intl.DateTimeFormat("en-US", {
       timeZone: tz,
@@ -54,7 +49,8 @@ function makeClock(timeZone: string | undefined): Clock {
     for (const part of fmt.formatToParts(d)) p[part.type] = part.value;
     return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
   };
-  return { parts, stamp: (d) => [...Object.values(parts(d)), zone].join(" ") };
+  // stamp: "<date> <time> <zone>"
+  return { parts, stamp: (d: Date): string => [...Object.values(parts(d)), zone].join(" ") };
 }
 
 /** An ISO time as a Date; null when it is missing or not a time. */
@@ -203,13 +199,8 @@ function omittedLine(sections: readonly Section<RestoreSection>[], compact: bool
   return compact ? `(more not shown: ${SHOW_HINT})` : `(not shown: ${parts.join(", ")}; ${SHOW_HINT})`;
 }
 
-/** How hard the always-kept lines are squeezed when the optional ones are all gone. */
-interface Squeeze {
-  workingCap: number;
-  compact: boolean;
-  /** last resort before giving up the working lines: drop the "not shown" note */
-  noNote?: boolean;
-}
+/** How hard the kept lines are squeezed once the optional ones are gone; `noNote`: the last resort, no "not shown". */
+type Squeeze = { workingCap: number; compact: boolean; noNote?: boolean };
 
 const SQUEEZE_LEVELS: readonly Squeeze[] = [
   { workingCap: CAP.working, compact: false },
