@@ -1,5 +1,5 @@
 /** Reads of regular files only (a FIFO would block, /dev/zero never ends): O_NONBLOCK, then fstat decides. */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeFileSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
@@ -97,9 +97,7 @@ export function appendRegularFileSync(file: string, data: string, mode: number):
   }
   try {
     if (!fstatSync(fd).isFile()) throw new NotAFileError(file);
-    const buf = Buffer.from(data, "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    writeFileSync(fd, data, "utf8");
   } finally {
     closeSync(fd);
   }
