@@ -62,15 +62,15 @@ export function readRegularFileSync(file: string): string {
 
 /** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
-  let fd: number | null = null;
   try {
-    let size: number;
-    ({ fd, size } = openRegularFileSync(file));
-    return size > max ? null : readAtSync(fd, 0, size);
+    const { fd, size } = openRegularFileSync(file);
+    try {
+      return size > max ? null : readAtSync(fd, 0, size);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
   }
 }
 
