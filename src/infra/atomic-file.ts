@@ -24,6 +24,7 @@ const TRANSIENT_RENAME_CODES = new Set(["EPERM", "EBUSY", "EACCES"]);
 /** link() is unsupported on some file systems (FAT, some network and Android mounts). */
 const LINK_UNSUPPORTED_CODES = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EINVAL"]);
 const RENAME_RETRIES = 5;
+const transient = (err: unknown): boolean => TRANSIENT_RENAME_CODES.has(errorCode(err) ?? "");
 
 /** A random start per process, then counted up (a randomBytes per write: ~0.2 ms a turn, bench/gateway.ts). */
 let tempSeq = -1;
@@ -79,8 +80,7 @@ async function renameWithRetry(fs: FsOps, from: string, to: string): Promise<voi
       await fs.rename(from, to);
       return;
     } catch (err) {
-      const code = errorCode(err);
-      if (!code || !TRANSIENT_RENAME_CODES.has(code) || attempt >= RENAME_RETRIES) throw err;
+      if (!transient(err) || attempt >= RENAME_RETRIES) throw err;
       await sleep(10 * 2 ** attempt);
     }
   }
@@ -102,8 +102,7 @@ export async function writeFileAtomic(target: string, data: string, opts: Atomic
     try {
       await renameWithRetry(fs, tmp, target);
     } catch (err) {
-      const code = errorCode(err);
-      if (!code || !TRANSIENT_RENAME_CODES.has(code)) throw err;
+      if (!transient(err)) throw err;
       await fs.writeFile(target, data, { mode });
       await unlinkQuietly(fs, tmp);
     }
@@ -130,11 +129,9 @@ export async function createFileExclusive(target: string, data: string, opts: At
       await fs.link(tmp, target);
       created = true;
     } catch (err) {
-      const code = errorCode(err);
-      if (code !== "EEXIST") {
-        if (!code || !LINK_UNSUPPORTED_CODES.has(code)) throw err;
-        created = await claimThenRename(fs, tmp, target, mode);
-      }
+      const code = errorCode(err) ?? "";
+      if (code !== "EEXIST" && !LINK_UNSUPPORTED_CODES.has(code)) throw err;
+      if (code !== "EEXIST") created = await claimThenRename(fs, tmp, target, mode);
     }
   } catch (err) {
     await unlinkQuietly(fs, tmp);

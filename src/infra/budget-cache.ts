@@ -85,8 +85,7 @@ export class BudgetCache<K, V> {
 
   delete(key: K): boolean {
     const e = this.map.get(key);
-    if (!e) return false;
-    this.bytes -= e.weight;
+    if (e) this.bytes -= e.weight;
     return this.map.delete(key);
   }
 

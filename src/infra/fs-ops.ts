@@ -33,14 +33,7 @@ export interface FsOps {
 /** The real thing. Each method calls through `fsp` at call time, so spies on `fsp` still work. */
 export const nodeFsOps: FsOps = {
   mkdir: (path, opts) => fsp.mkdir(path, opts),
-  open: async (path, flags, mode) => {
-    const fh = await fsp.open(path, flags, mode);
-    return {
-      writeFile: (data) => fh.writeFile(data),
-      sync: () => fh.sync(),
-      close: () => fh.close(),
-    };
-  },
+  open: (path, flags, mode) => fsp.open(path, flags, mode),
   writeFile: (path, data, opts) => fsp.writeFile(path, data, opts),
   readFile: (path, encoding) => fsp.readFile(path, encoding),
   rename: (from, to) => fsp.rename(from, to),

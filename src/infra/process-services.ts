@@ -2,14 +2,8 @@
 
 /** One instance per process on globalThis[Symbol.for(name)]. */
 export function globalSingleton<T>(name: string, create: () => T): T {
-  const key = Symbol.for(name);
   const g = globalThis as unknown as Record<symbol, T | undefined>;
-  let value = g[key];
-  if (value === undefined) {
-    value = create();
-    g[key] = value;
-  }
-  return value;
+  return (g[Symbol.for(name)] ??= create());
 }
 
 /** The services one process shares: a field per service, declared by its owner (`declare module`). */

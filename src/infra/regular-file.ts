@@ -1,5 +1,5 @@
 /** Reads of regular files only (a FIFO would block, /dev/zero never ends): O_NONBLOCK, then fstat decides. */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync, promises as fsp } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeFileSync, promises as fsp } from "node:fs";
 import { NotAFileError } from "./capped-read.js";
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
@@ -62,15 +62,15 @@ export function readRegularFileSync(file: string): string {
 
 /** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
-  let fd: number | null = null;
   try {
-    let size: number;
-    ({ fd, size } = openRegularFileSync(file));
-    return size > max ? null : readAtSync(fd, 0, size);
+    const { fd, size } = openRegularFileSync(file);
+    try {
+      return size > max ? null : readAtSync(fd, 0, size);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
   }
 }
 
@@ -97,9 +97,7 @@ export function appendRegularFileSync(file: string, data: string, mode: number):
   }
   try {
     if (!fstatSync(fd).isFile()) throw new NotAFileError(file);
-    const buf = Buffer.from(data, "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    writeFileSync(fd, data, "utf8");
   } finally {
     closeSync(fd);
   }

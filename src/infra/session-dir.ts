@@ -48,17 +48,8 @@ export function sessionDirName(sessionKey: string): string {
   return `${prefix}-${hash.slice(0, HASH_HEX_CHARS)}`;
 }
 
-/** `<stateDir>/context/checkpoints` */
-export function checkpointsRoot(stateDir: string): string {
-  return path.join(stateDir, "context", "checkpoints");
-}
-
-/** `<stateDir>/context/checkpoints/<sessionDirName(key)>` */
-export function checkpointSessionDir(stateDir: string, sessionKey: string): string {
-  return path.join(checkpointsRoot(stateDir), sessionDirName(sessionKey));
-}
-
-/** `<stateDir>/context/state/<sessionDirName(key)>` */
-export function stateSessionDir(stateDir: string, sessionKey: string): string {
-  return path.join(stateDir, "context", "state", sessionDirName(sessionKey));
-}
+export const checkpointsRoot = (stateDir: string): string => path.join(stateDir, "context", "checkpoints");
+export const checkpointSessionDir = (stateDir: string, sessionKey: string): string =>
+  path.join(checkpointsRoot(stateDir), sessionDirName(sessionKey));
+export const stateSessionDir = (stateDir: string, sessionKey: string): string =>
+  path.join(stateDir, "context", "state", sessionDirName(sessionKey));

@@ -44,19 +44,8 @@ function textChars(content: unknown): number {
 
 type CallBlock = { type: "toolCall"; id: string; name?: unknown; arguments?: unknown };
 
-interface Swap {
-  index: number;
-  id: string;
-  message: AgentMessage;
-}
-
-interface LastPass {
-  length: number;
-  boundary: number;
-  swaps: Swap[];
-  tailRole: unknown;
-  tailTime: unknown;
-}
+type Swap = { index: number; id: string; message: AgentMessage };
+type LastPass = { length: number; boundary: number; swaps: Swap[]; tailRole: unknown; tailTime: unknown };
 
 /** What identifies a swapped message: a result's toolCallId, a reply's first call id. */
 function idAt(message: AgentMessage | undefined): string | undefined {
@@ -72,6 +61,8 @@ class Track<P, A> {
   /** judged once */
   readonly checked = new Set<string>();
 
+  constructor(private readonly make: (pending: P, args: unknown) => A) {}
+
   /** Marks `id` judged; false when it was, or the bound is reached. */
   claim(id: string): boolean {
     if (this.checked.has(id) || this.checked.size >= MAX_TRACKED) return false;
@@ -79,13 +70,12 @@ class Track<P, A> {
     return true;
   }
 
-  /** The aged form of `id`, made from its pending one on first use; undefined when neither. */
-  age(id: string, make: (pending: P) => A): A | undefined {
-    const done = this.aged.get(id);
+  /** The aged form of `id`, made from its pending one on first use (an id is stashed once, so never both). */
+  age(id: string, args?: unknown): A | undefined {
     const pending = this.pending.get(id);
-    if (done !== undefined || pending === undefined) return done;
+    if (pending === undefined) return this.aged.get(id);
     this.pending.delete(id);
-    const aged = make(pending);
+    const aged = this.make(pending, args);
     this.aged.set(id, aged);
     return aged;
   }
@@ -93,8 +83,8 @@ class Track<P, A> {
 
 export class AgedOffload {
   /** results: the replacement content; calls: the handle, then the aged arguments */
-  private readonly results = new Track<TextContent, TextContent>();
-  private readonly calls = new Track<string, unknown>();
+  private readonly results = new Track<TextContent, TextContent>((content) => content);
+  private readonly calls = new Track<string, unknown>((handle, args) => withAgedArgs(args, handle));
   private last: LastPass | null = null;
   /** earliest index a catch-up stashed at since the last pass: the next pass judges from there (O(new)) */
   private rejudgeFrom = Infinity;
@@ -248,9 +238,8 @@ export class AgedOffload {
             (unjudged ??= new Map()).set(b.id, { toolName, toolCallId: b.id, input: b.arguments, at: i });
           }
         }
-        const blocks = pending > 0 ? null : this.agedCallBlocks(m.content, false);
         if (pending > 0) fresh.push({ index: i, id: null });
-        else if (blocks) swap(i, idAt(messages[i])!, blocks);
+        else swapCalls(i, false);
         continue;
       }
       if (m.role !== "toolResult" || typeof m.toolCallId !== "string") continue;
@@ -278,7 +267,7 @@ export class AgedOffload {
       if (!allow) judgedUpTo = Math.min(boundary, earliest); // held back: judged again from there
       for (const f of fresh) {
         if (f.id === null) swapCalls(f.index, allow);
-        else if (allow) swap(f.index, f.id, this.results.age(f.id, (content) => content));
+        else if (allow) swap(f.index, f.id, this.results.age(f.id));
       }
     }
     const tail = messages[messages.length - 1] as { role?: unknown; timestamp?: unknown } | undefined;
@@ -292,7 +281,7 @@ export class AgedOffload {
     for (let j = 0; j < content.length; j++) {
       const b = content[j] as CallBlock | undefined;
       if (b?.type !== "toolCall" || typeof b.id !== "string") continue;
-      const args = ageNew ? this.calls.age(b.id, (handle) => withAgedArgs(b.arguments, handle)) : this.calls.aged.get(b.id);
+      const args = ageNew ? this.calls.age(b.id, b.arguments) : this.calls.aged.get(b.id);
       if (args === undefined) continue;
       blocks ??= content.slice();
       blocks[j] = { ...b, arguments: args };

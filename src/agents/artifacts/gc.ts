@@ -77,12 +77,12 @@ async function handlesIn(files: readonly string[], into = new Set<string>()): Pr
   return into;
 }
 
-async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number | null> {
+async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number> {
   const dir = path.join(checkpointsRoot(stateDir), sessionDir);
-  let newest: number | null = null;
+  let newest = -Infinity; // no checkpoint: every stash is after it
   for (const name of (await namesIn(dir)).filter((n) => /^cp_\d+\.yaml$/.test(n))) {
     const t = (await fsp.stat(path.join(dir, name)).catch(() => null))?.mtimeMs; // undefined: pruned meanwhile
-    if (t !== undefined && (newest === null || t > newest)) newest = t;
+    newest = Math.max(newest, t ?? -Infinity);
   }
   return newest;
 }
@@ -114,7 +114,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
     const cpAt = await newestCheckpointMs(stateDir, name.slice(0, -4));
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
     const active = lines.length > 0 && now - lines[lines.length - 1]!.at < ACTIVE_SESSION_MS;
-    for (const l of lines) if (active || cpAt === null || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
+    for (const l of lines) if (active || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
   }
 
   const dryRun = opts.dryRun === true;
@@ -155,8 +155,7 @@ const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new 
 /** A gc unless one ran within the interval; resolves with its receipt (or null). */
 export function scheduleArtifactGc(stateDir: string): Promise<GcReceipt | null> | null {
   const now = Date.now();
-  const last = lastRun().get(stateDir);
-  if (last !== undefined && now - last < AUTO_GC_INTERVAL_MS) return null;
+  if (now - (lastRun().get(stateDir) ?? -Infinity) < AUTO_GC_INTERVAL_MS) return null;
   lastRun().set(stateDir, now);
   return new Promise<void>((resolve) => setImmediate(resolve))
     .then(() => gcArtifacts(stateDir))

@@ -4,22 +4,13 @@
  */
 import { cutChars, fmt, splitLines, takeLinesOf } from "./select.js";
 
-export const PREVIEW_MAX_CHARS = 800;
+const PREVIEW_MAX_CHARS = 800;
 export const FETCH_TOOL_NAME = "artifact_fetch";
 /** Marks a replacement (and keeps it from being stashed again). */
 export const STASHED_MARKER = "[tool output stored off the prompt:";
 
-export interface PreviewParts {
-  head: string;
-  tail: string;
-  headLines: number;
-  tailLines: number;
-  omittedChars: number;
-  omittedLines: number;
-}
-
 /** Head two thirds of the budget, tail the rest; whole lines where they fit. */
-export function previewParts(text: string, previewChars: number): PreviewParts {
+export function previewParts(text: string, previewChars: number) {
   const budget = Math.max(0, Math.min(PREVIEW_MAX_CHARS, previewChars));
   const lines = splitLines(text);
   const headBudget = Math.ceil((budget * 2) / 3);

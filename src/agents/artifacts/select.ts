@@ -9,7 +9,7 @@ const compileGrepPattern = (pattern: string, ignoreCase: boolean) => RE2JS.compi
 
 export const FETCH_DEFAULT_MAX_CHARS = 8_000;
 export const FETCH_HARD_MAX_CHARS = 20_000;
-export const FETCH_MIN_MAX_CHARS = 500;
+const FETCH_MIN_MAX_CHARS = 500;
 export const FETCH_MODES = ["headtail", "range", "grep", "json"] as const;
 export type FetchMode = (typeof FETCH_MODES)[number];
 
@@ -28,7 +28,7 @@ export interface FetchSelector {
   path?: string;
 }
 
-export type ResolvedSelector = Omit<FetchSelector, "mode" | "maxChars"> & { mode: FetchMode; maxChars: number };
+type ResolvedSelector = Omit<FetchSelector, "mode" | "maxChars"> & { mode: FetchMode; maxChars: number };
 
 export interface Selection {
   selector: ResolvedSelector;
@@ -54,7 +54,7 @@ function positiveInt(v: unknown, name: string): number | undefined {
   return v;
 }
 
-export function resolveSelector(sel: FetchSelector = {}): ResolvedSelector {
+function resolveSelector(sel: FetchSelector = {}): ResolvedSelector {
   const mode = sel.mode ?? (sel.pattern !== undefined ? "grep" : sel.path !== undefined ? "json" : sel.startLine !== undefined || sel.endLine !== undefined ? "range" : "headtail");
   if (!(FETCH_MODES as readonly string[]).includes(mode)) throw new FetchSelectorError(`mode must be one of ${FETCH_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   const requested = positiveInt(sel.maxChars, "maxChars") ?? FETCH_DEFAULT_MAX_CHARS;
@@ -282,14 +282,10 @@ export function parseJsonPath(p: string): JsonPathStep[] {
 function getJsonPath(doc: unknown, steps: readonly JsonPathStep[]): unknown {
   let cur: unknown = doc;
   for (const step of steps) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    if (typeof step === "number") {
-      if (!Array.isArray(cur)) return undefined;
-      cur = cur[step];
-    } else {
-      if (Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, step)) return undefined;
-      cur = (cur as Record<string, unknown>)[step];
-    }
+    // an index only into an array, a name only into an object that has it as its own key
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur) !== (typeof step === "number")) return undefined;
+    if (typeof step === "string" && !Object.prototype.hasOwnProperty.call(cur, step)) return undefined;
+    cur = (cur as Record<string | number, unknown>)[step];
   }
   return cur;
 }

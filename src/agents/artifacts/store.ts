@@ -7,13 +7,13 @@
  * fsync (a crash loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
 import { tempPathFor } from "../../infra/atomic-file.js";
-import { errorCode } from "../../infra/fs-ops.js";
+import { errorCode, isDirectory } from "../../infra/fs-ops.js";
 import { redactSecrets } from "../text/redact.js";
 import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
@@ -97,12 +97,7 @@ function ensureDirOf(file: string): void {
 function writeFileReplacing(file: string, data: string): void {
   ensureDirOf(file);
   const tmp = tempPathFor(file);
-  const fd = openSync(tmp, "wx", FILE_MODE);
-  try {
-    writeSync(fd, data);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSync(tmp, data, { mode: FILE_MODE, flag: "wx" });
   try {
     renameSync(tmp, file);
   } catch (e) {
@@ -159,9 +154,8 @@ function logRef(refs: string, hex: string, created: boolean): void {
   if (!created && known.has(hex)) return;
   const line = `${new Date().toISOString()} ${hex}\n`;
   if (refsBatch) {
-    const held = refsBatch.get(refs);
-    if (held) held.push({ line, hex });
-    else refsBatch.set(refs, [{ line, hex }]);
+    if (!refsBatch.has(refs)) refsBatch.set(refs, []);
+    refsBatch.get(refs)!.push({ line, hex });
   } else {
     ensureDirOf(refs);
     appendRegularFileSync(refs, line, FILE_MODE);
@@ -279,12 +273,7 @@ export function removeArtifact(stateDir: string, hex: string): void {
 /** Drops the lines naming `hexes` from every refs log, read afresh (a stash may have appended since). */
 export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void {
   if (hexes.size === 0) return;
-  let names: string[] = [];
-  try {
-    names = readdirSync(refsDir(stateDir));
-  } catch (e) {
-    if (errorCode(e) !== "ENOENT" && errorCode(e) !== "ENOTDIR") throw e;
-  }
+  const names = isDirectory(refsDir(stateDir)) ? readdirSync(refsDir(stateDir)) : [];
   for (const name of names.filter((n) => n.endsWith(".log"))) {
     const file = path.join(refsDir(stateDir), name);
     let lines: string[];
