@@ -17,20 +17,18 @@ export type { CompactionOutcome };
 export interface CompactionInput {
   /** the session branch up to the compaction: its messages not captured yet are captured first */
   branchEntries: ReadonlyArray<{ type: string; message?: unknown }>;
-  preparation: CompactionPreparation;
-}
-
-export interface CompactionPreparation {
-  /** the context's tokens before the compaction (the checkpoint's reading) */
-  tokensBefore: number;
-  /** the span the host's summarizer is given, and a split turn's prefix: archived with the checkpoint */
-  messagesToSummarize?: readonly AgentMessage[];
-  turnPrefixMessages?: readonly AgentMessage[];
-  /** the files the host saw read, written and edited in the span (else the captured tool calls name them) */
-  fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
-  /** pi: the first entry its compaction keeps, and the previous compaction's summary */
-  firstKeptEntryId?: string;
-  previousSummary?: string;
+  preparation: {
+    /** the context's tokens before the compaction (the checkpoint's reading) */
+    tokensBefore: number;
+    /** the span the host's summarizer is given, and a split turn's prefix: archived with the checkpoint */
+    messagesToSummarize?: readonly AgentMessage[];
+    turnPrefixMessages?: readonly AgentMessage[];
+    /** the files the host saw read, written and edited in the span (else the captured tool calls name them) */
+    fileOps?: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> };
+    /** pi: the first entry its compaction keeps, and the previous compaction's summary */
+    firstKeptEntryId?: string;
+    previousSummary?: string;
+  };
 }
 
 export interface CompactionOptions {

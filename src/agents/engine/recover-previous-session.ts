@@ -79,10 +79,7 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
     if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
     // the usual reopen of a session, judged without the lock: the state load then takes the same reads
     const own = await onlyOwnFiles(p, at, entries);
-    if (own) {
-      result.stateFiles = own;
-      return result;
-    }
+    if (own) return { ...result, stateFiles: own };
     // one bundler per key across processes (state/previous-session.ts)
     const lock = await acquireBundleLock(fs, dir);
     if (lock.kind === "busy") {

@@ -10,8 +10,7 @@ import { type ContextReading, estimateContextTokens, type GaugeReading } from ".
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
 import { livedTime } from "../../infra/lived-clock.js";
-import { agingAgeUnder, cacheRulesFor, type CacheRules, type HostModel } from "../cache/cache-rules.js";
-import type { CacheSession } from "../cache/cache-session.js";
+import { agingAgeUnder, cacheRulesFor, type HostModel } from "../cache/cache-rules.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingGate, coldForTrim, type ColdReason, coldReason, coldTrimAbove, trimPays } from "../cache/swap-policy.js";
 import { rememberRequest } from "../cache/swap-policy.js";
@@ -37,8 +36,9 @@ export interface ModelRequest {
   pendingPrompt?: string;
   /** what the host adds to the messages (system prompt, tools), for the context breakdown; read lazily */
   host?: RequestHost;
-  /** the model the request goes to and what changed outside the messages, for the prompt-cache policy */
-  cache?: RequestCacheHints;
+  /** for the prompt-cache policy: the model, and whether the system prompt differs from the previous request's
+   *  (OpenClaw: a restore block came or went) */
+  cache?: { model?: HostModel; systemPromptChanged?: boolean };
 }
 
 export interface PreparedRequest {
@@ -51,9 +51,14 @@ export interface PreparedRequest {
 
 export async function prepareRequest(engine: EngineCore, request: ModelRequest): Promise<PreparedRequest> {
   const pending = request.pendingPrompt;
-  const pendingTokens = promptTokens(pending);
+  const prompt = pending === undefined ? null : ({ role: "user", content: pending, timestamp: 0 } as AgentMessage);
+  const pendingTokens = prompt ? estimateContextTokens([prompt]) : 0;
+  // the request's tokens before aging, as the gauge would read them (the policy's view of the window)
+  const told = request.usage?.tokens;
+  const tokens =
+    pending === undefined && typeof told === "number" ? told : estimateContextTokens(request.messages) + pendingTokens;
   // the prompt-cache policy (null: no cache, the steps run as they always did)
-  const cache = beginRequestCache(engine, request.messages, cacheTokens(request, pendingTokens), request.cache, pending !== undefined);
+  const cache = beginRequestCache(engine, request.messages, tokens, request.cache, pending !== undefined);
   const sent = agedMessages(request.messages, engine, cache?.gate, cache?.ageTurns);
   const usage = pending === undefined ? request.usage : usageWith(sent, pendingTokens, engine.runtime.contextWindowTokens);
   const decision = await engine.onContext(sent, usage, cache === null);
@@ -77,17 +82,6 @@ export async function prepareRequest(engine: EngineCore, request: ModelRequest):
   const cfg = engine.runtime.config;
   engine.requests.refreshGaugePhrase(reading.utilization, cfg.gaugeThreshold, { contextWindow: reading.contextWindow, checkpointThreshold: cfg.checkpointThreshold });
   return { messages, reading, pendingTokens };
-}
-
-/** The request's tokens before aging, as the gauge would read them (the policy's view of the window). */
-function cacheTokens(request: ModelRequest, pendingTokens: number): number {
-  if (request.usage && request.pendingPrompt === undefined && typeof request.usage.tokens === "number") return request.usage.tokens;
-  return estimateContextTokens(request.messages) + pendingTokens;
-}
-
-/** Tokens of the pending prompt (0: none). */
-function promptTokens(pending: string | undefined): number {
-  return pending === undefined ? 0 : estimateContextTokens([{ role: "user", content: pending, timestamp: 0 } as AgentMessage]);
 }
 
 /** The gauge's reading with `extra` tokens (the pending prompt) counted; undefined: the messages' own estimate. */
@@ -121,29 +115,10 @@ const LATEST_ONLY: ReadonlySet<string> = new Set([RESTORE_CUSTOM_TYPE, GAUGE_CUS
 
 // --- the prompt-cache policy around one request (src/agents/cache/); `none`: no step runs
 
-/** What the host tells of a request's cache (both optional). */
-export interface RequestCacheHints {
-  model?: HostModel;
-  /** the system prompt differs from the previous request's (OpenClaw: a restore block came or went) */
-  systemPromptChanged?: boolean;
-}
-
-interface RequestCache {
-  rules: CacheRules;
-  session: CacheSession;
-  now: number;
-  /** when the request is made, on the messages' clock (what the TTL is judged on) */
-  at: number;
-  cold: ColdReason | null;
-  gate: AgingGate | undefined;
-  /** the age aging runs at for this request (assistant turns) */
-  ageTurns: number;
-  /** messageKey of the host's first message (what the next request's is compared with) */
-  firstKey: string | null;
-}
+type RequestCache = NonNullable<ReturnType<typeof beginRequestCache>>;
 
 /** The request's cache context, or null under `none` (no cache: today's behaviour). Never throws. */
-function beginRequestCache(engine: EngineCore, messages: readonly AgentMessage[], tokens: number, hints: RequestCacheHints | undefined, promptPending = false): RequestCache | null {
+function beginRequestCache(engine: EngineCore, messages: readonly AgentMessage[], tokens: number, hints: ModelRequest["cache"], promptPending: boolean) {
   try {
     const cfg = engine.runtime.config;
     const rules = cacheRulesFor(cfg, hints?.model);
@@ -153,14 +128,16 @@ function beginRequestCache(engine: EngineCore, messages: readonly AgentMessage[]
       return null;
     }
     const now = Date.now();
-    // a prompt not yet in the messages (OpenClaw's fenced turn) is sent now: the idle gap counts
+    // when the request is made, on the messages' clock (the TTL's); a prompt not yet in the messages
+    // (OpenClaw's fenced turn) is sent now: the idle gap counts
     const at = livedTime(promptPending ? now : requestTime(messages, now));
     const cold = coldReason(session, rules, messages, at, hints?.systemPromptChanged === true);
     session.last = { family: rules.family, cold, aging: null, gaugeLines: 0 };
     const window = engine.runtime.contextWindowTokens;
     const compactAt = window > 0 ? Math.max(0, window - reserveTokensOf(engine.runtime)) : 0;
     const gate = agingGate({ rules, session, cold, tokens, compactAt, now: at, decided: (d) => (session.last.aging = d) });
-    const ageTurns = agingAgeUnder(rules, cfg);
+    const ageTurns = agingAgeUnder(rules, cfg); // the age aging runs at (assistant turns)
+    // firstKey: what the next request's first message is compared with
     return { rules, session, now, at, cold, gate, ageTurns, firstKey: messageKey(messages[0]) };
   } catch (e) {
     engine.log.fail("prompt cache", e);
@@ -296,11 +273,9 @@ export function withSmartTrim(
       { messages, tokens, query, requestAt, ...(accept ? { accept } : {}) },
       { safeLimit: cfg.smartTrim ? safeLimit : Number.POSITIVE_INFINITY, ...FIXED_SETTINGS, ...(coldAbove !== null ? { trimAbove: coldAbove, safeLimit } : {}) },
     );
-    if (result.newlyTrimmed.length > 0) {
-      const trimmed = result.newlyTrimmed;
-      // off the request path: redaction and chunking run after the request has left
-      setImmediate(() => void archiveMessages(engine, trimmed));
-    }
+    const trimmed = result.newlyTrimmed;
+    // off the request path: redaction and chunking run after the request has left
+    if (trimmed.length > 0) setImmediate(() => void archiveMessages(engine, trimmed));
     reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew with the history
     engine.log.clear("smart trim");
     return result.messages === messages ? null : result;

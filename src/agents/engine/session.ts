@@ -15,16 +15,6 @@ import type { SessionStash } from "../artifacts/session-stashes.js";
 import { OnceLogger, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 
-/**
- * What the breakdown (request-log.ts) keeps of a key: tool call sizes (else each run's first breakdown
- * sizes every call again: 2-3 ms at 2,000 messages), the gauge phrase at its reading, what requests aged.
- */
-export interface BreakdownMemory {
-  calls: CallSizes | null;
-  phrase: { text: string; tokens: number } | null;
-  aged: AgedHistory | null;
-}
-
 export interface SessionLog {
   /** the engine's logger: fail(kind) logs once until clear(kind) */
   once: OnceLogger;
@@ -40,16 +30,6 @@ export interface AgedMemory {
   offload: AgedOffload;
   /** it has seen the session's history (a session start, or its first request) */
   warmed: boolean;
-}
-
-/** What a Session holds that is not a cache, so eviction keeps it (work in flight, outcomes, stashes). */
-export interface LastingState {
-  compactionOutcomes: Map<string, CompactionOutcome>;
-  stashes: SessionStash[];
-  spanArchive: Promise<unknown> | null;
-  recovery: Promise<unknown> | null;
-  ourTools: Map<string, OurToolsState>;
-  ownCompaction: OwnCompactionView | null;
 }
 
 /**
@@ -89,13 +69,26 @@ export class Session {
   private sticky: Set<string> | undefined;
   private trim: SmartTrim | null = null;
   private agedMemory: AgedMemory | null = null;
-  breakdown: BreakdownMemory = { calls: null, phrase: null, aged: null };
+  /**
+   * What the breakdown (request-log.ts) keeps of a key: tool call sizes (else each run's first breakdown
+   * sizes every call again: 2-3 ms at 2,000 messages), the gauge phrase at its reading, what requests aged.
+   */
+  breakdown: { calls: CallSizes | null; phrase: { text: string; tokens: number } | null; aged: AgedHistory | null } =
+    { calls: null, phrase: null, aged: null };
   private logs = new WeakMap<WarnLogger, SessionLog>();
   /** the prompt-cache policy's memory (gauge anchors, request ends): a restarted process starts with none */
   cache = new CacheSession();
   /** the host's slots of this key, by the host's own id (the plugin: its scope and a session id) */
   readonly hostSlots = new Map<string, HostSlot>();
-  readonly lasting: LastingState = { compactionOutcomes: new Map(), stashes: [], spanArchive: null, recovery: null, ourTools: new Map(), ownCompaction: null };
+  /** what is no cache, so eviction keeps it (work in flight, outcomes, stashes) */
+  readonly lasting = {
+    compactionOutcomes: new Map<string, CompactionOutcome>(),
+    stashes: [] as SessionStash[],
+    spanArchive: null as Promise<unknown> | null,
+    recovery: null as Promise<unknown> | null,
+    ourTools: new Map<string, OurToolsState>(),
+    ownCompaction: null as OwnCompactionView | null,
+  };
 
   constructor(
     readonly stateDir: string,
