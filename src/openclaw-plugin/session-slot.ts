@@ -3,7 +3,7 @@
  * restore it owes, and what outlives the engine instance (session-file.ts); shared by a process's instances.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { ContextManagerEngine, type ContextManagerEngine as SessionApi } from "../agents/engine/context-manager-engine.js";
+import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { warnSafely } from "../infra/log-once.js";
@@ -62,17 +62,17 @@ export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnL
  * made per turn would read the key's state from disk on the model's path (bench/plugin-turns.ts).
  */
 const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
+const idOf = (opts: SlotOptions, storedKey: string): string => `${opts.stateDir}\u0000${storedKey}`;
 
 export function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unknown): SessionSlot | undefined {
-  const id = `${opts.stateDir}\u0000${canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger))}`;
+  const id = idOf(opts, canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger)));
   return sessionOf(id).hostSlots.get(scopeOf(opts, sessionId)) as SessionSlot | undefined;
 }
 
 /** Puts the slot in its key's Session under `sessionId`, and weighs the Session again. */
 export function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot): void {
-  const id = `${opts.stateDir}\u0000${slot.engine.sessionKey}`;
-  sessionOf(id).hostSlots.set(scopeOf(opts, sessionId), slot);
-  reweighSession(id);
+  sessionOf(idOf(opts, slot.engine.sessionKey)).hostSlots.set(scopeOf(opts, sessionId), slot);
+  reweighSession(idOf(opts, slot.engine.sessionKey));
 }
 
 /** The process's slot of a session, made when missing (the compaction provider shares the engine's). */
@@ -110,8 +110,6 @@ export class SessionSlot {
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   readonly previousIds = new Set<string>();
   resumeChecked = false;
-  /** the engine's host-neutral API: what the plugin calls */
-  readonly session: SessionApi;
 
   private constructor(
     readonly engine: ContextManagerEngine,
@@ -119,9 +117,7 @@ export class SessionSlot {
     private readonly file: PluginSessionFile,
     public data: PluginSessionData,
     private readonly opts: SlotOptions,
-  ) {
-    this.session = engine;
-  }
+  ) {}
 
   /** The slot of a session id new to this process. */
   static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
@@ -192,14 +188,14 @@ export class SessionSlot {
   /** The block owed to `sessionId`, from its checkpoints, the pre-rotation ids' and `restoreFor`'s. */
   async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
     const sessionIds = () => (kind === "resume" ? [sessionId, ...this.previousIds] : [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])]);
-    return (await this.session.restoreOwed(kind, sessionIds))?.text ?? null;
+    return (await this.engine.restoreOwed(kind, sessionIds))?.text ?? null;
   }
 
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
   async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
     const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
     // no cut point reaches the plugin: the whole last-seen history is archived (deduplicated by hash)
-    await this.session.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
+    await this.engine.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
   }
 
   /** A compaction the runtime ran by itself since the last history: checkpoint, archive, count, restore owed. */
@@ -233,7 +229,7 @@ export class SessionSlot {
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
     this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
-    reweighSession(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // its history grew (or it holds only the turn now)
+    reweighSession(idOf(this.opts, this.engine.sessionKey)); // its history grew (or it holds only the turn now)
     await this.persist();
   }
 
@@ -246,7 +242,7 @@ export class SessionSlot {
 
   /** One more compaction; `ours`: the summary the next history starts with is ours, not one to catch up on. */
   private countCompaction(restoreFor: string[], ours: boolean): void {
-    this.session.afterCompaction();
+    this.engine.afterCompaction();
     this.data.compactions = this.engine.compactions;
     if (ours) this.data.summaries.ownCompaction = true;
     this.data.restoreFor = restoreFor;
