@@ -62,17 +62,17 @@ export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnL
  * made per turn would read the key's state from disk on the model's path (bench/plugin-turns.ts).
  */
 const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
-const idOf = (opts: SlotOptions, storedKey: string): string => `${opts.stateDir}\u0000${storedKey}`;
 
 export function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unknown): SessionSlot | undefined {
-  const id = idOf(opts, canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger)));
+  const id = `${opts.stateDir}\u0000${canonicalSessionKey(slotKeyOf(sessionKey, sessionId, opts.logger))}`;
   return sessionOf(id).hostSlots.get(scopeOf(opts, sessionId)) as SessionSlot | undefined;
 }
 
 /** Puts the slot in its key's Session under `sessionId`, and weighs the Session again. */
 export function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot): void {
-  sessionOf(idOf(opts, slot.engine.sessionKey)).hostSlots.set(scopeOf(opts, sessionId), slot);
-  reweighSession(idOf(opts, slot.engine.sessionKey));
+  const id = `${opts.stateDir}\u0000${slot.engine.sessionKey}`;
+  sessionOf(id).hostSlots.set(scopeOf(opts, sessionId), slot);
+  reweighSession(id);
 }
 
 /** The process's slot of a session, made when missing (the compaction provider shares the engine's). */
@@ -229,7 +229,7 @@ export class SessionSlot {
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
     this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
-    reweighSession(idOf(this.opts, this.engine.sessionKey)); // its history grew (or it holds only the turn now)
+    reweighSession(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // its history grew (or it holds only the turn now)
     await this.persist();
   }
 
