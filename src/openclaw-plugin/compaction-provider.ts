@@ -108,7 +108,7 @@ async function checkpointFor(opts: SlotOptions, session: ProviderSession, messag
   const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
   // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it)
   const span = { span: messages, asCompaction: false, archiveAfter: afterReply(replied) };
-  const started = await slot.session.beforeCompaction(event, { use: "summary", cwd: opts.workspaceDir ?? process.cwd(), ...span });
+  const started = await slot.engine.beforeCompaction(event, { use: "summary", cwd: opts.workspaceDir ?? process.cwd(), ...span });
   if (!started.checkpoint) return null;
   if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
@@ -155,16 +155,10 @@ export function createCompactionProvider(opts: SlotOptions): CompactionProviderS
   };
 }
 
-export interface ProviderSession {
-  sessionKey: string;
-  sessionId: string;
-}
+export type ProviderSession = { sessionKey: string; sessionId: string };
 
-interface Hint extends ProviderSession {
-  at: number;
-  /** role@timestamp of the messages the hook saw; null: the hook passed none */
-  stamps: Set<string> | null;
-}
+/** stamps: role@timestamp of the messages the hook saw; null: the hook passed none */
+type Hint = ProviderSession & { at: number; stamps: Set<string> | null };
 
 const HINT_TTL_MS = 10 * 60_000;
 const MAX_HINTS = 64;
@@ -177,22 +171,11 @@ declare module "../infra/process-services.js" {
 
 const hints = (): Hint[] => (processServices().providerHints ??= []);
 
+/** role@timestamp of a conversation message; null for anything else. */
 function stampOf(m: unknown): string | null {
   const x = m as { role?: unknown; timestamp?: unknown } | null;
   if (!x || typeof x !== "object" || !CONVERSATION.has(String(x.role)) || x.timestamp === undefined) return null;
   return `${String(x.role)}@${String(x.timestamp)}`;
-}
-
-/** role@timestamp of each conversation message. */
-const stampsOf = (messages: readonly unknown[]): Set<string> => new Set(messages.map(stampOf).filter((s) => s !== null));
-
-/** First and last conversation stamps of the provider's messages (what a matching history must hold). */
-function endsOf(messages: readonly unknown[]): string[] {
-  let first: string | null = null;
-  let last: string | null = null;
-  for (let i = 0; i < messages.length && !first; i++) first = stampOf(messages[i]);
-  for (let i = messages.length - 1; i >= 0 && !last; i--) last = stampOf(messages[i]);
-  return first && last ? [...new Set([first, last])] : [];
 }
 
 /** The `before_compaction` hook's event and context (auto-compaction: messages and sessionFile; others: sessionId). */
@@ -204,7 +187,8 @@ export function noteCompactionHint(event: unknown, ctx: unknown, now = Date.now(
   const sessionKey = hostSessionKey(c.sessionKey)?.trim() || (sessionId ? `openclaw:${sessionId}` : "");
   if (!sessionKey) return;
   const list = hints();
-  list.push({ sessionKey, sessionId: sessionId || sessionKey, at: now, stamps: Array.isArray(e.messages) ? stampsOf(e.messages) : null });
+  const stamps = Array.isArray(e.messages) ? new Set(e.messages.map(stampOf).filter((x) => x !== null)) : null;
+  list.push({ sessionKey, sessionId: sessionId || sessionKey, at: now, stamps });
   if (list.length > MAX_HINTS) list.splice(0, list.length - MAX_HINTS);
 }
 
@@ -212,20 +196,17 @@ export function noteCompactionHint(event: unknown, ctx: unknown, now = Date.now(
 export function identifySession(messages: readonly unknown[], now = Date.now()): ProviderSession | null {
   const list = hints();
   for (let i = list.length - 1; i >= 0; i--) if (now - list[i]!.at > HINT_TTL_MS) list.splice(i, 1);
-  const ends = endsOf(messages);
-  if (ends.length > 0) {
-    for (let i = list.length - 1; i >= 0; i--) {
-      const h = list[i]!;
-      if (h.stamps && ends.every((s) => h.stamps!.has(s))) {
-        list.splice(i, 1);
-        return { sessionKey: h.sessionKey, sessionId: h.sessionId };
-      }
-    }
+  // the first and last conversation stamps of the provider's messages: what a matching history must hold
+  const stamps = messages.map(stampOf).filter((x) => x !== null);
+  const ends = stamps.length > 0 ? [stamps[0]!, stamps.at(-1)!] : [];
+  let hint = list.findLast((h) => ends.length > 0 && h.stamps && ends.every((x) => h.stamps!.has(x)));
+  if (!hint) {
+    const bare = list.filter((h) => h.stamps === null);
+    if (bare.length !== 1) return null;
+    hint = bare[0]!;
   }
-  const bare = list.filter((h) => h.stamps === null);
-  if (bare.length !== 1) return null;
-  list.splice(list.indexOf(bare[0]!), 1);
-  return { sessionKey: bare[0]!.sessionKey, sessionId: bare[0]!.sessionId };
+  list.splice(list.indexOf(hint), 1);
+  return { sessionKey: hint.sessionKey, sessionId: hint.sessionId };
 }
 
 /** Test seam: forget every hint. */

@@ -21,7 +21,6 @@ import type {
   AssembleParams,
   AssembleResult,
   CommitTurnParams,
-  CommitTurnResult,
   CompactParams,
   CompactResult,
   ContextEngineInfo,
@@ -68,13 +67,9 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     let slot = heldSlot(this.opts, sessionId, sessionKey);
     if (!slot) {
       // evicted since this instance's assemble: the slot it holds still has that history
-      const held = this.mine.get(sessionId);
-      if (held) keepSlot(this.opts, sessionId, (slot = held));
-      else {
-        slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget);
-        keepSlot(this.opts, sessionId, slot);
-        this.fresh.add(slot);
-      }
+      slot = this.mine.get(sessionId);
+      if (!slot) this.fresh.add((slot = await SessionSlot.open(this.opts, sessionId, sessionKey, tokenBudget)));
+      keepSlot(this.opts, sessionId, slot);
     }
     this.used.add(slot);
     this.mine.set(sessionId, slot);
@@ -107,7 +102,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
       const { block, changed: systemPromptChanged } = await slot.restoreForRequest(params.sessionId, visible);
       const cache = { model: assembleModelOf(params), systemPromptChanged };
-      const request = await slot.session.prepareRequest({ messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
+      const request = await slot.engine.prepareRequest({ messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
       slot.lastTokens = request.reading.tokens;
       return {
         messages: request.messages,
@@ -138,7 +133,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
   // OpenClaw 2026.9's durable turns: the accepted turn's messages (admitted user entry to
   // terminal entry, as persisted) instead of afterTurn; a key seen before is a host retry
-  async commitTurn(params: CommitTurnParams): Promise<CommitTurnResult> {
+  async commitTurn(params: CommitTurnParams): Promise<{ status: "committed" | "duplicate" }> {
     if (!this.opts.config.enabled) return { status: "committed" };
     try {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, Number(params.runtimeContext?.tokenBudget) || undefined);
@@ -180,16 +175,11 @@ export class ContextManagerContextEngine implements ContextEngineShape {
 
 /** The host's messages as it would count them without us (pass-through paths); never throws. */
 function hostEstimate(messages: unknown): number {
-  if (!Array.isArray(messages)) return 0;
   try {
-    return estimateContextTokens(messages);
-  } catch {
     // a hole or a non-message: counted without those
-    try {
-      return estimateContextTokens(messages.filter((m): m is AgentMessage => typeof m === "object" && m !== null));
-    } catch {
-      return 0;
-    }
+    return Array.isArray(messages) ? estimateContextTokens(messages.filter((m) => typeof m === "object" && m !== null)) : 0;
+  } catch {
+    return 0;
   }
 }
 

@@ -29,11 +29,7 @@ export interface AssembleParams {
   runtimeContext?: Record<string, unknown>;
 }
 
-export interface AssembleResult {
-  messages: AgentMessage[];
-  estimatedTokens: number;
-  systemPromptAddition?: string;
-}
+export type AssembleResult = { messages: AgentMessage[]; estimatedTokens: number; systemPromptAddition?: string };
 
 export interface AfterTurnParams {
   sessionId: string;
@@ -55,10 +51,6 @@ export interface CommitTurnParams {
   messages: AgentMessage[];
   isHeartbeat?: boolean;
   runtimeContext?: Record<string, unknown>;
-}
-
-export interface CommitTurnResult {
-  status: "committed" | "duplicate";
 }
 
 export interface CompactParams {
@@ -92,7 +84,7 @@ export interface ContextEngineShape {
   ingest(params: unknown): Promise<{ ingested: boolean }>;
   assemble(params: AssembleParams): Promise<AssembleResult>;
   afterTurn(params: AfterTurnParams): Promise<void>;
-  commitTurn(params: CommitTurnParams): Promise<CommitTurnResult>;
+  commitTurn(params: CommitTurnParams): Promise<{ status: "committed" | "duplicate" }>;
   compact(params: CompactParams): Promise<CompactResult>;
   dispose(): Promise<void>;
 }
@@ -105,11 +97,7 @@ export interface SummarizeParams {
   previousSummary?: string;
 }
 
-export interface CompactionProviderShape {
-  id: string;
-  label: string;
-  summarize(params: SummarizeParams): Promise<string>;
-}
+export type CompactionProviderShape = { id: string; label: string; summarize(params: SummarizeParams): Promise<string> };
 
 /** The part of `OpenClawPluginApi` the entry uses. */
 export interface PluginApiShape {

@@ -36,25 +36,23 @@ function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): 
 }
 
 /** The compaction provider; the `before_compaction` hook tells it which session a compaction is of. */
-function registerProvider(api: PluginApiShape, config: ContextManagerConfig, workspaceDir: string | null): void {
+function registerProvider(api: PluginApiShape, config: ContextManagerConfig): void {
   if (typeof api.registerCompactionProvider !== "function" || !config.enabled) return;
-  const opts = { config, stateDir: config.stateDir ?? defaultStateDir(), logger: api.logger, workspaceDir, ...hostReserve(api) };
-  if (typeof api.on === "function") {
-    api.on("before_compaction", (event, ctx) => {
-      try {
-        noteCompactionHint(event, ctx);
-      } catch {
-        // a hint is optional: the provider renders from the messages alone
-      }
-    });
-  }
-  api.registerCompactionProvider(createCompactionProvider(opts));
+  api.on?.("before_compaction", (event, ctx) => {
+    try {
+      noteCompactionHint(event, ctx);
+    } catch {
+      // a hint is optional: the provider renders from the messages alone
+    }
+  });
+  api.registerCompactionProvider(createCompactionProvider(slotOptions(api, config, null)));
 }
 
-/** pi's reserve where OpenClaw's config sets one, for the session slots' runtime. */
-function hostReserve(api: PluginApiShape): { hostReserveTokens?: number } {
+/** What the session slots take: the state dir, and pi's reserve where OpenClaw's config sets one. */
+function slotOptions(api: PluginApiShape, config: ContextManagerConfig, workspaceDir: string | null) {
   const reserve = openClawReserveTokens(api.config);
-  return reserve === undefined ? {} : { hostReserveTokens: reserve };
+  const stateDir = config.stateDir ?? defaultStateDir();
+  return { config, stateDir, logger: api.logger, workspaceDir, ...(reserve === undefined ? {} : { hostReserveTokens: reserve }) };
 }
 
 export function registerContextManagerPlugin(api: PluginApiShape, delegateCompaction: DelegateCompaction = delegateToRuntime): void {
@@ -79,17 +77,9 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
     const resolved = configOf();
     return offloadTool ? resolved : { ...resolved, offload: false };
   };
-  registerProvider(api, engineConfig(), null);
+  registerProvider(api, engineConfig());
   api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
-    const config = engineConfig();
-    return new ContextManagerContextEngine({
-      config,
-      stateDir: config.stateDir ?? defaultStateDir(),
-      delegateCompaction,
-      logger: api.logger,
-      workspaceDir: ctx?.workspaceDir ?? null,
-      ...hostReserve(api),
-    });
+    return new ContextManagerContextEngine({ ...slotOptions(api, engineConfig(), ctx?.workspaceDir ?? null), delegateCompaction });
   });
 }
 

@@ -154,9 +154,9 @@ async function compactOwn(opts: SlotOptions, slot: SessionSlot, params: CompactP
     const event = compactionWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
     // the checkpoint's durable write and the archive follow in the background; the view (the
     // compaction itself) is written before returning
-    const { checkpoint } = await slot.session.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
+    const { checkpoint } = await slot.engine.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
     if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
-    const rendered = slot.session.compactionSummary(checkpoint);
+    const rendered = slot.engine.compactionSummary(checkpoint);
     const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };
     sessionAt(path.resolve(opts.stateDir), slot.sessionKey).lasting.ownCompaction = view;
     await writeFileAtomic(fileOf(opts.stateDir, slot.sessionKey), JSON.stringify(view));

@@ -3,7 +3,7 @@
  * restore it owes, and what outlives the engine instance (session-file.ts); shared by a process's instances.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { ContextManagerEngine, type ContextManagerEngine as SessionApi } from "../agents/engine/context-manager-engine.js";
+import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { warnSafely } from "../infra/log-once.js";
@@ -110,8 +110,6 @@ export class SessionSlot {
   /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
   readonly previousIds = new Set<string>();
   resumeChecked = false;
-  /** the engine's host-neutral API: what the plugin calls */
-  readonly session: SessionApi;
 
   private constructor(
     readonly engine: ContextManagerEngine,
@@ -119,9 +117,7 @@ export class SessionSlot {
     private readonly file: PluginSessionFile,
     public data: PluginSessionData,
     private readonly opts: SlotOptions,
-  ) {
-    this.session = engine;
-  }
+  ) {}
 
   /** The slot of a session id new to this process. */
   static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
@@ -192,14 +188,14 @@ export class SessionSlot {
   /** The block owed to `sessionId`, from its checkpoints, the pre-rotation ids' and `restoreFor`'s. */
   async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
     const sessionIds = () => (kind === "resume" ? [sessionId, ...this.previousIds] : [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])]);
-    return (await this.session.restoreOwed(kind, sessionIds))?.text ?? null;
+    return (await this.engine.restoreOwed(kind, sessionIds))?.text ?? null;
   }
 
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
   async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
     const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
     // no cut point reaches the plugin: the whole last-seen history is archived (deduplicated by hash)
-    await this.session.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
+    await this.engine.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
   }
 
   /** A compaction the runtime ran by itself since the last history: checkpoint, archive, count, restore owed. */
@@ -246,7 +242,7 @@ export class SessionSlot {
 
   /** One more compaction; `ours`: the summary the next history starts with is ours, not one to catch up on. */
   private countCompaction(restoreFor: string[], ours: boolean): void {
-    this.session.afterCompaction();
+    this.engine.afterCompaction();
     this.data.compactions = this.engine.compactions;
     if (ours) this.data.summaries.ownCompaction = true;
     this.data.restoreFor = restoreFor;

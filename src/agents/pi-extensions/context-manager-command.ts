@@ -5,7 +5,7 @@ import { readLatestCheckpoint } from "../checkpoint/recovery.js";
 import { type RestoreKind, restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
-import type { ContextManagerEngine as SessionApi } from "../engine/context-manager-engine.js";
+import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { type CapturedSession, type ReadonlySessionManager, safeUsage } from "./context-manager-session.js";
 import { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { breakdownBar, breakdownTable } from "../breakdown/render.js";
@@ -16,7 +16,7 @@ import { isCheckpointCompactionDetails } from "../engine/compaction.js";
 
 export interface ContextCommandDeps {
   session(ctx: ExtensionContext): CapturedSession | null;
-  api(ctx: ExtensionContext): Promise<SessionApi | null>;
+  api(ctx: ExtensionContext): Promise<ContextManagerEngine | null>;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;

@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
-import { ContextManagerEngine, type ContextManagerEngine as SessionApi } from "../engine/context-manager-engine.js";
+import { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { processServices } from "../../infra/process-services.js";
@@ -21,7 +21,7 @@ export type ReadonlySessionManager = ExtensionContext["sessionManager"];
 /** What the shell keeps of one SessionManager. */
 interface ManagerSlot {
   runtime?: ContextManagerRuntimeValue;
-  session?: Promise<SessionApi>;
+  session?: Promise<ContextManagerEngine>;
 }
 
 declare module "../../infra/process-services.js" {
@@ -31,11 +31,7 @@ declare module "../../infra/process-services.js" {
 const registry = (): WeakMap<object, ManagerSlot> => (processServices().piManagerSlots ??= new WeakMap());
 const badKeyLogged = new WeakSet<object>();
 
-function slotOf(sessionManager: object): ManagerSlot {
-  let slot = registry().get(sessionManager);
-  if (!slot) registry().set(sessionManager, (slot = {}));
-  return slot;
-}
+const slotOf = (sm: object): ManagerSlot => registry().get(sm) ?? registry().set(sm, {}).get(sm)!;
 
 export function setContextManagerRuntime(sessionManager: object, value: ContextManagerRuntimeValue): void {
   slotOf(sessionManager).runtime = value;
@@ -72,42 +68,41 @@ export interface EngineSessionView {
 }
 
 /** The Session of this session manager (one per run); null when the manager is disabled. */
-export async function sessionForView(view: EngineSessionView, fallback?: () => ContextManagerRuntimeValue | undefined): Promise<SessionApi | null> {
-  const sm = view.sessionManager as object;
-  let session = registry().get(sm)?.session;
-  if (!session) {
-    const runtime = getContextManagerRuntime(sm) ?? fallback?.();
-    if (!runtime || !runtime.config.enabled) return null;
-    // a runtime set with a key that is not one: no engine, one line (the constructor would throw)
-    if (hostSessionKey(runtime.sessionKey) === null) {
-      const bad = `the session key is ${describeBadKey(runtime.sessionKey)}, not a string`;
-      if (!badKeyLogged.has(runtime)) warnSafely(runtime.logger, `[context-manager] off for this session: ${bad}`);
-      badKeyLogged.add(runtime);
-      return null;
-    }
-    enableDebugFromConfig(runtime.config.debug);
-    session = Promise.resolve().then(() => {
-      const compactionsSoFar = view.sessionManager.getEntries().filter((e) => e.type === "compaction").length;
-      const window = runtime.contextWindowTokens || view.contextWindow();
-      return new ContextManagerEngine(
-        { ...runtime, contextWindowTokens: window },
-        {
-          sessionId: runtime.sessionId ?? view.sessionManager.getSessionId(),
-          sessionFile: runtime.sessionFile ?? view.sessionManager.getSessionFile() ?? null,
-          compactionsSoFar,
-          cwd: view.cwd,
-        },
-      );
-    });
-    slotOf(sm).session = session;
+export async function sessionForView(
+  view: EngineSessionView,
+  fallback?: () => ContextManagerRuntimeValue | undefined,
+): Promise<ContextManagerEngine | null> {
+  const slot = slotOf(view.sessionManager);
+  if (slot.session) return slot.session;
+  const runtime = slot.runtime ?? fallback?.();
+  if (!runtime || !runtime.config.enabled) return null;
+  // a runtime set with a key that is not one: no engine, one line (the constructor would throw)
+  if (hostSessionKey(runtime.sessionKey) === null) {
+    const bad = `the session key is ${describeBadKey(runtime.sessionKey)}, not a string`;
+    if (!badKeyLogged.has(runtime)) warnSafely(runtime.logger, `[context-manager] off for this session: ${bad}`);
+    badKeyLogged.add(runtime);
+    return null;
   }
-  return session;
+  enableDebugFromConfig(runtime.config.debug);
+  return (slot.session = Promise.resolve().then(() => {
+    const sm = view.sessionManager;
+    const identity = {
+      sessionId: runtime.sessionId ?? sm.getSessionId(),
+      sessionFile: runtime.sessionFile ?? sm.getSessionFile() ?? null,
+      compactionsSoFar: sm.getEntries().filter((e) => e.type === "compaction").length,
+      cwd: view.cwd,
+    };
+    return new ContextManagerEngine({ ...runtime, contextWindowTokens: runtime.contextWindowTokens || view.contextWindow() }, identity);
+  }));
 }
 
 type LiveCtx = Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">;
 
 /** sessionForView for a LIVE ctx (OpenClaw's safeguard hook calls this inside its event). */
-export function sessionFor(ctx: LiveCtx, fallback?: () => ContextManagerRuntimeValue | undefined): Promise<SessionApi | null> {
+export function sessionFor(
+  ctx: LiveCtx,
+  fallback?: () => ContextManagerRuntimeValue | undefined,
+): Promise<ContextManagerEngine | null> {
   const cwd = safely("ctx.cwd", () => (typeof ctx.cwd === "string" ? ctx.cwd : null)) ?? null;
   return sessionForView({ sessionManager: ctx.sessionManager, cwd, contextWindow: () => ctx.getContextUsage()?.contextWindow ?? 0 }, fallback);
 }

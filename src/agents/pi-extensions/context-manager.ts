@@ -18,7 +18,7 @@ import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { startCheckpointCompaction } from "../engine/compaction.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
-import type { ContextManagerEngine as SessionApi } from "../engine/context-manager-engine.js";
+import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
 import { livedTime } from "../../infra/lived-clock.js";
@@ -85,6 +85,12 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }
     };
     const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
+    /** the Session and the captured ctx of an event; null without either */
+    const both = async (ctx: ExtensionContext, event: string) => {
+      const captured = seen.from(ctx, event);
+      const session = await sessionOf(captured);
+      return session && captured ? { session, cwd: captured.cwd, sm: captured.sessionManager } : null;
+    };
 
     // Every handler is total: nothing it throws reaches the agent loop; the debug switch shows it.
     const on = ((event: string, handler: (e: unknown, ctx: ExtensionContext) => Promise<unknown>) => {
@@ -109,9 +115,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       return out !== event.messages ? { messages: out } : undefined;
     });
     on("tool_result", async (event, ctx) => {
-      const captured = seen.from(ctx, "tool_result");
-      const session = await sessionOf(captured);
-      return session && captured ? session.toolResult(event, captured.cwd) : undefined;
+      const got = await both(ctx, "tool_result");
+      return got ? got.session.toolResult(event, got.cwd) : undefined;
     });
 
     // tools are registered before any event: standalone reads pi's settings for the process's cwd
@@ -134,7 +139,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       // context_search joins the run once the archive holds something, before pi snapshots the tools
       on("before_agent_start", async (event, ctx) => {
         const session = await get(ctx, "before_agent_start");
-        if (session) await applyRunTools(pi, session, ctx, event.prompt, piModelOf(ctx));
+        if (session) await applyRunTools(pi, session, ctx, event.prompt);
       });
     }
 
@@ -151,29 +156,26 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       // Without OpenClaw's safeguard: "host" mode writes the checkpoint and lets pi summarize;
       // in "checkpoint" mode the checkpoint is the compaction (no model call).
       on("session_before_compact", async (event, ctx) => {
-        const captured = seen.from(ctx, "session_before_compact");
-        const session = await sessionOf(captured);
-        if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
-        if (session.engine.runtime.config.compaction === "checkpoint") {
-          const compaction = (await startCheckpointCompaction(session, event, captured.cwd))?.compaction;
+        const got = await both(ctx, "session_before_compact");
+        if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
+        if (got.session.engine.runtime.config.compaction === "checkpoint") {
+          const compaction = (await startCheckpointCompaction(got.session, event, got.cwd))?.compaction;
           return compaction ? { compaction } : undefined;
         }
-        await session.beforeCompaction(event, { use: "checkpoint", cwd: captured.cwd });
+        await got.session.beforeCompaction(event, { use: "checkpoint", cwd: got.cwd });
         return undefined;
       });
 
       // The restore block rides on the prompt it belongs to: one per compaction and new session (restoreDue).
       on("before_agent_start", async (_event, ctx) => {
-        const captured = seen.from(ctx, "before_agent_start");
-        const session = await sessionOf(captured);
-        if (!session || !captured || session.engine.runtime.hostInjectsRestore) return undefined;
-        const due = restoreDue(captured.sessionManager.getBranch());
-        const sm = captured.sessionManager as object;
-        const done = tried.get(sm) ?? new Set<string>();
-        tried.set(sm, done);
+        const got = await both(ctx, "before_agent_start");
+        if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
+        const due = restoreDue(got.sm.getBranch());
+        const done = tried.get(got.sm) ?? new Set<string>();
+        tried.set(got.sm, done);
         if (!due || done.has(due.key)) return undefined;
         done.add(due.key);
-        const block = await session.restoreOwed(due.kind);
+        const block = await got.session.restoreOwed(due.kind);
         if (!block) debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
         return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } } : undefined;
       });
@@ -237,12 +239,12 @@ export default function contextManagerPiExtension(pi: ExtensionAPI): void {
 }
 
 /** The run start: does context_search join (engine/session.ts OurToolsState); set pi's tools if they differ. */
-async function applyRunTools(pi: ExtensionAPI, session: SessionApi, ctx: ExtensionContext, prompt = "", model?: HostModel): Promise<void> {
+async function applyRunTools(pi: ExtensionAPI, session: ContextManagerEngine, ctx: ExtensionContext, prompt = ""): Promise<void> {
+  const model = piModelOf(ctx);
   const compacted = () => ctx.sessionManager.getBranch().some((e) => e.type === "compaction");
   const joined = await session.searchJoined(() => runStartView(ctx, prompt, model), compacted);
   const active = pi.getActiveTools();
-  const has = active.includes(SEARCH_TOOL_NAME);
-  if (has === joined) return;
+  if (active.includes(SEARCH_TOOL_NAME) === joined) return;
   pi.setActiveTools(joined ? [...active, SEARCH_TOOL_NAME] : active.filter((n) => n !== SEARCH_TOOL_NAME));
 }
 
