@@ -228,7 +228,7 @@ export const redactKeyValues: Replacer = (text) => {
       if (sq !== undefined) return isMarker(sq) ? all : `${head}'${marker("secret")}'`;
       const value = bare ?? "";
       if (value.length < 4 || LITERALS.has(value.toLowerCase()) || isMarker(value)) return all;
-      // `token = \\\"…`: the backslashes escape the quote of a value one JSON level down (escaped-views.ts reads it)
+      // `token = \\\"…`: the backslashes escape the quote of a value one JSON level down (redact.ts reads it)
       if (/^\\+$/.test(value)) return all;
       // `token = getToken()`: code calling a function, not a secret literal.
       if (whole.charAt(offset + all.length) === "(") return all;
