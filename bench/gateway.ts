@@ -16,13 +16,13 @@
  * their history, and sessions that crossed 80% without an auto-80pct checkpoint.
  *
  * `npx tsx bench/gateway.ts [--keys 200] [--rounds 2] [--cold 4] [--inFlightRounds 1]` writes
- * bench/gateway-results.json;
+ * bench/gateway-results.json; GATEWAY_SLOWEST=<n> also logs the n slowest `assemble` calls;
  * `npm run bench` runs it too and puts its summary under `gateway` in bench/results.json.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
@@ -84,6 +84,8 @@ interface Key {
   next: number;
   /** where each turn of this key ended (ground truth is computed after the measured run) */
   ends: number[];
+  /** where its last turn started (GATEWAY_SLOWEST) */
+  lastStart?: number;
 }
 
 function turnsOf(messages: readonly AgentMessage[]): Array<{ start: number; end: number }> {
@@ -200,14 +202,29 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
     const host = plugin(stateDir);
     const truthFor = (k: Key, end: number) => estimateContextTokens(k.messages.slice(0, end));
 
+    const calls: AssembleCall[] | null = SLOWEST > 0 ? [] : null;
     async function turn(k: Key, stats: { assemble: number[]; commit: number[] }, modelMs = 0): Promise<void> {
       const t = k.turns[k.next % k.turns.length]!;
       k.next++;
       const engine = host.instance();
       const sessionId = `s-${k.key}`;
+      const before = calls && stats !== warm ? checkpointsOf(k.key) : 0;
+      const cpu0 = calls ? process.cpuUsage() : null;
       let t0 = performance.now();
       await engine.assemble({ sessionId, sessionKey: k.key, messages: k.messages.slice(0, t.start), tokenBudget: WINDOW, prompt: userText(k.messages[t.start]!) });
-      stats.assemble.push(performance.now() - t0);
+      const t1 = performance.now();
+      stats.assemble.push(t1 - t0);
+      const lastStart = k.lastStart;
+      k.lastStart = t.start;
+      if (calls && stats !== warm) {
+        const cpu = process.cpuUsage(cpu0 ?? undefined);
+        const since = lastStart === undefined || lastStart > t.start ? null : k.messages.slice(lastStart, t.start);
+        calls.push({
+          ms: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, start: t0, end: t1, key: keys.indexOf(k), turn: k.next,
+          messages: t.start, newChars: since ? JSON.stringify(since).length : -1,
+          checkpoints: checkpointsOf(k.key) - before, inFlight: modelMs > 0,
+        });
+      }
       if (modelMs > 0) await new Promise((r) => setTimeout(r, modelMs));
       t0 = performance.now();
       await engine.commitTurn({
@@ -222,6 +239,10 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
       k.ends.push(t.end);
     }
 
+    const checkpointsOf = (key: string): number => {
+      const dir = checkpointDir(stateDir, key);
+      return existsSync(dir) ? readdirSync(dir).filter((f) => /^cp_\d+\.yaml$/.test(f)).length : 0;
+    };
     // warm-up: one turn per key (first sight of every key), then the measured rounds
     const warm = { assemble: [] as number[], commit: [] as number[] };
     for (const k of keys) await turn(k, warm);
@@ -287,6 +308,7 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
       const autos = files.filter((f) => /trigger: "?auto-80pct/.test(readFileSync(join(dir, f), "utf8"))).length;
       if (autos === 0) missed++;
     }
+    if (calls) reportSlowest(calls, gcs.splice(0), log);
     const a = latencyStats(stats.assemble);
     const c = latencyStats(stats.commit);
     const s = search.length > 0 ? latencyStats(search) : null;
@@ -309,6 +331,48 @@ export async function benchGateway(options: Partial<GatewayBenchOptions> = {}, l
     };
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** One measured `assemble` call, for GATEWAY_SLOWEST. */
+interface AssembleCall {
+  ms: number;
+  /** the process's CPU in it (worker threads included) */
+  cpuMs: number;
+  start: number;
+  end: number;
+  key: number;
+  turn: number;
+  messages: number;
+  /** JSON chars of the messages since the key's last turn; -1 when its history started again */
+  newChars: number;
+  checkpoints: number;
+  inFlight: boolean;
+}
+
+/** GATEWAY_SLOWEST=<n>: the n slowest measured `assemble` calls idle and in flight, with the GC inside each. */
+const SLOWEST = Number(process.env.GATEWAY_SLOWEST ?? 0) || 0;
+const gcs: { start: number; ms: number; kind: number }[] = [];
+if (SLOWEST > 0) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as Array<PerformanceEntry & { detail?: { kind?: number } }>) {
+      gcs.push({ start: e.startTime, ms: e.duration, kind: e.detail?.kind ?? 0 });
+    }
+  }).observe({ entryTypes: ["gc"] });
+}
+
+function reportSlowest(calls: AssembleCall[], gc: typeof gcs, log: (line: string) => void): void {
+  const kinds: Record<number, string> = { 1: "minor", 2: "major", 4: "incremental", 8: "weak" };
+  const slowest = (inFlight: boolean) => calls.filter((c) => c.inFlight === inFlight).sort((x, y) => y.ms - x.ms);
+  log(`gc: ${gc.length} collections, ${gc.reduce((sum, g) => sum + g.ms, 0).toFixed(0)} ms`);
+  for (const c of [...slowest(false).slice(0, SLOWEST), ...slowest(true).slice(0, SLOWEST)]) {
+    const inside = gc.filter((g) => g.start < c.end && g.start + g.ms > c.start);
+    const gcMs = inside.reduce((sum, g) => sum + Math.min(g.start + g.ms, c.end) - Math.max(g.start, c.start), 0);
+    const what = inside.map((g) => `${kinds[g.kind] ?? g.kind} ${g.ms.toFixed(1)}`).join(", ");
+    const since = c.newChars < 0 ? "history restarted" : `${Math.round(c.newChars / 1000)}k chars since the last turn`;
+    log(`slow assemble: ${c.ms.toFixed(1)} ms (cpu ${c.cpuMs.toFixed(1)}), key ${c.key} turn ${c.turn}, ` +
+      `${c.messages} messages (${since}), ${c.checkpoints} checkpoint(s), ${c.inFlight ? "in flight" : "idle"}, ` +
+      `gc ${gcMs.toFixed(1)} ms${what ? ` (${what})` : ""}`);
   }
 }
 
