@@ -112,7 +112,7 @@ async function checkpointFor(opts: SlotOptions, session: ProviderSession, messag
   if (!started.checkpoint) return null;
   if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-  await slot.afterSummarizedCompaction();
+  await slot.afterOwnCompaction(null);
   return { cp: started.checkpoint, slot };
 }
 

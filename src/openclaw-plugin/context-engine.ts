@@ -100,8 +100,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       this.assembled.set(params.sessionId, messages);
       // after the plugin's own compaction: its summary and the kept messages
       const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
-      const { block, changed: systemPromptChanged } = await slot.restoreForRequest(params.sessionId, visible);
-      const cache = { model: assembleModelOf(params), systemPromptChanged };
+      const { block, changed } = await slot.engine.restores.forRequest(params.sessionId, slot.data.restoreFor, visible);
+      const cache = { model: assembleModelOf(params), systemPromptChanged: changed };
       const request = await slot.engine.prepareRequest({ messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
       slot.lastTokens = request.reading.tokens;
       return {

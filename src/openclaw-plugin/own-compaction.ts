@@ -62,27 +62,25 @@ export function applyOwnCompaction(view: OwnCompactionView | null, messages: Age
 
 /** Where to cut `history`: at a user turn's start after `after`, keeping about `keepTokens`. 0: nothing to cut. */
 export function chooseCut(history: readonly AgentMessage[], keepTokens: number, after: number): number {
-  // turn starts after the first user message (a cut before it would compact only what precedes the first request)
-  const userStarts: number[] = [];
-  let seenUser = false;
-  for (let i = 0; i < history.length; i++) {
-    if ((history[i] as { role?: string }).role !== "user") continue;
-    if (seenUser) userStarts.push(i);
-    seenUser = true;
-  }
+  // one pass from the end; a user message starts a turn once an earlier one is found (a cut before the
+  // first would compact only what precedes the first request): `at` waits for that, with the tokens kept from it
   let kept = 0;
   let cut = 0;
-  for (let i = history.length - 1, u = userStarts.length - 1; i >= 0 && u >= 0; i--) {
+  let last = 0;
+  for (let i = history.length - 1, at = -1, keptAt = 0; i >= 0; i--) {
     // chars/4 of the message itself (estimateContextTokens would take a reply's usage for the whole prefix)
     kept += estimateTextTokens(safeJson(history[i]));
-    if (i === userStarts[u]) {
-      if (kept > keepTokens) break;
-      cut = i;
-      u--;
+    if ((history[i] as { role?: string }).role !== "user") continue;
+    if (at >= 0) {
+      last ||= at;
+      if (keptAt > keepTokens) break;
+      cut = at;
     }
+    at = i;
+    keptAt = kept;
   }
   // nothing fits the keep budget, or no further than before: keep the last turn only
-  if (cut <= after) cut = userStarts.at(-1) ?? 0;
+  if (cut <= after) cut = last;
   return cut > after ? cut : 0;
 }
 
@@ -123,13 +121,12 @@ export async function compactSession(
     const rotated = successor && successor !== params.sessionId ? successor : null;
     if (rotated) {
       keepSlot(opts, rotated, slot);
-      slot.previousIds.add(params.sessionId);
-      slot.resumeChecked = true;
+      slot.engine.restores.rotated(params.sessionId);
     }
     // the compaction provider rendered this compaction's checkpoint as its summary
-    if (compactionOutcomeSince(opts.stateDir, canonicalSessionKey(slot.sessionKey), params.sessionId, 0)?.summarized) {
-      await slot.afterSummarizedCompaction();
-    } else await slot.afterDelegatedCompaction(rotated ? [params.sessionId, rotated] : [params.sessionId]);
+    const stored = canonicalSessionKey(slot.sessionKey);
+    const summarized = compactionOutcomeSince(opts.stateDir, stored, params.sessionId, 0)?.summarized;
+    await slot.afterOwnCompaction(summarized ? null : rotated ? [params.sessionId, rotated] : [params.sessionId]);
   } catch (e) {
     warnFailure(opts.logger, "post-compaction restore", e);
   }
@@ -161,7 +158,7 @@ async function compactOwn(opts: SlotOptions, slot: SessionSlot, params: CompactP
     sessionAt(path.resolve(opts.stateDir), slot.sessionKey).lasting.ownCompaction = view;
     await writeFileAtomic(fileOf(opts.stateDir, slot.sessionKey), JSON.stringify(view));
     // OpenClaw 2026.9 records an owning engine's result in its transcript: the next history starts with it
-    await slot.afterSummarizedCompaction();
+    await slot.afterOwnCompaction(null);
     const compactionMs = Math.round((performance.now() - startedAt) * 100) / 100;
     const details = { contextManager: { checkpointId: view.checkpointId, cut, summaryTokens: rendered.tokens, compactionMs } };
     const tokensAfter = estimateContextTokens(applyOwnCompaction(view, history));

@@ -9,7 +9,6 @@ import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { warnSafely } from "../infra/log-once.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
-import type { RestoreKind } from "../agents/engine/restore-block.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
@@ -103,13 +102,6 @@ export class SessionSlot {
   }
   /** the gauge's last token reading, when compact() gets no currentTokenCount */
   lastTokens = 0;
-  /** restore block delivered in systemPromptAddition until the turn ends */
-  pendingRestore: string | null = null;
-  /** the restore block the previous assemble put in the system prompt (null: none): another one rewrites the prompt */
-  lastSystemAddition: string | null = null;
-  /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
-  readonly previousIds = new Set<string>();
-  resumeChecked = false;
 
   private constructor(
     readonly engine: ContextManagerEngine,
@@ -168,29 +160,6 @@ export class SessionSlot {
     this.engine.setContextWindow(w);
   }
 
-  /** The restore block a request sends (owed after a compaction, or a new session's resume), and whether it changed. */
-  async restoreForRequest(sessionId: string, visible: readonly AgentMessage[]): Promise<{ block: string | null; changed: boolean }> {
-    // owed to this session (or the successor it became), not to a new session on the key
-    const owed = this.data.restoreFor.includes(sessionId) && !this.pendingRestore;
-    if (owed) this.pendingRestore = await this.restoreBlock(sessionId, "post-compaction");
-    if (!this.resumeChecked) {
-      this.resumeChecked = true;
-      // a new session: no reply and no compaction summary in its history yet
-      const fresh = !this.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
-      if (fresh) this.pendingRestore = await this.restoreBlock(sessionId, "resume");
-    }
-    // a restore block the previous request did not have (or the reverse) rewrites the prompt
-    const changed = this.pendingRestore !== this.lastSystemAddition;
-    this.lastSystemAddition = this.pendingRestore;
-    return { block: this.pendingRestore, changed };
-  }
-
-  /** The block owed to `sessionId`, from its checkpoints, the pre-rotation ids' and `restoreFor`'s. */
-  async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
-    const sessionIds = () => (kind === "resume" ? [sessionId, ...this.previousIds] : [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])]);
-    return (await this.engine.restoreOwed(kind, sessionIds))?.text ?? null;
-  }
-
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
   async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
     const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
@@ -228,7 +197,7 @@ export class SessionSlot {
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
-    this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
+    await this.owe(compacted ? sessionId : null);
     reweighSession(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // its history grew (or it holds only the turn now)
     await this.persist();
   }
@@ -248,17 +217,19 @@ export class SessionSlot {
     this.data.restoreFor = restoreFor;
   }
 
-  /** A compaction whose summary is our checkpoint: counted, and no restore block beside it. */
-  async afterSummarizedCompaction(): Promise<void> {
-    this.countCompaction([], true);
-    this.pendingRestore = null;
+  /**
+   * compact() ran and a compaction happened: counted. `restoreFor` null: its summary is our checkpoint
+   * (no restore block beside it); else the next turn restores `restoreFor`'s last (the rotated id).
+   */
+  async afterOwnCompaction(restoreFor: string[] | null): Promise<void> {
+    this.countCompaction(restoreFor ?? [], true);
     await this.persist();
+    await this.owe(restoreFor?.at(-1) ?? null);
   }
 
-  /** compact() ran and the runtime compacted: counted; the next turn restores `restoreFor`'s last (the rotated id). */
-  async afterDelegatedCompaction(restoreFor: string[]): Promise<void> {
-    this.countCompaction(restoreFor, true);
-    await this.persist();
-    this.pendingRestore = await this.restoreBlock(restoreFor.at(-1)!, "post-compaction");
+  /** The requests carry the post-compaction block owed to `sessionId` (and `restoreFor`'s ids) until the turn ends. */
+  private async owe(sessionId: string | null): Promise<void> {
+    const { restores } = this.engine;
+    restores.pending = sessionId ? await restores.block(sessionId, "post-compaction", this.data.restoreFor) : null;
   }
 }

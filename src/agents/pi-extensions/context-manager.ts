@@ -49,8 +49,6 @@ export interface ContextManagerExtensionOptions {
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
     const seen = new SessionCapture();
-    // restore deliveries tried in this process, per session manager: one look-up each
-    const tried = new WeakMap<object, Set<string>>();
     let settings: { cwd: string; config: ContextManagerConfig | null } | null = null;
 
     const standaloneConfig = (cwd: string): ContextManagerConfig | null => {
@@ -171,10 +169,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         const got = await both(ctx, "before_agent_start");
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
         const due = restoreDue(got.sm.getBranch());
-        const done = tried.get(got.sm) ?? new Set<string>();
-        tried.set(got.sm, done);
-        if (!due || done.has(due.key)) return undefined;
-        done.add(due.key);
+        if (!due || !got.session.restores.once(due.key)) return undefined;
         const block = await got.session.restoreOwed(due.kind);
         if (!block) debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
         return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } } : undefined;
