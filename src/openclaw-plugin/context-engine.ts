@@ -1,9 +1,7 @@
 /**
- * The context manager as an OpenClaw context engine (openclaw ≥ 2026.9, `plugins.slots.contextEngine`):
- * a shell over the Session API, one slot per session id (session-slot.ts). `assemble` sends a pending
- * restore as `systemPromptAddition`; `commitTurn`/`afterTurn` end the turn; `compact` checkpoints, then
- * delegates (own-compaction.ts). The runtime's own auto-compaction is caught up afterwards
- * (docs/openclaw-integration.md §6). Total: an error would make the host quarantine the engine.
+ * The context manager as an OpenClaw context engine (openclaw ≥ 2026.9, `plugins.slots.contextEngine`), one
+ * slot per session id (session-slot.ts); docs/openclaw-integration.md §6. Total: an error would make the host
+ * quarantine the engine.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";

@@ -1,27 +1,22 @@
 /**
- * The plugin's own compaction ("checkpoint" mode; "host" mode's fallback when the runtime's fails or
- * runs past `compactionDeadlineMs`): the last history seen is cut at a turn boundary, checkpointed,
- * its cut part archived, the checkpoint rendered as the summary. The runtime's transcript is untouched:
- * assemble applies the view, a cut count checked against the message at the cut, kept in the key's
- * Session and in `own-compaction.json`.
+ * The plugin's own compaction ("checkpoint" mode; "host" mode's fallback): the last history seen is cut at
+ * a turn boundary and checkpointed. The runtime's transcript is untouched: assemble applies the view (a cut
+ * count checked against the message at the cut), kept in the key's Session and in `own-compaction.json`.
  */
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
-import { isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
-import { compactionOutcomeSince } from "../agents/engine/compaction.js";
+import { compactionOutcomeSince, isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";
 import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
 import { DEFAULT_WINDOW, keepSlot, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
-
-export type { OwnCompactionView };
 
 /** Share of the window the kept messages may take (pi's keepRecentTokens is 20k of 200k). */
 const KEEP_SHARE = 0.1;
@@ -84,7 +79,6 @@ export function chooseCut(history: readonly AgentMessage[], keepTokens: number, 
   return cut > after ? cut : 0;
 }
 
-/** The engine's options the compaction route reads. */
 export interface CompactionOptions extends SlotOptions {
   /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
   delegateCompaction: DelegateCompaction;

@@ -1,12 +1,8 @@
-/**
- * One session of the plugin: the engine of a session id, what the plugin saw of its history, the
- * restore it owes, and what outlives the engine instance (session-file.ts); shared by a process's instances.
- */
+/** One session id of the plugin: its engine, the history seen last, what outlives an engine (session-file.ts). */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
-import { warnSafely } from "../infra/log-once.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
@@ -14,7 +10,7 @@ import { debugLog } from "../infra/debug-log.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
-import type { WarnLogger } from "../infra/log-once.js";
+import { type WarnLogger, warnSafely } from "../infra/log-once.js";
 import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 
 export const DEFAULT_WINDOW = 200_000;
@@ -26,7 +22,6 @@ const SLOT_BASE_BYTES = 64 * 1024;
  */
 const BYTES_PER_TOKEN = 9;
 
-/** What a slot takes from the engine's factory options. */
 export interface SlotOptions {
   config: ContextManagerConfig;
   stateDir: string;
@@ -56,10 +51,8 @@ export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnL
   return `openclaw:${sessionId}`;
 }
 
-/**
- * Slots live for the process in their key's Session (`hostSlots`, by config and session id): one
- * made per turn would read the key's state from disk on the model's path (bench/plugin-turns.ts).
- */
+// slots live in their key's Session (by config and session id): one made per turn would read the
+// key's state from disk on the model's path (bench/plugin-turns.ts)
 const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
 
 export function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unknown): SessionSlot | undefined {
@@ -111,7 +104,6 @@ export class SessionSlot {
     private readonly opts: SlotOptions,
   ) {}
 
-  /** The slot of a session id new to this process. */
   static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
     const key = slotKeyOf(sessionKey, sessionId, opts.logger);
     const file = new PluginSessionFile(opts.stateDir, key);
@@ -217,10 +209,7 @@ export class SessionSlot {
     this.data.restoreFor = restoreFor;
   }
 
-  /**
-   * compact() ran and a compaction happened: counted. `restoreFor` null: its summary is our checkpoint
-   * (no restore block beside it); else the next turn restores `restoreFor`'s last (the rotated id).
-   */
+  /** compact() compacted: `restoreFor` null, its summary is our checkpoint (no block beside it); else restored. */
   async afterOwnCompaction(restoreFor: string[] | null): Promise<void> {
     this.countCompaction(restoreFor ?? [], true);
     await this.persist();

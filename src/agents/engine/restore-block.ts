@@ -112,8 +112,7 @@ export class RestoreDelivery {
 
   /** The block owed to `sessionId`: its checkpoints, the pre-rotation ids' and (post-compaction) `owedFor`'s. */
   async block(sessionId: string, kind: RestoreKind, owedFor: readonly string[] = []): Promise<string | null> {
-    const mine = [sessionId, ...this.previousIds];
-    const ids = () => (kind === "resume" ? mine : [...new Set([...mine, ...owedFor])]);
+    const ids = () => [...new Set([sessionId, ...this.previousIds, ...(kind === "resume" ? [] : owedFor)])];
     return (await this.owed(kind, ids))?.text ?? null;
   }
 
