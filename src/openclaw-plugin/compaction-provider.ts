@@ -98,12 +98,12 @@ function afterReply(replied: Promise<unknown>): Promise<void> {
   return replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
 }
 
-async function checkpointFor(opts: SlotOptions, session: ProviderSession, messages: AgentMessage[], known: boolean, replied: Promise<unknown>): Promise<{ cp: Checkpoint; slot: SessionSlot } | null> {
+async function checkpointFor(opts: SlotOptions, session: ProviderSession, messages: AgentMessage[], known: boolean, replied: Promise<unknown>) {
   const slot = await sharedSessionSlot(opts, session.sessionId, session.sessionKey);
   const earlier = known ? await sameCompactionCheckpoint(opts, slot, session.sessionId) : null;
   if (earlier) {
     markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-    return { cp: earlier, slot };
+    return earlier;
   }
   const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
   // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it)
@@ -112,20 +112,20 @@ async function checkpointFor(opts: SlotOptions, session: ProviderSession, messag
   if (!started.checkpoint) return null;
   if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
   markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-  await slot.afterSummarizedCompaction();
-  return { cp: started.checkpoint, slot };
+  await slot.afterOwnCompaction(null);
+  return started.checkpoint;
 }
 
 async function render(opts: SlotOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
   const known = identifySession(messages);
   const session = known ?? anonymousSession(messages);
-  const made = await checkpointFor(opts, session, messages, known !== null, replied);
-  if (!made) return "";
+  const cp = await checkpointFor(opts, session, messages, known !== null, replied);
+  if (!cp) return "";
   const previous = typeof params.previousSummary === "string" ? params.previousSummary : null;
   // a summary of ours: carried by the cumulative checkpoint of a known session, quoted for another
   const carried = known ? previous : previous?.replace(COMPACTION_SUMMARY_HEADER, "").trim() ?? null;
   const maxTokens = summaryBudget(opts.config.compactionSummaryMaxTokens, params.compressionRatio, messages);
-  return renderCompactionSummary(made.cp, { maxTokens, previousSummary: carried }).text;
+  return renderCompactionSummary(cp, { maxTokens, previousSummary: carried }).text;
 }
 
 export function createCompactionProvider(opts: SlotOptions): CompactionProviderShape {

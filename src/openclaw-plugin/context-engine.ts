@@ -1,9 +1,7 @@
 /**
- * The context manager as an OpenClaw context engine (openclaw ≥ 2026.9, `plugins.slots.contextEngine`):
- * a shell over the Session API, one slot per session id (session-slot.ts). `assemble` sends a pending
- * restore as `systemPromptAddition`; `commitTurn`/`afterTurn` end the turn; `compact` checkpoints, then
- * delegates (own-compaction.ts). The runtime's own auto-compaction is caught up afterwards
- * (docs/openclaw-integration.md §6). Total: an error would make the host quarantine the engine.
+ * The context manager as an OpenClaw context engine (openclaw ≥ 2026.9, `plugins.slots.contextEngine`), one
+ * slot per session id (session-slot.ts); docs/openclaw-integration.md §6. Total: an error would make the host
+ * quarantine the engine.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
@@ -100,8 +98,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       this.assembled.set(params.sessionId, messages);
       // after the plugin's own compaction: its summary and the kept messages
       const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
-      const { block, changed: systemPromptChanged } = await slot.restoreForRequest(params.sessionId, visible);
-      const cache = { model: assembleModelOf(params), systemPromptChanged };
+      const { block, changed } = await slot.engine.restores.forRequest(params.sessionId, slot.data.restoreFor, visible);
+      const cache = { model: assembleModelOf(params), systemPromptChanged: changed };
       const request = await slot.engine.prepareRequest({ messages: visible, pendingPrompt: pendingPromptOf(messages, params.prompt), cache });
       slot.lastTokens = request.reading.tokens;
       return {

@@ -15,51 +15,44 @@ export interface ContextEngineInfo {
   };
 }
 
-export interface AssembleParams {
+/** What every session call gets (assemble's runtimeContext: `promptCache.retention`, "long": 1 hour). */
+interface SessionParams {
   sessionId: string;
   sessionKey?: string;
-  messages: AgentMessage[];
   tokenBudget?: number;
+  runtimeContext?: Record<string, unknown>;
+}
+
+export interface AssembleParams extends SessionParams {
+  messages: AgentMessage[];
   prompt?: string;
   /** the current model id ("claude-opus-4", "gpt-4o") */
   model?: string;
   /** what the runtime resolved of the model (provider, family) */
   runtimeSettings?: { model?: { resolved?: string | null; provider?: string | null } };
-  /** `promptCache.retention`: the retention the runtime asks for ("long": 1 hour) */
-  runtimeContext?: Record<string, unknown>;
 }
 
 export type AssembleResult = { messages: AgentMessage[]; estimatedTokens: number; systemPromptAddition?: string };
 
-export interface AfterTurnParams {
-  sessionId: string;
-  sessionKey?: string;
+export interface AfterTurnParams extends SessionParams {
   sessionFile: string;
   messages: AgentMessage[];
   prePromptMessageCount: number;
-  tokenBudget?: number;
-  runtimeContext?: Record<string, unknown>;
   /** a heartbeat run: its prompt is the host's, not the user's (host-provenance.ts) */
   isHeartbeat?: boolean;
 }
 
 /** OpenClaw 2026.9's commitTurn: the accepted turn, from its admitted user entry to its terminal entry. */
-export interface CommitTurnParams {
+export interface CommitTurnParams extends Omit<SessionParams, "tokenBudget"> {
   advancementKey: string;
-  sessionId: string;
-  sessionKey?: string;
   messages: AgentMessage[];
   isHeartbeat?: boolean;
-  runtimeContext?: Record<string, unknown>;
 }
 
-export interface CompactParams {
-  sessionId: string;
+export interface CompactParams extends SessionParams {
   sessionKey: string;
-  tokenBudget?: number;
   force?: boolean;
   currentTokenCount?: number;
-  runtimeContext?: Record<string, unknown>;
 }
 
 export interface CompactResult {

@@ -1,7 +1,6 @@
 /**
- * OpenClaw plugin entry (openclaw ≥ 2026.9), bundled to dist/openclaw/plugin.js: the context
- * engine, the compaction provider and the tools (docs/openclaw-integration.md §6). Its config,
- * `plugins.entries["context-manager"].config`, has the keys of `agents.defaults.contextManager`.
+ * OpenClaw plugin entry (openclaw ≥ 2026.9), bundled to dist/openclaw/plugin.js (docs/openclaw-integration.md
+ * §6). Its config, `plugins.entries["context-manager"].config`, has the keys of `agents.defaults.contextManager`.
  */
 import { type ArchiveLocation, searchForAgent } from "../agents/engine/archive-hooks.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../agents/archive/search-tool.js";

@@ -1,27 +1,22 @@
 /**
- * The plugin's own compaction ("checkpoint" mode; "host" mode's fallback when the runtime's fails or
- * runs past `compactionDeadlineMs`): the last history seen is cut at a turn boundary, checkpointed,
- * its cut part archived, the checkpoint rendered as the summary. The runtime's transcript is untouched:
- * assemble applies the view, a cut count checked against the message at the cut, kept in the key's
- * Session and in `own-compaction.json`.
+ * The plugin's own compaction ("checkpoint" mode; "host" mode's fallback): the last history seen is cut at
+ * a turn boundary and checkpointed. The runtime's transcript is untouched: assemble applies the view (a cut
+ * count checked against the message at the cut), kept in the key's Session and in `own-compaction.json`.
  */
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
-import { isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
-import { compactionOutcomeSince } from "../agents/engine/compaction.js";
+import { compactionOutcomeSince, isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
+import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";
 import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
 import { DEFAULT_WINDOW, keepSlot, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
-
-export type { OwnCompactionView };
 
 /** Share of the window the kept messages may take (pi's keepRecentTokens is 20k of 200k). */
 const KEEP_SHARE = 0.1;
@@ -62,31 +57,28 @@ export function applyOwnCompaction(view: OwnCompactionView | null, messages: Age
 
 /** Where to cut `history`: at a user turn's start after `after`, keeping about `keepTokens`. 0: nothing to cut. */
 export function chooseCut(history: readonly AgentMessage[], keepTokens: number, after: number): number {
-  // turn starts after the first user message (a cut before it would compact only what precedes the first request)
-  const userStarts: number[] = [];
-  let seenUser = false;
-  for (let i = 0; i < history.length; i++) {
-    if ((history[i] as { role?: string }).role !== "user") continue;
-    if (seenUser) userStarts.push(i);
-    seenUser = true;
-  }
+  // one pass from the end; a user message starts a turn once an earlier one is found (a cut before the
+  // first would compact only what precedes the first request): `at` waits for that, with the tokens kept from it
   let kept = 0;
   let cut = 0;
-  for (let i = history.length - 1, u = userStarts.length - 1; i >= 0 && u >= 0; i--) {
+  let last = 0;
+  for (let i = history.length - 1, at = -1, keptAt = 0; i >= 0; i--) {
     // chars/4 of the message itself (estimateContextTokens would take a reply's usage for the whole prefix)
     kept += estimateTextTokens(safeJson(history[i]));
-    if (i === userStarts[u]) {
-      if (kept > keepTokens) break;
-      cut = i;
-      u--;
+    if ((history[i] as { role?: string }).role !== "user") continue;
+    if (at >= 0) {
+      last ||= at;
+      if (keptAt > keepTokens) break;
+      cut = at;
     }
+    at = i;
+    keptAt = kept;
   }
   // nothing fits the keep budget, or no further than before: keep the last turn only
-  if (cut <= after) cut = userStarts.at(-1) ?? 0;
+  if (cut <= after) cut = last;
   return cut > after ? cut : 0;
 }
 
-/** The engine's options the compaction route reads. */
 export interface CompactionOptions extends SlotOptions {
   /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
   delegateCompaction: DelegateCompaction;
@@ -123,13 +115,12 @@ export async function compactSession(
     const rotated = successor && successor !== params.sessionId ? successor : null;
     if (rotated) {
       keepSlot(opts, rotated, slot);
-      slot.previousIds.add(params.sessionId);
-      slot.resumeChecked = true;
+      slot.engine.restores.rotated(params.sessionId);
     }
     // the compaction provider rendered this compaction's checkpoint as its summary
-    if (compactionOutcomeSince(opts.stateDir, canonicalSessionKey(slot.sessionKey), params.sessionId, 0)?.summarized) {
-      await slot.afterSummarizedCompaction();
-    } else await slot.afterDelegatedCompaction(rotated ? [params.sessionId, rotated] : [params.sessionId]);
+    const stored = canonicalSessionKey(slot.sessionKey);
+    const summarized = compactionOutcomeSince(opts.stateDir, stored, params.sessionId, 0)?.summarized;
+    await slot.afterOwnCompaction(summarized ? null : rotated ? [params.sessionId, rotated] : [params.sessionId]);
   } catch (e) {
     warnFailure(opts.logger, "post-compaction restore", e);
   }
@@ -161,7 +152,7 @@ async function compactOwn(opts: SlotOptions, slot: SessionSlot, params: CompactP
     sessionAt(path.resolve(opts.stateDir), slot.sessionKey).lasting.ownCompaction = view;
     await writeFileAtomic(fileOf(opts.stateDir, slot.sessionKey), JSON.stringify(view));
     // OpenClaw 2026.9 records an owning engine's result in its transcript: the next history starts with it
-    await slot.afterSummarizedCompaction();
+    await slot.afterOwnCompaction(null);
     const compactionMs = Math.round((performance.now() - startedAt) * 100) / 100;
     const details = { contextManager: { checkpointId: view.checkpointId, cut, summaryTokens: rendered.tokens, compactionMs } };
     const tokensAfter = estimateContextTokens(applyOwnCompaction(view, history));

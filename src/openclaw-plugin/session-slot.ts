@@ -1,21 +1,16 @@
-/**
- * One session of the plugin: the engine of a session id, what the plugin saw of its history, the
- * restore it owes, and what outlives the engine instance (session-file.ts); shared by a process's instances.
- */
+/** One session id of the plugin: its engine, the history seen last, what outlives an engine (session-file.ts). */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
-import { warnSafely } from "../infra/log-once.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
-import type { RestoreKind } from "../agents/engine/restore-block.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
 import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
-import type { WarnLogger } from "../infra/log-once.js";
+import { type WarnLogger, warnSafely } from "../infra/log-once.js";
 import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 
 export const DEFAULT_WINDOW = 200_000;
@@ -27,7 +22,6 @@ const SLOT_BASE_BYTES = 64 * 1024;
  */
 const BYTES_PER_TOKEN = 9;
 
-/** What a slot takes from the engine's factory options. */
 export interface SlotOptions {
   config: ContextManagerConfig;
   stateDir: string;
@@ -57,10 +51,8 @@ export function slotKeyOf(sessionKey: unknown, sessionId: string, logger?: WarnL
   return `openclaw:${sessionId}`;
 }
 
-/**
- * Slots live for the process in their key's Session (`hostSlots`, by config and session id): one
- * made per turn would read the key's state from disk on the model's path (bench/plugin-turns.ts).
- */
+// slots live in their key's Session (by config and session id): one made per turn would read the
+// key's state from disk on the model's path (bench/plugin-turns.ts)
 const scopeOf = (opts: SlotOptions, sessionId: string): string => `${JSON.stringify(opts.config)}\u0000${sessionId}`;
 
 export function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unknown): SessionSlot | undefined {
@@ -103,13 +95,6 @@ export class SessionSlot {
   }
   /** the gauge's last token reading, when compact() gets no currentTokenCount */
   lastTokens = 0;
-  /** restore block delivered in systemPromptAddition until the turn ends */
-  pendingRestore: string | null = null;
-  /** the restore block the previous assemble put in the system prompt (null: none): another one rewrites the prompt */
-  lastSystemAddition: string | null = null;
-  /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
-  readonly previousIds = new Set<string>();
-  resumeChecked = false;
 
   private constructor(
     readonly engine: ContextManagerEngine,
@@ -119,7 +104,6 @@ export class SessionSlot {
     private readonly opts: SlotOptions,
   ) {}
 
-  /** The slot of a session id new to this process. */
   static async open(opts: SlotOptions, sessionId: string, sessionKey: string | undefined, tokenBudget?: number): Promise<SessionSlot> {
     const key = slotKeyOf(sessionKey, sessionId, opts.logger);
     const file = new PluginSessionFile(opts.stateDir, key);
@@ -168,29 +152,6 @@ export class SessionSlot {
     this.engine.setContextWindow(w);
   }
 
-  /** The restore block a request sends (owed after a compaction, or a new session's resume), and whether it changed. */
-  async restoreForRequest(sessionId: string, visible: readonly AgentMessage[]): Promise<{ block: string | null; changed: boolean }> {
-    // owed to this session (or the successor it became), not to a new session on the key
-    const owed = this.data.restoreFor.includes(sessionId) && !this.pendingRestore;
-    if (owed) this.pendingRestore = await this.restoreBlock(sessionId, "post-compaction");
-    if (!this.resumeChecked) {
-      this.resumeChecked = true;
-      // a new session: no reply and no compaction summary in its history yet
-      const fresh = !this.pendingRestore && !visible.some((m) => m.role === "assistant" || m.role === "compactionSummary");
-      if (fresh) this.pendingRestore = await this.restoreBlock(sessionId, "resume");
-    }
-    // a restore block the previous request did not have (or the reverse) rewrites the prompt
-    const changed = this.pendingRestore !== this.lastSystemAddition;
-    this.lastSystemAddition = this.pendingRestore;
-    return { block: this.pendingRestore, changed };
-  }
-
-  /** The block owed to `sessionId`, from its checkpoints, the pre-rotation ids' and `restoreFor`'s. */
-  async restoreBlock(sessionId: string, kind: RestoreKind): Promise<string | null> {
-    const sessionIds = () => (kind === "resume" ? [sessionId, ...this.previousIds] : [...new Set([sessionId, ...this.previousIds, ...this.data.restoreFor])]);
-    return (await this.engine.restoreOwed(kind, sessionIds))?.text ?? null;
-  }
-
   /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
   async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
     const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
@@ -228,7 +189,7 @@ export class SessionSlot {
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
-    this.pendingRestore = compacted ? await this.restoreBlock(sessionId, "post-compaction") : null;
+    await this.owe(compacted ? sessionId : null);
     reweighSession(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // its history grew (or it holds only the turn now)
     await this.persist();
   }
@@ -248,17 +209,16 @@ export class SessionSlot {
     this.data.restoreFor = restoreFor;
   }
 
-  /** A compaction whose summary is our checkpoint: counted, and no restore block beside it. */
-  async afterSummarizedCompaction(): Promise<void> {
-    this.countCompaction([], true);
-    this.pendingRestore = null;
+  /** compact() compacted: `restoreFor` null, its summary is our checkpoint (no block beside it); else restored. */
+  async afterOwnCompaction(restoreFor: string[] | null): Promise<void> {
+    this.countCompaction(restoreFor ?? [], true);
     await this.persist();
+    await this.owe(restoreFor?.at(-1) ?? null);
   }
 
-  /** compact() ran and the runtime compacted: counted; the next turn restores `restoreFor`'s last (the rotated id). */
-  async afterDelegatedCompaction(restoreFor: string[]): Promise<void> {
-    this.countCompaction(restoreFor, true);
-    await this.persist();
-    this.pendingRestore = await this.restoreBlock(restoreFor.at(-1)!, "post-compaction");
+  /** The requests carry the post-compaction block owed to `sessionId` (and `restoreFor`'s ids) until the turn ends. */
+  private async owe(sessionId: string | null): Promise<void> {
+    const { restores } = this.engine;
+    restores.pending = sessionId ? await restores.block(sessionId, "post-compaction", this.data.restoreFor) : null;
   }
 }

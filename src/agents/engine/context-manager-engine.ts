@@ -35,7 +35,7 @@ import { type CompactionInput, type CompactionOptions, type CompactionStart, com
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
 import { owedRestoreBlock } from "./compaction.js";
-import type { RestoreBlock, RestoreKind } from "./restore-block.js";
+import { type RestoreBlock, RestoreDelivery, type RestoreKind } from "./restore-block.js";
 import type { ContextDecision, EngineCore, EngineSession } from "./engine-core.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
@@ -56,6 +56,7 @@ export class ContextManagerEngine implements EngineCore {
   readonly storeWarned = new Set<string>();
   pendingWrite: Promise<Checkpoint | null> | null = null;
   recoveryDue = true;
+  readonly restores = new RestoreDelivery((kind, ids) => this.restoreOwed(kind, ids));
 
   private readonly sessionLog: SessionLog;
   private state: ContextState | null = null;

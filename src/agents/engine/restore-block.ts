@@ -84,3 +84,55 @@ export function renderRestoreBlock(cp: Checkpoint, opts: { kind: RestoreKind; ma
   const extraSections = extras.filter((s): s is RestoreExtraSection => s !== null);
   return renderCheckpointRestore(cp, { kind: opts.kind, maxTokens: opts.maxTokens, extraSections });
 }
+
+const notFresh = (m: { role: string }): boolean => m.role === "assistant" || m.role === "compactionSummary";
+
+/**
+ * The delivery rule of the hosts that keep a Session (the plugin, standalone pi; core's seams are in
+ * openclaw-core/restore-seams.ts): each restore tried once, a block carried until its turn ends.
+ */
+export class RestoreDelivery {
+  /** the block the requests carry until the turn ends */
+  pending: string | null = null;
+  /** the block the previous request carried (null: none): another one rewrites the system prompt */
+  private sent: string | null = null;
+  /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
+  private readonly previousIds = new Set<string>();
+  /** the restores tried ("resume", pi's compaction entry ids): one look-up each per process */
+  private readonly tried = new Set<string>();
+
+  constructor(private readonly owed: (kind: RestoreKind, ids: () => string[]) => Promise<RestoreBlock | null>) {}
+
+  /** True the first time `key` is asked for. */
+  once(key: string): boolean {
+    if (this.tried.has(key)) return false;
+    this.tried.add(key);
+    return true;
+  }
+
+  /** The block owed to `sessionId`: its checkpoints, the pre-rotation ids' and (post-compaction) `owedFor`'s. */
+  async block(sessionId: string, kind: RestoreKind, owedFor: readonly string[] = []): Promise<string | null> {
+    const ids = () => [...new Set([sessionId, ...this.previousIds, ...(kind === "resume" ? [] : owedFor)])];
+    return (await this.owed(kind, ids))?.text ?? null;
+  }
+
+  /** A request's block (owed after a compaction of `owedFor`, or a new session's resume) and whether it changed. */
+  async forRequest(sessionId: string, owedFor: readonly string[], history: ReadonlyArray<{ role: string }>) {
+    const owed = owedFor.includes(sessionId) && !this.pending;
+    if (owed) this.pending = await this.block(sessionId, "post-compaction", owedFor);
+    if (!this.tried.has("resume")) {
+      this.tried.add("resume");
+      // a new session: no reply and no compaction summary in its history yet
+      if (!this.pending && !history.some(notFresh)) this.pending = await this.block(sessionId, "resume");
+    }
+    const changed = this.pending !== this.sent;
+    this.sent = this.pending;
+    return { block: this.pending, changed };
+  }
+
+  /** The session went on under a successor id: `from`'s checkpoints stay its own, and no resume is owed. */
+  rotated(from: string): void {
+    this.previousIds.add(from);
+    this.once("resume");
+  }
+}

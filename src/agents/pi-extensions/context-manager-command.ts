@@ -115,17 +115,12 @@ function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManage
   return { ...latest, unaged: [...latest.unaged, ...after], sent: [...latest.sent, ...after], final: [...latest.final, ...after] };
 }
 
-export interface DueRestore {
-  kind: RestoreKind;
-  /** the compaction entry id, or "resume": one attempt per key and process */
-  key: string;
-}
-
 /**
  * Standalone pi's due restore, read from `branch` (sessionManager.getBranch(), root first; it holds across
  * processes): after a host-summarized compaction with no restore since, or on a session's first prompt.
+ * `key`: the compaction entry id, or "resume" (one attempt each per process).
  */
-export function restoreDue(branch: readonly SessionEntry[]): DueRestore | null {
+export function restoreDue(branch: readonly SessionEntry[]): { kind: RestoreKind; key: string } | null {
   let sawMessage = false;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i]!;

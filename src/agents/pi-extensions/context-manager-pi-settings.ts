@@ -27,14 +27,13 @@ function readSection(file: string): Record<string, unknown> | undefined {
   } catch {
     return undefined; // no file: nothing set there
   }
-  let parsed: unknown;
+  let section: unknown;
   try {
-    parsed = JSON.parse(text);
+    section = (JSON.parse(text) as Record<string, unknown> | null)?.[PI_SETTINGS_KEY];
   } catch (e) {
     // pi itself reports a broken settings file; we only say that ours is not read from it
     throw new PiSettingsError(`${file}: not valid JSON (${(e as Error).message})`);
   }
-  const section = (parsed as Record<string, unknown> | null)?.[PI_SETTINGS_KEY];
   if (section === undefined) return undefined;
   try {
     resolveContextManagerConfig(section); // names the file of a bad key, before merging

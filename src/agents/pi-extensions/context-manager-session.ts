@@ -134,11 +134,9 @@ export class SessionCapture {
   /** Fresh values from a live ctx, else those of the last live event (null before any). */
   from(ctx: ExtensionContext, event: string): CapturedSession | null {
     try {
-      const sessionManager = ctx.sessionManager;
-      const cwd = ctx.cwd;
+      const { sessionManager, cwd } = ctx;
       const contextWindow = safely("ctx.model", () => ctx.model?.contextWindow ?? 0) ?? this.last?.contextWindow ?? 0;
-      this.last = { sessionManager, cwd, contextWindow };
-      return this.last;
+      return (this.last = { sessionManager, cwd, contextWindow });
     } catch (e) {
       debugLog(`${event}: ctx is stale, using the values captured at the last live event`, e);
       return this.last;

@@ -49,8 +49,6 @@ export interface ContextManagerExtensionOptions {
 export function createContextManagerExtension(opts: ContextManagerExtensionOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
     const seen = new SessionCapture();
-    // restore deliveries tried in this process, per session manager: one look-up each
-    const tried = new WeakMap<object, Set<string>>();
     let settings: { cwd: string; config: ContextManagerConfig | null } | null = null;
 
     const standaloneConfig = (cwd: string): ContextManagerConfig | null => {
@@ -120,19 +118,19 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     });
 
     // tools are registered before any event: standalone reads pi's settings for the process's cwd
-    const toolConfig = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null);
-    if (opts.offload ?? toolConfig?.offload ?? DEFAULT_CONTEXT_MANAGER_CONFIG.offload) {
+    const standalone = opts.standalone ? standaloneConfig(process.cwd()) : null;
+    const tools = opts.config ?? standalone ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
+    if (opts.offload ?? tools.offload) {
       const stateDir = async (ctx: unknown) =>
         (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null;
       pi.registerTool(createArtifactFetchTool({ stateDir }));
     }
-    if (opts.noteTool ?? toolConfig?.noteTool) {
+    if (opts.noteTool ?? tools.noteTool) {
       pi.registerTool(
         createContextNoteTool(async (kind, text, ctx) => (await get(ctx, "context_note"))?.note(kind, text) ?? off),
       );
     }
-    const searchConfig = toolConfig ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
-    if (opts.searchTool ?? (searchConfig.searchTool && searchConfig.archive)) {
+    if (opts.searchTool ?? (tools.searchTool && tools.archive)) {
       pi.registerTool(
         createContextSearchTool(async (params, ctx) => (await get(ctx, "context_search"))?.search(params) ?? off),
       );
@@ -171,10 +169,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         const got = await both(ctx, "before_agent_start");
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
         const due = restoreDue(got.sm.getBranch());
-        const done = tried.get(got.sm) ?? new Set<string>();
-        tried.set(got.sm, done);
-        if (!due || done.has(due.key)) return undefined;
-        done.add(due.key);
+        if (!due || !got.session.restores.once(due.key)) return undefined;
         const block = await got.session.restoreOwed(due.kind);
         if (!block) debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
         return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } } : undefined;
@@ -228,9 +223,7 @@ export function buildContextManagerExtensionFactories(params: {
     ...(params.compactionReserveTokens === undefined ? {} : { hostReserveTokens: params.compactionReserveTokens }),
     logger: params.logger,
   });
-  return [
-    createContextManagerExtension({ noteTool: config.noteTool, offload: config.offload, searchTool: config.searchTool && config.archive, config }),
-  ];
+  return [createContextManagerExtension({ config })]; // its tools as the config sets them
 }
 
 /** Default export for `pi -e` and the package's `pi.extensions`: standalone mode. */
