@@ -1,10 +1,7 @@
 /**
  * The knowledge layer, LLM-free (docs/archive.md#knowledge-layer): a checkpoint's facts as typed records, the kind
- * given by the checkpoint field a fact comes from (for config, the file name's syntax), never by words in it. Kept
- * in `knowledge.jsonl` beside `segments.jsonl`, append-only: a later record of the same `subject` (file, failing tool
- * and target, command family, decision id) with other text supersedes it by a mark line
- * `{"v":1,"superseded":"<id>","by":"<id>"}`, nothing is rewritten; a line that does not parse is skipped. Searched
- * with the archive's BM25 (kind as `tool`, subject as `target`), superseded records at half their score; files are
+ * given by the checkpoint field a fact comes from, never by words in it. `knowledge.jsonl` is append-only: a later
+ * record of a `subject` supersedes the live one by a mark line `{"v":1,"superseded":"<id>","by":"<id>"}`. Files are
  * followed in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed).
  */
 import { promises as fsp } from "node:fs";
@@ -13,7 +10,7 @@ import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
-import { SearchIndex } from "./search-index.js";
+import { SearchIndex } from "./archive.js";
 import { type ArchiveRecord, appendLines, archiveDir, hashId, readFrom, wholeLines } from "./store.js";
 
 const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
@@ -78,8 +75,6 @@ export function knowledgeOf(cp: Checkpoint): KnowledgeDraft[] {
   return out;
 }
 
-const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
-
 /** `supersededBy`: id of the record that replaced it. */
 export type KnowledgeEntry = KnowledgeRecord & { supersededBy?: string };
 
@@ -87,30 +82,14 @@ export function knowledgeFile(stateDir: string, sessionKey: string): string {
   return path.join(archiveDir(stateDir, sessionKey), "knowledge.jsonl");
 }
 
-function parse(line: string): KnowledgeRecord | { superseded: string; by: string } | null {
-  try {
-    const v = JSON.parse(line) as Record<string, unknown>;
-    if (v?.v !== 1) return null;
-    if (typeof v.superseded === "string" && typeof v.by === "string") return { superseded: v.superseded, by: v.by };
-    if (typeof v.id === "string" && KINDS.has(String(v.kind)) && typeof v.subject === "string" && typeof v.text === "string") {
-      return v as unknown as KnowledgeRecord;
-    }
-  } catch {
-    // a torn or foreign line: skipped
-  }
-  return null;
-}
-
-/** The file's records in order, supersede marks applied; empty when there is none. */
-export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
-  return [...(await readFollowed(file)).entries.values()];
-}
-
+/** The file's records (in order, supersede marks applied); empty when there is none. */
 async function readFollowed(file: string): Promise<Followed> {
   const state = emptyKnowledgeState();
   applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
   return state;
 }
+
+export const readKnowledge = async (file: string): Promise<KnowledgeEntry[]> => [...(await readFollowed(file)).entries.values()];
 
 /**
  * What appends and searches need of a file's records, kept up to date line by line: `live` maps kind + subject to
@@ -121,18 +100,22 @@ type Followed = { entries: Map<string, KnowledgeEntry>; live: Map<string, string
 export const emptyKnowledgeState = (): Followed => ({ entries: new Map(), live: new Map(), size: 0 });
 const subjectKey = (r: { kind: string; subject: string }) => `${r.kind}\0${r.subject}`;
 
-/** Applies whole lines to `state` (O(lines)); returns the records that were new. */
+/** Applies whole lines to `state` (O(lines)); returns the records that were new. A torn or foreign line is skipped. */
 export function applyKnowledgeLines(state: Followed, lines: readonly string[]): KnowledgeEntry[] {
   const added: KnowledgeEntry[] = [];
   for (const line of lines) {
-    const v = line ? parse(line) : null;
-    if (!v) continue;
-    if ("superseded" in v) {
+    let v: Record<string, unknown> | null = null;
+    try {
+      v = line ? (JSON.parse(line) as Record<string, unknown>) : null;
+    } catch {}
+    if (v?.v !== 1) continue;
+    if (typeof v.superseded === "string" && typeof v.by === "string") {
       const r = state.entries.get(v.superseded);
       if (r) r.supersededBy = v.by;
-    } else if (!state.entries.has(v.id)) {
-      const e = { ...v };
-      state.entries.set(v.id, e);
+    } else if (typeof v.id === "string" && (KNOWLEDGE_KINDS as readonly unknown[]).includes(v.kind) && typeof v.subject === "string" && typeof v.text === "string") {
+      if (state.entries.has(v.id)) continue;
+      const e = { ...v } as unknown as KnowledgeEntry;
+      state.entries.set(e.id, e);
       state.live.set(subjectKey(e), e.id);
       added.push(e);
     }
@@ -171,11 +154,10 @@ export async function appendKnowledge(
   return { added: ids.size, superseded };
 }
 
-/** Heap of a followed file: its bytes plus this per record (20,000 records: within 1% of measured). */
+/** Heap of a followed / indexed file: its bytes plus this per record (20,000 records: within 1% of measured; indexed
+ * 37.7 / 43.8 MB); the budgets hold until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts). */
 const FOLLOWED_BYTES_PER_RECORD = 170;
-/** Heap of an indexed one: its bytes plus this per record (20,000 records: 37.7 / 43.8 MB, within 1%). */
 const INDEXED_BYTES_PER_RECORD = 1_650;
-/** Until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeFollowers`, `knowledgeIndexes`). */
 const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
 const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 
@@ -247,7 +229,7 @@ export function knowledgeIndex(file: string): Promise<Indexed | null> {
       const added = applyKnowledgeLines(loaded, lines);
       loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
     });
-  const run = (refreshing.get(file) ?? Promise.resolve(null)).catch(() => null).then(async () => (await refresh()) ?? null);
+  const run = (refreshing.get(file) ?? Promise.resolve()).catch(() => null).then(async () => (await refresh()) ?? null);
   const settled = run.finally(() => {
     if (refreshing.get(file) === settled) refreshing.delete(file);
   });

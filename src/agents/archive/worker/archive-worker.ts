@@ -9,7 +9,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { SessionArchive } from "../archive.js";
-import type { SearchHit } from "../search-index.js";
+import type { SearchHit } from "../archive.js";
 import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-store.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
