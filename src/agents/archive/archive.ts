@@ -9,9 +9,9 @@ import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js"
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
 import { queryTerms } from "./tokenize.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines } from "./store.js";
-import { newRecords, archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
-import { type ReadResult, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines, newRecords, archiveDir } from "./store.js";
+import { readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS, type ReadResult, type RecordOrigin } from "./store.js";
+import { orNull, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
@@ -100,10 +100,8 @@ export class SearchIndex {
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
-    const session = opts.session;
-    const keep = session ? (id: string) => this.records.get(id)?.session === session : undefined;
-    const hits = this.bm25.search(query, limit, { ...opts, keep });
-    return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
+    const keep = opts.session ? (id: string) => this.records.get(id)?.session === opts.session : undefined;
+    return this.bm25.search(query, limit, { ...opts, keep }).map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
   }
 }
 
@@ -111,15 +109,6 @@ export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ m
 
 /** Records indexed per event-loop turn by the background indexer (~10-20 ms of work). */
 const INDEX_BATCH = 64;
-
-/** The saved index's text, or null: none yet (or unreadable), rebuilt from the records. */
-function savedIndexSync(file: string): string | null {
-  try {
-    return readRegularFileSync(file);
-  } catch {
-    return null;
-  }
-}
 
 export class SessionArchive {
   readonly dir: string;
@@ -200,9 +189,9 @@ export class SessionArchive {
     this.unindexed = [...this.records.values()].filter((r) => !index.has(r.id));
   }
 
-  /** Indexes what is not indexed yet, now (a search needs it). */
+  /** Indexes what is not indexed yet, now (a search needs it); no saved index (or an unreadable one): rebuilt. */
   private indexNow(): SearchIndex {
-    if (!this.index) this.adoptIndex(this.loaded ? savedIndexSync(this.indexFile) : null);
+    if (!this.index) this.adoptIndex(this.loaded ? orNull(() => readRegularFileSync(this.indexFile)) : null);
     const index = this.index!;
     if (this.unindexed.length > 0) index.add(this.unindexed.splice(0));
     if (index.worthSaving && !this.indexing) void this.indexInBackground(); // saves it

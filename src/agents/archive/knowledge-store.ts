@@ -11,7 +11,7 @@ import { fileStores } from "../../infra/process-services.js";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
 import { SearchIndex } from "./archive.js";
-import { type ArchiveRecord, appendLines, archiveDir, hashId, readFrom, wholeLines } from "./store.js";
+import { type ArchiveRecord, appendLines, archiveDir, hashId, orNull, readFrom, wholeLines } from "./store.js";
 
 const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
 type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
@@ -104,10 +104,7 @@ const subjectKey = (r: { kind: string; subject: string }) => `${r.kind}\0${r.sub
 export function applyKnowledgeLines(state: Followed, lines: readonly string[]): KnowledgeEntry[] {
   const added: KnowledgeEntry[] = [];
   for (const line of lines) {
-    let v: Record<string, unknown> | null = null;
-    try {
-      v = line ? (JSON.parse(line) as Record<string, unknown>) : null;
-    } catch {}
+    const v = line ? orNull(() => JSON.parse(line) as Record<string, unknown> | null) : null;
     if (v?.v !== 1) continue;
     if (typeof v.superseded === "string" && typeof v.by === "string") {
       const r = state.entries.get(v.superseded);
@@ -184,13 +181,8 @@ const LINES_PER_TURN = 256;
 
 /** Follows `file` in `cache`: new lines only, a batch per event-loop turn; afresh when it shrank; none: no file. */
 async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
-  let size: number;
-  try {
-    size = (await fsp.stat(file)).size;
-  } catch {
-    cache.delete(file);
-    return undefined;
-  }
+  const size = await fsp.stat(file).then((st) => st.size, () => -1);
+  if (size < 0) return void cache.delete(file);
   const known = cache.get(file);
   const f = known && size >= known.size ? known : fresh();
   if (size > f.size) {

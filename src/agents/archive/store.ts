@@ -80,12 +80,7 @@ export async function recordArchiveKey(stateDir: string, sessionKey: string, age
 
 /** Keys of `agent` with an archive directory under `stateDir` (their key.json), `except` left out. */
 export async function archiveKeysOfAgent(stateDir: string, agent: string, except: string): Promise<string[]> {
-  let dirs: string[];
-  try {
-    dirs = await fsp.readdir(archiveRoot(stateDir));
-  } catch {
-    return [];
-  }
+  const dirs = await fsp.readdir(archiveRoot(stateDir)).catch(() => [] as string[]);
   const out: string[] = [];
   const self = archiveDir(stateDir, except);
   for (const d of dirs) {
@@ -147,6 +142,15 @@ export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: n
     else badLines++;
   }
   return { records, badLines, consumed };
+}
+
+/** `fn()`, or null when it throws (a file gone or unreadable). */
+export function orNull<T>(fn: () => T): T | null {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
 }
 
 /** `p`'s value, or null when it failed for a missing file. */
