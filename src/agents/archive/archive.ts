@@ -9,9 +9,9 @@ import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js"
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
 import { queryTerms } from "./tokenize.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines, newRecords, archiveDir } from "./store.js";
-import { readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS, type ReadResult, type RecordOrigin } from "./store.js";
-import { orNull, statArchive, withArchiveLock } from "./store.js";
+import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
+import { archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS, type ReadResult } from "./store.js";
+import { orNull, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
@@ -101,7 +101,8 @@ export class SearchIndex {
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
     const keep = opts.session ? (id: string) => this.records.get(id)?.session === opts.session : undefined;
-    return this.bm25.search(query, limit, { ...opts, keep }).map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
+    const hits = this.bm25.search(query, limit, { ...opts, keep });
+    return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
   }
 }
 

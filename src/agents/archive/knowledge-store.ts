@@ -20,6 +20,8 @@ type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
 type KnowledgeDraft = { kind: KnowledgeKind; subject: string; text: string; t: number };
 
 /** `id`: 16 hex of sha256(kind, subject, text), the dedup key; `checkpoint`: the one it came from. */
+const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
+
 type KnowledgeRecord = KnowledgeDraft & { v: 1; id: string; checkpoint: string; session: string };
 
 const TEXT_MAX = 400;
@@ -89,7 +91,9 @@ async function readFollowed(file: string): Promise<Followed> {
   return state;
 }
 
-export const readKnowledge = async (file: string): Promise<KnowledgeEntry[]> => [...(await readFollowed(file)).entries.values()];
+export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
+  return [...(await readFollowed(file)).entries.values()];
+}
 
 /**
  * What appends and searches need of a file's records, kept up to date line by line: `live` maps kind + subject to
@@ -109,8 +113,10 @@ export function applyKnowledgeLines(state: Followed, lines: readonly string[]): 
     if (typeof v.superseded === "string" && typeof v.by === "string") {
       const r = state.entries.get(v.superseded);
       if (r) r.supersededBy = v.by;
-    } else if (typeof v.id === "string" && (KNOWLEDGE_KINDS as readonly unknown[]).includes(v.kind) && typeof v.subject === "string" && typeof v.text === "string") {
-      if (state.entries.has(v.id)) continue;
+      continue;
+    }
+    const valid = typeof v.id === "string" && KINDS.has(String(v.kind)) && typeof v.subject === "string";
+    if (valid && typeof v.text === "string" && !state.entries.has(v.id as string)) {
       const e = { ...v } as unknown as KnowledgeEntry;
       state.entries.set(e.id, e);
       state.live.set(subjectKey(e), e.id);
