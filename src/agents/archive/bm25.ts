@@ -39,9 +39,7 @@ export function isReceipt(r: Ranked): boolean {
 export const segmentWeight = (r: Ranked): number => (isReceipt(r) ? RECEIPT_WEIGHT : 1);
 
 /** The target as indexed: none for a result receipt, whose text holds it (a bare call has nothing else). */
-export function indexedTarget(r: Ranked): string {
-  return r.role === "tool_result" && isReceipt(r) ? "" : (r.target ?? "");
-}
+export const indexedTarget = (r: Ranked): string => (r.role === "tool_result" && isReceipt(r) ? "" : (r.target ?? ""));
 
 const FIELDS = 3;
 // BM25+ parameters (MiniSearch's defaults)
