@@ -14,7 +14,6 @@ import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { redactSecrets } from "../text/redact.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
 import { readArtifact } from "../artifacts/store.js";
-import { orNull } from "./store.js";
 
 /** Frame of the recalled-context block (recall-render.ts emits it, stripInjectedBlocks strips it). */
 export const RECALL_HEADER = '<recalled-context source="context-manager">';
@@ -265,7 +264,10 @@ export function stashedTextResolver(stateDir: string): ExpandStashed {
     // the handle line is the replacement's second line (preview.ts replacementText)
     const m = HANDLE_LINE.exec(text.slice(0, 400));
     if (!m) return null;
-    // collected or unreadable: the preview is what is left
-    return orNull(() => readArtifact(stateDir, m[1]!));
+    try {
+      return readArtifact(stateDir, m[1]!);
+    } catch {
+      return null; // collected or unreadable: the preview is what is left
+    }
   };
 }
