@@ -6,8 +6,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
-import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "./query-terms.js";
-import { queryTerms } from "./tokenize.js";
+import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, queryTerms } from "./tokenize.js";
 import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
 import { archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS, type ReadResult } from "./store.js";
@@ -93,7 +92,7 @@ export class SearchIndex {
     this.bm25.remove(gone);
   }
 
-  /** The query's most specific terms (query-terms.ts's pickSpecificTerms). */
+  /** The query's most specific terms (tokenize.ts's pickSpecificTerms). */
   specificTerms(query: string): string[] {
     return pickSpecificTerms(queryTerms(query, MAX_QUERY_READ), identifierTerms(query), this.bm25.df, this.records.size);
   }

@@ -105,12 +105,7 @@ export const segmentId = (d: Pick<SegmentDraft, "role" | "tool" | "target" | "te
 
 /** A parsed line, or null when it is not a valid record (torn write, hand edit, other version). */
 export function parseRecord(line: string): ArchiveRecord | null {
-  let r: Record<string, unknown> | null;
-  try {
-    r = JSON.parse(line) as Record<string, unknown> | null;
-  } catch {
-    return null;
-  }
+  const r = orNull(() => JSON.parse(line) as Record<string, unknown> | null);
   if (!r || typeof r !== "object") return null;
   if (r.v !== 1 || typeof r.id !== "string" || !/^[0-9a-f]{16}$/.test(r.id)) return null;
   if (typeof r.text !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
