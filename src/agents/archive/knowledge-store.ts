@@ -95,10 +95,8 @@ export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
   return [...(await readFollowed(file)).entries.values()];
 }
 
-/**
- * What appends and searches need of a file's records, kept up to date line by line: `live` maps kind + subject to
- * the id of its live (latest) record; `size`: bytes of the file applied (whole lines).
- */
+/** A file's records as appends and searches follow it: `live` maps kind + subject to the id of its live (latest)
+ * record; `size`: bytes of the file applied (whole lines). */
 type Followed = { entries: Map<string, KnowledgeEntry>; live: Map<string, string>; size: number };
 
 export const emptyKnowledgeState = (): Followed => ({ entries: new Map(), live: new Map(), size: 0 });

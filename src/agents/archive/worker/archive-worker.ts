@@ -25,10 +25,8 @@ const DEFAULT_ARCHIVE_BUDGET_BYTES = 192 * 2 ** 20;
 
 type ArchiveRef = { stateDir: string; sessionKey: string; limits: ArchiveLimits };
 
-/**
- * A query as the automatic recall and context_search send it (archive and knowledge alike): `minScoreUnits` in
- * units of the index's scoreUnit (automatic recall); query terms found in `visible` (what the agent sees) left out.
- */
+/** A query of the automatic recall or context_search (archive and knowledge alike): `minScoreUnits` in units of the
+ * index's scoreUnit; query terms found in `visible` (what the agent sees) left out. */
 type QueryRequest = { query: string; limit: number; minScoreUnits?: number; visible?: string };
 type SearchReply = { ready: boolean; hits: SearchHit[]; size: number };
 
