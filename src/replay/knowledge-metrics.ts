@@ -19,7 +19,7 @@ import type { KnowledgeEntry } from "../agents/archive/knowledge-store.js";
 import { asRecord, searchKnowledge } from "../agents/archive/knowledge-store.js";
 import { knowledgeSettled } from "../agents/engine/archive-hooks.js";
 import { renderRecalledContext } from "../agents/archive/recall-render.js";
-import { SearchIndex } from "../agents/archive/search-index.js";
+import { SearchIndex } from "../agents/archive/archive.js";
 import { readArchiveFile } from "../agents/archive/store.js";
 import { NEXT_TURNS, type RecallQuery, type RecallReport } from "./recall.js";
 

@@ -16,7 +16,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { RECALL_QUERY_REQUESTS, recallCapTokens, recallQueryOf, visibleText } from "../agents/archive/recall-query.js";
 import { renderRecalledContext } from "../agents/archive/recall-render.js";
-import { SearchIndex } from "../agents/archive/search-index.js";
+import { SearchIndex } from "../agents/archive/archive.js";
 import { type ArchiveRecord, readArchiveFile, segmentId } from "../agents/archive/store.js";
 import { type ExpandStashed, segmentsOf, stashedTextResolver } from "../agents/archive/segments.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";

@@ -21,7 +21,7 @@ import { baseKeyOf, keysOf } from "../agents/messages/message-key.js";
 import { TRIM_MARKER_TEXT } from "../agents/trim/smart-trim.js";
 import { RECALL_HEADER } from "../agents/archive/segments.js";
 import { orphansOf } from "./orphans.js";
-import { SearchIndex } from "../agents/archive/search-index.js";
+import { SearchIndex } from "../agents/archive/archive.js";
 import { readArchiveFile } from "../agents/archive/store.js";
 import { identifiersOf, messageText, NEXT_TURNS } from "./recall.js";
 

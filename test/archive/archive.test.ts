@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionArchive } from "../../src/agents/archive/archive.js";
+import { SearchIndex, SessionArchive } from "../../src/agents/archive/archive.js";
 import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/segments.js";
-import { identifierTerms } from "../../src/agents/archive/query-terms.js";
-import { SearchIndex } from "../../src/agents/archive/search-index.js";
+import { identifierTerms, tokenize } from "../../src/agents/archive/tokenize.js";
 import { encodeRecords, newRecords, parseLines, segmentId, serialize } from "../../src/agents/archive/store.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 
@@ -15,7 +14,6 @@ const readRecords = (file: string) => parseLines(readFileSync(file)).records;
 const prefetchIds = (a: SessionArchive) =>
   appendToTail(a.stateDir, a.sessionKey, [], { session: "", compaction: 0 }, a.limits);
 import { parseRecord } from "../../src/agents/archive/store.js";
-import { tokenize } from "../../src/agents/archive/tokenize.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION } from "../../src/agents/inject/markers.js";
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { KNOWLEDGE_CAP_SHARE, renderRecalledContext } from "../../src/agents/archive/recall-render.js";
 import { RECALL_END, RECALL_HEADER } from "../../src/agents/archive/segments.js";
 import type { KnowledgeHit } from "../../src/agents/archive/knowledge-store.js";
-import type { SearchHit } from "../../src/agents/archive/search-index.js";
+import type { SearchHit } from "../../src/agents/archive/archive.js";
 
 const fact = (i: number, text: string): KnowledgeHit => ({
   entry: { v: 1, id: `k${i}`, kind: "implementation", subject: `file:src/f${i}.ts`, text, t: 1, checkpoint: "cp_001", session: "s" },

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
-import { SearchIndex } from "../../src/agents/archive/search-index.js";
+import { SearchIndex } from "../../src/agents/archive/archive.js";
 import { segmentsOf } from "../../src/agents/archive/segments.js";
 import { type ArchiveRecord, parseLines } from "../../src/agents/archive/store.js";
 import { readTranscriptJson } from "../helpers/transcripts.js";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { snippetOf, SNIPPET_CHARS } from "../../src/agents/archive/recall-render.js";
 import { indexedTarget, isReceipt, segmentWeight, RECEIPT_WEIGHT } from "../../src/agents/archive/bm25.js";
-import { SearchIndex } from "../../src/agents/archive/search-index.js";
+import { SearchIndex } from "../../src/agents/archive/archive.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 
 let seq = 0;

@@ -9,10 +9,9 @@
  */
 import MiniSearch, { type Options } from "minisearch";
 import { IDENTIFIER_BOOST, indexedTarget, recencyFactor, segmentWeight, TARGET_FIELD_BOOST, TOOL_FIELD_BOOST } from "../../src/agents/archive/bm25.js";
-import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms } from "../../src/agents/archive/query-terms.js";
-import type { SearchHit, SearchOptions } from "../../src/agents/archive/search-index.js";
+import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, queryTerms, tokenize } from "../../src/agents/archive/tokenize.js";
+import type { SearchHit, SearchOptions } from "../../src/agents/archive/archive.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
-import { queryTerms, tokenize } from "../../src/agents/archive/tokenize.js";
 
 interface Doc {
   id: string;

@@ -9,7 +9,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SearchIndex as ProductIndex } from "../../src/agents/archive/search-index.js";
+import { SearchIndex as ProductIndex } from "../../src/agents/archive/archive.js";
 import { SearchIndex } from "../helpers/minisearch-index.js";
 import type { ArchiveRecord } from "../../src/agents/archive/store.js";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";

@@ -9,8 +9,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { recallQueryOf } from "../../src/agents/archive/recall-query.js";
-import { identifierTerms, MAX_QUERY_READ, QueryTermsMemo } from "../../src/agents/archive/query-terms.js";
-import { queryTerms } from "../../src/agents/archive/tokenize.js";
+import { identifierTerms, MAX_QUERY_READ, QueryTermsMemo, queryTerms } from "../../src/agents/archive/tokenize.js";
 import { readTranscriptJson } from "../helpers/transcripts.js";
 
 const FILES = ["badlogic__pi-mono__large-session.json", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"];

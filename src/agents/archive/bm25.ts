@@ -3,9 +3,9 @@
  * O(terms x postings) with no per-result objects (they made trim's p99), MiniSearch's scores bit for bit
  * (bm25-postings.test.ts). A removed document leaves the scores at once, its entries swept off the request path.
  */
-import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./query-terms.js";
-import type { ArchiveRecord } from "./store.js";
+import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./tokenize.js";
 import { queryTerms, tokenize } from "./tokenize.js";
+import type { ArchiveRecord } from "./store.js";
 import { bestOf, grown } from "./arrays.js";
 
 // Ranking weights (docs/archive.md#ranking): the target field weighs twice the text (a segment whose path or command
@@ -39,9 +39,7 @@ export function isReceipt(r: Ranked): boolean {
 export const segmentWeight = (r: Ranked): number => (isReceipt(r) ? RECEIPT_WEIGHT : 1);
 
 /** The target as indexed: none for a result receipt, whose text holds it (a bare call has nothing else). */
-export function indexedTarget(r: Ranked): string {
-  return r.role === "tool_result" && isReceipt(r) ? "" : (r.target ?? "");
-}
+export const indexedTarget = (r: Ranked): string => (r.role === "tool_result" && isReceipt(r) ? "" : (r.target ?? ""));
 
 const FIELDS = 3;
 // BM25+ parameters (MiniSearch's defaults)
@@ -68,7 +66,7 @@ export type Bm25Saved = { ids: string[]; avg: number[]; postings: Array<[string,
 
 export class Bm25 {
   private readonly postings = new Map<string, Posting>();
-  /** documents per term (query-terms.ts picks a query's terms by it) */
+  /** documents per term (tokenize.ts picks a query's terms by it) */
   readonly df = new Map<string, number>();
   private readonly docs: Array<Doc | null> = [];
   private readonly byId = new Map<string, number>();
@@ -92,7 +90,7 @@ export class Bm25 {
   private times = new Float64Array(64);
   private weights = new Float64Array(64);
   private seqs = new Float64Array(64);
-  /** smart trim's: the terms of query lines read before (query-terms.ts) */
+  /** smart trim's: the terms of query lines read before (tokenize.ts) */
   constructor(private readonly queries?: QueryTermsMemo) {}
 
   get size(): number {

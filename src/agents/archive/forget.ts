@@ -4,28 +4,14 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { ARCHIVE_FILE, archiveDir, DAY_MS, archiveRoot, INDEX_FILE, readArchiveFile } from "./store.js";
-import { rewriteArchiveFile, withArchiveLock } from "./store.js";
+import { orNull, rewriteArchiveFile, withArchiveLock } from "./store.js";
 
 /** The entries of `dir` as paths, by name; none when it cannot be read. */
-function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort().map((n) => path.join(dir, n));
-  } catch {
-    return [];
-  }
-}
+const listDir = (dir: string): string[] => orNull(() => readdirSync(dir).sort().map((n) => path.join(dir, n))) ?? [];
 
 /** Every key's archive directory in the state dir. */
 const archiveDirs = (stateDir: string): string[] =>
   listDir(archiveRoot(stateDir)).filter((d) => !path.basename(d).startsWith("."));
-
-function statOf(file: string) {
-  try {
-    return statSync(file);
-  } catch {
-    return null; // gone
-  }
-}
 
 /** `archive rm --session-key K` and `forget`: the key's archive directory, under its lock. */
 export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dryRun?: boolean } = {}) =>
@@ -33,7 +19,7 @@ export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dr
 
 async function removeArchiveDir(dir: string, dryRun: boolean) {
   const existed = existsSync(dir);
-  const bytes = listDir(dir).reduce((n, f) => n + (statOf(f)?.size ?? 0), 0);
+  const bytes = listDir(dir).reduce((n, f) => n + (orNull(() => statSync(f))?.size ?? 0), 0);
   const receipt = { dir, existed, bytes, dryRun };
   if (!existed || dryRun) return receipt;
   // the lock keeps a concurrent append from landing in a file being removed
@@ -60,17 +46,15 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
     if (entry.dropped === 0 && !entry.removed) continue;
     receipt.archives.push(entry);
     if (receipt.dryRun) continue;
-    if (entry.removed) {
-      await removeArchiveDir(dir, false);
-      continue;
+    if (entry.removed) await removeArchiveDir(dir, false);
+    else {
+      await withArchiveLock(dir, async () => {
+        // read again under the lock: an append since the first read is kept
+        await rewriteArchiveFile(file, (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff));
+        // the index is rebuilt from the file on the next load; a stale one could still know removed text
+        rmSync(path.join(dir, INDEX_FILE), { force: true });
+      });
     }
-    await withArchiveLock(dir, async () => {
-      // read again under the lock: an append since the first read is kept
-      const now = (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff);
-      await rewriteArchiveFile(file, now);
-      // the index is rebuilt from the file on the next load; a stale one could still know removed text
-      rmSync(path.join(dir, INDEX_FILE), { force: true });
-    });
   }
   return receipt;
 }
@@ -86,7 +70,7 @@ export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, l
   const sweep = async () => {
     const cutoff = Date.now() - retentionDays * DAY_MS;
     for (const dir of archiveDirs(stateDir)) {
-      const st = statOf(path.join(dir, ARCHIVE_FILE));
+      const st = orNull(() => statSync(path.join(dir, ARCHIVE_FILE)));
       if (st && st.mtimeMs < cutoff) await removeArchiveDir(dir, false);
     }
   };

@@ -1,10 +1,7 @@
 /**
  * The knowledge layer, LLM-free (docs/archive.md#knowledge-layer): a checkpoint's facts as typed records, the kind
- * given by the checkpoint field a fact comes from (for config, the file name's syntax), never by words in it. Kept
- * in `knowledge.jsonl` beside `segments.jsonl`, append-only: a later record of the same `subject` (file, failing tool
- * and target, command family, decision id) with other text supersedes it by a mark line
- * `{"v":1,"superseded":"<id>","by":"<id>"}`, nothing is rewritten; a line that does not parse is skipped. Searched
- * with the archive's BM25 (kind as `tool`, subject as `target`), superseded records at half their score; files are
+ * given by the checkpoint field a fact comes from, never by words in it. `knowledge.jsonl` is append-only: a later
+ * record of a `subject` supersedes the live one by a mark line `{"v":1,"superseded":"<id>","by":"<id>"}`. Files are
  * followed in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed).
  */
 import { promises as fsp } from "node:fs";
@@ -13,8 +10,8 @@ import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
-import { SearchIndex } from "./search-index.js";
-import { type ArchiveRecord, appendLines, archiveDir, hashId, readFrom, wholeLines } from "./store.js";
+import { SearchIndex } from "./archive.js";
+import { type ArchiveRecord, appendLines, archiveDir, hashId, orNull, readFrom, wholeLines } from "./store.js";
 
 const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
 type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
@@ -23,6 +20,8 @@ type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
 type KnowledgeDraft = { kind: KnowledgeKind; subject: string; text: string; t: number };
 
 /** `id`: 16 hex of sha256(kind, subject, text), the dedup key; `checkpoint`: the one it came from. */
+const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
+
 type KnowledgeRecord = KnowledgeDraft & { v: 1; id: string; checkpoint: string; session: string };
 
 const TEXT_MAX = 400;
@@ -78,8 +77,6 @@ export function knowledgeOf(cp: Checkpoint): KnowledgeDraft[] {
   return out;
 }
 
-const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
-
 /** `supersededBy`: id of the record that replaced it. */
 export type KnowledgeEntry = KnowledgeRecord & { supersededBy?: string };
 
@@ -87,52 +84,39 @@ export function knowledgeFile(stateDir: string, sessionKey: string): string {
   return path.join(archiveDir(stateDir, sessionKey), "knowledge.jsonl");
 }
 
-function parse(line: string): KnowledgeRecord | { superseded: string; by: string } | null {
-  try {
-    const v = JSON.parse(line) as Record<string, unknown>;
-    if (v?.v !== 1) return null;
-    if (typeof v.superseded === "string" && typeof v.by === "string") return { superseded: v.superseded, by: v.by };
-    if (typeof v.id === "string" && KINDS.has(String(v.kind)) && typeof v.subject === "string" && typeof v.text === "string") {
-      return v as unknown as KnowledgeRecord;
-    }
-  } catch {
-    // a torn or foreign line: skipped
-  }
-  return null;
-}
-
-/** The file's records in order, supersede marks applied; empty when there is none. */
-export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
-  return [...(await readFollowed(file)).entries.values()];
-}
-
+/** The file's records (in order, supersede marks applied); empty when there is none. */
 async function readFollowed(file: string): Promise<Followed> {
   const state = emptyKnowledgeState();
   applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
   return state;
 }
 
-/**
- * What appends and searches need of a file's records, kept up to date line by line: `live` maps kind + subject to
- * the id of its live (latest) record; `size`: bytes of the file applied (whole lines).
- */
+export async function readKnowledge(file: string): Promise<KnowledgeEntry[]> {
+  return [...(await readFollowed(file)).entries.values()];
+}
+
+/** A file's records as appends and searches follow it: `live` maps kind + subject to the id of its live (latest)
+ * record; `size`: bytes of the file applied (whole lines). */
 type Followed = { entries: Map<string, KnowledgeEntry>; live: Map<string, string>; size: number };
 
 export const emptyKnowledgeState = (): Followed => ({ entries: new Map(), live: new Map(), size: 0 });
 const subjectKey = (r: { kind: string; subject: string }) => `${r.kind}\0${r.subject}`;
 
-/** Applies whole lines to `state` (O(lines)); returns the records that were new. */
+/** Applies whole lines to `state` (O(lines)); returns the records that were new. A torn or foreign line is skipped. */
 export function applyKnowledgeLines(state: Followed, lines: readonly string[]): KnowledgeEntry[] {
   const added: KnowledgeEntry[] = [];
   for (const line of lines) {
-    const v = line ? parse(line) : null;
-    if (!v) continue;
-    if ("superseded" in v) {
+    const v = line ? orNull(() => JSON.parse(line) as Record<string, unknown> | null) : null;
+    if (v?.v !== 1) continue;
+    if (typeof v.superseded === "string" && typeof v.by === "string") {
       const r = state.entries.get(v.superseded);
       if (r) r.supersededBy = v.by;
-    } else if (!state.entries.has(v.id)) {
-      const e = { ...v };
-      state.entries.set(v.id, e);
+      continue;
+    }
+    const valid = typeof v.id === "string" && KINDS.has(String(v.kind)) && typeof v.subject === "string";
+    if (valid && typeof v.text === "string" && !state.entries.has(v.id as string)) {
+      const e = { ...v } as unknown as KnowledgeEntry;
+      state.entries.set(e.id, e);
       state.live.set(subjectKey(e), e.id);
       added.push(e);
     }
@@ -171,11 +155,10 @@ export async function appendKnowledge(
   return { added: ids.size, superseded };
 }
 
-/** Heap of a followed file: its bytes plus this per record (20,000 records: within 1% of measured). */
+/** Heap of a followed / indexed file: its bytes plus this per record (20,000 records: within 1% of measured; indexed
+ * 37.7 / 43.8 MB); the budgets hold until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts). */
 const FOLLOWED_BYTES_PER_RECORD = 170;
-/** Heap of an indexed one: its bytes plus this per record (20,000 records: 37.7 / 43.8 MB, within 1%). */
 const INDEXED_BYTES_PER_RECORD = 1_650;
-/** Until the engine applies `cacheMemoryMiB` (engine/cache-budget.ts `knowledgeFollowers`, `knowledgeIndexes`). */
 const DEFAULT_FOLLOWED_BUDGET_BYTES = 5 * 2 ** 20;
 const DEFAULT_INDEX_BUDGET_BYTES = 8 * 2 ** 20;
 
@@ -202,13 +185,8 @@ const LINES_PER_TURN = 256;
 
 /** Follows `file` in `cache`: new lines only, a batch per event-loop turn; afresh when it shrank; none: no file. */
 async function followFile<T extends Followed>(file: string, cache: BudgetCache<string, T>, fresh: () => T, apply: (f: T, lines: string[]) => void): Promise<T | undefined> {
-  let size: number;
-  try {
-    size = (await fsp.stat(file)).size;
-  } catch {
-    cache.delete(file);
-    return undefined;
-  }
+  const size = await fsp.stat(file).then((st) => st.size, () => -1);
+  if (size < 0) return void cache.delete(file);
   const known = cache.get(file);
   const f = known && size >= known.size ? known : fresh();
   if (size > f.size) {
@@ -247,7 +225,7 @@ export function knowledgeIndex(file: string): Promise<Indexed | null> {
       const added = applyKnowledgeLines(loaded, lines);
       loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
     });
-  const run = (refreshing.get(file) ?? Promise.resolve(null)).catch(() => null).then(async () => (await refresh()) ?? null);
+  const run = (refreshing.get(file) ?? Promise.resolve()).catch(() => null).then(async () => (await refresh()) ?? null);
   const settled = run.finally(() => {
     if (refreshing.get(file) === settled) refreshing.delete(file);
   });

@@ -22,8 +22,7 @@ export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): 
   const requests: string[] = pending ? [pending.slice(0, 2000)] : [];
   const requestAt = new Set<number>();
   for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
-    const m = messages[i]!;
-    const text = requestTextOf(m);
+    const text = requestTextOf(messages[i]!);
     if (!text) continue;
     if (lastUser < 0) lastUser = i;
     requests.push(text);

@@ -6,7 +6,7 @@ import { quoteUntrusted } from "../inject/quote.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { redactSecrets } from "../text/redact.js";
 import type { KnowledgeHit } from "./knowledge-store.js";
-import type { SearchHit } from "./search-index.js";
+import type { SearchHit } from "./archive.js";
 import { RECALL_END, RECALL_HEADER } from "./segments.js";
 
 /** "2026-11-23 14:31Z", or "?" for a record without a usable time. */

@@ -80,12 +80,7 @@ export async function recordArchiveKey(stateDir: string, sessionKey: string, age
 
 /** Keys of `agent` with an archive directory under `stateDir` (their key.json), `except` left out. */
 export async function archiveKeysOfAgent(stateDir: string, agent: string, except: string): Promise<string[]> {
-  let dirs: string[];
-  try {
-    dirs = await fsp.readdir(archiveRoot(stateDir));
-  } catch {
-    return [];
-  }
+  const dirs = await fsp.readdir(archiveRoot(stateDir)).catch(() => [] as string[]);
   const out: string[] = [];
   const self = archiveDir(stateDir, except);
   for (const d of dirs) {
@@ -110,12 +105,7 @@ export const segmentId = (d: Pick<SegmentDraft, "role" | "tool" | "target" | "te
 
 /** A parsed line, or null when it is not a valid record (torn write, hand edit, other version). */
 export function parseRecord(line: string): ArchiveRecord | null {
-  let r: Record<string, unknown> | null;
-  try {
-    r = JSON.parse(line) as Record<string, unknown> | null;
-  } catch {
-    return null;
-  }
+  const r = orNull(() => JSON.parse(line) as Record<string, unknown> | null);
   if (!r || typeof r !== "object") return null;
   if (r.v !== 1 || typeof r.id !== "string" || !/^[0-9a-f]{16}$/.test(r.id)) return null;
   if (typeof r.text !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
@@ -147,6 +137,15 @@ export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: n
     else badLines++;
   }
   return { records, badLines, consumed };
+}
+
+/** `fn()`, or null when it throws (a file gone or unreadable). */
+export function orNull<T>(fn: () => T): T | null {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
 }
 
 /** `p`'s value, or null when it failed for a missing file. */

@@ -82,11 +82,17 @@ const SEQ_KEY = Buffer.from('","seq":', "latin1");
 type TailScan = { ids: Set<string>; lastSeq: number; firstSeq: number; offset: number; ino: number; start: number };
 const emptyScan = (ino: number): TailScan => ({ ids: new Set(), lastSeq: 0, firstSeq: 0, offset: 0, ino, start: 0 });
 
-/** id and seq of one record line buf[start, nl), by the fixed layout or by parsing; null for another line. */
+/** id and seq of one record line buf[start, nl), by the fixed layout (`{"v":1,"id":"<16 hex>","seq":<digits>,`) or
+ * by parsing; null for another line. */
 function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: number } | null {
-  if (nl - start > 31 && buf.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) === 0 && buf[start + 29] === 0x22 && buf[nl - 1] === 0x7d) {
-    const seq = seqAt(buf, start + 29, nl);
-    if (seq >= 0) return { id: buf.toString("latin1", start + 13, start + 29), seq };
+  const at = start + 29 + SEQ_KEY.length;
+  const fixed = nl - start > 31 && buf.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) === 0;
+  const seqKey = fixed && buf[start + 29] === 0x22 && buf[nl - 1] === 0x7d;
+  if (seqKey && buf.compare(SEQ_KEY, 0, SEQ_KEY.length, start + 29, at) === 0) {
+    let seq = 0;
+    let i = at;
+    for (; i < nl && buf[i]! >= 0x30 && buf[i]! <= 0x39; i++) seq = seq * 10 + (buf[i]! - 0x30);
+    if (i > at && buf[i] === 0x2c) return { id: buf.toString("latin1", start + 13, start + 29), seq };
   }
   const r = parseRecord(buf.toString("utf8", start, nl));
   return r ? { id: r.id, seq: r.seq } : null;
@@ -130,13 +136,4 @@ async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Pr
   } finally {
     await fh.close();
   }
-}
-
-/** The seq of a record line from its id's closing quote at `at` (`","seq":<digits>,`); -1 if not there. */
-function seqAt(buf: Buffer, at: number, end: number): number {
-  if (buf.compare(SEQ_KEY, 0, SEQ_KEY.length, at, at + SEQ_KEY.length) !== 0) return -1;
-  let n = 0;
-  let i = at + SEQ_KEY.length;
-  for (; i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39; i++) n = n * 10 + (buf[i]! - 0x30);
-  return i > at + SEQ_KEY.length && buf[i] === 0x2c ? n : -1;
 }

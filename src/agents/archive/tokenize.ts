@@ -4,6 +4,8 @@
  * a path's file name with its extension, and each pair of adjacent directory names (people name a
  * folder by its last segments; a pair ending in the file name is left out); CJK runs as bigrams
  * plus single characters. No stop words, no stemming: language-specific, and idf weighs them down.
+ * Then a query's terms for bm25.ts: its code identifiers (from all of it) and plain terms (from its start); of
+ * those, the most specific ones the index knows.
  */
 
 /** Longest token kept (longer runs are hashes or blobs, not words anyone searches). */
@@ -111,4 +113,116 @@ export function queryTerms(text: string, max = 48): string[] {
     seen.add(t);
   }
   return [...seen];
+}
+
+const MAX_QUERY_TERMS = 48;
+/** Distinct plain terms a query reads from its start (identifiers are read from all of it). */
+export const MAX_QUERY_READ = 1024;
+/** Posting-list entries a query may walk: this share of the segments, at least MIN_POSTINGS_BUDGET. */
+const POSTINGS_SHARE = 0.25;
+const MIN_POSTINGS_BUDGET = 2000;
+
+/** a hex digest (a commit or object id): digits and a-f only, 7+ chars, with a digit */
+const HEX_DIGEST = /^(?=[a-f]*[0-9])[0-9a-f]{7,}$/;
+const CODE_TOKEN = /[\p{L}\p{N}_][\p{L}\p{N}_./-]*[\p{L}\p{N}_]/gu;
+
+/** Terms of the query's code-like tokens (`_`, `/`, an extension, an inner capital, letters and digits): the whole
+ * lower-cased form, the file name and the terms it ends with (`queueMessage` -> queuemessage, message). */
+export function identifierTerms(query: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of query.matchAll(CODE_TOKEN)) {
+    const t = m[0];
+    if (t.length < 3) continue;
+    const codeLike = /[_/]/.test(t) || /\.\p{L}[\p{L}\p{N}]{0,7}$/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || (/\p{N}/u.test(t) && /\p{L}/u.test(t));
+    if (!codeLike) continue;
+    const whole = t.toLowerCase();
+    // the word it ends with names something unless it is a number or a hex digest (a line
+    // number, a hash: their fragments match unrelated numbers and hashes)
+    const last = whole.match(/[\p{L}\p{N}]+$/u)?.[0] ?? "";
+    const namedEnd = /\p{L}/u.test(last) && !HEX_DIGEST.test(last);
+    for (const term of tokenize(t)) {
+      if (term.length >= 3 && (term.includes(".") || term.includes("_") || term === whole || (namedEnd && whole.endsWith(term) && /\p{L}/u.test(term)))) out.add(term);
+    }
+  }
+  return out;
+}
+
+/**
+ * The query's most specific terms known to the index: at most MAX_QUERY_TERMS, while their postings fit the budget
+ * (the first always), identifiers first (a pasted trace has more rare fragments than the cap holds, and the name it
+ * was pasted for must not be cut), then rarest first: a pasted page costs bounded work, common words cannot flood.
+ */
+export function pickSpecificTerms(readTerms: readonly string[], identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
+  const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * size);
+  const read = new Set(readTerms);
+  for (const id of identifiers) read.add(id);
+  const known = [...read]
+    .map((term) => ({ term, df: df.get(term) ?? 0, id: identifiers.has(term) }))
+    .filter((x) => x.df > 0)
+    .sort((a, b) => Number(b.id) - Number(a.id) || a.df - b.df);
+  const out: string[] = [];
+  let postings = 0;
+  for (const x of known) {
+    if (out.length >= MAX_QUERY_TERMS || (out.length > 0 && postings + x.df > budget)) break;
+    out.push(x.term);
+    postings += x.df;
+  }
+  return out;
+}
+
+/** A line's first MAX_QUERY_READ distinct terms and its code identifiers' terms, in order. */
+type LineTerms = { read: readonly string[]; ids: readonly string[] };
+
+/** Chars of lines per generation: the memo keeps the current one and the one before (~5 full queries' worth at most). */
+const GENERATION_CHARS = 16_384;
+/** Heap per remembered char (the line and its terms), for the caller's weight. */
+export const BYTES_PER_MEMO_CHAR = 8;
+
+/** A query's terms read line by line, each line remembered: smart trim's next query shares all but its newest request
+ * (reading a 2,165-char query was ~85% of a search over 2,000 messages); exact, no term spans a line break. */
+export class QueryTermsMemo {
+  /** lines read lately, and the generation before (a line read again moves back to the current one) */
+  private current = new Map<string, LineTerms>();
+  private previous = new Map<string, LineTerms>();
+  private currentChars = 0;
+  private previousChars = 0;
+
+  get chars(): number {
+    return this.currentChars + this.previousChars;
+  }
+
+  /** Reads `text`'s lines now (off the request path), so a query holding them reads them from here. */
+  remember(text: string): void {
+    for (const line of text.split("\n")) this.line(line);
+  }
+
+  /** identifierTerms(query) and queryTerms(query, MAX_QUERY_READ). */
+  of(query: string): { ids: Set<string>; read: string[] } {
+    const ids = new Set<string>();
+    const read = new Set<string>();
+    for (const line of query.split("\n")) {
+      const t = this.line(line);
+      for (const id of t.ids) ids.add(id);
+      for (const term of t.read) {
+        if (read.size >= MAX_QUERY_READ) break;
+        read.add(term);
+      }
+    }
+    return { ids, read: [...read] };
+  }
+
+  private line(line: string): LineTerms {
+    const known = this.current.get(line);
+    if (known) return known;
+    const t = this.previous.get(line) ?? { read: queryTerms(line, MAX_QUERY_READ), ids: [...identifierTerms(line)] };
+    if (this.currentChars + line.length > GENERATION_CHARS) {
+      this.previous = this.current;
+      this.previousChars = this.currentChars;
+      this.current = new Map();
+      this.currentChars = 0;
+    }
+    this.current.set(line, t);
+    this.currentChars += line.length;
+    return t;
+  }
 }

@@ -14,7 +14,7 @@ import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra
 import { knowledgeOf } from "../archive/knowledge-store.js";
 import { archiveKeysOfAgent, recordArchiveKey } from "../archive/store.js";
 import { renderKnowledgeLines } from "../archive/recall-render.js";
-import type { SearchHit } from "../archive/search-index.js";
+import type { SearchHit } from "../archive/archive.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { agentAndChannelOf } from "./runtime.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";

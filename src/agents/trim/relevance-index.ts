@@ -10,7 +10,7 @@ import { toolTarget } from "../archive/segments.js";
 import { requestTextOf } from "../archive/recall-query.js";
 import { assistantText, contentText, toolCallsOf, userText } from "../messages/read.js";
 import { Bm25 } from "../archive/bm25.js";
-import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "../archive/query-terms.js";
+import { BYTES_PER_MEMO_CHAR, QueryTermsMemo } from "../archive/tokenize.js";
 
 /** Chars of a message indexed (a relevance score needs the gist, not a 60 KB read). */
 const TEXT_MAX = 12_000;
@@ -90,7 +90,7 @@ export class RelevanceIndex {
     for (const [key, m] of batch) {
       try {
         this.alsoOffPath?.(key, m);
-        // a request's terms, read now for the queries that will hold it (query-terms.ts)
+        // a request's terms, read now for the queries that will hold it (tokenize.ts)
         if (m?.role === "user") {
           const q = requestTextOf(m);
           if (q) this.queries.remember(q);

@@ -24,9 +24,9 @@ export class ArchiveWorkerDiedError extends Error {
   }
 }
 
-/** The worker died (as opposed to an operation that failed inside a live worker). */
+/** The worker died (not an operation that failed inside a live worker); before it was ready, it never read the
+ * request (a module it cannot load). */
 class WorkerDeath extends Error {}
-/** The worker died before it was ready: it never read the request (a module it cannot load). */
 class WorkerStartFailure extends Error {}
 
 /** The built .js entry beside this file, or in a source checkout a module registering tsx's loader first. */
@@ -43,11 +43,6 @@ function workerSpec(): { code: string | URL; eval: boolean } | null {
   } catch {
     return null;
   }
-}
-
-function heapFromEnv(): number | undefined {
-  const v = Number(process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
-  return Number.isFinite(v) && v >= 16 ? Math.floor(v) : undefined;
 }
 
 export class ArchiveWorkerClient {
@@ -74,7 +69,8 @@ export class ArchiveWorkerClient {
   /** Starts the worker (ahead of a likely compaction, whose append then skips the ~0.8 s start). */
   prestart(): Worker | null {
     if (this.worker || !this.usable) return this.worker;
-    const { evalSource, heapMiB = heapFromEnv() } = this.opts;
+    const env = Number(process.env.OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
+    const { evalSource, heapMiB = Number.isFinite(env) && env >= 16 ? Math.floor(env) : undefined } = this.opts;
     const spec = evalSource !== undefined ? { code: evalSource, eval: true } : workerSpec();
     try {
       if (!spec) throw new Error("no archive worker entry (tsx not found)");
@@ -113,14 +109,12 @@ export class ArchiveWorkerClient {
   private died(w: Worker, e: Error): void {
     if (this.worker !== w) return;
     this.worker = null;
-    const started = this.ready;
-    if (started) this.deaths++;
+    if (this.ready) this.deaths++;
     else this.startFailures++;
     debugLog("archive worker", e);
-    const waiting = [...this.pending.values()];
+    const death = this.ready ? new WorkerDeath(e.message) : new WorkerStartFailure(e.message);
+    for (const p of this.pending.values()) p.reject(death);
     this.pending.clear();
-    const death = started ? new WorkerDeath(e.message) : new WorkerStartFailure(e.message);
-    for (const p of waiting) p.reject(death);
   }
 
   /** Where the operations run now (tests, the debug log). */

@@ -9,7 +9,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { BudgetCache } from "../../../infra/budget-cache.js";
 import { debugLog } from "../../../infra/debug-log.js";
 import { SessionArchive } from "../archive.js";
-import type { SearchHit } from "../search-index.js";
+import type { SearchHit } from "../archive.js";
 import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-store.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
@@ -25,10 +25,8 @@ const DEFAULT_ARCHIVE_BUDGET_BYTES = 192 * 2 ** 20;
 
 type ArchiveRef = { stateDir: string; sessionKey: string; limits: ArchiveLimits };
 
-/**
- * A query as the automatic recall and context_search send it (archive and knowledge alike): `minScoreUnits` in
- * units of the index's scoreUnit (automatic recall); query terms found in `visible` (what the agent sees) left out.
- */
+/** A query of the automatic recall or context_search (archive and knowledge alike): `minScoreUnits` in units of the
+ * index's scoreUnit; query terms found in `visible` (what the agent sees) left out. */
 type QueryRequest = { query: string; limit: number; minScoreUnits?: number; visible?: string };
 type SearchReply = { ready: boolean; hits: SearchHit[]; size: number };
 
@@ -41,20 +39,19 @@ const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCH
 
 const keyOf = (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">) => `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
 
-function archiveOf(ref: ArchiveRef): { key: string; archive: SessionArchive } {
-  const key = keyOf(ref);
-  let a = archives.get(key);
-  if (!a) archives.set(key, (a = new SessionArchive(ref.stateDir, ref.sessionKey, ref.limits)));
+function archiveOf(ref: ArchiveRef): SessionArchive {
+  let a = archives.get(keyOf(ref));
+  if (!a) archives.set(keyOf(ref), (a = new SessionArchive(ref.stateDir, ref.sessionKey, ref.limits)));
   else a.limits = ref.limits;
-  return { key, archive: a };
+  return a;
 }
 
 /** Loaded, caught up with the file and fully indexed (once ready: reads only what was appended since); re-weighed. */
-async function ready({ key, archive }: { key: string; archive: SessionArchive }): Promise<SessionArchive> {
+async function ready(archive: SessionArchive): Promise<SessionArchive> {
   await archive.load();
   await archive.refresh();
   await archive.indexInBackground();
-  archives.reweigh(key);
+  archives.reweigh(keyOf(archive));
   return archive;
 }
 
@@ -64,12 +61,12 @@ export const archiveCacheStats = () => archives.stats();
 export const hostOps = {
   /** `ifReady`: answer `{ ready: false }` at once when the archive is not loaded and indexed (and start that). */
   async search(req: ArchiveRef & QueryRequest & { ifReady?: boolean }): Promise<SearchReply> {
-    const at = archiveOf(req);
-    if (req.ifReady && !at.archive.isReady) {
-      void ready(at).catch((e) => debugLog("archive load", e));
-      return { ready: false, hits: [], size: at.archive.size };
+    const archive = archiveOf(req);
+    if (req.ifReady && !archive.isReady) {
+      void ready(archive).catch((e) => debugLog("archive load", e));
+      return { ready: false, hits: [], size: archive.size };
     }
-    const archive = await ready(at);
+    await ready(archive);
     const minScore = req.minScoreUnits === undefined ? undefined : req.minScoreUnits * archive.scoreUnit();
     const hits = archive.search(req.query, { limit: req.limit, minScore, skipTerm: skipVisible(req.visible) });
     return { ready: true, hits, size: archive.size };
@@ -81,9 +78,8 @@ export const hostOps = {
   },
   /** Eviction and retention of an archive over its limits (a cold append found it over maxSegments). */
   async compact(ref: ArchiveRef): Promise<number> {
-    const { key, archive } = archiveOf(ref);
-    const evicted = await archive.enforceLimits();
-    archives.reweigh(key);
+    const evicted = await archiveOf(ref).enforceLimits();
+    archives.reweigh(keyOf(ref));
     return evicted;
   },
   /** Loads and indexes an archive ahead of the searches a compaction makes likely (automatic recall). */
