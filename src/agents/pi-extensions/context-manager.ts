@@ -118,8 +118,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     });
 
     // tools are registered before any event: standalone reads pi's settings for the process's cwd
-    const standalone = opts.standalone ? standaloneConfig(process.cwd()) : null;
-    const tools = opts.config ?? standalone ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
+    const tools = opts.config ?? (opts.standalone ? standaloneConfig(process.cwd()) : null) ?? DEFAULT_CONTEXT_MANAGER_CONFIG;
     if (opts.offload ?? tools.offload) {
       const stateDir = async (ctx: unknown) =>
         (await get(ctx as ExtensionContext, "artifact_fetch"))?.engine.runtime.stateDir ?? null;
