@@ -1,5 +1,5 @@
 /** `restore [<checkpoint>]`: the block an agent would receive, rendered exactly as the host injects it. */
-import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../agents/checkpoint/files.js";
 import { type Checkpoint } from "../agents/checkpoint/schema.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager-config.js";
 import type { CliArgs } from "./args.js";

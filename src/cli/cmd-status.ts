@@ -1,11 +1,10 @@
 /**
  * `status`: a gauge-style summary of the latest checkpoint of each session, read from metadata
- * (the pointer's summary, see checkpoint/pointer.ts). With --session-key, the whole latest
+ * (the pointer's summary, see checkpoint/files.ts). With --session-key, the whole latest
  * checkpoint is read and its workspace drift shown too.
  */
-import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
+import { readLatestCheckpoint, summarizeCheckpoint } from "../agents/checkpoint/files.js";
 import { readLatestSummary } from "../agents/checkpoint/sessions.js";
-import { summarizeCheckpoint } from "../agents/checkpoint/pointer.js";
 import { formatGaugeLine } from "../agents/gauge/gauge-line.js";
 import type { CliArgs } from "./args.js";
 import { displayCheckpoint, displayLine } from "./display.js";

@@ -6,8 +6,7 @@
  */
 import { join } from "node:path";
 import { parseCheckpointId } from "../agents/checkpoint/ids.js";
-import { POINTER_FILE } from "../agents/checkpoint/pointer.js";
-import { MAX_POINTER_BYTES, readPointerInDir } from "../agents/checkpoint/pointer.js";
+import { POINTER_FILE, MAX_POINTER_BYTES, readPointerInDir } from "../agents/checkpoint/files.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { CliArgs } from "./args.js";

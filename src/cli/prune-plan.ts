@@ -6,7 +6,7 @@
  * is never deleted.
  */
 import { type CheckpointFileEntry, listCheckpointFilesInDir, readCheckpointFile } from "../agents/checkpoint/files.js";
-import { readPointerInDir } from "../agents/checkpoint/pointer.js";
+import { readPointerInDir } from "../agents/checkpoint/files.js";
 import { errorCode, type FsOps } from "../infra/fs-ops.js";
 
 export interface PrunePlan {

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
-import { readLatestCheckpoint } from "../agents/checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../agents/checkpoint/files.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engine/compaction.js";
 import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";

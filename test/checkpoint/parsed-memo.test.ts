@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { parseCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { readCheckpointFile } from "../../src/agents/checkpoint/files.js";
-import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/files.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { type CheckpointStoreOptions } from "../../src/agents/checkpoint/files.js";
 import { parsedCheckpointStats } from "../../src/agents/checkpoint/yaml.js";

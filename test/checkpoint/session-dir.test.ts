@@ -2,7 +2,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkpointSessionDir, sessionDirName, stateSessionDir } from "../../src/infra/session-dir.js";
-import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/files.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/files.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import type { WorkspaceSnapshot } from "../../src/agents/checkpoint/schema.js";
 import { makeCheckpoint, makeDraft, makeTempDir, removeDir } from "../checkpoint/helpers.js";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContextState } from "../../src/agents/state/context-state.js";
 import { parseCheckpoint, serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
-import { readLatestCheckpoint } from "../../src/agents/checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../../src/agents/checkpoint/files.js";
 import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";
 import { CheckpointError } from "../../src/agents/checkpoint/errors.js";
 import { recoverPreviousSessions } from "../../src/agents/engine/recover-previous-session.js";

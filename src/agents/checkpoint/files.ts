@@ -1,19 +1,21 @@
 /**
- * The store's options; reading one checkpoint file, listing the checkpoint files of a session
- * directory, and retention (spec §5.5): the newest N checkpoints by numeric id stay, and the one the
- * pointer names; a crashed writer's temp files go once older than a minute (a live writer's are younger).
+ * The checkpoint directory of a session: the store's options, reading one checkpoint file, listing
+ * them, retention (spec §5.5: the newest N by numeric id stay, and the one the pointer names; a crashed
+ * writer's temp files go once older than a minute), the pointer `_latest.json` and the recovering read.
  */
 import path from "node:path";
+import { parseDocument } from "yaml";
+import { TEMP_FILE_RE, writeFileAtomic } from "../../infra/atomic-file.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
-import { checkpointSessionDir } from "../../infra/session-dir.js";
-import type { Checkpoint } from "./schema.js";
+import { checkpointSessionDir, sessionDirName } from "../../infra/session-dir.js";
 import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
-import { TEMP_FILE_RE } from "../../infra/atomic-file.js";
-import { isOutOfRangeCheckpointFileName, parseCheckpointFileName } from "./ids.js";
-import { readPointerInDir } from "./pointer.js";
-import { MAX_CHECKPOINT_BYTES, parseCheckpoint } from "./yaml.js";
-import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
+import { checkpointFileName, parseCheckpointFileName, parseCheckpointId } from "./ids.js";
+import { isOutOfRangeCheckpointFileName } from "./ids.js";
+import { type Checkpoint, CHECKPOINT_SUMMARY, type CheckpointSummary } from "./schema.js";
+import { readShape } from "./validate.js";
+import { assertParseableSize, MAX_CHECKPOINT_BYTES, parseCheckpoint } from "./yaml.js";
 
 export interface CheckpointStoreOptions {
   /** root of OpenClaw state (`~/.openclaw` or OPENCLAW_STATE_DIR) */
@@ -149,4 +151,186 @@ export async function pruneCheckpoints(opts: CheckpointStoreOptions, sessionKey:
   const deleted = await deleteCheckpointFiles(files.slice(0, Math.max(0, files.length - retentionOf(opts))).filter((f) => f.id !== pointerId), fs);
   await sweepStaleTempFiles(dir, fs);
   return deleted;
+}
+
+// --- `_latest.json`: a hint naming a session's newest checkpoint, written after the checkpoint is durable;
+// readers validate it (canonical id, path === "<id>.yaml", same key) and fall back.
+export const POINTER_FILE = "_latest.json";
+/** a pointer holds a few fields and a short summary: anything larger is not one */
+export const MAX_POINTER_BYTES = 256 * 1024;
+
+export interface LatestPointer {
+  checkpoint_id: string;
+  /** absolute path of the checkpoint file */
+  path: string;
+  /** file name relative to the session dir, as stored */
+  file: string;
+  session_key: string;
+  updated_at: string;
+  /** what the writer needs of the latest checkpoint (dedup, back link) without parsing its YAML */
+  session_id?: string | null;
+  input_tokens?: number;
+  /** byte size of the checkpoint file when it was published */
+  bytes?: number;
+  /** what `status` shows of this checkpoint */
+  summary?: CheckpointSummary;
+}
+
+/** The pointer of a session dir; null when missing, malformed or another key's (an out-of-range id: in `problems`). */
+export async function readPointerInDir(
+  dir: string,
+  expectedSessionKey: string | null,
+  fs: FsOps,
+  problems?: string[],
+): Promise<LatestPointer | null> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readTextCapped(fs, path.join(dir, POINTER_FILE), MAX_POINTER_BYTES));
+  } catch {
+    return null; // missing, unreadable or not JSON: recovery scans the directory instead
+  }
+  if (typeof data !== "object" || data === null) return null;
+  const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes, summary } = data as Record<string, unknown>;
+  if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) {
+    if (typeof checkpoint_id === "string" && isOutOfRangeCheckpointFileName(`${checkpoint_id}.yaml`)) {
+      problems?.push(`ignoring ${POINTER_FILE}: ${checkpoint_id.slice(0, 40)}: checkpoint id out of range (corrupt)`);
+    }
+    return null;
+  }
+  if (file !== checkpointFileName(checkpoint_id) || typeof session_key !== "string") return null;
+  if (expectedSessionKey !== null && wellFormed(session_key) !== wellFormed(expectedSessionKey)) return null;
+  return {
+    checkpoint_id,
+    path: path.join(dir, file),
+    file,
+    session_key,
+    updated_at: typeof updated_at === "string" ? updated_at : "",
+    ...(typeof input_tokens === "number" && Number.isFinite(input_tokens) && (session_id === null || typeof session_id === "string")
+      ? { session_id, input_tokens }
+      : {}),
+    ...(typeof bytes === "number" && Number.isInteger(bytes) && bytes >= 0 ? { bytes } : {}),
+    ...summaryOf(summary, checkpoint_id),
+  };
+}
+
+/** The pointer names the highest file `topId` at the size it recorded: its fields stand for that file. */
+export async function pointerIsCurrent(p: LatestPointer, topId: string | undefined, fs: FsOps): Promise<boolean> {
+  if (p.bytes === undefined || p.checkpoint_id !== topId) return false;
+  try {
+    return (await fs.stat(p.path)).size === p.bytes;
+  } catch {
+    return false; // changed or gone: the caller reads the checkpoints
+  }
+}
+
+/** Atomic but not fsync'd: readers look for newer files anyway (a power loss leaves it a step behind). */
+export async function writePointerInDir(dir: string, cp: Checkpoint, bytes: number, fs: FsOps): Promise<void> {
+  const body = {
+    checkpoint_id: cp.meta.checkpoint_id,
+    path: checkpointFileName(cp.meta.checkpoint_id),
+    session_key: cp.meta.session_key, // the writer checked it is its own key
+    updated_at: new Date().toISOString(),
+    session_id: cp.meta.session_id,
+    input_tokens: cp.meta.token_usage.input_tokens,
+    bytes,
+    summary: summarizeCheckpoint(cp),
+  };
+  await writeFileAtomic(path.join(dir, POINTER_FILE), `${JSON.stringify(body, null, 2)}\n`, { fs, durable: false });
+}
+
+/** Longest topic kept in the pointer (status shows the start of it). */
+const TOPIC_CHARS = 200;
+
+export function summarizeCheckpoint(cp: Checkpoint): CheckpointSummary {
+  return {
+    checkpoint_id: cp.meta.checkpoint_id,
+    trigger: cp.meta.trigger,
+    created_at: cp.meta.created_at,
+    compaction_count: cp.meta.compaction_count,
+    token_usage: { ...cp.meta.token_usage },
+    counts: {
+      decisions: cp.decisions.length,
+      files_read: cp.resources.files_read.length,
+      files_modified: cp.resources.files_modified.length,
+      tools_used: cp.resources.tools_used.length,
+      errors: cp.thread.errors.length,
+      open_items: cp.open_items.length,
+      learnings: cp.learnings.length,
+    },
+    topic: cp.working.topic.slice(0, TOPIC_CHARS),
+    status: cp.working.status,
+  };
+}
+
+/** The pointer's summary when it is one, of `checkpointId`. */
+function summaryOf(v: unknown, checkpointId: string): { summary?: CheckpointSummary } {
+  const summary = readShape(v, CHECKPOINT_SUMMARY);
+  return summary?.checkpoint_id === checkpointId ? { summary } : {};
+}
+
+// --- The latest valid checkpoint of a directory, never throwing for a corrupt file: a valid file newer
+// than the pointer's (its writer died before moving it), the pointer's, its `meta.previous_checkpoint`
+// chain (a torn file often keeps its meta), the newest valid file.
+const MAX_CHAIN_STEPS = 64;
+
+/** A checkpoint of `expectedKey` (or, key unknown, of a key whose directory this is), else null. */
+async function readValid(file: string, dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
+  try {
+    const cp = await readCheckpointFile(file, expectedKey ?? undefined, fs);
+    if (expectedKey === null && sessionDirName(cp.meta.session_key) !== path.basename(dir)) return null;
+    return cp;
+  } catch {
+    return null;
+  }
+}
+
+/** `meta.previous_checkpoint` of a file that failed validation, if what is left of it says so. */
+async function previousHint(file: string, fs: FsOps): Promise<string | null> {
+  try {
+    const text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
+    assertParseableSize(text, file);
+    const data = parseDocument(text).toJS({ maxAliasCount: 0 }) as { meta?: { previous_checkpoint?: unknown } } | null;
+    const prev = data?.meta?.previous_checkpoint;
+    return typeof prev === "string" && parseCheckpointId(prev) !== null ? prev : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function readLatestInDir(dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
+  const files = await listCheckpointFilesInDir(dir, fs);
+  const newestFirst = [...files].reverse();
+  const tried = new Set<string>();
+  const attempt = async (id: string): Promise<Checkpoint | null> => {
+    if (tried.has(id)) return null;
+    tried.add(id);
+    return readValid(path.join(dir, checkpointFileName(id)), dir, expectedKey, fs);
+  };
+
+  const pointer = await readPointerInDir(dir, expectedKey, fs);
+  if (pointer) {
+    const pointerN = parseCheckpointId(pointer.checkpoint_id) ?? 0;
+    for (const f of newestFirst) {
+      if (f.n <= pointerN) break;
+      const newer = await attempt(f.id);
+      if (newer) return newer;
+    }
+    const named = await attempt(pointer.checkpoint_id);
+    if (named) return named;
+    let hint = await previousHint(pointer.path, fs);
+    for (let step = 0; hint && step < MAX_CHAIN_STEPS; step++) {
+      const prev = await attempt(hint);
+      if (prev) return prev;
+      hint = await previousHint(path.join(dir, checkpointFileName(hint)), fs);
+    }
+  }
+  for (const f of newestFirst) {
+    const cp = await attempt(f.id);
+    if (cp) return cp;
+  }
+  return null;
+}
+
+export async function readLatestCheckpoint(opts: CheckpointStoreOptions, sessionKey: string): Promise<Checkpoint | null> {
+  return readLatestInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, fsOf(opts));
 }

@@ -33,10 +33,6 @@ export const BREAKDOWN_CATEGORIES = [
 ] as const;
 /** The incremental state files of a session: what a `recovered` section may name. */
 export const STATE_FILE_NAMES = ["decisions", "thread", "resources", "open_items", "learnings", "work"] as const;
-/** How a workspace file's content hash was taken. */
-export const HASH_SCOPES = ["full", "sampled", "none"] as const;
-/** present: a regular file; missing: no such path; other: not a regular file; unreadable: stat/read failed. */
-export const FILE_STATES = ["present", "missing", "other", "unreadable"] as const;
 
 type Scalar = "str" | "text" | "time" | "id" | "count" | "ratio" | "int" | "bool" | "strings" | "texts";
 
@@ -158,11 +154,12 @@ export const THREAD = [
 
 export const WORKSPACE_FILE = [
   f("path", "str"),
-  oneOf("state", FILE_STATES),
+  // present: a regular file; missing: no such path; other: not a regular file; unreadable: stat/read failed
+  oneOf("state", ["present", "missing", "other", "unreadable"]),
   f("size", "count", NULLABLE),
   f("mtime_ms", "count", NULLABLE),
   f("hash", "str", { nullable: true, match: matching(/^sha1:[0-9a-f]{40}$/, "sha1:<40 hex>") }),
-  oneOf("hash_scope", HASH_SCOPES),
+  oneOf("hash_scope", ["full", "sampled", "none"]), // how the content hash was taken
 ] as const;
 
 export const WORKSPACE_GIT = [

@@ -14,9 +14,7 @@ import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
 import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, retentionOf, sweepStaleTempFiles } from "./files.js";
-import { scanSessionDir } from "./files.js";
-import { pointerIsCurrent, readPointerInDir, writePointerInDir } from "./pointer.js";
-import { readLatestInDir } from "./recovery.js";
+import { scanSessionDir, pointerIsCurrent, readPointerInDir, writePointerInDir, readLatestInDir } from "./files.js";
 import { validateCheckpoint } from "./validate.js";
 import { emitCheckpoint, memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint, SessionIdentity } from "../checkpoint/schema.js";
 import type { CheckpointWriter } from "../checkpoint/writer.js";
-import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../checkpoint/files.js";
 import { allowCheckpointEntries } from "../checkpoint/yaml.js";
 import { type ContextReading, formatGaugeText, gaugeAction, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { ContextState } from "../state/context-state.js";

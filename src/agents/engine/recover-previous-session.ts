@@ -5,7 +5,7 @@
 import { buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { type Checkpoint } from "../checkpoint/schema.js";
 import { CheckpointWriter } from "../checkpoint/writer.js";
-import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../checkpoint/files.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { ContextState } from "../state/context-state.js";
 import { type ContextStateSnapshot } from "../state/captured-state.js";

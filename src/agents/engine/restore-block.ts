@@ -2,7 +2,7 @@
  * The restore block of a session key (spec §8.2): the latest checkpoint rendered with workspace drift and
  * stored outputs; the rule of which block is owed is in compaction.ts. Never throws: a failure means "no block".
  */
-import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../checkpoint/files.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { renderCheckpointRestore } from "../inject/render-restore.js";
 import { artifactsExtraSection, type RenderedRestore, type RestoreExtraSection } from "../inject/sections.js";

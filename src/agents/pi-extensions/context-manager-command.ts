@@ -1,7 +1,7 @@
 /** `/context` in pi: gauge, breakdown, latest checkpoint and its restore block (never sent to the model). */
 import type { ExtensionAPI, ExtensionContext, SessionEntry } from "@mariozechner/pi-coding-agent";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
-import { readLatestCheckpoint } from "../checkpoint/recovery.js";
+import { readLatestCheckpoint } from "../checkpoint/files.js";
 import { type RestoreKind, restoreBlockOf } from "../engine/restore-block.js";
 import { formatGaugeLine } from "../gauge/gauge-line.js";
 import { gaugeAction } from "../gauge/context-gauge.js";
