@@ -1,31 +1,17 @@
 /** The subset of `node:fs/promises` this package uses, injectable so tests can fail any single call. */
-import { promises as fsp, statSync } from "node:fs";
-
-/** The part of a `FileHandle` we use: write, fsync, close. */
-export interface FileHandleOps {
-  writeFile(data: string | Uint8Array): Promise<void>;
-  sync(): Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface StatResult {
-  size: number;
-  mtimeMs: number;
-  isFile(): boolean;
-  isDirectory(): boolean;
-}
+import { promises as fsp, type Stats, statSync } from "node:fs";
 
 export interface FsOps {
   mkdir(path: string, opts: { recursive?: boolean; mode?: number }): Promise<string | undefined>;
   /** flags as in `fs.open` ("wx", "r", ...) */
-  open(path: string, flags: string, mode?: number): Promise<FileHandleOps>;
+  open(path: string, flags: string, mode?: number): Promise<Pick<fsp.FileHandle, "writeFile" | "sync" | "close">>;
   writeFile(path: string, data: string, opts?: { mode?: number; flag?: string }): Promise<void>;
   readFile(path: string, encoding: "utf8"): Promise<string>;
   rename(from: string, to: string): Promise<void>;
   link(existing: string, newPath: string): Promise<void>;
   unlink(path: string): Promise<void>;
   readdir(path: string): Promise<string[]>;
-  stat(path: string): Promise<StatResult>;
+  stat(path: string): Promise<Pick<Stats, "size" | "mtimeMs" | "isFile" | "isDirectory">>;
   chmod(path: string, mode: number): Promise<void>;
   rm(path: string, opts?: { recursive?: boolean; force?: boolean }): Promise<void>;
 }

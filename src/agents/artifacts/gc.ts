@@ -157,18 +157,17 @@ export function scheduleArtifactGc(stateDir: string): Promise<GcReceipt | null> 
   const now = Date.now();
   if (now - (lastRun().get(stateDir) ?? -Infinity) < AUTO_GC_INTERVAL_MS) return null;
   lastRun().set(stateDir, now);
-  return new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => gcArtifacts(stateDir))
-    .then(
-      (receipt) => {
-        if (receipt.removed.length) debugLog("artifact auto gc", `${receipt.removed.length} removed, ${receipt.bytesFreed} bytes`);
-        return receipt;
-      },
-      (e: unknown) => {
-        debugLog("artifact auto gc", e);
-        return null;
-      },
-    );
+  return (async () => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      const receipt = await gcArtifacts(stateDir);
+      if (receipt.removed.length) debugLog("artifact auto gc", `${receipt.removed.length} removed, ${receipt.bytesFreed} bytes`);
+      return receipt;
+    } catch (e) {
+      debugLog("artifact auto gc", e);
+      return null;
+    }
+  })();
 }
 
 export function resetAutoGcForTest(): void {

@@ -40,17 +40,13 @@ export interface ArtifactMeta {
   meta: { tool?: string; sessionKey?: string; toolCallId?: string };
 }
 
-export interface StashReceipt {
+export type StashReceipt = Pick<ArtifactMeta, "bytes" | "createdAt" | "kind" | "meta"> & {
   schema: typeof STASH_SCHEMA;
   handle: string;
   sha256: string;
-  bytes: number;
-  createdAt: string;
-  kind: string;
-  meta: ArtifactMeta["meta"];
   /** false when the same content was already stored */
   created: boolean;
-}
+};
 
 export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
 
