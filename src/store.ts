@@ -19,4 +19,4 @@ export { readCheckpointMeta } from "./agents/checkpoint/sessions.js";
 export { summarizeCheckpoint } from "./agents/checkpoint/pointer.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./infra/session-dir.js";
 export { renderCheckpointRestore } from "./agents/inject/render-restore.js";
-export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/sections.js";
+export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/render-restore.js";
