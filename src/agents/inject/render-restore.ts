@@ -11,7 +11,7 @@ import { estimateTextTokens } from "../text/token-estimate.js";
 import { formatTokenCount } from "../gauge/gauge-line.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
-import { type Layout, type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
 import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
@@ -44,17 +44,9 @@ export interface RenderedRestore {
   omittedExtras?: string[];
 }
 
-/** How a restore section prints (section-model.ts); `whole`: it goes whole and is named without a count when dropped. */
-export interface SectionSpec {
-  title: string;
-  layout: Layout;
-  omittedLabel: string;
-  /** separator of inline entries */
-  sep?: string;
-  whole?: true;
-  /** its entries go from the tail (its first entries matter most) */
-  tail?: true;
-}
+/** How a restore section prints (section-model.ts); `whole`: it goes whole and is named without a count when dropped;
+ * `tail`: its entries go from the tail (its first entries matter most). */
+type SectionSpec = Pick<Section, "title" | "layout" | "sep"> & { omittedLabel: string; whole?: true; tail?: true };
 
 const SPEC = {
   last_report: { title: "Agent's last report: ", layout: "inline", omittedLabel: "last report", whole: true },
@@ -87,10 +79,9 @@ const SPEC = {
 } satisfies Record<string, SectionSpec>;
 
 /** The sections that may be trimmed, in block order. */
-export type RestoreSection = keyof typeof SPEC;
-export const SECTION_SPEC: Record<RestoreSection, SectionSpec> = SPEC;
-
-export const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];
+type RestoreSection = keyof typeof SPEC;
+const SECTION_SPEC: Record<RestoreSection, SectionSpec> = SPEC;
+const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];
 
 /** The drop plan, least useful first: entries down to `keep` while over SOFT_SHARE of the cap, or the cap. */
 export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
