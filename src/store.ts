@@ -17,4 +17,4 @@ export { listCheckpointSessions, readLatestPointer, readLatestSummary, type Chec
 export { readCheckpointMeta } from "./agents/checkpoint/sessions.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./infra/session-dir.js";
 export { renderCheckpointRestore } from "./agents/inject/render-restore.js";
-export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/sections.js";
+export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/render-restore.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { DriftReport } from "../../src/agents/drift/compare.js";
 import { DRIFT_SECTION_ID } from "../../src/agents/drift/render.js";
-import type { RenderedRestore, RestoreExtraSection } from "../../src/agents/inject/sections.js";
+import type { RenderedRestore, RestoreExtraSection } from "../../src/agents/inject/render-restore.js";
 import { DRIFT_EXTRA_TITLE, DRIFT_TITLE, driftExtraSection, renderDriftSection } from "../../src/agents/drift/render.js";
 import { renderRestoreBlock } from "../../src/agents/engine/restore-block.js";
 import { makeCheckpoint } from "../checkpoint/helpers.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RESTORE_DROP_PLAN, SOFT_SHARE } from "../../src/agents/inject/sections.js";
+import { RESTORE_DROP_PLAN, SOFT_SHARE } from "../../src/agents/inject/render-restore.js";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { estimateTextTokens } from "../../src/agents/text/token-estimate.js";

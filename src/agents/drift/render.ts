@@ -1,7 +1,7 @@
 /** The drift report as text: names on disk quoted, commit ids validated hex; lists shortened to fit. */
 import { quoteUntrusted } from "../inject/quote.js";
 import { joinedLength as length, plural } from "../inject/section-model.js";
-import type { RestoreExtraSection } from "../inject/sections.js";
+import type { RestoreExtraSection } from "../inject/render-restore.js";
 import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
 
 export const DRIFT_TITLE = "Workspace changed since this checkpoint (check before relying on it):";

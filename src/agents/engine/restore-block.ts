@@ -5,7 +5,7 @@
 import { readLatestCheckpoint } from "../checkpoint/files.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { renderCheckpointRestore } from "../inject/render-restore.js";
-import { artifactsExtraSection, type RenderedRestore, type RestoreExtraSection } from "../inject/sections.js";
+import { artifactsExtraSection, type RenderedRestore, type RestoreExtraSection } from "../inject/render-restore.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { type DriftReport, driftOf } from "../drift/compare.js";
