@@ -1,7 +1,7 @@
 /** The stored-outputs section goes through the renderer's extra-section slot: quoted names, strict handles, same budget. */
 import { describe, expect, it } from "vitest";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
-import { ARTIFACTS_EXTRA_TITLE, artifactsExtraSection } from "../../src/agents/inject/render-restore.js";
+import { ARTIFACTS_EXTRA_TITLE, artifactsExtraSection } from "../../src/agents/engine/restore-block.js";
 import type { ArtifactRef } from "../../src/agents/checkpoint/schema.js";
 
 /** the stored-outputs section of these refs, as restore passes it to the renderer */

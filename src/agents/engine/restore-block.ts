@@ -1,11 +1,12 @@
 /**
  * The restore block of a session key (spec §8.2): the latest checkpoint rendered with workspace drift and
- * stored outputs; the rule of which block is owed is in compaction.ts. Never throws: a failure means "no block".
+ * stored outputs; which block is owed is in compaction.ts, when it is delivered in RestoreDelivery. Never throws.
  */
 import { readLatestCheckpoint } from "../checkpoint/files.js";
-import type { Checkpoint } from "../checkpoint/schema.js";
-import { renderCheckpointRestore } from "../inject/render-restore.js";
-import { artifactsExtraSection, type RenderedRestore, type RestoreExtraSection } from "../inject/render-restore.js";
+import { type RenderedRestore, type RestoreExtraSection, renderCheckpointRestore } from "../inject/render-restore.js";
+import { tryParseHandle } from "../artifacts/handle.js";
+import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
+import { type ArtifactRef, type Checkpoint, LINES_RE } from "../checkpoint/schema.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
 import { type DriftReport, driftOf } from "../drift/compare.js";
@@ -13,6 +14,32 @@ import { driftExtraSection } from "../drift/render.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "../../infra/log-once.js";
+
+/** Artifacts the "Stored outputs" extra section shows at most (those a checkpoint points at, newest first). */
+const RESTORE_MAX_LINES = 3;
+
+export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;
+/** The section's id in RenderedRestore.omittedExtras. */
+export const ARTIFACTS_SECTION_ID = "artifacts";
+
+/** The stored outputs as an extra section: the renderer quotes each entry and re-checks its handle. */
+export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined): RestoreExtraSection | null {
+  const shown = (refs ?? []).filter((r) => tryParseHandle(r.handle) !== null).slice(0, RESTORE_MAX_LINES);
+  if (shown.length === 0) return null;
+  return {
+    id: ARTIFACTS_SECTION_ID,
+    title: ARTIFACTS_EXTRA_TITLE,
+    // a partial read names its lines: two reads of one file are told apart
+    lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)}${r.lines && LINES_RE.test(r.lines) ? ` lines ${r.lines}` : ""} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
+    handles: shown.map((r) => r.handle),
+  };
+}
+
+/** A long target keeps its end (the file name, the last words of a command), not its start. */
+function tailOf(target: string, max: number): string {
+  const chars = [...target];
+  return chars.length <= max ? target : `…${chars.slice(chars.length - (max - 1)).join("")}`;
+}
 
 export type RestoreKind = "post-compaction" | "resume";
 
