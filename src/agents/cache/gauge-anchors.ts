@@ -26,21 +26,20 @@ export interface GaugeLineNow {
 /** The messages with the session's lines re-placed and `line` appended when the reading moved a step. */
 export function withAnchoredGauge(messages: AgentMessage[], session: CacheSession, line: GaugeLineNow | null, now: number): AgentMessage[] {
   const appended = onlyAppended(messages, session);
-  const out = appended ? placeByIndex(messages, session) : placeByKey(messages, session);
+  let out = appended ? placeByIndex(messages, session) : placeByKey(messages, session);
   const live = session.anchors;
   const count = appended ? messages.length : messages.filter(isHost).length;
   const lastKey = count > 0 ? messageKey(messages.findLast(isHost)) : null;
-  let result = out;
   if (line && (line.force || live.at(-1)?.step !== line.step)) {
-    result = out === messages ? messages.slice() : out;
-    result.push(gaugeMessage(line.text, now));
+    if (out === messages) out = messages.slice();
+    out.push(gaugeMessage(line.text, now));
     // a request that ends in a message without identity cannot place its line again: sent once
     if (lastKey !== null) live.push({ after: lastKey, text: line.text, timestamp: now, step: line.step, at: count });
     if (live.length > MAX_ANCHORS) live.splice(0, live.length - MAX_ANCHORS);
   }
   // the index path needs a history without our lines in it; an input that had some is judged whole next time
   session.placed = count === messages.length ? { count, firstKey: messageKey(messages[0]), lastKey } : null;
-  return result;
+  return out;
 }
 
 /** The host only appended since the last placement (and sent no gauge line among the new messages). */

@@ -60,22 +60,17 @@ export function lastUsableReply(messages: readonly AgentMessage[], afterSummary 
 /** pi's calculateContextTokens of a reply lastUsableReply found. */
 export const replyTokens = (reply: AgentMessage): number => calculateContextTokens(usableUsage(reply)!);
 
-/** The reply at `i`'s usage (0 when none) plus chars/4 of every later message. */
-function tokensFrom(messages: readonly AgentMessage[], i: number): number {
+/** pi's (unexported) estimateContextTokens: the reply at `i`'s usage + chars/4 of what followed (or of all). */
+export function estimateContextTokens(messages: readonly AgentMessage[], i = lastUsableReply(messages)): number {
   let tokens = i >= 0 ? replyTokens(messages[i]!) : 0;
   for (let j = i + 1; j < messages.length; j++) tokens += messageTokens(messages[j]!);
   return tokens;
 }
 
-/** pi's (unexported) estimateContextTokens: the last usage + chars/4 of what followed (or of all). */
-export function estimateContextTokens(messages: readonly AgentMessage[]): number {
-  return tokensFrom(messages, lastUsableReply(messages));
-}
-
 /** The latest usage (even before a compaction summary) + chars/4 of what followed; null without usage. */
 export function usageTokensOf(messages: readonly AgentMessage[]): number | null {
   const i = lastUsableReply(messages, false);
-  return i < 0 ? null : tokensFrom(messages, i);
+  return i < 0 ? null : estimateContextTokens(messages, i);
 }
 
 /** The host's own reading of the context (pi's `getContextUsage()` has this shape). */

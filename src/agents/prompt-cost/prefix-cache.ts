@@ -18,7 +18,6 @@ export const ANTHROPIC_MIN_CACHEABLE_TOKENS = 1024;
 const OPENAI_MIN_CACHED_TOKENS = 1024;
 const OPENAI_CACHE_STEP_TOKENS = 128;
 
-type Comparison = Pick<RequestBill, "previousCached" | "sharedPrefix" | "expired" | "divergedAt">;
 type Priced = Pick<RequestBill, "read" | "write" | "uncached"> & { cachedEnd: number };
 
 /** The previous request, against which a request's reuse is judged (what it left cached, what both share). */
@@ -27,7 +26,7 @@ export class PreviousRequest {
   private cachedEnd = 0;
   private at = -Infinity;
 
-  compare(req: CostRequest, cum: readonly number[], ttlMs: number): Comparison {
+  compare(req: CostRequest, cum: readonly number[], ttlMs: number) {
     const divergedAt = firstDifference(this.previousBlocks, req.blocks);
     return {
       previousCached: this.cachedEnd,
@@ -48,7 +47,7 @@ export abstract class BlockCache {
   /** prefix key -> expiry (epoch ms) */
   protected readonly entries = new Map<string, number>();
   readonly previous = new PreviousRequest();
-  constructor(protected readonly ttlMs: number) {}
+  constructor(protected readonly ttlMs: number = FIVE_MINUTES_MS) {}
 
   /** the prompt's tokens by rate, and where the entry it leaves the next request ends */
   protected abstract price(req: CostRequest, cum: readonly number[], keys: readonly string[]): Priced;
@@ -68,7 +67,7 @@ export abstract class BlockCache {
 
 export class AnthropicBreakpointCache extends BlockCache {
   constructor(opts: { ttlMs?: number } = {}) {
-    super(opts.ttlMs ?? FIVE_MINUTES_MS);
+    super(opts.ttlMs);
   }
 
   protected price(req: CostRequest, cum: readonly number[], keys: readonly string[]) {
@@ -119,9 +118,6 @@ export abstract class PrefixCache extends BlockCache {
 /** OpenAI's cached prefixes stay 5 to 10 minutes of inactivity (up to an hour off-peak): the short end is billed. */
 export class OpenAIPrefixCache extends PrefixCache {
   protected readonly chargesWrites = false;
-  constructor(ttlMs = FIVE_MINUTES_MS) {
-    super(ttlMs);
-  }
   protected readable(shared: number, total: number): number {
     if (total < OPENAI_MIN_CACHED_TOKENS || shared < OPENAI_MIN_CACHED_TOKENS) return 0;
     return OPENAI_MIN_CACHED_TOKENS + Math.floor((shared - OPENAI_MIN_CACHED_TOKENS) / OPENAI_CACHE_STEP_TOKENS) * OPENAI_CACHE_STEP_TOKENS;

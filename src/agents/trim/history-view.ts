@@ -34,10 +34,9 @@ export class HistoryView {
 
   /** Keys (a repeated base key numbered "#n") and units; `from`/`unitsFrom`: where the reused part ends. */
   update(messages: readonly AgentMessage[], end = messages.length): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
-    const reuse = this.known(messages) > 0;
-    this.rebuilt = !reuse;
-    if (reuse) this.truncate(this.stable);
-    else this.reset();
+    this.rebuilt = this.known(messages) === 0;
+    if (this.rebuilt) this.reset();
+    else this.truncate(this.stable);
     const from = this.keys.length;
     const unitsFrom = this.members.length;
     for (let i = this.keys.length; i < end; i++) this.push(messages[i]!, i);
