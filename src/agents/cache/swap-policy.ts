@@ -163,6 +163,5 @@ export type TrimPrice = PriceContext & Pick<GateContext, "tokens"> & { saved: nu
 
 /** The rewrite is the whole prompt (a trim lies far before the lookback); savings count from what is left. */
 export function trimPays(p: TrimPrice): boolean {
-  const left = Math.max(0, p.tokens - p.saved);
-  return swapPays(priceSwap(p, p.tokens, p.saved, left));
+  return swapPays(priceSwap(p, p.tokens, p.saved, Math.max(0, p.tokens - p.saved)));
 }
