@@ -165,7 +165,7 @@ function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
 }
 
 /** spec §11.2: first user message (100) + " ... " + last user message (100); just the first when equal. */
-export function threadSummary(firstUser: string | null, lastUser: string | null): string {
+function threadSummary(firstUser: string | null, lastUser: string | null): string {
   const first = firstUser ? gist(firstUser, SUMMARY_PART) : "";
   const last = lastUser ? gist(lastUser, SUMMARY_PART) : "";
   if (!first) return last;
