@@ -133,9 +133,8 @@ function workCaps(c: CaptureCaps): WorkLedgerCaps {
 }
 
 /** The resource lists in checkpoint form; also resources.json's data. */
-const resourcesOf = (s: CapturedState): Resources => {
-  return Object.fromEntries(Object.entries(s.resources).map(([k, list]) => [k, [...list.keys()]])) as Resources;
-};
+const resourcesOf = (s: CapturedState): Resources =>
+  Object.fromEntries(Object.entries(s.resources).map(([k, list]) => [k, [...list.keys()]])) as Resources;
 
 /** Per state file its data and back; an apply parses everything before it adds: never half-merged. */
 type Codec = { data(s: CapturedState): unknown; apply(s: CapturedState, d: Data): void };

@@ -150,8 +150,7 @@ const LEGACY_FAILURE_ITEM = "Unresolved failure: ";
 /** The state's ledger is session-long: the previous one only fills what the state lost (files moved aside). */
 function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
   if (!prev) return cur;
-  const hasCur = cur.requests.length > 0 || cur.files.length > 0 || cur.commands.length > 0;
-  if (!hasCur) return prev;
+  if (cur.requests.length === 0 && cur.files.length === 0 && cur.commands.length === 0) return prev;
   const known = new Set(cur.files.map((f) => f.path));
   const knownCmd = new Set(cur.commands.map((c) => c.family));
   return {
@@ -166,7 +165,7 @@ function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
 }
 
 /** spec §11.2: first user message (100) + " ... " + last user message (100); just the first when equal. */
-export function threadSummary(firstUser: string | null, lastUser: string | null): string {
+function threadSummary(firstUser: string | null, lastUser: string | null): string {
   const first = firstUser ? gist(firstUser, SUMMARY_PART) : "";
   const last = lastUser ? gist(lastUser, SUMMARY_PART) : "";
   if (!first) return last;

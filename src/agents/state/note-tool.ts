@@ -7,7 +7,7 @@ import { Type } from "@mariozechner/pi-ai";
 import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 
 export const NOTE_TOOL_NAME = "context_note";
-export const NOTE_KINDS = ["decision", "open_item", "learning", "close_item"] as const;
+const NOTE_KINDS = ["decision", "open_item", "learning", "close_item"] as const;
 export type NoteKind = (typeof NOTE_KINDS)[number];
 
 const parameters = Type.Object({

@@ -60,13 +60,11 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
     if (!m || !(STATE_FILE_NAMES as readonly string[]).includes(m[2]!)) continue;
     const file = path.join(dir, entry);
     const loaded = await readStateFileAt(fs, file, { sessionKey, sessionId: null, latestCheckpointAt: null });
-    if (loaded.kind !== "ok") {
-      if (loaded.kind === "stale") {
-        invalid.push(`${entry} (${loaded.reason})`);
-        await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());
-      }
-      continue;
+    if (loaded.kind === "stale") {
+      invalid.push(`${entry} (${loaded.reason})`);
+      await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());
     }
+    if (loaded.kind !== "ok") continue;
     const key = JSON.stringify(loaded.sessionId);
     const s = bySession.get(key) ?? { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
     bySession.set(key, s);

@@ -37,7 +37,7 @@ const CURSOR_DATA = {
   // total messages processed so far
   processed: asNumber,
 };
-export type Cursor = Fields<typeof CURSOR_DATA>;
+type Cursor = Fields<typeof CURSOR_DATA>;
 
 const THREAD_DATA = {
   first_user: asStringOrNull,
@@ -77,7 +77,7 @@ export function parseThreadData(d: Record<string, unknown>, maxExchanges: number
 }
 
 /** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */
-export const CURSOR_CLOCK_SKEW_MS = 60_000;
+const CURSOR_CLOCK_SKEW_MS = 60_000;
 
 export function emptyCursor(): Cursor {
   return { lastIndex: -1, lastId: null, lastTs: null, idsAtLastTs: [], processed: 0 };
