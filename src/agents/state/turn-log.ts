@@ -114,7 +114,10 @@ export function isBareReference(request: string): boolean {
 
 /** Sub-agent and task tool names across hosts (Claude Code's `Task`, pi-subagents, OpenClaw's `sessions_spawn`). */
 const TASK_TOOLS = /^(task|agent|subagent|sub_agent|spawn_agent|sessions_spawn|dispatch_agent|delegate|delegate_task)$/i;
-export const isTaskTool = (name: string): boolean => TASK_TOOLS.test(name);
+
+export function isTaskTool(name: string): boolean {
+  return TASK_TOOLS.test(name);
+}
 
 /** What a task call asked: its prompt-like argument, else its description. */
 export function taskAsk(args: unknown): string {
