@@ -6,7 +6,6 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { EngineCore } from "./engine-core.js";
 import type { AppendResult } from "../archive/tail-append.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
@@ -16,7 +15,7 @@ import { archiveKeysOfAgent, recordArchiveKey } from "../archive/store.js";
 import { renderKnowledgeLines } from "../archive/recall-render.js";
 import type { SearchHit } from "../archive/archive.js";
 import { quoteUntrusted } from "../inject/quote.js";
-import { agentAndChannelOf } from "./runtime.js";
+import { agentAndChannelOf, type EngineCore } from "./runtime.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";

@@ -17,7 +17,7 @@ import { warnSafely } from "../../infra/log-once.js";
 import { branchMessagesOf, type CompactionInput, recordCompactionOutcome } from "./compaction.js";
 import { sessionAt } from "./cache-budget.js";
 import { scheduleKnowledge } from "./archive-hooks.js";
-import type { EngineCore } from "./engine-core.js";
+import type { EngineCore } from "./runtime.js";
 
 /** What a compaction checkpoint adds to the state's draft. */
 type DraftExtra = Partial<Pick<BuildCheckpointParams, "fileOps" | "splitTurn" | "compactionCount" | "cwd">>;

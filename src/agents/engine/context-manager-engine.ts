@@ -25,7 +25,6 @@ import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra
 import { nextSlice } from "../../infra/slice-gate.js";
 import { decideSearchJoin, type SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
-import type { ContextManagerRuntimeValue } from "./runtime.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog, type RequestRecord } from "./request-log.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest, type RunStart, trimAhead } from "./request.js";
@@ -36,7 +35,7 @@ import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
 import { owedRestoreBlock } from "./compaction.js";
 import { type RestoreBlock, RestoreDelivery, type RestoreKind } from "./restore-block.js";
-import type { ContextDecision, EngineCore, EngineSession } from "./engine-core.js";
+import type { ContextDecision, ContextManagerRuntimeValue, EngineCore, EngineSession } from "./runtime.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
 export const FLUSH_DEBOUNCE_MS = 1000;
@@ -44,7 +43,7 @@ export const FLUSH_DEBOUNCE_MS = 1000;
 const CAPTURE_SLICE_MS = 8;
 
 export class ContextManagerEngine implements EngineCore {
-  // the members EngineCore (engine-core.ts) describes
+  // the members EngineCore (runtime.ts) describes
   compactions: number;
   readonly log: OnceLogger;
   readonly identity: SessionIdentity & { sessionId: string };

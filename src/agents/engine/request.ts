@@ -20,12 +20,11 @@ import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { archiveMessages, withAutoRecall } from "./archive-hooks.js";
 import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
-import type { ContextDecision, EngineCore } from "./engine-core.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { addStash } from "../artifacts/session-stashes.js";
 import type { AgedMemory } from "./session.js";
 import type { RequestHost } from "./request-log.js";
-import { reserveTokensOf } from "./runtime.js";
+import { reserveTokensOf, type ContextDecision, type EngineCore } from "./runtime.js";
 
 export interface ModelRequest {
   /** what the host would send */
