@@ -33,8 +33,7 @@ import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./ar
 import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
-import { owedRestoreBlock } from "./compaction.js";
-import { type RestoreBlock, RestoreDelivery, type RestoreKind } from "./restore-block.js";
+import { RestoreDelivery } from "./restore-block.js";
 import type { ContextDecision, ContextManagerRuntimeValue, EngineCore, EngineSession } from "./runtime.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
@@ -55,7 +54,7 @@ export class ContextManagerEngine implements EngineCore {
   readonly storeWarned = new Set<string>();
   pendingWrite: Promise<Checkpoint | null> | null = null;
   recoveryDue = true;
-  readonly restores = new RestoreDelivery((kind, ids) => this.restoreOwed(kind, ids));
+  readonly restores: RestoreDelivery;
 
   private readonly sessionLog: SessionLog;
   private state: ContextState | null = null;
@@ -85,6 +84,7 @@ export class ContextManagerEngine implements EngineCore {
     this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
+    this.restores = new RestoreDelivery(runtime, () => this.ready());
     // idle keys' archives past the retention: swept in the background, once a day per process
     if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
   }
@@ -387,13 +387,4 @@ export class ContextManagerEngine implements EngineCore {
   compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
     markCompactionSummarized(this.runtime.stateDir, this.sessionKey, this.identity.sessionId);
     return renderCompactionSummary(checkpoint, { maxTokens: this.runtime.config.compactionSummaryMaxTokens, previousSummary: previous });
-  }
-
-  /** The restore block owed now, or null. `sessionIds`: the ids whose checkpoints count as this session's. */
-  restoreOwed(kind: RestoreKind, sessionIds?: () => ReadonlyArray<string | null>): Promise<RestoreBlock | null> {
-    const { sessionKey, stateDir, config, logger } = this.runtime;
-    const ids = sessionIds ?? [this.identity.sessionId];
-    const bundlePrevious = () => this.ready();
-    return owedRestoreBlock({ kind, sessionKey, sessionIds: ids, stateDir, config, logger, bundlePrevious });
-  }
-}
+  }}

@@ -169,9 +169,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
         const due = restoreDue(got.sm.getBranch());
         if (!due || !got.session.restores.once(due.key)) return undefined;
-        const block = await got.session.restoreOwed(due.kind);
+        const block = await got.session.restores.block(got.session.identity.sessionId, due.kind);
         if (!block) debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
-        return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } } : undefined;
+        return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block, display: false } } : undefined;
       });
     }
 
