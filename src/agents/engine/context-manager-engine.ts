@@ -197,7 +197,7 @@ export class ContextManagerEngine implements EngineCore {
     while (this.pendingWrite) await this.pendingWrite;
   }
 
-  /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
+  /** What was captured goes to disk now (a run's or a session's end, tests). Never throws. */
   async flushNow(): Promise<void> {
     await this.idle();
     if (this.flushTimer) {
@@ -205,11 +205,6 @@ export class ContextManagerEngine implements EngineCore {
       this.flushTimer = null;
     }
     if (this.state) await this.writeState(this.state);
-  }
-
-  /** What was captured goes to disk now (a run's or a session's end). */
-  flush(): Promise<void> {
-    return this.flushNow();
   }
 
   async writeState(state: ContextState): Promise<void> {

@@ -145,7 +145,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
     });
     on("session_shutdown", async (_event, ctx) => {
-      await (await get(ctx, "session_shutdown"))?.flush();
+      await (await get(ctx, "session_shutdown"))?.flushNow();
       await backgroundWritesSettled(); // a "checkpoint" compaction's span and knowledge records
     });
 
