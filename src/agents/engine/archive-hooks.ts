@@ -8,14 +8,13 @@ import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AppendResult } from "../archive/tail-append.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { consoleWarnLogger, type OnceLogger, type WarnLogger } from "../../infra/log-once.js";
+import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-store.js";
 import { archiveKeysOfAgent, recordArchiveKey } from "../archive/store.js";
 import { renderKnowledgeLines } from "../archive/recall-render.js";
 import type { SearchHit } from "../archive/archive.js";
 import { quoteUntrusted } from "../inject/quote.js";
-import { agentAndChannelOf, type EngineCore } from "./runtime.js";
+import { agentAndChannelOf, type ContextManagerRuntimeValue, type EngineCore } from "./runtime.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
@@ -26,15 +25,8 @@ import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-pa
 import { recallCapTokens, recallQueryOf, visibleText } from "../archive/recall-query.js";
 import { cutHead } from "../text/cut.js";
 
-/** Where a session's archive and knowledge are, and who logs their failures (an engine, or a tool). */
-export interface ArchiveLocation {
-  stateDir: string;
-  /** the host's key as given (the archive maps it to its directory) */
-  sessionKey: string;
-  config: ContextManagerConfig;
-  logger?: WarnLogger;
-  agentId?: string | null;
-}
+/** Where a session's archive and knowledge are (the host's key as given), and who logs their failures. */
+export type ArchiveLocation = Pick<ContextManagerRuntimeValue, "stateDir" | "sessionKey" | "config" | "logger" | "agentId">;
 
 /** Once per failure kind per session across runs: the engine's own session log. */
 function logOf(at: ArchiveLocation): OnceLogger {

@@ -123,18 +123,16 @@ export interface CheckpointCompaction {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
-  details: CheckpointCompactionDetails;
-}
-
-export interface CheckpointCompactionDetails {
-  /** pi's own detail fields, for its UI and for hosts that read them */
-  readFiles: string[];
-  modifiedFiles: string[];
-  contextManager: { checkpointId: string; summaryTokens: number; foldedTurns: number; compactionMs: number };
+  /** pi's own detail fields (for its UI and for hosts that read them), then ours */
+  details: {
+    readFiles: string[];
+    modifiedFiles: string[];
+    contextManager: { checkpointId: string; summaryTokens: number; foldedTurns: number; compactionMs: number };
+  };
 }
 
 /** Marks a compaction entry as ours: no restore block follows it (the summary is the restore). */
-export function isCheckpointCompactionDetails(details: unknown): details is CheckpointCompactionDetails {
+export function isCheckpointCompactionDetails(details: unknown): details is CheckpointCompaction["details"] {
   const cm = (details as { contextManager?: { checkpointId?: unknown } } | null | undefined)?.contextManager;
   return typeof cm?.checkpointId === "string";
 }

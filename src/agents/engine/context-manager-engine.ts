@@ -37,7 +37,7 @@ import { RestoreDelivery } from "./restore-block.js";
 import type { ContextDecision, ContextManagerRuntimeValue, EngineCore, EngineSession } from "./runtime.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
-export const FLUSH_DEBOUNCE_MS = 1000;
+const FLUSH_DEBOUNCE_MS = 1000;
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
