@@ -70,10 +70,6 @@ export function compactedSpanOf(input: CompactionInput): AgentMessage[] {
 /** Session ids remembered per key at most (oldest forgotten first): the latest is the one read. */
 const MAX_SESSION_IDS = 16;
 
-function heldOutcomes(stateDir: string, storedSessionKey: string): Map<string, CompactionOutcome> | undefined {
-  return heldSession(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
-}
-
 export function recordCompactionOutcome(
   stateDir: string,
   storedSessionKey: string,
@@ -97,13 +93,14 @@ export function compactionOutcomeSince(
   sessionId: string | null,
   since: number,
 ): CompactionOutcome | null {
-  const o = heldOutcomes(stateDir, storedSessionKey)?.get(sessionId ?? "");
+  const outcomes = heldSession(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
+  const o = outcomes?.get(sessionId ?? "");
   return o && o.at >= since ? o : null;
 }
 
 /** The compaction of this session used its checkpoint as the summary (issue 25): the restore is in the history already. */
 export function markCompactionSummarized(stateDir: string, storedSessionKey: string, sessionId: string | null): void {
-  const o = heldOutcomes(stateDir, storedSessionKey)?.get(sessionId ?? "");
+  const o = compactionOutcomeSince(stateDir, storedSessionKey, sessionId, -Infinity);
   if (o) o.summarized = true;
 }
 
