@@ -45,8 +45,7 @@ const pending = new Map<string, Promise<void>>();
 export function scheduleKnowledge(at: ArchiveLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
-  const before = pending.get(file) ?? Promise.resolve();
-  const run = before
+  const run = (pending.get(file) ?? Promise.resolve())
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
     .then(() => followKnowledge(file))
