@@ -288,10 +288,10 @@ export class ContextManagerEngine implements EngineCore {
     await this.flushNow();
   }
 
-  /** The latest request's cache-reuse estimate under the rules it was prepared for. */
+  /** The latest request's cache-reuse estimate under the rules it was prepared for (none under other rules). */
   cacheReuse(): ReuseEstimate | null {
-    const rules = sessionAt(this.runtime.stateDir, this.sessionKey).reuseRules();
-    return rules ? this.requests.cacheReuse(rules) : null;
+    const family = sessionAt(this.runtime.stateDir, this.sessionKey).cache.last.family;
+    return family === "anthropic" || family === "openai" ? this.requests.cacheReuse(family) : null;
   }
 
   /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
