@@ -178,7 +178,6 @@ const norm = (p: string) => p.replace(/^\.\//, "");
 /** Outputs of tools aimed at a file the ledger modified, then read, newest first; then the newest others. */
 function checkpointArtifacts(sessionStashes: readonly SessionStash[], files: { modified: readonly string[]; read: readonly string[] }): ArtifactRef[] {
   const stashes = [...sessionStashes].reverse(); // newest first
-  if (stashes.length === 0) return [];
   const rank = (target: string): number => {
     const t = norm(target);
     if (!t) return 2;
