@@ -84,7 +84,8 @@ export class ContextManagerEngine implements EngineCore {
     this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
-    this.restores = new RestoreDelivery(runtime, () => this.ready());
+    const { stateDir, sessionKey, config, logger } = runtime; // the restore read goes through the default fs
+    this.restores = new RestoreDelivery({ stateDir, sessionKey, config, logger }, () => this.ready());
     // idle keys' archives past the retention: swept in the background, once a day per process
     if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
   }
