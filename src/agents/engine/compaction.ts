@@ -9,8 +9,6 @@ import type { Checkpoint } from "../checkpoint/schema.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { heldSession, sessionAt } from "./cache-budget.js";
 
-export type { CompactionOutcome };
-
 export interface CompactionInput {
   /** the session branch up to the compaction: its messages not captured yet are captured first */
   branchEntries: ReadonlyArray<{ type: string; message?: unknown }>;

@@ -14,7 +14,7 @@ import { driftExtraSection } from "../drift/render.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import type { WarnLogger } from "../../infra/log-once.js";
 import { warnSafely } from "../../infra/log-once.js";
-import { type CompactionOutcome, compactionOutcomeSince } from "./compaction.js";
+import { compactionOutcomeSince } from "./compaction.js";
 
 /** Artifacts the "Stored outputs" extra section shows at most (those a checkpoint points at, newest first). */
 const RESTORE_MAX_LINES = 3;
@@ -143,7 +143,7 @@ function compactionCheckpointFilter(
   since: number,
 ): ((cp: Checkpoint) => boolean) | null {
   const stored = canonicalSessionKey(site.sessionKey);
-  let outcome: CompactionOutcome | null = null;
+  let outcome: ReturnType<typeof compactionOutcomeSince> = null;
   for (const id of ids) {
     const o = compactionOutcomeSince(site.stateDir, stored, id, since);
     if (o && (!outcome || o.at > outcome.at)) outcome = o;
