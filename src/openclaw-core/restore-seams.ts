@@ -7,8 +7,8 @@ import { canonicalSessionKey } from "../infra/session-dir.js";
 import type { WarnLogger } from "../infra/log-once.js";
 import { compactionOutcomeSince } from "../agents/engine/compaction.js";
 import { recoverPreviousSessions } from "../agents/engine/recover-previous-session.js";
-import { owedRestoreBlock, type RestoreBlock, type RestoreParams } from "../agents/engine/restore-block.js";
-import { restoreConfigOf, seamKey } from "../agents/engine/restore-block.js";
+import { type RestoreBlock, type RestoreParams, restoreConfigOf, seamKey } from "../agents/engine/restore-block.js";
+import { owedRestoreBlock } from "../agents/engine/restore-delivery.js";
 
 export type Enqueue = (text: string, opts: { sessionKey: string }) => unknown;
 

@@ -33,7 +33,7 @@ import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./ar
 import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
-import { RestoreDelivery } from "./restore-block.js";
+import { RestoreDelivery } from "./restore-delivery.js";
 import type { ContextDecision, ContextManagerRuntimeValue, EngineCore, EngineSession } from "./runtime.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
