@@ -1,6 +1,6 @@
 /**
  * The restore block of a session key (spec §8.2): the latest checkpoint rendered with workspace drift and
- * stored outputs (the CLI's `restore` too: it reaches no pi import); the owed block is in restore-delivery.ts. Never throws.
+ * stored outputs (the CLI's `restore` too: no pi import reached); the owed block: restore-delivery.ts. Never throws.
  */
 import { readLatestCheckpoint } from "../checkpoint/files.js";
 import { type RenderedRestore, type RestoreExtraSection, renderCheckpointRestore } from "../inject/render-restore.js";
