@@ -23,9 +23,7 @@ export const CACHE_SHARES = {
   artifactRefs: 0.02,
 } as const;
 
-export type CachePart = keyof typeof CACHE_SHARES;
-
-export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemoryMiB">, part: CachePart): number {
+export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemoryMiB">, part: keyof typeof CACHE_SHARES): number {
   return Math.floor(config.cacheMemoryMiB * 2 ** 20 * CACHE_SHARES[part]);
 }
 

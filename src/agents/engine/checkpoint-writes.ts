@@ -22,21 +22,24 @@ import type { EngineCore } from "./runtime.js";
 /** What a compaction checkpoint adds to the state's draft. */
 type DraftExtra = Partial<Pick<BuildCheckpointParams, "fileOps" | "splitTurn" | "compactionCount" | "cwd">>;
 
+/** `write` as the engine's background write: captures wait for it (idle) until it settles. */
+function asPendingWrite(e: EngineCore, write: Promise<Checkpoint | null>): Promise<Checkpoint | null> {
+  const pending = write.finally(() => {
+    if (e.pendingWrite === pending) e.pendingWrite = null;
+  });
+  e.pendingWrite = pending;
+  return pending;
+}
+
 /** The 80% checkpoint off the request path: it starts on the next turn of the event loop. Never rejects. */
 export function startAutoCheckpoint(e: EngineCore, state: ContextState, reading: GaugeReading): Promise<Checkpoint | null> {
-  const write = (async () => {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    try {
-      return await publish(e, state, await draftOf(e, state, "auto-80pct", reading, {}));
-    } catch (err) {
+  const write = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(async () => publish(e, state, await draftOf(e, state, "auto-80pct", reading, {})))
+    .catch((err: unknown) => {
       e.log.fail("checkpoint write", err);
       return null;
-    }
-  })().finally(() => {
-    if (e.pendingWrite === write) e.pendingWrite = null;
-  });
-  e.pendingWrite = write;
-  return write;
+    });
+  return asPendingWrite(e, write);
 }
 
 /** In-memory pre-check of the 5% dedup (checkpoint/writer.ts), so calls above 80% cost no disk I/O. */
@@ -59,10 +62,7 @@ export async function startCompactionCheckpoint(
   await e.idle();
   // pendingWrite from here on (no await in between): no capture can land between the draft's snapshot and the reset
   let settle!: (cp: Checkpoint | null) => void;
-  const durable: Promise<Checkpoint | null> = new Promise<Checkpoint | null>((resolve) => (settle = resolve)).finally(() => {
-    if (e.pendingWrite === durable) e.pendingWrite = null;
-  });
-  e.pendingWrite = durable;
+  const durable = asPendingWrite(e, new Promise<Checkpoint | null>((resolve) => (settle = resolve)));
   let checkpoint: Checkpoint | null = null;
   try {
     const state = await e.ensureState();
@@ -178,7 +178,6 @@ const norm = (p: string) => p.replace(/^\.\//, "");
 /** Outputs of tools aimed at a file the ledger modified, then read, newest first; then the newest others. */
 function checkpointArtifacts(sessionStashes: readonly SessionStash[], files: { modified: readonly string[]; read: readonly string[] }): ArtifactRef[] {
   const stashes = [...sessionStashes].reverse(); // newest first
-  if (stashes.length === 0) return [];
   const rank = (target: string): number => {
     const t = norm(target);
     if (!t) return 2;

@@ -8,11 +8,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
 import { heldSession, sessionAt } from "./cache-budget.js";
-import { canonicalSessionKey } from "../../infra/session-dir.js";
-import { type WarnLogger, warnSafely } from "../../infra/log-once.js";
-import { readCheckpointForInjection, type RestoreBlock, type RestoreKind, type RestoreParams } from "./restore-block.js";
-
-export type { CompactionOutcome };
 
 export interface CompactionInput {
   /** the session branch up to the compaction: its messages not captured yet are captured first */
@@ -73,10 +68,6 @@ export function compactedSpanOf(input: CompactionInput): AgentMessage[] {
 /** Session ids remembered per key at most (oldest forgotten first): the latest is the one read. */
 const MAX_SESSION_IDS = 16;
 
-function heldOutcomes(stateDir: string, storedSessionKey: string): Map<string, CompactionOutcome> | undefined {
-  return heldSession(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
-}
-
 export function recordCompactionOutcome(
   stateDir: string,
   storedSessionKey: string,
@@ -100,13 +91,14 @@ export function compactionOutcomeSince(
   sessionId: string | null,
   since: number,
 ): CompactionOutcome | null {
-  const o = heldOutcomes(stateDir, storedSessionKey)?.get(sessionId ?? "");
+  const outcomes = heldSession(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
+  const o = outcomes?.get(sessionId ?? "");
   return o && o.at >= since ? o : null;
 }
 
 /** The compaction of this session used its checkpoint as the summary (issue 25): the restore is in the history already. */
 export function markCompactionSummarized(stateDir: string, storedSessionKey: string, sessionId: string | null): void {
-  const o = heldOutcomes(stateDir, storedSessionKey)?.get(sessionId ?? "");
+  const o = compactionOutcomeSince(stateDir, storedSessionKey, sessionId, -Infinity);
   if (o) o.summarized = true;
 }
 
@@ -126,18 +118,16 @@ export interface CheckpointCompaction {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
-  details: CheckpointCompactionDetails;
-}
-
-export interface CheckpointCompactionDetails {
-  /** pi's own detail fields, for its UI and for hosts that read them */
-  readFiles: string[];
-  modifiedFiles: string[];
-  contextManager: { checkpointId: string; summaryTokens: number; foldedTurns: number; compactionMs: number };
+  /** pi's own detail fields (for its UI and for hosts that read them), then ours */
+  details: {
+    readFiles: string[];
+    modifiedFiles: string[];
+    contextManager: { checkpointId: string; summaryTokens: number; foldedTurns: number; compactionMs: number };
+  };
 }
 
 /** Marks a compaction entry as ours: no restore block follows it (the summary is the restore). */
-export function isCheckpointCompactionDetails(details: unknown): details is CheckpointCompactionDetails {
+export function isCheckpointCompactionDetails(details: unknown): details is CheckpointCompaction["details"] {
   const cm = (details as { contextManager?: { checkpointId?: unknown } } | null | undefined)?.contextManager;
   return typeof cm?.checkpointId === "string";
 }
@@ -180,67 +170,4 @@ export async function startCheckpointCompaction(session: CompactingSession, even
   const start = await session.beforeCompaction(event, { use: "summary", cwd });
   if (!start.checkpoint) return null;
   return { compaction: compactionFromCheckpoint(session, start.checkpoint, event, startedAt), checkpoint: start.checkpoint, durable: start.durable };
-}
-
-// --- the restore owed after a compaction or on a resume
-
-export interface OwedRestore extends RestoreParams {
-  kind: RestoreKind;
-  /** the host key as given: the read maps it to the stored key itself */
-  sessionKey: string;
-  /** this session's id first, then the ids it was known by (pre-rotation, earlier instances) */
-  sessionIds: ReadonlyArray<string | null> | (() => ReadonlyArray<string | null>);
-  /** post-compaction: when the compaction started (0: any time) */
-  since?: number;
-  logger?: WarnLogger;
-  /** resume: bundles the previous session's uncheckpointed state before the read (spec §7.3) */
-  bundlePrevious: () => Promise<unknown>;
-}
-
-/**
- * The one delivery rule of every host (core's seams have no engine): resume, a checkpoint of an
- * earlier session (none of `sessionIds`); post-compaction, compactionCheckpointFilter.
- */
-export async function owedRestoreBlock(p: OwedRestore): Promise<RestoreBlock | null> {
-  if (p.kind === "resume") await p.bundlePrevious();
-  const ids = typeof p.sessionIds === "function" ? p.sessionIds() : p.sessionIds;
-  const accept =
-    p.kind === "resume"
-      ? (cp: Checkpoint) => !(cp.meta.session_id !== null && ids.includes(cp.meta.session_id))
-      : compactionCheckpointFilter(p.stateDir, p.sessionKey, ids, p.since ?? 0, p.logger);
-  if (!accept) return null;
-  const { bundlePrevious: _bundle, sessionIds: _ids, since: _since, sessionKey, ...read } = p;
-  return readCheckpointForInjection(sessionKey, { ...read, accept });
-}
-
-/**
- * Which checkpoint may stand for the compaction that started at `since`: the one its hook wrote
- * (none, logged, when it failed), else a compaction checkpoint created since.
- */
-function compactionCheckpointFilter(
-  stateDir: string,
-  sessionKey: string,
-  sessionIds: ReadonlyArray<string | null>,
-  since: number,
-  logger: WarnLogger | undefined,
-): ((cp: Checkpoint) => boolean) | null {
-  const stored = canonicalSessionKey(sessionKey);
-  let outcome: CompactionOutcome | null = null;
-  for (const id of sessionIds) {
-    const o = compactionOutcomeSince(stateDir, stored, id, since);
-    if (o && (!outcome || o.at > outcome.at)) outcome = o;
-  }
-  if (outcome && outcome.checkpointId === null) {
-    if (outcome.reported) return null;
-    outcome.reported = true;
-    warnSafely(
-      logger,
-      "[context-manager] no restore block after this compaction: its checkpoint could not be written (see the compaction checkpoint failure); an older checkpoint is not sent in its place",
-    );
-    return null;
-  }
-  const mine = (cp: Checkpoint): boolean => sessionIds.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction";
-  const written = outcome?.checkpointId;
-  if (written) return (cp) => mine(cp) && cp.meta.checkpoint_id === written;
-  return (cp) => mine(cp) && Date.parse(cp.meta.created_at) >= since;
 }

@@ -33,12 +33,11 @@ import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./ar
 import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
-import { owedRestoreBlock } from "./compaction.js";
-import { type RestoreBlock, RestoreDelivery, type RestoreKind } from "./restore-block.js";
+import { RestoreDelivery } from "./restore-delivery.js";
 import type { ContextDecision, ContextManagerRuntimeValue, EngineCore, EngineSession } from "./runtime.js";
 
 /** Longest a captured item waits in memory before it is written (see scheduleFlush). */
-export const FLUSH_DEBOUNCE_MS = 1000;
+const FLUSH_DEBOUNCE_MS = 1000;
 /** Longest stretch of captureInSlices before it lets the event loop run. */
 const CAPTURE_SLICE_MS = 8;
 
@@ -55,7 +54,7 @@ export class ContextManagerEngine implements EngineCore {
   readonly storeWarned = new Set<string>();
   pendingWrite: Promise<Checkpoint | null> | null = null;
   recoveryDue = true;
-  readonly restores = new RestoreDelivery((kind, ids) => this.restoreOwed(kind, ids));
+  readonly restores: RestoreDelivery;
 
   private readonly sessionLog: SessionLog;
   private state: ContextState | null = null;
@@ -85,6 +84,8 @@ export class ContextManagerEngine implements EngineCore {
     this.sessionLog = sessionAt(runtime.stateDir, this.sessionKey).logFor(runtime.logger ?? consoleWarnLogger);
     this.log = this.sessionLog.once;
     this.requests = new RequestLog(`${runtime.stateDir}\u0000${this.sessionKey}`);
+    const { stateDir, sessionKey, config, logger } = runtime; // the restore read goes through the default fs
+    this.restores = new RestoreDelivery({ stateDir, sessionKey, config, logger }, () => this.ready());
     // idle keys' archives past the retention: swept in the background, once a day per process
     if (c.archive) sweepIdleArchivesSoon(runtime.stateDir, c.archiveRetentionDays, runtime.logger);
   }
@@ -197,7 +198,7 @@ export class ContextManagerEngine implements EngineCore {
     while (this.pendingWrite) await this.pendingWrite;
   }
 
-  /** Writes pending state now (agent_end, session shutdown, tests). Never throws. */
+  /** What was captured goes to disk now (a run's or a session's end, tests). Never throws. */
   async flushNow(): Promise<void> {
     await this.idle();
     if (this.flushTimer) {
@@ -205,11 +206,6 @@ export class ContextManagerEngine implements EngineCore {
       this.flushTimer = null;
     }
     if (this.state) await this.writeState(this.state);
-  }
-
-  /** What was captured goes to disk now (a run's or a session's end). */
-  flush(): Promise<void> {
-    return this.flushNow();
   }
 
   async writeState(state: ContextState): Promise<void> {
@@ -293,10 +289,10 @@ export class ContextManagerEngine implements EngineCore {
     await this.flushNow();
   }
 
-  /** The latest request's cache-reuse estimate under the rules it was prepared for. */
+  /** The latest request's cache-reuse estimate under the rules it was prepared for (none under other rules). */
   cacheReuse(): ReuseEstimate | null {
-    const rules = sessionAt(this.runtime.stateDir, this.sessionKey).reuseRules();
-    return rules ? this.requests.cacheReuse(rules) : null;
+    const family = sessionAt(this.runtime.stateDir, this.sessionKey).cache.last.family;
+    return family === "anthropic" || family === "openai" ? this.requests.cacheReuse(family) : null;
   }
 
   /** What `/context` shows of this run; the breakdown is of `next(latest request)` when given. */
@@ -387,13 +383,4 @@ export class ContextManagerEngine implements EngineCore {
   compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
     markCompactionSummarized(this.runtime.stateDir, this.sessionKey, this.identity.sessionId);
     return renderCompactionSummary(checkpoint, { maxTokens: this.runtime.config.compactionSummaryMaxTokens, previousSummary: previous });
-  }
-
-  /** The restore block owed now, or null. `sessionIds`: the ids whose checkpoints count as this session's. */
-  restoreOwed(kind: RestoreKind, sessionIds?: () => ReadonlyArray<string | null>): Promise<RestoreBlock | null> {
-    const { sessionKey, stateDir, config, logger } = this.runtime;
-    const ids = sessionIds ?? [this.identity.sessionId];
-    const bundlePrevious = () => this.ready();
-    return owedRestoreBlock({ kind, sessionKey, sessionIds: ids, stateDir, config, logger, bundlePrevious });
-  }
-}
+  }}

@@ -56,9 +56,7 @@ type Place = ReturnType<typeof placeOf>;
 /** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
   const lasting = sessionAt(p.stateDir, p.sessionKey).lasting;
-  const running = lasting.recovery as Promise<RecoverResult> | null;
-  const next = (running ?? Promise.resolve()).then(() => recoverNow(p));
-  const settled = next.finally(() => {
+  const settled = (lasting.recovery ?? Promise.resolve()).then(() => recoverNow(p)).finally(() => {
     if (lasting.recovery === settled) lasting.recovery = null;
   });
   lasting.recovery = settled;

@@ -77,8 +77,7 @@ export class RequestLog {
 
   /** The request just prepared becomes the latest; the one before is let go (a second history), its aged keys kept. */
   record(r: RequestRecord): void {
-    const before = this.latest;
-    if (before) this.rememberAgedOf(before);
+    if (this.latest) this.rememberAgedOf(this.latest);
     this.latest = r;
     seqOf.set(r, ++this.history().seq);
     if (this.warmScheduled) return;
@@ -167,7 +166,6 @@ export class RequestLog {
     if (this.cached?.record === record) return this.cached.breakdown;
     try {
       const host = record.host;
-      const calls = this.calls();
       const s = seqOf.get(record) ?? 0;
       const h = this.history();
       // requests before this one, newest first: the measured reply answered one of them
@@ -187,7 +185,7 @@ export class RequestLog {
         checkpointThreshold: settings.checkpointThreshold,
         compactionAt: host.compactionAt?.() ?? null,
         handleOf: host.handleOf,
-        calls,
+        calls: this.calls(),
       });
       reweighSession(this.key);
       this.cached = { record, breakdown };

@@ -35,8 +35,7 @@ export interface ModelRequest {
   pendingPrompt?: string;
   /** what the host adds to the messages (system prompt, tools), for the context breakdown; read lazily */
   host?: RequestHost;
-  /** for the prompt-cache policy: the model, and whether the system prompt differs from the previous request's
-   *  (OpenClaw: a restore block came or went) */
+  /** for the prompt-cache policy: the model, and whether the system prompt changed (a restore block came or went) */
   cache?: { model?: HostModel; systemPromptChanged?: boolean };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The restore block of a session key (spec §8.2): the latest checkpoint rendered with workspace drift and
- * stored outputs; which block is owed is in compaction.ts, when it is delivered in RestoreDelivery. Never throws.
+ * stored outputs (the CLI's `restore` too: no pi import reached); the owed block: restore-delivery.ts. Never throws.
  */
 import { readLatestCheckpoint } from "../checkpoint/files.js";
 import { type RenderedRestore, type RestoreExtraSection, renderCheckpointRestore } from "../inject/render-restore.js";
@@ -19,15 +19,13 @@ import { warnSafely } from "../../infra/log-once.js";
 const RESTORE_MAX_LINES = 3;
 
 export const ARTIFACTS_EXTRA_TITLE = `Stored outputs (read with ${FETCH_TOOL_NAME}):`;
-/** The section's id in RenderedRestore.omittedExtras. */
-export const ARTIFACTS_SECTION_ID = "artifacts";
 
 /** The stored outputs as an extra section: the renderer quotes each entry and re-checks its handle. */
 export function artifactsExtraSection(refs: readonly ArtifactRef[] | undefined): RestoreExtraSection | null {
   const shown = (refs ?? []).filter((r) => tryParseHandle(r.handle) !== null).slice(0, RESTORE_MAX_LINES);
   if (shown.length === 0) return null;
   return {
-    id: ARTIFACTS_SECTION_ID,
+    id: "artifacts", // its id in RenderedRestore.omittedExtras
     title: ARTIFACTS_EXTRA_TITLE,
     // a partial read names its lines: two reads of one file are told apart
     lines: shown.map((r) => `${[...r.tool].slice(0, 24).join("")} ${tailOf(r.target, 80)}${r.lines && LINES_RE.test(r.lines) ? ` lines ${r.lines}` : ""} (${Math.max(1, Math.round(r.bytes / 1024))} KB)`),
@@ -79,9 +77,9 @@ export function restoreConfigOf(p: RestoreParams): ContextManagerConfig {
 /** The rendered block of the latest checkpoint of `sessionKey`, or null. */
 export async function readCheckpointForInjection(
   sessionKey: string,
-  params: RestoreParams & { kind: RestoreKind; accept?: (cp: Checkpoint) => boolean },
+  params: RestoreParams & { kind: RestoreKind; accept?: (cp: Checkpoint) => boolean; logger?: WarnLogger },
 ): Promise<RestoreBlock | null> {
-  if (seamKey("readCheckpointForInjection", sessionKey, (params as { logger?: WarnLogger } | undefined)?.logger) === null) return null;
+  if (seamKey("readCheckpointForInjection", sessionKey, params?.logger) === null) return null;
   try {
     const config = restoreConfigOf(params);
     if (!config.enabled) return null;
@@ -110,56 +108,4 @@ export function renderRestoreBlock(cp: Checkpoint, opts: { kind: RestoreKind; ma
   const extras = [opts.drift ? driftExtraSection(opts.drift) : null, artifactsExtraSection(cp.artifacts)];
   const extraSections = extras.filter((s): s is RestoreExtraSection => s !== null);
   return renderCheckpointRestore(cp, { kind: opts.kind, maxTokens: opts.maxTokens, extraSections });
-}
-
-const notFresh = (m: { role: string }): boolean => m.role === "assistant" || m.role === "compactionSummary";
-
-/**
- * The delivery rule of the hosts that keep a Session (the plugin, standalone pi; core's seams are in
- * openclaw-core/restore-seams.ts): each restore tried once, a block carried until its turn ends.
- */
-export class RestoreDelivery {
-  /** the block the requests carry until the turn ends */
-  pending: string | null = null;
-  /** the block the previous request carried (null: none): another one rewrites the system prompt */
-  private sent: string | null = null;
-  /** ids whose checkpoints count as this session's (the pre-rotation id after a successor) */
-  private readonly previousIds = new Set<string>();
-  /** the restores tried ("resume", pi's compaction entry ids): one look-up each per process */
-  private readonly tried = new Set<string>();
-
-  constructor(private readonly owed: (kind: RestoreKind, ids: () => string[]) => Promise<RestoreBlock | null>) {}
-
-  /** True the first time `key` is asked for. */
-  once(key: string): boolean {
-    if (this.tried.has(key)) return false;
-    this.tried.add(key);
-    return true;
-  }
-
-  /** The block owed to `sessionId`: its checkpoints, the pre-rotation ids' and (post-compaction) `owedFor`'s. */
-  async block(sessionId: string, kind: RestoreKind, owedFor: readonly string[] = []): Promise<string | null> {
-    const ids = () => [...new Set([sessionId, ...this.previousIds, ...(kind === "resume" ? [] : owedFor)])];
-    return (await this.owed(kind, ids))?.text ?? null;
-  }
-
-  /** A request's block (owed after a compaction of `owedFor`, or a new session's resume) and whether it changed. */
-  async forRequest(sessionId: string, owedFor: readonly string[], history: ReadonlyArray<{ role: string }>) {
-    const owed = owedFor.includes(sessionId) && !this.pending;
-    if (owed) this.pending = await this.block(sessionId, "post-compaction", owedFor);
-    if (!this.tried.has("resume")) {
-      this.tried.add("resume");
-      // a new session: no reply and no compaction summary in its history yet
-      if (!this.pending && !history.some(notFresh)) this.pending = await this.block(sessionId, "resume");
-    }
-    const changed = this.pending !== this.sent;
-    this.sent = this.pending;
-    return { block: this.pending, changed };
-  }
-
-  /** The session went on under a successor id: `from`'s checkpoints stay its own, and no resume is owed. */
-  rotated(from: string): void {
-    this.previousIds.add(from);
-    this.once("resume");
-  }
 }

@@ -25,10 +25,7 @@ export interface ContextManagerRuntimeValue {
   /** the Pi session id (defaults to sessionManager.getSessionId()) */
   sessionId?: string | null;
   sessionFile?: string | null;
-  /**
-   * true when a host (OpenClaw's agent runner) delivers restore blocks with enqueueSystemEvent;
-   * false in standalone Pi, where the extension sends them with pi.sendMessage (nextTurn)
-   */
+  /** true: the host (OpenClaw's agent runner) enqueues restore blocks; false: standalone pi sends them itself */
   hostInjectsRestore: boolean;
   /** tokens the host keeps free below the window before it compacts (pi's `compaction.reserveTokens`) */
   hostReserveTokens?: number;

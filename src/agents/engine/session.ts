@@ -7,7 +7,6 @@ import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
 import type { CallSizes } from "../breakdown/call-sizes.js";
 import { CacheSession } from "../cache/cache-session.js";
-import type { ReuseRules } from "../prompt-cost/reuse.js";
 import { BYTES_PER_KEY, SmartTrim } from "../trim/smart-trim.js";
 import type { AgedHistory } from "./aged-history.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
@@ -145,12 +144,6 @@ export class Session {
 
   get heldTrim(): SmartTrim | null {
     return this.trim;
-  }
-
-  /** Whose rules the latest request was prepared under, for the cache-reuse estimate (null: none). */
-  reuseRules(): ReuseRules | null {
-    const family = this.cache.last.family;
-    return family === "anthropic" || family === "openai" ? family : null;
   }
 
   /** The key's aged-offload memory under `settings` (another settings' memory is replaced). */

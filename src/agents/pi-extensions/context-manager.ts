@@ -145,7 +145,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
     });
     on("session_shutdown", async (_event, ctx) => {
-      await (await get(ctx, "session_shutdown"))?.flush();
+      await (await get(ctx, "session_shutdown"))?.flushNow();
       await backgroundWritesSettled(); // a "checkpoint" compaction's span and knowledge records
     });
 
@@ -169,9 +169,9 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
         const due = restoreDue(got.sm.getBranch());
         if (!due || !got.session.restores.once(due.key)) return undefined;
-        const block = await got.session.restoreOwed(due.kind);
+        const block = await got.session.restores.block(got.session.identity.sessionId, due.kind);
         if (!block) debugLog(`before_agent_start: no ${due.kind} checkpoint to restore`);
-        return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block.text, display: false } } : undefined;
+        return block ? { message: { customType: RESTORE_CUSTOM_TYPE, content: block, display: false } } : undefined;
       });
     }
 
