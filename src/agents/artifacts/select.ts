@@ -193,11 +193,10 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
         }
       };
       const out = takeLines(blocks(), selector.maxChars - 240).taken;
-      const shownMatches = out.length;
-      const notShown = matches.length - shownMatches;
+      const notShown = matches.length - out.length;
       const what =
         `grep /${cutChars(selector.pattern!, 60)}/${selector.ignoreCase ? "i" : ""} ±${ctx}: ${fmt(matches.length)} matching lines` +
-        (notShown > 0 ? `, ${fmt(notShown)} not shown (maxChars; next match at line ${fmt(matches[shownMatches]! + 1)})` : ", all shown") +
+        (notShown > 0 ? `, ${fmt(notShown)} not shown (maxChars; next match at line ${fmt(matches[out.length]! + 1)})` : ", all shown") +
         "; long lines cut at 500 chars";
       if (out.length === 0) return { ...base, text: head(what), truncated: true };
       const { text: body, cut } = assemble(head(what), out.join("\n"), selector.maxChars);
