@@ -383,4 +383,5 @@ export class ContextManagerEngine implements EngineCore {
   compactionSummary(checkpoint: Checkpoint, previous: string | null = null): RenderedCompactionSummary {
     markCompactionSummarized(this.runtime.stateDir, this.sessionKey, this.identity.sessionId);
     return renderCompactionSummary(checkpoint, { maxTokens: this.runtime.config.compactionSummaryMaxTokens, previousSummary: previous });
-  }}
+  }
+}
