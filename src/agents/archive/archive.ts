@@ -9,7 +9,7 @@ import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js"
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, queryTerms } from "./tokenize.js";
 import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
-import { archiveDir, readArchiveFile, rewriteArchiveFile, encodeRecords, DAY_MS, type ReadResult } from "./store.js";
+import { archiveDir, parseLines, readNewLines, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
 import { orNull, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
@@ -166,21 +166,6 @@ export class SessionArchive {
     return r.at < this.now() - this.limits.retentionDays * DAY_MS;
   }
 
-  /** Takes what a read of the file gave: new live records, where it ended, its torn lines. */
-  private take(res: ReadResult): void {
-    for (const r of res.records) {
-      if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
-      if (this.records.has(r.id)) continue;
-      if (this.expired(r)) this.expiredOnDisk = true;
-      else {
-        this.records.set(r.id, r);
-        if (this.index) this.unindexed.push(r);
-      }
-    }
-    this.offset = res.offset;
-    this.badLines += res.badLines;
-  }
-
   /** Takes the saved index when it fits the records, else starts an empty one; the rest is `unindexed`. */
   private adoptIndex(saved: string | null): void {
     const loaded = saved ? SearchIndex.deserialize(saved, this.records) : null;
@@ -238,22 +223,36 @@ export class SessionArchive {
     }
   }
 
-  private async reloadAll(): Promise<void> {
-    const res = await readArchiveFile(this.file);
-    this.records = new Map();
-    this.index = null;
-    this.unindexed = [];
-    this.nextSeq = 1;
-    this.badLines = 0;
-    this.expiredOnDisk = false;
-    this.ino = res.ino;
-    this.take(res);
+  /** Takes the file's new records; all of them, afresh, when `all` or it was rewritten, shrank or is gone. */
+  private async read(all: boolean): Promise<void> {
+    const read = await readNewLines(this.file, all ? 0 : this.offset, this.ino);
+    if (all || !read || read.fresh) {
+      this.records = new Map();
+      this.index = null;
+      this.unindexed = [];
+      this.nextSeq = 1;
+      this.badLines = 0;
+      this.expiredOnDisk = false;
+    }
+    const { records, badLines } = parseLines(read?.lines ?? []);
+    for (const r of records) {
+      if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
+      if (this.records.has(r.id)) continue;
+      if (this.expired(r)) this.expiredOnDisk = true;
+      else {
+        this.records.set(r.id, r);
+        if (this.index) this.unindexed.push(r);
+      }
+    }
+    this.offset = read?.offset ?? 0;
+    this.ino = read?.ino ?? 0;
+    this.badLines += badLines;
     this.loaded = true;
   }
 
   async load(): Promise<void> {
     if (this.loaded) return;
-    this.loading ??= this.reloadAll().finally(() => {
+    this.loading ??= this.read(true).finally(() => {
       this.loading = null;
     });
     await this.loading;
@@ -262,12 +261,10 @@ export class SessionArchive {
   /** Brings the index up to date with the file: the new tail only, or all after a rewrite or removal. */
   async refresh(): Promise<void> {
     if (!this.loaded) return this.load();
+    // a stat only when nothing changed (every search runs this)
     const st = await statArchive(this.file);
-    if (!st) return this.offset > 0 || this.records.size > 0 ? this.reloadAll() : undefined;
-    if (st.ino !== this.ino || st.size < this.offset) return this.reloadAll();
-    if (st.size === this.offset) return;
-    const res = await readArchiveFile(this.file, this.offset);
-    return res.ino === this.ino ? this.take(res) : this.reloadAll();
+    const same = st ? st.ino === this.ino && st.size === this.offset : this.offset === 0 && this.records.size === 0;
+    if (!same) await this.read(false);
   }
 
   /** Runs `fn` after this process's earlier writes (the lock serializes processes), then indexes in the background. */

@@ -11,7 +11,7 @@ import { fileStores } from "../../infra/process-services.js";
 import type { Checkpoint, ToolFailure } from "../checkpoint/schema.js";
 import { redactSecrets } from "../text/redact.js";
 import { SearchIndex } from "./archive.js";
-import { type ArchiveRecord, appendLines, archiveDir, hashId, orNull, readFrom, wholeLines } from "./store.js";
+import { type ArchiveRecord, appendLines, archiveDir, hashId, orNull, readNewLines } from "./store.js";
 
 const KNOWLEDGE_KINDS = ["decision", "implementation", "config", "issue", "task_state", "architecture"] as const;
 type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
@@ -87,7 +87,7 @@ export function knowledgeFile(stateDir: string, sessionKey: string): string {
 /** The file's records (in order, supersede marks applied); empty when there is none. */
 async function readFollowed(file: string): Promise<Followed> {
   const state = emptyKnowledgeState();
-  applyKnowledgeLines(state, wholeLines((await readFrom(file, 0).catch(() => null))?.buf ?? Buffer.alloc(0)).lines);
+  applyKnowledgeLines(state, (await readNewLines(file, 0).catch(() => null))?.lines ?? []);
   return state;
 }
 
@@ -188,15 +188,16 @@ async function followFile<T extends Followed>(file: string, cache: BudgetCache<s
   const size = await fsp.stat(file).then((st) => st.size, () => -1);
   if (size < 0) return void cache.delete(file);
   const known = cache.get(file);
-  const f = known && size >= known.size ? known : fresh();
-  if (size > f.size) {
-    const { lines, consumed } = wholeLines((await readFrom(file, f.size))?.buf ?? Buffer.alloc(0));
-    for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
-      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      apply(f, lines.slice(i, i + LINES_PER_TURN));
-    }
-    f.size += consumed;
+  let f = known && size >= known.size ? known : fresh();
+  // read only past a stat's size: a FIFO (size 0) is never opened
+  const read = size > f.size ? await readNewLines(file, f.size) : null;
+  if (read?.fresh) f = fresh();
+  const lines = read?.lines ?? [];
+  for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    apply(f, lines.slice(i, i + LINES_PER_TURN));
   }
+  if (read) f.size = read.offset;
   if (f !== known || cache.peek(file) === known) cache.set(file, f); // weighed again: it grew by what was applied
   return f;
 }

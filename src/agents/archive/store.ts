@@ -116,27 +116,23 @@ export function parseRecord(line: string): ArchiveRecord | null {
   return r as unknown as ArchiveRecord;
 }
 
-/** `badLines`: torn or corrupt, skipped; `offset`: bytes consumed (to the last newline); `ino`: the file's. */
-export type ReadResult = { records: ArchiveRecord[]; badLines: number; offset: number; ino: number };
-
 /** The complete lines of `buf` (none when it has no newline) and the bytes they take. */
-export function wholeLines(buf: Buffer): { lines: string[]; consumed: number } {
+function wholeLines(buf: Buffer): { lines: string[]; consumed: number } {
   const end = buf.lastIndexOf(0x0a);
   return { lines: end < 0 ? [] : buf.toString("utf8", 0, end).split("\n"), consumed: end + 1 };
 }
 
-/** Parses the complete lines of `buf`; the bytes after the last newline are left unconsumed. */
-export function parseLines(buf: Buffer): { records: ArchiveRecord[]; badLines: number; consumed: number } {
-  const { lines, consumed } = wholeLines(buf);
+/** The records of `src`'s lines (of a buffer, its complete ones); `badLines`: torn or corrupt, skipped. */
+export function parseLines(src: Buffer | readonly string[]): { records: ArchiveRecord[]; badLines: number } {
   const records: ArchiveRecord[] = [];
   let badLines = 0;
-  for (const line of lines) {
+  for (const line of Buffer.isBuffer(src) ? wholeLines(src).lines : src) {
     if (!line) continue;
     const r = parseRecord(line);
     if (r) records.push(r);
     else badLines++;
   }
-  return { records, badLines, consumed };
+  return { records, badLines };
 }
 
 /** `fn()`, or null when it throws (a file gone or unreadable). */
@@ -158,25 +154,29 @@ const unlessMissing = <T>(p: Promise<T>): Promise<T | null> =>
 /** `file` opened for reading; null when there is none. */
 export const openIfExists = (file: string): Promise<fsp.FileHandle | null> => unlessMissing(openRegularFile(file));
 
-/** The bytes of `file` from `from` on, and its inode; null when there is no file. */
-export async function readFrom(file: string, from: number): Promise<{ buf: Buffer; ino: number } | null> {
+/** What a reader of an appended file has read: `offset` the end of its last whole line, `ino` the file's. */
+export type FileRead = { lines: string[]; offset: number; ino: number; fresh: boolean };
+
+/** The whole lines of `file` past `offset`, or from 0 (`fresh`) when it shrank or, given `ino`, was replaced; null
+ * when there is no file. */
+export async function readNewLines(file: string, offset: number, ino?: number): Promise<FileRead | null> {
   const fh = await openIfExists(file);
   if (!fh) return null;
   try {
     const st = await fh.stat();
+    const fresh = st.size < offset || (ino !== undefined && st.ino !== ino);
+    const from = fresh ? 0 : offset;
     const buf = Buffer.alloc(Math.max(0, st.size - from));
-    return { buf: buf.subarray(0, await readRange(fh, buf, buf.length, from)), ino: st.ino };
+    const { lines, consumed } = wholeLines(buf.subarray(0, await readRange(fh, buf, buf.length, from)));
+    return { lines, offset: from + consumed, ino: st.ino, fresh };
   } finally {
     await fh.close();
   }
 }
 
-/** Reads the archive from byte `from` (0: whole file). A missing file reads as empty. */
-export async function readArchiveFile(file: string, from = 0): Promise<ReadResult> {
-  const read = await readFrom(file, from);
-  if (!read) return { records: [], badLines: 0, offset: 0, ino: 0 };
-  const parsed = parseLines(read.buf);
-  return { records: parsed.records, badLines: parsed.badLines, offset: from + parsed.consumed, ino: read.ino };
+/** The archive's records; a missing file reads as empty. */
+export async function readArchiveFile(file: string): Promise<{ records: ArchiveRecord[]; badLines: number }> {
+  return parseLines((await readNewLines(file, 0))?.lines ?? []);
 }
 
 export const statArchive = (file: string): Promise<{ size: number; ino: number } | null> =>
