@@ -7,8 +7,8 @@ import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, queryTerms } from "./tokenize.js";
-import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, archiveStats, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
+import type { SegmentDraft, SegmentRole } from "./segments.js";
+import { ARCHIVE_FILE, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
 import { archiveDir, parseLines, readNewLines, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
 import { orNull, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
 import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
@@ -343,8 +343,23 @@ export class SessionArchive {
     return this.indexNow().search(query, opts);
   }
 
+  /** What the archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and
+   * `badLines` are the file's, as last read. */
   stats() {
-    return archiveStats(this.records.values(), this.offset, this.badLines);
+    const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
+    const sessions = new Set<string>();
+    const compactions = new Set<string>();
+    let oldest: number | null = null;
+    let newest: number | null = null;
+    for (const r of this.records.values()) {
+      byRole[r.role]++;
+      sessions.add(r.session);
+      compactions.add(`${r.session}\0${r.compaction}`);
+      oldest = Math.min(oldest ?? Infinity, r.t || r.at);
+      newest = Math.max(newest ?? -Infinity, r.t || r.at);
+    }
+    const [segments, bytes, badLines] = [this.records.size, this.offset, this.badLines];
+    return { segments, bytes, badLines, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
   }
 
   /** Serialized size of the in-memory index (bench/stats). */

@@ -261,21 +261,3 @@ export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Pro
     await fsp.unlink(lock).catch(() => undefined);
   }
 }
-
-/** What an archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and `badLines`
- * are the file's, as the archive last read it. */
-export function archiveStats(records: Iterable<ArchiveRecord>, bytes: number, badLines: number) {
-  const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
-  const sessions = new Set<string>();
-  const compactions = new Set<string>();
-  const times: number[] = [];
-  for (const r of records) {
-    byRole[r.role]++;
-    sessions.add(r.session);
-    compactions.add(`${r.session}\0${r.compaction}`);
-    times.push(r.t || r.at);
-  }
-  const oldest = times.length > 0 ? times.reduce((a, b) => Math.min(a, b)) : null;
-  const newest = times.length > 0 ? times.reduce((a, b) => Math.max(a, b)) : null;
-  return { segments: times.length, bytes, badLines, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
-}
