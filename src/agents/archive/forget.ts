@@ -47,14 +47,13 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
     receipt.archives.push(entry);
     if (receipt.dryRun) continue;
     if (entry.removed) await removeArchiveDir(dir, false);
-    else {
+    else
       await withArchiveLock(dir, async () => {
         // read again under the lock: an append since the first read is kept
         await rewriteArchiveFile(file, (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff));
         // the index is rebuilt from the file on the next load; a stale one could still know removed text
         rmSync(path.join(dir, INDEX_FILE), { force: true });
       });
-    }
   }
   return receipt;
 }
@@ -67,19 +66,18 @@ export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, l
   const last = lastSweep.get(stateDir);
   if (last !== undefined && now - last < DAY_MS) return;
   lastSweep.set(stateDir, now);
-  const sweep = async () => {
-    const cutoff = Date.now() - retentionDays * DAY_MS;
-    for (const dir of archiveDirs(stateDir)) {
-      const st = orNull(() => statSync(path.join(dir, ARCHIVE_FILE)));
-      if (st && st.mtimeMs < cutoff) await removeArchiveDir(dir, false);
-    }
-  };
-  const timer = setTimeout(() => {
-    sweep().catch((e: unknown) => {
+  const sweep = setTimeout(async () => {
+    try {
+      const cutoff = Date.now() - retentionDays * DAY_MS;
+      for (const dir of archiveDirs(stateDir)) {
+        const st = orNull(() => statSync(path.join(dir, ARCHIVE_FILE)));
+        if (st && st.mtimeMs < cutoff) await removeArchiveDir(dir, false);
+      }
+    } catch (e) {
       warnSafely(logger, `[context-manager] idle archive sweep failed: ${(e as Error)?.message ?? String(e)}`);
-    });
+    }
   }, 0);
-  timer.unref?.();
+  sweep.unref?.();
 }
 
 /** For tests: forget when the sweep last ran. */

@@ -20,7 +20,6 @@ export const RECALL_HEADER = '<recalled-context source="context-manager">';
 export const RECALL_END = "</recalled-context>";
 /** the frame before the knowledge layer: still stripped from older transcripts */
 export const LEGACY_RECALL_HEADER = "[Recalled from the archive of compacted context]";
-const LEGACY_RECALL_END = "[End of recalled context]";
 
 /** host: a user-role message the host or another session wrote (host-provenance.ts) */
 export type SegmentRole = "user" | "host" | "assistant" | "tool_call" | "tool_result" | "bash";
@@ -147,7 +146,7 @@ export function stripInjectedBlocks(text: string): string {
     [RESTORE_HEADER_POST_COMPACTION, RESTORE_END_MARKER],
     [RESTORE_HEADER_RESUME, RESTORE_END_MARKER],
     [RECALL_HEADER, RECALL_END],
-    [LEGACY_RECALL_HEADER, LEGACY_RECALL_END],
+    [LEGACY_RECALL_HEADER, "[End of recalled context]"],
   ] as const) {
     for (let i = out.indexOf(start); i >= 0; i = out.indexOf(start)) {
       const j = out.indexOf(end, i + start.length);
