@@ -1,7 +1,5 @@
-/**
- * One session key's archive, on disk (store.ts) and indexed in memory, following other processes'
- * appends by reading the file's new tail; the saved index is a cache of segments.jsonl.
- */
+/** One session key's archive, on disk (store.ts) and indexed in memory, following other processes'
+ * appends by reading the file's new tail; the saved index is a cache of segments.jsonl. */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";

@@ -1,7 +1,5 @@
-/**
- * Recalled fragments for `context_search` and the automatic recall block, within hard caps. Every archived string
- * goes through quoteUntrusted, so no line starts with archived content and none can forge a frame or fragment.
- */
+/** Recalled fragments for `context_search` and the automatic recall block, within hard caps. Every archived string
+ * goes through quoteUntrusted, so no line starts with archived content and none can forge a frame or fragment. */
 import { quoteUntrusted } from "../inject/quote.js";
 import { estimateTextTokens } from "../text/token-estimate.js";
 import { redactSecrets } from "../text/redact.js";

@@ -1,7 +1,5 @@
-/**
- * Appending without loading the archive, O(segments appended): dedup by content id against the file's tail (twice the
- * bytes appended, at least), followed once read; an older id costs a line on disk, never a duplicate hit.
- */
+/** Appending without loading the archive, O(segments appended): dedup by content id against the file's tail (twice
+ * the bytes appended, at least), followed once read; an older id costs a line on disk, never a duplicate hit. */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";
@@ -50,9 +48,7 @@ export async function appendToTailLocked(
   limits: ArchiveLimits,
   now = Date.now(),
 ): Promise<TailAppendResult> {
-  let bytes = 0;
-  for (const d of drafts) bytes += d.text.length + 160;
-  const need = Math.max(MIN_TAIL_BYTES, 2 * bytes);
+  const need = Math.max(MIN_TAIL_BYTES, 2 * drafts.reduce((bytes, d) => bytes + d.text.length + 160, 0));
   const known = tails.get(file);
   // followed while it covers `need` bytes and holds few enough ids, else scanned afresh
   const follow = known && (known.start === 0 || known.offset - known.start >= need) && known.ids.size < MAX_IDS;
@@ -119,19 +115,15 @@ async function scanArchiveTail(file: string, bytes: number, from?: TailScan): Pr
     const read = await readRange(fh, buf, len, start);
     // from the middle of the file: the first (partial) line is not a record
     let at = start === 0 || grown ? 0 : buf.indexOf(0x0a) + 1;
-    let end = at;
     for (let nl = buf.indexOf(0x0a, at); nl >= 0 && nl < read; nl = buf.indexOf(0x0a, at)) {
-      if (nl > at) {
-        const r = idSeqOf(buf, at, nl);
-        if (r) {
-          out.ids.add(r.id);
-          if (r.seq > out.lastSeq) out.lastSeq = r.seq;
-        }
+      const r = nl > at ? idSeqOf(buf, at, nl) : null;
+      if (r) {
+        out.ids.add(r.id);
+        if (r.seq > out.lastSeq) out.lastSeq = r.seq;
       }
       at = nl + 1;
-      end = at;
     }
-    out.offset = start + end;
+    out.offset = start + at;
     return out;
   } finally {
     await fh.close();
