@@ -5,7 +5,7 @@ import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, queryTerms } from "./tokenize.js";
-import type { SegmentDraft, SegmentRole } from "./segments.js";
+import type { SegmentDraft } from "./segments.js";
 import { ARCHIVE_FILE, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
 import { archiveDir, parseLines, readNewLines, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
 import { orNull, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
@@ -209,10 +209,9 @@ export class SessionArchive {
   private async saveIndex(): Promise<void> {
     const index = this.index;
     if (!index || this.unindexed.length > 0 || !index.worthSaving) return;
-    const text = index.serialize();
     const { addedSinceSave, removedSinceSave } = index;
     try {
-      await writeFileAtomic(this.indexFile, text, { mode: 0o600 });
+      await writeFileAtomic(this.indexFile, index.serialize(), { mode: 0o600 });
       // what was added while it was written counts toward the next save
       index.addedSinceSave -= addedSinceSave;
       index.removedSinceSave -= removedSinceSave;
@@ -344,7 +343,7 @@ export class SessionArchive {
   /** What the archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and
    * `badLines` are the file's, as last read. */
   stats() {
-    const byRole: Record<SegmentRole, number> = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
+    const byRole = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
     const sessions = new Set<string>();
     const compactions = new Set<string>();
     let oldest: number | null = null;
@@ -356,8 +355,8 @@ export class SessionArchive {
       oldest = Math.min(oldest ?? Infinity, r.t || r.at);
       newest = Math.max(newest ?? -Infinity, r.t || r.at);
     }
-    const [segments, bytes, badLines] = [this.records.size, this.offset, this.badLines];
-    return { segments, bytes, badLines, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
+    const file = { segments: this.records.size, bytes: this.offset, badLines: this.badLines };
+    return { ...file, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
   }
 
   /** Serialized size of the in-memory index (bench/stats). */

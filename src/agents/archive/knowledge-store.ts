@@ -219,12 +219,10 @@ export function asRecord(e: KnowledgeEntry, seq: number): ArchiveRecord {
 /** The index of `file`, loaded or followed to its current end; null when there is no file. */
 export function knowledgeIndex(file: string): Promise<Indexed | null> {
   const fresh = (): Indexed => ({ ...emptyKnowledgeState(), index: new SearchIndex() });
-  const refresh = () =>
-    followFile(file, knowledgeIndexes(), fresh, (loaded, lines) => {
-      const added = applyKnowledgeLines(loaded, lines);
-      loaded.index.add(added.map((e) => asRecord(e, loaded.entries.size)));
-    });
-  const run = (refreshing.get(file) ?? Promise.resolve()).catch(() => null).then(async () => (await refresh()) ?? null);
+  const apply = (loaded: Indexed, lines: string[]) =>
+    loaded.index.add(applyKnowledgeLines(loaded, lines).map((e) => asRecord(e, loaded.entries.size)));
+  const refresh = async () => (await followFile(file, knowledgeIndexes(), fresh, apply)) ?? null;
+  const run = (refreshing.get(file) ?? Promise.resolve()).catch(() => null).then(refresh);
   const settled = run.finally(() => {
     if (refreshing.get(file) === settled) refreshing.delete(file);
   });

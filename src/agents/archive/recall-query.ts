@@ -17,18 +17,16 @@ export function recallCapTokens(config: Pick<ContextManagerConfig, "recallMaxTok
 
 /** The latest RECALL_QUERY_REQUESTS user requests (latest first), their indexes, and the latest one's (-1: none). */
 export function recallQueryOf(messages: readonly AgentMessage[], pending = ""): { query: string; requestAt: Set<number>; lastUser: number } {
-  let lastUser = -1;
   // a request the host keeps out of `messages` until the reply (OpenClaw 2026.9's fenced turn) comes first
   const requests: string[] = pending ? [pending.slice(0, 2000)] : [];
   const requestAt = new Set<number>();
   for (let i = messages.length - 1; i > 0 && requests.length < RECALL_QUERY_REQUESTS; i--) {
     const text = requestTextOf(messages[i]!);
     if (!text) continue;
-    if (lastUser < 0) lastUser = i;
     requests.push(text);
     requestAt.add(i);
   }
-  return { query: requests.join("\n"), requestAt, lastUser };
+  return { query: requests.join("\n"), requestAt, lastUser: requestAt.values().next().value ?? -1 };
 }
 
 /** What a message adds to the query: a user's own request, host-injected blocks left out, its first 2,000 chars ("": none). */
@@ -41,22 +39,18 @@ export function requestTextOf(m: AgentMessage): string {
 const PER_MESSAGE = 64_000;
 
 function textOf(m: AgentMessage): string {
-  const parts: string[] = [];
-  const c = (m as { content?: unknown }).content;
-  if (typeof c === "string") parts.push(c.slice(0, PER_MESSAGE));
-  else if (Array.isArray(c)) {
-    parts.push(contentText(c, PER_MESSAGE));
-    for (const b of c as Array<Record<string, unknown>>) {
-      if (b?.type === "toolCall") {
-        try {
-          parts.push(JSON.stringify(b.arguments ?? {}).slice(0, PER_MESSAGE));
-        } catch {
-          // unserializable arguments: nothing visible from them
-        }
-      }
+  const x = m as { content?: unknown; summary?: unknown; command?: unknown; output?: unknown };
+  const c = x.content;
+  const parts: string[] = typeof c === "string" ? [c.slice(0, PER_MESSAGE)] : [];
+  if (Array.isArray(c)) parts.push(contentText(c, PER_MESSAGE));
+  for (const b of Array.isArray(c) ? (c as Array<Record<string, unknown>>) : []) {
+    if (b?.type !== "toolCall") continue;
+    try {
+      parts.push(JSON.stringify(b.arguments ?? {}).slice(0, PER_MESSAGE));
+    } catch {
+      // unserializable arguments: nothing visible from them
     }
   }
-  const x = m as { summary?: unknown; command?: unknown; output?: unknown };
   for (const v of [x.summary, x.command, x.output]) if (typeof v === "string") parts.push(v.slice(0, PER_MESSAGE));
   return parts.join("\n");
 }

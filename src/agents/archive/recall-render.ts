@@ -121,7 +121,7 @@ const INTRO =
 
 /** Whole lines of `items` within `budget` chars (each with its newline); an item whose line does not fit is skipped
  * (with `stop`, ends the lines). */
-function fitLines<T>(items: readonly T[], budget: number, lineOf: (item: T, room: number) => string | null, stop = false) {
+function fitLines<T>(items: readonly T[], budget: number, lineOf: (x: T, room: number) => string | null, stop = false) {
   const fit = { lines: [] as string[], items: [] as T[], used: 0 };
   for (const item of items) {
     const line = lineOf(item, budget - fit.used - 1);

@@ -82,12 +82,11 @@ export async function archiveKeysOfAgent(stateDir: string, agent: string, except
   for (const d of dirs) {
     const dir = path.join(archiveRoot(stateDir), d);
     if (dir === self) continue;
-    try {
-      const v = JSON.parse(await readRegularFile(path.join(dir, KEY_FILE), "utf8")) as { sessionKey?: unknown; agent?: unknown };
-      if (typeof v.sessionKey === "string" && v.agent === agent && archiveDir(stateDir, v.sessionKey) === dir) out.push(v.sessionKey);
-    } catch {
-      // no sidecar (never checkpointed) or unreadable: not listed
-    }
+    // no sidecar (never checkpointed) or unreadable: not listed
+    const text = await readRegularFile(path.join(dir, KEY_FILE), "utf8").catch(() => "");
+    const v = orNull(() => JSON.parse(text) as { sessionKey?: unknown; agent?: unknown } | null);
+    const key = typeof v?.sessionKey === "string" && v.agent === agent ? v.sessionKey : null;
+    if (key !== null && archiveDir(stateDir, key) === dir) out.push(key);
   }
   return out.sort();
 }
@@ -235,14 +234,11 @@ export async function withArchiveLock<T>(dir: string, fn: () => Promise<T>): Pro
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      try {
-        const st = await fsp.stat(lock);
-        if (Date.now() - st.mtimeMs > LOCK_STALE_MS) {
-          await fsp.unlink(lock).catch(() => undefined);
-          continue;
-        }
-      } catch {
-        continue; // released meanwhile
+      const st = await fsp.stat(lock).catch(() => null);
+      if (!st) continue; // released meanwhile
+      if (Date.now() - st.mtimeMs > LOCK_STALE_MS) {
+        await fsp.unlink(lock).catch(() => undefined);
+        continue;
       }
       if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`archive lock busy: ${lock}`);
       await new Promise((r) => setTimeout(r, delay));
