@@ -25,8 +25,7 @@ const SERIAL_VERSION = 4; // 4: these postings (3 and before: MiniSearch's JSON)
 /** Full-text index of one archive's records: one rare term matched once scores about its idf, so a threshold in
  * idf units means "at least this specific a match". */
 export class SearchIndex {
-  private bm25 = new Bm25();
-  private readonly records = new Map<string, ArchiveRecord>();
+  constructor(private readonly bm25 = new Bm25(), private readonly records = new Map<string, ArchiveRecord>()) {}
   /** records added / removed since it was serialized or loaded (when to save it again) */
   addedSinceSave = 0;
   removedSinceSave = 0;
@@ -38,18 +37,10 @@ export class SearchIndex {
 
   /** An index from `serialize` over `records`; null when torn, of another version or naming a gone record. */
   static deserialize(text: string, records: ReadonlyMap<string, ArchiveRecord>): SearchIndex | null {
-    try {
-      const saved = JSON.parse(text) as Bm25Saved & { v: number };
-      if (saved?.v !== SERIAL_VERSION || !Array.isArray(saved.ids) || !Array.isArray(saved.postings)) return null;
-      const bm25 = Bm25.load(saved, records);
-      if (!bm25) return null;
-      const idx = new SearchIndex();
-      idx.bm25 = bm25;
-      for (const id of saved.ids) idx.records.set(id, records.get(id)!);
-      return idx;
-    } catch {
-      return null;
-    }
+    const saved = orNull(() => JSON.parse(text) as Bm25Saved & { v: number });
+    if (saved?.v !== SERIAL_VERSION || !Array.isArray(saved.ids) || !Array.isArray(saved.postings)) return null;
+    const bm25 = orNull(() => Bm25.load(saved, records));
+    return bm25 && new SearchIndex(bm25, new Map(saved.ids.map((id) => [id, records.get(id)!])));
   }
 
   get size(): number {

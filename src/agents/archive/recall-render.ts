@@ -89,16 +89,14 @@ export function snippetOf(raw: string, terms: readonly string[], maxChars = SNIP
   const lower = text.toLowerCase();
   const hits = occurrences(lower, wanted);
   let start = 0;
-  if (text.length > maxChars && hits.length > 0) {
-    let best = -1;
-    for (const h of hits) {
-      const from = Math.max(0, h.at - Math.floor(maxChars / 3));
-      const seen = new Set<number>();
-      for (const o of hits) if (o.at >= from && o.at + o.len <= from + maxChars) seen.add(o.term);
-      if (seen.size > best) {
-        best = seen.size;
-        start = from;
-      }
+  let best = -1;
+  for (const h of text.length > maxChars ? hits : []) {
+    const from = Math.max(0, h.at - Math.floor(maxChars / 3));
+    const seen = new Set<number>();
+    for (const o of hits) if (o.at >= from && o.at + o.len <= from + maxChars) seen.add(o.term);
+    if (seen.size > best) {
+      best = seen.size;
+      start = from;
     }
   }
   const end = Math.min(text.length, start + maxChars);
