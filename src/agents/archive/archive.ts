@@ -151,9 +151,7 @@ export class SessionArchive {
     return this.loaded && this.index !== null && this.unindexed.length === 0;
   }
 
-  private expired(r: ArchiveRecord): boolean {
-    return r.at < this.now() - this.limits.retentionDays * DAY_MS;
-  }
+  private expired = (r: ArchiveRecord): boolean => r.at < this.now() - this.limits.retentionDays * DAY_MS;
 
   /** Takes the saved index when it fits the records, else starts an empty one; the rest is `unindexed`. */
   private adoptIndex(saved: string | null): void {

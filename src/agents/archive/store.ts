@@ -37,28 +37,21 @@ export type RecordOrigin = Pick<ArchiveRecord, "session" | "compaction">;
 export function newRecords(drafts: readonly SegmentDraft[], archived: (id: string) => boolean, firstSeq: number, at: number, origin: RecordOrigin): { records: ArchiveRecord[]; duplicates: number } {
   const records: ArchiveRecord[] = [];
   const seen = new Set<string>();
-  let duplicates = 0;
   for (const d of drafts) {
     const id = segmentId(d);
-    if (archived(id) || seen.has(id)) {
-      duplicates++;
-      continue;
-    }
+    if (archived(id) || seen.has(id)) continue;
     seen.add(id);
     records.push({ v: 1, id, seq: firstSeq + records.length, ...d, at, session: origin.session, compaction: origin.compaction });
   }
-  return { records, duplicates };
+  return { records, duplicates: drafts.length - records.length };
 }
 
 const ROLES: ReadonlySet<SegmentRole> = new Set(["user", "host", "assistant", "tool_call", "tool_result", "bash"]);
 
-export function archiveRoot(stateDir: string): string {
-  return path.join(stateDir, "context", "archive");
-}
+export const archiveRoot = (stateDir: string): string => path.join(stateDir, "context", "archive");
 
-export function archiveDir(stateDir: string, sessionKey: string): string {
-  return path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
-}
+export const archiveDir = (stateDir: string, sessionKey: string): string =>
+  path.join(archiveRoot(stateDir), sessionDirName(sessionKey));
 
 // key.json: the session key of an archive directory (its name keeps only a prefix and a hash), written once per
 // process; cross-session search lists an agent's keys by it
@@ -103,9 +96,8 @@ export function parseRecord(line: string): ArchiveRecord | null {
   const r = orNull(() => JSON.parse(line) as Record<string, unknown> | null);
   if (!r || typeof r !== "object") return null;
   if (r.v !== 1 || typeof r.id !== "string" || !/^[0-9a-f]{16}$/.test(r.id)) return null;
-  if (typeof r.text !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
+  if (typeof r.text !== "string" || typeof r.session !== "string" || !ROLES.has(r.role as SegmentRole)) return null;
   for (const k of ["seq", "t", "at", "compaction"]) if (typeof r[k] !== "number" || !Number.isFinite(r[k])) return null;
-  if (typeof r.session !== "string") return null;
   for (const k of ["tool", "target"]) if (r[k] !== undefined && typeof r[k] !== "string") return null;
   for (const k of ["part", "parts"]) if (r[k] !== undefined && (typeof r[k] !== "number" || !Number.isInteger(r[k]))) return null;
   return r as unknown as ArchiveRecord;
