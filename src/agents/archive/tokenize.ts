@@ -9,7 +9,8 @@
 /** Longest token kept (longer runs are hashes or blobs, not words anyone searches). */
 const MAX_TOKEN = 64;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+/** splits a run around its CJK runs (the odd pieces) */
+const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
 /** A run of word and path characters: words, identifiers, paths, dotted names. */
 const RUN = /[\p{L}\p{N}_][\p{L}\p{N}_./\\-]*/gu;
 const WORD = /[\p{L}\p{N}_]+/gu;
@@ -61,17 +62,15 @@ export function tokenize(text: string): string[] {
   for (const m of text.matchAll(RUN)) {
     let run = m[0].replace(/[./\\-]+$/, "");
     if (!run) continue;
-    if (MAYBE_CJK.test(run) && CJK.test(run)) {
-      let last = 0;
-      for (const c of run.matchAll(CJK_RUN)) {
-        if (c.index! > last) tokenizeRun(out, run.slice(last, c.index));
-        pushCjk(out, c[0]);
-        last = c.index! + c[0].length;
-      }
-      if (last < run.length) tokenizeRun(out, run.slice(last));
+    if (!MAYBE_CJK.test(run) || !CJK.test(run)) {
+      tokenizeRun(out, run);
       continue;
     }
-    tokenizeRun(out, run);
+    const pieces = run.split(CJK_SPLIT);
+    for (let i = 0; i < pieces.length; i++) {
+      if (i % 2 === 1) pushCjk(out, pieces[i]!);
+      else if (pieces[i]) tokenizeRun(out, pieces[i]!);
+    }
   }
   return out;
 }
@@ -95,10 +94,8 @@ function tokenizeRun(out: string[], run: string): void {
     if (run.length <= MAX_TOKEN) out.push(run);
     return;
   }
-  if (/[./\\]/.test(run)) {
-    const file = run.match(FILE_NAME);
-    if (file && file[0].length <= MAX_TOKEN && /\p{L}/u.test(file[0])) out.push(file[0].toLowerCase());
-  }
+  const file = /[./\\]/.test(run) ? run.match(FILE_NAME) : null;
+  if (file && file[0].length <= MAX_TOKEN && /\p{L}/u.test(file[0])) out.push(file[0].toLowerCase());
   if (/[/\\]/.test(run)) pushDirectoryPairs(out, run);
   for (const w of run.matchAll(WORD)) pushWord(out, w[0]);
 }
