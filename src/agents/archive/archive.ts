@@ -14,8 +14,9 @@ import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.j
 
 export type SearchHit = Omit<Bm25Hit, "id"> & { record: ArchiveRecord };
 
-/** `skipTerm`: the automatic recall drops what the agent can already see; `session`: only this session's segments. */
-export type SearchOptions = Omit<Bm25Options, "keep"> & { limit?: number; session?: string };
+/** `skipTerm`: the automatic recall drops what the agent can already see; `session`: only this session's segments;
+ * `minUnits`: the least score in scoreUnit()s (instead of `minScore`). */
+export type SearchOptions = Omit<Bm25Options, "keep"> & { limit?: number; session?: string; minUnits?: number };
 
 const SAVE_MIN_ADDED = 256;
 const SAVE_SHARE = 0.1;
@@ -89,7 +90,8 @@ export class SearchIndex {
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
     const keep = opts.session ? (id: string) => this.records.get(id)?.session === opts.session : undefined;
-    const hits = this.bm25.search(query, limit, { ...opts, keep });
+    const minScore = opts.minUnits === undefined ? opts.minScore : opts.minUnits * this.scoreUnit();
+    const hits = this.bm25.search(query, limit, { ...opts, keep, minScore });
     return hits.map((h) => ({ record: this.records.get(h.id)!, score: h.score, bm25: h.bm25, terms: h.terms }));
   }
 }
@@ -318,10 +320,6 @@ export class SessionArchive {
     this.badLines = 0;
     this.expiredOnDisk = false;
     return drop;
-  }
-
-  scoreUnit(): number {
-    return this.indexNow().scoreUnit();
   }
 
   /** Searches, indexing first whatever the background indexer has not reached yet. */

@@ -239,8 +239,7 @@ export function searchKnowledge(
 ): KnowledgeHit[] {
   if (!loaded || !query.trim()) return [];
   const out: KnowledgeHit[] = [];
-  const minScore = opts.minUnits === undefined ? undefined : opts.minUnits * loaded.index.scoreUnit();
-  for (const h of loaded.index.search(query, { limit: Math.min(100, limit * 3), skipTerm: opts.skipTerm, minScore })) {
+  for (const h of loaded.index.search(query, { ...opts, limit: Math.min(100, limit * 3) })) {
     const entry = loaded.entries.get(h.record.id);
     if (entry) out.push({ entry, score: entry.supersededBy ? h.score * SUPERSEDED_WEIGHT : h.score });
   }

@@ -65,9 +65,8 @@ export const hostOps = {
       return { ready: false, hits: [], size: archive.size };
     }
     await ready(archive);
-    const minScore = req.minScoreUnits === undefined ? undefined : req.minScoreUnits * archive.scoreUnit();
-    const hits = archive.search(req.query, { limit: req.limit, minScore, skipTerm: skipVisible(req.visible) });
-    return { ready: true, hits, size: archive.size };
+    const opts = { limit: req.limit, minUnits: req.minScoreUnits, skipTerm: skipVisible(req.visible) };
+    return { ready: true, hits: archive.search(req.query, opts), size: archive.size };
   },
   /** A knowledge search, run where the archive's run (its index grows with the session). */
   async knowledge(req: QueryRequest & { file: string }): Promise<KnowledgeHit[]> {
