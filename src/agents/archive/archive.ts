@@ -82,7 +82,6 @@ export class SearchIndex {
     this.bm25.remove(gone);
   }
 
-  /** The query's most specific terms (tokenize.ts's pickSpecificTerms). */
   specificTerms(query: string): string[] {
     return pickSpecificTerms(queryTerms(query, MAX_QUERY_READ), identifierTerms(query), this.bm25.df, this.records.size);
   }
@@ -346,7 +345,6 @@ export class SessionArchive {
     return { ...file, sessions: sessions.size, compactions: compactions.size, oldest, newest, byRole };
   }
 
-  /** Serialized size of the in-memory index (bench/stats). */
   indexBytes(): number {
     return Buffer.byteLength(this.indexNow().serialize());
   }

@@ -112,12 +112,11 @@ export function applyKnowledgeLines(state: Followed, lines: readonly string[]): 
       continue;
     }
     const valid = typeof v.id === "string" && KINDS.has(String(v.kind)) && typeof v.subject === "string";
-    if (valid && typeof v.text === "string" && !state.entries.has(v.id as string)) {
-      const e = { ...v } as unknown as KnowledgeEntry;
-      state.entries.set(e.id, e);
-      state.live.set(subjectKey(e), e.id);
-      added.push(e);
-    }
+    if (!valid || typeof v.text !== "string" || state.entries.has(v.id as string)) continue;
+    const e = { ...v } as unknown as KnowledgeEntry;
+    state.entries.set(e.id, e);
+    state.live.set(subjectKey(e), e.id);
+    added.push(e);
   }
   return added;
 }

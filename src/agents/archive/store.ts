@@ -30,7 +30,6 @@ export interface ArchiveRecord extends SegmentDraft {
   compaction: number;
 }
 
-/** Where a record came from: the session id and the compaction of it that archived it. */
 export type RecordOrigin = Pick<ArchiveRecord, "session" | "compaction">;
 
 /** The drafts neither `archived` nor repeated, numbered from `firstSeq`; `duplicates` counts the rest. */
@@ -138,7 +137,6 @@ const unlessMissing = <T>(p: Promise<T>): Promise<T | null> =>
     throw e;
   });
 
-/** `file` opened for reading; null when there is none. */
 export const openIfExists = (file: string): Promise<fsp.FileHandle | null> => unlessMissing(openRegularFile(file));
 
 /** What a reader of an appended file has read: `offset` the end of its last whole line, `ino` the file's. */

@@ -16,7 +16,6 @@ export interface ArchiveLimits {
 
 export type AppendResult = { added: number; duplicates: number; evicted: number };
 
-/** Smallest tail scanned for dedup. */
 const MIN_TAIL_BYTES = 512 * 1024;
 /** Bytes an id costs in memory (string + Set slot). */
 const BYTES_PER_ID = 96;
@@ -82,9 +81,8 @@ const emptyScan = (ino: number): TailScan => ({ ids: new Set(), lastSeq: 0, firs
  * by parsing; null for another line. */
 function idSeqOf(buf: Buffer, start: number, nl: number): { id: string; seq: number } | null {
   const at = start + 29 + SEQ_KEY.length;
-  const fixed = nl - start > 31 && buf.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) === 0;
-  const seqKey = fixed && buf[start + 29] === 0x22 && buf[nl - 1] === 0x7d;
-  if (seqKey && buf.compare(SEQ_KEY, 0, SEQ_KEY.length, start + 29, at) === 0) {
+  const fixed = nl - start > 31 && buf[nl - 1] === 0x7d && buf.compare(ID_PREFIX, 0, 13, start, start + 13) === 0;
+  if (fixed && buf.compare(SEQ_KEY, 0, SEQ_KEY.length, start + 29, at) === 0) {
     let seq = 0;
     let i = at;
     for (; i < nl && buf[i]! >= 0x30 && buf[i]! <= 0x39; i++) seq = seq * 10 + (buf[i]! - 0x30);

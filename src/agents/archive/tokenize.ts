@@ -1,10 +1,6 @@
-/** Tokenizer of the archive's index (documents and queries alike), so code and CJK match the way
- * people name them: words lower-cased plus their snake_case, camelCase and letter/digit parts;
- * a path's file name with its extension, and each pair of adjacent directory names (people name a
- * folder by its last segments; a pair ending in the file name is left out); CJK runs as bigrams
- * plus single characters. No stop words, no stemming: language-specific, and idf weighs them down.
- * Then a query's terms for bm25.ts: its code identifiers (from all of it) and plain terms (from its start); of
- * those, the most specific ones the index knows. */
+/** Tokenizer of the archive's index, documents and queries alike (docs/archive.md#search): code and CJK match the
+ * way people name them; no stop words, no stemming (language-specific, and idf weighs them down). Then a query's
+ * terms for bm25.ts: its code identifiers (from all of it) and plain terms (from its start), most specific first. */
 
 /** Longest token kept (longer runs are hashes or blobs, not words anyone searches). */
 const MAX_TOKEN = 64;
