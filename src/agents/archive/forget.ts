@@ -81,6 +81,4 @@ export function sweepIdleArchivesSoon(stateDir: string, retentionDays: number, l
 }
 
 /** For tests: forget when the sweep last ran. */
-export function resetIdleSweepForTest(): void {
-  lastSweep.clear();
-}
+export const resetIdleSweepForTest = (): void => lastSweep.clear();

@@ -78,9 +78,8 @@ export function knowledgeOf(cp: Checkpoint): KnowledgeDraft[] {
 /** `supersededBy`: id of the record that replaced it. */
 export type KnowledgeEntry = KnowledgeRecord & { supersededBy?: string };
 
-export function knowledgeFile(stateDir: string, sessionKey: string): string {
-  return path.join(archiveDir(stateDir, sessionKey), "knowledge.jsonl");
-}
+export const knowledgeFile = (stateDir: string, sessionKey: string): string =>
+  path.join(archiveDir(stateDir, sessionKey), "knowledge.jsonl");
 
 /** The file's records (in order, supersede marks applied); empty when there is none. */
 async function readFollowed(file: string): Promise<Followed> {

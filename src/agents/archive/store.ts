@@ -130,7 +130,6 @@ export function orNull<T>(fn: () => T): T | null {
   }
 }
 
-/** `p`'s value, or null when it failed for a missing file. */
 const unlessMissing = <T>(p: Promise<T>): Promise<T | null> =>
   p.catch((e: unknown) => {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;

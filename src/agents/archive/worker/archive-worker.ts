@@ -17,7 +17,6 @@ import { type ArchiveLimits, appendToTail, tails, type TailAppendResult } from "
 /** Heap bytes of a loaded, indexed archive per byte of its segments file: bench/archive-weight.ts measured 4.6 / 5.2 /
  * 4.66 at 1k / 5k / 20k segments (56.8 MiB for a 12.8 MB file); the worst of them, rounded up. */
 export const LOADED_BYTES_PER_FILE_BYTE = 5.25;
-/** What an archive object weighs before it is loaded. */
 const UNLOADED_BYTES = 2_048;
 const DEFAULT_ARCHIVE_BUDGET_BYTES = 192 * 2 ** 20;
 
@@ -28,7 +27,6 @@ type ArchiveRef = { stateDir: string; sessionKey: string; limits: ArchiveLimits 
 type QueryRequest = { query: string; limit: number; minScoreUnits?: number; visible?: string };
 type SearchReply = { ready: boolean; hits: SearchHit[]; size: number };
 
-/** The query terms the agent can see anyway left out. */
 const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
 
 const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
