@@ -1,5 +1,7 @@
-/** One session key's archive, on disk (store.ts) and indexed in memory, following other processes'
- * appends by reading the file's new tail; the saved index is a cache of segments.jsonl. */
+/**
+ * One session key's archive, on disk (store.ts) and indexed in memory, following other processes'
+ * appends by reading the file's new tail; the saved index is a cache of segments.jsonl.
+ */
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { debugLog } from "../../infra/debug-log.js";
@@ -14,8 +16,10 @@ import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.j
 
 export type SearchHit = Omit<Bm25Hit, "id"> & { record: ArchiveRecord };
 
-/** `skipTerm`: the automatic recall drops what the agent can already see; `session`: only this session's segments;
- * `minUnits`: the least score in scoreUnit()s (instead of `minScore`). */
+/**
+ * `skipTerm`: the automatic recall drops what the agent can already see; `session`: only this session's segments;
+ * `minUnits`: the least score in scoreUnit()s (instead of `minScore`).
+ */
 export type SearchOptions = Omit<Bm25Options, "keep"> & { limit?: number; session?: string; minUnits?: number };
 
 const SAVE_MIN_ADDED = 256;
@@ -326,8 +330,10 @@ export class SessionArchive {
     return this.indexNow().search(query, opts);
   }
 
-  /** What the archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and
-   * `badLines` are the file's, as last read. */
+  /**
+   * What the archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and
+   * `badLines` are the file's, as last read.
+   */
   stats() {
     const byRole = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
     const sessions = new Set<string>();

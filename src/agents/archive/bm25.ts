@@ -1,6 +1,8 @@
-/** BM25+ over posting lists in plain arrays (the archive's search, smart trim's relevance): a query costs
+/**
+ * BM25+ over posting lists in plain arrays (the archive's search, smart trim's relevance): a query costs
  * O(terms x postings) with no per-result objects (they made trim's p99), MiniSearch's scores bit for bit
- * (bm25-postings.test.ts). A removed document leaves the scores at once, its entries swept off the request path. */
+ * (bm25-postings.test.ts). A removed document leaves the scores at once, its entries swept off the request path.
+ */
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, type QueryTermsMemo } from "./tokenize.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 import type { ArchiveRecord } from "./store.js";

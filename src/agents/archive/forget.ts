@@ -47,13 +47,14 @@ export async function pruneArchives(stateDir: string, opts: { retentionDays: num
     receipt.archives.push(entry);
     if (receipt.dryRun) continue;
     if (entry.removed) await removeArchiveDir(dir, false);
-    else
+    else {
       await withArchiveLock(dir, async () => {
         // read again under the lock: an append since the first read is kept
         await rewriteArchiveFile(file, (await readArchiveFile(file)).records.filter((r) => r.at >= cutoff));
         // the index is rebuilt from the file on the next load; a stale one could still know removed text
         rmSync(path.join(dir, INDEX_FILE), { force: true });
       });
+    }
   }
   return receipt;
 }

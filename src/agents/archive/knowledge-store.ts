@@ -1,7 +1,9 @@
-/** The knowledge layer, LLM-free (docs/archive.md#knowledge-layer): a checkpoint's facts as typed records, the kind
+/**
+ * The knowledge layer, LLM-free (docs/archive.md#knowledge-layer): a checkpoint's facts as typed records, the kind
  * given by the checkpoint field a fact comes from, never by words in it. `knowledge.jsonl` is append-only: a later
  * record of a `subject` supersedes the live one by a mark line `{"v":1,"superseded":"<id>","by":"<id>"}`. Files are
- * followed in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed). */
+ * followed in two caches kept by memory: the writer's (dedup, live subjects) and the searches' (indexed).
+ */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";

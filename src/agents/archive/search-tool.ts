@@ -1,6 +1,8 @@
-/** Agent tool `context_search` (config `searchTool`, default on): keyword search over the
+/**
+ * Agent tool `context_search` (config `searchTool`, default on): keyword search over the
  * archive of this session key's compacted context. Returns ranked fragments with their
- * time, role, tool and target, quoted and bounded (limit <= 20, maxChars <= 20,000). */
+ * time, role, tool and target, quoted and bounded (limit <= 20, maxChars <= 20,000).
+ */
 import { Type } from "@mariozechner/pi-ai";
 import type { ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { SEARCH_LIMITS, type SearchParams } from "./search-params.js";

@@ -1,7 +1,9 @@
-/** Messages -> archive segments: one per user message, reply text, tool call and result, redacted and
+/**
+ * Messages -> archive segments: one per user message, reply text, tool call and result, redacted and
  * bounded (SEGMENT_BOUNDS); a long text becomes overlapping chunks, so an identifier in the middle of a
  * long output stays findable. Never archived: our injected messages and blocks, host `System:` lines,
- * thinking blocks, compaction summaries. */
+ * thinking blocks, compaction summaries.
+ */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { boundedJson } from "../text/bounded-json.js";

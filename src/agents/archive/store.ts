@@ -1,5 +1,7 @@
-/** A session key's archive file, `<stateDir>/context/archive/<dir>/segments.jsonl`: a JSON record per line, appended
- * whole in one write (a reader skips a torn line); a lock file serializes writers across processes. */
+/**
+ * A session key's archive file, `<stateDir>/context/archive/<dir>/segments.jsonl`: a JSON record per line, appended
+ * whole in one write (a reader skips a torn line); a lock file serializes writers across processes.
+ */
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -18,9 +20,11 @@ const FILE_MODE = 0o600;
 export const DAY_MS = 86_400_000;
 const DIR_MODE = 0o700;
 
-/** One archived segment, as stored (one line of segments.jsonl): `id` is 16 hex of sha256 over role, tool, target
+/**
+ * One archived segment, as stored (one line of segments.jsonl): `id` is 16 hex of sha256 over role, tool, target
  * and text (the dedup key), `seq` its increasing position in this archive, `at` when it was archived (retention),
- * `session` the pi session id it came from and `compaction` the compaction of it that archived it (1 = first). */
+ * `session` the pi session id it came from and `compaction` the compaction of it that archived it (1 = first).
+ */
 export interface ArchiveRecord extends SegmentDraft {
   v: 1;
   id: string;
@@ -141,8 +145,10 @@ export const openIfExists = (file: string): Promise<fsp.FileHandle | null> => un
 /** What a reader of an appended file has read: `offset` the end of its last whole line, `ino` the file's. */
 export type FileRead = { lines: string[]; offset: number; ino: number; fresh: boolean };
 
-/** The whole lines of `file` past `offset`, or from 0 (`fresh`) when it shrank or, given `ino`, was replaced; null
- * when there is no file. */
+/**
+ * The whole lines of `file` past `offset`, or from 0 (`fresh`) when it shrank or, given `ino`, was replaced; null
+ * when there is no file.
+ */
 export async function readNewLines(file: string, offset: number, ino?: number): Promise<FileRead | null> {
   const fh = await openIfExists(file);
   if (!fh) return null;

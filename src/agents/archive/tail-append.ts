@@ -1,5 +1,7 @@
-/** Appending without loading the archive, O(segments appended): dedup by content id against the file's tail (twice
- * the bytes appended, at least), followed once read; an older id costs a line on disk, never a duplicate hit. */
+/**
+ * Appending without loading the archive, O(segments appended): dedup by content id against the file's tail (twice
+ * the bytes appended, at least), followed once read; an older id costs a line on disk, never a duplicate hit.
+ */
 import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import type { SegmentDraft } from "./segments.js";

@@ -1,6 +1,8 @@
-/** Tokenizer of the archive's index, documents and queries alike (docs/archive.md#search): code and CJK match the
+/**
+ * Tokenizer of the archive's index, documents and queries alike (docs/archive.md#search): code and CJK match the
  * way people name them; no stop words, no stemming (language-specific, and idf weighs them down). Then a query's
- * terms for bm25.ts: its code identifiers (from all of it) and plain terms (from its start), most specific first. */
+ * terms for bm25.ts: its code identifiers (from all of it) and plain terms (from its start), most specific first.
+ */
 
 /** Longest token kept (longer runs are hashes or blobs, not words anyone searches). */
 const MAX_TOKEN = 64;
@@ -138,9 +140,11 @@ export function identifierTerms(query: string): Set<string> {
   return out;
 }
 
-/** The query's most specific terms known to the index: at most MAX_QUERY_TERMS, while their postings fit the budget
+/**
+ * The query's most specific terms known to the index: at most MAX_QUERY_TERMS, while their postings fit the budget
  * (the first always), identifiers first (a pasted trace has more rare fragments than the cap holds, and the name it
- * was pasted for must not be cut), then rarest first: a pasted page costs bounded work, common words cannot flood. */
+ * was pasted for must not be cut), then rarest first: a pasted page costs bounded work, common words cannot flood.
+ */
 export function pickSpecificTerms(readTerms: readonly string[], identifiers: ReadonlySet<string>, df: ReadonlyMap<string, number>, size: number): string[] {
   const budget = Math.max(MIN_POSTINGS_BUDGET, POSTINGS_SHARE * size);
   const read = new Set(readTerms);

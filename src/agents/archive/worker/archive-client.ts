@@ -1,5 +1,7 @@
-/** The main thread's side of the archive worker. When no worker can start, the operations run in this thread; a
- * request a worker died under is never re-run here, where the same input would take the host down. */
+/**
+ * The main thread's side of the archive worker. When no worker can start, the operations run in this thread; a
+ * request a worker died under is never re-run here, where the same input would take the host down.
+ */
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -54,8 +56,10 @@ export class ArchiveWorkerClient {
   /** deaths under a request, for tests and the debug log */
   deaths = 0;
 
-  /** `heapMiB`: the worker's old-generation heap limit (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
-   * `evalSource`: the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry. */
+  /**
+   * `heapMiB`: the worker's old-generation heap limit (default: Node's, or OPENCLAW_CONTEXT_ARCHIVE_WORKER_HEAP_MB);
+   * `evalSource`: the worker's code, evaluated (tests: a worker that cannot load); default: this build's entry.
+   */
   constructor(private readonly opts: { heapMiB?: number; evalSource?: string } = {}) {}
 
   private get usable(): boolean {

@@ -1,6 +1,8 @@
-/** The archive worker thread's entry (archive-client.ts starts it; `{ id, ok, value | error }` per request) and its
+/**
+ * The archive worker thread's entry (archive-client.ts starts it; `{ id, ok, value | error }` per request) and its
  * operations, which the client runs in-thread when no worker can. Archives are held, by memory budget, where they are
- * searched: loading and indexing 20,000 segments cost seconds of CPU, none of it on the gateway's event loop. */
+ * searched: loading and indexing 20,000 segments cost seconds of CPU, none of it on the gateway's event loop.
+ */
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
