@@ -64,19 +64,17 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }
       return settings.config;
     };
+    const standaloneRuntimeOf = (cwd: string) => {
+      const config = standaloneConfig(cwd);
+      return config ? standaloneRuntime(cwd, config) : undefined;
+    };
 
-    const sessionOf = async (session: CapturedSession | null) => {
-      if (!session) return null;
+    const sessionOf = async (captured: CapturedSession | null) => {
+      if (!captured) return null;
+      const { sessionManager, cwd, contextWindow } = captured;
+      const fallback = opts.standalone ? () => standaloneRuntimeOf(cwd) : undefined;
       try {
-        return await sessionForView(
-          { sessionManager: session.sessionManager, cwd: session.cwd, contextWindow: () => session.contextWindow },
-          opts.standalone
-            ? () => {
-                const config = standaloneConfig(session.cwd);
-                return config ? standaloneRuntime(session.cwd, config) : undefined;
-              }
-            : undefined,
-        );
+        return await sessionForView({ sessionManager, cwd, contextWindow: () => contextWindow }, fallback);
       } catch (e) {
         debugLog("engine", e);
         return null;
