@@ -138,7 +138,6 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       });
     }
 
-    // The end of an agent run (and of a session) makes captured state durable.
     on("agent_end", async (event, ctx) => {
       await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
     });
@@ -148,8 +147,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     });
 
     if (opts.standalone) {
-      // Without OpenClaw's safeguard: "host" mode writes the checkpoint and lets pi summarize;
-      // in "checkpoint" mode the checkpoint is the compaction (no model call).
+      // without OpenClaw's safeguard: "host" mode lets pi summarize; in "checkpoint" the checkpoint is the compaction
       on("session_before_compact", async (event, ctx) => {
         const got = await both(ctx, "session_before_compact");
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
