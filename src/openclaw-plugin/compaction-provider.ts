@@ -16,13 +16,12 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { readLatestCheckpoint } from "../agents/checkpoint/files.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engine/compaction.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
 import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inject/markers.js";
 import { canonicalSessionKey, hostSessionKey } from "../infra/session-dir.js";
 import { processServices } from "../infra/process-services.js";
 import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
-import { type SessionSlot, type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";
+import { type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
 export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
@@ -85,42 +84,30 @@ function anonymousSession(messages: readonly AgentMessage[]): ProviderSession {
 }
 
 /** The checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime, if any. */
-async function sameCompactionCheckpoint(opts: SlotOptions, slot: SessionSlot, sessionId: string): Promise<Checkpoint | null> {
-  const stored = canonicalSessionKey(slot.sessionKey);
-  const outcome = compactionOutcomeSince(opts.stateDir, stored, sessionId, Date.now() - SAME_COMPACTION_MS);
+async function sameCompactionCheckpoint(stateDir: string, key: string, sessionId: string): Promise<Checkpoint | null> {
+  const outcome = compactionOutcomeSince(stateDir, key, sessionId, Date.now() - SAME_COMPACTION_MS);
   if (!outcome?.checkpointId || outcome.summarized) return null;
-  const cp = await readLatestCheckpoint({ stateDir: opts.stateDir }, stored);
+  const cp = await readLatestCheckpoint({ stateDir }, key);
   return cp?.meta.checkpoint_id === outcome.checkpointId ? cp : null;
-}
-
-/** Settles on the turn after `summarize` returned: the span's archive starts there, off the reply path. */
-function afterReply(replied: Promise<unknown>): Promise<void> {
-  return replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-}
-
-async function checkpointFor(opts: SlotOptions, session: ProviderSession, messages: AgentMessage[], known: boolean, replied: Promise<unknown>) {
-  const slot = await sharedSessionSlot(opts, session.sessionId, session.sessionKey);
-  const earlier = known ? await sameCompactionCheckpoint(opts, slot, session.sessionId) : null;
-  if (earlier) {
-    markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-    return earlier;
-  }
-  const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), slot.lastTokens || slot.data.tokens);
-  // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it)
-  const span = { span: messages, asCompaction: false, archiveAfter: afterReply(replied) };
-  const started = await slot.engine.beforeCompaction(event, { use: "summary", cwd: opts.workspaceDir ?? process.cwd(), ...span });
-  if (!started.checkpoint) return null;
-  if (!(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
-  markCompactionSummarized(opts.stateDir, canonicalSessionKey(slot.sessionKey), session.sessionId);
-  await slot.afterOwnCompaction(null);
-  return started.checkpoint;
 }
 
 async function render(opts: SlotOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
   const known = identifySession(messages);
-  const session = known ?? anonymousSession(messages);
-  const cp = await checkpointFor(opts, session, messages, known !== null, replied);
+  const { sessionId, sessionKey } = known ?? anonymousSession(messages);
+  const slot = await sharedSessionSlot(opts, sessionId, sessionKey);
+  const stored = canonicalSessionKey(slot.sessionKey);
+  const earlier = known ? await sameCompactionCheckpoint(opts.stateDir, stored, sessionId) : null;
+  // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it); the span's
+  // archive starts on the turn after `summarize` returned, off the reply path
+  const archiveAfter = replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  const tokens = slot.lastTokens || slot.data.tokens;
+  const cwd = opts.workspaceDir ?? process.cwd();
+  const started = earlier ? null : await slot.beforeCompaction(tokens, cwd, messages, { span: messages, archiveAfter });
+  const cp = earlier ?? started?.checkpoint;
   if (!cp) return "";
+  if (started && !(await started.durable)) opts.logger?.warn("[context-manager] compaction provider: the compaction checkpoint could not be written; the summary is sent");
+  markCompactionSummarized(opts.stateDir, stored, sessionId);
+  if (started) await slot.afterOwnCompaction(null);
   const previous = typeof params.previousSummary === "string" ? params.previousSummary : null;
   // a summary of ours: carried by the cumulative checkpoint of a known session, quoted for another
   const carried = known ? previous : previous?.replace(COMPACTION_SUMMARY_HEADER, "").trim() ?? null;

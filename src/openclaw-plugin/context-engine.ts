@@ -96,7 +96,6 @@ export class ContextManagerContextEngine implements ContextEngineShape {
       slot.lastMessages = messages;
       slot.lastIsHistory = true;
       this.assembled.set(params.sessionId, messages);
-      // after the plugin's own compaction: its summary and the kept messages
       const visible = applyOwnCompaction(await ownCompactionView(this.opts.stateDir, slot.sessionKey, params.sessionId), messages);
       const { block, changed } = await slot.engine.restores.forRequest(params.sessionId, slot.data.restoreFor, visible);
       const cache = { model: assembleModelOf(params), systemPromptChanged: changed };
@@ -129,8 +128,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     }
   }
 
-  // OpenClaw 2026.9's durable turns: the accepted turn's messages (admitted user entry to
-  // terminal entry, as persisted) instead of afterTurn; a key seen before is a host retry
+  // 2026.9's durable turns: the accepted turn as persisted, instead of afterTurn; a key seen before is a host retry
   async commitTurn(params: CommitTurnParams): Promise<{ status: "committed" | "duplicate" }> {
     if (!this.opts.config.enabled) return { status: "committed" };
     try {
@@ -181,8 +179,7 @@ function hostEstimate(messages: unknown): number {
   }
 }
 
-// 2026.9's fenced turns: assemble gets the history before the turn and its prompt apart, commitTurn
-// the turn alone; these put them back together
+// 2026.9's fenced turns: assemble gets the history and the prompt apart, commitTurn the turn alone
 
 /** The history before the turn, then the turn, without what the history already holds of it. */
 function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]): AgentMessage[] {

@@ -13,7 +13,6 @@ import { writeFileAtomic } from "../infra/atomic-file.js";
 import { readTextCapped } from "../infra/capped-read.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { compactionOutcomeSince, isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";
 import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
 import { DEFAULT_WINDOW, keepSlot, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
@@ -142,10 +141,8 @@ async function compactOwn(opts: SlotOptions, slot: SessionSlot, params: CompactP
     // already down to the summary and the last turn: nothing is lost by answering "compacted" with the same view
     if (cut === 0 && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
     if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
-    const event = compactionWithoutPreparation(history.slice(0, cut).map((message) => ({ type: "message", message })), tokensBefore);
-    // the checkpoint's durable write and the archive follow in the background; the view (the
-    // compaction itself) is written before returning
-    const { checkpoint } = await slot.engine.beforeCompaction(event, { use: "summary", cwd, span: history.slice(after, cut), asCompaction: false });
+    // the checkpoint's durable write and the archive follow in the background; the view is written before returning
+    const { checkpoint } = await slot.beforeCompaction(tokensBefore, cwd, history.slice(0, cut), { span: history.slice(after, cut) });
     if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
     const rendered = slot.engine.compactionSummary(checkpoint);
     const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };

@@ -4,7 +4,7 @@ import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
-import { compactionWithoutPreparation } from "../agents/engine/compaction.js";
+import { type CompactionOptions, compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
@@ -14,6 +14,7 @@ import { type WarnLogger, warnSafely } from "../infra/log-once.js";
 import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from "./session-file.js";
 
 export const DEFAULT_WINDOW = 200_000;
+type SummarySpan = Pick<CompactionOptions, "span" | "archiveAfter">;
 /** a slot's engine, state and bookkeeping */
 const SLOT_BASE_BYTES = 64 * 1024;
 /**
@@ -152,11 +153,14 @@ export class SessionSlot {
     this.engine.setContextWindow(w);
   }
 
-  /** The compaction checkpoint and the archive, from the history seen last (compact() gets no messages). */
-  async beforeCompaction(tokensBefore: number, cwd: string): Promise<void> {
-    const event = compactionWithoutPreparation(this.lastMessages.map((message) => ({ type: "message", message })), tokensBefore);
-    // no cut point reaches the plugin: the whole last-seen history is archived (deduplicated by hash)
-    await this.engine.beforeCompaction(event, { use: "checkpoint", cwd, span: this.lastMessages });
+  // the compaction checkpoint of `messages`, by default the history seen last, all archived (no cut point reaches
+  // the plugin); `summary`: the checkpoint is the compaction's summary, `summary.span` archived
+  beforeCompaction(tokensBefore: number, cwd: string, messages = this.lastMessages, summary?: SummarySpan) {
+    const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), tokensBefore);
+    const opts: CompactionOptions = summary
+      ? { use: "summary", cwd, asCompaction: false, ...summary }
+      : { use: "checkpoint", cwd, span: messages };
+    return this.engine.beforeCompaction(event, opts);
   }
 
   /** A compaction the runtime ran by itself since the last history: checkpoint, archive, count, restore owed. */

@@ -1,17 +1,25 @@
 /** The compaction seams OpenClaw core awaits (spec §8.1), the server-side compaction's too. Never throw. */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import type { Checkpoint } from "../checkpoint/schema.js";
-import { sessionFor } from "./context-manager-session.js";
+import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
+import { type LiveCtx, sessionFor } from "./context-manager-session.js";
 import { compactionWithoutPreparation } from "../engine/compaction.js";
 import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
 
-export async function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
+/** `use` on the run's Session; `none` when the manager is off or anything throws. */
+async function withSession<T>(ctx: LiveCtx, none: T, use: (s: ContextManagerEngine) => Promise<T>): Promise<T> {
   try {
     const session = await sessionFor(ctx);
-    return session ? (await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd })).checkpoint : null;
+    return session ? await use(session) : none;
   } catch {
-    return null;
+    return none;
   }
+}
+
+export function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
+  return withSession(ctx, null, async (session) => {
+    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd })).checkpoint;
+  });
 }
 
 /** What the compaction seam hands the host's safeguard. */
@@ -29,11 +37,9 @@ export interface CompactionSeam {
 const NO_SEAM: CompactionSeam = { checkpoint: null, compaction: null, deadlineMs: null, fallback: () => null };
 
 /** The checkpoint and the span's archive; then the compaction ("checkpoint") or a deadline and fallback ("host"). */
-export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
-  try {
-    const startedAt = performance.now();
-    const session = await sessionFor(ctx);
-    if (!session) return NO_SEAM;
+export function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
+  const startedAt = performance.now();
+  return withSession(ctx, NO_SEAM, async (session) => {
     const { compaction: mode, compactionDeadlineMs: deadlineMs } = session.engine.runtime.config;
     if (mode === "checkpoint") {
       // the compaction returns before its checkpoint is durable (engine/compaction.ts)
@@ -46,9 +52,7 @@ export async function compactWithCheckpoint(event: SessionBeforeCompactEvent, ct
     const { checkpoint } = await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd });
     const fallback = () => (checkpoint ? compactionFromCheckpoint(session, checkpoint, event, startedAt) : null);
     return { checkpoint, compaction: null, deadlineMs, fallback };
-  } catch {
-    return NO_SEAM;
-  }
+  });
 }
 
 export interface ServerCompactionParams {
@@ -63,15 +67,12 @@ export interface ServerCompactionParams {
  * The checkpoint of OpenClaw's server-side compaction (`/responses/compact`), which emits no
  * `session_before_compact`: core calls this once it committed (a finished run: no split turn).
  */
-export async function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
-  try {
-    const session = await sessionFor({ sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined });
-    if (!session) return null;
+export function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
+  const ctx = { sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined };
+  return withSession(ctx, null, async (session) => {
     const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
     const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
     // no span reaches this route: nothing is archived
     return (await session.beforeCompaction(event, { use: "checkpoint", cwd: params.cwd, span: null })).checkpoint;
-  } catch {
-    return null;
-  }
+  });
 }

@@ -21,27 +21,20 @@ export function piSettingsFiles(cwd: string, agentDir: string = getAgentDir()): 
 }
 
 function readSection(file: string): Record<string, unknown> | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return undefined; // no file: nothing set there
-  }
   let section: unknown;
   try {
-    section = (JSON.parse(text) as Record<string, unknown> | null)?.[PI_SETTINGS_KEY];
+    section = (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown> | null)?.[PI_SETTINGS_KEY];
   } catch (e) {
+    if (!(e instanceof SyntaxError)) return undefined; // no file: nothing set there
     // pi itself reports a broken settings file; we only say that ours is not read from it
-    throw new PiSettingsError(`${file}: not valid JSON (${(e as Error).message})`);
+    throw new PiSettingsError(`${file}: not valid JSON (${e.message})`);
   }
   if (section === undefined) return undefined;
   try {
     resolveContextManagerConfig(section); // names the file of a bad key, before merging
   } catch (e) {
-    if (e instanceof ContextManagerConfigError) {
-      throw new PiSettingsError(`${file}: ${PI_SETTINGS_KEY}.${e.message.replace(/^agents\.defaults\.contextManager\./, "")}`);
-    }
-    throw e;
+    if (!(e instanceof ContextManagerConfigError)) throw e;
+    throw new PiSettingsError(`${file}: ${PI_SETTINGS_KEY}.${e.message.replace(/^agents\.defaults\.contextManager\./, "")}`);
   }
   return section as Record<string, unknown>;
 }

@@ -96,7 +96,7 @@ export async function sessionForView(
   }));
 }
 
-type LiveCtx = Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">;
+export type LiveCtx = Pick<ExtensionContext, "sessionManager" | "cwd" | "getContextUsage">;
 
 /** sessionForView for a LIVE ctx (OpenClaw's safeguard hook calls this inside its event). */
 export function sessionFor(

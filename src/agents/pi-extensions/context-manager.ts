@@ -64,19 +64,17 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       }
       return settings.config;
     };
+    const standaloneRuntimeOf = (cwd: string) => {
+      const config = standaloneConfig(cwd);
+      return config ? standaloneRuntime(cwd, config) : undefined;
+    };
 
-    const sessionOf = async (session: CapturedSession | null) => {
-      if (!session) return null;
+    const sessionOf = async (captured: CapturedSession | null) => {
+      if (!captured) return null;
+      const { sessionManager, cwd, contextWindow } = captured;
+      const fallback = opts.standalone ? () => standaloneRuntimeOf(cwd) : undefined;
       try {
-        return await sessionForView(
-          { sessionManager: session.sessionManager, cwd: session.cwd, contextWindow: () => session.contextWindow },
-          opts.standalone
-            ? () => {
-                const config = standaloneConfig(session.cwd);
-                return config ? standaloneRuntime(session.cwd, config) : undefined;
-              }
-            : undefined,
-        );
+        return await sessionForView({ sessionManager, cwd, contextWindow: () => contextWindow }, fallback);
       } catch (e) {
         debugLog("engine", e);
         return null;
@@ -140,7 +138,6 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       });
     }
 
-    // The end of an agent run (and of a session) makes captured state durable.
     on("agent_end", async (event, ctx) => {
       await (await get(ctx, "agent_end"))?.endTurn(Array.isArray(event.messages) ? event.messages : []);
     });
@@ -150,8 +147,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
     });
 
     if (opts.standalone) {
-      // Without OpenClaw's safeguard: "host" mode writes the checkpoint and lets pi summarize;
-      // in "checkpoint" mode the checkpoint is the compaction (no model call).
+      // without OpenClaw's safeguard: "host" mode lets pi summarize; in "checkpoint" the checkpoint is the compaction
       on("session_before_compact", async (event, ctx) => {
         const got = await both(ctx, "session_before_compact");
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
