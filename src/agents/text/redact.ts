@@ -5,8 +5,7 @@
  */
 
 import { secretRuleRanges } from "./secret-rules.js";
-import * as own from "./redact-passes.js";
-import { isMarker, MARKER_PREFIX, marker, type Replacer } from "./redact-passes.js";
+import { isMarker, MARKER_PREFIX, marker, OWN_PASSES, type Replacer } from "./redact-passes.js";
 
 // --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
 const redactByRuleSet: Replacer = (text) => {
@@ -22,25 +21,11 @@ const redactByRuleSet: Replacer = (text) => {
   return pos === 0 ? text : out + text.slice(pos);
 };
 
-// Order matters: specific classes first so the marker says what was found, and the
-// generic key=value rule then sees a marker (and leaves it) instead of the raw key.
-const RAW_PASSES: Replacer[] = [
-  own.redactPrivateKeys,
-  own.redactUrlCredentials,
-  own.redactWebhooks,
-  own.redactAuthorization,
-  own.redactProviderKeys,
-  own.redactCliPasswords,
-  own.redactKeyValues,
-  own.redactJwts,
-  own.redactLongRuns,
-  // last: our passes name what they found; the rule set catches what they do not know
-  redactByRuleSet,
-];
-const OWN_RAW_PASSES = RAW_PASSES.slice(0, -1);
+// last: our passes name what they found; the rule set catches what they do not know
+const RAW_PASSES: Replacer[] = [...OWN_PASSES, redactByRuleSet];
 
 const redactEscapedViews = escapedViewsPass((view) => redactWhole(view, RAW_PASSES));
-const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_RAW_PASSES));
+const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_PASSES));
 
 /** Raw first (only it shows `"p@ss \"word\""` whole), then the decoded JSON views find what escaping hid. */
 function redactAll(text: string, passes: readonly Replacer[], views: Replacer): string {
@@ -111,7 +96,7 @@ export function redactSecretsUncached(text: string): string {
 
 /** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
 export function redactOwnRulesOnly(text: string): string {
-  return redactAll(text, OWN_RAW_PASSES, redactEscapedViewsOwn);
+  return redactAll(text, OWN_PASSES, redactEscapedViewsOwn);
 }
 
 function redactWhole(text: string, passes: readonly Replacer[]): string {
