@@ -82,19 +82,13 @@ export async function readCheckpointFile(file: string, expectedSessionKey?: stri
   return cp;
 }
 
-export interface SessionDirScan {
-  /** checkpoint files, numeric order */
-  files: CheckpointFileEntry[];
-  /** temp files of the atomic writers (names) */
-  temps: string[];
-  /** names shaped like checkpoint files with an id out of range: ignored as corrupt */
-  outOfRange: string[];
-}
-
-/** One readdir of a session directory, sorted into what the writer needs; empty when missing. */
-export async function scanSessionDir(dir: string, fs: FsOps): Promise<SessionDirScan> {
+/**
+ * One readdir of a session directory, empty when missing: checkpoint files (numeric order), the atomic
+ * writers' temp files, and names of checkpoint files with an id out of range (ignored as corrupt).
+ */
+export async function scanSessionDir(dir: string, fs: FsOps) {
   const names = await readdirOrEmpty(fs, dir);
-  const scan: SessionDirScan = { files: [], temps: [], outOfRange: [] };
+  const scan = { files: [] as CheckpointFileEntry[], temps: [] as string[], outOfRange: [] as string[] };
   for (const name of names) {
     const parsed = parseCheckpointFileName(name);
     if (parsed) scan.files.push({ ...parsed, path: path.join(dir, name) });
@@ -199,6 +193,7 @@ export async function readPointerInDir(
   }
   if (file !== checkpointFileName(checkpoint_id) || typeof session_key !== "string") return null;
   if (expectedSessionKey !== null && wellFormed(session_key) !== wellFormed(expectedSessionKey)) return null;
+  const s = readShape(summary, CHECKPOINT_SUMMARY);
   return {
     checkpoint_id,
     path: path.join(dir, file),
@@ -209,7 +204,7 @@ export async function readPointerInDir(
       ? { session_id, input_tokens }
       : {}),
     ...(typeof bytes === "number" && Number.isInteger(bytes) && bytes >= 0 ? { bytes } : {}),
-    ...summaryOf(summary, checkpoint_id),
+    ...(s?.checkpoint_id === checkpoint_id ? { summary: s } : {}),
   };
 }
 
@@ -260,12 +255,6 @@ export function summarizeCheckpoint(cp: Checkpoint): CheckpointSummary {
     topic: cp.working.topic.slice(0, TOPIC_CHARS),
     status: cp.working.status,
   };
-}
-
-/** The pointer's summary when it is one, of `checkpointId`. */
-function summaryOf(v: unknown, checkpointId: string): { summary?: CheckpointSummary } {
-  const summary = readShape(v, CHECKPOINT_SUMMARY);
-  return summary?.checkpoint_id === checkpointId ? { summary } : {};
 }
 
 // --- The latest valid checkpoint of a directory, never throwing for a corrupt file: a valid file newer

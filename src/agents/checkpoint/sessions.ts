@@ -99,16 +99,6 @@ function readHead(file: string): string {
 
 const LINE_RE = /^( {0,4})([a-z_]+):(?: (.*))?$/;
 
-/** A scalar as the writer emits it: JSON's forms, which YAML reads alike; else undefined (the YAML parser decides). */
-function scalar(v: string): unknown {
-  try {
-    const x: unknown = JSON.parse(v);
-    return typeof x === "object" && x !== null ? undefined : x;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The writer's layout: schema, schema_version, meta (2-space keys, token_usage at 4); else null. */
 function fastMeta(head: string): Record<string, unknown> | null {
   const root: Record<string, unknown> = {};
@@ -127,9 +117,13 @@ function fastMeta(head: string): Record<string, unknown> | null {
       else return null;
       continue;
     }
-    const value = scalar(raw);
-    if (value === undefined) return null;
-    target[key] = value;
+    // a scalar as the writer emits it: JSON's forms, which YAML reads alike; else the YAML parser decides
+    try {
+      target[key] = JSON.parse(raw);
+    } catch {
+      return null;
+    }
+    if (typeof target[key] === "object" && target[key] !== null) return null;
   }
   return root;
 }
