@@ -287,8 +287,7 @@ async function previousHint(file: string, fs: FsOps): Promise<string | null> {
 }
 
 export async function readLatestInDir(dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
-  const files = await listCheckpointFilesInDir(dir, fs);
-  const newestFirst = [...files].reverse();
+  const newestFirst = (await listCheckpointFilesInDir(dir, fs)).reverse();
   const tried = new Set<string>();
   const attempt = async (id: string): Promise<Checkpoint | null> => {
     if (tried.has(id)) return null;
@@ -304,13 +303,11 @@ export async function readLatestInDir(dir: string, expectedKey: string | null, f
       const newer = await attempt(f.id);
       if (newer) return newer;
     }
-    const named = await attempt(pointer.checkpoint_id);
-    if (named) return named;
-    let hint = await previousHint(pointer.path, fs);
-    for (let step = 0; hint && step < MAX_CHAIN_STEPS; step++) {
-      const prev = await attempt(hint);
-      if (prev) return prev;
-      hint = await previousHint(path.join(dir, checkpointFileName(hint)), fs);
+    let id: string | null = pointer.checkpoint_id;
+    for (let step = 0; id && step <= MAX_CHAIN_STEPS; step++) {
+      const cp = await attempt(id);
+      if (cp) return cp;
+      id = await previousHint(path.join(dir, checkpointFileName(id)), fs);
     }
   }
   for (const f of newestFirst) {

@@ -44,8 +44,7 @@ async function sessionKeyOfDir(dir: string, fs: FsOps): Promise<string | null> {
     // a pointer naming a missing file: look at the files
     if ((await fs.stat(pointer.path).catch(() => null))?.isFile()) return pointer.session_key;
   }
-  const files = await listCheckpointFilesInDir(dir, fs);
-  for (const f of [...files].reverse()) {
+  for (const f of (await listCheckpointFilesInDir(dir, fs)).reverse()) {
     try {
       const meta = readCheckpointMeta(f.path);
       if (sessionDirName(meta.session_key) === base) return meta.session_key;
@@ -133,9 +132,8 @@ export function readCheckpointMeta(file: string): CheckpointMeta {
   const text = readHead(file);
   const end = text.indexOf(META_END);
   const head = end >= 0 ? text.slice(0, end + 1) : text;
-  let data: unknown = end >= 0 ? fastMeta(head) : null;
-  if (data === null) data = parseYamlData(end >= 0 ? head : readRegularFileSync(file), file);
-  const meta = validateCheckpointMeta(data, file);
+  // without the end of `meta` in it, `text` is the whole file
+  const meta = validateCheckpointMeta((end >= 0 ? fastMeta(head) : null) ?? parseYamlData(head, file), file);
   assertNamedAs(file, meta.checkpoint_id);
   return meta;
 }
