@@ -33,10 +33,6 @@ export interface CheckpointStoreOptions {
 
 export const DEFAULT_RETENTION = 5;
 
-export function fsOf(opts: { fs?: FsOps | undefined }): FsOps {
-  return opts.fs ?? nodeFsOps;
-}
-
 export function retentionOf(opts: CheckpointStoreOptions): number {
   const n = opts.retention ?? DEFAULT_RETENTION;
   if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`checkpoint retention must be an integer >= 1, got ${n}`);
@@ -107,7 +103,7 @@ export async function listCheckpointFilesInDir(dir: string, fs: FsOps): Promise<
 }
 
 export async function listCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointFileEntry[]> {
-  return listCheckpointFilesInDir(checkpointSessionDir(opts.stateDir, sessionKey), fsOf(opts));
+  return listCheckpointFilesInDir(checkpointSessionDir(opts.stateDir, sessionKey), opts.fs ?? nodeFsOps);
 }
 
 export const STALE_TEMP_MS = 60_000;
@@ -141,7 +137,7 @@ export async function sweepStaleTempFiles(dir: string, fs: FsOps, names?: readon
 /** Returns the ids of the deleted checkpoints (numeric order). */
 export async function pruneCheckpoints(opts: CheckpointStoreOptions, sessionKey: string): Promise<string[]> {
   const dir = checkpointSessionDir(opts.stateDir, sessionKey);
-  const fs = fsOf(opts);
+  const fs = opts.fs ?? nodeFsOps;
   const files = await listCheckpointFilesInDir(dir, fs);
   const pointerId = (await readPointerInDir(dir, null, fs))?.checkpoint_id ?? null;
   const deleted = await deleteCheckpointFiles(files.slice(0, Math.max(0, files.length - retentionOf(opts))).filter((f) => f.id !== pointerId), fs);
@@ -320,7 +316,7 @@ export async function readLatestInDir(dir: string, expectedKey: string | null, f
 }
 
 export async function readLatestCheckpoint(opts: CheckpointStoreOptions, sessionKey: string): Promise<Checkpoint | null> {
-  return readLatestInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, fsOf(opts));
+  return readLatestInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, opts.fs ?? nodeFsOps);
 }
 
 export interface CheckpointSessionEntry {
@@ -365,7 +361,7 @@ async function sessionKeyOfDir(dir: string, fs: FsOps): Promise<string | null> {
 
 /** The session's `_latest.json`, validated (null when missing, malformed or for another key). */
 export async function readLatestPointer(opts: CheckpointStoreOptions, sessionKey: string): Promise<LatestPointer | null> {
-  return readPointerInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, fsOf(opts));
+  return readPointerInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, opts.fs ?? nodeFsOps);
 }
 
 /**
@@ -373,7 +369,7 @@ export async function readLatestPointer(opts: CheckpointStoreOptions, sessionKey
  * file at the size it recorded, else the recovering read's. null when none.
  */
 export async function readLatestSummary(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointSummary | null> {
-  const fs = fsOf(opts);
+  const fs = opts.fs ?? nodeFsOps;
   const dir = checkpointSessionDir(opts.stateDir, sessionKey);
   const pointer = await readPointerInDir(dir, sessionKey, fs);
   if (pointer?.summary && (await pointerIsCurrent(pointer, (await listCheckpointFilesInDir(dir, fs)).at(-1)?.id, fs))) {

@@ -106,7 +106,7 @@ const randomUnder = (prefix: number, full: number) => (m: string): boolean => m.
 
 // A truncated or other-format token is still a secret: bodies of any length past a few characters
 // (docs/security.md, "Token prefixes and lengths", gives each prefix's reason).
-const PROVIDER_KEYS: Replacer[] = [
+const PREFIX_RULES: Replacer[] = [
   key("anthropic", "sk-ant-", /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{6,}/g),
   // "sk-learn-pipeline-2024" is a name: a key body is mixed case and digits, or one long alnum run
   key("openai", "sk-", /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}/g, (m) => {
@@ -354,7 +354,7 @@ export const OWN_PASSES: readonly Replacer[] = [
   ...WEBHOOKS,
   redactAuthHeaders,
   redactBareBearers,
-  ...PROVIDER_KEYS,
+  ...PREFIX_RULES,
   ...CLI_PASSWORDS,
   redactKeyValues,
   redactJwts,
