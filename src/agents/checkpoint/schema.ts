@@ -267,18 +267,10 @@ export const CHECKPOINT_FIELDS = [
   map("recovered", RECOVERED, OPTIONAL_OR_NULL),
 ] as const;
 
-type ScalarType = {
-  str: string;
-  text: string;
-  time: string;
-  id: string;
-  count: number;
-  ratio: number;
-  int: number;
-  bool: boolean;
-  strings: string[];
-  texts: string[];
-};
+type ScalarType = Record<"str" | "text" | "time" | "id", string> &
+  Record<"count" | "ratio" | "int", number> &
+  Record<"bool", boolean> &
+  Record<"strings" | "texts", string[]>;
 type Base<F> = F extends { kind: infer K extends Scalar }
   ? ScalarType[K]
   : F extends { kind: "enum"; values: readonly (infer V)[] }

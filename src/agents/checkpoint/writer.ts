@@ -7,13 +7,13 @@
  */
 import path from "node:path";
 import { createFileExclusive, ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
-import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+import { errorCode, nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
 import type { Checkpoint, CheckpointDraft } from "./schema.js";
 import { checkpointSessionDir } from "../../infra/session-dir.js";
 import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, formatCheckpointId, parseCheckpointId } from "./ids.js";
-import { type CheckpointStoreOptions, deleteCheckpointFiles, fsOf, retentionOf, sweepStaleTempFiles } from "./files.js";
+import { type CheckpointStoreOptions, deleteCheckpointFiles, retentionOf, sweepStaleTempFiles } from "./files.js";
 import { scanSessionDir, pointerIsCurrent, readPointerInDir, writePointerInDir, readLatestInDir } from "./files.js";
 import { validateCheckpoint } from "./validate.js";
 import { emitCheckpoint, memoizeCheckpoint, normalizeForDisk } from "./yaml.js";
@@ -117,7 +117,7 @@ export class CheckpointWriter {
     return this.forgetOnError(async () => {
       const base = this.baseOf(draft);
       // what reading the directory found is reported with the write that follows
-      const known = await this.knownNow(fsOf(this.opts), this.previewWarnings);
+      const known = await this.knownNow(this.opts.fs ?? nodeFsOps, this.previewWarnings);
       return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
     });
   }
@@ -146,7 +146,7 @@ export class CheckpointWriter {
   }
 
   private async writeOnce(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
-    const fs = fsOf(this.opts);
+    const fs = this.opts.fs ?? nodeFsOps;
     const retention = retentionOf(this.opts);
     const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
     if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);

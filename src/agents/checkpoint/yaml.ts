@@ -257,7 +257,4 @@ export function memoizeCheckpoint(text: string, checkpoint: Checkpoint, owned = 
 }
 
 /** Hits and misses (tests, the debug log). */
-export function parsedCheckpointStats(): { hits: number; misses: number } {
-  const s = memo.stats();
-  return { hits: s.hits, misses: s.misses };
-}
+export const parsedCheckpointStats = () => memo.stats();

@@ -14,13 +14,24 @@ export const marker = (cls: SecretClass): string => `${MARKER_PREFIX}${cls}]`;
 export const isMarker = (s: string): boolean => s.startsWith(MARKER_PREFIX);
 
 export type Replacer = (text: string) => string;
+/** What every match of a pattern contains: a text without it is not scanned. */
+type Hint = string | RegExp;
+/** A replace callback (a method: its groups and offset are typed by each pass). */
+interface To {
+  to(all: string, ...rest: unknown[]): string;
+}
+
+/** The pass of one pattern: `to` for each match, skipped for a text without `hint`. */
+function pass(hint: Hint, re: RegExp, to: To["to"]): Replacer {
+  return (text) => ((typeof hint === "string" ? text.includes(hint) : hint.test(text)) ? text.replace(re, to) : text);
+}
 
 // --- PEM private keys --------------------------------------------------------
 // The body between BEGIN and END is found by index, never by a regex quantifier.
 const PEM_BEGIN = /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
 const PEM_END = /-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
 
-export const redactPrivateKeys: Replacer = (text) => {
+const redactPrivateKeys: Replacer = (text) => {
   if (!text.includes("PRIVATE KEY")) return text;
   let out = "";
   let pos = 0;
@@ -41,12 +52,9 @@ export const redactPrivateKeys: Replacer = (text) => {
 // Runs stop at "/" (never into the next URL); one slash too: path.resolve turns `https://` into `https:/`.
 const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/?)([^\s/?#@:]*):([^\s/?#@]+)@/g;
 
-export const redactUrlCredentials: Replacer = (text) =>
-  text.includes(":/")
-    ? text.replace(URL_CREDENTIALS, (all, scheme: string, user: string, pass: string) =>
-        isMarker(pass) ? all : `${scheme}${user}:${marker("url_password")}@`,
-      )
-    : text;
+const redactUrlCredentials = pass(":/", URL_CREDENTIALS, (all, scheme: string, user: string, pwd: string) =>
+  isMarker(pwd) ? all : `${scheme}${user}:${marker("url_password")}@`,
+);
 
 // --- Authorization headers and bare Bearer tokens -----------------------------
 const AUTH_HEADER =
@@ -58,37 +66,25 @@ const hasUpperAndLower = (s: string): boolean => /[A-Z]/.test(s) && /[a-z]/.test
 /** A credential, not a word: contains a digit, or is long and mixed-case. */
 const looksLikeToken = (s: string): boolean => hasDigit(s) || (s.length >= 20 && hasUpperAndLower(s));
 
-export const redactAuthorization: Replacer = (text) => {
-  let out = text;
-  if (/authorization/i.test(out)) {
-    out = out.replace(
-      AUTH_HEADER,
-      (all, head: string, scheme: string | undefined, gap: string | undefined, value: string) => {
-        if (isMarker(value)) return all;
-        const s = scheme?.toLowerCase();
-        if (!s && !looksLikeToken(value)) return all;
-        const cls: SecretClass = s === "bearer" ? "bearer" : s === "basic" ? "basic_auth" : "authorization";
-        return `${head}${scheme ? scheme + gap : ""}${marker(cls)}`;
-      },
-    );
-  }
-  if (/bearer/i.test(out)) {
-    out = out.replace(BARE_BEARER, (all, head: string, token: string) =>
-      looksLikeToken(token) ? `${head}${marker("bearer")}` : all,
-    );
-  }
-  return out;
-};
+const redactAuthHeaders = pass(
+  /authorization/i,
+  AUTH_HEADER,
+  (all, head: string, scheme: string | undefined, gap: string | undefined, value: string) => {
+    if (isMarker(value)) return all;
+    const s = scheme?.toLowerCase();
+    if (!s && !looksLikeToken(value)) return all;
+    const cls: SecretClass = s === "bearer" ? "bearer" : s === "basic" ? "basic_auth" : "authorization";
+    return `${head}${scheme ? scheme + gap : ""}${marker(cls)}`;
+  },
+);
+const redactBareBearers = pass(/bearer/i, BARE_BEARER, (all, head: string, token: string) =>
+  looksLikeToken(token) ? `${head}${marker("bearer")}` : all,
+);
 
 // --- Provider key formats (prefix-anchored) ------------------------------------
-interface PrefixRule {
-  cls: SecretClass;
-  re: RegExp;
-  /** what every match contains: a text without it is not scanned */
-  hint: string | RegExp;
-  /** whole-match check (here, not as a regex tail, to stay linear) */
-  accept?: (match: string) => boolean;
-}
+/** A prefix-anchored key format; `accept` checks the whole match (here, not as a regex tail, to stay linear). */
+const key = (cls: SecretClass, hint: Hint, re: RegExp, accept?: (match: string) => boolean): Replacer =>
+  pass(hint, re, (m) => (accept && !accept(m) ? m : marker(cls)));
 
 /** 0 a symbol, 1 a digit, 2 upper case, 3 lower case */
 const charKind = (c: number): number =>
@@ -110,70 +106,54 @@ const randomUnder = (prefix: number, full: number) => (m: string): boolean => m.
 
 // A truncated or other-format token is still a secret: bodies of any length past a few characters
 // (docs/security.md, "Token prefixes and lengths", gives each prefix's reason).
-const PREFIX_RULES: PrefixRule[] = [
-  { cls: "anthropic", hint: "sk-ant-", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{6,}/g },
-  {
-    cls: "openai",
-    hint: "sk-",
-    re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}/g,
-    // "sk-learn-pipeline-2024" is a name: a key body is mixed case and digits, or one long alnum run
-    accept: (m) => {
-      const body = m.slice(3);
-      if (hasDigit(body) && hasUpperAndLower(body)) return true;
-      return body.split(/[_-]/).some((run) => run.length >= 20 && hasDigit(run) && /[A-Za-z]/.test(run));
-    },
-  },
-  { cls: "stripe", hint: /[sr]k_(?:live|test)_/, re: /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{6,}/g },
-  { cls: "github", hint: /gh[pousr]_/, re: /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{8,}/g },
-  { cls: "github", hint: "github_pat_", re: /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{8,}/g },
+const PREFIX_RULES: Replacer[] = [
+  key("anthropic", "sk-ant-", /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{6,}/g),
+  // "sk-learn-pipeline-2024" is a name: a key body is mixed case and digits, or one long alnum run
+  key("openai", "sk-", /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}/g, (m) => {
+    const body = m.slice(3);
+    if (hasDigit(body) && hasUpperAndLower(body)) return true;
+    return body.split(/[_-]/).some((run) => run.length >= 20 && hasDigit(run) && /[A-Za-z]/.test(run));
+  }),
+  key("stripe", /[sr]k_(?:live|test)_/, /(?<![A-Za-z0-9_-])[sr]k_(?:live|test)_[A-Za-z0-9]{6,}/g),
+  key("github", /gh[pousr]_/, /(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{8,}/g),
+  key("github", "github_pat_", /(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{8,}/g),
   // xox + any letter: xoxa/b/c/d/e/o/p/r/s (bot, user, client, refresh …); Slack bodies start with digits
-  { cls: "slack", hint: /xox[a-z]-|xapp-/, re: /(?<![A-Za-z0-9_-])(?:xox[a-z]|xapp)-[A-Za-z0-9-]{6,}/g, accept: (m) => hasDigit(m.slice(5)) },
-  {
-    cls: "gitlab",
-    hint: /gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-/,
-    re: /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{8,}/g,
-  },
-  { cls: "huggingface", hint: "hf_", re: /(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{12,}/g, accept: randomUnder(3, 34) },
-  { cls: "huggingface", hint: "api_org_", re: /(?<![A-Za-z0-9_-])api_org_[A-Za-z0-9]{12,}/g, accept: randomUnder(8, 34) },
-  { cls: "npm", hint: "npm_", re: /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{12,}/g, accept: randomUnder(4, 36) },
-  { cls: "google", hint: "AIza", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{12,}/g },
-  { cls: "aws_access_key", hint: /AKIA|ASIA/, re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{8,}/g },
+  key("slack", /xox[a-z]-|xapp-/, /(?<![A-Za-z0-9_-])(?:xox[a-z]|xapp)-[A-Za-z0-9-]{6,}/g, (m) => hasDigit(m.slice(5))),
+  key(
+    "gitlab",
+    /gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-/,
+    /(?<![A-Za-z0-9_-])gl(?:pat|ptt|dt|rt|ft|imt|cbt|soat|oas|agent)-[A-Za-z0-9_-]{8,}/g,
+  ),
+  key("huggingface", "hf_", /(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{12,}/g, randomUnder(3, 34)),
+  key("huggingface", "api_org_", /(?<![A-Za-z0-9_-])api_org_[A-Za-z0-9]{12,}/g, randomUnder(8, 34)),
+  key("npm", "npm_", /(?<![A-Za-z0-9_-])npm_[A-Za-z0-9]{12,}/g, randomUnder(4, 36)),
+  key("google", "AIza", /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{12,}/g),
+  key("aws_access_key", /AKIA|ASIA/, /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{8,}/g),
   // hex or short bodies, as the providers document them (a bare hex run is kept, so the prefix must say it)
-  { cls: "token", hint: "_v1_", re: /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{16,}/g },
-  { cls: "token", hint: "rubygems_", re: /(?<![A-Za-z0-9_-])rubygems_[a-f0-9]{16,}/g },
-  { cls: "token", hint: "pul-", re: /(?<![A-Za-z0-9_-])pul-[a-f0-9]{20,}/g },
-  { cls: "token", hint: "sntr", re: /(?<![A-Za-z0-9_-])sntry[su]_[A-Za-z0-9+/=_-]{16,}/g },
-  { cls: "token", hint: "SK", re: /(?<![A-Za-z0-9_-])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g },
-  { cls: "token", hint: "-us", re: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])/g },
-  { cls: "token", hint: "GOCSPX-", re: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{8,}/g },
-  { cls: "token", hint: "PMAK-", re: /(?<![A-Za-z0-9_-])PMAK-[A-Za-z0-9-]{8,}/g },
-  { cls: "token", hint: "AGE-SECRET-KEY-1", re: /AGE-SECRET-KEY-1[0-9A-Z]{8,}/g },
-  { cls: "token", hint: "NRAK-", re: /(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{10,}/g },
-  { cls: "token", hint: "LTAI", re: /(?<![A-Za-z0-9_-])LTAI[A-Za-z0-9]{16,24}(?![A-Za-z0-9])/g },
-  { cls: "token", hint: ":AA", re: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{20,}/g },
-  { cls: "token", hint: "bot", re: /(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{20,}/gi },
+  key("token", "_v1_", /(?<![A-Za-z0-9_-])do[opr]_v1_[a-f0-9]{16,}/g),
+  key("token", "rubygems_", /(?<![A-Za-z0-9_-])rubygems_[a-f0-9]{16,}/g),
+  key("token", "pul-", /(?<![A-Za-z0-9_-])pul-[a-f0-9]{20,}/g),
+  key("token", "sntr", /(?<![A-Za-z0-9_-])sntry[su]_[A-Za-z0-9+/=_-]{16,}/g),
+  key("token", "SK", /(?<![A-Za-z0-9_-])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g),
+  key("token", "-us", /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])/g),
+  key("token", "GOCSPX-", /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{8,}/g),
+  key("token", "PMAK-", /(?<![A-Za-z0-9_-])PMAK-[A-Za-z0-9-]{8,}/g),
+  key("token", "AGE-SECRET-KEY-1", /AGE-SECRET-KEY-1[0-9A-Z]{8,}/g),
+  key("token", "NRAK-", /(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{10,}/g),
+  key("token", "LTAI", /(?<![A-Za-z0-9_-])LTAI[A-Za-z0-9]{16,24}(?![A-Za-z0-9])/g),
+  key("token", ":AA", /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{20,}/g),
+  key("token", "bot", /(?<=bot(?:[ _-]?token)?[ :=]{1,3}[0-9]{8,10}:)[A-Za-z0-9_-]{20,}/gi),
 ];
 
 // Webhook URLs are credentials in their path: keep the host (to say what it was), drop the path.
 const SLACK_WEBHOOK = /(hooks\.slack\.com\/)(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{8,}/g;
 const DISCORD_WEBHOOK = /(discord(?:app)?\.com\/api\/webhooks\/)[0-9]{5,}\/[A-Za-z0-9_-]{20,}/g;
 
-export const redactWebhooks: Replacer = (text) => {
-  let out = text;
-  if (out.includes("hooks.slack.com/")) out = out.replace(SLACK_WEBHOOK, (_all, host: string) => `${host}${marker("slack_webhook")}`);
-  if (out.includes("/api/webhooks/")) out = out.replace(DISCORD_WEBHOOK, (_all, host: string) => `${host}${marker("slack_webhook")}`);
-  return out;
-};
-
-export const redactProviderKeys: Replacer = (text) => {
-  let out = text;
-  for (const rule of PREFIX_RULES) {
-    if (typeof rule.hint === "string" ? !out.includes(rule.hint) : !rule.hint.test(out)) continue;
-    const accept = rule.accept;
-    out = out.replace(rule.re, (m) => (accept && !accept(m) ? m : marker(rule.cls)));
-  }
-  return out;
-};
+const webhookHost = (_all: string, host: string): string => `${host}${marker("slack_webhook")}`;
+const WEBHOOKS = [
+  pass("hooks.slack.com/", SLACK_WEBHOOK, webhookHost),
+  pass("/api/webhooks/", DISCORD_WEBHOOK, webhookHost),
+];
 
 // --- key = value secrets ----------------------------------------------------------
 // The key must END in a secret word (`GITHUB_TOKEN=…`, not `max_tokens: 4096`); the lookbehind
@@ -215,12 +195,12 @@ const escapeTail = (value: string, next: string): string => (next === '"' || nex
 /** A digit or a symbol, or long and mixed-case: a credential, not a word. */
 const looksLikeCredential = (v: string): boolean => /[^A-Za-z]/.test(v) || (v.length >= 8 && hasUpperAndLower(v));
 
-export const redactKeyValues: Replacer = (text) => {
+const redactKeyValues: Replacer = (text) => {
   if (!/secret|token|pass|pwd|key|auth|credential/i.test(text)) return text;
-  let out = text.replace(AWS_SECRET, (all, head: string, value: string) =>
+  const out = text.replace(AWS_SECRET, (all, head: string, value: string) =>
     isMarker(value) ? all : `${head}${marker("aws_secret")}`,
   );
-  out = out.replace(
+  return out.replace(
     KEY_VALUE,
     (all, head: string, dq: string | undefined, sq: string | undefined, bare: string | undefined, offset: number, whole: string) => {
       if (!isSecretKeyName(head)) return all;
@@ -240,7 +220,6 @@ export const redactKeyValues: Replacer = (text) => {
       return `${head}${marker("secret")}${escapeTail(value, whole.charAt(offset + all.length))}`;
     },
   );
-  return out;
 };
 
 // --- command-line passwords ---------------------------------------------------------
@@ -255,21 +234,19 @@ const CURL_USER = /(?<![\w./-])(curl(?![\w-])[^\n;|&]{0,400}?[ \t](?:-u|--user)[
 const NETRC = /(?<![\w-])(machine[ \t]+\S{1,200}[ \t]+(?:login[ \t]+\S{1,200}[ \t]+)?password[ \t]+)(\S+)/g;
 const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)(?!\\+["'])("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)/g;
 
-export const redactCliPasswords: Replacer = (text) => {
-  let out = text;
-  const keep = (all: string, head: string, value: string, offset: number, whole: string): string =>
-    isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}${escapeTail(value, whole.charAt(offset + all.length))}`;
-  if (/-(?:-|[a-z])/i.test(out)) out = out.replace(CLI_FLAG, keep);
-  if (/mysql|mariadb/.test(out)) out = out.replace(MYSQL_P, keep);
-  if (out.includes("sshpass")) out = out.replace(SSHPASS_P, keep);
-  if (out.includes("curl")) out = out.replace(CURL_USER, keep);
-  if (out.includes("machine")) out = out.replace(NETRC, keep);
-  return out;
-};
+const password = (all: string, head: string, value: string, offset: number, whole: string): string =>
+  isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}${escapeTail(value, whole.charAt(offset + all.length))}`;
+const CLI_PASSWORDS = [
+  pass(/-(?:-|[a-z])/i, CLI_FLAG, password),
+  pass(/mysql|mariadb/, MYSQL_P, password),
+  pass("sshpass", SSHPASS_P, password),
+  pass("curl", CURL_USER, password),
+  pass("machine", NETRC, password),
+];
 
 // --- JWT -------------------------------------------------------------------------
 const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g;
-export const redactJwts: Replacer = (text) => (text.includes("eyJ") ? text.replace(JWT, marker("jwt")) : text);
+const redactJwts = pass("eyJ", JWT, () => marker("jwt"));
 
 // --- long hex and base64 runs: kept or redacted by context, digest format and entropy (docs/security.md) ---
 // one maximal run of the base64/base64url alphabet, classified in the callback
@@ -351,7 +328,7 @@ const HEX_32 = /[0-9a-fA-F]{32}/;
  * A run after a key naming a credential is redacted; otherwise hex is kept (an agent names commits
  * and images by it); random-looking base64 is redacted unless a digest by format or key, or text.
  */
-export const redactLongRuns: Replacer = (text) =>
+const redactLongRuns: Replacer = (text) =>
   text.replace(LONG_RUN, (run: string, offset: number, whole: string) => {
     // the context is read only for runs that could be secrets (most long runs are paths and words)
     const secretContext = (): boolean => SECRET_CONTEXT.test(lineBefore(whole, offset));
@@ -366,3 +343,20 @@ export const redactLongRuns: Replacer = (text) =>
     // a hex run inside a longer run (`SIGNING_KEY=<hex>`: `=` is in the base64 alphabet): by its own context
     return run.replace(HEX_INSIDE, (hex: string, at: number) => (SECRET_CONTEXT.test(lineBefore(whole, offset + at)) ? marker("hex") : hex));
   });
+
+/**
+ * Our passes in order: specific classes first so the marker says what was found, and the generic
+ * key=value rule then sees a marker (and leaves it) instead of the raw key.
+ */
+export const OWN_PASSES: readonly Replacer[] = [
+  redactPrivateKeys,
+  redactUrlCredentials,
+  ...WEBHOOKS,
+  redactAuthHeaders,
+  redactBareBearers,
+  ...PREFIX_RULES,
+  ...CLI_PASSWORDS,
+  redactKeyValues,
+  redactJwts,
+  redactLongRuns,
+];

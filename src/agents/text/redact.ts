@@ -5,8 +5,7 @@
  */
 
 import { secretRuleRanges } from "./secret-rules.js";
-import * as own from "./redact-passes.js";
-import { isMarker, MARKER_PREFIX, marker, type Replacer } from "./redact-passes.js";
+import { isMarker, MARKER_PREFIX, marker, OWN_PASSES, type Replacer } from "./redact-passes.js";
 
 // --- the maintained rule set (text/secret-rules.ts) -----------------------------------------
 const redactByRuleSet: Replacer = (text) => {
@@ -22,30 +21,13 @@ const redactByRuleSet: Replacer = (text) => {
   return pos === 0 ? text : out + text.slice(pos);
 };
 
-// Order matters: specific classes first so the marker says what was found, and the
-// generic key=value rule then sees a marker (and leaves it) instead of the raw key.
-const RAW_PASSES: Replacer[] = [
-  own.redactPrivateKeys,
-  own.redactUrlCredentials,
-  own.redactWebhooks,
-  own.redactAuthorization,
-  own.redactProviderKeys,
-  own.redactCliPasswords,
-  own.redactKeyValues,
-  own.redactJwts,
-  own.redactLongRuns,
-  // last: our passes name what they found; the rule set catches what they do not know
-  redactByRuleSet,
-];
-const OWN_RAW_PASSES = RAW_PASSES.slice(0, -1);
-
-const redactEscapedViews = escapedViewsPass((view) => redactWhole(view, RAW_PASSES));
-const redactEscapedViewsOwn = escapedViewsPass((view) => redactWhole(view, OWN_RAW_PASSES));
+// last: our passes name what they found; the rule set catches what they do not know
+const RAW_PASSES: Replacer[] = [...OWN_PASSES, redactByRuleSet];
 
 /** Raw first (only it shows `"p@ss \"word\""` whole), then the decoded JSON views find what escaping hid. */
-function redactAll(text: string, passes: readonly Replacer[], views: Replacer): string {
+function redactAll(text: string, passes: readonly Replacer[]): string {
   const raw = redactWhole(text, passes);
-  const viewed = views(raw);
+  const viewed = redactEscapedViews(raw, passes);
   return viewed === raw ? raw : redactWhole(viewed, passes);
 }
 
@@ -106,12 +88,12 @@ function redactChunked(text: string): string {
 
 /** `redactSecrets` without its memo of recent texts: for measuring its cost (bench/redaction-corpus.ts). */
 export function redactSecretsUncached(text: string): string {
-  return redactAll(text, RAW_PASSES, redactEscapedViews);
+  return redactAll(text, RAW_PASSES);
 }
 
 /** Our passes alone, without the rule set: for the measurement that justifies it (bench/redaction-corpus.ts). */
 export function redactOwnRulesOnly(text: string): string {
-  return redactAll(text, OWN_RAW_PASSES, redactEscapedViewsOwn);
+  return redactAll(text, OWN_PASSES);
 }
 
 function redactWhole(text: string, passes: readonly Replacer[]): string {
@@ -243,27 +225,25 @@ function writeBack(text: string, raw: Array<[number, number, string]>): string {
 const hasEscape = (text: string): boolean => text.includes("\\") && JSON_ESCAPE.test(text);
 
 /**
- * A pass that redacts the decoded views with `redactView` and writes the spans back. Deepest first,
- * each shallower view decoded from the text redacted so far: there a deeper level's line breaks are
- * still `\\n`, and a value run would read on into the next line.
+ * The decoded views redacted by `passes` and the spans written back. Deepest first, each shallower
+ * view decoded from the text redacted so far: there a deeper level's line breaks are still `\\n`,
+ * and a value run would read on into the next line.
  */
-function escapedViewsPass(redactView: (view: string) => string): Replacer {
-  return (text) => {
-    if (!hasEscape(text)) return text;
-    let depth = 0;
-    for (let t = text; depth < MAX_DEPTH && hasEscape(t); depth++) t = decodeLevel(t, null).text;
-    let out = text;
-    for (let d = depth; d >= 1; d--) {
-      let view = decodeLevel(out, null);
-      for (let k = 1; k < d; k++) view = decodeLevel(view.text, view.start);
-      const redacted = redactView(view.text);
-      if (redacted === view.text) continue;
-      const spans = alignMarkers(view.text, redacted) ?? [changedStretch(view.text, redacted)];
-      out = writeBack(
-        out,
-        spans.map(([a, b, mark]) => [view.start[a]!, view.start[b]!, mark]),
-      );
-    }
-    return out;
-  };
+function redactEscapedViews(text: string, passes: readonly Replacer[]): string {
+  if (!hasEscape(text)) return text;
+  let depth = 0;
+  for (let t = text; depth < MAX_DEPTH && hasEscape(t); depth++) t = decodeLevel(t, null).text;
+  let out = text;
+  for (let d = depth; d >= 1; d--) {
+    let view = decodeLevel(out, null);
+    for (let k = 1; k < d; k++) view = decodeLevel(view.text, view.start);
+    const redacted = redactWhole(view.text, passes);
+    if (redacted === view.text) continue;
+    const spans = alignMarkers(view.text, redacted) ?? [changedStretch(view.text, redacted)];
+    out = writeBack(
+      out,
+      spans.map(([a, b, mark]) => [view.start[a]!, view.start[b]!, mark]),
+    );
+  }
+  return out;
 }

@@ -6,18 +6,10 @@
  */
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 
-interface Report {
-  range?: readonly [number, number];
-}
-interface RuleContext {
-  report(d: Report): void;
-  ignore(d: Report): void;
-  createTranslator(messages: unknown): (id: string, data?: unknown) => { message: string; data?: unknown };
-  registerRule(): void;
-}
+type Range = readonly [number, number];
 interface RuleCreator {
   meta: { id: string };
-  create(context: RuleContext, options: unknown): { file?: (source: unknown) => unknown };
+  create(context: unknown, options: unknown): { file?: (source: unknown) => unknown };
 }
 
 /** What a text must contain for a rule to report in it (case-insensitive where the rule is). */
@@ -77,47 +69,41 @@ const ANY_LITERAL = new RegExp([...new Set(LITERALS.map((x) => x.toLowerCase()))
 /** Rules that are not about secrets in text (comment directives). */
 const SKIPPED = new Set(["@secretlint/secretlint-rule-filter-comments"]);
 
-interface Scanner {
-  ranges: Array<readonly [number, number]>;
-  file: Array<{ run: (source: unknown) => unknown; guard: Guard | null }>;
-}
+/** What the rules report: built once, their handlers share it. */
+const ranges: Range[] = [];
+const context = {
+  report: (d: { range?: Range }) => {
+    if (d.range && d.range[1] > d.range[0]) ranges.push(d.range);
+  },
+  ignore: () => {},
+  createTranslator: () => (id: string, data?: unknown) => ({ message: id, data }),
+  registerRule: () => {},
+};
+let handlers: Array<{ run: (source: unknown) => unknown; guard: Guard | undefined }> | undefined;
 
-const scanners: { guarded?: Scanner; unguarded?: Scanner } = {};
-
-/** Built once: the rules' handlers share one report sink. */
-function build(guarded: boolean): Scanner {
-  const ranges: Array<readonly [number, number]> = [];
-  const context: RuleContext = {
-    report: (d) => {
-      if (d.range && d.range[1] > d.range[0]) ranges.push(d.range);
-    },
-    ignore: () => {},
-    createTranslator: () => (id, data) => ({ message: id, data }),
-    registerRule: () => {},
-  };
-  const file: Scanner["file"] = [];
+function build(): NonNullable<typeof handlers> {
+  const out: NonNullable<typeof handlers> = [];
   for (const rule of presetRules as unknown as RuleCreator[]) {
     if (SKIPPED.has(rule.meta.id)) continue;
     try {
       const h = rule.create(context, {});
-      if (typeof h.file === "function") file.push({ run: h.file, guard: guarded ? (PREFILTERS[rule.meta.id] ?? null) : null });
+      if (typeof h.file === "function") out.push({ run: h.file, guard: PREFILTERS[rule.meta.id] });
     } catch {
       // a rule that cannot be built costs its coverage only
     }
   }
-  return { ranges, file };
+  return out;
 }
 
 /** Character ranges of `text` the preset reports as secrets, sorted and merged; unguarded: no prefilter (tests). */
 export function secretRuleRanges(text: string, guarded = true): Array<[number, number]> {
-  const { ranges, file } = (scanners[guarded ? "guarded" : "unguarded"] ??= build(guarded));
   ranges.length = 0;
   const source = { content: text, filePath: "captured.txt", ext: ".txt", contentType: "text" };
   let lowered: string | null = null;
   const lower = (): string => (lowered ??= text.toLowerCase());
   const someLiteral = ANY_LITERAL.test(text);
-  for (const { run, guard } of file) {
-    if (guard && !(someLiteral && guard(text, lower))) continue;
+  for (const { run, guard } of (handlers ??= build())) {
+    if (guarded && guard && !(someLiteral && guard(text, lower))) continue;
     try {
       const r = run(source);
       // no handler is async for a .txt source; a promise could only be a rejection to swallow
