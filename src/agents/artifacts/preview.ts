@@ -35,15 +35,7 @@ export function previewParts(text: string, previewChars: number) {
   };
 }
 
-export interface ReplacementInput {
-  handle: string;
-  text: string;
-  lines: number;
-  tool?: string;
-  previewChars: number;
-}
-
-export function replacementText(r: ReplacementInput): string {
+export function replacementText(r: { handle: string; text: string; lines: number; tool?: string; previewChars: number }): string {
   const p = previewParts(r.text, r.previewChars);
   const out = [
     `${STASHED_MARKER} ${fmt(r.text.length)} chars, ${fmt(r.lines)} lines${r.tool ? ` from ${r.tool}` : ""}]`,

@@ -50,13 +50,6 @@ export type StashReceipt = Pick<ArtifactMeta, "bytes" | "createdAt" | "kind" | "
 
 export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
 
-export interface StashResult {
-  receipt: StashReceipt;
-  /** the redacted text stored (previews are cut from it, never from the raw input) */
-  stored: string;
-  meta: ArtifactMeta;
-}
-
 export class ArtifactNotFoundError extends Error {
   override readonly name = "ArtifactNotFoundError";
   constructor(readonly handle: string) {
@@ -119,8 +112,9 @@ const isoSeconds = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z"
 /** the meta fields kept, each redacted and cut to this many chars */
 const META_FIELDS = { tool: 200, sessionKey: 500, toolCallId: 200 } as const;
 
-/** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure. */
-export function stashArtifact(stateDir: string, input: StashInput): StashResult {
+/** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure.
+ * `stored`: the redacted text (previews are cut from it, never from the raw input). */
+export function stashArtifact(stateDir: string, input: StashInput) {
   const stored = redactSecrets(input.text);
   const hex = sha256Of(stored);
   const blob = blobPath(stateDir, hex);
