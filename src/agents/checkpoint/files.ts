@@ -6,7 +6,7 @@
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { TEMP_FILE_RE, writeFileAtomic } from "../../infra/atomic-file.js";
-import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/regular-file.js";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { checkpointSessionDir, sessionDirName } from "../../infra/session-dir.js";
 import { wellFormed } from "../text/visible.js";
