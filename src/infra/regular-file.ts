@@ -97,7 +97,7 @@ function withRegularFileSync<T>(file: string, read: (fd: number, size: number) =
 }
 
 /** The whole regular file, synchronously (`readFileSync` with the check above). */
-export const readRegularFileSync = (file: string): string => withRegularFileSync(file, (fd) => readFileSync(fd, "utf8"));
+export const readRegularFileSync = (file: string) => withRegularFileSync(file, (fd) => readFileSync(fd, "utf8"));
 
 /** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {

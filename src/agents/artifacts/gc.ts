@@ -169,7 +169,7 @@ async function namedBy(stateDir: string, dirName: string, into?: Set<string>): P
   return handlesIn(places, into);
 }
 
-/** `own`: digests only this key names (forgetting the key removes them); `shared`: another key names them too (kept). */
+/** `own`: digests only this key names (forgetting the key removes them); `shared`: other keys name them too (kept). */
 export async function artifactsOfKey(stateDir: string, sessionKey: string) {
   const mine = sessionDirName(sessionKey);
   const named = await namedBy(stateDir, mine);

@@ -35,7 +35,9 @@ export function previewParts(text: string, previewChars: number) {
   };
 }
 
-export function replacementText(r: { handle: string; text: string; lines: number; tool?: string; previewChars: number }): string {
+type ReplacementInput = { handle: string; text: string; lines: number; tool?: string; previewChars: number };
+
+export function replacementText(r: ReplacementInput): string {
   const p = previewParts(r.text, r.previewChars);
   const out = [
     `${STASHED_MARKER} ${fmt(r.text.length)} chars, ${fmt(r.lines)} lines${r.tool ? ` from ${r.tool}` : ""}]`,
