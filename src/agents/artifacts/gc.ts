@@ -1,10 +1,6 @@
 /**
- * Artifact gc, tied to checkpoint retention: an artifact stays while a kept checkpoint or state file
- * names it; while its session stashed it after its newest checkpoint, among its last
- * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within ACTIVE_SESSION_MS (aged results
- * show by handle anywhere in a running prompt); or while younger than minAgeSeconds (a concurrent
- * stash may not have logged its ref yet). The right to forget (issue 28): `forget <key>` removes
- * only what no other key names; `artifact rm` one handle.
+ * Artifact gc, tied to checkpoint retention (the rules: docs/artifacts.md#gc-tied-to-checkpoint-retention);
+ * `forget <key>` removes only what no other key names; `artifact rm` one handle.
  */
 import { type Dirent, existsSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
