@@ -1,10 +1,7 @@
 /**
- * The content-addressed artifact store (seed 004 §5.2), under <stateDir>/context/artifacts/:
- *   blobs/sha256/ab/cd/<64 hex>.txt   the payload (redacted)
- *   meta/sha256/ab/cd/<64 hex>.json   metadata, never the payload
- *   refs/<session dir>.log            "<ISO time> <hex>" per stash (gc's live set)
- * Redacted BEFORE hashing, so a handle names the bytes on disk. Writes are tmp + rename without
- * fsync (a crash loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
+ * The content-addressed artifact store (seed 004 §5.2; its layout: docs/artifacts.md#storage). Redacted
+ * BEFORE hashing, so a handle names the bytes on disk. Writes are tmp + rename without fsync (a crash
+ * loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
