@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { parseCheckpointId } from "../agents/checkpoint/ids.js";
 import { POINTER_FILE, MAX_POINTER_BYTES, readPointerInDir } from "../agents/checkpoint/files.js";
-import { FileTooLargeError, NotAFileError, readTextCapped } from "../infra/capped-read.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../infra/regular-file.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import type { CliArgs } from "./args.js";
 import type { Output } from "./output.js";

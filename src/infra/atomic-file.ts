@@ -36,15 +36,11 @@ function tempSuffix(): string {
 
 /** Name of a temp file next to `target`; matches TEMP_FILE_RE. */
 export function tempPathFor(target: string): string {
-  const dir = path.dirname(target);
-  const base = path.basename(target);
-  return path.join(dir, `.${base}.${process.pid}.${tempSuffix()}.tmp`);
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${tempSuffix()}.tmp`);
 }
 
 /** Temp files created by this module (used by cleanup of stale leftovers after a crash). */
 export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Opens `file`, writes `data` when given, fsyncs and closes. */
 async function writeSynced(fs: FsOps, file: string, flags: string, data?: string, mode?: number): Promise<void> {
@@ -57,21 +53,12 @@ async function writeSynced(fs: FsOps, file: string, flags: string, data?: string
   }
 }
 
-async function unlinkQuietly(fs: FsOps, file: string): Promise<void> {
-  try {
-    await fs.unlink(file);
-  } catch {
-    // already gone, or cleanup is impossible: the stale-temp sweep will retry later
-  }
-}
+/** Already gone, or cleanup is impossible: the stale-temp sweep will retry later. */
+const unlinkQuietly = (fs: FsOps, file: string): Promise<void> => fs.unlink(file).catch(() => undefined);
 
 /** fsync a directory so a rename/link inside it survives power loss. Not possible on Windows: best effort. */
 export async function syncDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
-  try {
-    await writeSynced(fs, dir, "r");
-  } catch {
-    // best effort by design
-  }
+  await writeSynced(fs, dir, "r").catch(() => undefined);
 }
 
 async function renameWithRetry(fs: FsOps, from: string, to: string): Promise<void> {
@@ -81,7 +68,7 @@ async function renameWithRetry(fs: FsOps, from: string, to: string): Promise<voi
       return;
     } catch (err) {
       if (!transient(err) || attempt >= RENAME_RETRIES) throw err;
-      await sleep(10 * 2 ** attempt);
+      await new Promise<void>((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
     }
   }
 }
@@ -162,11 +149,6 @@ async function claimThenRename(fs: FsOps, tmp: string, target: string, mode: num
 /** mkdir -p; the leaf gets mode 0700 (parents created on the way too; existing parents untouched). */
 export async function ensurePrivateDir(dir: string, fs: FsOps = nodeFsOps): Promise<void> {
   await makeDirs(dir, DEFAULT_DIR_MODE, fs);
-  if (process.platform !== "win32") {
-    try {
-      await fs.chmod(dir, DEFAULT_DIR_MODE);
-    } catch {
-      // not our directory to fix (e.g. owned by another user): writes will report the real problem
-    }
-  }
+  // a failed chmod: not our directory to fix (e.g. owned by another user), writes will report the real problem
+  if (process.platform !== "win32") await fs.chmod(dir, DEFAULT_DIR_MODE).catch(() => undefined);
 }

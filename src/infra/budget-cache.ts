@@ -6,15 +6,6 @@ import { debugLog } from "./debug-log.js";
 
 const REPORT_EVERY = 500;
 
-export interface CacheStats {
-  hits: number;
-  misses: number;
-  evictions: number;
-  entries: number;
-  bytes: number;
-  budgetBytes: number;
-}
-
 type Entry<V> = { value: V; weight: number };
 
 export class BudgetCache<K, V> {
@@ -100,7 +91,7 @@ export class BudgetCache<K, V> {
     this.evict();
   }
 
-  stats(): CacheStats {
+  stats() {
     return { hits: this.hits, misses: this.misses, evictions: this.evictions, entries: this.map.size, bytes: this.bytes, budgetBytes: this.budgetBytes };
   }
 

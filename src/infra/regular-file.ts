@@ -1,6 +1,42 @@
 /** Reads of regular files only (a FIFO would block, /dev/zero never ends): O_NONBLOCK, then fstat decides. */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeFileSync, promises as fsp } from "node:fs";
-import { NotAFileError } from "./capped-read.js";
+import type { FsOps } from "./fs-ops.js";
+
+/** Thrown for a file over its cap; `code` as Node's own "file too big". */
+export class FileTooLargeError extends Error {
+  readonly code = "EFBIG";
+  constructor(
+    readonly file: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`file too large (${bytes} bytes, at most ${maxBytes} expected)`);
+    this.name = "FileTooLargeError";
+  }
+}
+
+/** Thrown for a path that is not a regular file (a FIFO would block a thread forever, /dev/zero never ends). */
+export class NotAFileError extends Error {
+  readonly code = "ENOTFILE";
+  constructor(readonly file: string) {
+    super("not a regular file");
+    this.name = "NotAFileError";
+  }
+}
+
+/**
+ * A file this package parses: refused over the size it writes (a stray 30 MB file exhausted the heap),
+ * FileTooLargeError over `maxBytes`, NotAFileError for what is not a regular file.
+ */
+export async function readTextCapped(fs: FsOps, file: string, maxBytes: number): Promise<string> {
+  const st = await fs.stat(file);
+  if (!st.isFile()) throw new NotAFileError(file);
+  if (st.size > maxBytes) throw new FileTooLargeError(file, st.size, maxBytes);
+  const text = await fs.readFile(file, "utf8");
+  // it grew between the stat and the read
+  if (text.length > maxBytes) throw new FileTooLargeError(file, text.length, maxBytes);
+  return text;
+}
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
@@ -50,25 +86,23 @@ export function openRegularFileSync(file: string): { fd: number; size: number } 
   }
 }
 
-/** The whole regular file, synchronously (`readFileSync` with the check above). */
-export function readRegularFileSync(file: string): string {
-  const { fd } = openRegularFileSync(file);
+/** `read` of the regular file's descriptor and size; closed after. */
+function withRegularFileSync<T>(file: string, read: (fd: number, size: number) => T): T {
+  const { fd, size } = openRegularFileSync(file);
   try {
-    return readFileSync(fd, "utf8");
+    return read(fd, size);
   } finally {
     closeSync(fd);
   }
 }
 
+/** The whole regular file, synchronously (`readFileSync` with the check above). */
+export const readRegularFileSync = (file: string) => withRegularFileSync(file, (fd) => readFileSync(fd, "utf8"));
+
 /** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
   try {
-    const { fd, size } = openRegularFileSync(file);
-    try {
-      return size > max ? null : readAtSync(fd, 0, size);
-    } finally {
-      closeSync(fd);
-    }
+    return withRegularFileSync(file, (fd, size) => (size > max ? null : readAtSync(fd, 0, size)));
   } catch {
     return null;
   }

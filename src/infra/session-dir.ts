@@ -41,8 +41,7 @@ const PREFIX_MAX = 40;
 const HASH_HEX_CHARS = 16;
 
 export function sessionDirName(sessionKey: string): string {
-  let prefix = sessionKey.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, PREFIX_MAX);
-  prefix = prefix.replace(/^-/, "_");
+  let prefix = sessionKey.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, PREFIX_MAX).replace(/^-/, "_");
   if (prefix.replace(/_/g, "") === "") prefix = "session";
   const hash = createHash("sha256").update(canonicalSessionKey(sessionKey), "utf8").digest("hex");
   return `${prefix}-${hash.slice(0, HASH_HEX_CHARS)}`;

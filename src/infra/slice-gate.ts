@@ -1,16 +1,11 @@
 /** Slices of work take turns, one per loop iteration: a bare setImmediate runs all queued ones at once. */
 import { processServices } from "./process-services.js";
 
-interface Gate {
-  waiting: Array<() => void>;
-  pumping: boolean;
-}
-
 declare module "./process-services.js" {
-  interface ProcessServices { sliceGate?: Gate }
+  interface ProcessServices { sliceGate?: { waiting: Array<() => void>; pumping: boolean } }
 }
 
-const gate = (): Gate => (processServices().sliceGate ??= { waiting: [], pumping: false });
+const gate = () => (processServices().sliceGate ??= { waiting: [], pumping: false });
 
 function pump(): void {
   const g = gate();

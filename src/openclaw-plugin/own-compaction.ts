@@ -10,7 +10,7 @@ import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
-import { readTextCapped } from "../infra/capped-read.js";
+import { readTextCapped } from "../infra/regular-file.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { compactionOutcomeSince, isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
 import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";

@@ -8,7 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import path from "node:path";
 import { stateSessionDir } from "../infra/session-dir.js";
 import { ensurePrivateDir, writeFileAtomic } from "../infra/atomic-file.js";
-import { readTextCapped } from "../infra/capped-read.js";
+import { readTextCapped } from "../infra/regular-file.js";
 import { errorCode, nodeFsOps } from "../infra/fs-ops.js";
 
 export const SESSION_FILE = "openclaw-session.json";

@@ -18,7 +18,7 @@ import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { readLaterWork } from "../../src/agents/drift/compare.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/previous-session.js";
-import { NotAFileError } from "../../src/infra/capped-read.js";
+import { NotAFileError } from "../../src/infra/regular-file.js";
 import { nodeFsOps } from "../../src/infra/fs-ops.js";
 import { ownCompactionView } from "../../src/openclaw-plugin/own-compaction.js";
 import { PluginSessionFile, SESSION_FILE, freshSessionData } from "../../src/openclaw-plugin/session-file.js";

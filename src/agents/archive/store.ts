@@ -9,8 +9,7 @@ import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { makeDirs } from "../../infra/make-dirs.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
-import { NotAFileError } from "../../infra/capped-read.js";
-import { openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";
+import { NotAFileError, openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";
 
 export const ARCHIVE_FILE = "segments.jsonl";
 /** the saved full-text index (a cache of segments.jsonl; see SearchIndex.serialize) */

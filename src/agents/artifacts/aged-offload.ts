@@ -1,8 +1,7 @@
 /**
- * Aged offload (docs/artifacts.md#aged-offload): a consumed tool result, or a succeeded call's long
- * arguments, shown as a stash once `ageTurns` old. Blobs are written at tool_result time, so a request
- * only swaps; what was never seen then (a resumed session, the plugin route) is judged off the request
- * path. Sticky, so the prompt prefix stays byte-stable for provider caches.
+ * Aged offload (docs/artifacts.md#aged-offload): a consumed tool result, or a succeeded call's long arguments,
+ * shown as a stash once `ageTurns` old; blobs are written at tool_result time (or off the request path), so
+ * a request only swaps. Sticky, so the prompt prefix stays byte-stable for provider caches.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";

@@ -1,10 +1,6 @@
 /**
- * Artifact gc, tied to checkpoint retention: an artifact stays while a kept checkpoint or state file
- * names it; while its session stashed it after its newest checkpoint, among its last
- * MAX_STASHES_PER_SESSION, has no checkpoint, or stashed within ACTIVE_SESSION_MS (aged results
- * show by handle anywhere in a running prompt); or while younger than minAgeSeconds (a concurrent
- * stash may not have logged its ref yet). The right to forget (issue 28): `forget <key>` removes
- * only what no other key names; `artifact rm` one handle.
+ * Artifact gc, tied to checkpoint retention (the rules: docs/artifacts.md#gc-tied-to-checkpoint-retention);
+ * `forget <key>` removes only what no other key names; `artifact rm` one handle.
  */
 import { type Dirent, existsSync, promises as fsp, statSync } from "node:fs";
 import path from "node:path";
@@ -19,24 +15,8 @@ import { errorCode } from "../../infra/fs-ops.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
 
-export interface GcOptions {
-  dryRun?: boolean;
-  /** default 3600 */
-  minAgeSeconds?: number;
-}
-
 /** A session key with a stash this recent keeps all its artifacts. */
 const ACTIVE_SESSION_MS = 6 * 3_600_000;
-
-export interface GcReceipt {
-  schema: typeof GC_SCHEMA;
-  dryRun: boolean;
-  scanned: number;
-  kept: number;
-  keptBecause: { checkpoint: number; liveSession: number; young: number };
-  removed: string[];
-  bytesFreed: number;
-}
 
 /** Lets the event loop run between slices (gc shares it with every chat of a gateway). */
 const SLICE = 64;
@@ -99,7 +79,7 @@ export async function listArtifactDigests(stateDir: string): Promise<string[]> {
 }
 
 /** Removes what nothing can point at; asynchronous and sliced (a gateway holds hundreds of keys). */
-export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promise<GcReceipt> {
+export async function gcArtifacts(stateDir: string, opts: { dryRun?: boolean; minAgeSeconds?: number } = {}) {
   const now = Date.now();
   const minAgeMs = (opts.minAgeSeconds ?? 3600) * 1000;
   const digests = await listArtifactDigests(stateDir);
@@ -119,7 +99,7 @@ export async function gcArtifacts(stateDir: string, opts: GcOptions = {}): Promi
 
   const dryRun = opts.dryRun === true;
   const keptBecause = { checkpoint: 0, liveSession: 0, young: 0 };
-  const receipt: GcReceipt = { schema: GC_SCHEMA, dryRun, scanned: digests.length, kept: 0, keptBecause, removed: [], bytesFreed: 0 };
+  const receipt = { schema: GC_SCHEMA, dryRun, scanned: digests.length, kept: 0, keptBecause, removed: [] as string[], bytesFreed: 0 };
   const removed = new Set<string>();
   for (const hex of digests) {
     let why: keyof typeof keptBecause | null = byCheckpoint.has(hex) ? "checkpoint" : live.has(hex) ? "liveSession" : null;
@@ -153,7 +133,7 @@ declare module "../../infra/process-services.js" {
 const lastRun = (): Map<string, number> => (fileStores().artifactGcRuns ??= new Map());
 
 /** A gc unless one ran within the interval; resolves with its receipt (or null). */
-export function scheduleArtifactGc(stateDir: string): Promise<GcReceipt | null> | null {
+export function scheduleArtifactGc(stateDir: string) {
   const now = Date.now();
   if (now - (lastRun().get(stateDir) ?? -Infinity) < AUTO_GC_INTERVAL_MS) return null;
   lastRun().set(stateDir, now);
@@ -185,14 +165,8 @@ async function namedBy(stateDir: string, dirName: string, into?: Set<string>): P
   return handlesIn(places, into);
 }
 
-export interface KeyArtifacts {
-  /** digests only this key names: forgetting the key removes them */
-  own: string[];
-  /** digests this key names that another key names too: kept */
-  shared: string[];
-}
-
-export async function artifactsOfKey(stateDir: string, sessionKey: string): Promise<KeyArtifacts> {
+/** `own`: digests only this key names (forgetting the key removes them); `shared`: other keys name them too (kept). */
+export async function artifactsOfKey(stateDir: string, sessionKey: string) {
   const mine = sessionDirName(sessionKey);
   const named = await namedBy(stateDir, mine);
   const dirs = new Set<string>();
@@ -200,7 +174,7 @@ export async function artifactsOfKey(stateDir: string, sessionKey: string): Prom
   for (const n of await namesIn(refsDir(stateDir))) if (n.endsWith(".log")) dirs.add(n.slice(0, -4));
   const others = new Set<string>();
   for (const d of dirs) if (d !== mine) await namedBy(stateDir, d, others);
-  const out: KeyArtifacts = { own: [], shared: [] };
+  const out = { own: [] as string[], shared: [] as string[] };
   for (const hex of [...named].sort()) if (existsSync(blobPath(stateDir, hex))) out[others.has(hex) ? "shared" : "own"].push(hex);
   return out;
 }
@@ -217,18 +191,11 @@ export function artifactBytes(stateDir: string, hex: string): number {
   return n;
 }
 
-export interface ArtifactRmReceipt {
-  handle: string;
-  removed: boolean;
-  bytes: number;
-  dryRun: boolean;
-}
-
 /** `artifact rm <handle>`: blob, meta and refs lines. Throws ArtifactHandleError on a bad handle. */
-export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}): ArtifactRmReceipt {
+export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}) {
   const hex = parseHandle(handle);
   const bytes = artifactBytes(stateDir, hex);
-  const receipt: ArtifactRmReceipt = { handle: formatHandle(hex), removed: bytes > 0, bytes, dryRun: opts.dryRun === true };
+  const receipt = { handle: formatHandle(hex), removed: bytes > 0, bytes, dryRun: opts.dryRun === true };
   if (!receipt.dryRun && receipt.removed) {
     removeArtifact(stateDir, hex);
     dropFromRefs(stateDir, new Set([hex]));

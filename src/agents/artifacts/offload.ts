@@ -4,7 +4,7 @@
  * replacements (no self-ingest loop).
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
-import { sniffContentType, stashArtifact, type StashReceipt } from "./store.js";
+import { sniffContentType, stashArtifact } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { lineCount } from "../messages/tool-outcome.js";
@@ -78,24 +78,18 @@ export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): str
   return text.length > s.structuredMinChars && sniffContentType(text) !== "text" ? text : null;
 }
 
-export interface OffloadOutcome {
-  patch: { content: Array<{ type: "text"; text: string }> };
-  receipt: StashReceipt;
-  /** chars the model no longer sees */
-  savedChars: number;
-}
-
-/** Null when the result stays. Throws on I/O errors (the caller keeps the original). */
+/** Null when the result stays. Throws on I/O errors (the caller keeps the original).
+ * `savedChars`: the chars the model no longer sees. */
 export function offloadToolResult(
   event: ToolResultLike,
   where: { stateDir: string; sessionKey: string },
   s: OffloadSettings,
-): OffloadOutcome | null {
+) {
   const candidate = offloadCandidate(event, s);
   if (candidate === null) return null;
   const { toolName: tool, toolCallId } = event;
   const stash = { text: candidate, kind: "tool_output", tool, sessionKey: where.sessionKey, toolCallId };
   const { receipt, stored, meta } = stashArtifact(where.stateDir, stash);
   const text = replacementText({ handle: receipt.handle, text: stored, lines: meta.lines, tool, previewChars: s.previewChars });
-  return { patch: { content: [{ type: "text", text }] }, receipt, savedChars: candidate.length - text.length };
+  return { patch: { content: [{ type: "text" as const, text }] }, receipt, savedChars: candidate.length - text.length };
 }

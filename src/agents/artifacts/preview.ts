@@ -35,13 +35,7 @@ export function previewParts(text: string, previewChars: number) {
   };
 }
 
-export interface ReplacementInput {
-  handle: string;
-  text: string;
-  lines: number;
-  tool?: string;
-  previewChars: number;
-}
+type ReplacementInput = { handle: string; text: string; lines: number; tool?: string; previewChars: number };
 
 export function replacementText(r: ReplacementInput): string {
   const p = previewParts(r.text, r.previewChars);

@@ -1,10 +1,7 @@
 /**
- * The content-addressed artifact store (seed 004 §5.2), under <stateDir>/context/artifacts/:
- *   blobs/sha256/ab/cd/<64 hex>.txt   the payload (redacted)
- *   meta/sha256/ab/cd/<64 hex>.json   metadata, never the payload
- *   refs/<session dir>.log            "<ISO time> <hex>" per stash (gc's live set)
- * Redacted BEFORE hashing, so a handle names the bytes on disk. Writes are tmp + rename without
- * fsync (a crash loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
+ * The content-addressed artifact store (seed 004 §5.2; its layout: docs/artifacts.md#storage). Redacted
+ * BEFORE hashing, so a handle names the bytes on disk. Writes are tmp + rename without fsync (a crash
+ * loses a blob, never tears one); synchronous: a 50 KB stash is under 1 ms (bench/artifacts.ts).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -49,13 +46,6 @@ export type StashReceipt = Pick<ArtifactMeta, "bytes" | "createdAt" | "kind" | "
 };
 
 export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
-
-export interface StashResult {
-  receipt: StashReceipt;
-  /** the redacted text stored (previews are cut from it, never from the raw input) */
-  stored: string;
-  meta: ArtifactMeta;
-}
 
 export class ArtifactNotFoundError extends Error {
   override readonly name = "ArtifactNotFoundError";
@@ -119,8 +109,9 @@ const isoSeconds = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z"
 /** the meta fields kept, each redacted and cut to this many chars */
 const META_FIELDS = { tool: 200, sessionKey: 500, toolCallId: 200 } as const;
 
-/** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure. */
-export function stashArtifact(stateDir: string, input: StashInput): StashResult {
+/** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure.
+ * `stored`: the redacted text (previews are cut from it, never from the raw input). */
+export function stashArtifact(stateDir: string, input: StashInput) {
   const stored = redactSecrets(input.text);
   const hex = sha256Of(stored);
   const blob = blobPath(stateDir, hex);

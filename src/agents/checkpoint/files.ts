@@ -10,7 +10,7 @@ import { closeSync, readSync } from "node:fs";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { TEMP_FILE_RE, writeFileAtomic } from "../../infra/atomic-file.js";
-import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/capped-read.js";
+import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/regular-file.js";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
 import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
 import { checkpointSessionDir, checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";

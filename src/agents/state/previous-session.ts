@@ -5,7 +5,7 @@
  */
 import { hostname } from "node:os";
 import path from "node:path";
-import { readTextCapped } from "../../infra/capped-read.js";
+import { readTextCapped } from "../../infra/regular-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import { STATE_FILE_NAMES, fileStamp, freePath, moveAside, readStateFileAt, stateFilePath } from "./state-files.js";
 import type { LoadExpectations, StateFileName } from "./state-files.js";
