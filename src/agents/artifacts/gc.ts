@@ -99,7 +99,8 @@ export async function gcArtifacts(stateDir: string, opts: { dryRun?: boolean; mi
 
   const dryRun = opts.dryRun === true;
   const keptBecause = { checkpoint: 0, liveSession: 0, young: 0 };
-  const receipt = { schema: GC_SCHEMA, dryRun, scanned: digests.length, kept: 0, keptBecause, removed: [] as string[], bytesFreed: 0 };
+  const handles: string[] = [];
+  const receipt = { schema: GC_SCHEMA, dryRun, scanned: digests.length, kept: 0, keptBecause, removed: handles, bytesFreed: 0 };
   const removed = new Set<string>();
   for (const hex of digests) {
     let why: keyof typeof keptBecause | null = byCheckpoint.has(hex) ? "checkpoint" : live.has(hex) ? "liveSession" : null;

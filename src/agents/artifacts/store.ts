@@ -109,8 +109,10 @@ const isoSeconds = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z"
 /** the meta fields kept, each redacted and cut to this many chars */
 const META_FIELDS = { tool: 200, sessionKey: 500, toolCallId: 200 } as const;
 
-/** Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure.
- * `stored`: the redacted text (previews are cut from it, never from the raw input). */
+/**
+ * Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure.
+ * `stored`: the redacted text (previews are cut from it, never from the raw input).
+ */
 export function stashArtifact(stateDir: string, input: StashInput) {
   const stored = redactSecrets(input.text);
   const hex = sha256Of(stored);
