@@ -52,9 +52,8 @@ export function findGitRepo(cwd: string): GitRepo | null {
 
 function packedRef(repo: GitRepo, ref: string): string | null {
   const text = readSmall(path.join(repo.commonDir, "packed-refs"), PACKED_REFS_MAX) ?? "";
-  for (const line of text.split("\n")) {
-    const l = line.replace(/\r$/, "");
-    const oid = l.endsWith(` ${ref}`) ? l.slice(0, -ref.length - 1) : "";
+  for (const line of text.split(/\r?\n/)) {
+    const oid = line.endsWith(` ${ref}`) ? line.slice(0, -ref.length - 1) : "";
     if (OID_RE.test(oid)) return oid;
   }
   return null;
