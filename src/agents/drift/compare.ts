@@ -80,15 +80,11 @@ function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
   const now = gitNow(cwd, snapshot.files.slice(-COMPARE_MAX_FILES).map((f) => f.path), false);
   if (!now) return { repoGone: true, branch: null, head: null, dirty: null, dirtyNow: null };
   const { repo, branch, head, dirty: dirtyNow } = now;
-  let headDrift: GitDrift["head"] = null;
-  if (head !== was.head && (head !== null || was.head !== null)) {
-    const move = head && was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };
-    headDrift = { from: was.head, to: head, ...move };
-  }
+  const move = head && was.head && head !== was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };
   return {
     repoGone: false,
     branch: branch !== was.branch ? { from: was.branch, to: branch } : null,
-    head: headDrift,
+    head: head !== was.head ? { from: was.head, to: head, ...move } : null,
     dirty: was.dirty !== null && dirtyNow !== null && was.dirty !== dirtyNow ? { from: was.dirty, to: dirtyNow } : null,
     dirtyNow,
   };

@@ -11,13 +11,11 @@ export function safeCount(n: unknown): number {
 /** A list field, [] when absent or not a list. */
 export const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
 
-/** "list": a title line then one entry per line; "inline": title + entries joined by `sep`; "fold": `fold`'s line. */
-export type Layout = "list" | "inline" | "fold";
-
 export interface Section<K extends string = string> {
   key: K;
   title: string;
-  layout: Layout;
+  /** "list": a title line then one entry per line; "inline": title + entries joined by `sep`; "fold": `fold`'s line */
+  layout: "list" | "inline" | "fold";
   sep?: string;
   fold?: (entries: readonly string[]) => string;
   entries: string[];
