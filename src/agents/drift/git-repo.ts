@@ -13,7 +13,6 @@ export interface GitRepo {
   commonDir: string;
 }
 
-/** How many parent directories are searched for `.git`. */
 const MAX_ASCENT = 64;
 /** Files read here are tiny; anything larger is not a git file. */
 const SMALL_FILE_MAX = 64 * 1024;

@@ -134,7 +134,6 @@ function makeClock(timeZone: string | undefined) {
   return { parts, stamp: (d: Date): string => [...Object.values(parts(d)), zone].join(" ") };
 }
 
-/** An ISO time as a Date; null when it is missing or not a time. */
 function parseDate(iso: unknown): Date | null {
   if (typeof iso !== "string") return null;
   const d = new Date(iso);

@@ -8,7 +8,6 @@ export function safeCount(n: unknown): number {
   return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
 }
 
-/** A list field, [] when absent or not a list. */
 export const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
 
 export interface Section<K extends string = string> {
