@@ -58,13 +58,10 @@ function fileChange(before: WorkspaceFile, now: WorkspaceFile): FileChange | nul
 /** `later`: the paths the session touched after the checkpoint, when its capture knows. */
 export function compareWorkspace(snapshot: WorkspaceSnapshot, later: ReadonlySet<string> | null = null): DriftReport {
   const cwd = snapshot.cwd;
-  const report: DriftReport = { cwd, workspaceFound: true, files: [], filesChecked: 0, git: null, drifted: false };
   // a relative cwd (a hand-made file) would be read against this process's cwd
-  if (!path.isAbsolute(cwd) || !isDirectory(cwd)) {
-    report.workspaceFound = false;
-    report.drifted = true;
-    return report;
-  }
+  const found = path.isAbsolute(cwd) && isDirectory(cwd);
+  const report: DriftReport = { cwd, workspaceFound: found, files: [], filesChecked: 0, git: null, drifted: !found };
+  if (!found) return report;
   // the writer records at most DRIFT_MAX_FILES; a hand-edited file cannot make a restore slow
   for (const before of snapshot.files.slice(-COMPARE_MAX_FILES)) {
     const now = fingerprintFile(cwd, before.path);
@@ -83,15 +80,11 @@ function compareGit(cwd: string, snapshot: WorkspaceSnapshot): GitDrift {
   const now = gitNow(cwd, snapshot.files.slice(-COMPARE_MAX_FILES).map((f) => f.path), false);
   if (!now) return { repoGone: true, branch: null, head: null, dirty: null, dirtyNow: null };
   const { repo, branch, head, dirty: dirtyNow } = now;
-  let headDrift: GitDrift["head"] = null;
-  if (head !== was.head && (head !== null || was.head !== null)) {
-    const move = head && was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };
-    headDrift = { from: was.head, to: head, ...move };
-  }
+  const move = head && was.head && head !== was.head ? headMove(repo, was.head, head) : { ahead: null, behind: null };
   return {
     repoGone: false,
     branch: branch !== was.branch ? { from: was.branch, to: branch } : null,
-    head: headDrift,
+    head: head !== was.head ? { from: was.head, to: head, ...move } : null,
     dirty: was.dirty !== null && dirtyNow !== null && was.dirty !== dirtyNow ? { from: was.dirty, to: dirtyNow } : null,
     dirtyNow,
   };

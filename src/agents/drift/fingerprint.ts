@@ -34,17 +34,12 @@ export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
     if (!st.isFile()) return { ...base, state: "other" };
     const size = st.size;
     const h = createHash("sha1");
-    let scope: "full" | "sampled";
-    if (size <= HASH_FULL_MAX_BYTES) {
-      h.update(readAt(fd, 0, size));
-      scope = "full";
-    } else {
-      h.update(`${size}\0`);
-      h.update(readAt(fd, 0, SAMPLE_BYTES));
-      h.update(readAt(fd, size - SAMPLE_BYTES, SAMPLE_BYTES));
-      scope = "sampled";
-    }
-    return { path: p, state: "present", size, mtime_ms: Math.floor(st.mtimeMs), hash: `sha1:${h.digest("hex")}`, hash_scope: scope };
+    const full = size <= HASH_FULL_MAX_BYTES;
+    // sampled: size, head, tail
+    if (!full) h.update(`${size}\0`).update(readAt(fd, 0, SAMPLE_BYTES));
+    h.update(full ? readAt(fd, 0, size) : readAt(fd, size - SAMPLE_BYTES, SAMPLE_BYTES));
+    const hash = `sha1:${h.digest("hex")}`;
+    return { path: p, state: "present", size, mtime_ms: Math.floor(st.mtimeMs), hash, hash_scope: full ? "full" : "sampled" };
   } catch {
     return { ...base, state: "unreadable" };
   } finally {

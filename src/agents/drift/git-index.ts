@@ -132,8 +132,8 @@ const parsedIndexes = new Map<string, { stamp: string; index: ParsedIndex }>();
 function readIndex(gitDir: string, oidBytes: number): ParsedIndex | null {
   const index = indexStamp(gitDir);
   const stamp = index === null ? null : `${oidBytes}:${index}`;
-  const hit = stamp === null ? undefined : parsedIndexes.get(gitDir);
-  if (hit && hit.stamp === stamp) return hit.index;
+  const hit = parsedIndexes.get(gitDir);
+  if (stamp !== null && hit?.stamp === stamp) return hit.index;
   const buf = readSmallRegularFileSync(path.join(gitDir, "index"), INDEX_MAX_BYTES);
   const parsed = buf ? parseGitIndex(buf, oidBytes) : null;
   parsedIndexes.delete(gitDir);
@@ -185,12 +185,9 @@ const readings = (): Map<string, CleanReading> => (processServices().cleanReadin
 /** Whether `gitDir`'s work tree was read clean within CLEAN_REUSE_MS, with the same HEAD and index. */
 export function recentlyClean(gitDir: string, head: string | null, now = Date.now()): boolean {
   const r = readings().get(gitDir);
-  if (!r) return false;
-  if (now - r.at > CLEAN_REUSE_MS || r.head !== head || r.index !== indexStamp(gitDir)) {
-    readings().delete(gitDir);
-    return false;
-  }
-  return true;
+  if (r && now - r.at <= CLEAN_REUSE_MS && r.head === head && r.index === indexStamp(gitDir)) return true;
+  readings().delete(gitDir);
+  return false;
 }
 
 /** Records a whole-tree reading: a clean one is kept, any other forgets the previous. */

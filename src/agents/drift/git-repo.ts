@@ -13,7 +13,6 @@ export interface GitRepo {
   commonDir: string;
 }
 
-/** How many parent directories are searched for `.git`. */
 const MAX_ASCENT = 64;
 /** Files read here are tiny; anything larger is not a git file. */
 const SMALL_FILE_MAX = 64 * 1024;
@@ -52,9 +51,8 @@ export function findGitRepo(cwd: string): GitRepo | null {
 
 function packedRef(repo: GitRepo, ref: string): string | null {
   const text = readSmall(path.join(repo.commonDir, "packed-refs"), PACKED_REFS_MAX) ?? "";
-  for (const line of text.split("\n")) {
-    const l = line.replace(/\r$/, "");
-    const oid = l.endsWith(` ${ref}`) ? l.slice(0, -ref.length - 1) : "";
+  for (const line of text.split(/\r?\n/)) {
+    const oid = line.endsWith(` ${ref}`) ? line.slice(0, -ref.length - 1) : "";
     if (OID_RE.test(oid)) return oid;
   }
   return null;

@@ -8,16 +8,13 @@ export function safeCount(n: unknown): number {
   return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
 }
 
-/** A list field, [] when absent or not a list. */
 export const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
-
-/** "list": a title line then one entry per line; "inline": title + entries joined by `sep`; "fold": `fold`'s line. */
-export type Layout = "list" | "inline" | "fold";
 
 export interface Section<K extends string = string> {
   key: K;
   title: string;
-  layout: Layout;
+  /** "list": a title line then one entry per line; "inline": title + entries joined by `sep`; "fold": `fold`'s line */
+  layout: "list" | "inline" | "fold";
   sep?: string;
   fold?: (entries: readonly string[]) => string;
   entries: string[];

@@ -6,7 +6,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
 type Block = { type?: unknown; id?: unknown };
 
-/** Tool call ids of an assistant message, in order. */
 export function callIdsOf(m: AgentMessage): string[] {
   const content = (m as { content?: unknown }).content;
   if (m?.role !== "assistant" || !Array.isArray(content)) return [];

@@ -15,7 +15,6 @@ const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
 
 /** The path argument of a tool call; null when none or when PATH_KEYS disagree. */
 export function toolPathArg(input: unknown): string | null {
-  if (!input || typeof input !== "object") return null;
   let found: string | null = null;
   for (const key of PATH_KEYS) {
     const v = prop(input, key);

@@ -30,9 +30,8 @@ export function commandFamily(command: string): string {
     const step = stepOf(parts[i]!);
     if (!step) continue;
     const words = step.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
-    const first = words[0];
-    if (!first) continue;
-    const prog = first.replace(/^.*\//, "");
+    if (!words[0]) continue;
+    const prog = words[0].replace(/^.*\//, "");
     if (PRELUDE.has(prog) && parts.slice(0, i).some((p) => stepOf(p) !== "")) continue;
     const args = words.slice(1);
     const sub = args.find((w) => !w.startsWith("-"));
@@ -204,8 +203,7 @@ export function changeGist(toolName: string, input: unknown): string {
   const b = cutHead(pair.newText, 20_000).split(LINE_SPLIT);
   let i = 0;
   while (i < a.length && i < b.length && a[i]!.trim() === b[i]!.trim()) i++;
-  const oldLine = a.slice(i).find(saysSomething) ?? a.slice(i).find((l) => l.trim()) ?? "";
-  const newLine = b.slice(i).find(saysSomething) ?? b.slice(i).find((l) => l.trim()) ?? "";
+  const [oldLine, newLine] = [a.slice(i), b.slice(i)].map((r) => r.find(saysSomething) ?? r.find((l) => l.trim()) ?? "");
   if (oldLine && newLine) return `${redactedGist(oldLine, SIDE)} → ${redactedGist(newLine, SIDE)}`;
   if (newLine) return `+ ${redactedGist(newLine, SIDE * 2)}`;
   if (oldLine) return `- ${redactedGist(oldLine, SIDE * 2)}`;
