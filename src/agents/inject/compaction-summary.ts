@@ -13,6 +13,24 @@ import { quoteUntrusted } from "./quote.js";
 import { type Section, PathFold, SectionBudget, sectionLines, stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, failureEntry, joinedLength, plural } from "./section-model.js";
 
+/** Per-entry caps, in code points. */
+const CAP = {
+  goal: 300,
+  request: 240,
+  requestFolded: 120,
+  outcome: 480,
+  outcomeEarlier: 300,
+  outcomeShort: 140,
+  change: 110,
+  declared: 260,
+  failureTarget: 80,
+  failureError: 160,
+  decision: 200,
+  task: 160,
+  working: 200,
+  previous: 1600,
+} as const;
+
 /** One turn as the summary shows it: `fold` 0 full, 1 outcome cut short, 2 request only, 3 folded away. */
 interface TurnView {
   turn: WorkTurn;
@@ -38,9 +56,9 @@ function turnsOf(cp: Checkpoint): WorkTurn[] {
 
 function turnLine({ turn: t, fold, first, latest }: TurnView): string {
   const label = first ? "first request" : latest ? "latest request" : "user";
-  const request = first ? "(the goal above)" : quoteUntrusted(t.request, fold >= 2 ? 120 : 240);
+  const request = first ? "(the goal above)" : quoteUntrusted(t.request, fold >= 2 ? CAP.requestFolded : CAP.request);
   if (fold >= 2 || !t.outcome) return `- ${label}: ${request}${fold < 2 && !t.outcome ? " → agent: (no text)" : ""}`;
-  const cap = fold >= 1 ? 140 : latest ? 480 : 300;
+  const cap = fold >= 1 ? CAP.outcomeShort : latest ? CAP.outcome : CAP.outcomeEarlier;
   return `- ${label}: ${request} → agent: ${quoteUntrusted(t.outcome, cap)}`;
 }
 
@@ -57,20 +75,20 @@ function goalLine(turns: readonly WorkTurn[], topic: string): string {
   const first = turns.at(-1);
   const request = first?.request || topic;
   if (!request) return "Goal: (not recorded)";
-  const did = first && isBareReference(request) && first.outcome ? ` → agent: ${quoteUntrusted(first.outcome, 140)}` : "";
-  return `Goal: ${quoteUntrusted(request, 300)}${did}`;
+  const did = first && isBareReference(request) && first.outcome ? ` → agent: ${quoteUntrusted(first.outcome, CAP.outcomeShort)}` : "";
+  return `Goal: ${quoteUntrusted(request, CAP.goal)}${did}`;
 }
 
 function changeLine(f: WorkFile, fold: PathFold): string {
   const names = arr(f.names).filter((n) => typeof n === "string" && n !== "");
-  const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), 260)}` : "";
-  const change = f.change ? `; last change ${quoteUntrusted(f.change, 110)}` : "";
+  const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.join(", "), CAP.declared)}` : "";
+  const change = f.change ? `; last change ${quoteUntrusted(f.change, CAP.change)}` : "";
   return `- ${fold.display(f.path)}: ${changeCounts(f).join(", ") || "changed"}${declared}${change}`;
 }
 
 function taskLine(t: WorkTask): string {
-  const outcome = t.ok === null ? "no result yet" : `${t.ok ? "ok" : "failed"}: ${quoteUntrusted(t.outcome, 160)}`;
-  return `- ${quoteUntrusted(t.tool, 40)} ${quoteUntrusted(t.id, 60)} asked ${quoteUntrusted(t.ask, 160)} → ${outcome}`;
+  const outcome = t.ok === null ? "no result yet" : `${t.ok ? "ok" : "failed"}: ${quoteUntrusted(t.outcome, CAP.task)}`;
+  return `- ${quoteUntrusted(t.tool, 40)} ${quoteUntrusted(t.id, 60)} asked ${quoteUntrusted(t.ask, CAP.task)} → ${outcome}`;
 }
 
 export interface RenderCompactionSummaryOptions {
@@ -136,7 +154,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     `The conversation before this point was replaced by this summary of checkpoint ${id} (compaction ${count} of this session), written without a model call.`,
     "context_search finds anything from before this point: exact wording, tool output, the turns folded here.",
     goalLine(turns, working.topic ?? ""),
-    ...stateLines(working, status, 200),
+    ...stateLines(working, status, CAP.working),
   ];
 
   const { files, paths } = changedPaths(cp);
@@ -164,14 +182,14 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     sec("changes", "", files, (f) => changeLine(f, fold)),
     sec("commands", "Commands: ", workCommands(cp), commandEntry, true),
     sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), (e) =>
-      failureEntry(e, 80, 160)),
-    sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, 200)}`),
-    sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, 200)}`),
+      failureEntry(e, CAP.failureTarget, CAP.failureError)),
+    sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, CAP.decision)}`),
+    sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, CAP.decision)}`),
     sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
     sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p), true),
     sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifacts, (a) =>
-      `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, 80)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`),
-    sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, 1600)}`),
+      `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`),
+    sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, CAP.previous)}`),
   ];
 
   let folded = 0;

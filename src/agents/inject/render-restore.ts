@@ -140,6 +140,30 @@ function parseDate(iso: unknown): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** Per-entry length caps, in code points (quotes and escapes not counted). */
+const CAP = {
+  working: 200,
+  decision: 200,
+  summary: 240,
+  exchange: 160,
+  file: 160,
+  tool: 40,
+  errorTarget: 120,
+  error: 160,
+  openItem: 200,
+  learning: 200,
+  goal: 160,
+  request: 110,
+  report: 200,
+  change: 110,
+  changeWithNames: 70,
+  names: 90,
+  namesShown: 4,
+  failureTarget: 80,
+  failureError: 150,
+  extra: 200,
+} as const;
+
 /** A declared name in a change line: a heading's label before its colon ("§ WP14"), else 28 code points. */
 function cutName(n: string): string {
   const label = n.startsWith("§ ") ? (n.split(":")[0] ?? n) : n;
@@ -180,10 +204,10 @@ function buildSections(
   };
   const decisionLine = (d: Decision): string => {
     const t = timeOf(d?.when);
-    return `- ${quoteUntrusted(d?.what, 200)}${t ? ` (${t})` : ""}`;
+    return `- ${quoteUntrusted(d?.what, CAP.decision)}${t ? ` (${t})` : ""}`;
   };
   const exchangeLine = (x: KeyExchange): string =>
-    `- ${x?.role === "user" ? "user" : "agent"}: ${quoteUntrusted(x?.gist, 160)}`;
+    `- ${x?.role === "user" ? "user" : "agent"}: ${quoteUntrusted(x?.gist, CAP.exchange)}`;
   const work = cp.work && typeof cp.work === "object" ? cp.work : null;
   const topic = typeof cp.working?.topic === "string" ? cp.working.topic : "";
 
@@ -195,13 +219,13 @@ function buildSections(
     const t = timeOf(f.last);
     if (t) counts.push(`last ${t}`);
     // the declared names say what the work was about; the latest change gist what it did last
-    const names = arr(f.names).filter((n) => typeof n === "string" && n !== "").slice(0, 4);
-    const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.map((n) => cutName(n)).join(", "), 90)}` : "";
-    const change = f.change ? `: ${quoteUntrusted(f.change, names.length > 0 ? 70 : 110)}` : "";
+    const names = arr(f.names).filter((n) => typeof n === "string" && n !== "").slice(0, CAP.namesShown);
+    const declared = names.length > 0 ? `; defines ${quoteUntrusted(names.map((n) => cutName(n)).join(", "), CAP.names)}` : "";
+    const change = f.change ? `: ${quoteUntrusted(f.change, names.length > 0 ? CAP.changeWithNames : CAP.change)}` : "";
     return `- ${fold.display(f.path)}: ${counts.join(", ")}${declared}${change}`;
   };
   const failureLine = (e: ToolFailure): string =>
-    failureEntry(e, 80, 150, bareOrQuoted(e?.tool, /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/));
+    failureEntry(e, CAP.failureTarget, CAP.failureError, bareOrQuoted(e?.tool, /^[A-Za-z_][A-Za-z0-9_.-]{0,39}$/));
   const requests = work ? arr(work.requests).filter((r) => typeof r === "string" && r) : [];
   const goal = requests.length > 1 ? requests[requests.length - 1]! : "";
   // newest first, without the first request (Goal) and the latest one when it is the topic (Working on)
@@ -213,14 +237,14 @@ function buildSections(
       const h = x.handles?.[i];
       return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
     };
-    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, 200)}${handle(i)}`)].join("\n");
+    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
   });
 
-  const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, 240)] : [];
+  const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
   const entries: Record<RestoreSection, string[]> = {
-    last_report: work?.last_report ? [quoteUntrusted(work.last_report, 200)] : [],
-    goal: goal && goal !== topic ? [quoteUntrusted(goal, 160) + (isBareReference(goal) ? outcomeOf(work, goal) : "")] : [],
-    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, 110)}${i < OUTCOME_REQUESTS ? outcomeOf(work, r) : ""}`),
+    last_report: work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : [],
+    goal: goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + (isBareReference(goal) ? outcomeOf(work, goal) : "")] : [],
+    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? outcomeOf(work, r) : ""}`),
     extras: extraBlocks,
     files_changed: [...changed],
     changes: ledgerFiles.map(changeLine),
@@ -229,12 +253,12 @@ function buildSections(
     decisions: [...arr(cp.decisions)].reverse().map(decisionLine),
     thread_summary: summary,
     key_exchanges: arr(cp.thread?.key_exchanges).map(exchangeLine),
-    files_modified: work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, 160)),
-    files_read: arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, 160)),
-    tools_used: arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, 40)),
-    errors: work ? [] : arr(cp.thread?.errors).map((e) => failureEntry(e, 120, 160)),
-    open_items: arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, 200)}`),
-    learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, 200)}`),
+    files_modified: work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file)),
+    files_read: arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file)),
+    tools_used: arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool)),
+    errors: work ? [] : arr(cp.thread?.errors).map((e) => failureEntry(e, CAP.errorTarget, CAP.error)),
+    open_items: arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`),
+    learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`),
   };
   const foldLine = (paths: readonly string[]): string => fold.head(changed.length) + fold.folded(paths);
   return SECTION_ORDER.map((key): Section<RestoreSection> => {
@@ -259,7 +283,7 @@ function omittedLine(sections: readonly Section<RestoreSection>[], compact: bool
 type Squeeze = { workingCap: number; compact: boolean; noNote?: boolean };
 
 const SQUEEZE_LEVELS: readonly Squeeze[] = [
-  { workingCap: 200, compact: false },
+  { workingCap: CAP.working, compact: false },
   { workingCap: 100, compact: false },
   { workingCap: 40, compact: false },
   { workingCap: 40, compact: true },
