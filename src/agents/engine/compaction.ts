@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
-import { heldSession, sessionAt } from "./cache-budget.js";
+import { sessionAt, sessionRegistry } from "./cache-budget.js";
 
 export interface CompactionInput {
   /** the session branch up to the compaction: its messages not captured yet are captured first */
@@ -91,7 +91,7 @@ export function compactionOutcomeSince(
   sessionId: string | null,
   since: number,
 ): CompactionOutcome | null {
-  const outcomes = heldSession(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
+  const outcomes = sessionRegistry().peek(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
   const o = outcomes?.get(sessionId ?? "");
   return o && o.at >= since ? o : null;
 }

@@ -19,7 +19,7 @@ import { stripInjectedBlocks } from "../archive/segments.js";
 import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { archiveMessages, withAutoRecall } from "./archive-hooks.js";
-import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
+import { applyCacheBudget, sessionAt, sessionRegistry } from "./cache-budget.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { addStash } from "../artifacts/session-stashes.js";
 import type { AgedMemory } from "./session.js";
@@ -274,7 +274,7 @@ export function withSmartTrim(
     const trimmed = result.newlyTrimmed;
     // off the request path: redaction and chunking run after the request has left
     if (trimmed.length > 0) setImmediate(() => void archiveMessages(engine, trimmed));
-    reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew with the history
+    sessionRegistry().reweigh(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew
     engine.log.clear("smart trim");
     return result.messages === messages ? null : result;
   } catch (e) {
@@ -290,7 +290,7 @@ function agedFor(engine: EngineCore): AgedMemory {
   const { stateDir } = engine.runtime;
   applyCacheBudget(engine.runtime.config);
   const m = sessionAt(stateDir, engine.sessionKey).agedOffload(offloadSettings(engine.runtime.config));
-  reweighSession(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
+  sessionRegistry().reweigh(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
   // the log, not the engine: a memory kept past its engine must not keep the engine alive
   const log = engine.log;
   m.offload.onError = (e) => log.fail("artifact stash", e);
