@@ -51,17 +51,6 @@ export function compactionWithoutPreparation(branchEntries: CompactionInput["bra
   return { branchEntries, preparation: { tokensBefore } };
 }
 
-/** The messages of the branch, in order. */
-export function branchMessagesOf(input: CompactionInput): AgentMessage[] {
-  return input.branchEntries.flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
-}
-
-/** The messages the host's summarizer is about to summarize (the split turn's prefix included). */
-export function compactedSpanOf(input: CompactionInput): AgentMessage[] {
-  const p = input.preparation;
-  return [...(p.messagesToSummarize ?? []), ...(p.turnPrefixMessages ?? [])];
-}
-
 // --- the outcome of each session id's latest compaction hook (the key's Session, `lasting`): written
 // by the engine in the hook, read by the restore after the compaction, in the same process
 
@@ -96,7 +85,7 @@ export function compactionOutcomeSince(
   return o && o.at >= since ? o : null;
 }
 
-/** The compaction of this session used its checkpoint as the summary (issue 25): the restore is in the history already. */
+/** The compaction of this session used its checkpoint as the summary: the restore is in the history already. */
 export function markCompactionSummarized(stateDir: string, storedSessionKey: string, sessionId: string | null): void {
   const o = compactionOutcomeSince(stateDir, storedSessionKey, sessionId, -Infinity);
   if (o) o.summarized = true;
