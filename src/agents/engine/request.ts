@@ -316,26 +316,23 @@ export function agedMessages(messages: AgentMessage[], engine: EngineCore, gate?
   }
 }
 
-/** A resumed session's start: the old results judged off the request path, so its first request goes out aged. */
+/**
+ * A resumed session's start: the old results judged off the request path, so its first request goes out
+ * aged; the messages warmed are those the model still sees (from the latest compaction's first kept entry on).
+ */
 export function warmAgedOffload(engine: EngineCore, entries: readonly unknown[]): void {
   if (!engine.runtime.config.offload || entries.length === 0) return;
   try {
     const aged = agedFor(engine);
     aged.warmed = true;
-    aged.offload.warm(messagesInContext(entries));
+    const list = entries as Array<{ type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage }>;
+    const last = list.findLastIndex((e) => e?.type === "compaction");
+    const kept = last < 0 ? 0 : list.findIndex((e) => e?.id === list[last]!.firstKeptEntryId);
+    const start = last < 0 ? 0 : kept >= 0 ? kept : last + 1;
+    aged.offload.warm(list.slice(start).flatMap((e) => (e?.type === "message" && e.message ? [e.message] : [])));
   } catch (e) {
     engine.log.fail("aged offload", e);
   }
-}
-
-/** The messages of a session branch the model still sees: those from the latest compaction's first kept entry on. */
-function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
-  type Entry = { type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage };
-  const list = entries as Entry[];
-  const last = list.findLastIndex((e) => e?.type === "compaction");
-  const kept = last < 0 ? 0 : list.findIndex((e) => e?.id === list[last]!.firstKeptEntryId);
-  const start = last < 0 ? 0 : kept >= 0 ? kept : last + 1;
-  return list.slice(start).flatMap((e) => (e?.type === "message" && e.message ? [e.message] : []));
 }
 
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */
