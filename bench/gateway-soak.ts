@@ -34,7 +34,7 @@ import { parseCheckpointFileName } from "../src/agents/checkpoint/ids.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../src/agents/config/context-manager-config.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { archiveWorker } from "../src/agents/archive/worker/archive-client.js";
-import { heldSessions } from "../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../src/agents/engine/cache-budget.js";
 import { fileStores } from "../src/infra/process-services.js";
 
 const NAMES = ["badlogic__pi-mono__before-compaction", "badlogic__pi-mono__large-session", "marot__spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"];
@@ -211,7 +211,7 @@ async function workerFigures(): Promise<SoakSample["worker"] | null> {
 
 /** Evicts every slot of `key` from its Session, as a full registry does. */
 function evictSlot(key: string): void {
-  for (const s of heldSessions()) for (const [k, slot] of [...s.hostSlots]) if ((slot as { sessionKey?: string }).sessionKey === key) s.hostSlots.delete(k);
+  for (const s of [...sessionRegistry().values()]) for (const [k, slot] of [...s.hostSlots]) if ((slot as { sessionKey?: string }).sessionKey === key) s.hostSlots.delete(k);
 }
 
 function autoCheckpoints(stateDir: string, key: string): Array<{ file: string; tokens: number }> {

@@ -18,7 +18,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { registerContextManagerPlugin } from "../src/openclaw-plugin/index.js";
 import type { ContextEngineShape, PluginApiShape } from "../src/openclaw-plugin/engine-types.js";
 import { userText } from "../src/agents/messages/read.js";
-import { heldSessions } from "../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../src/agents/engine/cache-budget.js";
 import type { SessionSlot } from "../src/openclaw-plugin/session-slot.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";
 import { fileStores } from "../src/infra/process-services.js";
@@ -52,7 +52,7 @@ try {
   };
   registerContextManagerPlugin(api, async () => ({ ok: true, compacted: false }));
   // the plugin's slots, held by the keys' Sessions (engine/session.ts hostSlots)
-  const slotList = () => heldSessions().flatMap((s) => [...s.hostSlots.values()] as SessionSlot[]);
+  const slotList = () => [...sessionRegistry().values()].flatMap((s) => [...s.hostSlots.values()] as SessionSlot[]);
   async function turn(i: number): Promise<void> {
     const src = sources[i % sources.length]!;
     const starts = src.flatMap((m, j) => (m.role === "user" && userText(m) ? [j] : []));
@@ -93,7 +93,7 @@ try {
     const h = heap();
     console.log("Sessions first:", Math.round((withSlots - h) / keys / 1024), "KiB per key; estimated", Math.round(est / keys / 1024));
   }
-  for (const s of heldSessions()) s.hostSlots.clear();
+  for (const s of [...sessionRegistry().values()]) s.hostSlots.clear();
   const without = heap();
   // what else holds each key's history (DROP=1): each process cache emptied in turn
   if (process.env.DROP) {

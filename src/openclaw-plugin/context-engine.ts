@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { HostModel } from "../agents/cache/cache-rules.js";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
 import { markHeartbeatTurn } from "../agents/messages/host-provenance.js";
-import { setSessionBudget } from "../agents/engine/cache-budget.js";
+import { cacheBudgetBytes, sessionRegistry } from "../agents/engine/cache-budget.js";
 import { backgroundWritesSettled } from "../agents/engine/archive-hooks.js";
 import { userText } from "../agents/messages/read.js";
 import { messageIdentity } from "../agents/state/thread-data.js";
@@ -56,7 +56,7 @@ export class ContextManagerContextEngine implements ContextEngineShape {
   private readonly assembled = new Map<string, AgentMessage[]>();
 
   constructor(private readonly opts: CompactionOptions) {
-    setSessionBudget(opts.config);
+    sessionRegistry().setBudget(cacheBudgetBytes(opts.config, "sessions"));
     if (opts.config.enabled && opts.config.compaction === "checkpoint") this.info.ownsCompaction = true;
   }
 

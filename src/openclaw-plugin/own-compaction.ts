@@ -6,7 +6,7 @@
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateContextTokens } from "../agents/gauge/context-gauge.js";
-import { heldSession, sessionAt } from "../agents/engine/cache-budget.js";
+import { sessionAt, sessionRegistry } from "../agents/engine/cache-budget.js";
 import type { OwnCompactionView } from "../agents/engine/session.js";
 import { estimateTextTokens } from "../agents/text/token-estimate.js";
 import { writeFileAtomic } from "../infra/atomic-file.js";
@@ -34,7 +34,7 @@ function markOf(m: AgentMessage | undefined): string {
 }
 
 export async function ownCompactionView(stateDir: string, sessionKey: string, sessionId: string): Promise<OwnCompactionView | null> {
-  const mem = heldSession(idOf(stateDir, sessionKey))?.lasting.ownCompaction;
+  const mem = sessionRegistry().peek(idOf(stateDir, sessionKey))?.lasting.ownCompaction;
   if (mem) return mem.sessionId === sessionId ? mem : null;
   try {
     const v = JSON.parse(await readTextCapped(nodeFsOps, fileOf(stateDir, sessionKey), VIEW_FILE_MAX_BYTES)) as OwnCompactionView;

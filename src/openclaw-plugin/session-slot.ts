@@ -3,7 +3,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js";
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
-import { reweighSession, sessionOf } from "../agents/engine/cache-budget.js";
+import { sessionOf, sessionRegistry } from "../agents/engine/cache-budget.js";
 import { type CompactionOptions, compactionWithoutPreparation } from "../agents/engine/compaction.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
@@ -65,7 +65,7 @@ export function heldSlot(opts: SlotOptions, sessionId: string, sessionKey: unkno
 export function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot): void {
   const id = `${opts.stateDir}\u0000${slot.engine.sessionKey}`;
   sessionOf(id).hostSlots.set(scopeOf(opts, sessionId), slot);
-  reweighSession(id);
+  sessionRegistry().reweigh(id);
 }
 
 /** The process's slot of a session, made when missing (the compaction provider shares the engine's). */
@@ -194,7 +194,7 @@ export class SessionSlot {
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
     await this.owe(compacted ? sessionId : null);
-    reweighSession(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // its history grew (or it holds only the turn now)
+    sessionRegistry().reweigh(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // grew (or holds just the turn)
     await this.persist();
   }
 

@@ -12,9 +12,8 @@ import { computeBreakdown } from "../../src/agents/breakdown/compute.js";
 import { CallSizes } from "../../src/agents/breakdown/call-sizes.js";
 import { MESSAGE_FRAMING_CHARS } from "../../src/agents/text/token-estimate.js";
 import { RequestLog } from "../../src/agents/engine/request-log.js";
-import { heldSession, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
+import { cacheBudgetBytes, sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
-import { cacheBudgetBytes } from "../../src/agents/engine/cache-budget.js";
 
 const user = (text: string, ts: number) => ({ role: "user", content: [{ type: "text", text }], timestamp: ts }) as AgentMessage;
 const call = (id: string, args: object, ts: number) =>
@@ -122,7 +121,7 @@ describe("tool call sizes kept per session key across engines", () => {
     const key = `test-key-${Math.random()}`;
     const h = history(30);
     expect(nextEngine(key, structuredClone(h))).toEqual(noMemo(h));
-    const sizes = heldSession(key)!.breakdown.calls!;
+    const sizes = sessionRegistry().peek(key)!.breakdown.calls!;
     expect(sizes.stringified).toBe(30);
     // the next inbound message: a new engine, fresh copies, one new call
     const more = [...h, call("c30", { path: "new.ts", content: "y" }, 500), result("c30", "ok", 501)];
@@ -142,14 +141,14 @@ describe("tool call sizes kept per session key across engines", () => {
     const [a, b] = [`test-key-a-${Math.random()}`, `test-key-b-${Math.random()}`];
     const h = history(20);
     try {
-      setSessionBudget({ cacheMemoryMiB: 1 / 2 ** 20 }); // one byte: only the newest key is kept
+      sessionRegistry().setBudget(cacheBudgetBytes({ cacheMemoryMiB: 1 / 2 ** 20 }, "sessions")); // one byte: only the newest key is kept
       nextEngine(a, structuredClone(h));
       nextEngine(b, structuredClone(h));
-      expect(heldSession(a)?.breakdown.calls).toBeUndefined();
+      expect(sessionRegistry().peek(a)?.breakdown.calls).toBeUndefined();
       expect(nextEngine(a, structuredClone(h))).toEqual(noMemo(h));
-      expect(heldSession(a)!.breakdown.calls!.stringified).toBe(20);
+      expect(sessionRegistry().peek(a)!.breakdown.calls!.stringified).toBe(20);
     } finally {
-      setSessionBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
+      sessionRegistry().setBudget(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"));
     }
   });
 });
@@ -186,7 +185,7 @@ describe("tool call sizes per key: compact", () => {
       l.record(record(structuredClone(h)));
       l.warmCalls();
       l.breakdown(logSettings);
-      expect(heldSession(k)?.breakdown.calls?.stringified).toBe(450);
+      expect(sessionRegistry().peek(k)?.breakdown.calls?.stringified).toBe(450);
     }
   });
 });

@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { clearCacheSessions } from "../helpers/new-process.js";
 import { agingAgeUnder } from "../../src/agents/cache/cache-rules.js";
 import { cacheRulesFor } from "../../src/agents/cache/cache-rules.js";
@@ -43,7 +43,7 @@ describe("aged offload's age under the prompt-cache rules (defaults)", () => {
     const aging: Array<string | null> = [];
     s.agent.onChat((c) => {
       seen.push(structuredClone({ messages: c.messages }) as Context);
-      aging.push(heldSessions().at(-1)?.cache?.last.aging ?? null);
+      aging.push([...sessionRegistry().values()].at(-1)?.cache?.last.aging ?? null);
     });
     const sess = await s.open();
     s.agent.queue(reply.tools(["bash", { command: "cat AAA.log" }]), reply.text("read it"));

@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { clearCacheSessions } from "../helpers/new-process.js";
 import { filler, reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
@@ -51,7 +51,7 @@ describe("prompt cache: aging is held when it does not pay and released when the
     const decisions: Array<{ cold: string | null; aging: string | null }> = [];
     s.agent.onChat((c) => {
       seen.push(structuredClone({ messages: c.messages }) as Context);
-      const st = heldSessions().at(-1)?.cache;
+      const st = [...sessionRegistry().values()].at(-1)?.cache;
       decisions.push({ cold: st?.last.cold ?? null, aging: st?.last.aging ?? null });
     });
     const sess = await s.open();

@@ -12,7 +12,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { AssembleParams, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { clearCacheSessions } from "../helpers/new-process.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 
@@ -90,7 +90,7 @@ describe("prompt cache on the OpenClaw plugin route", () => {
     }
     // fewer lines than turns: a new one only when the reading moved a step
     expect(assembled.at(-1)!.filter((m) => GAUGE_RE.test(text(m))).length).toBeLessThan(assembled.length);
-    expect(heldSessions().at(-1)?.cache?.last).toMatchObject({ family: "anthropic", cold: null });
+    expect([...sessionRegistry().values()].at(-1)?.cache?.last).toMatchObject({ family: "anthropic", cold: null });
     expect(readCheckpointsOnDisk(stateDir, KEY).some((c) => c.meta.trigger === "auto-80pct")).toBe(true);
   });
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import type { ContextUsage, ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { clearCacheSessions } from "../helpers/new-process.js";
 import { filler, type Host, makeHost, reply, requestTexts } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
@@ -146,7 +146,7 @@ describe("prompt cache: aged offload in a real AgentSession", () => {
     const decisions: Array<{ cold: string | null; aging: string | null }> = [];
     s.agent.onChat((c) => {
       seen.push(structuredClone({ messages: c.messages }) as Context);
-      const st = heldSessions().at(-1)?.cache;
+      const st = [...sessionRegistry().values()].at(-1)?.cache;
       decisions.push({ cold: st?.last.cold ?? null, aging: st?.last.aging ?? null });
     });
     s.agent.queue(...tags.map((t) => reply.tools(["bash", { command: `cat ${t}.log` }])), reply.text("done"));

@@ -4,7 +4,7 @@
  * work in flight) must survive eviction: the registry empties such a Session's caches instead.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { heldSession, heldSessions, MAX_SESSIONS_KEPT, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
+import { cacheBudgetBytes, MAX_SESSIONS_KEPT, sessionAt, sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction.js";
 import { decideSearchJoin } from "../../src/agents/engine/session.js";
 import { addStash } from "../../src/agents/artifacts/session-stashes.js";
@@ -12,7 +12,7 @@ import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-
 
 const dir = "/tmp/session-lasting-test";
 
-afterEach(() => setSessionBudget(DEFAULT_CONTEXT_MANAGER_CONFIG));
+afterEach(() => sessionRegistry().setBudget(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions")));
 
 describe("Session lasting state", () => {
   it("keeps a compaction outcome and stashes when the registry evicts, and drops the caches", () => {
@@ -22,27 +22,27 @@ describe("Session lasting state", () => {
     expect(decideSearchJoin(sessionAt(dir, "joined").ourTools("s1"), true)).toBe(true);
     kept.breakdown.phrase = { text: "tool results 58%", tokens: 1 };
     sessionAt(dir, "plain").breakdown.phrase = { text: "x", tokens: 1 };
-    setSessionBudget({ cacheMemoryMiB: 0 }); // everything but the newest must go
+    sessionRegistry().setBudget(cacheBudgetBytes({ cacheMemoryMiB: 0 }, "sessions")); // everything but the newest must go
     sessionAt(dir, "newest");
 
-    expect(heldSession(`${dir}\u0000plain`)).toBeUndefined();
-    expect(heldSession(`${dir}\u0000keep`)).toBe(kept);
+    expect(sessionRegistry().peek(`${dir}\u0000plain`)).toBeUndefined();
+    expect(sessionRegistry().peek(`${dir}\u0000keep`)).toBe(kept);
     expect(kept.breakdown.phrase).toBeNull();
     expect(kept.lasting.stashes.map((s) => s.handle)).toEqual(["h1"]);
     expect(compactionOutcomeSince(dir, "keep", "s1", 999)?.checkpointId).toBe("ckpt-1");
     expect(compactionOutcomeSince(dir, "keep", "s1", 1_001)).toBeNull();
     // a joined context_search stays joined: the tool list does not change again
-    expect(heldSession(`${dir}\u0000joined`)).toBeDefined();
+    expect(sessionRegistry().peek(`${dir}\u0000joined`)).toBeDefined();
     expect(decideSearchJoin(sessionAt(dir, "joined").ourTools("s1"), true)).toBe(false);
   });
 
   it("stays bounded: past MAX_SESSIONS_KEPT even Sessions with lasting state are evicted, the least recent first", () => {
-    setSessionBudget({ cacheMemoryMiB: 0 });
+    sessionRegistry().setBudget(cacheBudgetBytes({ cacheMemoryMiB: 0 }, "sessions"));
     const n = MAX_SESSIONS_KEPT + 50;
     for (let i = 0; i < n; i++) recordCompactionOutcome(dir, `many-${i}`, "s1", `ckpt-${i}`, 1_000);
     sessionAt(dir, "newest-of-many");
-    expect(heldSessions().length).toBeLessThanOrEqual(MAX_SESSIONS_KEPT + 1);
-    expect(heldSession(`${dir}\u0000many-0`)).toBeUndefined();
+    expect([...sessionRegistry().values()].length).toBeLessThanOrEqual(MAX_SESSIONS_KEPT + 1);
+    expect(sessionRegistry().peek(`${dir}\u0000many-0`)).toBeUndefined();
     expect(compactionOutcomeSince(dir, `many-${n - 1}`, "s1", 999)?.checkpointId).toBe(`ckpt-${n - 1}`);
   });
 });

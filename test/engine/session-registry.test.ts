@@ -7,7 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { CACHE_SHARES, heldSession, sessionAt, setSessionBudget } from "../../src/agents/engine/cache-budget.js";
+import { CACHE_SHARES, cacheBudgetBytes, sessionAt, sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { agedMessages } from "../../src/agents/engine/request.js";
 import { offloadSettings } from "../../src/agents/artifacts/offload.js";
 import { withSmartTrim } from "../../src/agents/engine/request.js";
@@ -33,7 +33,7 @@ const tokensOf = (ms: readonly AgentMessage[]) => ms.reduce((a, m) => a + estima
 describe("Sessions: one per key, weighed and evicted as units", () => {
   const dirs: string[] = [];
   afterEach(() => {
-    setSessionBudget(DEFAULT_CONTEXT_MANAGER_CONFIG);
+    sessionRegistry().setBudget(cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"));
     removeDirs(dirs);
   });
 
@@ -45,7 +45,7 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     const h = history("one");
     expect(withSmartTrim(first, structuredClone(h), tokensOf(h), WINDOW)?.newlyTrimmed.length ?? 0).toBeGreaterThan(0);
     agedMessages(structuredClone(h), first);
-    const session = heldSession(`${stateDir}\u0000${first.sessionKey}`)!;
+    const session = sessionRegistry().peek(`${stateDir}\u0000${first.sessionKey}`)!;
     const trim = session.heldTrim;
     expect(trim).not.toBeNull();
     const next = makeEngine({ stateDir, sessionKey: key, window: WINDOW, config: CONFIG }).engine;
@@ -76,13 +76,13 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     // the same requests again: weighed with their indexes, b the most recent
     withSmartTrim(engineOf("a"), structuredClone(a), tokensOf(a), WINDOW);
     withSmartTrim(engineOf("b"), structuredClone(b), tokensOf(b), WINDOW);
-    const sa = heldSession(idOf("a"))!;
-    const sb = heldSession(idOf("b"))!;
+    const sa = sessionRegistry().peek(idOf("a"))!;
+    const sb = sessionRegistry().peek(idOf("b"))!;
     // room for b whole and a without its SmartTrim (its sticky set and small memories)
     const room = sb.approxBytes() + 16 * 1024;
     expect(sa.approxBytes() + sb.approxBytes()).toBeGreaterThan(room);
-    setSessionBudget({ cacheMemoryMiB: room / (2 ** 20 * CACHE_SHARES.sessions) });
-    expect(heldSession(idOf("a"))).toBe(sa);
+    sessionRegistry().setBudget(cacheBudgetBytes({ cacheMemoryMiB: room / (2 ** 20 * CACHE_SHARES.sessions) }, "sessions"));
+    expect(sessionRegistry().peek(idOf("a"))).toBe(sa);
     expect(sa.heldTrim).toBeNull();
     expect(sb.heldTrim).not.toBeNull();
     // a's next request, one message more: the same messages left out, the prefix identical
@@ -91,8 +91,8 @@ describe("Sessions: one per key, weighed and evicted as units", () => {
     expect(r2.newlyTrimmed).toHaveLength(0);
     expect(JSON.stringify(r2.messages.slice(0, r1.messages.length))).toBe(JSON.stringify(r1.messages));
     // one byte: only the most recent Session (a's) is kept
-    setSessionBudget({ cacheMemoryMiB: 1 / 2 ** 20 });
-    expect(heldSession(idOf("b"))).toBeUndefined();
-    expect(heldSession(idOf("a"))).toBe(sa);
+    sessionRegistry().setBudget(cacheBudgetBytes({ cacheMemoryMiB: 1 / 2 ** 20 }, "sessions"));
+    expect(sessionRegistry().peek(idOf("b"))).toBeUndefined();
+    expect(sessionRegistry().peek(idOf("a"))).toBe(sa);
   });
 });

@@ -4,7 +4,7 @@
  * start: for tests of hosts that run each turn in a process of its own (`openclaw agent --local`).
  */
 import { processServices } from "../../src/infra/process-services.js";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { CacheSession } from "../../src/agents/cache/cache-session.js";
 
 const SERVICES = "openclaw.contextManager.services";
@@ -23,5 +23,5 @@ export function forgetProcessState(): void {
 
 /** Forgets every Session's prompt-cache memory (what a restarted process holds of it). */
 export function clearCacheSessions(): void {
-  for (const s of heldSessions()) s.cache = new CacheSession();
+  for (const s of [...sessionRegistry().values()]) s.cache = new CacheSession();
 }

@@ -12,7 +12,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
-import { heldSession } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 import { call, prose, result, user } from "./plugin-messages.js";
@@ -55,14 +55,14 @@ describe("breakdown memories past the old count bound", () => {
     // the memories' key: the state dir and the session key (engine/context-manager-engine.ts)
     const memo = (i: number) => `${stateDir}\u0000${key(i)}`;
     /** the chats whose memory holds `part` */
-    const holding = (part: "phrase" | "aged" | "calls") => Array.from({ length: CHATS + 1 }, (_, i) => heldSession(memo(i))?.breakdown[part]).filter(Boolean).length;
+    const holding = (part: "phrase" | "aged" | "calls") => Array.from({ length: CHATS + 1 }, (_, i) => sessionRegistry().peek(memo(i))?.breakdown[part]).filter(Boolean).length;
     const h = history("a");
     // first run of chat 0: its gauge line has no phrase yet (computed after the request)
     const first = await run(stateDir, key(0), h);
     expect(first).toMatch(/\[Context: \d+%/);
-    const phrase = heldSession(memo(0))?.breakdown.phrase?.text;
+    const phrase = sessionRegistry().peek(memo(0))?.breakdown.phrase?.text;
     expect(phrase).toMatch(/tool results \d+%/);
-    const sized = heldSession(memo(0))!.breakdown.calls!.stringified;
+    const sized = sessionRegistry().peek(memo(0))!.breakdown.calls!.stringified;
     expect(sized).toBe(6);
     // the other chats, each with its own phrase, aged requests and call sizes
     for (let i = 1; i <= CHATS; i++) await run(stateDir, key(i), history(`o${i}`));
@@ -72,6 +72,6 @@ describe("breakdown memories past the old count bound", () => {
     // chat 0's next run, a new engine: the first gauge line names what dominates, no call sized again
     const next = await run(stateDir, key(0), [...h, call("ac6", "src/mod6.ts", 101), result("ac6", "ok", 102)]);
     expect(next).toContain(phrase!);
-    expect(heldSession(memo(0))!.breakdown.calls!.stringified).toBe(sized + 1);
+    expect(sessionRegistry().peek(memo(0))!.breakdown.calls!.stringified).toBe(sized + 1);
   }, TEST_TIMEOUT_MS);
 });

@@ -15,7 +15,7 @@ import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import { PluginSessionFile } from "../../src/openclaw-plugin/session-file.js";
 import type { SessionSlot } from "../../src/openclaw-plugin/session-slot.js";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { forgetProcessState } from "../helpers/new-process.js";
@@ -40,7 +40,7 @@ function instance(stateDir: string): ContextEngineShape {
 
 const runtimeContext = { provider: "mock", modelId: "m1", modelContextWindow: WINDOW, tokenBudget: WINDOW };
 // the slots held by the keys' Sessions: [session, slot id, slot]
-const slots = () => heldSessions().flatMap((s) => [...s.hostSlots].map(([id, slot]) => [s, id, slot as SessionSlot] as const));
+const slots = () => [...sessionRegistry().values()].flatMap((s) => [...s.hostSlots].map(([id, slot]) => [s, id, slot as SessionSlot] as const));
 
 type Between = "nothing" | "its slot lets go of its history" | "its slot is evicted" | "the gateway restarts";
 

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js";
 import type { ContextEngineShape } from "../../src/openclaw-plugin/engine-types.js";
 import type { SessionSlot } from "../../src/openclaw-plugin/session-slot.js";
-import { heldSessions } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -37,7 +37,7 @@ function history(turns: number): AgentMessage[] {
 }
 
 // the slots held by the keys' Sessions, each with the map it is held in
-const slotEntries = () => heldSessions().flatMap((s) => [...s.hostSlots].map(([id, slot]) => [id, { value: slot as SessionSlot, map: s.hostSlots }] as const));
+const slotEntries = () => [...sessionRegistry().values()].flatMap((s) => [...s.hostSlots].map(([id, slot]) => [id, { value: slot as SessionSlot, map: s.hostSlots }] as const));
 
 describe("an evicted slot's memory", () => {
   it("is freed: the key's aged-output memory, which outlives the slot, does not hold its engine", async () => {

@@ -8,7 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { withSmartTrim } from "../../src/agents/engine/request.js";
-import { heldSession } from "../../src/agents/engine/cache-budget.js";
+import { sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { assistantMsg, makeEngine, removeDirs, tempDir, toolCallMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 
 const WINDOW = 20_000;
@@ -47,7 +47,7 @@ describe("smart trim across many keys", () => {
       withSmartTrim(engineOf(k), structuredClone(h), 100, WINDOW); // under safeLimit: nothing trimmed, the key's SmartTrim made
       await tick(); // its relevance index fills (and weighs) off the request path
     }
-    const heldBefore = (heldSession(`${stateDir}\0${engineOf(0).sessionKey}`)?.heldTrim ?? undefined) !== undefined;
+    const heldBefore = (sessionRegistry().peek(`${stateDir}\0${engineOf(0).sessionKey}`)?.heldTrim ?? undefined) !== undefined;
     const next = [...first, assistantMsg([{ type: "text", text: "The drift is in module 3." }])];
     const sentBefore = r1!.messages;
     const r2 = withSmartTrim(engineOf(0), structuredClone(next), tokensOf(sentBefore) + 20, WINDOW);

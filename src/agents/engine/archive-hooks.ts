@@ -16,7 +16,7 @@ import type { SearchHit } from "../archive/archive.js";
 import { quoteUntrusted } from "../inject/quote.js";
 import { agentAndChannelOf, type ContextManagerRuntimeValue, type EngineCore } from "./runtime.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
-import { applyCacheBudget, heldSession, heldSessions, sessionAt } from "./cache-budget.js";
+import { applyCacheBudget, sessionAt, sessionRegistry } from "./cache-budget.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { formatTime, renderRecalledContext, renderSearchResult } from "../archive/recall-render.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, type KnowledgeHit } from "../archive/knowledge-store.js";
@@ -139,13 +139,13 @@ export function archiveCompactedSpanAfter(engine: EngineCore, span: readonly Age
 
 /** Resolves when the compacted spans of this archive started so far are archived. */
 async function spanArchived(at: ArchiveLocation): Promise<void> {
-  const running = () => heldSession(`${at.stateDir}\u0000${at.sessionKey}`)?.lasting.spanArchive;
+  const running = () => sessionRegistry().peek(`${at.stateDir}\u0000${at.sessionKey}`)?.lasting.spanArchive;
   for (let p = running(); p; p = running()) await p;
 }
 
 /** Resolves when every compacted span started so far is archived (shutdown, tests). */
 export async function spanArchivesSettled(): Promise<void> {
-  const running = () => heldSessions().flatMap((s) => (s.lasting.spanArchive ? [s.lasting.spanArchive] : []));
+  const running = () => [...sessionRegistry().values()].flatMap((s) => s.lasting.spanArchive ?? []);
   for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
 }
 

@@ -31,14 +31,14 @@ export function cacheBudgetBytes(config: Pick<ContextManagerConfig, "cacheMemory
  * The Sessions, one per state dir and canonical key: over the budget the least recent are shed first
  * (Session.shed), then evicted whole (one holding `lasting` state is emptied of its caches instead).
  */
-const sessions = (): BudgetCache<string, Session> =>
+export const sessionRegistry = (): BudgetCache<string, Session> =>
   globalSingleton("openclaw.contextManager.sessions", () => new BudgetCache<string, Session>(
     "session",
     cacheBudgetBytes(DEFAULT_CONTEXT_MANAGER_CONFIG, "sessions"),
     (s) => s.approxBytes(),
     undefined,
     (_key, s) => s.shed(),
-    (_key, s) => sessions().stats().entries <= MAX_SESSIONS_KEPT && s.holdsLasting() && (s.emptyCaches(), true),
+    (_key, s) => sessionRegistry().stats().entries <= MAX_SESSIONS_KEPT && s.holdsLasting() && (s.emptyCaches(), true),
   ));
 
 /** Sessions kept at most when evicting: past it one holding lasting state goes too (ever new keys stay bounded). */
@@ -51,7 +51,7 @@ export function sessionAt(stateDir: string, sessionKey: string): Session {
 
 /** The Session of an id `stateDir\0key` (the request log's key), made when missing. */
 export function sessionOf(id: string): Session {
-  const all = sessions();
+  const all = sessionRegistry();
   let s = all.get(id);
   if (!s) {
     const cut = id.indexOf("\u0000");
@@ -59,26 +59,6 @@ export function sessionOf(id: string): Session {
     all.set(id, s);
   }
   return s;
-}
-
-/** The Session of an id if held, without making it or counting a use (tests, diagnostics). */
-export function heldSession(id: string): Session | undefined {
-  return sessions().peek(id);
-}
-
-/** Every held Session, least recent first, without counting a use (shutdown, tests). */
-export function heldSessions(): Session[] {
-  return [...sessions().values()];
-}
-
-/** Weighs the Session again after it grew (a request, a new phrase) and evicts what no longer fits. */
-export function reweighSession(id: string): void {
-  sessions().reweigh(id);
-}
-
-/** Sizes the Session registry by the configuration (applyCacheBudget; tests). */
-export function setSessionBudget(config: Pick<ContextManagerConfig, "cacheMemoryMiB">): void {
-  sessions().setBudget(cacheBudgetBytes(config, "sessions"));
 }
 
 // the cacheMemoryMiB applied last: made again with the stores (a test's new process forgets them)
@@ -95,5 +75,5 @@ export function applyCacheBudget(config: Pick<ContextManagerConfig, "cacheMemory
   archiveWorker().setBudget(cacheBudgetBytes(config, "archives"), cacheBudgetBytes(config, "archiveTails"), cacheBudgetBytes(config, "knowledgeIndexes"));
   knowledgeFollowers().setBudget(cacheBudgetBytes(config, "knowledgeFollowers"));
   refsCache().setBudget(cacheBudgetBytes(config, "artifactRefs"));
-  setSessionBudget(config);
+  sessionRegistry().setBudget(cacheBudgetBytes(config, "sessions"));
 }

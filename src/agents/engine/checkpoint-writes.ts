@@ -14,7 +14,7 @@ import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { warnSafely } from "../../infra/log-once.js";
-import { branchMessagesOf, type CompactionInput, recordCompactionOutcome } from "./compaction.js";
+import { type CompactionInput, recordCompactionOutcome } from "./compaction.js";
 import { sessionAt } from "./cache-budget.js";
 import { scheduleKnowledge } from "./archive-hooks.js";
 import type { EngineCore } from "./runtime.js";
@@ -67,7 +67,8 @@ export async function startCompactionCheckpoint(
   try {
     const state = await e.ensureState();
     if (state) {
-      const branchMessages = branchMessagesOf(event);
+      const entries = event.branchEntries.filter((b) => b.type === "message" && b.message);
+      const branchMessages = entries.map((b) => b.message as AgentMessage);
       state.captureMessages(branchMessages);
       const p = event.preparation;
       const window = e.runtime.contextWindowTokens;

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { CompactionOutcome } from "../checkpoint/compaction-outcome.js";
-import { heldSession, sessionAt } from "./cache-budget.js";
+import { sessionAt, sessionRegistry } from "./cache-budget.js";
 
 export interface CompactionInput {
   /** the session branch up to the compaction: its messages not captured yet are captured first */
@@ -51,17 +51,6 @@ export function compactionWithoutPreparation(branchEntries: CompactionInput["bra
   return { branchEntries, preparation: { tokensBefore } };
 }
 
-/** The messages of the branch, in order. */
-export function branchMessagesOf(input: CompactionInput): AgentMessage[] {
-  return input.branchEntries.flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
-}
-
-/** The messages the host's summarizer is about to summarize (the split turn's prefix included). */
-export function compactedSpanOf(input: CompactionInput): AgentMessage[] {
-  const p = input.preparation;
-  return [...(p.messagesToSummarize ?? []), ...(p.turnPrefixMessages ?? [])];
-}
-
 // --- the outcome of each session id's latest compaction hook (the key's Session, `lasting`): written
 // by the engine in the hook, read by the restore after the compaction, in the same process
 
@@ -91,12 +80,12 @@ export function compactionOutcomeSince(
   sessionId: string | null,
   since: number,
 ): CompactionOutcome | null {
-  const outcomes = heldSession(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
+  const outcomes = sessionRegistry().peek(`${resolve(stateDir)}\u0000${storedSessionKey}`)?.lasting.compactionOutcomes;
   const o = outcomes?.get(sessionId ?? "");
   return o && o.at >= since ? o : null;
 }
 
-/** The compaction of this session used its checkpoint as the summary (issue 25): the restore is in the history already. */
+/** The compaction of this session used its checkpoint as the summary: the restore is in the history already. */
 export function markCompactionSummarized(stateDir: string, storedSessionKey: string, sessionId: string | null): void {
   const o = compactionOutcomeSince(stateDir, storedSessionKey, sessionId, -Infinity);
   if (o) o.summarized = true;

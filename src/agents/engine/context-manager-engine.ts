@@ -30,7 +30,7 @@ import { RequestLog, type RequestRecord } from "./request-log.js";
 import { type ModelRequest, type PreparedRequest, prepareRequest, type RunStart, trimAhead } from "./request.js";
 import { offloadPatch, warmAgedOffload } from "./request.js";
 import { archiveCompactedSpanAfter, archiveMessages, searchForAgent } from "./archive-hooks.js";
-import { type CompactionInput, type CompactionOptions, type CompactionStart, compactedSpanOf } from "./compaction.js";
+import { type CompactionInput, type CompactionOptions, type CompactionStart } from "./compaction.js";
 import { markCompactionSummarized, recordCompactionOutcome } from "./compaction.js";
 import { isDuplicate, startAutoCheckpoint, startCompactionCheckpoint } from "./checkpoint-writes.js";
 import { RestoreDelivery } from "./restore-delivery.js";
@@ -355,7 +355,8 @@ export class ContextManagerEngine implements EngineCore {
 
   /** The one entry of every compaction route: the compaction checkpoint, and the span archived. */
   async beforeCompaction(input: CompactionInput, opts: CompactionOptions): Promise<CompactionStart> {
-    const span = opts.span === undefined ? compactedSpanOf(input) : opts.span;
+    const { messagesToSummarize: toSummarize = [], turnPrefixMessages: prefix = [] } = input.preparation;
+    const span = opts.span === undefined ? [...toSummarize, ...prefix] : opts.span;
     const archive = { compaction: opts.asCompaction ?? true };
     if (opts.use === "checkpoint") {
       const checkpoint = await this.onBeforeCompact(input, opts.cwd);

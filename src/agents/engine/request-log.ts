@@ -8,7 +8,7 @@ import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute
 import { messageKey } from "../messages/message-key.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
-import { reweighSession, sessionOf } from "./cache-budget.js";
+import { sessionOf, sessionRegistry } from "./cache-budget.js";
 import { AgedHistory } from "./aged-history.js";
 import { createHash } from "node:crypto";
 import type { BlockTag, CostBlock, CostRequest } from "../prompt-cost/request.js";
@@ -105,7 +105,7 @@ export class RequestLog {
       this.rememberAgedOf(r);
       this.fingerprint(r);
       const sized = this.calls().main.append(r.unaged);
-      if (sized > 0) reweighSession(this.key);
+      if (sized > 0) sessionRegistry().reweigh(this.key);
       return sized;
     } catch {
       return 0; // a report's cache: never breaks anything
@@ -144,7 +144,7 @@ export class RequestLog {
       const h = this.history();
       const seq = seqOf.get(r) ?? 0;
       if (seq > 0 && !h.recent.some((e) => e.seq === seq)) h.remember(seq, messageKey(r.unaged.at(-1)), agedKeys(r));
-      reweighSession(this.key);
+      sessionRegistry().reweigh(this.key);
     } catch {
       // a breakdown then reads the request before as unknown, as before any request
     }
@@ -187,7 +187,7 @@ export class RequestLog {
         handleOf: host.handleOf,
         calls: this.calls(),
       });
-      reweighSession(this.key);
+      sessionRegistry().reweigh(this.key);
       this.cached = { record, breakdown };
       return breakdown;
     } catch {
@@ -213,7 +213,7 @@ export class RequestLog {
       if (!b) return;
       this.phrase = { text: dominantPhrase(b), tokens: r.tokens };
       sessionOf(this.key).breakdown.phrase = this.phrase;
-      reweighSession(this.key);
+      sessionRegistry().reweigh(this.key);
     });
   }
 }

@@ -19,7 +19,7 @@ import { stripInjectedBlocks } from "../archive/segments.js";
 import type { SmartTrim, TrimOffer, TrimResult } from "../trim/smart-trim.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { archiveMessages, withAutoRecall } from "./archive-hooks.js";
-import { applyCacheBudget, reweighSession, sessionAt } from "./cache-budget.js";
+import { applyCacheBudget, sessionAt, sessionRegistry } from "./cache-budget.js";
 import { offloadSettings, offloadToolResult, type ToolResultLike } from "../artifacts/offload.js";
 import { addStash } from "../artifacts/session-stashes.js";
 import type { AgedMemory } from "./session.js";
@@ -274,7 +274,7 @@ export function withSmartTrim(
     const trimmed = result.newlyTrimmed;
     // off the request path: redaction and chunking run after the request has left
     if (trimmed.length > 0) setImmediate(() => void archiveMessages(engine, trimmed));
-    reweighSession(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew with the history
+    sessionRegistry().reweigh(`${engine.runtime.stateDir}\0${engine.sessionKey}`); // its SmartTrim grew
     engine.log.clear("smart trim");
     return result.messages === messages ? null : result;
   } catch (e) {
@@ -290,7 +290,7 @@ function agedFor(engine: EngineCore): AgedMemory {
   const { stateDir } = engine.runtime;
   applyCacheBudget(engine.runtime.config);
   const m = sessionAt(stateDir, engine.sessionKey).agedOffload(offloadSettings(engine.runtime.config));
-  reweighSession(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
+  sessionRegistry().reweigh(`${stateDir}\u0000${engine.sessionKey}`); // weighed again: it grows with the session
   // the log, not the engine: a memory kept past its engine must not keep the engine alive
   const log = engine.log;
   m.offload.onError = (e) => log.fail("artifact stash", e);
@@ -316,26 +316,23 @@ export function agedMessages(messages: AgentMessage[], engine: EngineCore, gate?
   }
 }
 
-/** A resumed session's start: the old results judged off the request path, so its first request goes out aged. */
+/**
+ * A resumed session's start: the old results judged off the request path, so its first request goes out
+ * aged; the messages warmed are those the model still sees (from the latest compaction's first kept entry on).
+ */
 export function warmAgedOffload(engine: EngineCore, entries: readonly unknown[]): void {
   if (!engine.runtime.config.offload || entries.length === 0) return;
   try {
     const aged = agedFor(engine);
     aged.warmed = true;
-    aged.offload.warm(messagesInContext(entries));
+    const list = entries as Array<{ type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage }>;
+    const last = list.findLastIndex((e) => e?.type === "compaction");
+    const kept = last < 0 ? 0 : list.findIndex((e) => e?.id === list[last]!.firstKeptEntryId);
+    const start = last < 0 ? 0 : kept >= 0 ? kept : last + 1;
+    aged.offload.warm(list.slice(start).flatMap((e) => (e?.type === "message" && e.message ? [e.message] : [])));
   } catch (e) {
     engine.log.fail("aged offload", e);
   }
-}
-
-/** The messages of a session branch the model still sees: those from the latest compaction's first kept entry on. */
-function messagesInContext(entries: readonly unknown[]): AgentMessage[] {
-  type Entry = { type?: string; id?: string; firstKeptEntryId?: string; message?: AgentMessage };
-  const list = entries as Entry[];
-  const last = list.findLastIndex((e) => e?.type === "compaction");
-  const kept = last < 0 ? 0 : list.findIndex((e) => e?.id === list[last]!.firstKeptEntryId);
-  const start = last < 0 ? 0 : kept >= 0 ? kept : last + 1;
-  return list.slice(start).flatMap((e) => (e?.type === "message" && e.message ? [e.message] : []));
 }
 
 /** The patch for pi's tool_result event, or undefined to leave the result as it is. */

@@ -99,8 +99,7 @@ export class RestoreDelivery {
   async forRequest(sessionId: string, owedFor: readonly string[], history: ReadonlyArray<{ role: string }>) {
     const owed = owedFor.includes(sessionId) && !this.pending;
     if (owed) this.pending = await this.block(sessionId, "post-compaction", owedFor);
-    if (!this.tried.has("resume")) {
-      this.tried.add("resume");
+    if (this.once("resume")) {
       // a new session: no reply and no compaction summary in its history yet
       if (!this.pending && !history.some(notFresh)) this.pending = await this.block(sessionId, "resume");
     }
