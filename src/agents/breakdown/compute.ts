@@ -22,9 +22,6 @@ const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as R
 // resolved once: a keyed lookup per block costs more than the add
 const { user: USER, assistant_text: TEXT, thinking: THINKING, tool_calls: CALLS } = SLOT;
 const { tool_results: RESULTS, images: IMAGES, handles: HANDLES, summaries: SUMMARIES, other: OTHER } = SLOT;
-/** chars of pi 0.73's frame around a compaction / branch summary as sent */
-const PI_COMPACTION_FRAME_CHARS = 107;
-const PI_BRANCH_FRAME_CHARS = 99;
 // an imported constant as a local one (a module binding read per block adds up over a history)
 const FRAMING = MESSAGE_FRAMING_CHARS;
 /** by custom type (a Map: a customType such as "toString" finds nothing) */
@@ -122,9 +119,8 @@ function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, call
       break;
     case "compactionSummary":
     case "branchSummary": {
-      // pi sends it framed (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX)
-      const frame = m.role === "compactionSummary" ? PI_COMPACTION_FRAME_CHARS : PI_BRANCH_FRAME_CHARS;
-      tally.addAt(SUMMARIES, length(m.summary) + frame + FRAMING);
+      // pi 0.73 sends it framed: 107 / 99 chars (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX)
+      tally.addAt(SUMMARIES, length(m.summary) + (m.role === "compactionSummary" ? 107 : 99) + FRAMING);
       break;
     }
   }
@@ -178,21 +174,6 @@ const TOP = 5;
 /** Positions of `sent` looked ahead (steps after aging drop a few messages). */
 const LOOKAHEAD = 8;
 
-/** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss. */
-function agedLookup({ sent, unaged }: AgingView): (m: AgentMessage) => boolean {
-  let j = 0;
-  let set: Set<AgentMessage> | null = null;
-  return (m) => {
-    for (let k = j; k < sent.length && k <= j + LOOKAHEAD; k++) {
-      if (sent[k] !== m) continue;
-      j = k + 1;
-      return m !== unaged[k];
-    }
-    set ??= new Set(sent.filter((s, k) => s !== unaged[k]));
-    return set.has(m);
-  };
-}
-
 /** Tool schema sizes by parameters object (a host's tools keep theirs for the session). */
 const schemaSizes = new WeakMap<object, { name: string; description: string | undefined; chars: number }>();
 
@@ -226,18 +207,16 @@ function roundToSum(values: Float64Array, total: number): Float64Array {
   const floors = new Float64Array(values.length);
   let left = total;
   for (let i = 0; i < values.length; i++) left -= floors[i] = Math.floor(values[i]!);
-  const rest = (i: number) => values[i]! - floors[i]!;
-  const order = [...values.keys()].sort((a, b) => rest(b) - rest(a));
+  const order = [...values.keys()].sort((a, b) => values[b]! - floors[b]! - (values[a]! - floors[a]!));
   for (let k = 0; k < order.length && left > 0; k++, left--) floors[order[k]!]! += 1;
   return floors;
 }
 
 /** What aging took out (chars), what of it since the reply measured (its usage counted that), which it swapped. */
-function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
-  const { sent, unaged } = aging;
-  const { messages, calls } = input;
+function agingCut(input: BreakdownInput, { sent, unaged }: AgingView, measured: number) {
+  const { messages, calls, agedBefore, previousAged } = input;
   const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
-  const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
+  const previous = (endKey !== null ? agedBefore?.(endKey) : undefined) ?? previousAged ?? null;
   const measuredInSent = measured >= 0 ? sent.lastIndexOf(messages[measured]!) : -1;
   const scratch = new Tally();
   let removed = 0;
@@ -253,7 +232,19 @@ function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
     if (i < measuredInSent && previous !== null && !previous.has(agedKey(unaged[i]!) ?? "")) newly += cut;
   }
   calls?.aged.end();
-  return { removed, newly, count, isAged: count > 0 ? agedLookup(aging) : null };
+  // which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss
+  let j = 0;
+  let set: Set<AgentMessage> | null = null;
+  const isAged = (m: AgentMessage): boolean => {
+    for (let k = j; k < sent.length && k <= j + LOOKAHEAD; k++) {
+      if (sent[k] !== m) continue;
+      j = k + 1;
+      return m !== unaged[k];
+    }
+    set ??= new Set(sent.filter((s, k) => s !== unaged[k]));
+    return set.has(m);
+  };
+  return { removed, newly, count, isAged: count > 0 ? isAged : null };
 }
 
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
@@ -357,7 +348,6 @@ function callOf(messages: readonly AgentMessage[], from: number, id: string): Bl
     if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
     for (const b of m.content as Block[]) if (b?.type === "toolCall" && b.id === id) return b;
   }
-  return undefined;
 }
 
 /** Descriptions by message (a redacted gist, a text scan): the largest items change little. */
