@@ -61,13 +61,13 @@ describe("Anthropic breakpoint rules", () => {
     expect(five.bill(req(blocks, [0, 1], 8 * MINUTE_MS)).read).toBe(3010);
     const cold = five.bill(req(blocks, [0, 1], 14 * MINUTE_MS));
     expect([cold.read, cold.write, cold.expired]).toEqual([0, 3010, true]);
-    const hour = new AnthropicBreakpointCache({ ttlMs: 60 * MINUTE_MS });
+    const hour = new AnthropicBreakpointCache(60 * MINUTE_MS);
     hour.bill(req(blocks, [0, 1], 0));
     expect(hour.bill(req(blocks, [0, 1], 14 * MINUTE_MS)).read).toBe(3010);
   });
 
   it("1-hour writes are billed at 2x base input", () => {
-    const s = new SessionCost("h", new AnthropicBreakpointCache({ ttlMs: 60 * MINUTE_MS }), CLAUDE_SONNET_4_5, "1h");
+    const s = new SessionCost("h", new AnthropicBreakpointCache(60 * MINUTE_MS), CLAUDE_SONNET_4_5, "1h");
     s.addRequest(req([b("sys", 1_000_000)], [0], 0));
     expect(s.totals().dollars).toBe(6);
   });

@@ -2,18 +2,130 @@
  * The context breakdown, lazily from a request already sent, lengths only. The last
  * reply's usage is spread over the prefix's categories by their estimate, so they sum to the gauge's
  * total (docs/cli.md#breakdown); when the host hides system prompt and tools, the rest is `unattributed`.
+ * Chars per category of a message as pi's `estimateTokens` counts them, plus the provider's framing.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type ContextBreakdown } from "../checkpoint/schema.js";
-import { tokensOfChars } from "../text/token-estimate.js";
-import type { CallSizes } from "./call-sizes.js";
-import { measureMessage, Tally } from "./measure.js";
+import type { CallSizes, ReplyTable } from "./call-sizes.js";
 import { agedKey, messageKey } from "../messages/message-key.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
 import { safeGist } from "../text/safe-gist.js";
-import { toolCallChars } from "../messages/argument-chars.js";
+import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
+import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
+import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS, tokensOfChars } from "../text/token-estimate.js";
+import { STASHED_MARKER } from "../artifacts/preview.js";
 import { contentText } from "../messages/read.js";
 import { lastUsableReply, replyTokens } from "../gauge/context-gauge.js";
+
+/** Each category's slot in a Tally (an array add, not a Map update). */
+const SLOT = Object.fromEntries(BREAKDOWN_CATEGORIES.map((c, i) => [c, i])) as Record<BreakdownCategory, number>;
+// resolved once: a keyed lookup per block costs more than the add
+const { user: USER, assistant_text: TEXT, thinking: THINKING, tool_calls: CALLS } = SLOT;
+const { tool_results: RESULTS, images: IMAGES, handles: HANDLES, summaries: SUMMARIES, other: OTHER } = SLOT;
+// an imported constant as a local one (a module binding read per block adds up over a history)
+const FRAMING = MESSAGE_FRAMING_CHARS;
+/** by custom type (a Map: a customType such as "toString" finds nothing) */
+const CUSTOM_SLOT = new Map<string, number>([
+  [GAUGE_CUSTOM_TYPE, SLOT.gauge],
+  [RESTORE_CUSTOM_TYPE, SLOT.restore],
+  [RECALL_CUSTOM_TYPE, SLOT.recall],
+]);
+
+/** Chars per category and per tool (results) over a span of messages. */
+class Tally {
+  readonly slots = new Float64Array(BREAKDOWN_CATEGORIES.length);
+  /** results' chars per tool, in the order first seen */
+  readonly tools = new Map<string, number>();
+  total = 0;
+
+  addAt(slot: number, chars: number): void {
+    if (chars <= 0) return;
+    this.slots[slot]! += chars;
+    this.total += chars;
+  }
+}
+
+type Block = CallBlock & { text?: unknown; thinking?: unknown };
+type Field = "role" | "content" | "toolName" | "toolCallId" | "customType" | "summary" | "command" | "output";
+type Msg = Partial<Record<Field | "timestamp" | "excludeFromContext", unknown>>;
+
+/** Text chars of a content value (string or blocks); images added to `tally` apart. */
+function contentChars(value: unknown, tally: Tally): number {
+  if (typeof value === "string") return value.length;
+  if (!Array.isArray(value)) return 0;
+  let text = 0;
+  for (const b of value as Array<Block | undefined>) {
+    if (b?.type === "text" && typeof b.text === "string") text += b.text.length;
+    else if (b?.type === "image") tally.addAt(IMAGES, IMAGE_CHARS);
+  }
+  return text;
+}
+
+/** The content starts with a fresh stash's marker. */
+function stashed(value: unknown): boolean {
+  const first = Array.isArray(value) ? (value[0] as Block | undefined) : { type: "text", text: value };
+  return first?.type === "text" && typeof first.text === "string" && first.text.startsWith(STASHED_MARKER);
+}
+
+const length = (v: unknown): number => (typeof v === "string" ? v.length : 0);
+
+/** Adds one message to `tally`; its chars (0 for what is never sent). `aged`: aging's swap (handles). */
+function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, calls?: ReplyTable): number {
+  const m = message as Msg;
+  const before = tally.total;
+  switch (m.role) {
+    case "assistant": {
+      // calls found by position through `calls` (in a pass), else stringified
+      const c = m.content;
+      if (!Array.isArray(c)) break;
+      let text = 0;
+      let thinking = 0;
+      let callChars = 0;
+      let hasCalls = false;
+      for (const b of c as Array<Block | undefined>) {
+        const type = b?.type;
+        if (type === "text" && typeof b!.text === "string") text += b!.text.length;
+        else if (type === "thinking" && typeof b!.thinking === "string") thinking += b!.thinking.length;
+        else if (type === "toolCall") {
+          hasCalls = true;
+          if (aged || !calls) callChars += toolCallChars(b!);
+        }
+      }
+      if (hasCalls && !aged && calls) callChars = calls.ofReply(m.timestamp, c as Block[]);
+      tally.addAt(TEXT, text);
+      tally.addAt(THINKING, thinking);
+      tally.addAt(hasCalls ? (aged ? HANDLES : CALLS) : TEXT, callChars + FRAMING);
+      break;
+    }
+    case "toolResult": {
+      const chars = contentChars(m.content, tally) + FRAMING;
+      if (aged || stashed(m.content)) tally.addAt(HANDLES, chars);
+      else {
+        const tool = length(m.toolName) > 0 ? (m.toolName as string) : "(unnamed)";
+        tally.addAt(RESULTS, chars);
+        tally.tools.set(tool, (tally.tools.get(tool) ?? 0) + chars);
+      }
+      break;
+    }
+    case "user":
+      tally.addAt(USER, contentChars(m.content, tally) + FRAMING);
+      break;
+    case "custom":
+      if (m.customType === REPORT_CUSTOM_TYPE) break;
+      tally.addAt(CUSTOM_SLOT.get(m.customType as string) ?? OTHER, contentChars(m.content, tally) + FRAMING);
+      break;
+    case "bashExecution":
+      if (m.excludeFromContext !== true) tally.addAt(OTHER, length(m.command) + length(m.output) + FRAMING);
+      break;
+    case "compactionSummary":
+    case "branchSummary": {
+      // pi 0.73 sends it framed: 107 / 99 chars (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX)
+      tally.addAt(SUMMARIES, length(m.summary) + (m.role === "compactionSummary" ? 107 : 99) + FRAMING);
+      break;
+    }
+  }
+  return tally.total - before;
+}
 
 /** A tool as the request declares it (pi's ToolInfo, pi-ai's Tool). */
 export interface ToolSchema {
@@ -22,9 +134,7 @@ export interface ToolSchema {
   parameters?: unknown;
 }
 
-export interface AgedSet {
-  has(key: string): boolean;
-}
+export type AgedSet = Pick<ReadonlySet<string>, "has">;
 
 /** What the host adds to the messages: null when it does not expose it. */
 export interface HostParts {
@@ -64,21 +174,6 @@ const TOP = 5;
 /** Positions of `sent` looked ahead (steps after aging drop a few messages). */
 const LOOKAHEAD = 8;
 
-/** Which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss. */
-function agedLookup(sent: readonly AgentMessage[], flags: Uint8Array): (m: AgentMessage) => boolean {
-  let j = 0;
-  let set: Set<AgentMessage> | null = null;
-  return (m) => {
-    for (let k = j; k < sent.length && k <= j + LOOKAHEAD; k++) {
-      if (sent[k] !== m) continue;
-      j = k + 1;
-      return flags[k] === 1;
-    }
-    set ??= new Set(sent.filter((_, k) => flags[k] === 1));
-    return set.has(m);
-  };
-}
-
 /** Tool schema sizes by parameters object (a host's tools keep theirs for the session). */
 const schemaSizes = new WeakMap<object, { name: string; description: string | undefined; chars: number }>();
 
@@ -112,20 +207,17 @@ function roundToSum(values: Float64Array, total: number): Float64Array {
   const floors = new Float64Array(values.length);
   let left = total;
   for (let i = 0; i < values.length; i++) left -= floors[i] = Math.floor(values[i]!);
-  const rest = (i: number) => values[i]! - floors[i]!;
-  const order = [...values.keys()].sort((a, b) => rest(b) - rest(a));
+  const order = [...values.keys()].sort((a, b) => values[b]! - floors[b]! - (values[a]! - floors[a]!));
   for (let k = 0; k < order.length && left > 0; k++, left--) floors[order[k]!]! += 1;
   return floors;
 }
 
 /** What aging took out (chars), what of it since the reply measured (its usage counted that), which it swapped. */
-function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
-  const { sent, unaged } = aging;
-  const { messages, calls } = input;
+function agingCut(input: BreakdownInput, { sent, unaged }: AgingView, measured: number) {
+  const { messages, calls, agedBefore, previousAged } = input;
   const endKey = measured > 0 ? messageKey(messages[measured - 1]) : null;
-  const previous = (endKey !== null ? input.agedBefore?.(endKey) : undefined) ?? input.previousAged ?? null;
+  const previous = (endKey !== null ? agedBefore?.(endKey) : undefined) ?? previousAged ?? null;
   const measuredInSent = measured >= 0 ? sent.lastIndexOf(messages[measured]!) : -1;
-  const flags = new Uint8Array(sent.length);
   const scratch = new Tally();
   let removed = 0;
   let newly = 0;
@@ -133,7 +225,6 @@ function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
   calls?.aged.begin();
   for (let i = 0; i < sent.length; i++) {
     if (sent[i] === unaged[i]) continue;
-    flags[i] = 1;
     count++;
     const whole = measureMessage(unaged[i]!, false, scratch, calls?.aged);
     const cut = Math.max(0, whole - measureMessage(sent[i]!, true, scratch));
@@ -141,20 +232,31 @@ function agingCut(input: BreakdownInput, aging: AgingView, measured: number) {
     if (i < measuredInSent && previous !== null && !previous.has(agedKey(unaged[i]!) ?? "")) newly += cut;
   }
   calls?.aged.end();
-  return { removed, newly, count, isAged: count > 0 ? agedLookup(sent, flags) : null };
+  // which messages are aging's swaps: `sent` walked alongside (later steps never reorder), a Set past a miss
+  let j = 0;
+  let set: Set<AgentMessage> | null = null;
+  const isAged = (m: AgentMessage): boolean => {
+    for (let k = j; k < sent.length && k <= j + LOOKAHEAD; k++) {
+      if (sent[k] !== m) continue;
+      j = k + 1;
+      return m !== unaged[k];
+    }
+    set ??= new Set(sent.filter((s, k) => s !== unaged[k]));
+    return set.has(m);
+  };
+  return { removed, newly, count, isAged: count > 0 ? isAged : null };
 }
 
 export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
-  const { messages, host } = input;
+  const { messages, host, aging: view } = input;
   const measured = lastUsableReply(messages);
-  const { aging: view } = input;
   const aging = view && view.unaged.length === view.sent.length ? agingCut(input, view, measured) : null;
 
   const prefix = new Tally();
   const trailing = new Tally();
-  if (host.systemPrompt !== null) prefix.add("system_prompt", host.systemPrompt.length);
+  if (host.systemPrompt !== null) prefix.addAt(SLOT.system_prompt, host.systemPrompt.length);
   const definitions = (host.tools ?? []).map((t) => ({ tool: t.name, chars: schemaChars(t) }));
-  for (const d of definitions) prefix.add("tool_definitions", d.chars);
+  for (const d of definitions) prefix.addAt(SLOT.tool_definitions, d.chars);
 
   // one pass: each message into the prefix (up to the measured reply) or the trailing tally, the five largest kept
   const top: ItemAt[] = [];
@@ -184,7 +286,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const floats = new Float64Array(BREAKDOWN_CATEGORIES.length);
   let sum = 0;
   BREAKDOWN_CATEGORIES.forEach((c, i) => {
-    sum += floats[i] = c === "unattributed" ? unattributed : (prefix.get(c) / 4) * scale + trailing.get(c) / 4;
+    sum += floats[i] = c === "unattributed" ? unattributed : (prefix.slots[i]! / 4) * scale + trailing.slots[i]! / 4;
   });
   const total = Math.round(sum);
   const rounded = roundToSum(floats, total);
@@ -197,11 +299,9 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   for (const [tally, f] of [[prefix, scale / 4], [trailing, 1 / 4]] as const) {
     for (const [tool, chars] of tally.tools) byTool.set(tool, (byTool.get(tool) ?? 0) + chars * f);
   }
-  const describe = (t: ItemAt) => describeItem(messages, t, input.handleOf, t.inPrefix ? scale : 1);
   const definitionTokens = definitions.map((d) => ({ tool: d.tool, tokens: Math.round((d.chars / 4) * scale) }));
   const aged = { tokens: tokensOfChars(aging?.removed ?? 0), items: aging?.count ?? 0 };
   const byTokens = (a: { tokens: number }, b: { tokens: number }) => b.tokens - a.tokens;
-  const window = Math.max(0, input.contextWindow);
   const compactionAt = input.compactionAt != null && input.compactionAt > 0 ? Math.round(input.compactionAt) : null;
   return {
     total_tokens: total,
@@ -211,10 +311,10 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
     categories,
     tool_results_by_tool: [...byTool].map(([tool, t]) => ({ tool, tokens: Math.round(t) })).sort(byTokens),
     tool_definitions_by_tool: definitionTokens.sort(byTokens),
-    largest: top.map(describe),
+    largest: top.map((t) => describeItem(input, t, t.inPrefix ? scale : 1)),
     removed: { aged_offload: aged, smart_trim: null },
     headroom: {
-      to_checkpoint: Math.floor(window * input.checkpointThreshold) - total,
+      to_checkpoint: Math.floor(Math.max(0, input.contextWindow) * input.checkpointThreshold) - total,
       to_compaction: compactionAt === null ? null : compactionAt - total,
     },
   };
@@ -230,23 +330,17 @@ export interface ItemAt {
   aged: boolean;
 }
 
-type Block = { type?: string; id?: unknown; name?: unknown; arguments?: unknown; text?: unknown };
-type Msg = { role?: string; content?: unknown; toolName?: unknown; toolCallId?: unknown; customType?: unknown };
-
 const TARGET_CHARS = 80;
 const TARGET_KEYS = ["path", "file_path", "command", "pattern", "url", "query"] as const;
 
-export function targetOf(args: unknown): string {
+function targetOf(args: unknown): string {
   if (!args || typeof args !== "object") return "";
   const o = args as Record<string, unknown>;
   for (const k of TARGET_KEYS) if (typeof o[k] === "string" && o[k]) return safeGist(o[k] as string, TARGET_CHARS);
   return "";
 }
 
-function firstHandle(text: string): string | null {
-  HANDLE_IN_TEXT_RE.lastIndex = 0;
-  return HANDLE_IN_TEXT_RE.exec(text)?.[0] ?? null;
-}
+const firstHandle = (text: string): string | null => text.match(HANDLE_IN_TEXT_RE)?.[0] ?? null;
 
 function callOf(messages: readonly AgentMessage[], from: number, id: string): Block | undefined {
   for (let i = from - 1; i >= 0; i--) {
@@ -254,7 +348,6 @@ function callOf(messages: readonly AgentMessage[], from: number, id: string): Bl
     if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
     for (const b of m.content as Block[]) if (b?.type === "toolCall" && b.id === id) return b;
   }
-  return undefined;
 }
 
 /** Descriptions by message (a redacted gist, a text scan): the largest items change little. */
@@ -263,12 +356,7 @@ const described = new Map<string, Described>();
 const DESCRIBED_MAX = 256;
 
 /** Remembered by message key and size; a handle not in the text is asked of `handleOf` every time. */
-export function describeItem(
-  messages: readonly AgentMessage[],
-  at: ItemAt,
-  handleOf: ((toolCallId: string) => string | null) | undefined,
-  scale: number,
-): BreakdownItem {
+function describeItem({ messages, handleOf }: BreakdownInput, at: ItemAt, scale: number): BreakdownItem {
   const key = messageKey(messages[at.index]);
   const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
   let d = k === null ? undefined : described.get(k);

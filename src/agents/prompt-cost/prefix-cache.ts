@@ -66,10 +66,6 @@ export abstract class BlockCache {
 }
 
 export class AnthropicBreakpointCache extends BlockCache {
-  constructor(opts: { ttlMs?: number } = {}) {
-    super(opts.ttlMs);
-  }
-
   protected price(req: CostRequest, cum: readonly number[], keys: readonly string[]) {
     const total = cum.at(-1) ?? 0;
     // longest entry any breakpoint finds within its lookback

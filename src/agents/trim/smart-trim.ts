@@ -252,37 +252,27 @@ function markerAt(first: AgentMessage): AgentMessage {
 /** Heap per remembered message (its key's entry and the numbers). */
 export const BYTES_PER_MEMO = 120;
 
-/** An assistant message's tool calls: their shape, and the chars pi counts for them (name + JSON of the arguments). */
-interface Calls {
-  shape: number;
-  chars: number;
-}
-
-/** Shape of the tool calls (argsShape of each); NaN: none, or a call without a name or id. */
-function callsShape(content: readonly CallBlock[]): number {
-  let h = NaN;
-  for (const b of content) {
-    if (b?.type !== "toolCall") continue;
-    if (typeof b.name !== "string" || typeof b.id !== "string") return NaN;
-    h = (Math.imul(Number.isNaN(h) ? 17 : h, 31) + argsShape(b)) | 0;
-  }
-  return h;
-}
-
+/** Per message key, its tool calls' shape (argsShape of each) and the chars pi counts for them (name + JSON). */
 export class TokenMemo {
-  private readonly byKey = new Map<string, Calls>();
+  private readonly byKey = new Map<string, { shape: number; chars: number }>();
 
   get size(): number {
     return this.byKey.size;
   }
 
-  /** Measures a message's tool calls now (off the request path) so a later decision reuses them. */
-  remember(key: string, m: AgentMessage): Calls | undefined {
+  /** Measures a message's tool calls now (off the request path) so a later decision reuses them; undefined: pi's count. */
+  remember(key: string, m: AgentMessage): number | undefined {
     const content = (m as { content?: unknown }).content;
     if (m?.role !== "assistant" || !Array.isArray(content)) return undefined;
-    const shape = callsShape(content);
+    let shape = NaN; // none, or a call without a name or id
+    for (const b of content as CallBlock[]) {
+      if (b?.type !== "toolCall") continue;
+      const named = typeof b.name === "string" && typeof b.id === "string";
+      shape = named ? (Math.imul(Number.isNaN(shape) ? 17 : shape, 31) + argsShape(b)) | 0 : NaN;
+      if (!named) break;
+    }
     const known = this.byKey.get(key);
-    if (known?.shape === shape) return known;
+    if (known?.shape === shape) return known.chars;
     this.byKey.delete(key);
     if (Number.isNaN(shape)) return undefined;
     let chars = 0;
@@ -291,14 +281,13 @@ export class TokenMemo {
       if (n === null) return undefined; // not countable: pi's own estimate
       chars += n;
     }
-    const calls = { shape, chars };
-    this.byKey.set(key, calls);
-    return calls;
+    this.byKey.set(key, { shape, chars });
+    return chars;
   }
 
   /** estimateTokens(m), the tool calls' JSON length reused while their shape holds. */
   tokensOf(key: string, m: AgentMessage): number {
-    return messageTokens(m, this.remember(key, m)?.chars);
+    return messageTokens(m, this.remember(key, m));
   }
 
   forget(keys: Iterable<string>): void {

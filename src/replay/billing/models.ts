@@ -49,7 +49,7 @@ export interface CostModelSpec {
 
 export const COST_MODEL_SPECS: Record<CostModelName, CostModelSpec> = {
   "anthropic-pi": { placement: "pi", make: () => new AnthropicBreakpointCache(), prices: CLAUDE_SONNET_4_5, writeRate: "5m" },
-  "anthropic-pi-1h": { placement: "pi", make: () => new AnthropicBreakpointCache({ ttlMs: ONE_HOUR_MS }), prices: CLAUDE_SONNET_4_5, writeRate: "1h" },
+  "anthropic-pi-1h": { placement: "pi", make: () => new AnthropicBreakpointCache(ONE_HOUR_MS), prices: CLAUDE_SONNET_4_5, writeRate: "1h" },
   "anthropic-openclaw": { placement: "openclaw", make: () => new AnthropicBreakpointCache(), prices: CLAUDE_SONNET_4_5, writeRate: "5m" },
   "anthropic-any-prefix": { placement: null, make: () => new AnthropicAnyPrefixCache(), prices: CLAUDE_SONNET_4_5, writeRate: "5m" },
   openai: { placement: null, make: () => new OpenAIPrefixCache(), prices: GPT_5, writeRate: "5m" },
