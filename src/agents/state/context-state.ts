@@ -31,6 +31,8 @@ interface ContextStateOptions extends MessageCaptureOptions {
   preread?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
+const NOTE_RECORDED = { decision: "Decision recorded.", learning: "Learning recorded.", open_item: "Open item recorded." };
+
 export class ContextState {
   readonly dir: string;
   private readonly fs: FsOps;
@@ -120,19 +122,11 @@ export class ContextState {
   addNote(kind: NoteKind, rawText: string, now: Date = new Date()): string {
     const text = safeGist(rawText, GIST.item);
     if (!text) return "Nothing recorded: empty text.";
-    switch (kind) {
-      case "decision":
-        this.acc.addDecision(text, now.toISOString());
-        return "Decision recorded.";
-      case "learning":
-        this.acc.addLearning(text);
-        return "Learning recorded.";
-      case "open_item":
-        this.acc.openItem(`note\u0000${itemKey(text)}`, text);
-        return "Open item recorded.";
-      case "close_item":
-        return this.acc.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
-    }
+    if (kind === "close_item") return this.acc.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
+    if (kind === "decision") this.acc.addDecision(text, now.toISOString());
+    else if (kind === "learning") this.acc.addLearning(text);
+    else this.acc.openItem(`note\u0000${itemKey(text)}`, text);
+    return NOTE_RECORDED[kind];
   }
 
   snapshot(): ContextStateSnapshot {

@@ -133,12 +133,7 @@ export async function moveAside(fs: FsOps, dir: string, name: string, now: Date)
     await fs.rename(file, dest);
   } catch {
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
-    try {
-      await fs.unlink(file);
-    } catch {
-      return false;
-    }
-    return true;
+    return fs.unlink(file).then(() => true, () => false);
   }
   await pruneStale(fs, staleDir, name);
   return true;

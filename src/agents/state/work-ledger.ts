@@ -154,6 +154,8 @@ export class WorkLedger {
   snapshot(): WorkLedgerData {
     const requests = [...this.recent].reverse();
     if (this.first !== null) requests.push(this.first);
+    const turns = this.turnLog.turns();
+    const tasks = this.turnLog.taskList();
     return {
       files: rankFiles(this.files.list()).map(({ order: _o, names, deleted, ...f }) => ({
         ...f,
@@ -166,8 +168,8 @@ export class WorkLedger {
       requests,
       last_report: this.lastReport,
       answered: this.answered,
-      ...(this.turnLog.size > 0 ? { turns: this.turnLog.turns() } : {}),
-      ...(this.turnLog.taskList().length > 0 ? { tasks: this.turnLog.taskList() } : {}),
+      ...(turns.length > 0 ? { turns } : {}),
+      ...(tasks.length > 0 ? { tasks } : {}),
     };
   }
 
