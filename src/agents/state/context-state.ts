@@ -12,7 +12,7 @@ import { safeGist } from "../text/safe-gist.js";
 import { GIST, itemKey } from "./message-rules.js";
 import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
-import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
+import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateEnvelope } from "./state-files.js";
 import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
 import { type CaptureCaps, CapturedState, type ContextStateSnapshot, snapshotOf } from "./captured-state.js";
 import { applyStateFile, stateFileData } from "./captured-state.js";
@@ -66,8 +66,8 @@ export class ContextState {
     let expectedOnly = true;
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
-      const pre = opts.preread?.get(name);
-      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFileAt(st.fs, stateFilePath(st.dir, name), exp);
+      const read = opts.preread?.get(name) ?? (await readStateEnvelope(st.fs, stateFilePath(st.dir, name)));
+      const loaded = judgeStateFile(read, exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason === null) continue;

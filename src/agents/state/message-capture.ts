@@ -71,10 +71,7 @@ export class MessageCapture {
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
         const result = tools && m.role === "toolResult" && !this.s.thread.host_turn;
         if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.changes);
-        // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
-        if (m.role === "user") this.onUser(m);
-        else if (m.role === "assistant") this.onAssistant(m);
-        else if (m.role === "toolResult") this.onToolResultMessage(m);
+        this.processMessage(m);
       } catch (err) {
         // one malformed message must not stop capture of the ones after it (the cursor moves on)
         this.log.fail("message capture", err);
@@ -85,6 +82,13 @@ export class MessageCapture {
     const cursor = advanceCursor(this.s.thread.cursor, messages, Math.max(0, end - start), end);
     if (cursor) this.s.thread.cursor = cursor;
     if (tokens > 0 || cursor) this.s.mark("thread");
+  }
+
+  private processMessage(m: AgentMessage): void {
+    // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
+    if (m.role === "user") this.onUser(m);
+    else if (m.role === "assistant") this.onAssistant(m);
+    else if (m.role === "toolResult") this.onToolResultMessage(m);
   }
 
   private onUser(m: AgentMessage): void {

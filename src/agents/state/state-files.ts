@@ -28,8 +28,7 @@ interface StateEnvelope {
 /** Thrown by data validators; the message names the field. */
 export class StateDataError extends Error {}
 
-type LoadedFile = { kind: "missing" } | Stale | { kind: "ok"; data: unknown; updatedAt: string; sessionId: Id };
-type Id = string | null;
+type LoadedFile = { kind: "missing" } | Stale | { kind: "ok"; data: unknown; updatedAt: string; sessionId: string | null };
 type Stale = { kind: "stale"; reason: string };
 export type LoadExpectations = { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null };
 
@@ -37,12 +36,7 @@ export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
 }
 
-/** Reads one state file and decides whether it may be merged. Never throws. */
-export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
-  return judgeStateFile(await readStateEnvelope(fs, file), exp);
-}
-
-/** One state file as read, not yet judged: the previous-session check and the load judge one read. */
+/** One state file as read (never throws), not yet judged: the previous-session check and the load judge one read. */
 export type StateFileRead = { kind: "missing" } | Stale | { kind: "envelope"; env: Partial<StateEnvelope> };
 
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
