@@ -9,7 +9,7 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";
 import { StateDataError, asObject, asString, records, asStringArray, type StateFileName } from "./state-files.js";
-import { emptyThread, parseThreadData, type Exchange, type Thread, type ThreadData } from "./thread-data.js";
+import { emptyThread, parseThreadData, type Thread, type ThreadData } from "./thread-data.js";
 import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
 
 type Data = Record<string, unknown>;
@@ -259,9 +259,7 @@ function nextActionOf(s: CapturedState, status: WorkingStatus): string {
 /** spec §11.2: first user message, pivots, last 2 pairs; in order; first + newest within the cap. */
 function keyExchanges(s: CapturedState): KeyExchange[] {
   const t = s.thread;
-  const bySeq = new Map<number, Exchange>();
-  for (const e of t.pivots) bySeq.set(e.seq, e);
-  for (const e of t.recent) bySeq.set(e.seq, e);
+  const bySeq = new Map([...t.pivots, ...t.recent].map((e) => [e.seq, e]));
   const first = t.first_exchange;
   if (first) bySeq.delete(first.seq);
   const rest = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
