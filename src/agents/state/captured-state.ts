@@ -179,7 +179,6 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
     },
   },
 };
-/** The `data` of state file `name`. */
 export function stateFileData(s: CapturedState, name: StateFileName): unknown {
   return CODEC[name].data(s);
 }

@@ -156,7 +156,6 @@ async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<vo
 
 // ---- validators for the data part: the value, or a StateDataError naming the field
 
-/** A validator of one field. */
 export type Check<T> = (v: unknown, field: string) => T;
 
 const expect =

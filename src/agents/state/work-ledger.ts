@@ -94,7 +94,6 @@ export class WorkLedger {
     this.files.touch(path, entry);
   }
 
-  /** The ledger holds `path` as a changed file. */
   hasFile(path: string): boolean {
     return this.files.has(path);
   }
