@@ -31,7 +31,7 @@ interface ContextStateOptions extends MessageCaptureOptions {
   preread?: ReadonlyMap<StateFileName, StateFileRead>;
 }
 
-const NOTE_RECORDED = { decision: "Decision recorded.", learning: "Learning recorded.", open_item: "Open item recorded." };
+const NOTE_RECORDED = { decision: "Decision", learning: "Learning", open_item: "Open item" };
 
 export class ContextState {
   readonly dir: string;
@@ -126,7 +126,7 @@ export class ContextState {
     if (kind === "decision") this.acc.addDecision(text, now.toISOString());
     else if (kind === "learning") this.acc.addLearning(text);
     else this.acc.openItem(`note\u0000${itemKey(text)}`, text);
-    return NOTE_RECORDED[kind];
+    return `${NOTE_RECORDED[kind]} recorded.`;
   }
 
   snapshot(): ContextStateSnapshot {

@@ -7,7 +7,8 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { readTextCapped } from "../../infra/capped-read.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
-import { STATE_FILE_NAMES, fileStamp, freePath, judgeStateFile, moveAside, readStateEnvelope, stateFilePath } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, judgeStateFile, moveAside, readStateEnvelope } from "./state-files.js";
+import { stateFilePath } from "./state-files.js";
 import type { LoadExpectations, StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
@@ -54,12 +55,13 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
   }
   const bySession = new Map<string, HeldSession>();
   const invalid: string[] = [];
+  const exp = { sessionKey, sessionId: null, latestCheckpointAt: null };
   // fixed-width stamps: lexical order is chronological
   for (const entry of entries.sort()) {
     const m = HELD_RE.exec(entry);
     if (!m || !(STATE_FILE_NAMES as readonly string[]).includes(m[2]!)) continue;
     const file = path.join(dir, entry);
-    const loaded = judgeStateFile(await readStateEnvelope(fs, file), { sessionKey, sessionId: null, latestCheckpointAt: null });
+    const loaded = judgeStateFile(await readStateEnvelope(fs, file), exp);
     if (loaded.kind === "stale") {
       invalid.push(`${entry} (${loaded.reason})`);
       await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());

@@ -28,7 +28,8 @@ interface StateEnvelope {
 /** Thrown by data validators; the message names the field. */
 export class StateDataError extends Error {}
 
-type LoadedFile = { kind: "missing" } | Stale | { kind: "ok"; data: unknown; updatedAt: string; sessionId: string | null };
+type LoadedFile = { kind: "missing" } | Stale | { kind: "ok"; data: unknown; updatedAt: string; sessionId: Id };
+type Id = string | null;
 type Stale = { kind: "stale"; reason: string };
 export type LoadExpectations = { sessionKey: string; sessionId: string | null; latestCheckpointAt: string | null };
 
