@@ -3,7 +3,7 @@ import { WorkLedger } from "../../src/agents/state/work-ledger.js";
 
 describe("work ledger: the goal", () => {
   it("a bare slash command is a request but not the goal; the first real request is", () => {
-    const w = new WorkLedger();
+    const w = new WorkLedger({ maxFiles: 100, maxErrors: 20 });
     w.onUserRequest("/mode", "/mode");
     w.onUserRequest("/compact keep the parser", "/compact keep the parser");
     w.onUserRequest("fix the footer colour", "fix the footer colour");

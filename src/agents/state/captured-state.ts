@@ -9,8 +9,8 @@ import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";
 import { StateDataError, asObject, asString, records, asStringArray, type StateFileName } from "./state-files.js";
-import { emptyThread, parseThreadData, type Exchange, type Thread, type ThreadData } from "./thread-data.js";
-import { WorkLedger, type WorkLedgerCaps } from "./work-ledger.js";
+import { emptyThread, parseThreadData, type Thread, type ThreadData } from "./thread-data.js";
+import { WorkLedger } from "./work-ledger.js";
 
 type Data = Record<string, unknown>;
 
@@ -48,7 +48,7 @@ export class CapturedState {
     this.closed = new LruMap(caps.maxOpenItems * CLOSED_ITEMS_FACTOR);
     this.learnings = new LruMap(caps.maxLearnings);
     this.errors = new LruMap(caps.maxErrors);
-    this.work = new WorkLedger(workCaps(caps));
+    this.work = new WorkLedger(caps);
   }
 
   mark(name: StateFileName): void {
@@ -128,10 +128,6 @@ export class CapturedState {
 /** One error per tool, target and error line (the checkpoint merges by the same key). */
 export const errorKey = (f: ToolFailure): string => `${f.tool}\u0000${f.target}\u0000${f.error}`;
 
-function workCaps(c: CaptureCaps): WorkLedgerCaps {
-  return { maxFiles: c.maxFiles, maxCommands: 30, maxFailures: c.maxErrors, maxRequests: 12 };
-}
-
 /** The resource lists in checkpoint form; also resources.json's data. */
 const resourcesOf = (s: CapturedState): Resources =>
   Object.fromEntries(Object.entries(s.resources).map(([k, list]) => [k, [...list.keys()]])) as Resources;
@@ -179,11 +175,10 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
   work: {
     data: (s) => s.work.toData(),
     apply: (s, d) => {
-      s.work = WorkLedger.fromData(d, workCaps(s.caps));
+      s.work = WorkLedger.fromData(d, s.caps);
     },
   },
 };
-/** The `data` of state file `name`. */
 export function stateFileData(s: CapturedState, name: StateFileName): unknown {
   return CODEC[name].data(s);
 }
@@ -259,9 +254,7 @@ function nextActionOf(s: CapturedState, status: WorkingStatus): string {
 /** spec §11.2: first user message, pivots, last 2 pairs; in order; first + newest within the cap. */
 function keyExchanges(s: CapturedState): KeyExchange[] {
   const t = s.thread;
-  const bySeq = new Map<number, Exchange>();
-  for (const e of t.pivots) bySeq.set(e.seq, e);
-  for (const e of t.recent) bySeq.set(e.seq, e);
+  const bySeq = new Map([...t.pivots, ...t.recent].map((e) => [e.seq, e]));
   const first = t.first_exchange;
   if (first) bySeq.delete(first.seq);
   const rest = [...bySeq.values()].sort((a, b) => a.seq - b.seq);

@@ -150,8 +150,7 @@ const LEGACY_FAILURE_ITEM = "Unresolved failure: ";
 /** The state's ledger is session-long: the previous one only fills what the state lost (files moved aside). */
 function mergeWork(prev: WorkLedger | undefined, cur: WorkLedger): WorkLedger {
   if (!prev) return cur;
-  const hasCur = cur.requests.length > 0 || cur.files.length > 0 || cur.commands.length > 0;
-  if (!hasCur) return prev;
+  if (!cur.requests.length && !cur.files.length && !cur.commands.length) return prev;
   const known = new Set(cur.files.map((f) => f.path));
   const knownCmd = new Set(cur.commands.map((c) => c.family));
   return {

@@ -12,7 +12,7 @@ import { safeGist } from "../text/safe-gist.js";
 import { GIST, itemKey } from "./message-rules.js";
 import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
-import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateFileAt } from "./state-files.js";
+import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateEnvelope } from "./state-files.js";
 import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
 import { type CaptureCaps, CapturedState, type ContextStateSnapshot, snapshotOf } from "./captured-state.js";
 import { applyStateFile, stateFileData } from "./captured-state.js";
@@ -30,6 +30,8 @@ interface ContextStateOptions extends MessageCaptureOptions {
   /** the state files as the previous-session check just read them: judged here, not read again */
   preread?: ReadonlyMap<StateFileName, StateFileRead>;
 }
+
+const NOTE_RECORDED = { decision: "Decision", learning: "Learning", open_item: "Open item" };
 
 export class ContextState {
   readonly dir: string;
@@ -64,8 +66,8 @@ export class ContextState {
     let expectedOnly = true;
     const now = new Date();
     for (const name of STATE_FILE_NAMES) {
-      const pre = opts.preread?.get(name);
-      const loaded = pre ? judgeStateFile(pre, exp) : await readStateFileAt(st.fs, stateFilePath(st.dir, name), exp);
+      const read = opts.preread?.get(name) ?? (await readStateEnvelope(st.fs, stateFilePath(st.dir, name)));
+      const loaded = judgeStateFile(read, exp);
       if (loaded.kind === "missing") continue;
       const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
       if (reason === null) continue;
@@ -120,19 +122,11 @@ export class ContextState {
   addNote(kind: NoteKind, rawText: string, now: Date = new Date()): string {
     const text = safeGist(rawText, GIST.item);
     if (!text) return "Nothing recorded: empty text.";
-    switch (kind) {
-      case "decision":
-        this.acc.addDecision(text, now.toISOString());
-        return "Decision recorded.";
-      case "learning":
-        this.acc.addLearning(text);
-        return "Learning recorded.";
-      case "open_item":
-        this.acc.openItem(`note\u0000${itemKey(text)}`, text);
-        return "Open item recorded.";
-      case "close_item":
-        return this.acc.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
-    }
+    if (kind === "close_item") return this.acc.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
+    if (kind === "decision") this.acc.addDecision(text, now.toISOString());
+    else if (kind === "learning") this.acc.addLearning(text);
+    else this.acc.openItem(`note\u0000${itemKey(text)}`, text);
+    return `${NOTE_RECORDED[kind]} recorded.`;
   }
 
   snapshot(): ContextStateSnapshot {

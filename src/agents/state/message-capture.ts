@@ -65,10 +65,11 @@ export class MessageCapture {
     for (let i = start; i < end; i++) {
       try {
         const m = messages[i]!;
-        if (m && typeof m === "object" && !isInjectedMessage(m)) tokens += messageTokens(m);
+        if (!m || typeof m !== "object" || isInjectedMessage(m)) continue;
+        tokens += messageTokens(m);
         // before the message itself (pi's tool_result event comes before the result is in the
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
-        const result = tools && m?.role === "toolResult" && !this.s.thread.host_turn && !isInjectedMessage(m);
+        const result = tools && m.role === "toolResult" && !this.s.thread.host_turn;
         if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.changes);
         this.processMessage(m);
       } catch (err) {
@@ -84,7 +85,6 @@ export class MessageCapture {
   }
 
   private processMessage(m: AgentMessage): void {
-    if (!m || typeof m !== "object" || isInjectedMessage(m)) return;
     // custom (host) messages, bashExecution, compaction/branch summaries: not conversation turns
     if (m.role === "user") this.onUser(m);
     else if (m.role === "assistant") this.onAssistant(m);

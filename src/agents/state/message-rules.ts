@@ -64,10 +64,8 @@ const TRAILING_CLOSERS = /[\s)\]}"'`*_»”’」』）》〉]+$/u;
 
 /** Does the text end with a question mark (any script), ignoring trailing closers like `**`, `)`, `」`? */
 export function endsWithQuestion(text: string): boolean {
-  const t = text.replace(TRAILING_CLOSERS, "");
-  if (!t) return false;
-  const last = String.fromCodePoint(t.codePointAt(t.length - 1) ?? 0);
-  return QUESTION_MARKS.has(t.slice(-1)) || QUESTION_MARKS.has(last);
+  // every mark is one UTF-16 unit
+  return QUESTION_MARKS.has(text.replace(TRAILING_CLOSERS, "").slice(-1));
 }
 
 const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.+)$/;

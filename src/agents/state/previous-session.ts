@@ -7,7 +7,8 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { readTextCapped } from "../../infra/regular-file.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
-import { STATE_FILE_NAMES, fileStamp, freePath, moveAside, readStateFileAt, stateFilePath } from "./state-files.js";
+import { STATE_FILE_NAMES, fileStamp, freePath, judgeStateFile, moveAside, readStateEnvelope } from "./state-files.js";
+import { stateFilePath } from "./state-files.js";
 import type { LoadExpectations, StateFileName } from "./state-files.js";
 
 const HELD_RE = /^previous\.(\d{8}T\d{9}Z(?:-\d+)?)\.([a-z_]+)\.json$/;
@@ -29,7 +30,7 @@ export async function holdPreviousSessionFiles(fs: FsOps, dir: string, exp: Load
   for (const name of STATE_FILE_NAMES) {
     // sessionId null: any session's file is "ok" here; the age check still applies
     const file = stateFilePath(dir, name);
-    const loaded = await readStateFileAt(fs, file, { sessionKey: exp.sessionKey, sessionId: null, latestCheckpointAt: exp.latestCheckpointAt });
+    const loaded = judgeStateFile(await readStateEnvelope(fs, file), { ...exp, sessionId: null });
     if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
     try {
       const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
@@ -54,12 +55,13 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
   }
   const bySession = new Map<string, HeldSession>();
   const invalid: string[] = [];
+  const exp = { sessionKey, sessionId: null, latestCheckpointAt: null };
   // fixed-width stamps: lexical order is chronological
   for (const entry of entries.sort()) {
     const m = HELD_RE.exec(entry);
     if (!m || !(STATE_FILE_NAMES as readonly string[]).includes(m[2]!)) continue;
     const file = path.join(dir, entry);
-    const loaded = await readStateFileAt(fs, file, { sessionKey, sessionId: null, latestCheckpointAt: null });
+    const loaded = judgeStateFile(await readStateEnvelope(fs, file), exp);
     if (loaded.kind === "stale") {
       invalid.push(`${entry} (${loaded.reason})`);
       await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());

@@ -37,12 +37,7 @@ export function stateFilePath(dir: string, name: StateFileName): string {
   return path.join(dir, `${name}.json`);
 }
 
-/** Reads one state file and decides whether it may be merged. Never throws. */
-export async function readStateFileAt(fs: FsOps, file: string, exp: LoadExpectations): Promise<LoadedFile> {
-  return judgeStateFile(await readStateEnvelope(fs, file), exp);
-}
-
-/** One state file as read, not yet judged: the previous-session check and the load judge one read. */
+/** One state file as read (never throws), not yet judged: the previous-session check and the load judge one read. */
 export type StateFileRead = { kind: "missing" } | Stale | { kind: "envelope"; env: Partial<StateEnvelope> };
 
 export async function readStateEnvelope(fs: FsOps, file: string): Promise<StateFileRead> {
@@ -133,12 +128,7 @@ export async function moveAside(fs: FsOps, dir: string, name: string, now: Date)
     await fs.rename(file, dest);
   } catch {
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
-    try {
-      await fs.unlink(file);
-    } catch {
-      return false;
-    }
-    return true;
+    return fs.unlink(file).then(() => true, () => false);
   }
   await pruneStale(fs, staleDir, name);
   return true;
@@ -167,7 +157,6 @@ async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<vo
 
 // ---- validators for the data part: the value, or a StateDataError naming the field
 
-/** A validator of one field. */
 export type Check<T> = (v: unknown, field: string) => T;
 
 const expect =

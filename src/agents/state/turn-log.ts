@@ -62,10 +62,6 @@ export class TurnLog {
     return true;
   }
 
-  get size(): number {
-    return (this.first ? 1 : 0) + this.recent.length;
-  }
-
   /** Turns newest first, the first turn last. */
   turns(): WorkTurn[] {
     const all = [...this.recent].reverse();

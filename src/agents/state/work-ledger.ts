@@ -11,9 +11,10 @@ import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray
 import { orNull, records } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
-export type WorkLedgerCaps = Record<"maxFiles" | "maxCommands" | "maxFailures" | "maxRequests", number>;
-
-const DEFAULT_WORK_CAPS: WorkLedgerCaps = { maxFiles: 100, maxCommands: 30, maxFailures: 20, maxRequests: 12 };
+/** maxFiles and maxErrors as configured; command families and requests kept are fixed. */
+type WorkLedgerCaps = { maxFiles: number; maxErrors: number };
+const MAX_COMMANDS = 30;
+const MAX_REQUESTS = 12;
 
 /** User requests after a failure that supersede it (the user moved on). */
 export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
@@ -45,10 +46,10 @@ export class WorkLedger {
   /** requests paired with the agent's last text of each turn, and task tool calls */
   turnLog = new TurnLog();
 
-  constructor(private readonly caps: WorkLedgerCaps = DEFAULT_WORK_CAPS) {
+  constructor(caps: WorkLedgerCaps) {
     this.files = new LruMap(caps.maxFiles);
-    this.commands = new LruMap(caps.maxCommands);
-    this.failures = new LruMap(caps.maxFailures);
+    this.commands = new LruMap(MAX_COMMANDS);
+    this.failures = new LruMap(caps.maxErrors);
   }
 
   /** A user request (host-injected blocks already removed). `rawText` is only scanned for file names. */
@@ -62,7 +63,7 @@ export class WorkLedger {
     else if (requestGist !== this.first) {
       this.recent = this.recent.filter((r) => r !== requestGist);
       this.recent.push(requestGist);
-      if (this.recent.length > this.caps.maxRequests) this.recent.shift();
+      if (this.recent.length > MAX_REQUESTS) this.recent.shift();
     }
     for (const name of fileNamesIn(rawText)) this.mentioned.touch(name, (this.mentioned.get(name) ?? 0) + 1);
     for (const [key, f] of this.failures.entries()) {
@@ -93,7 +94,6 @@ export class WorkLedger {
     this.files.touch(path, entry);
   }
 
-  /** The ledger holds `path` as a changed file. */
   hasFile(path: string): boolean {
     return this.files.has(path);
   }
@@ -154,6 +154,8 @@ export class WorkLedger {
   snapshot(): WorkLedgerData {
     const requests = [...this.recent].reverse();
     if (this.first !== null) requests.push(this.first);
+    const turns = this.turnLog.turns();
+    const tasks = this.turnLog.taskList();
     return {
       files: rankFiles(this.files.list()).map(({ order: _o, names, deleted, ...f }) => ({
         ...f,
@@ -166,8 +168,8 @@ export class WorkLedger {
       requests,
       last_report: this.lastReport,
       answered: this.answered,
-      ...(this.turnLog.size > 0 ? { turns: this.turnLog.turns() } : {}),
-      ...(this.turnLog.taskList().length > 0 ? { tasks: this.turnLog.taskList() } : {}),
+      ...(turns.length > 0 ? { turns } : {}),
+      ...(tasks.length > 0 ? { tasks } : {}),
     };
   }
 
