@@ -142,7 +142,8 @@ async function compactOwn(opts: SlotOptions, slot: SessionSlot, params: CompactP
     if (cut === 0 && after > 0) return { ok: true, compacted: false, reason: "already compacted: the summary and the last turn" };
     if (cut === 0) return { ok: false, compacted: false, reason: "nothing to compact: the history is one turn" };
     // the checkpoint's durable write and the archive follow in the background; the view is written before returning
-    const { checkpoint } = await slot.beforeCompaction(tokensBefore, cwd, history.slice(0, cut), { span: history.slice(after, cut) });
+    const span = history.slice(after, cut);
+    const { checkpoint } = await slot.beforeCompaction(tokensBefore, cwd, history.slice(0, cut), { span });
     if (!checkpoint) return { ok: false, compacted: false, reason: "the compaction checkpoint could not be written" };
     const rendered = slot.engine.compactionSummary(checkpoint);
     const view: OwnCompactionView = { sessionId, cut, mark: markOf(history[cut - 1]), summary: rendered.text, tokensBefore, checkpointId: checkpoint.meta.checkpoint_id, at: Date.now() };

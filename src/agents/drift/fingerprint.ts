@@ -39,7 +39,8 @@ export function fingerprintFile(cwd: string, p: string): WorkspaceFile {
     if (!full) h.update(`${size}\0`).update(readAt(fd, 0, SAMPLE_BYTES));
     h.update(full ? readAt(fd, 0, size) : readAt(fd, size - SAMPLE_BYTES, SAMPLE_BYTES));
     const hash = `sha1:${h.digest("hex")}`;
-    return { path: p, state: "present", size, mtime_ms: Math.floor(st.mtimeMs), hash, hash_scope: full ? "full" : "sampled" };
+    const hash_scope = full ? "full" : "sampled";
+    return { path: p, state: "present", size, mtime_ms: Math.floor(st.mtimeMs), hash, hash_scope };
   } catch {
     return { ...base, state: "unreadable" };
   } finally {

@@ -203,7 +203,8 @@ export function changeGist(toolName: string, input: unknown): string {
   const b = cutHead(pair.newText, 20_000).split(LINE_SPLIT);
   let i = 0;
   while (i < a.length && i < b.length && a[i]!.trim() === b[i]!.trim()) i++;
-  const [oldLine, newLine] = [a.slice(i), b.slice(i)].map((r) => r.find(saysSomething) ?? r.find((l) => l.trim()) ?? "");
+  const pick = (r: string[]): string => r.find(saysSomething) ?? r.find((l) => l.trim()) ?? "";
+  const [oldLine, newLine] = [pick(a.slice(i)), pick(b.slice(i))];
   if (oldLine && newLine) return `${redactedGist(oldLine, SIDE)} → ${redactedGist(newLine, SIDE)}`;
   if (newLine) return `+ ${redactedGist(newLine, SIDE * 2)}`;
   if (oldLine) return `- ${redactedGist(oldLine, SIDE * 2)}`;

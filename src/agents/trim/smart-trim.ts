@@ -260,7 +260,7 @@ export class TokenMemo {
     return this.byKey.size;
   }
 
-  /** Measures a message's tool calls now (off the request path) so a later decision reuses them; undefined: pi's count. */
+  /** Measures a message's tool calls now (off the request path) for later decisions; undefined: pi's count. */
   remember(key: string, m: AgentMessage): number | undefined {
     const content = (m as { content?: unknown }).content;
     if (m?.role !== "assistant" || !Array.isArray(content)) return undefined;
