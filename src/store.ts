@@ -13,8 +13,8 @@ export { listCheckpoints, listCheckpointFilesInDir, type CheckpointFileEntry } f
 export { POINTER_FILE, type LatestPointer, readLatestCheckpoint, pruneCheckpoints } from "./agents/checkpoint/files.js";
 export { STALE_TEMP_MS, summarizeCheckpoint } from "./agents/checkpoint/files.js";
 export { writeCheckpoint, CheckpointWriter, isDuplicateAutoCheckpoint, DEFAULT_DEDUP_DELTA, type WriteCheckpointResult } from "./agents/checkpoint/writer.js";
-export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./agents/checkpoint/files.js";
-export { readCheckpointMeta } from "./agents/checkpoint/files.js";
+export { listCheckpointSessions, readLatestPointer, readLatestSummary, type CheckpointSessionEntry } from "./agents/checkpoint/sessions.js";
+export { readCheckpointMeta } from "./agents/checkpoint/sessions.js";
 export { sessionDirName, checkpointSessionDir, stateSessionDir } from "./infra/session-dir.js";
 export { renderCheckpointRestore } from "./agents/inject/render-restore.js";
 export { type RenderedRestore, type RenderRestoreOptions } from "./agents/inject/render-restore.js";

@@ -4,7 +4,7 @@
  * checkpoint is read and its workspace drift shown too.
  */
 import { readLatestCheckpoint, summarizeCheckpoint } from "../agents/checkpoint/files.js";
-import { readLatestSummary } from "../agents/checkpoint/files.js";
+import { readLatestSummary } from "../agents/checkpoint/sessions.js";
 import { formatGaugeLine } from "../agents/gauge/gauge-line.js";
 import type { CliArgs } from "./args.js";
 import { displayCheckpoint, displayLine } from "./display.js";

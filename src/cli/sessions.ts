@@ -5,9 +5,9 @@ import { type Checkpoint, type CheckpointMeta } from "../agents/checkpoint/schem
 import { CheckpointError } from "../agents/checkpoint/errors.js";
 import { checkpointSessionDir, sessionDirName } from "../infra/session-dir.js";
 import { type CheckpointFileEntry, listCheckpointFilesInDir, readCheckpointFile } from "../agents/checkpoint/files.js";
-import { listCheckpointSessions } from "../agents/checkpoint/files.js";
+import { listCheckpointSessions } from "../agents/checkpoint/sessions.js";
 import { parseCheckpointId } from "../agents/checkpoint/ids.js";
-import { readCheckpointMeta } from "../agents/checkpoint/files.js";
+import { readCheckpointMeta } from "../agents/checkpoint/sessions.js";
 import { wellFormed } from "../agents/text/visible.js";
 import { nodeFsOps } from "../infra/fs-ops.js";
 import { CliError, EXIT_USAGE } from "./errors.js";

@@ -8,7 +8,7 @@ import { listCheckpoints, readCheckpointFile } from "../../src/agents/checkpoint
 import { parseCheckpointFileName } from "../../src/agents/checkpoint/ids.js";
 import { POINTER_FILE } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/files.js";
-import { readLatestPointer } from "../../src/agents/checkpoint/files.js";
+import { readLatestPointer } from "../../src/agents/checkpoint/sessions.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
 import { makeDraft, makeTempDir, removeDir } from "./helpers.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";

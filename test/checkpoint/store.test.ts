@@ -5,7 +5,7 @@ import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { CheckpointError } from "../../src/agents/checkpoint/errors.js";
 import { formatCheckpointId, parseCheckpointId } from "../../src/agents/checkpoint/ids.js";
 import { listCheckpoints, readCheckpointFile } from "../../src/agents/checkpoint/files.js";
-import { listCheckpointSessions, readLatestPointer } from "../../src/agents/checkpoint/files.js";
+import { listCheckpointSessions, readLatestPointer } from "../../src/agents/checkpoint/sessions.js";
 import { POINTER_FILE } from "../../src/agents/checkpoint/files.js";
 import { pruneCheckpoints } from "../../src/agents/checkpoint/files.js";
 import { readLatestCheckpoint } from "../../src/agents/checkpoint/files.js";

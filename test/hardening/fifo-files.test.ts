@@ -13,7 +13,7 @@ import { knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge
 import { archiveDir, readArchiveFile } from "../../src/agents/archive/store.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import { blobPath, metaPath, readArtifact, readArtifactMeta, refsPath, stashArtifact } from "../../src/agents/artifacts/store.js";
-import { readCheckpointMeta } from "../../src/agents/checkpoint/files.js";
+import { readCheckpointMeta } from "../../src/agents/checkpoint/sessions.js";
 import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
 import { readLaterWork } from "../../src/agents/drift/compare.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";

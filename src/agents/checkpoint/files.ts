@@ -1,26 +1,21 @@
 /**
  * The checkpoint directory of a session: the store's options, reading one checkpoint file, listing
  * them, retention (spec §5.5: the newest N by numeric id stay, and the one the pointer names; a crashed
- * writer's temp files go once older than a minute), the pointer `_latest.json` and the recovering read;
- * the session directories and only a checkpoint's `meta` block, for `list` and `status`: the file's head is
- * read by a line reader that knows the writer's layout, anything else by the YAML parser. Synchronous:
- * 1,000 small synchronous reads cost a fraction of as many thread-pool round trips.
+ * writer's temp files go once older than a minute), the pointer `_latest.json` and the recovering read.
  */
-import { closeSync, readSync } from "node:fs";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { TEMP_FILE_RE, writeFileAtomic } from "../../infra/atomic-file.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/regular-file.js";
 import { errorCode, nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
-import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
-import { checkpointSessionDir, checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
+import { checkpointSessionDir, sessionDirName } from "../../infra/session-dir.js";
 import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, parseCheckpointFileName, parseCheckpointId } from "./ids.js";
 import { isOutOfRangeCheckpointFileName } from "./ids.js";
-import { type Checkpoint, type CheckpointMeta, CHECKPOINT_SUMMARY, type CheckpointSummary } from "./schema.js";
-import { readShape, validateCheckpointMeta } from "./validate.js";
-import { assertParseableSize, MAX_CHECKPOINT_BYTES, parseCheckpoint, parseYamlData } from "./yaml.js";
+import { type Checkpoint, CHECKPOINT_SUMMARY, type CheckpointSummary } from "./schema.js";
+import { readShape } from "./validate.js";
+import { assertParseableSize, MAX_CHECKPOINT_BYTES, parseCheckpoint } from "./yaml.js";
 
 export interface CheckpointStoreOptions {
   /** root of OpenClaw state (`~/.openclaw` or OPENCLAW_STATE_DIR) */
@@ -65,9 +60,12 @@ export function unreadable(file: string, err: unknown): CheckpointError {
 
 /** One checkpoint file, validated, named as its id, of `expectedSessionKey` when given; else a CheckpointError. */
 export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
-  const text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES).catch((err: unknown) => {
+  let text: string;
+  try {
+    text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
+  } catch (err) {
     throw unreadable(file, err);
-  });
+  }
   const cp = parseCheckpoint(text, file);
   assertNamedAs(file, cp.meta.checkpoint_id);
   if (expectedSessionKey !== undefined && cp.meta.session_key !== wellFormed(expectedSessionKey)) {
@@ -317,127 +315,4 @@ export async function readLatestInDir(dir: string, expectedKey: string | null, f
 
 export async function readLatestCheckpoint(opts: CheckpointStoreOptions, sessionKey: string): Promise<Checkpoint | null> {
   return readLatestInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, opts.fs ?? nodeFsOps);
-}
-
-export interface CheckpointSessionEntry {
-  /** directory name (sessionDirName of the key) */
-  dir: string;
-  /** absolute path of the directory */
-  path: string;
-  /** raw session key from the latest valid checkpoint; null when the directory holds none */
-  sessionKey: string | null;
-}
-
-export async function listCheckpointSessions(stateDir: string, fs: FsOps = nodeFsOps): Promise<CheckpointSessionEntry[]> {
-  const root = checkpointsRoot(stateDir);
-  const names = await readdirOrEmpty(fs, root);
-  const out: CheckpointSessionEntry[] = [];
-  for (const name of names.sort()) {
-    const dir = path.join(root, name);
-    if (!(await fs.stat(dir).catch(() => null))?.isDirectory()) continue;
-    out.push({ dir: name, path: dir, sessionKey: await sessionKeyOfDir(dir, fs) });
-  }
-  return out;
-}
-
-/** The raw key of a session directory, from the pointer or else the newest valid `meta` that maps here. */
-async function sessionKeyOfDir(dir: string, fs: FsOps): Promise<string | null> {
-  const base = path.basename(dir);
-  const pointer = await readPointerInDir(dir, null, fs);
-  if (pointer && sessionDirName(pointer.session_key) === base) {
-    // a pointer naming a missing file: look at the files
-    if ((await fs.stat(pointer.path).catch(() => null))?.isFile()) return pointer.session_key;
-  }
-  for (const f of (await listCheckpointFilesInDir(dir, fs)).reverse()) {
-    try {
-      const meta = readCheckpointMeta(f.path);
-      if (sessionDirName(meta.session_key) === base) return meta.session_key;
-    } catch {
-      // not a valid checkpoint head: try the next older one
-    }
-  }
-  return null;
-}
-
-/** The session's `_latest.json`, validated (null when missing, malformed or for another key). */
-export async function readLatestPointer(opts: CheckpointStoreOptions, sessionKey: string): Promise<LatestPointer | null> {
-  return readPointerInDir(checkpointSessionDir(opts.stateDir, sessionKey), sessionKey, opts.fs ?? nodeFsOps);
-}
-
-/**
- * What `status` shows of a key's latest checkpoint: the pointer's summary when it names the highest
- * file at the size it recorded, else the recovering read's. null when none.
- */
-export async function readLatestSummary(opts: CheckpointStoreOptions, sessionKey: string): Promise<CheckpointSummary | null> {
-  const fs = opts.fs ?? nodeFsOps;
-  const dir = checkpointSessionDir(opts.stateDir, sessionKey);
-  const pointer = await readPointerInDir(dir, sessionKey, fs);
-  if (pointer?.summary && (await pointerIsCurrent(pointer, (await listCheckpointFilesInDir(dir, fs)).at(-1)?.id, fs))) {
-    return pointer.summary;
-  }
-  const cp = await readLatestInDir(dir, sessionKey, fs);
-  return cp ? summarizeCheckpoint(cp) : null;
-}
-
-const HEAD_BYTES = 4096;
-const META_END = "\nworking:";
-
-function readHead(file: string): string {
-  let fd: number;
-  try {
-    fd = openRegularFileSync(file).fd;
-  } catch (err) {
-    throw unreadable(file, err);
-  }
-  try {
-    const buf = Buffer.allocUnsafe(HEAD_BYTES);
-    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const head = buf.toString("utf8", 0, n);
-    if (head.includes(META_END) || n < HEAD_BYTES) return head;
-  } finally {
-    closeSync(fd);
-  }
-  return readRegularFileSync(file); // a long meta block (long key or file name)
-}
-
-const LINE_RE = /^( {0,4})([a-z_]+):(?: (.*))?$/;
-
-/** The writer's layout: schema, schema_version, meta (2-space keys, token_usage at 4); else null. */
-function fastMeta(head: string): Record<string, unknown> | null {
-  const root: Record<string, unknown> = {};
-  let meta: Record<string, unknown> | null = null;
-  let usage: Record<string, unknown> | null = null;
-  for (const line of head.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const m = LINE_RE.exec(line);
-    if (!m) return null;
-    const [, indent = "", key = "", raw] = m;
-    const target = indent === "" ? root : indent === "  " && meta ? meta : indent === "    " && usage ? usage : null;
-    if (!target || key in target) return null;
-    if (raw === undefined) {
-      if (indent === "" && key === "meta") target[key] = meta = {};
-      else if (indent === "  " && key === "token_usage") target[key] = usage = {};
-      else return null;
-      continue;
-    }
-    // a scalar as the writer emits it: JSON's forms, which YAML reads alike; else the YAML parser decides
-    try {
-      target[key] = JSON.parse(raw);
-    } catch {
-      return null;
-    }
-    if (typeof target[key] === "object" && target[key] !== null) return null;
-  }
-  return root;
-}
-
-/** The validated `meta` of one checkpoint file; CheckpointError naming the file on any problem. */
-export function readCheckpointMeta(file: string): CheckpointMeta {
-  const text = readHead(file);
-  const end = text.indexOf(META_END);
-  const head = end >= 0 ? text.slice(0, end + 1) : text;
-  // without the end of `meta` in it, `text` is the whole file
-  const meta = validateCheckpointMeta((end >= 0 ? fastMeta(head) : null) ?? parseYamlData(head, file), file);
-  assertNamedAs(file, meta.checkpoint_id);
-  return meta;
 }
