@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { SessionArchive } from "../src/agents/archive/archive.js";
 import { segmentsOf } from "../src/agents/archive/segments.js";
-import { appendToTail } from "../src/agents/archive/tail-append.js";
+import { appendToTail } from "../src/agents/archive/store.js";
 import { userText } from "../src/agents/messages/read.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { TRANSCRIPTS_DIR } from "./transcripts.js";

@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SearchIndex, SessionArchive } from "../../src/agents/archive/archive.js";
 import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/segments.js";
 import { identifierTerms, tokenize } from "../../src/agents/archive/tokenize.js";
-import { encodeRecords, newRecords, parseLines, segmentId, serialize } from "../../src/agents/archive/store.js";
-import { appendToTail } from "../../src/agents/archive/tail-append.js";
+import { appendToTail, encodeRecords, newRecords, parseLines, segmentId, serialize } from "../../src/agents/archive/store.js";
 
 const readRecords = (file: string) => parseLines(readFileSync(file)).records;
 /** The session-start id scan: an append of nothing follows the tail. */

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createContextSearchTool } from "../../src/agents/archive/search-tool.js";
 import { SEARCH_LIMITS } from "../../src/agents/archive/search-params.js";
-import { appendToTail } from "../../src/agents/archive/tail-append.js";
+import { appendToTail } from "../../src/agents/archive/store.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 import { makeEngine, removeDirs, tempDir } from "../hardening/helpers.js";
 

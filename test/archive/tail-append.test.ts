@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionArchive } from "../../src/agents/archive/archive.js";
-import { appendToTail } from "../../src/agents/archive/tail-append.js";
+import { appendToTail } from "../../src/agents/archive/store.js";
 import type { SegmentDraft } from "../../src/agents/archive/segments.js";
 import { archiveWorker } from "../../src/agents/archive/worker/archive-client.js";
 import { refsPath, stashArtifact } from "../../src/agents/artifacts/store.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendToTail } from "../../src/agents/archive/tail-append.js";
+import { appendToTail } from "../../src/agents/archive/store.js";
 import type { SegmentDraft } from "../../src/agents/archive/segments.js";
 import { archiveCacheStats } from "../../src/agents/archive/worker/archive-worker.js";
 import { ArchiveWorkerClient, ArchiveWorkerDiedError } from "../../src/agents/archive/worker/archive-client.js";

@@ -8,10 +8,9 @@ import { debugLog } from "../../infra/debug-log.js";
 import { Bm25, type Bm25Hit, type Bm25Options, type Bm25Saved } from "./bm25.js";
 import { identifierTerms, MAX_QUERY_READ, pickSpecificTerms, queryTerms } from "./tokenize.js";
 import type { SegmentDraft } from "./segments.js";
-import { ARCHIVE_FILE, INDEX_FILE, type ArchiveRecord, appendLines, newRecords } from "./store.js";
-import { archiveDir, parseLines, readNewLines, rewriteArchiveFile, encodeRecords, DAY_MS } from "./store.js";
-import { orNull, type RecordOrigin, statArchive, withArchiveLock } from "./store.js";
-import { type AppendResult, type ArchiveLimits, appendToTailLocked } from "./tail-append.js";
+import { ARCHIVE_FILE, INDEX_FILE, type ArchiveRecord, appendLines, newRecords, type AppendResult } from "./store.js";
+import { archiveDir, parseLines, readNewLines, rewriteArchiveFile, encodeRecords, DAY_MS, orNull } from "./store.js";
+import { type RecordOrigin, statArchive, withArchiveLock, type ArchiveLimits, appendToTailLocked } from "./store.js";
 import { readRegularFile, readRegularFileSync } from "../../infra/regular-file.js";
 
 export type SearchHit = Omit<Bm25Hit, "id"> & { record: ArchiveRecord };
@@ -274,7 +273,7 @@ export class SessionArchive {
       const now = this.now();
       if (!this.loaded && !this.loading) {
         // not loaded (the first compaction after a restart): dedup against the file's newest
-        // records without parsing it (tail-append.ts); over maxSegments, load and evict now
+        // records without parsing it (store.ts); over maxSegments, load and evict now
         const cold = await appendToTailLocked(this.file, drafts, origin, this.limits, now);
         const evicted = cold.overLimit ? await this.refresh().then(() => this.compactFile()) : 0;
         return { added: cold.added, duplicates: cold.duplicates, evicted };

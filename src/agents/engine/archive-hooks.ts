@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { AppendResult } from "../archive/tail-append.js";
+import type { AppendResult } from "../archive/store.js";
 import type { Checkpoint } from "../checkpoint/schema.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { knowledgeOf } from "../archive/knowledge-store.js";
@@ -162,7 +162,7 @@ export async function archiveMessages(engine: EngineCore, messages: readonly Age
   const log = logOf(engine.runtime);
   try {
     const ref = refOf(engine.runtime);
-    // in the archive worker: O(messages), the archive is not loaded (tail-append.ts)
+    // in the archive worker: O(messages), the archive is not loaded (store.ts appendToTail)
     const origin = { session: engine.identity.sessionId, compaction: engine.compactions + 1 };
     const result = await archiveWorker().call("append", { ...ref, messages: messages as AgentMessage[], origin });
     log.clear("archive write");

@@ -155,7 +155,7 @@ export class ArchiveWorkerClient {
     });
   }
 
-  /** The archives' budget, and the append tails' (tail-append.ts) and knowledge indexes', here and in the worker. */
+  /** The archives' budget, and the append tails' (store.ts) and knowledge indexes', here and in the worker. */
   setBudget(bytes: number, tailBytes: number, knowledgeBytes: number): void {
     // applied each time it is asked (applyCacheBudget asks when cacheMemoryMiB changed, or when the
     // process's file stores were made anew): the knowledge indexes of this thread may be new ones

@@ -13,8 +13,7 @@ import type { SearchHit } from "../archive.js";
 import { type KnowledgeHit, knowledgeIndex, knowledgeIndexes, searchKnowledge } from "../knowledge-store.js";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { segmentsOfSliced, stashedTextResolver } from "../segments.js";
-import type { RecordOrigin } from "../store.js";
-import { type ArchiveLimits, appendToTail, tails, type TailAppendResult } from "../tail-append.js";
+import { type ArchiveLimits, appendToTail, type RecordOrigin, tails, type TailAppendResult } from "../store.js";
 
 /** Heap bytes of a loaded, indexed archive per byte of its segments file: bench/archive-weight.ts measured 4.6 / 5.2 /
  * 4.66 at 1k / 5k / 20k segments (56.8 MiB for a 12.8 MB file); the worst of them, rounded up. */
@@ -84,7 +83,7 @@ export const hostOps = {
   /** Forgets a key's archive object (its files were removed or rewritten by someone else). */
   drop: (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">): void => void archives.delete(keyOf(ref)),
   /** Archives a committed turn or compacted span as the host gave it (redacted, cut into segments, appended without
-   * loading the file: tail-append.ts). */
+   * loading the file: store.ts appendToTail). */
   async append(req: ArchiveRef & { messages: AgentMessage[]; origin: RecordOrigin }): Promise<TailAppendResult> {
     const drafts = await segmentsOfSliced(req.messages, stashedTextResolver(req.stateDir));
     return appendToTail(req.stateDir, req.sessionKey, drafts, req.origin, req.limits);
