@@ -108,7 +108,6 @@ export class Bm25 {
     const prior = this.byId.size;
     const terms: string[] = [];
     const lengths: number[] = [];
-    const distinct = new Set<string>();
     for (let f = 0; f < FIELDS; f++) {
       const tf = new Map<string, number>();
       for (const t of tokenize(fields[f]!)) tf.set(t, (tf.get(t) ?? 0) + 1);
@@ -117,21 +116,22 @@ export class Bm25 {
       lengths.push(tf.size);
       for (const [t, c] of tf) {
         terms.push(t);
-        distinct.add(t);
         let p = this.postings.get(t);
         if (!p) this.postings.set(t, (p = { e: [], tf: [], live: [0, 0, 0] }));
+        // a document counts once per term, at the first of its fields holding it
+        if (p.e.length === 0 || p.e[p.e.length - 1]! >> 2 !== n) this.df.set(t, (this.df.get(t) ?? 0) + 1);
         p.e.push((n << 2) | f);
         p.tf.push(c);
         p.live[f]!++;
       }
     }
-    for (const t of distinct) this.df.set(t, (this.df.get(t) ?? 0) + 1);
-    this.place(r, terms, lengths, fields.join("").length);
+    this.place(r, terms, lengths);
   }
 
   /** Registers document number docs.length, its postings already in place. */
-  private place(r: ArchiveRecord, terms: string[], lengths: number[], chars: number): void {
+  private place(r: ArchiveRecord, terms: string[], lengths: number[]): void {
     const n = this.docs.length;
+    const chars = r.text.length + (r.tool ?? "").length + indexedTarget(r).length;
     this.docs.push({ id: r.id, terms, lengths, chars });
     this.byId.set(r.id, n);
     this.chars += chars;
@@ -333,10 +333,7 @@ export class Bm25 {
       idx.postings.set(term, { e, tf, live });
       idx.df.set(term, df);
     }
-    docs.forEach((r, n) => {
-      const byField = fieldTerms[n]!;
-      idx.place(r!, byField.flat(), byField.map((ts) => ts.length), r!.text.length + (r!.tool ?? "").length + indexedTarget(r!).length);
-    });
+    docs.forEach((r, n) => idx.place(r!, fieldTerms[n]!.flat(), fieldTerms[n]!.map((ts) => ts.length)));
     idx.avg = saved.avg;
     return idx;
   }

@@ -25,19 +25,14 @@ const MAYBE_CJK = /[\u2e80-\uffff]/;
 function pushWord(out: string[], word: string): void {
   if (word.length > MAX_TOKEN) return;
   // fast path: most words are plain lower-case or capitalized ASCII
-  if (PLAIN_LOWER.test(word)) {
-    out.push(word);
-    return;
-  }
-  const lower = word.toLowerCase();
+  const plain = PLAIN_LOWER.test(word);
+  const lower = plain ? word : word.toLowerCase();
   out.push(lower);
-  if (PLAIN_CAPITALIZED.test(word)) return;
+  if (plain || PLAIN_CAPITALIZED.test(word)) return;
   if (!/[_\p{Lu}\p{N}]/u.test(word.slice(1)) && !word.includes("_")) return;
   for (const piece of word.split("_")) {
-    if (!piece) continue;
-    const parts = piece.match(PARTS);
-    if (!parts) continue;
-    if (parts.length === 1 && piece.toLowerCase() === lower) continue;
+    const parts = piece ? piece.match(PARTS) : null;
+    if (!parts || (parts.length === 1 && piece.toLowerCase() === lower)) continue;
     for (const p of parts) {
       const l = p.toLowerCase();
       if (l !== lower) out.push(l);
@@ -58,8 +53,8 @@ export function tokenize(text: string): string[] {
   const out: string[] = [];
   if (typeof text !== "string" || text.length === 0) return out;
   for (const m of text.matchAll(RUN)) {
-    let run = m[0].replace(/[./\\-]+$/, "");
-    if (!run) continue;
+    // never empty: a run starts with a word character
+    const run = m[0].replace(/[./\\-]+$/, "");
     if (!MAYBE_CJK.test(run) || !CJK.test(run)) {
       tokenizeRun(out, run);
       continue;
@@ -76,17 +71,6 @@ export function tokenize(text: string): string[] {
 /** a path segment that names something (not `.`, `..` or empty) */
 const NAMED_SEGMENT = /[\p{L}\p{N}]/u;
 
-/** `a/b/c/file.ts` -> a/b, b/c (lower-cased; `\\` read as `/`; not c/file.ts, see above) */
-function pushDirectoryPairs(out: string[], run: string): void {
-  const segs = run.toLowerCase().split(/[/\\]+/);
-  for (let i = 0; i + 1 < segs.length; i++) {
-    const a = segs[i]!;
-    const b = segs[i + 1]!;
-    if (a.length + b.length >= MAX_TOKEN || !NAMED_SEGMENT.test(a) || !NAMED_SEGMENT.test(b) || FILE_NAME.test(b)) continue;
-    out.push(`${a}/${b}`);
-  }
-}
-
 function tokenizeRun(out: string[], run: string): void {
   if (PLAIN_LOWER.test(run)) {
     if (run.length <= MAX_TOKEN) out.push(run);
@@ -94,7 +78,13 @@ function tokenizeRun(out: string[], run: string): void {
   }
   const file = /[./\\]/.test(run) ? run.match(FILE_NAME) : null;
   if (file && file[0].length <= MAX_TOKEN && /\p{L}/u.test(file[0])) out.push(file[0].toLowerCase());
-  if (/[/\\]/.test(run)) pushDirectoryPairs(out, run);
+  // `a/b/c/file.ts` -> a/b, b/c (lower-cased; `\\` read as `/`; not c/file.ts: the file name is its own term)
+  const segs = /[/\\]/.test(run) ? run.toLowerCase().split(/[/\\]+/) : null;
+  for (let i = 0; segs && i + 1 < segs.length; i++) {
+    const a = segs[i]!;
+    const b = segs[i + 1]!;
+    if (a.length + b.length < MAX_TOKEN && NAMED_SEGMENT.test(a) && NAMED_SEGMENT.test(b) && !FILE_NAME.test(b)) out.push(`${a}/${b}`);
+  }
   for (const w of run.matchAll(WORD)) pushWord(out, w[0]);
 }
 
