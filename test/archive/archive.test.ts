@@ -8,7 +8,7 @@ import { chunkText, SEGMENT_BOUNDS, segmentsOf } from "../../src/agents/archive/
 import { identifierTerms, tokenize } from "../../src/agents/archive/tokenize.js";
 import { appendToTail, encodeRecords, newRecords, parseLines, segmentId, serialize } from "../../src/agents/archive/store.js";
 
-const readRecords = (file: string) => parseLines(readFileSync(file)).records;
+const readRecords = (file: string) => parseLines(readFileSync(file, "utf8").split("\n")).records;
 /** The session-start id scan: an append of nothing follows the tail. */
 const prefetchIds = (a: SessionArchive) =>
   appendToTail(a.stateDir, a.sessionKey, [], { session: "", compaction: 0 }, a.limits);
@@ -104,7 +104,7 @@ describe("encodeRecords", () => {
       const some = records.slice(0, n);
       expect(encodeRecords(some).equals(Buffer.from(serialize(some), "utf8"))).toBe(true);
     }
-    expect(parseLines(encodeRecords(records)).records).toEqual(records);
+    expect(parseLines(encodeRecords(records).toString("utf8").split("\n")).records).toEqual(records);
   });
 });
 

@@ -52,13 +52,13 @@ describe("saved index", () => {
     const a = new SessionArchive(stateDir, "k");
     await a.append(segmentsOf(msgs), { session: "s", compaction: 1 });
     await a.indexInBackground();
-    const ids = parseLines(readFileSync(a.file)).records.map((r) => r.id);
+    const ids = parseLines(readFileSync(a.file, "utf8").split("\n")).records.map((r) => r.id);
     const ms = JSON.stringify({ documentCount: ids.length, nextId: ids.length, documentIds: {}, fieldIds: { text: 0 }, serializationVersion: 2 });
     writeFileSync(a.indexFile, `${JSON.stringify({ v: 3, ids, df: [], msLength: ms.length })}\n${ms}`);
     const b = new SessionArchive(stateDir, "k");
     await b.indexInBackground();
     expect(b.search("helperOld217")[0]!.record.text).toContain("helperOld217");
-    const records = new Map(parseLines(readFileSync(b.file)).records.map((r) => [r.id, r]));
+    const records = new Map(parseLines(readFileSync(b.file, "utf8").split("\n")).records.map((r) => [r.id, r]));
     expect(SearchIndex.deserialize(readFileSync(b.indexFile, "utf8"), records)?.size).toBe(300);
   });
 });

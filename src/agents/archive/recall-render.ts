@@ -72,23 +72,18 @@ export function renderSearchResult(query: string, hits: readonly SearchHit[], ar
 export const SNIPPET_CHARS = 240;
 const MAX_OCCURRENCES = 64;
 
-type Hit = { at: number; term: number; len: number };
-
-function occurrences(lower: string, terms: readonly string[]): Hit[] {
-  const out: Hit[] = [];
-  terms.forEach((t, term) => {
-    if (!t) return;
-    for (let i = lower.indexOf(t), n = 0; i !== -1 && n < MAX_OCCURRENCES; i = lower.indexOf(t, i + t.length), n++) out.push({ at: i, term, len: t.length });
-  });
-  return out.sort((a, b) => a.at - b.at);
-}
-
 /** The snippet: `…` where text was left out on either side; the whole text when it is short. */
 export function snippetOf(raw: string, terms: readonly string[], maxChars = SNIPPET_CHARS): string {
   const text = redactSecrets(raw);
   const wanted = [...new Set(terms.map((t) => t.toLowerCase()).filter((t) => t.length > 0))].sort((a, b) => b.length - a.length);
   const lower = text.toLowerCase();
-  const hits = occurrences(lower, wanted);
+  const hits: Array<{ at: number; term: number; len: number }> = [];
+  wanted.forEach((t, term) => {
+    for (let i = lower.indexOf(t), n = 0; i !== -1 && n < MAX_OCCURRENCES; i = lower.indexOf(t, i + t.length), n++) {
+      hits.push({ at: i, term, len: t.length });
+    }
+  });
+  hits.sort((a, b) => a.at - b.at);
   let start = 0;
   let best = -1;
   for (const h of text.length > maxChars ? hits : []) {

@@ -47,18 +47,6 @@ const ELIDED = "\n…\n";
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 
-/** Last whitespace in text[from, to) (a cut there splits no token), else `to`. */
-function cutBefore(text: string, from: number, to: number): number {
-  for (let i = to - 1; i > from; i--) if (isSpace(text.charCodeAt(i))) return i;
-  return to;
-}
-
-/** First whitespace at or after `from` (a chunk starts on a token boundary), else `from`. */
-function startAfter(text: string, from: number, limit: number): number {
-  for (let i = from; i < limit; i++) if (isSpace(text.charCodeAt(i))) return i + 1;
-  return from;
-}
-
 /** Overlapping chunks cut at whitespace; past maxChunks the middle is left out, with a marker. */
 export function chunkText(text: string): string[] {
   const { chunk, overlap, maxChunks } = SEGMENT_BOUNDS;
@@ -67,16 +55,20 @@ export function chunkText(text: string): string[] {
   let start = 0;
   while (start < text.length) {
     let end = Math.min(text.length, start + chunk);
-    if (end < text.length) end = cutBefore(text, start + chunk / 2, end);
+    // cut at the last whitespace in its second half (splitting no token), the next starts after a whitespace
+    let cut = end - 1;
+    while (end < text.length && cut > start + chunk / 2 && !isSpace(text.charCodeAt(cut))) cut--;
+    if (end < text.length && cut > start + chunk / 2) end = cut;
     const piece = text.slice(start, end).trim();
     if (piece) out.push(piece);
     if (end >= text.length) break;
-    start = startAfter(text, Math.max(start + 1, end - overlap), end);
+    const from = Math.max(start + 1, end - overlap);
+    for (start = from; start < end && !isSpace(text.charCodeAt(start)); ) start++;
+    start = start < end ? start + 1 : from;
   }
   if (out.length <= maxChunks) return out;
   const head = Math.ceil(maxChunks / 2);
-  const tail = maxChunks - head;
-  return [...out.slice(0, head - 1), `${out[head - 1]}${ELIDED}`, ...out.slice(out.length - tail)];
+  return [...out.slice(0, head - 1), `${out[head - 1]}${ELIDED}`, ...out.slice(out.length - (maxChunks - head))];
 }
 
 /** Head and tail of a huge text, cut at whitespace: no secret is split past the redactor's recognition. */

@@ -106,17 +106,11 @@ export function parseRecord(line: string): ArchiveRecord | null {
   return r as unknown as ArchiveRecord;
 }
 
-/** The complete lines of `buf` (none when it has no newline) and the bytes they take. */
-function wholeLines(buf: Buffer): { lines: string[]; consumed: number } {
-  const end = buf.lastIndexOf(0x0a);
-  return { lines: end < 0 ? [] : buf.toString("utf8", 0, end).split("\n"), consumed: end + 1 };
-}
-
-/** The records of `src`'s lines (of a buffer, its complete ones); `badLines`: torn or corrupt, skipped. */
-export function parseLines(src: Buffer | readonly string[]): { records: ArchiveRecord[]; badLines: number } {
+/** The records of `lines`; `badLines`: torn or corrupt, skipped. */
+export function parseLines(lines: readonly string[]): { records: ArchiveRecord[]; badLines: number } {
   const records: ArchiveRecord[] = [];
   let badLines = 0;
-  for (const line of Buffer.isBuffer(src) ? wholeLines(src).lines : src) {
+  for (const line of lines) {
     if (!line) continue;
     const r = parseRecord(line);
     if (r) records.push(r);
@@ -157,8 +151,10 @@ export async function readNewLines(file: string, offset: number, ino?: number): 
     const fresh = st.size < offset || (ino !== undefined && st.ino !== ino);
     const from = fresh ? 0 : offset;
     const buf = Buffer.alloc(Math.max(0, st.size - from));
-    const { lines, consumed } = wholeLines(buf.subarray(0, await readRange(fh, buf, buf.length, from)));
-    return { lines, offset: from + consumed, ino: st.ino, fresh };
+    await readRange(fh, buf, buf.length, from);
+    // whole lines only (the zeros past a short read hold no newline)
+    const end = buf.lastIndexOf(0x0a);
+    return { lines: end < 0 ? [] : buf.toString("utf8", 0, end).split("\n"), offset: from + end + 1, ino: st.ino, fresh };
   } finally {
     await fh.close();
   }

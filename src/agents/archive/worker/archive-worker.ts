@@ -45,8 +45,7 @@ function archiveOf(ref: ArchiveRef): SessionArchive {
 
 /** Loaded, caught up with the file and fully indexed (once ready: reads only what was appended since); re-weighed. */
 async function ready(archive: SessionArchive): Promise<SessionArchive> {
-  await archive.load();
-  await archive.refresh();
+  await archive.refresh(); // loads it first
   await archive.indexInBackground();
   archives.reweigh(keyOf(archive));
   return archive;
