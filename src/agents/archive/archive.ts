@@ -329,10 +329,7 @@ export class SessionArchive {
     return this.indexNow().search(query, opts);
   }
 
-  /**
-   * What the archive holds, counted over its live records (`openclaw-context archive`, bench); `bytes` and
-   * `badLines` are the file's, as last read.
-   */
+  /** What its live records hold (`openclaw-context archive`, bench); `bytes`, `badLines`: the file's as last read. */
   stats() {
     const byRole = { user: 0, host: 0, assistant: 0, tool_call: 0, tool_result: 0, bash: 0 };
     const sessions = new Set<string>();

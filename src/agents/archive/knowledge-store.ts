@@ -19,17 +19,14 @@ type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
 /** `subject`: what the fact is about (records of one subject supersede each other); `t`: when it was true (ms). */
 type KnowledgeDraft = { kind: KnowledgeKind; subject: string; text: string; t: number };
 
-/** `id`: 16 hex of sha256(kind, subject, text), the dedup key; `checkpoint`: the one it came from. */
 const KINDS: ReadonlySet<string> = new Set(KNOWLEDGE_KINDS);
 
+/** `id`: 16 hex of sha256(kind, subject, text), the dedup key; `checkpoint`: the one it came from. */
 type KnowledgeRecord = KnowledgeDraft & { v: 1; id: string; checkpoint: string; session: string };
 
 const TEXT_MAX = 400;
 /** config formats, by file name syntax */
 const CONFIG_FILE = /(^|\/)(\.[^/]+|[^/]+\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|env|properties))$/i;
-
-const knowledgeId = (d: Pick<KnowledgeDraft, "kind" | "subject" | "text">): string =>
-  hashId(d.kind, d.subject, d.text);
 
 const ms = (iso: string | undefined, fallback: number): number => {
   const t = iso ? Date.parse(iso) : NaN;
@@ -69,11 +66,11 @@ export function knowledgeOf(cp: Checkpoint): KnowledgeDraft[] {
     const outcome = c.ok ? "ok" : `failed${c.exit === null ? "" : ` (exit ${c.exit})`}`;
     push("task_state", `command:${c.family}`, `ran ${c.command}: ${outcome}; ${c.runs} runs, ${c.failures} failed`, ms(c.when, at));
   }
-  for (const r of work?.requests ?? []) push("task_state", `request:${knowledgeId({ kind: "task_state", subject: "", text: r })}`, `user asked: ${r}`);
+  for (const r of work?.requests ?? []) push("task_state", `request:${hashId("task_state", "", r)}`, `user asked: ${r}`);
   const w = cp.working;
   if (w?.topic || w?.next_action) push("task_state", "working", `${w.topic} [${w.status}]${w.next_action ? `; next: ${w.next_action}` : ""}`);
-  for (const item of cp.open_items ?? []) push("task_state", `open:${knowledgeId({ kind: "task_state", subject: "", text: item })}`, `open: ${item}`);
-  for (const l of cp.learnings ?? []) push("architecture", `learning:${knowledgeId({ kind: "architecture", subject: "", text: l })}`, l);
+  for (const item of cp.open_items ?? []) push("task_state", `open:${hashId("task_state", "", item)}`, `open: ${item}`);
+  for (const l of cp.learnings ?? []) push("architecture", `learning:${hashId("architecture", "", l)}`, l);
   return out;
 }
 
@@ -136,7 +133,7 @@ export async function appendKnowledge(
   let lines = "";
   let superseded = 0;
   for (const d of drafts) {
-    const id = knowledgeId(d);
+    const id = hashId(d.kind, d.subject, d.text);
     if (ids.has(id) || state.entries.has(id)) continue;
     ids.add(id);
     const record: KnowledgeRecord = { v: 1, id, kind: d.kind, subject: d.subject, text: d.text, t: d.t, ...origin };

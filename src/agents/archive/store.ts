@@ -139,10 +139,7 @@ const openIfExists = (file: string): Promise<fsp.FileHandle | null> => unlessMis
 /** What a reader of an appended file has read: `offset` the end of its last whole line, `ino` the file's. */
 type FileRead = { lines: string[]; offset: number; ino: number; fresh: boolean };
 
-/**
- * The whole lines of `file` past `offset`, or from 0 (`fresh`) when it shrank or, given `ino`, was replaced; null
- * when there is no file.
- */
+/** Whole lines of `file` past `offset` (from 0, `fresh`, if it shrank or, given `ino`, was replaced); null: none. */
 export async function readNewLines(file: string, offset: number, ino?: number): Promise<FileRead | null> {
   const fh = await openIfExists(file);
   if (!fh) return null;
@@ -154,7 +151,8 @@ export async function readNewLines(file: string, offset: number, ino?: number): 
     await readRange(fh, buf, buf.length, from);
     // whole lines only (the zeros past a short read hold no newline)
     const end = buf.lastIndexOf(0x0a);
-    return { lines: end < 0 ? [] : buf.toString("utf8", 0, end).split("\n"), offset: from + end + 1, ino: st.ino, fresh };
+    const lines = end < 0 ? [] : buf.toString("utf8", 0, end).split("\n");
+    return { lines, offset: from + end + 1, ino: st.ino, fresh };
   } finally {
     await fh.close();
   }

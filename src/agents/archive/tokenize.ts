@@ -83,7 +83,8 @@ function tokenizeRun(out: string[], run: string): void {
   for (let i = 0; segs && i + 1 < segs.length; i++) {
     const a = segs[i]!;
     const b = segs[i + 1]!;
-    if (a.length + b.length < MAX_TOKEN && NAMED_SEGMENT.test(a) && NAMED_SEGMENT.test(b) && !FILE_NAME.test(b)) out.push(`${a}/${b}`);
+    const named = NAMED_SEGMENT.test(a) && NAMED_SEGMENT.test(b);
+    if (named && a.length + b.length < MAX_TOKEN && !FILE_NAME.test(b)) out.push(`${a}/${b}`);
   }
   for (const w of run.matchAll(WORD)) pushWord(out, w[0]);
 }
