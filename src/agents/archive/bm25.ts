@@ -135,7 +135,14 @@ export class Bm25 {
     this.docs.push({ id: r.id, terms, lengths, chars });
     this.byId.set(r.id, n);
     this.chars += chars;
-    this.grow(n + 1);
+    if (n >= this.present.length) {
+      // room in the per-document arrays and the per-query scratch (zero between queries), grown together
+      this.lens = grown(this.lens, FIELDS * (n + 1));
+      for (const k of ["acc", "part", "times", "weights", "seqs"] as const) this[k] = grown(this[k], n + 1);
+      for (const k of ["present", "inTerm"] as const) this[k] = grown(this[k], n + 1);
+      for (const k of ["lo", "hi"] as const) this[k] = grown(this[k], n + 1);
+      this.matched = grown(this.matched, n + 1);
+    }
     this.present[n] = 1;
     for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = lengths[f]!;
     const t = r.t || r.at;
@@ -279,16 +286,6 @@ export class Bm25 {
     });
     for (const n of touched) lo[n] = hi[n] = 0;
     return hits;
-  }
-
-  /** Room for `n` documents in the per-document arrays and the per-query scratch (zero between queries). */
-  private grow(n: number): void {
-    if (n <= this.present.length) return; // all grow together, from the same capacity
-    this.lens = grown(this.lens, FIELDS * n);
-    for (const k of ["acc", "part", "times", "weights", "seqs"] as const) this[k] = grown(this[k], n);
-    for (const k of ["present", "inTerm"] as const) this[k] = grown(this[k], n);
-    for (const k of ["lo", "hi"] as const) this[k] = grown(this[k], n);
-    this.matched = grown(this.matched, n);
   }
 
   /** The live documents renumbered in order, with their postings. */
