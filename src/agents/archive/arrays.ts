@@ -4,30 +4,20 @@
 export function bestOf(count: number, limit: number, below: (a: number, b: number) => boolean): number[] {
   const heap: number[] = []; // min-heap of the best so far (root: the lowest of them)
   for (let j = 0; j < count; j++) {
-    if (heap.length === limit) {
-      if (!below(heap[0]!, j)) continue;
-      heap[0] = j;
-    } else heap.push(j);
-    // restore the heap: sift up a push, sift down a replaced root
-    if (heap.length <= limit && heap[0] !== j) {
-      let i = heap.length - 1;
-      while (i > 0) {
-        const up = (i - 1) >> 1;
-        if (!below(heap[i]!, heap[up]!)) break;
-        [heap[i], heap[up]] = [heap[up]!, heap[i]!];
-        i = up;
+    if (heap.length < limit) {
+      // sift the pushed one up
+      for (let i = heap.push(j) - 1, u = (i - 1) >> 1; i > 0 && below(heap[i]!, heap[u]!); i = u, u = (i - 1) >> 1) {
+        [heap[i], heap[u]] = [heap[u]!, heap[i]!];
       }
-    } else {
-      let i = 0;
-      for (;;) {
+    } else if (below(heap[0]!, j)) {
+      heap[0] = j;
+      // sift the new root down
+      for (let i = 0, m = 0; ; i = m) {
         const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
         if (l < heap.length && below(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && below(heap[r]!, heap[m]!)) m = r;
+        if (l + 1 < heap.length && below(heap[l + 1]!, heap[m]!)) m = l + 1;
         if (m === i) break;
         [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
       }
     }
   }
