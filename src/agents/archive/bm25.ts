@@ -166,17 +166,17 @@ export class Bm25 {
       for (let f = 0; f < FIELDS; f++) {
         this.avg[f] = c === 1 ? 0 : (this.avg[f]! * c - doc.lengths[f]!) / (c - 1);
         for (const end = at + doc.lengths[f]!; at < end; at++) {
-          distinct.add(doc.terms[at]!);
-          this.postings.get(doc.terms[at]!)!.live[f]!--;
+          const t = doc.terms[at]!;
+          this.postings.get(t)!.live[f]!--;
           this.dead++;
+          if (distinct.has(t)) continue;
+          distinct.add(t);
+          const v = (this.df.get(t) ?? 0) - 1;
+          if (v > 0) this.df.set(t, v);
+          else this.df.delete(t);
         }
       }
       this.chars -= doc.chars;
-      for (const t of distinct) {
-        const v = (this.df.get(t) ?? 0) - 1;
-        if (v > 0) this.df.set(t, v);
-        else this.df.delete(t);
-      }
     }
     if (this.dead > 0 && this.sweep === null) {
       this.sweep = this.postings.values();
@@ -210,14 +210,13 @@ export class Bm25 {
   }
 
   /** The best `limit` documents for `query` (ties: the later document first), best first. */
-  search(query: string, limit: number, opts: Bm25Options = {}): Bm25Hit[] {
+  search(query: string, limit: number, { skipTerm, keep, minScore }: Bm25Options = {}): Bm25Hit[] {
     if (this.size === 0) return [];
     const { ids, read } = this.queries?.of(query) ?? { ids: identifierTerms(query), read: queryTerms(query, MAX_QUERY_READ) };
-    const skip = opts.skipTerm;
     const picked = pickSpecificTerms(read, ids, this.df, this.size);
-    const terms = skip ? picked.filter((t) => !skip(t)) : picked;
+    const terms = skipTerm ? picked.filter((t) => !skipTerm(t)) : picked;
     if (terms.length === 0) return [];
-    const { acc, part, matched, inTerm, present, lens, avg, lo, hi } = this;
+    const { acc, part, matched, inTerm, present, lens, avg, lo, hi, seqs } = this;
     const touched: number[] = [];
     const idf = [0, 0, 0];
     const boost = [0, 0, 0];
@@ -271,12 +270,11 @@ export class Bm25 {
       // times the matched terms and divided again: MiniSearch's score, bit for bit
       const b = (acc[n]! * q) / Math.max(1, q);
       const score = b * recencyFactor(this.times[n]!, this.newest) * this.weights[n]!;
-      if ((opts.keep && !opts.keep(this.docs[n]!.id)) || (opts.minScore !== undefined && score < opts.minScore)) continue;
+      if ((keep && !keep(this.docs[n]!.id)) || (minScore !== undefined && score < minScore)) continue;
       cand.push(n);
       final.push(score);
       bm25.push(b);
     }
-    const seqs = this.seqs;
     // the later document first on equal scores
     const below = (a: number, b: number) => final[a]! < final[b]! || (final[a] === final[b] && seqs[cand[a]!]! < seqs[cand[b]!]!);
     const hits = bestOf(cand.length, limit, below).map((j) => {

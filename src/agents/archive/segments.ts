@@ -94,12 +94,22 @@ const ASSISTANT_CAP = 200_000;
 /** Stricter than redactSecrets, for the archive only: a bare run of 20+ chars mixing upper, lower and digits that
  * switches kind on >= 35% of them is a random token, not an identifier ("computeInvoiceTotal2": 3 in 20). */
 const BARE_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
-/** Kind switches between adjacent letters and digits (digit, upper, lower; `_` and `-` skipped) over their count. */
+
 function looksLikeRandomToken(run: string): boolean {
-  const alnum = run.replace(/[_-]/g, "");
-  const switches = alnum.match(/[0-9](?=[A-Za-z])|[A-Z](?=[0-9a-z])|[a-z](?=[0-9A-Z])/g)?.length ?? 0;
-  const mixed = /[0-9]/.test(alnum) && /[A-Z]/.test(alnum) && /[a-z]/.test(alnum);
-  return mixed && alnum.length >= 20 && switches / alnum.length >= 0.35;
+  let switches = 0;
+  let alnum = 0;
+  let prev = 0;
+  let kinds = 0; // bits: digit 1, upper 2, lower 4
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i);
+    const k = c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 97 && c <= 122 ? 4 : 0;
+    if (k === 0) continue;
+    if (prev !== 0 && k !== prev) switches++;
+    kinds |= k;
+    prev = k;
+    alnum++;
+  }
+  return kinds === 7 && alnum >= 20 && switches / alnum >= 0.35;
 }
 
 /** Redacted, then bounded: a secret cut in half by the bound cannot survive redaction. */
