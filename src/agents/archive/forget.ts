@@ -18,10 +18,9 @@ export const removeArchiveOf = (stateDir: string, sessionKey: string, opts: { dr
   removeArchiveDir(archiveDir(stateDir, sessionKey), opts.dryRun === true);
 
 async function removeArchiveDir(dir: string, dryRun: boolean) {
-  const existed = existsSync(dir);
   const bytes = listDir(dir).reduce((n, f) => n + (orNull(() => statSync(f))?.size ?? 0), 0);
-  const receipt = { dir, existed, bytes, dryRun };
-  if (!existed || dryRun) return receipt;
+  const receipt = { dir, existed: existsSync(dir), bytes, dryRun };
+  if (!receipt.existed || dryRun) return receipt;
   // the lock keeps a concurrent append from landing in a file being removed
   await withArchiveLock(dir, async () => {
     for (const f of [ARCHIVE_FILE, INDEX_FILE]) rmSync(path.join(dir, f), { force: true });
