@@ -291,9 +291,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const total = Math.round(sum);
   const rounded = roundToSum(floats, total);
   const categories: Partial<Record<BreakdownCategory, number>> = {};
-  BREAKDOWN_CATEGORIES.forEach((c, i) => {
-    if (rounded[i]! > 0) categories[c] = rounded[i]!;
-  });
+  for (const [i, c] of BREAKDOWN_CATEGORIES.entries()) if (rounded[i]! > 0) categories[c] = rounded[i]!;
 
   const byTool = new Map<string, number>();
   for (const [tally, f] of [[prefix, scale / 4], [trailing, 1 / 4]] as const) {
