@@ -118,11 +118,10 @@ function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, call
       if (m.excludeFromContext !== true) tally.addAt(OTHER, length(m.command) + length(m.output) + FRAMING);
       break;
     case "compactionSummary":
-    case "branchSummary": {
+    case "branchSummary":
       // pi 0.73 sends it framed: 107 / 99 chars (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX)
       tally.addAt(SUMMARIES, length(m.summary) + (m.role === "compactionSummary" ? 107 : 99) + FRAMING);
       break;
-    }
   }
   return tally.total - before;
 }
