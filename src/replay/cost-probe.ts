@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import type { Context } from "@mariozechner/pi-ai";
 import { CostLedger } from "./billing/ledger.js";
 import type { LayoutMessage, PromptLayout, ProviderBlockType } from "./billing/placement.js";
-import type { BlockTag, CostBlock } from "../agents/prompt-cost/request.js";
+import type { BlockTag, CostBlock } from "../agents/prompt-cost/prefix-cache.js";
 import type { CostTotals } from "./billing/session-cost.js";
 import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../agents/inject/markers.js";
 import { LEGACY_RECALL_HEADER, RECALL_HEADER } from "../agents/archive/segments.js";

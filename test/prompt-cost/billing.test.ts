@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { AnthropicBreakpointCache, OpenAIPrefixCache } from "../../src/agents/prompt-cost/prefix-cache.js";
 import { AnthropicAnyPrefixCache, NoCache } from "../../src/replay/billing/models.js";
 import { CLAUDE_SONNET_4_5, GPT_5, MINUTE_MS } from "../../src/replay/billing/prices.js";
-import type { CostBlock, CostRequest } from "../../src/agents/prompt-cost/request.js";
+import type { CostBlock, CostRequest } from "../../src/agents/prompt-cost/prefix-cache.js";
 import { SessionCost } from "../../src/replay/billing/session-cost.js";
 
 const b = (hash: string, tokens: number, tag?: CostBlock["tag"]): CostBlock => ({ hash, tokens, ...(tag ? { tag } : {}) });

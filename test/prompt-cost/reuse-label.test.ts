@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { estimateReuse, formatReuse } from "../../src/agents/prompt-cost/reuse.js";
-import type { CostRequest } from "../../src/agents/prompt-cost/request.js";
+import type { CostRequest } from "../../src/agents/prompt-cost/prefix-cache.js";
 
 const block = (hash: string, tokens: number) => ({ hash, tokens });
 const before: CostRequest = { blocks: [block("sys", 2_000), block("m1", 7_000)], breakpoints: [0, 1], at: 0, outputTokens: 0 };

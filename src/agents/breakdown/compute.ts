@@ -118,11 +118,10 @@ function measureMessage(message: AgentMessage, aged: boolean, tally: Tally, call
       if (m.excludeFromContext !== true) tally.addAt(OTHER, length(m.command) + length(m.output) + FRAMING);
       break;
     case "compactionSummary":
-    case "branchSummary": {
+    case "branchSummary":
       // pi 0.73 sends it framed: 107 / 99 chars (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX / _SUFFIX)
       tally.addAt(SUMMARIES, length(m.summary) + (m.role === "compactionSummary" ? 107 : 99) + FRAMING);
       break;
-    }
   }
   return tally.total - before;
 }
@@ -291,9 +290,7 @@ export function computeBreakdown(input: BreakdownInput): ContextBreakdown {
   const total = Math.round(sum);
   const rounded = roundToSum(floats, total);
   const categories: Partial<Record<BreakdownCategory, number>> = {};
-  BREAKDOWN_CATEGORIES.forEach((c, i) => {
-    if (rounded[i]! > 0) categories[c] = rounded[i]!;
-  });
+  for (const [i, c] of BREAKDOWN_CATEGORIES.entries()) if (rounded[i]! > 0) categories[c] = rounded[i]!;
 
   const byTool = new Map<string, number>();
   for (const [tally, f] of [[prefix, scale / 4], [trailing, 1 / 4]] as const) {
@@ -350,34 +347,16 @@ function callOf(messages: readonly AgentMessage[], from: number, id: string): Bl
   }
 }
 
-/** Descriptions by message (a redacted gist, a text scan): the largest items change little. */
-type Described = Pick<BreakdownItem, "role" | "tool" | "target"> & { handle: string | null; resultId: string };
-const described = new Map<string, Described>();
-const DESCRIBED_MAX = 256;
-
-/** Remembered by message key and size; a handle not in the text is asked of `handleOf` every time. */
+/** Role, tool, target (a redacted gist), tokens and handle; a handle not in the text is asked of `handleOf`. */
 function describeItem({ messages, handleOf }: BreakdownInput, at: ItemAt, scale: number): BreakdownItem {
-  const key = messageKey(messages[at.index]);
-  const k = key === null ? null : `${key}\u0000${at.chars}\u0000${at.aged ? 1 : 0}`;
-  let d = k === null ? undefined : described.get(k);
-  if (!d) {
-    d = describeFresh(messages, at);
-    if (k !== null && described.size >= DESCRIBED_MAX) described.clear();
-    if (k !== null) described.set(k, d);
-  }
-  const handle = d.handle ?? (d.resultId && handleOf ? handleOf(d.resultId) : null);
-  return { role: d.role, tool: d.tool, target: d.target, tokens: Math.round((at.chars / 4) * scale), handle };
-}
-
-function describeFresh(messages: readonly AgentMessage[], at: ItemAt): Described {
   const m = messages[at.index] as Msg;
   const role = typeof m.role === "string" ? m.role : "unknown";
-  const d: Described = { role, tool: null, target: "", handle: null, resultId: "" };
+  const d: BreakdownItem = { role, tool: null, target: "", tokens: Math.round((at.chars / 4) * scale), handle: null };
   if (m.role === "toolResult") {
-    d.resultId = typeof m.toolCallId === "string" ? m.toolCallId : "";
+    const id = typeof m.toolCallId === "string" ? m.toolCallId : "";
     d.tool = typeof m.toolName === "string" ? m.toolName : null;
-    d.target = targetOf(d.resultId ? callOf(messages, at.index, d.resultId)?.arguments : undefined);
-    d.handle = firstHandle(contentText(m.content, 4096));
+    d.target = targetOf(id ? callOf(messages, at.index, id)?.arguments : undefined);
+    d.handle = firstHandle(contentText(m.content, 4096)) ?? (id && handleOf ? handleOf(id) : null);
   } else if (m.role === "assistant" && Array.isArray(m.content)) {
     // the largest call names the message
     let best: Block | undefined;

@@ -11,7 +11,7 @@ import { CallSizes } from "../breakdown/call-sizes.js";
 import { sessionOf, sessionRegistry } from "./cache-budget.js";
 import { AgedHistory } from "./aged-history.js";
 import { createHash } from "node:crypto";
-import type { BlockTag, CostBlock, CostRequest } from "../prompt-cost/request.js";
+import type { BlockTag, CostBlock, CostRequest } from "../prompt-cost/prefix-cache.js";
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE, TRIM_CUSTOM_TYPE, customTypeOf } from "../messages/custom-types.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
 import { AGED_ARG_MARKER } from "../artifacts/aged-call-args.js";
@@ -218,7 +218,7 @@ export class RequestLog {
   }
 }
 
-// --- a request as the cost model sees it (prompt-cost/request.ts) -----------------------------
+// --- a request as the cost model sees it (prompt-cost/prefix-cache.ts) -----------------------------
 // One block per message: a hash of what the provider gets of it, its size, and a tag on our own
 // messages. Memoized per message object (a host that keeps them, pi, pays for new messages only).
 const memo = new WeakMap<object, { content: unknown; block: CostBlock }>();

@@ -3,7 +3,7 @@
  * the request before, under the rules it was prepared for, and why when it reused less than was left.
  */
 import { AnthropicBreakpointCache, OpenAIPrefixCache } from "./prefix-cache.js";
-import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./request.js";
+import type { BlockTag, CostBlock, CostRequest, RequestBill } from "./prefix-cache.js";
 
 /** Whose rules the estimate follows (the prompt-cache policy's family; "none" has no estimate). */
 export type ReuseRules = "anthropic" | "openai";

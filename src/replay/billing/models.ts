@@ -10,8 +10,9 @@ import {
   OpenAIPrefixCache,
   PrefixCache,
   PreviousRequest,
+  type CostRequest,
+  type RequestBill,
 } from "../../agents/prompt-cost/prefix-cache.js";
-import type { CostRequest, RequestBill } from "../../agents/prompt-cost/request.js";
 import { FIVE_MINUTES_MS, ONE_HOUR_MS } from "../../agents/cache/cache-rules.js";
 import { CLAUDE_SONNET_4_5, GPT_5, type Prices } from "./prices.js";
 import { type CacheModel, SessionCost, type WriteRate } from "./session-cost.js";

@@ -12,7 +12,7 @@
  * budget, walking the user messages from the end: the last text or image block of the latest
  * user message that has one and, budget allowing, the last tool_result seen after it.
  */
-import type { CostBlock } from "../../agents/prompt-cost/request.js";
+import type { CostBlock } from "../../agents/prompt-cost/prefix-cache.js";
 
 export type ProviderBlockType = "text" | "image" | "thinking" | "tool_use" | "tool_result";
 

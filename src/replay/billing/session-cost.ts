@@ -4,7 +4,7 @@
  */
 import { type BreakCause, breakCause } from "../../agents/prompt-cost/reuse.js";
 import type { Prices } from "./prices.js";
-import { BLOCK_TAGS, type CostRequest, type RequestBill } from "../../agents/prompt-cost/request.js";
+import { BLOCK_TAGS, type CostRequest, type RequestBill } from "../../agents/prompt-cost/prefix-cache.js";
 import type { PreviousRequest } from "../../agents/prompt-cost/prefix-cache.js";
 
 /** A summarizer call (the host's LLM compaction): a prompt of its own, billed uncached. */
