@@ -4,8 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { makeDirs } from "./make-dirs.js";
-import { errorCode, nodeFsOps, type FsOps } from "./fs-ops.js";
+import { errorCode, makeDirs, nodeFsOps, type FsOps } from "./fs-ops.js";
 
 export interface AtomicWriteOptions {
   fs?: FsOps;

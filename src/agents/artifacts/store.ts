@@ -6,11 +6,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
 import { tempPathFor } from "../../infra/atomic-file.js";
-import { errorCode, isDirectory } from "../../infra/fs-ops.js";
+import { errorCode, isDirectory, makeDirsSync } from "../../infra/fs-ops.js";
 import { redactSecrets } from "../text/redact.js";
 import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
