@@ -4,8 +4,8 @@
  * a request only swaps. Sticky, so the prompt prefix stays byte-stable for provider caches.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
-import { agedRule, offloadToolResult, type OffloadSettings, type ToolResultLike } from "./offload.js";
+import { agedRule, longArgs, offloadToolResult, type OffloadSettings } from "./offload.js";
+import { stashTextOf, type ToolResultLike, withAgedArgs } from "./offload.js";
 import { stashArtifact, withBatchedRefs } from "./store.js";
 import { callIdsOf } from "../messages/message-key.js";
 
