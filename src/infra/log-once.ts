@@ -21,10 +21,7 @@ export function warnSafely(logger: WarnLogger | undefined, message: string): voi
 export class OnceLogger {
   private readonly active = new Set<string>();
 
-  constructor(
-    private readonly sink: WarnLogger,
-    private readonly prefix = "[context-manager]",
-  ) {}
+  constructor(private readonly sink: WarnLogger) {}
 
   /** Logs `kind` once until `clear(kind)`; returns whether it logged. */
   fail(kind: string, error: unknown): boolean {
@@ -32,7 +29,7 @@ export class OnceLogger {
     this.active.add(kind);
     try {
       const detail = describeError(error);
-      this.sink.warn(`${this.prefix} ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
+      this.sink.warn(`[context-manager] ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
     } catch {
       // a broken logger must not break the agent either
     }

@@ -20,13 +20,8 @@ const CATCH_UP_SLICE = 8;
 type QueuedResult = ToolResultLike & { toolCallId: string; at: number };
 type QueuedCall = { toolName: string; toolCallId: string; input: unknown; at: number };
 
-/** What a request would age for the first time, for the prompt-cache policy to judge. */
-export interface FreshAging {
-  /** index of the earliest message it would change */
-  earliest: number;
-  savedChars: number;
-  count: number;
-}
+/** What a request would age for the first time, for the prompt-cache policy to judge (`earliest`: its first index). */
+export type FreshAging = { earliest: number; savedChars: number; count: number };
 
 /** true: swap the fresh agings in now; false: hold them (they are judged again next request). */
 export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) => boolean;

@@ -36,14 +36,6 @@ export interface ArtifactMeta {
   meta: { tool?: string; sessionKey?: string; toolCallId?: string };
 }
 
-export type StashReceipt = Pick<ArtifactMeta, "bytes" | "createdAt" | "kind" | "meta"> & {
-  schema: typeof STASH_SCHEMA;
-  handle: string;
-  sha256: string;
-  /** false when the same content was already stored */
-  created: boolean;
-};
-
 export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
 
 export class ArtifactNotFoundError extends Error {
@@ -132,7 +124,8 @@ export function stashArtifact(stateDir: string, input: StashInput) {
   }
   if (input.sessionKey) logRef(refsPath(stateDir, input.sessionKey), hex, created);
   const { bytes, createdAt, kind } = meta;
-  const receipt: StashReceipt = { schema: STASH_SCHEMA, handle: formatHandle(hex), sha256: hex, bytes, createdAt, kind, meta: meta.meta, created };
+  // created: false when the same content was already stored
+  const receipt = { schema: STASH_SCHEMA, handle: formatHandle(hex), sha256: hex, bytes, createdAt, kind, meta: meta.meta, created };
   return { receipt, stored, meta };
 }
 
