@@ -41,13 +41,18 @@ export function errorCode(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
+/** `fn()`, or `fallback` when it throws (a file already gone, a log not yet written, a broken logger). */
+export function tryOr<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
 /** Whether `p` is a directory (or a link to one); false when it cannot be read. */
 export function isDirectory(p: string): boolean {
-  try {
-    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
+  return tryOr(() => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false, false);
 }
 
 /** Entries of a directory; [] when it does not exist (other errors are thrown). */

@@ -9,7 +9,7 @@ import path from "node:path";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
 import { tempPathFor } from "../../infra/atomic-file.js";
-import { errorCode, isDirectory, makeDirsSync } from "../../infra/fs-ops.js";
+import { errorCode, isDirectory, makeDirsSync, tryOr } from "../../infra/fs-ops.js";
 import { redactSecrets } from "../text/redact.js";
 import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
@@ -78,11 +78,7 @@ function writeFileReplacing(file: string, data: string): void {
   try {
     renameSync(tmp, file);
   } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing left to clean
-    }
+    tryOr(() => unlinkSync(tmp), undefined); // nothing left to clean
     throw e;
   }
 }
@@ -183,12 +179,8 @@ export const refsCache = (): BudgetCache<string, Set<string>> =>
 function referencedBy(refs: string): Set<string> {
   let known = refsCache().get(refs);
   if (known) return known;
-  known = new Set();
-  try {
-    for (const l of refLines(readRegularFileSync(refs))) known.add(l.hex);
-  } catch {
-    // no log yet
-  }
+  // "": no log yet
+  known = new Set(refLines(tryOr(() => readRegularFileSync(refs), "")).map((l) => l.hex));
   refsCache().set(refs, known);
   return known;
 }
@@ -201,12 +193,8 @@ export function refLines(text: string): Array<{ at: number; hex: string }> {
 }
 
 function readMetaFile(file: string): ArtifactMeta | null {
-  try {
-    const m = JSON.parse(readRegularFileSync(file)) as ArtifactMeta;
-    return m && m.schema === META_SCHEMA && typeof m.sha256 === "string" ? m : null;
-  } catch {
-    return null;
-  }
+  const m = tryOr(() => JSON.parse(readRegularFileSync(file)) as ArtifactMeta | null, null);
+  return m && m.schema === META_SCHEMA && typeof m.sha256 === "string" ? m : null;
 }
 
 /** The stored payload of `handle`, verified against its digest. Throws ArtifactHandleError / NotFound / Corrupt. */
@@ -257,12 +245,7 @@ export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void
   const names = isDirectory(refsDir(stateDir)) ? readdirSync(refsDir(stateDir)) : [];
   for (const name of names.filter((n) => n.endsWith(".log"))) {
     const file = path.join(refsDir(stateDir), name);
-    let lines: string[];
-    try {
-      lines = readRegularFileSync(file).split("\n").filter((l) => l !== "");
-    } catch {
-      continue;
-    }
+    const lines = tryOr(() => readRegularFileSync(file), "").split("\n").filter((l) => l !== "");
     const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
     if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
   }
