@@ -35,7 +35,6 @@ export const nodeFsOps: FsOps = {
   rm: (path, opts) => fsp.rm(path, opts),
 };
 
-/** `err.code` of a Node system error, or undefined. */
 export function errorCode(err: unknown): string | undefined {
   const code = typeof err === "object" ? (err as { code?: unknown } | null)?.code : undefined;
   return typeof code === "string" ? code : undefined;

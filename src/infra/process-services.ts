@@ -19,7 +19,6 @@ export interface ProcessServices {
   debugFromConfig?: boolean;
   /** the gaps a replay skipped (filled by a replay only): `livedTime` */
   livedClockSkips?: LivedClockSkip[];
-  /** `nextSlice` */
   sliceGate?: { waiting: Array<() => void>; pumping: boolean };
 }
 

@@ -82,7 +82,6 @@ export function openRegularFileSync(file: string): { fd: number; size: number } 
   }
 }
 
-/** `read` of the regular file's descriptor and size; closed after. */
 function withRegularFileSync<T>(file: string, read: (fd: number, size: number) => T): T {
   const { fd, size } = openRegularFileSync(file);
   try {

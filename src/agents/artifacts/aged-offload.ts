@@ -52,7 +52,6 @@ function idAt(message: AgentMessage | undefined): string | undefined {
 class Track<P, A> {
   readonly pending = new Map<string, P>();
   readonly aged = new Map<string, A>();
-  /** judged once */
   readonly checked = new Set<string>();
 
   constructor(private readonly make: (pending: P, args: unknown) => A) {}
@@ -92,7 +91,6 @@ export class AgedOffload {
     public onError: (e: unknown) => void = () => {},
   ) {}
 
-  /** results and calls shown aged from now on */
   get stats(): { aged: number; argsAged: number } {
     return { aged: this.results.aged.size, argsAged: this.calls.aged.size };
   }

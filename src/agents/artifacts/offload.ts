@@ -81,10 +81,7 @@ export function offloadCandidate(event: ToolResultLike, s: OffloadSettings): str
   return text.length > s.structuredMinChars && sniffContentType(text) !== "text" ? text : null;
 }
 
-/**
- * Null when the result stays. Throws on I/O errors (the caller keeps the original).
- * `savedChars`: the chars the model no longer sees.
- */
+/** Null when the result stays; throws on I/O errors (the caller keeps the original). `savedChars`: chars unseen. */
 export function offloadToolResult(
   event: ToolResultLike,
   where: { stateDir: string; sessionKey: string },

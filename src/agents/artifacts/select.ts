@@ -100,13 +100,6 @@ export function cutChars(s: string, n: number, fromEnd = false): string {
 
 export const fmt = (n: number): string => n.toLocaleString("en-US");
 
-function assemble(header: string, body: string, maxChars: number): { text: string; cut: boolean } {
-  const room = maxChars - header.length - 1;
-  if (body.length <= room) return { text: `${header}\n${body}`, cut: false };
-  const note = "\n[… cut at maxChars]";
-  return { text: `${header}\n${cutChars(body, Math.max(0, room - note.length))}${note}`, cut: true };
-}
-
 export function selectFromArtifact(handle: string, text: string, input: FetchSelector = {}): Selection {
   const selector = resolveSelector(input);
   const lines = splitLines(text);
@@ -123,8 +116,11 @@ export function selectFromArtifact(handle: string, text: string, input: FetchSel
 function select(sel: ResolvedSelector, text: string, lines: string[], head: (w: string) => string): [string, boolean] {
   const { maxChars } = sel;
   const assembled = (what: string, body: string, truncated = false): [string, boolean] => {
-    const a = assemble(head(what), body, maxChars);
-    return [a.text, a.cut || truncated];
+    const header = head(what);
+    const room = maxChars - header.length - 1;
+    if (body.length <= room) return [`${header}\n${body}`, truncated];
+    const note = "\n[… cut at maxChars]";
+    return [`${header}\n${cutChars(body, Math.max(0, room - note.length))}${note}`, true];
   };
   switch (sel.mode) {
     case "headtail": {
@@ -139,7 +135,7 @@ function select(sel: ResolvedSelector, text: string, lines: string[], head: (w: 
       const gap = `[… ${fmt(omittedLines)} lines (${fmt(omittedChars)} chars) omitted; use mode range or grep for them …]`;
       const tails = `tail lines ${fmt(lines.length - end.count + 1)}-${fmt(lines.length)}`;
       const what = `headtail: head lines 1-${fmt(top.count)}, ${tails}; omitted ${fmt(omittedChars)} chars`;
-      return [assemble(head(what), `${top.text}\n${gap}\n${end.text}`, maxChars).text, true];
+      return assembled(what, `${top.text}\n${gap}\n${end.text}`, true);
     }
     case "range": {
       const start = sel.startLine!;
