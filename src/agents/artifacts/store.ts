@@ -36,8 +36,6 @@ export interface ArtifactMeta {
   meta: { tool?: string; sessionKey?: string; toolCallId?: string };
 }
 
-export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
-
 export class ArtifactNotFoundError extends Error {
   override readonly name = "ArtifactNotFoundError";
   constructor(readonly handle: string) {
@@ -100,7 +98,7 @@ const META_FIELDS = { tool: 200, sessionKey: 500, toolCallId: 200 } as const;
  * Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure.
  * `stored`: the redacted text (previews are cut from it, never from the raw input).
  */
-export function stashArtifact(stateDir: string, input: StashInput) {
+export function stashArtifact(stateDir: string, input: { text: string; kind?: string } & ArtifactMeta["meta"]) {
   const stored = redactSecrets(input.text);
   const hex = sha256Of(stored);
   const blob = blobPath(stateDir, hex);
