@@ -4,8 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { makeDirs } from "./make-dirs.js";
-import { errorCode, nodeFsOps, type FsOps } from "./fs-ops.js";
+import { errorCode, makeDirs, nodeFsOps, type FsOps } from "./fs-ops.js";
 
 export interface AtomicWriteOptions {
   fs?: FsOps;
@@ -42,7 +41,6 @@ export function tempPathFor(target: string): string {
 /** Temp files created by this module (used by cleanup of stale leftovers after a crash). */
 export const TEMP_FILE_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 
-/** Opens `file`, writes `data` when given, fsyncs and closes. */
 async function writeSynced(fs: FsOps, file: string, flags: string, data?: string, mode?: number): Promise<void> {
   const fh = await fs.open(file, flags, mode);
   try {

@@ -107,10 +107,8 @@ export class BudgetCache<K, V> {
       if (shed) this.overBudget((key, e) => this.safely(() => shed(key, e.value), false) && this.setWeight(e, this.weigh(e.value)));
       // … then evicted, unless `retain` emptied its caches and keeps it, weighing nothing
       this.overBudget((key, e) => {
-        const retain = this.retain;
-        if (retain && this.safely(() => retain(key, e.value), false)) return this.setWeight(e, 0);
-        this.map.delete(key);
-        this.bytes -= e.weight;
+        if (this.safely(() => this.retain?.(key, e.value) ?? false, false)) return this.setWeight(e, 0);
+        this.delete(key);
         this.evictions++;
         this.safely(() => this.onEvict?.(key, e.value), undefined);
       });

@@ -1,5 +1,6 @@
 /** One log line per failure kind until it recovers (`clear`): a read-only disk must not flood the host's log. */
 import { debugLog, describeError } from "./debug-log.js";
+import { tryOr } from "./fs-ops.js";
 
 export interface WarnLogger {
   warn(message: string): void;
@@ -11,31 +12,21 @@ export const consoleWarnLogger: WarnLogger = { warn: (m) => console.warn(m), deb
 
 /** One warning through `logger` (default: the console); a broken logger must not break the host. */
 export function warnSafely(logger: WarnLogger | undefined, message: string): void {
-  try {
-    (logger ?? consoleWarnLogger).warn(message);
-  } catch {
-    // nowhere left to say it
-  }
+  tryOr(() => (logger ?? consoleWarnLogger).warn(message), undefined); // nowhere left to say it
 }
 
 export class OnceLogger {
   private readonly active = new Set<string>();
 
-  constructor(
-    private readonly sink: WarnLogger,
-    private readonly prefix = "[context-manager]",
-  ) {}
+  constructor(private readonly sink: WarnLogger) {}
 
   /** Logs `kind` once until `clear(kind)`; returns whether it logged. */
   fail(kind: string, error: unknown): boolean {
     if (this.active.has(kind)) return false;
     this.active.add(kind);
-    try {
-      const detail = describeError(error);
-      this.sink.warn(`${this.prefix} ${kind} failed (${detail}); the agent continues, capture resumes when this clears`);
-    } catch {
-      // a broken logger must not break the agent either
-    }
+    const after = "the agent continues, capture resumes when this clears";
+    // a broken logger (or error) must not break the agent either
+    tryOr(() => this.sink.warn(`[context-manager] ${kind} failed (${describeError(error)}); ${after}`), undefined);
     return true;
   }
 

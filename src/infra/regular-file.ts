@@ -1,6 +1,6 @@
 /** Reads of regular files only (a FIFO would block, /dev/zero never ends): O_NONBLOCK, then fstat decides. */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeFileSync, promises as fsp } from "node:fs";
-import type { FsOps } from "./fs-ops.js";
+import { errorCode, type FsOps, tryOr } from "./fs-ops.js";
 
 /** Thrown for a file over its cap; `code` as Node's own "file too big". */
 export class FileTooLargeError extends Error {
@@ -66,11 +66,7 @@ export async function readRange(fh: fsp.FileHandle, buf: Buffer, len: number, po
 /** The whole regular file's text (`fsp.readFile` with the check above). */
 export async function readRegularFile(file: string, encoding: "utf8"): Promise<string> {
   const fh = await openRegularFile(file);
-  try {
-    return await fh.readFile(encoding);
-  } finally {
-    await fh.close().catch(() => undefined);
-  }
+  return fh.readFile(encoding).finally(() => fh.close().catch(() => undefined));
 }
 
 /** A sync read descriptor on `file` and its size, as `openRegularFile`. */
@@ -86,7 +82,6 @@ export function openRegularFileSync(file: string): { fd: number; size: number } 
   }
 }
 
-/** `read` of the regular file's descriptor and size; closed after. */
 function withRegularFileSync<T>(file: string, read: (fd: number, size: number) => T): T {
   const { fd, size } = openRegularFileSync(file);
   try {
@@ -101,11 +96,7 @@ export const readRegularFileSync = (file: string) => withRegularFileSync(file, (
 
 /** A whole regular file of at most `max` bytes, synchronously; null on any failure ("unknown"). */
 export function readSmallRegularFileSync(file: string, max: number): Buffer | null {
-  try {
-    return withRegularFileSync(file, (fd, size) => (size > max ? null : readAtSync(fd, 0, size)));
-  } catch {
-    return null;
-  }
+  return tryOr(() => withRegularFileSync(file, (fd, size) => (size > max ? null : readAtSync(fd, 0, size))), null);
 }
 
 /** `len` bytes at `pos` of `fd`; fewer only at the end of the file. */
@@ -126,8 +117,7 @@ export function appendRegularFileSync(file: string, data: string, mode: number):
   try {
     fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), mode);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENXIO") throw new NotAFileError(file);
-    throw e;
+    throw errorCode(e) === "ENXIO" ? new NotAFileError(file) : e;
   }
   try {
     if (!fstatSync(fd).isFile()) throw new NotAFileError(file);

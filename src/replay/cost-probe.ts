@@ -16,7 +16,7 @@ import { COMPACTION_SUMMARY_HEADER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEAD
 import { LEGACY_RECALL_HEADER, RECALL_HEADER } from "../agents/archive/segments.js";
 import { TRIM_MARKER_TEXT } from "../agents/trim/smart-trim.js";
 import { STASHED_MARKER } from "../agents/artifacts/preview.js";
-import { AGED_ARG_MARKER } from "../agents/artifacts/aged-call-args.js";
+import { AGED_ARG_MARKER } from "../agents/artifacts/offload.js";
 
 /** pi's frame of a compaction summary (pi-coding-agent core/messages.js COMPACTION_SUMMARY_PREFIX) */
 const PI_COMPACTION_PREFIX = "The conversation history before this point was compacted";

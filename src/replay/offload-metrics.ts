@@ -12,7 +12,7 @@
  *   so do a succeeded call's aged long arguments (offloadAgeToolArgs).
  */
 import type { Context } from "@mariozechner/pi-ai";
-import { AGED_ARG_MARKER, longArgs } from "../agents/artifacts/aged-call-args.js";
+import { AGED_ARG_MARKER, longArgs } from "../agents/artifacts/offload.js";
 import { agedRule, offloadCandidate, type OffloadSettings } from "../agents/artifacts/offload.js";
 import { previewParts, STASHED_MARKER } from "../agents/artifacts/preview.js";
 import { redactSecrets } from "../agents/text/redact.js";

@@ -4,11 +4,10 @@
  * never see its cache go cold where the recorded session's did (and where the bill, on the
  * recorded clock, has it cold). At each point the replay reaches a recorded message (a user
  * message, a reply served, a tool result delivered) the gap the replay ran shorter than the
- * recording is registered with the lived clock (infra/lived-clock.ts): the policy reads later
+ * recording is registered with the lived clock (infra/process-services.ts): the policy reads later
  * stamps that much later. Nothing else reads the shifted time; the stamps themselves are pi's.
  */
-import { type LivedClockSkip, livedTime } from "../infra/lived-clock.js";
-import { processServices } from "../infra/process-services.js";
+import { type LivedClockSkip, livedTime, processServices } from "../infra/process-services.js";
 
 const skips = (): LivedClockSkip[] => (processServices().livedClockSkips ??= []);
 

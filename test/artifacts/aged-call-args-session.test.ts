@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { reply } from "../helpers/host.js";
 import { makeStandalone, type Standalone } from "../helpers/standalone.js";
 import { readArtifact } from "../../src/agents/artifacts/store.js";
-import { AGED_ARG_MARKER } from "../../src/agents/artifacts/aged-call-args.js";
+import { AGED_ARG_MARKER } from "../../src/agents/artifacts/offload.js";
 
 const SECRET = "ghp_Aa1Bb2Cc3Dd4Ee5Ff6Gg7Hh8Ii9Jj0Kk1Ll2";
 const TOOLS = ["read", "write", "edit", "bash", "artifact_fetch"];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AGED_ARG_MARKER, agedArgMarker, longArgs, stashTextOf, withAgedArgs } from "../../src/agents/artifacts/aged-call-args.js";
+import { AGED_ARG_MARKER, agedArgMarker, longArgs, stashTextOf, withAgedArgs } from "../../src/agents/artifacts/offload.js";
 
 const H = `ocm_artifact:v1:sha256:${"a".repeat(64)}`;
 const long = (tag: string, n = 300) => `${tag}\n${"x".repeat(n)}`;

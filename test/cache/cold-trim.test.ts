@@ -4,7 +4,7 @@
  * smart trim's cycle goes out trimmed to the low mark, with smart trim off (the defaults), and
  * the requests after it keep the same messages out, byte for byte (their cache holds). Without
  * the gap, or without a cache (`none`), nothing is trimmed. The gap is lived on the clock the
- * replay uses for recorded pauses (infra/lived-clock.ts): the host stamps the messages. The run
+ * replay uses for recorded pauses (infra/process-services.ts): the host stamps the messages. The run
  * whose first request cold-trims carries context_search from that request on (the marker names it).
  */
 import type { Context } from "@mariozechner/pi-ai";

@@ -12,7 +12,7 @@ import { backgroundWritesSettled } from "../../src/agents/engine/archive-hooks.j
 import { contentHeadTail, errorGist } from "../../src/agents/state/tool-result-capture.js";
 import { GIST, proposalGist, summarizeToolCall } from "../../src/agents/state/message-rules.js";
 import { segmentsOf } from "../../src/agents/archive/segments.js";
-import { agedArgMarker } from "../../src/agents/artifacts/aged-call-args.js";
+import { agedArgMarker } from "../../src/agents/artifacts/offload.js";
 import { previewParts } from "../../src/agents/artifacts/preview.js";
 import { changeGist, commandFamily } from "../../src/agents/messages/tool-outcome.js";
 import { collectToolFailures } from "../../src/agents/pi-embedded-runner/compaction-safeguard.js";

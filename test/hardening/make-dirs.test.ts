@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeDirs, makeDirsSync } from "../../src/infra/make-dirs.js";
+import { makeDirs, makeDirsSync } from "../../src/infra/fs-ops.js";
 
 const roots: string[] = [];
 afterEach(() => {

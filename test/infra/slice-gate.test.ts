@@ -1,6 +1,6 @@
 /** Slices that yield through the gate take turns in arrival order, one per iteration of the event loop. */
 import { describe, expect, it } from "vitest";
-import { nextSlice } from "../../src/infra/slice-gate.js";
+import { nextSlice } from "../../src/infra/process-services.js";
 
 describe("nextSlice", () => {
   it("interleaves callers slice by slice, in arrival order", async () => {

@@ -1,10 +1,10 @@
 /**
- * The replay's clock (src/replay/replay-clock.ts, infra/lived-clock.ts): a recorded idle gap the
+ * The replay's clock (src/replay/replay-clock.ts, infra/process-services.ts): a recorded idle gap the
  * replay ran through in milliseconds shifts every stamp taken after it by the gap it skipped,
  * and nothing stamped before; gaps the replay took as long as the recording add nothing.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { livedTime } from "../../src/infra/lived-clock.js";
+import { livedTime } from "../../src/infra/process-services.js";
 import { resetLivedClock } from "../../src/replay/replay-clock.js";
 import { ReplayClock } from "../../src/replay/replay-clock.js";
 

@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { estimateTokens } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { withAgedArgs } from "../../src/agents/artifacts/aged-call-args.js";
+import { withAgedArgs } from "../../src/agents/artifacts/offload.js";
 import { TokenMemo } from "../../src/agents/trim/smart-trim.js";
 import { assistantMsg, toolResultMsg, userMsg } from "../hardening/helpers.js";
 

@@ -7,7 +7,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../../infra/atomic-file.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
-import { makeDirs } from "../../infra/make-dirs.js";
+import { makeDirs } from "../../infra/fs-ops.js";
 import { sessionDirName } from "../../infra/session-dir.js";
 import type { SegmentDraft, SegmentRole } from "./segments.js";
 import { NotAFileError, openRegularFile, readRange, readRegularFile } from "../../infra/regular-file.js";

@@ -4,8 +4,8 @@
  * a request only swaps. Sticky, so the prompt prefix stays byte-stable for provider caches.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { longArgs, stashTextOf, withAgedArgs } from "./aged-call-args.js";
-import { agedRule, offloadToolResult, type OffloadSettings, type ToolResultLike } from "./offload.js";
+import { agedRule, longArgs, offloadToolResult, type OffloadSettings } from "./offload.js";
+import { stashTextOf, type ToolResultLike, withAgedArgs } from "./offload.js";
 import { stashArtifact, withBatchedRefs } from "./store.js";
 import { callIdsOf } from "../messages/message-key.js";
 
@@ -20,13 +20,8 @@ const CATCH_UP_SLICE = 8;
 type QueuedResult = ToolResultLike & { toolCallId: string; at: number };
 type QueuedCall = { toolName: string; toolCallId: string; input: unknown; at: number };
 
-/** What a request would age for the first time, for the prompt-cache policy to judge. */
-export interface FreshAging {
-  /** index of the earliest message it would change */
-  earliest: number;
-  savedChars: number;
-  count: number;
-}
+/** What a request would age for the first time, for the prompt-cache policy to judge (`earliest`: its first index). */
+export type FreshAging = { earliest: number; savedChars: number; count: number };
 
 /** true: swap the fresh agings in now; false: hold them (they are judged again next request). */
 export type AgingGate = (fresh: FreshAging, messages: readonly AgentMessage[]) => boolean;
@@ -57,7 +52,6 @@ function idAt(message: AgentMessage | undefined): string | undefined {
 class Track<P, A> {
   readonly pending = new Map<string, P>();
   readonly aged = new Map<string, A>();
-  /** judged once */
   readonly checked = new Set<string>();
 
   constructor(private readonly make: (pending: P, args: unknown) => A) {}
@@ -97,7 +91,6 @@ export class AgedOffload {
     public onError: (e: unknown) => void = () => {},
   ) {}
 
-  /** results and calls shown aged from now on */
   get stats(): { aged: number; argsAged: number } {
     return { aged: this.results.aged.size, argsAged: this.calls.aged.size };
   }

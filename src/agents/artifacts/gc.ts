@@ -11,7 +11,7 @@ import { artifactsRoot, blobPath, dropFromRefs, metaPath, refLines, refsDir, rem
 import { readRegularFile } from "../../infra/regular-file.js";
 import { fileStores } from "../../infra/process-services.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { errorCode } from "../../infra/fs-ops.js";
+import { errorCode, tryOr } from "../../infra/fs-ops.js";
 
 export const GC_SCHEMA = "openclaw-context.artifact.gc.v1";
 
@@ -182,13 +182,8 @@ export async function artifactsOfKey(stateDir: string, sessionKey: string) {
 
 export function artifactBytes(stateDir: string, hex: string): number {
   let n = 0;
-  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) {
-    try {
-      n += statSync(f).size;
-    } catch {
-      // gone
-    }
-  }
+  // a file gone counts 0
+  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) n += tryOr(() => statSync(f).size, 0);
   return n;
 }
 

@@ -16,14 +16,12 @@ export type FetchMode = (typeof FETCH_MODES)[number];
 export interface FetchSelector {
   mode?: FetchMode;
   maxChars?: number;
-  /** range: first line (1-based), default 1 */
+  /** range: first line (1-based), default 1; `endLine`: last (inclusive), default as many as fit */
   startLine?: number;
-  /** range: last line (inclusive), default: as many as fit */
   endLine?: number;
-  /** grep: regex (RE2 syntax) */
+  /** grep: regex (RE2 syntax); `context`: lines before and after each match (default 2, max 20) */
   pattern?: string;
   ignoreCase?: boolean;
-  /** grep: lines of context before and after each match (default 2, max 20) */
   context?: number;
   path?: string;
 }
@@ -60,31 +58,29 @@ function resolveSelector(sel: FetchSelector = {}): ResolvedSelector {
   const requested = positiveInt(sel.maxChars, "maxChars") ?? FETCH_DEFAULT_MAX_CHARS;
   // a request above the hard max is clamped (and says so in the header), not refused
   const maxChars = Math.max(FETCH_MIN_MAX_CHARS, Math.min(FETCH_HARD_MAX_CHARS, requested));
-  const out: ResolvedSelector = { mode, maxChars };
   if (mode === "range") {
     const start = positiveInt(sel.startLine, "startLine") ?? 1;
     const end = positiveInt(sel.endLine, "endLine");
     if (start < 1) throw new FetchSelectorError("startLine is 1-based");
     if (end !== undefined && end < start) throw new FetchSelectorError(`endLine (${end}) is before startLine (${start})`);
-    out.startLine = start;
-    if (end !== undefined) out.endLine = end;
-  } else if (mode === "grep") {
-    if (typeof sel.pattern !== "string" || sel.pattern.length === 0) throw new FetchSelectorError("grep needs a non-empty pattern");
-    if (sel.pattern.length > MAX_PATTERN) throw new FetchSelectorError(`pattern too long (${sel.pattern.length} > ${MAX_PATTERN} chars)`);
+    return { mode, maxChars, startLine: start, ...(end !== undefined ? { endLine: end } : {}) };
+  }
+  if (mode === "grep") {
+    const { pattern } = sel;
+    if (typeof pattern !== "string" || pattern.length === 0) throw new FetchSelectorError("grep needs a non-empty pattern");
+    if (pattern.length > MAX_PATTERN) throw new FetchSelectorError(`pattern too long (${pattern.length} > ${MAX_PATTERN} chars)`);
     try {
-      compileGrepPattern(sel.pattern, sel.ignoreCase === true);
+      compileGrepPattern(pattern, sel.ignoreCase === true);
     } catch (e) {
       throw new FetchSelectorError(`invalid regex (RE2 syntax: no lookaround or backreferences): ${(e as Error).message}`);
     }
-    out.pattern = sel.pattern;
-    out.ignoreCase = sel.ignoreCase === true;
-    out.context = Math.min(20, positiveInt(sel.context, "context") ?? 2);
-  } else if (mode === "json") {
-    if (typeof sel.path !== "string") throw new FetchSelectorError("json needs a path (e.g. items[0].name, or $ for the root)");
-    parseJsonPath(sel.path);
-    out.path = sel.path;
+    const context = Math.min(20, positiveInt(sel.context, "context") ?? 2);
+    return { mode, maxChars, pattern, ignoreCase: sel.ignoreCase === true, context };
   }
-  return out;
+  if (mode !== "json") return { mode, maxChars };
+  if (typeof sel.path !== "string") throw new FetchSelectorError("json needs a path (e.g. items[0].name, or $ for the root)");
+  parseJsonPath(sel.path);
+  return { mode, maxChars, path: sel.path };
 }
 
 export function splitLines(text: string): string[] {
@@ -93,90 +89,80 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-/** Cuts `s` to at most n chars without splitting a surrogate pair. */
-export function cutChars(s: string, n: number): string {
+/** At most n chars of `s` (its end when `fromEnd`) without splitting a surrogate pair. */
+export function cutChars(s: string, n: number, fromEnd = false): string {
   if (s.length <= n) return s;
-  let end = Math.max(0, n);
-  const c = s.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--;
-  return s.slice(0, end);
-}
-
-function cutCharsFromEnd(s: string, n: number): string {
-  if (s.length <= n) return s;
-  let start = s.length - Math.max(0, n);
-  const c = s.charCodeAt(start);
-  if (c >= 0xdc00 && c <= 0xdfff) start++;
-  return s.slice(start);
+  const k = Math.max(0, n);
+  const c = s.charCodeAt(fromEnd ? s.length - k : k - 1);
+  if (!fromEnd) return s.slice(0, c >= 0xd800 && c <= 0xdbff ? k - 1 : k);
+  return s.slice(s.length - k + (c >= 0xdc00 && c <= 0xdfff ? 1 : 0));
 }
 
 export const fmt = (n: number): string => n.toLocaleString("en-US");
 
-function assemble(header: string, body: string, maxChars: number): { text: string; cut: boolean } {
-  const room = maxChars - header.length - 1;
-  if (body.length <= room) return { text: `${header}\n${body}`, cut: false };
-  const note = "\n[… cut at maxChars]";
-  return { text: `${header}\n${cutChars(body, Math.max(0, room - note.length))}${note}`, cut: true };
-}
-
 export function selectFromArtifact(handle: string, text: string, input: FetchSelector = {}): Selection {
-  const s = select(handle, text, input);
-  // the bound is a guarantee, not a best effort: a long header cannot push a reply over it
-  if (s.text.length > s.selector.maxChars) return { ...s, text: cutChars(s.text, s.selector.maxChars), truncated: true };
-  return s;
-}
-
-function select(handle: string, text: string, input: FetchSelector): Selection {
   const selector = resolveSelector(input);
   const lines = splitLines(text);
-  const base = { selector, totalChars: text.length, totalLines: lines.length };
   const clamped = input.maxChars !== undefined && input.maxChars > FETCH_HARD_MAX_CHARS ? ` (maxChars clamped to ${FETCH_HARD_MAX_CHARS})` : "";
   const head = (what: string) => `[${handle} · ${fmt(text.length)} chars, ${fmt(lines.length)} lines · ${what}${clamped}]`;
+  const [out, truncated] = select(selector, text, lines, head);
+  // the bound is a guarantee, not a best effort: a long header cannot push a reply over it
+  const over = out.length > selector.maxChars;
+  const bounded = over ? cutChars(out, selector.maxChars) : out;
+  return { selector, totalChars: text.length, totalLines: lines.length, text: bounded, truncated: over || truncated };
+}
 
-  switch (selector.mode) {
+/** The reply and whether anything was left out. */
+function select(sel: ResolvedSelector, text: string, lines: string[], head: (w: string) => string): [string, boolean] {
+  const { maxChars } = sel;
+  const assembled = (what: string, body: string, truncated = false): [string, boolean] => {
+    const header = head(what);
+    const room = maxChars - header.length - 1;
+    if (body.length <= room) return [`${header}\n${body}`, truncated];
+    const note = "\n[… cut at maxChars]";
+    return [`${header}\n${cutChars(body, Math.max(0, room - note.length))}${note}`, true];
+  };
+  switch (sel.mode) {
     case "headtail": {
       // header size is bounded (~200 chars); size the halves after it
       const probe = head(`headtail: lines 1-${fmt(lines.length)} of ${fmt(lines.length)}, nothing omitted`);
-      const room = selector.maxChars - probe.length - 80;
-      if (text.length <= room) return { ...base, text: `${probe}\n${text}`, truncated: false };
-      const headPart = takeLinesOrCut(lines, Math.ceil(room / 2), false);
-      const tailPart = takeLinesOrCut(lines, room - headPart.chars, true, headPart.count);
-      const omittedLines = lines.length - headPart.count - tailPart.count;
-      const omittedChars = Math.max(0, text.length - headPart.chars - tailPart.chars);
+      const room = maxChars - probe.length - 80;
+      if (text.length <= room) return [`${probe}\n${text}`, false];
+      const top = takeLinesOrCut(lines, Math.ceil(room / 2), false);
+      const end = takeLinesOrCut(lines, room - top.chars, true, top.count);
+      const omittedChars = Math.max(0, text.length - top.chars - end.chars);
+      const omittedLines = lines.length - top.count - end.count;
       const gap = `[… ${fmt(omittedLines)} lines (${fmt(omittedChars)} chars) omitted; use mode range or grep for them …]`;
-      const h = head(
-        `headtail: head lines 1-${fmt(headPart.count)}, tail lines ${fmt(lines.length - tailPart.count + 1)}-${fmt(lines.length)}; omitted ${fmt(omittedChars)} chars`,
-      );
-      const { text: out } = assemble(h, `${headPart.text}\n${gap}\n${tailPart.text}`, selector.maxChars);
-      return { ...base, text: out, truncated: true };
+      const tails = `tail lines ${fmt(lines.length - end.count + 1)}-${fmt(lines.length)}`;
+      const what = `headtail: head lines 1-${fmt(top.count)}, ${tails}; omitted ${fmt(omittedChars)} chars`;
+      return assembled(what, `${top.text}\n${gap}\n${end.text}`, true);
     }
     case "range": {
-      const start = selector.startLine!;
-      if (start > lines.length) return { ...base, text: head(`range: startLine ${fmt(start)} is past the last line (${fmt(lines.length)})`), truncated: false };
-      const last = Math.min(selector.endLine ?? lines.length, lines.length);
-      const budget = selector.maxChars - 200;
+      const start = sel.startLine!;
+      if (start > lines.length) return [head(`range: startLine ${fmt(start)} is past the last line (${fmt(lines.length)})`), false];
+      const last = Math.min(sel.endLine ?? lines.length, lines.length);
       const numbered = function* () {
         for (let i = start - 1; i < last; i++) yield `${i + 1}: ${lines[i]}`;
       };
-      const { taken: bodyLines, over } = takeLines(numbered(), budget);
-      if (bodyLines.length === 0 && over !== undefined) bodyLines.push(cutChars(over, budget));
-      const shownTo = start - 1 + bodyLines.length;
-      const lineCut = bodyLines.length === 1 && bodyLines[0]!.length < `${shownTo}: ${lines[shownTo - 1]}`.length;
+      const { taken, over } = takeLines(numbered(), maxChars - 200);
+      if (taken.length === 0 && over !== undefined) taken.push(cutChars(over, maxChars - 200));
+      const shownTo = start - 1 + taken.length;
+      const lineCut = taken.length === 1 && taken[0]!.length < `${shownTo}: ${lines[shownTo - 1]}`.length;
       const rest = last - shownTo;
+      const unasked = last < lines.length || start > 1;
       const what =
         `range: lines ${fmt(start)}-${fmt(shownTo)}` +
         (rest > 0 ? `; ${fmt(rest)} requested lines not shown (maxChars), continue with startLine ${fmt(shownTo + 1)}` : "") +
         (lineCut ? `; line ${fmt(shownTo)} cut` : "") +
-        (last < lines.length || start > 1 ? `; lines outside ${fmt(start)}-${fmt(last)} not requested` : "");
-      const { text: out, cut } = assemble(head(what), bodyLines.join("\n"), selector.maxChars);
-      return { ...base, text: out, truncated: rest > 0 || lineCut || cut || start > 1 || last < lines.length };
+        (unasked ? `; lines outside ${fmt(start)}-${fmt(last)} not requested` : "");
+      return assembled(what, taken.join("\n"), rest > 0 || lineCut || unasked);
     }
     case "grep": {
-      const re = compileGrepPattern(selector.pattern!, selector.ignoreCase === true);
-      const ctx = selector.context!;
+      const re = compileGrepPattern(sel.pattern!, sel.ignoreCase === true);
+      const ctx = sel.context!;
       const matches: number[] = [];
       for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!.length > GREP_LINE_SCAN ? lines[i]!.slice(0, GREP_LINE_SCAN) : lines[i]!)) matches.push(i);
-      if (matches.length === 0) return { ...base, text: head(`grep /${selector.pattern}/: no match`), truncated: false };
+      if (matches.length === 0) return [head(`grep /${sel.pattern}/: no match`), false];
       let lastPrinted = -1;
       // a block is built once the one before it is shown (lazily), so context lines are not repeated
       const blocks = function* () {
@@ -192,15 +178,13 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
           lastPrinted = Math.max(lastPrinted, to);
         }
       };
-      const out = takeLines(blocks(), selector.maxChars - 240).taken;
+      const out = takeLines(blocks(), maxChars - 240).taken;
       const notShown = matches.length - out.length;
       const what =
-        `grep /${cutChars(selector.pattern!, 60)}/${selector.ignoreCase ? "i" : ""} ±${ctx}: ${fmt(matches.length)} matching lines` +
+        `grep /${cutChars(sel.pattern!, 60)}/${sel.ignoreCase ? "i" : ""} ±${ctx}: ${fmt(matches.length)} matching lines` +
         (notShown > 0 ? `, ${fmt(notShown)} not shown (maxChars; next match at line ${fmt(matches[out.length]! + 1)})` : ", all shown") +
         "; long lines cut at 500 chars";
-      if (out.length === 0) return { ...base, text: head(what), truncated: true };
-      const { text: body, cut } = assemble(head(what), out.join("\n"), selector.maxChars);
-      return { ...base, text: body, truncated: cut || notShown > 0 };
+      return out.length === 0 ? [head(what), true] : assembled(what, out.join("\n"), notShown > 0);
     }
     case "json": {
       let doc: unknown;
@@ -209,17 +193,15 @@ function select(handle: string, text: string, input: FetchSelector): Selection {
       } catch {
         throw new FetchSelectorError("this artifact is not valid JSON: use headtail, range or grep");
       }
-      const value = getJsonPath(doc, parseJsonPath(selector.path!));
-      if (value === undefined) return { ...base, text: head(`json ${selector.path}: no such path`), truncated: false };
+      const value = getJsonPath(doc, parseJsonPath(sel.path!));
+      if (value === undefined) return [head(`json ${sel.path}: no such path`), false];
       const rendered = JSON.stringify(value, null, 1) ?? "null";
       const shape = Array.isArray(value)
         ? `array of ${fmt(value.length)}`
         : value !== null && typeof value === "object"
           ? `object with keys ${cutChars(Object.keys(value).join(", "), 200)}`
           : typeof value;
-      const what = `json ${cutChars(selector.path!, 80)}: ${shape}, ${fmt(rendered.length)} chars`;
-      const { text: out, cut } = assemble(head(what), rendered, selector.maxChars);
-      return { ...base, text: out, truncated: cut };
+      return assembled(`json ${cutChars(sel.path!, 80)}: ${shape}, ${fmt(rendered.length)} chars`, rendered);
     }
   }
 }
@@ -252,20 +234,18 @@ function takeLinesOrCut(lines: readonly string[], budget: number, fromEnd: boole
   const r = takeLinesOf(lines, budget, fromEnd, notBefore);
   const whole = { text: r.taken.join("\n"), count: r.taken.length, chars: r.chars };
   if (r.taken.length > 0 || r.over === undefined || (fromEnd && budget <= 20)) return whole;
-  const cut = fromEnd ? cutCharsFromEnd(r.over, budget - 2) : cutChars(r.over, Math.max(0, budget - 2));
+  const cut = cutChars(r.over, Math.max(0, budget - 2), fromEnd);
   return { text: fromEnd ? `…${cut}` : `${cut}…`, count: 1, chars: cut.length };
 }
-
-export type JsonPathStep = string | number;
 
 /** One step: `.name`, `[N]`, `["odd key"]`, or a bare name first. */
 const JSON_PATH_STEP = /\.([^.[\]]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|([^.[\]]+)/y;
 
 /** `$`, `$.a.b[0]`, `a.b[0]["odd key"]` → steps. Throws FetchSelectorError on bad syntax. */
-export function parseJsonPath(p: string): JsonPathStep[] {
+export function parseJsonPath(p: string): Array<string | number> {
   if (p.length > 500) throw new FetchSelectorError("json path too long");
   const s = p.trim().replace(/^\$/, "");
-  const steps: JsonPathStep[] = [];
+  const steps: Array<string | number> = [];
   for (let i = 0; i < s.length; i = JSON_PATH_STEP.lastIndex) {
     JSON_PATH_STEP.lastIndex = i;
     const m = JSON_PATH_STEP.exec(s);
@@ -278,7 +258,7 @@ export function parseJsonPath(p: string): JsonPathStep[] {
   return steps;
 }
 
-function getJsonPath(doc: unknown, steps: readonly JsonPathStep[]): unknown {
+function getJsonPath(doc: unknown, steps: ReadonlyArray<string | number>): unknown {
   let cur: unknown = doc;
   for (const step of steps) {
     // an index only into an array, a name only into an object that has it as its own key

@@ -6,11 +6,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { makeDirsSync } from "../../infra/make-dirs.js";
 import { BudgetCache } from "../../infra/budget-cache.js";
 import { fileStores } from "../../infra/process-services.js";
 import { tempPathFor } from "../../infra/atomic-file.js";
-import { errorCode, isDirectory } from "../../infra/fs-ops.js";
+import { errorCode, isDirectory, makeDirsSync, tryOr } from "../../infra/fs-ops.js";
 import { redactSecrets } from "../text/redact.js";
 import { lineCount } from "../messages/tool-outcome.js";
 import { sessionDirName } from "../../infra/session-dir.js";
@@ -36,16 +35,6 @@ export interface ArtifactMeta {
   redactions: number;
   meta: { tool?: string; sessionKey?: string; toolCallId?: string };
 }
-
-export type StashReceipt = Pick<ArtifactMeta, "bytes" | "createdAt" | "kind" | "meta"> & {
-  schema: typeof STASH_SCHEMA;
-  handle: string;
-  sha256: string;
-  /** false when the same content was already stored */
-  created: boolean;
-};
-
-export type StashInput = { text: string; kind?: string } & ArtifactMeta["meta"];
 
 export class ArtifactNotFoundError extends Error {
   override readonly name = "ArtifactNotFoundError";
@@ -87,11 +76,7 @@ function writeFileReplacing(file: string, data: string): void {
   try {
     renameSync(tmp, file);
   } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing left to clean
-    }
+    tryOr(() => unlinkSync(tmp), undefined); // nothing left to clean
     throw e;
   }
 }
@@ -113,7 +98,7 @@ const META_FIELDS = { tool: 200, sessionKey: 500, toolCallId: 200 } as const;
  * Redacts, hashes and stores `text`; idempotent for the same content. Throws on I/O failure.
  * `stored`: the redacted text (previews are cut from it, never from the raw input).
  */
-export function stashArtifact(stateDir: string, input: StashInput) {
+export function stashArtifact(stateDir: string, input: { text: string; kind?: string } & ArtifactMeta["meta"]) {
   const stored = redactSecrets(input.text);
   const hex = sha256Of(stored);
   const blob = blobPath(stateDir, hex);
@@ -133,7 +118,8 @@ export function stashArtifact(stateDir: string, input: StashInput) {
   }
   if (input.sessionKey) logRef(refsPath(stateDir, input.sessionKey), hex, created);
   const { bytes, createdAt, kind } = meta;
-  const receipt: StashReceipt = { schema: STASH_SCHEMA, handle: formatHandle(hex), sha256: hex, bytes, createdAt, kind, meta: meta.meta, created };
+  // created: false when the same content was already stored
+  const receipt = { schema: STASH_SCHEMA, handle: formatHandle(hex), sha256: hex, bytes, createdAt, kind, meta: meta.meta, created };
   return { receipt, stored, meta };
 }
 
@@ -191,12 +177,8 @@ export const refsCache = (): BudgetCache<string, Set<string>> =>
 function referencedBy(refs: string): Set<string> {
   let known = refsCache().get(refs);
   if (known) return known;
-  known = new Set();
-  try {
-    for (const l of refLines(readRegularFileSync(refs))) known.add(l.hex);
-  } catch {
-    // no log yet
-  }
+  // "": no log yet
+  known = new Set(refLines(tryOr(() => readRegularFileSync(refs), "")).map((l) => l.hex));
   refsCache().set(refs, known);
   return known;
 }
@@ -209,12 +191,8 @@ export function refLines(text: string): Array<{ at: number; hex: string }> {
 }
 
 function readMetaFile(file: string): ArtifactMeta | null {
-  try {
-    const m = JSON.parse(readRegularFileSync(file)) as ArtifactMeta;
-    return m && m.schema === META_SCHEMA && typeof m.sha256 === "string" ? m : null;
-  } catch {
-    return null;
-  }
+  const m = tryOr(() => JSON.parse(readRegularFileSync(file)) as ArtifactMeta | null, null);
+  return m && m.schema === META_SCHEMA && typeof m.sha256 === "string" ? m : null;
 }
 
 /** The stored payload of `handle`, verified against its digest. Throws ArtifactHandleError / NotFound / Corrupt. */
@@ -265,12 +243,7 @@ export function dropFromRefs(stateDir: string, hexes: ReadonlySet<string>): void
   const names = isDirectory(refsDir(stateDir)) ? readdirSync(refsDir(stateDir)) : [];
   for (const name of names.filter((n) => n.endsWith(".log"))) {
     const file = path.join(refsDir(stateDir), name);
-    let lines: string[];
-    try {
-      lines = readRegularFileSync(file).split("\n").filter((l) => l !== "");
-    } catch {
-      continue;
-    }
+    const lines = tryOr(() => readRegularFileSync(file), "").split("\n").filter((l) => l !== "");
     const keep = lines.filter((l) => !hexes.has(l.slice(-64)));
     if (keep.length !== lines.length) writeFileReplacing(file, keep.map((l) => `${l}\n`).join(""));
   }

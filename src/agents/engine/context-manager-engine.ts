@@ -22,7 +22,7 @@ import { type RenderedCompactionSummary, renderCompactionSummary } from "../inje
 import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
-import { nextSlice } from "../../infra/slice-gate.js";
+import { nextSlice } from "../../infra/process-services.js";
 import { decideSearchJoin, type SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
@@ -252,7 +252,7 @@ export class ContextManagerEngine implements EngineCore {
   /** The last `count` messages of `history`, captured in slices: a turn's redaction holds up no other chat. */
   async captureInSlices(history: readonly AgentMessage[], count: number): Promise<void> {
     await this.withState("context handler", async (state) => {
-      // every slice takes its turn (infra/slice-gate.ts), the first too: concurrent commits interleave
+      // every slice takes its turn (infra/process-services.ts), the first too: concurrent commits interleave
       await nextSlice();
       await this.idle();
       let since = performance.now();

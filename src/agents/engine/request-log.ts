@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import type { BlockTag, CostBlock, CostRequest } from "../prompt-cost/prefix-cache.js";
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE, TRIM_CUSTOM_TYPE, customTypeOf } from "../messages/custom-types.js";
 import { STASHED_MARKER } from "../artifacts/preview.js";
-import { AGED_ARG_MARKER } from "../artifacts/aged-call-args.js";
+import { AGED_ARG_MARKER } from "../artifacts/offload.js";
 import { estimateReuse, type ReuseEstimate, type ReuseRules } from "../prompt-cost/reuse.js";
 
 // each request's number in its key's AgedHistory: a breakdown subtracts what aged since the measured reply

@@ -9,7 +9,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type ContextReading, estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
 import type { AgingGate } from "../artifacts/aged-offload.js";
 import { messageKey } from "../messages/message-key.js";
-import { livedTime } from "../../infra/lived-clock.js";
+import { livedTime } from "../../infra/process-services.js";
 import { agingAgeUnder, cacheRulesFor, type HostModel } from "../cache/cache-rules.js";
 import { gaugeStep, withAnchoredGauge } from "../cache/gauge-anchors.js";
 import { agingGate, coldForTrim, type ColdReason, coldReason, coldTrimAbove, trimPays } from "../cache/swap-policy.js";

@@ -21,7 +21,7 @@ import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
-import { livedTime } from "../../infra/lived-clock.js";
+import { livedTime } from "../../infra/process-services.js";
 import { takeToolsChanged } from "../engine/session.js";
 import { sessionAt } from "../engine/cache-budget.js";
 import { type CapturedSession, SessionCapture, sessionForView, setContextManagerRuntime } from "./context-manager-session.js";

@@ -4,8 +4,7 @@
  */
 import path from "node:path";
 import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-file.js";
-import { makeDirs } from "../../infra/make-dirs.js";
-import { errorCode, type FsOps } from "../../infra/fs-ops.js";
+import { errorCode, type FsOps, makeDirs } from "../../infra/fs-ops.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/regular-file.js";
 import { STATE_FILE_NAMES } from "../checkpoint/schema.js";
 export { STATE_FILE_NAMES } from "../checkpoint/schema.js";
