@@ -11,7 +11,7 @@ import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveConte
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
+import { loadPiContextManagerConfig } from "./context-manager-session.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { registerContextCommand, restoreDue } from "./context-manager-command.js";
 import { createContextNoteTool } from "../state/note-tool.js";
