@@ -22,6 +22,7 @@ import { canonicalSessionKey, hostSessionKey } from "../infra/session-dir.js";
 import { processServices } from "../infra/process-services.js";
 import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
 import { type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";
+import { CONVERSATION, markOf } from "./session-file.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
 export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
@@ -78,8 +79,7 @@ export function fallbackSummary(count: number): string {
 
 function anonymousSession(messages: readonly AgentMessage[]): ProviderSession {
   const first = messages.find((m) => m.role === "user") ?? messages[0];
-  const stamp = `${String(first?.role)}@${String((first as { timestamp?: unknown } | undefined)?.timestamp)}`;
-  const id = createHash("sha256").update(stamp).digest("hex").slice(0, 16);
+  const id = createHash("sha256").update(markOf(first)).digest("hex").slice(0, 16);
   return { sessionKey: `${PROVIDER_KEY_PREFIX}${id}`, sessionId: `compaction-${id}` };
 }
 
@@ -149,7 +149,6 @@ type Hint = ProviderSession & { at: number; stamps: Set<string> | null };
 
 const HINT_TTL_MS = 10 * 60_000;
 const MAX_HINTS = 64;
-const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
 
 // the compaction hints not used yet, the oldest first (at most MAX_HINTS)
 declare module "../infra/process-services.js" {
@@ -161,8 +160,7 @@ const hints = (): Hint[] => (processServices().providerHints ??= []);
 /** role@timestamp of a conversation message; null for anything else. */
 function stampOf(m: unknown): string | null {
   const x = m as { role?: unknown; timestamp?: unknown } | null;
-  if (!x || typeof x !== "object" || !CONVERSATION.has(String(x.role)) || x.timestamp === undefined) return null;
-  return `${String(x.role)}@${String(x.timestamp)}`;
+  return x && typeof x === "object" && CONVERSATION.has(String(x.role)) && x.timestamp !== undefined ? markOf(x) : null;
 }
 
 /** The `before_compaction` hook's event and context (auto-compaction: messages and sessionFile; others: sessionId). */

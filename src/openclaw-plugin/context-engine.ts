@@ -21,7 +21,6 @@ import type {
   CommitTurnParams,
   CompactParams,
   CompactResult,
-  ContextEngineInfo,
   ContextEngineShape,
 } from "./engine-types.js";
 
@@ -39,7 +38,7 @@ function assembleModelOf(params: AssembleParams): HostModel {
 }
 
 export class ContextManagerContextEngine implements ContextEngineShape {
-  readonly info: ContextEngineInfo = {
+  readonly info: ContextEngineShape["info"] = {
     id: CONTEXT_ENGINE_ID,
     name: "Context manager (gauge, checkpoints, restore)",
     ownsCompaction: false, // true in "checkpoint" mode (constructor)
@@ -117,11 +116,10 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     if (!this.opts.config.enabled) return;
     try {
       const slot = await this.slotFor(params.sessionId, params.sessionKey, params.tokenBudget);
-      slot.learnWindow(params.runtimeContext);
       // the live prompt of a heartbeat run carries no provenance yet: the flag says it
       const seen = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, params.prePromptMessageCount) : params.messages;
       const from = Math.max(0, Math.min(params.prePromptMessageCount ?? 0, seen.length));
-      await slot.finishTurn(params.sessionId, seen, seen.slice(from), this.cwdOf(params));
+      await slot.finishTurn(params, seen, seen.slice(from), this.cwdOf(params));
       this.fresh.delete(slot);
     } catch (e) {
       warnFailure(this.opts.logger, "afterTurn", e);
@@ -137,13 +135,12 @@ export class ContextManagerContextEngine implements ContextEngineShape {
         this.fresh.delete(slot);
         return { status: "duplicate" };
       }
-      slot.learnWindow(params.runtimeContext);
       const turn = params.isHeartbeat === true ? markHeartbeatTurn(params.messages, 0) : params.messages;
       addCommitted(slot.data, params.advancementKey);
       // without this turn's assemble (a restart, another instance) the gauge continues from disk
       const history = slot.lastIsHistory ? slot.lastMessages : this.assembled.get(params.sessionId);
       this.assembled.delete(params.sessionId);
-      await slot.finishTurn(params.sessionId, history ? withTurn(history, turn) : [...turn], turn, this.cwdOf(params), history !== undefined);
+      await slot.finishTurn(params, history ? withTurn(history, turn) : [...turn], turn, this.cwdOf(params), history !== undefined);
       this.fresh.delete(slot);
     } catch (e) {
       // a throw would keep the turn queued and degrade the next turns to "legacy": logged instead

@@ -15,6 +15,7 @@ import { nodeFsOps } from "../infra/fs-ops.js";
 import { compactionOutcomeSince, isCheckpointCompactionDetails } from "../agents/engine/compaction.js";
 import { canonicalSessionKey, stateSessionDir } from "../infra/session-dir.js";
 import type { CompactParams, CompactResult, DelegateCompaction } from "./engine-types.js";
+import { markOf } from "./session-file.js";
 import { DEFAULT_WINDOW, keepSlot, type SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 
 /** Share of the window the kept messages may take (pi's keepRecentTokens is 20k of 200k). */
@@ -27,11 +28,6 @@ const VIEW_FILE_MAX_BYTES = 1024 * 1024;
 const idOf = (stateDir: string, sessionKey: string) => `${path.resolve(stateDir)}\u0000${sessionKey}`;
 
 const fileOf = (stateDir: string, sessionKey: string) => path.join(stateSessionDir(stateDir, sessionKey), "own-compaction.json");
-
-function markOf(m: AgentMessage | undefined): string {
-  const x = m as { role?: unknown; timestamp?: unknown } | undefined;
-  return `${String(x?.role)}@${String(x?.timestamp)}`;
-}
 
 export async function ownCompactionView(stateDir: string, sessionKey: string, sessionId: string): Promise<OwnCompactionView | null> {
   const mem = sessionRegistry().peek(idOf(stateDir, sessionKey))?.lasting.ownCompaction;
