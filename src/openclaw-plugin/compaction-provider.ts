@@ -13,7 +13,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { readLatestCheckpoint } from "../agents/checkpoint/files.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engine/compaction.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
@@ -21,7 +20,7 @@ import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inj
 import { canonicalSessionKey, hostSessionKey } from "../infra/session-dir.js";
 import { processServices } from "../infra/process-services.js";
 import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
-import { type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";
+import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
 import { CONVERSATION, markOf } from "./session-file.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
@@ -83,20 +82,18 @@ function anonymousSession(messages: readonly AgentMessage[]): ProviderSession {
   return { sessionKey: `${PROVIDER_KEY_PREFIX}${id}`, sessionId: `compaction-${id}` };
 }
 
-/** The checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime, if any. */
-async function sameCompactionCheckpoint(stateDir: string, key: string, sessionId: string): Promise<Checkpoint | null> {
-  const outcome = compactionOutcomeSince(stateDir, key, sessionId, Date.now() - SAME_COMPACTION_MS);
-  if (!outcome?.checkpointId || outcome.summarized) return null;
-  const cp = await readLatestCheckpoint({ stateDir }, key);
-  return cp?.meta.checkpoint_id === outcome.checkpointId ? cp : null;
-}
-
 async function render(opts: SlotOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
   const known = identifySession(messages);
   const { sessionId, sessionKey } = known ?? anonymousSession(messages);
-  const slot = await sharedSessionSlot(opts, sessionId, sessionKey);
+  // the process's slot of the session, made when missing (the engine's when it has one)
+  let slot = heldSlot(opts, sessionId, sessionKey);
+  if (slot) await slot.reload();
+  else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
   const stored = canonicalSessionKey(slot.sessionKey);
-  const earlier = known ? await sameCompactionCheckpoint(opts.stateDir, stored, sessionId) : null;
+  // the checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime
+  const outcome = known ? compactionOutcomeSince(opts.stateDir, stored, sessionId, Date.now() - SAME_COMPACTION_MS) : null;
+  const latest = outcome?.checkpointId && !outcome.summarized ? await readLatestCheckpoint(opts, stored) : null;
+  const earlier = latest && latest.meta.checkpoint_id === outcome?.checkpointId ? latest : null;
   // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it); the span's
   // archive starts on the turn after `summarize` returned, off the reply path
   const archiveAfter = replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));

@@ -69,14 +69,6 @@ export function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot
   sessionRegistry().reweigh(id);
 }
 
-/** The process's slot of a session, made when missing (the compaction provider shares the engine's). */
-export async function sharedSessionSlot(opts: SlotOptions, sessionId: string, sessionKey: string): Promise<SessionSlot> {
-  let slot = heldSlot(opts, sessionId, sessionKey);
-  if (slot) await slot.reload();
-  else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
-  return slot;
-}
-
 export class SessionSlot {
   /** The history the last assemble saw plus the turns committed since (compact() gets no messages). */
   lastMessages: AgentMessage[] = [];
