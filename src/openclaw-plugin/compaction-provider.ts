@@ -91,7 +91,7 @@ async function render(opts: SlotOptions, params: SummarizeParams, messages: Agen
   else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
   const stored = canonicalSessionKey(slot.sessionKey);
   // the checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime
-  const outcome = known ? compactionOutcomeSince(opts.stateDir, stored, sessionId, Date.now() - SAME_COMPACTION_MS) : null;
+  const outcome = known && compactionOutcomeSince(opts.stateDir, stored, sessionId, Date.now() - SAME_COMPACTION_MS);
   const latest = outcome?.checkpointId && !outcome.summarized ? await readLatestCheckpoint(opts, stored) : null;
   const earlier = latest && latest.meta.checkpoint_id === outcome?.checkpointId ? latest : null;
   // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it); the span's

@@ -13,7 +13,7 @@ import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/ses
 import { debugLog } from "../../infra/debug-log.js";
 import { loadPiContextManagerConfig } from "./context-manager-session.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { registerContextCommand, restoreDue } from "./context-manager-command.js";
+import { registerContextCommand, restoreDue } from "./context-manager-session.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
