@@ -123,16 +123,13 @@ export function createCompactionProvider(opts: SlotOptions): CompactionProviderS
       // nothing to summarize: "" leaves it to OpenClaw (which does not call a provider for that)
       if (raw.length === 0) return "";
       const messages = raw.filter(isMessage);
-      let text = "";
       let reply!: () => void;
       const replied = new Promise<void>((resolve) => (reply = resolve));
-      try {
-        text = await render(opts, params, messages, replied);
-      } catch (e) {
+      const text = await render(opts, params, messages, replied).catch((e: unknown) => {
         warnFailure(opts.logger, "compaction provider", e);
-      } finally {
-        reply();
-      }
+        return "";
+      });
+      reply();
       if (signal?.aborted) throw abortReason(signal);
       return text.trim() ? text : fallbackSummary(raw.length);
     },

@@ -32,10 +32,9 @@ export interface AfterTurnParams extends SessionParams {
 }
 
 /** OpenClaw 2026.9's commitTurn: the accepted turn, from its admitted user entry to its terminal entry. */
-export interface CommitTurnParams extends Omit<SessionParams, "tokenBudget"> {
+export interface CommitTurnParams
+  extends Omit<AfterTurnParams, "tokenBudget" | "sessionFile" | "prePromptMessageCount"> {
   advancementKey: string;
-  messages: AgentMessage[];
-  isHeartbeat?: boolean;
 }
 
 export interface CompactParams extends SessionParams {

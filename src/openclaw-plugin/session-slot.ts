@@ -131,11 +131,7 @@ export class SessionSlot {
   }
 
   async persist(): Promise<void> {
-    try {
-      await this.file.write(this.data);
-    } catch (e) {
-      warnFailure(this.opts.logger, "session file", e);
-    }
+    await this.file.write(this.data).catch((e: unknown) => warnFailure(this.opts.logger, "session file", e));
   }
 
   // the compaction checkpoint of `messages`, by default the history seen last, all archived (no cut point reaches

@@ -317,12 +317,8 @@ export function registerContextCommand(pi: ExtensionAPI, deps: ContextCommandDep
   pi.registerCommand("context", {
     description: "Context manager: gauge, latest checkpoint, and the restore block it would inject",
     handler: async (_args, ctx) => {
-      let text: string;
-      try {
-        text = await contextReport(ctx, deps);
-      } catch (e) {
-        text = `[context-manager] /context failed: ${(e as Error).message}`;
-      }
+      const failed = (e: unknown) => `[context-manager] /context failed: ${(e as Error).message}`;
+      const text = await contextReport(ctx, deps).catch(failed);
       pi.sendMessage({ customType: REPORT_CUSTOM_TYPE, content: text, display: true });
     },
   });
