@@ -55,9 +55,8 @@ export function summaryBudget(configured: number, compressionRatio: unknown, mes
 function approxChars(m: AgentMessage): number {
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") return c.length;
-  if (!Array.isArray(c)) return 0;
   let n = 0;
-  for (const p of c) {
+  for (const p of Array.isArray(c) ? c : []) {
     const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
     if (typeof x?.text === "string") n += x.text.length;
     else if (typeof x?.thinking === "string") n += x.thinking.length;

@@ -169,10 +169,8 @@ export class ContextManagerContextEngine implements ContextEngineShape {
     return { status: "committed" };
   }
 
-  /**
-   * "checkpoint" mode compacts the last history itself; otherwise (or without a whole history or a
-   * checkpoint) the compaction checkpoint, then the runtime's compaction with our fallback.
-   */
+  // "checkpoint" mode compacts the last history itself; otherwise (or without a whole history or a
+  // checkpoint) the compaction checkpoint, then the runtime's compaction with our fallback
   async compact(params: CompactParams): Promise<CompactResult> {
     // no parameters to act on: the host's runtime gets the call as it would without us
     if (!this.opts.config.enabled || typeof params !== "object" || params === null) return this.opts.delegateCompaction(params);
@@ -230,8 +228,6 @@ function hostEstimate(messages: unknown): number {
     return 0;
   }
 }
-
-// 2026.9's fenced turns: assemble gets the history and the prompt apart, commitTurn the turn alone
 
 /** The history before the turn, then the turn, without what the history already holds of it. */
 function withTurn(before: readonly AgentMessage[], turn: readonly AgentMessage[]): AgentMessage[] {

@@ -162,12 +162,14 @@ export class SessionSlot {
    * is the turn alone), 80% checkpoint, flush, the turn's archive; the restore owed ends; weighed and persisted.
    */
   async finishTurn(at: TurnOf, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
-    const { sessionId } = at;
     // OpenClaw 2026.9 passes the model's window in runtimeContext: the gauge's denominator
     const w = Number(at.runtimeContext?.modelContextWindow);
-    if (Number.isSafeInteger(w) && w > 0) this.engine.setContextWindow((this.data.window = w));
+    if (Number.isSafeInteger(w) && w > 0) {
+      this.data.window = w;
+      this.engine.setContextWindow(w);
+    }
     // a turn alone says nothing of a summary at the history's start: the next assemble looks
-    const compacted = whole ? await this.afterRuntimeCompaction(sessionId, history, cwd) : false;
+    const compacted = whole ? await this.afterRuntimeCompaction(at.sessionId, history, cwd) : false;
     await this.engine.captureInSlices(history, turn.length);
     this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
     this.lastMessages = whole ? history : [...turn];
@@ -177,7 +179,7 @@ export class SessionSlot {
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
-    await this.owe(compacted ? sessionId : null);
+    await this.owe(compacted ? at.sessionId : null);
     sessionRegistry().reweigh(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // grew (or holds just the turn)
     await this.persist();
   }

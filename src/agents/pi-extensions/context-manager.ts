@@ -76,12 +76,10 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       if (!captured) return null;
       const { sessionManager, cwd, contextWindow } = captured;
       const fallback = opts.standalone ? () => standaloneRuntimeOf(cwd) : undefined;
-      try {
-        return await sessionForView({ sessionManager, cwd, contextWindow: () => contextWindow }, fallback);
-      } catch (e) {
+      return sessionForView({ sessionManager, cwd, contextWindow: () => contextWindow }, fallback).catch((e) => {
         debugLog("engine", e);
         return null;
-      }
+      });
     };
     const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
     /** the Session and the captured ctx of an event; null without either */
