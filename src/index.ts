@@ -10,4 +10,4 @@ export {
   type ContextManagerExtensionOptions,
   standaloneRuntime,
 } from "./agents/pi-extensions/context-manager.js";
-export { loadPiContextManagerConfig, PiSettingsError } from "./agents/pi-extensions/context-manager-pi-settings.js";
+export { loadPiContextManagerConfig, PiSettingsError } from "./agents/pi-extensions/context-manager-session.js";

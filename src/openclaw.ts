@@ -4,8 +4,8 @@
  */
 export { buildContextManagerExtensionFactories, defaultStateDir } from "./agents/pi-extensions/context-manager.js";
 export { agentAndChannelOf } from "./agents/engine/runtime.js";
-export { compactWithCheckpoint, type CompactionSeam, writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager-compaction-hook.js";
-export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager-compaction-hook.js";
+export { compactWithCheckpoint, type CompactionSeam, writeCompactionCheckpoint } from "./agents/pi-extensions/context-manager.js";
+export { writeServerCompactionCheckpoint, type ServerCompactionParams } from "./agents/pi-extensions/context-manager.js";
 export { onCompactionCompleted, onSessionStarted, type Enqueue } from "./openclaw-core/restore-seams.js";
 export { readCheckpointForInjection, type RestoreBlock, type RestoreKind, type RestoreParams } from "./agents/engine/restore-block.js";
 export {

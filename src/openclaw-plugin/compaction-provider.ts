@@ -13,7 +13,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Checkpoint } from "../agents/checkpoint/schema.js";
 import { readLatestCheckpoint } from "../agents/checkpoint/files.js";
 import { compactionOutcomeSince, markCompactionSummarized } from "../agents/engine/compaction.js";
 import { renderCompactionSummary } from "../agents/inject/compaction-summary.js";
@@ -21,7 +20,8 @@ import { COMPACTION_SUMMARY_END, COMPACTION_SUMMARY_HEADER } from "../agents/inj
 import { canonicalSessionKey, hostSessionKey } from "../infra/session-dir.js";
 import { processServices } from "../infra/process-services.js";
 import type { CompactionProviderShape, SummarizeParams } from "./engine-types.js";
-import { type SlotOptions, sharedSessionSlot, warnFailure } from "./session-slot.js";
+import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "./session-slot.js";
+import { CONVERSATION, markOf } from "./session-file.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
 export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
@@ -55,9 +55,8 @@ export function summaryBudget(configured: number, compressionRatio: unknown, mes
 function approxChars(m: AgentMessage): number {
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") return c.length;
-  if (!Array.isArray(c)) return 0;
   let n = 0;
-  for (const p of c) {
+  for (const p of Array.isArray(c) ? c : []) {
     const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
     if (typeof x?.text === "string") n += x.text.length;
     else if (typeof x?.thinking === "string") n += x.thinking.length;
@@ -78,25 +77,22 @@ export function fallbackSummary(count: number): string {
 
 function anonymousSession(messages: readonly AgentMessage[]): ProviderSession {
   const first = messages.find((m) => m.role === "user") ?? messages[0];
-  const stamp = `${String(first?.role)}@${String((first as { timestamp?: unknown } | undefined)?.timestamp)}`;
-  const id = createHash("sha256").update(stamp).digest("hex").slice(0, 16);
+  const id = createHash("sha256").update(markOf(first)).digest("hex").slice(0, 16);
   return { sessionKey: `${PROVIDER_KEY_PREFIX}${id}`, sessionId: `compaction-${id}` };
-}
-
-/** The checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime, if any. */
-async function sameCompactionCheckpoint(stateDir: string, key: string, sessionId: string): Promise<Checkpoint | null> {
-  const outcome = compactionOutcomeSince(stateDir, key, sessionId, Date.now() - SAME_COMPACTION_MS);
-  if (!outcome?.checkpointId || outcome.summarized) return null;
-  const cp = await readLatestCheckpoint({ stateDir }, key);
-  return cp?.meta.checkpoint_id === outcome.checkpointId ? cp : null;
 }
 
 async function render(opts: SlotOptions, params: SummarizeParams, messages: AgentMessage[], replied: Promise<unknown>): Promise<string> {
   const known = identifySession(messages);
   const { sessionId, sessionKey } = known ?? anonymousSession(messages);
-  const slot = await sharedSessionSlot(opts, sessionId, sessionKey);
+  // the process's slot of the session, made when missing (the engine's when it has one)
+  let slot = heldSlot(opts, sessionId, sessionKey);
+  if (slot) await slot.reload();
+  else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
   const stored = canonicalSessionKey(slot.sessionKey);
-  const earlier = known ? await sameCompactionCheckpoint(opts.stateDir, stored, sessionId) : null;
+  // the checkpoint the engine's compact() wrote for this compaction just before delegating to the runtime
+  const outcome = known && compactionOutcomeSince(opts.stateDir, stored, sessionId, Date.now() - SAME_COMPACTION_MS);
+  const latest = outcome?.checkpointId && !outcome.summarized ? await readLatestCheckpoint(opts, stored) : null;
+  const earlier = latest && latest.meta.checkpoint_id === outcome?.checkpointId ? latest : null;
   // on disk before OpenClaw gets the summary (`openclaw sessions compact` exits right after it); the span's
   // archive starts on the turn after `summarize` returned, off the reply path
   const archiveAfter = replied.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
@@ -126,16 +122,13 @@ export function createCompactionProvider(opts: SlotOptions): CompactionProviderS
       // nothing to summarize: "" leaves it to OpenClaw (which does not call a provider for that)
       if (raw.length === 0) return "";
       const messages = raw.filter(isMessage);
-      let text = "";
       let reply!: () => void;
       const replied = new Promise<void>((resolve) => (reply = resolve));
-      try {
-        text = await render(opts, params, messages, replied);
-      } catch (e) {
+      const text = await render(opts, params, messages, replied).catch((e: unknown) => {
         warnFailure(opts.logger, "compaction provider", e);
-      } finally {
-        reply();
-      }
+        return "";
+      });
+      reply();
       if (signal?.aborted) throw abortReason(signal);
       return text.trim() ? text : fallbackSummary(raw.length);
     },
@@ -149,7 +142,6 @@ type Hint = ProviderSession & { at: number; stamps: Set<string> | null };
 
 const HINT_TTL_MS = 10 * 60_000;
 const MAX_HINTS = 64;
-const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
 
 // the compaction hints not used yet, the oldest first (at most MAX_HINTS)
 declare module "../infra/process-services.js" {
@@ -161,8 +153,7 @@ const hints = (): Hint[] => (processServices().providerHints ??= []);
 /** role@timestamp of a conversation message; null for anything else. */
 function stampOf(m: unknown): string | null {
   const x = m as { role?: unknown; timestamp?: unknown } | null;
-  if (!x || typeof x !== "object" || !CONVERSATION.has(String(x.role)) || x.timestamp === undefined) return null;
-  return `${String(x.role)}@${String(x.timestamp)}`;
+  return x && typeof x === "object" && CONVERSATION.has(String(x.role)) && x.timestamp !== undefined ? markOf(x) : null;
 }
 
 /** The `before_compaction` hook's event and context (auto-compaction: messages and sessionFile; others: sessionId). */

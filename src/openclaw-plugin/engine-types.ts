@@ -4,17 +4,6 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 
-export interface ContextEngineInfo {
-  id: string;
-  name: string;
-  ownsCompaction?: boolean;
-  /** 2026.9 runs a durable turn through the engine only with both and commitTurn (else "legacy") */
-  transcriptSemantics?: {
-    currentTurnFence: "before-current-turn-entry-v1";
-    turnAdvancementIdempotency: "atomic-idempotent-v1";
-  };
-}
-
 /** What every session call gets (assemble's runtimeContext: `promptCache.retention`, "long": 1 hour). */
 interface SessionParams {
   sessionId: string;
@@ -43,10 +32,9 @@ export interface AfterTurnParams extends SessionParams {
 }
 
 /** OpenClaw 2026.9's commitTurn: the accepted turn, from its admitted user entry to its terminal entry. */
-export interface CommitTurnParams extends Omit<SessionParams, "tokenBudget"> {
+export interface CommitTurnParams
+  extends Omit<AfterTurnParams, "tokenBudget" | "sessionFile" | "prePromptMessageCount"> {
   advancementKey: string;
-  messages: AgentMessage[];
-  isHeartbeat?: boolean;
 }
 
 export interface CompactParams extends SessionParams {
@@ -73,7 +61,16 @@ export interface CompactResult {
 export type DelegateCompaction = (params: CompactParams) => Promise<CompactResult>;
 
 export interface ContextEngineShape {
-  readonly info: ContextEngineInfo;
+  readonly info: {
+    id: string;
+    name: string;
+    ownsCompaction?: boolean;
+    /** 2026.9 runs a durable turn through the engine only with both and commitTurn (else "legacy") */
+    transcriptSemantics?: {
+      currentTurnFence: "before-current-turn-entry-v1";
+      turnAdvancementIdempotency: "atomic-idempotent-v1";
+    };
+  };
   ingest(params: unknown): Promise<{ ingested: boolean }>;
   assemble(params: AssembleParams): Promise<AssembleResult>;
   afterTurn(params: AfterTurnParams): Promise<void>;

@@ -91,7 +91,13 @@ export function addCommitted(data: PluginSessionData, key: string): void {
 }
 
 // the runtime's own compactions (docs/openclaw-integration.md §6), seen by the summary a history starts with
-const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
+export const CONVERSATION = new Set(["user", "assistant", "toolResult"]);
+
+/** role@timestamp: a message's mark (a compaction view's cut, a compaction hint's stamps). */
+export function markOf(m: unknown): string {
+  const x = m as { role?: unknown; timestamp?: unknown } | undefined;
+  return `${String(x?.role)}@${String(x?.timestamp)}`;
+}
 /** how far into the prelude a summary is looked for (pi puts it first; OpenClaw keeps it there) */
 const PRELUDE_MAX = 8;
 

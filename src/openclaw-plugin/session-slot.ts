@@ -15,6 +15,7 @@ import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from 
 
 export const DEFAULT_WINDOW = 200_000;
 type SummarySpan = Pick<CompactionOptions, "span" | "archiveAfter">;
+type TurnOf = { sessionId: string; runtimeContext?: Record<string, unknown> };
 /** a slot's engine, state and bookkeeping */
 const SLOT_BASE_BYTES = 64 * 1024;
 /**
@@ -66,14 +67,6 @@ export function keepSlot(opts: SlotOptions, sessionId: string, slot: SessionSlot
   const id = `${opts.stateDir}\u0000${slot.engine.sessionKey}`;
   sessionOf(id).hostSlots.set(scopeOf(opts, sessionId), slot);
   sessionRegistry().reweigh(id);
-}
-
-/** The process's slot of a session, made when missing (the compaction provider shares the engine's). */
-export async function sharedSessionSlot(opts: SlotOptions, sessionId: string, sessionKey: string): Promise<SessionSlot> {
-  let slot = heldSlot(opts, sessionId, sessionKey);
-  if (slot) await slot.reload();
-  else keepSlot(opts, sessionId, (slot = await SessionSlot.open(opts, sessionId, sessionKey)));
-  return slot;
 }
 
 export class SessionSlot {
@@ -138,19 +131,7 @@ export class SessionSlot {
   }
 
   async persist(): Promise<void> {
-    try {
-      await this.file.write(this.data);
-    } catch (e) {
-      warnFailure(this.opts.logger, "session file", e);
-    }
-  }
-
-  /** The host's model window (OpenClaw 2026.9 passes it in runtimeContext): the gauge's denominator. */
-  learnWindow(runtimeContext: Record<string, unknown> | undefined): void {
-    const w = Number(runtimeContext?.modelContextWindow);
-    if (!Number.isSafeInteger(w) || w <= 0) return;
-    this.data.window = w;
-    this.engine.setContextWindow(w);
+    await this.file.write(this.data).catch((e: unknown) => warnFailure(this.opts.logger, "session file", e));
   }
 
   // the compaction checkpoint of `messages`, by default the history seen last, all archived (no cut point reaches
@@ -172,18 +153,23 @@ export class SessionSlot {
     }
     debugLog("openclaw plugin", `the runtime compacted ${JSON.stringify(this.sessionKey)} by itself: compaction checkpoint from the captured state and the ${this.lastMessages.length} messages seen last`);
     await this.beforeCompaction(this.lastTokens || this.data.tokens, cwd);
-    this.countCompaction([sessionId], false);
-    await this.persist();
+    await this.countCompaction([sessionId], false);
     return true;
   }
 
   /**
-   * Ends a turn: captures `history` (`turn` its new part; `whole` false: the history is the turn
-   * alone), 80% checkpoint, flush, the turn's archive; the restore owed to this turn ends; weighed and persisted.
+   * Ends a turn: learns the host's window, captures `history` (`turn` its new part; `whole` false: the history
+   * is the turn alone), 80% checkpoint, flush, the turn's archive; the restore owed ends; weighed and persisted.
    */
-  async finishTurn(sessionId: string, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
+  async finishTurn(at: TurnOf, history: AgentMessage[], turn: readonly AgentMessage[], cwd: string, whole = true): Promise<void> {
+    // OpenClaw 2026.9 passes the model's window in runtimeContext: the gauge's denominator
+    const w = Number(at.runtimeContext?.modelContextWindow);
+    if (Number.isSafeInteger(w) && w > 0) {
+      this.data.window = w;
+      this.engine.setContextWindow(w);
+    }
     // a turn alone says nothing of a summary at the history's start: the next assemble looks
-    const compacted = whole ? await this.afterRuntimeCompaction(sessionId, history, cwd) : false;
+    const compacted = whole ? await this.afterRuntimeCompaction(at.sessionId, history, cwd) : false;
     await this.engine.captureInSlices(history, turn.length);
     this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
     this.lastMessages = whole ? history : [...turn];
@@ -193,7 +179,7 @@ export class SessionSlot {
     await archiveMessages(this.engine, turn);
     if (!compacted) this.data.restoreFor = [];
     this.data.tokens = this.lastTokens;
-    await this.owe(compacted ? sessionId : null);
+    await this.owe(compacted ? at.sessionId : null);
     sessionRegistry().reweigh(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // grew (or holds just the turn)
     await this.persist();
   }
@@ -205,18 +191,18 @@ export class SessionSlot {
     return { tokens, contextWindow: window, percent: window > 0 ? (tokens / window) * 100 : 0 };
   }
 
-  /** One more compaction; `ours`: the summary the next history starts with is ours, not one to catch up on. */
-  private countCompaction(restoreFor: string[], ours: boolean): void {
+  /** One more compaction, persisted; `ours`: the summary the next history starts with is ours (no catch-up). */
+  private async countCompaction(restoreFor: string[], ours: boolean): Promise<void> {
     this.engine.afterCompaction();
     this.data.compactions = this.engine.compactions;
     if (ours) this.data.summaries.ownCompaction = true;
     this.data.restoreFor = restoreFor;
+    await this.persist();
   }
 
   /** compact() compacted: `restoreFor` null, its summary is our checkpoint (no block beside it); else restored. */
   async afterOwnCompaction(restoreFor: string[] | null): Promise<void> {
-    this.countCompaction(restoreFor ?? [], true);
-    await this.persist();
+    await this.countCompaction(restoreFor ?? [], true);
     await this.owe(restoreFor?.at(-1) ?? null);
   }
 

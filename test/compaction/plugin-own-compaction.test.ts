@@ -15,7 +15,7 @@ import { registerContextManagerPlugin } from "../../src/openclaw-plugin/index.js
 import type { CompactParams, CompactResult, ContextEngineShape, PluginApiShape } from "../../src/openclaw-plugin/engine-types.js";
 import { COMPACTION_SUMMARY_HEADER } from "../../src/agents/inject/markers.js";
 import { estimateContextTokens } from "../../src/agents/gauge/context-gauge.js";
-import { chooseCut } from "../../src/openclaw-plugin/own-compaction.js";
+import { chooseCut } from "../../src/openclaw-plugin/context-engine.js";
 import { readCheckpointsOnDisk } from "../helpers/checkpoints.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 

@@ -19,7 +19,7 @@ import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/previous-session.js";
 import { NotAFileError } from "../../src/infra/regular-file.js";
 import { nodeFsOps } from "../../src/infra/fs-ops.js";
-import { ownCompactionView } from "../../src/openclaw-plugin/own-compaction.js";
+import { ownCompactionView } from "../../src/openclaw-plugin/context-engine.js";
 import { PluginSessionFile, SESSION_FILE, freshSessionData } from "../../src/openclaw-plugin/session-file.js";
 import { stateSessionDir } from "../../src/infra/session-dir.js";
 import { makeEngine, removeDirs, tempDir } from "./helpers.js";

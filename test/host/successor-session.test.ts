@@ -10,8 +10,8 @@ import { SessionManager, type SessionBeforeCompactEvent } from "@mariozechner/pi
 import { describe, expect, it } from "vitest";
 import { onCompactionCompleted } from "../../src/openclaw-core/restore-seams.js";
 import { buildContextManagerExtensionFactories } from "../../src/agents/pi-extensions/context-manager.js";
-import { writeCompactionCheckpoint } from "../../src/agents/pi-extensions/context-manager-compaction-hook.js";
-import { writeServerCompactionCheckpoint } from "../../src/agents/pi-extensions/context-manager-compaction-hook.js";
+import { writeCompactionCheckpoint } from "../../src/agents/pi-extensions/context-manager.js";
+import { writeServerCompactionCheckpoint } from "../../src/agents/pi-extensions/context-manager.js";
 
 const KEY = "agent:main:telegram:direct:7";
 

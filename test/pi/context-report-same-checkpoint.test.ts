@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkpointSessionDir } from "../../src/infra/session-dir.js";
 import { serializeCheckpoint } from "../../src/agents/checkpoint/yaml.js";
 import { writeCheckpoint } from "../../src/agents/checkpoint/writer.js";
-import { contextReport } from "../../src/agents/pi-extensions/context-manager-command.js";
+import { contextReport } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { makeCheckpoint, makeDraft } from "../checkpoint/helpers.js";
 import { makeEngine, rmDir, tempDir } from "../hardening/helpers.js";
 

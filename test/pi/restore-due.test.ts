@@ -4,7 +4,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEntry } from "@mariozechner/pi-coding-agent";
 import { GAUGE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
 import { REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../../src/agents/messages/custom-types.js";
-import { restoreDue } from "../../src/agents/pi-extensions/context-manager-command.js";
+import { restoreDue } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { withoutSuperseded } from "../../src/agents/engine/request.js";
 
 let n = 0;

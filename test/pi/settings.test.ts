@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadPiContextManagerConfig, PiSettingsError } from "../../src/agents/pi-extensions/context-manager-pi-settings.js";
+import { loadPiContextManagerConfig, PiSettingsError } from "../../src/agents/pi-extensions/context-manager-session.js";
 import { run } from "../cli/run.js";
 import { CONTEXT_MANAGER_TS, FAUX_GAUGE_PROVIDER, makePiHome, PI, type PiHome } from "./pi-env.js";
 import { CHILD_TIMEOUT_MS } from "../helpers/timeouts.js";

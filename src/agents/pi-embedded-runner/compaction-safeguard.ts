@@ -16,7 +16,7 @@ import {
   type SessionEntry,
 } from "@mariozechner/pi-coding-agent";
 import { safeGist } from "../text/safe-gist.js";
-import { compactWithCheckpoint } from "../pi-extensions/context-manager-compaction-hook.js";
+import { compactWithCheckpoint } from "../pi-extensions/context-manager.js";
 
 export interface CompactionSafeguardOptions {
   /** where summarization errors go (never thrown into pi) */

@@ -5,17 +5,19 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import { buildSessionContext } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext, type SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
+import type { Checkpoint } from "../checkpoint/schema.js";
 import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { loadPiContextManagerConfig } from "./context-manager-pi-settings.js";
+import { loadPiContextManagerConfig } from "./context-manager-session.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { registerContextCommand, restoreDue } from "./context-manager-command.js";
+import { registerContextCommand, restoreDue } from "./context-manager-session.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
-import { startCheckpointCompaction } from "../engine/compaction.js";
+import { compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
+import { type CheckpointCompaction, compactionWithoutPreparation, type PiCompaction } from "../engine/compaction.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
@@ -24,8 +26,9 @@ import { estimateContextTokens } from "../gauge/context-gauge.js";
 import { livedTime } from "../../infra/process-services.js";
 import { takeToolsChanged } from "../engine/session.js";
 import { sessionAt } from "../engine/cache-budget.js";
-import { type CapturedSession, SessionCapture, sessionForView, setContextManagerRuntime } from "./context-manager-session.js";
-import { piModelOf, piRequestHost, safeUsage, standaloneRuntime } from "./context-manager-session.js";
+import { type CapturedSession, type LiveCtx, SessionCapture, sessionFor } from "./context-manager-session.js";
+import { piModelOf, piRequestHost, safeUsage, sessionForView } from "./context-manager-session.js";
+import { setContextManagerRuntime, standaloneRuntime } from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 export { type EngineSessionView, sessionFor, sessionForView, standaloneRuntime } from "./context-manager-session.js";
@@ -73,12 +76,10 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       if (!captured) return null;
       const { sessionManager, cwd, contextWindow } = captured;
       const fallback = opts.standalone ? () => standaloneRuntimeOf(cwd) : undefined;
-      try {
-        return await sessionForView({ sessionManager, cwd, contextWindow: () => contextWindow }, fallback);
-      } catch (e) {
+      return sessionForView({ sessionManager, cwd, contextWindow: () => contextWindow }, fallback).catch((e) => {
         debugLog("engine", e);
         return null;
-      }
+      });
     };
     const get = (ctx: ExtensionContext, event: string) => sessionOf(seen.from(ctx, event));
     /** the Session and the captured ctx of an event; null without either */
@@ -151,12 +152,8 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       on("session_before_compact", async (event, ctx) => {
         const got = await both(ctx, "session_before_compact");
         if (!got || got.session.engine.runtime.hostInjectsRestore) return undefined;
-        if (got.session.engine.runtime.config.compaction === "checkpoint") {
-          const compaction = (await startCheckpointCompaction(got.session, event, got.cwd))?.compaction;
-          return compaction ? { compaction } : undefined;
-        }
-        await got.session.beforeCompaction(event, { use: "checkpoint", cwd: got.cwd });
-        return undefined;
+        const { compaction } = await compactionSeam(got.session, event, got.cwd, performance.now());
+        return compaction ? { compaction } : undefined;
       });
 
       // The restore block rides on the prompt it belongs to: one per compaction and new session (restoreDue).
@@ -243,4 +240,78 @@ function runStartView(ctx: ExtensionContext, prompt: string, model: HostModel | 
   const usage = ctx.getContextUsage()?.tokens;
   const tokens = (typeof usage === "number" ? usage : estimateContextTokens(messages)) + promptTokens;
   return { messages, tokens, at: livedTime(Date.now()), ...(model ? { model } : {}) };
+}
+
+/** `use` on the run's Session for the core's compaction seams (spec §8.1); `none` when off or on any throw. */
+async function withSession<T>(ctx: LiveCtx, none: T, use: (s: ContextManagerEngine) => Promise<T>): Promise<T> {
+  try {
+    const session = await sessionFor(ctx);
+    return session ? await use(session) : none;
+  } catch {
+    return none;
+  }
+}
+
+export function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
+  return withSession(ctx, null, async (session) => {
+    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd })).checkpoint;
+  });
+}
+
+/** What the compaction seam hands the host's safeguard. */
+export interface CompactionSeam {
+  /** the compaction checkpoint just written, or null */
+  checkpoint: Checkpoint | null;
+  /** "checkpoint" mode: the compaction to return as is (no model call); null in "host" mode or without a checkpoint */
+  compaction: CheckpointCompaction | null;
+  /** "host" mode: how long the host's summary may take before `fallback()` replaces it; null when the manager is off */
+  deadlineMs: number | null;
+  /** the checkpoint compaction that takes the place of a failed or late host summary; null without a checkpoint */
+  fallback(): CheckpointCompaction | null;
+}
+
+const NO_SEAM: CompactionSeam = { checkpoint: null, compaction: null, deadlineMs: null, fallback: () => null };
+
+/** The checkpoint and the span's archive; then the compaction ("checkpoint") or a deadline and fallback ("host"). */
+export function compactWithCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<CompactionSeam> {
+  const startedAt = performance.now();
+  return withSession(ctx, NO_SEAM, (session) => compactionSeam(session, event, ctx.cwd, startedAt));
+}
+
+/** compactWithCheckpoint's seam; standalone pi returns its compaction, "host" mode lets pi summarize. */
+async function compactionSeam(session: ContextManagerEngine, event: PiCompaction, cwd: string, startedAt: number) {
+  const { compaction: mode, compactionDeadlineMs: deadlineMs } = session.engine.runtime.config;
+  if (mode === "checkpoint") {
+    // the compaction returns before its checkpoint is durable (engine/compaction.ts)
+    const started = await startCheckpointCompaction(session, event, cwd);
+    const compaction = started?.compaction ?? null;
+    if (started && compaction) return { checkpoint: started.checkpoint, compaction, deadlineMs, fallback: () => compaction };
+    // no checkpoint or an empty render: the host's summary runs, as in "host" mode after it
+    return { checkpoint: started ? await started.durable : null, compaction: null, deadlineMs, fallback: () => null };
+  }
+  const { checkpoint } = await session.beforeCompaction(event, { use: "checkpoint", cwd });
+  const fallback = () => (checkpoint ? compactionFromCheckpoint(session, checkpoint, event, startedAt) : null);
+  return { checkpoint, compaction: null, deadlineMs, fallback };
+}
+
+export interface ServerCompactionParams {
+  sessionManager: ExtensionContext["sessionManager"];
+  /** the run's working directory (core: effectiveCwd) */
+  cwd: string;
+  /** input tokens the endpoint compacted (core: the compacted usage's input_tokens) */
+  tokensBefore: number;
+}
+
+/**
+ * The checkpoint of OpenClaw's server-side compaction (`/responses/compact`), which emits no
+ * `session_before_compact`: core calls this once it committed (a finished run: no split turn).
+ */
+export function writeServerCompactionCheckpoint(params: ServerCompactionParams): Promise<Checkpoint | null> {
+  const ctx = { sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined };
+  return withSession(ctx, null, async (session) => {
+    const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
+    const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
+    // no span reaches this route: nothing is archived
+    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: params.cwd, span: null })).checkpoint;
+  });
 }
