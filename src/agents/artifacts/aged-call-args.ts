@@ -2,8 +2,7 @@
  * Aged tool-call arguments (docs/artifacts.md#aged-tool-call-arguments): a succeeded call's long
  * strings (31–35% of the long transcripts' text) become one marker line each; the swap: aged-offload.ts.
  */
-import { cutHead } from "../text/cut.js";
-import { safeGist } from "../text/safe-gist.js";
+import { cutHead, safeGist } from "../text/gist.js";
 import { fmt } from "./select.js";
 
 /** A string argument shorter than this stays in place (a path, a flag, a short command). */

@@ -5,15 +5,13 @@
 import os from "node:os";
 import path from "node:path";
 import type { ToolFailure } from "../checkpoint/schema.js";
-import { cutHead, cutTail } from "../text/cut.js";
+import { asText, cutHead, cutTail, safeGist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
-import { asText } from "../text/gist.js";
 import { contentText, prop, toolPathArg } from "../messages/read.js";
 import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
 import { removedPaths } from "../messages/shell-removals.js";
 import { changedText, declaredNames } from "./declared-names.js";
 import type { CapturedState } from "./captured-state.js";
-import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./message-rules.js";
 
 export interface ToolResultEventLike {
