@@ -25,8 +25,14 @@ export type WriteCheckpointResult =
   | { written: true; id: string; path: string; checkpoint: Checkpoint; pruned: string[]; warnings: string[] }
   | { written: false; reason: "dedup"; latest: Checkpoint; warnings?: string[] };
 
-/** What a writer knows of the latest checkpoint; `checkpoint` when it wrote or read it. */
-type LatestKnown = { id: string; sessionId: string | null; inputTokens: number; checkpoint: Checkpoint | null };
+interface LatestKnown {
+  id: string;
+  sessionId: string | null;
+  inputTokens: number;
+  /** the checkpoint itself when this writer wrote or read it */
+  checkpoint: Checkpoint | null;
+}
+
 /** `top`: the highest checkpoint number seen in the directory */
 type Known = { top: number; latest: LatestKnown | null };
 
@@ -131,10 +137,7 @@ export class CheckpointWriter {
     return base;
   }
 
-  /**
-   * Highest id and latest checkpoint, read once: the pointer's when it is current (no YAML parse),
-   * else the recovering read's.
-   */
+  /** Highest id and latest, read once: the pointer's when it is current (no YAML parse), else the recovering read's. */
   private async knownNow(warnings: string[]): Promise<Known> {
     if (!this.dirReady) {
       await ensurePrivateDir(this.dir, this.fs);
