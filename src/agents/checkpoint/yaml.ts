@@ -52,18 +52,15 @@ export function yamlNodeEstimate(text: string, stopAt = Number.POSITIVE_INFINITY
   let nodes = 0;
   let quoted = false;
   let blockIndent = -1;
-  let i = 0;
   const n = text.length;
-  while (i < n && nodes <= stopAt) {
-    let end = text.indexOf("\n", i);
+  for (let i = 0, end = 0; i < n && nodes <= stopAt; i = end + 1) {
+    end = text.indexOf("\n", i);
     if (end < 0) end = n;
     let j = i;
     while (j < end && text.charCodeAt(j) === SPACE) j++;
     const blank = text.slice(j, end).trim() === "";
-    if (!quoted && blockIndent >= 0 && (blank || j - i > blockIndent)) {
-      i = end + 1; // block scalar content: one scalar, counted with its header
-      continue;
-    }
+    // block scalar content: one scalar, counted with its header
+    if (!quoted && blockIndent >= 0 && (blank || j - i > blockIndent)) continue;
     if (!quoted) blockIndent = -1;
     nodes++;
     // a block scalar header is a short line: only those are kept for the test below
@@ -85,7 +82,6 @@ export function yamlNodeEstimate(text: string, stopAt = Number.POSITIVE_INFINITY
       if (keep) outside += ch;
     }
     if (keep && !quoted && BLOCK_HEADER.test(outside.trimEnd())) blockIndent = j - i;
-    i = end + 1;
   }
   return nodes;
 }

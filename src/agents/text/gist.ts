@@ -146,8 +146,7 @@ export function boundedJson(value: unknown, maxChars: number): string {
   };
   const walk = (v: unknown, depth: number): boolean => {
     if (typeof v === "string") return emit(JSON.stringify(redactSecrets(cutHead(v, maxChars))));
-    if (typeof v === "number" || typeof v === "boolean") return emit(String(v));
-    if (v === null || typeof v !== "object") return emit(v === null ? "null" : typeof v === "bigint" ? String(v) : "null");
+    if (v === null || typeof v !== "object") return emit(asText(v) || "null");
     if (depth >= JSON_MAX_DEPTH || seen.has(v)) return emit("…");
     seen.add(v);
     try {
