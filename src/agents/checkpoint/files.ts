@@ -60,12 +60,7 @@ export function unreadable(file: string, err: unknown): CheckpointError {
 
 /** One checkpoint file, validated, named as its id, of `expectedSessionKey` when given; else a CheckpointError. */
 export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
-  let text: string;
-  try {
-    text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
-  } catch (err) {
-    throw unreadable(file, err);
-  }
+  const text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES).catch((e) => Promise.reject(unreadable(file, e)));
   const cp = parseCheckpoint(text, file);
   assertNamedAs(file, cp.meta.checkpoint_id);
   if (expectedSessionKey !== undefined && cp.meta.session_key !== wellFormed(expectedSessionKey)) {
@@ -173,12 +168,9 @@ export async function readPointerInDir(
   fs: FsOps,
   problems?: string[],
 ): Promise<LatestPointer | null> {
-  let data: unknown;
-  try {
-    data = JSON.parse(await readTextCapped(fs, path.join(dir, POINTER_FILE), MAX_POINTER_BYTES));
-  } catch {
-    return null; // missing, unreadable or not JSON: recovery scans the directory instead
-  }
+  const pointerFile = path.join(dir, POINTER_FILE);
+  // missing, unreadable or not JSON: recovery scans the directory instead
+  const data: unknown = await readTextCapped(fs, pointerFile, MAX_POINTER_BYTES).then(JSON.parse).catch(() => null);
   if (typeof data !== "object" || data === null) return null;
   const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes, summary } = data as Record<string, unknown>;
   if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) {
@@ -207,11 +199,8 @@ export async function readPointerInDir(
 /** The pointer names the highest file `topId` at the size it recorded: its fields stand for that file. */
 export async function pointerIsCurrent(p: LatestPointer, topId: string | undefined, fs: FsOps): Promise<boolean> {
   if (p.bytes === undefined || p.checkpoint_id !== topId) return false;
-  try {
-    return (await fs.stat(p.path)).size === p.bytes;
-  } catch {
-    return false; // changed or gone: the caller reads the checkpoints
-  }
+  // changed or gone: the caller reads the checkpoints
+  return fs.stat(p.path).then((st) => st.size === p.bytes, () => false);
 }
 
 /** Atomic but not fsync'd: readers look for newer files anyway (a power loss leaves it a step behind). */
