@@ -17,9 +17,8 @@ import { previewParts } from "../../src/agents/artifacts/preview.js";
 import { changeGist, commandFamily } from "../../src/agents/messages/tool-outcome.js";
 import { collectToolFailures } from "../../src/agents/pi-embedded-runner/compaction-safeguard.js";
 import { declaredNames } from "../../src/agents/state/declared-names.js";
-import { boundedJson } from "../../src/agents/text/bounded-json.js";
+import { boundedJson, safeGist } from "../../src/agents/text/gist.js";
 import { redactSecrets } from "../../src/agents/text/redact.js";
-import { safeGist } from "../../src/agents/text/safe-gist.js";
 
 const j = (...p: string[]): string => p.join("");
 /** Fakes assembled at runtime (no literal in the repo looks like a key). */

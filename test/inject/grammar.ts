@@ -27,7 +27,7 @@ const SKELETONS: RegExp[] = [
   // issue 25: an earlier request with the agent's own outcome of that turn
   /^- Q → agent: Q$/,
   /^Earlier requests \(newest first\):$/,
-  // bare paths only from [A-Za-z0-9._-/@+~%=] (path-fold.ts BARE_PATH) plus brace folds; quoted otherwise
+  // bare paths only from [A-Za-z0-9._-/@+~%=] (section-model.ts BARE_PATH) plus brace folds; quoted otherwise
   /^Files changed \(\d+(?:, root [A-Za-z0-9._\-/@+~%=]+\/)?\): (?:[A-Za-z0-9._\-/@+~%={}, ]|Q)+$/,
   /^Main changes \(most important first\):$/,
   /^- (?:[A-Za-z0-9._\-/@+~%=]+|Q): (?:\d+ writes?|\d+ edits?|named in \d+ requests?|last (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2})(?:, (?:\d+ edits?|named in \d+ requests?|last (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}))*(?:; defines Q)?(?:: Q)?$/,

@@ -7,10 +7,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cutHead } from "../../src/agents/text/cut.js";
-import { gist } from "../../src/agents/text/gist.js";
+import { cutHead, gist, safeGist } from "../../src/agents/text/gist.js";
 import { redactSecrets } from "../../src/agents/text/redact.js";
-import { safeGist } from "../../src/agents/text/safe-gist.js";
 import { visibleText } from "../../src/agents/text/visible.js";
 import { toSingleLine } from "../../src/agents/inject/quote.js";
 import { readTranscriptJson, transcriptFiles } from "../helpers/transcripts.js";

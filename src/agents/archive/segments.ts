@@ -6,7 +6,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { boundedJson } from "../text/bounded-json.js";
+import { boundedJson } from "../text/gist.js";
 import { assistantText, contentText, prop, stripHostSystemLines, toolCallsOf, toolPathArg } from "../messages/read.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "../inject/markers.js";
 import { userOrigin } from "../messages/host-provenance.js";

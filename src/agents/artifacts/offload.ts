@@ -8,8 +8,7 @@ import { sniffContentType, stashArtifact } from "./store.js";
 import { FETCH_TOOL_NAME, replacementText, STASHED_MARKER } from "./preview.js";
 import { RECALL_TOOLS } from "../messages/custom-types.js";
 import { lineCount } from "../messages/tool-outcome.js";
-import { cutHead } from "../text/cut.js";
-import { safeGist } from "../text/safe-gist.js";
+import { cutHead, safeGist } from "../text/gist.js";
 import { fmt } from "./select.js";
 
 export interface OffloadSettings {

@@ -9,7 +9,7 @@ import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type BreakdownItem, type 
 import type { CallSizes, ReplyTable } from "./call-sizes.js";
 import { agedKey, messageKey } from "../messages/message-key.js";
 import { HANDLE_IN_TEXT_RE } from "../artifacts/handle.js";
-import { safeGist } from "../text/safe-gist.js";
+import { safeGist } from "../text/gist.js";
 import { type CallBlock, toolCallChars } from "../messages/argument-chars.js";
 import { GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE, REPORT_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { IMAGE_CHARS, MESSAGE_FRAMING_CHARS, tokensOfChars } from "../text/token-estimate.js";

@@ -1,7 +1,7 @@
 /** A breakdown as text (gauge phrase, bar, table); no SDK import: the CLI renders recorded ones. */
 import { BREAKDOWN_CATEGORIES, type BreakdownCategory, type ContextBreakdown } from "../checkpoint/schema.js";
 import { formatTokenCount } from "../gauge/gauge-line.js";
-import { safeGist } from "../text/safe-gist.js";
+import { safeGist } from "../text/gist.js";
 
 /** Each category's label, and its letter in the bar. */
 const CATEGORIES: Record<BreakdownCategory, readonly [label: string, bar: string]> = {

@@ -13,7 +13,7 @@ import { wellFormed } from "../text/visible.js";
 import { CheckpointError } from "./errors.js";
 import { checkpointFileName, parseCheckpointFileName, parseCheckpointId } from "./ids.js";
 import { isOutOfRangeCheckpointFileName } from "./ids.js";
-import { type Checkpoint, CHECKPOINT_SUMMARY, type CheckpointSummary } from "./schema.js";
+import { type Checkpoint, CHECKPOINT_SUMMARY, type CheckpointSummary, SUMMARY_COUNTS } from "./schema.js";
 import { readShape } from "./validate.js";
 import { assertParseableSize, MAX_CHECKPOINT_BYTES, parseCheckpoint } from "./yaml.js";
 
@@ -60,12 +60,7 @@ export function unreadable(file: string, err: unknown): CheckpointError {
 
 /** One checkpoint file, validated, named as its id, of `expectedSessionKey` when given; else a CheckpointError. */
 export async function readCheckpointFile(file: string, expectedSessionKey?: string, fs: FsOps = nodeFsOps): Promise<Checkpoint> {
-  let text: string;
-  try {
-    text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES);
-  } catch (err) {
-    throw unreadable(file, err);
-  }
+  const text = await readTextCapped(fs, file, MAX_CHECKPOINT_BYTES).catch((e) => Promise.reject(unreadable(file, e)));
   const cp = parseCheckpoint(text, file);
   assertNamedAs(file, cp.meta.checkpoint_id);
   if (expectedSessionKey !== undefined && cp.meta.session_key !== wellFormed(expectedSessionKey)) {
@@ -173,12 +168,9 @@ export async function readPointerInDir(
   fs: FsOps,
   problems?: string[],
 ): Promise<LatestPointer | null> {
-  let data: unknown;
-  try {
-    data = JSON.parse(await readTextCapped(fs, path.join(dir, POINTER_FILE), MAX_POINTER_BYTES));
-  } catch {
-    return null; // missing, unreadable or not JSON: recovery scans the directory instead
-  }
+  const pointerFile = path.join(dir, POINTER_FILE);
+  // missing, unreadable or not JSON: recovery scans the directory instead
+  const data: unknown = await readTextCapped(fs, pointerFile, MAX_POINTER_BYTES).then(JSON.parse).catch(() => null);
   if (typeof data !== "object" || data === null) return null;
   const { checkpoint_id, path: file, session_key, updated_at, session_id, input_tokens, bytes, summary } = data as Record<string, unknown>;
   if (typeof checkpoint_id !== "string" || parseCheckpointId(checkpoint_id) === null) {
@@ -207,11 +199,8 @@ export async function readPointerInDir(
 /** The pointer names the highest file `topId` at the size it recorded: its fields stand for that file. */
 export async function pointerIsCurrent(p: LatestPointer, topId: string | undefined, fs: FsOps): Promise<boolean> {
   if (p.bytes === undefined || p.checkpoint_id !== topId) return false;
-  try {
-    return (await fs.stat(p.path)).size === p.bytes;
-  } catch {
-    return false; // changed or gone: the caller reads the checkpoints
-  }
+  // changed or gone: the caller reads the checkpoints
+  return fs.stat(p.path).then((st) => st.size === p.bytes, () => false);
 }
 
 /** Atomic but not fsync'd: readers look for newer files anyway (a power loss leaves it a step behind). */
@@ -233,41 +222,18 @@ export async function writePointerInDir(dir: string, cp: Checkpoint, bytes: numb
 const TOPIC_CHARS = 200;
 
 export function summarizeCheckpoint(cp: Checkpoint): CheckpointSummary {
-  return {
-    checkpoint_id: cp.meta.checkpoint_id,
-    trigger: cp.meta.trigger,
-    created_at: cp.meta.created_at,
-    compaction_count: cp.meta.compaction_count,
-    token_usage: { ...cp.meta.token_usage },
-    counts: {
-      decisions: cp.decisions.length,
-      files_read: cp.resources.files_read.length,
-      files_modified: cp.resources.files_modified.length,
-      tools_used: cp.resources.tools_used.length,
-      errors: cp.thread.errors.length,
-      open_items: cp.open_items.length,
-      learnings: cp.learnings.length,
-    },
-    topic: cp.working.topic.slice(0, TOPIC_CHARS),
-    status: cp.working.status,
-  };
+  const { checkpoint_id, trigger, created_at, compaction_count, token_usage } = cp.meta;
+  const { decisions, open_items, learnings } = cp;
+  const lists = { decisions, ...cp.resources, errors: cp.thread.errors, open_items, learnings };
+  const counts = Object.fromEntries(SUMMARY_COUNTS.map((k) => [k, lists[k].length])) as CheckpointSummary["counts"];
+  const summary = { checkpoint_id, trigger, created_at, compaction_count, token_usage: { ...token_usage }, counts };
+  return { ...summary, topic: cp.working.topic.slice(0, TOPIC_CHARS), status: cp.working.status };
 }
 
 // --- The latest valid checkpoint of a directory, never throwing for a corrupt file: a valid file newer
 // than the pointer's (its writer died before moving it), the pointer's, its `meta.previous_checkpoint`
 // chain (a torn file often keeps its meta), the newest valid file.
 const MAX_CHAIN_STEPS = 64;
-
-/** A checkpoint of `expectedKey` (or, key unknown, of a key whose directory this is), else null. */
-async function readValid(file: string, dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
-  try {
-    const cp = await readCheckpointFile(file, expectedKey ?? undefined, fs);
-    if (expectedKey === null && sessionDirName(cp.meta.session_key) !== path.basename(dir)) return null;
-    return cp;
-  } catch {
-    return null;
-  }
-}
 
 /** `meta.previous_checkpoint` of a file that failed validation, if what is left of it says so. */
 async function previousHint(file: string, fs: FsOps): Promise<string | null> {
@@ -284,31 +250,25 @@ async function previousHint(file: string, fs: FsOps): Promise<string | null> {
 
 export async function readLatestInDir(dir: string, expectedKey: string | null, fs: FsOps): Promise<Checkpoint | null> {
   const newestFirst = (await listCheckpointFilesInDir(dir, fs)).reverse();
-  const tried = new Set<string>();
-  const attempt = async (id: string): Promise<Checkpoint | null> => {
-    if (tried.has(id)) return null;
-    tried.add(id);
-    return readValid(path.join(dir, checkpointFileName(id)), dir, expectedKey, fs);
-  };
-
   const pointer = await readPointerInDir(dir, expectedKey, fs);
-  if (pointer) {
-    const pointerN = parseCheckpointId(pointer.checkpoint_id) ?? 0;
-    for (const f of newestFirst) {
-      if (f.n <= pointerN) break;
-      const newer = await attempt(f.id);
-      if (newer) return newer;
-    }
-    let id: string | null = pointer.checkpoint_id;
+  const pointerN = pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : Number.POSITIVE_INFINITY;
+  const fileOf = (id: string): string => path.join(dir, checkpointFileName(id));
+  async function* candidates(): AsyncGenerator<string> {
+    for (const f of newestFirst) if (f.n > pointerN) yield f.id;
+    let id = pointer?.checkpoint_id ?? null;
     for (let step = 0; id && step <= MAX_CHAIN_STEPS; step++) {
-      const cp = await attempt(id);
-      if (cp) return cp;
-      id = await previousHint(path.join(dir, checkpointFileName(id)), fs);
+      yield id;
+      id = await previousHint(fileOf(id), fs);
     }
+    for (const f of newestFirst) yield f.id;
   }
-  for (const f of newestFirst) {
-    const cp = await attempt(f.id);
-    if (cp) return cp;
+  const tried = new Set<string>();
+  for await (const id of candidates()) {
+    if (tried.has(id)) continue;
+    tried.add(id);
+    // one of `expectedKey`, or (key unknown) of a key whose directory this is
+    const cp = await readCheckpointFile(fileOf(id), expectedKey ?? undefined, fs).catch(() => null);
+    if (cp && (expectedKey !== null || sessionDirName(cp.meta.session_key) === path.basename(dir))) return cp;
   }
   return null;
 }

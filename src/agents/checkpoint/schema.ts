@@ -238,7 +238,9 @@ export const RECOVERED = [
   f("files_modified_since_checkpoint", "strings", { absent: "empty" }),
 ] as const;
 
-const SUMMARY_COUNTS = ["decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings"] as const;
+export const SUMMARY_COUNTS = [
+  "decisions", "files_read", "files_modified", "tools_used", "errors", "open_items", "learnings",
+] as const;
 
 /** What `status` shows of a latest checkpoint: kept in the pointer (`_latest.json`) so `status` parses no YAML. */
 export const CHECKPOINT_SUMMARY = [

@@ -4,10 +4,10 @@
  * anything else by the YAML parser. Synchronous: 1,000 small synchronous reads cost a fraction of as
  * many thread-pool round trips.
  */
-import { closeSync, readSync } from "node:fs";
+import { closeSync } from "node:fs";
 import path from "node:path";
 import { nodeFsOps, readdirOrEmpty, type FsOps } from "../../infra/fs-ops.js";
-import { openRegularFileSync, readRegularFileSync } from "../../infra/regular-file.js";
+import { openRegularFileSync, readAtSync } from "../../infra/regular-file.js";
 import { checkpointSessionDir, checkpointsRoot, sessionDirName } from "../../infra/session-dir.js";
 import { assertNamedAs, type CheckpointStoreOptions, listCheckpointFilesInDir, readLatestInDir } from "./files.js";
 import { pointerIsCurrent, readPointerInDir, summarizeCheckpoint, type LatestPointer, unreadable } from "./files.js";
@@ -26,9 +26,8 @@ export interface CheckpointSessionEntry {
 
 export async function listCheckpointSessions(stateDir: string, fs: FsOps = nodeFsOps): Promise<CheckpointSessionEntry[]> {
   const root = checkpointsRoot(stateDir);
-  const names = await readdirOrEmpty(fs, root);
   const out: CheckpointSessionEntry[] = [];
-  for (const name of names.sort()) {
+  for (const name of (await readdirOrEmpty(fs, root)).sort()) {
     const dir = path.join(root, name);
     if (!(await fs.stat(dir).catch(() => null))?.isDirectory()) continue;
     out.push({ dir: name, path: dir, sessionKey: await sessionKeyOfDir(dir, fs) });
@@ -79,21 +78,20 @@ const HEAD_BYTES = 4096;
 const META_END = "\nworking:";
 
 function readHead(file: string): string {
-  let fd: number;
+  let opened: { fd: number; size: number };
   try {
-    fd = openRegularFileSync(file).fd;
+    opened = openRegularFileSync(file);
   } catch (err) {
     throw unreadable(file, err);
   }
   try {
-    const buf = Buffer.allocUnsafe(HEAD_BYTES);
-    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const head = buf.toString("utf8", 0, n);
-    if (head.includes(META_END) || n < HEAD_BYTES) return head;
+    const head = readAtSync(opened.fd, 0, HEAD_BYTES);
+    // a long meta block (long key or file name): the whole file
+    const text = head.includes(META_END) || head.length < HEAD_BYTES ? head : readAtSync(opened.fd, 0, opened.size);
+    return text.toString("utf8");
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
-  return readRegularFileSync(file); // a long meta block (long key or file name)
 }
 
 const LINE_RE = /^( {0,4})([a-z_]+):(?: (.*))?$/;

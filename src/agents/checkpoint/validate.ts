@@ -79,11 +79,9 @@ function readField(parent: Obj, f: Field, path: string): unknown {
   switch (f.kind) {
     case "str":
     case "text":
-      return str(v, path, f.match);
     case "time":
-      return str(v, path, TIME);
     case "id":
-      return str(v, path, ID);
+      return str(v, path, f.kind === "time" ? TIME : f.kind === "id" ? ID : f.match);
     case "enum":
       return check(v, path, typeof v === "string" && f.values.includes(v), `one of ${f.values.join("|")}`);
     case "strings":

@@ -33,11 +33,8 @@ interface LatestKnown {
   checkpoint: Checkpoint | null;
 }
 
-interface Known {
-  /** highest checkpoint number seen in the directory */
-  top: number;
-  latest: LatestKnown | null;
-}
+/** `top`: the highest checkpoint number seen in the directory */
+type Known = { top: number; latest: LatestKnown | null };
 
 function withMeta(cp: Checkpoint | CheckpointDraft, id: string, previous: string | null): Checkpoint {
   return { ...cp, meta: { ...cp.meta, checkpoint_id: id, previous_checkpoint: previous } };
@@ -85,20 +82,36 @@ export async function writeCheckpoint(opts: CheckpointStoreOptions, draft: Check
 
 export class CheckpointWriter {
   readonly dir: string;
+  private readonly fs: FsOps;
   private dirReady = false;
   private known: Known | null = null;
   /** out-of-range names already reported by this writer (one log line each) */
   private readonly reported = new Set<string>();
+  /** the draft validated and normalized for disk, per draft */
+  private readonly bases = new WeakMap<CheckpointDraft, Checkpoint>();
+  /** warnings of a preview's directory read, not yet returned by a write */
+  private readonly previewWarnings: string[] = [];
 
   constructor(
     private readonly opts: CheckpointStoreOptions,
     readonly sessionKey: string,
   ) {
     this.dir = checkpointSessionDir(opts.stateDir, sessionKey);
+    this.fs = opts.fs ?? nodeFsOps;
   }
 
   write(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
     return this.forgetOnError(() => this.writeOnce(draft, dedup));
+  }
+
+  /** What `write(draft)` will publish, with the id it tries first (another process may push it higher). */
+  preview(draft: CheckpointDraft): Promise<Checkpoint> {
+    return this.forgetOnError(async () => {
+      const base = this.baseOf(draft);
+      // what reading the directory found is reported with the write that follows
+      const known = await this.knownNow(this.previewWarnings);
+      return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
+    });
   }
 
   /** Any failure forgets what this writer knew: the next call starts from the disk. */
@@ -112,63 +125,60 @@ export class CheckpointWriter {
     }
   }
 
-  /** What `write(draft)` will publish, with the id it tries first (another process may push it higher). */
-  preview(draft: CheckpointDraft): Promise<Checkpoint> {
-    return this.forgetOnError(async () => {
-      const base = this.baseOf(draft);
-      // what reading the directory found is reported with the write that follows
-      const known = await this.knownNow(this.opts.fs ?? nodeFsOps, this.previewWarnings);
-      return withMeta(base, formatCheckpointId(known.top + 1), known.latest?.id ?? null);
-    });
-  }
-
-  /** The draft validated and normalized for disk, checked to be this writer's key (memoized per draft). */
+  /** The draft validated and normalized for disk, checked to be this writer's key. */
   private baseOf(draft: CheckpointDraft): Checkpoint {
-    const memo = this.bases.get(draft);
-    if (memo) return memo;
-    const base = normalizeForDisk(validateCheckpoint(withMeta(draft, "cp_001", null), "draft"));
+    let base = this.bases.get(draft);
+    if (base) return base;
+    base = normalizeForDisk(validateCheckpoint(withMeta(draft, "cp_001", null), "draft"));
     if (base.meta.session_key !== wellFormed(this.sessionKey)) {
       throw new CheckpointError("draft", "meta.session_key", "belongs to another session key than this writer's");
     }
     this.bases.set(draft, base);
     return base;
   }
-  private readonly bases = new WeakMap<CheckpointDraft, Checkpoint>();
-  /** warnings of a preview's directory read, not yet returned by a write */
-  private readonly previewWarnings: string[] = [];
 
-  private async knownNow(fs: FsOps, warnings: string[]): Promise<Known> {
+  /** Highest id and latest, read once: the pointer's when it is current (no YAML parse), else the recovering read's. */
+  private async knownNow(warnings: string[]): Promise<Known> {
     if (!this.dirReady) {
-      await ensurePrivateDir(this.dir, fs);
+      await ensurePrivateDir(this.dir, this.fs);
       this.dirReady = true;
     }
-    return (this.known ??= await this.readKnown(fs, warnings));
+    if (this.known) return this.known;
+    const scan = await scanSessionDir(this.dir, this.fs);
+    this.reportOutOfRange(scan.outOfRange, warnings);
+    const pointer = await readPointerInDir(this.dir, this.sessionKey, this.fs, warnings);
+    const top = Math.max(scan.files.at(-1)?.n ?? 0, pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : 0);
+    if (pointer?.input_tokens !== undefined && (await pointerIsCurrent(pointer, scan.files.at(-1)?.id, this.fs))) {
+      const { checkpoint_id: id, session_id: sessionId = null, input_tokens: inputTokens } = pointer;
+      return (this.known = { top, latest: { id, sessionId, inputTokens, checkpoint: null } });
+    }
+    const cp = await readLatestInDir(this.dir, this.sessionKey, this.fs);
+    return (this.known = { top, latest: cp ? latestOf(cp) : null });
   }
 
   private async writeOnce(draft: CheckpointDraft, dedup?: AutoDedup): Promise<WriteCheckpointResult> {
-    const fs = this.opts.fs ?? nodeFsOps;
+    const { fs, dir } = this;
     const retention = retentionOf(this.opts);
     const delta = dedup?.delta ?? DEFAULT_DEDUP_DELTA;
     if (!Number.isFinite(delta) || delta < 0) throw new RangeError(`dedup delta must be a finite number >= 0, got ${delta}`);
     const base = this.baseOf(draft);
     const warnings: string[] = this.previewWarnings.splice(0);
-    const known = await this.knownNow(fs, warnings);
+    const { top: seenTop, latest } = await this.knownNow(warnings);
 
-    const latest = known.latest;
     // what the writer knows of the latest decides first; only a likely repeat reads it
     if (latest && repeats(draft, latest, delta) && !movedOn(dedup?.capturedTokens, latest.inputTokens, delta)) {
-      const cp = latest.checkpoint ?? (await readLatestInDir(this.dir, this.sessionKey, fs));
+      const cp = latest.checkpoint ?? (await readLatestInDir(dir, this.sessionKey, fs));
       if (cp && isDuplicateAutoCheckpoint(draft, cp, delta)) return { written: false, reason: "dedup", latest: cp, warnings };
     }
 
-    let n = known.top + 1;
+    let n = seenTop + 1;
     let previous = latest?.id ?? null;
     let recreatedDir = false;
     for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
       const id = formatCheckpointId(n);
       const checkpoint = withMeta(base, id, previous);
       const text = emitCheckpoint(checkpoint);
-      const file = path.join(this.dir, checkpointFileName(id));
+      const file = path.join(dir, checkpointFileName(id));
       let created: boolean;
       try {
         created = await createFileExclusive(file, text, { fs, syncDir: false });
@@ -176,15 +186,15 @@ export class CheckpointWriter {
         // the directory was removed under a writer that created it once: recreate it, once
         if (errorCode(err) !== "ENOENT" || recreatedDir) throw err;
         recreatedDir = true;
-        await ensurePrivateDir(this.dir, fs);
+        await ensurePrivateDir(dir, fs);
         continue;
       }
       const bytes = Buffer.byteLength(text, "utf8");
       // what follows the link needs no other: the fsync, the listing and the pointer side by side
       const [scan] = await Promise.all([
-        scanSessionDir(this.dir, fs),
-        created ? syncDir(this.dir, fs) : undefined,
-        created && writePointerInDir(this.dir, checkpoint, bytes, fs).catch(warnOn(warnings, "pointer not updated")),
+        scanSessionDir(dir, fs),
+        created ? syncDir(dir, fs) : undefined,
+        created && writePointerInDir(dir, checkpoint, bytes, fs).catch(warnOn(warnings, "pointer not updated")),
       ]);
       this.reportOutOfRange(scan.outOfRange, warnings);
       const top = scan.files.at(-1)?.n ?? 0;
@@ -199,8 +209,7 @@ export class CheckpointWriter {
         previous = formatCheckpointId(n - 1);
         continue;
       }
-      known.top = n;
-      known.latest = latestOf(checkpoint);
+      this.known = { top: n, latest: latestOf(checkpoint) };
       // the next reader in this process (a new session, a fresh engine) skips the parse
       memoizeCheckpoint(text, checkpoint, true);
       // retention and temp sweep, best effort: the listing holds the new file as its highest id; the newest
@@ -208,10 +217,10 @@ export class CheckpointWriter {
       const pruned: string[] = [];
       const old = scan.files.slice(0, Math.max(0, scan.files.length - retention));
       await deleteCheckpointFiles(old, fs, pruned).catch(warnOn(warnings, "retention failed"));
-      await sweepStaleTempFiles(this.dir, fs, scan.temps);
+      await sweepStaleTempFiles(dir, fs, scan.temps);
       return { written: true, id, path: file, checkpoint, pruned, warnings };
     }
-    throw new CheckpointError(this.dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
+    throw new CheckpointError(dir, undefined, `could not find a free checkpoint id after ${MAX_ID_ATTEMPTS} attempts`);
   }
 
   private reportOutOfRange(names: string[], warnings: string[]): void {
@@ -219,20 +228,5 @@ export class CheckpointWriter {
       this.reported.add(name);
       warnings.push(`ignoring ${name.slice(0, 40)}: checkpoint id out of range (corrupt)`);
     }
-  }
-
-  /** Highest id and latest checkpoint: the pointer's when current (no YAML parse), else the recovering read's. */
-  private async readKnown(fs: FsOps, warnings: string[]): Promise<Known> {
-    const scan = await scanSessionDir(this.dir, fs);
-    this.reportOutOfRange(scan.outOfRange, warnings);
-    const pointer = await readPointerInDir(this.dir, this.sessionKey, fs, warnings);
-    const fileTop = scan.files.at(-1)?.n ?? 0;
-    const pointerN = pointer ? (parseCheckpointId(pointer.checkpoint_id) ?? 0) : 0;
-    const top = Math.max(fileTop, pointerN);
-    if (pointer?.input_tokens !== undefined && (await pointerIsCurrent(pointer, scan.files.at(-1)?.id, fs))) {
-      return { top, latest: { id: pointer.checkpoint_id, sessionId: pointer.session_id ?? null, inputTokens: pointer.input_tokens, checkpoint: null } };
-    }
-    const cp = await readLatestInDir(this.dir, this.sessionKey, fs);
-    return { top, latest: cp ? latestOf(cp) : null };
   }
 }

@@ -52,18 +52,15 @@ export function yamlNodeEstimate(text: string, stopAt = Number.POSITIVE_INFINITY
   let nodes = 0;
   let quoted = false;
   let blockIndent = -1;
-  let i = 0;
   const n = text.length;
-  while (i < n && nodes <= stopAt) {
-    let end = text.indexOf("\n", i);
+  for (let i = 0, end = 0; i < n && nodes <= stopAt; i = end + 1) {
+    end = text.indexOf("\n", i);
     if (end < 0) end = n;
     let j = i;
     while (j < end && text.charCodeAt(j) === SPACE) j++;
     const blank = text.slice(j, end).trim() === "";
-    if (!quoted && blockIndent >= 0 && (blank || j - i > blockIndent)) {
-      i = end + 1; // block scalar content: one scalar, counted with its header
-      continue;
-    }
+    // block scalar content: one scalar, counted with its header
+    if (!quoted && blockIndent >= 0 && (blank || j - i > blockIndent)) continue;
     if (!quoted) blockIndent = -1;
     nodes++;
     // a block scalar header is a short line: only those are kept for the test below
@@ -85,7 +82,6 @@ export function yamlNodeEstimate(text: string, stopAt = Number.POSITIVE_INFINITY
       if (keep) outside += ch;
     }
     if (keep && !quoted && BLOCK_HEADER.test(outside.trimEnd())) blockIndent = j - i;
-    i = end + 1;
   }
   return nodes;
 }
@@ -113,7 +109,7 @@ const hex4 = (c: string) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().pad
 /** printable ASCII but `"` and `\\`: quoted as it is, by JSON and YAML alike */
 const PLAIN_QUOTABLE_RE = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
 
-/** Double-quoted scalar for an already well-formed string. */
+/** Double-quoted scalar for a well-formed string. */
 function quoted(s: string): string {
   // ids, paths, timestamps: no escape to find, so no three scans (a fifth of an emission)
   if (PLAIN_QUOTABLE_RE.test(s)) return `"${s}"`;
@@ -126,6 +122,11 @@ function quoted(s: string): string {
 /** printable ASCII, tab and LF: block-safe without the Unicode-mode scan of BLOCK_SAFE_RE */
 const ASCII_BLOCK_SAFE_RE = /^[\t\n\x20-\x7E]+$/;
 const isEdgeSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a;
+/** Text a `|-` block holds exactly: block-safe characters, no white space at its edges. */
+const blockable = (s: string): boolean =>
+  !isEdgeSpace(s.charCodeAt(0)) &&
+  !isEdgeSpace(s.charCodeAt(s.length - 1)) &&
+  (ASCII_BLOCK_SAFE_RE.test(s) || BLOCK_SAFE_RE.test(s));
 
 /** the indentations a checkpoint uses, made once */
 const PADS = Array.from({ length: 13 }, (_, i) => " ".repeat(i));
@@ -133,17 +134,16 @@ const pad = (n: number): string => PADS[n] ?? " ".repeat(n);
 
 type Obj = Record<string, unknown>;
 
-/** Free text after `prefix` ("key: " or "- ") at `indent`: a `|-` block (content at `indent + 2`) where exact. */
-function emitText(out: string[], indent: number, prefix: string, raw: string): void {
-  const s = wellFormed(raw);
-  const blockSafe = ASCII_BLOCK_SAFE_RE.test(s) || BLOCK_SAFE_RE.test(s);
-  if (!blockSafe || isEdgeSpace(s.charCodeAt(0)) || isEdgeSpace(s.charCodeAt(s.length - 1))) {
-    out.push(`${pad(indent)}${prefix}${quoted(s)}`);
-    return;
+/** A scalar after `prefix` ("key: " or "- ") at `indent`: free text (`text`) a `|-` block where exact. */
+function emitScalar(out: string[], indent: number, prefix: string, v: unknown, text: boolean): void {
+  const head = `${pad(indent)}${prefix}`;
+  if (typeof v !== "string") out.push(head + String(v));
+  else if (!text || !blockable(v)) out.push(head + quoted(v));
+  else {
+    out.push(`${head}|-`);
+    const p = pad(indent + 2);
+    for (const l of v.split("\n")) out.push(l === "" ? "" : p + l);
   }
-  out.push(`${pad(indent)}${prefix}|-`);
-  const p = pad(indent + 2);
-  for (const l of s.split("\n")) out.push(l === "" ? "" : p + l);
 }
 
 /** The fields of mapping `o` at `indent`, as the table lays them out; absent ones skipped. */
@@ -152,11 +152,8 @@ function emitFields(out: string[], indent: number, o: Obj, fields: readonly Fiel
   for (const f of fields) {
     const v = o[f.key];
     if (v === undefined) continue;
-    if (typeof v === "string" && f.kind === "text") emitText(out, indent, `${f.key}: `, v);
-    // identifiers, ids, paths, timestamps quoted; null, numbers and booleans plain (String(-0) is "0")
-    else if (v === null || typeof v !== "object") {
-      out.push(`${p}${f.key}: ${typeof v === "string" ? quoted(wellFormed(v)) : String(v)}`);
-    } else if (f.kind === "map") {
+    if (v === null || typeof v !== "object") emitScalar(out, indent, `${f.key}: `, v, f.kind === "text");
+    else if (f.kind === "map") {
       out.push(`${p}${f.key}:`);
       emitFields(out, indent + 2, v as Obj, f.fields);
     } else if (f.kind === "counts") {
@@ -167,8 +164,7 @@ function emitFields(out: string[], indent: number, o: Obj, fields: readonly Fiel
       const items = v as unknown[];
       out.push(`${p}${f.key}:${items.length === 0 ? " []" : ""}`);
       for (const item of items) {
-        if (f.kind === "texts") emitText(out, indent + 2, "- ", item as string);
-        else if (f.kind !== "maps") out.push(`${p}  - ${quoted(wellFormed(item as string))}`);
+        if (f.kind !== "maps") emitScalar(out, indent + 2, "- ", item, f.kind === "texts");
         else {
           // the item's fields go at indent + 4; the first one becomes the "- " line
           const start = out.length;
@@ -180,7 +176,7 @@ function emitFields(out: string[], indent: number, o: Obj, fields: readonly Fiel
   }
 }
 
-/** The YAML text of a checkpoint that has already been validated (see serializeCheckpoint). */
+/** The YAML text of a checkpoint normalized for disk (normalizeForDisk; see serializeCheckpoint). */
 export function emitCheckpoint(cp: Checkpoint): string {
   const out = [HEADER_COMMENT, "", `schema: ${quoted(cp.schema)}`, `schema_version: ${cp.schema_version}`];
   emitFields(out, 0, cp as unknown as Obj, CHECKPOINT_FIELDS);

@@ -23,7 +23,7 @@ import { appendKnowledge, followKnowledge, knowledgeFile, type KnowledgeHit } fr
 import { stripInjectedBlocks } from "../archive/segments.js";
 import { clampInt, SEARCH_LIMITS, type SearchParams } from "../archive/search-params.js";
 import { recallCapTokens, recallQueryOf, visibleText } from "../archive/recall-query.js";
-import { cutHead } from "../text/cut.js";
+import { cutHead } from "../text/gist.js";
 
 /** Where a session's archive and knowledge are (the host's key as given), and who logs their failures. */
 export type ArchiveLocation = Pick<ContextManagerRuntimeValue, "stateDir" | "sessionKey" | "config" | "logger" | "agentId">;

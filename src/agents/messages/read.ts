@@ -4,8 +4,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, UserMessage } from "@mariozechner/pi-ai";
-import { cutHead } from "../text/cut.js";
-import { asText } from "../text/gist.js";
+import { asText, cutHead } from "../text/gist.js";
 import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
 
 /** Never captured as conversation. */

@@ -3,7 +3,7 @@
  * scratch file must not be handed on as "changed". Parsed, never guessed: a step with any
  * expansion or redirection names nothing, and a `cd` before the removal ends the scan.
  */
-import { cutHead } from "../text/cut.js";
+import { cutHead } from "../text/gist.js";
 
 const REMOVERS: ReadonlySet<string> = new Set(["rm", "unlink"]);
 const DIRECTORY_CHANGERS: ReadonlySet<string> = new Set(["cd", "pushd", "popd"]);

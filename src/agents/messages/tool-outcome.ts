@@ -2,9 +2,8 @@
  * Pure rules on one tool call's arguments and output (Layer A). Tool output is program text, not
  * user text: matching error markers in it is not a heuristic on what users write.
  */
-import { cutHead } from "../text/cut.js";
+import { cutHead, gist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
-import { gist } from "../text/gist.js";
 import { prop } from "./read.js";
 
 /** Redact BEFORE cutting: a token the cut would split is no longer recognisable afterwards. */

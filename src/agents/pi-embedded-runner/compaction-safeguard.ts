@@ -15,7 +15,7 @@ import {
   generateSummary,
   type SessionEntry,
 } from "@mariozechner/pi-coding-agent";
-import { safeGist } from "../text/safe-gist.js";
+import { safeGist } from "../text/gist.js";
 import { compactWithCheckpoint } from "../pi-extensions/context-manager.js";
 
 export interface CompactionSafeguardOptions {

@@ -8,10 +8,9 @@ import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
 import { GIST, itemKey } from "./message-rules.js";
 import { normalizeToolPath } from "./tool-result-capture.js";
-import { safeGist } from "../text/safe-gist.js";
+import { gist, safeGist } from "../text/gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
 import { keepNewest } from "./lru.js";
-import { gist } from "../text/gist.js";
 import { type CaptureCaps, type ContextStateSnapshot, errorKey } from "./captured-state.js";
 
 export interface BuildCheckpointParams {

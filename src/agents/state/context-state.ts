@@ -8,7 +8,7 @@ import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
 import { ensurePrivateDir } from "../../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
-import { safeGist } from "../text/safe-gist.js";
+import { safeGist } from "../text/gist.js";
 import { GIST, itemKey } from "./message-rules.js";
 import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";

@@ -2,8 +2,7 @@
  * Names an edit or write declares (functions, classes, types; Markdown headings): they say what a
  * change was about where its first differing line often does not. Syntax only (spec finding #13).
  */
-import { cutHead } from "../text/cut.js";
-import { gist } from "../text/gist.js";
+import { cutHead, gist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
 import { prop } from "../messages/read.js";
 

@@ -4,12 +4,9 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { LastToolCall, WorkingStatus } from "../checkpoint/schema.js";
-import { cutTail } from "../text/cut.js";
+import { boundedJson, codePointLength, cutTail, gist, gistTail, safeGist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
-import { codePointLength, gist, gistTail } from "../text/gist.js";
 import { prop, toolCallsOf, toolPathArg } from "../messages/read.js";
-import { boundedJson } from "../text/bounded-json.js";
-import { safeGist } from "../text/safe-gist.js";
 import type { LastMessageInfo } from "./thread-data.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;

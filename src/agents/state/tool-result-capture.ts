@@ -5,15 +5,13 @@
 import os from "node:os";
 import path from "node:path";
 import type { ToolFailure } from "../checkpoint/schema.js";
-import { cutHead, cutTail } from "../text/cut.js";
+import { asText, cutHead, cutTail, safeGist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
-import { asText } from "../text/gist.js";
 import { contentText, prop, toolPathArg } from "../messages/read.js";
 import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
 import { removedPaths } from "../messages/shell-removals.js";
 import { changedText, declaredNames } from "./declared-names.js";
 import type { CapturedState } from "./captured-state.js";
-import { safeGist } from "../text/safe-gist.js";
 import { GIST } from "./message-rules.js";
 
 export interface ToolResultEventLike {
@@ -68,7 +66,7 @@ export function errorGist(text: string): string {
 /** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
 export function contentHeadTail(content: unknown, each = 4000): string {
   const all = contentText(content, 400_000);
-  // cut between tokens (text/cut.ts): a plain slice would keep the unrecognisable end of a
+  // cut between tokens (text/gist.ts): a plain slice would keep the unrecognisable end of a
   // token straddling the tail window's start, or the start of one straddling the head's end
   return all.length <= each * 2 ? all : `${cutHead(all, each)}\n${cutTail(all, each)}`;
 }

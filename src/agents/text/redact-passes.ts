@@ -52,9 +52,8 @@ const redactPrivateKeys: Replacer = (text) => {
 // Runs stop at "/" (never into the next URL); one slash too: path.resolve turns `https://` into `https:/`.
 const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/?)([^\s/?#@:]*):([^\s/?#@]+)@/g;
 
-const redactUrlCredentials = pass(":/", URL_CREDENTIALS, (all, scheme: string, user: string, pwd: string) =>
-  isMarker(pwd) ? all : `${scheme}${user}:${marker("url_password")}@`,
-);
+const urlPassword = (all: string, scheme: string, user: string, pwd: string): string =>
+  isMarker(pwd) ? all : `${scheme}${user}:${marker("url_password")}@`;
 
 // --- Authorization headers and bare Bearer tokens -----------------------------
 const AUTH_HEADER =
@@ -77,9 +76,8 @@ const redactAuthHeaders = pass(
     return `${head}${scheme ? scheme + gap : ""}${marker(cls)}`;
   },
 );
-const redactBareBearers = pass(/bearer/i, BARE_BEARER, (all, head: string, token: string) =>
-  looksLikeToken(token) ? `${head}${marker("bearer")}` : all,
-);
+const bareBearer = (all: string, head: string, token: string): string =>
+  looksLikeToken(token) ? `${head}${marker("bearer")}` : all;
 
 // --- Provider key formats (prefix-anchored) ------------------------------------
 /** A prefix-anchored key format; `accept` checks the whole match (here, not as a regex tail, to stay linear). */
@@ -150,10 +148,6 @@ const SLACK_WEBHOOK = /(hooks\.slack\.com\/)(?:services|workflows|triggers)\/[A-
 const DISCORD_WEBHOOK = /(discord(?:app)?\.com\/api\/webhooks\/)[0-9]{5,}\/[A-Za-z0-9_-]{20,}/g;
 
 const webhookHost = (_all: string, host: string): string => `${host}${marker("slack_webhook")}`;
-const WEBHOOKS = [
-  pass("hooks.slack.com/", SLACK_WEBHOOK, webhookHost),
-  pass("/api/webhooks/", DISCORD_WEBHOOK, webhookHost),
-];
 
 // --- key = value secrets ----------------------------------------------------------
 // The key must END in a secret word (`GITHUB_TOKEN=…`, not `max_tokens: 4096`); the lookbehind
@@ -236,17 +230,9 @@ const SSHPASS_P = /(?<![\w./-])(sshpass(?![\w-])[^\n;|&]{0,200}?[ \t]-p[ \t]*)(?
 
 const password = (all: string, head: string, value: string, offset: number, whole: string): string =>
   isMarker(value.replace(/^["']/, "")) ? all : `${head}${marker("password")}${escapeTail(value, whole.charAt(offset + all.length))}`;
-const CLI_PASSWORDS = [
-  pass(/-(?:-|[a-z])/i, CLI_FLAG, password),
-  pass(/mysql|mariadb/, MYSQL_P, password),
-  pass("sshpass", SSHPASS_P, password),
-  pass("curl", CURL_USER, password),
-  pass("machine", NETRC, password),
-];
 
 // --- JWT -------------------------------------------------------------------------
 const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g;
-const redactJwts = pass("eyJ", JWT, () => marker("jwt"));
 
 // --- long hex and base64 runs: kept or redacted by context, digest format and entropy (docs/security.md) ---
 // one maximal run of the base64/base64url alphabet, classified in the callback
@@ -350,13 +336,18 @@ const redactLongRuns: Replacer = (text) =>
  */
 export const OWN_PASSES: readonly Replacer[] = [
   redactPrivateKeys,
-  redactUrlCredentials,
-  ...WEBHOOKS,
+  pass(":/", URL_CREDENTIALS, urlPassword),
+  pass("hooks.slack.com/", SLACK_WEBHOOK, webhookHost),
+  pass("/api/webhooks/", DISCORD_WEBHOOK, webhookHost),
   redactAuthHeaders,
-  redactBareBearers,
+  pass(/bearer/i, BARE_BEARER, bareBearer),
   ...PREFIX_RULES,
-  ...CLI_PASSWORDS,
+  pass(/-(?:-|[a-z])/i, CLI_FLAG, password),
+  pass(/mysql|mariadb/, MYSQL_P, password),
+  pass("sshpass", SSHPASS_P, password),
+  pass("curl", CURL_USER, password),
+  pass("machine", NETRC, password),
   redactKeyValues,
-  redactJwts,
+  key("jwt", "eyJ", JWT),
   redactLongRuns,
 ];

@@ -122,37 +122,28 @@ interface View {
   start: Int32Array;
 }
 
-/** One level of JSON escapes decoded; `from` maps the input's indices to the raw text's (null: the input is the raw text). */
+/** `JSON_ESCAPE` with its letter, or the 4 hex digits of `\uXXXX`, captured. */
+const JSON_ESCAPES = /\\(?:(["\\/bfnrt])|u([0-9a-fA-F]{4}))/g;
+
+/** One level of JSON escapes decoded (a lone backslash stays); `from`: input index -> raw index (null: raw). */
 function decodeLevel(text: string, from: Int32Array | null): View {
-  const parts: string[] = [];
   const start = new Int32Array(text.length + 1);
   let n = 0;
   let copyFrom = 0;
   const at = (k: number): number => (from === null ? k : from[k]!);
-  for (let bs = text.indexOf("\\"); bs >= 0; bs = text.indexOf("\\", bs)) {
-    const c = text.charAt(bs + 1);
-    let decoded: string | undefined = SIMPLE[c];
-    let width = 2;
-    if (decoded === undefined && c === "u" && HEX4.test(text.slice(bs + 2, bs + 6))) {
-      decoded = String.fromCharCode(parseInt(text.slice(bs + 2, bs + 6), 16));
-      width = 6;
-    }
-    if (decoded === undefined) {
-      bs += 1; // a lone backslash stays as it is
-      continue;
-    }
-    for (let k = copyFrom; k < bs; k++) start[n++] = at(k);
-    parts.push(text.slice(copyFrom, bs), decoded);
-    start[n++] = at(bs);
-    bs = copyFrom = bs + width;
-  }
-  for (let k = copyFrom; k < text.length; k++) start[n++] = at(k);
-  parts.push(text.slice(copyFrom));
+  const copyTo = (end: number): void => {
+    for (let k = copyFrom; k < end; k++) start[n++] = at(k);
+  };
+  const decoded = text.replace(JSON_ESCAPES, (esc: string, c: string, hex: string | undefined, offset: number) => {
+    copyTo(offset);
+    start[n++] = at(offset);
+    copyFrom = offset + esc.length;
+    return hex === undefined ? SIMPLE[c]! : String.fromCharCode(parseInt(hex, 16));
+  });
+  copyTo(text.length);
   start[n] = at(text.length);
-  return { text: parts.join(""), start: start.subarray(0, n + 1) };
+  return { text: decoded, start: start.subarray(0, n + 1) };
 }
-
-const HEX4 = /^[0-9a-fA-F]{4}$/;
 
 const MARKER_RE = /\[REDACTED:[a-z_]+\]/g;
 
@@ -165,9 +156,7 @@ function alignMarkers(view: string, redacted: string): Array<[number, number, st
   const spans: Array<[number, number, string]> = [];
   let i = 0;
   let j = 0;
-  MARKER_RE.lastIndex = 0;
-  const markers: Array<[number, string]> = [];
-  for (let m = MARKER_RE.exec(redacted); m; m = MARKER_RE.exec(redacted)) markers.push([m.index, m[0]]);
+  const markers = Array.from(redacted.matchAll(MARKER_RE), (m): [number, string] => [m.index, m[0]]);
   for (let k = 0; k < markers.length; k++) {
     const [at, mark] = markers[k]!;
     const lit = redacted.slice(j, at);

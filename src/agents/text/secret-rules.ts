@@ -12,55 +12,50 @@ interface RuleCreator {
   create(context: unknown, options: unknown): { file?: (source: unknown) => unknown };
 }
 
-/** What a text must contain for a rule to report in it (case-insensitive where the rule is). */
+/** What a text must contain for a rule to report in it: one of `cased`, or one of `lower` in the lower-cased text. */
 type Guard = (text: string, lower: () => string) => boolean;
 /** every guard's literal: one scan for all of them rules out most texts */
 const LITERALS: string[] = [];
-const any = (...xs: string[]): Guard => {
-  LITERALS.push(...xs);
-  return (t) => xs.some((x) => t.includes(x));
+const any = (cased: string[], lower: string[] = []): Guard => {
+  LITERALS.push(...cased, ...lower);
+  return (t, low) => cased.some((x) => t.includes(x)) || (lower.length > 0 && lower.some((x) => low().includes(x)));
 };
-const anyLower = (...xs: string[]): Guard => {
-  LITERALS.push(...xs);
-  return (_t, lower) => xs.some((x) => lower().includes(x));
-};
-const either = (...gs: Guard[]): Guard => (t, lower) => gs.some((g) => g(t, lower));
 const BASIC_AUTH_URL = /(?:https?|ftps?):\/\/[-a-zA-Z0-9_]{1,256}:/;
-const viaUrl = any("://");
+const viaUrl = any(["://"]);
 
 const PREFILTERS: Readonly<Record<string, Guard>> = {
   // access key ids, `(aws_)secret_access_key = …` (three casings), `account_id = …`
-  "@secretlint/secretlint-rule-aws": either(
-    any("A3T", "AKIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ASIA"),
-    anyLower("secretaccesskey", "secret_accesskey", "secretaccess_key", "secret_access_key", "account"),
+  "@secretlint/secretlint-rule-aws": any(
+    ["A3T", "AKIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ASIA"],
+    ["secretaccesskey", "secret_accesskey", "secretaccess_key", "secret_access_key", "account"],
   ),
   // a service-account JSON: the whole text parses as one object with private_key_id
-  "@secretlint/secretlint-rule-gcp": any("private_key_id"),
-  "@secretlint/secretlint-rule-npm": any("x-oauth-basic", "_authToken=", "npm_"),
-  "@secretlint/secretlint-rule-slack": either(any("xoxb-", "xoxp-", "xapp-", "xoxa-", "xoxo-", "xoxr-"), anyLower("hooks.slack.com")),
+  "@secretlint/secretlint-rule-gcp": any(["private_key_id"]),
+  "@secretlint/secretlint-rule-npm": any(["x-oauth-basic", "_authToken=", "npm_"]),
+  "@secretlint/secretlint-rule-slack": any(["xoxb-", "xoxp-", "xapp-", "xoxa-", "xoxo-", "xoxr-"], ["hooks.slack.com"]),
   "@secretlint/secretlint-rule-basicauth": (t, lower) => viaUrl(t, lower) && BASIC_AUTH_URL.test(t),
-  "@secretlint/secretlint-rule-openai": any("T3BlbkFJ"),
-  "@secretlint/secretlint-rule-anthropic": any("sk-ant-api0"),
-  "@secretlint/secretlint-rule-groq": any("gsk_"),
-  "@secretlint/secretlint-rule-huggingface": any("hf_"),
-  "@secretlint/secretlint-rule-linear": any("lin_api_"),
-  "@secretlint/secretlint-rule-notion": any("ntn_"),
-  "@secretlint/secretlint-rule-privatekey": any("PRIVATE KEY"),
-  "@secretlint/secretlint-rule-sendgrid": any("SG."),
-  "@secretlint/secretlint-rule-shopify": any("shppa_", "shpca_", "shpat_", "shpss_"),
-  "@secretlint/secretlint-rule-stripe": any("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
-  "@secretlint/secretlint-rule-github": any("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-  "@secretlint/secretlint-rule-gitlab": any("glpat-"),
-  "@secretlint/secretlint-rule-grafana": any("glc_", "glsa_"),
-  "@secretlint/secretlint-rule-1password": any("ops_ey"),
-  "@secretlint/secretlint-rule-database-connection-string": anyLower("mongodb", "mysql", "postgres"),
-  "@secretlint/secretlint-rule-hashicorp-vault": any("hvs.", "hvb.", "hvr."),
-  "@secretlint/secretlint-rule-vercel": any("vcp_", "vci_", "vca_", "vcr_", "vck_"),
-  "@secretlint/secretlint-rule-databricks": any("dapi"),
-  "@secretlint/secretlint-rule-docker": any("dckr_pat_"),
-  "@secretlint/secretlint-rule-figma": any("figd_"),
-  "@secretlint/secretlint-rule-cloudflare": any("cfk_", "cfut_", "cfat_"),
-  "@secretlint/secretlint-rule-tailscale": any("tskey-"),
+  "@secretlint/secretlint-rule-openai": any(["T3BlbkFJ"]),
+  "@secretlint/secretlint-rule-anthropic": any(["sk-ant-api0"]),
+  "@secretlint/secretlint-rule-groq": any(["gsk_"]),
+  "@secretlint/secretlint-rule-huggingface": any(["hf_"]),
+  "@secretlint/secretlint-rule-linear": any(["lin_api_"]),
+  "@secretlint/secretlint-rule-notion": any(["ntn_"]),
+  "@secretlint/secretlint-rule-privatekey": any(["PRIVATE KEY"]),
+  "@secretlint/secretlint-rule-sendgrid": any(["SG."]),
+  "@secretlint/secretlint-rule-shopify": any(["shppa_", "shpca_", "shpat_", "shpss_"]),
+  "@secretlint/secretlint-rule-stripe": any(["sk_live_", "sk_test_", "rk_live_", "rk_test_"]),
+  "@secretlint/secretlint-rule-github": any(["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+  "@secretlint/secretlint-rule-gitlab": any(["glpat-"]),
+  "@secretlint/secretlint-rule-grafana": any(["glc_", "glsa_"]),
+  "@secretlint/secretlint-rule-1password": any(["ops_ey"]),
+  "@secretlint/secretlint-rule-database-connection-string": any([], ["mongodb", "mysql", "postgres"]),
+  "@secretlint/secretlint-rule-hashicorp-vault": any(["hvs.", "hvb.", "hvr."]),
+  "@secretlint/secretlint-rule-vercel": any(["vcp_", "vci_", "vca_", "vcr_", "vck_"]),
+  "@secretlint/secretlint-rule-databricks": any(["dapi"]),
+  "@secretlint/secretlint-rule-docker": any(["dckr_pat_"]),
+  "@secretlint/secretlint-rule-figma": any(["figd_"]),
+  "@secretlint/secretlint-rule-cloudflare": any(["cfk_", "cfut_", "cfat_"]),
+  "@secretlint/secretlint-rule-tailscale": any(["tskey-"]),
 };
 
 /** Some guard's literal, in any case: without one no guarded rule runs. */
