@@ -51,9 +51,9 @@ export class MessageCapture {
   private readonly calls = new Map<LastToolCall, { name: string; args: unknown }>();
 
   constructor(
-    private readonly s: CapturedState,
-    private readonly opts: MessageCaptureOptions,
-    private readonly log: OnceLogger,
+    protected readonly s: CapturedState,
+    protected readonly opts: MessageCaptureOptions,
+    protected readonly log: OnceLogger,
   ) {}
 
   /** The messages after the last seen one; `end`: the first `end` as if they were all (no copies). */

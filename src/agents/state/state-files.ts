@@ -3,7 +3,7 @@
  * "move aside" rule for files that must not be merged (another session, already checkpointed, invalid).
  */
 import path from "node:path";
-import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-file.js";
+import { ensurePrivateDir, writeFileAtomic } from "../../infra/atomic-file.js";
 import { makeDirs } from "../../infra/make-dirs.js";
 import { errorCode, type FsOps } from "../../infra/fs-ops.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/regular-file.js";
@@ -88,31 +88,13 @@ export function stateFileText(sessionKey: string, sessionId: string | null, upda
 }
 
 /** Atomic write of one state file; a vanished directory is recreated once, so capture resumes by itself. */
-async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, durable: boolean) {
+export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, durable: boolean) {
   const write = (): Promise<void> => writeFileAtomic(stateFilePath(dir, name), text, { fs, syncDir: false, durable });
   await write().catch(async (err: unknown) => {
     if (errorCode(err) !== "ENOENT") throw err;
     await ensurePrivateDir(dir, fs);
     await write();
   });
-}
-
-/**
- * State files written side by side (the flush costs the slowest), each atomically, its text made when
- * its write starts; returns the failed ones. `durable` false (a turn's flush): no fsyncs, as spec §7.3
- * keeps state "best effort" and a torn file is moved aside on load.
- */
-export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>, opts: { durable?: boolean } = {}): Promise<Array<{ name: StateFileName; error: unknown }>> {
-  const durable = opts.durable ?? true;
-  const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
-  for (const { name, text } of files) {
-    if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const write = (async () => writeStateFile(fs, dir, name, text(), durable))();
-    writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
-  }
-  const failed = (await Promise.all(writes)).filter((f): f is { name: StateFileName; error: unknown } => f !== null);
-  if (durable && failed.length < files.length) await syncDir(dir, fs);
-  return failed;
 }
 
 /** Windows-safe timestamp for file names: 20260224T153000123Z */
