@@ -4,7 +4,7 @@
  * Strings arrive redacted and gisted.
  */
 import type { KeyExchange, Resources, ToolFailure, WorkingStatus } from "../checkpoint/schema.js";
-import { itemKey, statusOf } from "./message-rules.js";
+import { itemKey, statusOf } from "./capture-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";

@@ -8,8 +8,7 @@ import { stateSessionDir } from "../../infra/session-dir.js";
 import { ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
 import { safeGist } from "../text/safe-gist.js";
-import { GIST, itemKey } from "./message-rules.js";
-import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
+import { GIST, itemKey } from "./capture-rules.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
 import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateEnvelope, writeStateFile } from "./state-files.js";
 import { stateFilePath, stateFileText, type StateFileName, type StateFileRead } from "./state-files.js";
@@ -97,10 +96,6 @@ export class ContextState extends MessageCapture {
   /** Names of the files the next flush will write (tests, diagnostics). */
   get dirtyFileNames(): StateFileName[] {
     return [...this.s.dirty];
-  }
-
-  captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
-    captureToolResult(this.s, ev, cwd, now);
   }
 
   /** Tokens of the messages captured since the latest checkpoint (the auto-80pct dedup). */

@@ -17,7 +17,7 @@ export const TOOL_FAILURE_DATA = { tool: asString, target: asString, error: asSt
 const EXCHANGE_DATA = { seq: asNumber, role: oneOf(["user", "agent"], "expected user or agent"), gist: asString };
 const exchanges = records(EXCHANGE_DATA);
 const TOOL_CALL_DATA = { name: asString, params_summary: asString };
-/** What the last conversational message says about the working status (message-rules.ts statusOf). */
+/** What the last conversational message says about the working status (capture-rules.ts statusOf). */
 const LAST_DATA = {
   role: oneOf(["user", "assistant", "toolResult"], "unknown role"),
   stopReason: asStringOrNull,
