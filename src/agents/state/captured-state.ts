@@ -201,16 +201,12 @@ export function applyStateFile(s: CapturedState, name: StateFileName, raw: unkno
  */
 export type ContextStateSnapshot = ReturnType<typeof snapshotOf>;
 
-export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: string | null) {
+export function snapshotOf(s: CapturedState) {
   const t = s.thread;
   const status = statusOf(t.last);
   return {
-    sessionKey,
-    sessionId,
     firstUser: t.first_user,
     lastUser: t.last_user,
-    // spec §11.1: working.topic
-    topic: t.last_user ?? "",
     keyExchanges: keyExchanges(s),
     errors: s.errors.list(),
     decisions: s.decisions.list(),

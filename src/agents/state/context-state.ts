@@ -115,7 +115,7 @@ export class ContextState extends MessageCapture {
   }
 
   snapshot(): ContextStateSnapshot {
-    return snapshotOf(this.s, this.opts.sessionKey, this.opts.sessionId);
+    return snapshotOf(this.s);
   }
 
   /** Writes the changed files (fsync'd when `durable`), serialized; never throws: a failed file stays dirty. */

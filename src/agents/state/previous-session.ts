@@ -32,12 +32,9 @@ export async function holdPreviousSessionFiles(fs: FsOps, dir: string, exp: Load
     const file = stateFilePath(dir, name);
     const loaded = judgeStateFile(await readStateEnvelope(fs, file), { ...exp, sessionId: null });
     if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
-    try {
-      const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
-      await fs.rename(file, dest);
-    } catch {
-      // stays in place: not bundled this time, never merged into this session
-    }
+    const dest = (n: string): string => path.join(dir, `previous.${stamp}${n}.${name}.json`);
+    // one that cannot be renamed stays in place: not bundled this time, never merged into this session
+    await freePath(fs, dest).then((to) => fs.rename(file, to)).catch(() => undefined);
   }
 }
 
@@ -46,13 +43,10 @@ export async function holdPreviousSessionFiles(fs: FsOps, dir: string, exp: Load
  * ones ("name (reason)") go to stale/.
  */
 export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: string) {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(dir);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return { sessions: [] as HeldSession[], invalid: [] as string[] };
+  const entries = await fs.readdir(dir).catch((err: unknown) => {
+    if (errorCode(err) === "ENOENT") return [] as string[];
     throw err;
-  }
+  });
   const bySession = new Map<string, HeldSession>();
   const invalid: string[] = [];
   const exp = { sessionKey, sessionId: null, latestCheckpointAt: null };

@@ -112,7 +112,10 @@ export async function moveAside(fs: FsOps, dir: string, name: string, now: Date)
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
     return fs.unlink(file).then(() => true, () => false);
   }
-  await pruneStale(fs, staleDir, name);
+  // pruning is housekeeping only; fixed-width stamps: lexical order is chronological
+  const copies = await fs.readdir(staleDir).catch(() => [] as string[]);
+  const old = copies.filter((f) => f.startsWith(`${name}.`) && f.endsWith(".json")).sort().slice(0, -STALE_KEEP_PER_NAME);
+  for (const f of old) await fs.unlink(path.join(staleDir, f)).catch(() => undefined);
   return true;
 }
 
@@ -122,19 +125,6 @@ export async function freePath(fs: FsOps, at: (suffix: string) => string): Promi
   const exists = (p: string): Promise<boolean> => fs.stat(p).then(() => true, () => false);
   for (let i = 1; await exists(dest); i++) dest = at(`-${i}`);
   return dest;
-}
-
-async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<void> {
-  try {
-    const prefix = `${name}.`;
-    // fixed-width stamps: lexical order is chronological
-    const mine = (await fs.readdir(staleDir)).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
-    for (const f of mine.slice(0, Math.max(0, mine.length - STALE_KEEP_PER_NAME))) {
-      await fs.unlink(path.join(staleDir, f)).catch(() => undefined);
-    }
-  } catch {
-    // pruning is housekeeping only
-  }
 }
 
 // ---- validators for the data part: the value, or a StateDataError naming the field

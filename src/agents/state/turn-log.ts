@@ -42,9 +42,8 @@ export class TurnLog {
   }
 
   /** The agent's text in `turn`: the latest text of a turn stands for it. */
-  onText(outcome: string, names: readonly string[], turn: object | null = this.currentTurn()): void {
-    const cur = turn as TurnEntry | null;
-    if (!cur || !outcome) return;
+  onText(outcome: string, names: readonly string[], turn: object): void {
+    const cur = turn as TurnEntry;
     cur.outcome = outcome;
     if (names.length > 0) cur.names = names.slice(0, MAX_TURN_NAMES);
     else delete cur.names;

@@ -32,7 +32,7 @@ type FileEntry = WorkFile & { order: number };
 
 export class WorkLedger {
   private readonly files: LruMap<string, FileEntry>;
-  private readonly commands: LruMap<string, WorkCommand>;
+  private readonly commands = new LruMap<string, WorkCommand>(MAX_COMMANDS);
   private readonly failures: LruMap<string, OpenFailure>;
   private first: string | null = null;
   /** newest last, deduplicated (excluding the first request) */
@@ -48,7 +48,6 @@ export class WorkLedger {
 
   constructor(caps: WorkLedgerCaps) {
     this.files = new LruMap(caps.maxFiles);
-    this.commands = new LruMap(MAX_COMMANDS);
     this.failures = new LruMap(caps.maxErrors);
   }
 
@@ -73,7 +72,6 @@ export class WorkLedger {
 
   /** The agent ended a turn with this text (its report to the user), after request `seq` (the latest by default). */
   onReport(reportGist: string, seq = this.seq): void {
-    if (!reportGist) return;
     this.lastReport = reportGist;
     this.reportSeq = seq;
   }
