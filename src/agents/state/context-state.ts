@@ -31,7 +31,6 @@ interface ContextStateOptions extends MessageCaptureOptions {
 
 const NOTE_RECORDED = { decision: "Decision", learning: "Learning", open_item: "Open item" };
 
-/** The capture (its accumulators: `s`) and its files. */
 export class ContextState extends MessageCapture {
   readonly dir: string;
   private readonly fs: FsOps;
@@ -88,7 +87,6 @@ export class ContextState extends MessageCapture {
     return { state, invalid };
   }
 
-  /** Some file has changes not yet flushed. */
   get dirty(): boolean {
     return this.s.dirty.size > 0;
   }

@@ -6,7 +6,6 @@ export class LruMap<K, V> extends Map<K, V> {
     super();
   }
 
-  /** Insert or refresh `key` as the most recent; evicts the oldest entries beyond the cap. */
   touch(key: K, value: V): void {
     this.delete(key);
     this.set(key, value);
@@ -19,7 +18,6 @@ export class LruMap<K, V> extends Map<K, V> {
     return this.newest === key && this.has(key);
   }
 
-  /** The values, oldest first. */
   list(): V[] {
     return [...this.values()];
   }

@@ -158,12 +158,11 @@ export class MessageCapture {
       this.s.mark("thread");
       return;
     }
-    const seq = ++t.seq;
     const topic = safeGist(text, GIST.topic);
     this.s.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
     this.s.mark("work");
     this.closeSupersededItems();
-    const ex: Exchange = { seq, role: "user", gist: "" };
+    const ex: Exchange = { seq: ++t.seq, role: "user", gist: "" };
     this.exchanges.set(ex, text);
     if (t.first_user === null) {
       t.first_user = topic;
@@ -202,8 +201,7 @@ export class MessageCapture {
         else this.turnTexts.set(turn, [text]);
       }
       this.s.mark("work");
-      const seq = ++t.seq;
-      const ex: Exchange = { seq, role: "agent", gist: "" };
+      const ex: Exchange = { seq: ++t.seq, role: "agent", gist: "" };
       this.exchanges.set(ex, text);
       const lastRecent = t.recent[t.recent.length - 1];
       // several text replies in one turn: the latest stands for the turn
@@ -275,7 +273,6 @@ export class MessageCapture {
     return entry;
   }
 
-  /** Fills a call's summary, if it is still to be taken. */
   private settleCall(entry: LastToolCall): void {
     const call = this.calls.get(entry);
     if (!call) return;

@@ -145,7 +145,6 @@ export const asNumber = expect<number>("a number", (v) => typeof v === "number" 
 export const asBoolean = expect<boolean>("a boolean", (v) => typeof v === "boolean");
 export const asArray = expect<unknown[]>("an array", Array.isArray);
 
-/** `check`, with null and undefined read as null. */
 export const orNull =
   <T>(check: Check<T>): Check<T | null> =>
   (v, f) =>

@@ -34,7 +34,6 @@ const CURSOR_DATA = {
   lastTs: orNull(asNumber),
   // identities of the seen messages that share lastTs (same-millisecond siblings)
   idsAtLastTs: asStringArray,
-  // total messages processed so far
   processed: asNumber,
 };
 type Cursor = Fields<typeof CURSOR_DATA>;

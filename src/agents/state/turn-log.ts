@@ -31,7 +31,6 @@ export class TurnLog {
     if (this.recent.length > MAX_TURNS) this.recent.shift();
   }
 
-  /** The latest request's turn, or null before any request. */
   currentTurn(): object | null {
     return this.recent.at(-1) ?? this.first;
   }
