@@ -188,11 +188,8 @@ export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Dat
   const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
   const rawPath = toolPathArg(ev.input);
   const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
-  let target = filePath ?? "";
-  if (!filePath) {
-    const cmd = prop(ev.input, "command");
-    if (typeof cmd === "string") target = safeGist(cmd, GIST.command);
-  }
+  const cmd = prop(ev.input, "command");
+  const target = filePath || (typeof cmd === "string" ? safeGist(cmd, GIST.command) : "");
   if (ev.isError) {
     const error = errorGist(headTail ?? contentHeadTail(ev.content)) || "(no error text)";
     return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };

@@ -113,8 +113,8 @@ export async function moveAside(fs: FsOps, dir: string, name: string, now: Date)
     return fs.unlink(file).then(() => true, () => false);
   }
   // pruning is housekeeping only; fixed-width stamps: lexical order is chronological
-  const copies = await fs.readdir(staleDir).catch(() => [] as string[]);
-  const old = copies.filter((f) => f.startsWith(`${name}.`) && f.endsWith(".json")).sort().slice(0, -STALE_KEEP_PER_NAME);
+  const mine = (await fs.readdir(staleDir).catch(() => [] as string[])).filter((f) => f.startsWith(`${name}.`));
+  const old = mine.filter((f) => f.endsWith(".json")).sort().slice(0, -STALE_KEEP_PER_NAME);
   for (const f of old) await fs.unlink(path.join(staleDir, f)).catch(() => undefined);
   return true;
 }
