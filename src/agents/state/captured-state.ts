@@ -19,7 +19,6 @@ export type CaptureCaps = Pick<
   "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
 >;
 
-/** Closed items are kept up to this many times maxOpenItems. */
 const CLOSED_ITEMS_FACTOR = 4;
 
 export class CapturedState {
@@ -35,7 +34,6 @@ export class CapturedState {
   // thread.json
   readonly errors: LruMap<string, ToolFailure>;
   thread: Thread = emptyThread();
-  // work.json
   work: WorkLedger;
   /** the files changed since the last flush */
   readonly dirty = new Set<StateFileName>();

@@ -43,7 +43,6 @@ export class MessageCapture {
   private reports: Array<{ text: string; seq: number }> = [];
   /** the last message's info object, whose tail is this text's last line */
   private tail: { last: LastMessageInfo; text: string } | null = null;
-  /** exchanges (by identity) and their text */
   private readonly exchanges = new Map<Exchange, string>();
   /** a long answer's proposal, by the prev_assistant object it belongs to */
   private proposal: { of: NonNullable<Thread["prev_assistant"]>; text: string } | null = null;
@@ -267,7 +266,6 @@ export class MessageCapture {
     }
   }
 
-  /** A call whose summary is taken when the pass ends (settleCall). */
   private deferCall<T extends LastToolCall>(entry: T, name: string, args: unknown): T {
     this.calls.set(entry, { name, args });
     return entry;

@@ -47,7 +47,7 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
     if (errorCode(err) === "ENOENT") return [] as string[];
     throw err;
   });
-  const bySession = new Map<string, HeldSession>();
+  const bySession = new Map<string | null, HeldSession>();
   const invalid: string[] = [];
   const exp = { sessionKey, sessionId: null, latestCheckpointAt: null };
   // fixed-width stamps: lexical order is chronological
@@ -61,13 +61,13 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
       await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());
     }
     if (loaded.kind !== "ok") continue;
-    const key = JSON.stringify(loaded.sessionId);
-    const s = bySession.get(key) ?? { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
-    bySession.set(key, s);
+    const { sessionId, updatedAt } = loaded;
+    const s = bySession.get(sessionId) ?? { sessionId, files: [], paths: [], updatedAt };
+    bySession.set(sessionId, s);
     const name = m[2] as StateFileName;
     s.files = [...s.files.filter((f) => f.name !== name), { name, data: loaded.data }];
     s.paths.push(file);
-    if (Date.parse(loaded.updatedAt) > Date.parse(s.updatedAt)) s.updatedAt = loaded.updatedAt;
+    if (Date.parse(updatedAt) > Date.parse(s.updatedAt)) s.updatedAt = updatedAt;
   }
   const sessions = [...bySession.values()].sort((a, b) => Date.parse(a.updatedAt) - Date.parse(b.updatedAt));
   return { sessions, invalid };

@@ -12,7 +12,6 @@ export { STATE_FILE_NAMES } from "../checkpoint/schema.js";
 
 const STATE_FILE_VERSION = 1 as const;
 export type StateFileName = (typeof STATE_FILE_NAMES)[number];
-/** Moved-aside copies kept per file name in `<dir>/stale/`. */
 const STALE_KEEP_PER_NAME = 3;
 /** far above what the capped state holds (kilobytes): a larger file is moved aside unread */
 const MAX_STATE_FILE_BYTES = 16 * 2 ** 20;

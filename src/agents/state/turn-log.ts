@@ -10,7 +10,6 @@ import { asString, asStringArray, orNull, records } from "./state-files.js";
 
 const MAX_TURNS = 40;
 const MAX_TASKS = 20;
-/** Code names remembered per turn outcome. */
 const MAX_TURN_NAMES = 32;
 
 type TurnEntry = WorkTurn & { seq: number };
@@ -35,7 +34,6 @@ export class TurnLog {
     return this.recent.at(-1) ?? this.first;
   }
 
-  /** `turn` (from currentTurn) is still in the log. */
   holds(turn: object): boolean {
     return turn === this.first || this.recent.includes(turn as TurnEntry);
   }
@@ -67,7 +65,6 @@ export class TurnLog {
     return all.map(({ seq: _s, ...t }) => ({ ...t, ...(t.names ? { names: [...t.names] } : {}) }));
   }
 
-  /** Task calls newest first. */
   taskList(): WorkTask[] {
     return this.tasks.list().reverse().map((t) => ({ ...t }));
   }

@@ -11,7 +11,6 @@ import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray
 import { orNull, records } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
-/** maxFiles and maxErrors as configured; command families and requests kept are fixed. */
 type WorkLedgerCaps = { maxFiles: number; maxErrors: number };
 const MAX_COMMANDS = 30;
 const MAX_REQUESTS = 12;
@@ -143,7 +142,6 @@ export class WorkLedger {
     return this.seq;
   }
 
-  /** The latest report came after the latest request. */
   get answered(): boolean {
     return this.seq > 0 && this.reportSeq === this.seq;
   }
