@@ -64,7 +64,6 @@ export function lastToolCallOf(messages: readonly AgentMessage[]): LastToolCall 
 
 /** Question marks of several scripts: ? ？(fullwidth) ؟(Arabic) ⸮(reversed) ‽(interrobang). */
 const QUESTION_MARKS: ReadonlySet<string> = new Set(["?", "\uFF1F", "\u061F", "\u2E2E", "\u203D"]);
-/** Closing punctuation / markdown emphasis that may follow the question mark. */
 const TRAILING_CLOSERS = /[\s)\]}"'`*_»”’」』）》〉]+$/u;
 
 /** Does the text end with a question mark (any script), ignoring trailing closers like `**`, `)`, `」`? */

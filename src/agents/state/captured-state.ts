@@ -8,8 +8,9 @@ import { itemKey, statusOf } from "./capture-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";
-import { StateDataError, asObject, asString, records, asStringArray, type StateFileName } from "./state-files.js";
-import { emptyThread, parseThreadData, type Thread, type ThreadData } from "./thread-data.js";
+import { StateDataError, asFields, asObject, asString, type StateFileName } from "./state-files.js";
+import { asStringArray, records } from "./state-files.js";
+import { RECENT_ENTRIES, THREAD_DATA, TOOL_FAILURE_DATA, emptyThread, type ThreadData } from "./thread-data.js";
 import { WorkLedger } from "./work-ledger.js";
 
 type Data = Record<string, unknown>;
@@ -33,7 +34,7 @@ export class CapturedState {
   readonly learnings: LruMap<string, string>;
   // thread.json
   readonly errors: LruMap<string, ToolFailure>;
-  thread: Thread = emptyThread();
+  thread = emptyThread();
   work: WorkLedger;
   /** the files changed since the last flush */
   readonly dirty = new Set<StateFileName>();
@@ -143,7 +144,9 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
   thread: {
     data: (s) => ({ ...s.thread, errors: s.errors.list() }) satisfies ThreadData,
     apply: (s, d) => {
-      const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
+      const { errors, ...thread } = asFields(d, "", { ...THREAD_DATA, errors: records(TOOL_FAILURE_DATA) });
+      thread.pivots = keepNewest(thread.pivots, s.caps.maxExchanges);
+      thread.recent = keepNewest(thread.recent, RECENT_ENTRIES);
       s.thread = thread;
       for (const e of errors) s.addError(e);
     },

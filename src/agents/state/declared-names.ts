@@ -35,7 +35,6 @@ function headingText(line: string): string | null {
   return body ? gist(body, MAX_HEADING_CHARS) : null;
 }
 
-/** The names found so far: top-level declarations, then members. */
 type Found = { top: string[]; members: string[] };
 
 /** Module functions, not closures per call (the plugin bundle keeps names: a property definition per closure). */

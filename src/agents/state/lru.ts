@@ -23,7 +23,6 @@ export class LruMap<K, V> extends Map<K, V> {
   }
 }
 
-/** Keeps the last `cap` items of a list (oldest dropped). */
 export function keepNewest<T>(items: T[], cap: number): T[] {
   return items.length > cap ? items.slice(items.length - cap) : items;
 }

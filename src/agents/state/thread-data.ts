@@ -6,7 +6,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ToolFailure } from "../checkpoint/schema.js";
 import { isInjectedMessage } from "../messages/read.js";
 import { asText } from "../text/gist.js";
-import { keepNewest } from "./lru.js";
 import { type Fields, asFields, asNumber, asString, asStringArray, asStringOrNull } from "./state-files.js";
 import { isTrue, oneOf, orNull, record, records } from "./state-files.js";
 
@@ -38,7 +37,7 @@ const CURSOR_DATA = {
 };
 type Cursor = Fields<typeof CURSOR_DATA>;
 
-const THREAD_DATA = {
+export const THREAD_DATA = {
   first_user: asStringOrNull,
   first_exchange: (v: unknown, f: string) => (v ? asFields(v, f, EXCHANGE_DATA) : null),
   last_user: asStringOrNull,
@@ -66,13 +65,6 @@ export type ThreadData = Thread & { errors: ToolFailure[] };
 /** Nothing captured yet: what THREAD_DATA reads from a data object without those fields. */
 export function emptyThread(): Thread {
   return asFields({ pivots: [], recent: [], seq: 0, pending_calls: [], cursor: emptyCursor() }, "", THREAD_DATA);
-}
-
-export function parseThreadData(d: Record<string, unknown>, maxExchanges: number): ThreadData {
-  const thread = asFields(d, "", { ...THREAD_DATA, errors: records(TOOL_FAILURE_DATA) });
-  thread.pivots = keepNewest(thread.pivots, maxExchanges);
-  thread.recent = keepNewest(thread.recent, RECENT_ENTRIES);
-  return thread;
 }
 
 /** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */

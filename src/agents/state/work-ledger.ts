@@ -19,9 +19,7 @@ const MAX_REQUESTS = 12;
 export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
 /** A request that is only a slash command, no argument (syntax, not words). */
 const BARE_COMMAND = /^\/[\w:.-]+$/;
-/** Declared names remembered per file (newest first). */
 const MAX_NAMES_PER_FILE = 24;
-/** File-name mentions remembered from user requests (bounded). */
 const MAX_MENTIONED_NAMES = 400;
 
 /** `family`: a bash failure's command family, "" otherwise; `seq`: the request it happened in */
