@@ -5,7 +5,7 @@
  * capture's own rule (normalizeToolPath) so that "src/a.ts" and "./src/a.ts" match.
  */
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
-import { extractToolResult, normalizeToolPath } from "../agents/state/tool-result-capture.js";
+import { extractToolResult, normalizeToolPath } from "../agents/state/capture-rules.js";
 import { gist } from "../agents/text/gist.js";
 import { redactSecrets } from "../agents/text/redact.js";
 import type { ToolDelivery } from "./replay-tools.js";

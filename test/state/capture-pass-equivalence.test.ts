@@ -27,7 +27,7 @@ async function captured(key: string, messages: AgentMessage[], perMessage: boole
   const st = await ContextState.load({ stateDir, sessionKey: key, sessionId: "s1", config: CONFIG, logger: { warn() {} }, toolResultsFromMessages: { cwd: "/repo" } });
   if (perMessage) for (let end = 1; end <= messages.length; end++) st.captureMessages(messages, end);
   else st.captureMessages(messages);
-  const files = Object.fromEntries(STATE_FILE_NAMES.map((n) => [n, stateFileData((st as unknown as { acc: never }).acc, n)]));
+  const files = Object.fromEntries(STATE_FILE_NAMES.map((n) => [n, stateFileData((st as unknown as { s: never }).s, n)]));
   return { snapshot: st.snapshot(), files };
 }
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { extractToolResult } from "../../src/agents/state/tool-result-capture.js";
-import { endsWithQuestion, proposalGist, statusOf, taskListItems } from "../../src/agents/state/message-rules.js";
+import { endsWithQuestion, extractToolResult, proposalGist } from "../../src/agents/state/capture-rules.js";
+import { statusOf, taskListItems } from "../../src/agents/state/capture-rules.js";
 import { toolPathArg } from "../../src/agents/messages/read.js";
 import { stripHostSystemLines, userText } from "../../src/agents/messages/read.js";
 import { codePointLength, gist } from "../../src/agents/text/gist.js";

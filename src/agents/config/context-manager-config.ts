@@ -2,7 +2,6 @@
 
 /** A number key's default and the range a config may set (whole numbers unless `integer` is false). */
 const num = (value: number, min: number, max: number, integer = true) => ({ value, min, max, integer });
-/** A key that takes one of `values`. */
 const oneOf = <const V extends readonly string[]>(value: V[number], values: V) => ({ value, values });
 
 /** Every key with its default (and a number's range); the config's type is read from it (stateDir added). */

@@ -8,7 +8,7 @@ import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
 import type { ArtifactRef, Checkpoint, CheckpointDraft, CheckpointTrigger, ContextBreakdown } from "../checkpoint/schema.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
 import type { ContextState } from "../state/context-state.js";
-import { lastToolCallOf } from "../state/message-rules.js";
+import { lastToolCallOf } from "../state/capture-rules.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";

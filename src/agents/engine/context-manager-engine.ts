@@ -12,7 +12,7 @@ import { readLatestCheckpoint } from "../checkpoint/files.js";
 import { allowCheckpointEntries } from "../checkpoint/yaml.js";
 import { type ContextReading, formatGaugeText, gaugeAction, gaugeMessage, readGauge } from "../gauge/context-gauge.js";
 import { ContextState } from "../state/context-state.js";
-import type { ToolResultEventLike } from "../state/tool-result-capture.js";
+import type { ToolResultEventLike } from "../state/capture-rules.js";
 import type { NoteKind } from "../state/note-tool.js";
 import { ARCHIVE_FILE, archiveDir, statArchive } from "../archive/store.js";
 import { sweepIdleArchivesSoon } from "../archive/forget.js";

@@ -4,12 +4,13 @@
  * Strings arrive redacted and gisted.
  */
 import type { KeyExchange, Resources, ToolFailure, WorkingStatus } from "../checkpoint/schema.js";
-import { itemKey, statusOf } from "./message-rules.js";
+import { itemKey, statusOf } from "./capture-rules.js";
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import { gist } from "../text/gist.js";
 import { LruMap, keepNewest } from "./lru.js";
-import { StateDataError, asObject, asString, records, asStringArray, type StateFileName } from "./state-files.js";
-import { emptyThread, parseThreadData, type Thread, type ThreadData } from "./thread-data.js";
+import { StateDataError, asFields, asObject, asString, type StateFileName } from "./state-files.js";
+import { asStringArray, records } from "./state-files.js";
+import { RECENT_ENTRIES, THREAD_DATA, TOOL_FAILURE_DATA, emptyThread, type ThreadData } from "./thread-data.js";
 import { WorkLedger } from "./work-ledger.js";
 
 type Data = Record<string, unknown>;
@@ -19,7 +20,6 @@ export type CaptureCaps = Pick<
   "maxDecisions" | "maxExchanges" | "maxTools" | "maxFiles" | "maxOpenItems" | "maxLearnings" | "maxErrors"
 >;
 
-/** Closed items are kept up to this many times maxOpenItems. */
 const CLOSED_ITEMS_FACTOR = 4;
 
 export class CapturedState {
@@ -34,8 +34,7 @@ export class CapturedState {
   readonly learnings: LruMap<string, string>;
   // thread.json
   readonly errors: LruMap<string, ToolFailure>;
-  thread: Thread = emptyThread();
-  // work.json
+  thread = emptyThread();
   work: WorkLedger;
   /** the files changed since the last flush */
   readonly dirty = new Set<StateFileName>();
@@ -145,7 +144,9 @@ const CODEC: { readonly [N in StateFileName]: Codec } = {
   thread: {
     data: (s) => ({ ...s.thread, errors: s.errors.list() }) satisfies ThreadData,
     apply: (s, d) => {
-      const { errors, ...thread } = parseThreadData(d, s.caps.maxExchanges);
+      const { errors, ...thread } = asFields(d, "", { ...THREAD_DATA, errors: records(TOOL_FAILURE_DATA) });
+      thread.pivots = keepNewest(thread.pivots, s.caps.maxExchanges);
+      thread.recent = keepNewest(thread.recent, RECENT_ENTRIES);
       s.thread = thread;
       for (const e of errors) s.addError(e);
     },
@@ -201,16 +202,12 @@ export function applyStateFile(s: CapturedState, name: StateFileName, raw: unkno
  */
 export type ContextStateSnapshot = ReturnType<typeof snapshotOf>;
 
-export function snapshotOf(s: CapturedState, sessionKey: string, sessionId: string | null) {
+export function snapshotOf(s: CapturedState) {
   const t = s.thread;
   const status = statusOf(t.last);
   return {
-    sessionKey,
-    sessionId,
     firstUser: t.first_user,
     lastUser: t.last_user,
-    // spec §11.1: working.topic
-    topic: t.last_user ?? "",
     keyExchanges: keyExchanges(s),
     errors: s.errors.list(),
     decisions: s.decisions.list(),

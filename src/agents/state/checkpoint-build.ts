@@ -6,8 +6,7 @@ import type { Checkpoint, CheckpointDraft, CheckpointTrigger, Decision, KeyExcha
 import type { LastToolCall, SessionIdentity, WorkLedger, WorkspaceSnapshot } from "../checkpoint/schema.js";
 import type { ArtifactRef, ContextBreakdown } from "../checkpoint/schema.js";
 import { CHECKPOINT_SCHEMA, CHECKPOINT_SCHEMA_VERSION } from "../checkpoint/schema.js";
-import { GIST, itemKey } from "./message-rules.js";
-import { normalizeToolPath } from "./tool-result-capture.js";
+import { GIST, itemKey, normalizeToolPath } from "./capture-rules.js";
 import { gist, safeGist } from "../text/gist.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
 import { keepNewest } from "./lru.js";

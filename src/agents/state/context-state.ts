@@ -2,18 +2,16 @@
  * Incremental state capture (spec §7, docs/capture-rules.md): `tool_result` and `context` events
  * into small JSON files under `stateSessionDir(stateDir, key)`; a flush rewrites only changed files.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { OnceLogger, consoleWarnLogger, warnSafely, type WarnLogger } from "../../infra/log-once.js";
 import { debugLog } from "../../infra/debug-log.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
-import { ensurePrivateDir } from "../../infra/atomic-file.js";
+import { ensurePrivateDir, syncDir } from "../../infra/atomic-file.js";
 import { nodeFsOps, type FsOps } from "../../infra/fs-ops.js";
 import { safeGist } from "../text/gist.js";
-import { GIST, itemKey } from "./message-rules.js";
-import { captureToolResult, type ToolResultEventLike } from "./tool-result-capture.js";
+import { GIST, itemKey } from "./capture-rules.js";
 import { MessageCapture, type MessageCaptureOptions } from "./message-capture.js";
-import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateEnvelope } from "./state-files.js";
-import { stateFilePath, stateFileText, writeStateFiles, type StateFileName, type StateFileRead } from "./state-files.js";
+import { STATE_FILE_NAMES, judgeStateFile, moveAside, readStateEnvelope, writeStateFile } from "./state-files.js";
+import { stateFilePath, stateFileText, type StateFileName, type StateFileRead } from "./state-files.js";
 import { type CaptureCaps, CapturedState, type ContextStateSnapshot, snapshotOf } from "./captured-state.js";
 import { applyStateFile, stateFileData } from "./captured-state.js";
 import type { NoteKind } from "./note-tool.js";
@@ -33,23 +31,17 @@ interface ContextStateOptions extends MessageCaptureOptions {
 
 const NOTE_RECORDED = { decision: "Decision", learning: "Learning", open_item: "Open item" };
 
-export class ContextState {
+export class ContextState extends MessageCapture {
   readonly dir: string;
   private readonly fs: FsOps;
   private readonly sink: WarnLogger;
-  private readonly log: OnceLogger;
   private flushChain: Promise<void> = Promise.resolve();
-  /** the accumulators and the files changed since the last flush */
-  private readonly acc: CapturedState;
-  private readonly messages: MessageCapture;
 
-  private constructor(private readonly opts: ContextStateOptions) {
+  private constructor(protected override readonly opts: ContextStateOptions) {
+    super(new CapturedState(opts.config), opts, new OnceLogger(opts.logger ?? consoleWarnLogger));
     this.dir = stateSessionDir(opts.stateDir, opts.sessionKey);
     this.fs = opts.fs ?? nodeFsOps;
     this.sink = opts.logger ?? consoleWarnLogger;
-    this.log = new OnceLogger(this.sink);
-    this.acc = new CapturedState(opts.config);
-    this.messages = new MessageCapture(this.acc, opts, this.log);
   }
 
   /** Reloads this session's state; files of another session, already checkpointed or invalid go to stale/. */
@@ -69,7 +61,7 @@ export class ContextState {
       const read = opts.preread?.get(name) ?? (await readStateEnvelope(st.fs, stateFilePath(st.dir, name)));
       const loaded = judgeStateFile(read, exp);
       if (loaded.kind === "missing") continue;
-      const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.acc, name, loaded.data);
+      const reason = loaded.kind === "stale" ? loaded.reason : applyStateFile(st.s, name, loaded.data);
       if (reason === null) continue;
       // a new session's or an already checkpointed state is the normal life of a key, not damage
       const expected = reason.startsWith("another session (") || reason === "older than the latest checkpoint";
@@ -89,48 +81,39 @@ export class ContextState {
     const state = new ContextState(opts);
     const invalid: string[] = [];
     for (const f of files) {
-      const reason = applyStateFile(state.acc, f.name, f.data);
+      const reason = applyStateFile(state.s, f.name, f.data);
       if (reason !== null) invalid.push(`${f.name}.json (${reason})`);
     }
     return { state, invalid };
   }
 
-  /** Some file has changes not yet flushed. */
   get dirty(): boolean {
-    return this.acc.dirty.size > 0;
+    return this.s.dirty.size > 0;
   }
 
   /** Names of the files the next flush will write (tests, diagnostics). */
   get dirtyFileNames(): StateFileName[] {
-    return [...this.acc.dirty];
-  }
-
-  captureToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date()): void {
-    captureToolResult(this.acc, ev, cwd, now);
-  }
-
-  captureMessages(messages: readonly AgentMessage[], end = messages.length): void {
-    this.messages.captureMessages(messages, end);
+    return [...this.s.dirty];
   }
 
   /** Tokens of the messages captured since the latest checkpoint (the auto-80pct dedup). */
   get capturedTokens(): number {
-    return this.acc.thread.captured_tokens;
+    return this.s.thread.captured_tokens;
   }
 
   /** Records an agent-provided note. Returns a short confirmation for the tool result. */
   addNote(kind: NoteKind, rawText: string, now: Date = new Date()): string {
     const text = safeGist(rawText, GIST.item);
     if (!text) return "Nothing recorded: empty text.";
-    if (kind === "close_item") return this.acc.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
-    if (kind === "decision") this.acc.addDecision(text, now.toISOString());
-    else if (kind === "learning") this.acc.addLearning(text);
-    else this.acc.openItem(`note\u0000${itemKey(text)}`, text);
+    if (kind === "close_item") return this.s.closeByText(text) > 0 ? "Open item closed." : "Marked as closed.";
+    if (kind === "decision") this.s.addDecision(text, now.toISOString());
+    else if (kind === "learning") this.s.addLearning(text);
+    else this.s.openItem(`note\u0000${itemKey(text)}`, text);
     return `${NOTE_RECORDED[kind]} recorded.`;
   }
 
   snapshot(): ContextStateSnapshot {
-    return snapshotOf(this.acc, this.opts.sessionKey, this.opts.sessionId);
+    return snapshotOf(this.s);
   }
 
   /** Writes the changed files (fsync'd when `durable`), serialized; never throws: a failed file stays dirty. */
@@ -140,22 +123,31 @@ export class ContextState {
   }
 
   private async flushNow(durable: boolean): Promise<void> {
-    if (this.acc.dirty.size === 0) return;
-    const names = [...this.acc.dirty];
-    this.acc.dirty.clear();
+    if (this.s.dirty.size === 0) return;
+    const names = [...this.s.dirty];
+    this.s.dirty.clear();
     const now = new Date().toISOString();
     const { sessionKey, sessionId } = this.opts;
-    const files = names.map((name) => ({ name, text: () => stateFileText(sessionKey, sessionId, now, stateFileData(this.acc, name)) }));
-    const failed = await writeStateFiles(this.fs, this.dir, files, { durable });
-    for (const { name } of failed) this.acc.dirty.add(name);
+    // side by side (the flush costs the slowest), each text made when its write starts; not `durable`
+    // (a turn's flush): no fsyncs, as spec §7.3 keeps state "best effort" and a torn file is moved aside on load
+    const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
+    for (const name of names) {
+      if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const text = () => stateFileText(sessionKey, sessionId, now, stateFileData(this.s, name));
+      const write = (async () => writeStateFile(this.fs, this.dir, name, text(), durable))();
+      writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
+    }
+    const failed = (await Promise.all(writes)).filter((f) => f !== null);
+    if (durable && failed.length < names.length) await syncDir(this.dir, this.fs);
+    for (const { name } of failed) this.s.dirty.add(name);
     if (failed.length > 0) this.log.fail("state write", failed[0]!.error);
     else this.log.clear("state write");
   }
 
   /** After a checkpoint is written: clears what it now holds and flushes every file. */
   async reset(): Promise<void> {
-    this.acc.clearCheckpointed();
-    for (const name of STATE_FILE_NAMES) this.acc.mark(name);
+    this.s.clearCheckpointed();
+    for (const name of STATE_FILE_NAMES) this.s.mark(name);
     await this.flush({ durable: true });
   }
 }

@@ -34,7 +34,6 @@ function headingText(line: string): string | null {
   return body ? gist(body, MAX_HEADING_CHARS) : null;
 }
 
-/** The names found so far: top-level declarations, then members. */
 type Found = { top: string[]; members: string[] };
 
 /** Module functions, not closures per call (the plugin bundle keeps names: a property definition per closure). */
@@ -50,7 +49,6 @@ function addName(f: Found, name: string, line: string): void {
 /** Declared names, `f()` for callables: top-level ones first (a file is named by its exports), then members. */
 export function declaredNames(text: string, path: string): string[] {
   const found: Found = { top: [], members: [] };
-  const { top, members } = found;
   const md = /\.(md|markdown|mdx)$/i.test(path);
   let inFence = false;
   for (const line of cutHead(text, MAX_SCAN_CHARS).split(/\r\n|\r|\n/)) {
@@ -74,7 +72,7 @@ export function declaredNames(text: string, path: string): string[] {
     m = METHOD_DECL.exec(line);
     if (m && !NOT_A_NAME.has(m[1]!)) addName(found, `${m[1]}()`, line);
   }
-  return [...top, ...members];
+  return [...found.top, ...found.members];
 }
 
 /** Replacement texts of an edit call (pi's `edits: [{newText}]` or the legacy field), or a write's content. */

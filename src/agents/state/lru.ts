@@ -6,7 +6,6 @@ export class LruMap<K, V> extends Map<K, V> {
     super();
   }
 
-  /** Insert or refresh `key` as the most recent; evicts the oldest entries beyond the cap. */
   touch(key: K, value: V): void {
     this.delete(key);
     this.set(key, value);
@@ -19,13 +18,11 @@ export class LruMap<K, V> extends Map<K, V> {
     return this.newest === key && this.has(key);
   }
 
-  /** The values, oldest first. */
   list(): V[] {
     return [...this.values()];
   }
 }
 
-/** Keeps the last `cap` items of a list (oldest dropped). */
 export function keepNewest<T>(items: T[], cap: number): T[] {
   return items.length > cap ? items.slice(items.length - cap) : items;
 }

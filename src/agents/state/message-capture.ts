@@ -1,20 +1,21 @@
 /**
- * Layer B into state (spec §7.2, §11, docs/capture-rules.md): a pass over the messages not seen yet,
- * for a host without `tool_result` events each tool result through Layer A; gists taken at the end.
+ * The capture into state (spec §7.2, §11, docs/capture-rules.md): Layer A per tool result, Layer B in a pass
+ * over the messages not seen yet (with Layer A for a host without `tool_result` events); gists taken at its end.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { LastToolCall } from "../checkpoint/schema.js";
 import type { OnceLogger } from "../../infra/log-once.js";
-import { assistantText, isInjectedMessage, toolCallsOf, userText } from "../messages/read.js";
+import { assistantText, isInjectedMessage, prop, toolCallsOf, toolPathArg, userText } from "../messages/read.js";
 import { isContextOverflowError } from "../messages/context-overflow.js";
-import { changeGist } from "../messages/tool-outcome.js";
+import { changeGist, commandFamily, exitCodeOf, isEmptySearch } from "../messages/tool-outcome.js";
+import { removedPaths } from "../messages/shell-removals.js";
 import { messageTokens } from "../gauge/context-gauge.js";
 import { userOrigin } from "../messages/host-provenance.js";
 import { asText, codePointLength, gist, safeGist } from "../text/gist.js";
-import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN, lastNonBlankLine, proposalGist } from "./message-rules.js";
-import { endsWithQuestion, itemKey, taskListItems } from "./message-rules.js";
-import { summarizeToolCall } from "./message-rules.js";
-import { captureToolResult, contentHeadTail, gistedNames, type ToolResultEventLike } from "./tool-result-capture.js";
+import { DECISION_REPLY_MAX, GIST, LONG_ANSWER_MIN, contentHeadTail, extractToolResult } from "./capture-rules.js";
+import { endsWithQuestion, gistedNames, itemKey, lastNonBlankLine, normalizeToolPath } from "./capture-rules.js";
+import { proposalGist, summarizeToolCall, taskListItems, type ToolResultEventLike } from "./capture-rules.js";
+import { changedText, declaredNames } from "./declared-names.js";
 import type { CapturedState } from "./captured-state.js";
 import { keepNewest } from "./lru.js";
 import { type Exchange, type LastMessageInfo, RECENT_ENTRIES, type Thread } from "./thread-data.js";
@@ -24,6 +25,7 @@ import { backtickNames, isTaskTool, taskAsk } from "./turn-log.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
 type ToolResultMessage = Extract<AgentMessage, { role: "toolResult" }>;
+type Changes = Map<string, Array<{ tool: string; input: unknown }>>;
 
 export interface MessageCaptureOptions {
   /** ms time of THIS session's latest checkpoint: without a saved cursor, capture starts after it */
@@ -40,19 +42,18 @@ export class MessageCapture {
   private reports: Array<{ text: string; seq: number }> = [];
   /** the last message's info object, whose tail is this text's last line */
   private tail: { last: LastMessageInfo; text: string } | null = null;
-  /** exchanges (by identity) and their text */
   private readonly exchanges = new Map<Exchange, string>();
   /** a long answer's proposal, by the prev_assistant object it belongs to */
   private proposal: { of: NonNullable<Thread["prev_assistant"]>; text: string } | null = null;
   /** per changed path, this pass's edit/write calls, oldest first (the latest with a gist stands) */
-  private readonly changes = new Map<string, Array<{ tool: string; input: unknown }>>();
+  private readonly changes: Changes = new Map();
   /** summaries not taken yet, by the last_tool_call or pending call object they fill */
   private readonly calls = new Map<LastToolCall, { name: string; args: unknown }>();
 
   constructor(
-    private readonly s: CapturedState,
-    private readonly opts: MessageCaptureOptions,
-    private readonly log: OnceLogger,
+    protected readonly s: CapturedState,
+    protected readonly opts: MessageCaptureOptions,
+    protected readonly log: OnceLogger,
   ) {}
 
   /** The messages after the last seen one; `end`: the first `end` as if they were all (no copies). */
@@ -69,7 +70,7 @@ export class MessageCapture {
         // before the message itself (pi's tool_result event comes before the result is in the
         // history); a heartbeat turn's tools are the host's, like the rest of that turn
         const result = tools && m.role === "toolResult" && !this.s.thread.host_turn;
-        if (result) captureToolResult(this.s, toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.changes);
+        if (result) this.captureToolResult(toolResultEventOf(messages, i), tools.cwd, dateOf(m), this.changes);
         this.processMessage(m);
       } catch (err) {
         // one malformed message must not stop capture of the ones after it (the cursor moves on)
@@ -81,6 +82,53 @@ export class MessageCapture {
     const cursor = advanceCursor(this.s.thread.cursor, messages, Math.max(0, end - start), end);
     if (cursor) this.s.thread.cursor = cursor;
     if (tokens > 0 || cursor) this.s.mark("thread");
+  }
+
+  /**
+   * A tool result into resources, thread.errors and the work ledger; a search that found nothing is
+   * no failure. `pass`: the capture pass's changes, whose gists wait for its end.
+   */
+  captureToolResult(ev: ToolResultEventLike, cwd: string, now = new Date(), pass?: Changes): void {
+    const t = this.s;
+    const command = prop(ev.input, "command");
+    const family = typeof command === "string" ? safeGist(commandFamily(command), 60) : "";
+    // read once: a failure's error line and the command's outcome come from the same head and tail
+    const output = ev.isError || family ? contentHeadTail(ev.content) : "";
+    const cap = extractToolResult(ev, cwd, now, ev.isError ? output : undefined);
+    t.touchTool(cap.tool);
+    const emptySearch = ev.isError && isEmptySearch(asText(ev.toolName), ev.input, output);
+    if (cap.failure && !emptySearch) {
+      t.addError(cap.failure);
+      t.work.onFailure(cap.failure, family);
+      t.mark("work");
+    } else if (t.work.onSuccess(cap.tool, cap.target, family)) t.mark("work");
+    if (family && typeof command === "string") {
+      const exit = exitCodeOf(output) ?? (ev.isError ? null : 0);
+      // without a path argument the capture's target is this command's gist already
+      const commandGist = toolPathArg(ev.input) === null ? cap.target : safeGist(command, GIST.command);
+      t.work.onCommand(family, commandGist, !cap.failure || emptySearch, exit, now);
+      t.mark("work");
+      // a removal that certainly ran: the changed files it deleted are no longer there
+      if (!cap.failure && exit === 0) {
+        for (const p of removedPaths(command)) t.work.onPathRemoved(normalizeToolPath(p, cwd), now);
+      }
+    }
+    if (cap.file) {
+      t.touchFile(cap.file.path, cap.file.access);
+      if (cap.file.access === "modified" && (cap.tool === "edit" || cap.tool === "write")) {
+        const file = cap.file.path;
+        const names = gistedNames(declaredNames(changedText(cap.tool, ev.input), file));
+        // in a pass, the change gist is taken at its end, of the latest change that says something
+        if (pass) {
+          const list = (t.work.hasFile(file) && pass.get(file)) || [];
+          list.push({ tool: cap.tool, input: ev.input });
+          pass.set(file, list);
+        }
+        const change = pass ? "" : safeGist(changeGist(cap.tool, ev.input), GIST.change);
+        t.work.onFileChanged(file, cap.tool, change, now, names);
+        t.mark("work");
+      }
+    }
   }
 
   private processMessage(m: AgentMessage): void {
@@ -108,12 +156,11 @@ export class MessageCapture {
       this.s.mark("thread");
       return;
     }
-    const seq = ++t.seq;
     const topic = safeGist(text, GIST.topic);
     this.s.work.onUserRequest(topic, text, safeGist(text, GIST.turnRequest));
     this.s.mark("work");
     this.closeSupersededItems();
-    const ex: Exchange = { seq, role: "user", gist: "" };
+    const ex: Exchange = { seq: ++t.seq, role: "user", gist: "" };
     this.exchanges.set(ex, text);
     if (t.first_user === null) {
       t.first_user = topic;
@@ -152,8 +199,7 @@ export class MessageCapture {
         else this.turnTexts.set(turn, [text]);
       }
       this.s.mark("work");
-      const seq = ++t.seq;
-      const ex: Exchange = { seq, role: "agent", gist: "" };
+      const ex: Exchange = { seq: ++t.seq, role: "agent", gist: "" };
       this.exchanges.set(ex, text);
       const lastRecent = t.recent[t.recent.length - 1];
       // several text replies in one turn: the latest stands for the turn
@@ -219,13 +265,11 @@ export class MessageCapture {
     }
   }
 
-  /** A call whose summary is taken when the pass ends (settleCall). */
   private deferCall<T extends LastToolCall>(entry: T, name: string, args: unknown): T {
     this.calls.set(entry, { name, args });
     return entry;
   }
 
-  /** Fills a call's summary, if it is still to be taken. */
   private settleCall(entry: LastToolCall): void {
     const call = this.calls.get(entry);
     if (!call) return;

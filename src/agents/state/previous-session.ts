@@ -32,12 +32,9 @@ export async function holdPreviousSessionFiles(fs: FsOps, dir: string, exp: Load
     const file = stateFilePath(dir, name);
     const loaded = judgeStateFile(await readStateEnvelope(fs, file), { ...exp, sessionId: null });
     if (loaded.kind !== "ok" || loaded.sessionId === exp.sessionId) continue;
-    try {
-      const dest = await freePath(fs, (n) => path.join(dir, `previous.${stamp}${n}.${name}.json`));
-      await fs.rename(file, dest);
-    } catch {
-      // stays in place: not bundled this time, never merged into this session
-    }
+    const dest = (n: string): string => path.join(dir, `previous.${stamp}${n}.${name}.json`);
+    // one that cannot be renamed stays in place: not bundled this time, never merged into this session
+    await freePath(fs, dest).then((to) => fs.rename(file, to)).catch(() => undefined);
   }
 }
 
@@ -46,14 +43,11 @@ export async function holdPreviousSessionFiles(fs: FsOps, dir: string, exp: Load
  * ones ("name (reason)") go to stale/.
  */
 export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: string) {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(dir);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return { sessions: [] as HeldSession[], invalid: [] as string[] };
+  const entries = await fs.readdir(dir).catch((err: unknown) => {
+    if (errorCode(err) === "ENOENT") return [] as string[];
     throw err;
-  }
-  const bySession = new Map<string, HeldSession>();
+  });
+  const bySession = new Map<string | null, HeldSession>();
   const invalid: string[] = [];
   const exp = { sessionKey, sessionId: null, latestCheckpointAt: null };
   // fixed-width stamps: lexical order is chronological
@@ -67,13 +61,13 @@ export async function readHeldSessions(fs: FsOps, dir: string, sessionKey: strin
       await moveAside(fs, dir, entry.slice(0, -".json".length), new Date());
     }
     if (loaded.kind !== "ok") continue;
-    const key = JSON.stringify(loaded.sessionId);
-    const s = bySession.get(key) ?? { sessionId: loaded.sessionId, files: [], paths: [], updatedAt: loaded.updatedAt };
-    bySession.set(key, s);
+    const { sessionId, updatedAt } = loaded;
+    const s = bySession.get(sessionId) ?? { sessionId, files: [], paths: [], updatedAt };
+    bySession.set(sessionId, s);
     const name = m[2] as StateFileName;
     s.files = [...s.files.filter((f) => f.name !== name), { name, data: loaded.data }];
     s.paths.push(file);
-    if (Date.parse(loaded.updatedAt) > Date.parse(s.updatedAt)) s.updatedAt = loaded.updatedAt;
+    if (Date.parse(updatedAt) > Date.parse(s.updatedAt)) s.updatedAt = updatedAt;
   }
   const sessions = [...bySession.values()].sort((a, b) => Date.parse(a.updatedAt) - Date.parse(b.updatedAt));
   return { sessions, invalid };

@@ -3,7 +3,7 @@
  * "move aside" rule for files that must not be merged (another session, already checkpointed, invalid).
  */
 import path from "node:path";
-import { ensurePrivateDir, syncDir, writeFileAtomic } from "../../infra/atomic-file.js";
+import { ensurePrivateDir, writeFileAtomic } from "../../infra/atomic-file.js";
 import { errorCode, type FsOps, makeDirs } from "../../infra/fs-ops.js";
 import { FileTooLargeError, NotAFileError, readTextCapped } from "../../infra/regular-file.js";
 import { STATE_FILE_NAMES } from "../checkpoint/schema.js";
@@ -11,7 +11,6 @@ export { STATE_FILE_NAMES } from "../checkpoint/schema.js";
 
 const STATE_FILE_VERSION = 1 as const;
 export type StateFileName = (typeof STATE_FILE_NAMES)[number];
-/** Moved-aside copies kept per file name in `<dir>/stale/`. */
 const STALE_KEEP_PER_NAME = 3;
 /** far above what the capped state holds (kilobytes): a larger file is moved aside unread */
 const MAX_STATE_FILE_BYTES = 16 * 2 ** 20;
@@ -87,31 +86,13 @@ export function stateFileText(sessionKey: string, sessionId: string | null, upda
 }
 
 /** Atomic write of one state file; a vanished directory is recreated once, so capture resumes by itself. */
-async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, durable: boolean) {
+export async function writeStateFile(fs: FsOps, dir: string, name: StateFileName, text: string, durable: boolean) {
   const write = (): Promise<void> => writeFileAtomic(stateFilePath(dir, name), text, { fs, syncDir: false, durable });
   await write().catch(async (err: unknown) => {
     if (errorCode(err) !== "ENOENT") throw err;
     await ensurePrivateDir(dir, fs);
     await write();
   });
-}
-
-/**
- * State files written side by side (the flush costs the slowest), each atomically, its text made when
- * its write starts; returns the failed ones. `durable` false (a turn's flush): no fsyncs, as spec §7.3
- * keeps state "best effort" and a torn file is moved aside on load.
- */
-export async function writeStateFiles(fs: FsOps, dir: string, files: ReadonlyArray<{ name: StateFileName; text: () => string }>, opts: { durable?: boolean } = {}): Promise<Array<{ name: StateFileName; error: unknown }>> {
-  const durable = opts.durable ?? true;
-  const writes: Array<Promise<{ name: StateFileName; error: unknown } | null>> = [];
-  for (const { name, text } of files) {
-    if (writes.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const write = (async () => writeStateFile(fs, dir, name, text(), durable))();
-    writes.push(write.then(() => null, (error: unknown) => ({ name, error })));
-  }
-  const failed = (await Promise.all(writes)).filter((f): f is { name: StateFileName; error: unknown } => f !== null);
-  if (durable && failed.length < files.length) await syncDir(dir, fs);
-  return failed;
 }
 
 /** Windows-safe timestamp for file names: 20260224T153000123Z */
@@ -129,7 +110,10 @@ export async function moveAside(fs: FsOps, dir: string, name: string, now: Date)
     // cannot move it: delete it rather than merge it (a stale file must never be merged)
     return fs.unlink(file).then(() => true, () => false);
   }
-  await pruneStale(fs, staleDir, name);
+  // pruning is housekeeping only; fixed-width stamps: lexical order is chronological
+  const mine = (await fs.readdir(staleDir).catch(() => [] as string[])).filter((f) => f.startsWith(`${name}.`));
+  const old = mine.filter((f) => f.endsWith(".json")).sort().slice(0, -STALE_KEEP_PER_NAME);
+  for (const f of old) await fs.unlink(path.join(staleDir, f)).catch(() => undefined);
   return true;
 }
 
@@ -139,19 +123,6 @@ export async function freePath(fs: FsOps, at: (suffix: string) => string): Promi
   const exists = (p: string): Promise<boolean> => fs.stat(p).then(() => true, () => false);
   for (let i = 1; await exists(dest); i++) dest = at(`-${i}`);
   return dest;
-}
-
-async function pruneStale(fs: FsOps, staleDir: string, name: string): Promise<void> {
-  try {
-    const prefix = `${name}.`;
-    // fixed-width stamps: lexical order is chronological
-    const mine = (await fs.readdir(staleDir)).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
-    for (const f of mine.slice(0, Math.max(0, mine.length - STALE_KEEP_PER_NAME))) {
-      await fs.unlink(path.join(staleDir, f)).catch(() => undefined);
-    }
-  } catch {
-    // pruning is housekeeping only
-  }
 }
 
 // ---- validators for the data part: the value, or a StateDataError naming the field
@@ -172,7 +143,6 @@ export const asNumber = expect<number>("a number", (v) => typeof v === "number" 
 export const asBoolean = expect<boolean>("a boolean", (v) => typeof v === "boolean");
 export const asArray = expect<unknown[]>("an array", Array.isArray);
 
-/** `check`, with null and undefined read as null. */
 export const orNull =
   <T>(check: Check<T>): Check<T | null> =>
   (v, f) =>

@@ -6,7 +6,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ToolFailure } from "../checkpoint/schema.js";
 import { isInjectedMessage } from "../messages/read.js";
 import { asText } from "../text/gist.js";
-import { keepNewest } from "./lru.js";
 import { type Fields, asFields, asNumber, asString, asStringArray, asStringOrNull } from "./state-files.js";
 import { isTrue, oneOf, orNull, record, records } from "./state-files.js";
 
@@ -17,7 +16,7 @@ export const TOOL_FAILURE_DATA = { tool: asString, target: asString, error: asSt
 const EXCHANGE_DATA = { seq: asNumber, role: oneOf(["user", "agent"], "expected user or agent"), gist: asString };
 const exchanges = records(EXCHANGE_DATA);
 const TOOL_CALL_DATA = { name: asString, params_summary: asString };
-/** What the last conversational message says about the working status (message-rules.ts statusOf). */
+/** What the last conversational message says about the working status (capture-rules.ts statusOf). */
 const LAST_DATA = {
   role: oneOf(["user", "assistant", "toolResult"], "unknown role"),
   stopReason: asStringOrNull,
@@ -34,12 +33,11 @@ const CURSOR_DATA = {
   lastTs: orNull(asNumber),
   // identities of the seen messages that share lastTs (same-millisecond siblings)
   idsAtLastTs: asStringArray,
-  // total messages processed so far
   processed: asNumber,
 };
 type Cursor = Fields<typeof CURSOR_DATA>;
 
-const THREAD_DATA = {
+export const THREAD_DATA = {
   first_user: asStringOrNull,
   first_exchange: (v: unknown, f: string) => (v ? asFields(v, f, EXCHANGE_DATA) : null),
   last_user: asStringOrNull,
@@ -67,13 +65,6 @@ export type ThreadData = Thread & { errors: ToolFailure[] };
 /** Nothing captured yet: what THREAD_DATA reads from a data object without those fields. */
 export function emptyThread(): Thread {
   return asFields({ pivots: [], recent: [], seq: 0, pending_calls: [], cursor: emptyCursor() }, "", THREAD_DATA);
-}
-
-export function parseThreadData(d: Record<string, unknown>, maxExchanges: number): ThreadData {
-  const thread = asFields(d, "", { ...THREAD_DATA, errors: records(TOOL_FAILURE_DATA) });
-  thread.pivots = keepNewest(thread.pivots, maxExchanges);
-  thread.recent = keepNewest(thread.recent, RECENT_ENTRIES);
-  return thread;
 }
 
 /** How far back in time a message may be stamped and still be taken as new (see resumeIndex). */

@@ -10,7 +10,6 @@ import { asString, asStringArray, orNull, records } from "./state-files.js";
 
 const MAX_TURNS = 40;
 const MAX_TASKS = 20;
-/** Code names remembered per turn outcome. */
 const MAX_TURN_NAMES = 32;
 
 type TurnEntry = WorkTurn & { seq: number };
@@ -31,20 +30,17 @@ export class TurnLog {
     if (this.recent.length > MAX_TURNS) this.recent.shift();
   }
 
-  /** The latest request's turn, or null before any request. */
   currentTurn(): object | null {
     return this.recent.at(-1) ?? this.first;
   }
 
-  /** `turn` (from currentTurn) is still in the log. */
   holds(turn: object): boolean {
     return turn === this.first || this.recent.includes(turn as TurnEntry);
   }
 
   /** The agent's text in `turn`: the latest text of a turn stands for it. */
-  onText(outcome: string, names: readonly string[], turn: object | null = this.currentTurn()): void {
-    const cur = turn as TurnEntry | null;
-    if (!cur || !outcome) return;
+  onText(outcome: string, names: readonly string[], turn: object): void {
+    const cur = turn as TurnEntry;
     cur.outcome = outcome;
     if (names.length > 0) cur.names = names.slice(0, MAX_TURN_NAMES);
     else delete cur.names;
@@ -69,7 +65,6 @@ export class TurnLog {
     return all.map(({ seq: _s, ...t }) => ({ ...t, ...(t.names ? { names: [...t.names] } : {}) }));
   }
 
-  /** Task calls newest first. */
   taskList(): WorkTask[] {
     return this.tasks.list().reverse().map((t) => ({ ...t }));
   }

@@ -11,7 +11,6 @@ import { asArray, asBoolean, asFields, asList, asNumber, asString, asStringArray
 import { orNull, records } from "./state-files.js";
 import { TOOL_FAILURE_DATA } from "./thread-data.js";
 
-/** maxFiles and maxErrors as configured; command families and requests kept are fixed. */
 type WorkLedgerCaps = { maxFiles: number; maxErrors: number };
 const MAX_COMMANDS = 30;
 const MAX_REQUESTS = 12;
@@ -20,9 +19,7 @@ const MAX_REQUESTS = 12;
 export const FAILURE_SUPERSEDED_AFTER_REQUESTS = 2;
 /** A request that is only a slash command, no argument (syntax, not words). */
 const BARE_COMMAND = /^\/[\w:.-]+$/;
-/** Declared names remembered per file (newest first). */
 const MAX_NAMES_PER_FILE = 24;
-/** File-name mentions remembered from user requests (bounded). */
 const MAX_MENTIONED_NAMES = 400;
 
 /** `family`: a bash failure's command family, "" otherwise; `seq`: the request it happened in */
@@ -32,7 +29,7 @@ type FileEntry = WorkFile & { order: number };
 
 export class WorkLedger {
   private readonly files: LruMap<string, FileEntry>;
-  private readonly commands: LruMap<string, WorkCommand>;
+  private readonly commands = new LruMap<string, WorkCommand>(MAX_COMMANDS);
   private readonly failures: LruMap<string, OpenFailure>;
   private first: string | null = null;
   /** newest last, deduplicated (excluding the first request) */
@@ -48,7 +45,6 @@ export class WorkLedger {
 
   constructor(caps: WorkLedgerCaps) {
     this.files = new LruMap(caps.maxFiles);
-    this.commands = new LruMap(MAX_COMMANDS);
     this.failures = new LruMap(caps.maxErrors);
   }
 
@@ -73,7 +69,6 @@ export class WorkLedger {
 
   /** The agent ended a turn with this text (its report to the user), after request `seq` (the latest by default). */
   onReport(reportGist: string, seq = this.seq): void {
-    if (!reportGist) return;
     this.lastReport = reportGist;
     this.reportSeq = seq;
   }
@@ -145,7 +140,6 @@ export class WorkLedger {
     return this.seq;
   }
 
-  /** The latest report came after the latest request. */
   get answered(): boolean {
     return this.seq > 0 && this.reportSeq === this.seq;
   }

@@ -1,12 +1,17 @@
 /**
- * Layer B rules (spec §7.2, §11): what one message means structurally, from roles, lengths, stop
- * reasons, Markdown and Unicode punctuation, never English keywords. Strings leave redacted and gisted.
+ * The capture's rules (spec §7.2, §11, docs/capture-rules.md), from structure only (roles, lengths,
+ * stop reasons, Markdown and Unicode punctuation, a call's arguments), never English keywords or a
+ * tool output's words. Layer A: one `tool_result` event -> tool, target, file access, failure, into
+ * state (message-capture.ts); Layer B: what one message means. Strings leave redacted and gisted.
  */
+import os from "node:os";
+import path from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { LastToolCall, WorkingStatus } from "../checkpoint/schema.js";
-import { boundedJson, codePointLength, cutTail, gist, gistTail, safeGist } from "../text/gist.js";
+import type { LastToolCall, ToolFailure, WorkingStatus } from "../checkpoint/schema.js";
+import { asText, boundedJson, codePointLength, cutHead, cutTail, gist, gistTail, safeGist } from "../text/gist.js";
 import { redactSecrets } from "../text/redact.js";
-import { prop, toolCallsOf, toolPathArg } from "../messages/read.js";
+import { contentText, prop, toolCallsOf, toolPathArg } from "../messages/read.js";
+import { informativeErrorLine } from "../messages/tool-outcome.js";
 import type { LastMessageInfo } from "./thread-data.js";
 
 type AssistantMessage = Extract<AgentMessage, { role: "assistant" }>;
@@ -56,7 +61,6 @@ export function lastToolCallOf(messages: readonly AgentMessage[]): LastToolCall 
 
 /** Question marks of several scripts: ? ？(fullwidth) ؟(Arabic) ⸮(reversed) ‽(interrobang). */
 const QUESTION_MARKS: ReadonlySet<string> = new Set(["?", "\uFF1F", "\u061F", "\u2E2E", "\u203D"]);
-/** Closing punctuation / markdown emphasis that may follow the question mark. */
 const TRAILING_CLOSERS = /[\s)\]}"'`*_»”’」』）》〉]+$/u;
 
 /** Does the text end with a question mark (any script), ignoring trailing closers like `**`, `)`, `」`? */
@@ -113,3 +117,85 @@ export function lastNonBlankLine(text: string): string {
   return "";
 }
 
+// ---- Layer A: a tool result
+
+export interface ToolResultEventLike {
+  toolName: string;
+  toolCallId?: string;
+  input: unknown;
+  content: unknown;
+  isError: boolean;
+}
+
+/** `target`: normalized path, command gist, or ""; `file`: only when the call succeeded and a path was given */
+type ToolResultCapture = { tool: string; target: string; file: FileAccess | null; failure: ToolFailure | null };
+type FileAccess = { path: string; access: "read" | "modified" };
+
+/** Path relative to cwd as pi's tools resolve it ("@" dropped, "~" expanded), absolute outside cwd; redacted. */
+export function normalizeToolPath(raw: string, cwd: string): string {
+  // "~" reads the home directory, which may change: not memoized
+  const memo = typeof raw === "string" && raw.length <= PATH_MEMO_KEY_MAX && !raw.includes("~");
+  const key = memo ? `${cwd}\u0000${raw}` : "";
+  const hit = memo ? normalizedPaths.get(key) : undefined;
+  if (hit !== undefined) return hit;
+  const out = normalizeToolPathNow(raw, cwd);
+  if (memo) {
+    if (normalizedPaths.size >= PATH_MEMO_MAX) normalizedPaths.clear();
+    normalizedPaths.set(key, out);
+  }
+  return out;
+}
+
+/** A session names the same few paths in most calls: path.resolve alone allocated ~0.4 MB per 1,000 messages. */
+const normalizedPaths = new Map<string, string>();
+const PATH_MEMO_MAX = 1024;
+const PATH_MEMO_KEY_MAX = 1024;
+
+function normalizeToolPathNow(raw: string, cwd: string): string {
+  // redact BEFORE normalizing: path.resolve turns `https://user:pass@host` into `https:/user:pass@host`
+  let p = redactSecrets(cutHead(raw, 8192)).trim();
+  if (p.startsWith("@")) p = p.slice(1);
+  if (p === "~") p = os.homedir();
+  else if (p.startsWith("~/")) p = os.homedir() + p.slice(1);
+  const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(cwd, p);
+  const rel = path.relative(cwd, abs);
+  const out = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel;
+  return safeGist(out.split(path.sep).join("/"), 400);
+}
+
+/** The most informative line of an error text (tool-outcome.ts rules), redacted and gisted. */
+export function errorGist(text: string): string {
+  return safeGist(informativeErrorLine(text, GIST.error * 2), GIST.error);
+}
+
+/** Head and tail of tool content (errors sit at either end of long outputs), bounded. */
+export function contentHeadTail(content: unknown, each = 4000): string {
+  const all = contentText(content, 400_000);
+  // cut between tokens (text/gist.ts): a plain slice would keep the unrecognisable end of a
+  // token straddling the tail window's start, or the start of one straddling the head's end
+  return all.length <= each * 2 ? all : `${cutHead(all, each)}\n${cutTail(all, each)}`;
+}
+
+/**
+ * write/edit with a path: modified; any other tool with a path: read (we cannot know it writes); bash:
+ * the command gist is the target. A failed call records only a failure. `headTail`: when already read.
+ */
+export function extractToolResult(ev: ToolResultEventLike, cwd: string, now: Date = new Date(), headTail?: string): ToolResultCapture {
+  const tool = safeGist(asText(ev.toolName), 80) || "(unknown)";
+  const rawPath = toolPathArg(ev.input);
+  const filePath = rawPath === null ? null : normalizeToolPath(rawPath, cwd);
+  const cmd = prop(ev.input, "command");
+  const target = filePath || (typeof cmd === "string" ? safeGist(cmd, GIST.command) : "");
+  if (ev.isError) {
+    const error = errorGist(headTail ?? contentHeadTail(ev.content)) || "(no error text)";
+    return { tool, target, file: null, failure: { tool, target, error, when: now.toISOString() } };
+  }
+  const name = asText(ev.toolName);
+  const access = name === "write" || name === "edit" ? "modified" : "read";
+  return { tool, target, file: filePath ? { path: filePath, access } : null, failure: null };
+}
+
+/** Names as the state keeps them: each gisted, empty ones dropped. */
+export function gistedNames(names: readonly string[]): string[] {
+  return names.map((n) => safeGist(n, GIST.name)).filter(Boolean);
+}
