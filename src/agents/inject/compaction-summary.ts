@@ -129,18 +129,13 @@ const PLAN: readonly Step[] = [
 const OMITTED_HEAD = "(left out for the budget: ";
 const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
 
-export function isCompactionSummary(text: unknown): boolean {
-  return typeof text === "string" && text.startsWith(COMPACTION_SUMMARY_HEADER);
-}
-
 export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSummaryOptions): RenderedCompactionSummary {
   const maxChars = Math.max(0, Math.floor(Number.isFinite(opts.maxTokens) ? opts.maxTokens : 0)) * 4;
   const work = cp.work ?? null;
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const turns = turnsOf(cp);
-  const views = turns.map((turn, i): TurnView => {
-    return { turn, fold: 0, first: i === turns.length - 1, latest: i === 0 && turns.length > 1, lines: [] };
-  });
+  const last = turns.length - 1;
+  const views = turns.map((turn, i): TurnView => ({ turn, fold: 0, first: i === last, latest: i === 0 && last > 0, lines: [] }));
   // the newest turns that hold the last PROTECTED_TURNS distinct requests (a repeated request counts once)
   let protect = 0;
   for (const seen = new Set<string>(); protect < views.length && seen.size < PROTECTED_TURNS; protect++) seen.add(views[protect]!.turn.request);
@@ -161,7 +156,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const fold = new PathFold(paths);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
-  const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
+  const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !opts.previousSummary.startsWith(COMPACTION_SUMMARY_HEADER) ? opts.previousSummary : "";
   const artifacts = arr(cp.artifacts).filter((a) => a && tryParseHandle(a.handle) !== null);
   // entries are rendered (quoting redacts) only while they could fit: O(budget) on any session
   const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string, inline = false): Section => {
@@ -225,27 +220,21 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   };
   for (const [what, keep] of PLAN) {
     if (typeof what === "string") budget.drop(what, keep as number, maxChars);
-    else if (keep === "first") foldTurns(what, views.length - 1, views.length - 1);
-    else foldTurns(what, keep === "protected" ? protect : keep, views.length - 2);
+    else if (keep === "first") foldTurns(what, last, last);
+    else foldTurns(what, keep === "protected" ? protect : keep, last - 1);
   }
 
   const omitted = omittedLine();
   let text = [...top, "", ...budget.lines(), ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
   if (text.length > maxChars) {
     // never fails for size: the frame, the goal and the changed paths, cut to the cap
-    const lines = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean);
-    text = `${cutToChars(lines.join("\n"), maxChars - COMPACTION_SUMMARY_END.length - 1)}\n${COMPACTION_SUMMARY_END}`;
+    let head = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean).join("\n");
+    // the whole lines that fit (a cut inside a quoted string would leave it open)
+    const max = maxChars - COMPACTION_SUMMARY_END.length - 1;
+    if (head.length > max) head = head.slice(0, Math.max(0, head.lastIndexOf("\n", max - 2)));
+    text = `${head}\n${COMPACTION_SUMMARY_END}`;
     if (text.length > maxChars) text = "";
   }
   const omittedKeys = sections.filter((s) => s.dropped > 0).map((s) => s.key);
   return { text, tokens: estimateTextTokens(text), foldedTurns: folded, omitted: omittedKeys };
-}
-
-/** The whole lines that fit (a cut inside a quoted string would leave it open). */
-function cutToChars(text: string, max: number): string {
-  if (max <= 0) return "";
-  if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1));
-  const nl = cut.lastIndexOf("\n");
-  return nl > 0 ? cut.slice(0, nl) : "";
 }
