@@ -159,29 +159,29 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !opts.previousSummary.startsWith(COMPACTION_SUMMARY_HEADER) ? opts.previousSummary : "";
   const artifacts = arr(cp.artifacts).filter((a) => a && tryParseHandle(a.handle) !== null);
   // entries are rendered (quoting redacts) only while they could fit: O(budget) on any session
-  const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string, inline = false): Section => {
+  const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string): Section => {
     const entries: string[] = [];
     for (let i = 0, len = 0; i < items.length && len <= maxChars; i++) {
       entries.push(render(items[i]!));
       len += entries[i]!.length + 2;
     }
-    return { key, title, layout: inline ? "inline" : "list", entries, dropped: items.length - entries.length };
+    return { key, title, entries, dropped: items.length - entries.length };
   };
   const same = (x: string): string => x;
   const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], same);
-  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same, true);
+  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same);
   const sections: Section[] = [
     turnSec,
-    sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60), true),
+    sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60)),
     filesLine,
     sec("changes", "", files, (f) => changeLine(f, fold)),
-    sec("commands", "Commands: ", workCommands(cp), commandEntry, true),
+    sec("commands", "Commands: ", workCommands(cp), commandEntry),
     sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), (e) =>
       failureEntry(e, CAP.failureTarget, CAP.failureError)),
     sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, CAP.decision)}`),
     sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, CAP.decision)}`),
     sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
-    sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p), true),
+    sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p)),
     sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifacts, (a) =>
       `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`),
     sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, CAP.previous)}`),
