@@ -2,7 +2,7 @@
 import { quoteUntrusted } from "../inject/quote.js";
 import { joinedLength as length, plural } from "../inject/section-model.js";
 import type { RestoreExtraSection } from "../inject/render-restore.js";
-import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
+import type { DriftReport, FileChange, FileDrift, GitDrift } from "./record.js";
 
 export const DRIFT_TITLE = "Workspace changed since this checkpoint (check before relying on it):";
 const PATH_CAP = 120;
