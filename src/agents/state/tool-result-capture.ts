@@ -10,7 +10,7 @@ import { redactSecrets } from "../text/redact.js";
 import { asText } from "../text/gist.js";
 import { contentText, prop, toolPathArg } from "../messages/read.js";
 import { changeGist, commandFamily, exitCodeOf, informativeErrorLine, isEmptySearch } from "../messages/tool-outcome.js";
-import { removedPaths } from "../messages/shell-removals.js";
+import { removedPaths } from "../messages/tool-outcome.js";
 import { changedText, declaredNames } from "./declared-names.js";
 import type { CapturedState } from "./captured-state.js";
 import { safeGist } from "../text/safe-gist.js";
