@@ -14,7 +14,7 @@ import { archiveDir, readArchiveFile } from "../../src/agents/archive/store.js";
 import { appendToTail } from "../../src/agents/archive/tail-append.js";
 import { blobPath, metaPath, readArtifact, readArtifactMeta, refsPath, stashArtifact } from "../../src/agents/artifacts/store.js";
 import { readCheckpointMeta } from "../../src/agents/checkpoint/sessions.js";
-import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
+import { findGitRepo, readGitHead } from "../../src/agents/drift/git-index.js";
 import { readLaterWork } from "../../src/agents/drift/record.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/previous-session.js";

@@ -12,8 +12,8 @@ import { debugLog } from "../../infra/debug-log.js";
 import { isDirectory } from "../../infra/fs-ops.js";
 import { readAtSync as readAt, readSmallRegularFileSync } from "../../infra/regular-file.js";
 import { stateSessionDir } from "../../infra/session-dir.js";
+import { findGitRepo, type GitRepo, headMove, readGitHead } from "./git-index.js";
 import { noteReading, recentlyClean, workTreeDirty } from "./git-index.js";
-import { findGitRepo, type GitRepo, headMove, readGitHead } from "./git-repo.js";
 
 export const HASH_FULL_MAX_BYTES = 256 * 1024;
 export const SAMPLE_BYTES = 16 * 1024;
