@@ -203,11 +203,8 @@ function buildSections(
 
   const extraBlocks = extras.map((x) => {
     const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
-    const handle = (i: number) => {
-      const h = x.handles?.[i];
-      return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
-    };
-    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
+    const handle = (h: string | undefined) => (h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "");
+    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(x.handles?.[i])}`)].join("\n");
   });
 
   const foldHead = fold.head(changed.length);
@@ -251,9 +248,8 @@ function buildSections(
 export const DEATH_SPIRAL_COMPACTIONS = 3;
 
 function omittedLine(sections: readonly RestoreSectionOf[], compact: boolean): string | null {
-  const parts = sections.filter((s) => s.dropped > 0).map((s) => {
-    return s.whole ? s.label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${s.label}`;
-  });
+  const parts = sections.filter((s) => s.dropped > 0).map((s) =>
+    s.whole ? s.label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${s.label}`);
   if (parts.length === 0) return null;
   return compact ? `(more not shown: ${SHOW_HINT})` : `(not shown: ${parts.join(", ")}; ${SHOW_HINT})`;
 }

@@ -80,15 +80,11 @@ function lastLines(text: string, n: number): string[] {
   return text.slice(start).split(/\r\n|\r|\n/);
 }
 
-/** Lines that carry no information about the failure itself. */
+/** Lines that carry no information about the failure itself: npm's script banner ("> pkg@1.0.0 check"), rules. */
+const NOISE = [EXIT_LINE, /^\(no output\)$/, /^>\s/, /^[\s\-=_~*#|┃━─│╭╰╮╯^.·•]+$/, /^<\/?[a-z_-]+>$/];
 function isNoiseLine(line: string): boolean {
   const t = line.trim();
-  if (!t) return true;
-  if (EXIT_LINE.test(t) || t === "(no output)") return true;
-  if (/^>\s/.test(t)) return true; // npm script banner: "> pkg@1.0.0 check"
-  if (/^[\s\-=_~*#|┃━─│╭╰╮╯^.·•]+$/.test(t)) return true; // rules and box drawing
-  if (/^<\/?[a-z_-]+>$/.test(t)) return true;
-  return false;
+  return !t || NOISE.some((re) => re.test(t));
 }
 
 /** Error-prefix shapes: `TypeError:`, `error TS2339:`, `fatal:`, `npm ERR!`, `FAIL`, `E999 SyntaxError:`. */
