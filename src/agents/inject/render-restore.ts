@@ -277,22 +277,17 @@ function frameLines(cp: Checkpoint, kind: Kind, clock: Clock, sq: Squeeze): [str
   const id = bareOrQuoted(meta.checkpoint_id, /^cp_\d{1,12}$/);
   const n = safeCount(meta.compaction_count);
   const lines = [kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION];
+  const say = (short: string, long: string): number => lines.push(sq.compact ? short : long);
   if (kind === "resume") {
-    lines.push(
-      sq.compact
-        ? `This is the state a previous session left at ${createdText}.`
-        : `This is the state a previous session on this key left at ${createdText}; verify it before acting on it.`,
-    );
+    say(`This is the state a previous session left at ${createdText}.`,
+      `This is the state a previous session on this key left at ${createdText}; verify it before acting on it.`);
   }
-  // issue 11: bundled by the next session from the state files of one that died uncheckpointed
+  // bundled by the next session from the state files of one that died uncheckpointed
   if (cp.recovered && typeof cp.recovered === "object") {
     const at = parseDate(cp.recovered.state_updated_at);
     const atText = at ? clock.stamp(at) : "an unknown time";
-    lines.push(
-      sq.compact
-        ? "Recovered from the state files of a session that ended without a checkpoint."
-        : `That session ended (crash, exit or /new) before a checkpoint held all its work: this state was recovered from its state files (last captured ${atText}).`,
-    );
+    say("Recovered from the state files of a session that ended without a checkpoint.",
+      `That session ended (crash, exit or /new) before a checkpoint held all its work: this state was recovered from its state files (last captured ${atText}).`);
   }
   if (sq.compact) {
     lines.push(`Checkpoint ${id} (${createdText})`);
