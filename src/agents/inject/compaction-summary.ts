@@ -167,9 +167,8 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     }
     return { key, title, entries, dropped: items.length - entries.length };
   };
-  const same = (x: string): string => x;
-  const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], same);
-  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same);
+  const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], String);
+  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], String);
   const sections: Section[] = [
     turnSec,
     sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60)),
@@ -225,7 +224,7 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   }
 
   const omitted = omittedLine();
-  let text = [...top, "", ...budget.lines(), ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
+  let text = [...top, "", ...sections.flatMap(sectionLines), ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
   if (text.length > maxChars) {
     // never fails for size: the frame, the goal and the changed paths, cut to the cap
     let head = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean).join("\n");

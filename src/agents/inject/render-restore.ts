@@ -9,7 +9,7 @@ import { estimateTextTokens } from "../text/token-estimate.js";
 import { formatTokenCount } from "../gauge/gauge-line.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
-import { type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, failureEntry, joinedLength, sectionLines } from "./section-model.js";
 import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
@@ -330,7 +330,7 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
     budget.drop(section, keep, limit);
   }
 
-  const body = budget.lines();
+  const body = sections.flatMap(sectionLines);
   const assemble = (sq: Squeeze): string[] => {
     const [top, warning] = frameLines(cp, opts.kind, clock, sq);
     const note = sq.noNote ? null : omittedLine(sections, sq.compact);

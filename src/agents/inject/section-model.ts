@@ -54,7 +54,7 @@ export class SectionBudget<K extends string> {
   body = 0;
 
   constructor(
-    readonly sections: Section<K>[],
+    sections: Section<K>[],
     private readonly frame: (body: number) => number,
   ) {
     this.byKey = new Map(sections.map((s) => [s.key, s]));
@@ -81,10 +81,6 @@ export class SectionBudget<K extends string> {
       s.dropped++;
       this.relen(s);
     }
-  }
-
-  lines(): string[] {
-    return this.sections.flatMap(sectionLines);
   }
 }
 
