@@ -135,7 +135,9 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const turns = turnsOf(cp);
   const last = turns.length - 1;
-  const views = turns.map((turn, i): TurnView => ({ turn, fold: 0, first: i === last, latest: i === 0 && last > 0, lines: [] }));
+  const views = turns.map((turn, i): TurnView => {
+    return { turn, fold: 0, first: i === last, latest: i === 0 && last > 0, lines: [] };
+  });
   // the newest turns that hold the last PROTECTED_TURNS distinct requests (a repeated request counts once)
   let protect = 0;
   for (const seen = new Set<string>(); protect < views.length && seen.size < PROTECTED_TURNS; protect++) seen.add(views[protect]!.turn.request);
@@ -156,7 +158,8 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const fold = new PathFold(paths);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
-  const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !opts.previousSummary.startsWith(COMPACTION_SUMMARY_HEADER) ? opts.previousSummary : "";
+  const prev = opts.previousSummary;
+  const previous = typeof prev === "string" && prev.trim() && !prev.startsWith(COMPACTION_SUMMARY_HEADER) ? prev : "";
   const artifacts = arr(cp.artifacts).filter((a) => a && tryParseHandle(a.handle) !== null);
   // entries are rendered (quoting redacts) only while they could fit: O(budget) on any session
   const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string): Section => {
@@ -167,8 +170,9 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
     }
     return { key, title, entries, dropped: items.length - entries.length };
   };
-  const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], String);
-  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], String);
+  const same = (x: string): string => x;
+  const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], same);
+  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same);
   const sections: Section[] = [
     turnSec,
     sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60)),
@@ -224,7 +228,8 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   }
 
   const omitted = omittedLine();
-  let text = [...top, "", ...sections.flatMap(sectionLines), ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
+  const body = sections.flatMap(sectionLines);
+  let text = [...top, "", ...body, ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
   if (text.length > maxChars) {
     // never fails for size: the frame, the goal and the changed paths, cut to the cap
     let head = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean).join("\n");
