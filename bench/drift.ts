@@ -10,8 +10,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { compareWorkspace } from "../src/agents/drift/compare.js";
-import { recordWorkspace } from "../src/agents/drift/record.js";
+import { compareWorkspace, recordWorkspace } from "../src/agents/drift/record.js";
 import { latencyStats } from "../src/replay/stats.js";
 import { timeIt } from "./timer.js";
 

@@ -5,7 +5,7 @@ import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../agents/config/context-manager
 import type { CliArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Output } from "./output.js";
-import { driftOf } from "../agents/drift/compare.js";
+import { driftOf } from "../agents/drift/record.js";
 import { renderRestoreBlock } from "../agents/engine/restore-block.js";
 import { loadCheckpoint, requireSessionKey, resolveCheckpointRef, selectSessions } from "./sessions.js";
 

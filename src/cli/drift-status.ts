@@ -1,6 +1,6 @@
 /** The workspace drift of a checkpoint for `status` (issue 17): a JSON value and human lines. */
 import type { Checkpoint } from "../agents/checkpoint/schema.js";
-import { type DriftReport, driftOf } from "../agents/drift/compare.js";
+import { type DriftReport, driftOf } from "../agents/drift/record.js";
 import { renderDriftSection } from "../agents/drift/render.js";
 
 export interface DriftStatus {

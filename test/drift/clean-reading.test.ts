@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readGitState } from "../../src/agents/drift/record.js";
 import { CLEAN_REUSE_MS, recentlyClean } from "../../src/agents/drift/git-index.js";
 import { processServices } from "../../src/infra/process-services.js";
-import { findGitRepo } from "../../src/agents/drift/git-repo.js";
+import { findGitRepo } from "../../src/agents/drift/git-index.js";
 import { type GitFixture, gitFixture, gitSaysDirty } from "./git-fixture.js";
 
 let f: GitFixture;

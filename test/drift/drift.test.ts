@@ -7,9 +7,9 @@
 import { chmodSync, mkdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { COMPARE_MAX_FILES, compareWorkspace, type DriftReport } from "../../src/agents/drift/compare.js";
-import { HASH_FULL_MAX_BYTES } from "../../src/agents/drift/fingerprint.js";
-import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
+import { COMPARE_MAX_FILES, compareWorkspace, type DriftReport } from "../../src/agents/drift/record.js";
+import { HASH_FULL_MAX_BYTES } from "../../src/agents/drift/record.js";
+import { findGitRepo, readGitHead } from "../../src/agents/drift/git-index.js";
 import { workTreeDirty } from "../../src/agents/drift/git-index.js";
 import { DRIFT_MAX_FILES, recordWorkspace } from "../../src/agents/drift/record.js";
 import type { WorkspaceSnapshot } from "../../src/agents/checkpoint/schema.js";

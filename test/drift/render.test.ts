@@ -1,7 +1,7 @@
 /** The drift section: wording, untrusted names quoted, and the block never over its budget. */
 import { describe, expect, it } from "vitest";
 import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.js";
-import type { DriftReport } from "../../src/agents/drift/compare.js";
+import type { DriftReport } from "../../src/agents/drift/record.js";
 import { DRIFT_SECTION_ID } from "../../src/agents/drift/render.js";
 import type { RenderedRestore, RestoreExtraSection } from "../../src/agents/inject/render-restore.js";
 import { DRIFT_EXTRA_TITLE, DRIFT_TITLE, driftExtraSection, renderDriftSection } from "../../src/agents/drift/render.js";

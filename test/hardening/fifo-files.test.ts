@@ -13,8 +13,8 @@ import { knowledgeFile, readKnowledge } from "../../src/agents/archive/knowledge
 import { appendToTail, archiveDir, readArchiveFile } from "../../src/agents/archive/store.js";
 import { blobPath, metaPath, readArtifact, readArtifactMeta, refsPath, stashArtifact } from "../../src/agents/artifacts/store.js";
 import { readCheckpointMeta } from "../../src/agents/checkpoint/sessions.js";
-import { findGitRepo, readGitHead } from "../../src/agents/drift/git-repo.js";
-import { readLaterWork } from "../../src/agents/drift/compare.js";
+import { findGitRepo, readGitHead } from "../../src/agents/drift/git-index.js";
+import { readLaterWork } from "../../src/agents/drift/record.js";
 import { searchForAgent } from "../../src/agents/engine/archive-hooks.js";
 import { BUNDLE_LOCK_FILE, acquireBundleLock } from "../../src/agents/state/previous-session.js";
 import { NotAFileError } from "../../src/infra/regular-file.js";

@@ -8,7 +8,7 @@ import { renderCheckpointRestore } from "../../src/agents/inject/render-restore.
 import type { Checkpoint } from "../../src/agents/checkpoint/schema.js";
 import { ContextState } from "../../src/agents/state/context-state.js";
 import { validateCheckpoint } from "../../src/agents/checkpoint/validate.js";
-import { removedPaths } from "../../src/agents/messages/shell-removals.js";
+import { removedPaths } from "../../src/agents/messages/tool-outcome.js";
 import { blocksAt } from "../../src/replay/block-at.js";
 import { TEST_TIMEOUT_MS } from "../helpers/timeouts.js";
 import { readTranscriptJson } from "../helpers/transcripts.js";

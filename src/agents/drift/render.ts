@@ -2,7 +2,7 @@
 import { quoteUntrusted } from "../inject/quote.js";
 import { joinedLength as length, plural } from "../inject/section-model.js";
 import type { RestoreExtraSection } from "../inject/render-restore.js";
-import type { DriftReport, FileChange, FileDrift, GitDrift } from "./compare.js";
+import type { DriftReport, FileChange, FileDrift, GitDrift } from "./record.js";
 
 export const DRIFT_TITLE = "Workspace changed since this checkpoint (check before relying on it):";
 const PATH_CAP = 120;
@@ -11,10 +11,8 @@ const LIST_LIMITS = [Infinity, 8, 4, 2, 1, 0];
 
 const short = (oid: string | null): string => (oid && /^[0-9a-f]{7,64}$/.test(oid) ? oid.slice(0, 7) : "none");
 
-function who(f: FileDrift): string {
-  if (f.change !== "changed") return "";
-  return f.by === "session" ? " (by the session's later work)" : f.by === "outside" ? " (not by the session)" : "";
-}
+const BY = { session: " (by the session's later work)", outside: " (not by the session)" };
+const who = (f: FileDrift): string => (f.change === "changed" && f.by ? BY[f.by] : "");
 const fileEntry = (f: FileDrift): string => `${quoteUntrusted(f.path, PATH_CAP)}${who(f)}`;
 
 /** `show` renders a branch name: quoted for our own lines, as is when the renderer quotes the whole entry. */

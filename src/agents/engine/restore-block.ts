@@ -9,7 +9,7 @@ import { FETCH_TOOL_NAME } from "../artifacts/preview.js";
 import { type ArtifactRef, type Checkpoint, LINES_RE } from "../checkpoint/schema.js";
 import { type ContextManagerConfig, resolveContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";
-import { type DriftReport, driftOf } from "../drift/compare.js";
+import { type DriftReport, driftOf } from "../drift/record.js";
 import { driftExtraSection } from "../drift/render.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import type { WarnLogger } from "../../infra/log-once.js";

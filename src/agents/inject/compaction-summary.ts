@@ -129,17 +129,14 @@ const PLAN: readonly Step[] = [
 const OMITTED_HEAD = "(left out for the budget: ";
 const OMITTED_TAIL = "; context_search and openclaw-context show have them)";
 
-export function isCompactionSummary(text: unknown): boolean {
-  return typeof text === "string" && text.startsWith(COMPACTION_SUMMARY_HEADER);
-}
-
 export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSummaryOptions): RenderedCompactionSummary {
   const maxChars = Math.max(0, Math.floor(Number.isFinite(opts.maxTokens) ? opts.maxTokens : 0)) * 4;
   const work = cp.work ?? null;
   const working = cp.working ?? ({} as Checkpoint["working"]);
   const turns = turnsOf(cp);
+  const last = turns.length - 1;
   const views = turns.map((turn, i): TurnView => {
-    return { turn, fold: 0, first: i === turns.length - 1, latest: i === 0 && turns.length > 1, lines: [] };
+    return { turn, fold: 0, first: i === last, latest: i === 0 && last > 0, lines: [] };
   });
   // the newest turns that hold the last PROTECTED_TURNS distinct requests (a repeated request counts once)
   let protect = 0;
@@ -161,32 +158,33 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   const fold = new PathFold(paths);
   const modified = new Set(paths);
   const read = (cp.resources?.files_read ?? []).filter((p) => typeof p === "string" && !modified.has(p)).reverse();
-  const previous = typeof opts.previousSummary === "string" && opts.previousSummary.trim() && !isCompactionSummary(opts.previousSummary) ? opts.previousSummary : "";
+  const prev = opts.previousSummary;
+  const previous = typeof prev === "string" && prev.trim() && !prev.startsWith(COMPACTION_SUMMARY_HEADER) ? prev : "";
   const artifacts = arr(cp.artifacts).filter((a) => a && tryParseHandle(a.handle) !== null);
   // entries are rendered (quoting redacts) only while they could fit: O(budget) on any session
-  const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string, inline = false): Section => {
+  const sec = <T>(key: string, title: string, items: readonly T[], render: (t: T) => string): Section => {
     const entries: string[] = [];
     for (let i = 0, len = 0; i < items.length && len <= maxChars; i++) {
       entries.push(render(items[i]!));
       len += entries[i]!.length + 2;
     }
-    return { key, title, layout: inline ? "inline" : "list", entries, dropped: items.length - entries.length };
+    return { key, title, entries, dropped: items.length - entries.length };
   };
   const same = (x: string): string => x;
   const turnSec = sec("turns", "Turns, newest first (the user's request → the agent's own last words that turn):", [], same);
-  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same, true);
+  const filesLine = sec("files_changed", fold.head(paths.length), paths.length > 0 ? [fold.folded(paths)] : [], same);
   const sections: Section[] = [
     turnSec,
-    sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60), true),
+    sec("names", "Code names in the agent's reports (newest first): ", turnNames(turns, paths), (n) => quoteUntrusted(n, 60)),
     filesLine,
     sec("changes", "", files, (f) => changeLine(f, fold)),
-    sec("commands", "Commands: ", workCommands(cp), commandEntry, true),
+    sec("commands", "Commands: ", workCommands(cp), commandEntry),
     sec("open_failures", "Open failures (not fixed since):", (work?.open_failures ?? []).slice(0, 40), (e) =>
       failureEntry(e, CAP.failureTarget, CAP.failureError)),
     sec("decisions", "Decisions:", [...(cp.decisions ?? [])].reverse(), (d) => `- ${quoteUntrusted(d?.what, CAP.decision)}`),
     sec("open_items", "Open items:", cp.open_items ?? [], (s) => `- ${quoteUntrusted(s, CAP.decision)}`),
     sec("tasks", "Sub-agent and task calls:", work?.tasks ?? [], taskLine),
-    sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p), true),
+    sec("files_read", "Files read (not changed): ", read, (p) => fold.display(p)),
     sec("artifacts", "Stored outputs (artifact_fetch <handle>):", artifacts, (a) =>
       `- ${quoteUntrusted(a.tool, 40)} ${quoteUntrusted(a.target, CAP.failureTarget)}${a.lines ? ` lines ${quoteUntrusted(a.lines, 20)}` : ""}: ${a.handle}`),
     sec("previous", "Earlier summary (the host's, before this manager compacted):", previous ? [previous] : [], (x) => `- ${quoteUntrusted(x, CAP.previous)}`),
@@ -225,27 +223,22 @@ export function renderCompactionSummary(cp: Checkpoint, opts: RenderCompactionSu
   };
   for (const [what, keep] of PLAN) {
     if (typeof what === "string") budget.drop(what, keep as number, maxChars);
-    else if (keep === "first") foldTurns(what, views.length - 1, views.length - 1);
-    else foldTurns(what, keep === "protected" ? protect : keep, views.length - 2);
+    else if (keep === "first") foldTurns(what, last, last);
+    else foldTurns(what, keep === "protected" ? protect : keep, last - 1);
   }
 
   const omitted = omittedLine();
-  let text = [...top, "", ...budget.lines(), ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
+  const body = sections.flatMap(sectionLines);
+  let text = [...top, "", ...body, ...(omitted ? [omitted] : []), COMPACTION_SUMMARY_END].join("\n");
   if (text.length > maxChars) {
     // never fails for size: the frame, the goal and the changed paths, cut to the cap
-    const lines = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean);
-    text = `${cutToChars(lines.join("\n"), maxChars - COMPACTION_SUMMARY_END.length - 1)}\n${COMPACTION_SUMMARY_END}`;
+    let head = [top[0]!, top[2]!, top[3]!, ...sectionLines(filesLine)].filter(Boolean).join("\n");
+    // the whole lines that fit (a cut inside a quoted string would leave it open)
+    const max = maxChars - COMPACTION_SUMMARY_END.length - 1;
+    if (head.length > max) head = head.slice(0, Math.max(0, head.lastIndexOf("\n", max - 2)));
+    text = `${head}\n${COMPACTION_SUMMARY_END}`;
     if (text.length > maxChars) text = "";
   }
   const omittedKeys = sections.filter((s) => s.dropped > 0).map((s) => s.key);
   return { text, tokens: estimateTextTokens(text), foldedTurns: folded, omitted: omittedKeys };
-}
-
-/** The whole lines that fit (a cut inside a quoted string would leave it open). */
-function cutToChars(text: string, max: number): string {
-  if (max <= 0) return "";
-  if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1));
-  const nl = cut.lastIndexOf("\n");
-  return nl > 0 ? cut.slice(0, nl) : "";
 }

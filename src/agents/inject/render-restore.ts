@@ -9,7 +9,7 @@ import { estimateTextTokens } from "../text/token-estimate.js";
 import { formatTokenCount } from "../gauge/gauge-line.js";
 import { RESTORE_END_MARKER, RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME } from "./markers.js";
 import { ELLIPSIS, quoteUntrusted } from "./quote.js";
-import { type Section, PathFold, SectionBudget, failureEntry, joinedLength } from "./section-model.js";
+import { type Section, PathFold, SectionBudget, failureEntry, joinedLength, sectionLines } from "./section-model.js";
 import { stateLines, workCommands } from "./section-model.js";
 import { arr, changeCounts, changedPaths, commandEntry, plural, safeCount } from "./section-model.js";
 
@@ -42,44 +42,14 @@ export interface RenderedRestore {
   omittedExtras?: string[];
 }
 
-/** How a restore section prints (section-model.ts); `whole`: it goes whole and is named without a count when dropped;
- * `tail`: its entries go from the tail (its first entries matter most). */
-type SectionSpec = Pick<Section, "title" | "layout" | "sep"> & { omittedLabel: string; whole?: true; tail?: true };
-
-const SPEC = {
-  last_report: { title: "Agent's last report: ", layout: "inline", omittedLabel: "last report", whole: true },
-  goal: { title: "Goal (first request): ", layout: "inline", omittedLabel: "goal", whole: true },
-  requests: { title: "Earlier requests (newest first):", layout: "list", omittedLabel: "earlier requests", tail: true },
-  // each entry a block of lines, title included
-  extras: { title: "", layout: "list", omittedLabel: "extra sections", whole: true },
-  files_changed: { title: "", layout: "fold", omittedLabel: "changed files", tail: true },
-  changes: { title: "Main changes (most important first):", layout: "list", omittedLabel: "main changes", tail: true },
-  commands: { title: "Commands (latest outcome): ", layout: "inline", sep: "; ", omittedLabel: "commands", tail: true },
-  open_failures: {
-    title: "Open failures (unresolved at this point; do not retry blindly):",
-    layout: "list",
-    omittedLabel: "open failures",
-  },
-  decisions: { title: "Decisions made (newest first):", layout: "list", omittedLabel: "decisions", tail: true },
-  thread_summary: { title: "Thread: ", layout: "inline", omittedLabel: "thread summary", whole: true },
-  key_exchanges: { title: "Key exchanges:", layout: "list", omittedLabel: "exchanges" },
-  files_modified: { title: "Files modified: ", layout: "inline", omittedLabel: "modified files" },
-  files_read: { title: "Files read: ", layout: "inline", omittedLabel: "read files" },
-  tools_used: { title: "Tools used: ", layout: "inline", omittedLabel: "tools" },
-  errors: { title: "Tool failures (do not retry blindly):", layout: "list", omittedLabel: "tool failures" },
-  open_items: { title: "Open items:", layout: "list", omittedLabel: "open items", tail: true },
-  learnings: {
-    title: "Learnings (consider storing to long-term memory via memory_store):",
-    layout: "list",
-    omittedLabel: "learnings",
-    tail: true,
-  },
-} satisfies Record<string, SectionSpec>;
-
-/** The sections that may be trimmed, in block order. */
-type RestoreSection = keyof typeof SPEC;
-const SECTION_SPEC: Record<RestoreSection, SectionSpec> = SPEC;
-const SECTION_ORDER = Object.keys(SECTION_SPEC) as readonly RestoreSection[];
+/** The sections that may be trimmed. */
+type RestoreSection = "last_report" | "goal" | "requests" | "extras" | "files_changed" | "changes" | "commands"
+  | "open_failures" | "decisions" | "thread_summary" | "key_exchanges" | "files_modified" | "files_read" | "tools_used"
+  | "errors" | "open_items" | "learnings";
+/** A restore section: `label` names it in the "not shown" note; `whole`: it goes whole, named without a count. */
+type RestoreSectionOf = Section<RestoreSection> & { label: string; whole: boolean };
+/** `tail`: its entries go from the tail (its first entries matter most); the others' from the front. */
+type How = "whole" | "tail" | "";
 
 /** The drop plan, least useful first: entries down to `keep` while over SOFT_SHARE of the cap, or the cap. */
 export const RESTORE_DROP_PLAN: ReadonlyArray<{ section: RestoreSection; keep: number; budget: "soft" | "hard" }> = [
@@ -189,13 +159,13 @@ function outcomeOf(work: WorkLedger | null, request: string): string {
 
 const SHOW_HINT = "`openclaw-context show` prints the full checkpoint";
 
-/** The sections in SECTION_ORDER; `extras`: those with entries. */
+/** The sections in block order; `extras`: those with entries. */
 function buildSections(
   cp: Checkpoint,
   clock: Clock,
   createdDate: string | null,
   extras: RestoreExtraSection[],
-): Section<RestoreSection>[] {
+): RestoreSectionOf[] {
   const timeOf = (iso: unknown): string => {
     const when = parseDate(iso);
     if (!when) return "";
@@ -233,48 +203,53 @@ function buildSections(
 
   const extraBlocks = extras.map((x) => {
     const title = typeof x.title === "string" && /^[A-Za-z][A-Za-z0-9_ ()',.-]{0,60}:$/.test(x.title) ? x.title : `${quoteUntrusted(x.title, 60)}:`;
-    const handle = (i: number) => {
-      const h = x.handles?.[i];
-      return h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "";
-    };
-    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(i)}`)].join("\n");
+    const handle = (h: string | undefined) => (h !== undefined && tryParseHandle(h) !== null ? ` ${h}` : "");
+    return [title, ...x.lines.map((l, i) => `- ${quoteUntrusted(l, CAP.extra)}${handle(x.handles?.[i])}`)].join("\n");
   });
 
+  const foldHead = fold.head(changed.length);
+  const commands = work ? workCommands(cp).map(commandEntry) : [];
   const summary = cp.thread?.summary && !work ? [quoteUntrusted(cp.thread.summary, CAP.summary)] : [];
-  const entries: Record<RestoreSection, string[]> = {
-    last_report: work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : [],
-    goal: goal && goal !== topic ? [quoteUntrusted(goal, CAP.goal) + (isBareReference(goal) ? outcomeOf(work, goal) : "")] : [],
-    requests: earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? outcomeOf(work, r) : ""}`),
-    extras: extraBlocks,
-    files_changed: [...changed],
-    changes: ledgerFiles.map(changeLine),
-    commands: work ? workCommands(cp).map(commandEntry) : [],
-    open_failures: work ? arr(work.open_failures).map(failureLine) : [],
-    decisions: [...arr(cp.decisions)].reverse().map(decisionLine),
-    thread_summary: summary,
-    key_exchanges: arr(cp.thread?.key_exchanges).map(exchangeLine),
-    files_modified: work ? [] : arr(cp.resources?.files_modified).map((f) => quoteUntrusted(f, CAP.file)),
-    files_read: arr(cp.resources?.files_read).map((f) => quoteUntrusted(f, CAP.file)),
-    tools_used: arr(cp.resources?.tools_used).map((t) => quoteUntrusted(t, CAP.tool)),
-    errors: work ? [] : arr(cp.thread?.errors).map((e) => failureEntry(e, CAP.errorTarget, CAP.error)),
-    open_items: arr(cp.open_items).map((s) => `- ${quoteUntrusted(s, CAP.openItem)}`),
-    learnings: arr(cp.learnings).map((s) => `- ${quoteUntrusted(s, CAP.learning)}`),
-  };
-  const foldLine = (paths: readonly string[]): string => fold.head(changed.length) + fold.folded(paths);
-  return SECTION_ORDER.map((key): Section<RestoreSection> => {
-    const { title, layout, sep } = SECTION_SPEC[key];
-    return { key, title, layout, sep, fold: foldLine, entries: entries[key], dropped: 0 };
-  });
+  const sec = (key: RestoreSection, title: string, label: string, how: How, entries: string[]): RestoreSectionOf =>
+    ({ key, title, label, entries, dropped: 0, whole: how === "whole", fromFront: how !== "tail" });
+  const files = (paths: string[] | undefined, cap: number): string[] => arr(paths).map((f) => quoteUntrusted(f, cap));
+  const items = (list: string[] | undefined, cap: number) => arr(list).map((x) => `- ${quoteUntrusted(x, cap)}`);
+  return [
+    sec("last_report", "Agent's last report: ", "last report", "whole",
+      work?.last_report ? [quoteUntrusted(work.last_report, CAP.report)] : []),
+    sec("goal", "Goal (first request): ", "goal", "whole", goal && goal !== topic
+      ? [quoteUntrusted(goal, CAP.goal) + (isBareReference(goal) ? outcomeOf(work, goal) : "")] : []),
+    sec("requests", "Earlier requests (newest first):", "earlier requests", "tail",
+      earlier.map((r, i) => `- ${quoteUntrusted(r, CAP.request)}${i < OUTCOME_REQUESTS ? outcomeOf(work, r) : ""}`)),
+    // each entry a block of lines, title included
+    sec("extras", "", "extra sections", "whole", extraBlocks),
+    { ...sec("files_changed", "", "changed files", "tail", [...changed]), fold: (p) => foldHead + fold.folded(p) },
+    sec("changes", "Main changes (most important first):", "main changes", "tail", ledgerFiles.map(changeLine)),
+    { ...sec("commands", "Commands (latest outcome): ", "commands", "tail", commands), sep: "; " },
+    sec("open_failures", "Open failures (unresolved at this point; do not retry blindly):", "open failures", "",
+      work ? arr(work.open_failures).map(failureLine) : []),
+    sec("decisions", "Decisions made (newest first):", "decisions", "tail",
+      arr(cp.decisions).map(decisionLine).reverse()),
+    sec("thread_summary", "Thread: ", "thread summary", "whole", summary),
+    sec("key_exchanges", "Key exchanges:", "exchanges", "", arr(cp.thread?.key_exchanges).map(exchangeLine)),
+    sec("files_modified", "Files modified: ", "modified files", "",
+      work ? [] : files(cp.resources?.files_modified, CAP.file)),
+    sec("files_read", "Files read: ", "read files", "", files(cp.resources?.files_read, CAP.file)),
+    sec("tools_used", "Tools used: ", "tools", "", files(cp.resources?.tools_used, CAP.tool)),
+    sec("errors", "Tool failures (do not retry blindly):", "tool failures", "",
+      work ? [] : arr(cp.thread?.errors).map((e) => failureEntry(e, CAP.errorTarget, CAP.error))),
+    sec("open_items", "Open items:", "open items", "tail", items(cp.open_items, CAP.openItem)),
+    sec("learnings", "Learnings (consider storing to long-term memory via memory_store):", "learnings", "tail",
+      items(cp.learnings, CAP.learning)),
+  ];
 }
 
 /** `meta.compaction_count` above this adds the death-spiral warning (spec §5.5). */
 export const DEATH_SPIRAL_COMPACTIONS = 3;
 
-function omittedLine(sections: readonly Section<RestoreSection>[], compact: boolean): string | null {
-  const parts = sections.filter((s) => s.dropped > 0).map((s) => {
-    const { omittedLabel: label, whole } = SECTION_SPEC[s.key];
-    return whole ? label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${label}`;
-  });
+function omittedLine(sections: readonly RestoreSectionOf[], compact: boolean): string | null {
+  const parts = sections.filter((s) => s.dropped > 0).map((s) =>
+    s.whole ? s.label : `${s.dropped}${s.entries.length > 0 ? " more" : ""} ${s.label}`);
   if (parts.length === 0) return null;
   return compact ? `(more not shown: ${SHOW_HINT})` : `(not shown: ${parts.join(", ")}; ${SHOW_HINT})`;
 }
@@ -302,22 +277,17 @@ function frameLines(cp: Checkpoint, kind: Kind, clock: Clock, sq: Squeeze): [str
   const id = bareOrQuoted(meta.checkpoint_id, /^cp_\d{1,12}$/);
   const n = safeCount(meta.compaction_count);
   const lines = [kind === "resume" ? RESTORE_HEADER_RESUME : RESTORE_HEADER_POST_COMPACTION];
+  const say = (short: string, long: string): number => lines.push(sq.compact ? short : long);
   if (kind === "resume") {
-    lines.push(
-      sq.compact
-        ? `This is the state a previous session left at ${createdText}.`
-        : `This is the state a previous session on this key left at ${createdText}; verify it before acting on it.`,
-    );
+    say(`This is the state a previous session left at ${createdText}.`,
+      `This is the state a previous session on this key left at ${createdText}; verify it before acting on it.`);
   }
-  // issue 11: bundled by the next session from the state files of one that died uncheckpointed
+  // bundled by the next session from the state files of one that died uncheckpointed
   if (cp.recovered && typeof cp.recovered === "object") {
     const at = parseDate(cp.recovered.state_updated_at);
     const atText = at ? clock.stamp(at) : "an unknown time";
-    lines.push(
-      sq.compact
-        ? "Recovered from the state files of a session that ended without a checkpoint."
-        : `That session ended (crash, exit or /new) before a checkpoint held all its work: this state was recovered from its state files (last captured ${atText}).`,
-    );
+    say("Recovered from the state files of a session that ended without a checkpoint.",
+      `That session ended (crash, exit or /new) before a checkpoint held all its work: this state was recovered from its state files (last captured ${atText}).`);
   }
   if (sq.compact) {
     lines.push(`Checkpoint ${id} (${createdText})`);
@@ -357,10 +327,10 @@ export function renderCheckpointRestore(cp: Checkpoint, opts: RenderRestoreOptio
   });
   for (const { section, keep, budget: share } of RESTORE_DROP_PLAN) {
     const limit = share === "soft" ? Math.floor(maxChars * SOFT_SHARE) : maxChars;
-    budget.drop(section, keep, limit, SECTION_SPEC[section].tail === true);
+    budget.drop(section, keep, limit);
   }
 
-  const body = budget.lines();
+  const body = sections.flatMap(sectionLines);
   const assemble = (sq: Squeeze): string[] => {
     const [top, warning] = frameLines(cp, opts.kind, clock, sq);
     const note = sq.noNote ? null : omittedLine(sections, sq.compact);

@@ -9,22 +9,25 @@ export function safeCount(n: unknown): number {
 
 export const arr = <T>(v: T[] | undefined | null): T[] => (Array.isArray(v) ? v : []);
 
+/** Entries under a title line; a title ending in a space takes them on its line (joined by `sep`); or `fold`'s line. */
 export interface Section<K extends string = string> {
   key: K;
   title: string;
-  /** "list": a title line then one entry per line; "inline": title + entries joined by `sep`; "fold": `fold`'s line */
-  layout: "list" | "inline" | "fold";
   sep?: string;
   fold?: (entries: readonly string[]) => string;
   entries: string[];
   /** entries left out for the budget */
   dropped: number;
+  /** the budget drops its first entries (default: its last) */
+  fromFront?: boolean;
 }
+
+const inline = (s: Section): boolean => s.title.endsWith(" ");
 
 export function sectionLines(s: Section): string[] {
   if (s.entries.length === 0) return [];
-  if (s.layout === "fold") return [s.fold!(s.entries)];
-  if (s.layout === "inline") return [s.title + s.entries.join(s.sep ?? ", ")];
+  if (s.fold) return [s.fold(s.entries)];
+  if (inline(s)) return [s.title + s.entries.join(s.sep ?? ", ")];
   return s.title ? [s.title, ...s.entries] : s.entries;
 }
 
@@ -36,10 +39,10 @@ export const joinedLength = (lines: readonly string[]): number =>
 function sectionLength(s: Section): number {
   const n = s.entries.length;
   if (n === 0) return 0;
-  if (s.layout === "fold") return s.fold!(s.entries).length;
+  if (s.fold) return s.fold(s.entries).length;
   let len = 0;
   for (const e of s.entries) len += e.length;
-  if (s.layout === "inline") return s.title.length + len + (s.sep ?? ", ").length * (n - 1);
+  if (inline(s)) return s.title.length + len + (s.sep ?? ", ").length * (n - 1);
   return (s.title ? s.title.length + 1 : 0) + len + (n - 1);
 }
 
@@ -50,7 +53,7 @@ export class SectionBudget<K extends string> {
   body = 0;
 
   constructor(
-    readonly sections: Section<K>[],
+    sections: Section<K>[],
     private readonly frame: (body: number) => number,
   ) {
     this.byKey = new Map(sections.map((s) => [s.key, s]));
@@ -68,19 +71,15 @@ export class SectionBudget<K extends string> {
     this.body += (after > 0 ? after + 1 : 0) - (before > 0 ? before + 1 : 0);
   }
 
-  /** Drop entries of `key` (its last ones, or its first) while more than `keep` remain and the block is over `limit`. */
-  drop(key: K, keep: number, limit: number, fromEnd = true): void {
+  /** Drop entries of `key` while more than `keep` remain and the block is over `limit`. */
+  drop(key: K, keep: number, limit: number): void {
     const s = this.byKey.get(key)!;
     while (s.entries.length > keep && this.total() > limit) {
-      if (fromEnd) s.entries.pop();
-      else s.entries.shift();
+      if (s.fromFront) s.entries.shift();
+      else s.entries.pop();
       s.dropped++;
       this.relen(s);
     }
-  }
-
-  lines(): string[] {
-    return this.sections.flatMap(sectionLines);
   }
 }
 

@@ -5,7 +5,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage, UserMessage } from "@mariozechner/pi-ai";
 import { asText, cutHead } from "../text/gist.js";
-import { GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
+import { customTypeOf, GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE } from "./custom-types.js";
 
 /** Never captured as conversation. */
 export const INJECTED_CUSTOM_TYPES: ReadonlySet<string> = new Set([GAUGE_CUSTOM_TYPE, RESTORE_CUSTOM_TYPE]);
@@ -96,6 +96,5 @@ export function toolCallsOf(msg: AssistantMessage): Array<{ id: string; name: st
 
 /** The message is one of ours (gauge / restore) and must never be captured. */
 export function isInjectedMessage(msg: AgentMessage): boolean {
-  if (!msg || typeof msg !== "object") return false;
-  return msg.role === "custom" && INJECTED_CUSTOM_TYPES.has((msg as { customType?: string }).customType ?? "");
+  return INJECTED_CUSTOM_TYPES.has(customTypeOf(msg) ?? "");
 }
