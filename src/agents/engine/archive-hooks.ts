@@ -17,6 +17,7 @@ import { quoteUntrusted } from "../inject/quote.js";
 import { agentAndChannelOf, type ContextManagerRuntimeValue, type EngineCore } from "./runtime.js";
 import { archiveWorker } from "../archive/worker/archive-client.js";
 import { applyCacheBudget, sessionAt, sessionRegistry } from "./cache-budget.js";
+import { queued } from "./session.js";
 import { customTypeOf, GAUGE_CUSTOM_TYPE, RECALL_CUSTOM_TYPE } from "../messages/custom-types.js";
 import { formatTime, renderRecalledContext, renderSearchResult } from "../archive/recall-render.js";
 import { appendKnowledge, followKnowledge, knowledgeFile, type KnowledgeHit } from "../archive/knowledge-store.js";
@@ -45,19 +46,16 @@ const pending = new Map<string, Promise<void>>();
 export function scheduleKnowledge(at: ArchiveLocation, cp: Checkpoint): void {
   if (!at.config.archive || !at.config.knowledge) return;
   const file = knowledgeFile(at.stateDir, at.sessionKey);
-  const run = (pending.get(file) ?? Promise.resolve())
-    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
-    .then(() => followKnowledge(file))
-    .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
-    .then(
-      () => logOf(at).clear("knowledge write"),
-      (e: unknown) => void logOf(at).fail("knowledge write", e),
-    )
-    .finally(() => {
-      if (pending.get(file) === run) pending.delete(file);
-    });
-  pending.set(file, run);
+  void queued(pending, file, () =>
+    new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => recordArchiveKey(at.stateDir, at.sessionKey, agentOf(at)))
+      .then(() => followKnowledge(file))
+      .then((known) => appendKnowledge(file, knowledgeOf(cp), { checkpoint: cp.meta.checkpoint_id, session: cp.meta.session_id ?? "" }, known))
+      .then(
+        () => logOf(at).clear("knowledge write"),
+        (e: unknown) => void logOf(at).fail("knowledge write", e),
+      ),
+  );
 }
 
 /** Resolves when the knowledge writes started so far are done. */
@@ -125,28 +123,16 @@ function refOf(at: ArchiveLocation) {
 
 /** The span archived once `after` settled, after earlier spans (search and recall wait for it). Never rejects. */
 export function archiveCompactedSpanAfter(engine: EngineCore, span: readonly AgentMessage[], after: Promise<unknown>, opts: { compaction?: boolean } = { compaction: true }): Promise<AppendResult | null> {
-  const at = engine.runtime;
-  const lasting = sessionAt(at.stateDir, at.sessionKey).lasting;
-  const before = lasting.spanArchive;
-  const run: Promise<AppendResult | null> = Promise.all([before, after.catch(() => null)])
-    .then(() => archiveMessages(engine, span, opts))
-    .finally(() => {
-      if (lasting.spanArchive === run) lasting.spanArchive = null;
-    });
-  lasting.spanArchive = run;
-  return run;
+  const { running } = sessionAt(engine.runtime.stateDir, engine.runtime.sessionKey).lasting;
+  const settled = after.catch(() => null); // caught now: a rejection while earlier spans run is no unhandled one
+  return queued(running, "span", () => settled.then(() => archiveMessages(engine, span, opts)));
 }
 
-/** Resolves when the compacted spans of this archive started so far are archived. */
-async function spanArchived(at: ArchiveLocation): Promise<void> {
-  const running = () => sessionRegistry().peek(`${at.stateDir}\u0000${at.sessionKey}`)?.lasting.spanArchive;
-  for (let p = running(); p; p = running()) await p;
-}
-
-/** Resolves when every compacted span started so far is archived (shutdown, tests). */
-export async function spanArchivesSettled(): Promise<void> {
-  const running = () => [...sessionRegistry().values()].flatMap((s) => s.lasting.spanArchive ?? []);
-  for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
+/** Resolves when the compacted spans started so far are archived: `at`'s, or every key's (shutdown, tests). */
+export async function spanArchivesSettled(at?: ArchiveLocation): Promise<void> {
+  const all = () => (at ? [sessionRegistry().peek(`${at.stateDir}\u0000${at.sessionKey}`)] : [...sessionRegistry().values()]);
+  const running = () => all().flatMap((s) => s?.lasting.running.get("span") ?? []);
+  for (let spans = running(); spans.length > 0; spans = running()) await Promise.all(spans);
 }
 
 /** Every write started off the caller's path is done (spans, knowledge): an exit loses none. Never rejects. */
@@ -184,7 +170,7 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
   const limit = clampInt(params.limit, SEARCH_LIMITS.limit.default, 1, SEARCH_LIMITS.limit.max);
   const maxChars = clampInt(params.maxChars, SEARCH_LIMITS.maxChars.default, SEARCH_LIMITS.maxChars.min, SEARCH_LIMITS.maxChars.max);
   try {
-    await spanArchived(at); // a span compacted just before is searched too
+    await spanArchivesSettled(at); // a span compacted just before is searched too
     // in the archive worker: a cold archive loads there, not on this event loop
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
@@ -216,7 +202,7 @@ export async function withAutoRecall(engine: EngineCore, messages: AgentMessage[
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
     // the span of a compaction that just returned is archived first (milliseconds after it)
-    await spanArchived(engine.runtime);
+    await spanArchivesSettled(engine.runtime);
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt, lastUser } = recallQueryOf(base, pending);
     // a pending request follows the messages: the block goes last (before a trailing gauge line)

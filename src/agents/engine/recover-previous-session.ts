@@ -15,6 +15,7 @@ import { stateSessionDir } from "../../infra/session-dir.js";
 import { acquireBundleLock, holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
 import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
 import { sessionAt } from "./cache-budget.js";
+import { queued } from "./session.js";
 import { type FsOps, nodeFsOps } from "../../infra/fs-ops.js";
 
 export interface RecoverParams {
@@ -55,12 +56,7 @@ type Place = ReturnType<typeof placeOf>;
 
 /** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
-  const lasting = sessionAt(p.stateDir, p.sessionKey).lasting;
-  const settled = (lasting.recovery ?? Promise.resolve()).then(() => recoverNow(p)).finally(() => {
-    if (lasting.recovery === settled) lasting.recovery = null;
-  });
-  lasting.recovery = settled;
-  return settled;
+  return queued(sessionAt(p.stateDir, p.sessionKey).lasting.running, "recovery", () => recoverNow(p));
 }
 
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {

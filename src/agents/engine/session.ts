@@ -83,8 +83,8 @@ export class Session {
   readonly lasting = {
     compactionOutcomes: new Map<string, CompactionOutcome>(),
     stashes: [] as SessionStash[],
-    spanArchive: null as Promise<unknown> | null,
-    recovery: null as Promise<unknown> | null,
+    /** the compacted spans' archive and the previous sessions' recovery, each in order (see `queued`) */
+    running: new Map<"span" | "recovery", Promise<unknown>>(),
     ourTools: new Map<string, OurToolsState>(),
     ownCompaction: null as OwnCompactionView | null,
   };
@@ -168,7 +168,7 @@ export class Session {
 
   holdsLasting(): boolean {
     const l = this.lasting;
-    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null || l.ourTools.size > 0 || l.ownCompaction !== null;
+    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.running.size > 0 || l.ourTools.size > 0 || l.ownCompaction !== null;
   }
 
   /** Drops every cache (what eviction and a new Session would drop); `lasting` stays. */
@@ -197,6 +197,15 @@ export class Session {
     this.breakdown.calls = null;
     return true;
   }
+}
+
+/** `run` once the work queued under `key` before it settled; held there until it settles itself. */
+export function queued<K, T>(queue: Map<K, Promise<unknown>>, key: K, run: () => Promise<T>): Promise<T> {
+  const p: Promise<T> = (queue.get(key) ?? Promise.resolve()).then(run).finally(() => {
+    if (queue.get(key) === p) queue.delete(key);
+  });
+  queue.set(key, p);
+  return p;
 }
 
 /** The run start's decision: whether context_search joins now (sticky: never taken off again). */
