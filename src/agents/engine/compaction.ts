@@ -46,11 +46,6 @@ export interface CompactionStart {
   durable: Promise<Checkpoint | null>;
 }
 
-/** A compaction of `branchEntries` with no summarizer preparation (no span, no split turn, no file lists). */
-export function compactionWithoutPreparation(branchEntries: CompactionInput["branchEntries"], tokensBefore: number): CompactionInput {
-  return { branchEntries, preparation: { tokensBefore } };
-}
-
 // --- the outcome of each session id's latest compaction hook (the key's Session, `lasting`): written
 // by the engine in the hook, read by the restore after the compaction, in the same process
 

@@ -3,7 +3,6 @@ import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/
 import type { Checkpoint } from "../checkpoint/schema.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import { type LiveCtx, sessionFor } from "./context-manager-session.js";
-import { compactionWithoutPreparation } from "../engine/compaction.js";
 import { type CheckpointCompaction, compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
 
 /** `use` on the run's Session; `none` when the manager is off or anything throws. */
@@ -71,7 +70,7 @@ export function writeServerCompactionCheckpoint(params: ServerCompactionParams):
   const ctx = { sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined };
   return withSession(ctx, null, async (session) => {
     const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
-    const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
+    const event = { branchEntries: params.sessionManager.getBranch(), preparation: { tokensBefore } };
     // no span reaches this route: nothing is archived
     return (await session.beforeCompaction(event, { use: "checkpoint", cwd: params.cwd, span: null })).checkpoint;
   });
