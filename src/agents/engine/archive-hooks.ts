@@ -1,8 +1,6 @@
 /**
- * The archive as the engine uses it: the compacted span archived, `context_search` answered, the
- * automatic recall built; and the knowledge layer (docs/archive.md#knowledge-layer): each checkpoint's
- * facts appended to the key's knowledge.jsonl off the request path, read by `context_search` and the
- * recall. Total: failures are logged once per kind, the agent goes on without it.
+ * The archive as the engine uses it: spans archived, `context_search` answered, the automatic recall built;
+ * the knowledge layer (docs/archive.md#knowledge-layer). Total: failures are logged once per kind.
  */
 import { promises as fsp } from "node:fs";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";

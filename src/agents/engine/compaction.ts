@@ -46,8 +46,7 @@ export interface CompactionStart {
   durable: Promise<Checkpoint | null>;
 }
 
-// --- the outcome of each session id's latest compaction hook (the key's Session, `lasting`): written
-// by the engine in the hook, read by the restore after the compaction, in the same process
+// --- each session id's latest compaction hook outcome (Session `lasting`), read by the restore after it
 
 /** Session ids remembered per key at most (oldest forgotten first): the latest is the one read. */
 const MAX_SESSION_IDS = 16;

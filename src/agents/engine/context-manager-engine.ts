@@ -200,10 +200,8 @@ export class ContextManagerEngine implements EngineCore {
   /** What was captured goes to disk now (a run's or a session's end, tests). Never throws. */
   async flushNow(): Promise<void> {
     await this.idle();
-    if (this.flushTimer) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = null;
-    }
+    clearTimeout(this.flushTimer ?? undefined);
+    this.flushTimer = null;
     if (this.state) await this.writeState(this.state);
   }
 

@@ -85,10 +85,9 @@ export class RestoreDelivery {
   async forRequest(sessionId: string, owedFor: readonly string[], history: ReadonlyArray<{ role: string }>) {
     const owed = owedFor.includes(sessionId) && !this.pending;
     if (owed) this.pending = await this.block(sessionId, "post-compaction", owedFor);
-    if (this.once("resume")) {
-      // a new session: no reply and no compaction summary in its history yet
-      if (!this.pending && !history.some(notFresh)) this.pending = await this.block(sessionId, "resume");
-    }
+    // a new session (tried once): no reply and no compaction summary in its history yet
+    const fresh = this.once("resume") && !this.pending && !history.some(notFresh);
+    if (fresh) this.pending = await this.block(sessionId, "resume");
     const changed = this.pending !== this.sent;
     this.sent = this.pending;
     return { block: this.pending, changed };
