@@ -219,14 +219,9 @@ export async function withAutoRecall(engine: EngineCore, messages: AgentMessage[
         kSize > 0 ? archiveWorker().call("knowledge", { file: kFile, query, limit: RECALL_CANDIDATES, minScoreUnits: cfg.recallMinScore, visible }) : Promise.resolve([]),
       ]);
       if (!reply.ready) return unchanged;
-      const rendered = renderRecalledContext(facts, reply.hits, cap);
-      cached = {
-        key,
-        tokens: rendered.tokens,
-        block: rendered.text
-          ? ({ role: "custom", customType: RECALL_CUSTOM_TYPE, content: rendered.text, display: false, timestamp: Date.now() } as AgentMessage)
-          : null,
-      };
+      const { text, tokens } = renderRecalledContext(facts, reply.hits, cap);
+      const message = { role: "custom", customType: RECALL_CUSTOM_TYPE, content: text, display: false };
+      cached = { key, tokens, block: text ? ({ ...message, timestamp: Date.now() } as AgentMessage) : null };
       engine.recall = cached;
     }
     if (!cached.block) return unchanged;
