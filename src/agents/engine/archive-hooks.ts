@@ -184,9 +184,8 @@ const RECALL_CANDIDATES = 8;
 const isRecallMessage = (m: AgentMessage): boolean => customTypeOf(m) === RECALL_CUSTOM_TYPE;
 
 /**
- * After a compaction: one recall block, searched with the latest user requests, right before the
- * latest user message (replacing an earlier one); null when nothing changes. Searched again only
- * when the query, the cap or the archive changed; a cold archive loads while this request goes without.
+ * After a compaction: one recall block right before the latest user message (replacing an earlier one);
+ * null when nothing changes. Searched again only when the query, the cap or the archive changed.
  */
 export async function withAutoRecall(engine: EngineCore, messages: AgentMessage[], contextWindow: number, pendingRequest?: string): Promise<{ messages: AgentMessage[]; tokens: number } | null> {
   const cfg = engine.runtime.config;

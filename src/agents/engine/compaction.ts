@@ -1,7 +1,6 @@
 /**
- * A compaction as every host route hands it to the engine (pi's `session_before_compact` event has this
- * shape; the plugin's routes build one without a preparation), each session id's latest outcome, and the
- * "checkpoint" compaction mode in pi's shape (the checkpoint rendered as the summary, no model call).
+ * A compaction as every host route hands it to the engine (pi's event's shape), each session id's latest
+ * outcome, and the "checkpoint" compaction mode (the checkpoint rendered as the summary, no model call).
  */
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";

@@ -198,9 +198,8 @@ export interface RunStart {
 }
 
 /**
- * At a run start, reading only: whether its first request is cold-trimmed or, with smart trim on, may trim.
- * Not in a first run below the low mark (`pi -p` mostly never trims and would pay the definition); without
- * a cache, from the start.
+ * At a run start, reading only: whether its first request is cold-trimmed or, with smart trim on, may trim
+ * (without a cache: yes; not in a first run below the low mark: `pi -p` would pay the definition).
  */
 export function trimAhead(engine: EngineCore, ahead: RunStart): boolean {
   try {

@@ -1,6 +1,5 @@
 /**
- * The one restore rule of every host (spec §8.2): which block is owed (a resume's or a compaction's
- * checkpoint, the previous session bundled first) and, where a Session is kept, when it is delivered.
+ * The one restore rule of every host (spec §8.2): which block is owed and, where a Session is kept, when.
  * Apart from restore-block.ts: this reads the Session registry, which the CLI's `restore` must not reach.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";

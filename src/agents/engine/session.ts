@@ -1,7 +1,6 @@
 /**
- * One session key's memory for the process (the hosts make an engine per run), weighed as one in
- * the registry (cache-budget.ts). Its caches are read again from disk in O(new messages) after a
- * shed or an eviction; `lasting` is no cache and survives eviction.
+ * One session key's memory for the process, weighed as one (cache-budget.ts). Its caches are read
+ * again from disk in O(new messages) after a shed or an eviction; `lasting` survives eviction.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
