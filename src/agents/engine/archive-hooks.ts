@@ -124,11 +124,16 @@ export function archiveCompactedSpanAfter(engine: EngineCore, span: readonly Age
   return queued(running, "span", () => settled.then(() => archiveMessages(engine, span, opts)));
 }
 
-/** Resolves when the compacted spans started so far are archived: `at`'s, or every key's (shutdown, tests). */
-export async function spanArchivesSettled(at?: ArchiveLocation): Promise<void> {
-  const all = () => (at ? [sessionRegistry().peek(`${at.stateDir}\u0000${at.sessionKey}`)] : [...sessionRegistry().values()]);
-  const running = () => all().flatMap((s) => s?.lasting.running.get("span") ?? []);
-  for (let spans = running(); spans.length > 0; spans = running()) await Promise.all(spans);
+/** Resolves when the compacted spans of this archive started so far are archived (no array: the request path). */
+async function spanArchived(at: ArchiveLocation): Promise<void> {
+  const running = () => sessionRegistry().peek(`${at.stateDir}\u0000${at.sessionKey}`)?.lasting.running.get("span");
+  for (let p = running(); p; p = running()) await p;
+}
+
+/** Resolves when every compacted span started so far is archived (shutdown, tests). */
+export async function spanArchivesSettled(): Promise<void> {
+  const running = () => [...sessionRegistry().values()].flatMap((s) => s.lasting.running.get("span") ?? []);
+  for (let all = running(); all.length > 0; all = running()) await Promise.all(all);
 }
 
 /** Every write started off the caller's path is done (spans, knowledge): an exit loses none. Never rejects. */
@@ -166,7 +171,7 @@ export async function searchForAgent(at: ArchiveLocation, params: SearchParams):
   const limit = clampInt(params.limit, SEARCH_LIMITS.limit.default, 1, SEARCH_LIMITS.limit.max);
   const maxChars = clampInt(params.maxChars, SEARCH_LIMITS.maxChars.default, SEARCH_LIMITS.maxChars.min, SEARCH_LIMITS.maxChars.max);
   try {
-    await spanArchivesSettled(at); // a span compacted just before is searched too
+    await spanArchived(at); // a span compacted just before is searched too
     // in the archive worker: a cold archive loads there, not on this event loop
     const reply = await archiveWorker().call("search", { ...refOf(at), query, limit });
     log.clear("archive search");
@@ -197,7 +202,7 @@ export async function withAutoRecall(engine: EngineCore, messages: AgentMessage[
   if (base[0]?.role !== "compactionSummary") return unchanged;
   try {
     // the span of a compaction that just returned is archived first (milliseconds after it)
-    await spanArchivesSettled(engine.runtime);
+    await spanArchived(engine.runtime);
     const pending = pendingRequest ? stripInjectedBlocks(pendingRequest).trim() : "";
     const { query, requestAt, lastUser } = recallQueryOf(base, pending);
     // a pending request follows the messages: the block goes last (before a trailing gauge line)
