@@ -43,7 +43,9 @@ export function onSessionStarted(params: SeamParams): Promise<RestoreBlock | nul
   return deliver("onSessionStarted", params, async (stored) => {
     try {
       const config = restoreConfigOf(params);
-      if (config.enabled) await recoverPreviousSessions({ ...params, sessionKey: stored, config });
+      const { stateDir, sessionId, fs, logger } = params;
+      const recover = { stateDir, sessionKey: stored, sessionId, config, fs, logger };
+      if (config.enabled) await recoverPreviousSessions(recover);
     } catch {
       // never throws; the block of the latest checkpoint goes out as before
     }

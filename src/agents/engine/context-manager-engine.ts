@@ -154,8 +154,9 @@ export class ContextManagerEngine implements EngineCore {
 
   /** Bundles previous sessions' state (retried until it succeeds); returns the state files it read, if any. */
   async recoverPrevious(latest?: Checkpoint | null): Promise<RecoverResult["stateFiles"]> {
-    const ids = { sessionKey: this.sessionKey, sessionId: this.identity.sessionId, logger: this.sessionLog.stateSink };
-    const r = await recoverPreviousSessions({ ...this.runtime, ...ids, latest });
+    const { stateDir, config, fs } = this.runtime;
+    const ids = { sessionKey: this.sessionKey, sessionId: this.identity.sessionId };
+    const r = await recoverPreviousSessions({ latest, stateDir, ...ids, config, fs, logger: this.sessionLog.stateSink });
     this.recoveryDue = r.failed > 0;
     return r.stateFiles;
   }
