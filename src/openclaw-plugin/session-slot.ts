@@ -4,7 +4,7 @@ import { ContextManagerEngine } from "../agents/engine/context-manager-engine.js
 import { archiveMessages } from "../agents/engine/archive-hooks.js";
 import { agentAndChannelOf } from "../agents/engine/runtime.js";
 import { sessionOf, sessionRegistry } from "../agents/engine/cache-budget.js";
-import { type CompactionOptions, compactionWithoutPreparation } from "../agents/engine/compaction.js";
+import type { CompactionOptions } from "../agents/engine/compaction.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
@@ -137,7 +137,8 @@ export class SessionSlot {
   // the compaction checkpoint of `messages`, by default the history seen last, all archived (no cut point reaches
   // the plugin); `summary`: the checkpoint is the compaction's summary, `summary.span` archived
   beforeCompaction(tokensBefore: number, cwd: string, messages = this.lastMessages, summary?: SummarySpan) {
-    const event = compactionWithoutPreparation(messages.map((message) => ({ type: "message", message })), tokensBefore);
+    const branchEntries = messages.map((message) => ({ type: "message", message }));
+    const event = { branchEntries, preparation: { tokensBefore } };
     const opts: CompactionOptions = summary
       ? { use: "summary", cwd, asCompaction: false, ...summary }
       : { use: "checkpoint", cwd, span: messages };

@@ -1,7 +1,6 @@
 /**
- * A compaction as every host route hands it to the engine (pi's `session_before_compact` event has this
- * shape; the plugin's routes build one without a preparation), each session id's latest outcome, and the
- * "checkpoint" compaction mode in pi's shape (the checkpoint rendered as the summary, no model call).
+ * A compaction as every host route hands it to the engine (pi's event's shape), each session id's latest
+ * outcome, and the "checkpoint" compaction mode (the checkpoint rendered as the summary, no model call).
  */
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -46,13 +45,7 @@ export interface CompactionStart {
   durable: Promise<Checkpoint | null>;
 }
 
-/** A compaction of `branchEntries` with no summarizer preparation (no span, no split turn, no file lists). */
-export function compactionWithoutPreparation(branchEntries: CompactionInput["branchEntries"], tokensBefore: number): CompactionInput {
-  return { branchEntries, preparation: { tokensBefore } };
-}
-
-// --- the outcome of each session id's latest compaction hook (the key's Session, `lasting`): written
-// by the engine in the hook, read by the restore after the compaction, in the same process
+// --- each session id's latest compaction hook outcome (Session `lasting`), read by the restore after it
 
 /** Session ids remembered per key at most (oldest forgotten first): the latest is the one read. */
 const MAX_SESSION_IDS = 16;

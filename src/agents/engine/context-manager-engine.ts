@@ -1,8 +1,7 @@
 /**
- * One run of a session key, as the hosts use it: its captured state (loaded once with the latest
- * checkpoint, previous sessions bundled first, spec §7.3; flushed debounced), requests, tools,
- * compactions and restores. Everything lasting is on disk or in the key's Session (session.ts).
- * Every public method is total: failures are logged once per kind.
+ * One run of a session key, as the hosts use it: its captured state (previous sessions bundled first,
+ * spec §7.3), requests, tools, compactions and restores. Everything lasting is on disk or in the key's
+ * Session (session.ts). Every public method is total: failures are logged once per kind.
  */
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -201,10 +200,8 @@ export class ContextManagerEngine implements EngineCore {
   /** What was captured goes to disk now (a run's or a session's end, tests). Never throws. */
   async flushNow(): Promise<void> {
     await this.idle();
-    if (this.flushTimer) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = null;
-    }
+    clearTimeout(this.flushTimer ?? undefined);
+    this.flushTimer = null;
     if (this.state) await this.writeState(this.state);
   }
 

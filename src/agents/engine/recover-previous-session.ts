@@ -15,6 +15,7 @@ import { stateSessionDir } from "../../infra/session-dir.js";
 import { acquireBundleLock, holdPreviousSessionFiles, readHeldSessions, releaseHeld } from "../state/previous-session.js";
 import { STATE_FILE_NAMES, judgeStateFile, readStateEnvelope, stateFilePath, type StateFileName, type StateFileRead } from "../state/state-files.js";
 import { sessionAt } from "./cache-budget.js";
+import { queued } from "./session.js";
 import { type FsOps, nodeFsOps } from "../../infra/fs-ops.js";
 
 export interface RecoverParams {
@@ -55,12 +56,7 @@ type Place = ReturnType<typeof placeOf>;
 
 /** One recovery per key at a time in this process (the engine and the host seam may both ask). */
 export function recoverPreviousSessions(p: RecoverParams): Promise<RecoverResult> {
-  const lasting = sessionAt(p.stateDir, p.sessionKey).lasting;
-  const settled = (lasting.recovery ?? Promise.resolve()).then(() => recoverNow(p)).finally(() => {
-    if (lasting.recovery === settled) lasting.recovery = null;
-  });
-  lasting.recovery = settled;
-  return settled;
+  return queued(sessionAt(p.stateDir, p.sessionKey).lasting.running, "recovery", () => recoverNow(p));
 }
 
 async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
@@ -68,13 +64,9 @@ async function recoverNow(p: RecoverParams): Promise<RecoverResult> {
   const at = placeOf(p);
   const { fs, dir, debug } = at;
   try {
-    let entries: string[];
-    try {
-      entries = await fs.readdir(dir);
-    } catch {
-      return result; // no state directory (or unreadable: ContextState.load reports it)
-    }
-    if (!entries.some((e) => STATE_FILE_SET.has(e) || e.startsWith("previous."))) return result;
+    // null: no state directory (or unreadable: ContextState.load reports it)
+    const entries = await fs.readdir(dir).catch(() => null);
+    if (!entries?.some((e) => STATE_FILE_NAMES.some((n) => e === `${n}.json`) || e.startsWith("previous."))) return result;
     // the usual reopen of a session, judged without the lock: the state load then takes the same reads
     const own = await onlyOwnFiles(p, at, entries);
     if (own) return { ...result, stateFiles: own };
@@ -201,8 +193,6 @@ async function onlyOwnFiles(p: RecoverParams, at: Place, entries: readonly strin
   return files;
 }
 
-const STATE_FILE_SET: ReadonlySet<string> = new Set(STATE_FILE_NAMES.map((n) => `${n}.json`));
-
 /** Nothing a checkpoint would show: no message, tool, note or ledger entry was captured. */
 function isEmpty(s: ContextStateSnapshot): boolean {
   const { resources: r, work: w } = s;
@@ -214,13 +204,9 @@ const CONTENT_KEYS = ["working", "decisions", "resources", "thread", "open_items
 
 /** The sections a bundle would carry are those of the latest checkpoint (key order ignored). */
 function sameContent(draft: Pick<Checkpoint, (typeof CONTENT_KEYS)[number]>, cp: Checkpoint): boolean {
-  return CONTENT_KEYS.every((k) => canonical(draft[k]) === canonical(cp[k]));
-}
-
-function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) =>
+  const sorted = (_k: string, x: unknown) =>
     x && typeof x === "object" && !Array.isArray(x)
       ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : x,
-  );
+      : x;
+  return CONTENT_KEYS.every((k) => JSON.stringify(draft[k], sorted) === JSON.stringify(cp[k], sorted));
 }

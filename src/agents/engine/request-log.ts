@@ -4,7 +4,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ContextBreakdown } from "../checkpoint/schema.js";
-import { agedKeys, computeBreakdown, type HostParts } from "../breakdown/compute.js";
+import { agedKeys, type BreakdownInput, computeBreakdown, type HostParts } from "../breakdown/compute.js";
 import { messageKey } from "../messages/message-key.js";
 import { dominantPhrase } from "../breakdown/render.js";
 import { CallSizes } from "../breakdown/call-sizes.js";
@@ -43,10 +43,7 @@ export interface RequestRecord {
   trimmedTokens?: number;
 }
 
-export interface BreakdownSettings {
-  contextWindow: number;
-  checkpointThreshold: number;
-}
+type BreakdownSettings = Pick<BreakdownInput, "contextWindow" | "checkpointThreshold">;
 
 /** Below the gauge threshold by this much, the phrase is prepared so the first gauge line has it. */
 const PREPARE_BELOW = 0.05;
@@ -229,9 +226,13 @@ function tagOf(m: AgentMessage, json: string): BlockTag | undefined {
   const custom = customTypeOf(m);
   if (custom) return CUSTOM_TAGS[custom];
   if (m.role === "compactionSummary") return "compaction";
-  if (m.role === "toolResult" && json.includes(STASHED_MARKER)) return "aged";
-  if (m.role === "assistant" && json.includes(AGED_ARG_MARKER)) return "aged";
-  return undefined;
+  const marker = m.role === "toolResult" ? STASHED_MARKER : m.role === "assistant" ? AGED_ARG_MARKER : null;
+  return marker && json.includes(marker) ? "aged" : undefined;
+}
+
+function textBlock(text: string, tag?: BlockTag): CostBlock {
+  const hash = createHash("sha1").update(text).digest("base64").slice(0, 16);
+  return { hash, tokens: Math.ceil(text.length / 4), ...(tag ? { tag } : {}) };
 }
 
 function blockOf(m: AgentMessage): CostBlock {
@@ -239,16 +240,14 @@ function blockOf(m: AgentMessage): CostBlock {
   const hit = memo.get(m);
   if (hit && hit.content === content) return hit.block;
   const json = JSON.stringify([m.role, (m as { toolCallId?: string }).toolCallId ?? "", (m as { summary?: string }).summary ?? "", content ?? ""]);
-  const tag = tagOf(m, json);
-  const block: CostBlock = { hash: createHash("sha1").update(json).digest("base64").slice(0, 16), tokens: Math.ceil(json.length / 4), ...(tag ? { tag } : {}) };
+  const block = textBlock(json, tagOf(m, json));
   memo.set(m, { content, block });
   return block;
 }
 
 /** pi-ai's placement at message granularity: the system prompt, and the last message unless it is the model's. */
 function requestFingerprint(messages: readonly AgentMessage[], systemPrompt: string | null | undefined, at: number): CostRequest {
-  const sys: CostBlock = { hash: createHash("sha1").update(systemPrompt ?? "").digest("base64").slice(0, 16), tokens: Math.ceil((systemPrompt ?? "").length / 4) };
-  const blocks = [sys, ...messages.map(blockOf)];
+  const blocks = [textBlock(systemPrompt ?? ""), ...messages.map(blockOf)];
   const last = messages.at(-1);
   const breakpoints = last && last.role !== "assistant" ? [0, blocks.length - 1] : [0];
   return { blocks, breakpoints, at, outputTokens: 0 };

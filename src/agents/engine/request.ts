@@ -1,9 +1,7 @@
 /**
- * One model request, host-neutral (pi's `context` event, the plugin's `assemble`): aged outputs
- * swapped first (the gauge reads what is sent), gauge, capture and the 80% checkpoint, superseded
- * blocks dropped, the breakdown's record, smart trim, the automatic recall. A prompt cache's policy
- * (src/agents/cache/) gates aging and places the gauge lines. Never throws: each step falls back to its input.
- * Offload as the engine uses it is here too: the tool_result patch, a resumed session's warm start.
+ * One model request, host-neutral (pi's `context`, the plugin's `assemble`): aged outputs swapped first (the
+ * gauge reads what is sent), gauge, capture, the 80% checkpoint, smart trim, recall; the prompt cache's policy
+ * gates aging and places the gauge lines. Never throws. Also offload's tool_result patch and warm start.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type ContextReading, estimateContextTokens, type GaugeReading } from "../gauge/context-gauge.js";
@@ -200,9 +198,8 @@ export interface RunStart {
 }
 
 /**
- * At a run start, reading only: whether its first request is cold-trimmed or, with smart trim on, may trim.
- * Not in a first run below the low mark (`pi -p` mostly never trims and would pay the definition); without
- * a cache, from the start.
+ * At a run start, reading only: whether its first request is cold-trimmed or, with smart trim on, may trim
+ * (without a cache: yes; not in a first run below the low mark: `pi -p` would pay the definition).
  */
 export function trimAhead(engine: EngineCore, ahead: RunStart): boolean {
   try {

@@ -1,6 +1,5 @@
 /**
- * The one restore rule of every host (spec §8.2): which block is owed (a resume's or a compaction's
- * checkpoint, the previous session bundled first) and, where a Session is kept, when it is delivered.
+ * The one restore rule of every host (spec §8.2): which block is owed and, where a Session is kept, when.
  * Apart from restore-block.ts: this reads the Session registry, which the CLI's `restore` must not reach.
  */
 import type { Checkpoint } from "../checkpoint/schema.js";
@@ -16,7 +15,8 @@ export type RestoreSite = RestoreParams & { sessionKey: string; logger?: WarnLog
 
 /**
  * The one delivery rule of every host: resume, a checkpoint of an earlier session (none of `ids`);
- * post-compaction (started at `since`), compactionCheckpointFilter. `ids`: this session's, then its earlier ones.
+ * post-compaction (started at `since`), the checkpoint its hook wrote (none, logged, when it failed), else a
+ * compaction checkpoint created since. `ids`: this session's, then its earlier ones.
  */
 export async function owedRestoreBlock(
   site: RestoreSite,
@@ -24,29 +24,15 @@ export async function owedRestoreBlock(
   ids: ReadonlyArray<string | null>,
   since = 0,
 ): Promise<RestoreBlock | null> {
-  const accept =
-    kind === "resume"
-      ? (cp: Checkpoint) => !(cp.meta.session_id !== null && ids.includes(cp.meta.session_id))
-      : compactionCheckpointFilter(site, ids, since);
-  return accept ? readCheckpointForInjection(site.sessionKey, { ...site, kind, accept }) : null;
-}
-
-/**
- * Which checkpoint may stand for the compaction that started at `since`: the one its hook wrote
- * (none, logged, when it failed), else a compaction checkpoint created since.
- */
-function compactionCheckpointFilter(
-  site: RestoreSite,
-  ids: ReadonlyArray<string | null>,
-  since: number,
-): ((cp: Checkpoint) => boolean) | null {
+  const read = (accept: (cp: Checkpoint) => boolean) => readCheckpointForInjection(site.sessionKey, { ...site, kind, accept });
+  if (kind === "resume") return read((cp) => !(cp.meta.session_id !== null && ids.includes(cp.meta.session_id)));
   const stored = canonicalSessionKey(site.sessionKey);
   let outcome: ReturnType<typeof compactionOutcomeSince> = null;
   for (const id of ids) {
     const o = compactionOutcomeSince(site.stateDir, stored, id, since);
     if (o && (!outcome || o.at > outcome.at)) outcome = o;
   }
-  if (outcome && outcome.checkpointId === null) {
+  if (outcome?.checkpointId === null) {
     if (outcome.reported) return null;
     outcome.reported = true;
     warnSafely(
@@ -55,10 +41,9 @@ function compactionCheckpointFilter(
     );
     return null;
   }
-  const mine = (cp: Checkpoint): boolean => ids.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction";
   const written = outcome?.checkpointId;
-  if (written) return (cp) => mine(cp) && cp.meta.checkpoint_id === written;
-  return (cp) => mine(cp) && Date.parse(cp.meta.created_at) >= since;
+  const stands = (cp: Checkpoint) => (written ? cp.meta.checkpoint_id === written : Date.parse(cp.meta.created_at) >= since);
+  return read((cp) => ids.includes(cp.meta.session_id ?? null) && cp.meta.trigger === "compaction" && stands(cp));
 }
 
 /**
@@ -99,10 +84,9 @@ export class RestoreDelivery {
   async forRequest(sessionId: string, owedFor: readonly string[], history: ReadonlyArray<{ role: string }>) {
     const owed = owedFor.includes(sessionId) && !this.pending;
     if (owed) this.pending = await this.block(sessionId, "post-compaction", owedFor);
-    if (this.once("resume")) {
-      // a new session: no reply and no compaction summary in its history yet
-      if (!this.pending && !history.some(notFresh)) this.pending = await this.block(sessionId, "resume");
-    }
+    // a new session (tried once): no reply and no compaction summary in its history yet
+    const fresh = this.once("resume") && !this.pending && !history.some(notFresh);
+    if (fresh) this.pending = await this.block(sessionId, "resume");
     const changed = this.pending !== this.sent;
     this.sent = this.pending;
     return { block: this.pending, changed };

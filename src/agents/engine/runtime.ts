@@ -1,8 +1,6 @@
 /**
- * The values a host gives the context manager for one session (spec §8.3). The pi shell keeps
- * them per SessionManager (pi-extensions/context-manager-session.ts); the plugin per session slot.
- * Below them, what the engine's collaborators (request.ts, checkpoint-writes.ts, the archive and offload
- * hooks) use of it: they take EngineCore, not the class, which imports them (no import cycle).
+ * The values a host gives the context manager for one session (spec §8.3). Below them, what the
+ * engine's collaborators use of it: they take EngineCore, not the class, which imports them (no cycle).
  */
 import type { ContextManagerConfig } from "../config/context-manager-config.js";
 import type { FsOps } from "../../infra/fs-ops.js";

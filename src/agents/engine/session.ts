@@ -1,7 +1,6 @@
 /**
- * One session key's memory for the process (the hosts make an engine per run), weighed as one in
- * the registry (cache-budget.ts). Its caches are read again from disk in O(new messages) after a
- * shed or an eviction; `lasting` is no cache and survives eviction.
+ * One session key's memory for the process, weighed as one (cache-budget.ts). Its caches are read
+ * again from disk in O(new messages) after a shed or an eviction; `lasting` survives eviction.
  */
 import { AgedOffload } from "../artifacts/aged-offload.js";
 import type { OffloadSettings } from "../artifacts/offload.js";
@@ -83,8 +82,8 @@ export class Session {
   readonly lasting = {
     compactionOutcomes: new Map<string, CompactionOutcome>(),
     stashes: [] as SessionStash[],
-    spanArchive: null as Promise<unknown> | null,
-    recovery: null as Promise<unknown> | null,
+    /** the compacted spans' archive and the previous sessions' recovery, each in order (see `queued`) */
+    running: new Map<"span" | "recovery", Promise<unknown>>(),
     ourTools: new Map<string, OurToolsState>(),
     ownCompaction: null as OwnCompactionView | null,
   };
@@ -168,7 +167,7 @@ export class Session {
 
   holdsLasting(): boolean {
     const l = this.lasting;
-    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.spanArchive !== null || l.recovery !== null || l.ourTools.size > 0 || l.ownCompaction !== null;
+    return l.compactionOutcomes.size > 0 || l.stashes.length > 0 || l.running.size > 0 || l.ourTools.size > 0 || l.ownCompaction !== null;
   }
 
   /** Drops every cache (what eviction and a new Session would drop); `lasting` stays. */
@@ -197,6 +196,15 @@ export class Session {
     this.breakdown.calls = null;
     return true;
   }
+}
+
+/** `run` once the work queued under `key` before it settled; held there until it settles itself. */
+export function queued<K, T>(queue: Map<K, Promise<unknown>>, key: K, run: () => Promise<T>): Promise<T> {
+  const p: Promise<T> = (queue.get(key) ?? Promise.resolve()).then(run).finally(() => {
+    if (queue.get(key) === p) queue.delete(key);
+  });
+  queue.set(key, p);
+  return p;
 }
 
 /** The run start's decision: whether context_search joins now (sticky: never taken off again). */

@@ -17,7 +17,7 @@ import { registerContextCommand, restoreDue } from "./context-manager-session.js
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
-import { type CheckpointCompaction, compactionWithoutPreparation, type PiCompaction } from "../engine/compaction.js";
+import { type CheckpointCompaction, type PiCompaction } from "../engine/compaction.js";
 import { createContextSearchTool, SEARCH_TOOL_NAME } from "../archive/search-tool.js";
 import { createArtifactFetchTool } from "../artifacts/fetch-tool.js";
 import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
@@ -310,7 +310,7 @@ export function writeServerCompactionCheckpoint(params: ServerCompactionParams):
   const ctx = { sessionManager: params.sessionManager, cwd: params.cwd, getContextUsage: () => undefined };
   return withSession(ctx, null, async (session) => {
     const tokensBefore = Number.isFinite(params.tokensBefore) && params.tokensBefore > 0 ? Math.floor(params.tokensBefore) : 0;
-    const event = compactionWithoutPreparation(params.sessionManager.getBranch(), tokensBefore);
+    const event = { branchEntries: params.sessionManager.getBranch(), preparation: { tokensBefore } };
     // no span reaches this route: nothing is archived
     return (await session.beforeCompaction(event, { use: "checkpoint", cwd: params.cwd, span: null })).checkpoint;
   });
