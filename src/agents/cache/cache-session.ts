@@ -9,13 +9,6 @@ export interface GaugeAnchor {
   at: number;
 }
 
-/** The host's history the lines were last placed in: while only appended to, the lines go back by index. */
-export interface PlacedHistory {
-  count: number;
-  firstKey: string | null;
-  lastKey: string | null;
-}
-
 /** A request's end: its cache entry covers the host's first `count` messages (and our lines among them). */
 export interface RequestEnd {
   count: number;
@@ -26,7 +19,8 @@ export interface RequestEnd {
 export class CacheSession {
   /** the gauge lines still in the prompt, in the order sent */
   anchors: GaugeAnchor[] = [];
-  placed: PlacedHistory | null = null;
+  /** the host's history the lines were last placed in: while only appended to, the lines go back by index */
+  placed: { count: number; firstKey: string | null; lastKey: string | null } | null = null;
   /** when the previous request was prepared (null: none in this process) */
   lastRequestAt: number | null = null;
   /** messageKey of the previous request's first message: another one means the prompt was rewritten */

@@ -35,8 +35,29 @@ export class HistoryView {
   /** Keys (a repeated base key numbered "#n") and units; `from`/`unitsFrom`: where the reused part ends. */
   update(messages: readonly AgentMessage[], end = messages.length): { keys: readonly string[]; units: Units; from: number; unitsFrom: number } {
     this.rebuilt = this.known(messages) === 0;
-    if (this.rebuilt) this.reset();
-    else this.truncate(this.stable);
+    if (this.rebuilt) {
+      this.keys = [];
+      this.bases = [];
+      this.unitOf = [];
+      this.members = [];
+      this.counts.clear();
+      this.callUnit.clear();
+    } else {
+      // undo the trailing custom messages (no calls, singleton units)
+      for (let i = this.keys.length - 1; i >= this.stable; i--) {
+        const base = this.bases[i]!;
+        const c = (this.counts.get(base) ?? 1) - 1;
+        if (c > 0) this.counts.set(base, c);
+        else this.counts.delete(base);
+        const u = this.unitOf[i]!;
+        const list = this.members[u]!;
+        list.pop();
+        if (list.length === 0) this.members.length = u;
+      }
+      this.keys.length = this.stable;
+      this.bases.length = this.stable;
+      this.unitOf.length = this.stable;
+    }
     const from = this.keys.length;
     const unitsFrom = this.members.length;
     for (let i = this.keys.length; i < end; i++) this.push(messages[i]!, i);
@@ -51,32 +72,6 @@ export class HistoryView {
     const s = this.stable;
     if (s === 0 || messages.length < s || baseKeyOf(messages[0]!) !== this.bases[0]) return 0;
     return baseKeyOf(messages[s - 1]!) === this.bases[s - 1] ? s : 0;
-  }
-
-  private reset(): void {
-    this.keys = [];
-    this.bases = [];
-    this.unitOf = [];
-    this.members = [];
-    this.counts.clear();
-    this.callUnit.clear();
-  }
-
-  /** Undoes the messages from `n` on (custom messages: no calls, singleton units). */
-  private truncate(n: number): void {
-    for (let i = this.keys.length - 1; i >= n; i--) {
-      const base = this.bases[i]!;
-      const c = (this.counts.get(base) ?? 1) - 1;
-      if (c > 0) this.counts.set(base, c);
-      else this.counts.delete(base);
-      const u = this.unitOf[i]!;
-      const list = this.members[u]!;
-      list.pop();
-      if (list.length === 0) this.members.length = u;
-    }
-    this.keys.length = n;
-    this.bases.length = n;
-    this.unitOf.length = n;
   }
 
   private push(m: AgentMessage, i: number): void {

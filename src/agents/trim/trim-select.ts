@@ -82,7 +82,15 @@ export class TrimSelect {
     const out: Selection = { drop: [], tokens: 0, layer2: 0, layer3: 0 };
     if (!(p.need > 0)) return out;
     const { members } = p.units;
-    const recentStart = recentStartOf(p.messages, p.keepRecent);
+    // the first of the last `keepRecent` user/assistant messages (n: none)
+    let recentStart = p.messages.length;
+    for (let i = p.messages.length - 1, seen = 0; i >= 0 && seen < p.keepRecent; i--) {
+      const role = p.messages[i]?.role;
+      if (role === "user" || role === "assistant") {
+        seen++;
+        recentStart = i;
+      }
+    }
     const lastCall = lastCallUnitOf(p.messages, p.units);
     const status = (u: number): number => {
       const ms = members[u]!;
@@ -141,7 +149,6 @@ export class TrimSelect {
 
   /** Takes back a decision not taken (the prompt cache's price said no): its units are candidates again. */
   undo(drop: readonly number[], units: Units): void {
-    if (drop.length === 0) return;
     const back = new Set<number>();
     for (const i of drop) {
       if (!this.trimmedAt[i]) continue;
@@ -157,19 +164,6 @@ export class TrimSelect {
     this.trimmedAt[i] = 1;
     this.count++;
   }
-}
-
-/** Index of the first of the last `keepRecent` user/assistant messages (n: none). */
-function recentStartOf(messages: readonly AgentMessage[], keepRecent: number): number {
-  let start = messages.length;
-  for (let i = messages.length - 1, seen = 0; i >= 0 && seen < keepRecent; i--) {
-    const role = messages[i]?.role;
-    if (role === "user" || role === "assistant") {
-      seen++;
-      start = i;
-    }
-  }
-  return start;
 }
 
 /** The unit of the latest tool call (a result, or an assistant message with results), -1: none. */
