@@ -149,8 +149,7 @@ export function expectedRemaining(requestsSoFar: number, tokens: number, compact
  * a cold request writes its whole prompt anyway, so it trims for free past the middle of a trim cycle.
  */
 export function coldTrimAbove(safeLimit: number, headroom: number): number {
-  const low = Math.floor(safeLimit * (1 - headroom));
-  return Math.floor((low + safeLimit) / 2);
+  return Math.floor((Math.floor(safeLimit * (1 - headroom)) + safeLimit) / 2);
 }
 
 /** Whether the provider really has nothing cached (a first request in this process may be warm). */

@@ -91,7 +91,13 @@ export class TrimSelect {
         recentStart = i;
       }
     }
-    const lastCall = lastCallUnitOf(p.messages, p.units);
+    // the unit of the latest tool call (a result, or an assistant message with results), -1: none
+    let lastCall = -1;
+    for (let i = p.messages.length - 1; i >= 0 && lastCall < 0; i--) {
+      const role = p.messages[i]?.role;
+      const u = p.units.unitOf[i]!;
+      if (role === "toolResult" || (role === "assistant" && members[u]!.length > 1)) lastCall = u;
+    }
     const status = (u: number): number => {
       const ms = members[u]!;
       let protect = u === lastCall && ms.length > 1;
@@ -164,13 +170,4 @@ export class TrimSelect {
     this.trimmedAt[i] = 1;
     this.count++;
   }
-}
-
-/** The unit of the latest tool call (a result, or an assistant message with results), -1: none. */
-function lastCallUnitOf(messages: readonly AgentMessage[], units: Units): number {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m?.role === "toolResult" || (m?.role === "assistant" && units.members[units.unitOf[i]!]!.length > 1)) return units.unitOf[i]!;
-  }
-  return -1;
 }
