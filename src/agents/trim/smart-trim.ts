@@ -80,13 +80,6 @@ export function fixedByRole(m: AgentMessage | undefined, carriesOurBlock: boolea
 
 const OUR_HEADERS = [RESTORE_HEADER_POST_COMPACTION, RESTORE_HEADER_RESUME, RECALL_HEADER];
 
-function carriesOurBlock(m: AgentMessage): boolean {
-  if (m?.role !== "user") return false;
-  const c = (m as { content?: unknown }).content;
-  const text = typeof c === "string" ? c : contentText(c, 200_000);
-  return OUR_HEADERS.some((h) => text.includes(h));
-}
-
 export class SmartTrim {
   /** messages read, by key: whether it is a user message carrying one of our blocks */
   private readonly seen = new Map<string, boolean>();
@@ -165,7 +158,9 @@ export class SmartTrim {
       const k = keys[i]!;
       if (this.seen.has(k)) continue;
       const m = messages[i]!;
-      this.seen.set(k, carriesOurBlock(m));
+      const c = m?.role === "user" ? (m as { content?: unknown }).content : "";
+      const text = typeof c === "string" ? c : contentText(c, 200_000);
+      this.seen.set(k, OUR_HEADERS.some((h) => text.includes(h)));
       this.relevance.enqueue(k, m);
     }
     // a unit goes whole: a sticky key trims its other members too (a result never outlives its call)
