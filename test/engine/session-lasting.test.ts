@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cacheBudgetBytes, MAX_SESSIONS_KEPT, sessionAt, sessionRegistry } from "../../src/agents/engine/cache-budget.js";
 import { compactionOutcomeSince, recordCompactionOutcome } from "../../src/agents/engine/compaction.js";
-import { decideSearchJoin } from "../../src/agents/engine/session.js";
 import { addStash } from "../../src/agents/artifacts/session-stashes.js";
 import { DEFAULT_CONTEXT_MANAGER_CONFIG } from "../../src/agents/config/context-manager-config.js";
 
@@ -19,7 +18,7 @@ describe("Session lasting state", () => {
     recordCompactionOutcome(dir, "keep", "s1", "ckpt-1", 1_000);
     addStash(sessionAt(dir, "keep").lasting.stashes, { handle: "h1", tool: "read", input: { path: "a.ts" }, bytes: 10 });
     const kept = sessionAt(dir, "keep");
-    expect(decideSearchJoin(sessionAt(dir, "joined").ourTools("s1"), true)).toBe(true);
+    expect(sessionAt(dir, "joined").ourTools("s1").decideSearchJoin(true)).toBe(true);
     kept.breakdown.phrase = { text: "tool results 58%", tokens: 1 };
     sessionAt(dir, "plain").breakdown.phrase = { text: "x", tokens: 1 };
     sessionRegistry().setBudget(cacheBudgetBytes({ cacheMemoryMiB: 0 }, "sessions")); // everything but the newest must go
@@ -33,7 +32,7 @@ describe("Session lasting state", () => {
     expect(compactionOutcomeSince(dir, "keep", "s1", 1_001)).toBeNull();
     // a joined context_search stays joined: the tool list does not change again
     expect(sessionRegistry().peek(`${dir}\u0000joined`)).toBeDefined();
-    expect(decideSearchJoin(sessionAt(dir, "joined").ourTools("s1"), true)).toBe(false);
+    expect(sessionAt(dir, "joined").ourTools("s1").decideSearchJoin(true)).toBe(false);
   });
 
   it("stays bounded: past MAX_SESSIONS_KEPT even Sessions with lasting state are evicted, the least recent first", () => {

@@ -25,9 +25,8 @@ export class AgedHistory {
   /** ids are never reused: a forgotten one is in no kept request */
   private nextId = 0;
 
-  /** Remembers what request `seq` aged (once). */
+  /** Remembers what request `seq` aged (the caller remembers a seq > 0 once). */
   remember(seq: number, end: string | null, keys: ReadonlySet<string>): void {
-    if (seq <= 0 || this.recent.some((e) => e.seq === seq)) return;
     const ids = new Int32Array(keys.size);
     let i = 0;
     for (const k of keys) {

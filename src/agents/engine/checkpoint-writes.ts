@@ -5,14 +5,13 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type BuildCheckpointParams, buildCheckpointDraft } from "../state/checkpoint-build.js";
 import { CheckpointWriter, movedOn } from "../checkpoint/writer.js";
-import type { ArtifactRef, Checkpoint, CheckpointDraft, CheckpointTrigger, ContextBreakdown } from "../checkpoint/schema.js";
+import type { ArtifactRef, Checkpoint, CheckpointDraft, CheckpointTrigger } from "../checkpoint/schema.js";
 import type { GaugeReading } from "../gauge/context-gauge.js";
 import type { ContextState } from "../state/context-state.js";
 import { lastToolCallOf } from "../state/capture-rules.js";
 import { recordWorkspace } from "../drift/record.js";
 import { scheduleArtifactGc } from "../artifacts/gc.js";
 import type { SessionStash } from "../artifacts/session-stashes.js";
-import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { warnSafely } from "../../infra/log-once.js";
 import { type CompactionInput, recordCompactionOutcome } from "./compaction.js";
 import { sessionAt } from "./cache-budget.js";
@@ -96,8 +95,7 @@ export async function startCompactionCheckpoint(
 }
 
 function writerOf(e: EngineCore): CheckpointWriter {
-  e.writer ??= new CheckpointWriter(e.storeOpts(), e.sessionKey);
-  return e.writer;
+  return (e.writer ??= new CheckpointWriter(e.storeOpts(), e.sessionKey));
 }
 
 /** The checkpoint draft of the captured state, in memory (a previous session's state bundled first). */
@@ -105,6 +103,11 @@ async function draftOf(e: EngineCore, state: ContextState, trigger: CheckpointTr
   if (e.recoveryDue) await e.recoverPrevious();
   const { runtime } = e;
   const settings = { contextWindow: reading.contextWindow, checkpointThreshold: runtime.config.checkpointThreshold };
+  // the latest request's estimated cache reuse (`meta.breakdown.cache_reuse`)
+  const b = e.requests.breakdown(settings);
+  const reuse = e.cacheReuse();
+  const breakdown = !b || !reuse || reuse.promptTokens <= 0 ? b
+    : { ...b, cache_reuse: { percent: Math.round(reuse.share * 100), prompt_tokens: reuse.promptTokens, cause: reuse.cause, rules: reuse.rules } };
   return buildCheckpointDraft({
     state: state.snapshot(),
     previous: e.previous ?? null,
@@ -118,7 +121,7 @@ async function draftOf(e: EngineCore, state: ContextState, trigger: CheckpointTr
     cwd: extra.cwd,
     workspace: (modified) => recordWorkspace(extra.cwd ?? e.identity.cwd, modified),
     artifacts: (files) => checkpointArtifacts(sessionAt(runtime.stateDir, e.sessionKey).lasting.stashes, files),
-    breakdown: withCacheReuse(e.requests.breakdown(settings), e.cacheReuse()),
+    breakdown,
   });
 }
 
@@ -164,12 +167,6 @@ export function interruption(branch: readonly AgentMessage[]): NonNullable<Build
   const finished = last?.role === "assistant" && last.stopReason === "stop";
   if (finished || !last) return { isSplitTurn: false, lastToolCall: null };
   return { isSplitTurn: true, lastToolCall: lastToolCallOf(branch) };
-}
-
-/** A checkpoint's breakdown with the latest request's estimated cache reuse (`meta.breakdown.cache_reuse`). */
-function withCacheReuse(b: ContextBreakdown | null, reuse: ReuseEstimate | null): ContextBreakdown | null {
-  if (!b || !reuse || reuse.promptTokens <= 0) return b;
-  return { ...b, cache_reuse: { percent: Math.round(reuse.share * 100), prompt_tokens: reuse.promptTokens, cause: reuse.cause, rules: reuse.rules } };
 }
 
 /** Stored outputs a checkpoint records (`artifacts`), so its restore block can point at them. */

@@ -22,7 +22,7 @@ import type { ReuseEstimate } from "../prompt-cost/reuse.js";
 import { consoleWarnLogger, type OnceLogger } from "../../infra/log-once.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { nextSlice } from "../../infra/process-services.js";
-import { decideSearchJoin, type SessionLog } from "./session.js";
+import type { SessionLog } from "./session.js";
 import { sessionAt } from "./cache-budget.js";
 import { type RecoverResult, recoverPreviousSessions } from "./recover-previous-session.js";
 import { RequestLog, type RequestRecord } from "./request-log.js";
@@ -336,7 +336,7 @@ export class ContextManagerEngine implements EngineCore {
     if (state.searchJoined) return true;
     const archive = join(archiveDir(this.runtime.stateDir, this.sessionKey), ARCHIVE_FILE);
     const archived = async () => ((await statArchive(archive))?.size ?? 0) > 0;
-    return decideSearchJoin(state, trimAhead(this, ahead()) || compacted() || (await archived()));
+    return state.decideSearchJoin(trimAhead(this, ahead()) || compacted() || (await archived()));
   }
 
   // --- compactions and restores

@@ -34,10 +34,25 @@ export interface AgedMemory {
  * Whether `context_search` joined a session's tools: a tool that joins rewrites the cached prompt,
  * so it joins once, at a run start, and stays (docs/design.md#context_search-joins-when-the-archive-holds-something).
  */
-export interface OurToolsState {
-  searchJoined: boolean;
+export class OurToolsState {
+  searchJoined = false;
   /** the tool list changed at this run start: its first request rewrites the prompt */
-  toolsChanged: boolean;
+  private toolsChanged = false;
+
+  /** The run start's decision: whether context_search joins now (sticky: never taken off again). */
+  decideSearchJoin(archiveHolds: boolean): boolean {
+    if (this.searchJoined || !archiveHolds) return false;
+    this.searchJoined = true;
+    this.toolsChanged = true;
+    return true;
+  }
+
+  /** Whether this request's tool list changed since the previous one (taken once). */
+  takeToolsChanged(): boolean {
+    const changed = this.toolsChanged;
+    this.toolsChanged = false;
+    return changed;
+  }
 }
 
 /** A compaction the plugin made: the first `cut` messages of the history are replaced by `summary`. */
@@ -120,7 +135,7 @@ export class Session {
     const map = this.lasting.ourTools;
     let s = map.get(sessionId);
     if (!s) {
-      s = { searchJoined: false, toolsChanged: false };
+      s = new OurToolsState();
       if (map.size >= 16) map.delete(map.keys().next().value as string);
       map.set(sessionId, s);
     }
@@ -205,19 +220,4 @@ export function queued<K, T>(queue: Map<K, Promise<unknown>>, key: K, run: () =>
   });
   queue.set(key, p);
   return p;
-}
-
-/** The run start's decision: whether context_search joins now (sticky: never taken off again). */
-export function decideSearchJoin(s: OurToolsState, archiveHolds: boolean): boolean {
-  if (s.searchJoined || !archiveHolds) return false;
-  s.searchJoined = true;
-  s.toolsChanged = true;
-  return true;
-}
-
-/** Whether this request's tool list changed since the previous one (taken once). */
-export function takeToolsChanged(s: OurToolsState): boolean {
-  const changed = s.toolsChanged;
-  s.toolsChanged = false;
-  return changed;
 }

@@ -24,7 +24,6 @@ import type { ContextManagerEngine } from "../engine/context-manager-engine.js";
 import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
 import { livedTime } from "../../infra/process-services.js";
-import { takeToolsChanged } from "../engine/session.js";
 import { sessionAt } from "../engine/cache-budget.js";
 import { type CapturedSession, type LiveCtx, SessionCapture, sessionFor } from "./context-manager-session.js";
 import { piModelOf, piRequestHost, safeUsage, sessionForView } from "./context-manager-session.js";
@@ -107,7 +106,7 @@ export function createContextManagerExtension(opts: ContextManagerExtensionOptio
       const host = piRequestHost(pi, ctx, engine.identity.cwd ?? null, () => engine.runtime.contextWindowTokens);
       const tools = sessionAt(engine.runtime.stateDir, engine.sessionKey).ourTools(engine.identity.sessionId);
       // a tool that joined at this run start rewrote the prompt: the request is cold for the aging gate
-      const cache = { model: piModelOf(ctx), ...(takeToolsChanged(tools) ? { systemPromptChanged: true } : {}) };
+      const cache = { model: piModelOf(ctx), ...(tools.takeToolsChanged() ? { systemPromptChanged: true } : {}) };
       const out = (await session.prepareRequest({ messages: event.messages, usage: safeUsage(ctx), host, cache })).messages;
       return out !== event.messages ? { messages: out } : undefined;
     });
