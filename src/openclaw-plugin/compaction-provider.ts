@@ -45,24 +45,20 @@ function abortReason(signal: AbortSignal): unknown {
 export function summaryBudget(configured: number, compressionRatio: unknown, messages: readonly AgentMessage[]): number {
   let tokens = Math.min(configured, SAFEGUARD_BODY_TOKENS);
   if (typeof compressionRatio === "number" && compressionRatio > 0 && compressionRatio < 1) {
-    let chars = 0;
-    for (const m of messages) chars += approxChars(m);
-    tokens = Math.min(tokens, Math.max(MIN_SUMMARY_TOKENS, Math.floor((chars / 4) * compressionRatio)));
+    let n = 0;
+    for (const m of messages) {
+      const c = (m as { content?: unknown }).content;
+      if (typeof c === "string") n += c.length;
+      for (const p of Array.isArray(c) ? c : []) {
+        const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
+        if (typeof x?.text === "string") n += x.text.length;
+        else if (typeof x?.thinking === "string") n += x.thinking.length;
+        else if (x?.arguments !== undefined) n += 64;
+      }
+    }
+    tokens = Math.min(tokens, Math.max(MIN_SUMMARY_TOKENS, Math.floor((n / 4) * compressionRatio)));
   }
   return tokens;
-}
-
-function approxChars(m: AgentMessage): number {
-  const c = (m as { content?: unknown }).content;
-  if (typeof c === "string") return c.length;
-  let n = 0;
-  for (const p of Array.isArray(c) ? c : []) {
-    const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
-    if (typeof x?.text === "string") n += x.text.length;
-    else if (typeof x?.thinking === "string") n += x.thinking.length;
-    else if (x?.arguments !== undefined) n += 64;
-  }
-  return n;
 }
 
 /** What is returned when the render failed: never "" (OpenClaw would call the model). No captured text in it. */

@@ -41,10 +41,8 @@ const idOf = (stateDir: string, sessionKey: string) => `${path.resolve(stateDir)
 
 const fileOf = (stateDir: string, sessionKey: string) => path.join(stateSessionDir(stateDir, sessionKey), "own-compaction.json");
 
-export interface CompactionOptions extends SlotOptions {
-  /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
-  delegateCompaction: DelegateCompaction;
-}
+/** `delegateCompaction`: `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
+export type CompactionOptions = SlotOptions & { delegateCompaction: DelegateCompaction };
 
 /** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
 function assembleModelOf(params: AssembleParams): HostModel {
