@@ -24,7 +24,6 @@ import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "
 import { CONVERSATION, markOf } from "./session-file.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
-export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
 /** the key an unidentified session's compaction checkpoint is stored under, with a hash of its first message */
 export const PROVIDER_KEY_PREFIX = "openclaw-compaction:";
 
@@ -110,7 +109,7 @@ async function render(opts: SlotOptions, params: SummarizeParams, messages: Agen
 export function createCompactionProvider(opts: SlotOptions): CompactionProviderShape {
   return {
     id: COMPACTION_PROVIDER_ID,
-    label: COMPACTION_PROVIDER_LABEL,
+    label: "Context manager (checkpoint summary, no model call)",
     async summarize(params: SummarizeParams): Promise<string> {
       const signal = params?.signal;
       if (signal?.aborted) throw abortReason(signal);

@@ -83,9 +83,7 @@ export default {
   id: CONTEXT_ENGINE_ID,
   name: "Context manager",
   description: "LLM-free token gauge, YAML checkpoints at 80% and in compaction, restore after compaction and on resume.",
-  register(api: PluginApiShape): void {
-    registerContextManagerPlugin(api);
-  },
+  register: (api: PluginApiShape): void => registerContextManagerPlugin(api),
 };
 
 /**
