@@ -252,9 +252,8 @@ async function withSession<T>(ctx: LiveCtx, none: T, use: (s: ContextManagerEngi
 }
 
 export function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
-  return withSession(ctx, null, async (session) => {
-    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd })).checkpoint;
-  });
+  const opts = { use: "checkpoint", cwd: ctx.cwd } as const;
+  return withSession(ctx, null, async (session) => (await session.beforeCompaction(event, opts)).checkpoint);
 }
 
 /** What the compaction seam hands the host's safeguard. */
