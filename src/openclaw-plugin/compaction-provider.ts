@@ -24,7 +24,6 @@ import { heldSlot, keepSlot, SessionSlot, type SlotOptions, warnFailure } from "
 import { CONVERSATION, markOf } from "./session-file.js";
 
 export const COMPACTION_PROVIDER_ID = "context-manager";
-export const COMPACTION_PROVIDER_LABEL = "Context manager (checkpoint summary, no model call)";
 /** the key an unidentified session's compaction checkpoint is stored under, with a hash of its first message */
 export const PROVIDER_KEY_PREFIX = "openclaw-compaction:";
 
@@ -45,24 +44,20 @@ function abortReason(signal: AbortSignal): unknown {
 export function summaryBudget(configured: number, compressionRatio: unknown, messages: readonly AgentMessage[]): number {
   let tokens = Math.min(configured, SAFEGUARD_BODY_TOKENS);
   if (typeof compressionRatio === "number" && compressionRatio > 0 && compressionRatio < 1) {
-    let chars = 0;
-    for (const m of messages) chars += approxChars(m);
-    tokens = Math.min(tokens, Math.max(MIN_SUMMARY_TOKENS, Math.floor((chars / 4) * compressionRatio)));
+    let n = 0;
+    for (const m of messages) {
+      const c = (m as { content?: unknown }).content;
+      if (typeof c === "string") n += c.length;
+      for (const p of Array.isArray(c) ? c : []) {
+        const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
+        if (typeof x?.text === "string") n += x.text.length;
+        else if (typeof x?.thinking === "string") n += x.thinking.length;
+        else if (x?.arguments !== undefined) n += 64;
+      }
+    }
+    tokens = Math.min(tokens, Math.max(MIN_SUMMARY_TOKENS, Math.floor((n / 4) * compressionRatio)));
   }
   return tokens;
-}
-
-function approxChars(m: AgentMessage): number {
-  const c = (m as { content?: unknown }).content;
-  if (typeof c === "string") return c.length;
-  let n = 0;
-  for (const p of Array.isArray(c) ? c : []) {
-    const x = p as { text?: unknown; thinking?: unknown; arguments?: unknown };
-    if (typeof x?.text === "string") n += x.text.length;
-    else if (typeof x?.thinking === "string") n += x.thinking.length;
-    else if (x?.arguments !== undefined) n += 64;
-  }
-  return n;
 }
 
 /** What is returned when the render failed: never "" (OpenClaw would call the model). No captured text in it. */
@@ -114,7 +109,7 @@ async function render(opts: SlotOptions, params: SummarizeParams, messages: Agen
 export function createCompactionProvider(opts: SlotOptions): CompactionProviderShape {
   return {
     id: COMPACTION_PROVIDER_ID,
-    label: COMPACTION_PROVIDER_LABEL,
+    label: "Context manager (checkpoint summary, no model call)",
     async summarize(params: SummarizeParams): Promise<string> {
       const signal = params?.signal;
       if (signal?.aborted) throw abortReason(signal);

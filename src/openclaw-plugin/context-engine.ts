@@ -36,15 +36,10 @@ const KEEP_SHARE = 0.1;
 /** The view holds a summary of ≤ 2,000 tokens: a larger file is not ours and is not read. */
 const VIEW_FILE_MAX_BYTES = 1024 * 1024;
 
-/** The view in memory (the key's Session's `lasting.ownCompaction`) may be ahead of its file. */
-const idOf = (stateDir: string, sessionKey: string) => `${path.resolve(stateDir)}\u0000${sessionKey}`;
-
 const fileOf = (stateDir: string, sessionKey: string) => path.join(stateSessionDir(stateDir, sessionKey), "own-compaction.json");
 
-export interface CompactionOptions extends SlotOptions {
-  /** `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
-  delegateCompaction: DelegateCompaction;
-}
+/** `delegateCompaction`: `delegateCompactionToRuntime` from `openclaw/plugin-sdk/core` */
+export type CompactionOptions = SlotOptions & { delegateCompaction: DelegateCompaction };
 
 /** The model OpenClaw runs the turn on, for the prompt-cache rules (every field optional across versions). */
 function assembleModelOf(params: AssembleParams): HostModel {
@@ -248,7 +243,8 @@ function pendingPromptOf(messages: readonly AgentMessage[], prompt: string | und
 }
 
 export async function ownCompactionView(stateDir: string, sessionKey: string, sessionId: string): Promise<OwnCompactionView | null> {
-  const mem = sessionRegistry().peek(idOf(stateDir, sessionKey))?.lasting.ownCompaction;
+  // the view in memory (the key's Session's `lasting.ownCompaction`) may be ahead of its file
+  const mem = sessionRegistry().peek(`${path.resolve(stateDir)}\u0000${sessionKey}`)?.lasting.ownCompaction;
   if (mem) return mem.sessionId === sessionId ? mem : null;
   try {
     const v = JSON.parse(await readTextCapped(nodeFsOps, fileOf(stateDir, sessionKey), VIEW_FILE_MAX_BYTES)) as OwnCompactionView;

@@ -19,34 +19,6 @@ const delegateToRuntime: DelegateCompaction = async (params: CompactParams) => {
   return sdk.delegateCompactionToRuntime(params);
 };
 
-/** The agent's `context_search`, made per run for its session key (the engine's fallback without one). */
-function registerSearchTool(api: PluginApiShape, config: ContextManagerConfig): void {
-  if (!api.registerTool || !config.archive || !config.searchTool) return;
-  const stateDir = config.stateDir ?? defaultStateDir();
-  api.registerTool(
-    (ctx: { sessionKey?: string; sessionId?: string } | undefined) => {
-      const sessionKey = hostSessionKey(ctx?.sessionKey)?.trim() || (typeof ctx?.sessionId === "string" && ctx.sessionId ? `openclaw:${ctx.sessionId}` : "");
-      if (!sessionKey) return null;
-      const archive: ArchiveLocation = { stateDir, sessionKey, config, logger: api.logger };
-      return createContextSearchTool((params) => searchForAgent(archive, params));
-    },
-    { name: SEARCH_TOOL_NAME },
-  );
-}
-
-/** The compaction provider; the `before_compaction` hook tells it which session a compaction is of. */
-function registerProvider(api: PluginApiShape, config: ContextManagerConfig): void {
-  if (typeof api.registerCompactionProvider !== "function" || !config.enabled) return;
-  api.on?.("before_compaction", (event, ctx) => {
-    try {
-      noteCompactionHint(event, ctx);
-    } catch {
-      // a hint is optional: the provider renders from the messages alone
-    }
-  });
-  api.registerCompactionProvider(createCompactionProvider(slotOptions(api, config, null)));
-}
-
 /** What the session slots take: the state dir, and pi's reserve where OpenClaw's config sets one. */
 function slotOptions(api: PluginApiShape, config: ContextManagerConfig, workspaceDir: string | null) {
   const reserve = openClawReserveTokens(api.config);
@@ -70,13 +42,38 @@ export function registerContextManagerPlugin(api: PluginApiShape, delegateCompac
     const stateDir = configOf().stateDir ?? defaultStateDir();
     api.registerTool!(createArtifactFetchTool({ stateDir: () => stateDir }));
   }
-  registerSearchTool(api, configOf());
+  // the agent's `context_search`, made per run for its session key (the engine's fallback without one)
+  const search = configOf();
+  if (api.registerTool && search.archive && search.searchTool) {
+    const stateDir = search.stateDir ?? defaultStateDir();
+    api.registerTool(
+      (ctx: { sessionKey?: string; sessionId?: string } | undefined) => {
+        const byId = typeof ctx?.sessionId === "string" && ctx.sessionId ? `openclaw:${ctx.sessionId}` : "";
+        const sessionKey = hostSessionKey(ctx?.sessionKey)?.trim() || byId;
+        if (!sessionKey) return null;
+        const archive: ArchiveLocation = { stateDir, sessionKey, config: search, logger: api.logger };
+        return createContextSearchTool((params) => searchForAgent(archive, params));
+      },
+      { name: SEARCH_TOOL_NAME },
+    );
+  }
   // the engine's config exactly: the provider shares its session slots (keyed by config)
   const engineConfig = (): ContextManagerConfig => {
     const resolved = configOf();
     return offloadTool ? resolved : { ...resolved, offload: false };
   };
-  registerProvider(api, engineConfig());
+  // the compaction provider; the `before_compaction` hook tells it which session a compaction is of
+  const providerConfig = engineConfig();
+  if (typeof api.registerCompactionProvider === "function" && providerConfig.enabled) {
+    api.on?.("before_compaction", (event, ctx) => {
+      try {
+        noteCompactionHint(event, ctx);
+      } catch {
+        // a hint is optional: the provider renders from the messages alone
+      }
+    });
+    api.registerCompactionProvider(createCompactionProvider(slotOptions(api, providerConfig, null)));
+  }
   api.registerContextEngine(CONTEXT_ENGINE_ID, (ctx) => {
     return new ContextManagerContextEngine({ ...slotOptions(api, engineConfig(), ctx?.workspaceDir ?? null), delegateCompaction });
   });
@@ -86,9 +83,7 @@ export default {
   id: CONTEXT_ENGINE_ID,
   name: "Context manager",
   description: "LLM-free token gauge, YAML checkpoints at 80% and in compaction, restore after compaction and on resume.",
-  register(api: PluginApiShape): void {
-    registerContextManagerPlugin(api);
-  },
+  register: (api: PluginApiShape): void => registerContextManagerPlugin(api),
 };
 
 /**

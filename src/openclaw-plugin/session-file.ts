@@ -14,7 +14,6 @@ import { errorCode, nodeFsOps } from "../infra/fs-ops.js";
 export const SESSION_FILE = "openclaw-session.json";
 const MAX_KEYS = 256;
 const MAX_KEY_CHARS = 200;
-const MAX_SUMMARY_KEY_CHARS = 200;
 const MAX_IDS = 8;
 /** What write() can produce is well under this (256 keys of ≤ 200 chars); anything larger, a FIFO or /dev/zero is not read. */
 const SESSION_FILE_MAX_BYTES = 1024 * 1024;
@@ -41,7 +40,7 @@ function storedKey(key: string): string {
 function parse(text: string): PluginSessionData {
   const d = JSON.parse(text) as Record<string, unknown>;
   const s = (d.summaries ?? {}) as Record<string, unknown>;
-  const seen = typeof s.seen === "string" ? s.seen.slice(0, MAX_SUMMARY_KEY_CHARS) : s.seen === null ? null : undefined;
+  const seen = typeof s.seen === "string" ? s.seen.slice(0, MAX_KEY_CHARS) : s.seen === null ? null : undefined;
   return {
     keys: Array.isArray(d.keys) ? d.keys.filter((k): k is string => typeof k === "string").slice(-MAX_KEYS) : [],
     window: typeof d.window === "number" && Number.isSafeInteger(d.window) && d.window > 0 ? d.window : null,

@@ -8,7 +8,6 @@ import type { CompactionOptions } from "../agents/engine/compaction.js";
 import type { ContextManagerConfig } from "../agents/config/context-manager-config.js";
 import { debugLog } from "../infra/debug-log.js";
 import { canonicalSessionKey, describeBadKey, hostSessionKey } from "../infra/session-dir.js";
-import type { ContextUsage } from "@mariozechner/pi-coding-agent";
 import { estimateContextTokens, usageTokensOf } from "../agents/gauge/context-gauge.js";
 import { type WarnLogger, warnSafely } from "../infra/log-once.js";
 import { newRuntimeCompaction, type PluginSessionData, PluginSessionFile } from "./session-file.js";
@@ -172,7 +171,11 @@ export class SessionSlot {
     // a turn alone says nothing of a summary at the history's start: the next assemble looks
     const compacted = whole ? await this.afterRuntimeCompaction(at.sessionId, history, cwd) : false;
     await this.engine.captureInSlices(history, turn.length);
-    this.lastTokens = (await this.engine.onContext(history, whole ? undefined : this.usageContinuing(history))).reading.tokens;
+    // a turn committed without its history: the last turn's tokens plus this one's, or its usage
+    const tokens = whole ? 0 : (usageTokensOf(history) ?? this.data.tokens + estimateContextTokens(history));
+    const window = this.engine.runtime.contextWindowTokens;
+    const usage = { tokens, contextWindow: window, percent: window > 0 ? (tokens / window) * 100 : 0 };
+    this.lastTokens = (await this.engine.onContext(history, whole ? undefined : usage)).reading.tokens;
     this.lastMessages = whole ? history : [...turn];
     this.lastIsHistory = whole;
     // state, then the turn's archive: together the loop's delay p99 rose from ~17 to ~25 ms (bench/gateway.ts)
@@ -183,13 +186,6 @@ export class SessionSlot {
     await this.owe(compacted ? at.sessionId : null);
     sessionRegistry().reweigh(`${this.opts.stateDir}\u0000${this.engine.sessionKey}`); // grew (or holds just the turn)
     await this.persist();
-  }
-
-  /** The gauge of a turn committed without its history: the last turn's tokens plus this one's, or its usage. */
-  private usageContinuing(turn: readonly AgentMessage[]): ContextUsage {
-    const tokens = usageTokensOf(turn) ?? this.data.tokens + estimateContextTokens(turn);
-    const window = this.engine.runtime.contextWindowTokens;
-    return { tokens, contextWindow: window, percent: window > 0 ? (tokens / window) * 100 : 0 };
   }
 
   /** One more compaction, persisted; `ours`: the summary the next history starts with is ours (no catch-up). */

@@ -336,10 +336,7 @@ function nextRequestRecord(latest: RequestRecord, sm: Pick<ReadonlySessionManage
   // a stale session manager: the last request is what there is
   const branch = safely("getBranch", () => sm.getBranch() as Array<{ type?: string; message?: AgentMessage }>);
   if (!branch) return latest;
-  const after: AgentMessage[] = [];
-  for (const e of branch) {
-    if (e.type === "message" && e.message && stamp(e.message) > newest) after.push(e.message);
-  }
+  const after = branch.filter((e) => e.type === "message" && stamp(e.message) > newest).map((e) => e.message!);
   if (after.length === 0) return latest;
   return { ...latest, unaged: [...latest.unaged, ...after], sent: [...latest.sent, ...after], final: [...latest.final, ...after] };
 }

@@ -11,9 +11,7 @@ import { type ContextManagerConfig, DEFAULT_CONTEXT_MANAGER_CONFIG, resolveConte
 import { consoleWarnLogger, type WarnLogger, warnSafely } from "../../infra/log-once.js";
 import { defaultStateDir, describeBadKey, hostSessionKey } from "../../infra/session-dir.js";
 import { debugLog } from "../../infra/debug-log.js";
-import { loadPiContextManagerConfig } from "./context-manager-session.js";
 import { RESTORE_CUSTOM_TYPE } from "../messages/custom-types.js";
-import { registerContextCommand, restoreDue } from "./context-manager-session.js";
 import { createContextNoteTool } from "../state/note-tool.js";
 import { backgroundWritesSettled } from "../engine/archive-hooks.js";
 import { compactionFromCheckpoint, startCheckpointCompaction } from "../engine/compaction.js";
@@ -25,9 +23,10 @@ import type { HostModel } from "../cache/cache-rules.js";
 import { estimateContextTokens } from "../gauge/context-gauge.js";
 import { livedTime } from "../../infra/process-services.js";
 import { sessionAt } from "../engine/cache-budget.js";
-import { type CapturedSession, type LiveCtx, SessionCapture, sessionFor } from "./context-manager-session.js";
-import { piModelOf, piRequestHost, safeUsage, sessionForView } from "./context-manager-session.js";
-import { setContextManagerRuntime, standaloneRuntime } from "./context-manager-session.js";
+import { type CapturedSession, loadPiContextManagerConfig, type LiveCtx } from "./context-manager-session.js";
+import { piModelOf, piRequestHost, registerContextCommand, restoreDue, safeUsage } from "./context-manager-session.js";
+import { SessionCapture, sessionFor, sessionForView, setContextManagerRuntime } from "./context-manager-session.js";
+import { standaloneRuntime } from "./context-manager-session.js";
 
 export { RESTORE_CUSTOM_TYPE, REPORT_CUSTOM_TYPE } from "../messages/custom-types.js";
 export { type EngineSessionView, sessionFor, sessionForView, standaloneRuntime } from "./context-manager-session.js";
@@ -252,9 +251,8 @@ async function withSession<T>(ctx: LiveCtx, none: T, use: (s: ContextManagerEngi
 }
 
 export function writeCompactionCheckpoint(event: SessionBeforeCompactEvent, ctx: ExtensionContext): Promise<Checkpoint | null> {
-  return withSession(ctx, null, async (session) => {
-    return (await session.beforeCompaction(event, { use: "checkpoint", cwd: ctx.cwd })).checkpoint;
-  });
+  const opts = { use: "checkpoint", cwd: ctx.cwd } as const;
+  return withSession(ctx, null, async (session) => (await session.beforeCompaction(event, opts)).checkpoint);
 }
 
 /** What the compaction seam hands the host's safeguard. */
