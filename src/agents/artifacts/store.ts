@@ -150,8 +150,7 @@ let refsBatch: RefsBatch | null = null;
  */
 export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): T {
   if (refsBatch) return fn();
-  const batch: RefsBatch = new Map();
-  refsBatch = batch;
+  const batch: RefsBatch = (refsBatch = new Map());
   try {
     return fn();
   } finally {
