@@ -27,8 +27,7 @@ export function createContextSearchTool(
       "Search what compaction removed from this session (files read, commands, outputs, decisions); returns the best fragments.",
     parameters,
     async execute(_id, params, _signal, _onUpdate, ctx) {
-      const text = await search(params, ctx);
-      return { content: [{ type: "text", text }], details: undefined };
+      return { content: [{ type: "text", text: await search(params, ctx) }], details: undefined };
     },
   };
 }

@@ -57,16 +57,6 @@ async function handlesIn(files: readonly string[], into = new Set<string>()): Pr
   return into;
 }
 
-async function newestCheckpointMs(stateDir: string, sessionDir: string): Promise<number> {
-  const dir = path.join(checkpointsRoot(stateDir), sessionDir);
-  let newest = -Infinity; // no checkpoint: every stash is after it
-  for (const name of (await namesIn(dir)).filter((n) => /^cp_\d+\.yaml$/.test(n))) {
-    const t = (await fsp.stat(path.join(dir, name)).catch(() => null))?.mtimeMs; // undefined: pruned meanwhile
-    newest = Math.max(newest, t ?? -Infinity);
-  }
-  return newest;
-}
-
 /** Every stored digest (anything that is not a blob name is ignored). */
 export async function listArtifactDigests(stateDir: string): Promise<string[]> {
   const root = path.join(artifactsRoot(stateDir), "blobs", "sha256");
@@ -91,7 +81,12 @@ export async function gcArtifacts(stateDir: string, opts: { dryRun?: boolean; mi
     await slice();
     const text = await readRegularFile(path.join(refsDir(stateDir), name), "utf8").catch(() => "");
     const lines = refLines(text).filter((l) => Number.isFinite(l.at));
-    const cpAt = await newestCheckpointMs(stateDir, name.slice(0, -4));
+    const cpDir = path.join(checkpointsRoot(stateDir), name.slice(0, -4));
+    let cpAt = -Infinity; // no checkpoint: every stash is after it
+    for (const cp of (await namesIn(cpDir)).filter((n) => /^cp_\d+\.yaml$/.test(n))) {
+      const t = (await fsp.stat(path.join(cpDir, cp)).catch(() => null))?.mtimeMs; // undefined: pruned meanwhile
+      cpAt = Math.max(cpAt, t ?? -Infinity);
+    }
     const recent = new Set(lines.slice(-MAX_STASHES_PER_SESSION).map((l) => l.hex));
     const active = lines.length > 0 && now - lines[lines.length - 1]!.at < ACTIVE_SESSION_MS;
     for (const l of lines) if (active || l.at >= cpAt || recent.has(l.hex)) live.add(l.hex);
@@ -180,12 +175,9 @@ export async function artifactsOfKey(stateDir: string, sessionKey: string) {
   return out;
 }
 
-export function artifactBytes(stateDir: string, hex: string): number {
-  let n = 0;
-  // a file gone counts 0
-  for (const f of [blobPath(stateDir, hex), metaPath(stateDir, hex)]) n += tryOr(() => statSync(f).size, 0);
-  return n;
-}
+/** Blob and meta bytes; a file gone counts 0. */
+export const artifactBytes = (stateDir: string, hex: string): number =>
+  [blobPath(stateDir, hex), metaPath(stateDir, hex)].reduce((n, f) => n + tryOr(() => statSync(f).size, 0), 0);
 
 /** `artifact rm <handle>`: blob, meta and refs lines. Throws ArtifactHandleError on a bad handle. */
 export function removeArtifactByHandle(stateDir: string, handle: string, opts: { dryRun?: boolean } = {}) {

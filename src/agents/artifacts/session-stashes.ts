@@ -14,13 +14,6 @@ export interface SessionStash {
 /** enough to cover pi's keep-recent tail after a compaction */
 export const MAX_STASHES_PER_SESSION = 30;
 
-function targetOf(input: unknown): string {
-  if (!input || typeof input !== "object") return "";
-  const o = input as Record<string, unknown>;
-  const v = o.path ?? o.file_path ?? o.command ?? o.pattern ?? o.url ?? "";
-  return typeof v === "string" ? redactSecrets(v).replace(/\s+/g, " ").slice(0, 160) : "";
-}
-
 /** Line range of a partial read: pi's and OpenClaw's `read` take `offset` (1-based) and `limit`. */
 export function linesOf(input: unknown): string | undefined {
   if (!input || typeof input !== "object") return undefined;
@@ -38,6 +31,9 @@ export function addStash(list: SessionStash[], s: { handle: string; tool: string
   const i = list.findIndex((x) => x.handle === s.handle);
   if (i !== -1) list.splice(i, 1);
   const lines = linesOf(s.input);
-  list.push({ handle: s.handle, tool: s.tool, target: targetOf(s.input), ...(lines ? { lines } : {}), bytes: s.bytes });
+  const o = s.input && typeof s.input === "object" ? (s.input as Record<string, unknown>) : {};
+  const v = o.path ?? o.file_path ?? o.command ?? o.pattern ?? o.url;
+  const target = typeof v === "string" ? redactSecrets(v).replace(/\s+/g, " ").slice(0, 160) : "";
+  list.push({ handle: s.handle, tool: s.tool, target, ...(lines ? { lines } : {}), bytes: s.bytes });
   if (list.length > MAX_STASHES_PER_SESSION) list.splice(0, list.length - MAX_STASHES_PER_SESSION);
 }

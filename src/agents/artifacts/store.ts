@@ -19,8 +19,6 @@ import { appendRegularFileSync, readRegularFileSync } from "../../infra/regular-
 export const STASH_SCHEMA = "openclaw-mem.artifact.stash.v1";
 export const META_SCHEMA = "openclaw-context.artifact.meta.v1";
 
-export type ArtifactContentType = "text" | "json" | "html";
-
 export interface ArtifactMeta {
   schema: typeof META_SCHEMA;
   sha256: string;
@@ -30,7 +28,7 @@ export interface ArtifactMeta {
   lines: number;
   createdAt: string;
   kind: string;
-  contentType: ArtifactContentType;
+  contentType: "text" | "json" | "html";
   /** secrets replaced by [REDACTED:…] before the payload reached disk */
   redactions: number;
   meta: { tool?: string; sessionKey?: string; toolCallId?: string };
@@ -81,7 +79,7 @@ function writeFileReplacing(file: string, data: string): void {
   }
 }
 
-export function sniffContentType(text: string): ArtifactContentType {
+export function sniffContentType(text: string): ArtifactMeta["contentType"] {
   const head = text.slice(0, 200).trimStart();
   const tail = text.trimEnd().slice(-1);
   if ((head.startsWith("{") || head.startsWith("[")) && (tail === "}" || tail === "]")) return "json";
@@ -125,7 +123,11 @@ export function stashArtifact(stateDir: string, input: { text: string; kind?: st
 
 /** One line per handle (a re-judged aged output is not logged again), unless written anew. */
 function logRef(refs: string, hex: string, created: boolean): void {
-  const known = referencedBy(refs);
+  let known = refsCache().get(refs);
+  if (!known) {
+    known = new Set(refLines(tryOr(() => readRegularFileSync(refs), "")).map((l) => l.hex)); // "": no log yet
+    refsCache().set(refs, known);
+  }
   if (!created && known.has(hex)) return;
   const line = `${new Date().toISOString()} ${hex}\n`;
   if (refsBatch) {
@@ -148,8 +150,7 @@ let refsBatch: RefsBatch | null = null;
  */
 export function withBatchedRefs<T>(fn: () => T, onError: (e: unknown) => void): T {
   if (refsBatch) return fn();
-  const batch: RefsBatch = new Map();
-  refsBatch = batch;
+  const batch: RefsBatch = (refsBatch = new Map());
   try {
     return fn();
   } finally {
@@ -173,15 +174,6 @@ declare module "../../infra/process-services.js" {
 /** The handles each refs log names, read once, then kept up with this process's appends. */
 export const refsCache = (): BudgetCache<string, Set<string>> =>
   (fileStores().artifactRefs ??= new BudgetCache<string, Set<string>>("artifact refs", 8 * 2 ** 20, (s) => 256 + s.size * 96));
-
-function referencedBy(refs: string): Set<string> {
-  let known = refsCache().get(refs);
-  if (known) return known;
-  // "": no log yet
-  known = new Set(refLines(tryOr(() => readRegularFileSync(refs), "")).map((l) => l.hex));
-  refsCache().set(refs, known);
-  return known;
-}
 
 /** A refs log's "<ISO time> <hex>" lines (`at`: NaN when the time does not parse); a torn line is skipped. */
 export function refLines(text: string): Array<{ at: number; hex: string }> {

@@ -29,9 +29,8 @@ type SearchReply = { ready: boolean; hits: SearchHit[]; size: number };
 
 const skipVisible = (visible: string | undefined) => (visible ? (t: string) => visible.includes(t) : undefined);
 
-const weigh = (a: SessionArchive): number => (a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
-
-const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, weigh);
+const archives = new BudgetCache<string, SessionArchive>("archive", DEFAULT_ARCHIVE_BUDGET_BYTES, (a) =>
+  a.isLoaded ? a.bytesOnDisk * LOADED_BYTES_PER_FILE_BYTE : UNLOADED_BYTES);
 
 const keyOf = (ref: Pick<ArchiveRef, "stateDir" | "sessionKey">) => `${path.resolve(ref.stateDir)}\0${ref.sessionKey}`;
 
